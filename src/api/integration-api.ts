@@ -1,0 +1,58 @@
+import type { Envelope } from '../domain/envelope.js';
+import type {
+  CollectionRequest,
+  CollectionResponseContent,
+  InvigilatorsResponseContent,
+  ReviewSession,
+  ScheduleRequest,
+  UserRequest,
+  UserResponseContent,
+} from '../domain/types.js';
+
+/** What a call did (local engine only; a remote server does not say). */
+export type PlannedAction = 'created' | 'updated' | 'unchanged';
+
+/**
+ * The outcome of one call: the HTTP status and the envelope, exactly as the service gave
+ * them. A remote client adds nothing; the local engine adds `action` (what it did, or with
+ * `dryRun` what it would do).
+ */
+export interface ApiResult<T> {
+  status: number;
+  envelope: Envelope<T>;
+  action?: PlannedAction;
+}
+
+export interface CallOptions {
+  /** Local engine: apply every state rule, write nothing. A remote target is never called in a dry run. */
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * One method per endpoint of integration-api.md. Implemented by the remote client
+ * (src/api/remote-client.ts) and by the local engine (src/engine/engine.ts); commands hold
+ * this interface and never know which one they have.
+ *
+ * Methods resolve with the service's answer for 2xx and 4xx alike (the envelope says what
+ * went wrong). They reject with a `TargetError` (src/api/errors.ts) only when the target
+ * itself cannot be used: 403, network failure or 5xx after retries, store locked/unreadable.
+ */
+export interface IntegrationApi {
+  /** POST /schedule. Content: the schedule external id. */
+  createSchedule(request: ScheduleRequest, options?: CallOptions): Promise<ApiResult<string>>;
+  /** GET /external/review-sessions/{externalId}. */
+  getReviewSession(externalId: string, options?: CallOptions): Promise<ApiResult<ReviewSession>>;
+  /** POST /collections. */
+  addCollection(request: CollectionRequest, options?: CallOptions): Promise<ApiResult<CollectionResponseContent>>;
+  /** POST /user (create or update). */
+  upsertUser(request: UserRequest, options?: CallOptions): Promise<ApiResult<UserResponseContent>>;
+  /** DELETE /schedule/{externalId}/invigilators. */
+  removeInvigilators(
+    scheduleExtId: string,
+    userExtIds: string[],
+    options?: CallOptions,
+  ): Promise<ApiResult<InvigilatorsResponseContent>>;
+  /** Release what the target holds (connections, store lock, file handles). */
+  close(): Promise<void>;
+}

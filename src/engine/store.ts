@@ -1,0 +1,74 @@
+/**
+ * Persistence only: the store keeps named collections of JSON entities keyed by string, and
+ * knows nothing of the rules (those live in engine.ts and src/domain/).
+ *
+ * Design goals (issue 3): durable (a resolved `transact` survives kill -9), atomic (no torn
+ * file), multi-process (other writers' changes are caught up under the lock before each
+ * transaction), scalable (a write costs the same in a store of 10k or 1M entities).
+ */
+
+/** Entity collections of the engine's state. `settings` holds a single entity under key "settings". */
+export type CollectionName =
+  | 'settings'
+  | 'roles'
+  | 'users'
+  | 'hierarchies'
+  | 'assessments'
+  | 'proctoringTemplates'
+  | 'taxonomies'
+  | 'loRepositories'
+  | 'schedules'
+  | 'reviewSessions'
+  | 'collections';
+
+export const COLLECTION_NAMES: readonly CollectionName[] = [
+  'settings',
+  'roles',
+  'users',
+  'hierarchies',
+  'assessments',
+  'proctoringTemplates',
+  'taxonomies',
+  'loRepositories',
+  'schedules',
+  'reviewSessions',
+  'collections',
+];
+
+/** One entity-level change. `value: null` deletes the entity. */
+export interface Change {
+  collection: CollectionName;
+  key: string;
+  value: unknown | null;
+}
+
+/** The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place. */
+export type StoreState = ReadonlyMap<CollectionName, ReadonlyMap<string, unknown>>;
+
+export interface StoreOpenOptions {
+  /** Read-only: never takes the lock, never writes; `transact` applies changes to memory only (dry-run plans). */
+  readOnly?: boolean;
+  /** How long a writer waits for the lock before StoreLockedError (ms). Default 10000, env EXAMCTL_LOCK_TIMEOUT_MS. */
+  lockTimeoutMs?: number;
+}
+
+export interface Store {
+  /** The store's path, for messages and the run report. */
+  readonly location: string;
+  /** The state as of the last load/refresh/transaction. */
+  readonly state: StoreState;
+  /**
+   * Runs `decide` with exclusive write access: first catches up with changes other processes
+   * appended, then calls `decide(state)` (synchronous, so no other work interleaves), applies the
+   * returned changes to memory and appends them durably (fsync) before resolving.
+   * Concurrent calls in one process are group-committed: one lock, one catch-up and one fsync
+   * serve a batch, each `decide` seeing the changes of the ones before it.
+   * If `decide` throws, that call rejects and its changes are not applied.
+   * Rejects with StoreLockedError (exit 3) after the lock wait bound.
+   */
+  transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
+  /** Catches up with other processes' committed changes without taking the lock. */
+  refresh(): Promise<void>;
+  /** Flushes and releases everything (lock, file handles). */
+  close(): Promise<void>;
+}

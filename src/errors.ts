@@ -1,0 +1,62 @@
+/**
+ * Typed errors that carry the process exit code (cli-contract.md, "Exit status").
+ * Only src/cli/main.ts turns them into an exit; everything else throws them.
+ */
+export const ExitCode = {
+  Ok: 0,
+  RecordsFailed: 1,
+  Usage: 2,
+  Target: 3,
+  /** A bug in examctl itself; not in the contract's table, documented in the README. */
+  Internal: 70,
+  Interrupted: 130,
+} as const;
+export type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
+
+export abstract class ExamctlError extends Error {
+  abstract readonly exitCode: ExitCodeNumber;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags, a missing value under --no-input, an unreadable or malformed input file. Nothing was sent. */
+export class UsageError extends ExamctlError {
+  readonly exitCode = ExitCode.Usage;
+}
+
+/**
+ * A structural problem in an input file, named by file and line (`file:line: reason`).
+ * Ends the run before anything is sent.
+ */
+export class InputFileError extends UsageError {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly reason: string,
+  ) {
+    super(line === undefined ? `${file}: ${reason}` : `${file}:${line}: ${reason}`);
+  }
+}
+
+/** The target cannot be used: 403, network failure or 5xx after retries, store locked, damaged or unreadable. */
+export class TargetError extends ExamctlError {
+  readonly exitCode = ExitCode.Target;
+}
+
+/** The store is held by another process past the wait bound. */
+export class StoreLockedError extends TargetError {}
+
+/** The store cannot be loaded (damage, newer format, unreadable). Nothing was overwritten. */
+export class StoreDamagedError extends TargetError {}
+
+/** SIGINT: in-flight work finished, report written, the rest left unsent. */
+export class InterruptedError extends ExamctlError {
+  readonly exitCode = ExitCode.Interrupted;
+}
+
+/** An examctl bug. The stack trace is shown only with --debug. */
+export class InternalError extends ExamctlError {
+  readonly exitCode = ExitCode.Internal;
+}

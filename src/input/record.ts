@@ -1,0 +1,30 @@
+/** Where a record came from: the file as the user named it, and the line where the record starts
+ * (CSV: the physical line of the record's first character; JSON array: the line of the element's
+ * opening brace; NDJSON: the line). `index` is the 0-based record index (JSON arrays: the array index). */
+export interface SourceRef {
+  file: string;
+  line: number;
+  index?: number;
+}
+
+/**
+ * One record as read from an input file, before domain coercion and validation.
+ * CSV: `fields` is keyed by the canonical API field name; values are non-empty strings, or
+ * string[] for list columns (split on `|`); an empty cell is absent. `raw` keeps the original
+ * header and cells so a CSV run report can write the row back unchanged (fix-and-retry).
+ * JSON/NDJSON: `fields` is the parsed object as-is (any JSON values).
+ */
+export interface InputRecord {
+  source: SourceRef;
+  fields: Record<string, unknown>;
+  raw?: { header: readonly string[]; cells: readonly string[] };
+}
+
+/** How the reader treats one column of a CSV file. */
+export type ColumnKind = 'string' | 'list';
+
+export interface ColumnSpec {
+  /** Canonical API field name, e.g. `FirstName`. */
+  name: string;
+  kind: ColumnKind;
+}

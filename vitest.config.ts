@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Child-process tests (kill -9, concurrent writers, e2e) need the built dist/ from `prepare`.
+    pool: 'forks',
+  },
+});
