@@ -21,6 +21,12 @@ export interface ApiResult<T> {
   status: number;
   envelope: Envelope<T>;
   action?: PlannedAction;
+  /**
+   * Remote client only: a caveat the run report should carry with this result. Set when a
+   * non-idempotent call was retried after a lost attempt and the service now says the entity
+   * already exists (810, Duplicate ScheduleExtId): "possibly created by the lost first attempt".
+   */
+  note?: string;
 }
 
 export interface CallOptions {

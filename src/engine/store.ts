@@ -45,6 +45,11 @@ export interface Change {
 /** The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place. */
 export type StoreState = ReadonlyMap<CollectionName, ReadonlyMap<string, unknown>>;
 
+export interface StoreObserver {
+  change(change: Change, previous: unknown | undefined): void;
+  reset(): void;
+}
+
 export interface StoreOpenOptions {
   /** Read-only: never takes the lock, never writes; `transact` applies changes to memory only (dry-run plans). */
   readOnly?: boolean;
@@ -67,6 +72,14 @@ export interface Store {
    * Rejects with StoreLockedError (exit 3) after the lock wait bound.
    */
   transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
+  /**
+   * Lets the engine keep secondary indexes (UserName, lower-cased ExternalId, SynchronizationKey...)
+   * true across every way the state moves: its own transactions, other processes' changes caught
+   * up on, and whole reloads (after another process compacted). `change` runs after the change is
+   * applied to memory, with the value it replaced (undefined if none); `reset` runs after the
+   * state was replaced wholesale.
+   */
+  observe(observer: StoreObserver): void;
   /** Catches up with other processes' committed changes without taking the lock. */
   refresh(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */

@@ -1,0 +1,55 @@
+// Issue 2: raw csv-parse rows/s against `examctl user sync --dry-run` rows/s on the same file,
+// their ratio, and the CLI's peak RSS, at growing sizes (memory must stay flat).
+import { createReadStream, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parse } from 'csv-parse';
+import { dataDir, usersCsv } from './generate.mjs';
+import { cliPath, probePath } from './paths.mjs';
+
+async function rawCsvParse(file) {
+  const started = process.hrtime.bigint();
+  let rows = 0;
+  const parser = createReadStream(file).pipe(parse({ bom: true }));
+  for await (const _record of parser) rows++;
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { rows: rows - 1, seconds };
+}
+
+function examctlDryRun(file) {
+  const rssFile = join(dataDir, 'rss.txt');
+  rmSync(rssFile, { force: true });
+  const store = join(dataDir, 'no-store-here');
+  rmSync(store, { recursive: true, force: true });
+  const started = process.hrtime.bigint();
+  const child = spawnSync(
+    process.execPath,
+    ['--import', probePath, cliPath, 'user', 'sync', '--dry-run', '--target', 'local', '--store', store, '--file', file, '--no-input'],
+    { env: { ...process.env, EXAMCTL_BENCH_RSS_FILE: rssFile, CI: 'true' }, encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (child.status !== 0) {
+    throw new Error(`examctl exited ${child.status}: ${child.stderr.slice(-2000)}`);
+  }
+  const rssKiB = Number(readFileSync(rssFile, 'utf8'));
+  return { seconds, rssMB: rssKiB / 1024 };
+}
+
+export async function runDryRunBench(sizes = [100_000, 250_000, 500_000]) {
+  const rows = [];
+  for (const size of sizes) {
+    const file = await usersCsv(size);
+    const raw = await rawCsvParse(file);
+    const cli = examctlDryRun(file);
+    const rawRate = raw.rows / raw.seconds;
+    const cliRate = size / cli.seconds;
+    rows.push({
+      rows: size,
+      'csv-parse rows/s': Math.round(rawRate),
+      'examctl dry-run rows/s': Math.round(cliRate),
+      ratio: +(cliRate / rawRate).toFixed(2),
+      'peak RSS MB': Math.round(cli.rssMB),
+    });
+  }
+  return rows;
+}

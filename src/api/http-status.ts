@@ -1,0 +1,72 @@
+/**
+ * The one place where an HTTP status of the integration API is given a meaning for the
+ * remote client. Everything else asks `statusPolicy`.
+ *
+ * - `result`: the answer is about the record; the envelope is returned to the caller
+ *   (2xx, 400, other 4xx that are not about the target).
+ * - `refused`: the token is not accepted; the run must stop (exit 3) and no further call is made.
+ * - `retry`: the service is overloaded or a gateway failed; retried with backoff, then a
+ *   TargetError.
+ * - `target`: the target itself is unusable (server error, wrong base URL or API version);
+ *   a TargetError at once, never retried.
+ */
+export type StatusPolicy = 'result' | 'refused' | 'retry' | 'target';
+
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
+export function statusPolicy(status: number): StatusPolicy {
+  if (status === 401 || status === 403) return 'refused';
+  if (RETRYABLE.has(status)) return 'retry';
+  // 404/405 mean the base URL or API version is wrong when the body is not an envelope; the
+  // client decides with the body in hand (see `isEnvelopeLike`), so they start as results.
+  if (status >= 200 && status < 500) return 'result';
+  return 'target';
+}
+
+/**
+ * Statuses that, without a JSON envelope in the body, say the endpoint itself is wrong
+ * (not the record): a TargetError naming the URL.
+ */
+export function isEndpointMismatch(status: number): boolean {
+  return status === 404 || status === 405 || status === 406 || status === 415;
+}
+
+/**
+ * A retryable status from a gateway that may already have forwarded the request: a retried
+ * POST can then meet the entity its lost attempt created.
+ */
+export function mayHaveReachedService(status: number): boolean {
+  return status === 502 || status === 504;
+}
+
+/** A short human phrase for a status, for messages. */
+export function describeStatus(status: number): string {
+  switch (status) {
+    case 400:
+      return 'bad request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'the service refused the token';
+    case 404:
+      return 'not found';
+    case 405:
+      return 'method not allowed';
+    case 413:
+      return 'request too large';
+    case 415:
+      return 'unsupported media type';
+    case 429:
+      return 'too many requests';
+    case 500:
+      return 'internal server error';
+    case 502:
+      return 'bad gateway';
+    case 503:
+      return 'service unavailable';
+    case 504:
+      return 'gateway timeout';
+    default:
+      return `HTTP ${status}`;
+  }
+}

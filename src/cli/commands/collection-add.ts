@@ -1,0 +1,78 @@
+import type { IntegrationApi } from '../../api/integration-api.js';
+import { problemsFrom } from '../../api/envelope-errors.js';
+import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
+import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
+import type { InputRecord } from '../../input/record.js';
+import { promptsAllowed, type CommandDeps } from '../context.js';
+import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions } from '../run-records.js';
+import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+
+export interface CollectionAddOptions extends RunOptions {
+  file?: string;
+  title?: string;
+  externalId?: string;
+  owner?: string;
+  taxonomy?: string[];
+  repository?: string[];
+  ignoreUnknownColumns?: boolean;
+}
+
+export const FLAGS_SOURCE = '<flags>';
+
+/** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
+export async function run(options: CollectionAddOptions, deps: CommandDeps): Promise<number> {
+  const records = await collectionRecords(options, deps);
+  const job: RecordJob<CollectionRequest> = {
+    command: 'collection add',
+    records,
+    oneUnitPerRecord: true,
+    async *units(input) {
+      for await (const record of input) {
+        const prepared = record.raw ? coerceAndValidateCollection(record.fields) : validateCollection(record.fields);
+        yield { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
+      }
+    },
+    send: sendCollection,
+  };
+  return runRecords(job, options, deps);
+}
+
+async function collectionRecords(options: CollectionAddOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+  if (options.file !== undefined) {
+    const flags = ['title', 'externalId', 'owner', 'taxonomy', 'repository'] as const;
+    const given = flags.filter((name) => options[name] !== undefined);
+    if (given.length > 0) {
+      const { UsageError } = await import('../../errors.js');
+      throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
+    }
+    const file = options.file;
+    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
+  }
+  let title = options.title;
+  if (title === undefined) {
+    const { missingValue, promptCollectionTitle } = await import('../prompts.js');
+    if (!promptsAllowed(options, deps)) throw missingValue('--title (or --file)');
+    title = await promptCollectionTitle({ signal: deps.signal });
+  }
+  const fields: Record<string, unknown> = { Title: title };
+  if (options.externalId !== undefined) fields.ExternalId = options.externalId;
+  if (options.owner !== undefined) fields.Owner = options.owner;
+  if (options.taxonomy?.length) fields.Taxonomies = options.taxonomy.map((id) => ({ ExternalId: id }));
+  if (options.repository?.length) fields.ObjectiveRepositories = options.repository.map((id) => ({ ExternalId: id }));
+  const record: InputRecord = { source: { file: FLAGS_SOURCE, line: 1, index: 0 }, fields };
+  return async function* () {
+    yield record;
+  };
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+async function sendCollection(api: IntegrationApi, collection: CollectionRequest, options: { dryRun?: boolean }): Promise<Outcome> {
+  const result = await api.addCollection(collection, options);
+  const outcome = outcomeOf<CollectionResponseContent>(result, (content) => problemsFrom((content as { Errors?: unknown }).Errors));
+  // The service chooses the ExternalId when the request had none.
+  const id = result.envelope.Success ? result.envelope.Content?.ExternalId : undefined;
+  return typeof id === 'string' && id !== '' ? { ...outcome, id } : outcome;
+}

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+/**
+ * The user's examctl config file: named profiles of remote targets.
+ * Location: $EXAMCTL_CONFIG_DIR/config.json, else $XDG_CONFIG_HOME/examctl/config.json,
+ * else ~/.config/examctl/config.json. Written 0600 (it may hold a token) and atomically.
+ */
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const profileDefaultsSchema = z.looseObject({
+  concurrency: z.number().int().min(1).max(256).optional(),
+  rate: z.number().positive().optional(),
+});
+
+const profileSchema = z.looseObject({
+  baseUrl: z.string().min(1),
+  /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
+  tokenFile: z.string().min(1).optional(),
+  /** The token itself, for users who accept it living in the 0600 config file. */
+  token: z.string().min(1).optional(),
+  defaults: profileDefaultsSchema.optional(),
+});
+
+const configSchema = z.looseObject({
+  version: z.literal(1).default(1),
+  defaultProfile: z.string().optional(),
+  profiles: z.record(z.string(), profileSchema).default({}),
+});
+
+export type ProfileDefaults = z.infer<typeof profileDefaultsSchema>;
+export type Profile = z.infer<typeof profileSchema>;
+export type ExamctlConfig = z.infer<typeof configSchema>;
+
+/** What a listing shows of a profile: never the token value. */
+export interface ProfileSummary {
+  name: string;
+  isDefault: boolean;
+  baseUrl: string;
+  /** "set (file ~/.examctl-token)", "stored" (in the config file) or "not set". */
+  token: string;
+  defaults: ProfileDefaults;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function configDir(env: Env = process.env): string {
+  if (env.EXAMCTL_CONFIG_DIR) return path.resolve(env.EXAMCTL_CONFIG_DIR);
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'examctl');
+  return path.join(env.HOME ?? os.homedir(), '.config', 'examctl');
+}
+
+export function configPath(env: Env = process.env): string {
+  return path.join(configDir(env), 'config.json');
+}
+
+function emptyConfig(): ExamctlConfig {
+  return { version: 1, profiles: {} };
+}
+
+/** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
+export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig> {
+  const file = configPath(env);
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  const result = configSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
+  }
+  return result.data;
+}
+
+/** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
+export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
+  const file = configPath(env);
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = path.join(dir, `.config.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(config, null, 2)}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  // The rename replaced any older file, but an umask or an editor may have left a laxer mode.
+  await fs.chmod(file, 0o600).catch(() => undefined);
+  await syncDirectory(dir);
+  return file;
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Not every platform lets a directory be opened or synced (Windows); the rename still happened.
+  }
+}
+
+export function checkProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
+  }
+}
+
+export interface ProfileUpdate {
+  baseUrl?: string;
+  /** Replaces any stored token. */
+  tokenFile?: string;
+  /** Replaces any token file. */
+  token?: string;
+  defaults?: ProfileDefaults;
+  makeDefault?: boolean;
+}
+
+/** Creates or updates a profile and saves the config. The first profile becomes the default. */
+export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
+  checkProfileName(name);
+  const config = await loadConfig(env);
+  const existing = config.profiles[name];
+  const baseUrl = update.baseUrl ?? existing?.baseUrl;
+  if (baseUrl === undefined) throw new UsageError(`profile ${name}: a base URL is required (--base-url)`);
+  const profile: Profile = { ...existing, baseUrl };
+  if (update.tokenFile !== undefined) {
+    profile.tokenFile = update.tokenFile;
+    delete profile.token;
+  }
+  if (update.token !== undefined) {
+    profile.token = update.token;
+    delete profile.tokenFile;
+  }
+  if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+  const checked = profileSchema.safeParse(profile);
+  if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+  config.profiles[name] = checked.data;
+  if (update.makeDefault || config.defaultProfile === undefined) config.defaultProfile = name;
+  await saveConfig(config, env);
+  return config;
+}
+
+export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
+  const config = await loadConfig(env);
+  if (!(name in config.profiles)) throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}`);
+  delete config.profiles[name];
+  if (config.defaultProfile === name) delete config.defaultProfile;
+  await saveConfig(config, env);
+  return config;
+}
+
+export async function listProfiles(env: Env = process.env): Promise<ProfileSummary[]> {
+  const config = await loadConfig(env);
+  return Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => ({
+      name,
+      isDefault: config.defaultProfile === name,
+      baseUrl: profile.baseUrl,
+      token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
+      defaults: { ...profile.defaults },
+    }));
+}
+
+/** Expands `~/` and resolves a relative path against `base`. */
+export function expandPath(file: string, base: string, env: Env = process.env): string {
+  if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));
+  return path.resolve(base, file);
+}

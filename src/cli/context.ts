@@ -1,0 +1,64 @@
+import type { IntegrationApi } from '../api/integration-api.js';
+import type { TextSink } from '../report/text-sink.js';
+import { isCiEnvironment } from './progress.js';
+import type { ResolvedTarget } from './target.js';
+
+/** The global options of cli-contract.md's table, as commander hands them to every command. */
+export interface GlobalOptions {
+  target?: string;
+  store?: string;
+  baseUrl?: string;
+  tokenFile?: string;
+  profile?: string;
+  json?: boolean;
+  report?: string;
+  dryRun?: boolean;
+  /** commander's `--no-input` sets this to false. */
+  input?: boolean;
+  yes?: boolean;
+  concurrency?: number;
+  maxErrors?: number;
+  rate?: number;
+  allowInsecureHttp?: boolean;
+  debug?: boolean;
+}
+
+/** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
+export type ApiFactory = (target: ResolvedTarget, options: { dryRun: boolean; deps: CommandDeps }) => Promise<IntegrationApi | null>;
+
+/**
+ * Everything a command needs from the outside world, so tests run commands in-process with
+ * their own streams, environment, clock and target.
+ */
+export interface CommandDeps {
+  stdout: TextSink;
+  stderr: TextSink;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Wall clock for messages; the local engine's clock comes from EXAMCTL_NOW via the env. */
+  now: () => Date;
+  /** True when a person can answer prompts (stdin and stderr are terminals). */
+  isTTY: boolean;
+  cwd: string;
+  /** Aborted on SIGINT: stop dispatching, finish what is in flight, report the rest skipped. */
+  signal?: AbortSignal;
+  /** Defaults to the real local engine / remote client (src/cli/target.ts). */
+  openApi?: ApiFactory;
+  /** Yes/no question on a TTY; defaults to @inquirer/prompts. */
+  confirm?: (message: string) => Promise<boolean>;
+  /** The terminal behind `stderr`, for the progress line; absent (tests, pipes): no progress line. */
+  progressStream?: NodeJS.WritableStream;
+}
+
+/** --no-input, or CI=true which implies it. */
+export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
+  return options.input === false || isCiEnvironment(deps.env);
+}
+
+/** A person can be asked: input allowed and stdin/stderr are terminals. */
+export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
+  return !noInput(options, deps) && deps.isTTY;
+}
+
+export function debugLine(options: GlobalOptions, deps: CommandDeps, line: string): void | Promise<void> {
+  if (options.debug) return deps.stderr.write(`debug: ${line}\n`);
+}

@@ -1,0 +1,33 @@
+import { streamSink } from '../report/text-sink.js';
+import type { CommandDeps } from './context.js';
+import { runCli } from './program.js';
+
+/** The process entry point: the only place that calls process.exit. */
+const interrupt = new AbortController();
+process.on('SIGINT', () => {
+  // A second Ctrl-C means "now": leave without waiting for in-flight work.
+  if (interrupt.signal.aborted) process.exit(130);
+  process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
+  interrupt.abort();
+});
+
+// A reader that went away (`examctl ... --json | head`) is not an error of ours: stop quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const deps: CommandDeps = {
+  stdout: streamSink(process.stdout),
+  stderr: streamSink(process.stderr),
+  env: process.env,
+  now: () => new Date(),
+  isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  cwd: process.cwd(),
+  signal: interrupt.signal,
+  progressStream: process.stderr,
+};
+
+const code = await runCli(process.argv.slice(2), deps);
+// Let stdout drain (a pipe to a slow reader) before leaving.
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { openAtomicFile, reportFormatOf, type AtomicFile } from '../report/report-file.js';
+import {
+  CsvReportWriter,
+  HumanSummaryWriter,
+  JsonReportWriter,
+  RunReportBuilder,
+  type ReportHeader,
+  type ReportSink,
+} from '../report/report-writers.js';
+import type { ReportSummary } from '../report/run-report.js';
+import { BufferedSink, type TextSink } from '../report/text-sink.js';
+import type { CommandDeps, GlobalOptions } from './context.js';
+
+/** Fails fast on a bad --report name, before any input is read. */
+export function checkReportOption(options: GlobalOptions): void {
+  if (options.report !== undefined) reportFormatOf(options.report);
+}
+
+/** On a terminal the counts are a small table; in logs and pipes one plain, greppable line. */
+async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSummary, dryRun: boolean) => string) | undefined> {
+  if (!deps.isTTY) return undefined;
+  const [{ renderRunSummaryTable }, { colorEnabled }] = await Promise.all([import('./run-summary-table.js'), import('./table-format.js')]);
+  const color = colorEnabled({ isTTY: deps.isTTY, env: deps.env });
+  return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun });
+}
+
+export interface OpenReport {
+  builder: RunReportBuilder;
+  /** Writes the summaries and puts the report file in place. */
+  close(): Promise<void>;
+  /** Drops a half-written report file (the run ended before any report could be complete). */
+  discard(): Promise<void>;
+}
+
+/**
+ * The run report's destinations: the JSON document on stdout with --json, the --report file,
+ * and always the human summary on stderr.
+ */
+export async function openRunReport(
+  header: ReportHeader,
+  options: GlobalOptions & { onlyFailed?: boolean },
+  deps: CommandDeps,
+): Promise<OpenReport> {
+  const sinks: ReportSink[] = [];
+  const buffers: BufferedSink[] = [];
+  const buffered = (target: TextSink): BufferedSink => {
+    const sink = new BufferedSink(target);
+    buffers.push(sink);
+    return sink;
+  };
+  if (options.json) sinks.push(new JsonReportWriter(buffered(deps.stdout), header));
+  let file: AtomicFile | undefined;
+  if (options.report !== undefined) {
+    const format = reportFormatOf(options.report);
+    file = await openAtomicFile(resolve(deps.cwd, options.report));
+    const sink = buffered(file.sink);
+    sinks.push(format === 'json' ? new JsonReportWriter(sink, header) : new CsvReportWriter(sink, options.onlyFailed ?? false));
+  }
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps)));
+  const builder = new RunReportBuilder(sinks);
+  return {
+    builder,
+    async close() {
+      await builder.finish();
+      for (const buffer of buffers) await buffer.flush();
+      await file?.commit();
+    },
+    async discard() {
+      await file?.discard();
+    },
+  };
+}

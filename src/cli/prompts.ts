@@ -1,0 +1,326 @@
+/**
+ * Interactive prompts (@inquirer/prompts 7) for values a command was not given.
+ * They run only when `canPrompt` says so; otherwise the caller throws `missingValue(flag)`.
+ * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
+ * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
+ */
+import { Writable } from 'node:stream';
+import { checkbox, confirm, input, select } from '@inquirer/prompts';
+import { roleRequiredProblem, validateCollection, validateScheduleRequest, validateUser } from '../domain/index.js';
+import type { Problem } from '../domain/problem.js';
+import type { HierarchyMembership, UserRequest } from '../domain/types.js';
+import { InterruptedError, UsageError } from '../errors.js';
+import { isCiEnvironment } from './progress.js';
+
+/** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
+export interface PromptIo {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Aborting it ends the prompt like Ctrl-C (InterruptedError). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Prompting needs a person at a terminal: a TTY (the caller passes stdin.isTTY && stderr.isTTY),
+ * no --no-input, and not CI (CI=true implies --no-input).
+ */
+export function canPrompt(options: {
+  isTTY: boolean | undefined;
+  noInput: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}): boolean {
+  return options.isTTY === true && !options.noInput && !isCiEnvironment(options.env);
+}
+
+/** The usage error for a required value that was not given while prompts are off. */
+export function missingValue(flag: string): UsageError {
+  return new UsageError(`missing ${flag} (prompts are off: no TTY, --no-input or CI=true)`);
+}
+
+/**
+ * A required value: the one given, else the answer to `ask` when prompting is allowed, else the
+ * usage error naming `flag`. Keeps every command's "flag or prompt or exit 2" decision the same.
+ */
+export async function requireValue<T>(
+  given: T | undefined,
+  flag: string,
+  prompting: boolean,
+  ask: () => Promise<T>,
+): Promise<T> {
+  if (given !== undefined) return given;
+  if (!prompting) throw missingValue(flag);
+  return ask();
+}
+
+type PromptContext = {
+  input?: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal?: AbortSignal;
+  clearPromptOnDone: boolean;
+};
+
+/**
+ * Inquirer ends the output stream it was given after each prompt (it pipes into it). A wrapper
+ * takes that end, so a caller's stream stays usable for the next prompt and for later output.
+ */
+class KeepOpenOutput extends Writable {
+  constructor(private readonly target: NodeJS.WritableStream) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.target.write(chunk, (error?: Error | null) => callback(error));
+  }
+  override _final(callback: (error?: Error | null) => void): void {
+    callback();
+  }
+  get columns(): number | undefined {
+    return (this.target as { columns?: number }).columns;
+  }
+  get rows(): number | undefined {
+    return (this.target as { rows?: number }).rows;
+  }
+  get isTTY(): boolean | undefined {
+    return (this.target as { isTTY?: boolean }).isTTY;
+  }
+}
+
+function isPromptExit(error: unknown): boolean {
+  // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
+  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+}
+
+async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>): Promise<T> {
+  const context: PromptContext = {
+    output: new KeepOpenOutput(io.output ?? process.stderr),
+    clearPromptOnDone: false,
+  };
+  if (io.input !== undefined) context.input = io.input;
+  if (io.signal !== undefined) context.signal = io.signal;
+  try {
+    return await run(context);
+  } catch (error) {
+    if (isPromptExit(error)) throw new InterruptedError('interrupted at a prompt: nothing was sent', { cause: error });
+    throw error;
+  }
+}
+
+function describeProblems(problems: readonly Problem[]): string {
+  return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
+}
+
+/** `true` when the answer passes, else the rule's message; only problems `relevant` selects count. */
+function verdict(problems: readonly Problem[], relevant: (entry: Problem) => boolean): true | string {
+  const found = problems.filter(relevant);
+  return found.length === 0 ? true : describeProblems(found);
+}
+
+function problemsOf(result: { ok: true } | { ok: false; problems: Problem[] }): Problem[] {
+  return result.ok ? [] : result.problems;
+}
+
+function atField(name: string): (entry: Problem) => boolean {
+  return (entry) => entry.field === name || entry.field.startsWith(`${name}.`) || entry.field.startsWith(`${name}[`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// user sync
+
+export interface PromptUserOptions {
+  /** Role titles of the target's world; given, Role is a choice among them, else free text. */
+  roles?: readonly string[];
+  /** A user already on the target: its values are the defaults, and Role may stay as it is. */
+  existing?: Partial<UserRequest>;
+}
+
+type UserTextField = 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName';
+
+const USER_TEXT_FIELDS: ReadonlyArray<{ name: UserTextField; message: string; optional: boolean }> = [
+  { name: 'ExternalId', message: 'External id (letters, digits, - _ @)', optional: false },
+  { name: 'FirstName', message: 'First name', optional: false },
+  { name: 'LastName', message: 'Last name', optional: false },
+  { name: 'Email', message: 'E-mail (optional)', optional: true },
+  { name: 'UserName', message: 'User name (optional, no spaces)', optional: true },
+];
+
+const PERMISSION_CHOICES: ReadonlyArray<{ value: keyof HierarchyMembership; name: string }> = [
+  { value: 'IsCoordinator', name: 'coordinator' },
+  { value: 'IsAdministrator', name: 'administrator' },
+  { value: 'HasViewReportsPermissions', name: 'view reports' },
+  { value: 'HasReScoringPermissions', name: 're-scoring' },
+];
+
+function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField): string | undefined {
+  const value = existing?.[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Asks for one user's fields and returns them raw (API names) for validateUser. Optional fields
+ * left empty are absent. Hierarchy memberships are asked one by one; the permissions ticked are
+ * sent as true and the others are not sent, so an existing grant is never revoked by omission.
+ */
+export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  const { existing } = options;
+
+  for (const field of USER_TEXT_FIELDS) {
+    const fallback = existingText(existing, field.name);
+    const value = await ask(io, (context) =>
+      input(
+        {
+          message: field.message,
+          ...(fallback === undefined ? {} : { default: fallback }),
+          validate: (raw: string) => {
+            const text = raw.trim();
+            if (text === '' && field.optional) return true;
+            return verdict(problemsOf(validateUser({ ...answers, [field.name]: text })), atField(field.name));
+          },
+        },
+        context,
+      ),
+    );
+    const text = value.trim();
+    if (text !== '') answers[field.name] = text;
+  }
+
+  const role = await promptRole(options, answers, io);
+  if (role !== undefined) answers.Role = role;
+
+  const hierarchies = await promptHierarchies(answers, io);
+  if (hierarchies.length > 0) answers.Hierarchies = hierarchies;
+  return answers;
+}
+
+async function promptRole(options: PromptUserOptions, answers: Record<string, unknown>, io: PromptIo): Promise<string | undefined> {
+  const current = typeof options.existing?.Role === 'string' && options.existing.Role !== '' ? options.existing.Role : undefined;
+  const roles = options.roles ?? [];
+  if (roles.length > 0) {
+    const choices = roles.map((title) => ({ value: title, name: title }));
+    if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
+    return ask(io, (context) =>
+      select({ message: 'Role', choices, ...(current === undefined ? {} : { default: current }) }, context),
+    );
+  }
+  const value = await ask(io, (context) =>
+    input(
+      {
+        message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
+        validate: (raw: string) => {
+          const text = raw.trim();
+          if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
+          return verdict(problemsOf(validateUser({ ...answers, Role: text })), atField('Role'));
+        },
+      },
+      context,
+    ),
+  );
+  const text = value.trim();
+  return text === '' ? undefined : text;
+}
+
+async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo): Promise<HierarchyMembership[]> {
+  const memberships: HierarchyMembership[] = [];
+  const question = () => (memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?');
+  while (await ask(io, (context) => confirm({ message: question(), default: false }, context))) {
+    const index = memberships.length;
+    const path = `Hierarchies[${index}]`;
+    const externalId = await ask(io, (context) =>
+      input(
+        {
+          message: 'Hierarchy external id',
+          validate: (raw: string) => {
+            const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
+            return verdict(
+              problemsOf(validateUser(draft)),
+              (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
+            );
+          },
+        },
+        context,
+      ),
+    );
+    const granted = await ask(io, (context) =>
+      checkbox({ message: `Permissions in ${externalId.trim()} (space toggles, enter confirms)`, choices: PERMISSION_CHOICES }, context),
+    );
+    const membership: HierarchyMembership = { ExternalId: externalId.trim() };
+    for (const permission of granted) (membership as unknown as Record<string, unknown>)[permission] = true;
+    memberships.push(membership);
+  }
+  return memberships;
+}
+
+// ---------------------------------------------------------------------------------------------
+// collection add, invigilators remove, schedule push, confirmation
+
+export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> {
+  const title = await ask(io, (context) =>
+    input(
+      {
+        message: 'Collection title (at most 99 characters)',
+        validate: (raw: string) => verdict(problemsOf(validateCollection({ Title: raw.trim() })), atField('Title')),
+      },
+      context,
+    ),
+  );
+  return title.trim();
+}
+
+/** A checkbox list of the schedule's invigilators; at least one must be ticked. */
+export async function promptInvigilators(choices: readonly string[], io: PromptIo = {}): Promise<string[]> {
+  if (choices.length === 0) {
+    throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
+  }
+  return ask(io, (context) =>
+    checkbox(
+      {
+        message: 'Invigilators to remove (space toggles, enter confirms)',
+        choices: choices.map((id) => ({ value: id, name: id })),
+        required: true,
+      },
+      context,
+    ),
+  );
+}
+
+export type ScheduleFieldName = 'AssessmentExtId' | 'StartDateTime' | 'GroupExtId' | 'GroupName';
+
+const SCHEDULE_FIELD_MESSAGES: Record<ScheduleFieldName, string> = {
+  AssessmentExtId: 'Assessment external id',
+  StartDateTime: 'Start (RFC 3339 with a zone, e.g. 2026-03-01T09:00:00Z)',
+  GroupExtId: 'Group (hierarchy) external id for the candidates',
+  GroupName: 'Group name',
+};
+
+/**
+ * Asks for the required schedule fields the command line left out, in the order given.
+ * `known` holds the schedule fields already given, so rules that span fields see them.
+ * The answers are returned as typed; validateScheduleRequest normalises them later.
+ */
+export async function promptScheduleFields(
+  missing: readonly ScheduleFieldName[],
+  io: PromptIo = {},
+  known: Readonly<Record<string, unknown>> = {},
+): Promise<Partial<Record<ScheduleFieldName, string>>> {
+  const answers: Partial<Record<ScheduleFieldName, string>> = {};
+  for (const name of missing) {
+    const value = await ask(io, (context) =>
+      input(
+        {
+          message: SCHEDULE_FIELD_MESSAGES[name],
+          validate: (raw: string) => {
+            const draft = { Schedule: { ...known, ...answers, [name]: raw.trim() }, Candidates: [] };
+            return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
+          },
+        },
+        context,
+      ),
+    );
+    answers[name] = value.trim();
+  }
+  return answers;
+}
+
+/** Shows what is about to be sent and asks to go on; the default is no. */
+export async function confirmSend(summary: string, io: PromptIo = {}): Promise<boolean> {
+  return ask(io, (context) => confirm({ message: `${summary}\nSend now?`, default: false }, context));
+}

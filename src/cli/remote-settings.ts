@@ -1,0 +1,152 @@
+import { promises as fs } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
+
+export interface RemoteTargetInput {
+  /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
+  baseUrl?: string;
+  /** --token-file (beats EXAMCTL_TOKEN, which beats the profile). */
+  tokenFile?: string;
+  /** --profile (falls back to EXAMCTL_PROFILE, then the config's default profile). */
+  profile?: string;
+  env: Env;
+  /** Base for a relative --token-file. Default process.cwd(). */
+  cwd?: string;
+}
+
+export type TokenSource = 'token-file' | 'env' | 'profile-file' | 'profile';
+
+export interface RemoteTarget {
+  baseUrl: string;
+  /** The secret: pass it to createRemoteClient, never print it. Undefined when no source gives one. */
+  token?: string;
+  /** Where the token came from, for `doctor`-style messages ("token: from EXAMCTL_TOKEN"). */
+  tokenSource?: TokenSource;
+  profile?: string;
+  /** The profile's defaults (flags override them). */
+  concurrency?: number;
+  rate?: number;
+  /** Things the user should hear about on stderr (a token file readable by others). Never the token. */
+  warnings: string[];
+}
+
+export type RemoteTargetWithToken = RemoteTarget & { token: string; tokenSource: TokenSource };
+
+export const NO_BASE_URL_MESSAGE =
+  'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)';
+
+/**
+ * Resolves the remote base URL and token from flags, environment and the config's profiles.
+ *
+ * Base URL: --base-url, EXAMCTL_BASE_URL, the profile. Token: --token-file, EXAMCTL_TOKEN, the
+ * profile (tokenFile, else token). Profile: --profile, EXAMCTL_PROFILE, else the default
+ * profile, which is not used when a base URL is given by flag or env, so its token is never
+ * sent to a host the user named some other way.
+ *
+ * Resolves undefined when no base URL is configured anywhere (the local target applies; a
+ * caller that needs a remote throws NO_BASE_URL_MESSAGE). A missing token is not an error here
+ * (a dry run sends nothing and needs none): use `requireRemoteTarget` where one is needed.
+ * Throws UsageError for what is wrong rather than missing: an unknown profile, an unreadable,
+ * empty or multi-line token file, a malformed config file.
+ */
+export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<RemoteTarget | undefined> {
+  const { env } = input;
+  const warnings: string[] = [];
+  const explicitBaseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.EXAMCTL_BASE_URL);
+  const explicitProfile = nonEmpty(input.profile) ?? nonEmpty(env.EXAMCTL_PROFILE);
+
+  const config = await loadConfig(env);
+  let profileName: string | undefined;
+  if (explicitProfile !== undefined) {
+    if (!(explicitProfile in config.profiles)) {
+      const via = nonEmpty(input.profile) !== undefined ? '--profile' : 'EXAMCTL_PROFILE';
+      const known = Object.keys(config.profiles);
+      throw new UsageError(
+        `${via}: no profile named ${JSON.stringify(explicitProfile)} in ${configPath(env)}` +
+          (known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'),
+      );
+    }
+    profileName = explicitProfile;
+  } else if (explicitBaseUrl === undefined && config.defaultProfile !== undefined && config.defaultProfile in config.profiles) {
+    profileName = config.defaultProfile;
+  }
+  const profile = profileName !== undefined ? config.profiles[profileName] : undefined;
+
+  const baseUrl = explicitBaseUrl ?? profile?.baseUrl;
+  if (baseUrl === undefined) return undefined;
+
+  const target: RemoteTarget = { baseUrl, warnings };
+  if (profileName !== undefined) target.profile = profileName;
+  if (profile?.defaults?.concurrency !== undefined) target.concurrency = profile.defaults.concurrency;
+  if (profile?.defaults?.rate !== undefined) target.rate = profile.defaults.rate;
+
+  const flagFile = nonEmpty(input.tokenFile);
+  const envToken = env.EXAMCTL_TOKEN;
+  if (flagFile !== undefined) {
+    target.token = await readTokenFile(expandPath(flagFile, input.cwd ?? process.cwd(), env), '--token-file', warnings);
+    target.tokenSource = 'token-file';
+  } else if (envToken !== undefined && envToken.trim() !== '') {
+    target.token = envToken.trim();
+    target.tokenSource = 'env';
+  } else if (profile?.tokenFile !== undefined) {
+    target.token = await readTokenFile(expandPath(profile.tokenFile, configDir(env), env), `profile ${profileName}: tokenFile`, warnings);
+    target.tokenSource = 'profile-file';
+  } else if (profile?.token !== undefined && profile.token.trim() !== '') {
+    target.token = profile.token.trim();
+    target.tokenSource = 'profile';
+  }
+  if (target.token !== undefined && target.tokenSource !== undefined && /[\r\n]/.test(target.token)) {
+    throw new UsageError(`the token from ${describeSource(target.tokenSource)} spans several lines`);
+  }
+  return target;
+}
+
+/** As resolveRemoteTarget, but a missing base URL or token is a UsageError naming the flags and variables. */
+export async function requireRemoteTarget(input: RemoteTargetInput): Promise<RemoteTargetWithToken> {
+  const target = await resolveRemoteTarget(input);
+  if (target === undefined) throw new UsageError(NO_BASE_URL_MESSAGE);
+  if (target.token === undefined || target.tokenSource === undefined) {
+    throw new UsageError(
+      'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token' +
+        (target.profile !== undefined ? ` (profile ${target.profile} has none)` : ''),
+    );
+  }
+  return target as RemoteTargetWithToken;
+}
+
+export function describeSource(source: TokenSource): string {
+  switch (source) {
+    case 'token-file':
+      return '--token-file';
+    case 'env':
+      return 'EXAMCTL_TOKEN';
+    case 'profile-file':
+      return "the profile's token file";
+    case 'profile':
+      return 'the profile (stored in the config file)';
+  }
+}
+
+/** Reads a token file: the whole file minus trailing whitespace (a trailing newline is normal). */
+export async function readTokenFile(file: string, via: string, warnings: string[]): Promise<string> {
+  let text: string;
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) throw new UsageError(`${via}: ${file} is not a file`);
+    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+      warnings.push(`${via}: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); consider chmod 600 ${file}`);
+    }
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const token = text.replace(/^\uFEFF/, '').replace(/\s+$/, '').replace(/^\s+/, '');
+  if (token === '') throw new UsageError(`${via}: ${file} is empty`);
+  if (/[\r\n]/.test(token)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the token`);
+  return token;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,320 @@
+/**
+ * Human and spreadsheet views of a review session (`examctl review-session show -o table|csv`).
+ * `--json` prints the Content object itself and does not come through here.
+ */
+import Table from 'cli-table3';
+import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
+import { csvLine } from '../report/csv-cell.js';
+import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
+
+export interface RenderOptions {
+  /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
+  color?: boolean;
+}
+
+/** Every PassedStatus the API defines, in the order a reader scans them (passes first). */
+export const PASSED_STATUSES: readonly PassedStatus[] = ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED'];
+
+const STATUS_COLOUR: Record<PassedStatus, Colour> = {
+  SATISFACTORY: 'green',
+  NOT_SATISFACTORY: 'red',
+  NOT_SUBMITTED: 'yellow',
+  VOIDED: 'gray',
+};
+
+/** The result fields of integration-api.md, in the spec's order: the CSV export's first columns. */
+export const RESULT_COLUMNS: readonly string[] = [
+  'CandidateExtId',
+  'ScheduleExtId',
+  'ScheduleTitle',
+  'ScheduleGroupName',
+  'FirstName',
+  'LastName',
+  'UserName',
+  'Email',
+  'DateOfBirth',
+  'SpecialNeeds',
+  'Labels',
+  'LastSatDate',
+  'PassedStatus',
+  'Score',
+  'PublishedDate',
+  'IsVisited',
+  'VisitedDate',
+  'HasConflicts',
+  'Keycode',
+  'Grade',
+];
+
+const RESULTS_OPTION_LABELS: Record<string, string> = {
+  ShowSummary: 'summary',
+  ShowDetailed: 'detailed',
+  ScoreReportWithSubjects: 'score by subjects',
+  ScoreReportWithObjectives: 'score by objectives',
+  ScoreReportWithTopics: 'score by topics',
+  ShowMarkingScheme: 'marking scheme',
+  ShowAnnotations: 'annotations',
+  Feedback: 'feedback',
+};
+
+const OVERVIEW_OPTION_LABELS: Record<string, string> = {
+  ShowGrade: 'grade',
+  ShowPercentageToPass: 'percentage to pass',
+  ShowResultOutcome: 'result outcome',
+};
+
+const ENUM_WORDS: Record<string, string> = {
+  ALWAYS: 'always',
+  TIME_SPAN: 'time span',
+  ON_ALTERNATIVES: 'on alternatives',
+  ON_QUESTIONS: 'on questions',
+  NO_FEEDBACK: 'none',
+  CANDIDATE_DELIVERY: 'candidate delivery',
+  ORIGINAL_FORM: 'original form',
+};
+
+const OPTION_LINE_WIDTH = 60;
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** An RFC 3339 instant shown to the minute in UTC; anything else as the service sent it. */
+export function formatInstant(value: unknown): string {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return displayText(value);
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) return displayText(value);
+  return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+function yesNo(value: unknown): string {
+  if (value === true) return 'yes';
+  if (value === false) return 'no';
+  if (value === null || value === undefined) return 'not set';
+  if (typeof value === 'string') return ENUM_WORDS[value] ?? displayText(value);
+  return displayText(value);
+}
+
+/** `ShowPercentageToPass` -> `show percentage to pass`, for option keys the spec does not name. */
+function humanise(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+function optionsList(options: unknown, labels: Record<string, string>): string {
+  if (options === null || options === undefined) return 'not set';
+  if (typeof options !== 'object' || Array.isArray(options)) return displayText(options);
+  const record = options as Record<string, unknown>;
+  const known = Object.keys(labels).filter((key) => key in record);
+  const extra = Object.keys(record).filter((key) => !(key in labels));
+  const parts = [...known, ...extra].map((key) => `${labels[key] ?? humanise(displayText(key))}: ${yesNo(record[key])}`);
+  if (parts.length === 0) return 'none given';
+  return wrapList(parts, OPTION_LINE_WIDTH);
+}
+
+function wrapList(parts: readonly string[], width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const part of parts) {
+    const next = line === '' ? part : `${line}, ${part}`;
+    if (line !== '' && next.length > width) {
+      lines.push(`${line},`);
+      line = part;
+    } else {
+      line = next;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
+
+function reviewWindow(session: ReviewSession): string {
+  const start = session.StartDate ? formatInstant(session.StartDate) : '';
+  const end = session.EndDate ? formatInstant(session.EndDate) : '';
+  if (session.ReviewPeriodMode === 'ALWAYS' && start === '' && end === '') return 'always open';
+  if (start === '' && end === '') return 'not set';
+  return `${start || 'open'} to ${end || 'open'}`;
+}
+
+function statusLine(session: ReviewSession): string {
+  const status = session.Status ? displayText(session.Status) : 'unknown';
+  return session.IsArchived === true ? `${status} (archived)` : status;
+}
+
+function hierarchyLine(session: ReviewSession): string {
+  const hierarchy = session.Hierarchy;
+  if (hierarchy === null || hierarchy === undefined) return session.ScheduleExtId ? 'not given' : 'none (based on an assessment)';
+  const path = displayText(hierarchy.FullPath);
+  const id = displayText(hierarchy.ExternalId);
+  return path === '' ? id : `${path} (${id})`;
+}
+
+function candidatesLine(session: ReviewSession): string {
+  const shown = session.Results.length;
+  const declared = typeof session.NumOfCandidates === 'number' ? session.NumOfCandidates : undefined;
+  if (declared === undefined) return `${shown}`;
+  return declared === shown ? `${declared}` : `${declared} (${shown} results listed)`;
+}
+
+function accessLine(session: ReviewSession): string {
+  const parts: string[] = [];
+  if (session.NavigationType) parts.push(`navigation: ${yesNo(session.NavigationType)}`);
+  if (session.UseLockDownBrowser !== undefined) parts.push(`lockdown browser: ${yesNo(session.UseLockDownBrowser)}`);
+  if (session.UseKeycode !== undefined) parts.push(`keycode: ${yesNo(session.UseKeycode)}`);
+  // The PIN value stays out of the table (it is a credential for candidates); --json has it.
+  if (session.UsePin !== undefined) parts.push(`PIN: ${session.UsePin === true ? 'used' : 'not used'}`);
+  return parts.length === 0 ? 'not given' : wrapList(parts, OPTION_LINE_WIDTH);
+}
+
+function headerBlock(session: ReviewSession, color: boolean): string {
+  const rows: Array<[string, string]> = [
+    ['Review session', displayText(session.ExternalId)],
+    ['Title', displayText(session.Title)],
+    ['Code', displayText(session.Code)],
+    ['Assessment', displayText(session.AssessmentExtId)],
+    ['Schedule', session.ScheduleExtId ? displayText(session.ScheduleExtId) : 'none (based on an assessment)'],
+    ['Status', statusLine(session)],
+    ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
+    ['Review window', reviewWindow(session)],
+    ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS)],
+    ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS)],
+    ['Access', accessLine(session)],
+    ['Owner', displayText(session.Owner)],
+    ['Hierarchy', hierarchyLine(session)],
+    ['Candidates', candidatesLine(session)],
+  ];
+  const table = new Table(tableOptions());
+  for (const [label, value] of rows) table.push({ [paint(label, 'bold', color)]: value });
+  return table.toString();
+}
+
+/** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
+export function numericScore(score: unknown): number | undefined {
+  if (typeof score === 'number') return Number.isFinite(score) ? score : undefined;
+  if (typeof score === 'string' && score.trim() !== '') {
+    const value = Number(score);
+    return Number.isFinite(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+function formatScore(value: number): string {
+  return String(Math.round(value * 100) / 100);
+}
+
+function visitedCell(result: ReviewSessionResult): string {
+  if (result.IsVisited === true) return result.VisitedDate ? `yes, ${formatInstant(result.VisitedDate)}` : 'yes';
+  if (result.IsVisited === false) return 'no';
+  return '';
+}
+
+function nameCell(result: ReviewSessionResult): string {
+  return [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' ');
+}
+
+function statusCell(status: unknown, color: boolean): string {
+  const text = displayText(status);
+  const colour = STATUS_COLOUR[status as PassedStatus];
+  return colour === undefined ? text : paint(text, colour, color);
+}
+
+function resultsTable(results: readonly ReviewSessionResult[], color: boolean): string {
+  const table = new Table(
+    tableOptions({
+      head: head(['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published', 'Visited'], color),
+      colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'],
+    }),
+  );
+  for (const result of results) {
+    const score = numericScore(result.Score);
+    table.push([
+      displayText(result.CandidateExtId),
+      nameCell(result),
+      statusCell(result.PassedStatus, color),
+      score === undefined ? displayText(result.Score) : formatScore(score),
+      displayText(result.Grade),
+      result.PublishedDate ? formatInstant(result.PublishedDate) : 'no',
+      visitedCell(result),
+    ]);
+  }
+  return table.toString();
+}
+
+export interface ResultStatistics {
+  /** Every PassedStatus, zeros included. */
+  counts: Record<PassedStatus, number>;
+  /** Results whose PassedStatus is none of the four (a server that knows more states). */
+  other: number;
+  /** Mean over the results with a numeric score; null when none has one. */
+  meanScore: number | null;
+  scored: number;
+}
+
+export function resultStatistics(results: readonly ReviewSessionResult[]): ResultStatistics {
+  const counts: Record<PassedStatus, number> = { SATISFACTORY: 0, NOT_SATISFACTORY: 0, NOT_SUBMITTED: 0, VOIDED: 0 };
+  let other = 0;
+  let sum = 0;
+  let scored = 0;
+  for (const result of results) {
+    const status = result.PassedStatus;
+    if (Object.hasOwn(counts, status)) counts[status] += 1;
+    else other += 1;
+    const score = numericScore(result.Score);
+    if (score !== undefined) {
+      sum += score;
+      scored += 1;
+    }
+  }
+  return { counts, other, meanScore: scored === 0 ? null : sum / scored, scored };
+}
+
+function statisticsTable(statistics: ResultStatistics, color: boolean): string {
+  const table = new Table(tableOptions({ head: head(['Passed status', 'Results'], color), colAligns: ['left', 'right'] }));
+  for (const status of PASSED_STATUSES) table.push([statusCell(status, color), String(statistics.counts[status])]);
+  if (statistics.other > 0) table.push(['other', String(statistics.other)]);
+  const mean = statistics.meanScore === null ? 'n/a' : `${formatScore(statistics.meanScore)} (of ${statistics.scored})`;
+  table.push([paint('Mean score', 'bold', color), mean]);
+  return table.toString();
+}
+
+/** The review session as a header block, the Results table, counts per PassedStatus and the mean score. */
+export function renderReviewSession(session: ReviewSession, options: RenderOptions = {}): string {
+  const color = options.color === true;
+  const results = Array.isArray(session.Results) ? session.Results : [];
+  const parts = [headerBlock({ ...session, Results: results }, color), ''];
+  parts.push(paint(`Results (${results.length})`, 'bold', color));
+  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color));
+  parts.push('');
+  parts.push(statisticsTable(resultStatistics(results), color));
+  return `${parts.join('\n')}\n`;
+}
+
+function csvValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : csvValue(entry))).join('|');
+  return JSON.stringify(value);
+}
+
+/**
+ * The Results rows as CSV (RFC 4180, CRLF, header row): the spec's result fields first, then any
+ * extra field a server sent, in first-seen order. Lists are joined with `|` (the CLI's list
+ * syntax); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
+ */
+export function reviewSessionResultsCsv(session: ReviewSession): string {
+  const results = Array.isArray(session.Results) ? session.Results : [];
+  const columns = [...RESULT_COLUMNS];
+  const known = new Set(columns);
+  for (const result of results) {
+    for (const key of Object.keys(result)) {
+      if (!known.has(key)) {
+        known.add(key);
+        columns.push(key);
+      }
+    }
+  }
+  const lines = [csvLine(columns)];
+  for (const result of results) {
+    const record = result as Record<string, unknown>;
+    lines.push(csvLine(columns.map((column) => csvValue(record[column]))));
+  }
+  return lines.join('');
+}

@@ -1,0 +1,124 @@
+import { resolve } from 'node:path';
+import type { IntegrationApi } from '../api/integration-api.js';
+import { UsageError } from '../errors.js';
+import type { ReportTarget } from '../report/run-report.js';
+import type { ApiFactory, CommandDeps, GlobalOptions } from './context.js';
+
+/** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
+export const DEFAULT_STORE_DIR = '.examctl-store';
+
+export interface RemoteConnection {
+  baseUrl: string;
+  /** Requests in flight: --concurrency, else the profile's default, else 8. */
+  concurrency: number;
+  /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
+  connect(): Promise<IntegrationApi>;
+}
+
+export type ResolvedTarget =
+  | { kind: 'local'; store: string; report: ReportTarget }
+  | { kind: 'remote'; baseUrl: string; report: ReportTarget; remote: RemoteConnection };
+
+export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
+  return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * The target of a command (cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
+ * else remote when a base URL is configured (flag, env, or a profile), else local.
+ */
+export async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+  const explicit = options.target ?? nonEmpty(deps.env.EXAMCTL_TARGET);
+  if (explicit !== undefined && explicit !== 'local' && explicit !== 'remote') {
+    throw new UsageError(`EXAMCTL_TARGET must be local or remote, not "${explicit}"`);
+  }
+  if (explicit === 'remote' || (explicit === undefined && (await remoteConfigured(options, deps)))) {
+    const { NO_BASE_URL_MESSAGE, resolveRemoteTarget } = await import('./remote-settings.js');
+    const settings: RemoteSettings | undefined = await resolveRemoteTarget({
+      baseUrl: options.baseUrl,
+      tokenFile: options.tokenFile,
+      profile: options.profile,
+      env: deps.env,
+      cwd: deps.cwd,
+    });
+    if (!settings) throw new UsageError(NO_BASE_URL_MESSAGE);
+    return remoteTarget(settings, options, deps);
+  }
+  const store = localStorePath(options, deps);
+  return { kind: 'local', store, report: { kind: 'local', store } };
+}
+
+/** A base URL by flag, env or profile (named, or the config's default profile) means "remote". */
+async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Promise<boolean> {
+  if (nonEmpty(options.baseUrl ?? deps.env.EXAMCTL_BASE_URL) || nonEmpty(options.profile ?? deps.env.EXAMCTL_PROFILE)) return true;
+  const { loadConfig } = await import('./config-file.js');
+  const config = await loadConfig(deps.env);
+  return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
+}
+
+/** What this module uses of remote-settings.ts's answer (profile defaults flat or under `defaults`). */
+interface RemoteSettings {
+  baseUrl: string;
+  token?: string;
+  warnings: string[];
+  concurrency?: number;
+  rate?: number;
+  defaults?: { concurrency?: number; rate?: number };
+}
+
+async function remoteTarget(settings: RemoteSettings, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+  for (const warning of settings.warnings) await deps.stderr.write(`warning: ${warning}\n`);
+  const { baseUrl, token } = settings;
+  const concurrency = options.concurrency ?? settings.concurrency ?? settings.defaults?.concurrency ?? 8;
+  return {
+    kind: 'remote',
+    baseUrl,
+    report: { kind: 'remote', baseUrl },
+    remote: {
+      baseUrl,
+      concurrency,
+      async connect(): Promise<IntegrationApi> {
+        // Checked only here: a dry run sends nothing and needs no token.
+        if (token === undefined) {
+          throw new UsageError('no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token');
+        }
+        const { createRemoteClient } = await import('../api/remote-client.js');
+        return createRemoteClient({
+          baseUrl,
+          token,
+          concurrency,
+          rate: options.rate ?? settings.rate ?? settings.defaults?.rate,
+          allowInsecureHttp: options.allowInsecureHttp ?? false,
+          debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
+        });
+      },
+    },
+  };
+}
+
+/**
+ * The real targets. Local: the engine over the store, created from the demo world on first use
+ * (said on stderr); a dry run without a store validates only and creates nothing.
+ * Remote: a dry run sends nothing, so no client is even built.
+ */
+export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
+  if (target.kind === 'remote') {
+    if (dryRun) {
+      await deps.stderr.write(`dry run: validating only, nothing is sent to ${target.baseUrl}\n`);
+      return null;
+    }
+    return target.remote.connect();
+  }
+  const { openLocalTarget, clockFromEnv } = await import('../engine/index.js');
+  const api = await openLocalTarget(target.store, {
+    dryRun,
+    now: clockFromEnv(deps.env),
+    onCreated: () => void deps.stderr.write(`created local store at ${target.store} from the demo world (fixtures/world.json)\n`),
+  });
+  if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);
+  return api;
+};

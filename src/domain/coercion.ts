@@ -1,0 +1,293 @@
+/**
+ * Turns CLI input values into the API's types before validation: CSV cells are strings, and
+ * people write booleans as yes/no or 1/0. JSON booleans and numbers pass through untouched.
+ *
+ * A value that cannot be converted stays as it was and gets a problem here (whose message
+ * lists the accepted spellings); validation will flag the same field again, so callers merge
+ * the two lists with mergeProblems (or use the coerceAndValidate* helpers, which do).
+ */
+import type { Problem, Validation } from './problem.js';
+import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
+import { BOOLEAN_SPELLINGS, isPlainObject } from './field-rules.js';
+import { adjustmentInvalidProblem } from './common-rules.js';
+import { validateUser } from './user.js';
+import { validateCandidate, validateScheduleRequest } from './schedule.js';
+import { validateCollection } from './collection.js';
+
+export interface Coerced {
+  fields: Record<string, unknown>;
+  problems: Problem[];
+}
+
+type CoercionKind = 'boolean' | 'adjustment' | 'list' | 'hierarchies' | 'idTitleList';
+/** Field name and kind pairs; an array, not a Map, because this loop runs once per input row. */
+type CoercionTable = readonly (readonly [string, CoercionKind])[];
+
+const TRUE_SPELLINGS = new Set(['true', 'yes', '1']);
+const FALSE_SPELLINGS = new Set(['false', 'no', '0']);
+const INTEGER = /^[+-]?[0-9]+$/;
+
+/** A user's value inside a message, cut short so one bad cell cannot flood a report. */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
+/** Parses a boolean spelling (true/false, yes/no, 1/0, any case); undefined when it is none of them. */
+export function parseBooleanSpelling(s: string): boolean | undefined {
+  const lower = s.trim().toLowerCase();
+  if (TRUE_SPELLINGS.has(lower)) return true;
+  if (FALSE_SPELLINGS.has(lower)) return false;
+  return undefined;
+}
+
+/** The CSV syntax of one Hierarchies entry: `EXTID` or `EXTID:flag+flag`. */
+export const HIERARCHY_CELL_FLAGS = {
+  coordinator: 'IsCoordinator',
+  administrator: 'IsAdministrator',
+  reports: 'HasViewReportsPermissions',
+  rescoring: 'HasReScoringPermissions',
+} as const;
+const HIERARCHY_FLAGS = Object.entries(HIERARCHY_CELL_FLAGS);
+const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].join(', ');
+
+/**
+ * Parses one `EXTID[:flag+flag]` entry. Permission flags not listed are sent as false, so a row
+ * states the whole membership; `delete` removes the membership and takes no other flag.
+ * An entry with a bad flag is returned unchanged (a string), so validation still refuses it
+ * even when a caller looks only at validation problems.
+ */
+export function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+  const colon = entry.indexOf(':');
+  const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
+  if (colon < 0) return { ExternalId: externalId, IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false };
+  const flags: string[] = [];
+  for (const part of entry.slice(colon + 1).split('+')) {
+    const flag = part.trim().toLowerCase();
+    if (flag !== '') flags.push(flag);
+  }
+  if (flags.includes('delete')) {
+    if (flags.length > 1) {
+      problems.push({ field: path, code: null, message: `Hierarchy entry ${quoted(entry)}: delete cannot be combined with permission flags` });
+      return entry;
+    }
+    return { ExternalId: externalId, Action: 'DELETE' };
+  }
+  const membership: Record<string, unknown> = { ExternalId: externalId };
+  for (const [flag, field] of HIERARCHY_FLAGS) membership[field] = flags.includes(flag);
+  const unknown = flags.length === 0 ? flags : flags.filter((flag) => !Object.hasOwn(HIERARCHY_CELL_FLAGS, flag));
+  if (unknown.length > 0) {
+    problems.push({
+      field: path,
+      code: null,
+      message: `Hierarchy entry ${quoted(entry)}: unknown flag ${unknown.map(quoted).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
+    });
+    return entry;
+  }
+  return membership;
+}
+
+/**
+ * A Hierarchies cell: entries (already split on `|` by the reader, or a string to split here),
+ * or a JSON array of membership objects written in the cell. Anything else passes through.
+ */
+function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
+  let cells: string[];
+  if (typeof value === 'string') cells = value.split('|');
+  else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) cells = value as string[];
+  else return value;
+  const joined = cells.join('|').trim();
+  if (joined.startsWith('[')) {
+    try {
+      return JSON.parse(joined) as unknown;
+    } catch {
+      problems.push({ field: 'Hierarchies', code: null, message: 'Hierarchies starts with [ but is not a valid JSON array of membership objects' });
+      return value;
+    }
+  }
+  const out: (Record<string, unknown> | string)[] = [];
+  for (const cell of cells) {
+    // A stray `|` (trailing or doubled) leaves an empty entry, which names nothing.
+    if (cell.trim() === '') continue;
+    out.push(parseHierarchyEntry(cell, `Hierarchies[${out.length}]`, problems));
+  }
+  return out;
+}
+
+function coerceValue(name: string, kind: CoercionKind, value: unknown, problems: Problem[]): unknown {
+  switch (kind) {
+    case 'boolean': {
+      if (typeof value !== 'string') return value;
+      if (value.trim() === '') return undefined;
+      const b = parseBooleanSpelling(value);
+      if (b === undefined) {
+        problems.push({ field: name, code: null, message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quoted(value)}` });
+        return value;
+      }
+      return b;
+    }
+    case 'adjustment': {
+      if (typeof value !== 'string') return value;
+      const t = value.trim();
+      if (t === '') return undefined;
+      if (!INTEGER.test(t)) {
+        problems.push(adjustmentInvalidProblem(name));
+        return value;
+      }
+      return Number(t);
+    }
+    case 'list':
+      return typeof value === 'string' ? value.split('|') : value;
+    case 'hierarchies':
+      return coerceHierarchies(value, problems);
+    case 'idTitleList': {
+      const list = typeof value === 'string' ? value.split('|') : value;
+      if (!Array.isArray(list)) return value;
+      // CLI flags and CSV cells name entries by id only.
+      return list.map((e: unknown) => (typeof e === 'string' ? { ExternalId: e.trim() } : e));
+    }
+  }
+}
+
+function coerceWith(table: CoercionTable, fields: Record<string, unknown>): Coerced {
+  const problems: Problem[] = [];
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < table.length; i++) {
+    const entry = table[i] as readonly [string, CoercionKind];
+    const name = entry[0];
+    const before = fields[name];
+    if (before === undefined || !Object.hasOwn(fields, name)) continue;
+    const after = coerceValue(name, entry[1], before, problems);
+    if (after === before) continue;
+    out ??= { ...fields };
+    if (after === undefined) delete out[name];
+    else out[name] = after;
+  }
+  return { fields: out ?? fields, problems };
+}
+
+const USER_COERCION: CoercionTable = [
+  ['SpecialNeeds', 'boolean'],
+  ['ReasonableAdjustmentPercentage', 'adjustment'],
+  ['EnableReadSpeaker', 'boolean'],
+  ['DisableLogin', 'boolean'],
+  ['DisablePasswordReset', 'boolean'],
+  ['Labels', 'list'],
+  ['AllowedIpAddresses', 'list'],
+  ['Hierarchies', 'hierarchies'],
+];
+
+const CANDIDATE_COERCION: CoercionTable = [
+  ['SpecialNeeds', 'boolean'],
+  ['ReasonableAdjustmentPercentage', 'adjustment'],
+  ['ProctorUIds', 'list'],
+];
+
+/** Schedule fields plus the request's Workflow and Upsert (a sittings-file row carries all of them). */
+const SCHEDULE_COERCION: CoercionTable = [
+  ['Upsert', 'boolean'],
+  ['LockExamOnConnectionLoss', 'boolean'],
+  ['UseProctoringService', 'boolean'],
+  ['UseKeyCode', 'boolean'],
+  ['enableAutomaticDataCleanup', 'boolean'],
+];
+
+const REQUEST_COERCION: CoercionTable = [['Upsert', 'boolean']];
+
+const COLLECTION_COERCION: CoercionTable = [
+  ['Taxonomies', 'idTitleList'],
+  ['LoRepositoryExternalIds', 'idTitleList'],
+  ['ObjectiveRepositories', 'idTitleList'],
+];
+
+export function coerceUserFields(fields: Record<string, unknown>): Coerced {
+  return coerceWith(USER_COERCION, fields);
+}
+
+export function coerceCandidateFields(fields: Record<string, unknown>): Coerced {
+  return coerceWith(CANDIDATE_COERCION, fields);
+}
+
+/** Schedule fields and the request-level Workflow/Upsert, as in a sittings-file row. */
+export function coerceScheduleFields(fields: Record<string, unknown>): Coerced {
+  return coerceWith(SCHEDULE_COERCION, fields);
+}
+
+export function coerceCollectionFields(fields: Record<string, unknown>): Coerced {
+  return coerceWith(COLLECTION_COERCION, fields);
+}
+
+function prefixed(problems: Problem[], prefix: string): Problem[] {
+  return problems.map((p) => ({ ...p, field: prefix + p.field }));
+}
+
+/**
+ * A whole JSON request body ({ Workflow, Upsert, Schedule, Candidates }): coerces Upsert, the
+ * Schedule object and each candidate; problem paths are the request's (`Candidates[2].SpecialNeeds`).
+ */
+export function coerceScheduleRequestFields(body: Record<string, unknown>): Coerced {
+  const problems: Problem[] = [];
+  const top = coerceWith(REQUEST_COERCION, body);
+  problems.push(...top.problems);
+  const out: Record<string, unknown> = { ...top.fields };
+  const schedule = body['Schedule'];
+  if (isPlainObject(schedule)) {
+    const c = coerceScheduleFields(schedule);
+    out['Schedule'] = c.fields;
+    problems.push(...prefixed(c.problems, 'Schedule.'));
+  }
+  const candidates = body['Candidates'];
+  if (Array.isArray(candidates)) {
+    out['Candidates'] = candidates.map((candidate: unknown, i) => {
+      if (!isPlainObject(candidate)) return candidate;
+      const c = coerceCandidateFields(candidate);
+      problems.push(...prefixed(c.problems, `Candidates[${i}].`));
+      return c.fields;
+    });
+  }
+  return { fields: out, problems };
+}
+
+function covers(coercion: Problem, validation: Problem): boolean {
+  const f = coercion.field;
+  const g = validation.field;
+  const sameField = g === f || g.startsWith(`${f}[`) || g.startsWith(`${f}.`);
+  return sameField && (validation.code === coercion.code || validation.code === null);
+}
+
+/**
+ * Coercion problems, then the validation problems they do not already say: a value coercion
+ * could not convert is flagged again by validation, with a less helpful message.
+ */
+export function mergeProblems(coercion: readonly Problem[], validation: readonly Problem[]): Problem[] {
+  if (coercion.length === 0) return validation.slice();
+  return [...coercion, ...validation.filter((v) => !coercion.some((c) => covers(c, v)))];
+}
+
+function combine<T>(coercion: Problem[], validation: Validation<T>): Validation<T> {
+  if (coercion.length === 0) return validation;
+  return { ok: false, problems: mergeProblems(coercion, validation.ok ? [] : validation.problems) };
+}
+
+/** Coercion and validation of one user record in one call (the CLI's hot path). */
+export function coerceAndValidateUser(fields: Record<string, unknown>, context?: { isCreate?: boolean }): Validation<UserRequest> {
+  const c = coerceUserFields(fields);
+  return combine(c.problems, validateUser(c.fields, context));
+}
+
+export function coerceAndValidateCandidate(fields: Record<string, unknown>, context: { workflow: Workflow }): Validation<Candidate> {
+  const c = coerceCandidateFields(fields);
+  return combine(c.problems, validateCandidate(c.fields, context));
+}
+
+export function coerceAndValidateCollection(fields: Record<string, unknown>): Validation<CollectionRequest> {
+  const c = coerceCollectionFields(fields);
+  return combine(c.problems, validateCollection(c.fields));
+}
+
+export function coerceAndValidateScheduleRequest(body: Record<string, unknown>): Validation<ScheduleRequest> {
+  const c = coerceScheduleRequestFields(body);
+  return combine(c.problems, validateScheduleRequest(c.fields));
+}
+
+/** The accepted boolean spellings, for help texts. */
+export const BOOLEAN_SPELLINGS_HELP = BOOLEAN_SPELLINGS;

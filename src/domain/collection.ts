@@ -1,0 +1,135 @@
+/**
+ * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
+ * (integration-api.md "Collection", codes 802-1004; interpretations.md "Collections").
+ */
+import { ErrorCode, type ProblemCode } from './codes.js';
+import type { Problem, Validation } from './problem.js';
+import type { CollectionRequest } from './types.js';
+import { isPlainObject, isUnset, ruleTable, stringRule, validateFields, type FieldRule } from './field-rules.js';
+import { ALNUM, codePointLength } from './text-rules.js';
+
+/** "Shorter than 100 symbols": 100 characters is already too long (805). */
+export const COLLECTION_TITLE_LIMIT = 100;
+
+const titleRule: FieldRule = {
+  name: 'Title',
+  required: true,
+  check(value, path, problems) {
+    if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
+      problems.push({ field: path, code: ErrorCode.CollectionTitleEmpty, message: 'Title is required and must not be empty' });
+      return undefined;
+    }
+    if (typeof value !== 'string') {
+      problems.push({ field: path, code: null, message: 'Title must be a string' });
+      return undefined;
+    }
+    if (value.length >= COLLECTION_TITLE_LIMIT && codePointLength(value) >= COLLECTION_TITLE_LIMIT) {
+      problems.push({ field: path, code: ErrorCode.CollectionTitleTooLong, message: `Title must be shorter than ${COLLECTION_TITLE_LIMIT} characters` });
+      return undefined;
+    }
+    return value;
+  },
+};
+
+interface IdTitleListSpec {
+  name: string;
+  /** Code for an entry that is null or an empty object (901 for taxonomies). */
+  emptyEntryCode: ProblemCode;
+  /** Code for an entry whose ExternalId is null or empty (902 / 1004). */
+  emptyIdCode: ProblemCode;
+  what: string;
+}
+
+const idTitleEntryTable = ruleTable('list entry', [
+  stringRule('ExternalId', { max: 64 }),
+  stringRule('Title', { max: 500 }),
+]);
+
+/** A list of { ExternalId, Title } objects; null or absent means "all available" and is left out. */
+function idTitleListRule(spec: IdTitleListSpec): FieldRule {
+  const { name, emptyEntryCode, emptyIdCode, what } = spec;
+  return {
+    name,
+    check(value, path, problems) {
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value)) {
+        problems.push({ field: path, code: null, message: `${name} must be a list of objects with ExternalId and Title` });
+        return undefined;
+      }
+      const before = problems.length;
+      const out: Record<string, unknown>[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const entry: unknown = value[i];
+        const entryPath = `${path}[${i}]`;
+        if (entry === null || entry === undefined || (isPlainObject(entry) && Object.keys(entry).length === 0)) {
+          problems.push({ field: entryPath, code: emptyEntryCode, message: `A ${what} entry must not be empty` });
+          continue;
+        }
+        const idTitle = validateFields(entry, idTitleEntryTable, `${entryPath}.`, problems);
+        if (idTitle === null) continue;
+        const id = (entry as Record<string, unknown>)['ExternalId'];
+        if (isUnset(id) || (typeof id === 'string' && id.trim() === '')) {
+          problems.push({ field: `${entryPath}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
+          continue;
+        }
+        out.push(idTitle);
+      }
+      return problems.length === before ? out : undefined;
+    },
+  };
+}
+
+const collectionTable = ruleTable('collection', [
+  stringRule('ExternalId', {
+    max: 64,
+    pattern: ALNUM,
+    patternCode: ErrorCode.CollectionExternalIdInvalid,
+    patternHint: 'letters and digits (a-z, 0-9)',
+  }),
+  titleRule,
+  stringRule('Owner', { max: 64 }),
+  idTitleListRule({
+    name: 'Taxonomies',
+    emptyEntryCode: ErrorCode.TaxonomyEmpty,
+    emptyIdCode: ErrorCode.TaxonomyExternalIdEmpty,
+    what: 'taxonomy',
+  }),
+  idTitleListRule({
+    name: 'LoRepositoryExternalIds',
+    emptyEntryCode: ErrorCode.RepositoryExternalIdEmpty,
+    emptyIdCode: ErrorCode.RepositoryExternalIdEmpty,
+    what: 'repository',
+  }),
+  idTitleListRule({
+    name: 'ObjectiveRepositories',
+    emptyEntryCode: ErrorCode.RepositoryExternalIdEmpty,
+    emptyIdCode: ErrorCode.RepositoryExternalIdEmpty,
+    what: 'repository',
+  }),
+]);
+
+export const COLLECTION_FIELDS: readonly string[] = collectionTable.rules.map((r) => r.name);
+
+export function validateCollection(input: unknown): Validation<CollectionRequest> {
+  const problems: Problem[] = [];
+  const out = validateFields(input, collectionTable, '', problems);
+  if (problems.length > 0 || out === null) return { ok: false, problems };
+  return { ok: true, value: out as unknown as CollectionRequest };
+}
+
+/**
+ * The repositories a collection names, from both list names, without duplicates (first
+ * occurrence wins; interpretations.md "Collections"). For the engine, on a validated request.
+ */
+export function collectionRepositories(request: CollectionRequest): { ExternalId: string; Title?: string }[] {
+  const seen = new Set<string>();
+  const out: { ExternalId: string; Title?: string }[] = [];
+  for (const list of [request.LoRepositoryExternalIds, request.ObjectiveRepositories]) {
+    for (const entry of list ?? []) {
+      if (seen.has(entry.ExternalId)) continue;
+      seen.add(entry.ExternalId);
+      out.push(entry);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * Rules that more than one request shares (users and candidates, schedule dates). Each lives
+ * here once; the entity tables only choose the code a failure carries on their endpoint.
+ */
+import { ErrorCode, type ProblemCode } from './codes.js';
+import type { Problem } from './problem.js';
+import type { FieldRule } from './field-rules.js';
+import { isEmail, parseDateTime } from './text-rules.js';
+
+export const ADJUSTMENT_MIN = 0;
+export const ADJUSTMENT_MAX = 999;
+
+export function adjustmentInvalidProblem(path: string): Problem {
+  return {
+    field: path,
+    code: ErrorCode.AdjustmentPercentageInvalid,
+    message: `ReasonableAdjustmentPercentage must be a whole number from ${ADJUSTMENT_MIN} to ${ADJUSTMENT_MAX}`,
+  };
+}
+
+/** 250: the percentage is set (0 included) while SpecialNeeds is not true. */
+export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
+  return {
+    field: path,
+    code: ErrorCode.AdjustmentWithoutSpecialNeeds,
+    message: 'ReasonableAdjustmentPercentage may be set only when SpecialNeeds is true',
+  };
+}
+
+/** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
+export const reasonableAdjustmentRule: FieldRule = {
+  name: 'ReasonableAdjustmentPercentage',
+  check(value, path, problems) {
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < ADJUSTMENT_MIN || value > ADJUSTMENT_MAX) {
+      problems.push(adjustmentInvalidProblem(path));
+      return undefined;
+    }
+    return value;
+  },
+};
+
+/**
+ * The 250 rule for one record: call with the record's raw percentage (undefined when unset)
+ * and whether SpecialNeeds is true. `specialNeeds` undefined means SpecialNeeds itself was
+ * invalid, in which case its own problem already says so and 250 cannot be decided.
+ */
+export function checkAdjustmentNeedsSpecialNeeds(
+  percentage: unknown,
+  specialNeeds: boolean | undefined | 'invalid',
+  path: string,
+  problems: Problem[],
+): void {
+  if (percentage === undefined || percentage === null || percentage === '') return;
+  if (specialNeeds === 'invalid') return;
+  if (specialNeeds !== true) problems.push(adjustmentWithoutSpecialNeedsProblem(path));
+}
+
+/** The e-mail format check with the code the endpoint uses for it (209 for users, null for candidates). */
+export function emailFormat(code: ProblemCode) {
+  return (s: string, path: string, problems: Problem[]): string | undefined => {
+    if (isEmail(s)) return s;
+    problems.push({ field: path, code, message: 'Email is not a valid address (expected name@domain.tld, no spaces)' });
+    return undefined;
+  };
+}
+
+export const DATE_TIME_EXAMPLE = '2026-03-01T09:00:00Z';
+
+export function dateTimeMessage(name: string, reason: 'format' | 'no-zone' | 'calendar'): string {
+  switch (reason) {
+    case 'no-zone':
+      return `${name} has no time zone; add Z or an offset such as +01:00, e.g. ${DATE_TIME_EXAMPLE}`;
+    case 'calendar':
+      return `${name} is not a real date and time (check month, day, hour, minute, second and offset)`;
+    default:
+      return `${name} must be RFC 3339 with a zone, e.g. ${DATE_TIME_EXAMPLE}`;
+  }
+}
+
+/** An RFC 3339 DateTime field, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`. */
+export function dateTimeFormat(name: string) {
+  return (s: string, path: string, problems: Problem[]): string | undefined => {
+    const parsed = parseDateTime(s);
+    if (parsed.ok) return parsed.iso;
+    problems.push({ field: path, code: null, message: dateTimeMessage(name, parsed.reason) });
+    return undefined;
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
+ * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
+ */
+import { ErrorCode } from './codes.js';
+import type { Problem, Validation } from './problem.js';
+
+export const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
+export const INVIGILATOR_IDS_FIELD = 'UserExtIds';
+
+export interface InvigilatorRemoval {
+  scheduleExtId: string;
+  userExtIds: string[];
+}
+
+function isUsableId(v: unknown): v is string {
+  return typeof v === 'string' && v.trim() !== '';
+}
+
+/**
+ * Ids are sent as given, in order (duplicates included: each is one report item). An entry that
+ * is empty or not a string is a problem naming its index; when no entry is usable the whole
+ * body is 200, as the API would answer.
+ */
+export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
+  const problems: Problem[] = [];
+  if (!isUsableId(scheduleExtId)) {
+    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
+  }
+  const ids: string[] = [];
+  if (userExtIds === undefined || userExtIds === null || (Array.isArray(userExtIds) && userExtIds.length === 0)) {
+    problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorBodyEmpty, message: 'The list of invigilator user ids is empty' });
+  } else if (!Array.isArray(userExtIds)) {
+    problems.push({ field: INVIGILATOR_IDS_FIELD, code: null, message: 'The invigilator user ids must be a JSON array of strings' });
+  } else {
+    const bad: Problem[] = [];
+    for (let i = 0; i < userExtIds.length; i++) {
+      const id: unknown = userExtIds[i];
+      if (isUsableId(id)) ids.push(id);
+      else bad.push({ field: `${INVIGILATOR_IDS_FIELD}[${i}]`, code: null, message: 'An invigilator user id must be a non-empty string' });
+    }
+    if (ids.length === 0) {
+      problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorNoValidIds, message: 'The request holds no valid invigilator user ids' });
+    } else {
+      problems.push(...bad);
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, value: { scheduleExtId: scheduleExtId as string, userExtIds: ids } };
+}

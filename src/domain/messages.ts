@@ -1,0 +1,172 @@
+/**
+ * Problems that need the platform's state to decide (the engine decides them), worded here so
+ * the local engine, the remote client's fallbacks and the CLI all say the same thing for one rule.
+ * Each builder returns a complete Problem; `field` defaults to where the API reports the condition.
+ */
+import { ErrorCode } from './codes.js';
+import type { Problem } from './problem.js';
+import { addMinutes } from './text-rules.js';
+
+const p = (field: string, code: Problem['code'], message: string): Problem => ({ field, code, message });
+
+// ---- schedules (not numbered: code null) -------------------------------------------------
+
+/** Minutes added to the assessment duration for a default EndDateTime. */
+export const DEFAULT_END_MARGIN_MINUTES = 60;
+
+/** Default EndDateTime: start + duration + 60 minutes, in the wire's UTC form. */
+export function defaultEndDateTime(startUtc: string, durationMin: number): string {
+  return addMinutes(startUtc, durationMin + DEFAULT_END_MARGIN_MINUTES);
+}
+
+/** Whole minutes from start to end (normalised UTC strings); fractional minutes count down. */
+export function spanMinutes(startUtc: string, endUtc: string): number {
+  return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
+}
+
+/** The span rule's failure, naming both figures (interpretations.md "Schedules"). */
+export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number): Problem {
+  return p(
+    'Schedule.EndDateTime',
+    null,
+    `The schedule lasts ${formatMinutes(spanMin)} minutes but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${durationMin + extraMin} minutes)`,
+  );
+}
+
+/** The span rule: End - Start must be strictly greater than duration + extra. Null when it holds. */
+export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number): Problem | null {
+  const span = spanMinutes(startUtc, endUtc);
+  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span);
+}
+
+function formatMinutes(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+export function scheduleNotFoundProblem(scheduleExtId: string): Problem {
+  return p('Schedule.ScheduleExtId', null, `Schedule not found: ${scheduleExtId}`);
+}
+export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
+  return p('Schedule.ScheduleExtId', null, `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`);
+}
+export function activatedScheduleProblem(scheduleExtId: string): Problem {
+  return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start has passed) and cannot be updated`);
+}
+export function scheduleHierarchyNotFoundProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
+  return p(field, null, `Hierarchy not found: ${hierarchyExtId}`);
+}
+export function scheduleHierarchyInactiveProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
+  return p(field, null, hierarchyInactiveMessage(hierarchyExtId));
+}
+export function schedulerNotSetProblem(): Problem {
+  return p('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings');
+}
+export function schedulerNoPermissionProblem(userName: string): Problem {
+  return p('Schedule.Owner', null, `Selected scheduler ${userName} no longer has permission to create, update and delete schedules`);
+}
+export function workflowChangedProblem(existing: string, requested: string): Problem {
+  return p('Workflow', null, `Workflow of an existing schedule cannot change (it is ${existing}, the request says ${requested}); create a new schedule or keep the workflow`);
+}
+export function assessmentNotFoundProblem(assessmentExtId: string): Problem {
+  return p('Schedule.AssessmentExtId', null, `Assessment not found: ${assessmentExtId}`);
+}
+export function proctoringTemplateNotFoundProblem(templateExtId: string): Problem {
+  return p('Schedule.ProctoringServiceTemplateExternalId', null, `Proctoring template not found: ${templateExtId}`);
+}
+
+// ---- users --------------------------------------------------------------------------------
+
+export function hierarchyNotFoundMessage(hierarchyExtId: string): string {
+  return `Hierarchy not found: ${hierarchyExtId}`;
+}
+export function hierarchyInactiveMessage(hierarchyExtId: string): string {
+  return `Hierarchy must be active: ${hierarchyExtId} is not active`;
+}
+export function permissionsCannotBeSetMessage(hierarchyExtId: string): string {
+  return `Permissions cannot be set for hierarchy ${hierarchyExtId}`;
+}
+/** 131 for one Hierarchies entry (reported in GroupErrors; the user is still saved). */
+export function hierarchyNotFoundProblem(index: number, hierarchyExtId: string): Problem {
+  return p(`Hierarchies[${index}]`, ErrorCode.HierarchyNotFound, hierarchyNotFoundMessage(hierarchyExtId));
+}
+/** 133: permission flags on a hierarchy that cannot carry them (the root). */
+export function permissionsCannotBeSetProblem(index: number, hierarchyExtId: string): Problem {
+  return p(`Hierarchies[${index}]`, ErrorCode.PermissionsCannotBeSet, permissionsCannotBeSetMessage(hierarchyExtId));
+}
+/** 1134 for one Hierarchies entry. */
+export function hierarchyInactiveProblem(index: number, hierarchyExtId: string): Problem {
+  return p(`Hierarchies[${index}]`, ErrorCode.HierarchyInactive, hierarchyInactiveMessage(hierarchyExtId));
+}
+export function rootHierarchyNotFoundProblem(): Problem {
+  return p('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found');
+}
+export function userNotFoundProblem(externalId: string): Problem {
+  return p('ExternalId', ErrorCode.UserNotFound, `User not found: ${externalId}`);
+}
+export function userNameTakenProblem(userName: string): Problem {
+  return p('UserName', ErrorCode.UserNameTaken, `A user with the UserName ${userName} already exists`);
+}
+export function synchronizationKeyTakenProblem(): Problem {
+  return p('SynchronizationKey', ErrorCode.SynchronizationKeyTaken, 'A user with the same SynchronizationKey already exists');
+}
+export function externalIdTakenProblem(externalId: string, existing: string): Problem {
+  return p('ExternalId', ErrorCode.UserExternalIdTaken, `A user with the same ExternalId exists: ${externalId} collides with ${existing} (ids are compared ignoring case)`);
+}
+export function roleNotFoundProblem(role: string): Problem {
+  return p('Role', ErrorCode.RoleNotFound, `Role not found: ${role}`);
+}
+export function unknownErrorProblem(detail?: string): Problem {
+  return p('', ErrorCode.UnknownError, detail === undefined ? 'Unknown error' : `Unknown error: ${detail}`);
+}
+
+// ---- collections --------------------------------------------------------------------------
+
+export function collectionOwnerNotFoundProblem(owner: string): Problem {
+  return p('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${owner}`);
+}
+export function collectionOwnerNotSetProblem(): Problem {
+  return p('Owner', ErrorCode.CollectionOwnerNotSet, 'Owner not set: give Owner or set the owner in the external API settings');
+}
+export function collectionOwnerNoPermissionProblem(owner: string): Problem {
+  return p('Owner', ErrorCode.CollectionOwnerNoPermission, `Owner ${owner} lacks permission to view collections`);
+}
+export function collectionExternalIdTakenProblem(externalId: string): Problem {
+  return p('ExternalId', ErrorCode.CollectionExternalIdTaken, `Collection ExternalId already used: ${externalId}`);
+}
+/** `field` is the entry's path, e.g. `Taxonomies[0].ExternalId`. */
+export function taxonomyNotFoundProblem(field: string, taxonomyExtId: string): Problem {
+  return p(field, ErrorCode.TaxonomyNotFound, `Taxonomy not found: ${taxonomyExtId}`);
+}
+export function repositoryNotFoundProblem(field: string, repositoryExtId: string): Problem {
+  return p(field, ErrorCode.RepositoryNotFound, `Learning objective repository not found: ${repositoryExtId}`);
+}
+export function repositoryNotARepositoryProblem(field: string, repositoryExtId: string): Problem {
+  return p(field, ErrorCode.RepositoryNotARepository, `Learning objective ${repositoryExtId} is not a repository`);
+}
+export function repositoryNotPublishedProblem(field: string, repositoryExtId: string): Problem {
+  return p(field, ErrorCode.RepositoryNotPublished, `Learning objective repository ${repositoryExtId} is not published`);
+}
+export function repositoryNoAccessProblem(field: string, repositoryExtId: string, owner: string): Problem {
+  return p(field, ErrorCode.RepositoryNoAccess, `Owner ${owner} has no access to repository ${repositoryExtId}`);
+}
+
+// ---- invigilators -------------------------------------------------------------------------
+
+export function invigilatorScheduleNotFoundProblem(scheduleExtId: string): Problem {
+  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`);
+}
+export function invigilatorScheduleArchivedProblem(scheduleExtId: string): Problem {
+  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleArchived, `Schedule ${scheduleExtId} is archived`);
+}
+export function invigilatorScheduleFinishedProblem(scheduleExtId: string): Problem {
+  return p('ScheduleExtId', ErrorCode.InvigilatorScheduleFinished, `Schedule ${scheduleExtId} is finished`);
+}
+export function notAnInvigilatorMessage(userExtId: string, scheduleExtId: string): string {
+  return `User ${userExtId} has not been added as invigilator of schedule ${scheduleExtId}`;
+}
+
+// ---- review sessions ----------------------------------------------------------------------
+
+export function reviewSessionNotFoundProblem(externalId: string): Problem {
+  return p('externalId', ErrorCode.ReviewSessionNotFound, `Review session has not been found: ${externalId}`);
+}

@@ -1,0 +1,197 @@
+/**
+ * Pure value checks shared by every entity's rules. Each check answers one question about one
+ * value; which code and message a failure carries is decided by the entity tables, so a check
+ * here can serve several fields (e.g. the e-mail check for users and candidates).
+ */
+import ipaddr from 'ipaddr.js';
+
+/** "Alphanumeric and dashes" (interpretations.md). */
+export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
+/** Collection ExternalId "alphanumeric, a-z and 0-9" (802). */
+export const ALNUM = /^[A-Za-z0-9]+$/;
+/** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
+export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
+export const PIN_PATTERN = /^[0-9]{4}$/;
+const WHITESPACE = /\s/;
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+const GUID = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const DIGITS = /^[0-9]+$/;
+
+/**
+ * Length in Unicode code points (interpretations.md: string(N) counts characters, not bytes
+ * or UTF-16 units). UTF-16 length is an upper bound, so the slow count runs only near the limit.
+ */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+export function exceedsLength(s: string, max: number): boolean {
+  return s.length > max && codePointLength(s) > max;
+}
+
+export function hasWhitespace(s: string): boolean {
+  return WHITESPACE.test(s);
+}
+
+/** Practical address check (interpretations.md): one @, a dotted domain, no spaces. */
+export function isEmail(s: string): boolean {
+  return EMAIL.test(s);
+}
+
+/** A GUID in the dashed form, with or without braces, any case (231). */
+export function isGuid(s: string): boolean {
+  return GUID.test(s);
+}
+
+/** An absolute http(s) URL with a host (245). The global URL class keeps this free of node: imports. */
+export function isHttpUrl(s: string): boolean {
+  if (hasWhitespace(s)) return false;
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+}
+
+export function isDigits(s: string): boolean {
+  return DIGITS.test(s);
+}
+
+function isLeapYear(y: number): boolean {
+  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+export function isCalendarDate(y: number, m: number, d: number): boolean {
+  if (m < 1 || m > 12 || d < 1) return false;
+  const max = m === 2 && isLeapYear(y) ? 29 : (DAYS_IN_MONTH[m - 1] ?? 0);
+  return d <= max;
+}
+
+/**
+ * DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246).
+ * Returns the date as YYYY-MM-DD, or null when it is not one.
+ */
+export function normaliseDateOfBirth(s: string): string | null {
+  const m = DATE_DASHED.exec(s) ?? DATE_COMPACT.exec(s);
+  if (m === null) return null;
+  const y = m[1] as string;
+  const mo = m[2] as string;
+  const d = m[3] as string;
+  if (!isCalendarDate(Number(y), Number(mo), Number(d))) return null;
+  return `${y}-${mo}-${d}`;
+}
+
+export type DateTimeParse =
+  | { ok: true; iso: string; epochMs: number }
+  | { ok: false; reason: 'format' | 'no-zone' | 'calendar' };
+
+/**
+ * An RFC 3339 date-time with an explicit zone, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`.
+ * A value without a zone is refused rather than guessed (interpretations.md). Fractions beyond
+ * milliseconds are truncated; leap seconds (60) are refused because the wire form cannot carry them.
+ */
+export function parseDateTime(s: string): DateTimeParse {
+  const m = RFC3339.exec(s);
+  if (m === null) return { ok: false, reason: 'format' };
+  const zone = m[8];
+  if (zone === undefined) return { ok: false, reason: 'no-zone' };
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  const h = Number(m[4]);
+  const mi = Number(m[5]);
+  const sec = Number(m[6]);
+  if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59 || sec > 59) return { ok: false, reason: 'calendar' };
+  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  let offsetMin = 0;
+  if (zone !== 'Z' && zone !== 'z') {
+    const oh = Number(zone.slice(1, 3));
+    const om = Number(zone.slice(4, 6));
+    if (oh > 23 || om > 59) return { ok: false, reason: 'calendar' };
+    offsetMin = (oh * 60 + om) * (zone[0] === '-' ? -1 : 1);
+  }
+  // setUTCFullYear keeps years 0..99 literal, where Date.UTC would map them to 19xx.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, sec, ms);
+  const epochMs = date.getTime() - offsetMin * 60_000;
+  if (!Number.isFinite(epochMs)) return { ok: false, reason: 'calendar' };
+  const iso = new Date(epochMs).toISOString();
+  // The UTC form must still be a four-digit year to stay inside RFC 3339.
+  if (iso.length !== 24) return { ok: false, reason: 'calendar' };
+  return { ok: true, iso, epochMs };
+}
+
+/** Adds minutes to a normalised UTC date-time and returns the same wire form. */
+export function addMinutes(isoUtc: string, minutes: number): string {
+  return new Date(Date.parse(isoUtc) + minutes * 60_000).toISOString();
+}
+
+type IpKind = 'ipv4' | 'ipv6';
+
+function ipKind(s: string): IpKind | null {
+  if (IPV4.test(s)) return 'ipv4';
+  // Zone ids (fe80::1%eth0) name a local interface and mean nothing to a remote login check.
+  if (s.includes(':') && !s.includes('%') && ipaddr.IPv6.isValid(s)) return 'ipv6';
+  return null;
+}
+
+function canonicalAddress(s: string, kind: IpKind): string {
+  return kind === 'ipv4' ? s : ipaddr.IPv6.parse(s).toNormalizedString();
+}
+
+function compareBytes(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * One AllowedIpAddresses entry (238): an IPv4/IPv6 address, a CIDR block, or a `first-last`
+ * range of one family with first <= last. Returns a canonical form (so `::1` and `0::1` count
+ * as duplicates, 239), or null when the entry is not valid.
+ */
+export function canonicalIpEntry(s: string): string | null {
+  const slash = s.indexOf('/');
+  if (slash >= 0) {
+    const addr = s.slice(0, slash);
+    const prefix = s.slice(slash + 1);
+    const kind = ipKind(addr);
+    if (kind === null || !isDigits(prefix) || prefix.length > 3) return null;
+    const bits = Number(prefix);
+    if (bits > (kind === 'ipv4' ? 32 : 128)) return null;
+    return `${canonicalAddress(addr, kind)}/${bits}`;
+  }
+  const dash = s.indexOf('-');
+  if (dash >= 0) {
+    const first = s.slice(0, dash).trim();
+    const last = s.slice(dash + 1).trim();
+    const kind = ipKind(first);
+    if (kind === null || ipKind(last) !== kind) return null;
+    const a = ipaddr.parse(first).toByteArray();
+    const b = ipaddr.parse(last).toByteArray();
+    if (compareBytes(a, b) > 0) return null;
+    return `${canonicalAddress(first, kind)}-${canonicalAddress(last, kind)}`;
+  }
+  const kind = ipKind(s);
+  return kind === null ? null : canonicalAddress(s, kind);
+}

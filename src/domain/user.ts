@@ -1,0 +1,277 @@
+/**
+ * POST /user: every field rule of the user request and its Hierarchies elements
+ * (integration-api.md "User", codes 206-250; interpretations.md "Users").
+ */
+import { ErrorCode } from './codes.js';
+import type { Problem, Validation } from './problem.js';
+import type { HierarchyAction, UserRequest } from './types.js';
+import {
+  booleanRule,
+  enumRule,
+  isUnset,
+  ruleTable,
+  stringRule,
+  validateFields,
+  type FieldRule,
+} from './field-rules.js';
+import { checkAdjustmentNeedsSpecialNeeds, emailFormat, reasonableAdjustmentRule } from './common-rules.js';
+import {
+  canonicalIpEntry,
+  codePointLength,
+  exceedsLength,
+  hasWhitespace,
+  isGuid,
+  isHttpUrl,
+  normaliseDateOfBirth,
+  USER_EXTERNAL_ID,
+} from './text-rules.js';
+
+export const MAX_LABELS = 20;
+export const MAX_LABEL_LENGTH = 100;
+export const MAX_IP_ADDRESSES = 100;
+export const PASSWORD_MIN = 5;
+export const PASSWORD_MAX = 500;
+export const HIERARCHY_ACTIONS: readonly HierarchyAction[] = ['UPSERT', 'DELETE'];
+
+export const HIERARCHY_FLAG_FIELDS = [
+  'IsCoordinator',
+  'IsAdministrator',
+  'HasViewReportsPermissions',
+  'HasReScoringPermissions',
+] as const;
+
+const hierarchyTable = ruleTable('hierarchy membership', [
+  stringRule('ExternalId', { max: 64, required: null }),
+  ...HIERARCHY_FLAG_FIELDS.map(booleanRule),
+  enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
+]);
+
+const labelsRule: FieldRule = {
+  name: 'Labels',
+  check(value, path, problems) {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) {
+      problems.push({ field: path, code: null, message: 'Labels must be a list of strings' });
+      return undefined;
+    }
+    let ok = true;
+    if (value.length > MAX_LABELS) {
+      problems.push({ field: path, code: ErrorCode.TooManyLabels, message: `Labels has ${value.length} entries; at most ${MAX_LABELS} are allowed` });
+      ok = false;
+    }
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < value.length; i++) {
+      const entry: unknown = value[i];
+      const label = typeof entry === 'string' ? entry.trim() : '';
+      if (label === '' || exceedsLength(label, MAX_LABEL_LENGTH)) {
+        problems.push({ field: `${path}[${i}]`, code: ErrorCode.LabelInvalid, message: `Each label must be 1 to ${MAX_LABEL_LENGTH} characters (after trimming spaces)` });
+        ok = false;
+      } else if (seen.has(label)) {
+        problems.push({ field: `${path}[${i}]`, code: ErrorCode.LabelsDuplicate, message: `Label "${label}" appears more than once` });
+        ok = false;
+      } else {
+        seen.add(label);
+        out.push(label);
+      }
+    }
+    return ok ? out : undefined;
+  },
+};
+
+const allowedIpAddressesRule: FieldRule = {
+  name: 'AllowedIpAddresses',
+  check(value, path, problems) {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) {
+      problems.push({ field: path, code: null, message: 'AllowedIpAddresses must be a list of strings' });
+      return undefined;
+    }
+    let ok = true;
+    if (value.length > MAX_IP_ADDRESSES) {
+      problems.push({ field: path, code: ErrorCode.TooManyIpAddresses, message: `AllowedIpAddresses has ${value.length} entries; at most ${MAX_IP_ADDRESSES} are allowed` });
+      ok = false;
+    }
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < value.length; i++) {
+      const entry: unknown = value[i];
+      const text = typeof entry === 'string' ? entry.trim() : '';
+      const canonical = text === '' ? null : canonicalIpEntry(text);
+      if (canonical === null) {
+        problems.push({
+          field: `${path}[${i}]`,
+          code: ErrorCode.IpAddressInvalid,
+          message: 'Each allowed IP must be an IPv4/IPv6 address, a CIDR block (10.0.0.0/8) or a range of one family (10.0.0.1-10.0.0.9, first <= last)',
+        });
+        ok = false;
+      } else if (seen.has(canonical)) {
+        problems.push({ field: `${path}[${i}]`, code: ErrorCode.IpAddressesDuplicate, message: `Allowed IP "${text}" appears more than once` });
+        ok = false;
+      } else {
+        seen.add(canonical);
+        out.push(text);
+      }
+    }
+    return ok ? out : undefined;
+  },
+};
+
+const passwordRule: FieldRule = {
+  name: 'Password',
+  check(value, path, problems) {
+    if (isUnset(value)) return undefined;
+    // The value never enters a message: passwords stay out of reports and logs.
+    if (typeof value !== 'string') {
+      problems.push({ field: path, code: null, message: 'Password must be a string' });
+      return undefined;
+    }
+    const n = value.length > PASSWORD_MAX * 2 ? value.length : codePointLength(value);
+    if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
+      problems.push({ field: path, code: ErrorCode.PasswordLength, message: `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long` });
+      return undefined;
+    }
+    return value;
+  },
+};
+
+const hierarchiesRule: FieldRule = {
+  name: 'Hierarchies',
+  check(value, path, problems) {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) {
+      problems.push({ field: path, code: null, message: 'Hierarchies must be a list of hierarchy objects' });
+      return undefined;
+    }
+    const before = problems.length;
+    const out: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < value.length; i++) {
+      const entry: unknown = value[i];
+      const entryPath = `${path}[${i}]`;
+      if (entry === null || entry === undefined) {
+        problems.push({ field: entryPath, code: ErrorCode.HierarchiesContainNull, message: 'Hierarchies must not contain null entries' });
+        continue;
+      }
+      const membership = validateFields(entry, hierarchyTable, `${entryPath}.`, problems);
+      if (membership === null) continue;
+      const id = membership['ExternalId'];
+      if (typeof id === 'string') {
+        if (seen.has(id)) {
+          problems.push({ field: `${entryPath}.ExternalId`, code: ErrorCode.HierarchiesDuplicate, message: `Hierarchy ${id} is listed more than once` });
+        }
+        seen.add(id);
+      }
+      out.push(membership);
+    }
+    return problems.length === before ? out : undefined;
+  },
+};
+
+const userTable = ruleTable('user', [
+  stringRule('ExternalId', {
+    max: 64,
+    required: ErrorCode.UserExternalIdEmpty,
+    tooLongCode: ErrorCode.UserExternalIdTooLong,
+    pattern: USER_EXTERNAL_ID,
+    patternCode: ErrorCode.UserExternalIdInvalid,
+    patternHint: 'letters, digits, -, _ and @',
+  }),
+  stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong }),
+  stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong }),
+  stringRule('Email', { max: 100, tooLongCode: ErrorCode.EmailInvalid, format: emailFormat(ErrorCode.EmailInvalid) }),
+  stringRule('UserName', {
+    max: 50,
+    tooLongCode: ErrorCode.UserNameInvalid,
+    format(s, path, problems) {
+      if (!hasWhitespace(s)) return s;
+      problems.push({ field: path, code: ErrorCode.UserNameInvalid, message: 'UserName must not contain spaces or other whitespace' });
+      return undefined;
+    },
+  }),
+  stringRule('Role', { max: 500 }),
+  stringRule('Photo', {
+    max: 500,
+    tooLongCode: ErrorCode.PhotoInvalid,
+    format(s, path, problems) {
+      if (isHttpUrl(s)) return s;
+      problems.push({ field: path, code: ErrorCode.PhotoInvalid, message: 'Photo must be an absolute http:// or https:// URL' });
+      return undefined;
+    },
+  }),
+  stringRule('DateOfBirth', {
+    max: 10,
+    tooLongCode: ErrorCode.DateOfBirthInvalid,
+    format(s, path, problems) {
+      const date = normaliseDateOfBirth(s);
+      if (date !== null) return date;
+      problems.push({ field: path, code: ErrorCode.DateOfBirthInvalid, message: 'DateOfBirth must be a real date written YYYY-MM-DD or YYYYMMDD' });
+      return undefined;
+    },
+  }),
+  stringRule('Company', { max: 100, tooLongCode: ErrorCode.CompanyTooLong }),
+  stringRule('CountryCode', { max: 20, tooLongCode: ErrorCode.CountryCodeTooLong }),
+  stringRule('State', { max: 50, tooLongCode: ErrorCode.StateTooLong }),
+  stringRule('City', { max: 50, tooLongCode: ErrorCode.CityTooLong }),
+  stringRule('PostalCode', { max: 50, tooLongCode: ErrorCode.PostalCodeTooLong }),
+  stringRule('PostalAddress', { max: 500, tooLongCode: ErrorCode.PostalAddressTooLong }),
+  stringRule('AddressLine1', { max: 500, tooLongCode: ErrorCode.AddressLine1TooLong }),
+  stringRule('AddressLine2', { max: 500, tooLongCode: ErrorCode.AddressLine2TooLong }),
+  stringRule('PhoneNumber', { max: 50, tooLongCode: ErrorCode.PhoneNumberTooLong }),
+  stringRule('CellularPhone', { max: 50, tooLongCode: ErrorCode.CellularPhoneTooLong }),
+  booleanRule('SpecialNeeds'),
+  reasonableAdjustmentRule,
+  booleanRule('EnableReadSpeaker'),
+  booleanRule('DisableLogin'),
+  booleanRule('DisablePasswordReset'),
+  stringRule('SynchronizationKey', {
+    max: 64,
+    tooLongCode: ErrorCode.SynchronizationKeyInvalid,
+    format(s, path, problems) {
+      if (isGuid(s)) return s;
+      problems.push({ field: path, code: ErrorCode.SynchronizationKeyInvalid, message: 'SynchronizationKey must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301 (braces optional)' });
+      return undefined;
+    },
+  }),
+  labelsRule,
+  allowedIpAddressesRule,
+  passwordRule,
+  hierarchiesRule,
+]);
+
+/** The API names of every user field, in the spec's order. */
+export const USER_FIELDS: readonly string[] = userTable.rules.map((r) => r.name);
+export const HIERARCHY_FIELDS: readonly string[] = hierarchyTable.rules.map((r) => r.name);
+
+/** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
+export function booleanState(value: unknown): boolean | undefined | 'invalid' {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'boolean' ? value : 'invalid';
+}
+
+/**
+ * Checks one user request and returns the wire-ready value or every problem found.
+ * Role is optional here: whether 240 applies depends on whether the user exists, which only
+ * the engine knows (it uses roleRequiredProblem). `isCreate: true` applies 240 here too.
+ */
+export function validateUser(input: unknown, context?: { isCreate?: boolean }): Validation<UserRequest> {
+  const problems: Problem[] = [];
+  const out = validateFields(input, userTable, '', problems);
+  if (out !== null) {
+    const record = input as Record<string, unknown>;
+    checkAdjustmentNeedsSpecialNeeds(
+      record['ReasonableAdjustmentPercentage'],
+      booleanState(record['SpecialNeeds']),
+      'ReasonableAdjustmentPercentage',
+      problems,
+    );
+    if (context?.isCreate === true && isUnset(record['Role'])) problems.push(roleRequiredProblem());
+  }
+  if (problems.length > 0 || out === null) return { ok: false, problems };
+  return { ok: true, value: out as unknown as UserRequest };
+}
+
+/** 240: the user is being created and has no Role. */
+export function roleRequiredProblem(): Problem {
+  return { field: 'Role', code: ErrorCode.RoleEmpty, message: 'Role is required when a user is created' };
+}

@@ -1,0 +1,327 @@
+import { z } from 'zod';
+import type { ReviewSession } from './types.js';
+
+/**
+ * The world file (cli-contract.md, "World file"): what exists on the platform before the API is
+ * called. Every object is strict (an unknown field is an error with its path) except review
+ * sessions, which are kept exactly as the API returns them.
+ */
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const instant = z
+  .string()
+  .refine((value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)), {
+    message: 'must be an RFC 3339 date-time with a zone (e.g. 2026-11-21T09:00:00.000Z)',
+  });
+const nonEmpty = z.string().min(1);
+const optionalString = z.string().optional();
+
+export const WorldSettingsSchema = z.strictObject({
+  SiteUrl: z.url({ protocol: /^https?$/ }),
+  /** UserName of the default owner of schedules and collections; absent means "Scheduler not set". */
+  ExternalApiOwner: z.string().min(1).nullable().optional(),
+  /** Tokens the HTTP server (`local serve`) accepts in `Authorization: EAPI <token>`. */
+  ApiTokens: z.array(nonEmpty),
+  DefaultProctoringTemplate: z.string().min(1).nullable().optional(),
+  /** Base address of the proctoring provider, for candidates' LaunchUrl. */
+  ProctoringProviderUrl: z.url({ protocol: /^https?$/ }).optional(),
+});
+
+export const WorldRoleSchema = z.strictObject({
+  Title: nonEmpty,
+  Participate: z.boolean(),
+});
+
+export const WorldMembershipSchema = z.strictObject({
+  ExternalId: nonEmpty,
+  IsCoordinator: z.boolean().optional(),
+  IsAdministrator: z.boolean().optional(),
+  HasViewReportsPermissions: z.boolean().optional(),
+  HasReScoringPermissions: z.boolean().optional(),
+});
+
+export const WorldUserSchema = z.strictObject({
+  ExternalId: nonEmpty,
+  UserName: nonEmpty,
+  FirstName: z.string(),
+  LastName: z.string(),
+  Email: optionalString,
+  Role: nonEmpty,
+  Photo: optionalString,
+  DateOfBirth: optionalString,
+  Company: optionalString,
+  CountryCode: optionalString,
+  State: optionalString,
+  City: optionalString,
+  PostalCode: optionalString,
+  PostalAddress: optionalString,
+  AddressLine1: optionalString,
+  AddressLine2: optionalString,
+  PhoneNumber: optionalString,
+  CellularPhone: optionalString,
+  SpecialNeeds: z.boolean().optional(),
+  ReasonableAdjustmentPercentage: z.number().int().optional(),
+  EnableReadSpeaker: z.boolean().optional(),
+  DisableLogin: z.boolean().optional(),
+  DisablePasswordReset: z.boolean().optional(),
+  SynchronizationKey: optionalString,
+  Labels: z.array(z.string()).optional(),
+  AllowedIpAddresses: z.array(z.string()).optional(),
+  /** Platform permissions the API's owner checks read. */
+  CanManageSchedules: z.boolean().optional(),
+  CanViewCollections: z.boolean().optional(),
+  /** Hierarchy memberships with their permission flags. */
+  Hierarchies: z.array(WorldMembershipSchema).optional(),
+  /** `scrypt$N=..,r=..,p=..$<salt>$<key>` (base64url); never a plain password. */
+  PasswordHash: z.string().regex(/^scrypt\$N=\d+,r=\d+,p=\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/).optional(),
+});
+
+export const WorldHierarchySchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: z.string(),
+  /** Absent on the root hierarchy (at most one). */
+  Parent: z.string().min(1).optional(),
+  Active: z.boolean(),
+});
+
+export const WorldAssessmentSchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: z.string(),
+  Code: optionalString,
+  /** Duration in minutes. */
+  MaxTimePerAttempt: z.number().int().nonnegative(),
+  /** Extra time in minutes. */
+  ExtraTime: z.number().int().nonnegative(),
+  UseProctoringService: z.boolean(),
+});
+
+export const WorldProctoringTemplateSchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: optionalString,
+});
+
+export const WorldTaxonomySchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: z.string(),
+});
+
+export const WorldLoRepositorySchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: z.string(),
+  /** False for a learning objective that is not a repository (code 1001). */
+  IsRepository: z.boolean(),
+  Published: z.boolean(),
+  /** UserNames that may use the repository (code 1003 for an owner not listed). */
+  AccessUserNames: z.array(nonEmpty),
+});
+
+export const WorldCandidateSchema = z.strictObject({
+  CandidateExtId: nonEmpty,
+  FirstName: z.string(),
+  LastName: z.string(),
+  Email: z.string(),
+  UserName: optionalString,
+  SpecialNeeds: z.enum(['true', 'false']).optional(),
+  ReasonableAdjustmentPercentage: z.number().int().optional(),
+  AttemptExtId: optionalString,
+  Photo: optionalString,
+  Company: optionalString,
+  City: optionalString,
+  State: optionalString,
+  CountryCode: optionalString,
+  PostalCode: optionalString,
+  AddressLine1: optionalString,
+  AddressLine2: optionalString,
+  PhoneNumber: optionalString,
+  RegistrationNumber: optionalString,
+  VoucherId: optionalString,
+  CompId: optionalString,
+  ProctorUIds: z.array(z.string()).optional(),
+  /** Generated by the engine when the candidate is registered. */
+  StartupLink: z.url(),
+  LaunchUrl: z.url().optional(),
+});
+
+export const WorldScheduleSchema = z.strictObject({
+  ScheduleExtId: nonEmpty,
+  AssessmentExtId: nonEmpty,
+  Title: z.string(),
+  StartDateTime: instant,
+  EndDateTime: instant,
+  GroupExtId: nonEmpty,
+  GroupName: z.string(),
+  ScheduleGroupExtId: optionalString,
+  ScheduleGroupName: optionalString,
+  LockExamOnConnectionLoss: z.boolean().optional(),
+  Owner: optionalString,
+  PIN: optionalString,
+  UseProctoringService: z.boolean().optional(),
+  ProctoringServiceTemplateExternalId: optionalString,
+  UseKeyCode: z.boolean().optional(),
+  enableAutomaticDataCleanup: z.boolean().optional(),
+  dataCleanupNoticePeriod: optionalString,
+  Workflow: z.enum(['DEFAULT', 'EXTERNAL_ATTEMPTS']),
+  Archived: z.boolean(),
+  /** External ids of the invigilator users. */
+  Invigilators: z.array(nonEmpty),
+  Candidates: z.array(WorldCandidateSchema),
+});
+
+const IdTitleSchema = z.strictObject({ ExternalId: nonEmpty, Title: optionalString });
+
+export const WorldCollectionSchema = z.strictObject({
+  ExternalId: nonEmpty,
+  Title: z.string(),
+  Owner: nonEmpty,
+  Taxonomies: z.array(IdTitleSchema),
+  ObjectiveRepositories: z.array(IdTitleSchema),
+});
+
+/** Kept exactly as the API returns it; only the id and the results list are required. */
+export const WorldReviewSessionSchema = z.looseObject({
+  ExternalId: nonEmpty,
+  Results: z.array(z.looseObject({})),
+});
+
+const WorldObjectSchema = z.strictObject({
+  Settings: WorldSettingsSchema,
+  Roles: z.array(WorldRoleSchema),
+  Users: z.array(WorldUserSchema),
+  Hierarchies: z.array(WorldHierarchySchema),
+  Assessments: z.array(WorldAssessmentSchema),
+  ProctoringTemplates: z.array(WorldProctoringTemplateSchema),
+  Taxonomies: z.array(WorldTaxonomySchema),
+  LoRepositories: z.array(WorldLoRepositorySchema),
+  Schedules: z.array(WorldScheduleSchema),
+  ReviewSessions: z.array(WorldReviewSessionSchema),
+  Collections: z.array(WorldCollectionSchema),
+});
+
+/** Keys that must be unique within each list (they are the store's entity keys). */
+const KEY_OF = {
+  Roles: 'Title',
+  Users: 'ExternalId',
+  Hierarchies: 'ExternalId',
+  Assessments: 'ExternalId',
+  ProctoringTemplates: 'ExternalId',
+  Taxonomies: 'ExternalId',
+  LoRepositories: 'ExternalId',
+  Schedules: 'ScheduleExtId',
+  ReviewSessions: 'ExternalId',
+  Collections: 'ExternalId',
+} as const;
+
+export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
+  for (const [list, keyField] of Object.entries(KEY_OF) as [keyof typeof KEY_OF, string][]) {
+    const seen = new Set<string>();
+    (world[list] as Record<string, unknown>[]).forEach((entry, index) => {
+      const key = String(entry[keyField]);
+      if (seen.has(key)) {
+        ctx.addIssue({ code: 'custom', path: [list, index, keyField], message: `duplicate ${keyField} "${key}"` });
+      }
+      seen.add(key);
+    });
+  }
+  // The engine's user indexes assume these are unique (lookups are case-insensitive).
+  const userNames = new Set<string>();
+  const lowerIds = new Set<string>();
+  world.Users.forEach((user, index) => {
+    const name = user.UserName.toLowerCase();
+    if (userNames.has(name)) {
+      ctx.addIssue({ code: 'custom', path: ['Users', index, 'UserName'], message: `duplicate UserName "${user.UserName}"` });
+    }
+    userNames.add(name);
+    const id = user.ExternalId.toLowerCase();
+    if (lowerIds.has(id)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Users', index, 'ExternalId'],
+        message: `ExternalId "${user.ExternalId}" differs only in case from another user's`,
+      });
+    }
+    lowerIds.add(id);
+  });
+  const roles = new Set(world.Roles.map((role) => role.Title));
+  world.Users.forEach((user, index) => {
+    if (!roles.has(user.Role)) {
+      ctx.addIssue({ code: 'custom', path: ['Users', index, 'Role'], message: `unknown role "${user.Role}"` });
+    }
+  });
+  const hierarchies = new Set(world.Hierarchies.map((h) => h.ExternalId));
+  let roots = 0;
+  world.Hierarchies.forEach((hierarchy, index) => {
+    if (hierarchy.Parent === undefined) {
+      roots += 1;
+      if (roots > 1) {
+        ctx.addIssue({ code: 'custom', path: ['Hierarchies', index, 'Parent'], message: 'only one root hierarchy (without Parent) is allowed' });
+      }
+    } else if (!hierarchies.has(hierarchy.Parent)) {
+      ctx.addIssue({ code: 'custom', path: ['Hierarchies', index, 'Parent'], message: `unknown hierarchy "${hierarchy.Parent}"` });
+    }
+  });
+  const assessments = new Set(world.Assessments.map((a) => a.ExternalId));
+  world.Schedules.forEach((schedule, index) => {
+    if (!assessments.has(schedule.AssessmentExtId)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Schedules', index, 'AssessmentExtId'],
+        message: `unknown assessment "${schedule.AssessmentExtId}"`,
+      });
+    }
+  });
+});
+
+export type WorldSettings = z.infer<typeof WorldSettingsSchema>;
+export type WorldRole = z.infer<typeof WorldRoleSchema>;
+export type WorldMembership = z.infer<typeof WorldMembershipSchema>;
+export type WorldUser = z.infer<typeof WorldUserSchema>;
+export type WorldHierarchy = z.infer<typeof WorldHierarchySchema>;
+export type WorldAssessment = z.infer<typeof WorldAssessmentSchema>;
+export type WorldProctoringTemplate = z.infer<typeof WorldProctoringTemplateSchema>;
+export type WorldTaxonomy = z.infer<typeof WorldTaxonomySchema>;
+export type WorldLoRepository = z.infer<typeof WorldLoRepositorySchema>;
+export type WorldCandidate = z.infer<typeof WorldCandidateSchema>;
+export type WorldSchedule = z.infer<typeof WorldScheduleSchema>;
+export type WorldCollection = z.infer<typeof WorldCollectionSchema>;
+export type WorldReviewSession = ReviewSession;
+
+export interface World {
+  Settings: WorldSettings;
+  Roles: WorldRole[];
+  Users: WorldUser[];
+  Hierarchies: WorldHierarchy[];
+  Assessments: WorldAssessment[];
+  ProctoringTemplates: WorldProctoringTemplate[];
+  Taxonomies: WorldTaxonomy[];
+  LoRepositories: WorldLoRepository[];
+  Schedules: WorldSchedule[];
+  ReviewSessions: WorldReviewSession[];
+  Collections: WorldCollection[];
+}
+
+export type WorldParse = { ok: true; world: World } | { ok: false; errors: string[] };
+
+/** Validates a parsed world file; each error names its path (`Users[2].Email: ...`). */
+export function parseWorld(input: unknown): WorldParse {
+  const parsed = WorldSchema.safeParse(input);
+  if (parsed.success) return { ok: true, world: parsed.data as unknown as World };
+  const errors: string[] = [];
+  for (const issue of parsed.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) errors.push(`${formatPath([...issue.path, key])}: unknown field`);
+    } else {
+      errors.push(`${formatPath(issue.path)}: ${issue.message}`);
+    }
+  }
+  return { ok: false, errors };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}

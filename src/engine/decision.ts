@@ -1,0 +1,62 @@
+import type { ApiResult, PlannedAction } from '../api/integration-api.js';
+import type { ApiErrorEntry } from '../domain/envelope.js';
+import type { Problem } from '../domain/problem.js';
+import type { Change, CollectionName } from './store.js';
+import type { EngineView } from './view.js';
+
+/** What one rule function decides: the answer, and the changes that make it true. */
+export interface Decision<T> {
+  result: ApiResult<T>;
+  changes: Change[];
+}
+
+export function errorEntries(problems: readonly Problem[]): ApiErrorEntry[] {
+  return problems.map((p) => (p.field === '' ? { Code: p.code, Message: p.message } : { Code: p.code, Message: p.message, Field: p.field }));
+}
+
+/** interpretations.md: failures answer Success false, Content null and every problem found. */
+export function refuse<T>(problems: readonly Problem[], status = 400): Decision<T> {
+  return { result: { status, envelope: { Content: null, Success: false, Errors: errorEntries(problems) } }, changes: [] };
+}
+
+/**
+ * A success. Changes that would store what is already there are dropped, so an identical
+ * resend writes nothing and reports `unchanged`; otherwise the primary entity's existence
+ * before the call tells `created` from `updated`.
+ */
+export function accept<T>(
+  view: EngineView,
+  content: T,
+  primary: { collection: CollectionName; key: string },
+  changes: readonly Change[],
+): Decision<T> {
+  const effective = changes.filter((change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined));
+  const action: PlannedAction =
+    effective.length === 0 ? 'unchanged' : view.get(primary.collection, primary.key) === undefined ? 'created' : 'updated';
+  return { result: { status: 200, envelope: { Content: content, Success: true, Errors: null }, action }, changes: effective };
+}
+
+/** Structural equality of JSON values, ignoring key order and undefined properties. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, index) => sameValue(item, other[index]));
+  }
+  const left = definedEntries(a as Record<string, unknown>);
+  const right = definedEntries(b as Record<string, unknown>);
+  if (left.length !== right.length) return false;
+  const rightMap = new Map(right);
+  return left.every(([key, value]) => rightMap.has(key) && sameValue(value, rightMap.get(key)));
+}
+
+function definedEntries(object: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(object).filter(([, value]) => value !== undefined);
+}
+
+/** Copies an object without its undefined properties (stored entities never hold undefined). */
+export function withoutUndefined<T extends object>(object: T): T {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+}

@@ -1,0 +1,177 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
+import {
+  validateCollection,
+  validateInvigilatorRemoval,
+  validateScheduleRequest,
+  validateUser,
+} from '../domain/index.js';
+import type {
+  CollectionResponseContent,
+  InvigilatorsResponseContent,
+  UserResponseContent,
+} from '../domain/types.js';
+import type { WorldUser } from '../domain/world.js';
+import type { Clock } from './clock.js';
+import { decideCollection } from './collection-rules.js';
+import { refuse, type Decision } from './decision.js';
+import { decideInvigilatorRemoval, decideReviewSession } from './invigilator-rules.js';
+import { hashPassword, verifyPassword } from './password.js';
+import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
+import type { Store } from './store.js';
+import { decideUser } from './user-rules.js';
+import { OverlayView, StateIndexes, StoreView, type EngineView } from './view.js';
+
+export interface LocalEngineOptions {
+  store: Store;
+  /** The engine clock (activated / finished schedules); default the system clock. */
+  now?: Clock;
+}
+
+/** The local engine: the IntegrationApi over a Store. */
+export interface LocalEngine extends IntegrationApi {
+  /** The store's path, for messages and the run report. */
+  readonly location: string;
+}
+
+/** Startup and launch tokens: 192 bits from the CSPRNG, base64url (32 characters). */
+const TOKEN_BYTES = 24;
+const COLLECTION_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const COLLECTION_ID_LENGTH = 16;
+
+export function newToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** interpretations.md: generated collection ids are 16 lowercase letters and digits. */
+export function newCollectionExternalId(): string {
+  let id = '';
+  for (let i = 0; i < COLLECTION_ID_LENGTH; i++) id += COLLECTION_ID_ALPHABET[randomInt(COLLECTION_ID_ALPHABET.length)];
+  return id;
+}
+
+export function newScheduleExtId(): string {
+  return `S-${randomBytes(10).toString('hex').toUpperCase()}`;
+}
+
+/**
+ * Hashes a password outside the transaction. When the user's current hash already matches,
+ * that hash is reused, so resending the same password changes nothing.
+ */
+async function preparePassword(password: string, stored: string | undefined): Promise<PreparedPassword> {
+  if (stored !== undefined && (await verifyPassword(password, stored))) return { hash: stored, matches: stored };
+  return { hash: await hashPassword(password) };
+}
+
+function externalIdOf(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined;
+  const id = (raw as Record<string, unknown>)['ExternalId'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * Every state rule of interpretations.md over a Store. Each call validates its request with the
+ * domain rules (the same functions the CLI's dry run uses), prepares what is random or slow
+ * (tokens, password hashes) and then decides in one synchronous `store.transact`. With
+ * `dryRun`, the decision runs against a private overlay of earlier planned changes and nothing
+ * is written.
+ */
+export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
+  const { store } = options;
+  const now: Clock = options.now ?? (() => new Date());
+  const indexes = new StateIndexes();
+  indexes.rebuild(store.state);
+  store.observe({
+    change: (change, previous) => indexes.apply(change, previous),
+    reset: () => indexes.rebuild(store.state),
+  });
+  const live = (): EngineView => new StoreView(store.state, indexes);
+  let overlay: OverlayView | undefined;
+  const planView = (): OverlayView => (overlay ??= new OverlayView(live));
+  const viewFor = (callOptions: CallOptions | undefined): EngineView => (callOptions?.dryRun ? planView() : live());
+
+  async function run<T>(callOptions: CallOptions | undefined, decide: (view: EngineView) => Decision<T>): Promise<ApiResult<T>> {
+    if (callOptions?.dryRun) {
+      const view = planView();
+      const decision = decide(view);
+      view.apply(decision.changes);
+      return decision.result;
+    }
+    return store.transact((state) => {
+      const decision = decide(new StoreView(state, indexes));
+      return { result: decision.result, changes: decision.changes };
+    });
+  }
+
+  const engine: LocalEngine = {
+    location: store.location,
+
+    async createSchedule(raw, callOptions) {
+      const validation = validateScheduleRequest(raw);
+      if (!validation.ok) return refuse<string>(validation.problems).result;
+      const request = validation.value;
+      const before = viewFor(callOptions);
+      const inputs: ScheduleInputs = {
+        generatedScheduleExtId: newScheduleExtId(),
+        tokens: request.Candidates.map(() => ({ startup: newToken(), launch: newToken() })),
+        passwords: await Promise.all(
+          request.Candidates.map((candidate) =>
+            candidate.Password === undefined
+              ? undefined
+              : preparePassword(candidate.Password, before.get<WorldUser>('users', candidate.CandidateExtId)?.PasswordHash),
+          ),
+        ),
+      };
+      return run(callOptions, (view) => decideSchedule(view, request, inputs, now()));
+    },
+
+    async getReviewSession(externalId, callOptions) {
+      if (!callOptions?.dryRun) await store.refresh();
+      return decideReviewSession(viewFor(callOptions), externalId).result;
+    },
+
+    async addCollection(raw, callOptions) {
+      const validation = validateCollection(raw);
+      if (!validation.ok) return refuse<CollectionResponseContent>(validation.problems).result;
+      const request = validation.value;
+      const generated = newCollectionExternalId();
+      return run(callOptions, (view) => decideCollection(view, request, generated));
+    },
+
+    async upsertUser(raw, callOptions): Promise<ApiResult<UserResponseContent>> {
+      const externalId = externalIdOf(raw);
+      const exists = (view: EngineView): boolean => externalId !== undefined && view.get('users', externalId) !== undefined;
+      const before = viewFor(callOptions);
+      const assumedCreate = !exists(before);
+      const validation = validateUser(raw, { isCreate: assumedCreate });
+      if (!validation.ok) return refuse<UserResponseContent>(validation.problems).result;
+      const request = validation.value;
+      const password =
+        request.Password === undefined
+          ? undefined
+          : await preparePassword(request.Password, before.get<WorldUser>('users', request.ExternalId)?.PasswordHash);
+      return run(callOptions, (view) => {
+        // Another writer may have created the user meanwhile: Role (240) depends on it.
+        const isCreate = !exists(view);
+        if (isCreate !== assumedCreate) {
+          const again = validateUser(raw, { isCreate });
+          if (!again.ok) return refuse<UserResponseContent>(again.problems);
+        }
+        return decideUser(view, request, password);
+      });
+    },
+
+    async removeInvigilators(scheduleExtId, userExtIds, callOptions): Promise<ApiResult<InvigilatorsResponseContent>> {
+      const validation = validateInvigilatorRemoval(scheduleExtId, userExtIds);
+      // Whole-request invigilator errors come with HTTP 200 (interpretations.md).
+      if (!validation.ok) return refuse<InvigilatorsResponseContent>(validation.problems, 200).result;
+      const { scheduleExtId: id, userExtIds: ids } = validation.value;
+      return run(callOptions, (view) => decideInvigilatorRemoval(view, id, ids, now()));
+    },
+
+    async close() {
+      await store.close();
+    },
+  };
+  return engine;
+}

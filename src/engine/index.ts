@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseWorld, type World } from '../domain/world.js';
+import { InputFileError, UsageError } from '../errors.js';
+import type { Clock } from './clock.js';
+import { createLocalEngine, type LocalEngine } from './engine.js';
+import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
+import { worldToChanges } from './world-io.js';
+
+export { clockFromEnv, type Clock } from './clock.js';
+export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
+export { exportWorld, worldToChanges } from './world-io.js';
+export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';
+
+/**
+ * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
+ * package root is two levels up.
+ */
+export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.json', import.meta.url));
+
+/** Reads and validates a world file; every problem names its path in the world. */
+export async function loadWorldFile(file: string): Promise<World> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read world file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new InputFileError(file, undefined, `not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = parseWorld(json);
+  if (!parsed.ok) {
+    const shown = parsed.errors.slice(0, 20);
+    const more = parsed.errors.length > shown.length ? `\n  ... and ${parsed.errors.length - shown.length} more` : '';
+    throw new InputFileError(file, undefined, `not a valid world file:\n  ${shown.join('\n  ')}${more}`);
+  }
+  return parsed.world;
+}
+
+export interface OpenLocalTargetOptions {
+  /** Plan only: open the store read-only; with no store, create nothing and return null. */
+  dryRun?: boolean;
+  now?: Clock;
+  /** Called with the store path when a missing store was created from the bundled world. */
+  onCreated?: (location: string) => void;
+}
+
+/**
+ * Opens the local target. A store that does not exist yet is created from the bundled demo
+ * world (cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
+ * validates only, and nothing is created.
+ */
+export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
+  const location = resolve(storeDir);
+  if (!(await storeExists(location))) {
+    if (options.dryRun) return null;
+    const world = await loadWorldFile(BUNDLED_WORLD_PATH);
+    try {
+      await createStore(location, worldToChanges(world));
+      options.onCreated?.(location);
+    } catch (error) {
+      // Another process created it first: use theirs.
+      if (!(error instanceof StoreExistsError)) throw error;
+    }
+  }
+  const store = await openStore(location, { readOnly: options.dryRun === true });
+  return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
+}

@@ -1,0 +1,62 @@
+import {
+  ErrorCode,
+  invigilatorScheduleArchivedProblem,
+  invigilatorScheduleFinishedProblem,
+  invigilatorScheduleNotFoundProblem,
+  notAnInvigilatorMessage,
+  reviewSessionNotFoundProblem,
+} from '../domain/index.js';
+import type { Problem } from '../domain/problem.js';
+import type { InvigilatorError, InvigilatorsResponseContent, ReviewSession } from '../domain/types.js';
+import type { WorldSchedule } from '../domain/world.js';
+import { accept, refuse, type Decision } from './decision.js';
+import type { EngineView } from './view.js';
+
+/**
+ * DELETE /schedule/{id}/invigilators over validated ids. Whole-request failures come with
+ * HTTP 200 and Success false (interpretations.md); unknown ids are per-user 319 entries.
+ */
+export function decideInvigilatorRemoval(
+  view: EngineView,
+  scheduleExtId: string,
+  userExtIds: readonly string[],
+  now: Date,
+): Decision<InvigilatorsResponseContent> {
+  const schedule = view.get<WorldSchedule>('schedules', scheduleExtId);
+  if (schedule === undefined) {
+    return refuse([invigilatorScheduleNotFoundProblem(scheduleExtId)], 200);
+  }
+  const problems: Problem[] = [];
+  if (schedule.Archived) {
+    problems.push(invigilatorScheduleArchivedProblem(scheduleExtId));
+  }
+  if (Date.parse(schedule.EndDateTime) <= now.getTime()) {
+    problems.push(invigilatorScheduleFinishedProblem(scheduleExtId));
+  }
+  if (problems.length > 0) return refuse(problems, 200);
+
+  const current = new Set(schedule.Invigilators);
+  const removed: string[] = [];
+  const errors: InvigilatorError[] = [];
+  for (const id of userExtIds) {
+    if (removed.includes(id)) continue;
+    if (current.has(id)) {
+      removed.push(id);
+    } else {
+      errors.push({ UserExtId: id, Code: ErrorCode.NotAnInvigilator, Error: notAnInvigilatorMessage(id, scheduleExtId) });
+    }
+  }
+  const updated: WorldSchedule = { ...schedule, Invigilators: schedule.Invigilators.filter((id) => !removed.includes(id)) };
+  return accept(view, { SuccessfullyRemoved: removed, Errors: errors }, { collection: 'schedules', key: scheduleExtId }, [
+    { collection: 'schedules', key: scheduleExtId, value: updated },
+  ]);
+}
+
+/** GET /external/review-sessions/{externalId}: the stored object as is, or 1101. */
+export function decideReviewSession(view: EngineView, externalId: string): Decision<ReviewSession> {
+  const session = view.get<ReviewSession>('reviewSessions', externalId);
+  if (session === undefined) {
+    return refuse([reviewSessionNotFoundProblem(externalId)]);
+  }
+  return { result: { status: 200, envelope: { Content: session, Success: true, Errors: null } }, changes: [] };
+}

@@ -1,0 +1,289 @@
+import {
+  activatedScheduleProblem,
+  assessmentNotFoundProblem,
+  checkScheduleSpan,
+  defaultEndDateTime,
+  duplicateScheduleExtIdProblem,
+  externalIdTakenProblem,
+  proctoringTemplateNotFoundProblem,
+  scheduleHierarchyInactiveProblem,
+  scheduleHierarchyNotFoundProblem,
+  schedulerNoPermissionProblem,
+  schedulerNotSetProblem,
+  userNameTakenProblem,
+  workflowChangedProblem,
+} from '../domain/index.js';
+import { problem, type Problem } from '../domain/problem.js';
+import type { Candidate, ScheduleRequest } from '../domain/types.js';
+import type {
+  WorldAssessment,
+  WorldCandidate,
+  WorldHierarchy,
+  WorldMembership,
+  WorldRole,
+  WorldSchedule,
+  WorldSettings,
+  WorldUser,
+} from '../domain/world.js';
+import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
+import type { Change } from './store.js';
+import type { EngineView } from './view.js';
+import { SETTINGS_KEY } from './world-io.js';
+
+/** Made before the transaction (randomness and hashing stay out of the pure decision). */
+export interface ScheduleInputs {
+  /** Used only when the request has no ScheduleExtId. */
+  generatedScheduleExtId: string;
+  /** One pair per candidate, by request index; used only for candidates new to the schedule. */
+  tokens: { startup: string; launch: string }[];
+  /** By candidate index, for candidates that carry a Password. */
+  passwords: (PreparedPassword | undefined)[];
+}
+
+/**
+ * A password hashed ahead of the transaction. `matches` is the stored hash the password was
+ * verified against: if the user still holds that hash, it is kept (an identical resend is then
+ * `unchanged` although every fresh hash has a new salt).
+ */
+export interface PreparedPassword {
+  hash: string;
+  matches?: string;
+}
+
+export const DEFAULT_PROCTORING_PROVIDER = 'https://proctor.example.test';
+
+export function choosePasswordHash(prepared: PreparedPassword | undefined, stored: string | undefined): string | undefined {
+  if (prepared === undefined) return stored;
+  return stored !== undefined && prepared.matches === stored ? stored : prepared.hash;
+}
+
+export function startupLink(siteUrl: string, token: string): string {
+  return `${siteUrl.replace(/\/+$/, '')}/delivery/external-login?session=${token}`;
+}
+
+export function launchUrl(providerUrl: string, token: string, scheduleExtId: string): string {
+  return `${providerUrl.replace(/\/+$/, '')}/launch?t=${token}#/exam/${encodeURIComponent(scheduleExtId)}`;
+}
+
+export function participateRole(view: EngineView): WorldRole | undefined {
+  let found: WorldRole | undefined;
+  for (const role of view.values<WorldRole>('roles')) {
+    if (role.Participate && (found === undefined || role.Title < found.Title)) found = role;
+  }
+  return found;
+}
+
+/** POST /schedule over an already validated request (interpretations.md, "Schedules"). */
+export function decideSchedule(
+  view: EngineView,
+  request: ScheduleRequest,
+  inputs: ScheduleInputs,
+  now: Date,
+): Decision<string> {
+  const s = request.Schedule;
+  const problems: Problem[] = [];
+  const settings = view.get<WorldSettings>('settings', SETTINGS_KEY);
+  const workflow = request.Workflow ?? 'DEFAULT';
+  const scheduleExtId = s.ScheduleExtId ?? inputs.generatedScheduleExtId;
+  const existing = view.get<WorldSchedule>('schedules', scheduleExtId);
+
+  if (existing !== undefined) {
+    if (request.Upsert !== true) {
+      problems.push(duplicateScheduleExtIdProblem(scheduleExtId));
+    } else {
+      if (existing.Workflow !== workflow) {
+        problems.push(workflowChangedProblem(existing.Workflow, workflow));
+      }
+      if (Date.parse(existing.StartDateTime) <= now.getTime()) {
+        problems.push(activatedScheduleProblem(scheduleExtId));
+      }
+    }
+  }
+
+  const ownerName = s.Owner ?? settings?.ExternalApiOwner ?? undefined;
+  if (ownerName === undefined || ownerName === '') {
+    problems.push(schedulerNotSetProblem());
+  } else {
+    const ownerKey = view.userKeyByUserName(ownerName);
+    const owner = ownerKey === undefined ? undefined : view.get<WorldUser>('users', ownerKey);
+    if (owner?.CanManageSchedules !== true) {
+      // An unknown owner is reported the same way: there is no such scheduler with the permission.
+      problems.push(schedulerNoPermissionProblem(ownerName));
+    }
+  }
+
+  const assessment = view.get<WorldAssessment>('assessments', s.AssessmentExtId);
+  const startMs = Date.parse(s.StartDateTime);
+  let endIso = s.EndDateTime === undefined ? undefined : new Date(Date.parse(s.EndDateTime)).toISOString();
+  if (assessment === undefined) {
+    problems.push(assessmentNotFoundProblem(s.AssessmentExtId));
+  } else {
+    const duration = assessment.MaxTimePerAttempt;
+    const extra = assessment.ExtraTime;
+    const startIso = new Date(startMs).toISOString();
+    endIso ??= defaultEndDateTime(startIso, duration);
+    const spanProblem = checkScheduleSpan(startIso, endIso, duration, extra);
+    if (spanProblem !== null) problems.push(spanProblem);
+  }
+
+  let scheduleHierarchy: string | undefined;
+  if (s.ScheduleGroupExtId !== undefined) {
+    const hierarchy = view.get<WorldHierarchy>('hierarchies', s.ScheduleGroupExtId);
+    if (hierarchy === undefined) {
+      problems.push(scheduleHierarchyNotFoundProblem('Schedule.ScheduleGroupExtId', s.ScheduleGroupExtId));
+    } else if (!hierarchy.Active) {
+      problems.push(scheduleHierarchyInactiveProblem('Schedule.ScheduleGroupExtId', s.ScheduleGroupExtId));
+    } else {
+      scheduleHierarchy = s.ScheduleGroupExtId;
+    }
+  } else {
+    scheduleHierarchy = view.rootHierarchyKey();
+    if (scheduleHierarchy === undefined) problems.push(problem('Schedule.ScheduleGroupExtId', null, 'Root hierarchy not found'));
+  }
+  const group = view.get<WorldHierarchy>('hierarchies', s.GroupExtId);
+  if (group !== undefined && !group.Active) {
+    problems.push(scheduleHierarchyInactiveProblem('Schedule.GroupExtId', s.GroupExtId));
+  }
+
+  const useProctoring = s.UseProctoringService ?? assessment?.UseProctoringService ?? false;
+  const templateId = s.ProctoringServiceTemplateExternalId ?? (useProctoring ? (settings?.DefaultProctoringTemplate ?? undefined) : undefined);
+  if (s.ProctoringServiceTemplateExternalId !== undefined || useProctoring) {
+    if (templateId === undefined) {
+      problems.push(
+        problem(
+          'Schedule.ProctoringServiceTemplateExternalId',
+          null,
+          'Proctoring template not set: give ProctoringServiceTemplateExternalId or a default template in the settings',
+        ),
+      );
+    } else if (view.get('proctoringTemplates', templateId) === undefined) {
+      problems.push(proctoringTemplateNotFoundProblem(templateId));
+    }
+  }
+
+  const role = participateRole(view);
+  const userNameOwners = new Map<string, string>();
+  const userNames: string[] = [];
+  request.Candidates.forEach((candidate, index) => {
+    const id = candidate.CandidateExtId;
+    const user = view.get<WorldUser>('users', id);
+    if (user === undefined) {
+      const other = view.userKeyByExternalIdIgnoringCase(id);
+      if (other !== undefined) {
+        problems.push({ ...externalIdTakenProblem(id, other), field: `Candidates[${index}].CandidateExtId` });
+        // Its default UserName collides the same way; one problem says it.
+        return;
+      }
+      if (role === undefined) {
+        problems.push(problem(`Candidates[${index}].CandidateExtId`, null, 'No role with the Participate option exists for new candidates'));
+      }
+    }
+    const userName = candidate.UserName ?? user?.UserName ?? id;
+    userNames[index] = userName;
+    const holder = view.userKeyByUserName(userName);
+    const inRequest = userNameOwners.get(userName.toLowerCase());
+    if ((holder !== undefined && holder !== id) || (inRequest !== undefined && inRequest !== id)) {
+      problems.push({ ...userNameTakenProblem(userName), field: `Candidates[${index}].UserName` });
+    }
+    userNameOwners.set(userName.toLowerCase(), id);
+  });
+
+  if (problems.length > 0 || assessment === undefined || endIso === undefined || scheduleHierarchy === undefined) {
+    return refuse(problems);
+  }
+
+  const changes: Change[] = [];
+  if (group === undefined) {
+    const created: WorldHierarchy = { ExternalId: s.GroupExtId, Title: s.GroupName, Parent: scheduleHierarchy, Active: true };
+    changes.push({ collection: 'hierarchies', key: s.GroupExtId, value: created });
+  }
+
+  const siteUrl = settings?.SiteUrl ?? '';
+  const providerUrl = settings?.ProctoringProviderUrl ?? DEFAULT_PROCTORING_PROVIDER;
+  const candidates = [...(existing?.Candidates ?? [])];
+  const positions = new Map(candidates.map((c, index) => [c.CandidateExtId, index]));
+  request.Candidates.forEach((candidate, index) => {
+    const position = positions.get(candidate.CandidateExtId);
+    const previous = position === undefined ? undefined : candidates[position];
+    const tokens = inputs.tokens[index] ?? { startup: '', launch: '' };
+    const { Password: _password, ...fields } = candidate;
+    const stored: WorldCandidate = withoutUndefined({
+      ...fields,
+      StartupLink: previous?.StartupLink ?? startupLink(siteUrl, tokens.startup),
+      LaunchUrl: useProctoring ? (previous?.LaunchUrl ?? launchUrl(providerUrl, tokens.launch, scheduleExtId)) : undefined,
+    });
+    if (position === undefined) {
+      positions.set(candidate.CandidateExtId, candidates.length);
+      candidates.push(stored);
+    } else {
+      candidates[position] = stored;
+    }
+    const user = candidateUser(
+      view.get<WorldUser>('users', candidate.CandidateExtId),
+      candidate,
+      userNames[index] ?? candidate.CandidateExtId,
+      role?.Title ?? '',
+      s.GroupExtId,
+      inputs.passwords[index],
+    );
+    changes.push({ collection: 'users', key: candidate.CandidateExtId, value: user });
+  });
+
+  const schedule: WorldSchedule = withoutUndefined({
+    ...s,
+    ScheduleExtId: scheduleExtId,
+    Title: s.Title ?? `${assessment.Title} ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    StartDateTime: new Date(startMs).toISOString(),
+    EndDateTime: endIso,
+    ScheduleGroupExtId: scheduleHierarchy,
+    Owner: ownerName,
+    UseProctoringService: useProctoring,
+    ProctoringServiceTemplateExternalId: useProctoring || s.ProctoringServiceTemplateExternalId !== undefined ? templateId : undefined,
+    Workflow: workflow,
+    Archived: existing?.Archived ?? false,
+    Invigilators: existing?.Invigilators ?? [],
+    Candidates: candidates,
+  });
+  changes.push({ collection: 'schedules', key: scheduleExtId, value: schedule });
+  return accept(view, scheduleExtId, { collection: 'schedules', key: scheduleExtId }, changes);
+}
+
+const CANDIDATE_USER_FIELDS = [
+  'Photo',
+  'Company',
+  'City',
+  'State',
+  'CountryCode',
+  'PostalCode',
+  'AddressLine1',
+  'AddressLine2',
+  'PhoneNumber',
+] as const;
+
+/** The platform user behind a candidate (same identity as user sync's ExternalId). */
+function candidateUser(
+  existing: WorldUser | undefined,
+  candidate: Candidate,
+  userName: string,
+  roleTitle: string,
+  groupExtId: string,
+  password: PreparedPassword | undefined,
+): WorldUser {
+  const base: WorldUser = existing ?? { ExternalId: candidate.CandidateExtId, UserName: userName, FirstName: '', LastName: '', Role: roleTitle };
+  const copied: Partial<WorldUser> = {};
+  for (const field of CANDIDATE_USER_FIELDS) if (candidate[field] !== undefined) copied[field] = candidate[field];
+  const memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
+  if (!memberships.some((m) => m.ExternalId === groupExtId)) memberships.push({ ExternalId: groupExtId });
+  return withoutUndefined({
+    ...base,
+    UserName: userName,
+    FirstName: candidate.FirstName,
+    LastName: candidate.LastName,
+    Email: candidate.Email,
+    ...copied,
+    SpecialNeeds: candidate.SpecialNeeds === undefined ? base.SpecialNeeds : candidate.SpecialNeeds === 'true',
+    ReasonableAdjustmentPercentage: candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage,
+    PasswordHash: choosePasswordHash(password, base.PasswordHash),
+    Hierarchies: memberships,
+  });
+}

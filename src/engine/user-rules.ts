@@ -1,0 +1,152 @@
+import {
+  ErrorCode,
+  externalIdTakenProblem,
+  hierarchyInactiveMessage,
+  hierarchyNotFoundMessage,
+  permissionsCannotBeSetMessage,
+  roleNotFoundProblem,
+  roleRequiredProblem,
+  rootHierarchyNotFoundProblem,
+  synchronizationKeyTakenProblem,
+  userNameTakenProblem,
+} from '../domain/index.js';
+import type { Problem } from '../domain/problem.js';
+import type { GroupError, StoredUserView, UserRequest, UserResponseContent } from '../domain/types.js';
+import type { WorldHierarchy, WorldMembership, WorldRole, WorldUser } from '../domain/world.js';
+import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
+import { choosePasswordHash, type PreparedPassword } from './schedule-rules.js';
+import type { EngineView } from './view.js';
+
+/** The fields Content.User shows (integration-api.md, "Add a user"); never the password. */
+const USER_VIEW_FIELDS = [
+  'ExternalId',
+  'LastName',
+  'FirstName',
+  'Email',
+  'UserName',
+  'Role',
+  'Photo',
+  'DateOfBirth',
+  'Company',
+  'CountryCode',
+  'State',
+  'City',
+  'PostalCode',
+  'PostalAddress',
+  'AddressLine1',
+  'AddressLine2',
+  'PhoneNumber',
+  'CellularPhone',
+  'SpecialNeeds',
+  'ReasonableAdjustmentPercentage',
+  'EnableReadSpeaker',
+  'DisableLogin',
+  'DisablePasswordReset',
+  'SynchronizationKey',
+  'Labels',
+  'AllowedIpAddresses',
+] as const satisfies readonly (keyof StoredUserView)[];
+
+const FLAGS = ['IsCoordinator', 'IsAdministrator', 'HasViewReportsPermissions', 'HasReScoringPermissions'] as const;
+
+export function userView(user: WorldUser): StoredUserView {
+  const view: Record<string, unknown> = {};
+  for (const field of USER_VIEW_FIELDS) if (user[field] !== undefined) view[field] = user[field];
+  return view as unknown as StoredUserView;
+}
+
+export function findRole(view: EngineView, title: string): WorldRole | undefined {
+  const exact = view.get<WorldRole>('roles', title);
+  if (exact !== undefined) return exact;
+  const lower = title.toLowerCase();
+  for (const role of view.values<WorldRole>('roles')) if (role.Title.toLowerCase() === lower) return role;
+  return undefined;
+}
+
+/**
+ * POST /user over a request validated for `isCreate` = the user does not exist (the caller
+ * checks that against the same view). Upsert by exact ExternalId.
+ */
+export function decideUser(
+  view: EngineView,
+  request: UserRequest,
+  password: PreparedPassword | undefined,
+): Decision<UserResponseContent> {
+  const existing = view.get<WorldUser>('users', request.ExternalId);
+  const problems: Problem[] = [];
+
+  const collidesWith = existing === undefined ? view.userKeyByExternalIdIgnoringCase(request.ExternalId) : undefined;
+  if (collidesWith !== undefined) problems.push(externalIdTakenProblem(request.ExternalId, collidesWith));
+  let roleTitle = existing?.Role;
+  if (request.Role !== undefined) {
+    const role = findRole(view, request.Role);
+    if (role === undefined) problems.push(roleNotFoundProblem(request.Role));
+    else roleTitle = role.Title;
+  } else if (existing === undefined) {
+    // Normally already reported by validateUser({ isCreate: true }); kept so no path stores a role-less user.
+    problems.push(roleRequiredProblem());
+  }
+  const userName = request.UserName ?? existing?.UserName ?? request.ExternalId;
+  const nameHolder = view.userKeyByUserName(userName);
+  // A defaulted UserName of a colliding id collides the same way; 233 already says it.
+  const defaultedCollision = collidesWith !== undefined && request.UserName === undefined;
+  if (nameHolder !== undefined && nameHolder !== request.ExternalId && !defaultedCollision) {
+    problems.push(userNameTakenProblem(userName));
+  }
+  if (request.SynchronizationKey !== undefined) {
+    const keyHolder = view.userKeyBySynchronizationKey(request.SynchronizationKey);
+    if (keyHolder !== undefined && keyHolder !== request.ExternalId) {
+      problems.push(synchronizationKeyTakenProblem());
+    }
+  }
+  const root = view.rootHierarchyKey();
+  if (root === undefined && (request.Hierarchies?.length ?? 0) > 0) {
+    problems.push(rootHierarchyNotFoundProblem());
+  }
+  if (problems.length > 0 || roleTitle === undefined) return refuse(problems);
+
+  const groupErrors: GroupError[] = [];
+  let memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
+  for (const entry of request.Hierarchies ?? []) {
+    const hierarchy = view.get<WorldHierarchy>('hierarchies', entry.ExternalId);
+    if (hierarchy === undefined) {
+      groupErrors.push({ ExternalId: entry.ExternalId, Code: ErrorCode.HierarchyNotFound, Error: hierarchyNotFoundMessage(entry.ExternalId) });
+      continue;
+    }
+    if (entry.Action === 'DELETE') {
+      memberships = memberships.filter((m) => m.ExternalId !== entry.ExternalId);
+      continue;
+    }
+    if (entry.ExternalId === root && FLAGS.some((flag) => entry[flag] === true)) {
+      groupErrors.push({
+        ExternalId: entry.ExternalId,
+        Code: ErrorCode.PermissionsCannotBeSet,
+        Error: permissionsCannotBeSetMessage(entry.ExternalId),
+      });
+      continue;
+    }
+    if (!hierarchy.Active) {
+      groupErrors.push({ ExternalId: entry.ExternalId, Code: ErrorCode.HierarchyInactive, Error: hierarchyInactiveMessage(entry.ExternalId) });
+      continue;
+    }
+    const index = memberships.findIndex((m) => m.ExternalId === entry.ExternalId);
+    const previous = index === -1 ? { ExternalId: entry.ExternalId } : memberships[index]!;
+    const updated: WorldMembership = { ...previous };
+    for (const flag of FLAGS) if (entry[flag] !== undefined) updated[flag] = entry[flag];
+    if (index === -1) memberships.push(updated);
+    else memberships[index] = updated;
+  }
+
+  const { Password: _password, Hierarchies: _hierarchies, ...fields } = request;
+  const user: WorldUser = withoutUndefined({
+    ...(existing ?? {}),
+    ...withoutUndefined(fields),
+    UserName: userName,
+    Role: roleTitle,
+    PasswordHash: choosePasswordHash(password, existing?.PasswordHash),
+    Hierarchies: memberships.length === 0 && existing?.Hierarchies === undefined ? undefined : memberships,
+  });
+  return accept(view, { User: userView(user), GroupErrors: groupErrors }, { collection: 'users', key: request.ExternalId }, [
+    { collection: 'users', key: request.ExternalId, value: user },
+  ]);
+}

@@ -1,0 +1,215 @@
+import type { Change, CollectionName, StoreState } from './store.js';
+import type { WorldHierarchy, WorldUser } from '../domain/world.js';
+
+/**
+ * What the rules read: entities by key plus the secondary lookups the API's uniqueness rules
+ * need. Two implementations: the store's live state with observer-maintained indexes, and a
+ * dry-run overlay that layers planned changes over it without writing anything.
+ */
+export interface EngineView {
+  get<T>(collection: CollectionName, key: string): T | undefined;
+  values<T>(collection: CollectionName): Iterable<T>;
+  /** UserNames are unique ignoring case. */
+  userKeyByUserName(userName: string): string | undefined;
+  userKeyByExternalIdIgnoringCase(externalId: string): string | undefined;
+  userKeyBySynchronizationKey(key: string): string | undefined;
+  rootHierarchyKey(): string | undefined;
+}
+
+/** GUIDs compare without braces and ignoring case. */
+export function normaliseGuid(key: string): string {
+  return key.replace(/^\{|\}$/g, '').toLowerCase();
+}
+
+/**
+ * Secondary indexes over users and the root hierarchy. Kept true through `Store.observe`:
+ * each change removes what the previous value contributed and adds what the new one does.
+ */
+export class StateIndexes {
+  readonly byUserName = new Map<string, string>();
+  readonly byLowerExternalId = new Map<string, string>();
+  readonly bySyncKey = new Map<string, string>();
+  rootKey: string | undefined;
+
+  rebuild(state: StoreState): void {
+    this.byUserName.clear();
+    this.byLowerExternalId.clear();
+    this.bySyncKey.clear();
+    this.rootKey = undefined;
+    for (const [key, user] of state.get('users') ?? []) this.addUser(key, user as WorldUser);
+    for (const [key, hierarchy] of state.get('hierarchies') ?? []) this.addHierarchy(key, hierarchy as WorldHierarchy);
+  }
+
+  apply(change: Change, previous: unknown): void {
+    if (change.collection === 'users') {
+      if (previous !== undefined && previous !== null) this.removeUser(change.key, previous as WorldUser);
+      if (change.value !== null && change.value !== undefined) this.addUser(change.key, change.value as WorldUser);
+    } else if (change.collection === 'hierarchies') {
+      if (this.rootKey === change.key) this.rootKey = undefined;
+      if (change.value !== null && change.value !== undefined) this.addHierarchy(change.key, change.value as WorldHierarchy);
+    }
+  }
+
+  addUser(key: string, user: WorldUser): void {
+    if (typeof user.UserName === 'string') this.byUserName.set(user.UserName.toLowerCase(), key);
+    this.byLowerExternalId.set(key.toLowerCase(), key);
+    if (typeof user.SynchronizationKey === 'string') this.bySyncKey.set(normaliseGuid(user.SynchronizationKey), key);
+  }
+
+  private removeUser(key: string, user: WorldUser): void {
+    deleteIfOwned(this.byUserName, typeof user.UserName === 'string' ? user.UserName.toLowerCase() : undefined, key);
+    deleteIfOwned(this.byLowerExternalId, key.toLowerCase(), key);
+    deleteIfOwned(
+      this.bySyncKey,
+      typeof user.SynchronizationKey === 'string' ? normaliseGuid(user.SynchronizationKey) : undefined,
+      key,
+    );
+  }
+
+  private addHierarchy(key: string, hierarchy: WorldHierarchy): void {
+    if (hierarchy.Parent === undefined || hierarchy.Parent === null) this.rootKey = key;
+  }
+}
+
+function deleteIfOwned(map: Map<string, string>, indexKey: string | undefined, owner: string): void {
+  if (indexKey !== undefined && map.get(indexKey) === owner) map.delete(indexKey);
+}
+
+/** The store's state as it is now. */
+export class StoreView implements EngineView {
+  constructor(
+    private readonly state: StoreState,
+    private readonly indexes: StateIndexes,
+  ) {}
+
+  get<T>(collection: CollectionName, key: string): T | undefined {
+    return this.state.get(collection)?.get(key) as T | undefined;
+  }
+
+  values<T>(collection: CollectionName): Iterable<T> {
+    return (this.state.get(collection)?.values() ?? []) as Iterable<T>;
+  }
+
+  userKeyByUserName(userName: string): string | undefined {
+    return this.verified(this.indexes.byUserName.get(userName.toLowerCase()), (u) => u.UserName?.toLowerCase() === userName.toLowerCase());
+  }
+
+  userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
+    return this.verified(this.indexes.byLowerExternalId.get(externalId.toLowerCase()), () => true);
+  }
+
+  userKeyBySynchronizationKey(key: string): string | undefined {
+    const wanted = normaliseGuid(key);
+    return this.verified(this.indexes.bySyncKey.get(wanted), (u) =>
+      typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false,
+    );
+  }
+
+  rootHierarchyKey(): string | undefined {
+    const key = this.indexes.rootKey;
+    return key !== undefined && this.get('hierarchies', key) !== undefined ? key : undefined;
+  }
+
+  /** An index entry is trusted only if the entity still says so (cheap insurance against a stale index). */
+  private verified(key: string | undefined, holds: (user: WorldUser) => boolean): string | undefined {
+    if (key === undefined) return undefined;
+    const user = this.get<WorldUser>('users', key);
+    return user !== undefined && holds(user) ? key : undefined;
+  }
+}
+
+/**
+ * Planned changes layered over a base view (dry runs): later dry-run calls in the same process
+ * see what earlier ones would have done, and nothing reaches the store.
+ */
+export class OverlayView implements EngineView {
+  private readonly overlay = new Map<CollectionName, Map<string, unknown>>();
+  private readonly indexes = new StateIndexes();
+
+  constructor(private readonly base: () => EngineView) {}
+
+  apply(changes: readonly Change[]): void {
+    for (const change of changes) {
+      let map = this.overlay.get(change.collection);
+      if (map === undefined) {
+        map = new Map();
+        this.overlay.set(change.collection, map);
+      }
+      map.set(change.key, change.value ?? null);
+      if (change.collection === 'users' && change.value !== null && change.value !== undefined) {
+        this.indexes.addUser(change.key, change.value as WorldUser);
+      }
+    }
+  }
+
+  get<T>(collection: CollectionName, key: string): T | undefined {
+    const map = this.overlay.get(collection);
+    if (map?.has(key)) {
+      const value = map.get(key);
+      return value === null ? undefined : (value as T);
+    }
+    return this.base().get<T>(collection, key);
+  }
+
+  *values<T>(collection: CollectionName): Iterable<T> {
+    const map = this.overlay.get(collection);
+    for (const value of this.base().values<Record<string, unknown>>(collection)) {
+      const key = keyOf(collection, value);
+      if (map?.has(key)) continue;
+      yield value as T;
+    }
+    for (const value of map?.values() ?? []) if (value !== null) yield value as T;
+  }
+
+  userKeyByUserName(userName: string): string | undefined {
+    const lower = userName.toLowerCase();
+    return this.firstVerified(
+      [this.indexes.byUserName.get(lower), this.base().userKeyByUserName(userName)],
+      (u) => u.UserName?.toLowerCase() === lower,
+    );
+  }
+
+  userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
+    const lower = externalId.toLowerCase();
+    return this.firstVerified(
+      [this.indexes.byLowerExternalId.get(lower), this.base().userKeyByExternalIdIgnoringCase(externalId)],
+      () => true,
+    );
+  }
+
+  userKeyBySynchronizationKey(key: string): string | undefined {
+    const wanted = normaliseGuid(key);
+    return this.firstVerified(
+      [this.indexes.bySyncKey.get(wanted), this.base().userKeyBySynchronizationKey(key)],
+      (u) => (typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false),
+    );
+  }
+
+  rootHierarchyKey(): string | undefined {
+    const key = this.base().rootHierarchyKey();
+    return key !== undefined && this.get('hierarchies', key) !== undefined ? key : undefined;
+  }
+
+  private firstVerified(keys: (string | undefined)[], holds: (user: WorldUser) => boolean): string | undefined {
+    for (const key of keys) {
+      if (key === undefined) continue;
+      const user = this.get<WorldUser>('users', key);
+      if (user !== undefined && holds(user)) return key;
+    }
+    return undefined;
+  }
+}
+
+/** The entity key of a stored value (see world-io.ts: the same keys the world file lists by). */
+export function keyOf(collection: CollectionName, value: Record<string, unknown>): string {
+  switch (collection) {
+    case 'settings':
+      return 'settings';
+    case 'roles':
+      return String(value['Title']);
+    case 'schedules':
+      return String(value['ScheduleExtId']);
+    default:
+      return String(value['ExternalId']);
+  }
+}

@@ -1,0 +1,51 @@
+import { extname } from 'node:path';
+import { readCsvRecords } from './csv-reader.js';
+import { readJsonRecords } from './json-reader.js';
+import type { ColumnSpec, InputRecord } from './record.js';
+import { readTextHead } from './text-source.js';
+
+/** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
+export type InputFormat = 'csv' | 'json';
+
+const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
+  '.csv': 'csv',
+  '.json': 'json',
+  '.ndjson': 'json',
+  '.jsonl': 'json',
+};
+
+/** The format a file's extension names, or undefined for any other extension. */
+export function formatFromExtension(path: string): InputFormat | undefined {
+  return FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
+}
+
+/**
+ * The input format: by extension (.csv, .json, .ndjson, .jsonl, any case); otherwise by the
+ * first non-blank character of the text (`{` or `[`: JSON, anything else: CSV).
+ */
+export async function detectFormat(path: string, displayName: string = path): Promise<InputFormat> {
+  const known = formatFromExtension(path);
+  if (known !== undefined) return known;
+  const head = (await readTextHead(path, displayName)).trimStart();
+  return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
+}
+
+export interface ReadRecordsOptions {
+  /** CSV columns of the command (ignored for JSON, whose keys are the API field names). */
+  columns: readonly ColumnSpec[];
+  ignoreUnknownColumns?: boolean;
+  displayName?: string;
+  /** Skip detection (e.g. a `--format` flag). */
+  format?: InputFormat;
+}
+
+/** Streams the records of a CSV or JSON input file, whichever it is. Each iteration re-reads it. */
+export function readRecords(path: string, options: ReadRecordsOptions): AsyncIterable<InputRecord> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const format = options.format ?? (await detectFormat(path, options.displayName ?? path));
+      if (format === 'csv') yield* readCsvRecords(path, options);
+      else yield* readJsonRecords(path, { displayName: options.displayName ?? path });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { InputFileError } from '../errors.js';
+import { csvRows, normalizeColumnName } from './csv-reader.js';
+import { formatFromExtension } from './format.js';
+import type { SourceRef } from './record.js';
+import { readUtf8Chunks } from './text-source.js';
+
+/** One id from an id list file, with where it was written. */
+export interface IdListEntry {
+  id: string;
+  source: SourceRef;
+  /** The `status` cell when the file is a run report CSV (for `--only-failed`). */
+  status?: string;
+}
+
+export interface IdListOptions {
+  displayName?: string;
+}
+
+/** Header names (normalised) that mark the id column, in order of preference. */
+const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invigilatorexternalid', 'externalid', 'extid', 'id'];
+
+/** The column names an id list CSV may use, as written in messages and docs. */
+export const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'ExternalId', 'ExtId', 'Id'];
+
+async function readWholeText(path: string, file: string): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of readUtf8Chunks(path, file)) parts.push(chunk);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function lineOfOffset(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function readJsonIds(text: string, file: string): IdListEntry[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /at position (\d+)/.exec(message);
+    const line = at === null ? lineOfOffset(text, text.length) : lineOfOffset(text, Number(at[1]));
+    throw new InputFileError(file, line, `malformed JSON: ${message.replace(/\s*in JSON at position \d+.*$/s, '')}`);
+  }
+  if (!Array.isArray(value)) {
+    throw new InputFileError(file, 1, 'expected a JSON array of id strings, e.g. ["inv-1", "inv-2"]');
+  }
+  // Lines of the elements: where each value directly inside the top-level array begins.
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let expectingValue = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '\n') {
+      line++;
+      continue;
+    }
+    if (char === ' ' || char === '\t' || char === '\r') continue;
+    if (depth === 1 && expectingValue) {
+      lines.push(line);
+      expectingValue = false;
+    }
+    if (char === '"') inString = true;
+    else if (char === '[' || char === '{') {
+      depth++;
+      if (depth === 1) expectingValue = true;
+    } else if (char === ']' || char === '}') depth--;
+    else if (char === ',' && depth === 1) expectingValue = true;
+  }
+  return value.map((item, index) => {
+    const at = lines[index] ?? 1;
+    if (typeof item !== 'string') {
+      throw new InputFileError(file, at, `array element ${index} is not a string (ids are strings, e.g. "inv-1")`);
+    }
+    const id = item.trim();
+    if (id === '') throw new InputFileError(file, at, `array element ${index} is an empty id`);
+    return { id, source: { file, line: at, index } };
+  });
+}
+
+function readPlainIds(text: string, file: string): IdListEntry[] {
+  const entries: IdListEntry[] = [];
+  const lines = text.split(/\r\n|\n|\r/);
+  lines.forEach((raw, number) => {
+    const id = raw.trim();
+    if (id === '' || id.startsWith('#')) return;
+    // A header line naming the column is allowed at the top.
+    if (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id))) return;
+    entries.push({ id, source: { file, line: number + 1, index: entries.length } });
+  });
+  return entries;
+}
+
+async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
+  const entries: IdListEntry[] = [];
+  let idColumn = -1;
+  let statusColumn = -1;
+  let idName = '';
+  const add = (cells: string[], line: number): void => {
+    const id = cells[idColumn] as string;
+    if (id === '') throw new InputFileError(file, line, `empty ${idName}`);
+    const entry: IdListEntry = { id, source: { file, line, index: entries.length } };
+    if (statusColumn !== -1) entry.status = cells[statusColumn] as string;
+    entries.push(entry);
+  };
+  const rows = csvRows(path, file, {
+    header(cells, line) {
+      const keys = cells.map(normalizeColumnName);
+      for (const key of ID_COLUMN_KEYS) {
+        idColumn = keys.indexOf(key);
+        if (idColumn !== -1) break;
+      }
+      statusColumn = keys.indexOf('status');
+      if (idColumn !== -1) {
+        idName = cells[idColumn] as string;
+        return;
+      }
+      if (cells.length === 1) {
+        // One column and no id header: a plain list whose first line is already an id.
+        idColumn = 0;
+        idName = 'id';
+        add(cells, line);
+        return;
+      }
+      throw new InputFileError(file, line, `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}`);
+    },
+    row: add,
+  });
+  for await (const _ of rows);
+  return entries;
+}
+
+/**
+ * Reads a list of user external ids (invigilators): plain text with one id per line (blank
+ * lines and `#` comments skipped, an optional header line), a CSV with an id column
+ * (UserExtId, ExternalId, Id...; a run report CSV works), or a JSON array of strings.
+ */
+export async function readIdList(path: string, options: IdListOptions = {}): Promise<IdListEntry[]> {
+  const file = options.displayName ?? path;
+  const byExtension = formatFromExtension(path);
+  if (byExtension === 'csv') return readCsvIds(path, file);
+  const text = await readWholeText(path, file);
+  const start = text.trimStart();
+  if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);
+  const firstLine = start.split(/\r\n|\n|\r/, 1)[0] ?? '';
+  if (firstLine.includes(',') || firstLine.includes(';')) return readCsvIds(path, file);
+  return readPlainIds(text, file);
+}

@@ -1,0 +1,13 @@
+export type { ColumnKind, ColumnSpec, InputRecord, SourceRef } from './record.js';
+export {
+  readCsvRecords,
+  reportStatusOf,
+  normalizeColumnName,
+  splitListCell,
+  REPORT_COLUMNS,
+  type CsvReadOptions,
+} from './csv-reader.js';
+export { readJsonRecords, type JsonReadOptions } from './json-reader.js';
+export { detectFormat, formatFromExtension, readRecords, type InputFormat, type ReadRecordsOptions } from './format.js';
+export { readIdList, ID_COLUMN_NAMES, type IdListEntry, type IdListOptions } from './id-list.js';
+export { readUtf8Chunks, cannotRead } from './text-source.js';

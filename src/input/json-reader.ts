@@ -1,0 +1,326 @@
+import { StringDecoder } from 'node:string_decoder';
+import { InputFileError } from '../errors.js';
+import type { InputRecord } from './record.js';
+import { readUtf8Chunks } from './text-source.js';
+
+export interface JsonReadOptions {
+  /** The file name used in messages and SourceRef (default: the path as given). */
+  displayName?: string;
+}
+
+const enum Code {
+  Tab = 0x09,
+  Newline = 0x0a,
+  Return = 0x0d,
+  Space = 0x20,
+  Quote = 0x22,
+  Comma = 0x2c,
+  Backslash = 0x5c,
+  OpenBracket = 0x5b,
+  CloseBracket = 0x5d,
+  OpenBrace = 0x7b,
+  CloseBrace = 0x7d,
+}
+
+/** Where the scanner is between elements. */
+const enum Mode {
+  /** Before the first value of the file. */
+  Start,
+  /** Top-level objects (one object, or NDJSON): expecting another `{` or the end. */
+  Objects,
+  /** Inside the top-level array, expecting an element. */
+  ArrayElement,
+  /** Inside the top-level array, after an element: expecting `,` or `]`. */
+  ArrayAfterElement,
+  /** After the closing `]`: only whitespace may follow. */
+  AfterArray,
+}
+
+function describe(code: number): string {
+  if (Number.isNaN(code)) return 'the end of the file';
+  const char = String.fromCharCode(code);
+  if (char === '"') return 'a string';
+  if (char === '[') return 'an array';
+  if (char === '-' || (char >= '0' && char <= '9')) return 'a number';
+  if (char === 't' || char === 'f') return 'a boolean';
+  if (char === 'n') return 'null';
+  return `"${char}"`;
+}
+
+/**
+ * Incremental scanner: finds where each top-level object (or element of the top-level array)
+ * starts and ends, tracking strings and nesting, and hands the text of each to JSON.parse.
+ * Only the element being read is held in memory, so huge arrays stream.
+ */
+class JsonElementScanner {
+  private text = '';
+  private pos = 0;
+  private line = 1;
+  private mode = Mode.Start;
+  private arrayLine = 0;
+  /** Element in progress: start offset in `text`, its line, and the open brackets. */
+  private elementStart = -1;
+  private elementLine = 0;
+  private readonly stack: number[] = [];
+  private inString = false;
+  /**
+   * Positions of the next backslash and line feed in `text` at or after the scan position
+   * (-1: none left; a value below the position, such as the initial -2, means "look again"). Cached so that
+   * each string does not search the rest of the chunk again.
+   */
+  private nextBackslash = -2;
+  private nextNewline = -2;
+  private index = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly emit: (record: InputRecord) => void,
+  ) {}
+
+  private error(line: number, reason: string): InputFileError {
+    return new InputFileError(this.file, line, reason);
+  }
+
+  feed(chunk: string): void {
+    this.text = this.elementStart === -1 ? chunk : this.text + chunk;
+    this.pos = this.elementStart === -1 ? 0 : this.pos;
+    // New text: the cached positions must be searched again.
+    this.nextBackslash = -2;
+    this.nextNewline = -2;
+    this.scan();
+    if (this.elementStart === -1) {
+      this.text = '';
+      this.pos = 0;
+    } else if (this.elementStart > 0) {
+      this.text = this.text.slice(this.elementStart);
+      this.pos -= this.elementStart;
+      this.elementStart = 0;
+    }
+  }
+
+  finish(): void {
+    if (this.elementStart !== -1) {
+      throw this.error(this.elementLine, 'unexpected end of file: the object starting on this line is not closed');
+    }
+    if (this.mode === Mode.Start) throw this.error(1, 'no JSON content (the file is empty)');
+    if (this.mode === Mode.ArrayElement || this.mode === Mode.ArrayAfterElement) {
+      throw this.error(this.arrayLine, 'unexpected end of file: the array opened on this line is not closed (missing "]")');
+    }
+  }
+
+  private scan(): void {
+    const text = this.text;
+    const length = text.length;
+    let pos = this.pos;
+    while (pos < length) {
+      if (this.elementStart !== -1) {
+        pos = this.scanElement(pos);
+        if (this.elementStart !== -1) break;
+        continue;
+      }
+      const code = text.charCodeAt(pos);
+      if (code === Code.Space || code === Code.Tab || code === Code.Return) {
+        pos++;
+        continue;
+      }
+      if (code === Code.Newline) {
+        this.line++;
+        pos++;
+        continue;
+      }
+      switch (this.mode) {
+        case Mode.Start:
+          if (code === Code.OpenBracket) {
+            this.mode = Mode.ArrayElement;
+            this.arrayLine = this.line;
+            pos++;
+            continue;
+          }
+          if (code === Code.OpenBrace) {
+            this.mode = Mode.Objects;
+            continue;
+          }
+          throw this.error(this.line, `expected a JSON object, an array of objects, or one object per line (NDJSON); found ${describe(code)}`);
+        case Mode.Objects:
+          if (code !== Code.OpenBrace) {
+            throw this.error(
+              this.line,
+              code === Code.Comma
+                ? 'unexpected "," after a JSON object: give several objects as an array [..] or one object per line'
+                : `expected a JSON object (one per line); found ${describe(code)}`,
+            );
+          }
+          this.beginElement(pos);
+          continue;
+        case Mode.ArrayElement:
+          // `]` before any element: an empty array, zero records.
+          if (code === Code.CloseBracket && this.index === 0) {
+            this.mode = Mode.AfterArray;
+            pos++;
+            continue;
+          }
+          if (code !== Code.OpenBrace) {
+            throw this.error(
+              this.line,
+              code === Code.CloseBracket
+                ? `trailing comma after array element ${this.index - 1}`
+                : `array element ${this.index} is not an object (found ${describe(code)})`,
+            );
+          }
+          this.beginElement(pos);
+          continue;
+        case Mode.ArrayAfterElement:
+          if (code === Code.Comma) {
+            this.mode = Mode.ArrayElement;
+            pos++;
+            continue;
+          }
+          if (code === Code.CloseBracket) {
+            this.mode = Mode.AfterArray;
+            pos++;
+            continue;
+          }
+          throw this.error(this.line, `expected "," or "]" after array element ${this.index - 1}; found ${describe(code)}`);
+        case Mode.AfterArray:
+          throw this.error(this.line, `unexpected content after the end of the JSON array: ${describe(code)}`);
+      }
+    }
+    this.pos = pos;
+  }
+
+  private beginElement(pos: number): void {
+    this.elementStart = pos;
+    this.elementLine = this.line;
+    this.stack.length = 0;
+    this.inString = false;
+    this.pos = pos;
+  }
+
+  /** Advances through the element from `from`; on its closing brace, parses and emits it. */
+  private scanElement(from: number): number {
+    const text = this.text;
+    const length = text.length;
+    const stack = this.stack;
+    let pos = from;
+    let inString = this.inString;
+    while (pos < length) {
+      if (inString) {
+        // Strings are most of the text: jump to the next quote instead of walking each char.
+        const quote = text.indexOf('"', pos);
+        const end = quote === -1 ? length : quote;
+        if (this.nextBackslash !== -1 && this.nextBackslash < pos) this.nextBackslash = text.indexOf('\\', pos);
+        if (this.nextNewline !== -1 && this.nextNewline < pos) this.nextNewline = text.indexOf('\n', pos);
+        const backslash = this.nextBackslash;
+        const newline = this.nextNewline;
+        if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash)) {
+          throw this.error(this.line, 'line break inside a string (a string is not closed on this line)');
+        }
+        if (backslash !== -1 && backslash < end) {
+          // Resume at the backslash when the escaped character is in the next chunk.
+          if (backslash + 1 >= length) {
+            pos = backslash;
+            break;
+          }
+          pos = backslash + 2;
+          continue;
+        }
+        if (quote === -1) {
+          pos = length;
+          break;
+        }
+        inString = false;
+        pos = quote + 1;
+        continue;
+      }
+      const code = text.charCodeAt(pos);
+      switch (code) {
+        case Code.Quote:
+          inString = true;
+          break;
+        case Code.Newline:
+          this.line++;
+          break;
+        case Code.OpenBrace:
+          stack.push(Code.CloseBrace);
+          break;
+        case Code.OpenBracket:
+          stack.push(Code.CloseBracket);
+          break;
+        case Code.CloseBrace:
+        case Code.CloseBracket: {
+          const expected = stack.pop();
+          if (expected !== code) {
+            throw this.error(this.line, `unexpected "${String.fromCharCode(code)}"${expected === undefined ? '' : ` where "${String.fromCharCode(expected)}" was expected`}`);
+          }
+          if (stack.length === 0) {
+            this.complete(pos + 1);
+            this.inString = false;
+            return pos + 1;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      pos++;
+    }
+    this.inString = inString;
+    return pos;
+  }
+
+  private complete(end: number): void {
+    const source = this.text.slice(this.elementStart, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const at = /at position (\d+)/.exec(message);
+      let line = this.elementLine;
+      if (at !== null) {
+        const offset = Number(at[1]);
+        for (let i = source.indexOf('\n'); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) line++;
+      }
+      const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^JSON\.parse: /, '');
+      throw this.error(line, `malformed JSON: ${reason}`);
+    }
+    this.emit({
+      source: { file: this.file, line: this.elementLine, index: this.index },
+      fields: value as Record<string, unknown>,
+    });
+    this.index++;
+    this.elementStart = -1;
+    if (this.mode === Mode.ArrayElement) this.mode = Mode.ArrayAfterElement;
+  }
+}
+
+async function* jsonRecordGenerator(path: string, options: JsonReadOptions): AsyncGenerator<InputRecord> {
+  const file = options.displayName ?? path;
+  const pending: InputRecord[] = [];
+  const scanner = new JsonElementScanner(file, (record) => pending.push(record));
+  const decoder = new StringDecoder('utf8');
+  try {
+    for await (const chunk of readUtf8Chunks(path, file)) {
+      scanner.feed(decoder.write(chunk));
+      for (const record of pending) yield record;
+      pending.length = 0;
+    }
+    const rest = decoder.end();
+    if (rest !== '') scanner.feed(rest);
+    scanner.finish();
+  } catch (error) {
+    // The records before the problem are still passed on, then the problem.
+    for (const record of pending) yield record;
+    throw error;
+  }
+  for (const record of pending) yield record;
+}
+
+/**
+ * Streams the records of a JSON file: one object, an array of objects, or NDJSON (one object
+ * per line, blank lines allowed). Each record carries the line where it starts and its index.
+ * Every iteration re-reads the file. Structural problems throw InputFileError.
+ */
+export function readJsonRecords(path: string, options: JsonReadOptions = {}): AsyncIterable<InputRecord> {
+  return { [Symbol.asyncIterator]: () => jsonRecordGenerator(path, options) };
+}

@@ -1,0 +1,228 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { TextDecoder } from 'node:util';
+import { InputFileError } from '../errors.js';
+
+/**
+ * Bytes per read. Large enough that per-read overhead (a promise and a thread-pool round trip)
+ * is negligible, small enough that memory stays bounded on very large files.
+ */
+const CHUNK_SIZE = 256 * 1024;
+
+const BINARY = 'not a text file (binary content)';
+
+/** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
+export function cannotRead(file: string, error: unknown): InputFileError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reason =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code !== undefined
+            ? code
+            : 'unreadable';
+  return new InputFileError(file, undefined, `cannot read: ${reason}`);
+}
+
+type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+
+async function openForReading(path: string, file: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    throw cannotRead(file, error);
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw cannotRead(file, error);
+  }
+  return handle;
+}
+
+async function* rawChunks(handle: FileHandle, file: string): AsyncGenerator<Buffer> {
+  for (;;) {
+    // A fresh buffer per read: csv-parse keeps slices of earlier chunks for partial records.
+    const buffer = Buffer.allocUnsafe(CHUNK_SIZE);
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await handle.read(buffer, 0, CHUNK_SIZE, null));
+    } catch (error) {
+      throw cannotRead(file, error);
+    }
+    if (bytesRead === 0) return;
+    yield bytesRead === CHUNK_SIZE ? buffer : buffer.subarray(0, bytesRead);
+  }
+}
+
+/** Length of the UTF-8 sequence a lead byte announces; 0 for a continuation or invalid byte. */
+function sequenceLength(byte: number): number {
+  if (byte < 0x80) return 1;
+  if (byte >= 0xc2 && byte <= 0xdf) return 2;
+  if (byte >= 0xe0 && byte <= 0xef) return 3;
+  if (byte >= 0xf0 && byte <= 0xf4) return 4;
+  return 0;
+}
+
+/** Where a chunk can be cut so that no UTF-8 sequence is split: the start of an incomplete tail. */
+function completeLength(chunk: Buffer): number {
+  const end = chunk.length;
+  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+    const byte = chunk[i] as number;
+    if ((byte & 0xc0) === 0x80) continue;
+    const length = sequenceLength(byte);
+    return length > 1 && i + length > end ? i : end;
+  }
+  return end;
+}
+
+/** Offset of the first byte that breaks UTF-8 in `bytes` (only called once isUtf8 said no). */
+function firstInvalidOffset(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const length = sequenceLength(bytes[i] as number);
+    if (length === 0) return i;
+    if (length > 1) {
+      if (i + length > bytes.length) return i;
+      if (!isUtf8(bytes.subarray(i, i + length))) return i;
+    }
+    i += length;
+  }
+  return bytes.length;
+}
+
+interface ChunkOptions {
+  /** Refuse NUL bytes and invalid UTF-8 (off only when re-reading to locate a line). */
+  validate: boolean;
+}
+
+/** Thrown inside the validated stream; converted to an InputFileError with the line. */
+class BadContent extends Error {
+  constructor(
+    readonly offset: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+async function* utf8Chunks(path: string, file: string, options: ChunkOptions): AsyncGenerator<Buffer> {
+  const handle = await openForReading(path, file);
+  try {
+    let encoding: Encoding | undefined;
+    let decoder: TextDecoder | undefined;
+    let head: Buffer = Buffer.alloc(0);
+    // Offset in the UTF-8 stream this generator yields (the BOM is not part of it).
+    let emitted = 0;
+    let carry: Buffer | undefined;
+
+    const check = (chunk: Buffer, last: boolean): Buffer => {
+      if (!options.validate) return chunk;
+      // A NUL byte means a binary file, where a line number means nothing: report line 1.
+      if (chunk.indexOf(0) !== -1) throw new BadContent(0, BINARY);
+      if (encoding !== 'utf-8') return chunk;
+      // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
+      let body = chunk;
+      if (carry !== undefined) body = Buffer.concat([carry, chunk]);
+      const cut = last ? body.length : completeLength(body);
+      const whole = body.subarray(0, cut);
+      if (!isUtf8(whole)) {
+        const at = (carry === undefined ? emitted : emitted - carry.length) + firstInvalidOffset(whole);
+        throw new BadContent(at, `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
+      }
+      carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
+      return chunk;
+    };
+
+    const decode = (chunk: Buffer, last: boolean): Buffer => {
+      if (decoder === undefined) return chunk;
+      try {
+        return Buffer.from(decoder.decode(chunk, { stream: !last }), 'utf8');
+      } catch {
+        throw new BadContent(emitted, `${BINARY}: invalid UTF-16`);
+      }
+    };
+
+    for await (const read of rawChunks(handle, file)) {
+      let chunk: Buffer = read;
+      if (encoding === undefined) {
+        head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+        if (head.length < 3) continue;
+        chunk = head;
+        ({ encoding, chunk } = sniffEncoding(chunk));
+        if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      }
+      const out = check(decode(chunk, false), false);
+      if (out.length > 0) {
+        yield out;
+        emitted += out.length;
+      }
+    }
+    if (encoding === undefined) {
+      // A file shorter than a BOM.
+      ({ encoding, chunk: head } = sniffEncoding(head));
+      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      const out = check(decode(head, true), true);
+      if (out.length > 0) yield out;
+      return;
+    }
+    const tail = check(decode(Buffer.alloc(0), true), true);
+    if (tail.length > 0) yield tail;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
+  if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', chunk: chunk.subarray(3) };
+  if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', chunk: chunk.subarray(2) };
+  if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', chunk: chunk.subarray(2) };
+  return { encoding: 'utf-8', chunk };
+}
+
+/** 1-based line of a byte offset in the decoded stream; only used to name the line of a refusal. */
+async function lineAtOffset(path: string, file: string, offset: number): Promise<number> {
+  let line = 1;
+  let seen = 0;
+  for await (const chunk of utf8Chunks(path, file, { validate: false })) {
+    const end = Math.min(chunk.length, offset - seen);
+    for (let i = chunk.indexOf(10); i !== -1 && i < end; i = chunk.indexOf(10, i + 1)) line++;
+    seen += chunk.length;
+    if (seen >= offset) break;
+  }
+  return line;
+}
+
+/**
+ * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
+ * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
+ * `file:line: not a text file (binary content)`. Each call re-reads the file.
+ */
+export async function* readUtf8Chunks(path: string, file: string = path): AsyncGenerator<Buffer> {
+  try {
+    yield* utf8Chunks(path, file, { validate: true });
+  } catch (error) {
+    if (error instanceof BadContent) {
+      throw new InputFileError(file, await lineAtOffset(path, file, error.offset), error.detail);
+    }
+    throw error;
+  }
+}
+
+/** The first bytes of the file's text (after BOM handling), for format sniffing. */
+export async function readTextHead(path: string, file: string = path, bytes = 4096): Promise<string> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of readUtf8Chunks(path, file)) {
+    parts.push(chunk);
+    length += chunk.length;
+    if (length >= bytes) break;
+  }
+  return Buffer.concat(parts).subarray(0, bytes).toString('utf8');
+}

@@ -1,0 +1,199 @@
+import type { Problem } from '../domain/problem.js';
+import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
+import { csvLine } from './csv-cell.js';
+import type { TextSink } from './text-sink.js';
+
+/** The report's fixed head: what ran, where, and whether anything could change. */
+export interface ReportHeader {
+  command: string;
+  target: ReportTarget;
+  dryRun: boolean;
+}
+
+/** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
+export interface SourceRow {
+  line: number;
+  header: readonly string[];
+  cells: readonly string[];
+}
+
+export interface ReportEntry {
+  item: ReportItem;
+  rows?: readonly SourceRow[];
+}
+
+export interface ReportSink {
+  item(entry: ReportEntry): void | Promise<void>;
+  finish(summary: ReportSummary): void | Promise<void>;
+}
+
+export function emptySummary(): ReportSummary {
+  return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
+}
+
+export function describeTarget(target: ReportTarget): string {
+  return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
+}
+
+function itemJson(item: ReportItem): string {
+  // Fixed key order so reports diff cleanly between runs.
+  const ordered: Record<string, unknown> = { source: item.source, id: item.id, status: item.status, errors: item.errors };
+  if (item.action !== undefined) ordered.action = item.action;
+  return JSON.stringify(ordered);
+}
+
+/**
+ * The run report as one JSON document, written item by item so memory stays flat for any
+ * number of records; the summary follows the items because it is known only at the end.
+ */
+export class JsonReportWriter implements ReportSink {
+  private itemsWritten = 0;
+  private opened = false;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly header: ReportHeader,
+  ) {}
+
+  private open(): void | Promise<void> {
+    this.opened = true;
+    const { command, target, dryRun } = this.header;
+    const head = JSON.stringify({ command, target, dryRun });
+    return this.out.write(`${head.slice(0, -1)},"items":[`);
+  }
+
+  async item(entry: ReportEntry): Promise<void> {
+    if (!this.opened) await this.open();
+    await this.out.write(`${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`);
+    this.itemsWritten += 1;
+  }
+
+  async finish(summary: ReportSummary): Promise<void> {
+    if (!this.opened) await this.open();
+    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}],"summary":${JSON.stringify(summary)}}\n`);
+  }
+}
+
+export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
+
+function errorCodes(errors: readonly Problem[]): string {
+  return errors
+    .filter((e) => e.code !== null)
+    .map((e) => String(e.code))
+    .join('|');
+}
+
+function errorMessages(errors: readonly Problem[]): string {
+  return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
+}
+
+function isReportColumn(name: string): boolean {
+  return (REPORT_COLUMNS as readonly string[]).includes(name.trim().toLowerCase());
+}
+
+/**
+ * CSV report. For CSV input every source row comes back with its header and cells plus
+ * status, error_codes, error_messages (replacing those columns when the input was itself a
+ * report), so the file can be fixed and fed back. Other input gets file, line, id and the same
+ * three columns. `onlyNotOk` keeps the rows that still need work.
+ */
+export class CsvReportWriter implements ReportSink {
+  private headerWritten = false;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly onlyNotOk = false,
+  ) {}
+
+  async item({ item, rows }: ReportEntry): Promise<void> {
+    if (this.onlyNotOk && item.status === 'ok') return;
+    if (rows && rows.length > 0) {
+      for (const row of rows) {
+        const keep = row.header.map((name) => !isReportColumn(name));
+        if (!this.headerWritten) {
+          await this.out.write(csvLine([...row.header.filter((_, i) => keep[i]), ...REPORT_COLUMNS]));
+          this.headerWritten = true;
+        }
+        // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
+        const errors = item.errors.filter((e) => e.line === undefined || e.line === row.line);
+        const cells = row.header.map((_, i) => row.cells[i] ?? '').filter((_, i) => keep[i]);
+        await this.out.write(csvLine([...cells, item.status, errorCodes(errors), errorMessages(errors)]));
+      }
+      return;
+    }
+    if (!this.headerWritten) {
+      await this.out.write(csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
+      this.headerWritten = true;
+    }
+    await this.out.write(
+      csvLine([item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)]),
+    );
+  }
+
+  async finish(): Promise<void> {
+    if (!this.headerWritten) await this.out.write(csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
+  }
+}
+
+const SHOWN_ERRORS = 20;
+
+/** The human summary (stderr): target, counts, the first errors and how many more. Bounded memory. */
+export class HumanSummaryWriter implements ReportSink {
+  private readonly shown: string[] = [];
+  private hidden = 0;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly header: ReportHeader,
+    /** Draws the counts (a table on a terminal); default: one plain line. */
+    private readonly renderCounts?: (summary: ReportSummary, dryRun: boolean) => string,
+  ) {}
+
+  item({ item }: ReportEntry): void {
+    for (const error of item.errors) {
+      if (this.shown.length >= SHOWN_ERRORS) {
+        this.hidden += 1;
+        continue;
+      }
+      const where = `${item.source.file}:${error.line ?? item.source.line}`;
+      const id = item.id ? ` [${item.id}]` : '';
+      this.shown.push(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`);
+    }
+  }
+
+  async finish(summary: ReportSummary): Promise<void> {
+    const { command, target, dryRun } = this.header;
+    const counts = this.renderCounts
+      ? this.renderCounts(summary, dryRun).trimEnd()
+      : `${summary.total} ${summary.total === 1 ? 'item' : 'items'}: ${summary.ok} ${dryRun ? 'valid' : 'ok'}, ${summary.partial} partial, ${summary.failed} failed, ${summary.skipped} skipped`;
+    const lines = [`${command}${dryRun ? ' (dry run: nothing changed)' : ''} on ${describeTarget(target)}`, counts, ...this.shown];
+    if (this.hidden > 0) lines.push(`  ... and ${this.hidden} more`);
+    await this.out.write(`${lines.join('\n')}\n`);
+  }
+}
+
+/** Counts the items, fans them out to every sink, and says how the run ends. */
+export class RunReportBuilder {
+  readonly summary: ReportSummary = emptySummary();
+
+  constructor(private readonly sinks: readonly ReportSink[]) {}
+
+  async add(entry: ReportEntry): Promise<void> {
+    this.count(entry.item.status);
+    for (const sink of this.sinks) await sink.item(entry);
+  }
+
+  private count(status: ItemStatus): void {
+    this.summary.total += 1;
+    this.summary[status] += 1;
+  }
+
+  async finish(): Promise<void> {
+    for (const sink of this.sinks) await sink.finish(this.summary);
+  }
+}
+
+/** Exit status of a completed run: 0 when every item is ok, else 1 (cli-contract.md). */
+export function exitCodeFor(summary: ReportSummary): 0 | 1 {
+  return summary.ok === summary.total ? 0 : 1;
+}

@@ -1,0 +1,14 @@
+import type { Store } from '../engine/store.js';
+
+/**
+ * The accepted tokens of a store's world (Settings.ApiTokens), read from the store's live state
+ * on every call, so a token added or removed by another examctl process is honoured once the
+ * store has caught up (every engine transaction catches up first).
+ */
+export function storeTokens(store: Pick<Store, 'state'>): () => string[] {
+  return () => {
+    const settings = store.state.get('settings')?.get('settings') as { ApiTokens?: unknown } | undefined;
+    const tokens = settings?.ApiTokens;
+    return Array.isArray(tokens) ? tokens.filter((t): t is string => typeof t === 'string' && t !== '') : [];
+  };
+}

@@ -1,0 +1,378 @@
+import { describe, it, expect } from 'vitest';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/program.js';
+import type { CommandDeps } from '../../src/cli/context.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+const FIXTURES = resolve(__dirname, '../../fixtures');
+
+async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
+  const io = testDeps(dir, overrides, env);
+  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+type Item = { source: { file: string; line: number }; id: string | null; status: string; errors: { field: string; code: number | null; message: string; line?: number }[] };
+
+describe('user sync', () => {
+  it('syncs valid users and reports invalid rows by file, line, field and code (exit 1)', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--json']);
+      expect(code).toBe(1);
+      const doc = JSON.parse(stdout);
+      expect(doc.command).toBe('user sync');
+      expect(doc.target).toEqual({ kind: 'local', store: join(dir, 'store') });
+      expect(doc.items.map((i: Item) => `${i.source.line}:${i.status}`)).toEqual(['2:ok', '3:failed', '4:failed', '5:failed', '6:ok']);
+      expect(doc.items.map((i: Item) => i.errors[0]?.code ?? null)).toEqual([null, 209, 250, 219, null]);
+      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0 });
+      expect(stderr).toContain('created local store');
+      expect(stderr).toContain(`local store ${join(dir, 'store')}`);
+    });
+  });
+
+  it('--dry-run without a store validates only and creates nothing', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json']);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).dryRun).toBe(true);
+      expect(JSON.parse(stdout).summary.ok).toBe(20);
+      expect(stderr).toContain('no store yet at');
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+    });
+  });
+
+  it('--dry-run on an existing store plans without writing', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const before = (await cli(dir, ['local', 'export'])).stdout;
+      const { code, stdout } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json']);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).items[0].action).toBe('created');
+      expect((await cli(dir, ['local', 'export'])).stdout).toBe(before);
+    });
+  });
+
+  it('CSV report gives rows back, neutralises formulas, and feeds --only-failed', async () => {
+    await withTempDir(async (dir) => {
+      const input = join(dir, 'users.csv');
+      await writeFile(
+        input,
+        'ExternalId,FirstName,LastName,Email,Role\nu-1,"=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate\nu-2,Bad,Mail,not-an-address,Candidate\n',
+      );
+      const first = await cli(dir, ['user', 'sync', '--file', input, '--report', 'report.csv']);
+      expect(first.code).toBe(1);
+      const report = await readFile(join(dir, 'report.csv'), 'utf8');
+      const lines = report.split('\r\n');
+      expect(lines[0]).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages');
+      expect(lines[1]).toBe(`u-1,"'=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate,ok,,`);
+      expect(lines[2]).toMatch(/^u-2,Bad,Mail,not-an-address,Candidate,failed,209,"?Email: /);
+
+      // Fix the failed row in the report and feed it back: only that row is read.
+      await writeFile(join(dir, 'report.csv'), report.replace('not-an-address', 'u2@example.test'));
+      const second = await cli(dir, ['user', 'sync', '--file', 'report.csv', '--only-failed', '--json']);
+      expect(second.code).toBe(0);
+      const doc = JSON.parse(second.stdout);
+      expect(doc.items.map((i: Item) => i.id)).toEqual(['u-2']);
+      expect(doc.items[0].source.line).toBe(3);
+    });
+  });
+
+  it('--report x.json holds the same document; a bad report name is a usage error before sending', async () => {
+    await withTempDir(async (dir) => {
+      const ok = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--report', 'r.json']);
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')).summary.ok).toBe(20);
+      const bad = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--report', 'r.txt']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('examctl: --report r.txt');
+    });
+  });
+
+  it('--max-errors stops after n failures and skips the rest', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--max-errors', '1', '--json']);
+      expect(code).toBe(1);
+      const doc = JSON.parse(stdout);
+      expect(doc.items.map((i: Item) => i.status)).toEqual(['ok', 'failed', 'skipped', 'skipped', 'skipped']);
+    });
+  });
+
+  it('a malformed input file exits 2 with file:line and creates no store', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'broken.csv'), 'ExternalId,FirstName,LastName,Shoe\nu-1,A,B,42\n');
+      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', 'broken.csv', '--json']);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/examctl: broken\.csv:1: .*Shoe/);
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+    });
+  });
+
+  it('without --file and without a terminal is a usage error', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stderr } = await cli(dir, ['user', 'sync']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('--file');
+    });
+  });
+});
+
+describe('schedule push', () => {
+  it('groups a sittings CSV into one request per schedule', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', join(FIXTURES, 'sittings.csv'), '--json']);
+      expect(code).toBe(0);
+      const doc = JSON.parse(stdout);
+      expect(doc.items.map((i: Item) => `${i.id}@${i.source.line}:${i.status}`)).toEqual(['S-MATH1-DEC@2:ok', 'S-PHYS2-JAN@8:ok']);
+      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout);
+      const math = world.Schedules.find((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-MATH1-DEC');
+      expect(math.Candidates).toHaveLength(6);
+    });
+  });
+
+  it('reports disagreeing schedule columns and bad candidates on their own lines', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(
+        join(dir, 's.csv'),
+        [
+          'ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+          'S-1,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,c-1,A,B,a@example.test',
+          'S-1,A-MATH-1,2026-12-02T09:00:00Z,G-1,Group one,c-2,C,D,c@example.test',
+          'S-2,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,c-3,E,F,bad mail',
+          '',
+        ].join('\n'),
+      );
+      const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 's.csv', '--json']);
+      expect(code).toBe(1);
+      const [s1, s2] = JSON.parse(stdout).items as Item[];
+      expect(s1!.status).toBe('failed');
+      expect(s1!.errors[0]).toMatchObject({ line: 3, field: 'Schedule.StartDateTime' });
+      expect(s2!.errors[0]).toMatchObject({ line: 4, field: 'Candidates[0].Email' });
+    });
+  });
+
+  it('takes the schedule from flags for a candidates CSV', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email,SpecialNeeds,ReasonableAdjustmentPercentage\nc-9,Ann,Lee,ann@example.test,yes,20\n');
+      const { code, stdout } = await cli(dir, [
+        'schedule', 'push', '--file', 'c.csv', '--json',
+        '--schedule-id', 'S-FLAGS', '--assessment', 'A-MATH-1', '--start', '2026-12-05T09:00:00+01:00', '--group', 'G-FLAGS', '--group-name', 'Flags group', '--no-proctoring',
+      ]);
+      expect(JSON.parse(stdout).items[0]).toMatchObject({ id: 'S-FLAGS', status: 'ok' });
+      expect(code).toBe(0);
+      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout);
+      const schedule = world.Schedules.find((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-FLAGS');
+      expect(schedule.StartDateTime).toBe('2026-12-05T08:00:00.000Z');
+      expect(schedule.UseProctoringService).toBe(false);
+    });
+  });
+
+  it('a candidates file without the required schedule flags is a usage error naming them', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-9,Ann,Lee,ann@example.test\n');
+      const { code, stderr } = await cli(dir, ['schedule', 'push', '--file', 'c.csv', '--assessment', 'A-MATH-1', '--no-input']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('--start, --group, --group-name');
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+    });
+  });
+
+  it('sends JSON requests as they are and fails a ScheduleExtId used twice in one file', async () => {
+    await withTempDir(async (dir) => {
+      const request = (id: string) => ({
+        Schedule: { ScheduleExtId: id, AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-J', GroupName: 'J' },
+        Candidates: [{ CandidateExtId: 'c-j', FirstName: 'J', LastName: 'K', Email: 'j@example.test' }],
+      });
+      await writeFile(join(dir, 'r.json'), JSON.stringify([request('S-J1'), request('S-J1')], null, 2));
+      const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 'r.json', '--json']);
+      expect(code).toBe(1);
+      const items = JSON.parse(stdout).items as Item[];
+      expect(items.map((i) => i.status)).toEqual(['ok', 'failed']);
+      expect(items[1]!.errors[0]!.message).toContain('already used');
+    });
+  });
+});
+
+describe('collection add', () => {
+  it('creates from flags and reports the generated id', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await cli(dir, ['collection', 'add', '--title', 'Flags', '--taxonomy', 'TX-BLOOM', '--repository', 'LO-CORE', '--json']);
+      expect(code).toBe(0);
+      const item = JSON.parse(stdout).items[0];
+      expect(item.source.file).toBe('<flags>');
+      expect(item.id).toMatch(/^[a-z0-9]{16}$/);
+      expect(stderr).toContain('collection add on local store');
+    });
+  });
+
+  it('fails with the service code from a file (unknown taxonomy: 900)', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.json'), JSON.stringify([{ Title: 'One', Taxonomies: [{ ExternalId: 'TX-NOPE' }] }, { Title: '' }]));
+      const { code, stdout } = await cli(dir, ['collection', 'add', '--file', 'c.json', '--json']);
+      expect(code).toBe(1);
+      const items = JSON.parse(stdout).items as Item[];
+      expect(items[0]!.errors.map((e) => e.code)).toContain(900);
+      expect(items[1]!.errors.map((e) => e.code)).toContain(804);
+    });
+  });
+});
+
+describe('invigilators remove', () => {
+  it('one item per id: removed ok, 319 partial', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'nobody', '--json']);
+      expect(code).toBe(1);
+      const items = JSON.parse(stdout).items as Item[];
+      expect(items.map((i) => `${i.id}:${i.status}`)).toEqual(['inv-1:ok', 'nobody:partial']);
+      expect(items[1]!.errors[0]!.code).toBe(319);
+    });
+  });
+
+  it('an archived schedule fails every id with 302; ids from a file name their lines', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'ids.txt'), 'inv-2\ninv-9\n');
+      const { code, stdout } = await cli(dir, ['invigilators', 'remove', 'S-ARCHIVED', '--file', 'ids.txt', '--json']);
+      expect(code).toBe(1);
+      const items = JSON.parse(stdout).items as Item[];
+      expect(items.map((i) => `${i.source.file}:${i.source.line}:${i.status}:${i.errors[0]?.code}`)).toEqual(['ids.txt:1:failed:302', 'ids.txt:2:failed:302']);
+    });
+  });
+});
+
+describe('review-session show', () => {
+  it('--json prints the Content object; -o csv the Results rows', async () => {
+    await withTempDir(async (dir) => {
+      const json = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
+      expect(json.code).toBe(0);
+      const content = JSON.parse(json.stdout);
+      expect(content.ExternalId).toBe('RS-MATH1-OCT');
+      expect(Array.isArray(content.Results)).toBe(true);
+      const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
+      expect(csv.stdout.split('\r\n')[0]).toMatch(/^CandidateExtId,ScheduleExtId/);
+      expect(csv.stdout.split('\r\n').filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
+    });
+  });
+
+  it('an unknown id exits 1 with code 1101', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stderr } = await cli(dir, ['review-session', 'show', 'RS-NOPE']);
+      expect(code).toBe(1);
+      expect(stderr).toContain('1101');
+    });
+  });
+});
+
+describe('local init / export', () => {
+  it('init refuses an existing store without --force; export is stable', async () => {
+    await withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      const again = await cli(dir, ['local', 'init']);
+      expect(again.code).toBe(2);
+      expect((await cli(dir, ['local', 'init', '--force'])).code).toBe(0);
+      const a = await cli(dir, ['local', 'export']);
+      const b = await cli(dir, ['local', 'export']);
+      expect(a.stdout).toBe(b.stdout);
+      expect(JSON.parse(a.stdout).Settings.SiteUrl).toBe('https://exam.example.test');
+    });
+  });
+
+  it('export without a store exits 2 and creates nothing', async () => {
+    await withTempDir(async (dir) => {
+      const { code } = await cli(dir, ['local', 'export']);
+      expect(code).toBe(2);
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+    });
+  });
+});
+
+describe('exit codes and targets', () => {
+  it('a target failure exits 3 after writing the report, with the rest skipped', async () => {
+    await withTempDir(async (dir) => {
+      const { StoreLockedError } = await import('../../src/errors.js');
+      const api = {
+        upsertUser: async () => {
+          throw new StoreLockedError('store is locked by process 4242');
+        },
+        close: async () => {},
+      };
+      const openApi = async () => api as never;
+      const { code, stderr } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--report', 'r.json'], { openApi });
+      expect(code).toBe(3);
+      expect(stderr).toContain('examctl: store is locked by process 4242');
+      const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
+      expect(report.summary.skipped).toBe(20);
+      expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    });
+  });
+
+  it('an unknown option is a usage error (2)', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stderr } = await cli(dir, ['user', 'sync', '--nope']);
+      expect(code).toBe(2);
+      expect(stderr).toContain("examctl: unknown option '--nope'");
+    });
+  });
+
+  it('an unexpected error is an internal error (70) without a stack unless --debug', async () => {
+    await withTempDir(async (dir) => {
+      const openApi = async () => {
+        throw new Error('boom');
+      };
+      const plain = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { openApi });
+      expect(plain.code).toBe(70);
+      expect(plain.stderr).toContain('examctl: internal error: boom (run with --debug for details)');
+      expect(plain.stderr).not.toContain('    at ');
+      const debug = await cli(dir, ['--debug', 'user', 'sync', '--file', join(FIXTURES, 'users.csv')], { openApi });
+      expect(debug.stderr).toContain('    at ');
+    });
+  });
+
+  it('remote under --no-input needs --yes, sends nothing, and never shows the token', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_TOKEN: 'secret-token-value' };
+      const { code, stderr } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--no-input'], {}, env);
+      expect(code).toBe(2);
+      expect(stderr).toContain('--yes');
+      expect(stderr).not.toContain('secret-token-value');
+      const dry = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json'], {}, env);
+      expect(dry.code).toBe(0);
+      expect(JSON.parse(dry.stdout).target).toEqual({ kind: 'remote', baseUrl: 'http://127.0.0.1:9' });
+      expect(dry.stdout + dry.stderr).not.toContain('secret-token-value');
+    });
+  });
+
+  it('a remote send asks first; "no" sends nothing (exit 2), "yes" goes on', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok' };
+      const questions: string[] = [];
+      let opened = 0;
+      const openApi = async () => {
+        opened += 1;
+        return null;
+      };
+      const confirm = (answer: boolean) => async (question: string) => {
+        questions.push(question);
+        return answer;
+      };
+      const refused = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(false), openApi }, env);
+      expect(refused.code).toBe(2);
+      expect(opened).toBe(0);
+      expect(questions[0]).toContain('20 records to send to remote https://exam.example.test');
+      const accepted = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(true), openApi }, env);
+      expect(accepted.code).toBe(0);
+      expect(opened).toBe(1);
+      const yes = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--yes'], { isTTY: true, confirm: confirm(false), openApi }, env);
+      expect(yes.code).toBe(0);
+      expect(questions).toHaveLength(2);
+    });
+  });
+
+  it('--target local wins over a configured base URL', async () => {
+    await withTempDir(async (dir) => {
+      const { stdout } = await cli(dir, ['--target', 'local', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json'], {}, { EXAMCTL_BASE_URL: 'https://x.example.test' });
+      expect(JSON.parse(stdout).target.kind).toBe('local');
+    });
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, it, expect } from 'vitest';
+import { csvCell, csvLine, neutraliseCell } from '../../src/report/csv-cell.js';
+import {
+  CsvReportWriter,
+  HumanSummaryWriter,
+  JsonReportWriter,
+  RunReportBuilder,
+  exitCodeFor,
+  type ReportEntry,
+  type ReportHeader,
+} from '../../src/report/report-writers.js';
+import { StringSink } from '../../src/report/text-sink.js';
+
+const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
+
+function entry(line: number, status: ReportEntry['item']['status'], errors: ReportEntry['item']['errors'] = [], cells?: string[]): ReportEntry {
+  const item = { source: { file: 'users.csv', line }, id: `u-${line}`, status, errors };
+  return cells ? { item, rows: [{ line, header: ['ExternalId', 'Email'], cells }] } : { item };
+}
+
+describe('csv cells', () => {
+  it('neutralises every formula lead character', () => {
+    for (const lead of ['=', '+', '-', '@', '\t', '\r']) expect(neutraliseCell(`${lead}1+1`)).toBe(`'${lead}1+1`);
+    expect(neutraliseCell('plain')).toBe('plain');
+  });
+
+  it('quotes delimiters, quotes and newlines', () => {
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('two\nlines')).toBe('"two\nlines"');
+    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvLine(['a', '-1'])).toBe("a,'-1\r\n");
+  });
+});
+
+describe('JSON report', () => {
+  it('is one parseable document with items in order and the summary', async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new JsonReportWriter(out, header)]);
+    await builder.add(entry(2, 'ok'));
+    await builder.add(entry(3, 'failed', [{ field: 'Email', code: 209, message: 'bad' }]));
+    await builder.finish();
+    const doc = JSON.parse(out.text);
+    expect(doc.command).toBe('user sync');
+    expect(doc.target).toEqual({ kind: 'local', store: '/tmp/s' });
+    expect(doc.items.map((i: { id: string }) => i.id)).toEqual(['u-2', 'u-3']);
+    expect(doc.items[1].errors[0]).toEqual({ field: 'Email', code: 209, message: 'bad' });
+    expect(doc.summary).toEqual({ total: 2, ok: 1, partial: 0, failed: 1, skipped: 0 });
+    expect(exitCodeFor(builder.summary)).toBe(1);
+  });
+
+  it('is valid with no items', async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new JsonReportWriter(out, header)]);
+    await builder.finish();
+    expect(JSON.parse(out.text).items).toEqual([]);
+    expect(exitCodeFor(builder.summary)).toBe(0);
+  });
+});
+
+describe('CSV report', () => {
+  it('gives CSV rows back with status columns, replacing old report columns', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    const old = { header: ['ExternalId', 'status', 'Email', 'error_codes', 'error_messages'] };
+    await writer.item({
+      item: { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad address' }] },
+      rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old'] }],
+    });
+    await writer.finish();
+    const lines = out.text.split('\r\n');
+    expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages');
+    expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address");
+  });
+
+  it('--only-failed keeps only rows that are not ok', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out, true);
+    await writer.item(entry(2, 'ok', [], ['u-2', 'a@x.test']));
+    await writer.item(entry(3, 'partial', [{ field: 'Hierarchies[0]', code: 131, message: 'nf' }], ['u-3', 'b@x.test']));
+    await writer.finish();
+    expect(out.text).not.toContain('u-2');
+    expect(out.text).toContain('u-3,b@x.test,partial,131,Hierarchies[0]: nf');
+  });
+
+  it('writes file, line and id for items without CSV rows', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    await writer.item(entry(4, 'failed', [{ field: 'Title', code: null, message: '+danger' }]));
+    await writer.finish();
+    expect(out.text).toBe('file,line,id,status,error_codes,error_messages\r\nusers.csv,4,u-4,failed,,Title: +danger\r\n');
+  });
+
+  it('puts a schedule error on the candidate line it concerns', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    const rowHeader = ['CandidateExtId'];
+    await writer.item({
+      item: { source: { file: 's.csv', line: 2 }, id: 'S-1', status: 'failed', errors: [{ line: 3, field: 'Candidates[1].Email', code: null, message: 'bad' }] },
+      rows: [
+        { line: 2, header: rowHeader, cells: ['c1'] },
+        { line: 3, header: rowHeader, cells: ['c2'] },
+      ],
+    });
+    const lines = out.text.split('\r\n');
+    expect(lines[1]).toBe('c1,failed,,');
+    expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad');
+  });
+});
+
+describe('human summary', () => {
+  it('names the target, counts, shows 20 errors and how many more', async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
+    for (let line = 2; line < 27; line++) await builder.add(entry(line, 'failed', [{ field: 'Email', code: 209, message: 'bad' }]));
+    await builder.finish();
+    expect(out.text).toContain('user sync on local store /tmp/s');
+    expect(out.text).toContain('25 items: 0 ok, 0 partial, 25 failed, 0 skipped');
+    expect(out.text).toContain('users.csv:2 [u-2] Email 209 bad');
+    expect(out.text).not.toContain('users.csv:22 ');
+    expect(out.text).toContain('... and 5 more');
+  });
+});

@@ -1,0 +1,154 @@
+import { describe, it, expect } from 'vitest';
+import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
+import type { ApiFactory } from '../../src/cli/context.js';
+import { outcomeOf, runRecords, type RecordJob } from '../../src/cli/run-records.js';
+import { InterruptedError, TargetError } from '../../src/errors.js';
+import type { InputRecord } from '../../src/input/record.js';
+import { InputFileError } from '../../src/errors.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+type Payload = { id: string };
+
+function records(ids: string[]): () => AsyncIterable<InputRecord> {
+  return async function* () {
+    for (const [index, id] of ids.entries()) yield { source: { file: 'in.json', line: index + 1, index }, fields: { id } };
+  };
+}
+
+function job(ids: string[], send: (id: string) => Promise<ApiResult<unknown>>): RecordJob<Payload> {
+  return {
+    command: 'test run',
+    records: records(ids),
+    async *units(input) {
+      for await (const record of input) {
+        const id = String(record.fields.id);
+        yield {
+          source: record.source,
+          id,
+          prepared: id.startsWith('bad') ? { ok: false, problems: [{ field: 'id', code: null, message: 'bad id' }] } : { ok: true, value: { id } },
+        };
+      }
+    },
+    send: async (_api, payload) => outcomeOf(await send(payload.id)),
+  };
+}
+
+const okResult: ApiResult<unknown> = { status: 200, envelope: { Content: 'x', Success: true, Errors: null } };
+const fakeApi = (): ApiFactory => async () => ({ close: async () => {} }) as unknown as IntegrationApi;
+
+describe('runRecords', () => {
+  it('reports every item in input order although answers come out of order', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: fakeApi() });
+      const delays: Record<string, number> = { a: 30, b: 1, c: 10 };
+      const code = await runRecords(
+        job(['a', 'b', 'c', 'bad-d'], (id) => new Promise((r) => setTimeout(() => r(okResult), delays[id]))),
+        { json: true },
+        io.deps,
+      );
+      const doc = JSON.parse(io.stdout.text);
+      expect(doc.items.map((i: { id: string; status: string }) => `${i.id}:${i.status}`)).toEqual(['a:ok', 'b:ok', 'c:ok', 'bad-d:failed']);
+      expect(code).toBe(1);
+    });
+  });
+
+  it('maps Success false with any shape of Errors to failed with every message', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: fakeApi() });
+      const answers: Record<string, unknown> = { a: 'plain text', b: ['one', 'two'], c: [{ Code: 806, Message: 'Owner not found' }], d: null };
+      await runRecords(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps);
+      const items = JSON.parse(io.stdout.text).items;
+      expect(items[0].errors.map((e: { message: string }) => e.message)).toEqual(['plain text']);
+      expect(items[1].errors.map((e: { message: string }) => e.message)).toEqual(['one', 'two']);
+      expect(items[2].errors[0]).toMatchObject({ code: 806, message: 'Owner not found' });
+      expect(items[3].status).toBe('failed');
+      expect(items[3].errors[0].message).toContain('HTTP 400');
+    });
+  });
+
+  it('--max-errors stops sending and skips the rest', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: fakeApi() });
+      const sent: string[] = [];
+      const code = await runRecords(
+        job(['bad-1', 'bad-2', 'c', 'd'], async (id) => {
+          sent.push(id);
+          return okResult;
+        }),
+        { json: true, maxErrors: 2 },
+        io.deps,
+      );
+      const doc = JSON.parse(io.stdout.text);
+      expect(sent).toEqual([]);
+      expect(doc.summary).toEqual({ total: 4, ok: 0, partial: 0, failed: 2, skipped: 2 });
+      expect(code).toBe(1);
+    });
+  });
+
+  it('a TargetError ends the run with the report written and the rest skipped', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: fakeApi() });
+      const run = runRecords(
+        job(['a', 'b', 'c'], async (id) => {
+          if (id === 'a') throw new TargetError('403 not allowed to use the external API');
+          return okResult;
+        }),
+        { json: true, concurrency: 1 },
+        io.deps,
+      );
+      await expect(run).rejects.toBeInstanceOf(TargetError);
+      const doc = JSON.parse(io.stdout.text);
+      expect(doc.items.map((i: { status: string }) => i.status)).toEqual(['skipped', 'skipped', 'skipped']);
+      expect(doc.items[0].errors[0].message).toContain('403');
+    });
+  });
+
+  it('SIGINT: in-flight work finishes, the rest is skipped, InterruptedError after the report', async () => {
+    await withTempDir(async (dir) => {
+      const controller = new AbortController();
+      const io = testDeps(dir, { openApi: fakeApi(), signal: controller.signal });
+      const run = runRecords(
+        job(['a', 'b', 'c'], async () => {
+          controller.abort();
+          return okResult;
+        }),
+        { json: true },
+        io.deps,
+      );
+      await expect(run).rejects.toBeInstanceOf(InterruptedError);
+      const doc = JSON.parse(io.stdout.text);
+      expect(doc.items.map((i: { status: string }) => i.status)).toEqual(['ok', 'skipped', 'skipped']);
+    });
+  });
+
+  it('a structural input error ends the run before the target is opened', async () => {
+    await withTempDir(async (dir) => {
+      let opened = false;
+      const io = testDeps(dir, {
+        openApi: async () => {
+          opened = true;
+          return null;
+        },
+      });
+      const broken: RecordJob<Payload> = {
+        ...job([], async () => okResult),
+        async *records() {
+          yield { source: { file: 'in.csv', line: 2 }, fields: {} };
+          throw new InputFileError('in.csv', 3, 'unterminated quote');
+        },
+      };
+      await expect(runRecords(broken, { json: true }, io.deps)).rejects.toThrow('in.csv:3: unterminated quote');
+      expect(opened).toBe(false);
+      expect(io.stdout.text).toBe('');
+    });
+  });
+
+  it('partial when the content carries per-entry problems', () => {
+    const outcome = outcomeOf(
+      { status: 200, envelope: { Content: { GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }] }, Success: true, Errors: null } },
+      (content: { GroupErrors: unknown[] }) => content.GroupErrors.map(() => ({ field: 'Hierarchies[0]', code: 131 as const, message: 'nf' })),
+    );
+    expect(outcome.status).toBe('partial');
+    expect(outcome.errors[0]?.code).toBe(131);
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, it, expect } from 'vitest';
+import { checkScheduleSpan, defaultEndDateTime, hierarchyNotFoundProblem, scheduleSpanProblem } from '../../src/domain/messages.js';
+import { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from '../../src/domain/columns.js';
+import { userRequestSchema, problemsFromZodIssues, fieldPathSegments } from '../../src/domain/schemas.js';
+
+describe('schedule span (shared with the engine)', () => {
+  it('default end is start + duration + 60 minutes', () => {
+    expect(defaultEndDateTime('2026-03-01T09:00:00.000Z', 90)).toBe('2026-03-01T11:30:00.000Z');
+  });
+  it('the span must be strictly longer than duration + extra', () => {
+    expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:40:00.000Z', 90, 10)).toEqual(scheduleSpanProblem(90, 10, 100));
+    expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:41:00.000Z', 90, 10)).toBeNull();
+  });
+  it('the message names both figures', () => {
+    const p = scheduleSpanProblem(90, 15, 100);
+    expect(p).toMatchObject({ field: 'Schedule.EndDateTime', code: null });
+    expect(p.message).toContain('100 minutes');
+    expect(p.message).toContain('90 + 15 = 105 minutes');
+  });
+  it('per-hierarchy problems carry code and path', () => {
+    expect(hierarchyNotFoundProblem(0, 'H-9')).toEqual({ field: 'Hierarchies[0]', code: 131, message: 'Hierarchy not found: H-9' });
+  });
+});
+
+describe('column catalogs', () => {
+  const kindOf = (cols: readonly { name: string; kind: string }[], name: string) => cols.find((c) => c.name === name)?.kind;
+  it('list columns', () => {
+    expect(kindOf(USER_COLUMNS, 'Labels')).toBe('list');
+    expect(kindOf(USER_COLUMNS, 'AllowedIpAddresses')).toBe('list');
+    expect(kindOf(USER_COLUMNS, 'Hierarchies')).toBe('list');
+    expect(kindOf(USER_COLUMNS, 'Email')).toBe('string');
+    expect(kindOf(CANDIDATE_COLUMNS, 'ProctorUIds')).toBe('list');
+    expect(kindOf(COLLECTION_COLUMNS, 'Taxonomies')).toBe('list');
+    expect(kindOf(COLLECTION_COLUMNS, 'ObjectiveRepositories')).toBe('list');
+  });
+  it('sittings columns hold the schedule fields plus Workflow and Upsert', () => {
+    const names = SCHEDULE_COLUMNS.map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['ScheduleExtId', 'AssessmentExtId', 'StartDateTime', 'PIN', 'Workflow', 'Upsert']));
+    expect(names).not.toContain('CandidateExtId');
+    expect(USER_COLUMNS).toHaveLength(28);
+  });
+});
+
+describe('zod schemas wrap the same rules', () => {
+  it('carry codes and paths, and round-trip to problems', () => {
+    const r = userRequestSchema.safeParse({ ExternalId: 'u 1', FirstName: 'A', LastName: 'B', Hierarchies: [{ ExternalId: 'H', Action: 'x' }] });
+    expect(r.success).toBe(false);
+    if (!r.success) {
+      expect(problemsFromZodIssues(r.error.issues).map((p) => `${p.field}:${p.code}`).sort()).toEqual(['ExternalId:219', 'Hierarchies[0].Action:244']);
+    }
+    expect(userRequestSchema.parse({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', Email: '' })).toEqual({ ExternalId: 'u1', FirstName: 'A', LastName: 'B' });
+  });
+  it('field paths split into segments', () => {
+    expect(fieldPathSegments('Candidates[3].Email')).toEqual(['Candidates', 3, 'Email']);
+    expect(fieldPathSegments('')).toEqual([]);
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+const BIN = join(ROOT, 'bin/examctl');
+const FIXTURES = join(ROOT, 'fixtures');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would, with its own store, config dir and pinned engine clock. */
+function examctl(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: cwd, EXAMCTL_CONFIG_DIR: join(cwd, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z', ...env },
+      },
+      (error, stdout, stderr) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-e2e-'));
+  try {
+    await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+beforeAll(() => {
+  // `npm test` builds first; a lone `vitest run test/e2e` builds here.
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  }
+}, 180_000);
+
+describe('examctl binary', () => {
+  it('--help lists the commands and exits 0; --version prints the package version', async () => {
+    await inTempDir(async (dir) => {
+      const help = await examctl(['--help'], dir);
+      expect(help.code).toBe(0);
+      for (const command of ['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local']) expect(help.stdout).toContain(command);
+      const version = await examctl(['--version'], dir);
+      expect(version.code).toBe(0);
+      const pkg = (await import(join(ROOT, 'package.json'), { with: { type: 'json' } })).default as { version: string };
+      expect(version.stdout.trim()).toBe(pkg.version);
+      const sub = await examctl(['schedule', 'push', '--help'], dir);
+      expect(sub.stdout).toContain('--assessment');
+    });
+  });
+
+  it('a dry run of a shipped fixture prints one JSON report and creates no store', async () => {
+    await inTempDir(async (dir) => {
+      const run = await examctl(['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--dry-run', '--json'], dir);
+      expect(run.code).toBe(1);
+      const doc = JSON.parse(run.stdout);
+      expect(doc.dryRun).toBe(true);
+      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0 });
+      expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
+    });
+  });
+
+  it('a real push on a fresh store, then review-session show --json', async () => {
+    await inTempDir(async (dir) => {
+      const push = await examctl(['schedule', 'push', '--file', join(FIXTURES, 'sittings.csv'), '--json'], dir);
+      expect(push.code).toBe(0);
+      const doc = JSON.parse(push.stdout);
+      expect(doc.target).toEqual({ kind: 'local', store: join(dir, '.examctl-store') });
+      expect(doc.summary.ok).toBe(2);
+      expect(push.stderr).toContain('created local store');
+      const show = await examctl(['review-session', 'show', 'RS-MATH1-OCT', '--json'], dir);
+      expect(show.code).toBe(0);
+      expect(JSON.parse(show.stdout).ExternalId).toBe('RS-MATH1-OCT');
+    });
+  });
+
+  it('a bad input file exits 2 naming file:line, with nothing on stdout', async () => {
+    await inTempDir(async (dir) => {
+      await writeFile(join(dir, 'bad.json'), '[\n  {"ExternalId": "u-1", "FirstName": "A", "LastName": "B"},\n  {"ExternalId": \n');
+      const run = await examctl(['user', 'sync', '--file', 'bad.json', '--json'], dir);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^examctl: bad\.json:\d+: /);
+    });
+  });
+
+  it('SIGINT: finishes in-flight work, writes the report with the rest skipped, exits 130', async () => {
+    await inTempDir(async (dir) => {
+      const rows = ['ExternalId,FirstName,LastName,Role'];
+      for (let i = 0; i < 20000; i++) rows.push(`u-${i},First,Last,Candidate`);
+      await writeFile(join(dir, 'many.csv'), `${rows.join('\n')}\n`);
+      const child = spawn(process.execPath, [BIN, 'user', 'sync', '--file', 'many.csv', '--json'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      let signalled = false;
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        // The first report chunk means sending is under way.
+        if (!signalled) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      });
+      const code = await new Promise<number | null>((done) => child.on('close', (exitCode) => done(exitCode)));
+      expect(code, stderr).toBe(130);
+      const doc = JSON.parse(stdout);
+      expect(doc.summary.total).toBe(20000);
+      expect(doc.summary.skipped).toBeGreaterThan(0);
+      expect(doc.summary.ok + doc.summary.skipped).toBe(20000);
+    });
+  });
+});

@@ -1,0 +1,86 @@
+import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreObserver, type StoreState } from '../../src/engine/store.js';
+
+/**
+ * A faithful in-memory Store for engine tests: serial transactions, decide() runs synchronously
+ * against the caught-up state, a throwing decide applies nothing, observers see every change
+ * (own and "other processes'") and whole reloads.
+ */
+export class MemoryStore implements Store {
+  readonly location = 'memory:test';
+  private maps = new Map<CollectionName, Map<string, unknown>>();
+  private readonly observers: StoreObserver[] = [];
+  private foreign: Change[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Every committed change batch, in order (what a file store would have appended). */
+  readonly commits: Change[][] = [];
+  closed = false;
+
+  constructor(initial: Iterable<Change> = []) {
+    this.maps = MemoryStore.build(initial);
+  }
+
+  private static build(changes: Iterable<Change>): Map<CollectionName, Map<string, unknown>> {
+    const maps = new Map(COLLECTION_NAMES.map((name) => [name, new Map<string, unknown>()]));
+    for (const change of changes) {
+      if (change.value === null || change.value === undefined) maps.get(change.collection)!.delete(change.key);
+      else maps.get(change.collection)!.set(change.key, change.value);
+    }
+    return maps;
+  }
+
+  get state(): StoreState {
+    return this.maps;
+  }
+
+  observe(observer: StoreObserver): void {
+    this.observers.push(observer);
+  }
+
+  private apply(change: Change): void {
+    const map = this.maps.get(change.collection)!;
+    const previous = map.get(change.key);
+    if (change.value === null || change.value === undefined) map.delete(change.key);
+    else map.set(change.key, structuredClone(change.value));
+    for (const observer of this.observers) observer.change(change, previous);
+  }
+
+  private catchUp(): void {
+    const pending = this.foreign;
+    this.foreign = [];
+    for (const change of pending) this.apply(change);
+  }
+
+  transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('store closed'));
+    const run = this.queue.then(() => {
+      this.catchUp();
+      const { result, changes } = decide(this.maps);
+      // Serialisable like the journal: a value that does not survive JSON is a bug.
+      const copies = JSON.parse(JSON.stringify(changes)) as Change[];
+      for (const change of copies) this.apply(change);
+      if (copies.length > 0) this.commits.push(copies);
+      return result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async refresh(): Promise<void> {
+    this.catchUp();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** Another process committed these; they arrive at the next refresh or transaction. */
+  commitFromOtherProcess(changes: Change[]): void {
+    this.foreign.push(...changes);
+  }
+
+  /** Another process compacted: the state is replaced wholesale. */
+  reload(changes: Iterable<Change>): void {
+    this.maps = MemoryStore.build(changes);
+    for (const observer of this.observers) observer.reset();
+  }
+}

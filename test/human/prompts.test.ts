@@ -1,0 +1,288 @@
+import { describe, it, expect, vi, afterEach } from 'vitest';
+import {
+  canPrompt,
+  confirmSend,
+  missingValue,
+  promptCollectionTitle,
+  promptInvigilators,
+  promptScheduleFields,
+  promptUser,
+  requireValue,
+} from '../../src/cli/prompts.js';
+import { InterruptedError, UsageError } from '../../src/errors.js';
+import { FakeTerminal, KEY } from './fake-terminal.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('canPrompt', () => {
+  const cases: Array<[boolean | undefined, boolean, Record<string, string>, boolean]> = [
+    [true, false, {}, true],
+    [false, false, {}, false],
+    [undefined, false, {}, false],
+    [true, true, {}, false],
+    [true, false, { CI: 'true' }, false],
+    [true, false, { CI: '1' }, false],
+    [true, false, { CI: 'false' }, true],
+    [false, true, { CI: 'true' }, false],
+  ];
+  it.each(cases)('isTTY=%s noInput=%s env=%j -> %s', (isTTY, noInput, env, expected) => {
+    expect(canPrompt({ isTTY, noInput, env })).toBe(expected);
+  });
+});
+
+describe('missingValue', () => {
+  it('is a usage error (exit 2) naming the flag and why nobody was asked', () => {
+    const error = missingValue('--title');
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe('missing --title (prompts are off: no TTY, --no-input or CI=true)');
+  });
+});
+
+describe('requireValue', () => {
+  it('uses the given value, else asks when allowed, else names the flag', async () => {
+    let asked = 0;
+    const ask = async () => {
+      asked += 1;
+      return 'asked';
+    };
+    expect(await requireValue('given', '--title', true, ask)).toBe('given');
+    expect(await requireValue(undefined, '--title', true, ask)).toBe('asked');
+    await expect(requireValue(undefined, '--title', false, ask)).rejects.toThrow('missing --title');
+    expect(asked).toBe(1);
+  });
+});
+
+describe('promptUser', () => {
+  it('asks every field, lets Role be chosen from the world and adds hierarchy memberships', async () => {
+    const terminal = new FakeTerminal();
+    const stdoutWrite = vi.spyOn(process.stdout, 'write');
+    const answers = promptUser({ roles: ['Candidate', 'Author'] }, terminal.io);
+    await terminal.play([
+      { expect: 'External id', keys: `u-100${KEY.enter}` },
+      { expect: 'First name', keys: `Ada${KEY.enter}` },
+      { expect: 'Last name', keys: `Moreno${KEY.enter}` },
+      { expect: 'E-mail', keys: `ada@example.test${KEY.enter}` },
+      { expect: 'User name', keys: KEY.enter },
+      { expect: 'Role', keys: `${KEY.down}${KEY.enter}` },
+      { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
+      { expect: 'Hierarchy external id', keys: `H-NORTH${KEY.enter}` },
+      { expect: 'Permissions in H-NORTH', keys: `${KEY.space}${KEY.down}${KEY.down}${KEY.space}${KEY.enter}` },
+      { expect: 'Add another hierarchy membership?', keys: KEY.enter },
+    ]);
+    expect(await answers).toEqual({
+      ExternalId: 'u-100',
+      FirstName: 'Ada',
+      LastName: 'Moreno',
+      Email: 'ada@example.test',
+      Role: 'Author',
+      Hierarchies: [{ ExternalId: 'H-NORTH', IsCoordinator: true, HasViewReportsPermissions: true }],
+    });
+    // Prompts draw on the injected stream (stderr in the CLI), never on stdout.
+    expect(stdoutWrite).not.toHaveBeenCalled();
+  });
+
+  it('shows the e-mail rule and asks again after a bad address', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser({ roles: ['Candidate'] }, terminal.io);
+    await terminal.play([
+      { expect: 'External id', keys: `u-101${KEY.enter}` },
+      { expect: 'First name', keys: `Ben${KEY.enter}` },
+      { expect: 'Last name', keys: `Okafor${KEY.enter}` },
+      { expect: 'E-mail', keys: `ben at example${KEY.enter}` },
+      { expect: 'Email is not a valid address', keys: `${KEY.clearLine}ben@example.test${KEY.enter}` },
+      { expect: 'User name', keys: `ben${KEY.enter}` },
+      { expect: 'Role', keys: KEY.enter },
+      { expect: 'Add a hierarchy membership?', keys: `n${KEY.enter}` },
+    ]);
+    const user = await answers;
+    expect(user.Email).toBe('ben@example.test');
+    expect(user.UserName).toBe('ben');
+    expect(user.Role).toBe('Candidate');
+    expect(user).not.toHaveProperty('Hierarchies');
+    expect(terminal.screen).toContain('(code 209)');
+  });
+
+  it('rejects a bad external id with its rule and an empty first name, then accepts the fixes', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser({ roles: ['Candidate'] }, terminal.io);
+    await terminal.play([
+      { expect: 'External id', keys: `bad id!${KEY.enter}` },
+      { expect: '(code 219)', keys: `${KEY.clearLine}u-102${KEY.enter}` },
+      { expect: 'First name', keys: KEY.enter },
+      { expect: '(code 210)', keys: `Chloe${KEY.enter}` },
+      { expect: 'Last name', keys: `Martin${KEY.enter}` },
+      { expect: 'E-mail', keys: KEY.enter },
+      { expect: 'User name', keys: KEY.enter },
+      { expect: 'Role', keys: KEY.enter },
+      { expect: 'Add a hierarchy membership?', keys: KEY.enter },
+    ]);
+    const user = await answers;
+    expect(user).toEqual({ ExternalId: 'u-102', FirstName: 'Chloe', LastName: 'Martin', Role: 'Candidate' });
+  });
+
+  it('refuses the same hierarchy twice (243) and accepts another one', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser({ roles: ['Author'] }, terminal.io);
+    await terminal.play([
+      { expect: 'External id', keys: `u-106${KEY.enter}` },
+      { expect: 'First name', keys: `Gus${KEY.enter}` },
+      { expect: 'Last name', keys: `Lind${KEY.enter}` },
+      { expect: 'E-mail', keys: KEY.enter },
+      { expect: 'User name', keys: KEY.enter },
+      { expect: 'Role', keys: KEY.enter },
+      { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
+      { expect: 'Hierarchy external id', keys: `H-NORTH${KEY.enter}` },
+      { expect: 'Permissions in H-NORTH', keys: KEY.enter },
+      { expect: 'Add another hierarchy membership?', keys: `y${KEY.enter}` },
+      { expect: 'Hierarchy external id', keys: `H-NORTH${KEY.enter}` },
+      { expect: '(code 243)', keys: `${KEY.clearLine}H-SOUTH${KEY.enter}` },
+      { expect: 'Permissions in H-SOUTH', keys: `${KEY.down}${KEY.space}${KEY.enter}` },
+      { expect: 'Add another hierarchy membership?', keys: `n${KEY.enter}` },
+    ]);
+    expect((await answers).Hierarchies).toEqual([{ ExternalId: 'H-NORTH' }, { ExternalId: 'H-SOUTH', IsAdministrator: true }]);
+  });
+
+  it('asks Role as free text without a world, requiring it for a new user', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser({}, terminal.io);
+    await terminal.play([
+      { expect: 'External id', keys: `u-103${KEY.enter}` },
+      { expect: 'First name', keys: `Dev${KEY.enter}` },
+      { expect: 'Last name', keys: `Patel${KEY.enter}` },
+      { expect: 'E-mail', keys: KEY.enter },
+      { expect: 'User name', keys: KEY.enter },
+      { expect: 'Role (title of an existing role)', keys: KEY.enter },
+      { expect: '(code 240)', keys: `Candidate${KEY.enter}` },
+      { expect: 'Add a hierarchy membership?', keys: KEY.enter },
+    ]);
+    expect((await answers).Role).toBe('Candidate');
+  });
+
+  it('offers an existing user\'s values as defaults and keeps the role when left empty', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser(
+      { existing: { ExternalId: 'u-104', FirstName: 'Eva', LastName: 'Kowalska', Role: 'Candidate' } },
+      terminal.io,
+    );
+    await terminal.play([
+      { expect: 'External id', keys: KEY.enter },
+      { expect: 'First name', keys: KEY.enter },
+      { expect: 'Last name', keys: KEY.enter },
+      { expect: 'E-mail', keys: KEY.enter },
+      { expect: 'User name', keys: KEY.enter },
+      { expect: 'Role (empty keeps the current one)', keys: KEY.enter },
+      { expect: 'Add a hierarchy membership?', keys: KEY.enter },
+    ]);
+    expect(await answers).toEqual({ ExternalId: 'u-104', FirstName: 'Eva', LastName: 'Kowalska' });
+  });
+
+  it('turns Ctrl-C into InterruptedError (exit 130)', async () => {
+    const terminal = new FakeTerminal();
+    const answers = promptUser({ roles: ['Candidate'] }, terminal.io);
+    const outcome = answers.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await terminal.play([
+      { expect: 'External id', keys: `u-105${KEY.enter}` },
+      { expect: 'First name', keys: `Fe${KEY.ctrlC}` },
+    ]);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as InterruptedError).exitCode).toBe(130);
+  });
+});
+
+describe('promptCollectionTitle', () => {
+  it('rejects a title of 100 characters (805) and returns the corrected one', async () => {
+    const terminal = new FakeTerminal();
+    const title = promptCollectionTitle(terminal.io);
+    await terminal.play([
+      { expect: 'Collection title', keys: `${'x'.repeat(100)}${KEY.enter}` },
+      { expect: '(code 805)', keys: `${KEY.clearLine}Algebra basics${KEY.enter}` },
+    ]);
+    expect(await title).toBe('Algebra basics');
+  });
+
+  it('rejects an empty title (804)', async () => {
+    const terminal = new FakeTerminal();
+    const title = promptCollectionTitle(terminal.io);
+    await terminal.play([
+      { expect: 'Collection title', keys: KEY.enter },
+      { expect: '(code 804)', keys: `Geometry${KEY.enter}` },
+    ]);
+    expect(await title).toBe('Geometry');
+  });
+});
+
+describe('promptInvigilators', () => {
+  it('needs at least one invigilator ticked', async () => {
+    const terminal = new FakeTerminal();
+    const chosen = promptInvigilators(['inv-1', 'inv-2', 'inv-3'], terminal.io);
+    await terminal.play([
+      { expect: 'Invigilators to remove', keys: KEY.enter },
+      { expect: 'At least one choice must be selected', keys: `${KEY.down}${KEY.space}${KEY.down}${KEY.space}${KEY.enter}` },
+    ]);
+    expect(await chosen).toEqual(['inv-2', 'inv-3']);
+  });
+
+  it('is a usage error when there is nobody to choose', async () => {
+    await expect(promptInvigilators([], new FakeTerminal().io)).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+describe('promptScheduleFields', () => {
+  it('asks only the missing fields and re-asks a start without a zone', async () => {
+    const terminal = new FakeTerminal();
+    const fields = promptScheduleFields(['StartDateTime', 'GroupName'], terminal.io, {
+      AssessmentExtId: 'A-MATH-1',
+      GroupExtId: 'H-NORTH',
+    });
+    await terminal.play([
+      { expect: 'Start', keys: `2026-12-01T09:00:00${KEY.enter}` },
+      { expect: 'has no time zone', keys: `${KEY.clearLine}2026-12-01T09:00:00Z${KEY.enter}` },
+      { expect: 'Group name', keys: `North campus${KEY.enter}` },
+    ]);
+    expect(await fields).toEqual({ StartDateTime: '2026-12-01T09:00:00Z', GroupName: 'North campus' });
+    expect(terminal.screen).not.toContain('Assessment external id');
+  });
+
+  it('rejects a group id outside letters, digits and dashes', async () => {
+    const terminal = new FakeTerminal();
+    const fields = promptScheduleFields(['GroupExtId'], terminal.io);
+    await terminal.play([
+      { expect: 'Group (hierarchy) external id', keys: `H NORTH${KEY.enter}` },
+      { expect: 'GroupExtId', keys: `${KEY.clearLine}H-NORTH${KEY.enter}` },
+    ]);
+    expect(await fields).toEqual({ GroupExtId: 'H-NORTH' });
+  });
+});
+
+describe('confirmSend', () => {
+  it('shows the summary and returns the answer', async () => {
+    const terminal = new FakeTerminal();
+    const yes = confirmSend('3 users to remote https://exam.example.test', terminal.io);
+    await terminal.play([{ expect: 'Send now?', keys: `y${KEY.enter}` }]);
+    expect(await yes).toBe(true);
+    expect(terminal.screen).toContain('3 users to remote https://exam.example.test');
+  });
+
+  it('defaults to no', async () => {
+    const terminal = new FakeTerminal();
+    const answer = confirmSend('1 collection', terminal.io);
+    await terminal.play([{ expect: 'Send now?', keys: KEY.enter }]);
+    expect(await answer).toBe(false);
+  });
+
+  it('turns an abort (SIGINT elsewhere in the CLI) into InterruptedError', async () => {
+    const terminal = new FakeTerminal();
+    const controller = new AbortController();
+    const answer = confirmSend('1 collection', { ...terminal.io, signal: controller.signal });
+    await terminal.waitFor('Send now?');
+    controller.abort();
+    await expect(answer).rejects.toBeInstanceOf(InterruptedError);
+  });
+});

@@ -1,0 +1,228 @@
+import { describe, it, expect } from 'vitest';
+import { stripVTControlCharacters } from 'node:util';
+import { parse } from 'csv-parse/sync';
+import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
+import {
+  RESULT_COLUMNS,
+  renderReviewSession,
+  resultStatistics,
+  reviewSessionResultsCsv,
+} from '../../src/cli/review-session-view.js';
+import { renderRunSummaryTable } from '../../src/cli/run-summary-table.js';
+import { colorEnabled, displayText } from '../../src/cli/table-format.js';
+
+function result(overrides: Partial<ReviewSessionResult>): ReviewSessionResult {
+  return {
+    CandidateExtId: 'c-1',
+    ScheduleExtId: 'S-1',
+    ScheduleTitle: 'Sitting',
+    ScheduleGroupName: 'North campus',
+    FirstName: 'Ada',
+    LastName: 'Moreno',
+    UserName: 'c-1',
+    Email: 'ada@example.test',
+    DateOfBirth: null,
+    SpecialNeeds: false,
+    Labels: [],
+    LastSatDate: '2026-10-05T11:12:00.000Z',
+    PassedStatus: 'SATISFACTORY',
+    Score: 80,
+    PublishedDate: '2026-10-12T08:00:00.000Z',
+    IsVisited: false,
+    VisitedDate: null,
+    HasConflicts: false,
+    Keycode: null,
+    Grade: 'B',
+    ...overrides,
+  };
+}
+
+function session(results: ReviewSessionResult[], overrides: Partial<ReviewSession> = {}): ReviewSession {
+  return {
+    ExternalId: 'RS-1',
+    AssessmentExtId: 'A-MATH-1',
+    ScheduleExtId: 'S-1',
+    Title: 'Maths October review',
+    Hierarchy: { ExternalId: 'H-NORTH', FullPath: 'Root/North campus' },
+    Code: 'MATH1',
+    ReviewPeriodMode: 'TIME_SPAN',
+    StartDate: '2026-10-12T08:00:00.000Z',
+    EndDate: '2026-10-26T18:00:00.000Z',
+    NumOfCandidates: results.length,
+    Status: 'ACTIVE',
+    Owner: 'scheduler',
+    IsArchived: false,
+    UseKeycode: false,
+    ResultsOptions: { ShowSummary: true, ShowDetailed: false, Feedback: 'ON_QUESTIONS' },
+    OverviewOptions: { ShowGrade: true, ShowPercentageToPass: false, ShowResultOutcome: true },
+    NavigationType: 'ORIGINAL_FORM',
+    UseLockDownBrowser: false,
+    UsePin: true,
+    Pin: '4821',
+    Results: results,
+    ...overrides,
+  };
+}
+
+/** The table's text row whose first cell is `label`, with borders and padding collapsed. */
+function rowOf(text: string, label: string): string {
+  const line = text.split('\n').find((entry) => entry.startsWith(`│ ${label} `));
+  if (line === undefined) throw new Error(`no row ${label} in\n${text}`);
+  return line.replace(/│/g, '|').replace(/\s+/g, ' ').trim();
+}
+
+describe('renderReviewSession', () => {
+  const results = [
+    result({ CandidateExtId: 'c-1', PassedStatus: 'SATISFACTORY', Score: 90 }),
+    result({ CandidateExtId: 'c-2', FirstName: 'Ben', LastName: 'Okafor', PassedStatus: 'NOT_SATISFACTORY', Score: 40, IsVisited: true, VisitedDate: '2026-10-13T18:21:00.000Z' }),
+    result({ CandidateExtId: 'c-3', PassedStatus: 'SATISFACTORY', Score: 75.5 }),
+    result({ CandidateExtId: 'c-4', PassedStatus: 'NOT_SUBMITTED', Score: null, PublishedDate: null, Grade: null }),
+  ];
+  const text = renderReviewSession(session(results));
+
+  it('prints the header block with the session facts', () => {
+    expect(text).toContain('Maths October review');
+    expect(rowOf(text, 'Code')).toContain('MATH1');
+    expect(rowOf(text, 'Status')).toContain('ACTIVE');
+    expect(rowOf(text, 'Review mode')).toContain('time span');
+    expect(rowOf(text, 'Review window')).toContain('2026-10-12 08:00 UTC to 2026-10-26 18:00 UTC');
+    expect(rowOf(text, 'Owner')).toContain('scheduler');
+    expect(rowOf(text, 'Hierarchy')).toContain('Root/North campus (H-NORTH)');
+    expect(rowOf(text, 'Candidates')).toContain('4');
+  });
+
+  it('lists the options as readable yes/no pairs', () => {
+    expect(rowOf(text, 'Results options')).toContain('summary: yes, detailed: no, feedback: on questions');
+    expect(rowOf(text, 'Overview options')).toContain('grade: yes, percentage to pass: no,');
+    expect(text).toContain('result outcome: yes');
+  });
+
+  it('never shows the PIN value', () => {
+    expect(text).toContain('PIN: used');
+    expect(text).not.toContain('4821');
+  });
+
+  it('prints one results row per candidate with name, status, score, grade, published and visited', () => {
+    expect(rowOf(text, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 UTC | yes, 2026-10-13 18:21 UTC |');
+    expect(rowOf(text, 'c-4')).toMatch(/\| c-4 \| Ada Moreno \| NOT_SUBMITTED \| \| \| no \| no \|$/);
+    expect(text).toContain('Results (4)');
+  });
+
+  it('counts every PassedStatus, zeros included, and gives the mean of numeric scores', () => {
+    expect(rowOf(text, 'SATISFACTORY')).toBe('| SATISFACTORY | 2 |');
+    expect(rowOf(text, 'NOT_SATISFACTORY')).toBe('| NOT_SATISFACTORY | 1 |');
+    expect(rowOf(text, 'NOT_SUBMITTED')).toBe('| NOT_SUBMITTED | 1 |');
+    expect(rowOf(text, 'VOIDED')).toBe('| VOIDED | 0 |');
+    // (90 + 40 + 75.5) / 3 = 68.5; the null score is left out.
+    expect(rowOf(text, 'Mean score')).toBe('| Mean score | 68.5 (of 3) |');
+  });
+
+  it('says n/a for the mean when no result has a score, and handles an empty session', () => {
+    const empty = renderReviewSession(session([], { ReviewPeriodMode: 'ALWAYS', StartDate: null, EndDate: null, Hierarchy: null, ScheduleExtId: null }));
+    expect(rowOf(empty, 'Mean score')).toBe('| Mean score | n/a |');
+    expect(empty).toContain('(no results)');
+    expect(rowOf(empty, 'Review window')).toContain('always open');
+    expect(rowOf(empty, 'Hierarchy')).toContain('none (based on an assessment)');
+    for (const status of ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED']) {
+      expect(rowOf(empty, status)).toBe(`| ${status} | 0 |`);
+    }
+  });
+
+  it('colours only when asked', () => {
+    expect(text).toBe(stripVTControlCharacters(text));
+    const coloured = renderReviewSession(session(results), { color: true });
+    expect(coloured).not.toBe(stripVTControlCharacters(coloured));
+    expect(stripVTControlCharacters(coloured)).toContain('NOT_SATISFACTORY');
+  });
+
+  it('neutralises terminal control sequences coming from the service', () => {
+    const hostile = renderReviewSession(session([result({ FirstName: '\u001b[2J\u001b]0;pwned\u0007Eve' })]));
+    expect(hostile).not.toContain('\u001b');
+    expect(hostile).not.toContain('\u0007');
+    expect(hostile).toContain('Eve');
+  });
+
+  it('counts statuses a newer server invents under "other" instead of dropping them', () => {
+    const statistics = resultStatistics([result({ PassedStatus: 'PENDING' as never }), result({ Score: '12.5' as never })]);
+    expect(statistics.other).toBe(1);
+    expect(statistics.counts.SATISFACTORY).toBe(1);
+    expect(statistics.meanScore).toBe((80 + 12.5) / 2);
+  });
+});
+
+describe('reviewSessionResultsCsv', () => {
+  it('has a header of every result field, then extra fields in first-seen order', () => {
+    const csv = reviewSessionResultsCsv(session([result({ Extra: 'x' } as never)]));
+    const [headerRow] = parse(csv) as string[][];
+    expect(headerRow).toEqual([...RESULT_COLUMNS, 'Extra']);
+  });
+
+  it('writes CRLF rows, joins lists with |, leaves nulls empty and round-trips quoted cells', () => {
+    const csv = reviewSessionResultsCsv(
+      session([result({ LastName: 'O"Brien, Jr', Labels: ['math', 'resit'], Grade: null, ScheduleTitle: 'line1\nline2' })]),
+    );
+    expect(csv.endsWith('\r\n')).toBe(true);
+    expect(csv).toContain('"O""Brien, Jr"');
+    const rows = parse(csv, { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row.LastName).toBe('O"Brien, Jr');
+    expect(row.Labels).toBe('math|resit');
+    expect(row.Grade).toBe('');
+    expect(row.ScheduleTitle).toBe('line1\nline2');
+    expect(row.Score).toBe('80');
+    expect(row.SpecialNeeds).toBe('false');
+  });
+
+  it('neutralises cells a spreadsheet would run as a formula', () => {
+    const csv = reviewSessionResultsCsv(
+      session([
+        result({ FirstName: '=HYPERLINK("http://evil")', LastName: '+1', UserName: '@SUM(A1)', Email: '-2+3', Grade: '\tx', Keycode: '\rk' }),
+      ]),
+    );
+    const row = (parse(csv, { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect(row.FirstName).toBe(`'=HYPERLINK("http://evil")`);
+    expect(row.LastName).toBe(`'+1`);
+    expect(row.UserName).toBe(`'@SUM(A1)`);
+    expect(row.Email).toBe(`'-2+3`);
+    expect(row.Grade).toBe(`'\tx`);
+    expect(row.Keycode).toBe(`'\rk`);
+  });
+
+  it('gives only the header for a session without results', () => {
+    expect(reviewSessionResultsCsv(session([]))).toBe(`${RESULT_COLUMNS.join(',')}\r\n`);
+  });
+});
+
+describe('renderRunSummaryTable', () => {
+  it('shows every count under its label', () => {
+    const text = renderRunSummaryTable({ total: 10, ok: 6, partial: 1, failed: 2, skipped: 1 });
+    const lines = text.split('\n').map((line) => line.replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').trim().split(/\s+/));
+    expect(lines).toContainEqual(['total', 'ok', 'partial', 'failed', 'skipped']);
+    expect(lines).toContainEqual(['10', '6', '1', '2', '1']);
+  });
+
+  it('says valid/invalid in a dry run', () => {
+    const text = renderRunSummaryTable({ total: 2, ok: 1, partial: 0, failed: 1, skipped: 0 }, { dryRun: true });
+    expect(text).toContain('valid');
+    expect(text).toContain('invalid');
+    expect(text).not.toMatch(/\bok\b/);
+  });
+});
+
+describe('colour and cell helpers', () => {
+  it('colours a terminal unless NO_COLOR or TERM=dumb; FORCE_COLOR wins over a pipe', () => {
+    expect(colorEnabled({ isTTY: true, env: {} })).toBe(true);
+    expect(colorEnabled({ isTTY: false, env: {} })).toBe(false);
+    expect(colorEnabled({ isTTY: true, env: { NO_COLOR: '1' } })).toBe(false);
+    expect(colorEnabled({ isTTY: true, env: { TERM: 'dumb' } })).toBe(false);
+    expect(colorEnabled({ isTTY: false, env: { FORCE_COLOR: '1' } })).toBe(true);
+    expect(colorEnabled({ isTTY: true, env: { FORCE_COLOR: '0' } })).toBe(false);
+  });
+
+  it('flattens newlines and replaces control characters', () => {
+    expect(displayText('a\nb\tc\u0000d')).toBe('a b c?d');
+    expect(displayText(['x', 1, true])).toBe('x, 1, true');
+    expect(displayText(null)).toBe('');
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { detectFormat, formatFromExtension, readRecords } from '../../src/input/format.js';
+import { readIdList } from '../../src/input/id-list.js';
+import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
+
+describe('detectFormat', () => {
+  it('goes by the extension, in any case', async () => {
+    expect(await detectFormat('x/users.csv')).toBe('csv');
+    expect(await detectFormat('x/USERS.JSON')).toBe('json');
+    expect(await detectFormat('x/users.ndjson')).toBe('json');
+    expect(await detectFormat('x/users.jsonl')).toBe('json');
+    expect(formatFromExtension('x/users.txt')).toBeUndefined();
+  });
+
+  it('looks at the first non-blank character for any other extension', async () => {
+    expect(await detectFormat(fixture('records-json.data'))).toBe('json');
+    expect(await detectFormat(fixture('records-csv.data'))).toBe('csv');
+  });
+
+  it('reports an unreadable file when it has to look inside', async () => {
+    await expectInputFileError(detectFormat(fixture('missing.data'), 'missing.data'), { line: undefined, reason: /no such file/ });
+  });
+});
+
+describe('readRecords', () => {
+  it('dispatches to the CSV or the JSON reader', async () => {
+    const fromCsv = await collect(readRecords(fixture('records-csv.data'), { columns: userColumns, displayName: 'r.data' }));
+    expect(fromCsv.map((record) => [record.source.file, record.source.line, record.fields])).toEqual([['r.data', 2, { ExternalId: 'u-1', FirstName: 'Ann' }]]);
+    expect(fromCsv[0]?.raw).toBeDefined();
+    const fromJson = await collect(readRecords(fixture('records-json.data'), { columns: userColumns }));
+    expect(fromJson.map((record) => [record.source.line, record.fields])).toEqual([[2, { ExternalId: 'u-1' }]]);
+    const forced = readRecords(fixture('users-array.json'), { columns: userColumns, format: 'csv' });
+    await expectInputFileError(collect(forced), { line: 1, reason: /unknown column/ });
+  });
+});
+
+describe('readIdList', () => {
+  const ids = async (name: string) => (await readIdList(fixture(name), { displayName: name })).map((entry) => [entry.id, entry.source.line]);
+
+  it('reads plain text: one id per line, blank lines and # comments skipped, an optional header', async () => {
+    expect(await ids('ids.txt')).toEqual([
+      ['inv-1', 2],
+      ['inv-2', 4],
+      ['inv-3', 5],
+    ]);
+    expect(await ids('ids-with-header.txt')).toEqual([
+      ['inv-1', 2],
+      ['inv-2', 3],
+    ]);
+  });
+
+  it('reads the id column of a CSV, and a one-column CSV without header', async () => {
+    expect(await ids('ids.csv')).toEqual([
+      ['inv-1', 2],
+      ['inv-2', 3],
+    ]);
+    expect(await ids('ids-single-column.csv')).toEqual([
+      ['inv-1', 1],
+      ['inv-2', 2],
+    ]);
+  });
+
+  it('reads a run report CSV with its status', async () => {
+    const entries = await readIdList(fixture('ids-report.csv'));
+    expect(entries.map((entry) => [entry.id, entry.status])).toEqual([
+      ['inv-1', 'ok'],
+      ['inv-2', 'failed'],
+    ]);
+  });
+
+  it('reads a JSON array of strings with the line of each', async () => {
+    const entries = await readIdList(fixture('ids.json'), { displayName: 'ids.json' });
+    expect(entries).toEqual([
+      { id: 'inv-1', source: { file: 'ids.json', line: 2, index: 0 } },
+      { id: 'inv-2', source: { file: 'ids.json', line: 4, index: 1 } },
+    ]);
+  });
+
+  it('refuses a CSV without an id column, a non-string JSON element and a missing file', async () => {
+    await expectInputFileError(readIdList(fixture('ids-no-column.csv')), { line: 1, reason: /no id column: name one of the columns UserExtId/ });
+    await expectInputFileError(readIdList(fixture('ids-bad.json')), { line: 1, reason: /array element 1 is not a string/ });
+    await expectInputFileError(readIdList(fixture('ids-missing.txt')), { line: undefined, reason: /cannot read: no such file/ });
+    await expectInputFileError(readIdList(fixture('binary.csv')), { line: 1, reason: /binary content/ });
+  });
+});

@@ -1,0 +1,153 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configPath, listProfiles, loadConfig, removeProfile, saveConfig, setProfile } from '../../src/cli/config-file.js';
+import { requireRemoteTarget, resolveRemoteTarget } from '../../src/cli/remote-settings.js';
+import { UsageError } from '../../src/errors.js';
+
+let dir: string;
+let env: Record<string, string | undefined>;
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-remote-settings-'));
+  env = { EXAMCTL_CONFIG_DIR: path.join(dir, 'config'), HOME: dir };
+});
+
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function writeToken(name: string, content: string, mode = 0o600): Promise<string> {
+  const file = path.join(dir, name);
+  await fs.writeFile(file, content, { mode });
+  await fs.chmod(file, mode);
+  return file;
+}
+
+describe('config file', () => {
+  it('reads a missing file as empty and writes 0600 atomically', async () => {
+    expect(await loadConfig(env)).toEqual({ version: 1, profiles: {} });
+    await setProfile('prod', { baseUrl: 'https://exam.example.com', token: 'tok-1', defaults: { concurrency: 4 } }, env);
+    const stat = await fs.stat(configPath(env));
+    expect(stat.mode & 0o777).toBe(0o600);
+    const leftovers = (await fs.readdir(path.dirname(configPath(env)))).filter((f) => f.endsWith('.tmp'));
+    expect(leftovers).toEqual([]);
+    const config = await loadConfig(env);
+    expect(config.defaultProfile).toBe('prod');
+    expect(config.profiles.prod).toEqual({ baseUrl: 'https://exam.example.com', token: 'tok-1', defaults: { concurrency: 4 } });
+  });
+
+  it('honours XDG_CONFIG_HOME when EXAMCTL_CONFIG_DIR is unset', () => {
+    expect(configPath({ XDG_CONFIG_HOME: '/x/cfg', HOME: '/home/u' })).toBe('/x/cfg/examctl/config.json');
+    expect(configPath({ HOME: '/home/u' })).toBe('/home/u/.config/examctl/config.json');
+  });
+
+  it('lists profiles without ever showing the token value', async () => {
+    await setProfile('a', { baseUrl: 'https://a.example.com', token: 'very-secret' }, env);
+    await setProfile('b', { baseUrl: 'https://b.example.com', tokenFile: '~/.b-token', makeDefault: true }, env);
+    await setProfile('c', { baseUrl: 'https://c.example.com' }, env);
+    const listing = await listProfiles(env);
+    expect(listing.map((p) => [p.name, p.token, p.isDefault])).toEqual([
+      ['a', 'stored', false],
+      ['b', 'set (file ~/.b-token)', true],
+      ['c', 'not set', false],
+    ]);
+    expect(JSON.stringify(listing)).not.toContain('very-secret');
+  });
+
+  it('replaces a stored token by a token file and removes profiles', async () => {
+    await setProfile('a', { baseUrl: 'https://a.example.com', token: 't' }, env);
+    await setProfile('a', { tokenFile: '/tmp/t' }, env);
+    expect((await loadConfig(env)).profiles.a).toEqual({ baseUrl: 'https://a.example.com', tokenFile: '/tmp/t' });
+    await removeProfile('a', env);
+    const config = await loadConfig(env);
+    expect(config.profiles).toEqual({});
+    expect(config.defaultProfile).toBeUndefined();
+    await expect(removeProfile('a', env)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('rejects a malformed config file and a bad profile name with UsageError', async () => {
+    await fs.mkdir(env.EXAMCTL_CONFIG_DIR!, { recursive: true });
+    await fs.writeFile(configPath(env), '{ nope');
+    await expect(loadConfig(env)).rejects.toThrow(/not valid JSON/);
+    await saveConfig({ version: 1, profiles: {} }, env);
+    await expect(setProfile('bad name', { baseUrl: 'https://x' }, env)).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+describe('resolveRemoteTarget', () => {
+  it('takes --base-url and EXAMCTL_TOKEN', async () => {
+    const target = await requireRemoteTarget({ baseUrl: 'https://exam.example.com', env: { ...env, EXAMCTL_TOKEN: ' tok \n' } });
+    expect(target).toMatchObject({ baseUrl: 'https://exam.example.com', token: 'tok', tokenSource: 'env' });
+    expect(target.profile).toBeUndefined();
+    expect(target.concurrency).toBeUndefined();
+  });
+
+  it('prefers --token-file over EXAMCTL_TOKEN and trims the trailing newline', async () => {
+    const file = await writeToken('tok', 'from-file\n');
+    const target = await requireRemoteTarget({ baseUrl: 'https://x.example.com', tokenFile: file, env: { ...env, EXAMCTL_TOKEN: 'from-env' } });
+    expect(target.token).toBe('from-file');
+    expect(target.tokenSource).toBe('token-file');
+    expect(target.warnings).toEqual([]);
+  });
+
+  it('warns (only) about a token file readable by others', async () => {
+    const file = await writeToken('open-tok', 'abc\n', 0o644);
+    const target = await requireRemoteTarget({ baseUrl: 'https://x.example.com', tokenFile: file, env });
+    expect(target.token).toBe('abc');
+    expect(target.warnings[0]).toContain('readable by group or others');
+    expect(target.warnings[0]).not.toContain('abc');
+  });
+
+  it('refuses an empty or multi-line token file', async () => {
+    const empty = await writeToken('empty', '\n');
+    const multi = await writeToken('multi', 'a\nb\n');
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: empty, env })).rejects.toThrow(/is empty/);
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: multi, env })).rejects.toThrow(/more than one line/);
+  });
+
+  it('uses the default profile with its token file (~ expanded) and defaults', async () => {
+    await writeToken('.prod-token', 'prod-secret\n');
+    await setProfile('prod', { baseUrl: 'https://prod.example.com', tokenFile: '~/.prod-token', defaults: { rate: 120 } }, env);
+    const target = await requireRemoteTarget({ env });
+    expect(target).toMatchObject({
+      baseUrl: 'https://prod.example.com',
+      token: 'prod-secret',
+      profile: 'prod',
+      tokenSource: 'profile-file',
+      rate: 120,
+    });
+  });
+
+  it('does not use the default profile when a base URL is given another way', async () => {
+    await setProfile('prod', { baseUrl: 'https://prod.example.com', token: 'prod-secret' }, env);
+    const byFlag = await resolveRemoteTarget({ baseUrl: 'https://other.example.com', env });
+    expect(byFlag).toEqual({ baseUrl: 'https://other.example.com', warnings: [] });
+    await expect(requireRemoteTarget({ env: { ...env, EXAMCTL_BASE_URL: 'https://other.example.com' } })).rejects.toThrow(/EXAMCTL_TOKEN/);
+  });
+
+  it('selects a profile by EXAMCTL_PROFILE and names the flag for an unknown one', async () => {
+    await setProfile('a', { baseUrl: 'https://a.example.com', token: 'ta' }, env);
+    await setProfile('b', { baseUrl: 'https://b.example.com', token: 'tb' }, env);
+    const target = await requireRemoteTarget({ env: { ...env, EXAMCTL_PROFILE: 'b' } });
+    expect(target.token).toBe('tb');
+    await expect(resolveRemoteTarget({ profile: 'zz', env })).rejects.toThrow(/--profile: no profile named "zz".*known: a, b/);
+  });
+
+  it('resolves nothing when no base URL is configured anywhere; require names the flags', async () => {
+    expect(await resolveRemoteTarget({ env })).toBeUndefined();
+    const error = await requireRemoteTarget({ env }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain('--base-url');
+    expect((error as Error).message).toContain('EXAMCTL_BASE_URL');
+  });
+
+  it('leaves the token out (not an error) when no source gives one', async () => {
+    await setProfile('bare', { baseUrl: 'https://bare.example.com' }, env);
+    const target = await resolveRemoteTarget({ env });
+    expect(target).toMatchObject({ baseUrl: 'https://bare.example.com', profile: 'bare' });
+    expect(target?.token).toBeUndefined();
+    await expect(requireRemoteTarget({ env })).rejects.toThrow(/profile bare has none/);
+  });
+});

@@ -1,0 +1,93 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorsOf } from '../../src/api/envelope-errors.js';
+import type { IntegrationApi } from '../../src/api/integration-api.js';
+import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { createRemoteClient } from '../../src/api/remote-client.js';
+import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
+import { createStore, openStore } from '../../src/engine/store/index.js';
+import type { Store } from '../../src/engine/store.js';
+import { TargetError } from '../../src/errors.js';
+import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
+
+// The bundled world's token (fixtures/world.json, Settings.ApiTokens).
+const WORLD_TOKEN = 'dev-token';
+
+let dir: string;
+let store: Store;
+let server: RunningServer;
+let client: IntegrationApi;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-server-engine-'));
+  const world = await loadWorldFile(BUNDLED_WORLD_PATH);
+  await createStore(dir, worldToChanges(world));
+  store = await openStore(dir);
+  const engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
+  server = await startServer({ api: engine, tokens: storeTokens(store), openapi: buildOpenApiDocument(), log: (l) => logLines.push(l) });
+  client = createRemoteClient({ baseUrl: server.url, token: WORLD_TOKEN });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+  await store?.close();
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('server over the real engine', () => {
+  it('creates a user through HTTP and the remote client', async () => {
+    const result = await client.upsertUser({
+      ExternalId: 'http-u-1',
+      FirstName: 'Ann',
+      LastName: 'Lee',
+      Email: 'ann@example.test',
+      Role: 'Candidate',
+      Hierarchies: [{ ExternalId: 'H-NORTH' }, { ExternalId: 'H-NOPE' }],
+    });
+    expect(result.status).toBe(200);
+    expect(result.envelope.Success).toBe(true);
+    expect(result.envelope.Content?.User.ExternalId).toBe('http-u-1');
+    expect(result.envelope.Content?.GroupErrors.map((g) => g.Code)).toEqual([131]);
+  });
+
+  it('returns the engine 400 envelope for an invalid user, every problem listed', async () => {
+    const result = await client.upsertUser({ ExternalId: 'bad id!', FirstName: '', LastName: 'X', Email: 'nope' } as never);
+    expect(result.status).toBe(400);
+    expect(result.envelope.Success).toBe(false);
+    const codes = errorsOf(result.envelope).map((p) => p.code);
+    expect(codes).toEqual(expect.arrayContaining([219, 210, 209]));
+  });
+
+  it('answers 1101 for an unknown review session and the session for a known one', async () => {
+    const missing = await client.getReviewSession('RS-NOPE');
+    expect(missing.status).toBe(400);
+    expect(errorsOf(missing.envelope)[0]!.code).toBe(1101);
+    const known = await client.getReviewSession('RS-MATH1-OCT');
+    expect(known.envelope.Content?.ExternalId).toBe('RS-MATH1-OCT');
+  });
+
+  it('reports 810 for an existing collection id', async () => {
+    const result = await client.addCollection({ ExternalId: 'mathcore2026', Title: 'Again' });
+    expect(result.envelope.Success).toBe(false);
+    expect(errorsOf(result.envelope).map((p) => p.code)).toContain(810);
+  });
+
+  it('removes invigilators with per-user 319 errors', async () => {
+    const result = await client.removeInvigilators('S-FUTURE', ['inv-1', 'nobody']);
+    expect(result.status).toBe(200);
+    expect(result.envelope.Content?.SuccessfullyRemoved).toEqual(['inv-1']);
+    expect(result.envelope.Content?.Errors.map((e) => e.Code)).toEqual([319]);
+  });
+
+  it('refuses a token that is not in the world settings', async () => {
+    const stranger = createRemoteClient({ baseUrl: server.url, token: 'not-the-token' });
+    await expect(stranger.upsertUser({ ExternalId: 'x', FirstName: 'a', LastName: 'b' })).rejects.toBeInstanceOf(TargetError);
+    await stranger.close();
+    expect(logLines.join('\n')).not.toContain('not-the-token');
+    expect(logLines.join('\n')).not.toContain(WORLD_TOKEN);
+  });
+});

@@ -1,0 +1,346 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StoreDamagedError, UsageError } from '../../src/errors.js';
+import type { Change, StoreState } from '../../src/engine/store.js';
+import {
+  StoreExistsError,
+  createStore,
+  exportEntities,
+  journalFileName,
+  openStore,
+  snapshotFileName,
+  storeExists,
+} from '../../src/engine/store/index.js';
+
+let root: string;
+let dir: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'examctl-store-'));
+  dir = join(root, 'store');
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const user = (key: string, value: unknown = { UserName: key }): Change => ({ collection: 'users', key, value });
+const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
+const users = (state: StoreState) => state.get('users')!;
+
+describe('create, open, round trip', () => {
+  it('creates a store, writes, and reopens with the same content', async () => {
+    expect(await storeExists(dir)).toBe(false);
+    await createStore(dir, [user('u-1'), { collection: 'settings', key: 'settings', value: { SiteUrl: 'x' } }]);
+    expect(await storeExists(dir)).toBe(true);
+    const store = await openStore(dir);
+    expect(users(store.state).get('u-1')).toEqual({ UserName: 'u-1' });
+    await store.transact(put(user('u-2'), user('u-1', { UserName: 'renamed' })));
+    await store.transact(put({ collection: 'users', key: 'u-2', value: null }));
+    await store.close();
+
+    const again = await openStore(dir);
+    expect([...users(again.state).keys()]).toEqual(['u-1']);
+    expect(users(again.state).get('u-1')).toEqual({ UserName: 'renamed' });
+    expect(again.state.get('settings')!.get('settings')).toEqual({ SiteUrl: 'x' });
+    await again.close();
+  });
+
+  it('returns the result of decide and lets later calls in a batch see earlier changes', async () => {
+    await createStore(dir, []);
+    const store = await openStore(dir);
+    const increment = (state: StoreState) => {
+      const n = ((state.get('settings')!.get('counter') as { n: number } | undefined)?.n ?? 0) + 1;
+      return { result: n, changes: [{ collection: 'settings' as const, key: 'counter', value: { n } }] };
+    };
+    const results = await Promise.all(Array.from({ length: 25 }, () => store.transact(increment)));
+    expect(results).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    await store.close();
+    const again = await openStore(dir);
+    expect(again.state.get('settings')!.get('counter')).toEqual({ n: 25 });
+    await again.close();
+  });
+
+  it('rejects only the transaction whose decide throws; its changes are not applied', async () => {
+    await createStore(dir, []);
+    const store = await openStore(dir);
+    const failing = store.transact(() => {
+      throw new Error('rule broken');
+    });
+    const ok = store.transact(put(user('kept')));
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const unwritable = store.transact(put(user('cyclic', cyclic)));
+    await expect(failing).rejects.toThrow('rule broken');
+    await expect(ok).resolves.toBeUndefined();
+    await expect(unwritable).rejects.toThrow();
+    expect(users(store.state).has('cyclic')).toBe(false);
+    await store.close();
+    const again = await openStore(dir);
+    expect([...users(again.state).keys()]).toEqual(['kept']);
+    await again.close();
+  });
+
+  it('refuses to create over an existing store without force, replaces it with force', async () => {
+    await createStore(dir, [user('old')]);
+    await expect(createStore(dir, [user('new')])).rejects.toBeInstanceOf(StoreExistsError);
+    const open = await openStore(dir);
+    await createStore(dir, [user('new')], { force: true });
+    const reopened = await openStore(dir);
+    expect([...users(reopened.state).keys()]).toEqual(['new']);
+    // A process that had the old store open reloads on its next catch-up.
+    await open.refresh();
+    expect([...users(open.state).keys()]).toEqual(['new']);
+    await open.close();
+    await reopened.close();
+    const names = await readdir(dir);
+    expect(names.filter((n) => n.startsWith('snapshot-'))).toEqual([snapshotFileName(2)]);
+  });
+
+  it('refuses to create in a non-empty directory that is not a store, even with force', async () => {
+    await mkdir(dir);
+    await writeFile(join(dir, 'notes.txt'), 'mine');
+    await expect(createStore(dir, [], { force: true })).rejects.toBeInstanceOf(UsageError);
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+  });
+
+  it('creates into an existing empty directory', async () => {
+    await mkdir(dir);
+    await createStore(dir, [user('a')]);
+    const store = await openStore(dir);
+    expect(users(store.state).has('a')).toBe(true);
+    await store.close();
+  });
+
+  it('exports entities in a stable order', async () => {
+    await createStore(dir, [user('b'), user('a'), { collection: 'settings', key: 'settings', value: {} }]);
+    const store = await openStore(dir);
+    expect([...exportEntities(store.state)].map(([c, k]) => `${c}/${k}`)).toEqual([
+      'settings/settings',
+      'users/a',
+      'users/b',
+    ]);
+    await store.close();
+  });
+});
+
+describe('compaction', () => {
+  it('switches to a new generation, removes the old files, and reopens with everything', async () => {
+    await createStore(dir, [user('seed')]);
+    const store = await openStore(dir, { compactAtBytes: 2000 });
+    for (let i = 0; i < 60; i += 1) await store.transact(put(user(`u-${i}`)));
+    await store.transact(put({ collection: 'users', key: 'u-0', value: null }));
+    expect(store.currentGeneration).toBeGreaterThan(1);
+    await store.close();
+    const names = (await readdir(dir)).filter((n) => /^(snapshot|journal)-/.test(n)).sort();
+    const generation = Number((await readFile(join(dir, 'CURRENT'), 'utf8')).match(/"generation":(\d+)/)![1]);
+    expect(names).toEqual([journalFileName(generation), snapshotFileName(generation)]);
+    const again = await openStore(dir);
+    expect(users(again.state).size).toBe(60);
+    expect(users(again.state).has('u-0')).toBe(false);
+    expect(users(again.state).has('u-59')).toBe(true);
+    await again.close();
+  });
+
+  it('another open store notices the new generation on refresh and reloads (observer reset)', async () => {
+    await createStore(dir, []);
+    const writer = await openStore(dir);
+    const reader = await openStore(dir, { readOnly: true });
+    const events: string[] = [];
+    reader.observe({ change: (c, previous) => events.push(`${c.key}:${previous === undefined ? 'new' : 'old'}`), reset: () => events.push('reset') });
+    await writer.transact(put(user('a')));
+    await reader.refresh();
+    expect(events).toEqual(['a:new']);
+    await writer.compact();
+    await writer.transact(put(user('b'), user('a', { UserName: 'a2' })));
+    await reader.refresh();
+    expect(events.slice(1)).toEqual(['reset', 'b:new', 'a:old']);
+    expect(users(reader.state).get('a')).toEqual({ UserName: 'a2' });
+    await writer.close();
+    await reader.close();
+  });
+
+  it('a writer catches up with another writer before its own transaction', async () => {
+    await createStore(dir, []);
+    const first = await openStore(dir);
+    const second = await openStore(dir);
+    await first.transact(put(user('from-first')));
+    await first.compact();
+    await first.transact(put(user('after-compaction')));
+    const seen = await second.transact((state) => ({ result: [...state.get('users')!.keys()].sort(), changes: [] }));
+    expect(seen).toEqual(['after-compaction', 'from-first']);
+    await first.close();
+    await second.close();
+  });
+});
+
+describe('crash leftovers and large values', () => {
+  it('ignores files a compaction killed before the CURRENT switch left, and the next compaction replaces them', async () => {
+    await createStore(dir, [user('a')]);
+    await writeFile(join(dir, snapshotFileName(2)), 'half a snapshot');
+    await writeFile(join(dir, '.atomic-99999999-0123-snapshot-2.ndjson'), 'half');
+    const store = await openStore(dir);
+    expect(store.currentGeneration).toBe(1);
+    expect([...users(store.state).keys()]).toEqual(['a']);
+    await store.transact(put(user('b')));
+    await store.compact();
+    await store.close();
+    expect((await readdir(dir)).sort()).toEqual(['CURRENT', journalFileName(2), snapshotFileName(2)]);
+    const again = await openStore(dir);
+    expect([...users(again.state).keys()].sort()).toEqual(['a', 'b']);
+    await again.close();
+  });
+
+  it('replaces a damaged store with force', async () => {
+    await createStore(dir, [user('a')]);
+    await writeFile(join(dir, 'CURRENT'), 'garbage');
+    await expect(openStore(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    await createStore(dir, [user('fresh')], { force: true });
+    const store = await openStore(dir);
+    expect([...users(store.state).keys()]).toEqual(['fresh']);
+    await store.close();
+  });
+
+  it('round-trips values larger than the read chunk through journal and snapshot', async () => {
+    await createStore(dir, []);
+    const big = { UserName: 'big', Notes: 'x\u00e9\n'.repeat(150_000) };
+    const store = await openStore(dir);
+    await store.transact(put(user('big', big), user('small')));
+    await store.close();
+    const fromJournal = await openStore(dir);
+    expect(users(fromJournal.state).get('big')).toEqual(big);
+    await fromJournal.compact();
+    await fromJournal.close();
+    const fromSnapshot = await openStore(dir);
+    expect(users(fromSnapshot.state).get('big')).toEqual(big);
+    expect(users(fromSnapshot.state).get('small')).toEqual({ UserName: 'small' });
+    await fromSnapshot.close();
+  });
+});
+
+describe('format version', () => {
+  it('refuses a store whose CURRENT names a newer format', async () => {
+    await createStore(dir, []);
+    await writeFile(join(dir, 'CURRENT'), '{"examctl":"store","format":99,"generation":1}\n');
+    const error = await openStore(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreDamagedError);
+    expect((error as Error).message).toContain('store format 99 is newer than this examctl supports (1); upgrade examctl');
+  });
+
+  it('refuses a snapshot whose header names a newer format', async () => {
+    await createStore(dir, []);
+    const path = join(dir, snapshotFileName(1));
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replace('"format":1', '"format":7'));
+    await expect(openStore(dir)).rejects.toThrow(/store format 7 is newer/);
+  });
+});
+
+describe('damage', () => {
+  async function storeWithThreeLines(): Promise<string> {
+    await createStore(dir, []);
+    const store = await openStore(dir);
+    for (const key of ['a', 'b', 'c']) await store.transact(put(user(key)));
+    await store.close();
+    return join(dir, journalFileName(1));
+  }
+
+  it('a corrupted middle journal line is StoreDamagedError naming file:line, and nothing is overwritten', async () => {
+    const journal = await storeWithThreeLines();
+    const lines = (await readFile(journal, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"UserName":"b"', '"UserName":"x"');
+    const damaged = lines.join('\n');
+    await writeFile(journal, damaged);
+    const before = await readdir(dir);
+    const error = await openStore(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreDamagedError);
+    expect((error as Error).message).toContain(`${journal}:2: checksum mismatch`);
+    expect(await readFile(journal, 'utf8')).toBe(damaged);
+    expect(await readdir(dir)).toEqual(before);
+  });
+
+  it('a damaged snapshot entity line is StoreDamagedError naming file:line', async () => {
+    await createStore(dir, [user('a'), user('b')]);
+    const path = join(dir, snapshotFileName(1));
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replace('{"c":"users","k":"b"', '{"c":"users","k":"b'));
+    await expect(openStore(dir)).rejects.toThrow(`${path}:3: invalid JSON`);
+    await writeFile(path, text.replace('"UserName":"b"', '"UserName":"B"'));
+    await expect(openStore(dir)).rejects.toThrow(`${path}:4: checksum mismatch`);
+  });
+
+  it('a truncated snapshot is refused', async () => {
+    await createStore(dir, [user('a'), user('b')]);
+    const path = join(dir, snapshotFileName(1));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, `${lines.slice(0, 3).join('\n')}\n`);
+    await expect(openStore(dir)).rejects.toThrow(/no end line/);
+  });
+
+  it('a torn tail (no newline) is ignored on load and cut off by the next writer', async () => {
+    const journal = await storeWithThreeLines();
+    const good = await readFile(journal, 'utf8');
+    await appendFile(journal, '{"crc":"0000');
+    const store = await openStore(dir);
+    expect([...users(store.state).keys()].sort()).toEqual(['a', 'b', 'c']);
+    await store.transact(put(user('d')));
+    await store.close();
+    const after = await readFile(journal, 'utf8');
+    expect(after.startsWith(good)).toBe(true);
+    expect(after.slice(good.length)).toMatch(/^\{"crc":"[0-9a-f]{8}","b":\{"ch":\[\["users","d"/);
+    const again = await openStore(dir);
+    expect([...users(again.state).keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
+    await again.close();
+  });
+
+  it('a last line with a bad checksum counts as torn', async () => {
+    const journal = await storeWithThreeLines();
+    const lines = (await readFile(journal, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace('"UserName":"c"', '"UserName":"z"');
+    await writeFile(journal, lines.join('\n'));
+    const store = await openStore(dir);
+    expect([...users(store.state).keys()].sort()).toEqual(['a', 'b']);
+    await store.transact(put(user('e')));
+    await store.close();
+    const again = await openStore(dir);
+    expect([...users(again.state).keys()].sort()).toEqual(['a', 'b', 'e']);
+    await again.close();
+  });
+
+  it('a missing CURRENT is not a store', async () => {
+    await mkdir(dir);
+    await expect(openStore(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+  });
+});
+
+describe('read-only mode', () => {
+  it('applies transactions to memory only: no lock, no write', async () => {
+    await createStore(dir, [user('a')]);
+    const journal = join(dir, journalFileName(1));
+    const store = await openStore(dir, { readOnly: true });
+    const result = await store.transact(() => ({ result: 'planned', changes: [user('b')] }));
+    expect(result).toBe('planned');
+    expect(users(store.state).has('b')).toBe(true);
+    expect((await stat(journal)).size).toBe(0);
+    expect(await readdir(dir)).not.toContain('LOCK');
+    await store.close();
+    const again = await openStore(dir);
+    expect(users(again.state).has('b')).toBe(false);
+    await again.close();
+  });
+});
+
+describe('lock timeout configuration', () => {
+  it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', async () => {
+    await createStore(dir, []);
+    const saved = process.env.EXAMCTL_LOCK_TIMEOUT_MS;
+    process.env.EXAMCTL_LOCK_TIMEOUT_MS = 'soon';
+    try {
+      await expect(openStore(dir)).rejects.toBeInstanceOf(UsageError);
+    } finally {
+      if (saved === undefined) delete process.env.EXAMCTL_LOCK_TIMEOUT_MS;
+      else process.env.EXAMCTL_LOCK_TIMEOUT_MS = saved;
+    }
+  });
+});

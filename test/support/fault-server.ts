@@ -1,0 +1,97 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted answer. `destroy` drops the socket without answering (a network error for the client). */
+export interface ScriptedReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string as is. */
+  body?: unknown;
+  /** Wait this long before answering (ms). */
+  delayMs?: number;
+  destroy?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface FaultServer {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Queue replies; once the queue is empty, `fallback` answers. */
+  script(...replies: ScriptedReply[]): void;
+  fallback: ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+  close(): Promise<void>;
+}
+
+export const okEnvelope = (content: unknown): ScriptedReply => ({
+  status: 200,
+  body: { Content: content, Success: true, Errors: null },
+});
+
+/** A loopback HTTP server answering scripted sequences and recording every request. */
+export async function startFaultServer(): Promise<FaultServer> {
+  const queue: ScriptedReply[] = [];
+  const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const state: { fallback: FaultServer['fallback'] } = { fallback: okEnvelope(null) };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(recorded);
+      const reply = queue.shift() ?? (typeof state.fallback === 'function' ? state.fallback(recorded) : state.fallback);
+      const answer = (): void => {
+        if (reply.destroy) {
+          req.socket.destroy();
+          return;
+        }
+        const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+        const contentType = typeof reply.body === 'string' ? 'text/html' : 'application/json';
+        res.writeHead(reply.status ?? 200, { 'content-type': contentType, ...reply.headers });
+        res.end(body);
+      };
+      if (reply.delayMs) {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          answer();
+        }, reply.delayMs);
+        timers.add(timer);
+      } else {
+        answer();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    script: (...replies) => queue.push(...replies),
+    get fallback() {
+      return state.fallback;
+    },
+    set fallback(value) {
+      state.fallback = value;
+    },
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
