@@ -1,19 +1,35 @@
-// Remote client overhead: users/s of N POST /user calls through createRemoteClient against a
-// minimal loopback server, versus a bare undici Pool loop at the same concurrency against the
-// same server. Run after `npm run build`:  node bench/remote-bench.mjs [calls] [concurrency]
-import http from 'node:http';
+// Issue 4: users/s of `examctl user sync --target remote` (spawned: start-up, reading the CSV
+// twice, validation and the report included) for N users, against (a) a minimal loopback server
+// and (b) `examctl local serve`, each as a ratio to a bare undici Pool loop sending the same
+// users at the same concurrency to the same kind of server. Also the in-process client alone.
+// Run after `npm run build`:  node bench/remote-bench.mjs [users] [concurrency]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
-import { createRemoteClient } from '../dist/api/remote-client.js';
+import { userRow, usersCsv, USER_HEADER } from './generate.mjs';
+import { cliPath, root } from './paths.mjs';
 
-const calls = Number(process.argv[2] ?? 10_000);
-const concurrency = Number(process.argv[3] ?? 8);
 const TOKEN = 'bench-token';
-const reply = JSON.stringify({
-  Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] },
-  Success: true,
-  Errors: null,
-});
+const DEMO_TOKEN = 'dev-token';
 
+/** The JSON body the CLI sends for CSV row i (cells coerced as examctl does). */
+function userBody(i, prefix) {
+  const cells = Object.fromEntries(USER_HEADER.map((name, k) => [name, userRow(i, prefix)[k]]));
+  const body = { ...cells, SpecialNeeds: cells.SpecialNeeds === 'yes', Labels: cells.Labels.split('|') };
+  if (cells.ReasonableAdjustmentPercentage === '') delete body.ReasonableAdjustmentPercentage;
+  else body.ReasonableAdjustmentPercentage = Number(cells.ReasonableAdjustmentPercentage);
+  return body;
+}
+
+// The minimal server runs in a process of its own, like `local serve`: the loop or CLI being
+// measured never shares its event loop (or its core) with the server.
+const MINIMAL_SERVER = `
+import http from 'node:http';
+const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
@@ -22,75 +38,163 @@ const server = http.createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const baseUrl = `http://127.0.0.1:${server.address().port}`;
+server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
 
-const userAt = (i) => ({
-  ExternalId: `u-${i}`,
-  FirstName: 'Ann',
-  LastName: 'Lee',
-  Email: `u-${i}@example.test`,
-  Role: 'Candidate',
-  Hierarchies: [{ ExternalId: 'H-NORTH' }],
-});
+function minimalServer() {
+  return spawnServer(['--input-type=module', '-e', MINIMAL_SERVER], TOKEN);
+}
 
-async function runWorkers(one) {
-  let next = 0;
+/** `examctl local serve` on a fresh store from the demo world. */
+async function localServe() {
+  const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-serve-'));
+  const server = await spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN);
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a server process; resolves once it prints `listening on <url>` on stderr. */
+async function spawnServer(args, token) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
+  child.stderr.setEncoding('utf8');
+  let seen = '';
+  const url = await new Promise((resolve, reject) => {
+    const onData = (text) => {
+      seen += text;
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) {
+        child.stderr.off('data', onData);
+        child.off('exit', onExit);
+        resolve(match[1]);
+      }
+    };
+    const onExit = (code) => reject(new Error(`server exited ${code}: ${seen}`));
+    child.stderr.on('data', onData);
+    child.once('exit', onExit);
+  });
+  // Keep draining the per-request log so the server never blocks on a full pipe.
+  child.stderr.resume();
+  return {
+    url,
+    token,
+    close: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    },
+  };
+}
+
+async function bareLoop(target, users, concurrency, prefix) {
+  const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
+  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
+  let next = 1;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < calls) {
+      while (next <= users) {
         const i = next++;
-        await one(i);
+        const res = await pool.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userBody(i, prefix)) });
+        const envelope = JSON.parse(await res.body.text());
+        if (!envelope.Success) throw new Error(`bare loop: unexpected failure ${JSON.stringify(envelope.Errors)}`);
       }
     }),
   );
-  return calls / ((performance.now() - started) / 1000);
-}
-
-async function bare() {
-  const pool = new Pool(baseUrl, { connections: concurrency, pipelining: 1 });
-  const headers = {
-    authorization: `EAPI ${TOKEN}`,
-    'content-type': 'application/json',
-    accept: 'application/json',
-  };
-  const rate = await runWorkers(async (i) => {
-    const res = await pool.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userAt(i)) });
-    const envelope = JSON.parse(await res.body.text());
-    if (!envelope.Success) throw new Error('unexpected failure');
-  });
+  const seconds = (performance.now() - started) / 1000;
   await pool.close();
-  return rate;
+  return users / seconds;
 }
 
-async function client() {
-  const api = createRemoteClient({ baseUrl, token: TOKEN, concurrency });
-  const rate = await runWorkers(async (i) => {
-    const result = await api.upsertUser(userAt(i));
-    if (!result.envelope.Success) throw new Error('unexpected failure');
-  });
-  await api.close();
-  return rate;
+async function cliSync(target, file, users, concurrency) {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [cliPath, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: target.token, EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config') } },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-4000)));
+  const [code] = await once(child, 'exit');
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`examctl user sync exited ${code}: ${stderr}`);
+  return users / seconds;
 }
 
-// Warm both paths (JIT, sockets) before measuring; alternate to spread any drift.
-const warm = Math.min(1000, calls);
-const runs = { bare: [], client: [] };
-await (async () => {
-  const api = createRemoteClient({ baseUrl, token: TOKEN, concurrency });
-  for (let i = 0; i < warm; i += 1) await api.upsertUser(userAt(i));
+async function inProcessClient(target, users, concurrency, prefix) {
+  const { createRemoteClient } = await import(pathToFileURL(join(root, 'dist', 'api', 'remote-client.js')).href);
+  const api = createRemoteClient({ baseUrl: target.url, token: target.token, concurrency });
+  let next = 1;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next <= users) {
+        const i = next++;
+        const result = await api.upsertUser(userBody(i, prefix));
+        if (!result.envelope.Success) throw new Error('client: unexpected failure');
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
   await api.close();
-})();
-for (let round = 0; round < 2; round += 1) {
-  runs.bare.push(await bare());
-  runs.client.push(await client());
+  return users / seconds;
 }
-const best = (values) => Math.max(...values);
-const bareRate = best(runs.bare);
-const clientRate = best(runs.client);
-server.close();
-console.log(`calls=${calls} concurrency=${concurrency} (best of ${runs.bare.length} runs each)`);
-console.log(`bare undici Pool:      ${bareRate.toFixed(0)} users/s`);
-console.log(`createRemoteClient:    ${clientRate.toFixed(0)} users/s`);
-console.log(`ratio client/bare:     ${(clientRate / bareRate).toFixed(2)} (goal >= 0.5)`);
+
+/**
+ * One row per server. Each figure is the best of `rounds` (a fresh `local serve` store for every
+ * measurement, so bare loop and CLI both create `users` users into the same demo world).
+ */
+export async function runRemoteBench({ users = 10_000, concurrency = 8, rounds = 3 } = {}) {
+  const file = await usersCsv(users, 'r');
+  // Warm this process's JIT and undici (both loops run here) so neither measured loop pays for it.
+  const warm = await minimalServer();
+  try {
+    await bareLoop(warm, Math.min(users, 2000), concurrency, 'w');
+    await inProcessClient(warm, Math.min(users, 2000), concurrency, 'w');
+  } finally {
+    await warm.close();
+  }
+  const rows = [];
+  for (const [name, start] of [['minimal loopback server', minimalServer], ['examctl local serve', localServe]]) {
+    const bare = [];
+    const cli = [];
+    const client = [];
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [list, measure] of [
+        [bare, (t) => bareLoop(t, users, concurrency, 'r')],
+        [cli, (t) => cliSync(t, file, users, concurrency)],
+        [client, (t) => inProcessClient(t, users, concurrency, 'r')],
+      ]) {
+        const target = await start();
+        try {
+          list.push(await measure(target));
+        } finally {
+          await target.close();
+        }
+      }
+    }
+    const best = (values) => Math.max(...values);
+    rows.push({
+      server: name,
+      users,
+      concurrency,
+      'bare undici users/s': Math.round(best(bare)),
+      'examctl CLI users/s': Math.round(best(cli)),
+      'CLI ratio': +(best(cli) / best(bare)).toFixed(2),
+      'in-process client users/s': Math.round(best(client)),
+      'client ratio': +(best(client) / best(bare)).toFixed(2),
+    });
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const users = Number(process.argv[2] ?? 10_000);
+  const concurrency = Number(process.argv[3] ?? 8);
+  console.table(await runRemoteBench({ users, concurrency }));
+}

@@ -1,6 +1,8 @@
 // `npm run bench`: prints figures and ratios against the goals of the issues. Never run in tests.
 // Each part generates its own deterministic data under bench/.data/ (git-ignored).
 import { runDryRunBench } from './dry-run-bench.mjs';
+import { runEngineBench } from './engine-bench.mjs';
+import { runRemoteBench } from './remote-bench.mjs';
 
 const only = process.argv[2];
 
@@ -11,4 +13,17 @@ function section(title, goal) {
 if (!only || only === 'dry-run') {
   section('user sync --dry-run vs raw csv-parse (500k-row users file)', 'ratio >= 0.6, peak RSS <= 256 MB and flat as the file grows');
   console.table(await runDryRunBench());
+}
+
+if (!only || only === 'engine') {
+  section('local engine: user sync 10k into 10k/100k-user stores, 10k-candidate push, store load', 'time ratio 100k/10k <= 1.3');
+  console.table(await runEngineBench());
+}
+
+if (!only || only === 'remote') {
+  section(
+    'user sync --target remote, 10k users, concurrency 8, spawned (start-up included), vs a bare undici loop on the same server',
+    'CLI ratio >= 0.5 against the minimal loopback server and against local serve',
+  );
+  console.table(await runRemoteBench());
 }

@@ -1,121 +1,18 @@
 import { z } from 'zod';
+import {
+  collectionRequestSchema,
+  invigilatorIdsSchema,
+  scheduleRequestSchema,
+  userRequestSchema,
+} from '../domain/schemas.js';
 
-/**
- * Request-body schemas for the OpenAPI document, written from the spec's field tables
- * (integration-api.md, "Resources"). They describe; they do not validate: the engine checks
- * every request with the domain's rule tables, and src/domain's zod schemas are wrappers over
- * those rules (z.unknown().transform), whose JSON Schema would be an empty `{}`. A test pins
- * the property names here to the domain's field lists so the two cannot drift apart.
+/*
+ * The OpenAPI document of the integration API. The request bodies are generated from the
+ * domain's zod schemas (src/domain/schemas.ts), which are composed from the rule tables: each
+ * field's type, maxLength, pattern, enum and range come from the same parameters as the check
+ * that validates it, and each description names the API's codes. The response envelopes are
+ * written here: they describe answers, not rules.
  */
-const str = (max: number, description?: string) => {
-  const schema = z.string().max(max);
-  return description ? schema.describe(description) : schema;
-};
-const extId = (max = 64) => str(max).regex(/^[A-Za-z0-9-]+$/);
-const dateTime = z.string().describe('RFC 3339 with a zone; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ');
-
-export const scheduleDoc = z.strictObject({
-  AssessmentExtId: extId(),
-  Title: str(100).optional(),
-  ScheduleExtId: extId().optional(),
-  StartDateTime: dateTime,
-  EndDateTime: dateTime.optional().describe('Default: start + assessment duration + 60 minutes'),
-  GroupExtId: extId(),
-  GroupName: str(500),
-  ScheduleGroupExtId: extId().optional(),
-  ScheduleGroupName: str(500).optional(),
-  LockExamOnConnectionLoss: z.boolean().optional(),
-  Owner: str(500).optional(),
-  PIN: z.string().regex(/^\d{4}$/).optional(),
-  UseProctoringService: z.boolean().optional(),
-  ProctoringServiceTemplateExternalId: str(64).optional(),
-  UseKeyCode: z.boolean().optional(),
-  enableAutomaticDataCleanup: z.boolean().optional(),
-  dataCleanupNoticePeriod: z.string().optional(),
-});
-
-export const candidateDoc = z.strictObject({
-  CandidateExtId: extId(500),
-  FirstName: str(500),
-  LastName: str(500),
-  Email: str(500),
-  UserName: str(500).optional(),
-  Password: str(500).optional(),
-  SpecialNeeds: z.enum(['true', 'false']).optional(),
-  ReasonableAdjustmentPercentage: z.number().int().min(0).max(999).optional(),
-  AttemptExtId: str(500).optional(),
-  Photo: str(500).optional(),
-  Company: str(500).optional(),
-  City: str(500).optional(),
-  State: str(500).optional(),
-  CountryCode: str(500).optional(),
-  PostalCode: str(500).optional(),
-  AddressLine1: str(500).optional(),
-  AddressLine2: str(500).optional(),
-  PhoneNumber: str(500).optional(),
-  RegistrationNumber: str(500).optional(),
-  VoucherId: str(500).optional(),
-  CompId: str(500).optional(),
-  ProctorUIds: z.array(z.string()).optional(),
-});
-
-export const scheduleRequestDoc = z.strictObject({
-  Workflow: z.enum(['DEFAULT', 'EXTERNAL_ATTEMPTS']).optional(),
-  Upsert: z.boolean().optional(),
-  Schedule: scheduleDoc,
-  Candidates: z.array(candidateDoc),
-});
-
-export const hierarchyDoc = z.strictObject({
-  ExternalId: str(64),
-  IsCoordinator: z.boolean().optional(),
-  IsAdministrator: z.boolean().optional(),
-  HasViewReportsPermissions: z.boolean().optional(),
-  HasReScoringPermissions: z.boolean().optional(),
-  Action: z.enum(['UPSERT', 'DELETE']).optional(),
-});
-
-export const userRequestDoc = z.strictObject({
-  ExternalId: str(64).regex(/^[-_a-zA-Z0-9@]+$/),
-  LastName: str(500),
-  FirstName: str(500),
-  Email: str(100).optional(),
-  UserName: str(50).regex(/^\S+$/).optional(),
-  Role: str(500).optional().describe('Required when the user is created'),
-  Photo: str(500).optional(),
-  DateOfBirth: str(10).optional().describe('YYYY-MM-DD or YYYYMMDD'),
-  Company: str(100).optional(),
-  CountryCode: str(20).optional(),
-  State: str(50).optional(),
-  City: str(50).optional(),
-  PostalCode: str(50).optional(),
-  PostalAddress: str(500).optional(),
-  AddressLine1: str(500).optional(),
-  AddressLine2: str(500).optional(),
-  PhoneNumber: str(50).optional(),
-  CellularPhone: str(50).optional(),
-  SpecialNeeds: z.boolean().optional(),
-  ReasonableAdjustmentPercentage: z.number().int().min(0).max(999).optional(),
-  EnableReadSpeaker: z.boolean().optional(),
-  DisableLogin: z.boolean().optional(),
-  DisablePasswordReset: z.boolean().optional(),
-  SynchronizationKey: str(64).optional().describe('A GUID (deprecated)'),
-  Labels: z.array(z.string().min(1).max(100)).max(20).optional(),
-  AllowedIpAddresses: z.array(z.string()).max(100).optional(),
-  Password: z.string().min(5).max(500).optional(),
-  Hierarchies: z.array(hierarchyDoc).optional(),
-});
-
-const idTitleDoc = z.looseObject({ ExternalId: z.string(), Title: z.string().optional() });
-
-export const collectionRequestDoc = z.strictObject({
-  ExternalId: str(64).regex(/^[A-Za-z0-9]+$/).optional(),
-  Title: z.string().min(1).max(99),
-  Owner: str(64).optional(),
-  Taxonomies: z.array(idTitleDoc).nullable().optional(),
-  LoRepositoryExternalIds: z.array(idTitleDoc).nullable().optional(),
-  ObjectiveRepositories: z.array(idTitleDoc).nullable().optional(),
-});
 
 const errorEntry = z.looseObject({
   Code: z.number().int().nullable(),
@@ -161,6 +58,11 @@ const responseContents = {
 
 type JsonSchema = Record<string, unknown>;
 
+/**
+ * draft-2020-12 is OpenAPI 3.1's schema dialect. `io: 'input'` documents what a client sends
+ * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
+ * construct JSON Schema cannot say from failing the whole document.
+ */
 function jsonSchema(schema: z.ZodType): JsonSchema {
   const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
   // Component schemas live inside the document; a per-schema $schema is noise there.
@@ -251,10 +153,10 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
         eapi: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The value `EAPI <token>`.' },
       },
       schemas: {
-        ScheduleRequest: jsonSchema(scheduleRequestDoc),
-        UserRequest: jsonSchema(userRequestDoc),
-        CollectionRequest: jsonSchema(collectionRequestDoc),
-        InvigilatorIds: jsonSchema(z.array(z.string())),
+        ScheduleRequest: jsonSchema(scheduleRequestSchema),
+        UserRequest: jsonSchema(userRequestSchema),
+        CollectionRequest: jsonSchema(collectionRequestSchema),
+        InvigilatorIds: jsonSchema(invigilatorIdsSchema),
         ScheduleEnvelope: jsonSchema(envelopeOf(responseContents.schedule)),
         ReviewSessionEnvelope: jsonSchema(envelopeOf(responseContents.reviewSession)),
         CollectionEnvelope: jsonSchema(envelopeOf(responseContents.collection)),

@@ -46,6 +46,11 @@ export interface RemoteClientOptions {
   allowInsecureHttp?: boolean;
   /** Receives one line per attempt (method, path, status, ms, attempt); the token never appears. */
   debug?: (line: string) => void;
+  /**
+   * Aborted on SIGINT: waits (a free slot, the rate limit, a backoff, Retry-After) end at once
+   * and no further attempt starts. A call's own `signal` takes precedence.
+   */
+  signal?: AbortSignal;
   /** Test seams. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
@@ -68,7 +73,7 @@ interface Failure {
   mayHaveBeenReceived: boolean;
 }
 
-const USER_AGENT = `examctl/${readPackageVersion()}`;
+export const USER_AGENT = `examctl/${readPackageVersion()}`;
 
 function readPackageVersion(): string {
   try {
@@ -233,7 +238,7 @@ function isConnectFailure(error: unknown): boolean {
   return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
 }
 
-function describeNetworkError(error: Error): string {
+export function describeNetworkError(error: Error): string {
   if (error instanceof undiciErrors.ConnectTimeoutError) return 'connect timeout';
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
@@ -259,7 +264,7 @@ function headerValue(headers: Attempt['headers'], name: string): string | undefi
  * names, a missing Success (derived from the status and Errors), and unknown members (kept).
  * Undefined when the body is not a JSON object.
  */
-function readEnvelope<T>(text: string, status: number): Envelope<T> | undefined {
+export function readEnvelope<T>(text: string, status: number): Envelope<T> | undefined {
   if (text.trim() === '') return undefined;
   let parsed: unknown;
   try {
@@ -349,7 +354,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   async function call<T>(method: Method, route: string, payload: unknown, callOptions?: CallOptions): Promise<ApiResult<T>> {
-    const signal = callOptions?.signal;
+    const signal = callOptions?.signal ?? options.signal;
     if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
     if (closed) throw new TargetError('the remote client was closed');
     if (signal?.aborted) throw interrupted();

@@ -194,3 +194,40 @@ export function expandPath(file: string, base: string, env: Env = process.env): 
   if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));
   return path.resolve(base, file);
 }
+
+/** Makes an existing profile the default (used when no base URL is given by flag or env). */
+export async function useProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
+  const config = await loadConfig(env);
+  if (!(name in config.profiles)) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
+  }
+  config.defaultProfile = name;
+  await saveConfig(config, env);
+  return config;
+}
+
+/**
+ * Writes a token file atomically with mode 0600 (`examctl login`). The directory is created
+ * 0700 like the config's. The token is written as one line and never echoed anywhere.
+ */
+export async function writeTokenFile(file: string, token: string): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${token}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+  await fs.chmod(file, 0o600).catch(() => undefined);
+  await syncDirectory(dir);
+}

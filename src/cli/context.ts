@@ -1,4 +1,5 @@
 import type { IntegrationApi } from '../api/integration-api.js';
+import type { OpenDirectory } from '../api/local-directory.js';
 import type { TextSink } from '../report/text-sink.js';
 import { isCiEnvironment } from './progress.js';
 import type { ResolvedTarget } from './target.js';
@@ -27,6 +28,12 @@ export interface GlobalOptions {
 export type ApiFactory = (target: ResolvedTarget, options: { dryRun: boolean; deps: CommandDeps }) => Promise<IntegrationApi | null>;
 
 /**
+ * Opens the read-only LocalDirectory of a local target (roles, a schedule's invigilators) for
+ * prompts; null for a remote target, which has no such lists.
+ */
+export type DirectoryFactory = (target: ResolvedTarget, deps: CommandDeps) => Promise<OpenDirectory | null>;
+
+/**
  * Everything a command needs from the outside world, so tests run commands in-process with
  * their own streams, environment, clock and target.
  */
@@ -47,6 +54,14 @@ export interface CommandDeps {
   confirm?: (message: string) => Promise<boolean>;
   /** The terminal behind `stderr`, for the progress line; absent (tests, pipes): no progress line. */
   progressStream?: NodeJS.WritableStream;
+  /** Where prompts read keys and draw; default process.stdin and process.stderr. Tests inject a fake terminal. */
+  promptIo?: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream };
+  /** stdout is a terminal: decides colour of what goes to stdout (a table), independently of stdin. */
+  stdoutIsTTY?: boolean;
+  /** stdout's width when it is a terminal: tables are fitted to it. */
+  stdoutColumns?: number;
+  /** Defaults to the real local directory (src/cli/target.ts). */
+  openDirectory?: DirectoryFactory;
 }
 
 /** --no-input, or CI=true which implies it. */
@@ -57,6 +72,11 @@ export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
 /** A person can be asked: input allowed and stdin/stderr are terminals. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
   return !noInput(options, deps) && deps.isTTY;
+}
+
+/** The prompt streams and the Ctrl-C signal, as src/cli/prompts.ts takes them. */
+export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; signal?: AbortSignal } {
+  return { ...deps.promptIo, ...(deps.signal === undefined ? {} : { signal: deps.signal }) };
 }
 
 export function debugLine(options: GlobalOptions, deps: CommandDeps, line: string): void | Promise<void> {

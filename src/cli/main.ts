@@ -4,12 +4,15 @@ import { runCli } from './program.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
-process.on('SIGINT', () => {
+const onInterrupt = (): void => {
   // A second Ctrl-C means "now": leave without waiting for in-flight work.
   if (interrupt.signal.aborted) process.exit(130);
   process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
   interrupt.abort();
-});
+};
+process.on('SIGINT', onInterrupt);
+// SIGTERM (a service manager, `kill`) stops as gracefully as Ctrl-C: `local serve` drains, a run reports.
+process.on('SIGTERM', onInterrupt);
 
 // A reader that went away (`examctl ... --json | head`) is not an error of ours: stop quietly.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -23,6 +26,8 @@ const deps: CommandDeps = {
   env: process.env,
   now: () => new Date(),
   isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  stdoutIsTTY: Boolean(process.stdout.isTTY),
+  stdoutColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
   cwd: process.cwd(),
   signal: interrupt.signal,
   progressStream: process.stderr,

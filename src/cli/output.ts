@@ -9,7 +9,7 @@ import {
   type ReportSink,
 } from '../report/report-writers.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { BufferedSink, type TextSink } from '../report/text-sink.js';
+import { BufferedSink, SpoolSink, type TextSink } from '../report/text-sink.js';
 import type { CommandDeps, GlobalOptions } from './context.js';
 
 /** Fails fast on a bad --report name, before any input is read. */
@@ -49,7 +49,11 @@ export async function openRunReport(
     buffers.push(sink);
     return sink;
   };
-  if (options.json) sinks.push(new JsonReportWriter(buffered(deps.stdout), header));
+  // A dry run reads its input once, so a structural error late in the file comes after items
+  // were reported: its document reaches stdout only once the run completed, never half of it.
+  // A real run checked the structure first and streams (a consumer sees sending under way).
+  const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
+  if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
   let file: AtomicFile | undefined;
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
@@ -64,10 +68,17 @@ export async function openRunReport(
     async close() {
       await builder.finish();
       for (const buffer of buffers) await buffer.flush();
-      await file?.commit();
+      try {
+        await file?.commit();
+      } catch (error) {
+        await spool?.discard();
+        throw error;
+      }
+      await spool?.commit();
     },
     async discard() {
       await file?.discard();
+      await spool?.discard();
     },
   };
 }

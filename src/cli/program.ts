@@ -43,6 +43,14 @@ function collect(value: string, previous: string[] = []): string[] {
 
 type Run = (options: never, deps: CommandDeps) => Promise<number>;
 
+/**
+ * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
+ * command has at least two). A line starting with `#` is a comment for the example below it.
+ */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
+}
+
 /** Builds the program; `setExit` receives each command's exit code. */
 export function buildProgram(deps: CommandDeps, setExit: (code: number) => void): Command {
   const program = new Command('examctl');
@@ -56,6 +64,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       outputError: (text, write) => write(`examctl: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError()
+    // Global options (--dry-run, --report, --yes...) are listed in every subcommand's help too:
+    // a new user reading `examctl user sync --help` must see every flag that applies.
+    .configureHelp({ showGlobalOptions: true })
     .addOption(new Option('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)').choices(['local', 'remote']))
     .option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)')
     .option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)")
@@ -73,7 +84,18 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     .option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted')
     .addHelpText(
       'after',
-      '\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
+      examples(
+        '# try it on a local store made from the demo world (nothing leaves this machine)',
+        'examctl local init',
+        'examctl user sync --file users.csv --dry-run',
+        '# send, keep a per-row report, fix the failed rows in it, send only those again',
+        'examctl user sync --file users.csv --report result.csv',
+        'examctl user sync --file result.csv --only-failed --report retry.csv',
+        '# the same against the real service, through a profile',
+        'examctl --profile prod schedule push --file sittings.csv',
+      ) +
+        '\n\nEvery command has its own --help with examples, e.g. `examctl user sync --help`.' +
+        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
     );
 
   const action =
@@ -89,9 +111,12 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   const fileOptions = (command: Command): Command =>
     command
       .option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing')
-      .option('--only-failed', 'with a run report CSV as input: only rows whose status is not ok (and only those in a CSV report)');
+      .option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: send only the rows whose status is not ok, e.g. after fixing them');
 
-  const schedule = program.command('schedule').description('schedules and their candidates');
+  const schedule = program
+    .command('schedule')
+    .description('schedules and their candidates')
+    .addHelpText('after', examples('examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'));
   fileOptions(
     schedule
       .command('push')
@@ -125,18 +150,49 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       .option('--no-keycode', 'UseKeyCode false')
       .option('--auto-cleanup', 'enableAutomaticDataCleanup true')
       .option('--no-auto-cleanup', 'enableAutomaticDataCleanup false')
-      .option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
+      .option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')
+      .addHelpText(
+        'after',
+        examples(
+          '# a sittings CSV: one schedule per ScheduleExtId; check it first, then send with a report',
+          'examctl schedule push --file sittings.csv --dry-run',
+          'examctl schedule push --file sittings.csv --report result.csv',
+          '# a candidates CSV: the schedule comes from flags (on a terminal, missing ones are asked)',
+          'examctl schedule push --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 \\\n      --start 2026-12-14T09:00:00Z --group H-NORTH-DEC --group-name "North campus - December"',
+          '# after fixing the failed rows in result.csv: send only those again',
+          'examctl schedule push --file result.csv --only-failed --report retry.csv',
+        ),
+      ),
   ).action(action(() => import('./commands/schedule-push.js')));
 
-  const user = program.command('user').description('platform users');
+  const user = program
+    .command('user')
+    .description('platform users')
+    .addHelpText('after', examples('examctl user sync --file users.csv --dry-run', 'examctl user sync --help'));
   fileOptions(
     user
       .command('sync')
       .description('create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user')
-      .option('-f, --file <path>', 'users as CSV, JSON array or NDJSON'),
+      .option('-f, --file <path>', 'users as CSV, JSON array or NDJSON (API field names as columns/keys)')
+      .addHelpText(
+        'after',
+        examples(
+          '# check every row, change nothing; errors are shown as file:line field code message',
+          'examctl user sync --file users.csv --dry-run',
+          '# send; result.csv holds your rows plus status, error_codes, error_messages',
+          'examctl user sync --file users.csv --report result.csv',
+          '# fix the failed rows in result.csv, then send only those again',
+          'examctl user sync --file result.csv --only-failed --report retry.csv',
+          '# on a terminal: asks for one user (role from a list on the local target)',
+          'examctl user sync',
+        ),
+      ),
   ).action(action(() => import('./commands/user-sync.js')));
 
-  const collection = program.command('collection').description('collections of taxonomies and objective repositories');
+  const collection = program
+    .command('collection')
+    .description('collections of taxonomies and objective repositories')
+    .addHelpText('after', examples('examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'));
   collection
     .command('add')
     .description('create collections (POST /collections) from flags or from --file (one JSON object or an array)')
@@ -146,51 +202,176 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     .option('--owner <username>', 'Owner user name (default: the API settings owner)')
     .option('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect)
     .option('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect)
+    .addHelpText(
+      'after',
+      examples(
+        'examctl collection add --title "Physics 2027" --external-id physics2027 --taxonomy TX-BLOOM --repository LO-CORE',
+        '# on a terminal without --title: asks for it',
+        'examctl collection add',
+        '# several at once from a JSON array, with a report',
+        'examctl collection add --file collections.json --report result.csv',
+      ),
+    )
     .action(action(() => import('./commands/collection-add.js')));
 
-  const invigilators = program.command('invigilators').description('invigilators of a schedule');
+  const invigilators = program
+    .command('invigilators')
+    .description('invigilators of a schedule')
+    .addHelpText('after', examples('examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'));
   invigilators
     .command('remove')
     .description('remove invigilators from a schedule (DELETE /schedule/{id}/invigilators)')
     .argument('<scheduleExtId>', 'the schedule')
     .argument('[userExtId...]', 'invigilator user external ids')
     .option('-f, --file <path>', 'ids: one per line, a CSV column, or a JSON array')
-    .option('--only-failed', 'with a run report CSV as --file: only ids whose status is not ok')
+    .option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: only the ids whose status is not ok')
+    .addHelpText(
+      'after',
+      examples(
+        'examctl invigilators remove S-FUTURE inv-1 inv-2',
+        '# on a terminal without ids: tick them in a list of the schedule\'s invigilators (local) or type them (remote)',
+        'examctl invigilators remove S-FUTURE',
+        'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
+      ),
+    )
     .action(action(() => import('./commands/invigilators-remove.js'), ([scheduleExtId, userExtIds], o) => ({ ...o, scheduleExtId, userExtIds })));
 
-  const reviewSession = program.command('review-session').description('review sessions (read only)');
+  const reviewSession = program
+    .command('review-session')
+    .description('review sessions (read only)')
+    .addHelpText('after', examples('examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'));
   reviewSession
     .command('show')
     .description('show a review session (GET /external/review-sessions/{id}); --json prints its Content')
     .argument('<externalId>', 'review session external id')
-    .addOption(new Option('-o, --output <format>', 'table, json (the Content) or csv (the Results rows)').choices(['table', 'json', 'csv']).default('table'))
+    .addOption(
+      new Option('-o, --output <format>', 'table (header, results, counts per status, mean score), json (the Content as sent) or csv (one row per result, spreadsheet-safe)')
+        .choices(['table', 'json', 'csv'])
+        .default('table'),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'examctl review-session show RS-MATH1-OCT',
+        'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+        'examctl review-session show RS-MATH1-OCT --json',
+      ),
+    )
     .action(action(() => import('./commands/review-session-show.js'), ([externalId], o) => ({ ...o, externalId })));
 
-  const local = program.command('local').description('the local engine and its store');
+  const local = program
+    .command('local')
+    .description('the local engine and its store')
+    .addHelpText('after', examples('examctl local init', 'examctl local export > world.json'));
   local
     .command('init')
     .description('create the local store from a world file (default: the bundled demo world)')
     .option('--seed <world.json>', 'world file to start from')
-    .option('--force', 'replace an existing store')
+    .option('--force', 'replace an existing store (everything in it is lost)')
+    .addHelpText(
+      'after',
+      examples(
+        '# ./.examctl-store from the demo world (roles, hierarchies, assessments, schedules, review sessions)',
+        'examctl local init',
+        '# start over from your own world file (e.g. an earlier `local export`)',
+        'examctl local init --seed world.json --force',
+        'examctl --store /tmp/try-out local init',
+      ),
+    )
     .action(action(() => import('./commands/local-init.js')));
   local
     .command('export')
-    .description('print the store as a world file on stdout (stable order)')
+    .description('print the store as a world file on stdout (stable order; passwords only as hashes)')
+    .addHelpText(
+      'after',
+      examples('examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'),
+    )
     .action(action(() => import('./commands/local-export.js')));
   local
     .command('serve')
     .description('serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)
-    .action(action(() => importCommand('local-serve')));
+    .addHelpText(
+      'after',
+      examples(
+        '# the demo world (token dev-token) on a fixed port; Ctrl-C stops it',
+        'examctl local serve --port 8080',
+        '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
+        'examctl --store ./demo-store local serve --port 0',
+        'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+      ),
+    )
+    .action(action(() => import('./commands/local-serve.js')));
+
+  program
+    .command('doctor')
+    .description('check the target: base URL or store, token set (never shown), reachable, token accepted, clock skew; exit 0 healthy, 3 not')
+    .addHelpText(
+      'after',
+      examples('examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'),
+    )
+    .action(action(() => import('./commands/doctor.js')));
+
+  // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
+  const config = program
+    .command('config')
+    .description('profiles of remote targets in the config file (never shows a token)')
+    .addHelpText('after', examples('examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'));
+  config
+    .command('set-profile')
+    .description('create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default]')
+    .argument('<name>', 'profile name')
+    .option('--default', 'make it the default profile')
+    .addHelpText(
+      'after',
+      examples(
+        'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
+        'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
+      ),
+    )
+    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'set-profile', name })));
+  config
+    .command('list')
+    .description('list the profiles (* marks the default)')
+    .addHelpText('after', examples('examctl config list', 'examctl config list --json'))
+    .action(action(() => import('./commands/config.js'), (_a, o) => ({ ...o, action: 'list' })));
+  config
+    .command('remove')
+    .description('remove a profile (its token file is left in place)')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples('examctl config remove staging', 'examctl config list'))
+    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'remove', name })));
+  config
+    .command('use')
+    .description('make a profile the default')
+    .argument('<name>', 'profile name')
+    .addHelpText('after', examples('examctl config use prod', 'examctl config use staging'))
+    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'use', name })));
+  config
+    .command('show')
+    .description('the config file path, the default profile and every profile')
+    .addHelpText('after', examples('examctl config show', 'examctl config show --json'))
+    .action(action(() => import('./commands/config.js'), (_a, o) => ({ ...o, action: 'show' })));
+
+  program
+    .command('login')
+    .description('prompt for the EAPI token (not echoed) and store it 0600 beside the config for --profile (or the default)')
+    .addHelpText(
+      'after',
+      examples(
+        'examctl login',
+        '# create the profile on the way',
+        'examctl login --profile prod --base-url https://exam.example.com',
+        '# scripts: no prompt; give the token with a file or the environment instead',
+        'examctl config set-profile prod --token-file /run/secrets/exam-token',
+      ),
+    )
+    .action(action(() => import('./commands/login.js')));
 
   return program;
 }
 
-// Commands the remote engineer writes; the path is computed so this file compiles before they land.
-function importCommand(name: string): Promise<{ run: Run }> {
-  return import(`./commands/${name}.js`) as Promise<{ run: Run }>;
-}
 
 /**
  * Runs examctl on argv (without node and script) and returns the exit code. Every error ends

@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { checkbox, confirm, input, select } from '@inquirer/prompts';
-import { roleRequiredProblem, validateCollection, validateScheduleRequest, validateUser } from '../domain/index.js';
+import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../errors.js';
@@ -104,6 +104,11 @@ async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>)
   }
 }
 
+/** A line of information between questions, on the prompts' stream (stderr in the CLI). */
+function note(io: PromptIo, text: string): void {
+  (io.output ?? process.stderr).write(`${text}\n`);
+}
+
 function describeProblems(problems: readonly Problem[]): string {
   return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
 }
@@ -130,6 +135,11 @@ export interface PromptUserOptions {
   roles?: readonly string[];
   /** A user already on the target: its values are the defaults, and Role may stay as it is. */
   existing?: Partial<UserRequest>;
+  /**
+   * Finds a user by the external id just answered (the local target's directory). Found, the
+   * questions that follow offer its values as defaults (Enter keeps them) and Role may stay.
+   */
+  lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
 }
 
 type UserTextField = 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName';
@@ -161,7 +171,7 @@ function existingText(existing: Partial<UserRequest> | undefined, name: UserText
  */
 export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {};
-  const { existing } = options;
+  let { existing } = options;
 
   for (const field of USER_TEXT_FIELDS) {
     const fallback = existingText(existing, field.name);
@@ -181,9 +191,20 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
     );
     const text = value.trim();
     if (text !== '') answers[field.name] = text;
+    if (field.name === 'ExternalId' && options.lookup !== undefined) {
+      const found = options.lookup(text);
+      if (found) {
+        existing = found;
+        const name = [found.FirstName, found.LastName].filter((part) => typeof part === 'string' && part !== '').join(' ');
+        const role = typeof found.Role === 'string' ? `, ${found.Role}` : '';
+        note(io, `${text} exists (${name}${role}): it will be updated; Enter keeps a shown value.`);
+      } else {
+        note(io, `${text} is new: it will be created.`);
+      }
+    }
   }
 
-  const role = await promptRole(options, answers, io);
+  const role = await promptRole({ ...options, ...(existing === undefined ? {} : { existing }) }, answers, io);
   if (role !== undefined) answers.Role = role;
 
   const hierarchies = await promptHierarchies(answers, io);
@@ -265,8 +286,11 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
   return title.trim();
 }
 
-/** A checkbox list of the schedule's invigilators; at least one must be ticked. */
-export async function promptInvigilators(choices: readonly string[], io: PromptIo = {}): Promise<string[]> {
+/**
+ * A checkbox list of the schedule's invigilators; at least one must be ticked. A choice is an id,
+ * or an id with the text to show for it (e.g. the person's name beside the id).
+ */
+export async function promptInvigilators(choices: ReadonlyArray<string | { value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
   if (choices.length === 0) {
     throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
   }
@@ -274,12 +298,34 @@ export async function promptInvigilators(choices: readonly string[], io: PromptI
     checkbox(
       {
         message: 'Invigilators to remove (space toggles, enter confirms)',
-        choices: choices.map((id) => ({ value: id, name: id })),
+        choices: choices.map((choice) => (typeof choice === 'string' ? { value: choice, name: choice } : choice)),
         required: true,
       },
       context,
     ),
   );
+}
+
+/**
+ * Free-text invigilator ids, for a target that cannot list them (remote): separated by spaces or
+ * commas, at least one; each checked with the same rule as ids from a file.
+ */
+export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo = {}): Promise<string[]> {
+  const split = (raw: string): string[] => raw.split(/[\s,]+/).filter((id) => id !== '');
+  const answer = await ask(io, (context) =>
+    input(
+      {
+        message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
+        validate: (raw: string) => {
+          const ids = split(raw);
+          if (ids.length === 0) return 'give at least one user external id (code 200)';
+          return verdict(problemsOf(validateInvigilatorRemoval(scheduleExtId, ids)), (entry) => entry.field.startsWith('UserExtIds'));
+        },
+      },
+      context,
+    ),
+  );
+  return split(answer);
 }
 
 export type ScheduleFieldName = 'AssessmentExtId' | 'StartDateTime' | 'GroupExtId' | 'GroupName';

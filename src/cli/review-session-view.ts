@@ -10,6 +10,11 @@ import { displayText, head, paint, tableOptions, type Colour } from './table-for
 export interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
   color?: boolean;
+  /**
+   * The terminal's width in columns. Given, the tables are fitted to it (long cells wrap inside
+   * their column) instead of being wrapped by the terminal, which breaks every border.
+   */
+  width?: number;
 }
 
 /** Every PassedStatus the API defines, in the order a reader scans them (passes first). */
@@ -78,11 +83,12 @@ const OPTION_LINE_WIDTH = 60;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 
 /** An RFC 3339 instant shown to the minute in UTC; anything else as the service sent it. */
-export function formatInstant(value: unknown): string {
+export function formatInstant(value: unknown, options: { zone?: boolean } = {}): string {
   if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return displayText(value);
   const time = Date.parse(value);
   if (Number.isNaN(time)) return displayText(value);
-  return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const shown = new Date(time).toISOString().slice(0, 16).replace('T', ' ');
+  return options.zone === false ? shown : `${shown} UTC`;
 }
 
 function yesNo(value: unknown): string {
@@ -98,7 +104,7 @@ function humanise(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
-function optionsList(options: unknown, labels: Record<string, string>): string {
+function optionsList(options: unknown, labels: Record<string, string>, width: number): string {
   if (options === null || options === undefined) return 'not set';
   if (typeof options !== 'object' || Array.isArray(options)) return displayText(options);
   const record = options as Record<string, unknown>;
@@ -106,15 +112,17 @@ function optionsList(options: unknown, labels: Record<string, string>): string {
   const extra = Object.keys(record).filter((key) => !(key in labels));
   const parts = [...known, ...extra].map((key) => `${labels[key] ?? humanise(displayText(key))}: ${yesNo(record[key])}`);
   if (parts.length === 0) return 'none given';
-  return wrapList(parts, OPTION_LINE_WIDTH);
+  return wrapList(parts, width);
 }
 
 function wrapList(parts: readonly string[], width: number): string {
   const lines: string[] = [];
   let line = '';
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
     const next = line === '' ? part : `${line}, ${part}`;
-    if (line !== '' && next.length > width) {
+    // A line that is not the last ends with a comma: it must fit too.
+    const comma = index < parts.length - 1 ? 1 : 0;
+    if (line !== '' && next.length + comma > width) {
       lines.push(`${line},`);
       line = part;
     } else {
@@ -153,17 +161,23 @@ function candidatesLine(session: ReviewSession): string {
   return declared === shown ? `${declared}` : `${declared} (${shown} results listed)`;
 }
 
-function accessLine(session: ReviewSession): string {
+function accessLine(session: ReviewSession, width: number): string {
   const parts: string[] = [];
   if (session.NavigationType) parts.push(`navigation: ${yesNo(session.NavigationType)}`);
   if (session.UseLockDownBrowser !== undefined) parts.push(`lockdown browser: ${yesNo(session.UseLockDownBrowser)}`);
   if (session.UseKeycode !== undefined) parts.push(`keycode: ${yesNo(session.UseKeycode)}`);
   // The PIN value stays out of the table (it is a credential for candidates); --json has it.
   if (session.UsePin !== undefined) parts.push(`PIN: ${session.UsePin === true ? 'used' : 'not used'}`);
-  return parts.length === 0 ? 'not given' : wrapList(parts, OPTION_LINE_WIDTH);
+  return parts.length === 0 ? 'not given' : wrapList(parts, width);
 }
 
-function headerBlock(session: ReviewSession, color: boolean): string {
+/** Width of the header block's label column, borders and padding included. */
+const LABEL_COLUMN = 18 + 2;
+
+function headerBlock(session: ReviewSession, color: boolean, width: number | undefined): string {
+  // Value column: what is left of the terminal after the label column and three borders.
+  const valueWidth = width === undefined ? undefined : Math.max(20, width - LABEL_COLUMN - 3);
+  const listWidth = Math.min(OPTION_LINE_WIDTH, valueWidth === undefined ? OPTION_LINE_WIDTH : valueWidth - 2);
   const rows: Array<[string, string]> = [
     ['Review session', displayText(session.ExternalId)],
     ['Title', displayText(session.Title)],
@@ -173,15 +187,16 @@ function headerBlock(session: ReviewSession, color: boolean): string {
     ['Status', statusLine(session)],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
     ['Review window', reviewWindow(session)],
-    ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS)],
-    ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS)],
-    ['Access', accessLine(session)],
+    ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS, listWidth)],
+    ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS, listWidth)],
+    ['Access', accessLine(session, listWidth)],
     ['Owner', displayText(session.Owner)],
     ['Hierarchy', hierarchyLine(session)],
     ['Candidates', candidatesLine(session)],
   ];
   const table = new Table(tableOptions());
-  for (const [label, value] of rows) table.push({ [paint(label, 'bold', color)]: value });
+  // A long title wraps inside its cell rather than past the edge of the terminal.
+  for (const [label, value] of rows) table.push({ [paint(label, 'bold', color)]: valueWidth === undefined ? value : wrapText(value, valueWidth - 2) });
   return table.toString();
 }
 
@@ -200,7 +215,8 @@ function formatScore(value: number): string {
 }
 
 function visitedCell(result: ReviewSessionResult): string {
-  if (result.IsVisited === true) return result.VisitedDate ? `yes, ${formatInstant(result.VisitedDate)}` : 'yes';
+  // The column header says "(UTC)": a visited result shows when, or "yes" when the date is unknown.
+  if (result.IsVisited === true) return result.VisitedDate ? formatInstant(result.VisitedDate, { zone: false }) : 'yes';
   if (result.IsVisited === false) return 'no';
   return '';
 }
@@ -209,32 +225,114 @@ function nameCell(result: ReviewSessionResult): string {
   return [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' ');
 }
 
-function statusCell(status: unknown, color: boolean): string {
-  const text = displayText(status);
+/** A PassedStatus (or a line of it, when wrapped) in its colour; `status` picks the colour. */
+function statusCell(text: unknown, color: boolean, status: unknown = text): string {
   const colour = STATUS_COLOUR[status as PassedStatus];
-  return colour === undefined ? text : paint(text, colour, color);
+  return colour === undefined ? displayText(text) : paint(displayText(text), colour, color);
 }
 
-function resultsTable(results: readonly ReviewSessionResult[], color: boolean): string {
-  const table = new Table(
-    tableOptions({
-      head: head(['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published', 'Visited'], color),
-      colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'],
-    }),
-  );
-  for (const result of results) {
+const RESULT_HEADS = ['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published (UTC)', 'Visited (UTC)'];
+/**
+ * How a narrow terminal is met, step by step until the table fits: one space of padding less;
+ * then times on two lines (date, then time), statuses broken after `_`, names one word a line;
+ * only then are the widest cells cut (onto the next line: nothing is lost).
+ */
+const NATURAL_BREAKS: ReadonlyArray<{ column: number; to: number }> = [
+  { column: 6, to: 10 },
+  { column: 5, to: 10 },
+  { column: 2, to: 12 },
+  { column: 1, to: 0 },
+];
+/** Columns that may be cut as a last resort (not the short Score and Grade). */
+const WRAPPABLE = [0, 1, 2, 5, 6];
+/** Narrowest a cut column gets (its text, padding not included). */
+const MIN_WRAPPED = 6;
+
+function resultsTable(results: readonly ReviewSessionResult[], color: boolean, width: number | undefined): string {
+  const rows = results.map((result) => {
     const score = numericScore(result.Score);
-    table.push([
+    return [
       displayText(result.CandidateExtId),
       nameCell(result),
-      statusCell(result.PassedStatus, color),
+      displayText(result.PassedStatus),
       score === undefined ? displayText(result.Score) : formatScore(score),
       displayText(result.Grade),
-      result.PublishedDate ? formatInstant(result.PublishedDate) : 'no',
+      result.PublishedDate ? formatInstant(result.PublishedDate, { zone: false }) : 'no',
       visitedCell(result),
-    ]);
+    ];
+  });
+  const fitted = fitToWidth([RESULT_HEADS, ...rows], width);
+  const [heads, ...cells] = fitted.rows;
+  const options = tableOptions({ head: head(heads!, color), colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'] });
+  const table = new Table(fitted.tight ? { ...options, style: { ...options.style, 'padding-right': 0 } } : options);
+  for (const [index, row] of cells.entries()) {
+    const status = results[index]!.PassedStatus;
+    table.push(row.map((cell, column) => (column === 2 ? cell.split('\n').map((line) => statusCell(line, color, status)).join('\n') : cell)));
   }
   return table.toString();
+}
+
+/**
+ * Rows whose cells are wrapped so the table fits `width` columns: the widest wrappable column
+ * gives up one character at a time. Unchanged when it fits already or no width is known.
+ */
+function fitToWidth(rows: readonly string[][], width: number | undefined): { rows: string[][]; tight: boolean } {
+  const copy = rows.map((row) => [...row]);
+  if (width === undefined) return { rows: copy, tight: false };
+  const columnWidth = (column: number, cells: readonly string[][]): number => Math.max(...cells.map((row) => longestLine(row[column] ?? '')));
+  const widths = rows[0]!.map((_, column) => columnWidth(column, rows));
+  let padding = 2;
+  // Each column adds its padding and one border; the table one more border.
+  const total = (): number => widths.reduce((sum, value) => sum + value + padding + 1, 1);
+  if (total() <= width) return { rows: copy, tight: false };
+  padding = 1;
+  for (const { column, to } of NATURAL_BREAKS) {
+    if (total() <= width) break;
+    // Straight to the natural break (a time on two lines, a name a word a line), never below its longest word.
+    const longestWord = Math.max(...rows.map((row) => Math.max(...(row[column] ?? '').split(/[\s_]/).map((word) => word.length))));
+    widths[column] = Math.min(widths[column]!, Math.max(to, longestWord));
+  }
+  while (total() > width) {
+    const widest = WRAPPABLE.reduce((best, column) => (widths[column]! > widths[best]! ? column : best), WRAPPABLE[0]!);
+    if (widths[widest]! <= MIN_WRAPPED) break;
+    widths[widest] = widths[widest]! - 1;
+  }
+  return { rows: copy.map((row) => row.map((cell, column) => wrapText(cell, widths[column]!))), tight: padding === 1 };
+}
+
+function longestLine(text: string): number {
+  return Math.max(...text.split('\n').map((line) => line.length));
+}
+
+/** Greedy word wrap to `width` characters; a word longer than a line is cut (nothing is lost). */
+export function wrapText(text: string, width: number): string {
+  if (width < 1) return text;
+  const out: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (let word of paragraph.split(' ')) {
+      while (word.length > width) {
+        if (line !== '') {
+          out.push(line);
+          line = '';
+        }
+        // Break after an underscore when one is close enough (NOT_ / SATISFACTORY), else cut.
+        const underscore = word.lastIndexOf('_', width - 1);
+        const cut = underscore > 0 ? underscore + 1 : width;
+        out.push(word.slice(0, cut));
+        word = word.slice(cut);
+      }
+      const next = line === '' ? word : `${line} ${word}`;
+      if (next.length > width && line !== '') {
+        out.push(line);
+        line = word;
+      } else {
+        line = next;
+      }
+    }
+    out.push(line);
+  }
+  return out.join('\n');
 }
 
 export interface ResultStatistics {
@@ -269,7 +367,7 @@ function statisticsTable(statistics: ResultStatistics, color: boolean): string {
   const table = new Table(tableOptions({ head: head(['Passed status', 'Results'], color), colAligns: ['left', 'right'] }));
   for (const status of PASSED_STATUSES) table.push([statusCell(status, color), String(statistics.counts[status])]);
   if (statistics.other > 0) table.push(['other', String(statistics.other)]);
-  const mean = statistics.meanScore === null ? 'n/a' : `${formatScore(statistics.meanScore)} (of ${statistics.scored})`;
+  const mean = statistics.meanScore === null ? 'n/a' : `${formatScore(statistics.meanScore)} (${statistics.scored} scored)`;
   table.push([paint('Mean score', 'bold', color), mean]);
   return table.toString();
 }
@@ -278,9 +376,10 @@ function statisticsTable(statistics: ResultStatistics, color: boolean): string {
 export function renderReviewSession(session: ReviewSession, options: RenderOptions = {}): string {
   const color = options.color === true;
   const results = Array.isArray(session.Results) ? session.Results : [];
-  const parts = [headerBlock({ ...session, Results: results }, color), ''];
+  const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
+  const parts = [headerBlock({ ...session, Results: results }, color, width), ''];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
-  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color));
+  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width));
   parts.push('');
   parts.push(statisticsTable(resultStatistics(results), color));
   return `${parts.join('\n')}\n`;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
 import { UsageError } from '../errors.js';
 import type { ReportTarget } from '../report/run-report.js';
-import type { ApiFactory, CommandDeps, GlobalOptions } from './context.js';
+import type { ApiFactory, CommandDeps, DirectoryFactory, GlobalOptions } from './context.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 export const DEFAULT_STORE_DIR = '.examctl-store';
@@ -31,7 +31,19 @@ function nonEmpty(value: string | undefined): string | undefined {
  * The target of a command (cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
  * else remote when a base URL is configured (flag, env, or a profile), else local.
  */
-export async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+export function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+  // A command that prompts resolves the target first (to offer the local lists), then the run
+  // resolves it again: one answer per invocation, so remote warnings are not printed twice.
+  const known = resolvedTargets.get(options);
+  if (known !== undefined && known.deps === deps) return known.target;
+  const target = resolveTargetOnce(options, deps);
+  resolvedTargets.set(options, { deps, target });
+  return target;
+}
+
+const resolvedTargets = new WeakMap<GlobalOptions, { deps: CommandDeps; target: Promise<ResolvedTarget> }>();
+
+async function resolveTargetOnce(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const explicit = options.target ?? nonEmpty(deps.env.EXAMCTL_TARGET);
   if (explicit !== undefined && explicit !== 'local' && explicit !== 'remote') {
     throw new UsageError(`EXAMCTL_TARGET must be local or remote, not "${explicit}"`);
@@ -93,6 +105,8 @@ async function remoteTarget(settings: RemoteSettings, options: GlobalOptions, de
           concurrency,
           rate: options.rate ?? settings.rate ?? settings.defaults?.rate,
           allowInsecureHttp: options.allowInsecureHttp ?? false,
+          // Ctrl-C cuts backoff and rate waits short; requests already on the wire still finish.
+          signal: deps.signal,
           debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
         });
       },
@@ -121,4 +135,19 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   });
   if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);
   return api;
+};
+
+/**
+ * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
+ * with no store yet, the bundled demo world, which is what the first real run will create.
+ * A remote target has no directory.
+ */
+export const openTargetDirectory: DirectoryFactory = async (target) => {
+  if (target.kind !== 'local') return null;
+  const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/index.js');
+  const engine = await openLocalTarget(target.store, { dryRun: true });
+  if (engine !== null) return engine;
+  const { worldDirectory } = await import('../engine/engine.js');
+  const directory = worldDirectory(await loadWorldFile(BUNDLED_WORLD_PATH));
+  return { ...directory, close: async () => undefined };
 };

@@ -2,10 +2,21 @@
  * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
  * (integration-api.md "Collection", codes 802-1004; interpretations.md "Collections").
  */
+import { z } from 'zod';
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import type { CollectionRequest } from './types.js';
-import { isPlainObject, isUnset, ruleTable, stringRule, validateFields, type FieldRule } from './field-rules.js';
+import {
+  codeNote,
+  isPlainObject,
+  isUnset,
+  ruleTable,
+  stringRule,
+  tableWire,
+  validateFields,
+  type FieldRule,
+  type RuleTable,
+} from './field-rules.js';
 import { ALNUM, codePointLength } from './text-rules.js';
 
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
@@ -14,6 +25,13 @@ export const COLLECTION_TITLE_LIMIT = 100;
 const titleRule: FieldRule = {
   name: 'Title',
   required: true,
+  wire: z
+    .string()
+    .min(1)
+    .max(COLLECTION_TITLE_LIMIT - 1)
+    .describe(
+      `Required${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}.`,
+    ),
   check(value, path, problems) {
     if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
       problems.push({ field: path, code: ErrorCode.CollectionTitleEmpty, message: 'Title is required and must not be empty' });
@@ -40,7 +58,7 @@ interface IdTitleListSpec {
   what: string;
 }
 
-const idTitleEntryTable = ruleTable('list entry', [
+export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [
   stringRule('ExternalId', { max: 64 }),
   stringRule('Title', { max: 500 }),
 ]);
@@ -50,6 +68,13 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
   const { name, emptyEntryCode, emptyIdCode, what } = spec;
   return {
     name,
+    // ExternalId is optional in the entry table but this list requires it (902 / 1004).
+    wire: z
+      .array(tableWire(ID_TITLE_ENTRY_TABLE, ['ExternalId']))
+      .describe(
+        `Null or absent: all available. Entries must not be null or {}${codeNote(emptyEntryCode)}; ` +
+          `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,
+      ),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (!Array.isArray(value)) {
@@ -65,7 +90,7 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
           problems.push({ field: entryPath, code: emptyEntryCode, message: `A ${what} entry must not be empty` });
           continue;
         }
-        const idTitle = validateFields(entry, idTitleEntryTable, `${entryPath}.`, problems);
+        const idTitle = validateFields(entry, ID_TITLE_ENTRY_TABLE, `${entryPath}.`, problems);
         if (idTitle === null) continue;
         const id = (entry as Record<string, unknown>)['ExternalId'];
         if (isUnset(id) || (typeof id === 'string' && id.trim() === '')) {
@@ -79,7 +104,7 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
   };
 }
 
-const collectionTable = ruleTable('collection', [
+export const COLLECTION_TABLE: RuleTable = ruleTable('collection', [
   stringRule('ExternalId', {
     max: 64,
     pattern: ALNUM,
@@ -108,11 +133,11 @@ const collectionTable = ruleTable('collection', [
   }),
 ]);
 
-export const COLLECTION_FIELDS: readonly string[] = collectionTable.rules.map((r) => r.name);
+export const COLLECTION_FIELDS: readonly string[] = COLLECTION_TABLE.rules.map((r) => r.name);
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];
-  const out = validateFields(input, collectionTable, '', problems);
+  const out = validateFields(input, COLLECTION_TABLE, '', problems);
   if (problems.length > 0 || out === null) return { ok: false, problems };
   return { ok: true, value: out as unknown as CollectionRequest };
 }

@@ -2,10 +2,11 @@
  * Rules that more than one request shares (users and candidates, schedule dates). Each lives
  * here once; the entity tables only choose the code a failure carries on their endpoint.
  */
+import { z } from 'zod';
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
-import type { FieldRule } from './field-rules.js';
-import { isEmail, parseDateTime } from './text-rules.js';
+import { codeNote, type FieldRule, type StringFormat } from './field-rules.js';
+import { EMAIL_PATTERN, parseDateTime } from './text-rules.js';
 
 export const ADJUSTMENT_MIN = 0;
 export const ADJUSTMENT_MAX = 999;
@@ -30,6 +31,15 @@ export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
 /** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
 export const reasonableAdjustmentRule: FieldRule = {
   name: 'ReasonableAdjustmentPercentage',
+  wire: z
+    .number()
+    .int()
+    .min(ADJUSTMENT_MIN)
+    .max(ADJUSTMENT_MAX)
+    .describe(
+      `A whole number ${ADJUSTMENT_MIN}..${ADJUSTMENT_MAX}${codeNote(ErrorCode.AdjustmentPercentageInvalid)}; ` +
+        `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
+    ),
   check(value, path, problems) {
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < ADJUSTMENT_MIN || value > ADJUSTMENT_MAX) {
@@ -56,12 +66,14 @@ export function checkAdjustmentNeedsSpecialNeeds(
   if (specialNeeds !== true) problems.push(adjustmentWithoutSpecialNeedsProblem(path));
 }
 
-/** The e-mail format check with the code the endpoint uses for it (209 for users, null for candidates). */
-export function emailFormat(code: ProblemCode) {
-  return (s: string, path: string, problems: Problem[]): string | undefined => {
-    if (isEmail(s)) return s;
-    problems.push({ field: path, code, message: 'Email is not a valid address (expected name@domain.tld, no spaces)' });
-    return undefined;
+/** The e-mail format with the code the endpoint uses for it (209 for users, null for candidates). */
+export function emailFormat(code: ProblemCode): StringFormat {
+  return {
+    normalise: (s) => (EMAIL_PATTERN.test(s) ? s : undefined),
+    code,
+    message: () => 'Email is not a valid address (expected name@domain.tld, no spaces)',
+    doc: 'an e-mail address: one @, no spaces, a dotted domain',
+    wire: (s) => s.regex(EMAIL_PATTERN),
   };
 }
 
@@ -79,11 +91,19 @@ export function dateTimeMessage(name: string, reason: 'format' | 'no-zone' | 'ca
 }
 
 /** An RFC 3339 DateTime field, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`. */
-export function dateTimeFormat(name: string) {
-  return (s: string, path: string, problems: Problem[]): string | undefined => {
-    const parsed = parseDateTime(s);
-    if (parsed.ok) return parsed.iso;
-    problems.push({ field: path, code: null, message: dateTimeMessage(name, parsed.reason) });
-    return undefined;
+export function dateTimeFormat(name: string): StringFormat {
+  return {
+    normalise(s) {
+      const parsed = parseDateTime(s);
+      return parsed.ok ? parsed.iso : undefined;
+    },
+    code: null,
+    // Only reached for a value normalise refused, so the second parse is on the failure path only.
+    message(s) {
+      const parsed = parseDateTime(s);
+      return dateTimeMessage(name, parsed.ok ? 'format' : parsed.reason);
+    },
+    doc: `an RFC 3339 date-time with a zone (Z or +hh:mm), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ`,
+    wire: (s) => s.meta({ format: 'date-time' }),
   };
 }

@@ -2,7 +2,13 @@
  * The rule machinery: every field of every request is one FieldRule in one table, and a table
  * is checked by one loop (validateFields). Tables are built once at module load, so checking a
  * record allocates only its output object and any problems found.
+ *
+ * Each rule also carries `wire`, a zod schema of the field's value as sent, built by the same
+ * constructor from the same parameters as its check (so `max: 500` is one number feeding both).
+ * The check stays the validator (fast, exact codes and messages); `wire` is what schemas.ts
+ * composes into the request schemas and what the OpenAPI document is generated from.
  */
+import { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
 import { exceedsLength } from './text-rules.js';
@@ -18,6 +24,12 @@ export interface FieldRule {
   readonly check: FieldCheck;
   /** True when the rule must also run for an absent field (it reports the field as missing). */
   readonly required?: boolean;
+  /**
+   * The field's wire value as a zod schema (type, lengths, pattern, enum, range, item shape),
+   * described with the rule and its codes. Not `.optional()`: tables add that from `required`.
+   * Every value the check returns satisfies it (test/domain/schemas.test.ts).
+   */
+  readonly wire: z.ZodType;
 }
 
 export interface RuleTable {
@@ -57,6 +69,28 @@ export function unknownFieldProblem(table: RuleTable, prefix: string, key: strin
   return { field: prefix + key, code: null, message: `Unknown field "${key}" in a ${table.entity}${hint}` };
 }
 
+/** A record that is not a JSON object at all; `prefix` is the record's path plus `.` (or ''). */
+export function notAnObjectProblem(table: RuleTable, prefix: string): Problem {
+  return { field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` };
+}
+
+/**
+ * The wire shape of one record of `table`: every rule's `wire`, optional unless the rule is
+ * required (or named in `required`, for a table whose container makes a field mandatory).
+ */
+export function tableWire(table: RuleTable, required: readonly string[] = []): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const rule of table.rules) {
+    shape[rule.name] = rule.required === true || required.includes(rule.name) ? rule.wire : rule.wire.optional();
+  }
+  return z.strictObject(shape);
+}
+
+/** " (code 219)" for a numbered problem, '' for code null: descriptions name the API's codes. */
+export function codeNote(code: ProblemCode): string {
+  return code === null ? '' : ` (code ${code})`;
+}
+
 /**
  * Checks every field of `input` against `table`, reporting keys the table does not know
  * (unknown fields are reported, not dropped, so a typo cannot silently lose data).
@@ -69,11 +103,7 @@ export function validateFields(
   problems: Problem[],
 ): Record<string, unknown> | null {
   if (!isPlainObject(input)) {
-    problems.push({
-      field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix,
-      code: null,
-      message: `A ${table.entity} must be a JSON object`,
-    });
+    problems.push(notAnObjectProblem(table, prefix));
     return null;
   }
   const out: Record<string, unknown> = {};
@@ -102,6 +132,22 @@ export function leafName(path: string): string {
   return dot < 0 ? path : path.slice(dot + 1);
 }
 
+/**
+ * A string format checked after length and pattern (an e-mail, a date, a GUID). One object
+ * feeds the check (normalise, code, message) and the wire schema (doc, wire).
+ */
+export interface StringFormat {
+  /** The wire value (the input itself, or its normalised form), or undefined when not in the format. */
+  normalise(s: string): string | undefined;
+  code: ProblemCode;
+  /** The problem's message for a value that is not in the format. It must not quote the value. */
+  message(s: string): string;
+  /** The format in words, for the schema description: "a real date YYYY-MM-DD or YYYYMMDD". */
+  doc: string;
+  /** Narrows the wire schema where zod can say the format (a pattern, a JSON Schema format). */
+  wire?: (s: z.ZodString) => z.ZodType;
+}
+
 export interface StringRuleSpec {
   max: number;
   /** Present when the field is required: the code for "null or empty" (null when not numbered). */
@@ -111,8 +157,10 @@ export interface StringRuleSpec {
   patternCode?: ProblemCode;
   /** What the pattern allows, for the message: "letters, digits and dashes". */
   patternHint?: string;
-  /** A format check after length and pattern: returns the wire value, or undefined after pushing a problem. */
-  format?: (s: string, path: string, problems: Problem[]) => string | undefined;
+  /** A format check after length and pattern. */
+  format?: StringFormat;
+  /** Extra words for the description (what the spec says the field is for). */
+  doc?: string;
 }
 
 /** A string(N) field: required or optional, maximum length in code points, optional pattern and format. */
@@ -120,9 +168,23 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
   const isRequired = required !== undefined;
   const requiredCode: ProblemCode = required ?? null;
+  // zod 4 measures string lengths in code points, as the check does (exceedsLength).
+  let base = z.string();
+  if (isRequired) base = base.min(1);
+  base = base.max(max);
+  if (pattern !== undefined) base = base.regex(pattern);
+  const wire = format?.wire !== undefined ? format.wire(base) : base;
+  const doc = [
+    spec.doc,
+    isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
+    `At most ${max} characters${codeNote(tooLongCode)}.`,
+    pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
+    format !== undefined ? `Must be ${format.doc}${codeNote(format.code)}.` : undefined,
+  ];
   return {
     name,
     required: isRequired,
+    wire: wire.describe(doc.filter((d) => d !== undefined).join(' ')),
     check(value, path, problems) {
       if (isUnset(value)) {
         if (isRequired) problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be empty` });
@@ -146,7 +208,10 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
         valid = false;
       }
       if (!valid) return undefined;
-      return format === undefined ? value : format(value, path, problems);
+      if (format === undefined) return value;
+      const normalised = format.normalise(value);
+      if (normalised === undefined) problems.push({ field: path, code: format.code, message: format.message(value) });
+      return normalised;
     },
   };
 }
@@ -154,9 +219,10 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
 export const BOOLEAN_SPELLINGS = 'true/false, yes/no or 1/0';
 
 /** A JSON boolean field; null means unset. */
-export function booleanRule(name: string): FieldRule {
+export function booleanRule(name: string, doc?: string): FieldRule {
   return {
     name,
+    wire: z.boolean().describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (typeof value !== 'boolean') {
@@ -169,11 +235,12 @@ export function booleanRule(name: string): FieldRule {
 }
 
 /** A field whose value is one of a fixed set, accepted in any case and sent in the API's case. */
-export function enumRule(name: string, values: readonly string[], code: ProblemCode = null): FieldRule {
+export function enumRule(name: string, values: readonly [string, ...string[]], code: ProblemCode = null): FieldRule {
   const byUpper = new Map(values.map((v) => [v.toUpperCase(), v]));
   const list = values.join(' or ');
   return {
     name,
+    wire: z.enum(values).describe(`${list} in any case, sent in upper case${codeNote(code)}. Null or empty leaves it unset.`),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       const wire = typeof value === 'string' ? byUpper.get(value.trim().toUpperCase()) : undefined;
@@ -190,6 +257,7 @@ export function enumRule(name: string, values: readonly string[], code: ProblemC
 export function passThroughRule(name: string): FieldRule {
   return {
     name,
+    wire: z.string().describe('Any string, sent as given; null or empty leaves it unset.'),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       if (typeof value !== 'string') {

@@ -79,7 +79,11 @@ export {
 export {
   userRequestSchema,
   scheduleRequestSchema,
+  scheduleSchema,
+  candidateSchema,
   collectionRequestSchema,
+  invigilatorIdsSchema,
+  fieldSchema,
   problemsFromZodIssues,
   fieldPathSegments,
 } from './schemas.js';

@@ -2,8 +2,10 @@
  * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
  * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
  */
+import { z } from 'zod';
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
+import { codeNote } from './field-rules.js';
 
 export const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
 export const INVIGILATOR_IDS_FIELD = 'UserExtIds';
@@ -17,16 +19,21 @@ function isUsableId(v: unknown): v is string {
   return typeof v === 'string' && v.trim() !== '';
 }
 
+/** The request body's wire shape: the user external ids to remove. */
+export const INVIGILATOR_IDS_WIRE = z
+  .array(z.string().min(1))
+  .min(1)
+  .describe(
+    `User external ids of the invigilators to remove, in order, duplicates kept. Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; ` +
+      `no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
+  );
+
 /**
- * Ids are sent as given, in order (duplicates included: each is one report item). An entry that
- * is empty or not a string is a problem naming its index; when no entry is usable the whole
+ * The body's ids: the usable ones, in order. Problems carry `UserExtIds` / `UserExtIds[i]` fields.
+ * An entry that is empty or not a string is reported by index; when none is usable the whole
  * body is 200, as the API would answer.
  */
-export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
-  const problems: Problem[] = [];
-  if (!isUsableId(scheduleExtId)) {
-    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
-  }
+export function checkInvigilatorIds(userExtIds: unknown, problems: Problem[]): string[] {
   const ids: string[] = [];
   if (userExtIds === undefined || userExtIds === null || (Array.isArray(userExtIds) && userExtIds.length === 0)) {
     problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorBodyEmpty, message: 'The list of invigilator user ids is empty' });
@@ -45,6 +52,16 @@ export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: u
       problems.push(...bad);
     }
   }
+  return ids;
+}
+
+/** Ids are sent as given, in order (duplicates included: each is one report item). */
+export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
+  const problems: Problem[] = [];
+  if (!isUsableId(scheduleExtId)) {
+    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
+  }
+  const ids = checkInvigilatorIds(userExtIds, problems);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: { scheduleExtId: scheduleExtId as string, userExtIds: ids } };
 }

@@ -3,6 +3,7 @@
  * each Candidate (integration-api.md "Schedule", "Candidate"; interpretations.md "Schedules").
  * The schedule endpoint numbers only 249 and 250; every other problem here carries code null.
  */
+import { z } from 'zod';
 import type { Problem, Validation } from './problem.js';
 import type { Candidate, Schedule, ScheduleRequest, Workflow } from './types.js';
 import {
@@ -13,9 +14,11 @@ import {
   passThroughRule,
   ruleTable,
   stringRule,
+  tableWire,
   unknownFieldProblem,
   validateFields,
   type FieldRule,
+  type RuleTable,
 } from './field-rules.js';
 import {
   checkAdjustmentNeedsSpecialNeeds,
@@ -25,10 +28,10 @@ import {
 } from './common-rules.js';
 import { ALNUM_DASH, PIN_PATTERN } from './text-rules.js';
 
-export const WORKFLOWS: readonly Workflow[] = ['DEFAULT', 'EXTERNAL_ATTEMPTS'];
+export const WORKFLOWS: readonly [Workflow, ...Workflow[]] = ['DEFAULT', 'EXTERNAL_ATTEMPTS'];
 const ALNUM_DASH_HINT = 'letters, digits and dashes';
 
-const scheduleTable = ruleTable('schedule', [
+export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
   stringRule('AssessmentExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('Title', { max: 100 }),
   stringRule('ScheduleExtId', { max: 64, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
@@ -42,10 +45,12 @@ const scheduleTable = ruleTable('schedule', [
   stringRule('Owner', { max: 500 }),
   stringRule('PIN', {
     max: 4,
-    format(s, path, problems) {
-      if (PIN_PATTERN.test(s)) return s;
-      problems.push({ field: path, code: null, message: 'PIN must be exactly 4 digits' });
-      return undefined;
+    format: {
+      normalise: (s) => (PIN_PATTERN.test(s) ? s : undefined),
+      code: null,
+      message: () => 'PIN must be exactly 4 digits',
+      doc: 'exactly 4 digits (kept as a string, 0420 is fine)',
+      wire: (s) => s.regex(PIN_PATTERN),
     },
   }),
   booleanRule('UseProctoringService'),
@@ -58,6 +63,7 @@ const scheduleTable = ruleTable('schedule', [
 
 const specialNeedsRule: FieldRule = {
   name: 'SpecialNeeds',
+  wire: z.enum(['true', 'false']).describe('The string "true" or "false" (JSON booleans and any case accepted, sent as a string).'),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
@@ -70,6 +76,7 @@ const specialNeedsRule: FieldRule = {
 
 const proctorUIdsRule: FieldRule = {
   name: 'ProctorUIds',
+  wire: z.array(z.string().min(1)).describe('Proctor user ids, each a non-empty string.'),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -90,7 +97,7 @@ const proctorUIdsRule: FieldRule = {
 
 const candidateString = (name: string): FieldRule => stringRule(name, { max: 500 });
 
-const candidateTable = ruleTable('candidate', [
+export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
   stringRule('CandidateExtId', { max: 500, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('FirstName', { max: 500, required: null }),
   stringRule('LastName', { max: 500, required: null }),
@@ -99,7 +106,7 @@ const candidateTable = ruleTable('candidate', [
   candidateString('Password'),
   specialNeedsRule,
   reasonableAdjustmentRule,
-  candidateString('AttemptExtId'),
+  stringRule('AttemptExtId', { max: 500, doc: 'Required on every candidate when Workflow is EXTERNAL_ATTEMPTS; must not be set otherwise.' }),
   ...[
     'Photo',
     'Company',
@@ -117,8 +124,8 @@ const candidateTable = ruleTable('candidate', [
   proctorUIdsRule,
 ]);
 
-export const SCHEDULE_FIELDS: readonly string[] = scheduleTable.rules.map((r) => r.name);
-export const CANDIDATE_FIELDS: readonly string[] = candidateTable.rules.map((r) => r.name);
+export const SCHEDULE_FIELDS: readonly string[] = SCHEDULE_TABLE.rules.map((r) => r.name);
+export const CANDIDATE_FIELDS: readonly string[] = CANDIDATE_TABLE.rules.map((r) => r.name);
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
@@ -135,9 +142,23 @@ export function candidateSpecialNeeds(value: unknown): boolean | undefined | 'in
 
 /** `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId rule cannot be decided. */
 function checkCandidate(input: unknown, workflow: Workflow | null, prefix: string, problems: Problem[]): Record<string, unknown> | null {
-  const out = validateFields(input, candidateTable, prefix, problems);
+  const out = validateFields(input, CANDIDATE_TABLE, prefix, problems);
   if (out === null) return null;
-  const record = input as Record<string, unknown>;
+  checkCandidateCrossFields(input as Record<string, unknown>, workflow, prefix, problems);
+  return out;
+}
+
+/**
+ * The rules across fields of one candidate (250) and against the request's Workflow
+ * (AttemptExtId). `record` holds the raw values, or (from the zod schema) the checked ones,
+ * where a field that failed its own check is set but neither a boolean nor "true"/"false".
+ */
+export function checkCandidateCrossFields(
+  record: Record<string, unknown>,
+  workflow: Workflow | null,
+  prefix: string,
+  problems: Problem[],
+): void {
   checkAdjustmentNeedsSpecialNeeds(
     record['ReasonableAdjustmentPercentage'],
     candidateSpecialNeeds(record['SpecialNeeds']),
@@ -150,7 +171,6 @@ function checkCandidate(input: unknown, workflow: Workflow | null, prefix: strin
   } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
     problems.push({ field: `${prefix}AttemptExtId`, code: null, message: attemptForbiddenMessage() });
   }
-  return out;
 }
 
 export function attemptRequiredMessage(): string {
@@ -178,29 +198,101 @@ export function validateSchedule(input: unknown): Validation<Schedule> {
 }
 
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Record<string, unknown> | null {
-  const out = validateFields(input, scheduleTable, prefix, problems);
+  const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
+  checkScheduleCrossFields(out, prefix, problems);
+  return out;
+}
+
+/** EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
+export function checkScheduleCrossFields(out: Record<string, unknown>, prefix: string, problems: Problem[]): void {
   const start = out['StartDateTime'];
   const end = out['EndDateTime'];
   // Both are normalised UTC strings of one width here, so string order is time order.
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
     problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage() });
   }
-  return out;
 }
 
 export function endNotAfterStartMessage(): string {
   return 'EndDateTime must be after StartDateTime';
 }
 
-const workflowRule = enumRule('Workflow', WORKFLOWS);
-const upsertRule = booleanRule('Upsert');
+export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
+export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
 const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
-// Only used to name unknown top-level fields; Schedule and Candidates are checked by their own tables.
-const requestTable = ruleTable(
-  'schedule request',
-  SCHEDULE_REQUEST_FIELDS.map((name) => ({ name, check: () => undefined })),
-);
+/**
+ * The request's own fields. Schedule and Candidates are checked by their tables in
+ * validateScheduleRequest (Candidates needs the Workflow); their rules here carry the wire shape
+ * and name unknown top-level fields.
+ */
+export const SCHEDULE_REQUEST_TABLE: RuleTable = ruleTable('schedule request', [
+  WORKFLOW_RULE,
+  UPSERT_RULE,
+  { name: 'Schedule', required: true, check: () => undefined, wire: tableWire(SCHEDULE_TABLE).describe('The schedule (required).') },
+  {
+    name: 'Candidates',
+    required: true,
+    check: () => undefined,
+    wire: z
+      .array(tableWire(CANDIDATE_TABLE))
+      .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
+  },
+]);
+
+/** The Workflow the AttemptExtId rule applies: absent is DEFAULT; null when Workflow itself is invalid. */
+export function effectiveWorkflow(value: unknown): Workflow | null {
+  if (isUnset(value)) return 'DEFAULT';
+  return WORKFLOWS.includes(value as Workflow) ? (value as Workflow) : null;
+}
+
+/** A request that is not an object, or whose every field is empty: the one problem reported. */
+export function scheduleRequestBodyProblem(input: unknown): Problem | null {
+  if (!isPlainObject(input)) {
+    return { field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' };
+  }
+  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(input[name]));
+  if (allEmpty && Object.keys(input).every((k) => requestFieldNames.has(k))) {
+    return { field: '', code: null, message: emptyScheduleBodyMessage() };
+  }
+  return null;
+}
+
+export function scheduleMissingProblem(): Problem {
+  return { field: 'Schedule', code: null, message: 'Schedule is required' };
+}
+
+/** Candidates absent, null or not a list (an empty list is allowed). */
+export function candidatesShapeProblem(candidates: unknown): Problem | null {
+  if (candidates === undefined || candidates === null) {
+    return { field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' };
+  }
+  if (!Array.isArray(candidates)) {
+    return { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' };
+  }
+  return null;
+}
+
+/**
+ * CandidateExtIds are unique within a request, compared ignoring case (candidates become users,
+ * whose ExternalIds collide that way, 233). Call in index order; the later one is reported.
+ */
+export function checkCandidateIdUnique(
+  candidate: Record<string, unknown>,
+  index: number,
+  firstIndexById: Map<string, number>,
+  problems: Problem[],
+): void {
+  const id = candidate['CandidateExtId'];
+  if (typeof id !== 'string') return;
+  const key = id.toLowerCase();
+  const first = firstIndexById.get(key);
+  if (first !== undefined) {
+    problems.push({ field: `Candidates[${index}].CandidateExtId`, code: null, message: duplicateCandidateMessage(id, first) });
+  } else {
+    firstIndexById.set(key, index);
+  }
+}
 
 /**
  * One whole POST /schedule body. Workflow absent behaves as DEFAULT for the AttemptExtId rule
@@ -208,58 +300,44 @@ const requestTable = ruleTable(
  * case-insensitively because candidates become users whose ExternalIds collide that way (233).
  */
 export function validateScheduleRequest(input: unknown): Validation<ScheduleRequest> {
+  const bodyProblem = scheduleRequestBodyProblem(input);
+  if (bodyProblem !== null) return { ok: false, problems: [bodyProblem] };
   const problems: Problem[] = [];
-  if (!isPlainObject(input)) {
-    return { ok: false, problems: [{ field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' }] };
-  }
   const out: Record<string, unknown> = {};
-  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(input[name]));
-  if (allEmpty && Object.keys(input).every((k) => requestFieldNames.has(k))) {
-    return { ok: false, problems: [{ field: '', code: null, message: emptyScheduleBodyMessage() }] };
-  }
-  const workflow = workflowRule.check(input['Workflow'], 'Workflow', problems) as Workflow | undefined;
+  // Narrowed by scheduleRequestBodyProblem.
+  const body = input as Record<string, unknown>;
+  const workflow = WORKFLOW_RULE.check(body['Workflow'], 'Workflow', problems) as Workflow | undefined;
   if (workflow !== undefined) out['Workflow'] = workflow;
-  const upsert = upsertRule.check(input['Upsert'], 'Upsert', problems);
+  const upsert = UPSERT_RULE.check(body['Upsert'], 'Upsert', problems);
   if (upsert !== undefined) out['Upsert'] = upsert;
 
-  if (input['Schedule'] === undefined || input['Schedule'] === null) {
-    problems.push({ field: 'Schedule', code: null, message: 'Schedule is required' });
+  if (body['Schedule'] === undefined || body['Schedule'] === null) {
+    problems.push(scheduleMissingProblem());
   } else {
-    const schedule = checkSchedule(input['Schedule'], 'Schedule.', problems);
+    const schedule = checkSchedule(body['Schedule'], 'Schedule.', problems);
     if (schedule !== null) out['Schedule'] = schedule;
   }
 
-  const candidates = input['Candidates'];
-  if (candidates === undefined || candidates === null) {
-    problems.push({ field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' });
-  } else if (!Array.isArray(candidates)) {
-    problems.push({ field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' });
-  } else {
+  const candidates = body['Candidates'];
+  const candidatesProblem = candidatesShapeProblem(candidates);
+  if (candidatesProblem !== null) {
+    problems.push(candidatesProblem);
+  } else if (Array.isArray(candidates)) {
     // An invalid Workflow has its own problem; guessing one would add misleading AttemptExtId errors.
-    const effectiveWorkflow: Workflow | null = workflow ?? (isUnset(input['Workflow']) ? 'DEFAULT' : null);
+    const attemptWorkflow = effectiveWorkflow(workflow ?? body['Workflow']);
     const list: Record<string, unknown>[] = [];
     const firstIndexById = new Map<string, number>();
     for (let i = 0; i < candidates.length; i++) {
-      const prefix = `Candidates[${i}].`;
-      const candidate = checkCandidate(candidates[i], effectiveWorkflow, prefix, problems);
+      const candidate = checkCandidate(candidates[i], attemptWorkflow, `Candidates[${i}].`, problems);
       if (candidate === null) continue;
       list.push(candidate);
-      const id = candidate['CandidateExtId'];
-      if (typeof id === 'string') {
-        const key = id.toLowerCase();
-        const first = firstIndexById.get(key);
-        if (first !== undefined) {
-          problems.push({ field: `${prefix}CandidateExtId`, code: null, message: duplicateCandidateMessage(id, first) });
-        } else {
-          firstIndexById.set(key, i);
-        }
-      }
+      checkCandidateIdUnique(candidate, i, firstIndexById, problems);
     }
     out['Candidates'] = list;
   }
 
-  for (const key of Object.keys(input)) {
-    if (!requestFieldNames.has(key)) problems.push(unknownFieldProblem(requestTable, '', key));
+  for (const key of Object.keys(body)) {
+    if (!requestFieldNames.has(key)) problems.push(unknownFieldProblem(SCHEDULE_REQUEST_TABLE, '', key));
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: out as unknown as ScheduleRequest };

@@ -13,8 +13,10 @@ export const ALNUM = /^[A-Za-z0-9]+$/;
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 export const PIN_PATTERN = /^[0-9]{4}$/;
 const WHITESPACE = /\s/;
-const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
-const GUID = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+/** The practical e-mail check (interpretations.md), also the e-mail fields' schema pattern. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/** SynchronizationKey (231): a GUID, any case, optionally in braces; also its schema pattern. */
+export const GUID_PATTERN = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
@@ -48,12 +50,12 @@ export function hasWhitespace(s: string): boolean {
 
 /** Practical address check (interpretations.md): one @, a dotted domain, no spaces. */
 export function isEmail(s: string): boolean {
-  return EMAIL.test(s);
+  return EMAIL_PATTERN.test(s);
 }
 
 /** A GUID in the dashed form, with or without braces, any case (231). */
 export function isGuid(s: string): boolean {
-  return GUID.test(s);
+  return GUID_PATTERN.test(s);
 }
 
 /** An absolute http(s) URL with a host (245). The global URL class keeps this free of node: imports. */

@@ -2,23 +2,28 @@
  * POST /user: every field rule of the user request and its Hierarchies elements
  * (integration-api.md "User", codes 206-250; interpretations.md "Users").
  */
+import { z } from 'zod';
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import type { HierarchyAction, UserRequest } from './types.js';
 import {
   booleanRule,
+  codeNote,
   enumRule,
   isUnset,
   ruleTable,
   stringRule,
+  tableWire,
   validateFields,
   type FieldRule,
+  type RuleTable,
 } from './field-rules.js';
 import { checkAdjustmentNeedsSpecialNeeds, emailFormat, reasonableAdjustmentRule } from './common-rules.js';
 import {
   canonicalIpEntry,
   codePointLength,
   exceedsLength,
+  GUID_PATTERN,
   hasWhitespace,
   isGuid,
   isHttpUrl,
@@ -31,7 +36,7 @@ export const MAX_LABEL_LENGTH = 100;
 export const MAX_IP_ADDRESSES = 100;
 export const PASSWORD_MIN = 5;
 export const PASSWORD_MAX = 500;
-export const HIERARCHY_ACTIONS: readonly HierarchyAction[] = ['UPSERT', 'DELETE'];
+export const HIERARCHY_ACTIONS: readonly [HierarchyAction, ...HierarchyAction[]] = ['UPSERT', 'DELETE'];
 
 export const HIERARCHY_FLAG_FIELDS = [
   'IsCoordinator',
@@ -40,14 +45,22 @@ export const HIERARCHY_FLAG_FIELDS = [
   'HasReScoringPermissions',
 ] as const;
 
-const hierarchyTable = ruleTable('hierarchy membership', [
+export const HIERARCHY_TABLE: RuleTable = ruleTable('hierarchy membership', [
   stringRule('ExternalId', { max: 64, required: null }),
-  ...HIERARCHY_FLAG_FIELDS.map(booleanRule),
+  ...HIERARCHY_FLAG_FIELDS.map((name) => booleanRule(name)),
   enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
 ]);
 
 const labelsRule: FieldRule = {
   name: 'Labels',
+  wire: z
+    .array(z.string().min(1).max(MAX_LABEL_LENGTH))
+    .max(MAX_LABELS)
+    .meta({ uniqueItems: true })
+    .describe(
+      `At most ${MAX_LABELS} labels${codeNote(ErrorCode.TooManyLabels)}, each 1 to ${MAX_LABEL_LENGTH} characters after trimming` +
+        `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed.`,
+    ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -81,6 +94,14 @@ const labelsRule: FieldRule = {
 
 const allowedIpAddressesRule: FieldRule = {
   name: 'AllowedIpAddresses',
+  wire: z
+    .array(z.string().min(1))
+    .max(MAX_IP_ADDRESSES)
+    .describe(
+      `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each an IPv4/IPv6 address, a CIDR block ` +
+        `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
+        `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed.`,
+    ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -119,6 +140,11 @@ const allowedIpAddressesRule: FieldRule = {
 
 const passwordRule: FieldRule = {
   name: 'Password',
+  wire: z
+    .string()
+    .min(PASSWORD_MIN)
+    .max(PASSWORD_MAX)
+    .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters${codeNote(ErrorCode.PasswordLength)}. Never echoed in messages.`),
   check(value, path, problems) {
     if (isUnset(value)) return undefined;
     // The value never enters a message: passwords stay out of reports and logs.
@@ -137,6 +163,12 @@ const passwordRule: FieldRule = {
 
 const hierarchiesRule: FieldRule = {
   name: 'Hierarchies',
+  wire: z
+    .array(tableWire(HIERARCHY_TABLE))
+    .describe(
+      `Hierarchy memberships: no null entries${codeNote(ErrorCode.HierarchiesContainNull)}, each ExternalId once` +
+        `${codeNote(ErrorCode.HierarchiesDuplicate)}. Action DELETE removes the membership.`,
+    ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -153,7 +185,7 @@ const hierarchiesRule: FieldRule = {
         problems.push({ field: entryPath, code: ErrorCode.HierarchiesContainNull, message: 'Hierarchies must not contain null entries' });
         continue;
       }
-      const membership = validateFields(entry, hierarchyTable, `${entryPath}.`, problems);
+      const membership = validateFields(entry, HIERARCHY_TABLE, `${entryPath}.`, problems);
       if (membership === null) continue;
       const id = membership['ExternalId'];
       if (typeof id === 'string') {
@@ -168,7 +200,7 @@ const hierarchiesRule: FieldRule = {
   },
 };
 
-const userTable = ruleTable('user', [
+export const USER_TABLE: RuleTable = ruleTable('user', [
   stringRule('ExternalId', {
     max: 64,
     required: ErrorCode.UserExternalIdEmpty,
@@ -183,30 +215,34 @@ const userTable = ruleTable('user', [
   stringRule('UserName', {
     max: 50,
     tooLongCode: ErrorCode.UserNameInvalid,
-    format(s, path, problems) {
-      if (!hasWhitespace(s)) return s;
-      problems.push({ field: path, code: ErrorCode.UserNameInvalid, message: 'UserName must not contain spaces or other whitespace' });
-      return undefined;
+    format: {
+      normalise: (s) => (hasWhitespace(s) ? undefined : s),
+      code: ErrorCode.UserNameInvalid,
+      message: () => 'UserName must not contain spaces or other whitespace',
+      doc: 'free of whitespace (space, tab, newline)',
+      wire: (s) => s.regex(/^\S+$/),
     },
   }),
-  stringRule('Role', { max: 500 }),
+  stringRule('Role', { max: 500, doc: 'Required when the user is created (code 240; decided with the platform state).' }),
   stringRule('Photo', {
     max: 500,
     tooLongCode: ErrorCode.PhotoInvalid,
-    format(s, path, problems) {
-      if (isHttpUrl(s)) return s;
-      problems.push({ field: path, code: ErrorCode.PhotoInvalid, message: 'Photo must be an absolute http:// or https:// URL' });
-      return undefined;
+    format: {
+      normalise: (s) => (isHttpUrl(s) ? s : undefined),
+      code: ErrorCode.PhotoInvalid,
+      message: () => 'Photo must be an absolute http:// or https:// URL',
+      doc: 'an absolute http:// or https:// URL with a host',
+      wire: (s) => s.meta({ format: 'uri' }),
     },
   }),
   stringRule('DateOfBirth', {
     max: 10,
     tooLongCode: ErrorCode.DateOfBirthInvalid,
-    format(s, path, problems) {
-      const date = normaliseDateOfBirth(s);
-      if (date !== null) return date;
-      problems.push({ field: path, code: ErrorCode.DateOfBirthInvalid, message: 'DateOfBirth must be a real date written YYYY-MM-DD or YYYYMMDD' });
-      return undefined;
+    format: {
+      normalise: (s) => normaliseDateOfBirth(s) ?? undefined,
+      code: ErrorCode.DateOfBirthInvalid,
+      message: () => 'DateOfBirth must be a real date written YYYY-MM-DD or YYYYMMDD',
+      doc: 'a real date written YYYY-MM-DD or YYYYMMDD (sent as YYYY-MM-DD)',
     },
   }),
   stringRule('Company', { max: 100, tooLongCode: ErrorCode.CompanyTooLong }),
@@ -227,10 +263,12 @@ const userTable = ruleTable('user', [
   stringRule('SynchronizationKey', {
     max: 64,
     tooLongCode: ErrorCode.SynchronizationKeyInvalid,
-    format(s, path, problems) {
-      if (isGuid(s)) return s;
-      problems.push({ field: path, code: ErrorCode.SynchronizationKeyInvalid, message: 'SynchronizationKey must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301 (braces optional)' });
-      return undefined;
+    format: {
+      normalise: (s) => (isGuid(s) ? s : undefined),
+      code: ErrorCode.SynchronizationKeyInvalid,
+      message: () => 'SynchronizationKey must be a GUID such as 3f2504e0-4f89-11d3-9a0c-0305e82c3301 (braces optional)',
+      doc: 'a GUID 8-4-4-4-12 hex digits, any case, braces optional (deprecated field)',
+      wire: (s) => s.regex(GUID_PATTERN),
     },
   }),
   labelsRule,
@@ -240,8 +278,8 @@ const userTable = ruleTable('user', [
 ]);
 
 /** The API names of every user field, in the spec's order. */
-export const USER_FIELDS: readonly string[] = userTable.rules.map((r) => r.name);
-export const HIERARCHY_FIELDS: readonly string[] = hierarchyTable.rules.map((r) => r.name);
+export const USER_FIELDS: readonly string[] = USER_TABLE.rules.map((r) => r.name);
+export const HIERARCHY_FIELDS: readonly string[] = HIERARCHY_TABLE.rules.map((r) => r.name);
 
 /** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
 export function booleanState(value: unknown): boolean | undefined | 'invalid' {
@@ -256,19 +294,28 @@ export function booleanState(value: unknown): boolean | undefined | 'invalid' {
  */
 export function validateUser(input: unknown, context?: { isCreate?: boolean }): Validation<UserRequest> {
   const problems: Problem[] = [];
-  const out = validateFields(input, userTable, '', problems);
+  const out = validateFields(input, USER_TABLE, '', problems);
   if (out !== null) {
     const record = input as Record<string, unknown>;
-    checkAdjustmentNeedsSpecialNeeds(
-      record['ReasonableAdjustmentPercentage'],
-      booleanState(record['SpecialNeeds']),
-      'ReasonableAdjustmentPercentage',
-      problems,
-    );
+    checkUserCrossFields(record, problems);
     if (context?.isCreate === true && isUnset(record['Role'])) problems.push(roleRequiredProblem());
   }
   if (problems.length > 0 || out === null) return { ok: false, problems };
   return { ok: true, value: out as unknown as UserRequest };
+}
+
+/**
+ * The rules across fields of one user (250). `record` holds the raw values, or (from the zod
+ * schema) the checked ones, where a field that failed its own check is never a boolean: either
+ * way SpecialNeeds reads as invalid and 250 is not decided.
+ */
+export function checkUserCrossFields(record: Record<string, unknown>, problems: Problem[]): void {
+  checkAdjustmentNeedsSpecialNeeds(
+    record['ReasonableAdjustmentPercentage'],
+    booleanState(record['SpecialNeeds']),
+    'ReasonableAdjustmentPercentage',
+    problems,
+  );
 }
 
 /** 240: the user is being created and has no Role. */

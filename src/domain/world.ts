@@ -16,12 +16,30 @@ const instant = z
 const nonEmpty = z.string().min(1);
 const optionalString = z.string().optional();
 
+/**
+ * A stored API token: `sha256:` and the 64 hex digits of the SHA-256 of the token's UTF-8 bytes.
+ * The store keeps only these (a world file may give plain tokens; they are digested on load), so
+ * `local export` never prints a usable token, and an exported world still accepts the same tokens.
+ */
+export const API_TOKEN_DIGEST = /^sha256:[0-9a-f]{64}$/i;
+
+export function isApiTokenDigest(value: string): boolean {
+  return API_TOKEN_DIGEST.test(value);
+}
+
+const apiToken = nonEmpty.refine((value) => !/^sha256:/i.test(value) || isApiTokenDigest(value), {
+  message: 'a token starting with "sha256:" must be a digest: sha256: and 64 hex digits',
+});
+
 export const WorldSettingsSchema = z.strictObject({
   SiteUrl: z.url({ protocol: /^https?$/ }),
   /** UserName of the default owner of schedules and collections; absent means "Scheduler not set". */
   ExternalApiOwner: z.string().min(1).nullable().optional(),
-  /** Tokens the HTTP server (`local serve`) accepts in `Authorization: EAPI <token>`. */
-  ApiTokens: z.array(nonEmpty),
+  /**
+   * Tokens the HTTP server (`local serve`) accepts in `Authorization: EAPI <token>`: each a plain
+   * token or its digest (`sha256:<hex>`); the store keeps only digests.
+   */
+  ApiTokens: z.array(apiToken),
   DefaultProctoringTemplate: z.string().min(1).nullable().optional(),
   /** Base address of the proctoring provider, for candidates' LaunchUrl. */
   ProctoringProviderUrl: z.url({ protocol: /^https?$/ }).optional(),
@@ -167,7 +185,7 @@ export const WorldScheduleSchema = z.strictObject({
   Candidates: z.array(WorldCandidateSchema),
 });
 
-const IdTitleSchema = z.strictObject({ ExternalId: nonEmpty, Title: optionalString });
+export const IdTitleSchema = z.strictObject({ ExternalId: nonEmpty, Title: optionalString });
 
 export const WorldCollectionSchema = z.strictObject({
   ExternalId: nonEmpty,

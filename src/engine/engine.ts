@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
+import type { KnownUser, LocalDirectory } from '../api/local-directory.js';
 import {
   validateCollection,
   validateInvigilatorRemoval,
@@ -11,7 +12,7 @@ import type {
   InvigilatorsResponseContent,
   UserResponseContent,
 } from '../domain/types.js';
-import type { WorldUser } from '../domain/world.js';
+import type { World, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import type { Clock } from './clock.js';
 import { decideCollection } from './collection-rules.js';
 import { refuse, type Decision } from './decision.js';
@@ -28,8 +29,8 @@ export interface LocalEngineOptions {
   now?: Clock;
 }
 
-/** The local engine: the IntegrationApi over a Store. */
-export interface LocalEngine extends IntegrationApi {
+/** The local engine: the IntegrationApi over a Store, plus the read-only LocalDirectory prompts use. */
+export interface LocalEngine extends IntegrationApi, LocalDirectory {
   /** The store's path, for messages and the run report. */
   readonly location: string;
 }
@@ -169,9 +170,51 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       return run(callOptions, (view) => decideInvigilatorRemoval(view, id, ids, now()));
     },
 
+    // LocalDirectory: plain reads of the state as last loaded (prompts run before any send).
+    roleTitles: () => [...live().values<WorldRole>('roles')].map((role) => role.Title),
+    invigilatorsOf: (scheduleExtId) => {
+      const schedule = live().get<WorldSchedule>('schedules', scheduleExtId);
+      return schedule ? [...schedule.Invigilators] : null;
+    },
+    userOf: (externalId) => {
+      const view = live();
+      const key = view.get('users', externalId) !== undefined ? externalId : view.userKeyByExternalIdIgnoringCase(externalId);
+      const user = key === undefined ? undefined : view.get<WorldUser>('users', key);
+      return user ? knownUser(user) : null;
+    },
+
     async close() {
       await store.close();
     },
   };
   return engine;
+}
+
+/** Only the fields a prompt may show as defaults: never a password hash or a link with a token. */
+function knownUser(user: WorldUser): KnownUser {
+  const known: KnownUser = {
+    ExternalId: user.ExternalId,
+    FirstName: user.FirstName,
+    LastName: user.LastName,
+    UserName: user.UserName,
+    Role: user.Role,
+  };
+  if (typeof user.Email === 'string' && user.Email !== '') known.Email = user.Email;
+  return known;
+}
+
+/** The same directory over a world file: the store a first real run would create from it. */
+export function worldDirectory(world: World): LocalDirectory {
+  return {
+    roleTitles: () => world.Roles.map((role) => role.Title),
+    invigilatorsOf: (scheduleExtId) => {
+      const schedule = world.Schedules.find((entry) => entry.ScheduleExtId === scheduleExtId);
+      return schedule ? [...schedule.Invigilators] : null;
+    },
+    userOf: (externalId) => {
+      const lower = externalId.toLowerCase();
+      const user = world.Users.find((entry) => entry.ExternalId === externalId) ?? world.Users.find((entry) => entry.ExternalId.toLowerCase() === lower);
+      return user ? knownUser(user) : null;
+    },
+  };
 }

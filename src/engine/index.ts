@@ -10,7 +10,7 @@ import { worldToChanges } from './world-io.js';
 
 export { clockFromEnv, type Clock } from './clock.js';
 export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
-export { exportWorld, worldToChanges } from './world-io.js';
+export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';
 
 /**

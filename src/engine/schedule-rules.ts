@@ -232,7 +232,7 @@ export function decideSchedule(
   const schedule: WorldSchedule = withoutUndefined({
     ...s,
     ScheduleExtId: scheduleExtId,
-    Title: s.Title ?? `${assessment.Title} ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    Title: s.Title ?? generatedTitle(assessment.Title, startMs),
     StartDateTime: new Date(startMs).toISOString(),
     EndDateTime: endIso,
     ScheduleGroupExtId: scheduleHierarchy,
@@ -246,6 +246,21 @@ export function decideSchedule(
   });
   changes.push({ collection: 'schedules', key: scheduleExtId, value: schedule });
   return accept(view, scheduleExtId, { collection: 'schedules', key: scheduleExtId }, changes);
+}
+
+/** Schedule Title is string(100) (code points); a generated one must fit too. */
+const SCHEDULE_TITLE_MAX = 100;
+
+/**
+ * `<assessment title> <yyyy-mm-dd hh:mm> UTC`, deterministic so a resend is `unchanged`. A long
+ * assessment title is cut (by code points, never inside a surrogate pair) so the whole fits.
+ */
+export function generatedTitle(assessmentTitle: string, startMs: number): string {
+  const when = ` ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const room = SCHEDULE_TITLE_MAX - when.length;
+  const points = [...assessmentTitle];
+  const head = points.length > room ? `${points.slice(0, room - 1).join('').trimEnd()}…` : assessmentTitle;
+  return `${head}${when}`;
 }
 
 const CANDIDATE_USER_FIELDS = [
@@ -282,7 +297,9 @@ function candidateUser(
     Email: candidate.Email,
     ...copied,
     SpecialNeeds: candidate.SpecialNeeds === undefined ? base.SpecialNeeds : candidate.SpecialNeeds === 'true',
-    ReasonableAdjustmentPercentage: candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage,
+    // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
+    ReasonableAdjustmentPercentage:
+      candidate.SpecialNeeds === 'false' ? undefined : (candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage),
     PasswordHash: choosePasswordHash(password, base.PasswordHash),
     Hierarchies: memberships,
   });

@@ -145,6 +145,8 @@ export function decideUser(
     Role: roleTitle,
     PasswordHash: choosePasswordHash(password, existing?.PasswordHash),
     Hierarchies: memberships.length === 0 && existing?.Hierarchies === undefined ? undefined : memberships,
+    // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
+    ...(request.SpecialNeeds === false ? { ReasonableAdjustmentPercentage: undefined } : {}),
   });
   return accept(view, { User: userView(user), GroupErrors: groupErrors }, { collection: 'users', key: request.ExternalId }, [
     { collection: 'users', key: request.ExternalId, value: user },

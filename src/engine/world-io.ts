@@ -1,4 +1,23 @@
-import type { World } from '../domain/world.js';
+import { createHash } from 'node:crypto';
+import {
+  IdTitleSchema,
+  isApiTokenDigest,
+  WorldAssessmentSchema,
+  WorldCandidateSchema,
+  WorldCollectionSchema,
+  WorldHierarchySchema,
+  WorldLoRepositorySchema,
+  WorldMembershipSchema,
+  WorldProctoringTemplateSchema,
+  WorldReviewSessionSchema,
+  WorldRoleSchema,
+  WorldScheduleSchema,
+  WorldSettingsSchema,
+  WorldTaxonomySchema,
+  WorldUserSchema,
+  type World,
+  type WorldSettings,
+} from '../domain/world.js';
 import type { Change, CollectionName, StoreState } from './store.js';
 import { keyOf } from './view.js';
 
@@ -18,9 +37,66 @@ const LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
 
 export const SETTINGS_KEY = 'settings';
 
+/** The order an export writes an object's fields in: its schema's, then unknown fields (review sessions) as stored. */
+interface FieldOrder {
+  keys: readonly string[];
+  lists?: Record<string, FieldOrder>;
+}
+
+const order = (shape: object, lists?: Record<string, FieldOrder>): FieldOrder => (lists ? { keys: Object.keys(shape), lists } : { keys: Object.keys(shape) });
+
+const SETTINGS_ORDER = order(WorldSettingsSchema.shape);
+const ID_TITLE_ORDER = order(IdTitleSchema.shape);
+const LIST_ORDER: Record<Exclude<keyof World, 'Settings'>, FieldOrder> = {
+  Roles: order(WorldRoleSchema.shape),
+  Users: order(WorldUserSchema.shape, { Hierarchies: order(WorldMembershipSchema.shape) }),
+  Hierarchies: order(WorldHierarchySchema.shape),
+  Assessments: order(WorldAssessmentSchema.shape),
+  ProctoringTemplates: order(WorldProctoringTemplateSchema.shape),
+  Taxonomies: order(WorldTaxonomySchema.shape),
+  LoRepositories: order(WorldLoRepositorySchema.shape),
+  Schedules: order(WorldScheduleSchema.shape, { Candidates: order(WorldCandidateSchema.shape) }),
+  ReviewSessions: order(WorldReviewSessionSchema.shape),
+  Collections: order(WorldCollectionSchema.shape, { Taxonomies: ID_TITLE_ORDER, ObjectiveRepositories: ID_TITLE_ORDER }),
+};
+
+/**
+ * A copy with the fields in schema order. The engine builds entities in its own field order and
+ * a world file loads in schema order; without this, `export -> init --seed -> export` would
+ * move fields around and exports would not diff cleanly.
+ */
+function ordered(value: unknown, fieldOrder: FieldOrder): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of fieldOrder.keys) if (source[key] !== undefined) out[key] = source[key];
+  for (const key of Object.keys(source)) if (!(key in out) && source[key] !== undefined) out[key] = source[key];
+  for (const [key, itemOrder] of Object.entries(fieldOrder.lists ?? {})) {
+    const list = out[key];
+    if (Array.isArray(list)) out[key] = list.map((item) => ordered(item, itemOrder));
+  }
+  return out;
+}
+
+/** `sha256:<hex>` of a plain API token; a digest is returned as it is (lower-cased). */
+export function apiTokenDigest(token: string): string {
+  if (isApiTokenDigest(token)) return token.toLowerCase();
+  return `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Settings with every API token as its digest (duplicates dropped, order kept): what the store
+ * holds and what an export shows, so no usable token is ever written out. A store made by an
+ * earlier examctl may still hold plain tokens; they are digested on the way out as well.
+ */
+function withTokenDigests(settings: WorldSettings): WorldSettings {
+  const tokens = Array.isArray(settings.ApiTokens) ? settings.ApiTokens : [];
+  return { ...settings, ApiTokens: [...new Set(tokens.map(apiTokenDigest))] };
+}
+
 /** The changes that create a store holding exactly this (already validated) world. */
 export function worldToChanges(world: World): Change[] {
-  const changes: Change[] = [{ collection: 'settings', key: SETTINGS_KEY, value: world.Settings }];
+  const changes: Change[] = [{ collection: 'settings', key: SETTINGS_KEY, value: withTokenDigests(world.Settings) }];
   for (const [list, collection] of LISTS) {
     for (const entity of world[list] as unknown as Record<string, unknown>[]) {
       changes.push({ collection, key: keyOf(collection, entity), value: entity });
@@ -29,17 +105,60 @@ export function worldToChanges(world: World): Change[] {
   return changes;
 }
 
+/** Entities per chunk of exportWorldText: few writes, and no chunk near V8's string limit. */
+const EXPORT_CHUNK_ENTITIES = 512;
+
+function sortedEntries(state: StoreState, collection: CollectionName): [string, unknown][] {
+  const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()];
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries;
+}
+
+function exportedSettings(state: StoreState): unknown {
+  const settings = state.get('settings')?.get(SETTINGS_KEY) as WorldSettings | undefined;
+  return settings ? ordered(withTokenDigests(settings), SETTINGS_ORDER) : { SiteUrl: '', ApiTokens: [] };
+}
+
+/**
+ * The world file text of `local export`, in chunks: exactly `JSON.stringify(exportWorld(state),
+ * null, 2)` plus a newline, but never one string. A store of 1M users exports to hundreds of MB,
+ * near V8's string limit (about 512 MB), so the whole text must never be built at once.
+ */
+export function* exportWorldText(state: StoreState): Generator<string> {
+  // JSON.stringify escapes newlines inside strings, so every raw newline is structure to indent.
+  const indent = (json: string, pad: string): string => json.replaceAll('\n', `\n${pad}`);
+  yield `{\n  "Settings": ${indent(JSON.stringify(exportedSettings(state), null, 2), '  ')}`;
+  for (const [list, collection] of LISTS) {
+    const entries = sortedEntries(state, collection);
+    if (entries.length === 0) {
+      yield `,\n  "${list}": []`;
+      continue;
+    }
+    const fieldOrder = LIST_ORDER[list];
+    let chunk = `,\n  "${list}": [`;
+    for (let index = 0; index < entries.length; index += 1) {
+      const json = JSON.stringify(ordered(entries[index]![1], fieldOrder), null, 2);
+      chunk += `${index === 0 ? '' : ','}\n    ${indent(json, '    ')}`;
+      if ((index + 1) % EXPORT_CHUNK_ENTITIES === 0) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    yield `${chunk}\n  ]`;
+  }
+  yield '\n}\n';
+}
+
 /**
  * The store as a world file. Lists are sorted by key (code-unit order, not locale) so exports
- * diff cleanly; passwords exist only as PasswordHash, so none can leak here.
+ * diff cleanly; passwords exist only as PasswordHash and API tokens only as digests, so no
+ * secret can leak here. `local export` writes the same as text with exportWorldText.
  */
 export function exportWorld(state: StoreState): World {
-  const settings = state.get('settings')?.get(SETTINGS_KEY);
-  const world: Record<string, unknown> = { Settings: settings ?? { SiteUrl: '', ApiTokens: [] } };
+  const world: Record<string, unknown> = { Settings: exportedSettings(state) };
   for (const [list, collection] of LISTS) {
-    const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()];
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    world[list] = entries.map(([, value]) => value);
+    const fieldOrder = LIST_ORDER[list];
+    world[list] = sortedEntries(state, collection).map(([, value]) => ordered(value, fieldOrder));
   }
   return world as unknown as World;
 }

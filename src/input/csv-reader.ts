@@ -1,6 +1,8 @@
-import { CsvError, parse, type Parser } from 'csv-parse';
+import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../errors.js';
+import { batchedRecords, type BatchedRecords } from './batches.js';
 import type { ColumnSpec, InputRecord } from './record.js';
+import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokenizer.js';
 import { readUtf8Chunks } from './text-source.js';
 
 export interface CsvReadOptions {
@@ -25,6 +27,7 @@ const CR = 0x0d;
 const LF = 0x0a;
 const COMMA = 0x2c;
 const SEMICOLON = 0x3b;
+const TAB = 0x09;
 
 interface DelimiterChoice {
   delimiter: string;
@@ -35,7 +38,8 @@ interface DelimiterChoice {
 }
 
 /**
- * Picks `,` or `;` by counting them outside quotes on the first non-blank line (the header).
+ * Picks `,`, `;` or a tab by counting them outside quotes on the first non-blank line (the
+ * header); the tab is for Excel's "Unicode text" export (UTF-16, tab-separated).
  * Returns undefined while that line is not complete and more input may follow.
  */
 export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
@@ -48,6 +52,7 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
   }
   let commas = 0;
   let semicolons = 0;
+  let tabs = 0;
   let quoted = false;
   let lineEnd = -1;
   for (let i = lineStart; i < head.length; i++) {
@@ -56,6 +61,7 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
     else if (quoted) continue;
     else if (byte === COMMA) commas++;
     else if (byte === SEMICOLON) semicolons++;
+    else if (byte === TAB) tabs++;
     else if (byte === LF || byte === CR) {
       lineEnd = i;
       break;
@@ -72,17 +78,12 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
     if (head[skip] === LF) skip++;
     return { delimiter: directive[1] as string, skipBytes: skip, skipLines: 1 };
   }
-  return { delimiter: semicolons > commas ? ';' : ',', skipBytes: 0, skipLines: 0 };
+  const delimiter = tabs > commas && tabs > semicolons ? '\t' : semicolons > commas ? ';' : ',';
+  return { delimiter, skipBytes: 0, skipLines: 0 };
 }
 
-function countNewlines(text: string): number {
-  let count = 0;
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
-  return count;
-}
-
-function quoteErrorReason(error: CsvError): string {
-  switch (error.code) {
+function quoteErrorReason(code: CsvSyntaxCode): string {
+  switch (code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return 'quote not closed: the quoted field in the record starting on this line runs to the end of the file';
     case 'CSV_INVALID_CLOSING_QUOTE':
@@ -90,9 +91,7 @@ function quoteErrorReason(error: CsvError): string {
     case 'INVALID_OPENING_QUOTE':
       return 'a quote inside an unquoted field in the record starting on this line: quote the whole field and double the inner quote ("5"" screen")';
     case 'CSV_MAX_RECORD_SIZE':
-      return 'record too large (over 128000 characters) starting on this line: probably a quote that is never closed';
-    default:
-      return `malformed CSV in the record starting on this line: ${error.message}`;
+      return `record too large (over ${MAX_RECORD_CHARS} characters) starting on this line: probably a quote that is never closed`;
   }
 }
 
@@ -103,39 +102,25 @@ export interface CsvRowSink {
 }
 
 /**
- * Streams a CSV file through csv-parse and hands each row to `sink` synchronously; yields
+ * Streams a CSV file through the tokenizer and hands each row to `sink` synchronously; yields
  * (nothing) after each chunk so the caller can pass on what the sink collected. Cells arrive
  * trimmed; blank rows are skipped; a row whose cell count differs from the header's is refused.
  */
 export async function* csvRows(path: string, file: string, sink: CsvRowSink): AsyncGenerator<void> {
-  let parser: Parser | undefined;
-  let failure: unknown;
+  let tokenizer: CsvTokenizer | undefined;
+  let decoder: StringDecoder | undefined;
   let nextLine = 1;
   let width = -1;
   let head: Buffer | undefined;
-  let synchronous = false;
-  let previousSynchronous = true;
-  let previousParsedLines = 0;
 
-  // Runs inside csv-parse's loop: must not throw, or the stream's state breaks.
-  const onRecord = (cells: string[]): void => {
-    if (failure !== undefined) return;
-    // csv-parse counts lines too, but counts a CRLF inside quotes twice: its count is only
-    // trusted to say "this record is on one line", and only for records handed over during
-    // write() (then the count is exactly at the record's end), to skip searching each cell.
-    const parsedLines = (parser as Parser).info.lines;
-    const oneLine = synchronous && previousSynchronous && parsedLines - previousParsedLines === 1;
-    previousParsedLines = parsedLines;
-    previousSynchronous = synchronous;
+  const onRecord = (cells: string[], extraLines: number): void => {
     const line = nextLine;
-    let extraLines = 0;
+    nextLine = line + 1 + extraLines;
     let blank = true;
     for (let i = 0; i < cells.length; i++) {
       let cell = cells[i] as string;
       const length = cell.length;
       if (length === 0) continue;
-      // Line numbers count physical lines: a quoted cell may span several.
-      if (!oneLine && cell.indexOf('\n') !== -1) extraLines += countNewlines(cell);
       const first = cell.charCodeAt(0);
       const last = cell.charCodeAt(length - 1);
       if (first <= 0x20 || last <= 0x20 || first > 0x7e || last > 0x7e) {
@@ -145,112 +130,59 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
       }
       blank = false;
     }
-    nextLine = line + 1 + extraLines;
     if (blank) return;
-    try {
-      if (width === -1) {
-        width = cells.length;
-        sink.header(cells, line);
-      } else if (cells.length !== width) {
-        // A row that swallowed line breaks usually means an unclosed quote or mixed line ends.
-        const hint =
-          extraLines > 0
-            ? ` (the row runs over lines ${line}-${line + extraLines}: a quote that is not closed, or mixed CRLF and LF line ends?)`
-            : '';
-        throw new InputFileError(
-          file,
-          line,
-          `row has ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} but the header has ${width} columns${hint}`,
-        );
-      } else {
-        sink.row(cells, line);
-      }
-    } catch (error) {
-      failure = error;
+    if (width === -1) {
+      width = cells.length;
+      sink.header(cells, line);
+    } else if (cells.length !== width) {
+      // A row that swallowed line breaks usually means an unclosed quote or mixed line ends.
+      const hint =
+        extraLines > 0
+          ? ` (the row runs over lines ${line}-${line + extraLines}: a quote that is not closed, or mixed CRLF and LF line ends?)`
+          : '';
+      throw new InputFileError(
+        file,
+        line,
+        `row has ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} but the header has ${width} columns${hint}`,
+      );
+    } else {
+      sink.row(cells, line);
     }
   };
 
-  const startParser = (choice: DelimiterChoice): Parser => {
+  const start = (choice: DelimiterChoice): CsvTokenizer => {
     nextLine += choice.skipLines;
-    const created = parse({
-      delimiter: choice.delimiter,
-      // Ragged rows and blank lines are judged here, with the right line numbers.
-      relax_column_count: true,
-      bom: false,
-    });
-    created.on('data', onRecord);
-    created.on('error', (error: Error) => {
-      failure ??= error;
-    });
-    return created;
+    decoder = new StringDecoder('utf8');
+    return new CsvTokenizer(choice.delimiter, onRecord);
   };
 
-  const write = (target: Parser, chunk: Buffer): Promise<void> =>
-    new Promise((resolve, reject) => {
-      synchronous = true;
-      try {
-        target.write(chunk, (error) => (error ? reject(error) : resolve()));
-      } finally {
-        synchronous = false;
-      }
-    });
-
-  // The first problem wins: later errors are usually consequences of it.
-  const rethrow = (error: unknown): never => {
-    const cause = failure ?? error;
-    if (cause instanceof CsvError) throw new InputFileError(file, nextLine, quoteErrorReason(cause));
-    throw cause;
+  const feed = (target: CsvTokenizer, text: string, end: boolean): void => {
+    // A syntax error belongs to the record that starts on nextLine.
+    if (!target.push(text, end)) throw new InputFileError(file, nextLine, quoteErrorReason(target.error as CsvSyntaxCode));
   };
 
-  try {
-    for await (const chunk of readUtf8Chunks(path, file)) {
-      let input = chunk;
-      if (parser === undefined) {
-        head = head === undefined ? chunk : Buffer.concat([head, chunk]);
-        const choice = detectDelimiter(head, false);
-        if (choice === undefined) continue;
-        parser = startParser(choice);
-        input = head.subarray(choice.skipBytes);
-        head = undefined;
-      }
-      try {
-        await write(parser, input);
-      } catch (error) {
-        rethrow(error);
-      }
-      if (failure !== undefined) rethrow(failure);
-      yield;
+  for await (const chunk of readUtf8Chunks(path, file)) {
+    let input = chunk;
+    if (tokenizer === undefined) {
+      head = head === undefined ? chunk : Buffer.concat([head, chunk]);
+      const choice = detectDelimiter(head, false);
+      if (choice === undefined) continue;
+      tokenizer = start(choice);
+      input = head.subarray(choice.skipBytes);
+      head = undefined;
     }
-    if (parser === undefined && head !== undefined) {
-      const choice = detectDelimiter(head, true) as DelimiterChoice;
-      parser = startParser(choice);
-      const input = head.subarray(choice.skipBytes);
-      if (input.length > 0) {
-        try {
-          await write(parser, input);
-        } catch (error) {
-          rethrow(error);
-        }
-      }
-    }
-    if (parser !== undefined) {
-      const ending = parser;
-      try {
-        await new Promise<void>((resolve, reject) => {
-          ending.once('end', resolve);
-          ending.once('error', reject);
-          ending.end();
-        });
-      } catch (error) {
-        rethrow(error);
-      }
-    }
-    if (failure !== undefined) rethrow(failure);
-    if (width === -1) throw new InputFileError(file, 1, 'no header row (the file is empty)');
+    // Chunks may cut a UTF-8 sequence: the decoder keeps the incomplete tail for the next one.
+    feed(tokenizer, (decoder as StringDecoder).write(input), false);
     yield;
-  } finally {
-    if (parser !== undefined && !parser.destroyed) parser.destroy();
   }
+  if (tokenizer === undefined && head !== undefined) {
+    const choice = detectDelimiter(head, true) as DelimiterChoice;
+    tokenizer = start(choice);
+    feed(tokenizer, (decoder as StringDecoder).write(head.subarray(choice.skipBytes)), false);
+  }
+  if (tokenizer !== undefined) feed(tokenizer, (decoder as StringDecoder).end(), true);
+  if (width === -1) throw new InputFileError(file, 1, 'no header row (the file is empty)');
+  yield;
 }
 
 /** How each header column maps onto the command's fields. */
@@ -319,9 +251,9 @@ export function splitListCell(cell: string): string[] {
   }
 }
 
-async function* csvRecordGenerator(path: string, options: CsvReadOptions): AsyncGenerator<InputRecord> {
+async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGenerator<readonly InputRecord[]> {
   const file = options.displayName ?? path;
-  const pending: InputRecord[] = [];
+  let pending: InputRecord[] = [];
   let header: readonly string[] = [];
   let mapping: HeaderMapping | undefined;
   let index = 0;
@@ -350,12 +282,14 @@ async function* csvRecordGenerator(path: string, options: CsvReadOptions): Async
   };
   try {
     for await (const _ of csvRows(path, file, sink)) {
-      for (const record of pending) yield record;
-      pending.length = 0;
+      if (pending.length === 0) continue;
+      const batch = pending;
+      pending = [];
+      yield batch;
     }
   } catch (error) {
     // The records before the problem are still passed on, then the problem.
-    for (const record of pending) yield record;
+    if (pending.length > 0) yield pending;
     throw error;
   }
 }
@@ -363,10 +297,36 @@ async function* csvRecordGenerator(path: string, options: CsvReadOptions): Async
 /**
  * Streams the records of a CSV file (cli-contract.md, "Input files"). Every iteration re-reads
  * the file, so a caller can validate everything in a first pass and send in a second.
- * Structural problems throw InputFileError (`file:line: reason`).
+ * Structural problems throw InputFileError (`file:line: reason`). `batches()` gives the same
+ * records in arrays, one per chunk read, for callers that process many records per await.
  */
-export function readCsvRecords(path: string, options: CsvReadOptions): AsyncIterable<InputRecord> {
-  return { [Symbol.asyncIterator]: () => csvRecordGenerator(path, options) };
+export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRecords {
+  return batchedRecords(
+    () => csvRecordBatches(path, options),
+    (notOkOnly) => countCsvRecords(path, options, notOkOnly),
+  );
+}
+
+/**
+ * Structure only: the header is checked as in a full read and every row is tokenized and
+ * width-checked, but no record is built (a real run's first pass, before anything is sent).
+ */
+async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean): Promise<number> {
+  const file = options.displayName ?? path;
+  let count = 0;
+  let status = -1;
+  const sink: CsvRowSink = {
+    header(cells, line) {
+      mapHeader(cells, options, file, line);
+      if (notOkOnly) status = cells.findIndex((name) => normalizeColumnName(name) === 'status');
+    },
+    row(cells) {
+      if (status !== -1 && (cells[status] as string).toLowerCase() === 'ok') return;
+      count += 1;
+    },
+  };
+  for await (const _ of csvRows(path, file, sink));
+  return count;
 }
 
 /**
@@ -376,6 +336,13 @@ export function readCsvRecords(path: string, options: CsvReadOptions): AsyncIter
 export function reportStatusOf(record: InputRecord): string | undefined {
   const raw = record.raw;
   if (raw === undefined) return undefined;
-  const column = raw.header.findIndex((name) => normalizeColumnName(name) === 'status');
+  // All records of a file share one header array: find its status column once.
+  let column = statusColumnByHeader.get(raw.header);
+  if (column === undefined) {
+    column = raw.header.findIndex((name) => normalizeColumnName(name) === 'status');
+    statusColumnByHeader.set(raw.header, column);
+  }
   return column === -1 ? undefined : raw.cells[column];
 }
+
+const statusColumnByHeader = new WeakMap<readonly string[], number>();

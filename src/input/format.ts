@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords } from './csv-reader.js';
 import { readJsonRecords } from './json-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
@@ -40,12 +41,20 @@ export interface ReadRecordsOptions {
 }
 
 /** Streams the records of a CSV or JSON input file, whichever it is. Each iteration re-reads it. */
-export function readRecords(path: string, options: ReadRecordsOptions): AsyncIterable<InputRecord> {
-  return {
-    async *[Symbol.asyncIterator]() {
-      const format = options.format ?? (await detectFormat(path, options.displayName ?? path));
-      if (format === 'csv') yield* readCsvRecords(path, options);
-      else yield* readJsonRecords(path, { displayName: options.displayName ?? path });
+export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
+  // Batches (one array per chunk read) let the CLI process many records per await.
+  const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
+  return batchedRecords(
+    async function* () {
+      if ((await formatOf()) === 'csv') yield* readCsvRecords(path, options).batches();
+      else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
     },
-  };
+    // A CSV structure pass builds no records; JSON has no report status, so every record counts.
+    async (notOkOnly) => {
+      if ((await formatOf()) === 'csv') return (readCsvRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      let count = 0;
+      for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
+      return count;
+    },
+  );
 }

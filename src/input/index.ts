@@ -7,6 +7,7 @@ export {
   REPORT_COLUMNS,
   type CsvReadOptions,
 } from './csv-reader.js';
+export { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 export { readJsonRecords, type JsonReadOptions } from './json-reader.js';
 export { detectFormat, formatFromExtension, readRecords, type InputFormat, type ReadRecordsOptions } from './format.js';
 export { readIdList, ID_COLUMN_NAMES, type IdListEntry, type IdListOptions } from './id-list.js';

@@ -71,6 +71,13 @@ class JsonElementScanner {
   private nextBackslash = -2;
   private nextNewline = -2;
   private index = 0;
+  /**
+   * Object members seen so far in the element (keys of every object in it, nested ones too), and
+   * whether the next string is a key. JSON.parse keeps only the last of two equal keys; comparing
+   * this count with the parsed value's key count finds such a record without slicing every key.
+   */
+  private keyCount = 0;
+  private expectKey = false;
 
   constructor(
     private readonly file: string,
@@ -193,6 +200,8 @@ class JsonElementScanner {
     this.elementLine = this.line;
     this.stack.length = 0;
     this.inString = false;
+    this.keyCount = 0;
+    this.expectKey = false;
     this.pos = pos;
   }
 
@@ -235,13 +244,21 @@ class JsonElementScanner {
       const code = text.charCodeAt(pos);
       switch (code) {
         case Code.Quote:
+          if (this.expectKey) {
+            this.keyCount++;
+            this.expectKey = false;
+          }
           inString = true;
+          break;
+        case Code.Comma:
+          if (stack[stack.length - 1] === Code.CloseBrace) this.expectKey = true;
           break;
         case Code.Newline:
           this.line++;
           break;
         case Code.OpenBrace:
           stack.push(Code.CloseBrace);
+          this.expectKey = true;
           break;
         case Code.OpenBracket:
           stack.push(Code.CloseBracket);
@@ -284,6 +301,17 @@ class JsonElementScanner {
       const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^JSON\.parse: /, '');
       throw this.error(line, `malformed JSON: ${reason}`);
     }
+    if (countKeys(value as object) !== this.keyCount) {
+      // A key given twice: JSON.parse silently keeps the last value, which would send a
+      // different record than the file seems to say (like two CSV columns for one field).
+      const duplicate = findDuplicateKey(source);
+      if (duplicate !== undefined) {
+        throw this.error(
+          this.elementLine + duplicate.lineOffset,
+          `the key "${duplicate.key}" appears twice in one object (record starting on line ${this.elementLine}); JSON keeps only one of them`,
+        );
+      }
+    }
     this.emit({
       source: { file: this.file, line: this.elementLine, index: this.index },
       fields: value as Record<string, unknown>,
@@ -292,6 +320,59 @@ class JsonElementScanner {
     this.elementStart = -1;
     if (this.mode === Mode.ArrayElement) this.mode = Mode.ArrayAfterElement;
   }
+}
+
+/** Keys of every object in a parsed JSON value, nested ones included. */
+function countKeys(value: object): number {
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const element of value) if (typeof element === 'object' && element !== null) count += countKeys(element as object);
+    return count;
+  }
+  const keys = Object.keys(value);
+  count = keys.length;
+  for (const key of keys) {
+    const member = (value as Record<string, unknown>)[key];
+    if (typeof member === 'object' && member !== null) count += countKeys(member);
+  }
+  return count;
+}
+
+/**
+ * The first key repeated within one object of a JSON text (already known to be valid JSON),
+ * with the line of the repetition relative to the text's first line. Only called when a
+ * duplicate is known to exist, so it favours clarity over speed.
+ */
+export function findDuplicateKey(source: string): { key: string; lineOffset: number } | undefined {
+  // One entry per open container: the keys seen so far for an object, null for an array.
+  const open: (Set<string> | null)[] = [];
+  let lineOffset = 0;
+  let expectKey = false;
+  for (let pos = 0; pos < source.length; pos++) {
+    const char = source[pos];
+    if (char === '\n') lineOffset++;
+    else if (char === '{') {
+      open.push(new Set());
+      expectKey = true;
+    } else if (char === '[') {
+      open.push(null);
+      expectKey = false;
+    } else if (char === '}' || char === ']') open.pop();
+    else if (char === ',') expectKey = open[open.length - 1] instanceof Set;
+    else if (char === '"') {
+      let end = pos + 1;
+      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
+      const keys = open[open.length - 1];
+      if (expectKey && keys instanceof Set) {
+        const key = JSON.parse(source.slice(pos, end + 1)) as string;
+        if (keys.has(key)) return { key, lineOffset };
+        keys.add(key);
+        expectKey = false;
+      }
+      pos = end;
+    }
+  }
+  return undefined;
 }
 
 async function* jsonRecordGenerator(path: string, options: JsonReadOptions): AsyncGenerator<InputRecord> {

@@ -62,10 +62,12 @@ export class JsonReportWriter implements ReportSink {
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 
-  async item(entry: ReportEntry): Promise<void> {
-    if (!this.opened) await this.open();
-    await this.out.write(`${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`);
+  // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
+  item(entry: ReportEntry): void | Promise<void> {
+    const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
+    if (this.opened) return this.out.write(text);
+    return then(this.open(), () => this.out.write(text));
   }
 
   async finish(summary: ReportSummary): Promise<void> {
@@ -91,6 +93,11 @@ function isReportColumn(name: string): boolean {
   return (REPORT_COLUMNS as readonly string[]).includes(name.trim().toLowerCase());
 }
 
+/** Runs `next` after `first`, awaiting only when `first` is a promise. */
+function then(first: void | Promise<void>, next: () => void | Promise<void>): void | Promise<void> {
+  return first instanceof Promise ? first.then(next) : next();
+}
+
 /**
  * CSV report. For CSV input every source row comes back with its header and cells plus
  * status, error_codes, error_messages (replacing those columns when the input was itself a
@@ -105,29 +112,44 @@ export class CsvReportWriter implements ReportSink {
     private readonly onlyNotOk = false,
   ) {}
 
-  async item({ item, rows }: ReportEntry): Promise<void> {
+  /** Which columns of a header are kept (not status/error_*); all rows of a file share one header array. */
+  private keptColumns = new WeakMap<readonly string[], boolean[]>();
+
+  private keep(header: readonly string[]): boolean[] {
+    let keep = this.keptColumns.get(header);
+    if (keep === undefined) {
+      keep = header.map((name) => !isReportColumn(name));
+      this.keptColumns.set(header, keep);
+    }
+    return keep;
+  }
+
+  // One write per item, and no promise unless the sink needs waiting for.
+  item({ item, rows }: ReportEntry): void | Promise<void> {
     if (this.onlyNotOk && item.status === 'ok') return;
+    let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const keep = row.header.map((name) => !isReportColumn(name));
+        const keep = this.keep(row.header);
         if (!this.headerWritten) {
-          await this.out.write(csvLine([...row.header.filter((_, i) => keep[i]), ...REPORT_COLUMNS]));
+          text += csvLine([...row.header.filter((_, i) => keep[i]), ...REPORT_COLUMNS]);
           this.headerWritten = true;
         }
         // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
-        const errors = item.errors.filter((e) => e.line === undefined || e.line === row.line);
-        const cells = row.header.map((_, i) => row.cells[i] ?? '').filter((_, i) => keep[i]);
-        await this.out.write(csvLine([...cells, item.status, errorCodes(errors), errorMessages(errors)]));
+        const errors = item.errors.length === 0 ? item.errors : item.errors.filter((e) => e.line === undefined || e.line === row.line);
+        const cells: string[] = [];
+        for (let i = 0; i < row.header.length; i++) if (keep[i]) cells.push(row.cells[i] ?? '');
+        cells.push(item.status, errorCodes(errors), errorMessages(errors));
+        text += csvLine(cells);
       }
-      return;
+      return this.out.write(text);
     }
     if (!this.headerWritten) {
-      await this.out.write(csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
+      text += csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]);
       this.headerWritten = true;
     }
-    await this.out.write(
-      csvLine([item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)]),
-    );
+    text += csvLine([item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)]);
+    return this.out.write(text);
   }
 
   async finish(): Promise<void> {
@@ -165,9 +187,10 @@ export class HumanSummaryWriter implements ReportSink {
     const { command, target, dryRun } = this.header;
     const counts = this.renderCounts
       ? this.renderCounts(summary, dryRun).trimEnd()
-      : `${summary.total} ${summary.total === 1 ? 'item' : 'items'}: ${summary.ok} ${dryRun ? 'valid' : 'ok'}, ${summary.partial} partial, ${summary.failed} failed, ${summary.skipped} skipped`;
+      : `${summary.total} ${summary.total === 1 ? 'item' : 'items'}: ${summary.ok} ${dryRun ? 'valid' : 'ok'}, ${summary.partial} partial, ${summary.failed} ${dryRun ? 'invalid' : 'failed'}, ${summary.skipped} skipped`;
     const lines = [`${command}${dryRun ? ' (dry run: nothing changed)' : ''} on ${describeTarget(target)}`, counts, ...this.shown];
-    if (this.hidden > 0) lines.push(`  ... and ${this.hidden} more`);
+    // Say where the rest can be read, so a long run's errors are never a dead end.
+    if (this.hidden > 0) lines.push(`  ... and ${this.hidden} more (--report <file>.csv lists every one)`);
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }
@@ -178,9 +201,19 @@ export class RunReportBuilder {
 
   constructor(private readonly sinks: readonly ReportSink[]) {}
 
-  async add(entry: ReportEntry): Promise<void> {
+  /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
+  add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
-    for (const sink of this.sinks) await sink.item(entry);
+    const sinks = this.sinks;
+    for (let i = 0; i < sinks.length; i++) {
+      const pending = (sinks[i] as ReportSink).item(entry);
+      if (pending instanceof Promise) return this.addRest(pending, entry, i + 1);
+    }
+  }
+
+  private async addRest(pending: Promise<void>, entry: ReportEntry, from: number): Promise<void> {
+    await pending;
+    for (let i = from; i < this.sinks.length; i++) await (this.sinks[i] as ReportSink).item(entry);
   }
 
   private count(status: ItemStatus): void {

@@ -1,3 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * Where text output goes. `write` may return a promise so a producer of 500k report items
  * waits for a slow pipe instead of buffering the whole document in memory.
@@ -52,5 +58,92 @@ export class BufferedSink implements TextSink {
     this.parts = [];
     this.size = 0;
     return this.target.write(chunk);
+  }
+}
+
+/** Characters a SpoolSink keeps in memory before it spills to a temp file. */
+const SPOOL_MEMORY = 8 * 1024 * 1024;
+
+/**
+ * Holds a document back until it is complete: `commit` copies it to the target, `discard`
+ * drops it. So a run that ends on a structural error late in the file leaves nothing on stdout
+ * instead of half a JSON document. Memory stays bounded: past `memoryLimit` characters the text
+ * goes to a temp file (mode 0600, under os.tmpdir(), unlinked at once where the OS allows, so a
+ * crash leaves nothing behind).
+ */
+export class SpoolSink implements TextSink {
+  private parts: string[] = [];
+  private size = 0;
+  private file: { handle: FileHandle; path: string; unlinked: boolean; length: number } | undefined;
+  private done = false;
+
+  constructor(
+    private readonly target: TextSink,
+    private readonly memoryLimit = SPOOL_MEMORY,
+  ) {}
+
+  write(text: string): void | Promise<void> {
+    if (this.done) throw new Error('SpoolSink: write after commit or discard');
+    this.parts.push(text);
+    this.size += text.length;
+    if (this.size >= this.memoryLimit) return this.spill();
+  }
+
+  private async spill(): Promise<void> {
+    if (this.file === undefined) {
+      const path = join(tmpdir(), `examctl-spool-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+      const handle = await open(path, 'wx+', 0o600);
+      // Unlinked while open: the data stays readable through the handle and vanishes with it.
+      const unlinked = await unlink(path).then(
+        () => true,
+        () => false,
+      );
+      this.file = { handle, path, unlinked, length: 0 };
+    }
+    const data = Buffer.from(this.parts.join(''), 'utf8');
+    this.parts = [];
+    this.size = 0;
+    await this.file.handle.write(data, 0, data.length, this.file.length);
+    this.file.length += data.length;
+  }
+
+  /** Writes everything held back to the target, in order, then releases the temp file. */
+  async commit(): Promise<void> {
+    this.done = true;
+    const file = this.file;
+    try {
+      if (file !== undefined) {
+        const buffer = Buffer.allocUnsafe(1024 * 1024);
+        const decoder = new StringDecoder('utf8');
+        for (let position = 0; position < file.length; ) {
+          const { bytesRead } = await file.handle.read(buffer, 0, Math.min(buffer.length, file.length - position), position);
+          if (bytesRead === 0) break;
+          position += bytesRead;
+          const text = decoder.write(buffer.subarray(0, bytesRead));
+          if (text.length > 0) await this.target.write(text);
+        }
+        const rest = decoder.end();
+        if (rest.length > 0) await this.target.write(rest);
+      }
+      if (this.parts.length > 0) await this.target.write(this.parts.join(''));
+    } finally {
+      this.parts = [];
+      await this.release();
+    }
+  }
+
+  /** Drops everything held back. */
+  async discard(): Promise<void> {
+    this.done = true;
+    this.parts = [];
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (file === undefined) return;
+    await file.handle.close().catch(() => undefined);
+    if (!file.unlinked) await rm(file.path, { force: true }).catch(() => undefined);
   }
 }

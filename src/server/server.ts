@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiResult, IntegrationApi } from '../api/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
+import { isApiTokenDigest } from '../domain/world.js';
 import { TargetError, UsageError } from '../errors.js';
 
 export const API_PREFIX = '/api/v1/integrations';
@@ -10,7 +11,10 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   api: IntegrationApi;
-  /** The accepted tokens (the world's Settings.ApiTokens), asked on every request so a changed store is honoured. */
+  /**
+   * The accepted tokens (the world's Settings.ApiTokens), each plain or as `sha256:<hex>`; asked
+   * on every request so a changed store is honoured.
+   */
   tokens: () => string[] | Promise<string[]>;
   /** Default 127.0.0.1. */
   host?: string;
@@ -86,13 +90,18 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
-/** Compares against every accepted token in constant time per token; no early exit reveals which. */
+/**
+ * Compares the SHA-256 of the presented token against every accepted one in constant time per
+ * token; no early exit reveals which. An accepted entry is a plain token or, as the store keeps
+ * them, its digest `sha256:<64 hex>` (isApiTokenDigest), so the server never needs the token itself.
+ */
 function tokenAccepted(presented: string, accepted: readonly string[]): boolean {
   const presentedDigest = digest(presented);
   let ok = false;
   for (const token of accepted) {
     if (token === '') continue;
-    if (timingSafeEqual(presentedDigest, digest(token))) ok = true;
+    const expected = isApiTokenDigest(token) ? Buffer.from(token.slice('sha256:'.length), 'hex') : digest(token);
+    if (timingSafeEqual(presentedDigest, expected)) ok = true;
   }
   return ok;
 }

@@ -1,8 +1,9 @@
 import { describe, it, expect } from 'vitest';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseWorld, type World } from '../../src/domain/world.js';
-import { exportWorld, worldToChanges } from '../../src/engine/world-io.js';
+import { apiTokenDigest, exportWorld, worldToChanges } from '../../src/engine/world-io.js';
 import { MemoryStore } from './memory-store.js';
 import { demoWorld } from './helpers.js';
 
@@ -18,6 +19,8 @@ function normalised(world: World): World {
   };
   return {
     ...world,
+    // The store keeps API tokens only as digests.
+    Settings: { ...world.Settings, ApiTokens: world.Settings.ApiTokens.map(apiTokenDigest) },
     Roles: [...world.Roles].sort(by('Title')),
     Users: [...world.Users].sort(by('ExternalId')),
     Hierarchies: [...world.Hierarchies].sort(by('ExternalId')),
@@ -59,6 +62,25 @@ describe('world file', () => {
     expect(text).not.toContain('"Password"');
   });
 
+  it('export shows API tokens only as sha256 digests; digests and plain tokens load alike', () => {
+    const world = demoWorld();
+    const digestOfOther = `sha256:${createHash('sha256').update('other-token').digest('hex')}`;
+    world.Settings.ApiTokens = ['dev-token', digestOfOther.toUpperCase().replace('SHA256:', 'sha256:'), apiTokenDigest('dev-token')];
+    const exported = exportWorld(new MemoryStore(worldToChanges(world)).state);
+    // Digested, lower-cased, the duplicate (plain and digest of one token) dropped.
+    expect(exported.Settings.ApiTokens).toEqual([apiTokenDigest('dev-token'), digestOfOther]);
+    expect(apiTokenDigest('dev-token')).toBe(`sha256:${createHash('sha256').update('dev-token').digest('hex')}`);
+    expect(JSON.stringify(exported)).not.toContain('dev-token');
+    expect(parseWorld(JSON.parse(JSON.stringify(exported))).ok).toBe(true);
+  });
+
+  it('a store made before tokens were digested still exports digests only', () => {
+    const world = demoWorld();
+    const store = new MemoryStore([...worldToChanges(world).slice(1), { collection: 'settings', key: 'settings', value: world.Settings }]);
+    expect((store.state.get('settings')!.get('settings') as { ApiTokens: string[] }).ApiTokens).toEqual(['dev-token']);
+    expect(exportWorld(store.state).Settings.ApiTokens).toEqual([apiTokenDigest('dev-token')]);
+  });
+
   const rejections: { name: string; edit: (w: Record<string, any>) => void; error: RegExp }[] = [
     { name: 'unknown top-level field', edit: (w) => (w['Extra'] = 1), error: /^Extra: unknown field/ },
     { name: 'unknown settings field', edit: (w) => (w['Settings']['Colour'] = 'x'), error: /^Settings\.Colour: unknown field/ },
@@ -69,6 +91,8 @@ describe('world file', () => {
     { name: 'duplicate user ExternalId', edit: (w) => w['Users'].push({ ...w['Users'][0], UserName: 'other' }), error: /duplicate ExternalId/ },
     { name: 'hierarchy with unknown parent', edit: (w) => (w['Hierarchies'][1]['Parent'] = 'H-NONE'), error: /^Hierarchies\[1\]\.Parent: unknown hierarchy/ },
     { name: 'date without zone', edit: (w) => (w['Schedules'][0]['StartDateTime'] = '2026-10-05T09:00:00'), error: /^Schedules\[0\]\.StartDateTime:/ },
+    { name: 'malformed token digest', edit: (w) => (w['Settings']['ApiTokens'] = ['sha256:abc']), error: /^Settings\.ApiTokens\[0\]: .*64 hex digits/ },
+    { name: 'empty token', edit: (w) => (w['Settings']['ApiTokens'] = ['']), error: /^Settings\.ApiTokens\[0\]:/ },
     { name: 'user with unknown role', edit: (w) => (w['Users'][0]['Role'] = 'Wizard'), error: /^Users\[0\]\.Role: unknown role/ },
   ];
   for (const r of rejections) {
@@ -118,5 +142,27 @@ describe('export after engine writes', () => {
     const exported = exportWorld(store.state);
     const parsed = parseWorld(JSON.parse(JSON.stringify(exported)));
     expect(parsed.ok ? [] : parsed.errors).toEqual([]);
+    // Fields in schema order, whoever built the entity: export -> init --seed -> export is byte-identical.
+    if (parsed.ok) expect(JSON.stringify(exportWorld(new MemoryStore(worldToChanges(parsed.world)).state), null, 2)).toBe(JSON.stringify(exported, null, 2));
+    expect(Object.keys(exported.Users.find((u) => u.ExternalId === 'u-export')!).slice(0, 3)).toEqual(['ExternalId', 'UserName', 'FirstName']);
+  });
+});
+
+describe('exportWorldText (what local export writes)', () => {
+  it('is exactly JSON.stringify(exportWorld, null, 2) and a newline, in chunks', async () => {
+    const { exportWorldText } = await import('../../src/engine/world-io.js');
+    const world = demoWorld();
+    // Enough users for several chunks, one list empty, strings with newlines and quotes.
+    for (let i = 0; i < 1300; i += 1) {
+      world.Users.push({ ExternalId: `bulk-${i}`, UserName: `bulk${i}`, FirstName: 'Line\nBreak "q"', LastName: 'X', Role: 'Candidate', Labels: [] });
+    }
+    world.Collections = [];
+    const state = new MemoryStore(worldToChanges(world)).state;
+    const chunks = [...exportWorldText(state)];
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.join('')).toBe(`${JSON.stringify(exportWorld(state), null, 2)}\n`);
+    // An empty store (no settings) exports the same way too.
+    const empty = new MemoryStore([]).state;
+    expect([...exportWorldText(empty)].join('')).toBe(`${JSON.stringify(exportWorld(empty), null, 2)}\n`);
   });
 });

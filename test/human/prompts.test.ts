@@ -4,6 +4,7 @@ import {
   confirmSend,
   missingValue,
   promptCollectionTitle,
+  promptInvigilatorIds,
   promptInvigilators,
   promptScheduleFields,
   promptUser,
@@ -231,6 +232,25 @@ describe('promptInvigilators', () => {
 
   it('is a usage error when there is nobody to choose', async () => {
     await expect(promptInvigilators([], new FakeTerminal().io)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('shows a name beside an id but returns the ids', async () => {
+    const terminal = new FakeTerminal();
+    const chosen = promptInvigilators([{ value: 'inv-1', name: 'inv-1  Ines Varga' }, 'inv-2'], terminal.io);
+    await terminal.play([{ expect: 'Ines Varga', keys: `${KEY.space}${KEY.enter}` }]);
+    expect(await chosen).toEqual(['inv-1']);
+  });
+});
+
+describe('promptInvigilatorIds (a target that cannot list them)', () => {
+  it('refuses an empty answer, then splits on spaces and commas', async () => {
+    const terminal = new FakeTerminal();
+    const ids = promptInvigilatorIds('S-1', terminal.io);
+    await terminal.play([
+      { expect: 'to remove from S-1', keys: KEY.enter },
+      { expect: 'give at least one user external id', keys: `inv-1, inv-2  inv-3${KEY.enter}` },
+    ]);
+    expect(await ids).toEqual(['inv-1', 'inv-2', 'inv-3']);
   });
 });
 

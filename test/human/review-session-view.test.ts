@@ -103,7 +103,9 @@ describe('renderReviewSession', () => {
   });
 
   it('prints one results row per candidate with name, status, score, grade, published and visited', () => {
-    expect(rowOf(text, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 UTC | yes, 2026-10-13 18:21 UTC |');
+    // Times in the results are UTC, said once in the column headers.
+    expect(text).toMatch(/Published \(UTC\)\s+│ Visited \(UTC\)/);
+    expect(rowOf(text, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 | 2026-10-13 18:21 |');
     expect(rowOf(text, 'c-4')).toMatch(/\| c-4 \| Ada Moreno \| NOT_SUBMITTED \| \| \| no \| no \|$/);
     expect(text).toContain('Results (4)');
   });
@@ -114,7 +116,7 @@ describe('renderReviewSession', () => {
     expect(rowOf(text, 'NOT_SUBMITTED')).toBe('| NOT_SUBMITTED | 1 |');
     expect(rowOf(text, 'VOIDED')).toBe('| VOIDED | 0 |');
     // (90 + 40 + 75.5) / 3 = 68.5; the null score is left out.
-    expect(rowOf(text, 'Mean score')).toBe('| Mean score | 68.5 (of 3) |');
+    expect(rowOf(text, 'Mean score')).toBe('| Mean score | 68.5 (3 scored) |');
   });
 
   it('says n/a for the mean when no result has a score, and handles an empty session', () => {
@@ -125,6 +127,22 @@ describe('renderReviewSession', () => {
     expect(rowOf(empty, 'Hierarchy')).toContain('none (based on an assessment)');
     for (const status of ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED']) {
       expect(rowOf(empty, status)).toBe(`| ${status} | 0 |`);
+    }
+  });
+
+  it('fits a narrow terminal: every line within the width, long cells wrapped inside their column, nothing lost', () => {
+    const wide = renderReviewSession(session(results), { width: 200 });
+    expect(wide).toBe(text);
+    for (const width of [80, 72]) {
+      const narrow = renderReviewSession(session(results), { width, color: true });
+      const lines = stripVTControlCharacters(narrow).split('\n');
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
+      // Each result is still there: its id, and its status rejoined from the wrapped lines.
+      const body = lines.join('\n');
+      for (const id of ['c-1', 'c-2', 'c-3', 'c-4']) expect(body).toMatch(new RegExp(`│ ${id}\\s`));
+      const statusCells = lines.filter((line) => /^│ c-2\s/.test(line) || lines[lines.indexOf(line) - 1]?.startsWith('│ c-2 ')).map((line) => line.split('│')[3]!.trim());
+      expect(statusCells.join('')).toBe('NOT_SATISFACTORY');
+      expect(body).toContain('Maths October review');
     }
   });
 

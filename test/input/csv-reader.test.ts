@@ -78,6 +78,11 @@ describe('readCsvRecords: good files', () => {
     expect(be.map((record) => record.fields)).toEqual([{ ExternalId: 'u-1', FirstName: 'Zoë' }]);
   });
 
+  it('reads Excel "Unicode text" (UTF-16, tab-separated)', async () => {
+    const records = await read('excel-unicode-text.txt');
+    expect(records.map((record) => [record.source.line, record.fields])).toEqual([[2, { ExternalId: 'u-1', FirstName: 'Zoë', Company: 'Acme, Inc.' }]]);
+  });
+
   it('yields zero records for a header-only file', async () => {
     expect(await read('header-only.csv')).toEqual([]);
   });

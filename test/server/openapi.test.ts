@@ -9,13 +9,32 @@ import {
   USER_FIELDS,
 } from '../../src/domain/index.js';
 
-type Schema = { properties?: Record<string, Schema>; items?: Schema; required?: string[]; type?: string };
+type Schema = {
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  required?: string[];
+  type?: string;
+  maxLength?: number;
+  minLength?: number;
+  pattern?: string;
+  format?: string;
+  enum?: string[];
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  minItems?: number;
+  description?: string;
+  additionalProperties?: unknown;
+};
 
-const document = JSON.parse(JSON.stringify(buildOpenApiDocument('1.2.3'))) as {
+type Operation = { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> };
+const documentText = JSON.stringify(buildOpenApiDocument('1.2.3'));
+const document = JSON.parse(documentText) as {
   openapi: string;
   info: { version: string };
-  paths: Record<string, Record<string, unknown>>;
-  components: { schemas: Record<string, Schema> };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Record<string, string>> };
+  security: Record<string, string[]>[];
 };
 const schemas = document.components.schemas;
 const names = (schema: Schema | undefined) => Object.keys(schema?.properties ?? {}).sort();
@@ -52,5 +71,175 @@ describe('OpenAPI document', () => {
     expect(schemas.UserRequest?.required?.sort()).toEqual(['ExternalId', 'FirstName', 'LastName']);
     expect(schemas.CollectionRequest?.required).toEqual(['Title']);
     expect(schemas.ScheduleRequest?.required?.sort()).toEqual(['Candidates', 'Schedule']);
+  });
+});
+
+/*
+ * The spec's request tables (integration-api.md, "Resources and their fields"), transcribed:
+ * field -> the constraints the document must carry. string(N) is maxLength N; "Alphanumeric and
+ * dashes" is a pattern. Where interpretations.md decides otherwise it is noted on the row.
+ */
+const ALNUM_DASH = '^[A-Za-z0-9-]+$';
+type Expect = Partial<Schema>;
+const str = (maxLength: number, extra: Expect = {}): Expect => ({ type: 'string', maxLength, ...extra });
+const bool: Expect = { type: 'boolean' };
+const percentage: Expect = { type: 'integer', minimum: 0, maximum: 999 };
+const dateTime: Expect = { type: 'string', format: 'date-time' };
+const each = (names: string[], e: Expect) => Object.fromEntries(names.map((n) => [n, e]));
+
+const specSchedule: Record<string, Expect> = {
+  AssessmentExtId: str(64, { pattern: ALNUM_DASH }),
+  Title: str(100),
+  ScheduleExtId: str(64, { pattern: ALNUM_DASH }),
+  StartDateTime: dateTime,
+  EndDateTime: dateTime,
+  GroupExtId: str(64, { pattern: ALNUM_DASH }),
+  GroupName: str(500),
+  ScheduleGroupExtId: str(64),
+  ScheduleGroupName: str(500),
+  LockExamOnConnectionLoss: bool,
+  Owner: str(500),
+  PIN: str(4, { pattern: '^[0-9]{4}$' }),
+  UseProctoringService: bool,
+  // "Alphanumeric", but the demo template PT-STD has a dash (interpretations: dashes allowed).
+  ProctoringServiceTemplateExternalId: str(64, { pattern: ALNUM_DASH }),
+  UseKeyCode: bool,
+  enableAutomaticDataCleanup: bool,
+  dataCleanupNoticePeriod: { type: 'string' },
+};
+const specScheduleRequest: Record<string, Expect> = {
+  Workflow: { type: 'string', enum: ['DEFAULT', 'EXTERNAL_ATTEMPTS'] },
+  Upsert: bool,
+  Schedule: { type: 'object' },
+  Candidates: { type: 'array' },
+};
+const specCandidate: Record<string, Expect> = {
+  CandidateExtId: str(500, { pattern: ALNUM_DASH }),
+  ...each(['FirstName', 'LastName', 'UserName', 'Password', 'AttemptExtId'], str(500)),
+  Email: str(500),
+  // string(500) "true or false": the wire carries the string.
+  SpecialNeeds: { type: 'string', enum: ['true', 'false'] },
+  ReasonableAdjustmentPercentage: percentage,
+  ...each(
+    ['Photo', 'Company', 'City', 'State', 'CountryCode', 'PostalCode', 'AddressLine1', 'AddressLine2', 'PhoneNumber', 'RegistrationNumber', 'VoucherId', 'CompId'],
+    str(500),
+  ),
+  ProctorUIds: { type: 'array' },
+};
+const specCollection: Record<string, Expect> = {
+  ExternalId: str(64, { pattern: '^[A-Za-z0-9]+$' }),
+  // string(100) "shorter than 100 symbols": 99 (interpretations.md).
+  Title: str(99, { minLength: 1 }),
+  Owner: str(64),
+  Taxonomies: { type: 'array' },
+  LoRepositoryExternalIds: { type: 'array' },
+  ObjectiveRepositories: { type: 'array' },
+};
+const specUser: Record<string, Expect> = {
+  ExternalId: str(64, { pattern: '^[-_a-zA-Z0-9@]+$' }),
+  LastName: str(500),
+  FirstName: str(500),
+  Email: str(100),
+  UserName: str(50),
+  Role: str(500),
+  Photo: str(500),
+  DateOfBirth: str(10),
+  Company: str(100),
+  CountryCode: str(20),
+  State: str(50),
+  City: str(50),
+  PostalCode: str(50),
+  PostalAddress: str(500),
+  ...each(['AddressLine1', 'AddressLine2'], str(500)),
+  ...each(['PhoneNumber', 'CellularPhone'], str(50)),
+  ...each(['SpecialNeeds', 'EnableReadSpeaker', 'DisableLogin', 'DisablePasswordReset'], bool),
+  ReasonableAdjustmentPercentage: percentage,
+  SynchronizationKey: str(64),
+  Labels: { type: 'array', maxItems: 20 },
+  AllowedIpAddresses: { type: 'array', maxItems: 100 },
+  Password: str(500, { minLength: 5 }),
+  Hierarchies: { type: 'array' },
+};
+const specHierarchy: Record<string, Expect> = {
+  ExternalId: str(64),
+  ...each(['IsCoordinator', 'IsAdministrator', 'HasViewReportsPermissions', 'HasReScoringPermissions'], bool),
+  Action: { type: 'string', enum: ['UPSERT', 'DELETE'] },
+};
+
+describe('OpenAPI request schemas carry the spec field rules', () => {
+  const user = schemas.UserRequest;
+  const scheduleRequest = schemas.ScheduleRequest;
+  const tables: [string, Schema | undefined, Record<string, Expect>][] = [
+    ['ScheduleRequest', scheduleRequest, specScheduleRequest],
+    ['Schedule', scheduleRequest?.properties?.Schedule, specSchedule],
+    ['Candidate', scheduleRequest?.properties?.Candidates?.items, specCandidate],
+    ['CollectionRequest', schemas.CollectionRequest, specCollection],
+    ['UserRequest', user, specUser],
+    ['Hierarchy', user?.properties?.Hierarchies?.items, specHierarchy],
+  ];
+  const rows = tables.flatMap(([table, schema, spec]) =>
+    Object.entries(spec).map(([field, expected]) => [`${table}.${field}`, schema?.properties?.[field], expected] as const),
+  );
+
+  it.each(rows)('%s', (_name, actual, expected) => {
+    expect(actual).toMatchObject(expected);
+  });
+
+  it('has exactly the spec fields, refuses others, and describes every field', () => {
+    for (const [table, schema, spec] of tables) {
+      expect(names(schema), table).toEqual(Object.keys(spec).sort());
+      expect(schema?.additionalProperties, table).toBe(false);
+      for (const [field, property] of Object.entries(schema?.properties ?? {})) {
+        expect(property.description, `${table}.${field}`).toMatch(/\w/);
+      }
+    }
+  });
+
+  it('names the API codes in the descriptions', () => {
+    expect(user?.properties?.ExternalId?.description).toMatch(/code 206.*code 218.*code 219/);
+    expect(user?.properties?.Labels?.description).toMatch(/code 234.*code 235.*code 236/);
+    expect(user?.properties?.Hierarchies?.description).toMatch(/code 242.*code 243/);
+    expect(schemas.CollectionRequest?.properties?.Title?.description).toMatch(/code 804.*code 805/);
+  });
+
+  it('documents each list\'s items', () => {
+    expect(user?.properties?.Labels?.items).toMatchObject({ type: 'string', minLength: 1, maxLength: 100 });
+    expect(schemas.CollectionRequest?.properties?.Taxonomies?.items?.required).toEqual(['ExternalId']);
+    expect(scheduleRequest?.properties?.Candidates?.items?.required?.sort()).toEqual(['CandidateExtId', 'Email', 'FirstName', 'LastName']);
+    expect(scheduleRequest?.properties?.Schedule?.required?.sort()).toEqual(['AssessmentExtId', 'GroupExtId', 'GroupName', 'StartDateTime']);
+    expect(schemas.InvigilatorIds).toMatchObject({ type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } });
+  });
+});
+
+describe('OpenAPI document shape', () => {
+  it('is JSON, OpenAPI 3.1.x, with no $schema inside component schemas', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(() => JSON.parse(documentText)).not.toThrow();
+    expect(documentText).not.toContain('"$schema"');
+  });
+
+  it('declares the EAPI token in the Authorization header for every operation', () => {
+    expect(document.components.securitySchemes.eapi).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(document.components.securitySchemes.eapi?.description).toContain('EAPI <token>');
+    expect(document.security).toEqual([{ eapi: [] }]);
+  });
+
+  it('gives every operation the envelope responses 200, 400 and 403', () => {
+    for (const [path, ops] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['200', '400', '403']));
+        expect(op.responses['400']?.content['application/json']?.schema.$ref).toBe('#/components/schemas/FailureEnvelope');
+      }
+    }
+    const invigilators = document.paths['/schedule/{externalId}/invigilators']?.delete;
+    expect(invigilators?.responses['200']?.description).toContain('Success false');
+    expect(schemas.FailureEnvelope?.properties?.Success).toMatchObject({ type: 'boolean' });
+  });
+
+  it('gives the four write operations a JSON request body', () => {
+    const withBody = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).filter(([, op]) => op.requestBody !== undefined).map(([method]) => `${method} ${path}`),
+    );
+    expect(withBody.sort()).toEqual(['delete /schedule/{externalId}/invigilators', 'post /collections', 'post /schedule', 'post /user']);
   });
 });

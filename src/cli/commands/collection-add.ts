@@ -3,7 +3,7 @@ import { problemsFrom } from '../../api/envelope-errors.js';
 import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptsAllowed, type CommandDeps } from '../context.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions } from '../run-records.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 
@@ -32,9 +32,15 @@ export async function run(options: CollectionAddOptions, deps: CommandDeps): Pro
         yield { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
       }
     },
-    send: sendCollection,
+    send: async (api, collection, callOptions) => (last = await sendCollection(api, collection, callOptions)),
   };
-  return runRecords(job, options, deps);
+  let last: Outcome | undefined;
+  const code = await runRecords(job, options, deps);
+  // One collection from flags or a prompt: say which id it got (the service may have chosen it).
+  if (options.file === undefined && last?.status === 'ok' && last.id !== undefined) {
+    await deps.stderr.write(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}\n`);
+  }
+  return code;
 }
 
 async function collectionRecords(options: CollectionAddOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
@@ -52,7 +58,7 @@ async function collectionRecords(options: CollectionAddOptions, deps: CommandDep
   if (title === undefined) {
     const { missingValue, promptCollectionTitle } = await import('../prompts.js');
     if (!promptsAllowed(options, deps)) throw missingValue('--title (or --file)');
-    title = await promptCollectionTitle({ signal: deps.signal });
+    title = await promptCollectionTitle(promptIoOf(deps));
   }
   const fields: Record<string, unknown> = { Title: title };
   if (options.externalId !== undefined) fields.ExternalId = options.externalId;

@@ -7,10 +7,11 @@ import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { readIdList } from '../../input/index.js';
 import type { SourceRef } from '../../input/record.js';
-import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
-import type { CommandDeps } from '../context.js';
+import { describeTarget, exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { checkReportOption } from '../output.js';
 import { failureProblems, openRun, type RunOptions } from '../run-records.js';
+import { openTargetDirectory, resolveTarget } from '../target.js';
 
 export interface InvigilatorsRemoveOptions extends RunOptions {
   scheduleExtId: string;
@@ -19,6 +20,7 @@ export interface InvigilatorsRemoveOptions extends RunOptions {
 }
 
 export const ARGUMENTS_SOURCE = '<arguments>';
+export const PROMPT_SOURCE = '<prompt>';
 
 interface IdEntry {
   id: string;
@@ -39,6 +41,7 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
       entries.push({ id: entry.id, source: entry.source });
     }
   }
+  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps)));
   if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
 
   const validation = validateInvigilatorRemoval(options.scheduleExtId, entries.map((e) => e.id));
@@ -80,6 +83,36 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
   await report.close();
   if (fatal) throw fatal;
   return exitCodeFor(report.builder.summary);
+}
+
+/**
+ * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
+ * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
+ */
+async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<IdEntry[]> {
+  const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../prompts.js');
+  if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
+  const target = await resolveTarget(options, deps);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
+  let ids: string[];
+  try {
+    if (directory === null) {
+      ids = await promptInvigilatorIds(options.scheduleExtId, promptIoOf(deps));
+    } else {
+      const invigilators = directory.invigilatorsOf(options.scheduleExtId);
+      if (invigilators === null) throw new UsageError(`no schedule ${options.scheduleExtId} on ${describeTarget(target.report)}: nothing to choose from`);
+      if (invigilators.length === 0) throw new UsageError(`schedule ${options.scheduleExtId} has no invigilators on ${describeTarget(target.report)}: nothing to remove`);
+      const choices = invigilators.map((id) => {
+        const person = directory.userOf(id);
+        const name = person === null ? '' : [person.FirstName, person.LastName].filter((part) => part !== '').join(' ');
+        return { value: id, name: name === '' ? id : `${id}  ${name}` };
+      });
+      ids = await promptInvigilators(choices, promptIoOf(deps));
+    }
+  } finally {
+    await directory?.close();
+  }
+  return ids.map((id, index) => ({ id, source: { file: PROMPT_SOURCE, line: index + 1, index } }));
 }
 
 function interpret(result: ApiResult<InvigilatorsResponseContent>): (entry: IdEntry) => ReportEntry['item'] {

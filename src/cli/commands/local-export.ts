@@ -1,4 +1,4 @@
-import { exportWorld } from '../../engine/index.js';
+import { exportWorldText } from '../../engine/index.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../errors.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
@@ -13,7 +13,8 @@ export async function run(options: GlobalOptions, deps: CommandDeps): Promise<nu
   }
   const store = await openStore(location, { readOnly: true });
   try {
-    await deps.stdout.write(`${JSON.stringify(exportWorld(store.state), null, 2)}\n`);
+    // In chunks: a store of 1M users is hundreds of MB of JSON, near V8's string limit.
+    for (const chunk of exportWorldText(store.state)) await deps.stdout.write(chunk);
   } finally {
     await store.close();
   }

@@ -47,7 +47,10 @@ export async function run(options: ReviewSessionShowOptions, deps: CommandDeps):
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
     const { colorEnabled } = await import('../table-format.js');
-    await deps.stdout.write(renderReviewSession(session, { color: colorEnabled({ isTTY: deps.isTTY, env: deps.env }) }));
+    // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
+    const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
+    const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
+    await deps.stdout.write(renderReviewSession(session, { color, ...(width === undefined ? {} : { width }) }));
   }
   await deps.stderr.write(`review session ${options.externalId} from ${where}\n`);
   return 0;

@@ -15,7 +15,7 @@ import { InputFileError } from '../../errors.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord } from '../../input/record.js';
 import type { SourceRow } from '../../report/report-writers.js';
-import { promptsAllowed, type CommandDeps } from '../context.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 
@@ -88,9 +88,20 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps): Prom
     command: 'schedule push',
     records,
     units: (records) => scheduleUnits(records, defaults),
-    send: sendSchedule,
+    send: async (api, payload, callOptions) => {
+      const outcome = await sendSchedule(api, payload, callOptions);
+      if (payload.request.Schedule.ScheduleExtId === undefined && outcome.id !== undefined && outcome.status !== 'failed') generated.push(outcome.id);
+      return outcome;
+    },
   };
-  return runRecords(job, options, deps);
+  // Ids the service chose: shown, since the admin needs them for the next command (first few only).
+  const generated: string[] = [];
+  const code = await runRecords(job, options, deps);
+  if (generated.length > 0) {
+    const shown = generated.slice(0, 5).join(', ');
+    await deps.stderr.write(`generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}\n`);
+  }
+  return code;
 }
 
 async function scheduleDefaults(options: SchedulePushOptions, deps: CommandDeps): Promise<Defaults> {
@@ -143,7 +154,9 @@ async function completeRequiredFields(defaults: Defaults, records: () => AsyncIt
   if (missing.length === 0) return;
   const { missingValue, promptScheduleFields } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
-  Object.assign(defaults.schedule, await promptScheduleFields(missing, { signal: deps.signal }, defaults.schedule));
+  const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
+  await deps.stderr.write(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})\n`);
+  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule));
 }
 
 async function readScheduleFile(file: string, deps: CommandDeps): Promise<Record<string, unknown>> {

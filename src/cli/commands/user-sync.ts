@@ -4,8 +4,9 @@ import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/
 import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
+import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
+import { openTargetDirectory, resolveTarget } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 
 export interface UserSyncOptions extends RunOptions {
@@ -25,9 +26,24 @@ export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<
     async *units(input) {
       for await (const record of input) yield userUnit(record);
     },
-    send: sendUser,
+    // One unit per record: lets the run take records in batches (no promise per record).
+    unit: userUnit,
+    // A prompted user is remembered to say what became of it; a file run sends untouched.
+    send:
+      options.file === undefined
+        ? async (api, user, callOptions) => {
+            last = { id: user.ExternalId, outcome: await sendUser(api, user, callOptions) };
+            return last.outcome;
+          }
+        : sendUser,
   };
-  return runRecords(job, options, deps);
+  let last: { id: string; outcome: Outcome } | undefined;
+  const code = await runRecords(job, options, deps);
+  // One prompted user: say what became of it (the summary table only counts).
+  if (options.file === undefined && last !== undefined && last.outcome.status !== 'failed') {
+    await deps.stderr.write(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}\n`);
+  }
+  return code;
 }
 
 async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
@@ -37,11 +53,36 @@ async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise
   }
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
-  const fields = await promptUser({}, { signal: deps.signal });
+  const fields = await promptOneUser(options, deps, promptUser);
   const record: InputRecord = { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields };
   return async function* () {
     yield record;
   };
+}
+
+/**
+ * On the local target the world is known: Role is a choice among its roles, and an existing
+ * user's values are offered as defaults. A remote target has no such lists: free text.
+ */
+async function promptOneUser(
+  options: UserSyncOptions,
+  deps: CommandDeps,
+  promptUser: typeof import('../prompts.js').promptUser,
+): Promise<Record<string, unknown>> {
+  const target = await resolveTarget(options, deps);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
+  try {
+    const roles = directory?.roleTitles() ?? [];
+    return await promptUser(
+      {
+        ...(roles.length > 0 ? { roles } : {}),
+        ...(directory ? { lookup: (externalId: string) => directory.userOf(externalId) } : {}),
+      },
+      promptIoOf(deps),
+    );
+  } finally {
+    await directory?.close();
+  }
 }
 
 function userUnit(record: InputRecord): Unit<UserRequest> {

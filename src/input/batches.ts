@@ -1,0 +1,60 @@
+import type { InputRecord } from './record.js';
+
+/**
+ * Records in arrays, one array per chunk read from the file. A run of 500k records then costs a
+ * few thousand awaits instead of one or more per record (perf: the per-record promise of an
+ * async generator was a large share of a dry run).
+ */
+export interface BatchedRecords extends AsyncIterable<InputRecord> {
+  batches(): AsyncIterable<readonly InputRecord[]>;
+  /**
+   * Reads the whole input for structure only (the same InputFileErrors as a full read) and
+   * counts its records without building them; `notOkOnly` counts only rows of a run report
+   * whose status is not ok (--only-failed). A real run's first pass.
+   */
+  countRecords?(notOkOnly: boolean): Promise<number>;
+}
+
+function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {
+  return typeof (records as Partial<BatchedRecords>).batches === 'function';
+}
+
+/** Records per array when the source has no batches of its own (JSON, prompts, tests). */
+const FALLBACK_BATCH = 256;
+
+/** The records of any source in arrays: the source's own batches, or groups of its records. */
+export async function* recordBatches(records: AsyncIterable<InputRecord>): AsyncGenerator<readonly InputRecord[]> {
+  if (hasBatches(records)) {
+    yield* records.batches();
+    return;
+  }
+  let batch: InputRecord[] = [];
+  try {
+    for await (const record of records) {
+      batch.push(record);
+      if (batch.length >= FALLBACK_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+  } catch (error) {
+    // The records before a structural problem are still passed on, then the problem (as the readers do).
+    if (batch.length > 0) yield batch;
+    throw error;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** An iterable that yields records one by one and also in batches. */
+export function batchedRecords(
+  batches: () => AsyncIterable<readonly InputRecord[]>,
+  countRecords?: (notOkOnly: boolean) => Promise<number>,
+): BatchedRecords {
+  return {
+    batches,
+    ...(countRecords ? { countRecords } : {}),
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of batches()) yield* batch;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LoginDeps } from '../../src/cli/commands/login.js';
+import type { CommandDeps } from '../../src/cli/context.js';
+import { runCli } from '../../src/cli/program.js';
+import { resolveRemoteTarget } from '../../src/cli/remote-settings.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startFaultServer, type FaultServer } from '../support/fault-server.js';
+
+const TOKEN = 'doctor-sekret-42';
+const notFound = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] } };
+
+let server: FaultServer;
+beforeEach(async () => {
+  server = await startFaultServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+/** Doctor compares the server's Date with our clock: tests give it the real one. */
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}, overrides: Partial<CommandDeps> = {}) {
+  const io = testDeps(dir, { now: () => new Date(), ...overrides }, env);
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+type Doctor = { healthy: boolean; target: string; token?: { set: boolean; source?: string }; clockSkewSeconds?: number; checks: Array<{ name: string; status: string; detail: string }> };
+const check = (doc: Doctor, name: string) => doc.checks.find((c) => c.name === name);
+
+describe('examctl doctor', () => {
+  it('remote, 1101 for the probe: reachable and authorised, exit 0; the token is never shown', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = notFound;
+      const { code, stdout, stderr } = await cli(dir, ['--base-url', server.url, 'doctor', '--json'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(0);
+      const doc = JSON.parse(stdout) as Doctor;
+      expect(doc.healthy).toBe(true);
+      expect(doc.target).toBe('remote');
+      expect(doc.token).toEqual({ set: true, source: 'EXAMCTL_TOKEN' });
+      expect(check(doc, 'authorised')?.status).toBe('ok');
+      expect(check(doc, 'clock')?.status).toBe('ok');
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0]!.method).toBe('GET');
+      expect(server.requests[0]!.url).toMatch(/^\/api\/v1\/integrations\/external\/review-sessions\/examctl-doctor-[0-9a-f]+$/);
+      expect(server.requests[0]!.headers.authorization).toBe(`EAPI ${TOKEN}`);
+      expect(stdout + stderr).not.toContain(TOKEN);
+    });
+  });
+
+  it('remote, 403: the token is refused, exit 3', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'no' }] } };
+      const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(3);
+      expect(stdout).toMatch(/FAIL\s+authorised\s+refused \(403\)/);
+      expect(stdout).toContain('not healthy');
+      expect(stdout).not.toContain(TOKEN);
+    });
+  });
+
+  it('remote, nothing listening: unreachable, exit 3', async () => {
+    await withTempDir(async (dir) => {
+      const url = server.url;
+      await server.close();
+      server = await startFaultServer(); // for afterEach
+      const { code, stdout } = await cli(dir, ['--base-url', url, 'doctor', '--json'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(3);
+      const doc = JSON.parse(stdout) as Doctor;
+      expect(check(doc, 'reachable')?.status).toBe('fail');
+      expect(check(doc, 'reachable')?.detail).toContain('ECONNREFUSED');
+    });
+  });
+
+  it('remote, no token: says so and is not healthy; the server clock an hour ahead is a warning', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = () => ({ ...notFound, headers: { date: new Date(Date.now() + 3_600_000).toUTCString() } });
+      const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor', '--json']);
+      expect(code).toBe(3);
+      const doc = JSON.parse(stdout) as Doctor;
+      expect(doc.token).toEqual({ set: false });
+      expect(check(doc, 'token')?.status).toBe('fail');
+      expect(check(doc, 'clock')?.status).toBe('warn');
+      expect(doc.clockSkewSeconds).toBeGreaterThan(3500);
+      expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    });
+  });
+
+  it('remote, a page that is not the API (200 HTML): not healthy', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 200, body: '<html>login</html>' };
+      const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(3);
+      expect(stdout).toContain("the integration API's base URL?");
+    });
+  });
+
+  it('plain http to a non-loopback host is refused without sending', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await cli(dir, ['--base-url', 'http://exam.example.test', 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(3);
+      expect(stdout).toContain('refusing plain http://');
+    });
+  });
+
+  it('local: no store yet is healthy and creates nothing; an existing store answers 1101', async () => {
+    await withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      const before = await cli(dir, ['--store', store, 'doctor', '--json']);
+      expect(before.code).toBe(0);
+      expect((JSON.parse(before.stdout) as Doctor).target).toBe('local');
+      await expect(stat(store)).rejects.toThrow();
+      expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+      const after = await cli(dir, ['--store', store, 'doctor']);
+      expect(after.code).toBe(0);
+      expect(after.stdout).toMatch(/ok\s+store\s+opened and answered a read \(1101/);
+    });
+  });
+});
+
+describe('examctl config', () => {
+  it('set-profile, list, use, show, remove; the file is 0600 and no listing shows a token', async () => {
+    await withTempDir(async (dir) => {
+      const tokenFile = join(dir, 'prod.token');
+      await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+      expect((await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com/', '--token-file', 'prod.token', '--concurrency', '4', '--rate', '600'])).code).toBe(0);
+      expect((await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'https://staging.example.com'])).code).toBe(0);
+      const configFile = join(dir, '.config', 'config.json');
+      expect((await stat(configFile)).mode & 0o777).toBe(0o600);
+      const config = JSON.parse(await readFile(configFile, 'utf8')) as { defaultProfile: string; profiles: Record<string, { baseUrl: string; tokenFile?: string; defaults?: unknown }> };
+      expect(config.defaultProfile).toBe('prod');
+      // A relative --token-file is stored absolute: the profile is used from any directory.
+      expect(config.profiles.prod).toEqual({ baseUrl: 'https://exam.example.com', tokenFile: tokenFile, defaults: { concurrency: 4, rate: 600 } });
+
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toMatch(/^\* prod {2}https:\/\/exam\.example\.com {2}token: set \(file .*prod\.token\) {2}\(concurrency 4, rate 600\)$/m);
+      expect(list.stdout).toMatch(/^ {2}staging .* token: not set$/m);
+
+      expect((await cli(dir, ['config', 'use', 'staging'])).code).toBe(0);
+      const shown = JSON.parse((await cli(dir, ['config', 'show', '--json'])).stdout) as { defaultProfile: string; profiles: unknown[] };
+      expect(shown.defaultProfile).toBe('staging');
+      expect(shown.profiles).toHaveLength(2);
+
+      const removed = await cli(dir, ['config', 'remove', 'staging']);
+      expect(removed.code).toBe(0);
+      expect(removed.stderr).toContain('no default profile now');
+      expect((await cli(dir, ['config', 'use', 'nope'])).code).toBe(2);
+      for (const out of [list.stdout, list.stderr, JSON.stringify(shown)]) expect(out).not.toContain(TOKEN);
+    });
+  });
+
+  it('refuses a base URL every run would refuse', async () => {
+    await withTempDir(async (dir) => {
+      const { code, stderr } = await cli(dir, ['config', 'set-profile', 'lan', '--base-url', 'http://10.0.0.5']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('refusing plain http://');
+    });
+  });
+});
+
+describe('examctl login', () => {
+  it('without a terminal: a usage error naming --token-file and EXAMCTL_TOKEN', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com']);
+      const { code, stderr } = await cli(dir, ['login', '--profile', 'prod']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('--token-file');
+      expect(stderr).toContain('EXAMCTL_TOKEN');
+    });
+  });
+
+  it('on a terminal: stores the typed token 0600 beside the config and the profile uses it', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com']);
+      const io = testDeps(dir, { isTTY: true });
+      const asked: string[] = [];
+      const deps: LoginDeps = {
+        ...io.deps,
+        askSecret: async (message) => {
+          asked.push(message);
+          return `  ${TOKEN}  `;
+        },
+      };
+      expect(await runCli(['login'], deps)).toBe(0);
+      expect(asked).toEqual(['EAPI token for https://exam.example.com:']);
+      const tokenFile = join(dir, '.config', 'prod.token');
+      expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+      expect(await readFile(tokenFile, 'utf8')).toBe(`${TOKEN}\n`);
+      expect(io.stderr.text + io.stdout.text).not.toContain(TOKEN);
+      const target = await resolveRemoteTarget({ env: io.deps.env, cwd: dir });
+      expect(target?.token).toBe(TOKEN);
+      expect(target?.tokenSource).toBe('profile-file');
+      expect(target?.warnings).toEqual([]);
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toContain('token: set (file prod.token)');
+    });
+  });
+});
+
+describe('examctl doctor: what other commands refuse is diagnosed', () => {
+  it('--target remote without a base URL, or an unknown profile: a failed target check, exit 3', async () => {
+    await withTempDir(async (dir) => {
+      const noUrl = await cli(dir, ['--target', 'remote', 'doctor', '--json']);
+      expect(noUrl.code).toBe(3);
+      const doc = JSON.parse(noUrl.stdout) as Doctor;
+      expect(doc.healthy).toBe(false);
+      expect(check(doc, 'target')?.detail).toContain('no remote base URL');
+      const unknown = await cli(dir, ['--profile', 'nope', 'doctor']);
+      expect(unknown.code).toBe(3);
+      expect(unknown.stdout).toContain('no profile named "nope"');
+    });
+  });
+});
