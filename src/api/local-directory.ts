@@ -5,7 +5,7 @@
  * working the same against a remote target (which simply has no directory).
  */
 export interface LocalDirectory {
-  /** Titles of the world's roles, in the world's order. */
+  /** Titles of the world's roles, those that take exams (Participate) first, then the world's order. */
   roleTitles(): string[];
   /** External ids of the schedule's invigilators; null when there is no such schedule. */
   invigilatorsOf(scheduleExtId: string): string[] | null;

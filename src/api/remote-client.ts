@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { EXAMCTL_VERSION } from '../version.js';
 import ipaddr from 'ipaddr.js';
 import { Pool, errors as undiciErrors } from 'undici';
 import { ErrorCode } from '../domain/codes.js';
@@ -73,17 +73,7 @@ interface Failure {
   mayHaveBeenReceived: boolean;
 }
 
-export const USER_AGENT = `examctl/${readPackageVersion()}`;
-
-function readPackageVersion(): string {
-  try {
-    const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-    const version = (JSON.parse(raw) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
 export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): { origin: string; pathPrefix: string; host: string } {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { parseJsonDocument } from '../input/json-document.js';
 
 /**
  * The user's examctl config file: named profiles of remote targets.
@@ -74,12 +75,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJsonDocument(text, file);
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -91,12 +87,22 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
 /** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
+  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
+/**
+ * Replaces `file` with `text`, readable by the owner only (0600, directory 0700): temp file,
+ * fsync, rename, directory fsync, so a crash leaves the old file or the new one. The config
+ * file and token files both hold what must not leak or tear.
+ */
+async function writePrivateFileAtomic(file: string, text: string): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = path.join(dir, `.config.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.open(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(`${JSON.stringify(config, null, 2)}\n`, 'utf8');
+    await handle.writeFile(text, 'utf8');
     await handle.sync();
   } finally {
     await handle.close();
@@ -110,7 +116,6 @@ export async function saveConfig(config: ExamctlConfig, env: Env = process.env):
   // The rename replaced any older file, but an umask or an editor may have left a laxer mode.
   await fs.chmod(file, 0o600).catch(() => undefined);
   await syncDirectory(dir);
-  return file;
 }
 
 async function syncDirectory(dir: string): Promise<void> {
@@ -212,22 +217,5 @@ export async function useProfile(name: string, env: Env = process.env): Promise<
  * 0700 like the config's. The token is written as one line and never echoed anywhere.
  */
 export async function writeTokenFile(file: string, token: string): Promise<void> {
-  const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await fs.open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(`${token}\n`, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  await fs.chmod(file, 0o600).catch(() => undefined);
-  await syncDirectory(dir);
+  await writePrivateFileAtomic(file, `${token}\n`);
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { EXAMCTL_VERSION } from '../version.js';
 import { ExamctlError, ExitCode } from '../errors.js';
 import type { CommandDeps, GlobalOptions } from './context.js';
 
@@ -7,15 +7,6 @@ import type { CommandDeps, GlobalOptions } from './context.js';
  * The `examctl` command tree. Command modules are imported inside their actions so that
  * `examctl --help` loads neither undici, nor zod schemas, nor the engine.
  */
-
-function packageVersion(): string {
-  try {
-    const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-    return String((JSON.parse(raw) as { version?: unknown }).version ?? 'unknown');
-  } catch {
-    return 'unknown';
-  }
-}
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -56,7 +47,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   const program = new Command('examctl');
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(packageVersion(), '-V, --version', 'print the examctl version')
+    .version(EXAMCTL_VERSION, '-V, --version', 'print the examctl version')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),

@@ -47,6 +47,12 @@ export interface RecordJob<P> {
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /** True when each record is one unit, so the record count is the progress line's total. */
   oneUnitPerRecord?: boolean;
+  /**
+   * What the remote confirmation says will be sent, when a unit is not one record (schedule
+   * push: "3 schedules (120 candidates)"); reads the given records (the structure is sound by
+   * then). Default: the record count.
+   */
+  describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
 }
 
 export interface RunOptions extends GlobalOptions {
@@ -76,7 +82,10 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
   const maxErrors = options.maxErrors;
   const dryRun = options.dryRun ?? false;
   const onlyFailed = options.onlyFailed ?? false;
-  const read = (): AsyncIterable<InputRecord> => (onlyFailed ? notOkRows(job.records()) : job.records());
+  // Told the input's header when --only-failed passes over a row, so an empty CSV report keeps it.
+  let onHeader: ((header: readonly string[]) => void) | undefined;
+  const read = (): AsyncIterable<InputRecord> => (onlyFailed ? notOkRows(job.records(), (header) => onHeader?.(header)) : job.records());
+  if (onlyFailed) await checkIsRunReport(job.records());
 
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
@@ -94,7 +103,18 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
     }
   }
 
-  const { api, report, target } = await openRun(job.command, recordCount ?? 0, options, deps);
+  const sendCount = async (): Promise<string> => {
+    if (job.describeSend !== undefined) return job.describeSend(read());
+    const count = recordCount ?? 0;
+    return `${count} ${count === 1 ? 'record' : 'records'}`;
+  };
+  const { api, report, target } = await openRun(job.command, sendCount, options, deps);
+  let headerTold = false;
+  onHeader = (header) => {
+    if (headerTold) return;
+    headerTold = true;
+    report.builder.sourceHeader(header);
+  };
   const progress = createProgress({
     enabled: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
@@ -175,7 +195,10 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
       const unitOf = job.unit.bind(job);
       for await (const batch of recordBatches(job.records())) {
         for (const record of batch) {
-          if (onlyFailed && !isNotOk(record)) continue;
+          if (onlyFailed && !isNotOk(record)) {
+            if (!headerTold && record.raw !== undefined) onHeader(record.raw.header);
+            continue;
+          }
           const wait = accept(unitOf(record));
           if (wait !== undefined) await wait;
         }
@@ -215,10 +238,16 @@ export interface OpenedRun {
  * Everything between "the input is structurally sound" and "send": the target, the remote
  * confirmation, the API (creating the local store on first use) and the report destinations.
  */
-export async function openRun(command: string, recordCount: number, options: RunOptions, deps: CommandDeps): Promise<OpenedRun> {
+export async function openRun(
+  command: string,
+  sendCount: number | (() => Promise<string>),
+  options: RunOptions,
+  deps: CommandDeps,
+): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await resolveTarget(options, deps);
-  if (!dryRun) await confirmRemote(command, target, recordCount, options, deps);
+  const describe = typeof sendCount === 'number' ? async () => `${sendCount} ${sendCount === 1 ? 'record' : 'records'}` : sendCount;
+  if (!dryRun) await confirmRemote(command, target, describe, options, deps);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   try {
     const report = await openRunReport({ command, target: target.report, dryRun }, options, deps);
@@ -230,23 +259,47 @@ export async function openRun(command: string, recordCount: number, options: Run
 }
 
 /** Before sending to a remote target: a person confirms, or --yes says so up front. */
-async function confirmRemote(command: string, target: ResolvedTarget, count: number, options: GlobalOptions, deps: CommandDeps): Promise<void> {
+async function confirmRemote(
+  command: string,
+  target: ResolvedTarget,
+  describe: () => Promise<string>,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<void> {
   if (target.kind !== 'remote' || options.yes) return;
   if (!promptsAllowed(options, deps)) {
     const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
     throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`);
   }
   // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
-  const question = `${command}: ${count} ${count === 1 ? 'record' : 'records'} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
+  // Counted only now: a job that groups records (schedule push) reads its input again for it.
+  const question = `${command}: ${await describe()} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
   const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('./prompts.js')).confirmSend(question, promptIoOf(deps));
   if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
 }
 
 /** --only-failed on a run report CSV: the rows whose status column says anything but ok. */
-async function* notOkRows(records: AsyncIterable<InputRecord>): AsyncIterable<InputRecord> {
+async function* notOkRows(records: AsyncIterable<InputRecord>, onSkippedHeader: (header: readonly string[]) => void): AsyncIterable<InputRecord> {
   for await (const record of records) {
-    if (reportStatusOf(record)?.trim().toLowerCase() === 'ok') continue;
+    if (reportStatusOf(record)?.trim().toLowerCase() === 'ok') {
+      if (record.raw !== undefined) onSkippedHeader(record.raw.header);
+      continue;
+    }
     yield record;
+  }
+}
+
+/**
+ * --only-failed reads a run report CSV (from --report x.csv). Any other file (the original
+ * CSV picked by mistake, JSON) has no status to go by and would re-send every record: a usage
+ * error before anything is created or sent. Reads only up to the first record.
+ */
+async function checkIsRunReport(records: AsyncIterable<InputRecord>): Promise<void> {
+  for await (const record of records) {
+    if (reportStatusOf(record) !== undefined) return;
+    const file = record.source.file;
+    const why = record.raw === undefined ? `${file} is not a CSV file` : `no status column in ${file}`;
+    throw new UsageError(`--only-failed needs a run report CSV (written by --report x.csv): ${why}`);
   }
 }
 

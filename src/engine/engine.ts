@@ -21,7 +21,7 @@ import { hashPassword, verifyPassword } from './password.js';
 import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
 import type { Store } from './store.js';
 import { decideUser } from './user-rules.js';
-import { OverlayView, StateIndexes, StoreView, type EngineView } from './view.js';
+import { ENGINE_INDEXER, OverlayView, StateIndexes, StoreView, type EngineView } from './view.js';
 
 export interface LocalEngineOptions {
   store: Store;
@@ -81,11 +81,15 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const { store } = options;
   const now: Clock = options.now ?? (() => new Date());
   const indexes = new StateIndexes();
-  indexes.rebuild(store.state);
+  // With persisted hints (the file store), a load rebuilds the indexes without parsing users.
+  const rebuild = (): void =>
+    indexes.rebuild(store.state, store.forEachHint ? (collection, visit) => store.forEachHint!(collection, visit) : undefined);
   store.observe({
     change: (change, previous) => indexes.apply(change, previous),
-    reset: () => indexes.rebuild(store.state),
+    reset: rebuild,
+    indexer: ENGINE_INDEXER,
   });
+  rebuild();
   const live = (): EngineView => new StoreView(store.state, indexes);
   let overlay: OverlayView | undefined;
   const planView = (): OverlayView => (overlay ??= new OverlayView(live));
@@ -171,7 +175,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
     },
 
     // LocalDirectory: plain reads of the state as last loaded (prompts run before any send).
-    roleTitles: () => [...live().values<WorldRole>('roles')].map((role) => role.Title),
+    roleTitles: () => participateFirst([...live().values<WorldRole>('roles')]),
     invigilatorsOf: (scheduleExtId) => {
       const schedule = live().get<WorldSchedule>('schedules', scheduleExtId);
       return schedule ? [...schedule.Invigilators] : null;
@@ -203,10 +207,18 @@ function knownUser(user: WorldUser): KnownUser {
   return known;
 }
 
+/**
+ * Role titles for a prompt's select list, the roles that take exams (Participate) first: the
+ * list's first entry is what a hurried Enter picks, and that must not be an administrator role.
+ */
+function participateFirst(roles: readonly WorldRole[]): string[] {
+  return [...roles.filter((role) => role.Participate), ...roles.filter((role) => !role.Participate)].map((role) => role.Title);
+}
+
 /** The same directory over a world file: the store a first real run would create from it. */
 export function worldDirectory(world: World): LocalDirectory {
   return {
-    roleTitles: () => world.Roles.map((role) => role.Title),
+    roleTitles: () => participateFirst(world.Roles),
     invigilatorsOf: (scheduleExtId) => {
       const schedule = world.Schedules.find((entry) => entry.ScheduleExtId === scheduleExtId);
       return schedule ? [...schedule.Invigilators] : null;

@@ -1,17 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseJsonDocument } from '../input/json-document.js';
 import { parseWorld, type World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../errors.js';
 import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
 import { worldToChanges } from './world-io.js';
+import { ENGINE_INDEXER } from './view.js';
 
 export { clockFromEnv, type Clock } from './clock.js';
 export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
 export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';
+export { ENGINE_INDEXER } from './view.js';
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
@@ -27,12 +30,7 @@ export async function loadWorldFile(file: string): Promise<World> {
   } catch (error) {
     throw new UsageError(`cannot read world file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new InputFileError(file, undefined, `not valid JSON (${(error as Error).message})`);
-  }
+  const json = parseJsonDocument(text, file);
   const parsed = parseWorld(json);
   if (!parsed.ok) {
     const shown = parsed.errors.slice(0, 20);
@@ -51,23 +49,31 @@ export interface OpenLocalTargetOptions {
 }
 
 /**
+ * Creates the store at `storeDir` from the bundled demo world when none exists yet
+ * (cli-contract.md, "Targets"), reporting creation through `onCreated`; returns its absolute path.
+ * Two processes may race to create it: the loser uses the winner's store.
+ */
+export async function ensureLocalStore(storeDir: string, onCreated?: (location: string) => void): Promise<string> {
+  const location = resolve(storeDir);
+  if (await storeExists(location)) return location;
+  const world = await loadWorldFile(BUNDLED_WORLD_PATH);
+  try {
+    await createStore(location, worldToChanges(world), { indexer: ENGINE_INDEXER });
+    onCreated?.(location);
+  } catch (error) {
+    if (!(error instanceof StoreExistsError)) throw error;
+  }
+  return location;
+}
+
+/**
  * Opens the local target. A store that does not exist yet is created from the bundled demo
  * world (cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
  * validates only, and nothing is created.
  */
 export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
-  const location = resolve(storeDir);
-  if (!(await storeExists(location))) {
-    if (options.dryRun) return null;
-    const world = await loadWorldFile(BUNDLED_WORLD_PATH);
-    try {
-      await createStore(location, worldToChanges(world));
-      options.onCreated?.(location);
-    } catch (error) {
-      // Another process created it first: use theirs.
-      if (!(error instanceof StoreExistsError)) throw error;
-    }
-  }
+  if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
+  const location = await ensureLocalStore(storeDir, options.onCreated);
   const store = await openStore(location, { readOnly: options.dryRun === true });
   return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
 }

@@ -1,4 +1,4 @@
-import type { Change, CollectionName, StoreState } from './store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from './store.js';
 import type { WorldHierarchy, WorldUser } from '../domain/world.js';
 
 /**
@@ -21,21 +21,88 @@ export function normaliseGuid(key: string): string {
   return key.replace(/^\{|\}$/g, '').toLowerCase();
 }
 
+/*
+ * Index hints: what each user and hierarchy contributes to the indexes below, as short tagged
+ * strings the store persists beside the entity, so a load rebuilds the indexes without parsing
+ * any value. Change the derivation => change the version (stores then derive them again once).
+ */
+const HINT_USER_NAME = 'n';
+const HINT_SYNC_KEY = 's';
+/** Only for keys that are not already lower case: a lower-case key is its own index entry (the users map). */
+const HINT_LOWER_EXTERNAL_ID = 'e';
+const HINT_ROOT = 'root';
+
+function userHints(key: string, user: WorldUser): string[] {
+  const hints: string[] = [];
+  const lower = key.toLowerCase();
+  if (lower !== key) hints.push(HINT_LOWER_EXTERNAL_ID + lower);
+  if (typeof user.UserName === 'string') hints.push(HINT_USER_NAME + user.UserName.toLowerCase());
+  if (typeof user.SynchronizationKey === 'string') hints.push(HINT_SYNC_KEY + normaliseGuid(user.SynchronizationKey));
+  return hints;
+}
+
+function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
+  return hierarchy.Parent === undefined || hierarchy.Parent === null;
+}
+
+export const ENGINE_INDEXER: StoreIndexer = {
+  version: 'engine-indexes/1',
+  hints(collection, key, value) {
+    if (value === null || typeof value !== 'object') return undefined;
+    if (collection === 'users') return userHints(key, value as WorldUser);
+    if (collection === 'hierarchies') return isRootHierarchy(value as WorldHierarchy) ? [HINT_ROOT] : [];
+    return undefined;
+  },
+};
+
+type ForEachHint = (collection: CollectionName, visit: (key: string, hint: string) => void) => void;
+
 /**
  * Secondary indexes over users and the root hierarchy. Kept true through `Store.observe`:
  * each change removes what the previous value contributed and adds what the new one does.
  */
 export class StateIndexes {
-  readonly byUserName = new Map<string, string>();
-  readonly byLowerExternalId = new Map<string, string>();
-  readonly bySyncKey = new Map<string, string>();
+  /**
+   * Lower-cased UserName, normalised SynchronizationKey and lower-cased ExternalId (for keys not
+   * already lower case) -> user key, in one map keyed by the tagged hint itself: a load adds the
+   * persisted hint strings as they are, with no slicing, lower-casing or second string per user.
+   */
+  private readonly byHint = new Map<string, string>();
   rootKey: string | undefined;
 
-  rebuild(state: StoreState): void {
-    this.byUserName.clear();
-    this.byLowerExternalId.clear();
-    this.bySyncKey.clear();
+  /**
+   * The key whose lower-case form is `lowerExternalId`, if it is not that string itself (the
+   * caller checks the users map for it). The rules refuse a second ExternalId differing only in
+   * case, so there is at most one such key.
+   */
+  keyByLowerExternalId(lowerExternalId: string): string | undefined {
+    return this.byHint.get(HINT_LOWER_EXTERNAL_ID + lowerExternalId);
+  }
+
+  keyByUserName(lowerUserName: string): string | undefined {
+    return this.byHint.get(HINT_USER_NAME + lowerUserName);
+  }
+
+  keyBySyncKey(normalisedKey: string): string | undefined {
+    return this.byHint.get(HINT_SYNC_KEY + normalisedKey);
+  }
+
+  /** Every indexed hint, for tests comparing two builds. */
+  hints(): ReadonlyMap<string, string> {
+    return this.byHint;
+  }
+
+  /** From the store's persisted hints when it offers them (no value parsed), else from the values. */
+  rebuild(state: StoreState, forEachHint?: ForEachHint): void {
+    this.byHint.clear();
     this.rootKey = undefined;
+    if (forEachHint) {
+      forEachHint('users', (key, hint) => this.byHint.set(hint, key));
+      forEachHint('hierarchies', (key, hint) => {
+        if (hint === HINT_ROOT) this.rootKey = key;
+      });
+      return;
+    }
     for (const [key, user] of state.get('users') ?? []) this.addUser(key, user as WorldUser);
     for (const [key, hierarchy] of state.get('hierarchies') ?? []) this.addHierarchy(key, hierarchy as WorldHierarchy);
   }
@@ -51,23 +118,19 @@ export class StateIndexes {
   }
 
   addUser(key: string, user: WorldUser): void {
-    if (typeof user.UserName === 'string') this.byUserName.set(user.UserName.toLowerCase(), key);
-    this.byLowerExternalId.set(key.toLowerCase(), key);
-    if (typeof user.SynchronizationKey === 'string') this.bySyncKey.set(normaliseGuid(user.SynchronizationKey), key);
+    this.addUserHints(key, userHints(key, user));
+  }
+
+  private addUserHints(key: string, hints: readonly string[]): void {
+    for (const hint of hints) this.byHint.set(hint, key);
   }
 
   private removeUser(key: string, user: WorldUser): void {
-    deleteIfOwned(this.byUserName, typeof user.UserName === 'string' ? user.UserName.toLowerCase() : undefined, key);
-    deleteIfOwned(this.byLowerExternalId, key.toLowerCase(), key);
-    deleteIfOwned(
-      this.bySyncKey,
-      typeof user.SynchronizationKey === 'string' ? normaliseGuid(user.SynchronizationKey) : undefined,
-      key,
-    );
+    for (const hint of userHints(key, user)) deleteIfOwned(this.byHint, hint, key);
   }
 
   private addHierarchy(key: string, hierarchy: WorldHierarchy): void {
-    if (hierarchy.Parent === undefined || hierarchy.Parent === null) this.rootKey = key;
+    if (isRootHierarchy(hierarchy)) this.rootKey = key;
   }
 }
 
@@ -91,16 +154,17 @@ export class StoreView implements EngineView {
   }
 
   userKeyByUserName(userName: string): string | undefined {
-    return this.verified(this.indexes.byUserName.get(userName.toLowerCase()), (u) => u.UserName?.toLowerCase() === userName.toLowerCase());
+    return this.verified(this.indexes.keyByUserName(userName.toLowerCase()), (u) => u.UserName?.toLowerCase() === userName.toLowerCase());
   }
 
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
-    return this.verified(this.indexes.byLowerExternalId.get(externalId.toLowerCase()), () => true);
+    const lower = externalId.toLowerCase();
+    return this.verified(this.indexes.keyByLowerExternalId(lower), () => true) ?? this.verified(lower, () => true);
   }
 
   userKeyBySynchronizationKey(key: string): string | undefined {
     const wanted = normaliseGuid(key);
-    return this.verified(this.indexes.bySyncKey.get(wanted), (u) =>
+    return this.verified(this.indexes.keyBySyncKey(wanted), (u) =>
       typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false,
     );
   }
@@ -164,7 +228,7 @@ export class OverlayView implements EngineView {
   userKeyByUserName(userName: string): string | undefined {
     const lower = userName.toLowerCase();
     return this.firstVerified(
-      [this.indexes.byUserName.get(lower), this.base().userKeyByUserName(userName)],
+      [this.indexes.keyByUserName(lower), this.base().userKeyByUserName(userName)],
       (u) => u.UserName?.toLowerCase() === lower,
     );
   }
@@ -172,7 +236,7 @@ export class OverlayView implements EngineView {
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
     return this.firstVerified(
-      [this.indexes.byLowerExternalId.get(lower), this.base().userKeyByExternalIdIgnoringCase(externalId)],
+      [this.indexes.keyByLowerExternalId(lower), lower, this.base().userKeyByExternalIdIgnoringCase(externalId)],
       () => true,
     );
   }
@@ -180,7 +244,7 @@ export class OverlayView implements EngineView {
   userKeyBySynchronizationKey(key: string): string | undefined {
     const wanted = normaliseGuid(key);
     return this.firstVerified(
-      [this.indexes.bySyncKey.get(wanted), this.base().userKeyBySynchronizationKey(key)],
+      [this.indexes.keyBySyncKey(wanted), this.base().userKeyBySynchronizationKey(key)],
       (u) => (typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false),
     );
   }

@@ -111,6 +111,12 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
   let decoder: StringDecoder | undefined;
   let nextLine = 1;
   let width = -1;
+  /** Columns up to the header's last named one; the unnamed columns after it must stay empty. */
+  let named = -1;
+  /** The header's cells as header names are compared, and the first one's first character. */
+  let headerKeys: string[] = [];
+  let firstKeyCode = -1;
+  let headerLine = 1;
   let head: Buffer | undefined;
 
   const onRecord = (cells: string[], extraLines: number): void => {
@@ -133,8 +139,13 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
     if (blank) return;
     if (width === -1) {
       width = cells.length;
+      named = width;
+      while (named > 0 && cells[named - 1] === '') named--;
+      headerKeys = cells.map(normalizeColumnName);
+      firstKeyCode = headerKeys[0]?.charCodeAt(0) ?? -1;
+      headerLine = line;
       sink.header(cells, line);
-    } else if (cells.length !== width) {
+    } else if (cells.length !== width && (cells.length < named || cells.length > width)) {
       // A row that swallowed line breaks usually means an unclosed quote or mixed line ends.
       const hint =
         extraLines > 0
@@ -146,6 +157,19 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
         `row has ${cells.length} ${cells.length === 1 ? 'cell' : 'cells'} but the header has ${width} columns${hint}`,
       );
     } else {
+      if (named < width) {
+        // Spreadsheets export empty columns right of the data (`a,b,,,`): ignored while empty.
+        for (let i = named; i < cells.length; i++) {
+          if (cells[i] !== '') {
+            throw new InputFileError(file, line, `a value in column ${i + 1}, which has no name in the header (line ${headerLine})`);
+          }
+        }
+      }
+      // Cheap first: a repeated header's first cell starts like the first column name (or with _ -).
+      const c0 = (cells[0] as string).charCodeAt(0) | 0x20;
+      if ((c0 === firstKeyCode || c0 === 0x7f || c0 === 0x2d) && isHeaderRepeat(cells, headerKeys)) {
+        throw new InputFileError(file, line, 'the header row is repeated here (files concatenated?)');
+      }
       sink.row(cells, line);
     }
   };
@@ -185,6 +209,17 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
   yield;
 }
 
+/**
+ * A row whose every cell, compared as header names are, is its own column's name: the header
+ * again, as two exports concatenated (`cat a.csv b.csv`) leave it. Never a real record.
+ */
+function isHeaderRepeat(cells: readonly string[], headerKeys: readonly string[]): boolean {
+  for (let i = 0; i < headerKeys.length; i++) {
+    if (normalizeColumnName(cells[i] ?? '') !== headerKeys[i]) return false;
+  }
+  return true;
+}
+
 /** How each header column maps onto the command's fields. */
 interface HeaderMapping {
   /** Canonical field name per column index; undefined = ignored column. */
@@ -200,11 +235,14 @@ function mapHeader(cells: readonly string[], options: CsvReadOptions, file: stri
   const problems: string[] = [];
   const unknown: string[] = [];
   const takenBy = new Map<string, string>();
+  // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
+  let named = cells.length;
+  while (named > 0 && cells[named - 1] === '') named--;
   cells.forEach((cell, index) => {
     names.push(undefined);
     lists.push(false);
     if (cell === '') {
-      problems.push(`header column ${index + 1} has no name`);
+      if (index < named) problems.push(`header column ${index + 1} has no name (only empty columns at the end of the header may be unnamed)`);
       return;
     }
     const key = normalizeColumnName(cell);
@@ -238,6 +276,29 @@ function mapHeader(cells: readonly string[], options: CsvReadOptions, file: stri
   return { names, lists };
 }
 
+/** A run report written by examctl: its header has all of status, error_codes and error_messages. */
+export function isRunReportHeader(header: readonly string[]): boolean {
+  let found = 0;
+  for (const name of header) if (REPORT_KEYS.has(normalizeColumnName(name))) found += 1;
+  return found >= REPORT_KEYS.size;
+}
+
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
+
+/**
+ * A run report prefixes cells starting with = + - @ tab or CR with `'` so a spreadsheet shows
+ * them as text (and a cell already starting with quotes before one of them with one more
+ * quote, src/report/csv-cell.ts); fed back (fix and retry), that one `'` is dropped so the
+ * retry sends the original value. Cells are trimmed after, as every cell is. In place: the
+ * array is the row's own.
+ */
+export function restoreNeutralisedCells(cells: string[]): void {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i] as string;
+    if (cell.charCodeAt(0) === 0x27 && NEUTRALISED.test(cell)) cells[i] = cell.slice(1).trim();
+  }
+}
+
 /** A list cell: entries separated by `|`, each trimmed, empty entries dropped. */
 export function splitListCell(cell: string): string[] {
   const items: string[] = [];
@@ -256,13 +317,16 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
   let pending: InputRecord[] = [];
   let header: readonly string[] = [];
   let mapping: HeaderMapping | undefined;
+  let report = false;
   let index = 0;
   const sink: CsvRowSink = {
     header(cells, line) {
       mapping = mapHeader(cells, options, file, line);
       header = cells;
+      report = isRunReportHeader(cells);
     },
     row(cells, line) {
+      if (report) restoreNeutralisedCells(cells);
       const { names, lists } = mapping as HeaderMapping;
       const fields: Record<string, unknown> = {};
       for (let i = 0; i < cells.length; i++) {

@@ -1,15 +1,18 @@
 /**
- * The CSV grammar examctl reads, as csv-parse reads it with the options the reader used before
- * (`relax_column_count`, no trimming, no comments, quote and escape `"`), in a fraction of its
+ * The CSV grammar examctl reads, as csv-parse reads it with `relax_column_count`, `ltrim`,
+ * `rtrim`, no comments, quote and escape `"` (cells compared after trimming), in a fraction of its
  * time: a record without a quote is cut with indexOf and split, which is most records of most
  * files; only records holding a quote go through the field-by-field scanner. Its equivalence
  * with csv-parse is checked by a differential test (test/input/csv-tokenizer.test.ts).
  *
  * - The record delimiter is the first line break outside quotes: CRLF, LF or CR. Other line
  *   break characters are then ordinary characters.
- * - A quote opens a quoted field only at the start of a field; anywhere else in an unquoted
- *   field it is an error. Inside quotes, `""` is one quote; a closing quote must be followed by
- *   the delimiter, the record delimiter or the end of the input.
+ * - A quote opens a quoted field only at the start of a field, where spaces and tabs (not the
+ *   delimiter) before it are dropped; anywhere else in an unquoted field it is an error. Inside
+ *   quotes, `""` is one quote; a closing quote may be followed by spaces and tabs (dropped),
+ *   then must be followed by the delimiter, the record delimiter or the end of the input.
+ *   (csv-parse's `ltrim`/`rtrim` read quoted fields the same way; unquoted fields keep their
+ *   blanks here, the reader trims every cell.)
  */
 
 export type CsvSyntaxCode = 'CSV_QUOTE_NOT_CLOSED' | 'CSV_INVALID_CLOSING_QUOTE' | 'INVALID_OPENING_QUOTE' | 'CSV_MAX_RECORD_SIZE';
@@ -20,6 +23,8 @@ export const MAX_RECORD_CHARS = 128_000;
 const QUOTE = 0x22;
 const CR = 0x0d;
 const LF = 0x0a;
+const SPACE = 0x20;
+const TAB = 0x09;
 
 /** Receives each record with the number of line feeds inside it (quoted line breaks). May throw. */
 export type RecordHandler = (cells: string[], extraLines: number) => void;
@@ -136,7 +141,13 @@ export class CsvTokenizer {
         this.fail('CSV_MAX_RECORD_SIZE');
         return NONE;
       }
-      if (p < length && s.charCodeAt(p) === QUOTE) {
+      // Blanks before a quoted field are allowed and dropped (` "A" `, as hand-edited files have).
+      let q0 = p;
+      while (q0 < length && this.isBlank(s.charCodeAt(q0))) q0++;
+      // Whether a quote follows the blanks is known only with more input.
+      if (q0 >= length && q0 > p && !end) return NEED_MORE;
+      if (q0 < length && s.charCodeAt(q0) === QUOTE) {
+        p = q0;
         let value = '';
         let from = p + 1;
         for (;;) {
@@ -158,7 +169,13 @@ export class CsvTokenizer {
           break;
         }
         cells.push(value);
-        if (p >= length) return this.emit(cells, s, start, length, length);
+        // ...and so are blanks after its closing quote.
+        const closedAt = p;
+        while (p < length && this.isBlank(s.charCodeAt(p))) p++;
+        if (p >= length) {
+          if (!end) return NEED_MORE;
+          return this.emit(cells, s, start, length, length);
+        }
         if (s.charCodeAt(p) === delimiterCode) {
           p += 1;
           continue;
@@ -166,7 +183,8 @@ export class CsvTokenizer {
         const rdLength = this.recordDelimiterAt(s, p, end);
         if (rdLength === NEED_MORE) return NEED_MORE;
         if (rdLength > 0) return this.emit(cells, s, start, p, p + rdLength);
-        this.fail('CSV_INVALID_CLOSING_QUOTE');
+        // `"a" "b"` reads as a second quoted field opened in the wrong place (as csv-parse says).
+        this.fail(p > closedAt && s.charCodeAt(p) === QUOTE ? 'INVALID_OPENING_QUOTE' : 'CSV_INVALID_CLOSING_QUOTE');
         return NONE;
       }
       let i = p;
@@ -193,6 +211,11 @@ export class CsvTokenizer {
       cells.push(s.slice(p, i));
       p = i + 1;
     }
+  }
+
+  /** A space, or a tab when the tab is not the delimiter. */
+  private isBlank(c: number): boolean {
+    return (c === SPACE || c === TAB) && c !== this.delimiterCode;
   }
 
   private emit(cells: string[], s: string, start: number, recordEnd: number, next: number): number {

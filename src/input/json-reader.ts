@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../errors.js';
 import type { InputRecord } from './record.js';
+import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
 import { readUtf8Chunks } from './text-source.js';
 
 export interface JsonReadOptions {
@@ -291,15 +292,8 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const at = /at position (\d+)/.exec(message);
-      let line = this.elementLine;
-      if (at !== null) {
-        const offset = Number(at[1]);
-        for (let i = source.indexOf('\n'); i !== -1 && i < offset; i = source.indexOf('\n', i + 1)) line++;
-      }
-      const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/^JSON\.parse: /, '');
-      throw this.error(line, `malformed JSON: ${reason}`);
+      const line = this.elementLine + lineAt(source, jsonSyntaxErrorOffset(source)) - 1;
+      throw this.error(line, `malformed JSON: ${jsonErrorReason(error)}`);
     }
     if (countKeys(value as object) !== this.keyCount) {
       // A key given twice: JSON.parse silently keeps the last value, which would send a

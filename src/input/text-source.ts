@@ -48,17 +48,35 @@ async function openForReading(path: string, file: string): Promise<FileHandle> {
 }
 
 async function* rawChunks(handle: FileHandle, file: string): AsyncGenerator<Buffer> {
-  for (;;) {
-    // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
+  // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
+  // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
+  let position = 0;
+  const readAt = (at: number): Promise<{ buffer: Buffer; bytesRead: number }> => {
     const buffer = Buffer.allocUnsafe(CHUNK_SIZE);
-    let bytesRead: number;
-    try {
-      ({ bytesRead } = await handle.read(buffer, 0, CHUNK_SIZE, null));
-    } catch (error) {
-      throw cannotRead(file, error);
+    const read = handle.read(buffer, 0, CHUNK_SIZE, at).then(({ bytesRead }) => ({ buffer, bytesRead }));
+    // Handled when awaited; until then a failed read must not count as an unhandled rejection.
+    read.catch(() => undefined);
+    return read;
+  };
+  let ahead: Promise<{ buffer: Buffer; bytesRead: number }> | undefined = readAt(position);
+  try {
+    for (;;) {
+      let chunk: { buffer: Buffer; bytesRead: number };
+      try {
+        chunk = await (ahead as Promise<{ buffer: Buffer; bytesRead: number }>);
+      } catch (error) {
+        ahead = undefined;
+        throw cannotRead(file, error);
+      }
+      ahead = undefined;
+      if (chunk.bytesRead === 0) return;
+      position += chunk.bytesRead;
+      ahead = readAt(position);
+      yield chunk.bytesRead === CHUNK_SIZE ? chunk.buffer : chunk.buffer.subarray(0, chunk.bytesRead);
     }
-    if (bytesRead === 0) return;
-    yield bytesRead === CHUNK_SIZE ? buffer : buffer.subarray(0, bytesRead);
+  } finally {
+    // The caller may stop early: let the read ahead settle before the handle is closed.
+    if (ahead !== undefined) await ahead.catch(() => undefined);
   }
 }
 

@@ -25,6 +25,8 @@ export interface ReportEntry {
 export interface ReportSink {
   item(entry: ReportEntry): void | Promise<void>;
   finish(summary: ReportSummary): void | Promise<void>;
+  /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */
+  sourceHeader?(header: readonly string[]): void;
 }
 
 export function emptySummary(): ReportSummary {
@@ -89,8 +91,34 @@ function errorMessages(errors: readonly Problem[]): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
 
-function isReportColumn(name: string): boolean {
-  return (REPORT_COLUMNS as readonly string[]).includes(name.trim().toLowerCase());
+/** Header names compared as the CSV reader compares them (case, spaces, `_`, `-` do not matter). */
+function columnKey(name: string): string {
+  return name.replace(/[\s_-]+/g, '').toLowerCase();
+}
+
+const REPORT_KEYS = new Set(REPORT_COLUMNS.map(columnKey));
+
+/**
+ * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"): kept
+ * in the header so the report stays valid input, written empty, which the reader takes as "not
+ * set", so a retry leaves the password as it is. (A schedule's PIN is not one: the service
+ * shows it back in review sessions, and blanking it would drop it from a retried schedule.)
+ */
+const SECRET_KEYS = new Set(['password']);
+
+/** What the CSV report does with an input column. */
+const enum Column {
+  Drop,
+  Keep,
+  Blank,
+}
+
+function columnMode(name: string): Column {
+  const key = columnKey(name);
+  // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
+  // sit before them and make the report refused as input.
+  if (key === '' || REPORT_KEYS.has(key)) return Column.Drop;
+  return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
 }
 
 /** Runs `next` after `first`, awaiting only when `first` is a promise. */
@@ -112,33 +140,51 @@ export class CsvReportWriter implements ReportSink {
     private readonly onlyNotOk = false,
   ) {}
 
-  /** Which columns of a header are kept (not status/error_*); all rows of a file share one header array. */
-  private keptColumns = new WeakMap<readonly string[], boolean[]>();
+  /** What is done with each column of a header; all rows of a file share one header array. */
+  private columnModes = new WeakMap<readonly string[], Column[]>();
+  /** The input's header, seen before any row was written (see `sourceHeader`). */
+  private inputHeader: readonly string[] | undefined;
 
-  private keep(header: readonly string[]): boolean[] {
-    let keep = this.keptColumns.get(header);
-    if (keep === undefined) {
-      keep = header.map((name) => !isReportColumn(name));
-      this.keptColumns.set(header, keep);
+  private modes(header: readonly string[]): Column[] {
+    let modes = this.columnModes.get(header);
+    if (modes === undefined) {
+      modes = header.map(columnMode);
+      this.columnModes.set(header, modes);
     }
-    return keep;
+    return modes;
+  }
+
+  private headerLine(header: readonly string[]): string {
+    const modes = this.modes(header);
+    return csvLine([...header.filter((_, i) => modes[i] !== Column.Drop), ...REPORT_COLUMNS]);
+  }
+
+  sourceHeader(header: readonly string[]): void {
+    this.inputHeader ??= header;
   }
 
   // One write per item, and no promise unless the sink needs waiting for.
   item({ item, rows }: ReportEntry): void | Promise<void> {
-    if (this.onlyNotOk && item.status === 'ok') return;
+    if (this.onlyNotOk && item.status === 'ok') {
+      if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
+      return;
+    }
     let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const keep = this.keep(row.header);
+        const modes = this.modes(row.header);
         if (!this.headerWritten) {
-          text += csvLine([...row.header.filter((_, i) => keep[i]), ...REPORT_COLUMNS]);
+          text += this.headerLine(row.header);
           this.headerWritten = true;
         }
         // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
         const errors = item.errors.length === 0 ? item.errors : item.errors.filter((e) => e.line === undefined || e.line === row.line);
         const cells: string[] = [];
-        for (let i = 0; i < row.header.length; i++) if (keep[i]) cells.push(row.cells[i] ?? '');
+        for (let i = 0; i < row.header.length; i++) {
+          const mode = modes[i];
+          if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
+          else if (mode === Column.Blank) cells.push('');
+        }
         cells.push(item.status, errorCodes(errors), errorMessages(errors));
         text += csvLine(cells);
       }
@@ -153,7 +199,9 @@ export class CsvReportWriter implements ReportSink {
   }
 
   async finish(): Promise<void> {
-    if (!this.headerWritten) await this.out.write(csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
+    if (this.headerWritten) return;
+    // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
+    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
   }
 }
 
@@ -202,6 +250,11 @@ export class RunReportBuilder {
   constructor(private readonly sinks: readonly ReportSink[]) {}
 
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
+  /** The CSV input's header, for reports that must show it even when no row of it is reported. */
+  sourceHeader(header: readonly string[]): void {
+    for (const sink of this.sinks) sink.sourceHeader?.(header);
+  }
+
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
     const sinks = this.sinks;

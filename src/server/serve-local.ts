@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildOpenApiDocument } from '../api/openapi.js';
-import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges, type Clock } from '../engine/index.js';
-import { createStore, openStore, StoreExistsError, storeExists } from '../engine/store/index.js';
+import { createLocalEngine, ensureLocalStore, type Clock } from '../engine/index.js';
+import { openStore } from '../engine/store/index.js';
+import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
@@ -22,32 +22,13 @@ export interface LocalServer extends RunningServer {
   store: string;
 }
 
-function packageVersion(): string {
-  try {
-    const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-    const version = (JSON.parse(raw) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 /**
  * `examctl local serve`: the local engine over its store, as the HTTP API. A missing store is
  * created from the bundled demo world first (as for any local command). Tokens are the world's
  * Settings.ApiTokens. close() stops the server gracefully, then releases the store.
  */
 export async function serveLocalStore(options: ServeLocalOptions): Promise<LocalServer> {
-  const location = resolve(options.storeDir);
-  if (!(await storeExists(location))) {
-    const world = await loadWorldFile(BUNDLED_WORLD_PATH);
-    try {
-      await createStore(location, worldToChanges(world));
-      options.onCreated?.(location);
-    } catch (error) {
-      if (!(error instanceof StoreExistsError)) throw error;
-    }
-  }
+  const location = await ensureLocalStore(options.storeDir, options.onCreated);
   const store = await openStore(location);
   const engine = createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
   let server: RunningServer;
@@ -59,7 +40,7 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
       port: options.port,
       bodyLimitBytes: options.bodyLimitBytes,
       log: options.log,
-      openapi: buildOpenApiDocument(packageVersion()),
+      openapi: buildOpenApiDocument(EXAMCTL_VERSION),
     });
   } catch (error) {
     await engine.close();

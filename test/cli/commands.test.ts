@@ -369,6 +369,27 @@ describe('exit codes and targets', () => {
     });
   });
 
+  it('schedule push asks about schedules and candidates, not rows; --only-failed counts the rows still to send', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok' };
+      const questions: string[] = [];
+      const confirm = async (question: string) => {
+        questions.push(question);
+        return false;
+      };
+      const run = await cli(dir, ['schedule', 'push', '--file', join(FIXTURES, 'sittings.csv')], { isTTY: true, confirm, openApi: async () => null }, env);
+      expect(run.code).toBe(2);
+      expect(questions[0]).toContain('schedule push: 2 schedules (10 candidates) to send to remote https://exam.example.test');
+      // A report in which one schedule's rows are ok: only the other one is counted.
+      const lines = (await readFile(join(FIXTURES, 'sittings.csv'), 'utf8')).trim().split(/\r?\n/);
+      const report = [`${lines[0]},status,error_codes,error_messages`, ...lines.slice(1).map((line) => `${line},${line.startsWith('S-MATH1-DEC,') ? 'ok' : 'failed'},,`)];
+      await writeFile(join(dir, 'r.csv'), `${report.join('\n')}\n`);
+      const failedRows = report.filter((line) => line.includes(',failed,')).length;
+      await cli(dir, ['schedule', 'push', '--file', 'r.csv', '--only-failed'], { isTTY: true, confirm, openApi: async () => null }, env);
+      expect(questions[1]).toContain(`schedule push: 1 schedule (${failedRows} candidate${failedRows === 1 ? '' : 's'}) to send`);
+    });
+  });
+
   it('--target local wins over a configured base URL', async () => {
     await withTempDir(async (dir) => {
       const { stdout } = await cli(dir, ['--target', 'local', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json'], {}, { EXAMCTL_BASE_URL: 'https://x.example.test' });

@@ -24,6 +24,12 @@ describe('csv cells', () => {
     expect(neutraliseCell('plain')).toBe('plain');
   });
 
+  it("gives a cell that already starts with quotes before a formula character one more quote (the reader drops one)", () => {
+    expect(neutraliseCell("'=x")).toBe("''=x");
+    expect(neutraliseCell("''+1")).toBe("'''+1");
+    expect(neutraliseCell("'plain")).toBe("'plain");
+  });
+
   it('quotes delimiters, quotes and newlines', () => {
     expect(csvCell('a,b')).toBe('"a,b"');
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
@@ -81,6 +87,37 @@ describe('CSV report', () => {
     await writer.finish();
     expect(out.text).not.toContain('u-2');
     expect(out.text).toContain('u-3,b@x.test,partial,131,Hierarchies[0]: nf');
+  });
+
+  it('keeps the Password column but never its cells (any spelling of the header)', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    const rowHeader = ['ExternalId', 'pass_word', 'Email'];
+    await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'failed', errors: [] }, rows: [{ line: 2, header: rowHeader, cells: ['u1', 'S3cret!pw', 'a@x.test'] }] });
+    await writer.finish();
+    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages\r\nu1,,a@x.test,failed,,\r\n');
+  });
+
+  it('leaves out unnamed columns (a spreadsheet\'s empty trailing ones), so status stays after named columns only', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'ok', errors: [] }, rows: [{ line: 2, header: ['ExternalId', '', ''], cells: ['u1', '', ''] }] });
+    await writer.finish();
+    expect(out.text).toBe('ExternalId,status,error_codes,error_messages\r\nu1,ok,,\r\n');
+  });
+
+  it('--only-failed with nothing left: the input header, not the generic one', async () => {
+    const fromOkRow = new StringSink();
+    const writer = new CsvReportWriter(fromOkRow, true);
+    await writer.item(entry(2, 'ok', [], ['u-2', 'a@x.test']));
+    await writer.finish();
+    expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages\r\n');
+    // Rows passed over before they became items: the run tells the builder the header.
+    const told = new StringSink();
+    const builder = new RunReportBuilder([new CsvReportWriter(told, true), new JsonReportWriter(new StringSink(), header)]);
+    builder.sourceHeader(['ExternalId', 'Password', 'status', 'error_codes', 'error_messages']);
+    await builder.finish();
+    expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages\r\n');
   });
 
   it('writes file, line and id for items without CSV rows', async () => {

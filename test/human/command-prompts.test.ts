@@ -62,8 +62,9 @@ describe('user sync on a terminal without --file', () => {
         { expect: 'E-mail', keys: `ada(at)example.test${KEY.enter}` },
         { expect: 'Email is not a valid address', keys: `${KEY.clearLine}ada@example.test${KEY.enter}` },
         { expect: 'User name', keys: `ada.moreno${KEY.enter}` },
-        // The demo world's roles, in order: Administrator, Author, Candidate, Invigilator.
-        { expect: 'Invigilator', keys: `${KEY.down}${KEY.down}${KEY.enter}` },
+        // The roles that take exams come first (Candidate), then the world's order: Administrator,
+        // Author, Invigilator. Enter alone picks Candidate, never an administrator role.
+        { expect: 'Invigilator', keys: KEY.enter },
         { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
         { expect: 'Hierarchy external id', keys: `H-NORTH${KEY.enter}` },
         { expect: 'Permissions in H-NORTH', keys: `${KEY.down}${KEY.down}${KEY.space}${KEY.enter}` },

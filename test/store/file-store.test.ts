@@ -225,14 +225,14 @@ describe('format version', () => {
     await writeFile(join(dir, 'CURRENT'), '{"examctl":"store","format":99,"generation":1}\n');
     const error = await openStore(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreDamagedError);
-    expect((error as Error).message).toContain('store format 99 is newer than this examctl supports (1); upgrade examctl');
+    expect((error as Error).message).toContain('store format 99 is newer than this examctl supports (2); upgrade examctl');
   });
 
   it('refuses a snapshot whose header names a newer format', async () => {
     await createStore(dir, []);
     const path = join(dir, snapshotFileName(1));
     const text = await readFile(path, 'utf8');
-    await writeFile(path, text.replace('"format":1', '"format":7'));
+    await writeFile(path, text.replace('"format":2', '"format":7'));
     await expect(openStore(dir)).rejects.toThrow(/store format 7 is newer/);
   });
 });

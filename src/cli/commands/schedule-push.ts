@@ -13,6 +13,7 @@ import type { Problem, Validation } from '../../domain/problem.js';
 import type { ScheduleRequest } from '../../domain/types.js';
 import { InputFileError } from '../../errors.js';
 import { normalizeColumnName } from '../../input/index.js';
+import { parseJsonDocument } from '../../input/json-document.js';
 import type { InputRecord } from '../../input/record.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
@@ -88,6 +89,7 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps): Prom
     command: 'schedule push',
     records,
     units: (records) => scheduleUnits(records, defaults),
+    describeSend: (records) => describeRequests(records, defaults),
     send: async (api, payload, callOptions) => {
       const outcome = await sendSchedule(api, payload, callOptions);
       if (payload.request.Schedule.ScheduleExtId === undefined && outcome.id !== undefined && outcome.status !== 'failed') generated.push(outcome.id);
@@ -166,12 +168,7 @@ async function readScheduleFile(file: string, deps: CommandDeps): Promise<Record
   } catch (error) {
     throw new InputFileError(file, undefined, `cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    throw new InputFileError(file, undefined, `not valid JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJsonDocument(text, file);
   if (!isObject(parsed)) throw new InputFileError(file, undefined, 'must hold one JSON object: the Schedule fields, or a request with Schedule');
   return parsed;
 }
@@ -213,6 +210,24 @@ async function* scheduleUnits(records: AsyncIterable<InputRecord>, defaults: Def
   }
   // Rows of one schedule may be anywhere in the file, so a sittings file is grouped in full first.
   for (const group of groups.values()) yield groupUnit(group);
+}
+
+/** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */
+async function describeRequests(records: AsyncIterable<InputRecord>, defaults: Defaults): Promise<string> {
+  const groups = new Map<string, SittingGroup>();
+  let requests = 0;
+  let candidates = 0;
+  for await (const record of records) {
+    if (isRequestRecord(record)) {
+      requests += 1;
+      if (Array.isArray(record.fields.Candidates)) candidates += record.fields.Candidates.length;
+      continue;
+    }
+    addRow(groups, record, defaults);
+    candidates += 1;
+  }
+  const schedules = requests + groups.size;
+  return `${schedules} ${schedules === 1 ? 'schedule' : 'schedules'} (${candidates} ${candidates === 1 ? 'candidate' : 'candidates'})`;
 }
 
 /** A whole request from JSON: the flags fill what it leaves out. */

@@ -4,12 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, TargetError, UsageError } from '../../errors.js';
 import { COLLECTION_NAMES } from '../store.js';
-import type { Change, CollectionName, Store, StoreObserver, StoreOpenOptions, StoreState } from '../store.js';
+import type { Change, CollectionName, Store, StoreIndexer, StoreObserver, StoreOpenOptions, StoreState } from '../store.js';
 import { ATOMIC_TEMP_PREFIX, fsyncDirectory, writeFileAtomic } from './atomic-write.js';
+import { EntityMap, RawEntity } from './entity-map.js';
 import { decodeJournalLine, encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
 import { forEachLine } from './line-reader.js';
 import { LOCK_TEMP_PREFIX, StoreLock, pidAlive } from './lock.js';
 import { STORE_FORMAT, newerFormatError, readSnapshot, writeSnapshot } from './snapshot.js';
+import type { SnapshotEntry } from './snapshot.js';
 
 export const CURRENT_FILE = 'CURRENT';
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
@@ -28,7 +30,7 @@ export interface FileStoreOptions extends StoreOpenOptions {
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
 
-type Maps = Map<CollectionName, Map<string, unknown>>;
+type Maps = Map<CollectionName, EntityMap>;
 
 interface Pending {
   decide: (state: StoreState) => { result: unknown; changes: Change[] };
@@ -37,7 +39,7 @@ interface Pending {
 }
 
 function emptyMaps(): Maps {
-  return new Map(COLLECTION_NAMES.map((name) => [name, new Map<string, unknown>()]));
+  return new Map(COLLECTION_NAMES.map((name) => [name, new EntityMap()]));
 }
 
 function errnoCode(error: unknown): string | undefined {
@@ -91,13 +93,35 @@ async function writeManifest(dir: string, generation: number): Promise<void> {
   });
 }
 
-function* entitiesOf(maps: Maps): Iterable<readonly [CollectionName, string, unknown]> {
-  for (const [collection, map] of maps) for (const [key, value] of map) yield [collection, key, value];
+/**
+ * The snapshot entries of `maps`. An entity never read is copied as its raw text, with its
+ * persisted hints when they came from this indexer version; otherwise it is parsed once to derive
+ * them. Without an indexer no hints are written (the header then names none).
+ */
+function* entitiesOf(maps: Maps, indexer: StoreIndexer | undefined, hintsVersion: string | null): Iterable<SnapshotEntry> {
+  const trusted = indexer !== undefined && indexer.version === hintsVersion;
+  for (const [collection, map] of maps) {
+    for (const [key, stored] of map.rawEntries()) {
+      if (stored instanceof RawEntity) {
+        const hints = indexer === undefined ? undefined : trusted ? stored.hints : indexer.hints(collection, key, map.get(key));
+        yield { collection, key, text: stored.text, hints };
+      } else {
+        yield { collection, key, text: JSON.stringify(stored), hints: indexer?.hints(collection, key, stored) };
+      }
+    }
+  }
 }
 
 /** Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it. */
-async function writeGeneration(dir: string, generation: number, maps: Maps): Promise<void> {
-  await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entitiesOf(maps));
+async function writeGeneration(
+  dir: string,
+  generation: number,
+  maps: Maps,
+  indexer: StoreIndexer | undefined,
+  hintsVersion: string | null,
+): Promise<void> {
+  const entries = entitiesOf(maps, indexer, hintsVersion);
+  await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entries, indexer?.version ?? null);
   await writeFileAtomic(join(dir, journalFileName(generation)), async () => undefined);
   await writeManifest(dir, generation);
 }
@@ -132,6 +156,9 @@ class FileStore implements Store {
   private journalLines = 0;
   private snapshotBytes = 0;
   private readonly observers: StoreObserver[] = [];
+  private indexer: StoreIndexer | undefined;
+  /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
+  private hintsVersion: string | null = null;
   private queue: Pending[] = [];
   private batchScheduled = false;
   private serial: Promise<unknown> = Promise.resolve();
@@ -164,6 +191,37 @@ class FileStore implements Store {
 
   observe(observer: StoreObserver): void {
     this.observers.push(observer);
+    if (observer.indexer) {
+      if (this.indexer && this.indexer !== observer.indexer) throw new InternalError('a store takes one indexer');
+      this.indexer = observer.indexer;
+    }
+  }
+
+  forEachHint(collection: CollectionName, visit: (key: string, hint: string) => void): void {
+    const indexer = this.indexer;
+    if (!indexer) throw new InternalError('forEachHint: no indexer registered (pass one to observe)');
+    const trusted = this.hintsVersion === indexer.version;
+    const map = this.maps.get(collection)!;
+    map.forEachStored((stored, key) => {
+      if (stored instanceof RawEntity && trusted) {
+        stored.visitHints(key, visit);
+        return;
+      }
+      const hints = indexer.hints(collection, key, stored instanceof RawEntity ? map.get(key) : stored);
+      if (hints) for (const hint of hints) visit(key, hint);
+    });
+  }
+
+  /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
+  *hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
+    const indexer = this.indexer;
+    if (!indexer) throw new InternalError('hintsOf: no indexer registered (pass one to observe)');
+    const trusted = this.hintsVersion === indexer.version;
+    const map = this.maps.get(collection)!;
+    for (const [key, stored] of map.rawEntries()) {
+      if (stored instanceof RawEntity && trusted) yield [key, stored.hints];
+      else yield [key, indexer.hints(collection, key, stored instanceof RawEntity ? map.get(key) : stored)];
+    }
   }
 
   /** Runs journal-touching work one at a time within this process. */
@@ -196,10 +254,12 @@ class FileStore implements Store {
         throw new StoreDamagedError(`${file}: cannot open (${code ?? String(error)})`, { cause: error });
       }
       const maps = emptyMaps();
+      for (const map of maps.values()) map.source = snapshotPath;
+      let hintsVersion: string | null;
       try {
-        await readSnapshot(snapshot, snapshotPath, manifest.generation, (collection, key, value) => {
-          maps.get(collection)!.set(key, value);
-        });
+        ({ hints: hintsVersion } = await readSnapshot(snapshot, snapshotPath, manifest.generation, (collection, key, raw) => {
+          maps.get(collection)!.setRaw(key, raw);
+        }));
         this.snapshotBytes = (await snapshot.stat()).size;
       } catch (error) {
         await journal.close();
@@ -212,6 +272,7 @@ class FileStore implements Store {
       const previous = this.journal;
       this.journal = journal;
       this.maps = maps;
+      this.hintsVersion = hintsVersion;
       this.generation = manifest.generation;
       this.journalOffset = 0;
       this.journalLines = 0;
@@ -401,11 +462,13 @@ class FileStore implements Store {
    */
   private async compactUnderLock(): Promise<void> {
     const next = this.generation + 1;
-    await writeGeneration(this.location, next, this.maps);
+    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion);
     const journal = await open(join(this.location, journalFileName(next)), 'r+');
     const previous = this.journal;
     this.journal = journal;
     this.generation = next;
+    // Entities whose hints were re-derived were parsed on the way, so every raw entity left holds hints of this version.
+    this.hintsVersion = this.indexer?.version ?? null;
     this.journalOffset = 0;
     this.journalLines = 0;
     this.snapshotBytes = (await stat(join(this.location, snapshotFileName(next)))).size;
@@ -484,6 +547,8 @@ function mapsFrom(initial: Iterable<Change>): Maps {
 export interface CreateStoreOptions {
   /** Replace an existing store (its content is lost). */
   force?: boolean;
+  /** Hints to write beside each entity (the engine's indexer), so the first load needs not parse values. */
+  indexer?: StoreIndexer;
   lockTimeoutMs?: number;
 }
 
@@ -498,7 +563,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   const maps = mapsFrom(initial);
   if (await storeExists(target)) {
     if (!options.force) throw new StoreExistsError(`a store already exists at ${target}; use --force to replace it`);
-    await replaceStore(target, maps, resolveLockTimeout(options.lockTimeoutMs));
+    await replaceStore(target, maps, resolveLockTimeout(options.lockTimeoutMs), options.indexer);
     return;
   }
   let entries: string[] | undefined;
@@ -517,7 +582,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   const temp = join(parent, `.${basename(target)}.creating-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await mkdir(temp, { mode: 0o700 });
-    await writeGeneration(temp, 1, maps);
+    await writeGeneration(temp, 1, maps, options.indexer, null);
     try {
       await rename(temp, target);
     } catch (error) {
@@ -535,7 +600,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   }
 }
 
-async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number): Promise<void> {
+async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, indexer: StoreIndexer | undefined): Promise<void> {
   const lock = new StoreLock(target, lockTimeoutMs);
   await lock.acquire();
   try {
@@ -552,7 +617,7 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number): 
       if (generation !== undefined) highest = Math.max(highest, Number(generation));
     }
     const next = highest + 1;
-    await writeGeneration(target, next, maps);
+    await writeGeneration(target, next, maps, indexer, null);
     await removeLeftovers(target, next);
   } catch (error) {
     if (error instanceof UsageError || error instanceof TargetError) throw error;

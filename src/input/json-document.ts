@@ -1,0 +1,146 @@
+import { InputFileError } from '../errors.js';
+
+/**
+ * Whole-document JSON (a world file, `--schedule file.json`, the config file): parsed at once,
+ * and on a syntax error refused as `file:line: not valid JSON: reason`, like every input file.
+ * V8 names a position for some syntax errors and only a snippet for others, so the line comes
+ * from our own scan of the text, which runs only on the failure path.
+ */
+export function parseJsonDocument(text: string, file: string): unknown {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    const offset = jsonSyntaxErrorOffset(source);
+    throw new InputFileError(file, lineAt(source, offset), `not valid JSON: ${jsonErrorReason(error)}`);
+  }
+}
+
+/** V8's message without the quoted snippet of the file (it can span lines and leak content). */
+export function jsonErrorReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message
+    .replace(/\s*in JSON at position \d+.*$/s, '')
+    .replace(/,\s*".*" is not valid JSON$/s, '')
+    .replace(/^JSON\.parse: /, '')
+    .split('\n')[0]!;
+}
+
+/** 1-based line of `offset` in `text`. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/**
+ * Offset of the first JSON syntax error in `text` (text.length when it ends too early).
+ * A plain recursive-descent scan of RFC 8259; depth is bounded by the file's own nesting.
+ */
+export function jsonSyntaxErrorOffset(text: string): number {
+  let pos = 0;
+  const fail = (): never => {
+    throw pos;
+  };
+  const space = () => {
+    while (pos < text.length && ' \t\n\r'.includes(text[pos]!)) pos++;
+  };
+  const literal = (word: string) => {
+    if (text.startsWith(word, pos)) pos += word.length;
+    else fail();
+  };
+  const string = () => {
+    pos++; // opening quote
+    while (pos < text.length) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        pos++;
+        return;
+      }
+      if (c < 0x20) fail();
+      if (c === 0x5c) {
+        const next = text[pos + 1];
+        if (next === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(pos + 2, pos + 6))) fail();
+          pos += 6;
+          continue;
+        }
+        if (next === undefined || !'"\\/bfnrt'.includes(next)) fail();
+        pos += 2;
+        continue;
+      }
+      pos++;
+    }
+    fail();
+  };
+  const number = () => {
+    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(pos, pos + 400));
+    if (match === null) fail();
+    pos += match![0].length;
+  };
+  const value = (): void => {
+    space();
+    const c = text[pos];
+    if (c === '{') {
+      pos++;
+      space();
+      if (text[pos] === '}') {
+        pos++;
+        return;
+      }
+      for (;;) {
+        space();
+        if (text[pos] !== '"') fail();
+        string();
+        space();
+        if (text[pos] !== ':') fail();
+        pos++;
+        value();
+        space();
+        if (text[pos] === ',') {
+          pos++;
+          continue;
+        }
+        if (text[pos] === '}') {
+          pos++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (c === '[') {
+      pos++;
+      space();
+      if (text[pos] === ']') {
+        pos++;
+        return;
+      }
+      for (;;) {
+        value();
+        space();
+        if (text[pos] === ',') {
+          pos++;
+          continue;
+        }
+        if (text[pos] === ']') {
+          pos++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (c === '"') return string();
+    if (c === 't') return literal('true');
+    if (c === 'f') return literal('false');
+    if (c === 'n') return literal('null');
+    return number();
+  };
+  try {
+    value();
+    space();
+    return pos < text.length ? pos : text.length;
+  } catch (offset) {
+    if (typeof offset === 'number') return offset;
+    throw offset;
+  }
+}

@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, inTempDir } from './helpers.js';
+
+// `--only-failed` reads a run report CSV. A file without a status column (the original CSV
+// picked instead of result.csv) is a usage error, exit 2, nothing sent, naming the file and the
+// missing column: otherwise it would re-send every row (every schedule, for schedule push).
+describe('--only-failed on a file without a status column', () => {
+  it('is a usage error', async () => {
+    await inTempDir(async (dir) => {
+      const run = await examctl(['user', 'sync', '--file', corpus('booleans.csv'), '--only-failed', '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('no status column in');
+      expect(run.stderr).toContain('booleans.csv');
+    });
+  });
+
+  it('is a usage error on JSON input too, and for a real run nothing is created', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const run = await examctl(['user', 'sync', '--file', corpus('passwords.json'), '--only-failed', '--store', store], dir);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('passwords.json is not a CSV file');
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(store)).toBe(false);
+    });
+  });
+
+  it('keeps the original header in the new CSV report when nothing is left to send', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const first = join(dir, 'r.csv');
+      const retry = join(dir, 'retry.csv');
+      const { readFile, writeFile } = await import('node:fs/promises');
+      const input = join(dir, 'u.csv');
+      await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role,Hierarchies\nn-1,Ann,Lee,n1@students.example.test,Candidate,H-NORTH\n');
+      expect((await examctl(['user', 'sync', '--file', input, '--report', first, '--store', store], dir)).code).toBe(0);
+      const run = await examctl(['user', 'sync', '--file', first, '--only-failed', '--report', retry, '--store', store], dir);
+      expect(run.code).toBe(0);
+      expect(await readFile(retry, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages\r\n');
+    });
+  });
+});

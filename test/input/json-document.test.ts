@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { InputFileError } from '../../src/errors.js';
+import { jsonSyntaxErrorOffset, parseJsonDocument } from '../../src/input/json-document.js';
+
+function failure(text: string): InputFileError {
+  try {
+    parseJsonDocument(text, 'w.json');
+  } catch (error) {
+    if (error instanceof InputFileError) return error;
+    throw error;
+  }
+  throw new Error('parsed');
+}
+
+describe('parseJsonDocument', () => {
+  it('parses a document with a byte-order mark', () => {
+    expect(parseJsonDocument('\uFEFF{"a":[1,true,null,"x"]}', 'w.json')).toEqual({ a: [1, true, null, 'x'] });
+  });
+
+  it.each([
+    ['a stray comma in an array', '{\n  "Roles": [,\n    {}\n  ]\n}', 2],
+    ['a missing comma between members', '{\n"a": 1\n"b": 2\n}', 3],
+    ['a trailing comma before }', '{\n"a": 1,\n}', 3],
+    ['a raw line break inside a string', '{\n"a": "x\ny"\n}', 2],
+    ['an unterminated document', '{\n"a": [1,\n2', 3],
+    ['text after the document', '{}\n\nx', 3],
+    ['a comment', '{\n// note\n"a": 1}', 2],
+  ])('names the line of %s', (_what, text, line) => {
+    const error = failure(text);
+    expect(error.line).toBe(line);
+    expect(error.message).toMatch(/^w\.json:\d+: not valid JSON: /);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('finds no error offset in valid JSON beyond its end', () => {
+    const text = '{"a": [1, -2.5e3, "\\u00e9\\n"], "b": {"c": false}}';
+    expect(jsonSyntaxErrorOffset(text)).toBe(text.length);
+  });
+});
