@@ -69,6 +69,12 @@ const LOCAL_CONCURRENCY = 256;
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
 
+/** One item of the reorder buffer: its entry once known, and the call's answer while it is pending. */
+interface Slot {
+  entry?: ReportEntry;
+  answer?: Promise<ReportEntry>;
+}
+
 function isNotOk(record: InputRecord): boolean {
   return reportStatusOf(record)?.trim().toLowerCase() !== 'ok';
 }
@@ -129,10 +135,12 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   let failures = 0;
   let stop: 'max-errors' | 'interrupted' | Error | undefined;
-  // Items in input order; a promise is an unanswered call (at most `window` of them).
-  const pending: (ReportEntry | Promise<ReportEntry>)[] = [];
+  // Items in input order. A slot without its entry is an unanswered call (at most `window`).
+  // Reporting waits for the oldest answer (input order); sending waits only for a free slot,
+  // so one slow request does not idle the other connections.
+  const pending: Slot[] = [];
   let inFlight = 0;
-
+  let wakeSender: (() => void) | undefined;
   const skipped = (unit: Unit<P>, errors: Problem[] = []): ReportEntry => ({
     item: { source: unit.source, id: unit.id, status: 'skipped', errors },
     rows: unit.rows,
@@ -170,24 +178,41 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
 
   /** Emits the oldest item, waiting for its answer when it is a call. */
   const emitHead = async (): Promise<void> => {
-    const head = pending.shift() as ReportEntry | Promise<ReportEntry>;
-    if (head instanceof Promise) {
-      inFlight -= 1;
-      await emit(await head);
-    } else await emit(head);
+    const head = pending.shift() as Slot;
+    await emit(head.entry ?? ((await head.answer) as ReportEntry));
+  };
+
+  /** Emits what is answered at the head; waits while the window or the reorder buffer is full. */
+  const settle = (): void | Promise<void> => {
+    while (pending.length > 0 && pending[0]!.entry !== undefined) {
+      const wait = emit((pending.shift() as Slot).entry as ReportEntry);
+      if (wait !== undefined) return wait.then(settle);
+    }
+    if (pending.length >= MAX_PENDING) return emitHead().then(settle);
+    if (inFlight >= window) return new Promise<void>((wake) => (wakeSender = wake)).then(settle);
   };
 
   /** Dispatches one unit; returns a promise only when the caller must wait (window full, back-pressure). */
   const accept = (unit: Unit<P>): void | Promise<void> => {
     const result = dispatch(unit);
-    if (pending.length === 0 && !(result instanceof Promise)) return emit(result);
-    pending.push(result);
-    if (result instanceof Promise) inFlight += 1;
-    if (inFlight >= window || pending.length >= MAX_PENDING) return drainTo(window - 1);
-  };
-
-  const drainTo = async (limit: number): Promise<void> => {
-    while (pending.length > 0 && (inFlight > limit || pending.length >= MAX_PENDING)) await emitHead();
+    if (!(result instanceof Promise)) {
+      if (pending.length === 0) return emit(result);
+      pending.push({ entry: result });
+      return settle();
+    }
+    const slot: Slot = {
+      answer: result.then((entry) => {
+        slot.entry = entry;
+        inFlight -= 1;
+        const wake = wakeSender;
+        wakeSender = undefined;
+        wake?.();
+        return entry;
+      }),
+    };
+    inFlight += 1;
+    pending.push(slot);
+    return settle();
   };
 
   try {
@@ -212,7 +237,7 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
     while (pending.length > 0) await emitHead();
   } catch (error) {
     progress.stop();
-    await Promise.allSettled(pending.filter((entry) => entry instanceof Promise));
+    await Promise.allSettled(pending.map((slot) => slot.answer));
     await api?.close();
     await report.discard();
     throw error;
