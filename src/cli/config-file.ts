@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 
@@ -14,29 +14,43 @@ import { parseJsonDocument } from '../input/json-document.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-const profileDefaultsSchema = z.looseObject({
-  concurrency: z.number().int().min(1).max(256).optional(),
-  rate: z.number().positive().optional(),
-});
+/**
+ * The config file's schemas, built from the zod namespace given. zod is imported (and these built)
+ * only when a config file exists or a profile is written: every run reads the config for target
+ * selection, and loading zod costs ~50 ms of start-up that most runs (no config file) never need.
+ */
+function buildSchemas(zod: typeof z) {
+  const profileDefaultsSchema = zod.looseObject({
+    concurrency: zod.number().int().min(1).max(256).optional(),
+    rate: zod.number().positive().optional(),
+  });
+  const profileSchema = zod.looseObject({
+    baseUrl: zod.string().min(1),
+    /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
+    tokenFile: zod.string().min(1).optional(),
+    /** The token itself, for users who accept it living in the 0600 config file. */
+    token: zod.string().min(1).optional(),
+    defaults: profileDefaultsSchema.optional(),
+  });
+  const configSchema = zod.looseObject({
+    version: zod.literal(1).default(1),
+    defaultProfile: zod.string().optional(),
+    profiles: zod.record(zod.string(), profileSchema).default({}),
+  });
+  return { profileDefaultsSchema, profileSchema, configSchema };
+}
 
-const profileSchema = z.looseObject({
-  baseUrl: z.string().min(1),
-  /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
-  tokenFile: z.string().min(1).optional(),
-  /** The token itself, for users who accept it living in the 0600 config file. */
-  token: z.string().min(1).optional(),
-  defaults: profileDefaultsSchema.optional(),
-});
+type ConfigSchemas = ReturnType<typeof buildSchemas>;
+let schemas: Promise<ConfigSchemas> | undefined;
 
-const configSchema = z.looseObject({
-  version: z.literal(1).default(1),
-  defaultProfile: z.string().optional(),
-  profiles: z.record(z.string(), profileSchema).default({}),
-});
+function configSchemas(): Promise<ConfigSchemas> {
+  schemas ??= import('zod').then(({ z: zod }) => buildSchemas(zod));
+  return schemas;
+}
 
-export type ProfileDefaults = z.infer<typeof profileDefaultsSchema>;
-export type Profile = z.infer<typeof profileSchema>;
-export type ExamctlConfig = z.infer<typeof configSchema>;
+export type ProfileDefaults = z.infer<ConfigSchemas['profileDefaultsSchema']>;
+export type Profile = z.infer<ConfigSchemas['profileSchema']>;
+export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
 
 /** What a listing shows of a profile: never the token value. */
 export interface ProfileSummary {
@@ -76,6 +90,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
   const parsed = parseJsonDocument(text, file);
+  const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -164,6 +179,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
     delete profile.tokenFile;
   }
   if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+  const { profileSchema } = await configSchemas();
   const checked = profileSchema.safeParse(profile);
   if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
   config.profiles[name] = checked.data;

@@ -127,7 +127,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     }
     return target.remote.connect();
   }
-  const { openLocalTarget, clockFromEnv } = await import('../engine/index.js');
+  const { openLocalTarget, clockFromEnv } = await import('../engine/local-target.js');
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
@@ -144,7 +144,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
  */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;
-  const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/index.js');
+  const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/local-target.js');
   const engine = await openLocalTarget(target.store, { dryRun: true });
   if (engine !== null) return engine;
   const { worldDirectory } = await import('../engine/engine.js');

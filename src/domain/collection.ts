@@ -2,7 +2,6 @@
  * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
  * (integration-api.md "Collection", codes 802-1004; interpretations.md "Collections").
  */
-import { z } from 'zod';
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import type { CollectionRequest } from './types.js';
@@ -25,13 +24,14 @@ export const COLLECTION_TITLE_LIMIT = 100;
 const titleRule: FieldRule = {
   name: 'Title',
   required: true,
-  wire: z
-    .string()
-    .min(1)
-    .max(COLLECTION_TITLE_LIMIT - 1)
-    .describe(
-      `Required${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}.`,
-    ),
+  wire: (zod) =>
+    zod
+      .string()
+      .min(1)
+      .max(COLLECTION_TITLE_LIMIT - 1)
+      .describe(
+        `Required${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}.`,
+      ),
   check(value, path, problems) {
     if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
       problems.push({ field: path, code: ErrorCode.CollectionTitleEmpty, message: 'Title is required and must not be empty' });
@@ -69,12 +69,13 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
   return {
     name,
     // ExternalId is optional in the entry table but this list requires it (902 / 1004).
-    wire: z
-      .array(tableWire(ID_TITLE_ENTRY_TABLE, ['ExternalId']))
-      .describe(
-        `Null or absent: all available. Entries must not be null or {}${codeNote(emptyEntryCode)}; ` +
-          `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,
-      ),
+    wire: (zod) =>
+      zod
+        .array(tableWire(zod, ID_TITLE_ENTRY_TABLE, ['ExternalId']))
+        .describe(
+          `Null or absent: all available. Entries must not be null or {}${codeNote(emptyEntryCode)}; ` +
+            `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,
+        ),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (!Array.isArray(value)) {

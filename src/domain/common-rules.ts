@@ -2,7 +2,6 @@
  * Rules that more than one request shares (users and candidates, schedule dates). Each lives
  * here once; the entity tables only choose the code a failure carries on their endpoint.
  */
-import { z } from 'zod';
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
 import { codeNote, type FieldRule, type StringFormat } from './field-rules.js';
@@ -31,15 +30,16 @@ export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
 /** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
 export const reasonableAdjustmentRule: FieldRule = {
   name: 'ReasonableAdjustmentPercentage',
-  wire: z
-    .number()
-    .int()
-    .min(ADJUSTMENT_MIN)
-    .max(ADJUSTMENT_MAX)
-    .describe(
-      `A whole number ${ADJUSTMENT_MIN}..${ADJUSTMENT_MAX}${codeNote(ErrorCode.AdjustmentPercentageInvalid)}; ` +
-        `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
-    ),
+  wire: (zod) =>
+    zod
+      .number()
+      .int()
+      .min(ADJUSTMENT_MIN)
+      .max(ADJUSTMENT_MAX)
+      .describe(
+        `A whole number ${ADJUSTMENT_MIN}..${ADJUSTMENT_MAX}${codeNote(ErrorCode.AdjustmentPercentageInvalid)}; ` +
+          `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
+      ),
   check(value, path, problems) {
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < ADJUSTMENT_MIN || value > ADJUSTMENT_MAX) {

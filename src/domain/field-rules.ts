@@ -3,12 +3,15 @@
  * is checked by one loop (validateFields). Tables are built once at module load, so checking a
  * record allocates only its output object and any problems found.
  *
- * Each rule also carries `wire`, a zod schema of the field's value as sent, built by the same
- * constructor from the same parameters as its check (so `max: 500` is one number feeding both).
- * The check stays the validator (fast, exact codes and messages); `wire` is what schemas.ts
- * composes into the request schemas and what the OpenAPI document is generated from.
+ * Each rule also carries `wire`, a function building the zod schema of the field's value as sent,
+ * defined by the same constructor from the same parameters as its check (so `max: 500` is one
+ * number feeding both). The check stays the validator (fast, exact codes and messages); `wire` is
+ * what schemas.ts composes into the request schemas and what the OpenAPI document is generated from.
+ * It is a function of the zod namespace, not a schema, so that validating and sending records never
+ * loads zod (~50 ms) nor builds every schema (~25 ms) at start-up: only schemas.ts imports zod and
+ * passes it in (wireOf), on demand.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
 import { exceedsLength } from './text-rules.js';
@@ -17,6 +20,12 @@ import { exceedsLength } from './text-rules.js';
  * Checks one field's value (undefined when the field is absent) and returns the wire value,
  * or undefined to leave the field out. Problems are pushed with `path` as their field.
  */
+/** The zod namespace, passed to the wire builders by the one module that imports zod at run time. */
+export type Zod = typeof z;
+
+/** Builds a field's wire schema from the zod namespace it is given. */
+export type WireBuilder = (zod: Zod) => z.ZodType;
+
 export type FieldCheck = (value: unknown, path: string, problems: Problem[]) => unknown;
 
 export interface FieldRule {
@@ -25,11 +34,12 @@ export interface FieldRule {
   /** True when the rule must also run for an absent field (it reports the field as missing). */
   readonly required?: boolean;
   /**
-   * The field's wire value as a zod schema (type, lengths, pattern, enum, range, item shape),
-   * described with the rule and its codes. Not `.optional()`: tables add that from `required`.
-   * Every value the check returns satisfies it (test/domain/schemas.test.ts).
+   * Builds the field's wire value as a zod schema (type, lengths, pattern, enum, range, item
+   * shape), described with the rule and its codes. Not `.optional()`: tables add that from
+   * `required`. Every value the check returns satisfies it (test/domain/schemas.test.ts).
+   * Call it through wireOf, which builds each rule's schema once.
    */
-  readonly wire: z.ZodType;
+  readonly wire: WireBuilder;
 }
 
 export interface RuleTable {
@@ -74,16 +84,29 @@ export function notAnObjectProblem(table: RuleTable, prefix: string): Problem {
   return { field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` };
 }
 
+const wireCache = new WeakMap<FieldRule, z.ZodType>();
+
+/** The rule's wire schema, built on first use and kept (zod schemas are immutable). */
+export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
+  let schema = wireCache.get(rule);
+  if (schema === undefined) {
+    schema = rule.wire(zod);
+    wireCache.set(rule, schema);
+  }
+  return schema;
+}
+
 /**
  * The wire shape of one record of `table`: every rule's `wire`, optional unless the rule is
  * required (or named in `required`, for a table whose container makes a field mandatory).
  */
-export function tableWire(table: RuleTable, required: readonly string[] = []): z.ZodObject {
+export function tableWire(zod: Zod, table: RuleTable, required: readonly string[] = []): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const rule of table.rules) {
-    shape[rule.name] = rule.required === true || required.includes(rule.name) ? rule.wire : rule.wire.optional();
+    const wire = wireOf(zod, rule);
+    shape[rule.name] = rule.required === true || required.includes(rule.name) ? wire : wire.optional();
   }
-  return z.strictObject(shape);
+  return zod.strictObject(shape);
 }
 
 /** " (code 219)" for a numbered problem, '' for code null: descriptions name the API's codes. */
@@ -168,23 +191,25 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
   const isRequired = required !== undefined;
   const requiredCode: ProblemCode = required ?? null;
-  // zod 4 measures string lengths in code points, as the check does (exceedsLength).
-  let base = z.string();
-  if (isRequired) base = base.min(1);
-  base = base.max(max);
-  if (pattern !== undefined) base = base.regex(pattern);
-  const wire = format?.wire !== undefined ? format.wire(base) : base;
-  const doc = [
-    spec.doc,
-    isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
-    `At most ${max} characters${codeNote(tooLongCode)}.`,
-    pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
-    format !== undefined ? `Must be ${format.doc}${codeNote(format.code)}.` : undefined,
-  ];
   return {
     name,
     required: isRequired,
-    wire: wire.describe(doc.filter((d) => d !== undefined).join(' ')),
+    wire(zod) {
+      // zod 4 measures string lengths in code points, as the check does (exceedsLength).
+      let base = zod.string();
+      if (isRequired) base = base.min(1);
+      base = base.max(max);
+      if (pattern !== undefined) base = base.regex(pattern);
+      const wire = format?.wire !== undefined ? format.wire(base) : base;
+      const doc = [
+        spec.doc,
+        isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
+        `At most ${max} characters${codeNote(tooLongCode)}.`,
+        pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
+        format !== undefined ? `Must be ${format.doc}${codeNote(format.code)}.` : undefined,
+      ];
+      return wire.describe(doc.filter((d) => d !== undefined).join(' '));
+    },
     check(value, path, problems) {
       if (isUnset(value)) {
         if (isRequired) problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be empty` });
@@ -222,7 +247,7 @@ export const BOOLEAN_SPELLINGS = 'true/false, yes/no or 1/0';
 export function booleanRule(name: string, doc?: string): FieldRule {
   return {
     name,
-    wire: z.boolean().describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
+    wire: (zod) => zod.boolean().describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (typeof value !== 'boolean') {
@@ -240,7 +265,7 @@ export function enumRule(name: string, values: readonly [string, ...string[]], c
   const list = values.join(' or ');
   return {
     name,
-    wire: z.enum(values).describe(`${list} in any case, sent in upper case${codeNote(code)}. Null or empty leaves it unset.`),
+    wire: (zod) => zod.enum(values).describe(`${list} in any case, sent in upper case${codeNote(code)}. Null or empty leaves it unset.`),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       const wire = typeof value === 'string' ? byUpper.get(value.trim().toUpperCase()) : undefined;
@@ -257,7 +282,7 @@ export function enumRule(name: string, values: readonly [string, ...string[]], c
 export function passThroughRule(name: string): FieldRule {
   return {
     name,
-    wire: z.string().describe('Any string, sent as given; null or empty leaves it unset.'),
+    wire: (zod) => zod.string().describe('Any string, sent as given; null or empty leaves it unset.'),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       if (typeof value !== 'string') {

@@ -76,14 +76,5 @@ export {
   isHttpUrl,
   type DateTimeParse,
 } from './text-rules.js';
-export {
-  userRequestSchema,
-  scheduleRequestSchema,
-  scheduleSchema,
-  candidateSchema,
-  collectionRequestSchema,
-  invigilatorIdsSchema,
-  fieldSchema,
-  problemsFromZodIssues,
-  fieldPathSegments,
-} from './schemas.js';
+// The zod schemas (src/domain/schemas.ts) are deliberately not re-exported: importing this index
+// must not load zod (start-up cost of every CLI run). Import them from schemas.js directly.

@@ -2,10 +2,9 @@
  * DELETE /schedule/{externalId}/invigilators: the path id and the body (a JSON array of user
  * external ids). Codes 100, 200 and 300 are decided here; 301-319 need the platform's state.
  */
-import { z } from 'zod';
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
-import { codeNote } from './field-rules.js';
+import { codeNote, type Zod } from './field-rules.js';
 
 export const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
 export const INVIGILATOR_IDS_FIELD = 'UserExtIds';
@@ -19,14 +18,15 @@ function isUsableId(v: unknown): v is string {
   return typeof v === 'string' && v.trim() !== '';
 }
 
-/** The request body's wire shape: the user external ids to remove. */
-export const INVIGILATOR_IDS_WIRE = z
-  .array(z.string().min(1))
-  .min(1)
-  .describe(
-    `User external ids of the invigilators to remove, in order, duplicates kept. Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; ` +
-      `no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
-  );
+/** The request body's wire shape: the user external ids to remove (built by schemas.ts, which loads zod). */
+export const invigilatorIdsWire = (zod: Zod) =>
+  zod
+    .array(zod.string().min(1))
+    .min(1)
+    .describe(
+      `User external ids of the invigilators to remove, in order, duplicates kept. Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; ` +
+        `no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
+    );
 
 /**
  * The body's ids: the usable ones, in order. Problems carry `UserExtIds` / `UserExtIds[i]` fields.

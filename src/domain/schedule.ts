@@ -3,7 +3,6 @@
  * each Candidate (integration-api.md "Schedule", "Candidate"; interpretations.md "Schedules").
  * The schedule endpoint numbers only 249 and 250; every other problem here carries code null.
  */
-import { z } from 'zod';
 import type { Problem, Validation } from './problem.js';
 import type { Candidate, Schedule, ScheduleRequest, Workflow } from './types.js';
 import {
@@ -63,7 +62,7 @@ export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
 
 const specialNeedsRule: FieldRule = {
   name: 'SpecialNeeds',
-  wire: z.enum(['true', 'false']).describe('The string "true" or "false" (JSON booleans and any case accepted, sent as a string).'),
+  wire: (zod) => zod.enum(['true', 'false']).describe('The string "true" or "false" (JSON booleans and any case accepted, sent as a string).'),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
@@ -76,7 +75,7 @@ const specialNeedsRule: FieldRule = {
 
 const proctorUIdsRule: FieldRule = {
   name: 'ProctorUIds',
-  wire: z.array(z.string().min(1)).describe('Proctor user ids, each a non-empty string.'),
+  wire: (zod) => zod.array(zod.string().min(1)).describe('Proctor user ids, each a non-empty string.'),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -229,14 +228,15 @@ const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
 export const SCHEDULE_REQUEST_TABLE: RuleTable = ruleTable('schedule request', [
   WORKFLOW_RULE,
   UPSERT_RULE,
-  { name: 'Schedule', required: true, check: () => undefined, wire: tableWire(SCHEDULE_TABLE).describe('The schedule (required).') },
+  { name: 'Schedule', required: true, check: () => undefined, wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).') },
   {
     name: 'Candidates',
     required: true,
     check: () => undefined,
-    wire: z
-      .array(tableWire(CANDIDATE_TABLE))
-      .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
+    wire: (zod) =>
+      zod
+        .array(tableWire(zod, CANDIDATE_TABLE))
+        .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
   },
 ]);
 

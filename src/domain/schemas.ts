@@ -1,6 +1,7 @@
 /**
  * zod schemas of the request bodies, composed from the rule tables: each field is its rule's
- * `wire` schema (type, lengths, pattern, enum, range, item shape, described with the codes)
+ * `wire` schema (built here on demand: this module and world.ts are the only domain modules that
+ * load zod, and index.ts re-exports neither, so a CLI run that only validates never loads it) (type, lengths, pattern, enum, range, item shape, described with the codes)
  * with the rule's own check run in front of it. Nothing here restates a rule:
  *
  * - a field's check runs as a `z.preprocess` step, so parsing reports exactly the problems the
@@ -22,6 +23,7 @@ import type { Problem } from './problem.js';
 import {
   isPlainObject,
   notAnObjectProblem,
+  wireOf,
   unknownFieldProblem,
   type FieldRule,
   type RuleTable,
@@ -42,7 +44,12 @@ import {
   WORKFLOW_RULE,
 } from './schedule.js';
 import { COLLECTION_TABLE } from './collection.js';
-import { checkInvigilatorIds, INVIGILATOR_IDS_WIRE } from './invigilators.js';
+import { checkInvigilatorIds, invigilatorIdsWire } from './invigilators.js';
+
+/** The rule's wire schema (built once per rule). */
+export function wireSchema(rule: FieldRule): z.ZodType {
+  return wireOf(z, rule);
+}
 
 /** `Candidates[3].Email` -> ['Candidates', 3, 'Email']. */
 export function fieldPathSegments(field: string): (string | number)[] {
@@ -87,7 +94,7 @@ export function fieldSchema(rule: FieldRule, required = rule.required === true):
       pushProblems(ctx, problems, value, 1);
       return FAILED;
     },
-    required ? rule.wire : rule.wire.optional(),
+    required ? wireSchema(rule) : wireSchema(rule).optional(),
   );
 }
 
@@ -137,7 +144,8 @@ export const candidateSchema = tableSchema(CANDIDATE_TABLE);
 
 /** The description of a schedule request field, from its rule in the request table. */
 function requestFieldDoc(name: string): string {
-  return SCHEDULE_REQUEST_TABLE.byName.get(name)?.wire.description ?? name;
+  const rule = SCHEDULE_REQUEST_TABLE.byName.get(name);
+  return (rule === undefined ? undefined : wireSchema(rule).description) ?? name;
 }
 
 const candidatesFieldSchema = z
@@ -198,7 +206,7 @@ export const invigilatorIdsSchema = z.preprocess((value, ctx) => {
   if (problems.length === 0) return ids;
   pushProblems(ctx, problems, value, 1);
   return FAILED;
-}, INVIGILATOR_IDS_WIRE);
+}, invigilatorIdsWire(z));
 
 /** Problems back from a ZodError produced by these schemas (or any zod schema: code null). */
 export function problemsFromZodIssues(issues: readonly z.core.$ZodIssue[]): Problem[] {

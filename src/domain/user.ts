@@ -2,7 +2,6 @@
  * POST /user: every field rule of the user request and its Hierarchies elements
  * (integration-api.md "User", codes 206-250; interpretations.md "Users").
  */
-import { z } from 'zod';
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import type { HierarchyAction, UserRequest } from './types.js';
@@ -53,14 +52,15 @@ export const HIERARCHY_TABLE: RuleTable = ruleTable('hierarchy membership', [
 
 const labelsRule: FieldRule = {
   name: 'Labels',
-  wire: z
-    .array(z.string().min(1).max(MAX_LABEL_LENGTH))
-    .max(MAX_LABELS)
-    .meta({ uniqueItems: true })
-    .describe(
-      `At most ${MAX_LABELS} labels${codeNote(ErrorCode.TooManyLabels)}, each 1 to ${MAX_LABEL_LENGTH} characters after trimming` +
-        `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed.`,
-    ),
+  wire: (zod) =>
+    zod
+      .array(zod.string().min(1).max(MAX_LABEL_LENGTH))
+      .max(MAX_LABELS)
+      .meta({ uniqueItems: true })
+      .describe(
+        `At most ${MAX_LABELS} labels${codeNote(ErrorCode.TooManyLabels)}, each 1 to ${MAX_LABEL_LENGTH} characters after trimming` +
+          `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed.`,
+      ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -94,14 +94,15 @@ const labelsRule: FieldRule = {
 
 const allowedIpAddressesRule: FieldRule = {
   name: 'AllowedIpAddresses',
-  wire: z
-    .array(z.string().min(1))
-    .max(MAX_IP_ADDRESSES)
-    .describe(
-      `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each an IPv4/IPv6 address, a CIDR block ` +
-        `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
-        `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed.`,
-    ),
+  wire: (zod) =>
+    zod
+      .array(zod.string().min(1))
+      .max(MAX_IP_ADDRESSES)
+      .describe(
+        `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each an IPv4/IPv6 address, a CIDR block ` +
+          `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
+          `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed.`,
+      ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -140,11 +141,12 @@ const allowedIpAddressesRule: FieldRule = {
 
 const passwordRule: FieldRule = {
   name: 'Password',
-  wire: z
-    .string()
-    .min(PASSWORD_MIN)
-    .max(PASSWORD_MAX)
-    .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters${codeNote(ErrorCode.PasswordLength)}. Never echoed in messages.`),
+  wire: (zod) =>
+    zod
+      .string()
+      .min(PASSWORD_MIN)
+      .max(PASSWORD_MAX)
+      .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters${codeNote(ErrorCode.PasswordLength)}. Never echoed in messages.`),
   check(value, path, problems) {
     if (isUnset(value)) return undefined;
     // The value never enters a message: passwords stay out of reports and logs.
@@ -163,12 +165,13 @@ const passwordRule: FieldRule = {
 
 const hierarchiesRule: FieldRule = {
   name: 'Hierarchies',
-  wire: z
-    .array(tableWire(HIERARCHY_TABLE))
-    .describe(
-      `Hierarchy memberships: no null entries${codeNote(ErrorCode.HierarchiesContainNull)}, each ExternalId once` +
-        `${codeNote(ErrorCode.HierarchiesDuplicate)}. Action DELETE removes the membership.`,
-    ),
+  wire: (zod) =>
+    zod
+      .array(tableWire(zod, HIERARCHY_TABLE))
+      .describe(
+        `Hierarchy memberships: no null entries${codeNote(ErrorCode.HierarchiesContainNull)}, each ExternalId once` +
+          `${codeNote(ErrorCode.HierarchiesDuplicate)}. Action DELETE removes the membership.`,
+      ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {

@@ -13,8 +13,7 @@ import type { Problem } from '../domain/problem.js';
 import type { CollectionRequest, CollectionResponseContent, IdTitle } from '../domain/types.js';
 import type { WorldCollection, WorldLoRepository, WorldSettings, WorldTaxonomy, WorldUser } from '../domain/world.js';
 import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
-import type { EngineView } from './view.js';
-import { SETTINGS_KEY } from './world-io.js';
+import { SETTINGS_KEY, type EngineView } from './view.js';
 
 /** POST /collections over a validated request (interpretations.md, "Collections"). */
 export function decideCollection(

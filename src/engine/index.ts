@@ -1,79 +1,14 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseJsonDocument } from '../input/json-document.js';
-import { parseWorld, type World } from '../domain/world.js';
-import { InputFileError, UsageError } from '../errors.js';
-import type { Clock } from './clock.js';
-import { createLocalEngine, type LocalEngine } from './engine.js';
-import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
-import { worldToChanges } from './world-io.js';
-import { ENGINE_INDEXER } from './view.js';
-
 export { clockFromEnv, type Clock } from './clock.js';
 export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
 export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';
 export { ENGINE_INDEXER } from './view.js';
-
-/**
- * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
- * package root is two levels up.
- */
-export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.json', import.meta.url));
-
-/** Reads and validates a world file; every problem names its path in the world. */
-export async function loadWorldFile(file: string): Promise<World> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read world file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
-  }
-  const json = parseJsonDocument(text, file);
-  const parsed = parseWorld(json);
-  if (!parsed.ok) {
-    const shown = parsed.errors.slice(0, 20);
-    const more = parsed.errors.length > shown.length ? `\n  ... and ${parsed.errors.length - shown.length} more` : '';
-    throw new InputFileError(file, undefined, `not a valid world file:\n  ${shown.join('\n  ')}${more}`);
-  }
-  return parsed.world;
-}
-
-export interface OpenLocalTargetOptions {
-  /** Plan only: open the store read-only; with no store, create nothing and return null. */
-  dryRun?: boolean;
-  now?: Clock;
-  /** Called with the store path when a missing store was created from the bundled world. */
-  onCreated?: (location: string) => void;
-}
-
-/**
- * Creates the store at `storeDir` from the bundled demo world when none exists yet
- * (cli-contract.md, "Targets"), reporting creation through `onCreated`; returns its absolute path.
- * Two processes may race to create it: the loser uses the winner's store.
- */
-export async function ensureLocalStore(storeDir: string, onCreated?: (location: string) => void): Promise<string> {
-  const location = resolve(storeDir);
-  if (await storeExists(location)) return location;
-  const world = await loadWorldFile(BUNDLED_WORLD_PATH);
-  try {
-    await createStore(location, worldToChanges(world), { indexer: ENGINE_INDEXER });
-    onCreated?.(location);
-  } catch (error) {
-    if (!(error instanceof StoreExistsError)) throw error;
-  }
-  return location;
-}
-
-/**
- * Opens the local target. A store that does not exist yet is created from the bundled demo
- * world (cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
- * validates only, and nothing is created.
- */
-export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
-  if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
-  const location = await ensureLocalStore(storeDir, options.onCreated);
-  const store = await openStore(location, { readOnly: options.dryRun === true });
-  return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
-}
+// The CLI's local runs import local-target.js directly: this index re-exports world-io.ts, which
+// loads the world schemas (zod), so importing it costs start-up that a run does not need.
+export {
+  BUNDLED_WORLD_PATH,
+  loadWorldFile,
+  ensureLocalStore,
+  openLocalTarget,
+  type OpenLocalTargetOptions,
+} from './local-target.js';

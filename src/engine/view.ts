@@ -2,6 +2,12 @@ import type { Change, CollectionName, StoreIndexer, StoreState } from './store.j
 import type { WorldHierarchy, WorldUser } from '../domain/world.js';
 
 /**
+ * The key of the single settings entity. Here rather than in world-io.ts so that the rules can
+ * name it without loading world-io (and, through it, zod and the world schemas) on every run.
+ */
+export const SETTINGS_KEY = 'settings';
+
+/**
  * What the rules read: entities by key plus the secondary lookups the API's uniqueness rules
  * need. Two implementations: the store's live state with observer-maintained indexes, and a
  * dry-run overlay that layers planned changes over it without writing anything.

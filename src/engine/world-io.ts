@@ -19,7 +19,7 @@ import {
   type WorldSettings,
 } from '../domain/world.js';
 import type { Change, CollectionName, StoreState } from './store.js';
-import { keyOf } from './view.js';
+import { keyOf, SETTINGS_KEY } from './view.js';
 
 /** World file list name <-> store collection. Settings is a single entity under key "settings". */
 const LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
@@ -35,7 +35,7 @@ const LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
   ['Collections', 'collections'],
 ];
 
-export const SETTINGS_KEY = 'settings';
+export { SETTINGS_KEY };
 
 /** The order an export writes an object's fields in: its schema's, then unknown fields (review sessions) as stored. */
 interface FieldOrder {

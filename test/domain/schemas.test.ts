@@ -20,6 +20,7 @@ import {
   problemsFromZodIssues,
   scheduleRequestSchema,
   userRequestSchema,
+  wireSchema,
 } from '../../src/domain/schemas.js';
 
 const key = (p: Problem) => `${p.field}|${String(p.code)}|${p.message}`;
@@ -339,7 +340,7 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
   const stringRules = tables.flatMap(([entity, table]) =>
     table.rules
       .map((rule): [string, FieldRule, number] => {
-        const json = z.toJSONSchema(rule.wire, { io: 'input', unrepresentable: 'any' }) as { type?: string; maxLength?: number };
+        const json = z.toJSONSchema(wireSchema(rule), { io: 'input', unrepresentable: 'any' }) as { type?: string; maxLength?: number };
         return [`${entity}.${rule.name}`, rule, json.type === 'string' ? (json.maxLength ?? -1) : -1];
       })
       .filter(([, , max]) => max >= 0),
@@ -362,7 +363,7 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
   });
 
   it('describes each rule with its codes', () => {
-    const described = (rule: FieldRule | undefined) => rule?.wire.description ?? '';
+    const described = (rule: FieldRule | undefined) => (rule === undefined ? undefined : wireSchema(rule).description) ?? '';
     expect(described(USER_TABLE.byName.get('ExternalId'))).toMatch(/code 206.*code 218.*code 219/);
     expect(described(USER_TABLE.byName.get('FirstName'))).toMatch(/At most 500 characters \(code \d+\)/);
     expect(described(USER_TABLE.byName.get('Labels'))).toMatch(/code 234.*code 235.*code 236/);
@@ -371,5 +372,10 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
     expect(described(CANDIDATE_TABLE.byName.get('ReasonableAdjustmentPercentage'))).toMatch(/code 249.*code 250/);
     // The schedule endpoint numbers none of these: no code is claimed.
     expect(described(SCHEDULE_TABLE.byName.get('AssessmentExtId'))).not.toContain('code');
+  });
+
+  it('builds each rule\'s schema once and hands the same one back', () => {
+    const rule = USER_TABLE.byName.get('Labels') as FieldRule;
+    expect(wireSchema(rule)).toBe(wireSchema(rule));
   });
 });

@@ -1,0 +1,119 @@
+/**
+ * Start-up cost (issue 4): a run that validates and sends records must not load zod (~50 ms of
+ * import plus the schemas). The built CLI is run with a module hook (module.register) that records
+ * every URL it resolves; the list then says which modules the run loaded.
+ */
+import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = resolve(__dirname, '../..');
+const MAIN = join(ROOT, 'dist/cli/main.js');
+const USERS = join(ROOT, 'fixtures/users.csv');
+
+// The hook runs on the loader thread; it appends each resolved URL to the file named by the env.
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.STARTUP_MODULES_LOG, result.url + '\\n');
+  return result;
+}
+`;
+
+interface Loaded {
+  code: number;
+  stderr: string;
+  urls: string[];
+}
+
+/** Runs `examctl args` from the built dist/ in `dir` and returns the module URLs it resolved. */
+async function loadedBy(dir: string, args: string[], env: Record<string, string> = {}): Promise<Loaded> {
+  const hooks = join(dir, 'hooks.mjs');
+  const register = join(dir, 'register.mjs');
+  const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.log`);
+  await writeFile(hooks, HOOKS);
+  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  await writeFile(log, '');
+  const { code, stderr } = await new Promise<{ code: number; stderr: string }>((done) => {
+    execFile(
+      process.execPath,
+      ['--import', pathToFileURL(register).href, MAIN, ...args],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), STARTUP_MODULES_LOG: log, ...env },
+      },
+      (error, _stdout, err) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: err }),
+    );
+  });
+  const urls = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
+  return { code, stderr, urls };
+}
+
+const isZod = (url: string) => url.includes('/node_modules/zod/');
+
+async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-startup-'));
+  try {
+    await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('a run that validates and sends records does not load zod', () => {
+  it('user sync --dry-run on the local target (no store yet)', async () => {
+    await inTempDir(async (dir) => {
+      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'local', '--store', join(dir, 'store'), '--file', USERS, '--no-input']);
+      expect(run.code, run.stderr).toBe(0);
+      // The hook saw the run's own modules, so an empty zod list means something.
+      expect(run.urls.some((u) => u.endsWith('/dist/domain/user.js'))).toBe(true);
+      expect(run.urls.filter(isZod)).toEqual([]);
+    });
+  });
+
+  it('user sync --dry-run on a remote target', async () => {
+    await inTempDir(async (dir) => {
+      const run = await loadedBy(
+        dir,
+        ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input'],
+        { EXAMCTL_TOKEN: 'startup-test-token' },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.urls.some((u) => u.endsWith('/dist/domain/user.js'))).toBe(true);
+      expect(run.urls.filter(isZod)).toEqual([]);
+    });
+  });
+
+  it('user sync on an existing local store, dry run and real run (creating the store may load it)', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      const base = ['user', 'sync', '--target', 'local', '--store', store, '--file', USERS, '--no-input'];
+      const create = await loadedBy(dir, [...base, '--yes']);
+      expect(create.code, create.stderr).toBe(0);
+      for (const args of [[...base, '--dry-run'], [...base, '--yes']]) {
+        const run = await loadedBy(dir, args);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.urls.some((u) => u.endsWith('/dist/engine/engine.js'))).toBe(true);
+        expect(run.urls.filter(isZod)).toEqual([]);
+      }
+    });
+  });
+
+  it('loads zod once a config file exists (it is validated), so the hook does see zod', async () => {
+    await inTempDir(async (dir) => {
+      await mkdir(join(dir, '.config'), { recursive: true });
+      await writeFile(
+        join(dir, '.config', 'config.json'),
+        JSON.stringify({ version: 1, defaultProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:9' } } }),
+      );
+      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--file', USERS, '--no-input'], {
+        EXAMCTL_TOKEN: 'startup-test-token',
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.urls.some(isZod)).toBe(true);
+    });
+  });
+});
