@@ -29,6 +29,7 @@ export {
   WORKFLOWS,
   SCHEDULE_FIELDS,
   CANDIDATE_FIELDS,
+  CANDIDATE_USER_PROFILE_FIELDS,
   SCHEDULE_REQUEST_FIELDS,
 } from './schedule.js';
 export { validateCollection, collectionRepositories, COLLECTION_FIELDS, COLLECTION_TITLE_LIMIT } from './collection.js';

@@ -100,9 +100,6 @@ export function hierarchyInactiveProblem(index: number, hierarchyExtId: string):
 export function rootHierarchyNotFoundProblem(): Problem {
   return p('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found');
 }
-export function userNotFoundProblem(externalId: string): Problem {
-  return p('ExternalId', ErrorCode.UserNotFound, `User not found: ${externalId}`);
-}
 export function userNameTakenProblem(userName: string): Problem {
   return p('UserName', ErrorCode.UserNameTaken, `A user with the UserName ${userName} already exists`);
 }
@@ -114,9 +111,6 @@ export function externalIdTakenProblem(externalId: string, existing: string): Pr
 }
 export function roleNotFoundProblem(role: string): Problem {
   return p('Role', ErrorCode.RoleNotFound, `Role not found: ${role}`);
-}
-export function unknownErrorProblem(detail?: string): Problem {
-  return p('', ErrorCode.UnknownError, detail === undefined ? 'Unknown error' : `Unknown error: ${detail}`);
 }
 
 // ---- collections --------------------------------------------------------------------------

@@ -96,6 +96,22 @@ const proctorUIdsRule: FieldRule = {
 
 const candidateString = (name: string): FieldRule => stringRule(name, { max: 500 });
 
+/**
+ * Free-text candidate fields that a platform user has too: the engine copies them onto the user
+ * behind a candidate (RegistrationNumber, VoucherId and CompId belong to the sitting only).
+ */
+export const CANDIDATE_USER_PROFILE_FIELDS = [
+  'Photo',
+  'Company',
+  'City',
+  'State',
+  'CountryCode',
+  'PostalCode',
+  'AddressLine1',
+  'AddressLine2',
+  'PhoneNumber',
+] as const;
+
 export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
   stringRule('CandidateExtId', { max: 500, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('FirstName', { max: 500, required: null }),
@@ -106,20 +122,8 @@ export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
   specialNeedsRule,
   reasonableAdjustmentRule,
   stringRule('AttemptExtId', { max: 500, doc: 'Required on every candidate when Workflow is EXTERNAL_ATTEMPTS; must not be set otherwise.' }),
-  ...[
-    'Photo',
-    'Company',
-    'City',
-    'State',
-    'CountryCode',
-    'PostalCode',
-    'AddressLine1',
-    'AddressLine2',
-    'PhoneNumber',
-    'RegistrationNumber',
-    'VoucherId',
-    'CompId',
-  ].map(candidateString),
+  ...CANDIDATE_USER_PROFILE_FIELDS.map(candidateString),
+  ...['RegistrationNumber', 'VoucherId', 'CompId'].map(candidateString),
   proctorUIdsRule,
 ]);
 

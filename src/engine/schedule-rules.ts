@@ -1,5 +1,6 @@
 import {
   activatedScheduleProblem,
+  CANDIDATE_USER_PROFILE_FIELDS,
   assessmentNotFoundProblem,
   checkScheduleSpan,
   defaultEndDateTime,
@@ -262,18 +263,6 @@ export function generatedTitle(assessmentTitle: string, startMs: number): string
   return `${head}${when}`;
 }
 
-const CANDIDATE_USER_FIELDS = [
-  'Photo',
-  'Company',
-  'City',
-  'State',
-  'CountryCode',
-  'PostalCode',
-  'AddressLine1',
-  'AddressLine2',
-  'PhoneNumber',
-] as const;
-
 /** The platform user behind a candidate (same identity as user sync's ExternalId). */
 function candidateUser(
   existing: WorldUser | undefined,
@@ -285,7 +274,7 @@ function candidateUser(
 ): WorldUser {
   const base: WorldUser = existing ?? { ExternalId: candidate.CandidateExtId, UserName: userName, FirstName: '', LastName: '', Role: roleTitle };
   const copied: Partial<WorldUser> = {};
-  for (const field of CANDIDATE_USER_FIELDS) if (candidate[field] !== undefined) copied[field] = candidate[field];
+  for (const field of CANDIDATE_USER_PROFILE_FIELDS) if (candidate[field] !== undefined) copied[field] = candidate[field];
   const memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
   if (!memberships.some((m) => m.ExternalId === groupExtId)) memberships.push({ ExternalId: groupExtId });
   return withoutUndefined({

@@ -36,6 +36,17 @@ describe('createSchedule: success', () => {
     expect(store.state.get('schedules')!.has(id)).toBe(true);
   });
 
+  it('copies the profile fields a user shares onto the candidate user, and keeps the sitting-only ones off it', async () => {
+    const { engine, store } = demoEngine();
+    const profile = { Company: 'Acme', City: 'Leiden', PhoneNumber: '+31 71 000', RegistrationNumber: 'R-1', VoucherId: 'V-1' };
+    const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-profile', profile)] }));
+    expect(result.envelope.Success).toBe(true);
+    const user = store.state.get('users')!.get('c-profile') as WorldUser & Record<string, unknown>;
+    expect(user).toMatchObject({ Company: 'Acme', City: 'Leiden', PhoneNumber: '+31 71 000' });
+    expect(user['RegistrationNumber']).toBeUndefined();
+    expect(user['VoucherId']).toBeUndefined();
+  });
+
   it('registers candidates as users keyed by CandidateExtId, with the participate role, in the group', async () => {
     const { engine, store } = demoEngine();
     await push(engine, scheduleRequest({ Candidates: [candidate('c-2001', { UserName: 'gil.r', SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 20 })] }));
