@@ -80,10 +80,10 @@ function externalIdOf(raw: unknown): string | undefined {
 export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const { store } = options;
   const now: Clock = options.now ?? (() => new Date());
-  const indexes = new StateIndexes();
-  // With persisted hints (the file store), a load rebuilds the indexes without parsing users.
-  const rebuild = (): void =>
-    indexes.rebuild(store.state, store.forEachHint ? (collection, visit) => store.forEachHint!(collection, visit) : undefined);
+  // The file store answers the secondary lookups from the hints it persists (nothing to build at
+  // load); any other store leaves the engine to index the values itself.
+  const indexes = new StateIndexes(store.keyByHint ? (collection, hint) => store.keyByHint!(collection, hint) : undefined);
+  const rebuild = (): void => indexes.rebuild(store.state);
   store.observe({
     change: (change, previous) => indexes.apply(change, previous),
     reset: rebuild,

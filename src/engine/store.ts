@@ -58,7 +58,7 @@ export interface StoreIndexer {
 export interface StoreObserver {
   change(change: Change, previous: unknown | undefined): void;
   reset(): void;
-  /** Optional: the hints to persist with each entity (see `Store.forEachHint`). One indexer per store. */
+  /** Optional: the hints to persist with each entity (see `Store.keyByHint`). One indexer per store. */
   indexer?: StoreIndexer;
 }
 
@@ -93,13 +93,14 @@ export interface Store {
    */
   observe(observer: StoreObserver): void;
   /**
-   * Optional (additive): calls `visit` with each hint of each entity of `collection` (from the
-   * registered indexer), WITHOUT parsing the values whose hints were persisted under the same
-   * indexer version (the others are parsed and derived). Lets an observer rebuild its indexes at
-   * load and reset without parsing the store. A callback per hint, not an iterable of arrays:
-   * at 100k entities the per-entity allocations were a visible part of a command's start-up.
+   * Optional (additive): the key of the entity of `collection` whose hints (from the registered
+   * indexer) include `hint`, in the state as it is now (the last one set if several do). Lets the
+   * engine answer its secondary lookups from the hints the store persisted beside each entity,
+   * without building an index of the whole store at start-up: at 100k users that index was most
+   * of what a command spent before its first record. Stores without it leave the engine to keep
+   * its own index through `observe`.
    */
-  forEachHint?(collection: CollectionName, visit: (key: string, hint: string) => void): void;
+  keyByHint?(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */
   refresh(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */

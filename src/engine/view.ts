@@ -61,20 +61,29 @@ export const ENGINE_INDEXER: StoreIndexer = {
   },
 };
 
-type ForEachHint = (collection: CollectionName, visit: (key: string, hint: string) => void) => void;
+/** The store's answer to "which key has this hint now" (see Store.keyByHint). */
+export type HintLookup = (collection: CollectionName, hint: string) => string | undefined;
 
 /**
- * Secondary indexes over users and the root hierarchy. Kept true through `Store.observe`:
- * each change removes what the previous value contributed and adds what the new one does.
+ * Secondary indexes over users and the root hierarchy. Two ways to hold them: asked of the store
+ * (`lookup`, when it offers keyByHint: nothing to build at load), or kept here in a map, built
+ * from the values and kept true through `Store.observe` (each change removes what the previous
+ * value contributed and adds what the new one does).
  */
 export class StateIndexes {
   /**
    * Lower-cased UserName, normalised SynchronizationKey and lower-cased ExternalId (for keys not
-   * already lower case) -> user key, in one map keyed by the tagged hint itself: a load adds the
-   * persisted hint strings as they are, with no slicing, lower-casing or second string per user.
+   * already lower case) -> user key, in one map keyed by the tagged hint itself (the same strings
+   * the store persists as hints).
    */
   private readonly byHint = new Map<string, string>();
-  rootKey: string | undefined;
+  private ownRootKey: string | undefined;
+
+  constructor(private readonly lookup?: HintLookup) {}
+
+  get rootKey(): string | undefined {
+    return this.lookup ? this.lookup('hierarchies', HINT_ROOT) : this.ownRootKey;
+  }
 
   /**
    * The key whose lower-case form is `lowerExternalId`, if it is not that string itself (the
@@ -82,43 +91,42 @@ export class StateIndexes {
    * case, so there is at most one such key.
    */
   keyByLowerExternalId(lowerExternalId: string): string | undefined {
-    return this.byHint.get(HINT_LOWER_EXTERNAL_ID + lowerExternalId);
+    return this.userKeyByHint(HINT_LOWER_EXTERNAL_ID + lowerExternalId);
   }
 
   keyByUserName(lowerUserName: string): string | undefined {
-    return this.byHint.get(HINT_USER_NAME + lowerUserName);
+    return this.userKeyByHint(HINT_USER_NAME + lowerUserName);
   }
 
   keyBySyncKey(normalisedKey: string): string | undefined {
-    return this.byHint.get(HINT_SYNC_KEY + normalisedKey);
+    return this.userKeyByHint(HINT_SYNC_KEY + normalisedKey);
   }
 
-  /** Every indexed hint, for tests comparing two builds. */
+  private userKeyByHint(hint: string): string | undefined {
+    return this.lookup ? this.lookup('users', hint) : this.byHint.get(hint);
+  }
+
+  /** Every hint this instance indexes itself (none with a lookup), for tests comparing two builds. */
   hints(): ReadonlyMap<string, string> {
     return this.byHint;
   }
 
-  /** From the store's persisted hints when it offers them (no value parsed), else from the values. */
-  rebuild(state: StoreState, forEachHint?: ForEachHint): void {
+  /** Builds the own index from the values (nothing to do with a lookup). */
+  rebuild(state: StoreState): void {
     this.byHint.clear();
-    this.rootKey = undefined;
-    if (forEachHint) {
-      forEachHint('users', (key, hint) => this.byHint.set(hint, key));
-      forEachHint('hierarchies', (key, hint) => {
-        if (hint === HINT_ROOT) this.rootKey = key;
-      });
-      return;
-    }
+    this.ownRootKey = undefined;
+    if (this.lookup) return;
     for (const [key, user] of state.get('users') ?? []) this.addUser(key, user as WorldUser);
     for (const [key, hierarchy] of state.get('hierarchies') ?? []) this.addHierarchy(key, hierarchy as WorldHierarchy);
   }
 
   apply(change: Change, previous: unknown): void {
+    if (this.lookup) return;
     if (change.collection === 'users') {
       if (previous !== undefined && previous !== null) this.removeUser(change.key, previous as WorldUser);
       if (change.value !== null && change.value !== undefined) this.addUser(change.key, change.value as WorldUser);
     } else if (change.collection === 'hierarchies') {
-      if (this.rootKey === change.key) this.rootKey = undefined;
+      if (this.ownRootKey === change.key) this.ownRootKey = undefined;
       if (change.value !== null && change.value !== undefined) this.addHierarchy(change.key, change.value as WorldHierarchy);
     }
   }
@@ -136,7 +144,7 @@ export class StateIndexes {
   }
 
   private addHierarchy(key: string, hierarchy: WorldHierarchy): void {
-    if (isRootHierarchy(hierarchy)) this.rootKey = key;
+    if (isRootHierarchy(hierarchy)) this.ownRootKey = key;
   }
 }
 

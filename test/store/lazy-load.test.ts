@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/errors.js';
 import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store.js';
 import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
-import { EntityMap, RawEntity } from '../../src/engine/store/entity-map.js';
+import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
 
 let root: string;
@@ -27,8 +27,7 @@ const user = (key: string, extra: Record<string, unknown> = {}): Change => ({
 });
 const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const entityMap = (state: StoreState, collection: CollectionName): EntityMap => state.get(collection) as EntityMap;
-const isRaw = (state: StoreState, collection: CollectionName, key: string): boolean =>
-  entityMap(state, collection).peek(key) instanceof RawEntity;
+const isRaw = (state: StoreState, collection: CollectionName, key: string): boolean => entityMap(state, collection).isRaw(key);
 const noop = { change: () => undefined, reset: () => undefined };
 
 /** Counts derivations, so a test can tell persisted hints from values parsed to derive them. */
@@ -71,7 +70,9 @@ describe('lazy load', () => {
     expect(isRaw(store.state, 'users', 'U-2')).toBe(true);
     // Iteration yields parsed values in insertion order.
     expect([...store.state.get('users')!.values()].map((v) => (v as { ExternalId: string }).ExternalId)).toEqual(['u-1', 'U-2', 'u-3']);
-    expect([...store.state.get('users')!].every(([, v]) => !(v instanceof RawEntity))).toBe(true);
+    expect([...store.state.get('users')!].every(([key, v]) => (v as { ExternalId: string }).ExternalId === key)).toBe(true);
+    expect(store.state.get('users')!.size).toBe(3);
+    expect([...store.state.get('users')!.keys()]).toEqual(['u-1', 'U-2', 'u-3']);
     const seen: unknown[] = [];
     store.state.get('hierarchies')!.forEach((value) => seen.push(value));
     expect(seen).toEqual([{ ExternalId: 'H-ROOT' }, { ExternalId: 'H-CHILD', Parent: 'H-ROOT' }]);
@@ -112,13 +113,20 @@ describe('lazy load', () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const store = await openStore(dir);
     store.observe({ ...noop, indexer: ENGINE_INDEXER });
-    const fromHints = new StateIndexes();
-    fromHints.rebuild(store.state, (c, visit) => store.forEachHint(c, visit));
-    expect(isRaw(store.state, 'users', 'u-1')).toBe(true);
+    const fromHints = new StateIndexes((c, hint) => store.keyByHint(c, hint));
+    fromHints.rebuild(store.state);
+    expect(fromHints.rootKey).toBe('H-ROOT');
+    expect(fromHints.keyByUserName('name-u-3')).toBeUndefined();
+    expect(fromHints.keyByLowerExternalId('u-2')).toBe('U-2');
+    expect(fromHints.keyBySyncKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
+    // Answered from the persisted hints: no user value was parsed.
+    expect(['u-1', 'U-2', 'u-3'].every((key) => isRaw(store.state, 'users', key))).toBe(true);
     const fromValues = new StateIndexes();
     fromValues.rebuild(store.state);
-    expect(indexesOf(fromHints)).toEqual(indexesOf(fromValues));
-    expect(indexesOf(fromHints).rootKey).toBe('H-ROOT');
+    expect(indexesOf(fromValues).byHint.length).toBe(4);
+    for (const [hint, key] of fromValues.hints()) expect(store.keyByHint('users', hint)).toBe(key);
+    expect(fromValues.rootKey).toBe('H-ROOT');
+    expect(store.keyByHint('users', 'nno-such-name')).toBeUndefined();
     // Case-insensitive ExternalId lookups: through the hint for a mixed-case key, through the users map for a lower-case one.
     const view = new StoreView(store.state, fromHints);
     expect(view.userKeyByExternalIdIgnoringCase('u-2')).toBe('U-2');
@@ -140,8 +148,8 @@ describe('lazy load', () => {
   it('after another process compacts, a reload rebuilds the indexes from the new snapshot hints', async () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const reader = await openStore(dir);
-    const indexes = new StateIndexes();
-    const rebuild = () => indexes.rebuild(reader.state, (c, visit) => reader.forEachHint(c, visit));
+    const indexes = new StateIndexes((c, hint) => reader.keyByHint(c, hint));
+    const rebuild = () => indexes.rebuild(reader.state);
     reader.observe({ change: (change, previous) => indexes.apply(change, previous), reset: rebuild, indexer: ENGINE_INDEXER });
     rebuild();
     const writer = await openStore(dir);

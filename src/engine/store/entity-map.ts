@@ -1,119 +1,134 @@
 import { StoreDamagedError } from '../../errors.js';
+import type { CollectionTable } from './snapshot-table.js';
+
+/** Marks a snapshot entity deleted since the load. */
+const DELETED: unique symbol = Symbol('deleted');
+
+/** An entity as `storedEntries` hands it out: `ordinal >= 0` means still as the snapshot has it (value not parsed). */
+export type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**
- * An entity as the snapshot holds it: its value's JSON bytes, not parsed yet, and the index hints
- * persisted beside it. Parsing every entity at start-up was most of the load time (and of the
- * GC after it); most commands read a handful of entities, so the parse waits for the first read.
- * The bytes stay where the loader read them (a range of its read buffer, off the JS heap, the
- * Buffer object shared by all the entities read from it), so the collector neither scans nor
- * copies them; a read buffer lives while any entity in it is raw.
+ * One collection's entities: the loaded snapshot's table (read-only, values parsed on first
+ * read) with the changes since the load layered over it. Readers see a ReadonlyMap of parsed
+ * values; `storedEntries()` also tells which entities are still as the snapshot has them (for
+ * compaction, which copies their text as is, and for persisted hints).
+ *
+ * Iteration order: snapshot entities in file order, then keys added since, in insertion order.
+ * (Unlike a Map, a snapshot key deleted and added again keeps its place; nothing depends on it,
+ * and export sorts.)
  */
-export class RawEntity {
-  /**
-   * `hints` as given, or (hintsFrom >= 0) left in the buffer: bytes hintsFrom..hintsTo hold the
-   * hint strings as `"a","b"` with no escape sequence (checked by the loader), decoded only when
-   * asked for. Fewer objects per entity at load is less for the collector to copy.
-   */
+export class EntityMap implements ReadonlyMap<string, unknown> {
+  /** Snapshot keys changed, deleted or already parsed since the load (parsed values are cached here). */
+  private readonly overrides = new Map<string, unknown>();
+  /** Keys not in the snapshot. */
+  private readonly added = new Map<string, unknown>();
+  private deletedFromTable = 0;
+
   constructor(
-    private readonly buffer: Buffer,
-    private readonly start: number,
-    private readonly end: number,
-    private readonly givenHints: readonly string[] | undefined,
-    private readonly hintsFrom = -1,
-    private readonly hintsTo = -1,
+    readonly table?: CollectionTable,
+    /** Where the snapshot came from, for the message if a value does not parse. */
+    private readonly source = '',
   ) {}
 
-  get hints(): readonly string[] | undefined {
-    if (this.hintsFrom < 0) return this.givenHints;
-    const hints: string[] = [];
-    let at = this.hintsFrom;
-    while (at < this.hintsTo) {
-      const end = this.buffer.indexOf(0x22, at + 1);
-      hints.push(this.buffer.toString('utf8', at + 1, end));
-      at = end + 2; // past the closing quote and the comma
+  get size(): number {
+    return (this.table?.count ?? 0) - this.deletedFromTable + this.added.size;
+  }
+
+  private ordinalOf(key: string): number {
+    return this.table === undefined ? -1 : this.table.find(key);
+  }
+
+  has(key: string): boolean {
+    const override = this.overrides.get(key);
+    if (override !== undefined) return override !== DELETED;
+    return this.added.has(key) || this.ordinalOf(key) >= 0;
+  }
+
+  get(key: string): unknown {
+    const override = this.overrides.get(key);
+    if (override !== undefined) return override === DELETED ? undefined : override;
+    const added = this.added.get(key);
+    if (added !== undefined) return added;
+    const ordinal = this.ordinalOf(key);
+    return ordinal < 0 ? undefined : this.parse(key, ordinal);
+  }
+
+  /** Whether the entity is in the snapshot and has been neither read nor changed since the load (for tests). */
+  isRaw(key: string): boolean {
+    return !this.overrides.has(key) && this.ordinalOf(key) >= 0;
+  }
+
+  set(key: string, value: unknown): void {
+    const override = this.overrides.get(key);
+    if (override !== undefined) {
+      if (override === DELETED) this.deletedFromTable -= 1;
+      this.overrides.set(key, value);
+    } else if (!this.added.has(key) && this.ordinalOf(key) >= 0) {
+      this.overrides.set(key, value);
+    } else {
+      this.added.set(key, value);
     }
-    return hints;
   }
 
-  /** Calls `visit(key, hint)` per hint, without building the array. */
-  visitHints(key: string, visit: (key: string, hint: string) => void): void {
-    if (this.hintsFrom < 0) {
-      if (this.givenHints) for (const hint of this.givenHints) visit(key, hint);
-      return;
+  delete(key: string): boolean {
+    if (this.added.delete(key)) return true;
+    const override = this.overrides.get(key);
+    if (override === DELETED) return false;
+    if (override === undefined && this.ordinalOf(key) < 0) return false;
+    this.overrides.set(key, DELETED);
+    this.deletedFromTable += 1;
+    return true;
+  }
+
+  /** Every entity: [key, ordinal, undefined] for one still as the snapshot has it, [key, -1, value] otherwise. */
+  *storedEntries(): IterableIterator<StoredEntry> {
+    const table = this.table;
+    if (table !== undefined) {
+      for (let ordinal = 0; ordinal < table.count; ordinal += 1) {
+        const key = table.keyOf(ordinal);
+        const override = this.overrides.get(key);
+        if (override === DELETED) continue;
+        yield override === undefined ? [key, ordinal, undefined] : [key, -1, override];
+      }
     }
-    let at = this.hintsFrom;
-    while (at < this.hintsTo) {
-      const end = this.buffer.indexOf(0x22, at + 1);
-      visit(key, this.buffer.toString('utf8', at + 1, end));
-      at = end + 2;
-    }
+    for (const [key, value] of this.added) yield [key, -1, value];
   }
 
-  get text(): string {
-    return this.buffer.toString('utf8', this.start, this.end);
-  }
-}
-
-/**
- * One collection's entities. A Map whose values may be RawEntity placeholders: every read path
- * (get, iteration, forEach) parses a placeholder on first read and caches the parsed value in
- * its place, so readers only ever see parsed values. The entries that stayed raw are reachable
- * through `rawEntries()` (for hints and for compaction, which copies their text as is).
- */
-export class EntityMap extends Map<string, unknown> {
-  /** Where the raw texts came from, for the message if one does not parse. */
-  source = '';
-
-  setRaw(key: string, raw: RawEntity): void {
-    super.set(key, raw);
+  /** Snapshot keys changed, deleted (value undefined) or parsed since the load, and keys added. */
+  *changedEntries(): IterableIterator<readonly [key: string, value: unknown]> {
+    for (const [key, value] of this.overrides) yield [key, value === DELETED ? undefined : value];
+    yield* this.added;
   }
 
-  /** The stored entry, raw or parsed, without parsing. */
-  peek(key: string): unknown {
-    return super.get(key);
+  *entries(): MapIterator<[string, unknown]> {
+    for (const [key, ordinal, value] of this.storedEntries()) yield [key, ordinal >= 0 ? this.parse(key, ordinal) : value];
   }
 
-  override get(key: string): unknown {
-    const stored = super.get(key);
-    return stored instanceof RawEntity ? this.parse(key, stored) : stored;
+  *keys(): MapIterator<string> {
+    for (const [key] of this.storedEntries()) yield key;
   }
 
-  /** Each entry as stored (RawEntity for those never read), without an entry array per item. */
-  forEachStored(callback: (stored: unknown, key: string) => void): void {
-    super.forEach(callback);
+  *values(): MapIterator<unknown> {
+    for (const [key, ordinal, value] of this.storedEntries()) yield ordinal >= 0 ? this.parse(key, ordinal) : value;
   }
 
-  /** Entries as stored: RawEntity for those never read. */
-  rawEntries(): IterableIterator<[string, unknown]> {
-    return super.entries();
-  }
-
-  override *entries(): MapIterator<[string, unknown]> {
-    for (const [key, stored] of super.entries()) yield [key, stored instanceof RawEntity ? this.parse(key, stored) : stored];
-  }
-
-  override *values(): MapIterator<unknown> {
-    for (const [key, stored] of super.entries()) yield stored instanceof RawEntity ? this.parse(key, stored) : stored;
-  }
-
-  override [Symbol.iterator](): MapIterator<[string, unknown]> {
+  [Symbol.iterator](): MapIterator<[string, unknown]> {
     return this.entries();
   }
 
-  override forEach(callback: (value: unknown, key: string, map: Map<string, unknown>) => void, thisArg?: unknown): void {
+  forEach(callback: (value: unknown, key: string, map: ReadonlyMap<string, unknown>) => void, thisArg?: unknown): void {
     for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
   }
 
-  private parse(key: string, raw: RawEntity): unknown {
+  private parse(key: string, ordinal: number): unknown {
     let value: unknown;
     try {
-      value = JSON.parse(raw.text);
+      value = JSON.parse(this.table!.valueText(ordinal));
     } catch {
       // The line's checksum matched, so the bytes are as written: only a writer bug gets here.
       throw new StoreDamagedError(`${this.source}: the value of ${JSON.stringify(key)} is not valid JSON`);
     }
-    // Replacing an existing key keeps its place in the iteration order.
-    super.set(key, value);
+    this.overrides.set(key, value);
     return value;
   }
 }

@@ -6,7 +6,7 @@ import { InternalError, StoreDamagedError, TargetError, UsageError } from '../..
 import { COLLECTION_NAMES } from '../store.js';
 import type { Change, CollectionName, Store, StoreIndexer, StoreObserver, StoreOpenOptions, StoreState } from '../store.js';
 import { ATOMIC_TEMP_PREFIX, fsyncDirectory, writeFileAtomic } from './atomic-write.js';
-import { EntityMap, RawEntity } from './entity-map.js';
+import { EntityMap } from './entity-map.js';
 import { decodeJournalLine, encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
 import { forEachLine } from './line-reader.js';
 import { LOCK_TEMP_PREFIX, StoreLock, pidAlive } from './lock.js';
@@ -93,23 +93,39 @@ async function writeManifest(dir: string, generation: number): Promise<void> {
   });
 }
 
+function hintsJson(hints: readonly string[] | undefined): string | undefined {
+  return hints === undefined ? undefined : JSON.stringify(hints);
+}
+
 /**
- * The snapshot entries of `maps`. An entity never read is copied as its raw text, with its
- * persisted hints when they came from this indexer version; otherwise it is parsed once to derive
- * them. Without an indexer no hints are written (the header then names none).
+ * The snapshot entries of `maps`. An entity never read is copied as its text, with its persisted
+ * hints when they came from this indexer version; otherwise it is parsed once to derive them.
+ * Without an indexer no hints are written (the header then names none).
  */
 function* entitiesOf(maps: Maps, indexer: StoreIndexer | undefined, hintsVersion: string | null): Iterable<SnapshotEntry> {
   const trusted = indexer !== undefined && indexer.version === hintsVersion;
   for (const [collection, map] of maps) {
-    for (const [key, stored] of map.rawEntries()) {
-      if (stored instanceof RawEntity) {
-        const hints = indexer === undefined ? undefined : trusted ? stored.hints : indexer.hints(collection, key, map.get(key));
-        yield { collection, key, text: stored.text, hints };
+    const table = map.table;
+    for (const [key, ordinal, value] of map.storedEntries()) {
+      if (ordinal >= 0) {
+        const hints =
+          indexer === undefined ? undefined : trusted ? table!.hintsJson(ordinal) : hintsJson(indexer.hints(collection, key, map.get(key)));
+        yield { collection, key, text: table!.valueText(ordinal), hintsJson: hints };
       } else {
-        yield { collection, key, text: JSON.stringify(stored), hints: indexer?.hints(collection, key, stored) };
+        yield { collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer?.hints(collection, key, value)) };
       }
     }
   }
+}
+
+/**
+ * The hints of one collection that differ from what the loaded snapshot persisted: hint -> key,
+ * or null where a snapshot entity that had the hint no longer does. `complete`: the snapshot's
+ * hints are not trusted (another indexer version, or none), so this holds every hint.
+ */
+interface HintOverlay {
+  owners: Map<string, string | null>;
+  complete: boolean;
 }
 
 /** Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it. */
@@ -159,6 +175,7 @@ class FileStore implements Store {
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
   private hintsVersion: string | null = null;
+  private readonly hintOverlays = new Map<CollectionName, HintOverlay>();
   private queue: Pending[] = [];
   private batchScheduled = false;
   private serial: Promise<unknown> = Promise.resolve();
@@ -197,30 +214,61 @@ class FileStore implements Store {
     }
   }
 
-  forEachHint(collection: CollectionName, visit: (key: string, hint: string) => void): void {
+  private hintsTrusted(): boolean {
+    return this.indexer !== undefined && this.indexer.version === this.hintsVersion;
+  }
+
+  /**
+   * The key of the entity whose hints (from the registered indexer) include `hint`, in the state
+   * as it is now; the last one set if several do. Snapshot entities answer from the hints
+   * persisted beside them (no value parsed); what changed since the load from an overlay built on
+   * the first question and kept true by every change after it.
+   */
+  keyByHint(collection: CollectionName, hint: string): string | undefined {
+    const overlay = this.hintOverlay(collection);
+    const owner = overlay.owners.get(hint);
+    if (owner !== undefined) return owner ?? undefined;
+    if (overlay.complete) return undefined;
+    const table = this.maps.get(collection)!.table;
+    const ordinal = table === undefined ? -1 : table.hintOwner(hint);
+    return ordinal < 0 ? undefined : table!.keyOf(ordinal);
+  }
+
+  private hintOverlay(collection: CollectionName): HintOverlay {
+    const existing = this.hintOverlays.get(collection);
+    if (existing !== undefined) return existing;
     const indexer = this.indexer;
-    if (!indexer) throw new InternalError('forEachHint: no indexer registered (pass one to observe)');
-    const trusted = this.hintsVersion === indexer.version;
+    if (!indexer) throw new InternalError('keyByHint: no indexer registered (pass one to observe)');
     const map = this.maps.get(collection)!;
-    map.forEachStored((stored, key) => {
-      if (stored instanceof RawEntity && trusted) {
-        stored.visitHints(key, visit);
-        return;
+    const overlay: HintOverlay = { owners: new Map(), complete: !this.hintsTrusted() };
+    if (overlay.complete) {
+      for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+    } else {
+      this.hintOverlays.set(collection, overlay);
+      const table = map.table;
+      for (const [key, value] of map.changedEntries()) {
+        const ordinal = table === undefined ? -1 : table.find(key);
+        if (ordinal >= 0) for (const hint of table!.hintsOf(ordinal) ?? []) this.disownHint(collection, overlay, hint, key);
+        if (value !== undefined) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
       }
-      const hints = indexer.hints(collection, key, stored instanceof RawEntity ? map.get(key) : stored);
-      if (hints) for (const hint of hints) visit(key, hint);
-    });
+    }
+    this.hintOverlays.set(collection, overlay);
+    return overlay;
+  }
+
+  private disownHint(collection: CollectionName, overlay: HintOverlay, hint: string, key: string): void {
+    if (this.keyByHint(collection, hint) === key) overlay.owners.set(hint, null);
   }
 
   /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
   *hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
     const indexer = this.indexer;
     if (!indexer) throw new InternalError('hintsOf: no indexer registered (pass one to observe)');
-    const trusted = this.hintsVersion === indexer.version;
+    const trusted = this.hintsTrusted();
     const map = this.maps.get(collection)!;
-    for (const [key, stored] of map.rawEntries()) {
-      if (stored instanceof RawEntity && trusted) yield [key, stored.hints];
-      else yield [key, indexer.hints(collection, key, stored instanceof RawEntity ? map.get(key) : stored)];
+    for (const [key, ordinal, value] of map.storedEntries()) {
+      if (ordinal >= 0 && trusted) yield [key, map.table!.hintsOf(ordinal)];
+      else yield [key, indexer.hints(collection, key, ordinal >= 0 ? map.get(key) : value)];
     }
   }
 
@@ -253,13 +301,12 @@ class FileStore implements Store {
         const file = journal ? snapshotPath : journalPath;
         throw new StoreDamagedError(`${file}: cannot open (${code ?? String(error)})`, { cause: error });
       }
-      const maps = emptyMaps();
-      for (const map of maps.values()) map.source = snapshotPath;
+      let maps: Maps;
       let hintsVersion: string | null;
       try {
-        ({ hints: hintsVersion } = await readSnapshot(snapshot, snapshotPath, manifest.generation, (collection, key, raw) => {
-          maps.get(collection)!.setRaw(key, raw);
-        }));
+        const loaded = await readSnapshot(snapshot, snapshotPath, manifest.generation);
+        hintsVersion = loaded.header.hints;
+        maps = new Map(COLLECTION_NAMES.map((name) => [name, new EntityMap(loaded.tables.get(name), snapshotPath)]));
         this.snapshotBytes = (await snapshot.stat()).size;
       } catch (error) {
         await journal.close();
@@ -273,6 +320,7 @@ class FileStore implements Store {
       this.journal = journal;
       this.maps = maps;
       this.hintsVersion = hintsVersion;
+      this.hintOverlays.clear();
       this.generation = manifest.generation;
       this.journalOffset = 0;
       this.journalLines = 0;
@@ -332,6 +380,19 @@ class FileStore implements Store {
   private apply(change: Change): void {
     const map = this.maps.get(change.collection)!;
     const previous = map.get(change.key);
+    const overlay = this.hintOverlays.get(change.collection);
+    if (overlay !== undefined) {
+      // Only once built: until then the overlay is built from the changed entities when first asked.
+      const indexer = this.indexer!;
+      if (previous !== undefined) {
+        for (const hint of indexer.hints(change.collection, change.key, previous) ?? []) {
+          this.disownHint(change.collection, overlay, hint, change.key);
+        }
+      }
+      if (change.value !== null && change.value !== undefined) {
+        for (const hint of indexer.hints(change.collection, change.key, change.value) ?? []) overlay.owners.set(hint, change.key);
+      }
+    }
     if (change.value === null || change.value === undefined) map.delete(change.key);
     else map.set(change.key, change.value);
     for (const observer of this.observers) observer.change(change, previous);
@@ -467,8 +528,7 @@ class FileStore implements Store {
     const previous = this.journal;
     this.journal = journal;
     this.generation = next;
-    // Entities whose hints were re-derived were parsed on the way, so every raw entity left holds hints of this version.
-    this.hintsVersion = this.indexer?.version ?? null;
+    // hintsVersion stays that of the loaded snapshot: the tables in memory are still its bytes.
     this.journalOffset = 0;
     this.journalLines = 0;
     this.snapshotBytes = (await stat(join(this.location, snapshotFileName(next)))).size;

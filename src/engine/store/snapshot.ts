@@ -1,11 +1,11 @@
 import { crc32 } from 'node:zlib';
+import { constants as bufferConstants } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { StoreDamagedError } from '../../errors.js';
 import type { CollectionName } from '../store.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { RawEntity } from './entity-map.js';
 import { isCollectionName } from './journal.js';
-import { forEachLineIn } from './line-reader.js';
+import { CollectionTable, CollectionTableBuilder, hashString } from './snapshot-table.js';
 
 /**
  * The on-disk format this examctl writes and the newest it reads. 2: snapshot entity lines may
@@ -20,12 +20,13 @@ export function newerFormatError(file: string, format: number): StoreDamagedErro
   );
 }
 
-/** One entity to write: its value already as JSON text (copied as is for entities never parsed). */
+/** One entity to write: its value and hints already as JSON text (copied as is for entities never parsed). */
 export interface SnapshotEntry {
   collection: CollectionName;
   key: string;
   text: string;
-  hints: readonly string[] | undefined;
+  /** The hints as a JSON array of strings; undefined writes no hints member. */
+  hintsJson: string | undefined;
 }
 
 export interface SnapshotHeader {
@@ -50,7 +51,7 @@ const VALUE_MARKER = ',"v":';
 const ENTITY_START = '{"c":';
 
 export function entityLine(entry: SnapshotEntry): string {
-  const hints = entry.hints === undefined ? '' : `,"h":${JSON.stringify(entry.hints)}`;
+  const hints = entry.hintsJson === undefined ? '' : `,"h":${entry.hintsJson}`;
   return `{"c":${JSON.stringify(entry.collection)},"k":${JSON.stringify(entry.key)}${hints}${VALUE_MARKER}${entry.text}}`;
 }
 
@@ -84,27 +85,16 @@ function isHints(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-interface EntityPrefix {
-  c: string;
-  k: string;
-  /** Parsed hints (slow path only). */
-  h: string[] | undefined;
-  /** Fast path: the hint strings' bytes (`"a","b"`), or -1 if none. */
-  hintsFrom: number;
-  hintsTo: number;
-  valueStart: number;
-}
-
-/** Index just past the JSON string starting at `at` (a `"`), or -1 if it has an escape or no end before `to`. */
-function plainStringEnd(buffer: Buffer, at: number, to: number): number {
-  if (buffer[at] !== 0x22) return -1;
-  for (let i = at + 1; i < to; i += 1) {
-    const byte = buffer[i];
-    if (byte === 0x22) return i + 1;
-    if (byte === 0x5c) return -1;
-  }
-  return -1;
-}
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const NEWLINE = 0x0a;
+const NO_HINTS = 0xffffffff;
+const KEY_MEMBER = Buffer.from(',"k":"');
+const HINTS_MEMBER = Buffer.from(',"h":[');
+const VALUE_MARKER_BYTES = Buffer.from(VALUE_MARKER);
+const ENTITY_START_BYTES = Buffer.from(ENTITY_START);
 
 function matches(buffer: Buffer, at: number, expected: Buffer): boolean {
   if (at + expected.length > buffer.length) return false;
@@ -112,84 +102,45 @@ function matches(buffer: Buffer, at: number, expected: Buffer): boolean {
   return true;
 }
 
-const KEY_MEMBER = Buffer.from(',"k":');
-const HINTS_MEMBER = Buffer.from(',"h":[');
+/** The snapshot's header and, per collection that has entities, its table. */
+export interface LoadedSnapshot {
+  header: SnapshotHeader;
+  tables: Map<CollectionName, CollectionTable>;
+}
 
-/**
- * Reads c, k and h of an entity line straight from its bytes, for the common case (no escape
- * sequence, exactly the layout entityLine writes): decoding and JSON.parse-ing a million short
- * prefixes was most of what a lazy load still spent. Anything else returns undefined and goes
- * through JSON.parse.
- */
-function scanEntity(buffer: Buffer, from: number, to: number): EntityPrefix | undefined {
-  let at = from + ENTITY_START.length;
-  let end = plainStringEnd(buffer, at, to);
-  if (end === -1) return undefined;
-  const c = buffer.toString('latin1', at + 1, end - 1);
-  if (!matches(buffer, end, KEY_MEMBER)) return undefined;
-  at = end + KEY_MEMBER.length;
-  end = plainStringEnd(buffer, at, to);
-  if (end === -1) return undefined;
-  const k = buffer.toString('utf8', at + 1, end - 1);
-  at = end;
-  let hintsFrom = -1;
-  let hintsTo = -1;
-  if (matches(buffer, at, HINTS_MEMBER)) {
-    at += HINTS_MEMBER.length;
-    hintsFrom = at;
-    hintsTo = at;
-    if (buffer[at] === 0x5d) at += 1;
-    else {
-      for (;;) {
-        end = plainStringEnd(buffer, at, to);
-        if (end === -1) return undefined;
-        hintsTo = end;
-        at = end + 1;
-        if (buffer[end] === 0x5d) break;
-        if (buffer[end] !== 0x2c) return undefined;
-      }
-    }
+/** Reads the whole file into one Buffer (a snapshot is written once and never changes). */
+async function readWhole(handle: FileHandle, file: string): Promise<Buffer> {
+  const size = (await handle.stat()).size;
+  if (size > bufferConstants.MAX_LENGTH) {
+    throw new StoreDamagedError(`${file}: ${size} bytes, more than one process can load (${bufferConstants.MAX_LENGTH})`);
   }
-  if (!matches(buffer, at, VALUE_MARKER_BYTES)) return undefined;
-  return { c, k, h: undefined, hintsFrom, hintsTo, valueStart: at + VALUE_MARKER_BYTES.length };
+  const buffer = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const { bytesRead } = await handle.read(buffer, read, Math.min(size - read, 1 << 30), read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return read === size ? buffer : buffer.subarray(0, read);
 }
-
-const VALUE_MARKER_BYTES = Buffer.from(VALUE_MARKER);
-const ENTITY_START_BYTES = Buffer.from(ENTITY_START);
-
-/** Byte by byte: a subarray().equals() per line was a measurable share of a million-line load. */
-function startsWithEntity(buffer: Buffer, from: number, to: number): boolean {
-  if (to - from < ENTITY_START_BYTES.length) return false;
-  for (let i = 0; i < ENTITY_START_BYTES.length; i += 1) if (buffer[from + i] !== ENTITY_START_BYTES[i]) return false;
-  return true;
-}
-
-const NEWLINE = Buffer.from('\n');
 
 /**
- * Streams a snapshot's entities into `onEntity`, each value's JSON unparsed (a RawEntity over
- * the read buffer, which is never reused). Throws StoreDamagedError naming file:line. Resolves
- * with the header.
+ * Loads a snapshot: checks every line's shape, the count and the checksum (so damage anywhere,
+ * inside a value too, is found now), and records where each entity's key, hints and value lie.
+ * Keys and hints in the layout entityLine writes (no escape sequence) are read from the bytes;
+ * anything else goes through JSON.parse. Throws StoreDamagedError naming file:line.
  */
-export async function readSnapshot(
-  handle: FileHandle,
-  file: string,
-  expectedGeneration: number,
-  onEntity: (collection: CollectionName, key: string, raw: RawEntity) => void,
-): Promise<SnapshotHeader> {
+export async function readSnapshot(handle: FileHandle, file: string, expectedGeneration: number): Promise<LoadedSnapshot> {
+  const buffer = await readWhole(handle, file);
+  const builders = new Map<CollectionName, CollectionTableBuilder>();
   let header: SnapshotHeader | undefined;
   let ended = false;
   let count = 0;
   let crc = 0;
-  // Format 2 chains the crc over entity lines with their newlines, so consecutive lines of one
-  // read chunk are checked in one call (a run); format 1 chained it over each line alone.
-  let runBuffer: Buffer | undefined;
-  let runFrom = 0;
-  let runTo = 0;
-  const flushRun = (): void => {
-    if (runBuffer !== undefined && runTo > runFrom) crc = crc32(runBuffer.subarray(runFrom, runTo), crc);
-    runBuffer = undefined;
-  };
+  let entitiesFrom = 0;
+  // The collection of the previous entity line, as its quoted name: lines come grouped by collection.
+  let current: CollectionTableBuilder | undefined;
+  let currentName = Buffer.alloc(0);
   const damaged = (lineNo: number, reason: string) => new StoreDamagedError(`${file}:${lineNo}: ${reason}`);
   const parseObject = (text: string, lineNo: number): Record<string, unknown> => {
     try {
@@ -200,51 +151,125 @@ export async function readSnapshot(
       throw damaged(lineNo, 'invalid JSON');
     }
   };
-  await forEachLineIn(handle, 0, 1, (buffer, from, to, lineNo, _start, _end, terminated) => {
-    if (!terminated) throw damaged(lineNo, 'incomplete last line (snapshot is truncated)');
-    if (ended) throw damaged(lineNo, 'content after the end line');
-    if (header !== undefined && startsWithEntity(buffer, from, to)) {
-      // Fast path: only c, k and h are decoded; the value stays bytes until first read.
-      if (buffer[to - 1] !== 0x7d) throw damaged(lineNo, 'invalid JSON');
-      let members = scanEntity(buffer, from, to);
-      if (members === undefined) {
-        const marker = buffer.indexOf(VALUE_MARKER_BYTES, from);
-        if (marker === -1 || marker >= to) throw damaged(lineNo, 'invalid JSON');
-        const { c, k, h, ...rest } = parseObject(`${buffer.toString('utf8', from, marker)}}`, lineNo);
-        if (!isCollectionName(c) || typeof k !== 'string' || (h !== undefined && !isHints(h)) || Object.keys(rest).length > 0) {
-          throw damaged(lineNo, 'not an entity line');
-        }
-        members = { c, k, h, hintsFrom: -1, hintsTo: -1, valueStart: marker + VALUE_MARKER_BYTES.length };
-      }
-      const { c, k, h, hintsFrom, hintsTo, valueStart } = members;
-      if (!isCollectionName(c)) throw damaged(lineNo, 'not an entity line');
-      if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
-      if (header.format === 1) {
-        crc = crc32(buffer.subarray(from, to), crc);
-      } else if (to < buffer.length && buffer[to] === 0x0a) {
-        if (runBuffer === buffer && runTo === from) runTo = to + 1;
-        else {
-          flushRun();
-          runBuffer = buffer;
-          runFrom = from;
-          runTo = to + 1;
-        }
-      } else {
-        // A line joined from two chunks: its newline is not in its buffer.
-        flushRun();
-        crc = crc32(NEWLINE, crc32(buffer.subarray(from, to), crc));
-      }
-      count += 1;
-      onEntity(
-        c,
-        k,
-        hintsFrom >= 0 ? new RawEntity(buffer, valueStart, to - 1, undefined, hintsFrom, hintsTo) : new RawEntity(buffer, valueStart, to - 1, h),
-      );
-      return;
+  const builderFor = (collection: CollectionName): CollectionTableBuilder => {
+    let builder = builders.get(collection);
+    if (builder === undefined) {
+      builder = new CollectionTableBuilder(collection);
+      builders.set(collection, builder);
     }
-    flushRun();
-    const text = buffer.toString('utf8', from, to);
-    const parsed = parseObject(text, lineNo);
+    return builder;
+  };
+
+  /** An entity line in entityLine's layout, recorded from its bytes; false if it is not (the caller parses it). */
+  const scanEntity = (from: number, to: number, lineNo: number): boolean => {
+    let at = from + ENTITY_START_BYTES.length;
+    let builder: CollectionTableBuilder;
+    if (current !== undefined && matches(buffer, at, currentName)) {
+      builder = current;
+      at += currentName.length;
+    } else {
+      if (buffer[at] !== QUOTE) return false;
+      const end = buffer.indexOf(QUOTE, at + 1);
+      if (end === -1 || end >= to) return false;
+      const name = buffer.toString('latin1', at + 1, end);
+      if (!isCollectionName(name)) return false;
+      builder = builderFor(name);
+      current = builder;
+      currentName = Buffer.from(buffer.subarray(at, end + 1));
+      at = end + 1;
+    }
+    if (!matches(buffer, at, KEY_MEMBER)) return false;
+    at += KEY_MEMBER.length;
+    const keyStart = at;
+    let hash = 0x811c9dc5;
+    let ascii = true;
+    for (;;) {
+      if (at >= to) return false;
+      const byte = buffer[at]!;
+      if (byte === QUOTE) break;
+      if (byte === BACKSLASH) return false;
+      if (byte >= 0x80) ascii = false;
+      hash = Math.imul(hash ^ byte, 0x01000193);
+      at += 1;
+    }
+    const keyEnd = at;
+    at += 1;
+    let hintsFrom = NO_HINTS;
+    let hintsTo = 0;
+    let marker: number;
+    if (matches(buffer, at, HINTS_MEMBER)) {
+      hintsFrom = at + HINTS_MEMBER.length;
+      // `,"v":` cannot occur inside a JSON string (its quote would be escaped): the first one ends the hints.
+      marker = buffer.indexOf(VALUE_MARKER_BYTES, hintsFrom);
+      if (marker === -1 || marker >= to || buffer[marker - 1] !== CLOSE_BRACKET) return false;
+      hintsTo = marker - 1;
+    } else if (matches(buffer, at, VALUE_MARKER_BYTES)) {
+      marker = at;
+    } else {
+      return false;
+    }
+    const valueStart = marker + VALUE_MARKER_BYTES.length;
+    if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
+    const ordinal = builder.count;
+    if (!ascii) {
+      const key = buffer.toString('utf8', keyStart, keyEnd);
+      builder.keyText.set(ordinal, key);
+      hash = hashString(key);
+    }
+    builder.keyStart.push(keyStart);
+    builder.keyEnd.push(keyEnd);
+    builder.keyHash.push(hash >>> 0);
+    builder.valueStart.push(valueStart);
+    builder.valueEnd.push(to - 1);
+    builder.hintsFrom.push(hintsFrom);
+    builder.hintsTo.push(hintsTo);
+    builder.lineNo.push(lineNo);
+    return true;
+  };
+
+  /** Any other entity line: its members before the value through JSON.parse. */
+  const parseEntity = (from: number, to: number, lineNo: number): void => {
+    const marker = buffer.indexOf(VALUE_MARKER_BYTES, from);
+    if (marker === -1 || marker >= to) throw damaged(lineNo, 'invalid JSON');
+    const { c, k, h, ...rest } = parseObject(`${buffer.toString('utf8', from, marker)}}`, lineNo);
+    if (!isCollectionName(c) || typeof k !== 'string' || (h !== undefined && !isHints(h)) || Object.keys(rest).length > 0) {
+      throw damaged(lineNo, 'not an entity line');
+    }
+    const valueStart = marker + VALUE_MARKER_BYTES.length;
+    if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
+    const builder = builderFor(c);
+    const ordinal = builder.count;
+    builder.keyText.set(ordinal, k);
+    builder.hintList.set(ordinal, h);
+    builder.keyStart.push(0);
+    builder.keyEnd.push(0);
+    builder.keyHash.push(hashString(k));
+    builder.valueStart.push(valueStart);
+    builder.valueEnd.push(to - 1);
+    builder.hintsFrom.push(NO_HINTS);
+    builder.hintsTo.push(0);
+    builder.lineNo.push(lineNo);
+  };
+
+  let position = 0;
+  let lineNo = 0;
+  while (position < buffer.length) {
+    lineNo += 1;
+    const from = position;
+    const to = buffer.indexOf(NEWLINE, from);
+    if (to === -1) throw damaged(lineNo, 'incomplete last line (snapshot is truncated)');
+    position = to + 1;
+    if (ended) throw damaged(lineNo, 'content after the end line');
+    if (header !== undefined && matches(buffer, from, ENTITY_START_BYTES) && to - from > ENTITY_START_BYTES.length) {
+      if (buffer[to - 1] !== CLOSE_BRACE) throw damaged(lineNo, 'invalid JSON');
+      if (!scanEntity(from, to, lineNo)) parseEntity(from, to, lineNo);
+      // Format 2 chains the crc over the entity lines with their newlines (one call at the end
+      // line); format 1 chained it over each line without its newline.
+      if (header.format === 1) crc = crc32(buffer.subarray(from, to), crc);
+      count += 1;
+      continue;
+    }
+    const parsed = parseObject(buffer.toString('utf8', from, to), lineNo);
     if (header === undefined) {
       if (parsed.examctl !== 'store-snapshot' || typeof parsed.format !== 'number') {
         throw damaged(lineNo, 'not an examctl store snapshot header');
@@ -254,17 +279,21 @@ export async function readSnapshot(
         throw damaged(lineNo, `snapshot is generation ${String(parsed.generation)}, CURRENT names ${expectedGeneration}`);
       }
       header = { format: parsed.format, hints: typeof parsed.hints === 'string' ? parsed.hints : null };
-      return;
+      entitiesFrom = position;
+      continue;
     }
     if (parsed.end === true) {
+      if (header.format !== 1) crc = crc32(buffer.subarray(entitiesFrom, from));
       if (parsed.count !== count) throw damaged(lineNo, `end line counts ${String(parsed.count)} entities, file has ${count}`);
       if (parsed.crc !== hex(crc)) throw damaged(lineNo, 'checksum mismatch (an entity line was altered)');
       ended = true;
-      return;
+      continue;
     }
     throw damaged(lineNo, 'not an entity line');
-  });
+  }
   if (header === undefined) throw damaged(1, 'empty snapshot');
   if (!ended) throw damaged(count + 2, 'no end line (snapshot is truncated)');
-  return header;
+  const tables = new Map<CollectionName, CollectionTable>();
+  for (const [collection, builder] of builders) tables.set(collection, new CollectionTable(buffer, file, builder));
+  return { header, tables };
 }

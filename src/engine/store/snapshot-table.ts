@@ -1,0 +1,330 @@
+import { StoreDamagedError } from '../../errors.js';
+
+/*
+ * The loaded snapshot of one collection, as flat typed arrays over the snapshot's bytes: where
+ * each entity's key, hints and value lie, plus open-addressing hash tables from key (and, built
+ * on first use, from hint) to the entity's ordinal. Loading a store of 100k users used to build
+ * a JS string, an object and a Map entry per user (and as many again for the engine's hint
+ * index): that was most of a command's start-up, and it grew with the store. Here a load makes
+ * no per-entity object at all; a key, hint or value becomes a string only when it is looked at.
+ */
+
+/** "No hints member" in hintsFrom. */
+const NONE = 0xffffffff;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/** FNV-1a over UTF-16 code units. For ASCII bytes `hashBytes` gives the same value. */
+export function hashString(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/** A growable Uint32Array: offsets into a snapshot (which, as one Buffer, is at most 4 GiB). */
+export class U32List {
+  data = new Uint32Array(16);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Uint32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length] = value;
+    this.length += 1;
+  }
+}
+
+/** What the snapshot reader collects for one collection, entity by entity, in file order. */
+export class CollectionTableBuilder {
+  readonly keyStart = new U32List();
+  readonly keyEnd = new U32List();
+  readonly keyHash = new U32List();
+  readonly valueStart = new U32List();
+  readonly valueEnd = new U32List();
+  /** Bytes of the hint strings (`"a","b"`, between the brackets), or NONE in hintsFrom. */
+  readonly hintsFrom = new U32List();
+  readonly hintsTo = new U32List();
+  readonly lineNo = new U32List();
+  /** Keys that are not plain ASCII without escapes, decoded. */
+  readonly keyText = new Map<number, string>();
+  /** Hints of entities read through JSON.parse (undefined: no hints member). */
+  readonly hintList = new Map<number, readonly string[] | undefined>();
+
+  constructor(readonly name: string) {}
+
+  get count(): number {
+    return this.keyStart.length;
+  }
+}
+
+function tableSize(entries: number): number {
+  let size = 16;
+  while (size < entries * 2) size *= 2;
+  return size;
+}
+
+/**
+ * One collection of a loaded snapshot. Read-only: the store layers its changes over it (see
+ * EntityMap). Entities are numbered 0..count-1 in file order.
+ */
+export class CollectionTable {
+  readonly count: number;
+  private readonly keyStart: Uint32Array;
+  private readonly keyEnd: Uint32Array;
+  private readonly valueStart: Uint32Array;
+  private readonly valueEnd: Uint32Array;
+  private readonly hintsFrom: Uint32Array;
+  private readonly hintsTo: Uint32Array;
+  private readonly keyText: Map<number, string>;
+  private readonly hintList: Map<number, readonly string[] | undefined>;
+  /** ordinal + 1 per slot, 0 for empty. */
+  private readonly keySlots: Int32Array;
+  private hintIndex: HintIndex | undefined;
+
+  constructor(
+    private readonly buffer: Buffer,
+    private readonly file: string,
+    built: CollectionTableBuilder,
+  ) {
+    this.count = built.count;
+    this.keyStart = built.keyStart.data;
+    this.keyEnd = built.keyEnd.data;
+    this.valueStart = built.valueStart.data;
+    this.valueEnd = built.valueEnd.data;
+    this.hintsFrom = built.hintsFrom.data;
+    this.hintsTo = built.hintsTo.data;
+    this.keyText = built.keyText;
+    this.hintList = built.hintList;
+    const slots = new Int32Array(tableSize(this.count));
+    const mask = slots.length - 1;
+    const hashes = built.keyHash.data;
+    for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
+      let slot = hashes[ordinal]! & mask;
+      for (;;) {
+        const taken = slots[slot]!;
+        if (taken === 0) {
+          slots[slot] = ordinal + 1;
+          break;
+        }
+        if (hashes[taken - 1] === hashes[ordinal] && this.keyOf(taken - 1) === this.keyOf(ordinal)) {
+          // A writer never puts one key in a collection twice: such a file was not written by examctl.
+          throw new StoreDamagedError(
+            `${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken - 1]!})`,
+          );
+        }
+        slot = (slot + 1) & mask;
+      }
+    }
+    this.keySlots = slots;
+  }
+
+  /** The ordinal of `key`, or -1. */
+  find(key: string): number {
+    const slots = this.keySlots;
+    const mask = slots.length - 1;
+    let slot = hashString(key) & mask;
+    for (;;) {
+      const taken = slots[slot]!;
+      if (taken === 0) return -1;
+      if (this.keyEquals(taken - 1, key)) return taken - 1;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  keyOf(ordinal: number): string {
+    return this.keyText.get(ordinal) ?? this.buffer.toString('latin1', this.keyStart[ordinal]!, this.keyEnd[ordinal]!);
+  }
+
+  private keyEquals(ordinal: number, key: string): boolean {
+    const text = this.keyText.get(ordinal);
+    if (text !== undefined) return text === key;
+    return bytesEqual(this.buffer, this.keyStart[ordinal]!, this.keyEnd[ordinal]!, key);
+  }
+
+  /** The value's JSON text, as written. */
+  valueText(ordinal: number): string {
+    return this.buffer.toString('utf8', this.valueStart[ordinal]!, this.valueEnd[ordinal]!);
+  }
+
+  /** The hints persisted beside the entity (undefined: none were). */
+  hintsOf(ordinal: number): readonly string[] | undefined {
+    if (this.hintList.has(ordinal)) return this.hintList.get(ordinal);
+    const from = this.hintsFrom[ordinal]!;
+    if (from === NONE) return undefined;
+    const to = this.hintsTo[ordinal]!;
+    const hints: string[] = [];
+    if (!this.scanHints(from, to, (start, end) => hints.push(this.buffer.toString('utf8', start, end)))) {
+      return this.parseHints(ordinal, from, to);
+    }
+    return hints;
+  }
+
+  /** The hints as the JSON array text to write back (undefined: none). */
+  hintsJson(ordinal: number): string | undefined {
+    if (this.hintList.has(ordinal)) {
+      const hints = this.hintList.get(ordinal);
+      return hints === undefined ? undefined : JSON.stringify(hints);
+    }
+    const from = this.hintsFrom[ordinal]!;
+    return from === NONE ? undefined : this.buffer.toString('utf8', from - 1, this.hintsTo[ordinal]! + 1);
+  }
+
+  /** The ordinal of the last entity (in file order) whose persisted hints include `hint`, or -1. */
+  hintOwner(hint: string): number {
+    this.hintIndex ??= this.buildHintIndex();
+    return this.hintIndex.find(hint);
+  }
+
+  /**
+   * Calls `found(start, end)` per hint string of `"a","b"` in from..to. False (having called it
+   * for none) if the range holds an escape sequence or is not that shape: the caller then parses.
+   */
+  private scanHints(from: number, to: number, found: (start: number, end: number) => void): boolean {
+    const buffer = this.buffer;
+    // Two passes, so that `found` is called for all or none. (Buffer.indexOf has no end bound:
+    // searching for a backslash that is not there would read to the end of the file.)
+    let at = from;
+    while (at < to) {
+      if (buffer[at] !== QUOTE) return false;
+      at += 1;
+      for (;;) {
+        if (at >= to) return false;
+        const byte = buffer[at];
+        if (byte === QUOTE) break;
+        if (byte === BACKSLASH) return false;
+        at += 1;
+      }
+      at += 1;
+      if (at < to) {
+        if (buffer[at] !== COMMA) return false;
+        at += 1;
+      }
+    }
+    at = from;
+    while (at < to) {
+      const end = buffer.indexOf(QUOTE, at + 1);
+      found(at + 1, end);
+      at = end + 2;
+    }
+    return true;
+  }
+
+  private parseHints(ordinal: number, from: number, to: number): string[] {
+    let hints: unknown;
+    try {
+      hints = JSON.parse(`[${this.buffer.toString('utf8', from, to)}]`);
+    } catch {
+      hints = undefined;
+    }
+    if (!Array.isArray(hints) || !hints.every((hint) => typeof hint === 'string')) {
+      // The line's checksum matched, so the bytes are as written: only a writer bug gets here.
+      throw new StoreDamagedError(`${this.file}: the hints of ${JSON.stringify(this.keyOf(ordinal))} are not a list of strings`);
+    }
+    return hints as string[];
+  }
+
+  private buildHintIndex(): HintIndex {
+    const index = new HintIndex(this.buffer);
+    for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
+      if (this.hintList.has(ordinal)) {
+        for (const hint of this.hintList.get(ordinal) ?? []) index.addText(ordinal, hint);
+        continue;
+      }
+      const from = this.hintsFrom[ordinal]!;
+      if (from === NONE) continue;
+      const to = this.hintsTo[ordinal]!;
+      if (!this.scanHints(from, to, (start, end) => index.addBytes(ordinal, start, end))) {
+        for (const hint of this.parseHints(ordinal, from, to)) index.addText(ordinal, hint);
+      }
+    }
+    index.seal();
+    return index;
+  }
+}
+
+/** Hint string -> ordinal, over the snapshot's bytes; the last entity to name a hint owns it (as a Map's set would). */
+class HintIndex {
+  private readonly owner = new U32List();
+  private readonly start = new U32List();
+  private readonly end = new U32List();
+  private readonly hash = new U32List();
+  /** Hints that are not plain ASCII, decoded. */
+  private readonly text = new Map<number, string>();
+  private slots = new Int32Array(0);
+
+  constructor(private readonly buffer: Buffer) {}
+
+  addBytes(ordinal: number, start: number, end: number): void {
+    const buffer = this.buffer;
+    let hash = 0x811c9dc5;
+    for (let i = start; i < end; i += 1) {
+      const byte = buffer[i]!;
+      if (byte >= 0x80) {
+        this.addText(ordinal, buffer.toString('utf8', start, end));
+        return;
+      }
+      hash = Math.imul(hash ^ byte, 0x01000193);
+    }
+    this.push(ordinal, start, end, hash >>> 0);
+  }
+
+  addText(ordinal: number, hint: string): void {
+    this.text.set(this.owner.length, hint);
+    this.push(ordinal, 0, 0, hashString(hint));
+  }
+
+  private push(ordinal: number, start: number, end: number, hash: number): void {
+    this.owner.push(ordinal);
+    this.start.push(start);
+    this.end.push(end);
+    this.hash.push(hash);
+  }
+
+  seal(): void {
+    const slots = new Int32Array(tableSize(this.owner.length));
+    const mask = slots.length - 1;
+    const hashes = this.hash.data;
+    for (let entry = 0; entry < this.owner.length; entry += 1) {
+      let slot = hashes[entry]! & mask;
+      for (;;) {
+        const taken = slots[slot]!;
+        if (taken === 0 || (hashes[taken - 1] === hashes[entry] && this.textOf(taken - 1) === this.textOf(entry))) {
+          slots[slot] = entry + 1;
+          break;
+        }
+        slot = (slot + 1) & mask;
+      }
+    }
+    this.slots = slots;
+  }
+
+  find(hint: string): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let slot = hashString(hint) & mask;
+    for (;;) {
+      const taken = slots[slot]!;
+      if (taken === 0) return -1;
+      const entry = taken - 1;
+      const text = this.text.get(entry);
+      const equal = text !== undefined ? text === hint : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
+      if (equal) return this.owner.data[entry]!;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private textOf(entry: number): string {
+    return this.text.get(entry) ?? this.buffer.toString('latin1', this.start.data[entry]!, this.end.data[entry]!);
+  }
+}
+
+/** Whether ASCII bytes start..end spell `text`. */
+function bytesEqual(buffer: Buffer, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length) return false;
+  for (let i = 0; i < text.length; i += 1) if (buffer[start + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
