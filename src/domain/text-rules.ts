@@ -58,6 +58,11 @@ export function isGuid(s: string): boolean {
   return GUID_PATTERN.test(s);
 }
 
+/** GUIDs compare without braces and ignoring case (a SynchronizationKey is one user's, 232). */
+export function normaliseGuid(key: string): string {
+  return key.replace(/^\{|\}$/g, '').toLowerCase();
+}
+
 /** An absolute http(s) URL with a host (245). The global URL class keeps this free of node: imports. */
 export function isHttpUrl(s: string): boolean {
   if (hasWhitespace(s)) return false;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ReviewSession } from './types.js';
+import { normaliseGuid } from './text-rules.js';
 
 /**
  * The world file (cli-contract.md, "World file"): what exists on the platform before the API is
@@ -243,6 +244,7 @@ export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
   // The engine's user indexes assume these are unique (lookups are case-insensitive).
   const userNames = new Set<string>();
   const lowerIds = new Set<string>();
+  const syncKeys = new Set<string>();
   world.Users.forEach((user, index) => {
     const name = user.UserName.toLowerCase();
     if (userNames.has(name)) {
@@ -258,6 +260,17 @@ export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
       });
     }
     lowerIds.add(id);
+    if (user.SynchronizationKey !== undefined) {
+      const syncKey = normaliseGuid(user.SynchronizationKey);
+      if (syncKeys.has(syncKey)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['Users', index, 'SynchronizationKey'],
+          message: `duplicate SynchronizationKey "${user.SynchronizationKey}" (keys compare ignoring case and braces)`,
+        });
+      }
+      syncKeys.add(syncKey);
+    }
   });
   const roles = new Set(world.Roles.map((role) => role.Title));
   world.Users.forEach((user, index) => {

@@ -94,11 +94,12 @@ export interface Store {
   observe(observer: StoreObserver): void;
   /**
    * Optional (additive): the key of the entity of `collection` whose hints (from the registered
-   * indexer) include `hint`, in the state as it is now (the last one set if several do). Lets the
-   * engine answer its secondary lookups from the hints the store persisted beside each entity,
-   * without building an index of the whole store at start-up: at 100k users that index was most
-   * of what a command spent before its first record. Stores without it leave the engine to keep
-   * its own index through `observe`.
+   * indexer) include `hint`, in the state as it is now. Hints are meant to be unique (the engine's
+   * rules and the world file check keep them so); if several entities share one, any of them may
+   * answer. Lets the engine answer its secondary lookups from the hints the store persisted beside
+   * each entity, without building an index of the whole store at start-up: at 100k users that
+   * index was most of what a command spent before its first record. Stores without it leave the
+   * engine to keep its own index through `observe`.
    */
   keyByHint?(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */

@@ -1,5 +1,6 @@
 import type { Change, CollectionName, StoreIndexer, StoreState } from './store.js';
 import type { WorldHierarchy, WorldUser } from '../domain/world.js';
+import { normaliseGuid } from '../domain/text-rules.js';
 
 /**
  * The key of the single settings entity. Here rather than in world-io.ts so that the rules can
@@ -20,11 +21,6 @@ export interface EngineView {
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined;
   userKeyBySynchronizationKey(key: string): string | undefined;
   rootHierarchyKey(): string | undefined;
-}
-
-/** GUIDs compare without braces and ignoring case. */
-export function normaliseGuid(key: string): string {
-  return key.replace(/^\{|\}$/g, '').toLowerCase();
 }
 
 /*

@@ -94,6 +94,14 @@ describe('world file', () => {
     { name: 'malformed token digest', edit: (w) => (w['Settings']['ApiTokens'] = ['sha256:abc']), error: /^Settings\.ApiTokens\[0\]: .*64 hex digits/ },
     { name: 'empty token', edit: (w) => (w['Settings']['ApiTokens'] = ['']), error: /^Settings\.ApiTokens\[0\]:/ },
     { name: 'user with unknown role', edit: (w) => (w['Users'][0]['Role'] = 'Wizard'), error: /^Users\[0\]\.Role: unknown role/ },
+    {
+      name: 'two users with one SynchronizationKey (ignoring case and braces)',
+      edit: (w) => {
+        w['Users'][0]['SynchronizationKey'] = '{AB12CD34-0000-0000-0000-000000000001}';
+        w['Users'][1]['SynchronizationKey'] = 'ab12cd34-0000-0000-0000-000000000001';
+      },
+      error: /^Users\[1\]\.SynchronizationKey: duplicate SynchronizationKey/,
+    },
   ];
   for (const r of rejections) {
     it(`rejects: ${r.name}, naming the path`, () => {

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src
 import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
+import { writeFormatOneStore } from './format-one.js';
 
 let root: string;
 let dir: string;
@@ -233,18 +234,7 @@ describe('lazy load', () => {
 describe('format 1 stores', () => {
   /** A store as examctl 0.x (format 1) wrote it: no hints, no hints version. */
   async function formatOneStore(): Promise<void> {
-    await mkdir(dir);
-    const lines = content.map(({ collection, key, value }) => JSON.stringify({ c: collection, k: key, v: value }));
-    let crc = 0;
-    for (const line of lines) crc = crc32(line, crc);
-    const snapshot = [
-      JSON.stringify({ examctl: 'store-snapshot', format: 1, generation: 1 }),
-      ...lines,
-      JSON.stringify({ end: true, count: lines.length, crc: crc.toString(16).padStart(8, '0') }),
-    ];
-    await writeFile(join(dir, snapshotFileName(1)), `${snapshot.join('\n')}\n`);
-    await writeFile(join(dir, 'journal-1.ndjson'), '');
-    await writeFile(join(dir, 'CURRENT'), '{"examctl":"store","format":1,"generation":1}\n');
+    await writeFormatOneStore(dir, content);
   }
 
   it('are read (hints derived from the values) and written as format 2 by the next compaction', async () => {

@@ -220,7 +220,7 @@ class FileStore implements Store {
 
   /**
    * The key of the entity whose hints (from the registered indexer) include `hint`, in the state
-   * as it is now; the last one set if several do. Snapshot entities answer from the hints
+   * as it is now (see Store.keyByHint). Snapshot entities answer from the hints
    * persisted beside them (no value parsed); what changed since the load from an overlay built on
    * the first question and kept true by every change after it.
    */

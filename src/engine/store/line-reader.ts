@@ -13,7 +13,7 @@ export interface RawLine {
   terminated: boolean;
 }
 
-/** Catch-up reads are usually a few lines: start small, grow for big files (snapshots). */
+/** Catch-up reads are usually a few lines: start small, grow for a big journal. */
 const FIRST_CHUNK_SIZE = 64 * 1024;
 const MAX_CHUNK_SIZE = 1 << 20;
 
@@ -36,8 +36,7 @@ export async function forEachLine(
 /**
  * The same without a Buffer object per line: the line is bytes `from..to` of `buffer` (a read
  * chunk, or a joined copy for a line that spans chunks), its newline (if any) at `to` when it is
- * in the same buffer. Chunks are never reused, so a view into one may be kept. For the snapshot
- * loader, where a million lines made per-line allocations a visible cost.
+ * in the same buffer. Chunks are never reused, so a view into one may be kept.
  */
 export async function forEachLineIn(
   handle: FileHandle,
