@@ -323,9 +323,13 @@ async function checkIsRunReport(records: AsyncIterable<InputRecord>): Promise<vo
   for await (const record of records) {
     if (reportStatusOf(record) !== undefined) return;
     const file = record.source.file;
-    const why = record.raw === undefined ? `${file} is not a CSV file` : `no status column in ${file}`;
-    throw new UsageError(`--only-failed needs a run report CSV (written by --report x.csv): ${why}`);
+    throw notARunReport(record.raw === undefined ? `${file} is not a CSV file` : `no status column in ${file}`);
   }
+}
+
+/** The usage error for --only-failed on a file that is not a run report CSV. */
+export function notARunReport(why: string): UsageError {
+  return new UsageError(`--only-failed needs a run report CSV (written by --report x.csv): ${why}`);
 }
 
 /**

@@ -41,4 +41,41 @@ describe('--only-failed on a file without a status column', () => {
       expect(await readFile(retry, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages\r\n');
     });
   });
+
+  it('invigilators remove: an id list without a status column, or no --file, is a usage error and nothing is removed', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const { writeFile } = await import('node:fs/promises');
+      const ids = join(dir, 'leavers.txt');
+      await writeFile(ids, 'inv-1\ninv-2\n');
+      const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--only-failed', '--json', '--store', store], dir);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('--only-failed needs a run report CSV');
+      expect(run.stderr).toContain('no status column in');
+      const bare = await examctl(['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--only-failed', '--store', store], dir);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('give the report with --file');
+      const { existsSync } = await import('node:fs');
+      expect(existsSync(store)).toBe(false);
+    });
+  });
+
+  it('invigilators remove: with its own CSV report, sends only the ids that were not ok', async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const { readFile, writeFile } = await import('node:fs/promises');
+      const ids = join(dir, 'ids.csv');
+      await writeFile(ids, 'UserExtId\ninv-1\nnot-an-invigilator-x\n');
+      const report = join(dir, 'r.csv');
+      const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--report', report, '--store', store], dir);
+      expect([0, 1]).toContain(first.code);
+      const text = await readFile(report, 'utf8');
+      expect(text.split('\r\n')[0]).toContain('status');
+      const retry = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir);
+      const ids2 = (JSON.parse(retry.stdout) as { items: { id: string }[] }).items.map((item) => item.id);
+      expect(ids2).not.toContain('inv-1');
+      expect(ids2).toContain('not-an-invigilator-x');
+    });
+  });
 });

@@ -10,7 +10,7 @@ import type { SourceRef } from '../../input/record.js';
 import { describeTarget, exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { checkReportOption } from '../output.js';
-import { failureProblems, openRun, type RunOptions } from '../run-records.js';
+import { failureProblems, notARunReport, openRun, type RunOptions } from '../run-records.js';
 import { openTargetDirectory, resolveTarget } from '../target.js';
 
 export interface InvigilatorsRemoveOptions extends RunOptions {
@@ -35,8 +35,14 @@ interface IdEntry {
 export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<number> {
   checkReportOption(options);
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
+  if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
   if (options.file !== undefined) {
-    for (const entry of await readIdList(resolve(deps.cwd, options.file), { displayName: options.file })) {
+    const listed = await readIdList(resolve(deps.cwd, options.file), { displayName: options.file });
+    // Without a status column every id would be sent again: the original list picked by mistake.
+    if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) {
+      throw notARunReport(`no status column in ${options.file}`);
+    }
+    for (const entry of listed) {
       if (options.onlyFailed && entry.status?.trim().toLowerCase() === 'ok') continue;
       entries.push({ id: entry.id, source: entry.source });
     }
