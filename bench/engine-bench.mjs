@@ -6,6 +6,8 @@
 //      users/s and the time ratio 100k/10k (goal <= 1.3). Each round also times a one-user sync
 //      on the same store: the fixed cost of a command (start-up, loading the store, the engine's
 //      indexes), which grows with the store; the 10k sync minus that is the cost of the writes.
+//      The same again into stores built as a user would: `local init`, then a bulk `user sync`
+//      of 10k or 100k users (a snapshot plus whatever journal the compaction threshold left).
 //   2. `examctl schedule push` of one schedule with 10k candidates (all new users): time, candidates/s.
 //   3. store load (open) time at 100k and 1M users.
 // Stores are built directly through the store API (the demo world plus N generated users), far
@@ -169,6 +171,40 @@ export async function runEngineBench({ log = (line) => process.stderr.write(`${l
     }
     rows.push({ measurement: 'time ratio 100k/10k, whole command (goal <= 1.3)', result: `${(large.seconds / small.seconds).toFixed(2)} (best/best); ${(median(all[100_000].seconds) / median(all[10_000].seconds)).toFixed(2)} (median/median)` });
     rows.push({ measurement: 'time ratio 100k/10k, without the fixed cost', result: (marginal(large) / marginal(small)).toFixed(2) });
+
+    // The same sync into stores built the way a user builds them: `local init`, then a bulk
+    // `user sync` of 10k or 100k users (the store then holds a snapshot and a journal, as the
+    // compaction threshold left them), each round on a fresh copy.
+    const builtRows = [];
+    const built = {};
+    for (const size of sizes) {
+      const dir = join(work, `built-${size}`);
+      rmSync(dir, { recursive: true, force: true });
+      await examctl(['local', 'init', '--store', dir]).catch(() => undefined);
+      const bulk = await examctl(['user', 'sync', '--file', await usersCsv(size, 'b'), '--target', 'local', '--store', dir]);
+      if (bulk.report.summary.ok !== size) throw new Error(`bulk sync: ${JSON.stringify(bulk.report.summary)}`);
+      built[size] = { dir, seconds: [] };
+      builtRows.push({ measurement: `  building it: local init + user sync of ${size / 1000}k users`, result: `${bulk.seconds.toFixed(2)} s` });
+    }
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const size of sizes) {
+        const { seconds } = await syncRound(built[size].dir, csv, oneUserCsv);
+        built[size].seconds.push(seconds);
+        log(`  ${size / 1000}k-user store built by user sync, round ${round}: user sync 10k ${seconds.toFixed(2)} s`);
+      }
+    }
+    for (const size of sizes) {
+      rmSync(built[size].dir, { recursive: true, force: true });
+      const times = built[size].seconds;
+      rows.push({
+        measurement: `user sync 10k users into a ${size / 1000}k-user store built by user sync (whole command)`,
+        result: `${(SYNC_USERS / Math.min(...times)).toFixed(0)} users/s (${Math.min(...times).toFixed(2)} s, best of ${ROUNDS}; median ${median(times).toFixed(2)} s)`,
+      });
+    }
+    rows.push(...builtRows);
+    const builtRatio = Math.min(...built[100_000].seconds) / Math.min(...built[10_000].seconds);
+    const builtMedianRatio = median(built[100_000].seconds) / median(built[10_000].seconds);
+    rows.push({ measurement: 'time ratio 100k/10k, stores built by user sync (goal <= 1.3)', result: `${builtRatio.toFixed(2)} (best/best); ${builtMedianRatio.toFixed(2)} (median/median)` });
 
     const sittings = sittingsCsv(CANDIDATES);
     const pushStore = await freshStore('push', 10_000);

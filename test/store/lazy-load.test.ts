@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -255,6 +255,63 @@ describe('format 1 stores', () => {
     expect(text).toContain('{"c":"users","k":"u-1","h":["nname-u-1","sab12cd34-0000-0000-0000-000000000001"],"v":');
     const again = await openStore(dir);
     expect(again.state.get('users')!.size).toBe(4);
+    await again.close();
+  });
+});
+
+describe('compaction copies unchanged lines as they are', () => {
+  it('in runs of adjacent lines, also when collections interleave in the file, and reloads what it wrote', async () => {
+    await mkdir(dir);
+    const line = (c: string, k: string, h: string[] | undefined, v: unknown) =>
+      `{"c":${JSON.stringify(c)},"k":${JSON.stringify(k)}${h === undefined ? '' : `,"h":${JSON.stringify(h)}`},"v":${JSON.stringify(v)}}`;
+    // Not the order a writer groups them in: users, a hierarchy, users again, settings between.
+    const lines = [
+      line('users', 'u-1', ['nann'], { ExternalId: 'u-1', UserName: 'Ann' }),
+      line('users', 'u-2', ['nbo'], { ExternalId: 'u-2', UserName: 'Bo' }),
+      line('hierarchies', 'H-ROOT', ['root'], { ExternalId: 'H-ROOT' }),
+      line('users', 'Ü-3', ['eü-3', 'nçé'], { ExternalId: 'Ü-3', UserName: 'Çé', Note: 'a "quoted" \\ text' }),
+      line('settings', 'settings', undefined, { SiteUrl: 'x' }),
+      line('users', 'k"4', ['nd'], { ExternalId: 'k"4', UserName: 'D' }),
+      line('users', 'u-5', ['ne'], { ExternalId: 'u-5', UserName: 'E' }),
+    ];
+    const body = lines.map((l) => `${l}\n`).join('');
+    const snapshot = [
+      JSON.stringify({ examctl: 'store-snapshot', format: 2, generation: 1, hints: ENGINE_INDEXER.version }),
+      ...lines,
+      JSON.stringify({ end: true, count: lines.length, crc: crc32(body).toString(16).padStart(8, '0') }),
+    ];
+    await writeFile(join(dir, snapshotFileName(1)), `${snapshot.join('\n')}\n`);
+    await writeFile(join(dir, 'journal-1.ndjson'), '');
+    await writeFile(join(dir, 'CURRENT'), '{"examctl":"store","format":2,"generation":1}\n');
+
+    const store = await openStore(dir);
+    const indexer = countingIndexer();
+    store.observe({ ...noop, indexer });
+    await store.transact(put(user('u-2', { UserName: 'Bob' }), { collection: 'users', key: 'u-5', value: null }, user('u-6')));
+    await store.compact();
+    expect(store.currentGeneration).toBe(2);
+    // Reloaded: everything is as the new snapshot has it, nothing parsed.
+    expect(['u-1', 'u-2', 'Ü-3', 'k"4', 'u-6'].every((key) => isRaw(store.state, 'users', key))).toBe(true);
+    expect(store.keyByHint('users', 'nbob')).toBe('u-2');
+    expect(store.keyByHint('users', 'nbo')).toBeUndefined();
+    expect(store.keyByHint('users', 'nçé')).toBe('Ü-3');
+    await store.close();
+
+    const written = (await readFile(join(dir, snapshotFileName(2)), 'utf8')).split('\n');
+    for (const unchanged of [lines[0], lines[2], lines[3], lines[4], lines[5]]) expect(written).toContain(unchanged);
+    expect(written.filter((l) => l.startsWith('{"c":'))).toHaveLength(7);
+    const again = await openStore(dir, { readOnly: true });
+    expect([...exportEntities(again.state)].map(([c, k]) => `${c}/${k}`)).toEqual([
+      'settings/settings',
+      'users/k"4',
+      'users/u-1',
+      'users/u-2',
+      'users/u-6',
+      'users/Ü-3',
+      'hierarchies/H-ROOT',
+    ]);
+    expect(again.state.get('users')!.get('Ü-3')).toEqual({ ExternalId: 'Ü-3', UserName: 'Çé', Note: 'a "quoted" \\ text' });
+    expect(again.state.get('users')!.get('u-2')).toEqual({ ExternalId: 'u-2', UserName: 'Bob' });
     await again.close();
   });
 });

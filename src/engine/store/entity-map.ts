@@ -4,22 +4,24 @@ import type { CollectionTable } from './snapshot-table.js';
 /** Marks a snapshot entity deleted since the load. */
 const DELETED: unique symbol = Symbol('deleted');
 
-/** An entity as `storedEntries` hands it out: `ordinal >= 0` means still as the snapshot has it (value not parsed). */
+/** An entity as `storedEntries` hands it out: `ordinal >= 0` means unchanged since the load (as the snapshot has it). */
 export type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**
  * One collection's entities: the loaded snapshot's table (read-only, values parsed on first
- * read) with the changes since the load layered over it. Readers see a ReadonlyMap of parsed
- * values; `storedEntries()` also tells which entities are still as the snapshot has them (for
- * compaction, which copies their text as is, and for persisted hints).
+ * read and cached) with the changes since the load layered over it. Readers see a ReadonlyMap
+ * of parsed values; `storedEntries()` also tells which entities are still as the snapshot has
+ * them (for compaction, which copies their lines as they are, and for persisted hints).
  *
  * Iteration order: snapshot entities in file order, then keys added since, in insertion order.
  * (Unlike a Map, a snapshot key deleted and added again keeps its place; nothing depends on it,
  * and export sorts.)
  */
 export class EntityMap implements ReadonlyMap<string, unknown> {
-  /** Snapshot keys changed, deleted or already parsed since the load (parsed values are cached here). */
-  private readonly overrides = new Map<string, unknown>();
+  /** Snapshot keys set or deleted since the load. */
+  private readonly changed = new Map<string, unknown>();
+  /** Values of unchanged snapshot keys, parsed on first read. */
+  private readonly parsed = new Map<string, unknown>();
   /** Keys not in the snapshot. */
   private readonly added = new Map<string, unknown>();
   private deletedFromTable = 0;
@@ -39,32 +41,33 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
   }
 
   has(key: string): boolean {
-    const override = this.overrides.get(key);
-    if (override !== undefined) return override !== DELETED;
-    return this.added.has(key) || this.ordinalOf(key) >= 0;
+    const changed = this.changed.get(key);
+    if (changed !== undefined) return changed !== DELETED;
+    return this.parsed.has(key) || this.added.has(key) || this.ordinalOf(key) >= 0;
   }
 
   get(key: string): unknown {
-    const override = this.overrides.get(key);
-    if (override !== undefined) return override === DELETED ? undefined : override;
-    const added = this.added.get(key);
-    if (added !== undefined) return added;
+    const changed = this.changed.get(key);
+    if (changed !== undefined) return changed === DELETED ? undefined : changed;
+    const known = this.parsed.get(key) ?? this.added.get(key);
+    if (known !== undefined) return known;
     const ordinal = this.ordinalOf(key);
     return ordinal < 0 ? undefined : this.parse(key, ordinal);
   }
 
   /** Whether the entity is in the snapshot and has been neither read nor changed since the load (for tests). */
   isRaw(key: string): boolean {
-    return !this.overrides.has(key) && this.ordinalOf(key) >= 0;
+    return !this.changed.has(key) && !this.parsed.has(key) && this.ordinalOf(key) >= 0;
   }
 
   set(key: string, value: unknown): void {
-    const override = this.overrides.get(key);
-    if (override !== undefined) {
-      if (override === DELETED) this.deletedFromTable -= 1;
-      this.overrides.set(key, value);
+    const changed = this.changed.get(key);
+    if (changed !== undefined) {
+      if (changed === DELETED) this.deletedFromTable -= 1;
+      this.changed.set(key, value);
     } else if (!this.added.has(key) && this.ordinalOf(key) >= 0) {
-      this.overrides.set(key, value);
+      this.changed.set(key, value);
+      this.parsed.delete(key);
     } else {
       this.added.set(key, value);
     }
@@ -72,36 +75,58 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
 
   delete(key: string): boolean {
     if (this.added.delete(key)) return true;
-    const override = this.overrides.get(key);
-    if (override === DELETED) return false;
-    if (override === undefined && this.ordinalOf(key) < 0) return false;
-    this.overrides.set(key, DELETED);
+    const changed = this.changed.get(key);
+    if (changed === DELETED) return false;
+    if (changed === undefined && this.ordinalOf(key) < 0) return false;
+    this.changed.set(key, DELETED);
+    this.parsed.delete(key);
     this.deletedFromTable += 1;
     return true;
   }
 
-  /** Every entity: [key, ordinal, undefined] for one still as the snapshot has it, [key, -1, value] otherwise. */
+  /**
+   * Every entity: [key, ordinal, undefined] for one as the snapshot has it (unchanged; its value
+   * maybe parsed already), [key, -1, value] otherwise.
+   */
   *storedEntries(): IterableIterator<StoredEntry> {
     const table = this.table;
     if (table !== undefined) {
       for (let ordinal = 0; ordinal < table.count; ordinal += 1) {
         const key = table.keyOf(ordinal);
-        const override = this.overrides.get(key);
-        if (override === DELETED) continue;
-        yield override === undefined ? [key, ordinal, undefined] : [key, -1, override];
+        const changed = this.changed.get(key);
+        if (changed === DELETED) continue;
+        yield changed === undefined ? [key, ordinal, undefined] : [key, -1, changed];
       }
     }
     for (const [key, value] of this.added) yield [key, -1, value];
   }
 
-  /** Snapshot keys changed, deleted (value undefined) or parsed since the load, and keys added. */
+  /** The snapshot ordinals set or deleted since the load. */
+  changedOrdinals(): Set<number> {
+    const ordinals = new Set<number>();
+    for (const key of this.changed.keys()) ordinals.add(this.ordinalOf(key));
+    return ordinals;
+  }
+
+  /** The value a changed snapshot key now has (undefined: deleted). */
+  changedValue(key: string): unknown {
+    const changed = this.changed.get(key);
+    return changed === DELETED ? undefined : changed;
+  }
+
+  /** Keys added since the load, with their values. */
+  addedEntries(): IterableIterator<[string, unknown]> {
+    return this.added.entries();
+  }
+
+  /** Snapshot keys set or deleted (value undefined) since the load, and keys added. */
   *changedEntries(): IterableIterator<readonly [key: string, value: unknown]> {
-    for (const [key, value] of this.overrides) yield [key, value === DELETED ? undefined : value];
+    for (const [key, value] of this.changed) yield [key, value === DELETED ? undefined : value];
     yield* this.added;
   }
 
   *entries(): MapIterator<[string, unknown]> {
-    for (const [key, ordinal, value] of this.storedEntries()) yield [key, ordinal >= 0 ? this.parse(key, ordinal) : value];
+    for (const [key, ordinal, value] of this.storedEntries()) yield [key, ordinal >= 0 ? this.valueAt(key, ordinal) : value];
   }
 
   *keys(): MapIterator<string> {
@@ -109,7 +134,7 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
   }
 
   *values(): MapIterator<unknown> {
-    for (const [key, ordinal, value] of this.storedEntries()) yield ordinal >= 0 ? this.parse(key, ordinal) : value;
+    for (const [key, ordinal, value] of this.storedEntries()) yield ordinal >= 0 ? this.valueAt(key, ordinal) : value;
   }
 
   [Symbol.iterator](): MapIterator<[string, unknown]> {
@@ -120,6 +145,10 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
     for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
   }
 
+  private valueAt(key: string, ordinal: number): unknown {
+    return this.parsed.get(key) ?? this.parse(key, ordinal);
+  }
+
   private parse(key: string, ordinal: number): unknown {
     let value: unknown;
     try {
@@ -128,7 +157,7 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
       // The line's checksum matched, so the bytes are as written: only a writer bug gets here.
       throw new StoreDamagedError(`${this.source}: the value of ${JSON.stringify(key)} is not valid JSON`);
     }
-    this.overrides.set(key, value);
+    this.parsed.set(key, value);
     return value;
   }
 }

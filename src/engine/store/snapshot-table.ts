@@ -40,6 +40,7 @@ export class U32List {
 
 /** What the snapshot reader collects for one collection, entity by entity, in file order. */
 export class CollectionTableBuilder {
+  readonly lineStart = new U32List();
   readonly keyStart = new U32List();
   readonly keyEnd = new U32List();
   readonly keyHash = new U32List();
@@ -73,6 +74,7 @@ function tableSize(entries: number): number {
  */
 export class CollectionTable {
   readonly count: number;
+  private readonly lineStart: Uint32Array;
   private readonly keyStart: Uint32Array;
   private readonly keyEnd: Uint32Array;
   private readonly valueStart: Uint32Array;
@@ -91,6 +93,7 @@ export class CollectionTable {
     built: CollectionTableBuilder,
   ) {
     this.count = built.count;
+    this.lineStart = built.lineStart.data;
     this.keyStart = built.keyStart.data;
     this.keyEnd = built.keyEnd.data;
     this.valueStart = built.valueStart.data;
@@ -143,6 +146,19 @@ export class CollectionTable {
     const text = this.keyText.get(ordinal);
     if (text !== undefined) return text === key;
     return bytesEqual(this.buffer, this.keyStart[ordinal]!, this.keyEnd[ordinal]!, key);
+  }
+
+  /**
+   * The lines of entities from..to-1, newlines included, as written: one view of the snapshot's
+   * bytes. Only for a run whose lines are adjacent in the file (see `adjacent`).
+   */
+  linesBytes(from: number, to: number): Buffer {
+    return this.buffer.subarray(this.lineStart[from]!, this.valueEnd[to - 1]! + 2);
+  }
+
+  /** Whether entity `ordinal + 1`'s line follows entity `ordinal`'s directly in the file. */
+  adjacent(ordinal: number): boolean {
+    return this.lineStart[ordinal + 1] === this.valueEnd[ordinal]! + 2;
   }
 
   /** The value's JSON text, as written. */

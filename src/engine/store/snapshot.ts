@@ -27,6 +27,12 @@ export interface SnapshotEntry {
   text: string;
   /** The hints as a JSON array of strings; undefined writes no hints member. */
   hintsJson: string | undefined;
+  /**
+   * Instead: whole lines (newlines included) to copy as they are, `lineCount` of them: entities
+   * of a snapshot this writer wrote, unchanged.
+   */
+  lines?: Buffer;
+  lineCount?: number;
 }
 
 export interface SnapshotHeader {
@@ -67,12 +73,22 @@ export async function writeSnapshot(
     );
     let count = 0;
     let crc = 0;
+    // The crc covers exactly the entity lines: the header is flushed before, the end line after.
+    await writer.flush();
+    writer.onFlush = (bytes) => {
+      crc = crc32(bytes, crc);
+    };
     for (const entry of entities) {
-      const line = `${entityLine(entry)}\n`;
-      crc = crc32(line, crc);
-      count += 1;
-      await writer.write(line);
+      if (entry.lines !== undefined) {
+        count += entry.lineCount ?? 0;
+        await writer.write(entry.lines);
+      } else {
+        count += 1;
+        await writer.write(`${entityLine(entry)}\n`);
+      }
     }
+    await writer.flush();
+    writer.onFlush = undefined;
     await writer.write(`${JSON.stringify({ end: true, count, crc: hex(crc) })}\n`);
   });
 }
@@ -216,6 +232,7 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
       builder.keyText.set(ordinal, key);
       hash = hashString(key);
     }
+    builder.lineStart.push(from);
     builder.keyStart.push(keyStart);
     builder.keyEnd.push(keyEnd);
     builder.keyHash.push(hash >>> 0);
@@ -241,6 +258,7 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     const ordinal = builder.count;
     builder.keyText.set(ordinal, k);
     builder.hintList.set(ordinal, h);
+    builder.lineStart.push(from);
     builder.keyStart.push(0);
     builder.keyEnd.push(0);
     builder.keyHash.push(hashString(k));
