@@ -97,6 +97,43 @@ describe('kill -9 in the middle of a bulk user sync', () => {
   }, 120_000);
 });
 
+describe('kill -9 while a compaction writes the next snapshot', () => {
+  it('leaves a store that loads with every user reported ok; a re-run completes', async () => {
+    const csv = join(dir, 'users.csv');
+    // About 10 MB of journal: the sync crosses the 4 MiB compaction threshold on the way.
+    const ids = range('c', 40_000);
+    await writeUsersCsv(csv, ids);
+    expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
+    const run = startExamctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
+    spawned.push(run.child);
+    let finished: Finished | undefined;
+    void run.done.then((result) => (finished = result));
+    // A compaction writes its snapshot and journal to `.atomic-*` temp files before the rename.
+    const { readdir } = await import('node:fs/promises');
+    for (;;) {
+      if (finished) throw new Error(`the sync ended before a compaction was seen: ${finished.stderr}`);
+      if ((await readdir(store)).some((name) => name.startsWith('.atomic-'))) break;
+      await sleep(1);
+    }
+    run.child.kill('SIGKILL');
+    const killed = await run.done;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const shownOk = reportItems(killed.stdout).filter((item) => item.status === 'ok');
+    const afterKill = await exportedUsers();
+    expect(shownOk.length).toBeGreaterThan(0);
+    expect(shownOk.filter((item) => !afterKill.has(item.id))).toEqual([]);
+
+    const rerun = await examctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const final = await exportedUsers();
+    expect(ids.filter((id) => !final.has(id))).toEqual([]);
+    // One live generation: the killed compaction's files were temp files (ignored, removed by the next compaction).
+    const names = await readdir(store);
+    expect(names.filter((name) => /^(snapshot|journal)-\d+\.ndjson$/.test(name))).toHaveLength(2);
+  }, 120_000);
+});
+
 describe('four examctl processes syncing into one store at once', () => {
   it('all succeed and every user is present; the user all four send is created exactly once', async () => {
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
