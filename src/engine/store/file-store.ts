@@ -268,18 +268,24 @@ class FileStore implements Store {
     if (!indexer) throw new InternalError('keyByHint: no indexer registered (pass one to observe)');
     const map = this.maps.get(collection)!;
     const overlay: HintOverlay = { owners: new Map(), complete: !this.hintsTrusted() };
-    if (overlay.complete) {
-      for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
-    } else {
-      this.hintOverlays.set(collection, overlay);
-      const table = map.table;
-      for (const [key, value] of map.changedEntries()) {
-        const ordinal = table === undefined ? -1 : table.find(key);
-        if (ordinal >= 0) for (const hint of table!.hintsOf(ordinal) ?? []) this.disownHint(collection, overlay, hint, key);
-        if (value !== undefined) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
-      }
-    }
+    // Registered first: disownHint asks keyByHint, which must see the overlay being built.
     this.hintOverlays.set(collection, overlay);
+    try {
+      if (overlay.complete) {
+        for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+      } else {
+        const table = map.table;
+        for (const [key, value] of map.changedEntries()) {
+          const ordinal = table === undefined ? -1 : table.find(key);
+          if (ordinal >= 0) for (const hint of table!.hintsOf(ordinal) ?? []) this.disownHint(collection, overlay, hint, key);
+          if (value !== undefined) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+        }
+      }
+    } catch (error) {
+      // A value that does not parse (damage): no half-built overlay may answer later questions.
+      this.hintOverlays.delete(collection);
+      throw error;
+    }
     return overlay;
   }
 

@@ -28,22 +28,6 @@ export async function forEachLine(
   firstLineNo: number,
   onLine: (line: RawLine) => void,
 ): Promise<void> {
-  await forEachLineIn(handle, startOffset, firstLineNo, (buffer, from, to, lineNo, start, end, terminated) => {
-    onLine({ bytes: buffer.subarray(from, to), lineNo, start, end, terminated });
-  });
-}
-
-/**
- * The same without a Buffer object per line: the line is bytes `from..to` of `buffer` (a read
- * chunk, or a joined copy for a line that spans chunks), its newline (if any) at `to` when it is
- * in the same buffer. Chunks are never reused, so a view into one may be kept.
- */
-export async function forEachLineIn(
-  handle: FileHandle,
-  startOffset: number,
-  firstLineNo: number,
-  onLine: (buffer: Buffer, from: number, to: number, lineNo: number, start: number, end: number, terminated: boolean) => void,
-): Promise<void> {
   let position = startOffset;
   let lineNo = firstLineNo;
   let carry: Buffer | undefined;
@@ -58,12 +42,13 @@ export async function forEachLineIn(
     for (;;) {
       const newline = chunk.indexOf(10, from);
       if (newline === -1 || newline >= bytesRead) break;
+      const end = position + newline + 1;
       if (carry) {
-        const joined = Buffer.concat([carry, chunk.subarray(0, newline)]);
+        const bytes = Buffer.concat([carry, chunk.subarray(0, newline)]);
         carry = undefined;
-        onLine(joined, 0, joined.length, lineNo, carryStart, position + newline + 1, true);
+        onLine({ bytes, lineNo, start: carryStart, end, terminated: true });
       } else {
-        onLine(chunk, from, newline, lineNo, position + from, position + newline + 1, true);
+        onLine({ bytes: chunk.subarray(from, newline), lineNo, start: position + from, end, terminated: true });
       }
       lineNo += 1;
       from = newline + 1;
@@ -79,5 +64,5 @@ export async function forEachLineIn(
     }
     position += bytesRead;
   }
-  if (carry) onLine(carry, 0, carry.length, lineNo, carryStart, position, false);
+  if (carry) onLine({ bytes: carry, lineNo, start: carryStart, end: position, terminated: false });
 }

@@ -10,15 +10,18 @@ import { StoreDamagedError } from '../../errors.js';
  */
 
 /** "No hints member" in hintsFrom. */
-const NONE = 0xffffffff;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+export const NO_HINTS = 0xffffffff;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-/** FNV-1a over UTF-16 code units. For ASCII bytes `hashBytes` gives the same value. */
+/** FNV-1a. Keys and hints hash over their UTF-16 code units; ASCII bytes hash the same way, one step per byte. */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
 export function hashString(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
   return hash >>> 0;
 }
 
@@ -46,7 +49,7 @@ export class CollectionTableBuilder {
   readonly keyHash = new U32List();
   readonly valueStart = new U32List();
   readonly valueEnd = new U32List();
-  /** Bytes of the hint strings (`"a","b"`, between the brackets), or NONE in hintsFrom. */
+  /** Bytes of the hint strings (`"a","b"`, between the brackets), or NO_HINTS in hintsFrom. */
   readonly hintsFrom = new U32List();
   readonly hintsTo = new U32List();
   readonly lineNo = new U32List();
@@ -170,23 +173,13 @@ export class CollectionTable {
   hintsOf(ordinal: number): readonly string[] | undefined {
     if (this.hintList.has(ordinal)) return this.hintList.get(ordinal);
     const from = this.hintsFrom[ordinal]!;
-    if (from === NONE) return undefined;
+    if (from === NO_HINTS) return undefined;
     const to = this.hintsTo[ordinal]!;
     const hints: string[] = [];
     if (!this.scanHints(from, to, (start, end) => hints.push(this.buffer.toString('utf8', start, end)))) {
       return this.parseHints(ordinal, from, to);
     }
     return hints;
-  }
-
-  /** The hints as the JSON array text to write back (undefined: none). */
-  hintsJson(ordinal: number): string | undefined {
-    if (this.hintList.has(ordinal)) {
-      const hints = this.hintList.get(ordinal);
-      return hints === undefined ? undefined : JSON.stringify(hints);
-    }
-    const from = this.hintsFrom[ordinal]!;
-    return from === NONE ? undefined : this.buffer.toString('utf8', from - 1, this.hintsTo[ordinal]! + 1);
   }
 
   /** The ordinal of the last entity (in file order) whose persisted hints include `hint`, or -1. */
@@ -251,7 +244,7 @@ export class CollectionTable {
         continue;
       }
       const from = this.hintsFrom[ordinal]!;
-      if (from === NONE) continue;
+      if (from === NO_HINTS) continue;
       const to = this.hintsTo[ordinal]!;
       if (!this.scanHints(from, to, (start, end) => index.addBytes(ordinal, start, end))) {
         for (const hint of this.parseHints(ordinal, from, to)) index.addText(ordinal, hint);
@@ -276,14 +269,14 @@ class HintIndex {
 
   addBytes(ordinal: number, start: number, end: number): void {
     const buffer = this.buffer;
-    let hash = 0x811c9dc5;
+    let hash = FNV_OFFSET;
     for (let i = start; i < end; i += 1) {
       const byte = buffer[i]!;
       if (byte >= 0x80) {
         this.addText(ordinal, buffer.toString('utf8', start, end));
         return;
       }
-      hash = Math.imul(hash ^ byte, 0x01000193);
+      hash = Math.imul(hash ^ byte, FNV_PRIME);
     }
     this.push(ordinal, start, end, hash >>> 0);
   }

@@ -5,7 +5,7 @@ import { StoreDamagedError } from '../../errors.js';
 import type { CollectionName } from '../store.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { isCollectionName } from './journal.js';
-import { CollectionTable, CollectionTableBuilder, hashString } from './snapshot-table.js';
+import { BACKSLASH, CollectionTable, CollectionTableBuilder, FNV_OFFSET, FNV_PRIME, NO_HINTS, QUOTE, hashString } from './snapshot-table.js';
 
 /**
  * The on-disk format this examctl writes and the newest it reads. 2: snapshot entity lines may
@@ -101,12 +101,9 @@ function isHints(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const NEWLINE = 0x0a;
-const NO_HINTS = 0xffffffff;
 const KEY_MEMBER = Buffer.from(',"k":"');
 const HINTS_MEMBER = Buffer.from(',"h":[');
 const VALUE_MARKER_BYTES = Buffer.from(VALUE_MARKER);
@@ -197,7 +194,7 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     if (!matches(buffer, at, KEY_MEMBER)) return false;
     at += KEY_MEMBER.length;
     const keyStart = at;
-    let hash = 0x811c9dc5;
+    let hash = FNV_OFFSET;
     let ascii = true;
     for (;;) {
       if (at >= to) return false;
@@ -205,7 +202,7 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
       if (byte === QUOTE) break;
       if (byte === BACKSLASH) return false;
       if (byte >= 0x80) ascii = false;
-      hash = Math.imul(hash ^ byte, 0x01000193);
+      hash = Math.imul(hash ^ byte, FNV_PRIME);
       at += 1;
     }
     const keyEnd = at;
