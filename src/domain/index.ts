@@ -56,6 +56,17 @@ export {
   BOOLEAN_SPELLINGS_HELP,
   type Coerced,
 } from './coercion.js';
+export { idOf } from './record-id.js';
+export {
+  Sittings,
+  ScheduleRequests,
+  isScheduleRequest,
+  withCandidateLines,
+  type Sitting,
+  type SittingRow,
+  type ScheduleDefaults,
+  type PreparedSchedule,
+} from './sittings.js';
 export { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from './columns.js';
 export {
   adjustmentInvalidProblem,

@@ -4,6 +4,8 @@ import { batchedRecords, type BatchedRecords } from './batches.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokenizer.js';
 import { readUtf8Chunks } from './text-source.js';
+import { normalizeColumnName } from './column-name.js';
+import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -13,14 +15,7 @@ export interface CsvReadOptions {
   displayName?: string;
 }
 
-/** Columns a run report adds to its input rows; a report CSV is valid input, so they are skipped. */
-export const REPORT_COLUMNS: readonly string[] = ['status', 'error_codes', 'error_messages'];
-const REPORT_KEYS = new Set(REPORT_COLUMNS.map(normalizeColumnName));
-
-/** The key two header names are compared by: case, spaces, `_` and `-` do not matter. */
-export function normalizeColumnName(name: string): string {
-  return name.replace(/[\s_-]+/g, '').toLowerCase();
-}
+export { normalizeColumnName };
 
 const QUOTE = 0x22;
 const CR = 0x0d;
@@ -248,7 +243,8 @@ function mapHeader(cells: readonly string[], options: CsvReadOptions, file: stri
     const key = normalizeColumnName(cell);
     const spec = byKey.get(key);
     if (spec === undefined) {
-      if (!REPORT_KEYS.has(key)) unknown.push(cell);
+      // A report fed back as input: the columns it added are not the command's.
+      if (!isReportColumn(cell)) unknown.push(cell);
       return;
     }
     const earlier = takenBy.get(spec.name);
@@ -274,29 +270,6 @@ function mapHeader(cells: readonly string[], options: CsvReadOptions, file: stri
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };
-}
-
-/** A run report written by examctl: its header has all of status, error_codes and error_messages. */
-export function isRunReportHeader(header: readonly string[]): boolean {
-  let found = 0;
-  for (const name of header) if (REPORT_KEYS.has(normalizeColumnName(name))) found += 1;
-  return found >= REPORT_KEYS.size;
-}
-
-const NEUTRALISED = /^'+[=+\-@\t\r]/;
-
-/**
- * A run report prefixes cells starting with = + - @ tab or CR with `'` so a spreadsheet shows
- * them as text (and a cell already starting with quotes before one of them with one more
- * quote, src/report/csv-cell.ts); fed back (fix and retry), that one `'` is dropped so the
- * retry sends the original value. Cells are trimmed after, as every cell is. In place: the
- * array is the row's own.
- */
-export function restoreNeutralisedCells(cells: string[]): void {
-  for (let i = 0; i < cells.length; i++) {
-    const cell = cells[i] as string;
-    if (cell.charCodeAt(0) === 0x27 && NEUTRALISED.test(cell)) cells[i] = cell.slice(1).trim();
-  }
 }
 
 /** A list cell: entries separated by `|`, each trimmed, empty entries dropped. */
@@ -382,10 +355,10 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
   const sink: CsvRowSink = {
     header(cells, line) {
       mapHeader(cells, options, file, line);
-      if (notOkOnly) status = cells.findIndex((name) => normalizeColumnName(name) === 'status');
+      if (notOkOnly) status = statusColumnOf(cells);
     },
     row(cells) {
-      if (status !== -1 && (cells[status] as string).toLowerCase() === 'ok') return;
+      if (status !== -1 && isOkStatus(cells[status])) return;
       count += 1;
     },
   };
@@ -403,7 +376,7 @@ export function reportStatusOf(record: InputRecord): string | undefined {
   // All records of a file share one header array: find its status column once.
   let column = statusColumnByHeader.get(raw.header);
   if (column === undefined) {
-    column = raw.header.findIndex((name) => normalizeColumnName(name) === 'status');
+    column = statusColumnOf(raw.header);
     statusColumnByHeader.set(raw.header, column);
   }
   return column === -1 ? undefined : raw.cells[column];

@@ -4,7 +4,6 @@ export {
   reportStatusOf,
   normalizeColumnName,
   splitListCell,
-  REPORT_COLUMNS,
   type CsvReadOptions,
 } from './csv-reader.js';
 export { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';

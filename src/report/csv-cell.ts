@@ -1,16 +1,12 @@
 /**
- * CSV output that a spreadsheet cannot turn into a formula (cli-contract.md, "Run report"):
- * a cell starting with = + - @ tab or CR gets a leading single quote, then every cell that
- * needs it is quoted RFC 4180 style. A cell that already starts with quotes before such a
- * character gets one more, so reading a report back (which drops one quote from `'+...`,
- * src/input/csv-reader.ts) gives every value exactly as it was.
+ * CSV output that a spreadsheet cannot turn into a formula: each cell neutralised as the
+ * report CSV contract says (report-csv-contract.ts), then quoted RFC 4180 style where needed.
  */
-const FORMULA_START = /^'*[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n;]/;
+import { neutraliseCell } from './report-csv-contract.js';
 
-export function neutraliseCell(value: string): string {
-  return FORMULA_START.test(value) ? `'${value}` : value;
-}
+export { neutraliseCell };
+
+const NEEDS_QUOTES = /[",\r\n;]/;
 
 export function csvCell(value: string): string {
   const safe = neutraliseCell(value);

@@ -1,6 +1,8 @@
 import type { Problem } from '../domain/problem.js';
 import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
 import { csvLine } from './csv-cell.js';
+import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
+import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
 
 /** The report's fixed head: what ran, where, and whether anything could change. */
@@ -78,8 +80,6 @@ export class JsonReportWriter implements ReportSink {
   }
 }
 
-export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
-
 function errorCodes(errors: readonly Problem[]): string {
   return errors
     .filter((e) => e.code !== null)
@@ -90,13 +90,6 @@ function errorCodes(errors: readonly Problem[]): string {
 function errorMessages(errors: readonly Problem[]): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
-
-/** Header names compared as the CSV reader compares them (case, spaces, `_`, `-` do not matter). */
-function columnKey(name: string): string {
-  return name.replace(/[\s_-]+/g, '').toLowerCase();
-}
-
-const REPORT_KEYS = new Set(REPORT_COLUMNS.map(columnKey));
 
 /**
  * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"): kept
@@ -114,10 +107,10 @@ const enum Column {
 }
 
 function columnMode(name: string): Column {
-  const key = columnKey(name);
+  const key = normalizeColumnName(name);
   // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
   // sit before them and make the report refused as input.
-  if (key === '' || REPORT_KEYS.has(key)) return Column.Drop;
+  if (key === '' || isReportColumn(name)) return Column.Drop;
   return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
 }
 
@@ -191,7 +184,7 @@ export class CsvReportWriter implements ReportSink {
       return this.out.write(text);
     }
     if (!this.headerWritten) {
-      text += csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]);
+      text += csvLine([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
       this.headerWritten = true;
     }
     text += csvLine([item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)]);
@@ -201,7 +194,7 @@ export class CsvReportWriter implements ReportSink {
   async finish(): Promise<void> {
     if (this.headerWritten) return;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine(['file', 'line', 'id', ...REPORT_COLUMNS]));
+    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine([...SOURCE_COLUMNS, ...REPORT_COLUMNS]));
   }
 }
 

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
 import { runCli } from '../../src/cli/program.js';
-import { outcomeOf, runRecords, type RecordJob } from '../../src/cli/run-records.js';
+import { unitPerRecord, type RecordJob } from '../../src/cli/pipeline/record-job.js';
+import { runPipeline } from '../../src/cli/pipeline/run-pipeline.js';
+import { outcomeOf } from '../../src/cli/pipeline/service-answer.js';
 import { USER_COLUMNS } from '../../src/domain/index.js';
 import { readCsvRecords, reportStatusOf } from '../../src/input/csv-reader.js';
 import { readRecords } from '../../src/input/format.js';
@@ -99,20 +101,17 @@ describe('dry run: one read, report held back until the read completed', () => {
           reads += 1;
           return readCsvRecords(input, { columns: [{ name: 'ExternalId', kind: 'string' }], ignoreUnknownColumns: true });
         },
-        async *units() {
-          throw new Error('unit() is used for one-unit-per-record jobs');
-        },
-        unit: (record: InputRecord) => ({ source: record.source, id: String(record.fields.ExternalId), prepared: { ok: true, value: { id: String(record.fields.ExternalId) } } }),
+        ...unitPerRecord((record: InputRecord) => ({ source: record.source, id: String(record.fields.ExternalId), prepared: { ok: true, value: { id: String(record.fields.ExternalId) } } })),
         send: async () => outcomeOf({ status: 200, envelope: { Content: null, Success: true, Errors: null } }),
       };
       const fakeApi = async () => ({ close: async () => {} }) as unknown as IntegrationApi;
       const dry = testDeps(dir, { openApi: fakeApi });
-      expect(await runRecords(job, { dryRun: true, json: true }, dry.deps)).toBe(0);
+      expect((await runPipeline(job, { dryRun: true, json: true }, dry.deps)).exitCode).toBe(0);
       expect(reads).toBe(1);
       expect(JSON.parse(dry.stdout.text).summary.ok).toBe(5);
       reads = 0;
       const real = testDeps(dir, { openApi: fakeApi });
-      expect(await runRecords(job, { json: true }, real.deps)).toBe(0);
+      expect((await runPipeline(job, { json: true }, real.deps)).exitCode).toBe(0);
       expect(reads).toBe(2);
     });
   });

@@ -4,7 +4,9 @@ import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } f
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions } from '../run-records.js';
+import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { runPipeline } from '../pipeline/run-pipeline.js';
+import { outcomeOf } from '../pipeline/service-answer.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 
 export interface CollectionAddOptions extends RunOptions {
@@ -21,26 +23,27 @@ export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(options: CollectionAddOptions, deps: CommandDeps): Promise<number> {
-  const records = await collectionRecords(options, deps);
-  const job: RecordJob<CollectionRequest> = {
+  const fromFile = options.file !== undefined;
+  const job: RecordJob<CollectionRequest, Outcome> = {
     command: 'collection add',
-    records,
-    oneUnitPerRecord: true,
-    async *units(input) {
-      for await (const record of input) {
-        const prepared = record.raw ? coerceAndValidateCollection(record.fields) : validateCollection(record.fields);
-        yield { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
-      }
-    },
-    send: async (api, collection, callOptions) => (last = await sendCollection(api, collection, callOptions)),
+    records: await collectionRecords(options, deps),
+    ...unitPerRecord(collectionUnit),
+    send: sendCollection,
+    ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
-  let last: Outcome | undefined;
-  const code = await runRecords(job, options, deps);
+  const { exitCode, remembered } = await runPipeline(job, options, deps);
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
-  if (options.file === undefined && last?.status === 'ok' && last.id !== undefined) {
+  const last = remembered.at(-1);
+  if (last?.status === 'ok' && last.id !== undefined) {
     await deps.stderr.write(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}\n`);
   }
-  return code;
+  return exitCode;
+}
+
+function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
+  // CSV cells are strings to coerce; JSON values are taken as typed.
+  const prepared = record.raw ? coerceAndValidateCollection(record.fields) : validateCollection(record.fields);
+  return { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
 }
 
 async function collectionRecords(options: CollectionAddOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {

@@ -13,11 +13,7 @@ export function readInput(
   return readRecords(resolve(deps.cwd, file), { ...options, displayName: file });
 }
 
-/** The record's external id for the report, when it has a usable one. */
-export function idOf(fields: Record<string, unknown>, key: string): string | null {
-  const value = fields[key];
-  return typeof value === 'string' && value.trim() !== '' ? value : typeof value === 'number' ? String(value) : null;
-}
+export { idOf } from '../../domain/record-id.js';
 
 export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
   return record.raw ? [{ line: record.source.line, header: record.raw.header, cells: record.raw.cells }] : undefined;

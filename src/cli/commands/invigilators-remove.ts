@@ -1,16 +1,19 @@
 import { resolve } from 'node:path';
-import type { ApiResult } from '../../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
-import type { Problem } from '../../domain/problem.js';
+import type { Problem, Validation } from '../../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../../domain/types.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import { readIdList } from '../../input/index.js';
-import type { SourceRef } from '../../input/record.js';
-import { describeTarget, exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
+import { UsageError } from '../../errors.js';
+import { batchedRecords, readIdList } from '../../input/index.js';
+import type { InputRecord, SourceRef } from '../../input/record.js';
+import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { checkReportOption } from '../output.js';
-import { failureProblems, notARunReport, openRun, type RunOptions } from '../run-records.js';
+import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { runPipeline } from '../pipeline/run-pipeline.js';
+import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, resolveTarget } from '../target.js';
 
 export interface InvigilatorsRemoveOptions extends RunOptions {
@@ -34,23 +37,53 @@ interface IdEntry {
  */
 export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<number> {
   checkReportOption(options);
+  const entries = await idEntries(options, deps);
+  const prepared = preparedIds(options.scheduleExtId, entries);
+  const unitOf = new Map<InputRecord, Unit<string>>();
+  const records = entries.map((entry, index): InputRecord => {
+    const record: InputRecord = { source: entry.source, fields: { UserExtId: entry.id } };
+    unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string> });
+    return record;
+  });
+  const removal = new RemovalCall(options.scheduleExtId);
+  const job: RecordJob<string> = {
+    command: 'invigilators remove',
+    // One batch: every id is dispatched before the call leaves, so it carries them all.
+    records: () => batchedRecords(async function* () {
+      yield records;
+    }),
+    ...unitPerRecord((record) => unitOf.get(record) as Unit<string>),
+    send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
+    sendsTogether: true,
+    readsOnlyFailedItself: true,
+  };
+  return (await runPipeline(job, options, deps)).exitCode;
+}
+
+/** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
+async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<IdEntry[]> {
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
   if (options.file !== undefined) {
     const listed = await readIdList(resolve(deps.cwd, options.file), { displayName: options.file });
     // Without a status column every id would be sent again: the original list picked by mistake.
-    if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) {
-      throw notARunReport(`no status column in ${options.file}`);
-    }
+    if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(options.file);
     for (const entry of listed) {
-      if (options.onlyFailed && entry.status?.trim().toLowerCase() === 'ok') continue;
+      if (options.onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });
     }
   }
   if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps)));
   if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
+  return entries;
+}
 
-  const validation = validateInvigilatorRemoval(options.scheduleExtId, entries.map((e) => e.id));
+/**
+ * The list is checked whole: a problem with the schedule fails every id, a problem with an id
+ * fails that id only, and the others are sent.
+ */
+function preparedIds(scheduleExtId: string, entries: readonly IdEntry[]): Validation<string>[] {
+  const validation = validateInvigilatorRemoval(scheduleExtId, entries.map((e) => e.id));
   const perId = new Map<number, Problem[]>();
   const whole: Problem[] = [];
   for (const problem of validation.ok ? [] : validation.problems) {
@@ -58,37 +91,34 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
     if (index === undefined) whole.push(problem);
     else perId.set(Number(index), [...(perId.get(Number(index)) ?? []), problem]);
   }
+  return entries.map((entry, index) => {
+    const problems = whole.length > 0 ? whole : perId.get(index);
+    return problems ? { ok: false, problems } : { ok: true, value: entry.id };
+  });
+}
 
-  const { api, report } = await openRun('invigilators remove', entries.length, options, deps);
-  const toSend = whole.length > 0 ? [] : entries.filter((_, index) => !perId.has(index));
-  let outcome: (entry: IdEntry) => ReportEntry['item'] = (entry) => ({ source: entry.source, id: entry.id, status: 'ok', errors: [] });
-  let fatal: Error | undefined;
-  if (deps.signal?.aborted) {
-    fatal = new InterruptedError('interrupted before sending: nothing was sent');
-    outcome = (entry) => ({ source: entry.source, id: entry.id, status: 'skipped', errors: [] });
-  } else if (api !== null && toSend.length > 0) {
-    try {
-      const result = await api.removeInvigilators(options.scheduleExtId, toSend.map((e) => e.id), options.dryRun ? { dryRun: true } : {});
-      outcome = interpret(result);
-    } catch (error) {
-      fatal = error instanceof Error ? error : new Error(String(error));
-      const message = fatal.message;
-      outcome = (entry) => ({ source: entry.source, id: entry.id, status: 'skipped', errors: [{ field: '', code: null, message }] });
-    }
-  }
+/**
+ * One DELETE for every id dispatched together: the pipeline sends a `sendsTogether` job's units
+ * in one go, so the ids asked for before the call leaves all ride on it, and each gets its own
+ * outcome from the one answer.
+ */
+class RemovalCall {
+  private ids: string[] = [];
+  private answer: Promise<(id: string) => Outcome> | undefined;
 
-  try {
-    for (const [index, entry] of entries.entries()) {
-      const problems = whole.length > 0 ? whole : perId.get(index);
-      const item = problems ? { source: entry.source, id: entry.id, status: 'failed' as const, errors: problems } : outcome(entry);
-      await report.builder.add({ item });
-    }
-  } finally {
-    await api?.close();
+  constructor(private readonly scheduleExtId: string) {}
+
+  async outcomeFor(api: IntegrationApi, id: string, options: CallOptions): Promise<Outcome> {
+    this.ids.push(id);
+    // The call leaves once the ids dispatched with this one are in (after the current turn).
+    this.answer ??= Promise.resolve().then(async () => {
+      const ids = this.ids;
+      this.ids = [];
+      this.answer = undefined;
+      return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options));
+    });
+    return (await this.answer)(id);
   }
-  await report.close();
-  if (fatal) throw fatal;
-  return exitCodeFor(report.builder.summary);
 }
 
 /**
@@ -121,11 +151,11 @@ async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps
   return ids.map((id, index) => ({ id, source: { file: PROMPT_SOURCE, line: index + 1, index } }));
 }
 
-function interpret(result: ApiResult<InvigilatorsResponseContent>): (entry: IdEntry) => ReportEntry['item'] {
+function interpret(result: ApiResult<InvigilatorsResponseContent>): (id: string) => Outcome {
   const { envelope } = result;
   if (!envelope.Success) {
     const problems = failureProblems(result);
-    return (entry) => ({ source: entry.source, id: entry.id, status: 'failed', errors: problems });
+    return () => ({ status: 'failed', errors: problems });
   }
   const byUser = new Map<string, Problem[]>();
   const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
@@ -134,10 +164,9 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>): (entry: IdEn
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
-  return (entry) => {
-    const errors = byUser.get(entry.id);
-    const item = { source: entry.source, id: entry.id, errors: errors ?? [] };
-    if (!errors) return { ...item, status: 'ok' };
-    return { ...item, status: errors.every((e) => e.code === ErrorCode.NotAnInvigilator) ? 'partial' : 'failed' };
+  return (id) => {
+    const errors = byUser.get(id);
+    if (!errors) return { status: 'ok', errors: [] };
+    return { status: errors.every((e) => e.code === ErrorCode.NotAnInvigilator) ? 'partial' : 'failed', errors };
   };
 }

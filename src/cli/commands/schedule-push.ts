@@ -1,24 +1,25 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import {
   CANDIDATE_COLUMNS,
-  coerceAndValidateScheduleRequest,
-  coerceScheduleFields,
+  isScheduleRequest,
   SCHEDULE_COLUMNS,
-  SCHEDULE_FIELDS,
-  validateScheduleRequest,
+  ScheduleRequests,
+  Sittings,
+  withCandidateLines,
+  type PreparedSchedule,
+  type ScheduleDefaults,
 } from '../../domain/index.js';
-import type { Problem, Validation } from '../../domain/problem.js';
-import type { ScheduleRequest } from '../../domain/types.js';
 import { InputFileError } from '../../errors.js';
 import { normalizeColumnName } from '../../input/index.js';
-import { parseJsonDocument } from '../../input/json-document.js';
-import type { InputRecord } from '../../input/record.js';
+import type { InputRecord, SourceRef } from '../../input/record.js';
+import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
-import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import type { Outcome, RecordJob, RunOptions, Unit } from '../pipeline/record-job.js';
+import { runPipeline } from '../pipeline/run-pipeline.js';
+import { outcomeOf } from '../pipeline/service-answer.js';
+import { readInput, sourceRowsOf } from './input-helpers.js';
 
 export interface SchedulePushOptions extends RunOptions {
   file: string;
@@ -66,18 +67,6 @@ const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const satisfies Partial<Record<keyof SchedulePushOptions, string>>;
 
-interface Defaults {
-  schedule: Record<string, unknown>;
-  workflow?: unknown;
-  upsert?: unknown;
-}
-
-interface SchedulePayload {
-  request: ScheduleRequest;
-  /** Source line of each candidate, to put a line on the service's `Candidates[i]` errors. */
-  candidateLines: number[];
-}
-
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(options: SchedulePushOptions, deps: CommandDeps): Promise<number> {
   const defaults = await scheduleDefaults(options, deps);
@@ -85,40 +74,27 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps): Prom
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false }));
   await completeRequiredFields(defaults, records, options, deps);
-  const job: RecordJob<SchedulePayload> = {
+  const job: RecordJob<PreparedSchedule, { line: number; id: string }> = {
     command: 'schedule push',
     records,
-    units: (records) => scheduleUnits(records, defaults),
+    units: (batches) => scheduleUnits(batches, defaults),
     describeSend: (records) => describeRequests(records, defaults),
-    send: async (api, payload, callOptions) => {
-      const outcome = await sendSchedule(api, payload, callOptions);
-      if (payload.request.Schedule.ScheduleExtId === undefined && outcome.id !== undefined && outcome.status !== 'failed') generated.push(outcome.id);
-      return outcome;
-    },
+    send: sendSchedule,
+    // Ids the service chose: shown, since the admin needs them for the next command.
+    remember: (unit, _payload, outcome) => (unit.id === null && outcome.id !== undefined && outcome.status !== 'failed' ? { line: unit.source.line, id: outcome.id } : undefined),
   };
-  // Ids the service chose: shown, since the admin needs them for the next command (first few only).
-  const generated: string[] = [];
-  const code = await runRecords(job, options, deps);
-  if (generated.length > 0) {
+  const { exitCode, remembered } = await runPipeline(job, options, deps);
+  if (remembered.length > 0) {
+    // Answers come in as they complete; the note follows the file (first few only).
+    const generated = [...remembered].sort((a, b) => a.line - b.line).map((kept) => kept.id);
     const shown = generated.slice(0, 5).join(', ');
     await deps.stderr.write(`generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}\n`);
   }
-  return code;
+  return exitCode;
 }
 
-async function scheduleDefaults(options: SchedulePushOptions, deps: CommandDeps): Promise<Defaults> {
-  const defaults: Defaults = { schedule: {} };
-  if (options.schedule !== undefined) {
-    const parsed = await readScheduleFile(options.schedule, deps);
-    if ('Schedule' in parsed) {
-      if (!isObject(parsed.Schedule)) throw new InputFileError(options.schedule, undefined, 'Schedule must be a JSON object');
-      Object.assign(defaults.schedule, parsed.Schedule);
-      defaults.workflow = parsed.Workflow;
-      defaults.upsert = parsed.Upsert;
-    } else {
-      Object.assign(defaults.schedule, parsed);
-    }
-  }
+async function scheduleDefaults(options: SchedulePushOptions, deps: CommandDeps): Promise<ScheduleDefaults> {
+  const defaults: ScheduleDefaults = options.schedule === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, options.schedule), options.schedule);
   for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
     const value = options[flag as keyof typeof FLAG_FIELDS];
     if (value !== undefined) defaults.schedule[field] = value;
@@ -142,7 +118,7 @@ type RequiredField = keyof typeof REQUIRED_FIELD_FLAGS;
  * from flags or --schedule: asked on a terminal, else a usage error naming the flags. Files
  * with the columns (sittings, whole JSON requests) are checked per record instead.
  */
-async function completeRequiredFields(defaults: Defaults, records: () => AsyncIterable<InputRecord>, options: SchedulePushOptions, deps: CommandDeps): Promise<void> {
+async function completeRequiredFields(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, options: SchedulePushOptions, deps: CommandDeps): Promise<void> {
   let first: InputRecord | undefined;
   for await (const record of records()) {
     first = record;
@@ -161,24 +137,8 @@ async function completeRequiredFields(defaults: Defaults, records: () => AsyncIt
   Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule));
 }
 
-async function readScheduleFile(file: string, deps: CommandDeps): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(resolve(deps.cwd, file), 'utf8');
-  } catch (error) {
-    throw new InputFileError(file, undefined, `cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const parsed = parseJsonDocument(text, file);
-  if (!isObject(parsed)) throw new InputFileError(file, undefined, 'must hold one JSON object: the Schedule fields, or a request with Schedule');
-  return parsed;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isRequestRecord(record: InputRecord): boolean {
-  return !record.raw && ('Schedule' in record.fields || 'Candidates' in record.fields);
+  return !record.raw && isScheduleRequest(record.fields);
 }
 
 /** A JSON file holds whole requests or candidate rows, not both: a structural error, found before sending. */
@@ -198,23 +158,36 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
   }
 }
 
-async function* scheduleUnits(records: AsyncIterable<InputRecord>, defaults: Defaults): AsyncIterable<Unit<SchedulePayload>> {
-  const groups = new Map<string, SittingGroup>();
-  const seenIds = new Map<string, number>();
-  for await (const record of records) {
-    if (isRequestRecord(record)) {
-      yield requestUnit(record, defaults, seenIds);
-      continue;
+/**
+ * Whole requests become units as they are read; sittings rows are grouped, and since rows of
+ * one schedule may be anywhere in the file, their units follow once the file was read.
+ */
+async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
+  const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined }>(defaults);
+  const requests = new ScheduleRequests(defaults);
+  for await (const batch of batches) {
+    const units: Unit<PreparedSchedule>[] = [];
+    for (const record of batch) {
+      if (isRequestRecord(record)) {
+        const { id, prepared } = requests.prepare(record.fields, record.source.line);
+        units.push({ source: record.source, id, prepared, rows: sourceRowsOf(record) });
+      } else {
+        sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record) });
+      }
     }
-    addRow(groups, record, defaults);
+    if (units.length > 0) yield units;
   }
-  // Rows of one schedule may be anywhere in the file, so a sittings file is grouped in full first.
-  for (const group of groups.values()) yield groupUnit(group);
+  const units: Unit<PreparedSchedule>[] = [];
+  for (const sitting of sittings.all()) {
+    const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
+    units.push({ source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined });
+  }
+  if (units.length > 0) yield units;
 }
 
 /** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */
-async function describeRequests(records: AsyncIterable<InputRecord>, defaults: Defaults): Promise<string> {
-  const groups = new Map<string, SittingGroup>();
+async function describeRequests(records: AsyncIterable<InputRecord>, defaults: ScheduleDefaults): Promise<string> {
+  const sittings = new Sittings(defaults);
   let requests = 0;
   let candidates = 0;
   for await (const record of records) {
@@ -223,141 +196,21 @@ async function describeRequests(records: AsyncIterable<InputRecord>, defaults: D
       if (Array.isArray(record.fields.Candidates)) candidates += record.fields.Candidates.length;
       continue;
     }
-    addRow(groups, record, defaults);
+    sittings.add(sittingRow(record), undefined);
     candidates += 1;
   }
-  const schedules = requests + groups.size;
+  const schedules = requests + sittings.size;
   return `${schedules} ${schedules === 1 ? 'schedule' : 'schedules'} (${candidates} ${candidates === 1 ? 'candidate' : 'candidates'})`;
 }
 
-/** A whole request from JSON: the flags fill what it leaves out. */
-function requestUnit(record: InputRecord, defaults: Defaults, seenIds: Map<string, number>): Unit<SchedulePayload> {
-  const fields = record.fields;
-  const body: Record<string, unknown> = { ...fields };
-  if (fields.Workflow === undefined && defaults.workflow !== undefined) body.Workflow = defaults.workflow;
-  if (fields.Upsert === undefined && defaults.upsert !== undefined) body.Upsert = defaults.upsert;
-  if (isObject(fields.Schedule)) body.Schedule = { ...defaults.schedule, ...fields.Schedule };
-  const scheduleId = isObject(body.Schedule) ? idOf(body.Schedule, 'ScheduleExtId') : null;
-  const validation = validateScheduleRequest(body);
-  const problems: Problem[] = validation.ok ? [] : [...validation.problems];
-  if (scheduleId !== null) {
-    const first = seenIds.get(scheduleId);
-    if (first !== undefined) {
-      problems.push({ field: 'Schedule.ScheduleExtId', code: null, message: `ScheduleExtId ${scheduleId} is already used on line ${first} of this file` });
-    } else {
-      seenIds.set(scheduleId, record.source.line);
-    }
-  }
-  const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
-  return {
-    source: record.source,
-    id: scheduleId,
-    prepared: problems.length > 0 || !validation.ok ? { ok: false, problems } : { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => record.source.line) } },
-    rows: sourceRowsOf(record),
-  };
+function sittingRow(record: InputRecord): { line: number; csv: boolean; fields: Record<string, unknown> } {
+  return { line: record.source.line, csv: record.raw !== undefined, fields: record.fields };
 }
 
-interface SittingGroup {
-  source: InputRecord['source'];
-  /** CSV cells are strings to coerce; JSON values are taken as typed. */
-  csv: boolean;
-  /** Schedule fields, plus the request-level Workflow and Upsert. */
-  fields: Record<string, unknown>;
-  /** Line that set each field (absent: the field comes from the flags). */
-  setOn: Map<string, number>;
-  candidates: Record<string, unknown>[];
-  candidateLines: number[];
-  rows: SourceRow[];
-  problems: Problem[];
-}
-
-const SCHEDULE_ROW_FIELDS = new Set<string>([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
-
-/**
- * One candidate row: its schedule columns name (and describe) the schedule it belongs to.
- * An empty schedule cell means "as the other rows say"; two different values for one
- * schedule are an error on the later line.
- */
-function addRow(groups: Map<string, SittingGroup>, record: InputRecord, defaults: Defaults): void {
-  const csv = record.raw !== undefined;
-  const scheduleCells: Record<string, unknown> = {};
-  const candidate: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(record.fields)) {
-    if (SCHEDULE_ROW_FIELDS.has(name)) scheduleCells[name] = value;
-    else candidate[name] = value;
-  }
-  // Coerced only to compare "yes" and "true" as equal; the request is checked (and coerced) whole below.
-  const rowFields = csv ? coerceScheduleFields(scheduleCells).fields : scheduleCells;
-  const key = String(rowFields.ScheduleExtId ?? defaults.schedule.ScheduleExtId ?? '');
-  let group = groups.get(key);
-  if (!group) {
-    const fields: Record<string, unknown> = { ...defaults.schedule };
-    if (defaults.workflow !== undefined) fields.Workflow = defaults.workflow;
-    if (defaults.upsert !== undefined) fields.Upsert = defaults.upsert;
-    group = { source: record.source, csv, fields, setOn: new Map(), candidates: [], candidateLines: [], rows: [], problems: [] };
-    groups.set(key, group);
-  }
-  const line = record.source.line;
-  for (const [name, value] of Object.entries(rowFields)) {
-    const firstLine = group.setOn.get(name);
-    if (firstLine === undefined) {
-      group.setOn.set(name, line);
-      group.fields[name] = value;
-    } else if (JSON.stringify(group.fields[name]) !== JSON.stringify(value)) {
-      group.problems.push({
-        line,
-        field: requestPath(name),
-        code: null,
-        message: `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(group.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
-      });
-    }
-  }
-  group.candidates.push(candidate);
-  group.candidateLines.push(line);
-  const rows = sourceRowsOf(record);
-  if (rows) group.rows.push(...rows);
-}
-
-function requestPath(name: string): string {
-  return name === 'Workflow' || name === 'Upsert' ? name : `Schedule.${name}`;
-}
-
-function groupUnit(group: SittingGroup): Unit<SchedulePayload> {
-  const { Workflow, Upsert, ...schedule } = group.fields;
-  const body: Record<string, unknown> = { Schedule: schedule, Candidates: group.candidates };
-  if (Workflow !== undefined) body.Workflow = Workflow;
-  if (Upsert !== undefined) body.Upsert = Upsert;
-  const validation = group.csv ? coerceAndValidateScheduleRequest(body) : validateScheduleRequest(body);
-  const lineOf = (field: string): number | undefined => {
-    const candidate = /^Candidates\[(\d+)\]/.exec(field);
-    if (candidate) return group.candidateLines[Number(candidate[1])];
-    const name = /^(?:Schedule\.)?([A-Za-z]+)/.exec(field)?.[1];
-    return name === undefined ? undefined : group.setOn.get(name);
-  };
-  const problems = [...group.problems, ...(validation.ok ? [] : withLines(validation.problems, lineOf))];
-  const prepared: Validation<SchedulePayload> =
-    problems.length > 0 || !validation.ok
-      ? { ok: false, problems }
-      : { ok: true, value: { request: validation.value, candidateLines: group.candidateLines } };
-  return { source: group.source, id: idOf(schedule, 'ScheduleExtId'), prepared, rows: group.rows.length > 0 ? group.rows : undefined };
-}
-
-function withLines(problems: readonly Problem[], lineOf: (field: string) => number | undefined): Problem[] {
-  return problems.map((problem) => {
-    if (problem.line !== undefined) return problem;
-    const line = lineOf(problem.field);
-    return line === undefined ? problem : { ...problem, line };
-  });
-}
-
-async function sendSchedule(api: IntegrationApi, payload: SchedulePayload, options: CallOptions): Promise<Outcome> {
+async function sendSchedule(api: IntegrationApi, payload: PreparedSchedule, options: CallOptions): Promise<Outcome> {
   const result = await api.createSchedule(payload.request, options);
   const outcome = outcomeOf(result);
-  const lines = payload.candidateLines;
-  const errors = withLines(outcome.errors, (field) => {
-    const candidate = /^Candidates\[(\d+)\]/.exec(field);
-    return candidate ? lines[Number(candidate[1])] : undefined;
-  });
+  const errors = withCandidateLines(outcome.errors, payload.candidateLines);
   const id = result.envelope.Success && typeof result.envelope.Content === 'string' && result.envelope.Content !== '' ? result.envelope.Content : undefined;
   return { ...outcome, errors, ...(id !== undefined ? { id } : {}) };
 }

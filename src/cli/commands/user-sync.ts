@@ -5,7 +5,9 @@ import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
+import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { runPipeline } from '../pipeline/run-pipeline.js';
+import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, resolveTarget } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 
@@ -18,32 +20,22 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<number> {
-  const records = await userRecords(options, deps);
-  const job: RecordJob<UserRequest> = {
+  const prompted = options.file === undefined;
+  const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    records,
-    oneUnitPerRecord: true,
-    async *units(input) {
-      for await (const record of input) yield userUnit(record);
-    },
-    // One unit per record: lets the run take records in batches (no promise per record).
-    unit: userUnit,
-    // A prompted user is remembered to say what became of it; a file run sends untouched.
-    send:
-      options.file === undefined
-        ? async (api, user, callOptions) => {
-            last = { id: user.ExternalId, outcome: await sendUser(api, user, callOptions) };
-            return last.outcome;
-          }
-        : sendUser,
+    records: await userRecords(options, deps),
+    ...unitPerRecord(userUnit),
+    send: sendUser,
+    // A prompted user is remembered to say what became of it; a file run keeps nothing.
+    ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
   };
-  let last: { id: string; outcome: Outcome } | undefined;
-  const code = await runRecords(job, options, deps);
+  const { exitCode, remembered } = await runPipeline(job, options, deps);
   // One prompted user: say what became of it (the summary table only counts).
-  if (options.file === undefined && last !== undefined && last.outcome.status !== 'failed') {
+  const last = remembered.at(-1);
+  if (last !== undefined && last.outcome.status !== 'failed') {
     await deps.stderr.write(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}\n`);
   }
-  return code;
+  return exitCode;
 }
 
 async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {

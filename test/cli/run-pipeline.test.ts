@@ -1,7 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
 import type { ApiFactory } from '../../src/cli/context.js';
-import { outcomeOf, runRecords, type RecordJob } from '../../src/cli/run-records.js';
+import type { RecordJob } from '../../src/cli/pipeline/record-job.js';
+import { runPipeline } from '../../src/cli/pipeline/run-pipeline.js';
+import { outcomeOf } from '../../src/cli/pipeline/service-answer.js';
 import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
@@ -19,14 +21,20 @@ function job(ids: string[], send: (id: string) => Promise<ApiResult<unknown>>): 
   return {
     command: 'test run',
     records: records(ids),
-    async *units(input) {
-      for await (const record of input) {
-        const id = String(record.fields.id);
-        yield {
-          source: record.source,
-          id,
-          prepared: id.startsWith('bad') ? { ok: false, problems: [{ field: 'id', code: null, message: 'bad id' }] } : { ok: true, value: { id } },
-        };
+    // One unit per step, as a job that groups records yields them: each step is an await, so an
+    // answer can come in (and stop the run) before the next unit is dispatched.
+    async *units(batches) {
+      for await (const batch of batches) {
+        for (const record of batch) {
+          const id = String(record.fields.id);
+          yield [
+            {
+              source: record.source,
+              id,
+              prepared: id.startsWith('bad') ? { ok: false, problems: [{ field: 'id', code: null, message: 'bad id' }] } : { ok: true, value: { id } },
+            },
+          ];
+        }
       }
     },
     send: async (_api, payload) => outcomeOf(await send(payload.id)),
@@ -36,12 +44,12 @@ function job(ids: string[], send: (id: string) => Promise<ApiResult<unknown>>): 
 const okResult: ApiResult<unknown> = { status: 200, envelope: { Content: 'x', Success: true, Errors: null } };
 const fakeApi = (): ApiFactory => async () => ({ close: async () => {} }) as unknown as IntegrationApi;
 
-describe('runRecords', () => {
+describe('runPipeline', () => {
   it('reports every item in input order although answers come out of order', async () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
       const delays: Record<string, number> = { a: 30, b: 1, c: 10 };
-      const code = await runRecords(
+      const { exitCode: code } = await runPipeline(
         job(['a', 'b', 'c', 'bad-d'], (id) => new Promise((r) => setTimeout(() => r(okResult), delays[id]))),
         { json: true },
         io.deps,
@@ -56,7 +64,7 @@ describe('runRecords', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
       const answers: Record<string, unknown> = { a: 'plain text', b: ['one', 'two'], c: [{ Code: 806, Message: 'Owner not found' }], d: null };
-      await runRecords(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps);
+      await runPipeline(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps);
       const items = JSON.parse(io.stdout.text).items;
       expect(items[0].errors.map((e: { message: string }) => e.message)).toEqual(['plain text']);
       expect(items[1].errors.map((e: { message: string }) => e.message)).toEqual(['one', 'two']);
@@ -70,7 +78,7 @@ describe('runRecords', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
       const sent: string[] = [];
-      const code = await runRecords(
+      const { exitCode: code } = await runPipeline(
         job(['bad-1', 'bad-2', 'c', 'd'], async (id) => {
           sent.push(id);
           return okResult;
@@ -88,7 +96,7 @@ describe('runRecords', () => {
   it('a TargetError ends the run with the report written and the rest skipped', async () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
-      const run = runRecords(
+      const run = runPipeline(
         job(['a', 'b', 'c'], async (id) => {
           if (id === 'a') throw new TargetError('403 not allowed to use the external API');
           return okResult;
@@ -107,7 +115,7 @@ describe('runRecords', () => {
     await withTempDir(async (dir) => {
       const controller = new AbortController();
       const io = testDeps(dir, { openApi: fakeApi(), signal: controller.signal });
-      const run = runRecords(
+      const run = runPipeline(
         job(['a', 'b', 'c'], async () => {
           controller.abort();
           return okResult;
@@ -137,7 +145,7 @@ describe('runRecords', () => {
           throw new InputFileError('in.csv', 3, 'unterminated quote');
         },
       };
-      await expect(runRecords(broken, { json: true }, io.deps)).rejects.toThrow('in.csv:3: unterminated quote');
+      await expect(runPipeline(broken, { json: true }, io.deps)).rejects.toThrow('in.csv:3: unterminated quote');
       expect(opened).toBe(false);
       expect(io.stdout.text).toBe('');
     });

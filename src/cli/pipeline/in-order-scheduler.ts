@@ -1,0 +1,95 @@
+/**
+ * A reorder buffer: items arrive in input order, some known at once (a record that was only
+ * validated), some as answers still in flight. It emits every item in input order, keeps at
+ * most `window` answers in flight and at most `maxBuffered` items waiting behind an unanswered
+ * one. Sending waits only for a free slot, never for the oldest answer, so one slow request
+ * does not idle the other connections.
+ */
+export interface InOrderSchedulerOptions<T> {
+  /** Answers in flight at once. */
+  window: number;
+  /** Items (answered or not) held back behind the oldest unanswered one; bounds memory. */
+  maxBuffered: number;
+  /** Receives the items in input order; a returned promise is back-pressure and is awaited. */
+  emit(item: T): void | Promise<void>;
+}
+
+/** One place in input order: its item once known, the answer while it is pending. */
+interface Slot<T> {
+  item?: T;
+  answer?: Promise<T>;
+}
+
+export class InOrderScheduler<T extends object> {
+  private readonly pending: Slot<T>[] = [];
+  private inFlight = 0;
+  private wakeSender: (() => void) | undefined;
+
+  constructor(private readonly options: InOrderSchedulerOptions<T>) {}
+
+  /**
+   * Takes the next item in input order. Synchronous for a known item that can be emitted at
+   * once (no promise per validated record); returns a promise only when the caller must wait
+   * before the next item: the window or the buffer is full, or `emit` pushed back. A rejected
+   * answer rejects that wait (or `drain`) when its turn in input order comes.
+   */
+  accept(item: T | Promise<T>): void | Promise<void> {
+    if (!(item instanceof Promise)) {
+      if (this.pending.length === 0) return this.options.emit(item);
+      this.pending.push({ item });
+      return this.settle();
+    }
+    const slot: Slot<T> = {};
+    const answered = (): void => {
+      this.inFlight -= 1;
+      const wake = this.wakeSender;
+      this.wakeSender = undefined;
+      wake?.();
+    };
+    slot.answer = item.then(
+      (value) => {
+        slot.item = value;
+        answered();
+        return value;
+      },
+      (error: unknown) => {
+        answered();
+        throw error;
+      },
+    );
+    // Observed when its turn comes; until then a rejection must not count as unhandled.
+    slot.answer.catch(() => undefined);
+    this.inFlight += 1;
+    this.pending.push(slot);
+    return this.settle();
+  }
+
+  /** Emits everything still held, in input order, waiting for the answers. */
+  async drain(): Promise<void> {
+    while (this.pending.length > 0) await this.emitHead();
+  }
+
+  /** After a failure: lets every answer in flight come in, emits nothing more. */
+  async abandon(): Promise<void> {
+    const answers = this.pending.map((slot) => slot.answer);
+    this.pending.length = 0;
+    await Promise.allSettled(answers);
+  }
+
+  /** Emits the oldest item, waiting for its answer when it is one. */
+  private async emitHead(): Promise<void> {
+    const head = this.pending.shift() as Slot<T>;
+    await this.options.emit(head.item ?? (await (head.answer as Promise<T>)));
+  }
+
+  /** Emits what is known at the head; waits while the buffer or the window is full. */
+  private settle(): void | Promise<void> {
+    const pending = this.pending;
+    while (pending.length > 0 && pending[0]!.item !== undefined) {
+      const wait = this.options.emit((pending.shift() as Slot<T>).item as T);
+      if (wait !== undefined) return wait.then(() => this.settle());
+    }
+    if (pending.length >= this.options.maxBuffered) return this.emitHead().then(() => this.settle());
+    if (this.inFlight >= this.options.window) return new Promise<void>((wake) => (this.wakeSender = wake)).then(() => this.settle());
+  }
+}

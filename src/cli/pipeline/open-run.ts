@@ -1,0 +1,57 @@
+import type { IntegrationApi } from '../../api/integration-api.js';
+import { UsageError } from '../../errors.js';
+import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { openRunReport, type OpenReport } from '../output.js';
+import { openTargetApi, resolveTarget, type ResolvedTarget } from '../target.js';
+import type { RunOptions } from './record-job.js';
+
+export interface OpenedRun {
+  target: ResolvedTarget;
+  /** null: validate only (dry run without a store, or remote dry run). */
+  api: IntegrationApi | null;
+  report: OpenReport;
+}
+
+/**
+ * Everything between "the input is structurally sound" and "send": the target, the remote
+ * confirmation, the API (creating the local store on first use) and the report destinations.
+ * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
+ */
+export async function openRun(command: string, describeSend: () => Promise<string>, options: RunOptions, deps: CommandDeps): Promise<OpenedRun> {
+  const dryRun = options.dryRun ?? false;
+  const target = await resolveTarget(options, deps);
+  if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
+  const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
+  try {
+    const report = await openRunReport({ command, target: target.report, dryRun }, options, deps);
+    return { target, api, report };
+  } catch (error) {
+    await api?.close();
+    throw error;
+  }
+}
+
+/** "1 record", "12 records". */
+export function recordCount(count: number): string {
+  return `${count} ${count === 1 ? 'record' : 'records'}`;
+}
+
+/** Before sending to a remote target: a person confirms, or --yes says so up front. */
+async function confirmRemote(
+  command: string,
+  target: ResolvedTarget,
+  describe: () => Promise<string>,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<void> {
+  if (target.kind !== 'remote' || options.yes) return;
+  if (!promptsAllowed(options, deps)) {
+    const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
+    throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`);
+  }
+  // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
+  // Counted only now: a job that groups records (schedule push) reads its input again for it.
+  const question = `${command}: ${await describe()} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
+  const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../prompts.js')).confirmSend(question, promptIoOf(deps));
+  if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
+}

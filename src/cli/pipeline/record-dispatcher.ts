@@ -1,0 +1,80 @@
+import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
+import type { Problem } from '../../domain/problem.js';
+import type { ReportEntry } from '../../report/report-writers.js';
+import type { Outcome, RecordJob, Unit } from './record-job.js';
+
+/** Why a run stopped sending before its input ended. */
+export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
+
+export interface DispatchOptions {
+  /** null: validate only (dry run without a store, or remote dry run). */
+  api: IntegrationApi | null;
+  callOptions: CallOptions;
+  maxErrors: number | undefined;
+  /** Aborted on SIGINT. */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Decides what becomes of each unit, in input order: skipped once the run stopped, failed when
+ * it did not pass the local checks, ok when there is nothing to send it to, else sent. Holds
+ * the stop rules: --max-errors (local failures count), an interrupt, and a target failure (403,
+ * network, store locked, or a bug), which the unit that met it reports.
+ */
+export class RecordDispatcher<P, R> {
+  private failures = 0;
+  private stop: StopReason | undefined;
+  /** Units the target answered. */
+  answered = 0;
+  readonly remembered: R[] = [];
+
+  constructor(
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember'>,
+    private readonly options: DispatchOptions,
+  ) {}
+
+  get stopReason(): StopReason | undefined {
+    return this.stop;
+  }
+
+  /** Synchronous unless the unit is sent: validation-only items cost no promise. */
+  dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
+    if (this.stop === undefined && this.options.signal?.aborted) this.stop = { kind: 'interrupted' };
+    if (this.stop !== undefined) return skipped(unit);
+    const prepared = unit.prepared;
+    if (!prepared.ok) {
+      this.countFailure();
+      return { item: { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, rows: unit.rows };
+    }
+    const api = this.options.api;
+    if (api === null) return { item: { source: unit.source, id: unit.id, status: 'ok', errors: [] }, rows: unit.rows };
+    const payload = prepared.value;
+    return this.job.send(api, payload, this.options.callOptions).then(
+      (outcome) => this.answer(unit, payload, outcome),
+      (error: unknown) => {
+        const fatal = error instanceof Error ? error : new Error(String(error));
+        if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+        return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
+      },
+    );
+  }
+
+  private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {
+    this.answered += 1;
+    if (outcome.status === 'failed') this.countFailure();
+    const kept = this.job.remember?.(unit, payload, outcome);
+    if (kept !== undefined) this.remembered.push(kept);
+    const item = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    return { item: outcome.action ? { ...item, action: outcome.action } : item, rows: unit.rows };
+  }
+
+  private countFailure(): void {
+    this.failures += 1;
+    const maxErrors = this.options.maxErrors;
+    if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined) this.stop = { kind: 'max-errors' };
+  }
+}
+
+function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
+  return { item: { source: unit.source, id: unit.id, status: 'skipped', errors }, rows: unit.rows };
+}

@@ -1,0 +1,105 @@
+import type { CallOptions, IntegrationApi, PlannedAction } from '../../api/integration-api.js';
+import type { Problem, Validation } from '../../domain/problem.js';
+import type { InputRecord, SourceRef } from '../../input/record.js';
+import type { ReportEntry, SourceRow } from '../../report/report-writers.js';
+import type { ItemStatus, ReportSummary } from '../../report/run-report.js';
+import type { GlobalOptions } from '../context.js';
+
+/** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
+export interface Unit<P> {
+  source: SourceRef;
+  id: string | null;
+  prepared: Validation<P>;
+  /** The CSV rows behind the unit, for a CSV report that gives them back. */
+  rows?: SourceRow[];
+}
+
+/** What the target said about one unit, in report terms. */
+export interface Outcome {
+  status: Exclude<ItemStatus, 'skipped'>;
+  errors: Problem[];
+  /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
+  id?: string;
+  action?: PlannedAction;
+}
+
+/**
+ * What a command runs through the pipeline (run-pipeline.ts): where its records come from, how
+ * they become units, and how one unit is sent. `R` is what the command keeps from the answers
+ * to say after the report (a generated id, what became of a prompted user).
+ */
+export interface RecordJob<P, R = never> {
+  command: string;
+  /**
+   * Reads the input. A real run calls it twice: first to the end for structure only (an
+   * InputFileError ends the run before anything is sent or created), then again to send.
+   * A dry run sends nothing and reads once; its report is held back until the read completed.
+   */
+  records(): AsyncIterable<InputRecord>;
+  /**
+   * Records to units (coercion, grouping, local validation), both in batches: one batch of
+   * records per chunk read, so a run of 500k records costs a few thousand awaits, and a unit
+   * that is only validated costs no promise. `unitPerRecord` builds it for one-record jobs.
+   */
+  units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
+  /** True when each record is one unit, so the record count is the progress line's total. */
+  oneUnitPerRecord?: boolean;
+  send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
+  /**
+   * What the remote confirmation says will be sent, when a unit is not one record (schedule
+   * push: "3 schedules (120 candidates)"); reads the given records (the structure is sound by
+   * then). Default: the record count.
+   */
+  describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
+  /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
+  remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
+  /**
+   * Every unit rides on one request (invigilators remove: one call for the list): the whole
+   * input is dispatched before any answer is awaited, whatever the target's window.
+   */
+  sendsTogether?: boolean;
+  /**
+   * The command read --only-failed's run report itself (an id list, not records with CSV
+   * cells): the pipeline takes the records as they are. The CSV report still keeps only the
+   * items that are not ok.
+   */
+  readsOnlyFailedItself?: boolean;
+}
+
+/** `units` and `oneUnitPerRecord` for a job whose every record is one unit. */
+export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord'> {
+  return {
+    oneUnitPerRecord: true,
+    async *units(batches) {
+      for await (const batch of batches) yield batch.map(unitOf);
+    },
+  };
+}
+
+export interface RunOptions extends GlobalOptions {
+  onlyFailed?: boolean;
+}
+
+/** How a completed run ended (an interrupted or failed one throws after its report is written). */
+export interface RunOutcome<R = never> {
+  /** 0 when every item is ok, else 1. */
+  exitCode: 0 | 1;
+  summary: ReportSummary;
+  /** --max-errors was reached and the rest skipped. */
+  stoppedByMaxErrors: boolean;
+  /** Units the target answered (0: validated only, or nothing valid to send). */
+  answered: number;
+  /** What `job.remember` kept. */
+  remembered: R[];
+}
+
+/**
+ * Watches a run without steering it: the progress line today; a periodic plain progress line
+ * or a run journal would be more of them (a journal would add "sending" and "answered" hooks).
+ */
+export interface RunObserver {
+  /** An item reached the report, in input order. */
+  reported(entry: ReportEntry): void;
+  /** The run ended, completed or not; called once. */
+  ended(): void;
+}

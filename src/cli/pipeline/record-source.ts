@@ -1,0 +1,78 @@
+import { recordBatches, reportStatusOf, type BatchedRecords } from '../../input/index.js';
+import type { InputRecord } from '../../input/record.js';
+import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+
+/**
+ * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
+ * run report CSV whose status is not ok. Each read starts the input again.
+ */
+export class RecordSource {
+  /** Told the input's header when a row is passed over, so an empty CSV report keeps it. */
+  private onPassedOver: ((header: readonly string[]) => void) | undefined;
+  private headerTold = false;
+
+  constructor(
+    private readonly read: () => AsyncIterable<InputRecord>,
+    private readonly onlyFailed: boolean,
+  ) {}
+
+  /** Receives the header of the first row --only-failed passes over. */
+  tellHeaderTo(receiver: (header: readonly string[]) => void): void {
+    this.onPassedOver = receiver;
+  }
+
+  /**
+   * --only-failed reads a run report CSV (from --report x.csv). Any other file (the original
+   * CSV picked by mistake, JSON) has no status to go by and would re-send every record: a usage
+   * error before anything is created or sent. Reads only up to the first record.
+   */
+  async checkIsRunReport(): Promise<void> {
+    if (!this.onlyFailed) return;
+    for await (const record of this.read()) {
+      if (reportStatusOf(record) !== undefined) return;
+      const file = record.source.file;
+      throw record.raw === undefined ? notARunReport(`${file} is not a CSV file`) : noStatusColumn(file);
+    }
+  }
+
+  /**
+   * The structure pass of a real run: reads the whole input (an InputFileError ends the run
+   * before anything is sent or created) and counts the records to send, building none when
+   * the reader can count on its own.
+   */
+  async checkStructure(): Promise<number> {
+    const source: AsyncIterable<InputRecord> & Partial<BatchedRecords> = this.read();
+    if (source.countRecords !== undefined) return source.countRecords(this.onlyFailed);
+    let count = 0;
+    for await (const batch of recordBatches(source)) {
+      if (!this.onlyFailed) count += batch.length;
+      else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
+    }
+    return count;
+  }
+
+  /** The records to send, in batches (one per chunk read). */
+  batches(): AsyncIterable<readonly InputRecord[]> {
+    const batches = recordBatches(this.read());
+    return this.onlyFailed ? this.notOk(batches) : batches;
+  }
+
+  /** The records to send, one by one. */
+  async *records(): AsyncIterable<InputRecord> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+
+  private async *notOk(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
+    for await (const batch of batches) {
+      const kept: InputRecord[] = [];
+      for (const record of batch) {
+        if (!isOkStatus(reportStatusOf(record))) kept.push(record);
+        else if (!this.headerTold && record.raw !== undefined && this.onPassedOver !== undefined) {
+          this.headerTold = true;
+          this.onPassedOver(record.raw.header);
+        }
+      }
+      if (kept.length > 0) yield kept;
+    }
+  }
+}

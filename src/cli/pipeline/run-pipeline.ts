@@ -1,0 +1,106 @@
+import type { CallOptions } from '../../api/integration-api.js';
+import { InterruptedError } from '../../errors.js';
+import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
+import type { CommandDeps } from '../context.js';
+import { checkReportOption } from '../output.js';
+import { createProgress, progressEnabled } from '../progress.js';
+import { InOrderScheduler } from './in-order-scheduler.js';
+import { openRun, recordCount } from './open-run.js';
+import { RecordDispatcher } from './record-dispatcher.js';
+import type { RecordJob, RunObserver, RunOptions, RunOutcome } from './record-job.js';
+import { RecordSource } from './record-source.js';
+
+/**
+ * In flight at once on the local engine: the store group-commits what is queued, so this is
+ * about the records per fsync. 64 made a 100k-user sync ~1,560 fsyncs (10-15 s); 256 makes
+ * ~390 (~5 s on a loaded 2-core machine); 1024 was no faster and used more memory and CPU.
+ */
+const LOCAL_CONCURRENCY = 256;
+
+/** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
+const MAX_PENDING = 1024;
+
+/**
+ * input -> coerce -> validate -> target -> run report, in named steps: the --only-failed
+ * check, the structure pass (a real run), target and confirmation, then one loop over the
+ * job's units through the dispatcher and the in-order scheduler into the report. Returns how a
+ * completed run ended; throws TargetError (3) or InterruptedError (130) after the report is
+ * written, and InputFileError (2) or UsageError (2) before anything is sent.
+ */
+export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps): Promise<RunOutcome<R>> {
+  checkReportOption(options);
+  const dryRun = options.dryRun ?? false;
+  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true);
+  await input.checkIsRunReport();
+  // A real run checks the whole file's structure before anything is sent or created. A dry run
+  // sends nothing, so it reads once and counts as it goes; a structural error late in the file
+  // still ends it with exit 2 and no report (stdout and report files are held back until the end).
+  const total = dryRun ? undefined : await input.checkStructure();
+  const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
+
+  const { api, report, target } = await openRun(job.command, describeSend, options, deps);
+  input.tellHeaderTo((header) => report.builder.sourceHeader(header));
+  const observers = [progressObserver(job, total, options, deps)];
+  const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
+  const dispatcher = new RecordDispatcher(job, {
+    api,
+    callOptions,
+    maxErrors: options.maxErrors,
+    signal: deps.signal,
+  });
+  const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
+  const scheduler = new InOrderScheduler<ReportEntry>({
+    window,
+    maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
+    emit(entry) {
+      for (const observer of observers) observer.reported(entry);
+      return report.builder.add(entry);
+    },
+  });
+
+  try {
+    for await (const units of job.units(input.batches())) {
+      for (const unit of units) {
+        const wait = scheduler.accept(dispatcher.dispatch(unit));
+        if (wait !== undefined) await wait;
+      }
+    }
+    await scheduler.drain();
+  } catch (error) {
+    for (const observer of observers) observer.ended();
+    await scheduler.abandon();
+    await api?.close();
+    await report.discard();
+    throw error;
+  }
+  for (const observer of observers) observer.ended();
+  await api?.close();
+  await report.close();
+
+  const stop = dispatcher.stopReason;
+  if (stop?.kind === 'interrupted') {
+    throw new InterruptedError(
+      dispatcher.answered === 0
+        ? 'interrupted before sending: nothing was sent'
+        : 'interrupted: in-flight work finished, the rest was not sent (see the report)',
+    );
+  }
+  if (stop?.kind === 'target-failed') throw stop.error;
+  if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
+  const summary = report.builder.summary;
+  return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/** The progress line on a terminal: counts items as they are reported. */
+function progressObserver(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver {
+  const progress = createProgress({
+    enabled: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
+    stream: deps.progressStream ?? process.stderr,
+    total: job.oneUnitPerRecord ? total : undefined,
+    label: job.command,
+  });
+  return {
+    reported: (entry) => progress.tick(entry.item.status),
+    ended: () => progress.stop(),
+  };
+}

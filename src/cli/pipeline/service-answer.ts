@@ -1,0 +1,27 @@
+import type { ApiResult, PlannedAction } from '../../api/integration-api.js';
+import { errorsOf } from '../../api/envelope-errors.js';
+import type { Problem } from '../../domain/problem.js';
+import type { Outcome } from './record-job.js';
+
+/**
+ * A service answer in report terms: Success false is a failure with every error it gave;
+ * Success true is ok, or partial when the content carries per-entry problems.
+ */
+export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
+  const action = result.action;
+  const note: Problem[] = result.note ? [{ field: '', code: null, message: result.note }] : [];
+  if (!result.envelope.Success) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
+  const content = result.envelope.Content;
+  const problems = content === null || content === undefined ? [] : partialProblems(content);
+  return withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);
+}
+
+/** Every error of a `Success: false` answer; never empty, so a failed item always says why. */
+export function failureProblems(result: ApiResult<unknown>): Problem[] {
+  const errors = errorsOf(result.envelope);
+  return errors.length > 0 ? errors : [{ field: '', code: null, message: `the service answered Success: false (HTTP ${result.status}) without an error message` }];
+}
+
+function withAction(outcome: Outcome, action: PlannedAction | undefined): Outcome {
+  return action ? { ...outcome, action } : outcome;
+}

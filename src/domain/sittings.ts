@@ -1,0 +1,206 @@
+/**
+ * Schedule requests from a file (docs/cli.md, "schedule push"): sittings rows grouped by
+ * ScheduleExtId into one request each, and whole requests taken as written. The rules: flags
+ * and --schedule are defaults a row or a request overrides; an empty schedule cell means "as
+ * the other rows say"; two different values of one schedule field are an error on the later
+ * line; a ScheduleExtId used twice by whole requests fails the second; every problem carries
+ * the line it is about. Pure.
+ */
+import { coerceAndValidateScheduleRequest, coerceScheduleFields } from './coercion.js';
+import { isPlainObject } from './field-rules.js';
+import type { Problem, Validation } from './problem.js';
+import { idOf } from './record-id.js';
+import { SCHEDULE_FIELDS, validateScheduleRequest } from './schedule.js';
+import type { ScheduleRequest } from './types.js';
+
+/** What flags and --schedule give: defaults for what a row or a request leaves out. */
+export interface ScheduleDefaults {
+  schedule: Record<string, unknown>;
+  workflow?: unknown;
+  upsert?: unknown;
+}
+
+/** A request ready to send, with the line of each candidate for the service's `Candidates[i]` errors. */
+export interface PreparedSchedule {
+  request: ScheduleRequest;
+  candidateLines: number[];
+}
+
+/** One candidate row of a sittings file. */
+export interface SittingRow {
+  line: number;
+  /** CSV cells are strings to coerce; JSON values are taken as typed. */
+  csv: boolean;
+  fields: Record<string, unknown>;
+}
+
+/** One schedule's rows, grouped; `T` is what the caller attaches to each row (its report rows). */
+export interface Sitting<T> {
+  /** What the caller attached to each row, in row order. */
+  attached: T[];
+  /** The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: the service generates one). */
+  id(): string | null;
+  candidateCount(): number;
+  /** The whole request, checked; problems carry the line they are about. */
+  prepare(): Validation<PreparedSchedule>;
+}
+
+const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set<string>([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
+
+class SittingGroup<T> implements Sitting<T> {
+  readonly attached: T[] = [];
+  /** Schedule fields, plus the request-level Workflow and Upsert. */
+  private readonly fields: Record<string, unknown>;
+  /** Line that set each field (absent: the field comes from the defaults). */
+  private readonly setOn = new Map<string, number>();
+  private readonly candidates: Record<string, unknown>[] = [];
+  private readonly candidateLines: number[] = [];
+  private readonly problems: Problem[] = [];
+
+  constructor(
+    private readonly csv: boolean,
+    defaults: ScheduleDefaults,
+  ) {
+    this.fields = { ...defaults.schedule };
+    if (defaults.workflow !== undefined) this.fields.Workflow = defaults.workflow;
+    if (defaults.upsert !== undefined) this.fields.Upsert = defaults.upsert;
+  }
+
+  add(line: number, rowFields: Record<string, unknown>, candidate: Record<string, unknown>): void {
+    for (const [name, value] of Object.entries(rowFields)) {
+      const firstLine = this.setOn.get(name);
+      if (firstLine === undefined) {
+        this.setOn.set(name, line);
+        this.fields[name] = value;
+      } else if (JSON.stringify(this.fields[name]) !== JSON.stringify(value)) {
+        this.problems.push({
+          line,
+          field: requestPath(name),
+          code: null,
+          message: `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
+        });
+      }
+    }
+    this.candidates.push(candidate);
+    this.candidateLines.push(line);
+  }
+
+  id(): string | null {
+    return idOf(this.fields, 'ScheduleExtId');
+  }
+
+  candidateCount(): number {
+    return this.candidates.length;
+  }
+
+  prepare(): Validation<PreparedSchedule> {
+    const { Workflow, Upsert, ...schedule } = this.fields;
+    const body: Record<string, unknown> = { Schedule: schedule, Candidates: this.candidates };
+    if (Workflow !== undefined) body.Workflow = Workflow;
+    if (Upsert !== undefined) body.Upsert = Upsert;
+    const validation = this.csv ? coerceAndValidateScheduleRequest(body) : validateScheduleRequest(body);
+    const lineOf = (field: string): number | undefined => candidateLine(field, this.candidateLines) ?? this.setOn.get(/^(?:Schedule\.)?([A-Za-z]+)/.exec(field)?.[1] ?? '');
+    const problems = [...this.problems, ...(validation.ok ? [] : withLines(validation.problems, lineOf))];
+    if (problems.length > 0 || !validation.ok) return { ok: false, problems };
+    return { ok: true, value: { request: validation.value, candidateLines: this.candidateLines } };
+  }
+}
+
+/**
+ * The sittings of one file, grouped by ScheduleExtId in order of first appearance. Rows of one
+ * schedule may be anywhere in the file, so a group is complete only once every row was added.
+ * Rows without a ScheduleExtId (and no default) form one schedule.
+ */
+export class Sittings<T = undefined> {
+  private readonly groups = new Map<string, SittingGroup<T>>();
+
+  constructor(private readonly defaults: ScheduleDefaults) {}
+
+  /** One candidate row: its schedule columns name (and describe) the schedule it belongs to. */
+  add(row: SittingRow, attached: T): void {
+    const scheduleCells: Record<string, unknown> = {};
+    const candidate: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(row.fields)) {
+      if (ROW_SCHEDULE_FIELDS.has(name)) scheduleCells[name] = value;
+      else candidate[name] = value;
+    }
+    // Coerced only to compare "yes" and "true" as equal; the request is checked (and coerced) whole in prepare().
+    const rowFields = row.csv ? coerceScheduleFields(scheduleCells).fields : scheduleCells;
+    const key = String(rowFields.ScheduleExtId ?? this.defaults.schedule.ScheduleExtId ?? '');
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = new SittingGroup<T>(row.csv, this.defaults);
+      this.groups.set(key, group);
+    }
+    group.add(row.line, rowFields, candidate);
+    group.attached.push(attached);
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+
+  all(): Iterable<Sitting<T>> {
+    return this.groups.values();
+  }
+}
+
+/**
+ * Whole requests of one file (JSON): the defaults fill what a request leaves out, and a
+ * ScheduleExtId a request of the same file already used fails the later one.
+ */
+export class ScheduleRequests {
+  private readonly firstLineOf = new Map<string, number>();
+
+  constructor(private readonly defaults: ScheduleDefaults) {}
+
+  /** The request as sent, checked, and the ScheduleExtId it names (for the report). */
+  prepare(fields: Record<string, unknown>, line: number): { id: string | null; prepared: Validation<PreparedSchedule> } {
+    const body: Record<string, unknown> = { ...fields };
+    if (fields.Workflow === undefined && this.defaults.workflow !== undefined) body.Workflow = this.defaults.workflow;
+    if (fields.Upsert === undefined && this.defaults.upsert !== undefined) body.Upsert = this.defaults.upsert;
+    if (isPlainObject(fields.Schedule)) body.Schedule = { ...this.defaults.schedule, ...fields.Schedule };
+    const id = isPlainObject(body.Schedule) ? idOf(body.Schedule, 'ScheduleExtId') : null;
+    const validation = validateScheduleRequest(body);
+    const problems: Problem[] = validation.ok ? [] : [...validation.problems];
+    if (id !== null) {
+      const first = this.firstLineOf.get(id);
+      if (first !== undefined) {
+        problems.push({ field: 'Schedule.ScheduleExtId', code: null, message: `ScheduleExtId ${id} is already used on line ${first} of this file` });
+      } else {
+        this.firstLineOf.set(id, line);
+      }
+    }
+    const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
+    const prepared: Validation<PreparedSchedule> =
+      problems.length > 0 || !validation.ok ? { ok: false, problems } : { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } };
+    return { id, prepared };
+  }
+}
+
+/** A request record (JSON with Schedule or Candidates) as opposed to a candidate row. */
+export function isScheduleRequest(fields: Record<string, unknown>): boolean {
+  return 'Schedule' in fields || 'Candidates' in fields;
+}
+
+/** Puts the candidate's own line on the service's `Candidates[i]...` problems. */
+export function withCandidateLines(problems: readonly Problem[], candidateLines: readonly number[]): Problem[] {
+  return withLines(problems, (field) => candidateLine(field, candidateLines));
+}
+
+function candidateLine(field: string, candidateLines: readonly number[]): number | undefined {
+  const candidate = /^Candidates\[(\d+)\]/.exec(field);
+  return candidate ? candidateLines[Number(candidate[1])] : undefined;
+}
+
+function withLines(problems: readonly Problem[], lineOf: (field: string) => number | undefined): Problem[] {
+  return problems.map((problem) => {
+    if (problem.line !== undefined) return problem;
+    const line = lineOf(problem.field);
+    return line === undefined ? problem : { ...problem, line };
+  });
+}
+
+function requestPath(name: string): string {
+  return name === 'Workflow' || name === 'Upsert' ? name : `Schedule.${name}`;
+}

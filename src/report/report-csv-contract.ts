@@ -1,0 +1,74 @@
+/**
+ * The run report CSV as both its writer (report-writers.ts, csv-cell.ts) and its readers
+ * (the CSV reader, --only-failed, invigilator id lists) must see it (cli-contract.md, "Run
+ * report"; docs/cli.md): the columns a report adds, what "ok" is, and the one quote that keeps
+ * a spreadsheet from running a cell as a formula. Pure.
+ */
+import { UsageError } from '../errors.js';
+import { normalizeColumnName } from '../input/column-name.js';
+
+/** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
+export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
+
+/** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
+export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
+
+const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
+const STATUS_KEY = normalizeColumnName('status');
+
+/** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
+export function isReportColumn(name: string): boolean {
+  return REPORT_KEYS.has(normalizeColumnName(name));
+}
+
+/** A run report written by examctl: its header has all of status, error_codes and error_messages. */
+export function isRunReportHeader(header: readonly string[]): boolean {
+  let found = 0;
+  for (const name of header) if (isReportColumn(name)) found += 1;
+  return found >= REPORT_KEYS.size;
+}
+
+/** The index of the `status` column, or -1. */
+export function statusColumnOf(header: readonly string[]): number {
+  return header.findIndex((name) => normalizeColumnName(name) === STATUS_KEY);
+}
+
+/** A status cell that says the item needs no more work (`ok`, any case, spaces around). */
+export function isOkStatus(cell: string | undefined): boolean {
+  return cell !== undefined && cell.trim().toLowerCase() === 'ok';
+}
+
+/** The usage error for --only-failed on a file that is not a run report CSV. */
+export function notARunReport(why: string): UsageError {
+  return new UsageError(`--only-failed needs a run report CSV (written by --report x.csv): ${why}`);
+}
+
+/** --only-failed on a file without a status column: the original file picked by mistake would re-send everything. */
+export function noStatusColumn(file: string): UsageError {
+  return notARunReport(`no status column in ${file}`);
+}
+
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/**
+ * A cell starting with = + - @ tab or CR gets a leading single quote so a spreadsheet shows it
+ * as text; one that already starts with quotes before such a character gets one more, so
+ * `restoreNeutralisedCells` gives every value back exactly.
+ */
+export function neutraliseCell(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
+
+/**
+ * A run report fed back (fix and retry) loses the one `'` `neutraliseCell` added, so the retry
+ * sends the original value. Cells are trimmed after, as every cell is. In place: the array is
+ * the row's own.
+ */
+export function restoreNeutralisedCells(cells: string[]): void {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i] as string;
+    if (cell.charCodeAt(0) === 0x27 && NEUTRALISED.test(cell)) cells[i] = cell.slice(1).trim();
+  }
+}
