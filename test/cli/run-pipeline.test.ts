@@ -7,6 +7,7 @@ import { outcomeOf } from '../../src/cli/pipeline/service-answer.js';
 import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
+import { runCli } from '../../src/cli/program.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 type Payload = { id: string };
@@ -158,5 +159,48 @@ describe('runPipeline', () => {
     );
     expect(outcome.status).toBe('partial');
     expect(outcome.errors[0]?.code).toBe(131);
+  });
+
+  it('returns its outcome: summary, exit code, units answered and what the job kept from the answers', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: fakeApi() });
+      const kept: RecordJob<Payload, string> = {
+        ...job(['a', 'bad-b', 'c'], async () => okResult),
+        remember: (unit, payload, outcome) => (payload.id === 'c' ? `${unit.id}:${outcome.status}` : undefined),
+      };
+      const outcome = await runPipeline(kept, {}, io.deps);
+      expect(outcome).toEqual({
+        exitCode: 1,
+        summary: { total: 3, ok: 2, partial: 0, failed: 1, skipped: 0 },
+        stoppedByMaxErrors: false,
+        answered: 2,
+        remembered: ['c:ok'],
+      });
+    });
+  });
+});
+
+describe('a job whose units ride on one request (invigilators remove)', () => {
+  it('sends one DELETE for the whole list, whatever the window, and reports each id', async () => {
+    await withTempDir(async (dir) => {
+      const calls: string[][] = [];
+      const api = {
+        removeInvigilators: async (_schedule: string, ids: string[]) => {
+          calls.push(ids);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return { status: 200, envelope: { Success: true, Errors: null, Content: { Errors: [{ UserExtId: 'inv-7', Code: 319, Error: 'not an invigilator' }] } } };
+        },
+        close: async () => {},
+      };
+      const ids = Array.from({ length: 600 }, (_, i) => `inv-${i}`);
+      const io = testDeps(dir, { openApi: async () => api as never }, { EXAMCTL_TOKEN: 'test-token' });
+      const code = await runCli(['--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--yes', '--concurrency', '2', '--json', 'invigilators', 'remove', 'S-1', ...ids], io.deps);
+      expect(code).toBe(1);
+      expect(calls).toEqual([ids]);
+      const doc = JSON.parse(io.stdout.text);
+      expect(doc.items.map((item: { id: string }) => item.id)).toEqual(ids);
+      expect(doc.items[7].status).toBe('partial');
+      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 1, failed: 0, skipped: 0 });
+    });
   });
 });

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isOkStatus,
+  isReportColumn,
+  isRunReportHeader,
+  neutraliseCell,
+  noStatusColumn,
+  REPORT_COLUMNS,
+  restoreNeutralisedCells,
+  statusColumnOf,
+} from '../../src/report/report-csv-contract.js';
+import { UsageError } from '../../src/errors.js';
+
+describe('the report CSV contract', () => {
+  it('knows the columns a report adds, spelled as a spreadsheet may respell them', () => {
+    expect([...REPORT_COLUMNS]).toEqual(['status', 'error_codes', 'error_messages']);
+    for (const name of ['status', 'Status', 'error codes', 'Error-Messages', 'ERROR_CODES']) expect(isReportColumn(name)).toBe(true);
+    for (const name of ['ExternalId', 'errors', '']) expect(isReportColumn(name)).toBe(false);
+  });
+
+  it('a run report header has all three report columns; one of them is not enough', () => {
+    expect(isRunReportHeader(['ExternalId', 'Status', 'Error Codes', 'error_messages'])).toBe(true);
+    expect(isRunReportHeader(['ExternalId', 'status'])).toBe(false);
+    expect(statusColumnOf(['ExternalId', ' STATUS '])).toBe(1);
+    expect(statusColumnOf(['ExternalId'])).toBe(-1);
+  });
+
+  it('ok in any case with spaces around is ok; anything else (and no cell) needs work', () => {
+    for (const cell of ['ok', ' OK ', 'Ok']) expect(isOkStatus(cell)).toBe(true);
+    for (const cell of ['failed', 'partial', 'skipped', '', 'okay', undefined]) expect(isOkStatus(cell)).toBe(false);
+  });
+
+  it('what the writer neutralises, the reader restores exactly', () => {
+    const values = ['=1+1', '+44 20', '-5', '@home', '\tx', "'=x", "''+1", "'plain", 'plain', ''];
+    const cells = values.map(neutraliseCell);
+    expect(cells.slice(0, 4)).toEqual(["'=1+1", "'+44 20", "'-5", "'@home"]);
+    restoreNeutralisedCells(cells);
+    // Cells are trimmed after restoring, as every cell is: a leading tab does not survive.
+    expect(cells).toEqual(values.map((value) => (value === '\tx' ? 'x' : value)));
+  });
+
+  it('--only-failed on a file without a status column is a usage error naming the file', () => {
+    const error = noStatusColumn('users.csv');
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe('--only-failed needs a run report CSV (written by --report x.csv): no status column in users.csv');
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { ScheduleRequests, Sittings, withCandidateLines, type ScheduleDefaults } from '../../src/domain/sittings.js';
+
+const SCHEDULE = { AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'Group one' };
+
+function row(line: number, fields: Record<string, unknown>, csv = true) {
+  return { line, csv, fields };
+}
+
+function candidate(id: string, email = `${id}@example.test`): Record<string, unknown> {
+  return { CandidateExtId: id, FirstName: 'A', LastName: 'B', Email: email };
+}
+
+describe('Sittings: rows grouped into one request per schedule', () => {
+  it('groups by ScheduleExtId in order of first appearance, wherever the rows are', () => {
+    const sittings = new Sittings<number>({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1') }), 2);
+    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-2') }), 3);
+    sittings.add(row(4, { ScheduleExtId: 'S-1', ...candidate('c-3') }), 4);
+    const all = [...sittings.all()];
+    expect(sittings.size).toBe(2);
+    expect(all.map((s) => s.id())).toEqual(['S-1', 'S-2']);
+    expect(all.map((s) => s.attached)).toEqual([[2, 4], [3]]);
+    const first = all[0]!.prepare();
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    expect(first.value.request.Candidates.map((c) => c.CandidateExtId)).toEqual(['c-1', 'c-3']);
+    expect(first.value.candidateLines).toEqual([2, 4]);
+  });
+
+  it('an empty cell means "as the other rows say"; a different value fails on the later line', () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1') }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-1', ...candidate('c-2') }), undefined);
+    sittings.add(row(4, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: '2026-12-02T09:00:00Z', ...candidate('c-3') }), undefined);
+    const prepared = [...sittings.all()][0]!.prepare();
+    expect(prepared.ok).toBe(false);
+    if (prepared.ok) return;
+    expect(prepared.problems).toHaveLength(1);
+    expect(prepared.problems[0]).toMatchObject({ line: 4, field: 'Schedule.StartDateTime' });
+    expect(prepared.problems[0]!.message).toContain('on line 2; rows of one schedule must agree');
+  });
+
+  it('CSV spellings of one value agree ("yes" and "true")', () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, UseKeyCode: 'yes', ...candidate('c-1') }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-1', UseKeyCode: 'true', ...candidate('c-2') }), undefined);
+    expect([...sittings.all()][0]!.prepare().ok).toBe(true);
+  });
+
+  it('defaults (flags, --schedule) fill what the rows leave out; rows without an id form one schedule', () => {
+    const defaults: ScheduleDefaults = { schedule: { ...SCHEDULE } };
+    const sittings = new Sittings(defaults);
+    sittings.add(row(2, candidate('c-1')), undefined);
+    sittings.add(row(3, candidate('c-2')), undefined);
+    const [only] = [...sittings.all()];
+    expect(sittings.size).toBe(1);
+    expect(only!.id()).toBeNull();
+    expect(only!.candidateCount()).toBe(2);
+    const prepared = only!.prepare();
+    expect(prepared.ok).toBe(true);
+    if (prepared.ok) expect(prepared.value.request.Schedule.GroupExtId).toBe('G-1');
+  });
+
+  it('problems about a candidate carry its own line; problems about a schedule field the line that set it', () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(5, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: 'not a date', ...candidate('c-1') }), undefined);
+    sittings.add(row(9, { ScheduleExtId: 'S-1', ...candidate('c-2', 'bad mail') }), undefined);
+    const prepared = [...sittings.all()][0]!.prepare();
+    expect(prepared.ok).toBe(false);
+    if (prepared.ok) return;
+    const byField = Object.fromEntries(prepared.problems.map((p) => [p.field, p.line]));
+    expect(byField['Schedule.StartDateTime']).toBe(5);
+    expect(byField['Candidates[1].Email']).toBe(9);
+  });
+
+  it('does not mutate the defaults it is given', () => {
+    const defaults: ScheduleDefaults = { schedule: { ...SCHEDULE } };
+    const sittings = new Sittings(defaults);
+    sittings.add(row(2, { ScheduleExtId: 'S-1', GroupName: 'Other', ...candidate('c-1') }), undefined);
+    expect(defaults.schedule).toEqual(SCHEDULE);
+  });
+});
+
+describe('ScheduleRequests: whole requests from JSON', () => {
+  const request = (id?: string) => ({ Schedule: { ...(id ? { ScheduleExtId: id } : {}), ...SCHEDULE }, Candidates: [candidate('c-1'), candidate('c-2')] });
+
+  it('a ScheduleExtId used twice in one file fails the second, naming the first line', () => {
+    const requests = new ScheduleRequests({ schedule: {} });
+    expect(requests.prepare(request('S-J1'), 2).prepared.ok).toBe(true);
+    const second = requests.prepare(request('S-J1'), 14);
+    expect(second.id).toBe('S-J1');
+    expect(second.prepared.ok).toBe(false);
+    if (!second.prepared.ok) expect(second.prepared.problems[0]!.message).toBe('ScheduleExtId S-J1 is already used on line 2 of this file');
+  });
+
+  it('defaults fill what a request leaves out; the request wins over them', () => {
+    const requests = new ScheduleRequests({ schedule: { GroupName: 'From flags', Owner: 'owner-1' }, upsert: true });
+    const { id, prepared } = requests.prepare(request(), 3);
+    expect(id).toBeNull();
+    expect(prepared.ok).toBe(true);
+    if (!prepared.ok) return;
+    expect(prepared.value.request.Schedule.GroupName).toBe('Group one');
+    expect(prepared.value.request.Schedule.Owner).toBe('owner-1');
+    expect(prepared.value.candidateLines).toEqual([3, 3]);
+  });
+});
+
+describe('withCandidateLines', () => {
+  it('puts the candidate line on Candidates[i] problems and leaves the others', () => {
+    const problems = withCandidateLines(
+      [
+        { field: 'Candidates[1].Email', code: null, message: 'bad' },
+        { field: 'Schedule.Title', code: null, message: 'long' },
+        { field: 'Candidates[0]', code: null, message: 'x', line: 99 },
+      ],
+      [7, 8],
+    );
+    expect(problems.map((p) => p.line)).toEqual([8, undefined, 99]);
+  });
+});
