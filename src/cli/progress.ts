@@ -4,11 +4,10 @@
  * When disabled it writes nothing at all and never loads ora.
  */
 import type { Ora } from 'ora';
-
-export type ProgressOutcome = 'ok' | 'failed' | 'partial' | 'skipped';
+import type { ItemStatus } from '../report/run-report.js';
 
 export interface Progress {
-  tick(outcome: ProgressOutcome): void;
+  tick(outcome: ItemStatus): void;
   /** Removes the line; safe to call more than once, and before the line ever appeared. */
   stop(): void;
 }
@@ -98,7 +97,7 @@ class SpinnerProgress implements Progress {
     this.showTimer.unref();
   }
 
-  tick(outcome: ProgressOutcome): void {
+  tick(outcome: ItemStatus): void {
     // Counting only: the text is built by the redraw timer, so 500k ticks cost 500k increments.
     this.counts.done += 1;
     this.counts[outcome] += 1;
