@@ -111,13 +111,16 @@ class RemovalCall {
   async outcomeFor(api: IntegrationApi, id: string, options: CallOptions): Promise<Outcome> {
     this.ids.push(id);
     // The call leaves once the ids dispatched with this one are in (after the current turn).
-    this.answer ??= Promise.resolve().then(async () => {
-      const ids = this.ids;
-      this.ids = [];
-      this.answer = undefined;
-      return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options));
-    });
-    return (await this.answer)(id);
+    this.answer ??= Promise.resolve().then(() => this.send(api, options));
+    const outcomeOf = await this.answer;
+    return outcomeOf(id);
+  }
+
+  private async send(api: IntegrationApi, options: CallOptions): Promise<(id: string) => Outcome> {
+    const ids = this.ids;
+    this.ids = [];
+    this.answer = undefined;
+    return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options));
   }
 }
 
