@@ -24,8 +24,11 @@ export class InOrderScheduler<T extends object> {
   private readonly pending: Slot<T>[] = [];
   private inFlight = 0;
   private wakeSender: (() => void) | undefined;
+  private readonly emit: (item: T) => void | Promise<void>;
 
-  constructor(private readonly options: InOrderSchedulerOptions<T>) {}
+  constructor(private readonly options: InOrderSchedulerOptions<T>) {
+    this.emit = options.emit;
+  }
 
   /**
    * Takes the next item in input order. Synchronous for a known item that can be emitted at
@@ -35,7 +38,7 @@ export class InOrderScheduler<T extends object> {
    */
   accept(item: T | Promise<T>): void | Promise<void> {
     if (!(item instanceof Promise)) {
-      if (this.pending.length === 0) return this.options.emit(item);
+      if (this.pending.length === 0) return this.emit(item);
       this.pending.push({ item });
       return this.settle();
     }
@@ -79,14 +82,14 @@ export class InOrderScheduler<T extends object> {
   /** Emits the oldest item, waiting for its answer when it is one. */
   private async emitHead(): Promise<void> {
     const head = this.pending.shift() as Slot<T>;
-    await this.options.emit(head.item ?? (await (head.answer as Promise<T>)));
+    await this.emit(head.item ?? (await (head.answer as Promise<T>)));
   }
 
   /** Emits what is known at the head; waits while the buffer or the window is full. */
   private settle(): void | Promise<void> {
     const pending = this.pending;
     while (pending.length > 0 && pending[0]!.item !== undefined) {
-      const wait = this.options.emit((pending.shift() as Slot<T>).item as T);
+      const wait = this.emit((pending.shift() as Slot<T>).item as T);
       if (wait !== undefined) return wait.then(() => this.settle());
     }
     if (pending.length >= this.options.maxBuffered) return this.emitHead().then(() => this.settle());

@@ -24,6 +24,8 @@ export interface DispatchOptions {
 export class RecordDispatcher<P, R> {
   private failures = 0;
   private stop: StopReason | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly api: IntegrationApi | null;
   /** Units the target answered. */
   answered = 0;
   readonly remembered: R[] = [];
@@ -31,7 +33,10 @@ export class RecordDispatcher<P, R> {
   constructor(
     private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember'>,
     private readonly options: DispatchOptions,
-  ) {}
+  ) {
+    this.signal = options.signal;
+    this.api = options.api;
+  }
 
   get stopReason(): StopReason | undefined {
     return this.stop;
@@ -39,14 +44,14 @@ export class RecordDispatcher<P, R> {
 
   /** Synchronous unless the unit is sent: validation-only items cost no promise. */
   dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
-    if (this.stop === undefined && this.options.signal?.aborted) this.stop = { kind: 'interrupted' };
+    if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
     if (this.stop !== undefined) return skipped(unit);
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
       return { item: { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, rows: unit.rows };
     }
-    const api = this.options.api;
+    const api = this.api;
     if (api === null) return { item: { source: unit.source, id: unit.id, status: 'ok', errors: [] }, rows: unit.rows };
     const payload = prepared.value;
     return this.job.send(api, payload, this.options.callOptions).then(

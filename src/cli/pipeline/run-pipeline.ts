@@ -40,7 +40,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 
   const { api, report, target } = await openRun(job.command, describeSend, options, deps);
   input.tellHeaderTo((header) => report.builder.sourceHeader(header));
-  const observers = [progressObserver(job, total, options, deps)];
+  const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const dispatcher = new RecordDispatcher(job, {
     api,
@@ -91,16 +91,20 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
 
-/** The progress line on a terminal: counts items as they are reported. */
-function progressObserver(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver {
+/** The progress line on a terminal, counting items as they are reported; none (no cost per item) elsewhere. */
+function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+  const enabled = deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env });
+  if (!enabled) return [];
   const progress = createProgress({
-    enabled: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
+    enabled,
     stream: deps.progressStream ?? process.stderr,
     total: job.oneUnitPerRecord ? total : undefined,
     label: job.command,
   });
-  return {
-    reported: (entry) => progress.tick(entry.item.status),
-    ended: () => progress.stop(),
-  };
+  return [
+    {
+      reported: (entry) => progress.tick(entry.item.status),
+      ended: () => progress.stop(),
+    },
+  ];
 }
