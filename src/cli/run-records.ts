@@ -9,7 +9,7 @@ import type { ItemStatus } from '../report/run-report.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from './context.js';
 import { checkReportOption, openRunReport, type OpenReport } from './output.js';
 import { createProgress, progressEnabled } from './progress.js';
-import { openTargetApi, resolveTarget, type ResolvedTarget } from './target.js';
+import { openTargetApi, type ResolvedTarget, type TargetOf } from './target.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
 export interface Unit<P> {
@@ -83,7 +83,7 @@ function isNotOk(record: InputRecord): boolean {
  * input -> coerce -> validate -> target -> run report. Returns the exit code of a completed
  * run (0/1); throws TargetError (3) or InterruptedError (130) after the report is written.
  */
-export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps: CommandDeps): Promise<number> {
+export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   checkReportOption(options);
   const maxErrors = options.maxErrors;
   const dryRun = options.dryRun ?? false;
@@ -114,7 +114,7 @@ export async function runRecords<P>(job: RecordJob<P>, options: RunOptions, deps
     const count = recordCount ?? 0;
     return `${count} ${count === 1 ? 'record' : 'records'}`;
   };
-  const { api, report, target } = await openRun(job.command, sendCount, options, deps);
+  const { api, report, target } = await openRun(job.command, sendCount, options, deps, targetOf);
   let headerTold = false;
   onHeader = (header) => {
     if (headerTold) return;
@@ -268,9 +268,10 @@ export async function openRun(
   sendCount: number | (() => Promise<string>),
   options: RunOptions,
   deps: CommandDeps,
+  targetOf: TargetOf,
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
-  const target = await resolveTarget(options, deps);
+  const target = await targetOf();
   const describe = typeof sendCount === 'number' ? async () => `${sendCount} ${sendCount === 1 ? 'record' : 'records'}` : sendCount;
   if (!dryRun) await confirmRemote(command, target, describe, options, deps);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });

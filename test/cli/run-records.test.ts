@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
 import type { ApiFactory } from '../../src/cli/context.js';
 import { outcomeOf, runRecords, type RecordJob } from '../../src/cli/run-records.js';
+import { targetOnce } from '../../src/cli/target.js';
 import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
@@ -45,6 +46,7 @@ describe('runRecords', () => {
         job(['a', 'b', 'c', 'bad-d'], (id) => new Promise((r) => setTimeout(() => r(okResult), delays[id]))),
         { json: true },
         io.deps,
+        targetOnce({}, io.deps),
       );
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((i: { id: string; status: string }) => `${i.id}:${i.status}`)).toEqual(['a:ok', 'b:ok', 'c:ok', 'bad-d:failed']);
@@ -56,7 +58,7 @@ describe('runRecords', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
       const answers: Record<string, unknown> = { a: 'plain text', b: ['one', 'two'], c: [{ Code: 806, Message: 'Owner not found' }], d: null };
-      await runRecords(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps);
+      await runRecords(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps, targetOnce({}, io.deps));
       const items = JSON.parse(io.stdout.text).items;
       expect(items[0].errors.map((e: { message: string }) => e.message)).toEqual(['plain text']);
       expect(items[1].errors.map((e: { message: string }) => e.message)).toEqual(['one', 'two']);
@@ -77,6 +79,7 @@ describe('runRecords', () => {
         }),
         { json: true, maxErrors: 2 },
         io.deps,
+        targetOnce({}, io.deps),
       );
       const doc = JSON.parse(io.stdout.text);
       expect(sent).toEqual([]);
@@ -95,6 +98,7 @@ describe('runRecords', () => {
         }),
         { json: true, concurrency: 1 },
         io.deps,
+        targetOnce({}, io.deps),
       );
       await expect(run).rejects.toBeInstanceOf(TargetError);
       const doc = JSON.parse(io.stdout.text);
@@ -114,6 +118,7 @@ describe('runRecords', () => {
         }),
         { json: true },
         io.deps,
+        targetOnce({}, io.deps),
       );
       await expect(run).rejects.toBeInstanceOf(InterruptedError);
       const doc = JSON.parse(io.stdout.text);
@@ -137,7 +142,7 @@ describe('runRecords', () => {
           throw new InputFileError('in.csv', 3, 'unterminated quote');
         },
       };
-      await expect(runRecords(broken, { json: true }, io.deps)).rejects.toThrow('in.csv:3: unterminated quote');
+      await expect(runRecords(broken, { json: true }, io.deps, targetOnce({}, io.deps))).rejects.toThrow('in.csv:3: unterminated quote');
       expect(opened).toBe(false);
       expect(io.stdout.text).toBe('');
     });

@@ -4,23 +4,15 @@ import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } f
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions } from '../run-records.js';
+import { outcomeOf, runRecords, type Outcome, type RecordJob } from '../run-records.js';
+import type { TargetOf } from '../target.js';
+import type { CollectionAddOptions } from './collection-add.options.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
-
-export interface CollectionAddOptions extends RunOptions {
-  file?: string;
-  title?: string;
-  externalId?: string;
-  owner?: string;
-  taxonomy?: string[];
-  repository?: string[];
-  ignoreUnknownColumns?: boolean;
-}
 
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
-export async function run(options: CollectionAddOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: CollectionAddOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const records = await collectionRecords(options, deps);
   const job: RecordJob<CollectionRequest> = {
     command: 'collection add',
@@ -35,7 +27,7 @@ export async function run(options: CollectionAddOptions, deps: CommandDeps): Pro
     send: async (api, collection, callOptions) => (last = await sendCollection(api, collection, callOptions)),
   };
   let last: Outcome | undefined;
-  const code = await runRecords(job, options, deps);
+  const code = await runRecords(job, options, deps, target);
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
   if (options.file === undefined && last?.status === 'ok' && last.id !== undefined) {
     await deps.stderr.write(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}\n`);
@@ -52,7 +44,7 @@ async function collectionRecords(options: CollectionAddOptions, deps: CommandDep
       throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
     }
     const file = options.file;
-    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
+    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false });
   }
   let title = options.title;
   if (title === undefined) {

@@ -10,14 +10,9 @@ import type { SourceRef } from '../../input/record.js';
 import { describeTarget, exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { checkReportOption } from '../output.js';
-import { failureProblems, notARunReport, openRun, type RunOptions } from '../run-records.js';
-import { openTargetDirectory, resolveTarget } from '../target.js';
-
-export interface InvigilatorsRemoveOptions extends RunOptions {
-  scheduleExtId: string;
-  userExtIds?: string[];
-  file?: string;
-}
+import { failureProblems, notARunReport, openRun } from '../run-records.js';
+import { openTargetDirectory, type TargetOf } from '../target.js';
+import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -32,7 +27,7 @@ interface IdEntry {
  * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
  * is `partial`: the call went through and the person is not an invigilator there afterwards.
  */
-export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   checkReportOption(options);
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
@@ -47,7 +42,7 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
       entries.push({ id: entry.id, source: entry.source });
     }
   }
-  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps)));
+  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps, target)));
   if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
 
   const validation = validateInvigilatorRemoval(options.scheduleExtId, entries.map((e) => e.id));
@@ -59,7 +54,7 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
     else perId.set(Number(index), [...(perId.get(Number(index)) ?? []), problem]);
   }
 
-  const { api, report } = await openRun('invigilators remove', entries.length, options, deps);
+  const { api, report } = await openRun('invigilators remove', entries.length, options, deps, target);
   const toSend = whole.length > 0 ? [] : entries.filter((_, index) => !perId.has(index));
   let outcome: (entry: IdEntry) => ReportEntry['item'] = (entry) => ({ source: entry.source, id: entry.id, status: 'ok', errors: [] });
   let fatal: Error | undefined;
@@ -95,10 +90,10 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
  * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
-async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<IdEntry[]> {
+async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
   const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
-  const target = await resolveTarget(options, deps);
+  const target = await targetOf();
   const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
   let ids: string[];
   try {

@@ -1,13 +1,9 @@
 import { resolve } from 'node:path';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import type { CommandDeps } from '../context.js';
 import { localStorePath } from '../target.js';
-
-export interface LocalInitOptions extends GlobalOptions {
-  seed?: string;
-  force?: boolean;
-}
+import type { LocalInitOptions } from './local-init.options.js';
 
 /** `examctl local init`: a new store from a world file (default: the bundled demo world). */
 export async function run(options: LocalInitOptions, deps: CommandDeps): Promise<number> {

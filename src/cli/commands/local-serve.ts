@@ -1,10 +1,6 @@
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import type { CommandDeps } from '../context.js';
 import { localStorePath } from '../target.js';
-
-export interface LocalServeOptions extends GlobalOptions {
-  host?: string;
-  port?: number;
-}
+import type { LocalServeOptions } from './local-serve.options.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
@@ -18,15 +14,15 @@ export async function run(options: LocalServeOptions, deps: CommandDeps): Promis
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
   const server = await serveLocalStore({
     storeDir,
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
+    host: options.host,
+    port: options.port,
     now: clockFromEnv(deps.env),
     log,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
     const { isLoopbackHost } = await import('../../api/remote-client.js');
-    if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    if (!isLoopbackHost(options.host)) {
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${options.host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }

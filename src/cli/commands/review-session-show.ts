@@ -2,13 +2,9 @@ import { errorsOf } from '../../api/envelope-errors.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
 import { describeTarget } from '../../report/report-writers.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
-import { openTargetApi, resolveTarget } from '../target.js';
-
-export interface ReviewSessionShowOptions extends GlobalOptions {
-  externalId: string;
-  output?: 'table' | 'json' | 'csv';
-}
+import type { CommandDeps } from '../context.js';
+import { openTargetApi, type TargetOf } from '../target.js';
+import type { ReviewSessionShowOptions } from './review-session-show.options.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -16,8 +12,8 @@ export interface ReviewSessionShowOptions extends GlobalOptions {
  * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
  * gets one document: `{ "target", "externalId", "errors" }`.
  */
-export async function run(options: ReviewSessionShowOptions, deps: CommandDeps): Promise<number> {
-  const target = await resolveTarget(options, deps);
+export async function run(options: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+  const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (options.dryRun ?? false);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });

@@ -17,33 +17,11 @@ import { parseJsonDocument } from '../../input/json-document.js';
 import type { InputRecord } from '../../input/record.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
+import { outcomeOf, runRecords, type Outcome, type RecordJob, type Unit } from '../run-records.js';
+import type { TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import type { SchedulePushOptions } from './schedule-push.options.js';
 
-export interface SchedulePushOptions extends RunOptions {
-  file: string;
-  schedule?: string;
-  workflow?: string;
-  upsert?: boolean;
-  scheduleId?: string;
-  assessment?: string;
-  title?: string;
-  start?: string;
-  end?: string;
-  group?: string;
-  groupName?: string;
-  scheduleGroup?: string;
-  scheduleGroupName?: string;
-  owner?: string;
-  pin?: string;
-  proctoring?: boolean;
-  proctoringTemplate?: string;
-  lockOnConnectionLoss?: boolean;
-  keycode?: boolean;
-  autoCleanup?: boolean;
-  cleanupNoticePeriod?: string;
-  ignoreUnknownColumns?: boolean;
-}
 
 /** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
 const FLAG_FIELDS = {
@@ -79,7 +57,7 @@ interface SchedulePayload {
 }
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
-export async function run(options: SchedulePushOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: SchedulePushOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const defaults = await scheduleDefaults(options, deps);
   const file = options.file;
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
@@ -98,7 +76,7 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps): Prom
   };
   // Ids the service chose: shown, since the admin needs them for the next command (first few only).
   const generated: string[] = [];
-  const code = await runRecords(job, options, deps);
+  const code = await runRecords(job, options, deps, target);
   if (generated.length > 0) {
     const shown = generated.slice(0, 5).join(', ');
     await deps.stderr.write(`generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}\n`);

@@ -5,20 +5,16 @@ import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { outcomeOf, runRecords, type Outcome, type RecordJob, type RunOptions, type Unit } from '../run-records.js';
-import { openTargetDirectory, resolveTarget } from '../target.js';
+import { outcomeOf, runRecords, type Outcome, type RecordJob, type Unit } from '../run-records.js';
+import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
-
-export interface UserSyncOptions extends RunOptions {
-  file?: string;
-  ignoreUnknownColumns?: boolean;
-}
+import type { UserSyncOptions } from './user-sync.options.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
-export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<number> {
-  const records = await userRecords(options, deps);
+export async function run(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const records = await userRecords(options, deps, target);
   const job: RecordJob<UserRequest> = {
     command: 'user sync',
     records,
@@ -38,7 +34,7 @@ export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<
         : sendUser,
   };
   let last: { id: string; outcome: Outcome } | undefined;
-  const code = await runRecords(job, options, deps);
+  const code = await runRecords(job, options, deps, target);
   // One prompted user: say what became of it (the summary table only counts).
   if (options.file === undefined && last !== undefined && last.outcome.status !== 'failed') {
     await deps.stderr.write(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}\n`);
@@ -46,14 +42,14 @@ export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<
   return code;
 }
 
-async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+async function userRecords(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<() => AsyncIterable<InputRecord>> {
   if (options.file !== undefined) {
     const file = options.file;
     return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
   }
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
-  const fields = await promptOneUser(options, deps, promptUser);
+  const fields = await promptOneUser(deps, target, promptUser);
   const record: InputRecord = { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields };
   return async function* () {
     yield record;
@@ -65,12 +61,11 @@ async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise
  * user's values are offered as defaults. A remote target has no such lists: free text.
  */
 async function promptOneUser(
-  options: UserSyncOptions,
   deps: CommandDeps,
+  target: TargetOf,
   promptUser: typeof import('../prompts.js').promptUser,
 ): Promise<Record<string, unknown>> {
-  const target = await resolveTarget(options, deps);
-  const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
   try {
     const roles = directory?.roleTitles() ?? [];
     return await promptUser(
