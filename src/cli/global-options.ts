@@ -21,3 +21,12 @@ export const GLOBAL_OPTIONS = [
 ] as const;
 
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
+
+/**
+ * What is left of a command's options once it took out its own flags:
+ * `const { file, force, ...globals } = options; onlyGlobals(globals);`. A flag of the command's
+ * table that it never took out is still in `globals` and fails the type check here.
+ */
+export function onlyGlobals<T extends GlobalOptions>(globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never }): GlobalOptions {
+  return globals;
+}

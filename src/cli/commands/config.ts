@@ -11,6 +11,7 @@ import {
   type ProfileUpdate,
 } from '../config-file.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
 /*
@@ -19,9 +20,10 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
  */
 
 /** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values. */
-export async function runSetProfile(options: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
+export async function runSetProfile({ name: given, default: makeDefault, ...globals }: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
   const env = deps.env;
-  const name = profileName(options.name, 'set-profile');
+  const name = profileName(given, 'set-profile');
   const update: ProfileUpdate = {};
   if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
@@ -30,7 +32,7 @@ export async function runSetProfile(options: ConfigSetProfileOptions, deps: Comm
   if (options.concurrency !== undefined) defaults.concurrency = options.concurrency;
   if (options.rate !== undefined) defaults.rate = options.rate;
   if (Object.keys(defaults).length > 0) update.defaults = defaults;
-  if (options.default) update.makeDefault = true;
+  if (makeDefault) update.makeDefault = true;
   const before = await loadConfig(env);
   const config = await setProfile(name, update, env);
   const verb = name in before.profiles ? 'updated' : 'created';
@@ -58,8 +60,9 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 }
 
 /** `config remove <name>`. */
-export async function runRemove(options: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  const name = profileName(options.name, 'remove');
+export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+  onlyGlobals(globals);
+  const name = profileName(given, 'remove');
   const config = await removeProfile(name, deps.env);
   await deps.stderr.write(
     `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
@@ -68,8 +71,9 @@ export async function runRemove(options: ConfigProfileNameOptions, deps: Command
 }
 
 /** `config use <name>`. */
-export async function runUse(options: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  const name = profileName(options.name, 'use');
+export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+  onlyGlobals(globals);
+  const name = profileName(given, 'use');
   await useProfile(name, deps.env);
   await deps.stderr.write(`default profile: ${name}\n`);
   return 0;
