@@ -1,28 +1,11 @@
 import type { IntegrationApi } from '../api/integration-api.js';
 import type { OpenDirectory } from '../api/local-directory.js';
 import type { TextSink } from '../report/text-sink.js';
+import type { GlobalOptions } from './global-options.js';
 import { isCiEnvironment } from './progress.js';
 import type { ResolvedTarget } from './target.js';
 
-/** The global options of cli-contract.md's table, as commander hands them to every command. */
-export interface GlobalOptions {
-  target?: string;
-  store?: string;
-  baseUrl?: string;
-  tokenFile?: string;
-  profile?: string;
-  json?: boolean;
-  report?: string;
-  dryRun?: boolean;
-  /** commander's `--no-input` sets this to false. */
-  input?: boolean;
-  yes?: boolean;
-  concurrency?: number;
-  maxErrors?: number;
-  rate?: number;
-  allowInsecureHttp?: boolean;
-  debug?: boolean;
-}
+export type { GlobalOptions };
 
 /** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
 export type ApiFactory = (target: ResolvedTarget, options: { dryRun: boolean; deps: CommandDeps }) => Promise<IntegrationApi | null>;
@@ -69,9 +52,14 @@ export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
   return options.input === false || isCiEnvironment(deps.env);
 }
 
+/** The one rule for asking: a terminal, and neither --no-input nor CI=true. */
+export function canPrompt(options: { isTTY: boolean | undefined; noInput: boolean; env: Readonly<Record<string, string | undefined>> }): boolean {
+  return options.isTTY === true && !options.noInput && !isCiEnvironment(options.env);
+}
+
 /** A person can be asked: input allowed and stdin/stderr are terminals. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
-  return !noInput(options, deps) && deps.isTTY;
+  return canPrompt({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
 }
 
 /** The prompt streams and the Ctrl-C signal, as src/cli/prompts.ts takes them. */
@@ -79,6 +67,7 @@ export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; 
   return { ...deps.promptIo, ...(deps.signal === undefined ? {} : { signal: deps.signal }) };
 }
 
-export function debugLine(options: GlobalOptions, deps: CommandDeps, line: string): void | Promise<void> {
-  if (options.debug) return deps.stderr.write(`debug: ${line}\n`);
+/** A setting given as empty or blank text (`EXAMCTL_PROFILE=`) counts as not given. */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -1,38 +1,30 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
 import { ExamctlError, ExitCode } from '../errors.js';
-import type { CommandDeps, GlobalOptions } from './context.js';
+import { COLLECTION_ADD_OPTIONS } from './commands/collection-add.options.js';
+import { CONFIG_PROFILE_NAME, CONFIG_SET_PROFILE_OPTIONS } from './commands/config.options.js';
+import { INVIGILATORS_REMOVE_OPTIONS } from './commands/invigilators-remove.options.js';
+import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
+import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
+import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
+import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
+import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
+import type { CommandDeps } from './context.js';
+import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
+import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './option-table.js';
+import type { TargetOf } from './target.js';
 
 /**
- * The `examctl` command tree. Command modules are imported inside their actions so that
- * `examctl --help` loads neither undici, nor zod schemas, nor the engine.
+ * The `examctl` command tree. Each command's flags come from its `<command>.options.ts` table;
+ * its module is imported inside the action so that `examctl --help` loads neither undici, nor
+ * zod schemas, nor the engine.
  */
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
-    return Number(value);
-  };
-}
+/** A command's entry point, typed by the table it is registered with. */
+export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: TargetOf) => Promise<number>;
 
-function positiveNumber(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
-    return number;
-  };
-}
-
-function portNumber(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
-  return Number(value);
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
-type Run = (options: never, deps: CommandDeps) => Promise<number>;
+/** A command without flags of its own. */
+const NO_OPTIONS = [] as const;
 
 /**
  * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
@@ -58,21 +50,6 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     // Global options (--dry-run, --report, --yes...) are listed in every subcommand's help too:
     // a new user reading `examctl user sync --help` must see every flag that applies.
     .configureHelp({ showGlobalOptions: true })
-    .addOption(new Option('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)').choices(['local', 'remote']))
-    .option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)')
-    .option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)")
-    .option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)')
-    .option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)')
-    .option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr')
-    .option('--report <file>', 'also write the per-record run report to a .json or .csv file (written atomically)')
-    .option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)')
-    .option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)')
-    .option('--yes', 'skip the confirmation before sending to a remote target')
-    .option('--concurrency <n>', 'requests in flight at once on the remote target (default 8)', positiveInt('--concurrency'))
-    .option('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate'))
-    .option('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors'))
-    .option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback')
-    .option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted')
     .addHelpText(
       'after',
       examples(
@@ -88,27 +65,31 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
         '\n\nEvery command has its own --help with examples, e.g. `examctl user sync --help`.' +
         '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
     );
+  registerSpecs(program, GLOBAL_OPTIONS);
 
-  const action =
-    (load: () => Promise<{ run: Run }>, shape: (args: unknown[], options: Record<string, unknown>) => Record<string, unknown> = (_a, o) => o) =>
-    async (...args: unknown[]): Promise<void> => {
-      const command = args[args.length - 1] as Command;
-      const positional = args.slice(0, -2);
-      const options = shape(positional, command.optsWithGlobals());
-      const { run } = await load();
-      setExit(await run(options as never, deps));
-    };
-
-  const fileOptions = (command: Command): Command =>
-    command
-      .option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing')
-      .option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: send only the rows whose status is not ok, e.g. after fixing them');
+  /**
+   * Registers a command's table and its lazily loaded `run`. The table is the one source of the
+   * options type: a `run` reading a flag its table does not declare fails the type check here.
+   */
+  const register = <const T extends SpecTable>(command: Command, table: T, load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>): Command => {
+    registerSpecs(command, table);
+    const keys = argumentKeys(table);
+    return command.action(async (...args: unknown[]) => {
+      const self = args[args.length - 1] as Command;
+      const parsed: Record<string, unknown> = { ...self.optsWithGlobals() };
+      keys.forEach((key, index) => (parsed[key] = args[index]));
+      // commander parsed exactly `table` and the global table: the one place their values are typed.
+      const options = parsed as OptionsOf<T> & GlobalOptions;
+      const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
+      setExit(await run(options, deps, targetOnce(options, deps)));
+    });
+  };
 
   const schedule = program
     .command('schedule')
     .description('schedules and their candidates')
     .addHelpText('after', examples('examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'));
-  fileOptions(
+  register(
     schedule
       .command('push')
       .description(
@@ -117,31 +98,6 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
           'such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each,\n' +
           'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',
       )
-      .requiredOption('-f, --file <path>', 'candidates or sittings CSV, or JSON request(s) / candidates')
-      .option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')
-      .addOption(new Option('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)').choices(['DEFAULT', 'EXTERNAL_ATTEMPTS']))
-      .option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)')
-      .option('--schedule-id <id>', 'ScheduleExtId (generated by the service when absent)')
-      .option('--assessment <id>', 'AssessmentExtId: the assessment to sit')
-      .option('--title <title>', 'schedule Title (generated when absent)')
-      .option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z')
-      .option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)')
-      .option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)')
-      .option('--group-name <name>', 'GroupName: title of that group')
-      .option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)')
-      .option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy')
-      .option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)')
-      .option('--pin <pin>', 'PIN for candidates: 4 digits')
-      .option('--proctoring', 'UseProctoringService true (default: the assessment option)')
-      .option('--no-proctoring', 'UseProctoringService false')
-      .option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)')
-      .option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true')
-      .option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false')
-      .option('--keycode', 'UseKeyCode true: candidates log in with keycode slips')
-      .option('--no-keycode', 'UseKeyCode false')
-      .option('--auto-cleanup', 'enableAutomaticDataCleanup true')
-      .option('--no-auto-cleanup', 'enableAutomaticDataCleanup false')
-      .option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')
       .addHelpText(
         'after',
         examples(
@@ -154,17 +110,18 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
           'examctl schedule push --file result.csv --only-failed --report retry.csv',
         ),
       ),
-  ).action(action(() => import('./commands/schedule-push.js')));
+    SCHEDULE_PUSH_OPTIONS,
+    async () => (await import('./commands/schedule-push.js')).run,
+  );
 
   const user = program
     .command('user')
     .description('platform users')
     .addHelpText('after', examples('examctl user sync --file users.csv --dry-run', 'examctl user sync --help'));
-  fileOptions(
+  register(
     user
       .command('sync')
       .description('create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user')
-      .option('-f, --file <path>', 'users as CSV, JSON array or NDJSON (API field names as columns/keys)')
       .addHelpText(
         'after',
         examples(
@@ -178,187 +135,203 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
           'examctl user sync',
         ),
       ),
-  ).action(action(() => import('./commands/user-sync.js')));
+    USER_SYNC_OPTIONS,
+    async () => (await import('./commands/user-sync.js')).run,
+  );
 
   const collection = program
     .command('collection')
     .description('collections of taxonomies and objective repositories')
     .addHelpText('after', examples('examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'));
-  collection
-    .command('add')
-    .description('create collections (POST /collections) from flags or from --file (one JSON object or an array)')
-    .option('-f, --file <path>', 'JSON collection object(s) with API field names')
-    .option('--title <title>', 'Title (required, under 100 characters)')
-    .option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)')
-    .option('--owner <username>', 'Owner user name (default: the API settings owner)')
-    .option('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect)
-    .option('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect)
-    .addHelpText(
-      'after',
-      examples(
-        'examctl collection add --title "Physics 2027" --external-id physics2027 --taxonomy TX-BLOOM --repository LO-CORE',
-        '# on a terminal without --title: asks for it',
-        'examctl collection add',
-        '# several at once from a JSON array, with a report',
-        'examctl collection add --file collections.json --report result.csv',
+  register(
+    collection
+      .command('add')
+      .description('create collections (POST /collections) from flags or from --file (one JSON object or an array)')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl collection add --title "Physics 2027" --external-id physics2027 --taxonomy TX-BLOOM --repository LO-CORE',
+          '# on a terminal without --title: asks for it',
+          'examctl collection add',
+          '# several at once from a JSON array, with a report',
+          'examctl collection add --file collections.json --report result.csv',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/collection-add.js')));
+    COLLECTION_ADD_OPTIONS,
+    async () => (await import('./commands/collection-add.js')).run,
+  );
 
   const invigilators = program
     .command('invigilators')
     .description('invigilators of a schedule')
     .addHelpText('after', examples('examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'));
-  invigilators
-    .command('remove')
-    .description('remove invigilators from a schedule (DELETE /schedule/{id}/invigilators)')
-    .argument('<scheduleExtId>', 'the schedule')
-    .argument('[userExtId...]', 'invigilator user external ids')
-    .option('-f, --file <path>', 'ids: one per line, a CSV column, or a JSON array')
-    .option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: only the ids whose status is not ok')
-    .addHelpText(
-      'after',
-      examples(
-        'examctl invigilators remove S-FUTURE inv-1 inv-2',
-        '# on a terminal without ids: tick them in a list of the schedule\'s invigilators (local) or type them (remote)',
-        'examctl invigilators remove S-FUTURE',
-        'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
+  register(
+    invigilators
+      .command('remove')
+      .description('remove invigilators from a schedule (DELETE /schedule/{id}/invigilators)')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl invigilators remove S-FUTURE inv-1 inv-2',
+          '# on a terminal without ids: tick them in a list of the schedule\'s invigilators (local) or type them (remote)',
+          'examctl invigilators remove S-FUTURE',
+          'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/invigilators-remove.js'), ([scheduleExtId, userExtIds], o) => ({ ...o, scheduleExtId, userExtIds })));
+    INVIGILATORS_REMOVE_OPTIONS,
+    async () => (await import('./commands/invigilators-remove.js')).run,
+  );
 
   const reviewSession = program
     .command('review-session')
     .description('review sessions (read only)')
     .addHelpText('after', examples('examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'));
-  reviewSession
-    .command('show')
-    .description('show a review session (GET /external/review-sessions/{id}); --json prints its Content')
-    .argument('<externalId>', 'review session external id')
-    .addOption(
-      new Option('-o, --output <format>', 'table (header, results, counts per status, mean score), json (the Content as sent) or csv (one row per result, spreadsheet-safe)')
-        .choices(['table', 'json', 'csv'])
-        .default('table'),
-    )
-    .addHelpText(
-      'after',
-      examples(
-        'examctl review-session show RS-MATH1-OCT',
-        'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
-        'examctl review-session show RS-MATH1-OCT --json',
+  register(
+    reviewSession
+      .command('show')
+      .description('show a review session (GET /external/review-sessions/{id}); --json prints its Content')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl review-session show RS-MATH1-OCT',
+          'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+          'examctl review-session show RS-MATH1-OCT --json',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/review-session-show.js'), ([externalId], o) => ({ ...o, externalId })));
+    REVIEW_SESSION_SHOW_OPTIONS,
+    async () => (await import('./commands/review-session-show.js')).run,
+  );
 
   const local = program
     .command('local')
     .description('the local engine and its store')
     .addHelpText('after', examples('examctl local init', 'examctl local export > world.json'));
-  local
-    .command('init')
-    .description('create the local store from a world file (default: the bundled demo world)')
-    .option('--seed <world.json>', 'world file to start from')
-    .option('--force', 'replace an existing store (everything in it is lost)')
-    .addHelpText(
-      'after',
-      examples(
-        '# ./.examctl-store from the demo world (roles, hierarchies, assessments, schedules, review sessions)',
-        'examctl local init',
-        '# start over from your own world file (e.g. an earlier `local export`)',
-        'examctl local init --seed world.json --force',
-        'examctl --store /tmp/try-out local init',
+  register(
+    local
+      .command('init')
+      .description('create the local store from a world file (default: the bundled demo world)')
+      .addHelpText(
+        'after',
+        examples(
+          '# ./.examctl-store from the demo world (roles, hierarchies, assessments, schedules, review sessions)',
+          'examctl local init',
+          '# start over from your own world file (e.g. an earlier `local export`)',
+          'examctl local init --seed world.json --force',
+          'examctl --store /tmp/try-out local init',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/local-init.js')));
-  local
-    .command('export')
-    .description('print the store as a world file on stdout (stable order; passwords only as hashes)')
-    .addHelpText(
-      'after',
-      examples('examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'),
-    )
-    .action(action(() => import('./commands/local-export.js')));
-  local
-    .command('serve')
-    .description('serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)
-    .addHelpText(
-      'after',
-      examples(
-        '# the demo world (token dev-token) on a fixed port; Ctrl-C stops it',
-        'examctl local serve --port 8080',
-        '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
-        'examctl --store ./demo-store local serve --port 0',
-        'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+    LOCAL_INIT_OPTIONS,
+    async () => (await import('./commands/local-init.js')).run,
+  );
+  register(
+    local
+      .command('export')
+      .description('print the store as a world file on stdout (stable order; passwords only as hashes)')
+      .addHelpText(
+        'after',
+        examples('examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'),
       ),
-    )
-    .action(action(() => import('./commands/local-serve.js')));
+    NO_OPTIONS,
+    async () => (await import('./commands/local-export.js')).run,
+  );
+  register(
+    local
+      .command('serve')
+      .description('serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)')
+      .addHelpText(
+        'after',
+        examples(
+          '# the demo world (token dev-token) on a fixed port; Ctrl-C stops it',
+          'examctl local serve --port 8080',
+          '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
+          'examctl --store ./demo-store local serve --port 0',
+          'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+        ),
+      ),
+    LOCAL_SERVE_OPTIONS,
+    async () => (await import('./commands/local-serve.js')).run,
+  );
 
-  program
-    .command('doctor')
-    .description('check the target: base URL or store, token set (never shown), reachable, token accepted, clock skew; exit 0 healthy, 3 not')
-    .addHelpText(
-      'after',
-      examples('examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'),
-    )
-    .action(action(() => import('./commands/doctor.js')));
+  register(
+    program
+      .command('doctor')
+      .description('check the target: base URL or store, token set (never shown), reachable, token accepted, clock skew; exit 0 healthy, 3 not')
+      .addHelpText(
+        'after',
+        examples('examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'),
+      ),
+    NO_OPTIONS,
+    async () => (await import('./commands/doctor.js')).run,
+  );
 
-  // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
   const config = program
     .command('config')
     .description('profiles of remote targets in the config file (never shows a token)')
     .addHelpText('after', examples('examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'));
-  config
-    .command('set-profile')
-    .description('create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default]')
-    .argument('<name>', 'profile name')
-    .option('--default', 'make it the default profile')
-    .addHelpText(
-      'after',
-      examples(
-        'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
-        'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
+  register(
+    config
+      .command('set-profile')
+      .description('create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default]')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
+          'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'set-profile', name })));
-  config
-    .command('list')
-    .description('list the profiles (* marks the default)')
-    .addHelpText('after', examples('examctl config list', 'examctl config list --json'))
-    .action(action(() => import('./commands/config.js'), (_a, o) => ({ ...o, action: 'list' })));
-  config
-    .command('remove')
-    .description('remove a profile (its token file is left in place)')
-    .argument('<name>', 'profile name')
-    .addHelpText('after', examples('examctl config remove staging', 'examctl config list'))
-    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'remove', name })));
-  config
-    .command('use')
-    .description('make a profile the default')
-    .argument('<name>', 'profile name')
-    .addHelpText('after', examples('examctl config use prod', 'examctl config use staging'))
-    .action(action(() => import('./commands/config.js'), ([name], o) => ({ ...o, action: 'use', name })));
-  config
-    .command('show')
-    .description('the config file path, the default profile and every profile')
-    .addHelpText('after', examples('examctl config show', 'examctl config show --json'))
-    .action(action(() => import('./commands/config.js'), (_a, o) => ({ ...o, action: 'show' })));
+    CONFIG_SET_PROFILE_OPTIONS,
+    async () => (await import('./commands/config.js')).runSetProfile,
+  );
+  register(
+    config
+      .command('list')
+      .description('list the profiles (* marks the default)')
+      .addHelpText('after', examples('examctl config list', 'examctl config list --json')),
+    NO_OPTIONS,
+    async () => (await import('./commands/config.js')).runList,
+  );
+  register(
+    config
+      .command('remove')
+      .description('remove a profile (its token file is left in place)')
+      .addHelpText('after', examples('examctl config remove staging', 'examctl config list')),
+    CONFIG_PROFILE_NAME,
+    async () => (await import('./commands/config.js')).runRemove,
+  );
+  register(
+    config
+      .command('use')
+      .description('make a profile the default')
+      .addHelpText('after', examples('examctl config use prod', 'examctl config use staging')),
+    CONFIG_PROFILE_NAME,
+    async () => (await import('./commands/config.js')).runUse,
+  );
+  register(
+    config
+      .command('show')
+      .description('the config file path, the default profile and every profile')
+      .addHelpText('after', examples('examctl config show', 'examctl config show --json')),
+    NO_OPTIONS,
+    async () => (await import('./commands/config.js')).runShow,
+  );
 
-  program
-    .command('login')
-    .description('prompt for the EAPI token (not echoed) and store it 0600 beside the config for --profile (or the default)')
-    .addHelpText(
-      'after',
-      examples(
-        'examctl login',
-        '# create the profile on the way',
-        'examctl login --profile prod --base-url https://exam.example.com',
-        '# scripts: no prompt; give the token with a file or the environment instead',
-        'examctl config set-profile prod --token-file /run/secrets/exam-token',
+  register(
+    program
+      .command('login')
+      .description('prompt for the EAPI token (not echoed) and store it 0600 beside the config for --profile (or the default)')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl login',
+          '# create the profile on the way',
+          'examctl login --profile prod --base-url https://exam.example.com',
+          '# scripts: no prompt; give the token with a file or the environment instead',
+          'examctl config set-profile prod --token-file /run/secrets/exam-token',
+        ),
       ),
-    )
-    .action(action(() => import('./commands/login.js')));
+    NO_OPTIONS,
+    async () => (await import('./commands/login.js')).run,
+  );
 
   return program;
 }

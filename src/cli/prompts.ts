@@ -1,6 +1,6 @@
 /**
  * Interactive prompts (@inquirer/prompts 7) for values a command was not given.
- * They run only when `canPrompt` says so; otherwise the caller throws `missingValue(flag)`.
+ * They run only when `canPrompt` (src/cli/context.ts, re-exported here) says so; otherwise the caller throws `missingValue(flag)`.
  * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
  * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
  */
@@ -10,7 +10,8 @@ import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, va
 import type { Problem } from '../domain/problem.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../errors.js';
-import { isCiEnvironment } from './progress.js';
+
+export { canPrompt } from './context.js';
 
 /** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
 export interface PromptIo {
@@ -18,18 +19,6 @@ export interface PromptIo {
   output?: NodeJS.WritableStream;
   /** Aborting it ends the prompt like Ctrl-C (InterruptedError). */
   signal?: AbortSignal;
-}
-
-/**
- * Prompting needs a person at a terminal: a TTY (the caller passes stdin.isTTY && stderr.isTTY),
- * no --no-input, and not CI (CI=true implies --no-input).
- */
-export function canPrompt(options: {
-  isTTY: boolean | undefined;
-  noInput: boolean;
-  env: Readonly<Record<string, string | undefined>>;
-}): boolean {
-  return options.isTTY === true && !options.noInput && !isCiEnvironment(options.env);
 }
 
 /** The usage error for a required value that was not given while prompts are off. */

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
+import { nonEmpty } from './context.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -145,8 +146,4 @@ export async function readTokenFile(file: string, via: string, warnings: string[
   if (token === '') throw new UsageError(`${via}: ${file} is empty`);
   if (/[\r\n]/.test(token)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the token`);
   return token;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

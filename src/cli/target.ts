@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
+import type { ProbeAnswer } from '../api/remote-client.js';
 import { UsageError } from '../errors.js';
 import type { ReportTarget } from '../report/run-report.js';
-import type { ApiFactory, CommandDeps, DirectoryFactory, GlobalOptions } from './context.js';
+import { nonEmpty, type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './context.js';
+import type { RemoteTarget, TokenSource } from './remote-settings.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 export const DEFAULT_STORE_DIR = '.examctl-store';
@@ -13,44 +15,54 @@ export interface RemoteConnection {
   concurrency: number;
   /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
   connect(): Promise<IntegrationApi>;
+  /** One single-attempt GET (doctor), with the token when there is one. */
+  probe(path: string, now: () => number): Promise<ProbeAnswer>;
 }
 
+/**
+ * The target of one invocation and the non-secret facts about it (which doctor reports): the
+ * store, or the base URL, the profile it came from and where the token came from.
+ */
 export type ResolvedTarget =
   | { kind: 'local'; store: string; report: ReportTarget }
-  | { kind: 'remote'; baseUrl: string; report: ReportTarget; remote: RemoteConnection };
+  | {
+      kind: 'remote';
+      baseUrl: string;
+      profile?: string;
+      /** Absent: no token anywhere (a dry run needs none; sending fails with a usage error). */
+      tokenSource?: TokenSource;
+      report: ReportTarget;
+      remote: RemoteConnection;
+    };
+
+/**
+ * The target as the command boundary hands it to a command: resolved on first use, then the
+ * same answer. Lazy so that what a command checks first (flags, the input file's structure)
+ * still fails first, and once so that remote warnings print once.
+ */
+export type TargetOf = () => Promise<ResolvedTarget>;
+
+export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf {
+  let target: Promise<ResolvedTarget> | undefined;
+  return () => (target ??= resolveTarget(options, deps));
+}
 
 export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
   return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 /**
  * The target of a command (cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
  * else remote when a base URL is configured (flag, env, or a profile), else local.
  */
-export function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  // A command that prompts resolves the target first (to offer the local lists), then the run
-  // resolves it again: one answer per invocation, so remote warnings are not printed twice.
-  const known = resolvedTargets.get(options);
-  if (known !== undefined && known.deps === deps) return known.target;
-  const target = resolveTargetOnce(options, deps);
-  resolvedTargets.set(options, { deps, target });
-  return target;
-}
-
-const resolvedTargets = new WeakMap<GlobalOptions, { deps: CommandDeps; target: Promise<ResolvedTarget> }>();
-
-async function resolveTargetOnce(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const explicit = options.target ?? nonEmpty(deps.env.EXAMCTL_TARGET);
   if (explicit !== undefined && explicit !== 'local' && explicit !== 'remote') {
     throw new UsageError(`EXAMCTL_TARGET must be local or remote, not "${explicit}"`);
   }
   if (explicit === 'remote' || (explicit === undefined && (await remoteConfigured(options, deps)))) {
     const { NO_BASE_URL_MESSAGE, resolveRemoteTarget } = await import('./remote-settings.js');
-    const settings: RemoteSettings | undefined = await resolveRemoteTarget({
+    const settings = await resolveRemoteTarget({
       baseUrl: options.baseUrl,
       tokenFile: options.tokenFile,
       profile: options.profile,
@@ -72,23 +84,16 @@ async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Prom
   return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
 }
 
-/** What this module uses of remote-settings.ts's answer (profile defaults flat or under `defaults`). */
-interface RemoteSettings {
-  baseUrl: string;
-  token?: string;
-  warnings: string[];
-  concurrency?: number;
-  rate?: number;
-  defaults?: { concurrency?: number; rate?: number };
-}
-
-async function remoteTarget(settings: RemoteSettings, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`warning: ${warning}\n`);
   const { baseUrl, token } = settings;
-  const concurrency = options.concurrency ?? settings.concurrency ?? settings.defaults?.concurrency ?? 8;
+  const concurrency = options.concurrency ?? settings.concurrency ?? 8;
+  const allowInsecureHttp = options.allowInsecureHttp ?? false;
   return {
     kind: 'remote',
     baseUrl,
+    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
+    ...(settings.tokenSource === undefined ? {} : { tokenSource: settings.tokenSource }),
     report: { kind: 'remote', baseUrl },
     remote: {
       baseUrl,
@@ -103,12 +108,16 @@ async function remoteTarget(settings: RemoteSettings, options: GlobalOptions, de
           baseUrl,
           token,
           concurrency,
-          rate: options.rate ?? settings.rate ?? settings.defaults?.rate,
-          allowInsecureHttp: options.allowInsecureHttp ?? false,
+          rate: options.rate ?? settings.rate,
+          allowInsecureHttp,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire still finish.
           signal: deps.signal,
           debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
         });
+      },
+      async probe(path, now) {
+        const { probeRemote } = await import('../api/remote-client.js');
+        return probeRemote({ baseUrl, allowInsecureHttp, now, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
       },
     },
   };

@@ -4,6 +4,7 @@ import type { ApiFactory } from '../../src/cli/context.js';
 import type { RecordJob } from '../../src/cli/pipeline/record-job.js';
 import { runPipeline } from '../../src/cli/pipeline/run-pipeline.js';
 import { outcomeOf } from '../../src/cli/pipeline/service-answer.js';
+import { targetOnce } from '../../src/cli/target.js';
 import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
@@ -54,6 +55,7 @@ describe('runPipeline', () => {
         job(['a', 'b', 'c', 'bad-d'], (id) => new Promise((r) => setTimeout(() => r(okResult), delays[id]))),
         { json: true },
         io.deps,
+        targetOnce({}, io.deps),
       );
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((i: { id: string; status: string }) => `${i.id}:${i.status}`)).toEqual(['a:ok', 'b:ok', 'c:ok', 'bad-d:failed']);
@@ -65,7 +67,7 @@ describe('runPipeline', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
       const answers: Record<string, unknown> = { a: 'plain text', b: ['one', 'two'], c: [{ Code: 806, Message: 'Owner not found' }], d: null };
-      await runPipeline(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps);
+      await runPipeline(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps, targetOnce({}, io.deps));
       const items = JSON.parse(io.stdout.text).items;
       expect(items[0].errors.map((e: { message: string }) => e.message)).toEqual(['plain text']);
       expect(items[1].errors.map((e: { message: string }) => e.message)).toEqual(['one', 'two']);
@@ -86,6 +88,7 @@ describe('runPipeline', () => {
         }),
         { json: true, maxErrors: 2 },
         io.deps,
+        targetOnce({}, io.deps),
       );
       const doc = JSON.parse(io.stdout.text);
       expect(sent).toEqual([]);
@@ -104,6 +107,7 @@ describe('runPipeline', () => {
         }),
         { json: true, concurrency: 1 },
         io.deps,
+        targetOnce({}, io.deps),
       );
       await expect(run).rejects.toBeInstanceOf(TargetError);
       const doc = JSON.parse(io.stdout.text);
@@ -123,6 +127,7 @@ describe('runPipeline', () => {
         }),
         { json: true },
         io.deps,
+        targetOnce({}, io.deps),
       );
       await expect(run).rejects.toBeInstanceOf(InterruptedError);
       const doc = JSON.parse(io.stdout.text);
@@ -146,7 +151,7 @@ describe('runPipeline', () => {
           throw new InputFileError('in.csv', 3, 'unterminated quote');
         },
       };
-      await expect(runPipeline(broken, { json: true }, io.deps)).rejects.toThrow('in.csv:3: unterminated quote');
+      await expect(runPipeline(broken, { json: true }, io.deps, targetOnce({}, io.deps))).rejects.toThrow('in.csv:3: unterminated quote');
       expect(opened).toBe(false);
       expect(io.stdout.text).toBe('');
     });
@@ -168,7 +173,7 @@ describe('runPipeline', () => {
         ...job(['a', 'bad-b', 'c'], async () => okResult),
         remember: (unit, payload, outcome) => (payload.id === 'c' ? `${unit.id}:${outcome.status}` : undefined),
       };
-      const outcome = await runPipeline(kept, {}, io.deps);
+      const outcome = await runPipeline(kept, {}, io.deps, targetOnce({}, io.deps));
       expect(outcome).toEqual({
         exitCode: 1,
         summary: { total: 3, ok: 2, partial: 0, failed: 1, skipped: 0 },

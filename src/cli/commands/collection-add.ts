@@ -4,25 +4,17 @@ import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } f
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
+import type { TargetOf } from '../target.js';
+import type { CollectionAddOptions } from './collection-add.options.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
-
-export interface CollectionAddOptions extends RunOptions {
-  file?: string;
-  title?: string;
-  externalId?: string;
-  owner?: string;
-  taxonomy?: string[];
-  repository?: string[];
-  ignoreUnknownColumns?: boolean;
-}
 
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
-export async function run(options: CollectionAddOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: CollectionAddOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const fromFile = options.file !== undefined;
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: 'collection add',
@@ -31,7 +23,7 @@ export async function run(options: CollectionAddOptions, deps: CommandDeps): Pro
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps);
+  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
   const last = remembered.at(-1);
   if (last?.status === 'ok' && last.id !== undefined) {
@@ -55,7 +47,7 @@ async function collectionRecords(options: CollectionAddOptions, deps: CommandDep
       throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
     }
     const file = options.file;
-    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
+    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false });
   }
   let title = options.title;
   if (title === undefined) {

@@ -11,91 +11,93 @@ import {
   type ProfileUpdate,
 } from '../config-file.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
+import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
-export type ConfigAction = 'set-profile' | 'list' | 'remove' | 'use' | 'show';
-
-export interface ConfigOptions extends GlobalOptions {
-  action: ConfigAction;
-  /** The profile name (set-profile, remove, use). */
-  name?: string;
-  /** set-profile --default. */
-  default?: boolean;
-}
-
-/**
- * `examctl config ...`: the profiles of the user's config file. --base-url, --token-file,
- * --concurrency and --rate are the global options, read here as the profile's values.
+/*
+ * `examctl config ...`: the profiles of the user's config file, one handler per subcommand.
  * No output ever holds a token value: listings say `stored`, `set (file ...)` or `not set`.
  */
-export async function run(options: ConfigOptions, deps: CommandDeps): Promise<number> {
+
+/** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values. */
+export async function runSetProfile({ name: given, default: makeDefault, ...globals }: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
   const env = deps.env;
-  switch (options.action) {
-    case 'set-profile': {
-      const name = requireName(options);
-      const update: ProfileUpdate = {};
-      if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-      // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
-      if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
-      const defaults: ProfileUpdate['defaults'] = {};
-      if (options.concurrency !== undefined) defaults.concurrency = options.concurrency;
-      if (options.rate !== undefined) defaults.rate = options.rate;
-      if (Object.keys(defaults).length > 0) update.defaults = defaults;
-      if (options.default) update.makeDefault = true;
-      const before = await loadConfig(env);
-      const config = await setProfile(name, update, env);
-      const verb = name in before.profiles ? 'updated' : 'created';
-      await deps.stderr.write(
-        `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
-          (config.profiles[name]?.tokenFile === undefined && config.profiles[name]?.token === undefined
-            ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
-            : ''),
-      );
-      return 0;
-    }
-    case 'list': {
-      const profiles = await listProfiles(env);
-      if (options.json) {
-        await deps.stdout.write(`${JSON.stringify(profiles, null, 2)}\n`);
-      } else if (profiles.length === 0) {
-        await deps.stderr.write(`no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>\n`);
-      } else {
-        await deps.stdout.write(profiles.map(profileLine).join('\n') + '\n');
-      }
-      return 0;
-    }
-    case 'remove': {
-      const name = requireName(options);
-      const config = await removeProfile(name, env);
-      await deps.stderr.write(
-        `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
-      );
-      return 0;
-    }
-    case 'use': {
-      const name = requireName(options);
-      await useProfile(name, env);
-      await deps.stderr.write(`default profile: ${name}\n`);
-      return 0;
-    }
-    case 'show': {
-      const profiles = await listProfiles(env);
-      const config = await loadConfig(env);
-      const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
-      if (options.json) {
-        await deps.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else {
-        const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
-        for (const profile of profiles) lines.push(profileLine(profile));
-        await deps.stdout.write(`${lines.join('\n')}\n`);
-      }
-      return 0;
-    }
-  }
+  const name = profileName(given, 'set-profile');
+  const update: ProfileUpdate = {};
+  if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
+  if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
+  const defaults: ProfileUpdate['defaults'] = {};
+  if (options.concurrency !== undefined) defaults.concurrency = options.concurrency;
+  if (options.rate !== undefined) defaults.rate = options.rate;
+  if (Object.keys(defaults).length > 0) update.defaults = defaults;
+  if (makeDefault) update.makeDefault = true;
+  const before = await loadConfig(env);
+  const config = await setProfile(name, update, env);
+  const verb = name in before.profiles ? 'updated' : 'created';
+  await deps.stderr.write(
+    `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
+      (config.profiles[name]?.tokenFile === undefined && config.profiles[name]?.token === undefined
+        ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
+        : ''),
+  );
+  return 0;
 }
 
-function requireName(options: ConfigOptions): string {
-  if (options.name === undefined || options.name.trim() === '') throw new UsageError(`examctl config ${options.action}: a profile name is required`);
-  return options.name.trim();
+/** `config list`. */
+export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+  const env = deps.env;
+  const profiles = await listProfiles(env);
+  if (options.json) {
+    await deps.stdout.write(`${JSON.stringify(profiles, null, 2)}\n`);
+  } else if (profiles.length === 0) {
+    await deps.stderr.write(`no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>\n`);
+  } else {
+    await deps.stdout.write(profiles.map(profileLine).join('\n') + '\n');
+  }
+  return 0;
+}
+
+/** `config remove <name>`. */
+export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+  onlyGlobals(globals);
+  const name = profileName(given, 'remove');
+  const config = await removeProfile(name, deps.env);
+  await deps.stderr.write(
+    `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
+  );
+  return 0;
+}
+
+/** `config use <name>`. */
+export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+  onlyGlobals(globals);
+  const name = profileName(given, 'use');
+  await useProfile(name, deps.env);
+  await deps.stderr.write(`default profile: ${name}\n`);
+  return 0;
+}
+
+/** `config show`. */
+export async function runShow(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+  const env = deps.env;
+  const profiles = await listProfiles(env);
+  const config = await loadConfig(env);
+  const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
+  if (options.json) {
+    await deps.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else {
+    const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
+    for (const profile of profiles) lines.push(profileLine(profile));
+    await deps.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return 0;
+}
+
+function profileName(name: string, subcommand: string): string {
+  if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);
+  return name.trim();
 }
 
 /** The same checks a run makes, so a profile cannot hold a URL every command would refuse. */

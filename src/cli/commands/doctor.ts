@@ -3,7 +3,7 @@ import { errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
 import { ExamctlError, UsageError } from '../../errors.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
-import { resolveTarget } from '../target.js';
+import type { ResolvedTarget, TargetOf } from '../target.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -30,7 +30,6 @@ export interface DoctorReport {
 
 /** Above this the platform's notion of "now" (schedule windows, activation) visibly differs from ours. */
 const SKEW_WARN_SECONDS = 60;
-const PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * `examctl doctor`: which target a command would use and whether it works, without changing
@@ -38,11 +37,11 @@ const PROBE_TIMEOUT_MS = 10_000;
  * reachable and the token accepted; 403 says the token is refused. Exit 0 healthy, 3 otherwise.
  * The check list is the command's result, so it goes to stdout (one JSON document with --json).
  */
-export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   let report: DoctorReport;
   try {
-    const target = await resolveTarget(options, deps);
-    report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target.baseUrl, options, deps);
+    const target = await targetOf();
+    report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
     // What makes every other command a usage error (no base URL, unknown profile, unreadable
     // token file) is exactly what doctor is asked to diagnose: a failed check, exit 3.
@@ -94,96 +93,67 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
   return report;
 }
 
-async function checkRemote(baseUrl: string, options: DoctorOptions, deps: CommandDeps): Promise<DoctorReport> {
+async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, deps: CommandDeps): Promise<DoctorReport> {
+  const { baseUrl, profile, tokenSource } = target;
   const report: DoctorReport = { healthy: false, target: 'remote', baseUrl, checks: [] };
-  const { describeSource, resolveRemoteTarget } = await import('../remote-settings.js');
-  // Asked again (resolveTarget keeps the token sealed) to say where the token came from; warnings were printed once already.
-  const settings = await resolveRemoteTarget({
-    baseUrl: options.baseUrl,
-    tokenFile: options.tokenFile,
-    profile: options.profile,
-    env: deps.env,
-    cwd: deps.cwd,
-  });
-  const token = settings?.token;
-  if (settings?.profile !== undefined) report.profile = settings.profile;
-  report.token = settings?.tokenSource !== undefined ? { set: true, source: describeSource(settings.tokenSource) } : { set: false };
+  const { describeSource } = await import('../remote-settings.js');
+  if (profile !== undefined) report.profile = profile;
+  report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
   report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${report.profile ? ` (profile ${report.profile})` : ''}` });
   report.checks.push(
-    token !== undefined
+    tokenSource !== undefined
       ? { name: 'token', status: 'ok', detail: `set (from ${report.token.source})` }
       : { name: 'token', status: 'fail', detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login' },
   );
 
-  const { describeNetworkError, parseBaseUrl, readEnvelope, USER_AGENT } = await import('../../api/remote-client.js');
-  let parsed;
+  let answer;
   try {
-    parsed = parseBaseUrl(baseUrl, options.allowInsecureHttp ?? false);
+    answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
   } catch (error) {
     report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
     return report;
   }
-  const path = `${parsed.pathPrefix}/external/review-sessions/${probeId()}`;
-  const { Pool } = await import('undici');
-  // One attempt, short timeouts: doctor answers quickly rather than retrying like a run.
-  const pool = new Pool(parsed.origin, { connections: 1, connectTimeout: PROBE_TIMEOUT_MS, headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS });
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
-  if (token !== undefined) headers.authorization = `EAPI ${token}`;
-  const redact = (text: string): string => (token === undefined ? text : text.split(token).join('[redacted]'));
-  try {
-    const sent = deps.now().getTime();
-    let response;
-    try {
-      response = await pool.request({ method: 'GET', path, headers, signal: deps.signal });
-    } catch (error) {
-      const why = error instanceof Error ? redact(describeNetworkError(error)) : String(error);
-      report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${path}: ${why}` });
-      return report;
-    }
-    const text = await response.body.text();
-    const received = deps.now().getTime();
-    const status = response.statusCode;
-    report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${path} answered ${status} in ${received - sent} ms` });
+  if (answer.kind === 'unreachable') {
+    report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${answer.path}: ${answer.reason}` });
+    return report;
+  }
+  const { status, envelope, sentAt, receivedAt } = answer;
+  report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path} answered ${status} in ${receivedAt - sentAt} ms` });
 
-    const envelope = readEnvelope<unknown>(text, status);
-    const codes = envelope ? errorsOf(envelope).map((problem) => problem.code) : [];
-    if (status === 401 || status === 403) {
-      report.checks.push({
-        name: 'authorised',
-        status: 'fail',
-        detail: token === undefined ? `refused (${status}): no token was sent` : `refused (${status}): the service does not accept this token`,
-      });
-    } else if (envelope === undefined) {
-      report.checks.push({
-        name: 'authorised',
-        status: 'fail',
-        detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
-      });
-    } else if (codes.includes(ErrorCode.ReviewSessionNotFound) || envelope.Success) {
-      report.checks.push({ name: 'authorised', status: 'ok', detail: 'the token is accepted (1101 for a review session that does not exist)' });
-    } else if (status >= 500) {
-      report.checks.push({ name: 'authorised', status: 'fail', detail: redact(`service error ${status}: ${describeErrors(envelope)}`) });
-    } else {
-      report.checks.push({ name: 'authorised', status: 'warn', detail: redact(`not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}`) });
-    }
+  const codes = envelope ? errorsOf(envelope).map((problem) => problem.code) : [];
+  if (status === 401 || status === 403) {
+    report.checks.push({
+      name: 'authorised',
+      status: 'fail',
+      detail: tokenSource === undefined ? `refused (${status}): no token was sent` : `refused (${status}): the service does not accept this token`,
+    });
+  } else if (envelope === undefined) {
+    report.checks.push({
+      name: 'authorised',
+      status: 'fail',
+      detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
+    });
+  } else if (codes.includes(ErrorCode.ReviewSessionNotFound) || envelope.Success) {
+    report.checks.push({ name: 'authorised', status: 'ok', detail: 'the token is accepted (1101 for a review session that does not exist)' });
+  } else if (status >= 500) {
+    report.checks.push({ name: 'authorised', status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` });
+  } else {
+    report.checks.push({ name: 'authorised', status: 'warn', detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}` });
+  }
 
-    const dateHeader = response.headers.date;
-    const serverDate = Date.parse(Array.isArray(dateHeader) ? (dateHeader[0] ?? '') : (dateHeader ?? ''));
-    if (Number.isNaN(serverDate)) {
-      report.checks.push({ name: 'clock', status: 'skip', detail: 'the server sends no Date header' });
-    } else {
-      // The Date header has one-second resolution; compare with the middle of the round trip.
-      // +500 ms: the header is truncated to the second, so on average it reads half a second early.
-      const skew = Math.round((serverDate + 500 - (sent + received) / 2) / 1000);
-      report.clockSkewSeconds = skew;
-      report.checks.push({
-        name: 'clock',
-        status: Math.abs(skew) > SKEW_WARN_SECONDS ? 'warn' : 'ok',
-        detail: `server clock ${skew >= 0 ? '+' : ''}${skew} s from ours${Math.abs(skew) > SKEW_WARN_SECONDS ? ': times you send are read by the server clock' : ''}`,
-      });
-    }
-  } finally {
-    await pool.close();
+  const serverDate = Date.parse(answer.date ?? '');
+  if (Number.isNaN(serverDate)) {
+    report.checks.push({ name: 'clock', status: 'skip', detail: 'the server sends no Date header' });
+  } else {
+    // The Date header has one-second resolution; compare with the middle of the round trip.
+    // +500 ms: the header is truncated to the second, so on average it reads half a second early.
+    const skew = Math.round((serverDate + 500 - (sentAt + receivedAt) / 2) / 1000);
+    report.clockSkewSeconds = skew;
+    report.checks.push({
+      name: 'clock',
+      status: Math.abs(skew) > SKEW_WARN_SECONDS ? 'warn' : 'ok',
+      detail: `server clock ${skew >= 0 ? '+' : ''}${skew} s from ours${Math.abs(skew) > SKEW_WARN_SECONDS ? ': times you send are read by the server clock' : ''}`,
+    });
   }
   return report;
 }

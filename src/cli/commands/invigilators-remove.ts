@@ -11,16 +11,11 @@ import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-c
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { checkReportOption } from '../output.js';
-import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
-import { openTargetDirectory, resolveTarget } from '../target.js';
-
-export interface InvigilatorsRemoveOptions extends RunOptions {
-  scheduleExtId: string;
-  userExtIds?: string[];
-  file?: string;
-}
+import { openTargetDirectory, type TargetOf } from '../target.js';
+import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -35,9 +30,9 @@ interface IdEntry {
  * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
  * is `partial`: the call went through and the person is not an invigilator there afterwards.
  */
-export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   checkReportOption(options);
-  const entries = await idEntries(options, deps);
+  const entries = await idEntries(options, deps, target);
   const prepared = preparedIds(options.scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
@@ -57,11 +52,11 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps)
     sendsTogether: true,
     readsOnlyFailedItself: true,
   };
-  return (await runPipeline(job, options, deps)).exitCode;
+  return (await runPipeline(job, options, deps, target)).exitCode;
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
-async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<IdEntry[]> {
+async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps, target: TargetOf): Promise<IdEntry[]> {
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
   if (options.file !== undefined) {
@@ -73,7 +68,7 @@ async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps):
       entries.push({ id: entry.id, source: entry.source });
     }
   }
-  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps)));
+  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps, target)));
   if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
   return entries;
 }
@@ -128,10 +123,10 @@ class RemovalCall {
  * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
-async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps): Promise<IdEntry[]> {
+async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
   const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
-  const target = await resolveTarget(options, deps);
+  const target = await targetOf();
   const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
   let ids: string[];
   try {

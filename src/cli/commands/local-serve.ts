@@ -1,34 +1,32 @@
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import type { CommandDeps } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
 import { localStorePath } from '../target.js';
-
-export interface LocalServeOptions extends GlobalOptions {
-  host?: string;
-  port?: number;
-}
+import type { LocalServeOptions } from './local-serve.options.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
  * Diagnostics (the listening line, one line per request) go to stderr: stdout stays empty.
  */
-export async function run(options: LocalServeOptions, deps: CommandDeps): Promise<number> {
+export async function run({ host, port, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
   const { serveLocalStore } = await import('../../server/index.js');
   const { clockFromEnv } = await import('../../engine/index.js');
   const storeDir = localStorePath(options, deps);
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
   const server = await serveLocalStore({
     storeDir,
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
+    host,
+    port,
     now: clockFromEnv(deps.env),
     log,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
     const { isLoopbackHost } = await import('../../api/remote-client.js');
-    if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    if (!isLoopbackHost(host)) {
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
-      log(`warning: serving plain http on ${options.host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
+      log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
     await deps.stderr.write(`listening on ${server.url}\n`);
     await deps.stderr.write(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C\n`);

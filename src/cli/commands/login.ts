@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../config-file.js';
-import { promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 
 export type LoginOptions = GlobalOptions;
 
@@ -75,8 +75,4 @@ async function inquirerSecret(message: string, signal?: AbortSignal): Promise<st
   } finally {
     output.unpipe(process.stderr);
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -2,13 +2,10 @@ import { errorsOf } from '../../api/envelope-errors.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
 import { describeTarget } from '../../report/report-writers.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
-import { openTargetApi, resolveTarget } from '../target.js';
-
-export interface ReviewSessionShowOptions extends GlobalOptions {
-  externalId: string;
-  output?: 'table' | 'json' | 'csv';
-}
+import type { CommandDeps } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
+import { openTargetApi, type TargetOf } from '../target.js';
+import type { ReviewSessionShowOptions } from './review-session-show.options.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -16,15 +13,16 @@ export interface ReviewSessionShowOptions extends GlobalOptions {
  * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
  * gets one document: `{ "target", "externalId", "errors" }`.
  */
-export async function run(options: ReviewSessionShowOptions, deps: CommandDeps): Promise<number> {
-  const target = await resolveTarget(options, deps);
+export async function run({ externalId, output, ...globals }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+  const options = onlyGlobals(globals);
+  const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (options.dryRun ?? false);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
   let result;
   try {
-    result = await api.getReviewSession(options.externalId);
+    result = await api.getReviewSession(externalId);
   } finally {
     await api.close();
   }
@@ -32,16 +30,16 @@ export async function run(options: ReviewSessionShowOptions, deps: CommandDeps):
   if (!result.envelope.Success || !result.envelope.Content) {
     const errors = errorsOf(result.envelope);
     const text = errors.map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
-    await deps.stderr.write(`examctl: review session ${options.externalId} on ${where}: ${text}\n`);
-    if (options.json || options.output === 'json') {
-      await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: options.externalId, errors })}\n`);
+    await deps.stderr.write(`examctl: review session ${externalId} on ${where}: ${text}\n`);
+    if (options.json || output === 'json') {
+      await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: externalId, errors })}\n`);
     }
     return 1;
   }
   const session = result.envelope.Content as ReviewSession;
-  if (options.json || options.output === 'json') {
+  if (options.json || output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
-  } else if (options.output === 'csv') {
+  } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-view.js');
     await deps.stdout.write(reviewSessionResultsCsv(session));
   } else {
@@ -52,6 +50,6 @@ export async function run(options: ReviewSessionShowOptions, deps: CommandDeps):
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
     await deps.stdout.write(renderReviewSession(session, { color, ...(width === undefined ? {} : { width }) }));
   }
-  await deps.stderr.write(`review session ${options.externalId} from ${where}\n`);
+  await deps.stderr.write(`review session ${externalId} from ${where}\n`);
   return 0;
 }

@@ -16,35 +16,13 @@ import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import type { Outcome, RecordJob, RunOptions, Unit } from '../pipeline/record-job.js';
+import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
+import type { TargetOf } from '../target.js';
 import { readInput, sourceRowsOf } from './input-helpers.js';
+import type { SchedulePushOptions } from './schedule-push.options.js';
 
-export interface SchedulePushOptions extends RunOptions {
-  file: string;
-  schedule?: string;
-  workflow?: string;
-  upsert?: boolean;
-  scheduleId?: string;
-  assessment?: string;
-  title?: string;
-  start?: string;
-  end?: string;
-  group?: string;
-  groupName?: string;
-  scheduleGroup?: string;
-  scheduleGroupName?: string;
-  owner?: string;
-  pin?: string;
-  proctoring?: boolean;
-  proctoringTemplate?: string;
-  lockOnConnectionLoss?: boolean;
-  keycode?: boolean;
-  autoCleanup?: boolean;
-  cleanupNoticePeriod?: string;
-  ignoreUnknownColumns?: boolean;
-}
 
 /** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
 const FLAG_FIELDS = {
@@ -68,7 +46,7 @@ const FLAG_FIELDS = {
 } as const satisfies Partial<Record<keyof SchedulePushOptions, string>>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
-export async function run(options: SchedulePushOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: SchedulePushOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const defaults = await scheduleDefaults(options, deps);
   const file = options.file;
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
@@ -83,7 +61,7 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps): Prom
     // Ids the service chose: shown, since the admin needs them for the next command.
     remember: (unit, _payload, outcome) => (unit.id === null && outcome.id !== undefined && outcome.status !== 'failed' ? { line: unit.source.line, id: outcome.id } : undefined),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps);
+  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
   if (remembered.length > 0) {
     // Answers come in as they complete; the note follows the file (first few only).
     const generated = [...remembered].sort((a, b) => a.line - b.line).map((kept) => kept.id);

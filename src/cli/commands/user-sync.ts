@@ -5,31 +5,27 @@ import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { unitPerRecord, type Outcome, type RecordJob, type RunOptions, type Unit } from '../pipeline/record-job.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
-import { openTargetDirectory, resolveTarget } from '../target.js';
+import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
-
-export interface UserSyncOptions extends RunOptions {
-  file?: string;
-  ignoreUnknownColumns?: boolean;
-}
+import type { UserSyncOptions } from './user-sync.options.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
-export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const prompted = options.file === undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    records: await userRecords(options, deps),
+    records: await userRecords(options, deps, target),
     ...unitPerRecord(userUnit),
     send: sendUser,
     // A prompted user is remembered to say what became of it; a file run keeps nothing.
     ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps);
+  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
   // One prompted user: say what became of it (the summary table only counts).
   const last = remembered.at(-1);
   if (last !== undefined && last.outcome.status !== 'failed') {
@@ -38,14 +34,14 @@ export async function run(options: UserSyncOptions, deps: CommandDeps): Promise<
   return exitCode;
 }
 
-async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+async function userRecords(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<() => AsyncIterable<InputRecord>> {
   if (options.file !== undefined) {
     const file = options.file;
     return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
   }
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
-  const fields = await promptOneUser(options, deps, promptUser);
+  const fields = await promptOneUser(deps, target, promptUser);
   const record: InputRecord = { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields };
   return async function* () {
     yield record;
@@ -57,12 +53,11 @@ async function userRecords(options: UserSyncOptions, deps: CommandDeps): Promise
  * user's values are offered as defaults. A remote target has no such lists: free text.
  */
 async function promptOneUser(
-  options: UserSyncOptions,
   deps: CommandDeps,
+  target: TargetOf,
   promptUser: typeof import('../prompts.js').promptUser,
 ): Promise<Record<string, unknown>> {
-  const target = await resolveTarget(options, deps);
-  const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
   try {
     const roles = directory?.roleTitles() ?? [];
     return await promptUser(

@@ -2,7 +2,7 @@ import type { IntegrationApi } from '../../api/integration-api.js';
 import { UsageError } from '../../errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { openRunReport, type OpenReport } from '../output.js';
-import { openTargetApi, resolveTarget, type ResolvedTarget } from '../target.js';
+import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
 
 export interface OpenedRun {
@@ -17,9 +17,9 @@ export interface OpenedRun {
  * confirmation, the API (creating the local store on first use) and the report destinations.
  * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
  */
-export async function openRun(command: string, describeSend: () => Promise<string>, options: RunOptions, deps: CommandDeps): Promise<OpenedRun> {
+export async function openRun(command: string, describeSend: () => Promise<string>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
-  const target = await resolveTarget(options, deps);
+  const target = await targetOf();
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   try {

@@ -2,6 +2,7 @@ import type { CallOptions } from '../../api/integration-api.js';
 import { InterruptedError } from '../../errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
+import type { TargetOf } from '../target.js';
 import { checkReportOption } from '../output.js';
 import { createProgress, progressEnabled } from '../progress.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
@@ -27,7 +28,7 @@ const MAX_PENDING = 1024;
  * completed run ended; throws TargetError (3) or InterruptedError (130) after the report is
  * written, and InputFileError (2) or UsageError (2) before anything is sent.
  */
-export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps): Promise<RunOutcome<R>> {
+export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   checkReportOption(options);
   const dryRun = options.dryRun ?? false;
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true);
@@ -38,7 +39,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const total = dryRun ? undefined : await input.checkStructure();
   const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
 
-  const { api, report, target } = await openRun(job.command, describeSend, options, deps);
+  const { api, report, target } = await openRun(job.command, describeSend, options, deps, targetOf);
   input.tellHeaderTo((header) => report.builder.sourceHeader(header));
   const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};

@@ -1,0 +1,13 @@
+import type { GlobalOptions } from '../global-options.js';
+import { collect, option, parsed, type OptionsOf } from '../option-table.js';
+
+export const COLLECTION_ADD_OPTIONS = [
+  option('-f, --file <path>', 'JSON collection object(s) with API field names'),
+  option('--title <title>', 'Title (required, under 100 characters)'),
+  option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
+  option('--owner <username>', 'Owner user name (default: the API settings owner)'),
+  parsed('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect),
+  parsed('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect),
+] as const;
+
+export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;

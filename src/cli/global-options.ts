@@ -1,0 +1,32 @@
+import { choice, option, parsed, positiveInt, positiveNumber, type OptionsOf } from './option-table.js';
+
+/** The global options of cli-contract.md's table: registered on the program, read by every command. */
+export const GLOBAL_OPTIONS = [
+  choice('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)', ['local', 'remote']),
+  option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)'),
+  option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)"),
+  option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
+  option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'),
+  option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr'),
+  option('--report <file>', 'also write the per-record run report to a .json or .csv file (written atomically)'),
+  option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'),
+  // commander sets `input` to true, and to false with --no-input.
+  option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
+  option('--yes', 'skip the confirmation before sending to a remote target'),
+  parsed('--concurrency <n>', 'requests in flight at once on the remote target (default 8)', positiveInt('--concurrency')),
+  parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')),
+  parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')),
+  option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
+  option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
+] as const;
+
+export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
+
+/**
+ * What is left of a command's options once it took out its own flags:
+ * `const { file, force, ...globals } = options; onlyGlobals(globals);`. A flag of the command's
+ * table that it never took out is still in `globals` and fails the type check here.
+ */
+export function onlyGlobals<T extends GlobalOptions>(globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never }): GlobalOptions {
+  return globals;
+}

@@ -1,0 +1,137 @@
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+
+/**
+ * Flags and positional arguments as data. A command declares them once, in a table that
+ * commander registers from and from which the TypeScript type of the command's `options` is
+ * derived: the property name comes from the flag's text (`--schedule-id <id>` is `scheduleId`,
+ * `--no-keycode` is `keycode`), exactly as commander names it, so a flag and the property its
+ * command reads cannot drift apart. Imports only commander: tables are loaded by `--help`.
+ */
+
+export interface OptionSpec<Flags extends string = string, Value = unknown, Always extends boolean = boolean> {
+  readonly kind: 'option';
+  readonly flags: Flags;
+  readonly description: string;
+  // Method syntax: tables of differently typed flags share one array type.
+  parse?(value: string, previous: Value | undefined): Value;
+  readonly choices?: readonly string[];
+  readonly defaultValue?: Value;
+  /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
+  readonly always: Always;
+  readonly mandatory?: boolean;
+}
+
+export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
+  readonly kind: 'argument';
+  readonly key: Key;
+  readonly syntax: Syntax;
+  readonly description: string;
+}
+
+export type Spec = OptionSpec | ArgumentSpec;
+export type SpecTable = readonly Spec[];
+
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type LongName<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
+/** commander's attribute name of a flag: `--no-input` sets `input`. */
+export type AttributeOf<F extends string> = LongName<F> extends `no-${infer Name}` ? Camel<Name> : Camel<LongName<F>>;
+
+/** A flag without `<value>` is a switch; `[value...]`/`<value...>` collects; otherwise one string. */
+type ValueOfFlags<F extends string> = F extends `${string}...${string}` ? string[] : F extends `${string}<${string}` | `${string}[${string}` ? string : boolean;
+type ValueOfArgument<S extends string> = S extends `${string}...${string}` ? string[] : string;
+
+type KeyOf<S> = S extends OptionSpec<infer F> ? AttributeOf<F> : S extends ArgumentSpec<infer K> ? K : never;
+type ValueOf<S> = S extends OptionSpec<string, infer V> ? V : S extends ArgumentSpec<string, infer Syntax> ? ValueOfArgument<Syntax> : never;
+type IsAlways<S> = S extends OptionSpec<string, unknown, true> ? true : S extends ArgumentSpec<string, `<${string}`> ? true : false;
+
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/** The `options` a command receives, derived from its table. */
+export type OptionsOf<T extends SpecTable> = Flatten<
+  { [S in T[number] as IsAlways<S> extends true ? KeyOf<S> : never]: ValueOf<S> } & {
+    [S in T[number] as IsAlways<S> extends true ? never : KeyOf<S>]?: ValueOf<S>;
+  }
+>;
+
+/** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
+export function option<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, false>;
+export function option<const F extends string>(flags: F, description: string, defaultValue: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, true>;
+export function option<const F extends string>(flags: F, description: string, defaultValue?: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, boolean> {
+  return defaultValue === undefined ? { kind: 'option', flags, description, always: false } : { kind: 'option', flags, description, defaultValue, always: true };
+}
+
+/** A flag whose value is required to run the command. */
+export function mandatory<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, true> {
+  return { kind: 'option', flags, description, always: true, mandatory: true };
+}
+
+/** A value checked and converted by `parse`, which throws commander's InvalidArgumentError. */
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V): OptionSpec<F, V, false>;
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue: V): OptionSpec<F, V, true>;
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: V): OptionSpec<F, V, boolean> {
+  return defaultValue === undefined
+    ? { kind: 'option', flags, description, parse, always: false }
+    : { kind: 'option', flags, description, parse, defaultValue, always: true };
+}
+
+/** One of a fixed set of words. */
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C): OptionSpec<F, C[number], false>;
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue: C[number]): OptionSpec<F, C[number], true>;
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue?: C[number]): OptionSpec<F, C[number], boolean> {
+  return defaultValue === undefined
+    ? { kind: 'option', flags, description, choices, always: false }
+    : { kind: 'option', flags, description, choices, defaultValue, always: true };
+}
+
+/** A positional argument, handed to the command as `options[key]`. */
+export function argument<const K extends string, const S extends string>(key: K, syntax: S, description: string): ArgumentSpec<K, S> {
+  return { kind: 'argument', key, syntax, description };
+}
+
+/** Registers a table's flags and arguments on a commander command, in table order. */
+export function registerSpecs(command: Command, table: SpecTable): Command {
+  for (const spec of table) {
+    if (spec.kind === 'argument') {
+      command.addArgument(new Argument(spec.syntax, spec.description));
+      continue;
+    }
+    const registered = new Option(spec.flags, spec.description);
+    if (spec.parse !== undefined) registered.argParser(spec.parse);
+    if (spec.choices !== undefined) registered.choices(spec.choices);
+    if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
+    if (spec.mandatory) registered.makeOptionMandatory();
+    command.addOption(registered);
+  }
+  return command;
+}
+
+/** The positional argument keys of a table, in order, to name what commander hands the action. */
+export function argumentKeys(table: SpecTable): string[] {
+  return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
+}
+
+/** Value parsers for `parsed(...)`: a bad value is a usage error naming the flag. */
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
+    return Number(value);
+  };
+}
+
+export function positiveNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
+    return number;
+  };
+}
+
+export function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return Number(value);
+}
+
+/** A repeatable flag: every occurrence, in order. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

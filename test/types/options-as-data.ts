@@ -1,0 +1,55 @@
+/**
+ * Type-level proof that a command's flags are declared once: checked by `tsc --noEmit` (part of
+ * `npm test`), never run. Each `@ts-expect-error` fails the build if its line stops being an error.
+ */
+import { onlyGlobals, type GlobalOptions } from '../../src/cli/global-options.js';
+import { argument, choice, option, parsed, positiveInt, type OptionsOf } from '../../src/cli/option-table.js';
+import type { CommandRun } from '../../src/cli/program.js';
+import type { SchedulePushOptions } from '../../src/cli/commands/schedule-push.options.js';
+
+const TABLE = [
+  argument('name', '<name>', 'a name'),
+  option('--seed <world.json>', 'a value'),
+  option('--force', 'a switch'),
+  option('--no-color', 'a negated switch'),
+  choice('--mode <mode>', 'a choice', ['fast', 'safe']),
+  parsed('--limit <n>', 'a parsed number', positiveInt('--limit')),
+] as const;
+type Options = OptionsOf<typeof TABLE> & GlobalOptions;
+
+// The derived type: names as commander sets them, values as the flag syntax says.
+export const complete: Options = { name: 'n', seed: 'w.json', force: true, color: false, mode: 'safe', limit: 3, dryRun: true };
+// @ts-expect-error a switch holds a boolean, not text
+export const textForSwitch: Options = { name: 'n', force: 'yes' };
+// @ts-expect-error a choice holds one of its words
+export const unknownChoice: Options = { name: 'n', mode: 'quick' };
+// @ts-expect-error a required argument cannot be missing
+export const noArgument: Options = { seed: 'w.json' };
+
+/** Read but not declared: --replace is in no table. */
+export function readsUndeclared(options: Options): unknown {
+  // @ts-expect-error
+  return options.replace;
+}
+
+/** Declared but not read: --force is in the table, the command never takes it out of its options. */
+export function forgetsForce({ name, seed, color, mode, limit, ...globals }: Options): unknown[] {
+  // @ts-expect-error
+  onlyGlobals(globals);
+  return [name, seed, color, mode, limit];
+}
+
+/** Every declared flag taken out: compiles. */
+export function readsAll({ name, seed, force, color, mode, limit, ...globals }: Options): unknown[] {
+  return [name, seed, force, color, mode, limit, onlyGlobals(globals).dryRun];
+}
+
+/** A run typed with a flag its table lacks cannot be registered with that table. */
+// @ts-expect-error
+export const wrongTable: CommandRun<Options> = async (options: Options & { replace: boolean }) => (options.replace ? 0 : 1);
+
+// A renamed flag is a compile error wherever the old name is read.
+// @ts-expect-error schedule push has --schedule-id (scheduleId), not --schedule-ext-id
+export const renamed = (options: SchedulePushOptions): unknown => options.scheduleExtId;
+// Negated pairs share one property.
+export const pair = (options: SchedulePushOptions): boolean | undefined => options.proctoring;
