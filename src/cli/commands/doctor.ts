@@ -115,7 +115,9 @@ async function checkRemote(baseUrl: string, options: DoctorOptions, deps: Comman
       : { name: 'token', status: 'fail', detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login' },
   );
 
-  const { describeNetworkError, parseBaseUrl, readEnvelope, USER_AGENT } = await import('../../api/remote-client.js');
+  const { describeNetworkError, USER_AGENT } = await import('../../api/remote-client.js');
+  const { parseBaseUrl } = await import('../../api/url-policy.js');
+  const { readEnvelope } = await import('../../api/envelope-reader.js');
   let parsed;
   try {
     parsed = parseBaseUrl(baseUrl, options.allowInsecureHttp ?? false);

@@ -25,7 +25,7 @@ export async function run(options: LocalServeOptions, deps: CommandDeps): Promis
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
-    const { isLoopbackHost } = await import('../../api/remote-client.js');
+    const { isLoopbackHost } = await import('../../api/url-policy.js');
     if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${options.host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
