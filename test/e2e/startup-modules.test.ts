@@ -117,3 +117,29 @@ describe('a run that validates and sends records does not load zod', () => {
     });
   });
 });
+
+describe('checking a base URL does not load the HTTP client', () => {
+  const isUndici = (url: string) => url.includes('/node_modules/undici/');
+
+  it('config set-profile checks the URL (refusing plain http to another host) without undici', async () => {
+    await inTempDir(async (dir) => {
+      const saved = await loadedBy(dir, ['config', 'set-profile', 'p', '--base-url', 'http://127.0.0.1:9']);
+      expect(saved.code, saved.stderr).toBe(0);
+      expect(saved.urls.some((u) => u.endsWith('/dist/api/url-policy.js'))).toBe(true);
+      expect(saved.urls.filter(isUndici)).toEqual([]);
+      const refused = await loadedBy(dir, ['config', 'set-profile', 'q', '--base-url', 'http://exam.example.com']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/clear text/);
+      expect(refused.urls.filter(isUndici)).toEqual([]);
+    });
+  });
+
+  it('a remote run does load it, so the hook does see undici', async () => {
+    await inTempDir(async (dir) => {
+      const run = await loadedBy(dir, ['user', 'sync', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input', '--yes'], {
+        EXAMCTL_TOKEN: 'startup-test-token',
+      });
+      expect(run.urls.some(isUndici)).toBe(true);
+    });
+  });
+});
