@@ -127,10 +127,11 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     }
     return target.remote.connect();
   }
-  const { openLocalTarget, clockFromEnv } = await import('../engine/local-target.js');
+  const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     onCreated: () => void deps.stderr.write(`created local store at ${target.store} from the demo world (fixtures/world.json)\n`),
   });
   if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);

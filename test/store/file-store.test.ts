@@ -3,12 +3,13 @@ import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/errors.js';
-import type { Change, StoreState } from '../../src/engine/store.js';
+import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import {
   StoreExistsError,
   createStore,
   exportEntities,
   journalFileName,
+  lockTimeoutFromEnv,
   openStore,
   snapshotFileName,
   storeExists,
@@ -332,12 +333,19 @@ describe('read-only mode', () => {
 });
 
 describe('lock timeout configuration', () => {
-  it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', async () => {
+  it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', () => {
+    expect(() => lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: 'soon' })).toThrow(UsageError);
+    expect(lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: '300' })).toBe(300);
+    expect(lockTimeoutFromEnv({})).toBeUndefined();
+  });
+
+  it('the store itself reads no environment: a malformed EXAMCTL_LOCK_TIMEOUT_MS does not reach openStore', async () => {
     await createStore(dir, []);
     const saved = process.env.EXAMCTL_LOCK_TIMEOUT_MS;
     process.env.EXAMCTL_LOCK_TIMEOUT_MS = 'soon';
     try {
-      await expect(openStore(dir)).rejects.toBeInstanceOf(UsageError);
+      const store = await openStore(dir, { lockTimeoutMs: 50 });
+      await store.close();
     } finally {
       if (saved === undefined) delete process.env.EXAMCTL_LOCK_TIMEOUT_MS;
       else process.env.EXAMCTL_LOCK_TIMEOUT_MS = saved;

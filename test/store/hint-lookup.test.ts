@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';
 import type { EntityMap } from '../../src/engine/store/entity-map.js';

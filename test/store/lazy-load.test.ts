@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/errors.js';
-import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';

@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/errors.js';
-import type { Change, StoreState } from '../../src/engine/store.js';
+import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, journalFileName, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';

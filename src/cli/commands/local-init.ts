@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, worldToChanges } from '../../engine/index.js';
+import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import { localStorePath } from '../target.js';
@@ -17,7 +17,8 @@ export async function run(options: LocalInitOptions, deps: CommandDeps): Promise
   if (options.dryRun) {
     await deps.stderr.write(`dry run: ${options.seed ?? 'the demo world'} is a valid world file; no store created at ${store}\n`);
   } else {
-    await createStore(store, worldToChanges(world), { force: options.force ?? false, indexer: ENGINE_INDEXER });
+    const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
+    await createStore(store, worldToChanges(world), { force: options.force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await deps.stderr.write(`${options.force ? 'replaced' : 'created'} local store at ${store} from ${options.seed ?? 'the demo world (fixtures/world.json)'}\n`);
   }
   if (options.json) {

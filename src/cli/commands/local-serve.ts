@@ -13,7 +13,7 @@ export interface LocalServeOptions extends GlobalOptions {
  */
 export async function run(options: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const { serveLocalStore } = await import('../../server/index.js');
-  const { clockFromEnv } = await import('../../engine/index.js');
+  const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = localStorePath(options, deps);
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
   const server = await serveLocalStore({
@@ -21,6 +21,7 @@ export async function run(options: LocalServeOptions, deps: CommandDeps): Promis
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     now: clockFromEnv(deps.env),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
