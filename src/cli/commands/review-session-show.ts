@@ -42,7 +42,7 @@ export async function run(options: ReviewSessionShowOptions, deps: CommandDeps):
   if (options.json || options.output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (options.output === 'csv') {
-    const { reviewSessionResultsCsv } = await import('../review-session-view.js');
+    const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
     await deps.stdout.write(reviewSessionResultsCsv(session));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
