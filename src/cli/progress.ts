@@ -5,7 +5,7 @@
  */
 import type { Ora } from 'ora';
 
-export type ProgressOutcome = 'ok' | 'failed' | 'partial' | 'skipped';
+export type ProgressOutcome = import('../report/run-report.js').ItemStatus;
 
 export interface Progress {
   tick(outcome: ProgressOutcome): void;

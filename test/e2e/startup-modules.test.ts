@@ -1,5 +1,5 @@
 /**
- * Start-up cost (issue 4): a run that validates and sends records must not load zod (~50 ms of
+ * Start-up cost: a run that validates and sends records must not load zod (~50 ms of
  * import plus the schemas). The built CLI is run with a module hook (module.register) that records
  * every URL it resolves; the list then says which modules the run loaded.
  */
