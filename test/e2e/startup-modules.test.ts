@@ -4,14 +4,12 @@
  * every URL it resolves; the list then says which modules the run loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DIST_MAIN, ROOT, startNode } from '../support/cli.js';
+import { withTempDir } from '../support/temp-dir.js';
 
-const ROOT = resolve(__dirname, '../..');
-const MAIN = join(ROOT, 'dist/cli/main.js');
 const USERS = join(ROOT, 'fixtures/users.csv');
 
 // The hook runs on the loader thread; it appends each resolved URL to the file named by the env.
@@ -24,7 +22,7 @@ export async function resolve(specifier, context, next) {
 `;
 
 interface Loaded {
-  code: number;
+  code: number | null;
   stderr: string;
   urls: string[];
 }
@@ -37,30 +35,15 @@ async function loadedBy(dir: string, args: string[], env: Record<string, string>
   await writeFile(hooks, HOOKS);
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   await writeFile(log, '');
-  const { code, stderr } = await new Promise<{ code: number; stderr: string }>((done) => {
-    execFile(
-      process.execPath,
-      ['--import', pathToFileURL(register).href, MAIN, ...args],
-      {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), STARTUP_MODULES_LOG: log, ...env },
-      },
-      (error, _stdout, err) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: err }),
-    );
-  });
+  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, DIST_MAIN, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
   const urls = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
   return { code, stderr, urls };
 }
 
 const isZod = (url: string) => url.includes('/node_modules/zod/');
 
-async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-startup-'));
-  try {
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  return withTempDir(run, 'examctl-startup-');
 }
 
 describe('a run that validates and sends records does not load zod', () => {

@@ -1,6 +1,5 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { appendFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/errors.js';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
@@ -14,20 +13,15 @@ import {
   snapshotFileName,
   storeExists,
 } from '../../src/engine/store/index.js';
+import { put } from '../support/store.js';
+import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
 let dir: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'examctl-store-'));
-  dir = join(root, 'store');
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+useTempStore('examctl-store-', (made) => ({ root, dir } = made));
 
 const user = (key: string, value: unknown = { UserName: key }): Change => ({ collection: 'users', key, value });
-const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const users = (state: StoreState) => state.get('users')!;
 
 describe('create, open, round trip', () => {
