@@ -1,4 +1,4 @@
-// Local engine benchmark (issue 3), plain ESM over the built dist/ and the real CLI:
+// Local engine benchmark, plain ESM over the built dist/ and the real CLI:
 //   npx tsc -p tsconfig.build.json && node bench/engine-bench.mjs      (or: npm run bench -- engine)
 // Measures:
 //   1. `examctl user sync` of 10k new users (spawned, wall time of the whole command: start-up,

@@ -22,10 +22,13 @@ export interface ApiResult<T> {
   envelope: Envelope<T>;
   action?: PlannedAction;
   /**
-   * Remote client only: a caveat the run report should carry with this result. Set when a
-   * non-idempotent call was retried after a lost attempt and the service now says the entity
-   * already exists (810, Duplicate ScheduleExtId): "possibly created by the lost first attempt".
+   * Remote client only: a non-idempotent call was retried after an attempt whose answer was
+   * lost, and the service now says the entity already exists (810, Duplicate ScheduleExtId with
+   * Upsert false). The lost attempt created it, so the call succeeded once: the run reports it
+   * ok with `note`. The envelope stays the service's own.
    */
+  createdByLostAttempt?: boolean;
+  /** Remote client only: a caveat the run report carries with this result (see createdByLostAttempt). */
   note?: string;
 }
 
@@ -41,7 +44,7 @@ export interface CallOptions {
  * this interface and never know which one they have.
  *
  * Methods resolve with the service's answer for 2xx and 4xx alike (the envelope says what
- * went wrong). They reject with a `TargetError` (src/api/errors.ts) only when the target
+ * went wrong). They reject with a `TargetError` (src/errors.ts) only when the target
  * itself cannot be used: 403, network failure or 5xx after retries, store locked/unreadable.
  */
 export interface IntegrationApi {

@@ -1,8 +1,10 @@
+/**
+ * The remote target: the integration API over HTTP(S) with undici, keep-alive, limits and
+ * retries. The rooms it draws on: url-policy (which URLs), flow-control (how many, how fast),
+ * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
+ */
 import { EXAMCTL_VERSION } from '../version.js';
-import ipaddr from 'ipaddr.js';
 import { Pool, errors as undiciErrors } from 'undici';
-import { ErrorCode } from '../domain/codes.js';
-import type { Envelope } from '../domain/envelope.js';
 import type {
   CollectionRequest,
   CollectionResponseContent,
@@ -12,12 +14,15 @@ import type {
   UserRequest,
   UserResponseContent,
 } from '../domain/types.js';
-import { InterruptedError, TargetError, UsageError } from '../errors.js';
+import { TargetError } from '../errors.js';
+import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
-import { describeStatus, isEndpointMismatch, mayHaveReachedService, statusPolicy } from './http-status.js';
+import { bodySnippet, contentTypeOf, failureEnvelope, readEnvelope } from './envelope-reader.js';
+import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
+import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi } from './integration-api.js';
-
-export const API_PREFIX = '/api/v1/integrations';
+import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
+import { checkToken, parseBaseUrl } from './url-policy.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -52,175 +57,14 @@ export interface RemoteClientOptions {
    */
   signal?: AbortSignal;
   /** Test seams. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: Sleep;
   random?: () => number;
   now?: () => number;
 }
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
-interface Attempt {
-  kind: 'response';
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-interface Failure {
-  kind: 'network';
-  error: Error;
-  /** False when the request certainly never reached the server (connect failed). */
-  mayHaveBeenReceived: boolean;
-}
-
 export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
-
-/** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
-export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): { origin: string; pathPrefix: string; host: string } {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new UsageError(`--base-url: not a valid URL: ${JSON.stringify(baseUrl)} (expected e.g. https://exam.example.com)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: unsupported scheme ${url.protocol} (use https://)`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new UsageError('--base-url: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile');
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new UsageError('--base-url: must not contain a query string or fragment');
-  }
-  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(
-      `--base-url: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
-        'Use https://, or pass --allow-insecure-http if this network is trusted.',
-    );
-  }
-  const pathPrefix = url.pathname.replace(/\/+$/, '') + API_PREFIX;
-  return { origin: url.origin, pathPrefix, host: url.host };
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost') return true;
-  if (!ipaddr.isValid(host)) return false;
-  return ipaddr.process(host).range() === 'loopback';
-}
-
-/** Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined if absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
-}
-
-/**
- * One 'abort' listener per signal, however many calls wait on it: a run shares one signal
- * across all its calls, and Node warns about a leak past 10 listeners on one EventTarget.
- */
-const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
-
-function onAbort(signal: AbortSignal | undefined, callback: () => void): () => void {
-  if (!signal) return () => undefined;
-  let waiters = abortWaiters.get(signal);
-  if (!waiters) {
-    const created = new Set<() => void>();
-    waiters = created;
-    abortWaiters.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const waiter of [...created]) waiter();
-        created.clear();
-      },
-      { once: true },
-    );
-  }
-  const set = waiters;
-  set.add(callback);
-  return () => set.delete(callback);
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(interrupted());
-      return;
-    }
-    const unsubscribe = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(interrupted());
-    });
-    const timer = setTimeout(() => {
-      unsubscribe();
-      resolve();
-    }, ms);
-  });
-}
-
-function interrupted(): InterruptedError {
-  return new InterruptedError('interrupted: the call was abandoned');
-}
-
-/** Counting semaphore with an abortable FIFO queue. */
-class Limiter {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-
-  async acquire(signal?: AbortSignal): Promise<void> {
-    if (this.active < this.limit) {
-      this.active += 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(interrupted());
-        return;
-      }
-      const grant = (): void => {
-        unsubscribe();
-        this.active += 1;
-        resolve();
-      };
-      const unsubscribe = onAbort(signal, () => {
-        const index = this.waiting.indexOf(grant);
-        if (index >= 0) this.waiting.splice(index, 1);
-        reject(interrupted());
-      });
-      this.waiting.push(grant);
-    });
-  }
-
-  release(): void {
-    this.active -= 1;
-    const next = this.waiting.shift();
-    if (next) next();
-  }
-}
-
-/** Spaces request starts evenly: at most `perMinute` starts in any minute, no bursts. */
-class RateGate {
-  private nextSlot = 0;
-  constructor(
-    private readonly intervalMs: number,
-    private readonly now: () => number,
-    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  ) {}
-
-  async wait(signal?: AbortSignal): Promise<void> {
-    const now = this.now();
-    const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + this.intervalMs;
-    if (slot > now) await this.sleep(slot - now, signal);
-  }
-}
 
 function isConnectFailure(error: unknown): boolean {
   if (error instanceof undiciErrors.ConnectTimeoutError) return true;
@@ -239,65 +83,24 @@ export function describeNetworkError(error: Error): string {
   return shown ? `${shown} (${error.message})` : error.message;
 }
 
-function bodySnippet(text: string): string {
-  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
-}
-
-function headerValue(headers: Attempt['headers'], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Reads a response body as an envelope, tolerating what real servers send: camelCase member
- * names, a missing Success (derived from the status and Errors), and unknown members (kept).
- * Undefined when the body is not a JSON object.
- */
-export function readEnvelope<T>(text: string, status: number): Envelope<T> | undefined {
-  if (text.trim() === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
-  const body = parsed as Record<string, unknown>;
-  if (!('Content' in body) && !('Success' in body) && !('Errors' in body) && !('content' in body) && !('success' in body) && !('errors' in body)) {
-    return undefined;
-  }
-  const envelope = { ...body } as Record<string, unknown>;
-  if (!('Content' in envelope)) envelope.Content = 'content' in body ? body.content : null;
-  if (!('Errors' in envelope)) envelope.Errors = 'errors' in body ? body.errors : null;
-  if (typeof envelope.Success !== 'boolean') {
-    envelope.Success =
-      typeof body.success === 'boolean' ? body.success : status >= 200 && status < 300 && errorsOf(envelope).length === 0;
-  }
-  return envelope as unknown as Envelope<T>;
-}
-
-function failureEnvelope<T>(message: string): Envelope<T> {
-  return { Content: null, Success: false, Errors: [{ Code: null, Message: message }] };
-}
-
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
 export function createRemoteClient(options: RemoteClientOptions): IntegrationApi {
   const { origin, pathPrefix, host } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-  if (options.token.trim() === '' || /[\r\n]/.test(options.token)) {
-    throw new UsageError('the token is empty or spans several lines; check EXAMCTL_TOKEN, --token-file or the profile');
-  }
+  checkToken(options.token);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
-  const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5));
-  const maxRetryTimeMs = options.maxRetryTimeMs ?? 120_000;
-  const backoffBaseMs = options.backoffBaseMs ?? 500;
-  const backoffMaxMs = options.backoffMaxMs ?? 30_000;
-  const retryAfterCapMs = options.retryAfterCapMs ?? 60_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-  const sleep = options.sleep ?? defaultSleep;
-  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
-  const debug = options.debug;
+  const limits = {
+    maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
+    maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
+    backoffBaseMs: options.backoffBaseMs ?? 500,
+    backoffMaxMs: options.backoffMaxMs ?? 30_000,
+    retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
+    sleep,
+    random: options.random ?? Math.random,
+    now,
+  };
 
   const pool = new Pool(origin, {
     connections: concurrency,
@@ -307,7 +110,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     pipelining: 1,
   });
   const limiter = new Limiter(concurrency);
-  const rateGate = options.rate !== undefined && options.rate > 0 ? new RateGate(60_000 / options.rate, now, sleep) : undefined;
+  const rateGate = options.rate !== undefined && options.rate > 0 ? new RateGate(options.rate, now, sleep) : undefined;
   const headers = {
     authorization: `EAPI ${options.token}`,
     'content-type': 'application/json',
@@ -320,7 +123,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
   // the wire is let finish (its outcome is known and reported); only waits are cut short.
-  async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<Attempt | Failure> {
+  async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
     try {
       const response = await pool.request({
         method,
@@ -338,11 +141,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
   }
 
-  function backoffDelay(attempt: number): number {
-    const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1));
-    return Math.floor(random() * ceiling);
-  }
-
   async function call<T>(method: Method, route: string, payload: unknown, callOptions?: CallOptions): Promise<ApiResult<T>> {
     const signal = callOptions?.signal ?? options.signal;
     if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
@@ -350,99 +148,79 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    const started = now();
-    // Set once an attempt may have reached the server without us seeing its answer.
-    let lostAttempt: string | undefined;
 
     await limiter.acquire(signal);
     try {
-      for (let attempt = 1; ; attempt += 1) {
-        if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
-        if (rateGate) await rateGate.wait(signal);
-        const attemptStarted = now();
-        if (signal?.aborted) throw interrupted();
-        const outcome = await attemptOnce(method, path, body);
-        const ms = now() - attemptStarted;
-
-        let retryReason: string;
-        let retryAfterMs: number | undefined;
-        if (outcome.kind === 'network') {
+      return await withRetries<ApiResult<T>>(
+        {
+          debugLabel: `${method} ${path}`,
+          errorLabel: `${host}: ${method} ${route}`,
+          signal,
+          debug: options.debug,
+          async beforeAttempt() {
+            if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
+            if (rateGate) await rateGate.wait(signal);
+          },
+          attempt: () => attemptOnce(method, path, body),
           // Belt and braces: no library message should carry a header value, but none may carry the token.
-          retryReason = redact(describeNetworkError(outcome.error));
-          debug?.(`${method} ${path} ${retryReason} ${ms}ms attempt ${attempt}`);
-          if (outcome.mayHaveBeenReceived) lostAttempt = retryReason;
-        } else {
-          debug?.(`${method} ${path} ${outcome.status} ${ms}ms attempt ${attempt}`);
-          const policy = statusPolicy(outcome.status);
-          if (policy === 'refused') {
-            refusedMessage = `the service refused the token (${outcome.status}): check the token/profile (${host})`;
-            throw new TargetError(refusedMessage);
-          }
-          if (policy === 'result') return toResult<T>(outcome, method, route, lostAttempt);
-          if (policy === 'target') {
-            throw new TargetError(`${host}: ${method} ${route} failed: ${describeStatus(outcome.status)} (${outcome.status})${serverSays(outcome)}`);
-          }
-          retryReason = `${describeStatus(outcome.status)} (${outcome.status})`;
-          retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
-          if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
-        }
-
-        const elapsed = now() - started;
-        const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, retryAfterCapMs) : backoffDelay(attempt);
-        if (attempt >= maxAttempts || elapsed + delay > maxRetryTimeMs) {
-          const asked = retryAfterMs !== undefined && elapsed + delay > maxRetryTimeMs ? ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s)` : '';
-          throw new TargetError(
-            `${host}: ${method} ${route} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
-              `in ${Math.round(elapsed / 1000)}s: ${retryReason}${asked}`,
-          );
-        }
-        if (signal?.aborted) throw interrupted();
-        debug?.(`${method} ${path} retrying in ${delay}ms (${retryReason})`);
-        await sleep(delay, signal);
-      }
+          describeFailure: (error) => redact(describeNetworkError(error)),
+          settle: (answer, lostAttempt) => settle<T>(answer, method, route, payload, lostAttempt),
+        },
+        limits,
+      );
     } finally {
       limiter.release();
     }
   }
 
-  function serverSays(outcome: Attempt): string {
-    const envelope = readEnvelope(outcome.text, outcome.status);
+  /** An answer that is not retried: the record's result, or the end of the target. */
+  function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined): ApiResult<T> {
+    const policy = statusPolicy(answer.status);
+    if (policy === 'refused') {
+      refusedMessage = `the service refused the token (${answer.status}): check the token/profile (${host})`;
+      throw new TargetError(refusedMessage);
+    }
+    if (policy === 'target') {
+      throw new TargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer)}`);
+    }
+    return toResult<T>(answer, method, route, payload, lostAttempt);
+  }
+
+  function serverSays(answer: HttpAnswer): string {
+    const envelope = readEnvelope(answer.text, answer.status);
     if (envelope) {
       const messages = errorsOf(envelope).map((problem) => problem.message);
       if (messages.length > 0) return redact(`: ${messages.join('; ')}`);
     }
-    const snippet = bodySnippet(outcome.text);
-    return snippet === '' ? '' : redact(`: ${contentTypeOf(outcome)} body: ${snippet}`);
+    const snippet = bodySnippet(answer.text);
+    return snippet === '' ? '' : redact(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
   }
 
-  function contentTypeOf(outcome: Attempt): string {
-    return (headerValue(outcome.headers, 'content-type') ?? 'untyped').split(';')[0] ?? 'untyped';
-  }
-
-  function toResult<T>(outcome: Attempt, method: Method, route: string, lostAttempt: string | undefined): ApiResult<T> {
-    const envelope = readEnvelope<T>(outcome.text, outcome.status);
+  function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined): ApiResult<T> {
+    const envelope = readEnvelope<T>(answer.text, answer.status);
     if (!envelope) {
-      if (isEndpointMismatch(outcome.status)) {
+      if (isEndpointMismatch(answer.status)) {
         throw new TargetError(
-          `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(outcome.status)} (${outcome.status}) without an API envelope: ` +
+          `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(answer.status)} (${answer.status}) without an API envelope: ` +
             'check the base URL (it should be the address the /api/v1/integrations paths hang under)',
         );
       }
-      if (outcome.status >= 200 && outcome.status < 300) {
+      if (answer.status >= 200 && answer.status < 300) {
         throw new TargetError(
-          `${host}: ${method} ${route} answered ${outcome.status} with a body that is not the API's JSON envelope ` +
-            `(${contentTypeOf(outcome)}${outcome.text.trim() === '' ? ', empty' : `: ${redact(bodySnippet(outcome.text))}`}): is the base URL the integration API?`,
+          `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
+            `(${contentTypeOf(answer.headers)}${answer.text.trim() === '' ? ', empty' : `: ${redact(bodySnippet(answer.text))}`}): is the base URL the integration API?`,
         );
       }
-      const snippet = bodySnippet(outcome.text);
+      const snippet = bodySnippet(answer.text);
       return {
-        status: outcome.status,
-        envelope: failureEnvelope<T>(redact(`${describeStatus(outcome.status)} (${outcome.status})${snippet === '' ? '' : `: ${snippet}`}`)),
+        status: answer.status,
+        envelope: failureEnvelope<T>(redact(`${describeStatus(answer.status)} (${answer.status})${snippet === '' ? '' : `: ${snippet}`}`)),
       };
     }
-    const result: ApiResult<T> = { status: outcome.status, envelope };
-    if (lostAttempt !== undefined && !envelope.Success && saysAlreadyExists(route, envelope)) {
-      result.note = `possibly created by the lost first attempt (an earlier attempt ended with: ${lostAttempt})`;
+    const result: ApiResult<T> = { status: answer.status, envelope };
+    if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
+      result.createdByLostAttempt = true;
+      result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;
     }
     return result;
   }
@@ -462,68 +240,4 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       await pool.close();
     },
   };
-}
-
-/** After a lost attempt, "already exists" most likely means the lost attempt succeeded. */
-function saysAlreadyExists(route: string, envelope: Envelope<unknown>): boolean {
-  const problems = errorsOf(envelope);
-  if (route === '/collections') return problems.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken);
-  if (route === '/schedule') return problems.some((problem) => /duplicate\s+scheduleextid|already (exists|used)/i.test(problem.message));
-  return false;
-}
-
-/** What one probe request got: an answer (any status), or why none came. */
-export type ProbeAnswer =
-  | { kind: 'answered'; path: string; status: number; envelope: Envelope<unknown> | undefined; date: string | undefined; sentAt: number; receivedAt: number }
-  | { kind: 'unreachable'; path: string; reason: string };
-
-export interface ProbeOptions {
-  baseUrl: string;
-  /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
-  token?: string;
-  allowInsecureHttp?: boolean;
-  /** Connect, headers and body timeout (ms). Default 10 000. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  now?: () => number;
-}
-
-/**
- * One GET of `path` (below the API prefix), one attempt, short timeouts, no retry, no rate
- * limit: `doctor` answers quickly instead of retrying like a run. Throws UsageError for a base
- * URL the client would refuse.
- */
-export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
-  const { origin, pathPrefix } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-  const timeout = options.timeoutMs ?? 10_000;
-  const now = options.now ?? Date.now;
-  const { token } = options;
-  const fullPath = `${pathPrefix}${path}`;
-  const pool = new Pool(origin, { connections: 1, connectTimeout: timeout, headersTimeout: timeout, bodyTimeout: timeout });
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
-  if (token !== undefined) headers.authorization = `EAPI ${token}`;
-  const redact = (text: string): string => (token === undefined ? text : text.split(token).join('[redacted]'));
-  try {
-    const sentAt = now();
-    let response;
-    try {
-      response = await pool.request({ method: 'GET', path: fullPath, headers, signal: options.signal });
-    } catch (error) {
-      return { kind: 'unreachable', path: fullPath, reason: redact(error instanceof Error ? describeNetworkError(error) : String(error)) };
-    }
-    // A service that echoes the token in an error message must not get it printed.
-    const text = redact(await response.body.text());
-    const receivedAt = now();
-    return {
-      kind: 'answered',
-      path: fullPath,
-      status: response.statusCode,
-      envelope: readEnvelope<unknown>(text, response.statusCode),
-      date: headerValue(response.headers, 'date'),
-      sentAt,
-      receivedAt,
-    };
-  } finally {
-    await pool.close();
-  }
 }

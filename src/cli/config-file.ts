@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
+import { writeFileAtomic } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 
@@ -107,43 +107,13 @@ export async function saveConfig(config: ExamctlConfig, env: Env = process.env):
 }
 
 /**
- * Replaces `file` with `text`, readable by the owner only (0600, directory 0700): temp file,
- * fsync, rename, directory fsync, so a crash leaves the old file or the new one. The config
- * file and token files both hold what must not leak or tear.
+ * Replaces `file` with `text`, readable by the owner only (0600, directory 0700), atomically:
+ * a crash leaves the old file or the new one. The config file and token files both hold what
+ * must not leak or tear.
  */
 async function writePrivateFileAtomic(file: string, text: string): Promise<void> {
-  const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await fs.open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fs.rename(temp, file);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
-  // The rename replaced any older file, but an umask or an editor may have left a laxer mode.
-  await fs.chmod(file, 0o600).catch(() => undefined);
-  await syncDirectory(dir);
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await fs.open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Not every platform lets a directory be opened or synced (Windows); the rename still happened.
-  }
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 });
 }
 
 export function checkProfileName(name: string): void {

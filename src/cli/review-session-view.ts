@@ -1,11 +1,13 @@
 /**
- * Human and spreadsheet views of a review session (`examctl review-session show -o table|csv`).
- * `--json` prints the Content object itself and does not come through here.
+ * The human view of a review session (`examctl review-session show -o table`): a header block,
+ * the Results table and the statistics. The CSV export is review-session-csv.ts; `--json`
+ * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
-import { csvLine } from '../report/csv-cell.js';
+import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
+import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
 
 export interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
@@ -17,39 +19,12 @@ export interface RenderOptions {
   width?: number;
 }
 
-/** Every PassedStatus the API defines, in the order a reader scans them (passes first). */
-export const PASSED_STATUSES: readonly PassedStatus[] = ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED'];
-
 const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   SATISFACTORY: 'green',
   NOT_SATISFACTORY: 'red',
   NOT_SUBMITTED: 'yellow',
   VOIDED: 'gray',
 };
-
-/** The result fields of integration-api.md, in the spec's order: the CSV export's first columns. */
-export const RESULT_COLUMNS: readonly string[] = [
-  'CandidateExtId',
-  'ScheduleExtId',
-  'ScheduleTitle',
-  'ScheduleGroupName',
-  'FirstName',
-  'LastName',
-  'UserName',
-  'Email',
-  'DateOfBirth',
-  'SpecialNeeds',
-  'Labels',
-  'LastSatDate',
-  'PassedStatus',
-  'Score',
-  'PublishedDate',
-  'IsVisited',
-  'VisitedDate',
-  'HasConflicts',
-  'Keycode',
-  'Grade',
-];
 
 const RESULTS_OPTION_LABELS: Record<string, string> = {
   ShowSummary: 'summary',
@@ -113,24 +88,6 @@ function optionsList(options: unknown, labels: Record<string, string>, width: nu
   const parts = [...known, ...extra].map((key) => `${labels[key] ?? humanise(displayText(key))}: ${yesNo(record[key])}`);
   if (parts.length === 0) return 'none given';
   return wrapList(parts, width);
-}
-
-function wrapList(parts: readonly string[], width: number): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const [index, part] of parts.entries()) {
-    const next = line === '' ? part : `${line}, ${part}`;
-    // A line that is not the last ends with a comma: it must fit too.
-    const comma = index < parts.length - 1 ? 1 : 0;
-    if (line !== '' && next.length + comma > width) {
-      lines.push(`${line},`);
-      line = part;
-    } else {
-      line = next;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines.join('\n');
 }
 
 function reviewWindow(session: ReviewSession): string {
@@ -200,16 +157,6 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
   return table.toString();
 }
 
-/** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
-export function numericScore(score: unknown): number | undefined {
-  if (typeof score === 'number') return Number.isFinite(score) ? score : undefined;
-  if (typeof score === 'string' && score.trim() !== '') {
-    const value = Number(score);
-    return Number.isFinite(value) ? value : undefined;
-  }
-  return undefined;
-}
-
 function formatScore(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
@@ -233,20 +180,20 @@ function statusCell(text: unknown, color: boolean, status: unknown = text): stri
 
 const RESULT_HEADS = ['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published (UTC)', 'Visited (UTC)'];
 /**
- * How a narrow terminal is met, step by step until the table fits: one space of padding less;
- * then times on two lines (date, then time), statuses broken after `_`, names one word a line;
- * only then are the widest cells cut (onto the next line: nothing is lost).
+ * The Results table on a narrow terminal: times on two lines (date, then time), statuses broken
+ * after `_`, names one word a line; only then are the widest cells cut (not the short Score and
+ * Grade), onto the next line: nothing is lost.
  */
-const NATURAL_BREAKS: ReadonlyArray<{ column: number; to: number }> = [
-  { column: 6, to: 10 },
-  { column: 5, to: 10 },
-  { column: 2, to: 12 },
-  { column: 1, to: 0 },
-];
-/** Columns that may be cut as a last resort (not the short Score and Grade). */
-const WRAPPABLE = [0, 1, 2, 5, 6];
-/** Narrowest a cut column gets (its text, padding not included). */
-const MIN_WRAPPED = 6;
+const RESULTS_FIT: FitPlan = {
+  naturalBreaks: [
+    { column: 6, to: 10 },
+    { column: 5, to: 10 },
+    { column: 2, to: 12 },
+    { column: 1, to: 0 },
+  ],
+  wrappable: [0, 1, 2, 5, 6],
+  minWrapped: 6,
+};
 
 function resultsTable(results: readonly ReviewSessionResult[], color: boolean, width: number | undefined): string {
   const rows = results.map((result) => {
@@ -261,7 +208,7 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
       visitedCell(result),
     ];
   });
-  const fitted = fitToWidth([RESULT_HEADS, ...rows], width);
+  const fitted = fitToWidth([RESULT_HEADS, ...rows], width, RESULTS_FIT);
   const [heads, ...cells] = fitted.rows;
   const options = tableOptions({ head: head(heads!, color), colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'] });
   const table = new Table(fitted.tight ? { ...options, style: { ...options.style, 'padding-right': 0 } } : options);
@@ -270,97 +217,6 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
     table.push(row.map((cell, column) => (column === 2 ? cell.split('\n').map((line) => statusCell(line, color, status)).join('\n') : cell)));
   }
   return table.toString();
-}
-
-/**
- * Rows whose cells are wrapped so the table fits `width` columns: the widest wrappable column
- * gives up one character at a time. Unchanged when it fits already or no width is known.
- */
-function fitToWidth(rows: readonly string[][], width: number | undefined): { rows: string[][]; tight: boolean } {
-  const copy = rows.map((row) => [...row]);
-  if (width === undefined) return { rows: copy, tight: false };
-  const columnWidth = (column: number, cells: readonly string[][]): number => Math.max(...cells.map((row) => longestLine(row[column] ?? '')));
-  const widths = rows[0]!.map((_, column) => columnWidth(column, rows));
-  let padding = 2;
-  // Each column adds its padding and one border; the table one more border.
-  const total = (): number => widths.reduce((sum, value) => sum + value + padding + 1, 1);
-  if (total() <= width) return { rows: copy, tight: false };
-  padding = 1;
-  for (const { column, to } of NATURAL_BREAKS) {
-    if (total() <= width) break;
-    // Straight to the natural break (a time on two lines, a name a word a line), never below its longest word.
-    const longestWord = Math.max(...rows.map((row) => Math.max(...(row[column] ?? '').split(/[\s_]/).map((word) => word.length))));
-    widths[column] = Math.min(widths[column]!, Math.max(to, longestWord));
-  }
-  while (total() > width) {
-    const widest = WRAPPABLE.reduce((best, column) => (widths[column]! > widths[best]! ? column : best), WRAPPABLE[0]!);
-    if (widths[widest]! <= MIN_WRAPPED) break;
-    widths[widest] = widths[widest]! - 1;
-  }
-  return { rows: copy.map((row) => row.map((cell, column) => wrapText(cell, widths[column]!))), tight: padding === 1 };
-}
-
-function longestLine(text: string): number {
-  return Math.max(...text.split('\n').map((line) => line.length));
-}
-
-/** Greedy word wrap to `width` characters; a word longer than a line is cut (nothing is lost). */
-export function wrapText(text: string, width: number): string {
-  if (width < 1) return text;
-  const out: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (let word of paragraph.split(' ')) {
-      while (word.length > width) {
-        if (line !== '') {
-          out.push(line);
-          line = '';
-        }
-        // Break after an underscore when one is close enough (NOT_ / SATISFACTORY), else cut.
-        const underscore = word.lastIndexOf('_', width - 1);
-        const cut = underscore > 0 ? underscore + 1 : width;
-        out.push(word.slice(0, cut));
-        word = word.slice(cut);
-      }
-      const next = line === '' ? word : `${line} ${word}`;
-      if (next.length > width && line !== '') {
-        out.push(line);
-        line = word;
-      } else {
-        line = next;
-      }
-    }
-    out.push(line);
-  }
-  return out.join('\n');
-}
-
-export interface ResultStatistics {
-  /** Every PassedStatus, zeros included. */
-  counts: Record<PassedStatus, number>;
-  /** Results whose PassedStatus is none of the four (a server that knows more states). */
-  other: number;
-  /** Mean over the results with a numeric score; null when none has one. */
-  meanScore: number | null;
-  scored: number;
-}
-
-export function resultStatistics(results: readonly ReviewSessionResult[]): ResultStatistics {
-  const counts: Record<PassedStatus, number> = { SATISFACTORY: 0, NOT_SATISFACTORY: 0, NOT_SUBMITTED: 0, VOIDED: 0 };
-  let other = 0;
-  let sum = 0;
-  let scored = 0;
-  for (const result of results) {
-    const status = result.PassedStatus;
-    if (Object.hasOwn(counts, status)) counts[status] += 1;
-    else other += 1;
-    const score = numericScore(result.Score);
-    if (score !== undefined) {
-      sum += score;
-      scored += 1;
-    }
-  }
-  return { counts, other, meanScore: scored === 0 ? null : sum / scored, scored };
 }
 
 function statisticsTable(statistics: ResultStatistics, color: boolean): string {
@@ -385,35 +241,3 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   return `${parts.join('\n')}\n`;
 }
 
-function csvValue(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : csvValue(entry))).join('|');
-  return JSON.stringify(value);
-}
-
-/**
- * The Results rows as CSV (RFC 4180, CRLF, header row): the spec's result fields first, then any
- * extra field a server sent, in first-seen order. Lists are joined with `|` (the CLI's list
- * syntax); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
- */
-export function reviewSessionResultsCsv(session: ReviewSession): string {
-  const results = Array.isArray(session.Results) ? session.Results : [];
-  const columns = [...RESULT_COLUMNS];
-  const known = new Set(columns);
-  for (const result of results) {
-    for (const key of Object.keys(result)) {
-      if (!known.has(key)) {
-        known.add(key);
-        columns.push(key);
-      }
-    }
-  }
-  const lines = [csvLine(columns)];
-  for (const result of results) {
-    const record = result as Record<string, unknown>;
-    lines.push(csvLine(columns.map((column) => csvValue(record[column]))));
-  }
-  return lines.join('');
-}

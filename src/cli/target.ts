@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
-import type { ProbeAnswer } from '../api/remote-client.js';
+import type { ProbeAnswer } from '../api/remote-probe.js';
 import { UsageError } from '../errors.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { nonEmpty, type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './context.js';
@@ -116,7 +116,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
         });
       },
       async probe(path, now) {
-        const { probeRemote } = await import('../api/remote-client.js');
+        const { probeRemote } = await import('../api/remote-probe.js');
         return probeRemote({ baseUrl, allowInsecureHttp, now, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
       },
     },
@@ -136,10 +136,11 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     }
     return target.remote.connect();
   }
-  const { openLocalTarget, clockFromEnv } = await import('../engine/local-target.js');
+  const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     onCreated: () => void deps.stderr.write(`created local store at ${target.store} from the demo world (fixtures/world.json)\n`),
   });
   if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);

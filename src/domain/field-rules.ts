@@ -149,12 +149,6 @@ export function validateFields(
   return out;
 }
 
-/** The field's own name, the last segment of its path, for messages. */
-export function leafName(path: string): string {
-  const dot = path.lastIndexOf('.');
-  return dot < 0 ? path : path.slice(dot + 1);
-}
-
 /**
  * A string format checked after length and pattern (an e-mail, a date, a GUID). One object
  * feeds the check (normalise, code, message) and the wire schema (doc, wire).

@@ -20,7 +20,7 @@ export function defaultEndDateTime(startUtc: string, durationMin: number): strin
 }
 
 /** Whole minutes from start to end (normalised UTC strings); fractional minutes count down. */
-export function spanMinutes(startUtc: string, endUtc: string): number {
+function spanMinutes(startUtc: string, endUtc: string): number {
   return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
 }
 
@@ -43,9 +43,6 @@ function formatMinutes(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(2);
 }
 
-export function scheduleNotFoundProblem(scheduleExtId: string): Problem {
-  return p('Schedule.ScheduleExtId', null, `Schedule not found: ${scheduleExtId}`);
-}
 export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
   return p('Schedule.ScheduleExtId', null, `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`);
 }
@@ -84,18 +81,6 @@ export function hierarchyInactiveMessage(hierarchyExtId: string): string {
 }
 export function permissionsCannotBeSetMessage(hierarchyExtId: string): string {
   return `Permissions cannot be set for hierarchy ${hierarchyExtId}`;
-}
-/** 131 for one Hierarchies entry (reported in GroupErrors; the user is still saved). */
-export function hierarchyNotFoundProblem(index: number, hierarchyExtId: string): Problem {
-  return p(`Hierarchies[${index}]`, ErrorCode.HierarchyNotFound, hierarchyNotFoundMessage(hierarchyExtId));
-}
-/** 133: permission flags on a hierarchy that cannot carry them (the root). */
-export function permissionsCannotBeSetProblem(index: number, hierarchyExtId: string): Problem {
-  return p(`Hierarchies[${index}]`, ErrorCode.PermissionsCannotBeSet, permissionsCannotBeSetMessage(hierarchyExtId));
-}
-/** 1134 for one Hierarchies entry. */
-export function hierarchyInactiveProblem(index: number, hierarchyExtId: string): Problem {
-  return p(`Hierarchies[${index}]`, ErrorCode.HierarchyInactive, hierarchyInactiveMessage(hierarchyExtId));
 }
 export function rootHierarchyNotFoundProblem(): Problem {
   return p('Hierarchies', ErrorCode.RootHierarchyNotFound, 'Root hierarchy not found');

@@ -1,7 +1,7 @@
 import type { ApiResult, PlannedAction } from '../api/integration-api.js';
 import type { ApiErrorEntry } from '../domain/envelope.js';
 import type { Problem } from '../domain/problem.js';
-import type { Change, CollectionName } from './store.js';
+import type { Change, CollectionName } from './store/contract.js';
 import type { EngineView } from './view.js';
 
 /** What one rule function decides: the answer, and the changes that make it true. */

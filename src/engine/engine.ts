@@ -19,7 +19,7 @@ import { refuse, type Decision } from './decision.js';
 import { decideInvigilatorRemoval, decideReviewSession } from './invigilator-rules.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
-import type { Store } from './store.js';
+import type { Store } from './store/contract.js';
 import { decideUser } from './user-rules.js';
 import { ENGINE_INDEXER, OverlayView, StateIndexes, StoreView, type EngineView } from './view.js';
 

@@ -1,4 +1,5 @@
 export { clockFromEnv, type Clock } from './clock.js';
+export { lockTimeoutFromEnv } from './store/lock.js';
 export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
 export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
 export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';

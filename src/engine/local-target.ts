@@ -2,7 +2,7 @@
  * Opening the local target: what a CLI run on the local target needs, and nothing more. The
  * world file's schemas (src/domain/world.ts, zod) and world-io.ts are imported only when a store
  * is created or a world file read, so a run on an existing store (or a dry run with none) never
- * loads zod (start-up cost, issue 4). src/engine/index.ts re-exports all of this.
+ * loads zod (start-up cost). src/engine/index.ts re-exports all of this.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -16,6 +16,7 @@ import { createStore, openStore, StoreExistsError, storeExists } from './store/i
 import { ENGINE_INDEXER } from './view.js';
 
 export { clockFromEnv } from './clock.js';
+export { lockTimeoutFromEnv } from './store/lock.js';
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
@@ -48,6 +49,8 @@ export interface OpenLocalTargetOptions {
   now?: Clock;
   /** Called with the store path when a missing store was created from the bundled world. */
   onCreated?: (location: string) => void;
+  /** How long a write waits for the store's lock (ms); the caller resolves it (lockTimeoutFromEnv). */
+  lockTimeoutMs?: number;
 }
 
 /**
@@ -77,6 +80,6 @@ export async function ensureLocalStore(storeDir: string, onCreated?: (location: 
 export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
   if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
   const location = await ensureLocalStore(storeDir, options.onCreated);
-  const store = await openStore(location, { readOnly: options.dryRun === true });
+  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs });
   return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
 }

@@ -27,7 +27,7 @@ import type {
   WorldUser,
 } from '../domain/world.js';
 import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
-import type { Change } from './store.js';
+import type { Change } from './store/contract.js';
 import { SETTINGS_KEY, type EngineView } from './view.js';
 
 /** Made before the transaction (randomness and hashing stay out of the pure decision). */

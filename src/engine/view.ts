@@ -1,4 +1,4 @@
-import type { Change, CollectionName, StoreIndexer, StoreState } from './store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from './store/contract.js';
 import type { WorldHierarchy, WorldUser } from '../domain/world.js';
 import { normaliseGuid } from '../domain/text-rules.js';
 

@@ -18,7 +18,7 @@ import {
   type World,
   type WorldSettings,
 } from '../domain/world.js';
-import type { Change, CollectionName, StoreState } from './store.js';
+import type { Change, CollectionName, StoreState } from './store/contract.js';
 import { keyOf, SETTINGS_KEY } from './view.js';
 
 /** World file list name <-> store collection. Settings is a single entity under key "settings". */

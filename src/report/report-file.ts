@@ -1,8 +1,7 @@
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { extname } from 'node:path';
+import { ReplacementFile } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
-import { streamSink, type TextSink } from './text-sink.js';
+import type { TextSink } from './text-sink.js';
 
 export type ReportFormat = 'json' | 'csv';
 
@@ -24,45 +23,42 @@ export interface AtomicFile {
   discard(): Promise<void>;
 }
 
+function cannotWrite(path: string, error: unknown): UsageError {
+  return new UsageError(`cannot write report ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+}
+
 /** Opens the temp file at once, so an unwritable report location fails before anything is sent. */
 export async function openAtomicFile(path: string): Promise<AtomicFile> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let handle;
+  let file: ReplacementFile;
   try {
-    handle = await open(temp, 'wx');
+    file = await ReplacementFile.open(path, { mode: 0o666 });
   } catch (error) {
-    throw new UsageError(`cannot write report ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannotWrite(path, error);
   }
-  const stream = handle.createWriteStream();
-  let failure: Error | undefined;
-  stream.on('error', (error) => {
-    failure = error;
-  });
-  const sink = streamSink(stream);
-  const closed = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (failure) return reject(failure);
-      stream.end(() => (failure ? reject(failure) : resolve()));
-    });
+  let failure: unknown;
   return {
     sink: {
-      write(text: string) {
-        if (failure) throw new UsageError(`cannot write report ${path}: ${failure.message}`);
-        return sink.write(text);
+      async write(text: string) {
+        if (failure !== undefined) throw cannotWrite(path, failure);
+        try {
+          await file.writer.write(text);
+        } catch (error) {
+          failure = error;
+          throw cannotWrite(path, error);
+        }
       },
     },
     async commit() {
+      if (failure !== undefined) {
+        await file.discard();
+        throw cannotWrite(path, failure);
+      }
       try {
-        await closed();
-        await rename(temp, path);
+        await file.commit();
       } catch (error) {
-        await rm(temp, { force: true });
-        throw new UsageError(`cannot write report ${path}: ${(error as Error).message}`);
+        throw cannotWrite(path, error);
       }
     },
-    async discard() {
-      stream.destroy();
-      await rm(temp, { force: true });
-    },
+    discard: () => file.discard(),
   };
 }

@@ -25,10 +25,3 @@ export interface ReportSummary {
   skipped: number;
 }
 
-export interface RunReport {
-  command: string;
-  target: ReportTarget;
-  dryRun: boolean;
-  summary: ReportSummary;
-  items: ReportItem[];
-}

@@ -11,6 +11,8 @@ export interface ServeLocalOptions {
   host?: string;
   port?: number;
   now?: Clock;
+  /** How long a write waits for the store's lock (ms); resolved by the caller. */
+  lockTimeoutMs?: number;
   bodyLimitBytes?: number;
   log?: (line: string) => void;
   /** Called with the store path when a missing store was created from the bundled world. */
@@ -29,7 +31,7 @@ export interface LocalServer extends RunningServer {
  */
 export async function serveLocalStore(options: ServeLocalOptions): Promise<LocalServer> {
   const location = await ensureLocalStore(options.storeDir, options.onCreated);
-  const store = await openStore(location);
+  const store = await openStore(location, { lockTimeoutMs: options.lockTimeoutMs });
   const engine = createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
   let server: RunningServer;
   try {

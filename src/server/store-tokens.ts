@@ -1,4 +1,4 @@
-import type { Store } from '../engine/store.js';
+import type { Store } from '../engine/store/contract.js';
 
 /**
  * The accepted tokens of a store's world (Settings.ApiTokens), read from the store's live state

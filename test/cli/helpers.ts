@@ -1,6 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
 import type { CommandDeps } from '../../src/cli/context.js';
 import { StringSink } from '../../src/report/text-sink.js';
 
@@ -27,11 +26,6 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
   return { deps, stdout, stderr };
 }
 
-export async function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-cli-'));
-  try {
-    return await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+export function withTempDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  return inFreshTempDir(run, 'examctl-cli-');
 }

@@ -128,7 +128,7 @@ describe('passwords are never echoed', () => {
       // The store keeps only salted hashes.
       expect(exported.stdout).toMatch(/"PasswordHash": "scrypt\$/);
       for (const path of await filesUnder(dir)) {
-        if (path.endsWith('.csv')) continue; // CSV reports: test/corpus/pending/csv-report-echoes-passwords.test.ts
+        if (path.endsWith('.csv')) continue; // CSV reports: csv-report-echoes-passwords.test.ts
         texts.push(await readFile(path, 'utf8'));
       }
       for (const text of texts) {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { checkScheduleSpan, defaultEndDateTime, hierarchyNotFoundProblem, scheduleSpanProblem } from '../../src/domain/messages.js';
+import { checkScheduleSpan, defaultEndDateTime, hierarchyNotFoundMessage, scheduleSpanProblem } from '../../src/domain/messages.js';
 import { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from '../../src/domain/columns.js';
 import { userRequestSchema, problemsFromZodIssues, fieldPathSegments } from '../../src/domain/schemas.js';
 
@@ -17,8 +17,8 @@ describe('schedule span (shared with the engine)', () => {
     expect(p.message).toContain('100 minutes');
     expect(p.message).toContain('90 + 15 = 105 minutes');
   });
-  it('per-hierarchy problems carry code and path', () => {
-    expect(hierarchyNotFoundProblem(0, 'H-9')).toEqual({ field: 'Hierarchies[0]', code: 131, message: 'Hierarchy not found: H-9' });
+  it('per-hierarchy messages name the hierarchy', () => {
+    expect(hierarchyNotFoundMessage('H-9')).toBe('Hierarchy not found: H-9');
   });
 });
 

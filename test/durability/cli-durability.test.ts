@@ -10,7 +10,7 @@ import {
   fingerprint,
   range,
   reportItems,
-  requireBuild,
+  ensureBuilt,
   startExamctl,
   writeUsersCsv,
   type Finished,
@@ -23,7 +23,7 @@ let dir: string;
 let store: string;
 const spawned: ChildProcess[] = [];
 
-beforeAll(() => requireBuild());
+beforeAll(ensureBuilt, 180_000);
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-durability-'));
   store = join(dir, 'store');

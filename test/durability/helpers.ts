@@ -1,50 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
-export const ROOT = resolve(__dirname, '../..');
-export const BIN = join(ROOT, 'bin/examctl');
-export const DIST_MAIN = join(ROOT, 'dist/cli/main.js');
-
-export interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-export interface Running {
-  child: ChildProcess;
-  /** Everything written to stdout so far (grows while the process runs). */
-  stdout(): string;
-  done: Promise<Finished>;
-}
-
-/**
- * Spawns the built CLI the way a user runs it, in `cwd`, with a private HOME and config dir.
- * stdout is collected without a size cap (exports of 20k users are several MB).
- */
-export function startExamctl(args: string[], cwd: string, env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, EXAMCTL_CONFIG_DIR: join(cwd, '.config'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const out: string[] = [];
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const done = new Promise<Finished>((resolveDone) =>
-    child.on('close', (code, signal) => resolveDone({ code, signal, stdout: out.join(''), stderr: err })),
-  );
-  return { child, stdout: () => out.join(''), done };
-}
-
-export function examctl(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
-  return startExamctl(args, cwd, env).done;
-}
+export { BIN, DIST_MAIN, ROOT, ensureBuilt, examctl, startExamctl, type Finished, type Running } from '../support/cli.js';
 
 /** Writes a users CSV of the given rows (ExternalId, names, e-mail, UserName, Role Candidate). */
 export async function writeUsersCsv(file: string, ids: readonly string[]): Promise<void> {
@@ -64,10 +22,6 @@ export async function fingerprint(dir: string): Promise<Record<string, string>> 
     result[name] = createHash('sha256').update(await readFile(join(dir, name))).digest('hex');
   }
   return result;
-}
-
-export function requireBuild(): void {
-  if (!existsSync(DIST_MAIN)) throw new Error(`${DIST_MAIN} is missing: run npx tsc -p tsconfig.build.json before these tests (npm test does)`);
 }
 
 export interface ReportItem {

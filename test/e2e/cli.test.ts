@@ -1,50 +1,17 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
+import { withTempDir } from '../support/temp-dir.js';
 
-const ROOT = resolve(__dirname, '../..');
-const BIN = join(ROOT, 'bin/examctl');
 const FIXTURES = join(ROOT, 'fixtures');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
+function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  return withTempDir(run, 'examctl-e2e-');
 }
 
-/** Runs the built CLI as a user would, with its own store, config dir and pinned engine clock. */
-function examctl(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: cwd, EXAMCTL_CONFIG_DIR: join(cwd, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z', ...env },
-      },
-      (error, stdout, stderr) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-e2e-'));
-  try {
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-beforeAll(() => {
-  // `npm test` builds first; a lone `vitest run test/e2e` builds here.
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
-  }
-}, 180_000);
+beforeAll(ensureBuilt, 180_000);
 
 describe('examctl binary', () => {
   it('--help lists the commands and exits 0; --version prints the package version', async () => {
@@ -103,23 +70,10 @@ describe('examctl binary', () => {
       // the signal goes at the first report chunk, and the run stops there, so the size costs little.
       for (let i = 0; i < 100_000; i++) rows.push(`u-${i},First,Last,Candidate`);
       await writeFile(join(dir, 'many.csv'), `${rows.join('\n')}\n`);
-      const child = spawn(process.execPath, [BIN, 'user', 'sync', '--file', 'many.csv', '--json'], {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      let signalled = false;
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        // The first report chunk means sending is under way.
-        if (!signalled) {
-          signalled = true;
-          child.kill('SIGINT');
-        }
-      });
-      const code = await new Promise<number | null>((done) => child.on('close', (exitCode) => done(exitCode)));
+      const run = startExamctl(['user', 'sync', '--file', 'many.csv', '--json'], dir);
+      // The first report chunk means sending is under way.
+      run.child.stdout!.once('data', () => run.child.kill('SIGINT'));
+      const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(130);
       const doc = JSON.parse(stdout);
       expect(doc.summary.total).toBe(100_000);

@@ -1,17 +1,15 @@
 /**
- * Start-up cost (issue 4): a run that validates and sends records must not load zod (~50 ms of
+ * Start-up cost: a run that validates and sends records must not load zod (~50 ms of
  * import plus the schemas). The built CLI is run with a module hook (module.register) that records
  * every URL it resolves; the list then says which modules the run loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DIST_MAIN, ROOT, startNode } from '../support/cli.js';
+import { withTempDir } from '../support/temp-dir.js';
 
-const ROOT = resolve(__dirname, '../..');
-const MAIN = join(ROOT, 'dist/cli/main.js');
 const USERS = join(ROOT, 'fixtures/users.csv');
 
 // The hook runs on the loader thread; it appends each resolved URL to the file named by the env.
@@ -24,7 +22,7 @@ export async function resolve(specifier, context, next) {
 `;
 
 interface Loaded {
-  code: number;
+  code: number | null;
   stderr: string;
   urls: string[];
 }
@@ -37,30 +35,15 @@ async function loadedBy(dir: string, args: string[], env: Record<string, string>
   await writeFile(hooks, HOOKS);
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   await writeFile(log, '');
-  const { code, stderr } = await new Promise<{ code: number; stderr: string }>((done) => {
-    execFile(
-      process.execPath,
-      ['--import', pathToFileURL(register).href, MAIN, ...args],
-      {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), STARTUP_MODULES_LOG: log, ...env },
-      },
-      (error, _stdout, err) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: err }),
-    );
-  });
+  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, DIST_MAIN, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
   const urls = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
   return { code, stderr, urls };
 }
 
 const isZod = (url: string) => url.includes('/node_modules/zod/');
 
-async function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-startup-'));
-  try {
-    await run(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
+  return withTempDir(run, 'examctl-startup-');
 }
 
 describe('a run that validates and sends records does not load zod', () => {
@@ -114,6 +97,32 @@ describe('a run that validates and sends records does not load zod', () => {
       });
       expect(run.code, run.stderr).toBe(0);
       expect(run.urls.some(isZod)).toBe(true);
+    });
+  });
+});
+
+describe('checking a base URL does not load the HTTP client', () => {
+  const isUndici = (url: string) => url.includes('/node_modules/undici/');
+
+  it('config set-profile checks the URL (refusing plain http to another host) without undici', async () => {
+    await inTempDir(async (dir) => {
+      const saved = await loadedBy(dir, ['config', 'set-profile', 'p', '--base-url', 'http://127.0.0.1:9']);
+      expect(saved.code, saved.stderr).toBe(0);
+      expect(saved.urls.some((u) => u.endsWith('/dist/api/url-policy.js'))).toBe(true);
+      expect(saved.urls.filter(isUndici)).toEqual([]);
+      const refused = await loadedBy(dir, ['config', 'set-profile', 'q', '--base-url', 'http://exam.example.com']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/clear text/);
+      expect(refused.urls.filter(isUndici)).toEqual([]);
+    });
+  });
+
+  it('a remote run does load it, so the hook does see undici', async () => {
+    await inTempDir(async (dir) => {
+      const run = await loadedBy(dir, ['user', 'sync', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input', '--yes'], {
+        EXAMCTL_TOKEN: 'startup-test-token',
+      });
+      expect(run.urls.some(isUndici)).toBe(true);
     });
   });
 });

@@ -1,4 +1,4 @@
-import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreObserver, type StoreState } from '../../src/engine/store.js';
+import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreObserver, type StoreState } from '../../src/engine/store/contract.js';
 
 /**
  * A faithful in-memory Store for engine tests: serial transactions, decide() runs synchronously

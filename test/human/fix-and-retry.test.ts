@@ -1,9 +1,9 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT, ensureBuilt, examctl } from '../support/cli.js';
+import { parseCsv } from '../support/csv.js';
+import { withTempDir } from '../support/temp-dir.js';
 
 /**
  * The fix-and-retry loop end to end, as an admin runs it with the built binary: push a file with
@@ -11,63 +11,9 @@ import { join, resolve } from 'node:path';
  * with --only-failed (only the fixed rows are sent; exit 0), and the ok rows are not re-sent.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const BIN = join(ROOT, 'bin/examctl');
 const FIXTURE = join(ROOT, 'fixtures/users-with-errors.csv');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function examctl(args: string[], cwd: string): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, EXAMCTL_CONFIG_DIR: join(cwd, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' } },
-      (error, stdout, stderr) => done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-beforeAll(() => {
-  // `npm test` builds first; a lone `vitest run test/human` builds here.
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
-  }
-}, 180_000);
-
-/** A minimal RFC 4180 reader for the report (quoted cells, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
-      if (c === '\r') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
-  return rows;
-}
+beforeAll(ensureBuilt, 180_000);
 
 function toCsv(rows: string[][]): string {
   return rows.map((row) => row.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')).join('\r\n') + '\r\n';
@@ -80,8 +26,7 @@ interface JsonReport {
 
 describe('fix-and-retry loop (bin/examctl)', () => {
   it('report -> fix the cells -> --only-failed sends only the fixed rows', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'examctl-retry-'));
-    try {
+    await withTempDir(async (dir) => {
       // 1. Push the file with errors, keeping a CSV report: some rows fail, exit 1.
       const first = await examctl(['user', 'sync', '--file', FIXTURE, '--report', 'r.csv', '--json'], dir);
       expect(first.code).toBe(1);
@@ -138,8 +83,6 @@ describe('fix-and-retry loop (bin/examctl)', () => {
       const cappedReport = JSON.parse(capped.stdout) as JsonReport;
       expect(cappedReport.items.filter((item) => item.status === 'failed')).toHaveLength(1);
       expect(cappedReport.items.filter((item) => item.status === 'skipped').length).toBeGreaterThan(0);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    }, 'examctl-retry-');
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { buildProgram, runCli } from '../../src/cli/program.js';
 import { testDeps } from '../cli/helpers.js';
 
 /**
- * Help that teaches (issue 5): every command in the tree, including ones added later, has a
+ * Help that teaches: every command in the tree, including ones added later, has a
  * purpose, an explanation for every flag and at least two examples. The tree is walked, so a
  * new command is covered without touching this test.
  */

@@ -2,12 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
-import {
-  RESULT_COLUMNS,
-  renderReviewSession,
-  resultStatistics,
-  reviewSessionResultsCsv,
-} from '../../src/cli/review-session-view.js';
+import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/cli/review-session-csv.js';
+import { resultStatistics } from '../../src/cli/review-session-statistics.js';
+import { renderReviewSession } from '../../src/cli/review-session-view.js';
 import { renderRunSummaryTable } from '../../src/cli/run-summary-table.js';
 import { colorEnabled, displayText } from '../../src/cli/table-format.js';
 

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRemoteClient, isLoopbackHost, parseRetryAfter, type RemoteClientOptions } from '../../src/api/remote-client.js';
+import { createRemoteClient, type RemoteClientOptions } from '../../src/api/remote-client.js';
+import { parseRetryAfter } from '../../src/api/retry-loop.js';
+import { isLoopbackHost } from '../../src/api/url-policy.js';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
 import { InterruptedError, TargetError, UsageError } from '../../src/errors.js';
 import { errorsOf } from '../../src/api/envelope-errors.js';

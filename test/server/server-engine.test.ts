@@ -8,7 +8,7 @@ import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import type { Store } from '../../src/engine/store.js';
+import type { Store } from '../../src/engine/store/contract.js';
 import { TargetError } from '../../src/errors.js';
 import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
 

@@ -1,32 +1,27 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { appendFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/errors.js';
-import type { Change, StoreState } from '../../src/engine/store.js';
+import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import {
   StoreExistsError,
   createStore,
   exportEntities,
   journalFileName,
+  lockTimeoutFromEnv,
   openStore,
   snapshotFileName,
   storeExists,
 } from '../../src/engine/store/index.js';
+import { put } from '../support/store.js';
+import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
 let dir: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'examctl-store-'));
-  dir = join(root, 'store');
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+useTempStore('examctl-store-', (made) => ({ root, dir } = made));
 
 const user = (key: string, value: unknown = { UserName: key }): Change => ({ collection: 'users', key, value });
-const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const users = (state: StoreState) => state.get('users')!;
 
 describe('create, open, round trip', () => {
@@ -332,12 +327,19 @@ describe('read-only mode', () => {
 });
 
 describe('lock timeout configuration', () => {
-  it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', async () => {
+  it('rejects a malformed EXAMCTL_LOCK_TIMEOUT_MS', () => {
+    expect(() => lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: 'soon' })).toThrow(UsageError);
+    expect(lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: '300' })).toBe(300);
+    expect(lockTimeoutFromEnv({})).toBeUndefined();
+  });
+
+  it('the store itself reads no environment: a malformed EXAMCTL_LOCK_TIMEOUT_MS does not reach openStore', async () => {
     await createStore(dir, []);
     const saved = process.env.EXAMCTL_LOCK_TIMEOUT_MS;
     process.env.EXAMCTL_LOCK_TIMEOUT_MS = 'soon';
     try {
-      await expect(openStore(dir)).rejects.toBeInstanceOf(UsageError);
+      const store = await openStore(dir, { lockTimeoutMs: 50 });
+      await store.close();
     } finally {
       if (saved === undefined) delete process.env.EXAMCTL_LOCK_TIMEOUT_MS;
       else process.env.EXAMCTL_LOCK_TIMEOUT_MS = saved;

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import type { Change } from '../../src/engine/store.js';
+import type { Change } from '../../src/engine/store/contract.js';
 import { snapshotFileName } from '../../src/engine/store/index.js';
 
 /** Writes at `dir` (which must not exist) a store as examctl 0.x (format 1) wrote it: no hints, no hints version. */

@@ -1,8 +1,7 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';
 import type { EntityMap } from '../../src/engine/store/entity-map.js';
@@ -14,20 +13,14 @@ import type { UserRequest } from '../../src/domain/types.js';
 import { MemoryStore } from '../engine/memory-store.js';
 import { NOW, codes, demoWorld } from '../engine/helpers.js';
 import { writeFormatOneStore } from './format-one.js';
+import { noop, put } from '../support/store.js';
+import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
 let dir: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'examctl-hints-'));
-  dir = join(root, 'store');
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+useTempStore('examctl-hints-', (made) => ({ root, dir } = made));
 
-const noop = { change: () => undefined, reset: () => undefined };
-const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const usersOf = (state: StoreState): EntityMap => state.get('users') as EntityMap;
 
 async function openIndexed(indexer: StoreIndexer = ENGINE_INDEXER): Promise<FileStore> {

@@ -1,35 +1,28 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { describe, it, expect } from 'vitest';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/errors.js';
-import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store.js';
+import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
 import { writeFormatOneStore } from './format-one.js';
+import { noop, put } from '../support/store.js';
+import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
 let dir: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'examctl-lazy-'));
-  dir = join(root, 'store');
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+useTempStore('examctl-lazy-', (made) => ({ root, dir } = made));
 
 const user = (key: string, extra: Record<string, unknown> = {}): Change => ({
   collection: 'users',
   key,
   value: { ExternalId: key, UserName: `Name-${key}`, ...extra },
 });
-const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const entityMap = (state: StoreState, collection: CollectionName): EntityMap => state.get(collection) as EntityMap;
 const isRaw = (state: StoreState, collection: CollectionName, key: string): boolean => entityMap(state, collection).isRaw(key);
-const noop = { change: () => undefined, reset: () => undefined };
 
 /** Counts derivations, so a test can tell persisted hints from values parsed to derive them. */
 function countingIndexer(version = ENGINE_INDEXER.version): StoreIndexer & { calls: number } {

@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StoreLockedError } from '../../src/errors.js';
-import type { StoreState } from '../../src/engine/store.js';
+import type { StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 
 // These tests run real processes on the built code: `npx tsc -p tsconfig.build.json` first (npm test does).

@@ -1,10 +1,9 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { describe, it, expect } from 'vitest';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/errors.js';
-import type { Change, StoreState } from '../../src/engine/store.js';
+import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, journalFileName, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
@@ -12,20 +11,14 @@ import { readSnapshot } from '../../src/engine/store/snapshot.js';
 import type { LoadedSnapshot } from '../../src/engine/store/snapshot.js';
 import { hashString } from '../../src/engine/store/snapshot-table.js';
 import { ENGINE_INDEXER } from '../../src/engine/view.js';
+import { noop, put } from '../support/store.js';
+import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
 let dir: string;
 
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'examctl-table-'));
-  dir = join(root, 'store');
-});
-afterEach(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+useTempStore('examctl-table-', (made) => ({ root, dir } = made));
 
-const noop = { change: () => undefined, reset: () => undefined };
-const put = (...changes: Change[]) => (_state: StoreState) => ({ result: undefined, changes });
 const users = (state: StoreState): EntityMap => state.get('users') as EntityMap;
 const hex = (crc: number) => crc.toString(16).padStart(8, '0');
 

@@ -102,7 +102,7 @@ function profileName(name: string, subcommand: string): string {
 
 /** The same checks a run makes, so a profile cannot hold a URL every command would refuse. */
 async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean): Promise<string> {
-  const { parseBaseUrl } = await import('../../api/remote-client.js');
+  const { parseBaseUrl } = await import('../../api/url-policy.js');
   parseBaseUrl(baseUrl, allowInsecureHttp);
   return baseUrl.trim().replace(/\/+$/, '');
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, worldToChanges } from '../../engine/index.js';
+import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
@@ -15,7 +15,8 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   if (options.dryRun) {
     await deps.stderr.write(`dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}\n`);
   } else {
-    await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER });
+    const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
+    await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await deps.stderr.write(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}\n`);
   }
   if (options.json) {

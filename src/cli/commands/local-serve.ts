@@ -11,7 +11,7 @@ import type { LocalServeOptions } from './local-serve.options.js';
 export async function run({ host, port, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const { serveLocalStore } = await import('../../server/index.js');
-  const { clockFromEnv } = await import('../../engine/index.js');
+  const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = localStorePath(options, deps);
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
   const server = await serveLocalStore({
@@ -19,11 +19,12 @@ export async function run({ host, port, ...globals }: LocalServeOptions, deps: C
     host,
     port,
     now: clockFromEnv(deps.env),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
-    const { isLoopbackHost } = await import('../../api/remote-client.js');
+    const { isLoopbackHost } = await import('../../api/url-policy.js');
     if (!isLoopbackHost(host)) {
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);

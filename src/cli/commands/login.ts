@@ -41,7 +41,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
   }
   let baseUrl: string | undefined;
   if (options.baseUrl !== undefined) {
-    const { parseBaseUrl } = await import('../../api/remote-client.js');
+    const { parseBaseUrl } = await import('../../api/url-policy.js');
     parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
     baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
   }

@@ -40,7 +40,7 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
   if (options.json || output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
-    const { reviewSessionResultsCsv } = await import('../review-session-view.js');
+    const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
     await deps.stdout.write(reviewSessionResultsCsv(session));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');

@@ -4,13 +4,14 @@ import type { Problem } from '../../domain/problem.js';
 import type { Outcome } from './record-job.js';
 
 /**
- * A service answer in report terms: Success false is a failure with every error it gave;
- * Success true is ok, or partial when the content carries per-entry problems.
+ * A service answer in report terms: Success false is a failure with every error it gave (unless
+ * a lost attempt already created the entity: ok with the client's note); Success true is ok, or
+ * partial when the content carries per-entry problems.
  */
 export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
   const action = result.action;
   const note: Problem[] = result.note ? [{ field: '', code: null, message: result.note }] : [];
-  if (!result.envelope.Success) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
+  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
   const content = result.envelope.Content;
   const problems = content === null || content === undefined ? [] : partialProblems(content);
   return withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);

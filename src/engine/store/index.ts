@@ -1,19 +1,14 @@
-import { COLLECTION_NAMES } from '../store.js';
-import type { CollectionName, StoreState } from '../store.js';
+import { COLLECTION_NAMES } from './contract.js';
+import type { CollectionName, StoreState } from './contract.js';
 
-export {
-  CURRENT_FILE,
-  DEFAULT_COMPACT_AT_BYTES,
-  DEFAULT_LOCK_TIMEOUT_MS,
-  StoreExistsError,
-  createStore,
-  journalFileName,
-  openStore,
-  snapshotFileName,
-  storeExists,
-} from './file-store.js';
-export type { CreateStoreOptions, FileStore, FileStoreOptions } from './file-store.js';
-export { LOCK_FILE } from './lock.js';
+export type { Change, CollectionName, Store, StoreIndexer, StoreObserver, StoreOpenOptions, StoreState } from './contract.js';
+export { COLLECTION_NAMES } from './contract.js';
+export { StoreExistsError, createStore, storeExists } from './create-store.js';
+export type { CreateStoreOptions } from './create-store.js';
+export { DEFAULT_COMPACT_AT_BYTES, openStore } from './file-store.js';
+export type { FileStore, FileStoreOptions } from './file-store.js';
+export { DEFAULT_LOCK_TIMEOUT_MS, LOCK_FILE, lockTimeoutFromEnv } from './lock.js';
+export { CURRENT_FILE, journalFileName, snapshotFileName } from './manifest.js';
 export { STORE_FORMAT } from './snapshot.js';
 
 /** Every entity in a stable order (collections in COLLECTION_NAMES order, keys sorted by code unit), for export. */

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
-import { COLLECTION_NAMES } from '../store.js';
-import type { Change, CollectionName } from '../store.js';
+import { COLLECTION_NAMES } from './contract.js';
+import type { Change, CollectionName } from './contract.js';
 
 /*
  * A journal line is one JSON object so the file stays NDJSON, laid out so the checksum can be

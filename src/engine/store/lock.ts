@@ -3,9 +3,25 @@ import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreLockedError } from '../../errors.js';
+import { StoreLockedError, UsageError } from '../../errors.js';
 
 export const LOCK_FILE = 'LOCK';
+/** How long a writer waits for the lock unless told otherwise (ms). */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/**
+ * The lock wait an admin set with EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the
+ * store (the store itself reads no environment); undefined when unset.
+ */
+export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const fromEnv = env.EXAMCTL_LOCK_TIMEOUT_MS;
+  if (fromEnv === undefined || fromEnv === '') return undefined;
+  const parsed = Number(fromEnv);
+  if (!Number.isInteger(parsed) || parsed < 0) {
+    throw new UsageError(`EXAMCTL_LOCK_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(fromEnv)}`);
+  }
+  return parsed;
+}
 const BREAK_FILE = 'LOCK.break';
 /** Prefix of the per-attempt files a lock is linked from; one left by a killed process is harmless. */
 export const LOCK_TEMP_PREFIX = '.lock-';

@@ -1,0 +1,56 @@
+/**
+ * "Already exists" answers to a create call, recognised by endpoint and code. After a retry
+ * that followed a lost answer (the earlier attempt may have been applied), such an answer most
+ * likely means the lost attempt created the entity: the call succeeded once.
+ */
+import { ErrorCode, type ProblemCode } from '../domain/codes.js';
+import type { Envelope } from '../domain/envelope.js';
+import type { Problem } from '../domain/problem.js';
+import { errorsOf } from './envelope-errors.js';
+
+interface AlreadyExistsRule {
+  method: 'POST';
+  route: string;
+  code: ProblemCode;
+  /**
+   * For a condition the spec leaves unnumbered (Code null), its condition text as the spec
+   * words it: the message must begin with it. A Code-null answer is otherwise any of a dozen
+   * conditions, most of which a retry would meet again without anything having been created.
+   */
+  condition?: string;
+  /** Whether the request could meet this answer at all (an upsert never does). */
+  applies?: (payload: unknown) => boolean;
+}
+
+const RULES: readonly AlreadyExistsRule[] = [
+  { method: 'POST', route: '/collections', code: ErrorCode.CollectionExternalIdTaken },
+  // integration-api.md, Schedule errors; interpretations.md: HTTP 400, Code null.
+  {
+    method: 'POST',
+    route: '/schedule',
+    code: null,
+    condition: 'duplicate scheduleextid',
+    applies: (payload) => (payload as { Upsert?: unknown } | null)?.Upsert !== true,
+  },
+];
+
+function normalised(message: string): string {
+  return message.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
+  if (problem.code !== rule.code) return false;
+  return rule.condition === undefined || normalised(problem.message).startsWith(rule.condition);
+}
+
+/**
+ * True when a failed answer to `method route` with `payload` says only that the entity already
+ * exists. Any other problem beside it means the request itself was refused: not "already exists".
+ */
+export function saysAlreadyExists(method: string, route: string, payload: unknown, envelope: Envelope<unknown>): boolean {
+  if (envelope.Success) return false;
+  const rule = RULES.find((candidate) => candidate.method === method && candidate.route === route);
+  if (rule === undefined || (rule.applies !== undefined && !rule.applies(payload))) return false;
+  const problems = errorsOf(envelope);
+  return problems.length > 0 && problems.every((problem) => matches(rule, problem));
+}

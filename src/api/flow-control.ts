@@ -1,0 +1,112 @@
+/**
+ * How many requests the remote client has in flight and how fast it starts them: a counting
+ * semaphore, an even rate gate, and abortable waits (SIGINT ends every wait at once).
+ */
+import { InterruptedError } from '../errors.js';
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export function interrupted(): InterruptedError {
+  return new InterruptedError('interrupted: the call was abandoned');
+}
+
+/**
+ * One 'abort' listener per signal, however many calls wait on it: a run shares one signal
+ * across all its calls, and Node warns about a leak past 10 listeners on one EventTarget.
+ */
+const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onAbort(signal: AbortSignal | undefined, callback: () => void): () => void {
+  if (!signal) return () => undefined;
+  let waiters = abortWaiters.get(signal);
+  if (!waiters) {
+    const created = new Set<() => void>();
+    waiters = created;
+    abortWaiters.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const waiter of [...created]) waiter();
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  const set = waiters;
+  set.add(callback);
+  return () => set.delete(callback);
+}
+
+/** Waits `ms`; rejects with an InterruptedError as soon as `signal` aborts. */
+export const abortableSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(interrupted());
+      return;
+    }
+    const unsubscribe = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(interrupted());
+    });
+    const timer = setTimeout(() => {
+      unsubscribe();
+      resolve();
+    }, ms);
+  });
+
+/** Counting semaphore with an abortable FIFO queue. */
+export class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async acquire(signal?: AbortSignal): Promise<void> {
+    if (this.active < this.limit) {
+      this.active += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(interrupted());
+        return;
+      }
+      const grant = (): void => {
+        unsubscribe();
+        this.active += 1;
+        resolve();
+      };
+      const unsubscribe = onAbort(signal, () => {
+        const index = this.waiting.indexOf(grant);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(interrupted());
+      });
+      this.waiting.push(grant);
+    });
+  }
+
+  release(): void {
+    this.active -= 1;
+    const next = this.waiting.shift();
+    if (next) next();
+  }
+}
+
+/** Spaces request starts evenly: at most `perMinute` starts in any minute, no bursts. */
+export class RateGate {
+  private nextSlot = 0;
+  private readonly intervalMs: number;
+  constructor(
+    perMinute: number,
+    private readonly now: () => number,
+    private readonly sleep: Sleep,
+  ) {
+    this.intervalMs = 60_000 / perMinute;
+  }
+
+  async wait(signal?: AbortSignal): Promise<void> {
+    const now = this.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + this.intervalMs;
+    if (slot > now) await this.sleep(slot - now, signal);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The remote client's retry loop: one call, attempted until the service gives an answer about
+ * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
+ * time. It also remembers whether an earlier attempt may have reached the service unanswered.
+ */
+import { TargetError } from '../errors.js';
+import { interrupted, type Sleep } from './flow-control.js';
+import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
+import type { ResponseHeaders } from './envelope-reader.js';
+
+export interface HttpAnswer {
+  kind: 'response';
+  status: number;
+  headers: ResponseHeaders;
+  text: string;
+}
+
+export interface NetworkFailure {
+  kind: 'network';
+  error: Error;
+  /** False when the request certainly never reached the server (connect failed). */
+  mayHaveBeenReceived: boolean;
+}
+
+export interface RetryLimits {
+  maxAttempts: number;
+  maxRetryTimeMs: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  retryAfterCapMs: number;
+  sleep: Sleep;
+  random: () => number;
+  now: () => number;
+}
+
+export interface RetriedCall<T> {
+  /** `METHOD path`, for the debug lines. */
+  debugLabel: string;
+  /** `host: METHOD route`, for the message when the call gives up. */
+  errorLabel: string;
+  signal: AbortSignal | undefined;
+  debug: ((line: string) => void) | undefined;
+  /** Runs before every attempt: throws if the client may no longer call, waits for the rate gate. */
+  beforeAttempt(): Promise<void>;
+  attempt(): Promise<HttpAnswer | NetworkFailure>;
+  /** A network failure in words (with nothing secret in it). */
+  describeFailure(error: Error): string;
+  /**
+   * Turns an answer that is not to be retried into the call's result, or throws.
+   * `lostAttempt`: why an earlier attempt may have reached the service without its answer reaching us.
+   */
+  settle(answer: HttpAnswer, lostAttempt: string | undefined): T;
+}
+
+/** Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined if absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+/** Full jitter: a random wait below a ceiling that doubles per attempt, up to `backoffMaxMs`. */
+function backoffDelay(limits: RetryLimits, attempt: number): number {
+  const ceiling = Math.min(limits.backoffMaxMs, limits.backoffBaseMs * 2 ** (attempt - 1));
+  return Math.floor(limits.random() * ceiling);
+}
+
+export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits): Promise<T> {
+  const { now } = limits;
+  const started = now();
+  let lostAttempt: string | undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    await call.beforeAttempt();
+    const attemptStarted = now();
+    if (call.signal?.aborted) throw interrupted();
+    const outcome = await call.attempt();
+    const ms = now() - attemptStarted;
+
+    let retryReason: string;
+    let retryAfterMs: number | undefined;
+    if (outcome.kind === 'network') {
+      retryReason = call.describeFailure(outcome.error);
+      call.debug?.(`${call.debugLabel} ${retryReason} ${ms}ms attempt ${attempt}`);
+      if (outcome.mayHaveBeenReceived) lostAttempt = retryReason;
+    } else {
+      call.debug?.(`${call.debugLabel} ${outcome.status} ${ms}ms attempt ${attempt}`);
+      if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
+      retryReason = `${describeStatus(outcome.status)} (${outcome.status})`;
+      retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
+      if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
+    }
+
+    const elapsed = now() - started;
+    const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
+    if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
+      const asked =
+        retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s)` : '';
+      throw new TargetError(
+        `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
+          `in ${Math.round(elapsed / 1000)}s: ${retryReason}${asked}`,
+      );
+    }
+    if (call.signal?.aborted) throw interrupted();
+    call.debug?.(`${call.debugLabel} retrying in ${delay}ms (${retryReason})`);
+    await limits.sleep(delay, call.signal);
+  }
+}

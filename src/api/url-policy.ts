@@ -1,0 +1,56 @@
+/**
+ * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
+ * `login` and `local serve` can check an address without loading undici.
+ */
+import ipaddr from 'ipaddr.js';
+import { UsageError } from '../errors.js';
+
+export const API_PREFIX = '/api/v1/integrations';
+
+export interface BaseUrl {
+  origin: string;
+  /** The base URL's own path followed by API_PREFIX: what every request path starts with. */
+  pathPrefix: string;
+  host: string;
+}
+
+/** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
+export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUrl {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new UsageError(`--base-url: not a valid URL: ${JSON.stringify(baseUrl)} (expected e.g. https://exam.example.com)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`--base-url: unsupported scheme ${url.protocol} (use https://)`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('--base-url: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError('--base-url: must not contain a query string or fragment');
+  }
+  if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `--base-url: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
+        'Use https://, or pass --allow-insecure-http if this network is trusted.',
+    );
+  }
+  const pathPrefix = url.pathname.replace(/\/+$/, '') + API_PREFIX;
+  return { origin: url.origin, pathPrefix, host: url.host };
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost') return true;
+  if (!ipaddr.isValid(host)) return false;
+  return ipaddr.process(host).range() === 'loopback';
+}
+
+/** A token goes in one header line: empty or multi-line tokens are refused before any request. */
+export function checkToken(token: string): void {
+  if (token.trim() === '' || /[\r\n]/.test(token)) {
+    throw new UsageError('the token is empty or spans several lines; check EXAMCTL_TOKEN, --token-file or the profile');
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The one way examctl replaces a file: the store's snapshot, journal and CURRENT, the config
+ * and token files, run reports. The content goes to a temp file beside the target, is fsynced,
+ * renamed over the target, and the directory is fsynced: readers see the old file or the new
+ * one, never a mix, and after a crash the target is one of the two. There is deliberately no
+ * fallback to a plain in-place write: if any step fails the temp file is removed and the error
+ * propagates.
+ *
+ * Why not write-file-atomic (npm): it takes the whole content as one string or buffer (a
+ * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync
+ * the directory after the rename, so a crash could bring the old entry back.
+ */
+import { open, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
+export const ATOMIC_TEMP_PREFIX = '.atomic-';
+
+/** Errors of a platform that cannot open or sync a directory (Windows): the rename still happened. */
+const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSUP']);
+
+/**
+ * Makes a rename or unlink in `dir` durable: without it a crash can bring back the old
+ * directory entry even though the file contents were fsynced.
+ */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, 'r');
+  } catch (error) {
+    if (DIRECTORY_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!DIRECTORY_SYNC_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Collects small strings (and byte runs) into large writes: one syscall per ~1 MiB instead of one per entity. */
+export class BufferedWriter {
+  private pending: Array<string | Buffer> = [];
+  private pendingLength = 0;
+  private position = 0;
+  /** Sees every flushed run of bytes (e.g. to checksum them without encoding each string twice). */
+  onFlush: ((bytes: Buffer) => void) | undefined;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly flushAt = 1 << 20,
+  ) {}
+
+  async write(text: string | Buffer): Promise<void> {
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    if (this.pendingLength >= this.flushAt) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    // Runs of strings are joined and encoded once; byte runs are copied as they are.
+    const parts: Buffer[] = [];
+    let strings: string[] = [];
+    for (const part of this.pending) {
+      if (typeof part === 'string') {
+        strings.push(part);
+        continue;
+      }
+      if (strings.length > 0) parts.push(Buffer.from(strings.join(''), 'utf8'));
+      strings = [];
+      parts.push(part);
+    }
+    if (strings.length > 0) parts.push(Buffer.from(strings.join(''), 'utf8'));
+    const buffer = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    this.pending = [];
+    this.pendingLength = 0;
+    this.onFlush?.(buffer);
+    let offset = 0;
+    while (offset < buffer.length) {
+      const { bytesWritten } = await this.handle.write(buffer, offset, buffer.length - offset, this.position);
+      offset += bytesWritten;
+      this.position += bytesWritten;
+    }
+  }
+}
+
+export interface AtomicFileOptions {
+  /**
+   * Permission bits of the new file (the umask applies). Default 0o600: the store, the config
+   * and token files are the owner's alone. Run reports pass 0o666, as any file a tool writes.
+   */
+  mode?: number;
+}
+
+/** A file being written in place of `path`; nothing is visible at `path` until `commit`. */
+export class ReplacementFile {
+  readonly writer: BufferedWriter;
+  private state: 'open' | 'committed' | 'discarded' = 'open';
+
+  private constructor(
+    readonly path: string,
+    private readonly temp: string,
+    private readonly handle: FileHandle,
+  ) {
+    this.writer = new BufferedWriter(handle);
+  }
+
+  /** Creates the temp file at once, so an unwritable location fails before any work is done. */
+  static async open(path: string, options: AtomicFileOptions = {}): Promise<ReplacementFile> {
+    const temp = join(dirname(path), `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`);
+    const handle = await open(temp, 'wx', options.mode ?? 0o600);
+    return new ReplacementFile(path, temp, handle);
+  }
+
+  /** Flushes, fsyncs and renames the temp file over `path`, then makes the rename durable. */
+  async commit(): Promise<void> {
+    if (this.state === 'committed') return;
+    if (this.state === 'discarded') throw new Error(`${this.path}: the replacement was discarded, nothing to commit`);
+    this.state = 'committed';
+    let renamed = false;
+    try {
+      await this.writer.flush();
+      await this.handle.sync();
+      await this.handle.close();
+      await rename(this.temp, this.path);
+      renamed = true;
+      await fsyncDirectory(dirname(this.path));
+    } catch (error) {
+      await this.handle.close().catch(() => undefined);
+      if (!renamed) await unlink(this.temp).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Drops what was written; `path` is left as it was. */
+  async discard(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'discarded';
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.temp).catch(() => undefined);
+  }
+}
+
+/** Replaces `path` with what `produce` writes, atomically (see the top of this file). */
+export async function writeFileAtomic(
+  path: string,
+  produce: (writer: BufferedWriter) => Promise<void>,
+  options: AtomicFileOptions = {},
+): Promise<void> {
+  const file = await ReplacementFile.open(path, options);
+  try {
+    await produce(file.writer);
+  } catch (error) {
+    await file.discard();
+    throw error;
+  }
+  await file.commit();
+}

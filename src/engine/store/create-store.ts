@@ -1,0 +1,106 @@
+/** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join, resolve } from 'node:path';
+import { StoreDamagedError, TargetError, UsageError } from '../../errors.js';
+import { fsyncDirectory } from '../../atomic-file.js';
+import type { Change, StoreIndexer } from './contract.js';
+import { errnoCode } from './errno.js';
+import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
+import { CURRENT_FILE, readManifest } from './manifest.js';
+import { mapsFrom, type Maps } from './snapshot-entries.js';
+
+/** `createStore` without force found a store (or lost the race to another process creating one). */
+export class StoreExistsError extends UsageError {}
+
+export async function storeExists(dir: string): Promise<boolean> {
+  try {
+    await stat(join(dir, CURRENT_FILE));
+    return true;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read (${code ?? String(error)})`, { cause: error });
+  }
+}
+
+export interface CreateStoreOptions {
+  /** Replace an existing store (its content is lost). */
+  force?: boolean;
+  /** Hints to write beside each entity (the engine's indexer), so the first load needs not parse values. */
+  indexer?: StoreIndexer;
+  /** How long a replacement waits for the existing store's lock (ms). Default DEFAULT_LOCK_TIMEOUT_MS. */
+  lockTimeoutMs?: number;
+}
+
+/**
+ * Creates a store holding `initial`. A new store is built in a temp directory beside the target
+ * and renamed into place (so it appears whole or not at all). With `force`, an existing store is
+ * replaced in place under its lock by a new generation, switched by the atomic CURRENT rename: a
+ * crash leaves the old store or the new one, and processes that have it open reload.
+ */
+export async function createStore(dir: string, initial: Iterable<Change>, options: CreateStoreOptions = {}): Promise<void> {
+  const target = resolve(dir);
+  const maps = mapsFrom(initial);
+  if (await storeExists(target)) {
+    if (!options.force) throw new StoreExistsError(`a store already exists at ${target}; use --force to replace it`);
+    await replaceStore(target, maps, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, options.indexer);
+    return;
+  }
+  let entries: string[] | undefined;
+  try {
+    entries = await readdir(target);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOTDIR') throw new UsageError(`${target} exists and is not a directory`);
+    if (code !== 'ENOENT') throw new TargetError(`cannot read ${target}: ${code ?? String(error)}`, { cause: error });
+  }
+  if (entries && entries.length > 0) {
+    throw new UsageError(`${target} exists and is not an examctl store (no ${CURRENT_FILE}); refusing to touch it`);
+  }
+  const parent = dirname(target);
+  await mkdir(parent, { recursive: true });
+  const temp = join(parent, `.${basename(target)}.creating-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await mkdir(temp, { mode: 0o700 });
+    await writeGeneration(temp, 1, maps, options.indexer, null);
+    try {
+      await rename(temp, target);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+        throw new StoreExistsError(`a store already exists at ${target} (created by another process); use --force to replace it`);
+      }
+      throw error;
+    }
+    await fsyncDirectory(parent);
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+    if (error instanceof UsageError || error instanceof TargetError) throw error;
+    throw new TargetError(`cannot create the store at ${target}: ${errnoCode(error) ?? String(error)}`, { cause: error });
+  }
+}
+
+async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, indexer: StoreIndexer | undefined): Promise<void> {
+  const lock = new StoreLock(target, lockTimeoutMs);
+  await lock.acquire();
+  try {
+    // The old store may be damaged (that is often why it is replaced): take the generation
+    // number past every one in use, without reading the old content.
+    let highest = 0;
+    try {
+      highest = (await readManifest(target)).generation;
+    } catch (error) {
+      if (!(error instanceof StoreDamagedError)) throw error;
+    }
+    const next = Math.max(highest, await highestGenerationIn(target)) + 1;
+    await writeGeneration(target, next, maps, indexer, null);
+    await removeLeftovers(target, next);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof TargetError) throw error;
+    throw new TargetError(`cannot replace the store at ${target}: ${errnoCode(error) ?? String(error)}`, { cause: error });
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}

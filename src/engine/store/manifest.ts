@@ -1,0 +1,59 @@
+/**
+ * The store's directory layout: CURRENT (the manifest) names the generation in force, and a
+ * generation is one snapshot file plus one journal file. Switching CURRENT is the atomic step
+ * of every compaction and every replacement.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StoreDamagedError } from '../../errors.js';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { errnoCode } from './errno.js';
+import { STORE_FORMAT, newerFormatError } from './snapshot.js';
+
+export const CURRENT_FILE = 'CURRENT';
+
+export const snapshotFileName = (generation: number): string => `snapshot-${generation}.ndjson`;
+export const journalFileName = (generation: number): string => `journal-${generation}.ndjson`;
+const GENERATION_FILE = /^(?:snapshot|journal)-(\d+)\.ndjson$/;
+
+/** The generation a snapshot or journal file belongs to; undefined for any other name. */
+export function generationOfFile(name: string): number | undefined {
+  const generation = GENERATION_FILE.exec(name)?.[1];
+  return generation === undefined ? undefined : Number(generation);
+}
+
+export interface Manifest {
+  format: number;
+  generation: number;
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  const path = join(dir, CURRENT_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
+    throw new StoreDamagedError(`${path}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
+  }
+  let parsed: Partial<Manifest> & { examctl?: unknown };
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    throw new StoreDamagedError(`${path}:1: invalid JSON`);
+  }
+  if (parsed?.examctl !== 'store' || typeof parsed.format !== 'number') {
+    throw new StoreDamagedError(`${path}:1: not an examctl store manifest`);
+  }
+  if (parsed.format > STORE_FORMAT) throw newerFormatError(path, parsed.format);
+  if (typeof parsed.generation !== 'number' || !Number.isSafeInteger(parsed.generation) || parsed.generation < 1) {
+    throw new StoreDamagedError(`${path}:1: invalid generation`);
+  }
+  return { format: parsed.format, generation: parsed.generation };
+}
+
+export async function writeManifest(dir: string, generation: number): Promise<void> {
+  await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
+    await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation })}\n`);
+  });
+}
