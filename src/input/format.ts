@@ -45,9 +45,11 @@ export interface ReadRecordsOptions {
   sheet?: string;
   /** xlsx: IANA zone of date-time cells in StartDateTime/EndDateTime (`--timezone`). */
   timeZone?: string;
+  /** xlsx: whether an unreadable cell fails its record or refuses the file (XlsxReadOptions). */
+  cellProblems?: 'record' | 'refuse';
 }
 
-/** Streams the records of a CSV or JSON input file, whichever it is. Each iteration re-reads it. */
+/** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
   // Batches (one array per chunk read) let the CLI process many records per await.
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));

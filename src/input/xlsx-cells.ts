@@ -270,6 +270,9 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
           'open and save the file in Excel or LibreOffice, or type the value',
       };
     }
+    // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
+    const formula = typeof object['formula'] === 'string' ? object['formula'].trim().toUpperCase() : '';
+    if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
     // A formula that ends in an error saves its error code, which arrives as NaN.
     if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value' };
     if (isRecord(result) && typeof result['error'] === 'string') return { problem: `the cell is a formula whose result is the error ${result['error']}; fix it in the spreadsheet or type the value` };

@@ -33,6 +33,13 @@ export interface XlsxReadOptions extends CsvReadOptions {
   sheet?: string;
   /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`). */
   timeZone?: string;
+  /**
+   * What a cell that cannot be read does. `record`: its record carries the problem and fails
+   * (for a pipeline that merges `record.problems`, withReaderProblems). `refuse`, the default:
+   * the file is refused at that cell, so a caller unaware of `problems` never sends a record
+   * whose unreadable field was left out.
+   */
+  cellProblems?: 'record' | 'refuse';
 }
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
@@ -344,6 +351,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
     row({ cells, line, problems, warnings }, file) {
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells } };
       if (problems.length > 0) {
+        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
         // A field whose cell could not be read is left unset; its problem says why.
         for (const problem of problems) delete record.fields[problem.field];
         record.problems = problems;

@@ -79,6 +79,19 @@ describe('xlsx written by openpyxl', () => {
     expect(fourth?.problems).toEqual([{ field: 'DateOfBirth', code: null, message: 'cell I6: DateOfBirth is a date cell with a time of day (1985-07-01T13:30:00); give the date only' }]);
   });
 
+  it('by default an unreadable cell refuses the file at its row, in the first pass too, so a caller unaware of problems sends nothing', async () => {
+    const path = xlsxFixture('users-openpyxl.xlsx');
+    await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'users.xlsx', cellProblems: 'refuse' }), {
+      file: 'users.xlsx[Users]',
+      line: 3,
+      reason: /^cell F3: PhoneNumber is a number cell too large/,
+    });
+    await expectInputFileError(readRecords(path, { columns: USER_COLUMNS, displayName: 'users.xlsx' }).countRecords?.(false) ?? Promise.resolve(), {
+      line: 3,
+      reason: /^cell F3:/,
+    });
+  });
+
   it('--sheet by name reads another tab', async () => {
     await expectInputFileError(readAll(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx', sheet: 'notes' }), {
       file: 'users.xlsx[Notes]',
@@ -136,6 +149,19 @@ describe('xlsx written by openpyxl', () => {
     await expectInputFileError(read('zip-not-workbook.xlsx'), { line: undefined, reason: /^not an \.xlsx workbook: it has no worksheet/ });
     await expectInputFileError(read('legacy-xls.xlsx'), { line: undefined, reason: /Excel 97-2003 \(\.xls\)/ });
     await expectInputFileError(read('no-such.xlsx'), { line: undefined, reason: /^cannot read: no such file/ });
+  });
+});
+
+describe('xlsx saved by LibreOffice', () => {
+  it('reads what openpyxl wrote, after LibreOffice saved it: booleans saved as TRUE() formulas, the formula now calculated', async () => {
+    const records = await readAll(xlsxFixture('users-libreoffice.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
+    const openpyxl = await readAll(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
+    expect(records.map((r) => r.source.line)).toEqual([2, 3, 5, 6]);
+    expect(records[0]?.fields).toEqual(openpyxl[0]?.fields);
+    expect(records[3]?.fields['SpecialNeeds']).toBe('false');
+    expect(records[1]?.problems?.map((p) => p.field)).toEqual(['PhoneNumber']);
+    expect(records[2]?.fields['LastName']).toBe('MARTIN');
+    expect(records[2]?.problems?.map((p) => p.field)).toEqual(['Company']);
   });
 });
 
