@@ -3,6 +3,7 @@
 import { runDryRunBench } from './dry-run-bench.mjs';
 import { runEngineBench } from './engine-bench.mjs';
 import { runRemoteBench } from './remote-bench.mjs';
+import { runXlsxBench } from './xlsx-bench.mjs';
 
 const only = process.argv[2];
 
@@ -26,4 +27,9 @@ if (!only || only === 'remote') {
     'CLI ratio >= 0.5 against the minimal loopback server and against local serve',
   );
   console.table(await runRemoteBench());
+}
+
+if (!only || only === 'xlsx') {
+  section('100k users as .xlsx beside the same rows as CSV: read + coerce + validate (readers called directly)', 'xlsx peak RSS <= 256 MB, time within a few times CSV');
+  console.table(await runXlsxBench());
 }

@@ -58,3 +58,21 @@ export function batchedRecords(
     },
   };
 }
+
+/**
+ * The batches of a reader that collects records while it walks its file: after each step of
+ * `steps`, what `take` hands over (if anything). On a structural problem the records collected
+ * before it are still passed on, then the problem.
+ */
+export async function* collectedBatches(steps: AsyncIterable<void>, take: () => InputRecord[]): AsyncGenerator<readonly InputRecord[]> {
+  try {
+    for await (const _ of steps) {
+      const batch = take();
+      if (batch.length > 0) yield batch;
+    }
+  } catch (error) {
+    const rest = take();
+    if (rest.length > 0) yield rest;
+    throw error;
+  }
+}

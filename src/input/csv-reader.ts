@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../errors.js';
-import { batchedRecords, type BatchedRecords } from './batches.js';
+import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokenizer.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -208,7 +208,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
  * A row whose every cell, compared as header names are, is its own column's name: the header
  * again, as two exports concatenated (`cat a.csv b.csv`) leave it. Never a real record.
  */
-function isHeaderRepeat(cells: readonly string[], headerKeys: readonly string[]): boolean {
+export function isHeaderRepeat(cells: readonly string[], headerKeys: readonly string[]): boolean {
   for (let i = 0; i < headerKeys.length; i++) {
     if (normalizeColumnName(cells[i] ?? '') !== headerKeys[i]) return false;
   }
@@ -216,13 +216,14 @@ function isHeaderRepeat(cells: readonly string[], headerKeys: readonly string[])
 }
 
 /** How each header column maps onto the command's fields. */
-interface HeaderMapping {
+export interface HeaderMapping {
   /** Canonical field name per column index; undefined = ignored column. */
   names: (string | undefined)[];
   lists: boolean[];
 }
 
-function mapHeader(cells: readonly string[], options: CsvReadOptions, file: string, line: number): HeaderMapping {
+/** Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems together. */
+export function mapHeader(cells: readonly string[], options: CsvReadOptions, file: string, line: number): HeaderMapping {
   const byKey = new Map<string, ColumnSpec>();
   for (const spec of options.columns) byKey.set(normalizeColumnName(spec.name), spec);
   const names: (string | undefined)[] = [];
@@ -285,6 +286,25 @@ export function splitListCell(cell: string): string[] {
   }
 }
 
+/** A row's fields by API name: empty cells left out, list columns split on `|` (CSV and xlsx rows). */
+export function rowFields(cells: readonly string[], mapping: HeaderMapping): Record<string, unknown> {
+  const { names, lists } = mapping;
+  const fields: Record<string, unknown> = {};
+  for (let i = 0; i < cells.length; i++) {
+    const name = names[i];
+    if (name === undefined) continue;
+    const cell = cells[i] as string;
+    if (cell === '') continue;
+    if (lists[i] === true) {
+      const items = splitListCell(cell);
+      if (items.length > 0) fields[name] = items;
+    } else {
+      fields[name] = cell;
+    }
+  }
+  return fields;
+}
+
 async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGenerator<readonly InputRecord[]> {
   const file = options.displayName ?? path;
   let pending: InputRecord[] = [];
@@ -300,35 +320,14 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      const { names, lists } = mapping as HeaderMapping;
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < cells.length; i++) {
-        const name = names[i];
-        if (name === undefined) continue;
-        const cell = cells[i] as string;
-        if (cell === '') continue;
-        if (lists[i] === true) {
-          const items = splitListCell(cell);
-          if (items.length > 0) fields[name] = items;
-        } else {
-          fields[name] = cell;
-        }
-      }
-      pending.push({ source: { file, line, index: index++ }, fields, raw: { header, cells } });
+      pending.push({ source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells } });
     },
   };
-  try {
-    for await (const _ of csvRows(path, file, sink)) {
-      if (pending.length === 0) continue;
-      const batch = pending;
-      pending = [];
-      yield batch;
-    }
-  } catch (error) {
-    // The records before the problem are still passed on, then the problem.
-    if (pending.length > 0) yield pending;
-    throw error;
-  }
+  yield* collectedBatches(csvRows(path, file, sink), () => {
+    const batch = pending;
+    pending = [];
+    return batch;
+  });
 }
 
 /**

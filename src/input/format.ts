@@ -2,17 +2,20 @@ import { extname } from 'node:path';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords } from './csv-reader.js';
 import { readJsonRecords } from './json-reader.js';
+import { readXlsxRecords } from './xlsx-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import { readTextHead } from './text-source.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
-export type InputFormat = 'csv' | 'json';
+export type InputFormat = 'csv' | 'json' | 'xlsx';
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
   '.csv': 'csv',
   '.json': 'json',
   '.ndjson': 'json',
   '.jsonl': 'json',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
 };
 
 /** The format a file's extension names, or undefined for any other extension. */
@@ -21,7 +24,7 @@ export function formatFromExtension(path: string): InputFormat | undefined {
 }
 
 /**
- * The input format: by extension (.csv, .json, .ndjson, .jsonl, any case); otherwise by the
+ * The input format: by extension (.csv, .json, .ndjson, .jsonl, .xlsx, .xlsm, any case); otherwise by the
  * first non-blank character of the text (`{` or `[`: JSON, anything else: CSV).
  */
 export async function detectFormat(path: string, displayName: string = path): Promise<InputFormat> {
@@ -38,20 +41,30 @@ export interface ReadRecordsOptions {
   displayName?: string;
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;
+  /** xlsx: the worksheet, by name or 1-based position (`--sheet`). */
+  sheet?: string;
+  /** xlsx: IANA zone of date-time cells in StartDateTime/EndDateTime (`--timezone`). */
+  timeZone?: string;
+  /** xlsx: whether an unreadable cell fails its record or refuses the file (XlsxReadOptions). */
+  cellProblems?: 'record' | 'refuse';
 }
 
-/** Streams the records of a CSV or JSON input file, whichever it is. Each iteration re-reads it. */
+/** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
   // Batches (one array per chunk read) let the CLI process many records per await.
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
   return batchedRecords(
     async function* () {
-      if ((await formatOf()) === 'csv') yield* readCsvRecords(path, options).batches();
+      const format = await formatOf();
+      if (format === 'csv') yield* readCsvRecords(path, options).batches();
+      else if (format === 'xlsx') yield* readXlsxRecords(path, options).batches();
       else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
     },
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
-      if ((await formatOf()) === 'csv') return (readCsvRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      const format = await formatOf();
+      if (format === 'csv') return (readCsvRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      if (format === 'xlsx') return (readXlsxRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
       let count = 0;
       for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
       return count;

@@ -1,3 +1,6 @@
+import type { Problem } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
  * opening brace; NDJSON: the line). `index` is the 0-based record index (JSON arrays: the array index). */
@@ -18,6 +21,14 @@ export interface InputRecord {
   source: SourceRef;
   fields: Record<string, unknown>;
   raw?: { header: readonly string[]; cells: readonly string[] };
+  /**
+   * Cells the reader could not turn into a value (xlsx: an error value, a formula never
+   * calculated, a date-time without a zone); the field is left out of `fields`. The record fails
+   * with these problems, merged before its validation problems (mergeReaderProblems).
+   */
+  problems?: Problem[];
+  /** Values read but doubtful (xlsx: a date cell in a text field, a 16-digit number); reported, not refused. */
+  warnings?: FieldWarning[];
 }
 
 /** How the reader treats one column of a CSV file. */

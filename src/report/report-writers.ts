@@ -80,14 +80,14 @@ export class JsonReportWriter implements ReportSink {
   }
 }
 
-function errorCodes(errors: readonly Problem[]): string {
+export function errorCodes(errors: readonly Problem[]): string {
   return errors
     .filter((e) => e.code !== null)
     .map((e) => String(e.code))
     .join('|');
 }
 
-function errorMessages(errors: readonly Problem[]): string {
+export function errorMessages(errors: readonly Problem[]): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
 
@@ -100,13 +100,13 @@ function errorMessages(errors: readonly Problem[]): string {
 const SECRET_KEYS = new Set(['password']);
 
 /** What the CSV report does with an input column. */
-const enum Column {
+export const enum Column {
   Drop,
   Keep,
   Blank,
 }
 
-function columnMode(name: string): Column {
+export function columnMode(name: string): Column {
   const key = normalizeColumnName(name);
   // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
   // sit before them and make the report refused as input.

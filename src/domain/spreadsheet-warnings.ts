@@ -1,0 +1,134 @@
+/**
+ * Values that look mangled by a spreadsheet or a legacy encoding (docs/input-formats.md,
+ * "Warnings"): reported with the record, never refused, because each may also be a real value.
+ * The one change made to a value is removing U+FEFF from inside it (an invisible character
+ * that a paste or a concatenation of exports leaves; no platform field means it): removed and
+ * reported, never stored silently. Pure: the run pipeline calls it on every record's fields,
+ * whatever the input format.
+ */
+import type { Problem, Validation } from './problem.js';
+
+/** A doubt about one field of a record; the run report carries them beside the item's errors. */
+export interface FieldWarning {
+  /** The field's path, as a Problem's (`PhoneNumber`, `Candidates[2].FirstName`, `Labels[1]`). */
+  field: string;
+  message: string;
+}
+
+export interface CheckedValues {
+  /** The record's fields, U+FEFF removed (the same object when nothing changed). */
+  fields: Record<string, unknown>;
+  warnings: FieldWarning[];
+}
+
+const BOM = '\uFEFF';
+const REPLACEMENT = '\uFFFD';
+/** `1.23457E+18`, `1,2E+18`, `9E17`: a spreadsheet's display of a long number in exponent form. */
+const EXPONENT_FORM = /^[+-]?\d(?:[.,]\d+)?E[+-]?\d+$/i;
+/** `??`, or a `?` between two letters (`Jos? Garc?a`): characters a legacy encoding could not hold. */
+const LOST_CHARACTERS = /\?\?|\p{L}\?\p{L}/u;
+
+/** Fields holding an identifier or a number written as text, where exponent form means digits were lost. */
+function isDigitsField(name: string): boolean {
+  return /(?:Id|Ids)$/.test(name) || name.includes('Phone') || DIGITS_FIELDS.has(name);
+}
+const DIGITS_FIELDS: ReadonlySet<string> = new Set(['PIN', 'PostalCode', 'RegistrationNumber', 'UserName', 'SynchronizationKey']);
+
+/** Fields holding names and places, where a `?` is almost never what was typed. */
+const NAME_FIELDS: ReadonlySet<string> = new Set([
+  'FirstName',
+  'LastName',
+  'UserName',
+  'GroupName',
+  'ScheduleGroupName',
+  'Company',
+  'City',
+  'State',
+  'AddressLine1',
+  'AddressLine2',
+  'PostalAddress',
+]);
+
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
+
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
+function checkString(value: string, path: string, name: string, warnings: FieldWarning[]): string {
+  const secret = SECRET_FIELDS.has(name);
+  let out = value;
+  if (value.includes(BOM)) {
+    out = value.split(BOM).join('');
+    warnings.push({
+      field: path,
+      message: `${name} contained an invisible U+FEFF character (left by a copy or a file join), removed${secret ? '' : `: sent as ${quoted(out)}`}`,
+    });
+  }
+  if (secret) return out;
+  if (out.includes(REPLACEMENT)) {
+    warnings.push({
+      field: path,
+      message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quoted(out)} and save the file as UTF-8 or .xlsx`,
+    });
+  } else if (NAME_FIELDS.has(name) && out.includes('?') && LOST_CHARACTERS.test(out)) {
+    warnings.push({
+      field: path,
+      message: `${name} ${quoted(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
+    });
+  }
+  if (isDigitsField(name) && EXPONENT_FORM.test(out)) {
+    warnings.push({
+      field: path,
+      message: `${name} ${quoted(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
+    });
+  }
+  return out;
+}
+
+function checkValue(value: unknown, path: string, name: string, warnings: FieldWarning[]): unknown {
+  if (typeof value === 'string') return checkString(value, path, name, warnings);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const entry: unknown = value[i];
+      const checked = checkValue(entry, `${path}[${i}]`, name, warnings);
+      if (checked !== entry) (out ??= value.slice())[i] = checked;
+    }
+    return out ?? value;
+  }
+  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${path}.`, warnings);
+  return value;
+}
+
+function checkObject(fields: Record<string, unknown>, prefix: string, warnings: FieldWarning[]): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key in fields) {
+    const value = fields[key];
+    const checked = checkValue(value, prefix + key, key, warnings);
+    if (checked !== value) (out ??= { ...fields })[key] = checked;
+  }
+  return out ?? fields;
+}
+
+/**
+ * The warnings for one record's fields (CSV cells, JSON values or a whole request body, nested
+ * objects and lists included), and the fields with U+FEFF removed from inside values.
+ */
+export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
+  const warnings: FieldWarning[] = [];
+  const checked = checkObject(fields, '', warnings);
+  return { fields: checked, warnings };
+}
+
+/**
+ * A record's validation with the problems its reader found first (cells that could not be
+ * read, docs/input-formats.md): a record with reader problems fails, whatever its validation.
+ */
+export function withReaderProblems<T>(readerProblems: readonly Problem[] | undefined, validation: Validation<T>): Validation<T> {
+  if (readerProblems === undefined || readerProblems.length === 0) return validation;
+  // The reader left the field out; "is required" for it would only repeat the reader's problem.
+  const unread = new Set(readerProblems.map((p) => p.field));
+  const rest = validation.ok ? [] : validation.problems.filter((p) => !unread.has(p.field));
+  return { ok: false, problems: [...readerProblems, ...rest] };
+}

@@ -1,0 +1,267 @@
+/**
+ * What `examctl template <kind>` and `examctl schema <kind>` describe (docs/input-formats.md,
+ * "Templates and schemas"): each kind's columns with, per column, whether it is required, its
+ * type and limit, an example and the rule's own description. Everything but the examples is
+ * read from the rule tables and their wire schemas (the ones the OpenAPI document is generated
+ * from), so a template cannot drift from validation. Loads zod: never on a run's path.
+ */
+import { z } from 'zod';
+import type { ColumnSpec } from '../input/record.js';
+import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from './columns.js';
+import type { FieldRule, RuleTable } from './field-rules.js';
+import { USER_TABLE } from './user.js';
+import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
+import { COLLECTION_TABLE } from './collection.js';
+import { HIERARCHY_CELL_FLAGS } from './coercion.js';
+import {
+  candidateSchema,
+  collectionRequestSchema,
+  invigilatorIdsSchema,
+  scheduleRequestSchema,
+  userRequestSchema,
+  wireSchema,
+} from './schemas.js';
+
+export const TEMPLATE_KINDS = ['users', 'candidates', 'sittings', 'collection', 'invigilators'] as const;
+export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
+
+export function isTemplateKind(kind: string): kind is TemplateKind {
+  return (TEMPLATE_KINDS as readonly string[]).includes(kind);
+}
+
+export interface ColumnDescription {
+  name: string;
+  /** "yes", "no", or the condition ("when the user is created"). */
+  required: string;
+  type: string;
+  limit: string;
+  /** A value as typed in the cell (lists with `|`, booleans as yes/no). */
+  example: string;
+  /** The rule's description: what is checked, with the API's codes. */
+  notes: string;
+}
+
+/** The column of an invigilators id list (src/input/id-list.ts accepts this name first). */
+export const INVIGILATOR_ID_COLUMN = 'UserExtId';
+
+/**
+ * One example cell per field, as an admin types it. Every example row passes validation
+ * (test/xlsx/templates.test.ts), so a template's examples never teach a refused value.
+ */
+const EXAMPLES: Readonly<Record<string, string>> = {
+  ExternalId: 'u-1001',
+  LastName: 'Lee',
+  FirstName: 'Ann',
+  Email: 'ann.lee@example.test',
+  UserName: 'ann.lee',
+  Role: 'Candidate',
+  Photo: 'https://example.test/photos/u-1001.jpg',
+  DateOfBirth: '1990-02-28',
+  Company: 'Acme',
+  CountryCode: 'FR',
+  State: 'Ile-de-France',
+  City: 'Paris',
+  PostalCode: '02134',
+  PostalAddress: '1 rue Exemple, 75001 Paris',
+  AddressLine1: '1 rue Exemple',
+  AddressLine2: 'Building B',
+  PhoneNumber: '0612345678',
+  CellularPhone: '0698765432',
+  SpecialNeeds: 'yes',
+  ReasonableAdjustmentPercentage: '25',
+  EnableReadSpeaker: 'no',
+  DisableLogin: 'no',
+  DisablePasswordReset: 'no',
+  SynchronizationKey: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+  Labels: 'year-1|math',
+  AllowedIpAddresses: '10.0.0.0/8|192.168.1.10',
+  Password: 'Correct-Horse-7',
+  Hierarchies: `H-NORTH:${Object.keys(HIERARCHY_CELL_FLAGS)[0]}+reports|H-SOUTH`,
+  CandidateExtId: 'stu-2001',
+  AttemptExtId: 'att-2001',
+  RegistrationNumber: 'R-2001',
+  VoucherId: 'V-2001',
+  CompId: 'C-1',
+  ProctorUIds: 'proctor-1|proctor-2',
+  AssessmentExtId: 'A-MATH-1',
+  Title: 'Mathematics 1 - December sitting',
+  ScheduleExtId: 'S-MATH1-DEC',
+  StartDateTime: '2026-12-14T09:00:00+01:00',
+  EndDateTime: '2026-12-14T12:00:00+01:00',
+  GroupExtId: 'H-NORTH-DEC',
+  GroupName: 'North campus - December',
+  ScheduleGroupExtId: 'SG-DEC',
+  ScheduleGroupName: 'December sittings',
+  LockExamOnConnectionLoss: 'no',
+  Owner: 'admin@example.test',
+  PIN: '0420',
+  UseProctoringService: 'no',
+  ProctoringServiceTemplateExternalId: 'PT-STD',
+  UseKeyCode: 'no',
+  enableAutomaticDataCleanup: 'no',
+  dataCleanupNoticePeriod: '30',
+  Workflow: 'DEFAULT',
+  Upsert: 'yes',
+  Taxonomies: 'TAX-1|TAX-2',
+  LoRepositoryExternalIds: 'LO-1',
+  ObjectiveRepositories: 'OBJ-1',
+  [INVIGILATOR_ID_COLUMN]: 'inv-3001',
+};
+
+/** Examples that differ by kind (a collection's ExternalId allows letters and digits only). */
+const KIND_EXAMPLES: Partial<Record<TemplateKind, Readonly<Record<string, string>>>> = {
+  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' },
+};
+
+/** Fields an example row leaves empty: they need another field set a particular way. */
+const EXAMPLE_ROW_OMITS: ReadonlySet<string> = new Set(['AttemptExtId']);
+
+/** Required-ness the rule table cannot say (it depends on the platform or another field). */
+const CONDITIONS: Readonly<Record<string, string>> = {
+  Role: 'when the user is created',
+  AttemptExtId: 'when Workflow is EXTERNAL_ATTEMPTS',
+};
+
+interface KindSpec {
+  columns: readonly ColumnSpec[];
+  tables: readonly RuleTable[];
+  /** Extra rules of the kind's rows that no table holds (a sittings row's Workflow and Upsert). */
+  extraRules?: readonly FieldRule[];
+}
+
+function kindSpec(kind: TemplateKind): KindSpec {
+  switch (kind) {
+    case 'users':
+      return { columns: USER_COLUMNS, tables: [USER_TABLE] };
+    case 'candidates':
+      return { columns: CANDIDATE_COLUMNS, tables: [CANDIDATE_TABLE] };
+    case 'sittings':
+      // The schedule's columns first: one sitting is the rows sharing a ScheduleExtId.
+      return { columns: [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS], tables: [SCHEDULE_TABLE, CANDIDATE_TABLE], extraRules: [WORKFLOW_RULE, UPSERT_RULE] };
+    case 'collection':
+      return { columns: COLLECTION_COLUMNS, tables: [COLLECTION_TABLE] };
+    case 'invigilators':
+      return { columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }], tables: [] };
+  }
+}
+
+/** The columns of a kind's input file, in template order. */
+export function templateColumnSpecs(kind: TemplateKind): readonly ColumnSpec[] {
+  return kindSpec(kind).columns;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+function fieldJsonSchema(rule: FieldRule): JsonSchema {
+  return z.toJSONSchema(wireSchema(rule), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+function describeType(schema: JsonSchema, list: boolean): string {
+  if (Array.isArray(schema['enum'])) return `one of ${(schema['enum'] as string[]).join(', ')} (any case)`;
+  switch (schema['type']) {
+    case 'boolean':
+      return 'yes/no (also true/false, 1/0)';
+    case 'integer':
+      return 'whole number';
+    case 'array':
+      return list ? 'list, entries separated by |' : 'list';
+    default:
+      break;
+  }
+  if (schema['format'] === 'date-time') return 'date-time with a zone, as text (2026-03-01T09:00:00+01:00 or ...Z)';
+  if (schema['format'] === 'uri') return 'text: an http(s) URL';
+  return 'text';
+}
+
+function describeLimit(schema: JsonSchema): string {
+  const parts: string[] = [];
+  if (typeof schema['maxLength'] === 'number') parts.push(`at most ${schema['maxLength']} characters`);
+  if (typeof schema['minLength'] === 'number' && (schema['minLength'] as number) > 1) parts.push(`at least ${schema['minLength']} characters`);
+  if (typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number') parts.push(`${schema['minimum']} to ${schema['maximum']}`);
+  if (typeof schema['maxItems'] === 'number') parts.push(`at most ${schema['maxItems']} entries`);
+  return parts.join('; ');
+}
+
+function ruleOf(spec: KindSpec, name: string): FieldRule | undefined {
+  for (const table of spec.tables) {
+    const rule = table.byName.get(name);
+    if (rule !== undefined) return rule;
+  }
+  return spec.extraRules?.find((rule) => rule.name === name);
+}
+
+function exampleOf(kind: TemplateKind, name: string): string {
+  return KIND_EXAMPLES[kind]?.[name] ?? EXAMPLES[name] ?? '';
+}
+
+/** Every column of a kind's file, described for the template's second sheet. */
+export function templateColumns(kind: TemplateKind): ColumnDescription[] {
+  const spec = kindSpec(kind);
+  return templateColumnSpecs(kind).map((column) => {
+    const example = exampleOf(kind, column.name);
+    const rule = ruleOf(spec, column.name);
+    if (rule === undefined) {
+      return { name: column.name, required: 'yes', type: 'text', limit: '', example, notes: 'The user external id of one invigilator to remove from the schedule.' };
+    }
+    const schema = fieldJsonSchema(rule);
+    return {
+      name: column.name,
+      required: CONDITIONS[column.name] ?? (rule.required === true ? 'yes' : 'no'),
+      type: describeType(schema, column.kind === 'list'),
+      limit: describeLimit(schema),
+      example,
+      notes: typeof schema['description'] === 'string' ? schema['description'] : '',
+    };
+  });
+}
+
+/** An example row (cells as typed), valid as it is: conditional fields left empty. */
+export function templateExampleRow(kind: TemplateKind): string[] {
+  return templateColumnSpecs(kind).map((column) => (EXAMPLE_ROW_OMITS.has(column.name) ? '' : exampleOf(kind, column.name)));
+}
+
+/** The schema of one record of the kind's JSON input. */
+function recordSchema(kind: TemplateKind): z.ZodType {
+  switch (kind) {
+    case 'users':
+      return userRequestSchema;
+    case 'candidates':
+      return candidateSchema;
+    case 'sittings':
+      return scheduleRequestSchema;
+    case 'collection':
+      return collectionRequestSchema;
+    case 'invigilators':
+      return invigilatorIdsSchema;
+  }
+}
+
+const RECORD_NAMES: Readonly<Record<TemplateKind, string>> = {
+  users: 'user',
+  candidates: 'candidate',
+  sittings: 'scheduleRequest',
+  collection: 'collection',
+  invigilators: 'invigilatorIds',
+};
+
+/**
+ * JSON Schema (2020-12) of a kind's JSON input file, from the same zod schemas as the OpenAPI
+ * document: one record, or an array of them (NDJSON is one record per line, each checked by
+ * the record schema). The invigilators list is one array of user ids.
+ */
+export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
+  const record = z.toJSONSchema(recordSchema(kind), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  // zod's own $defs are referenced from the root (#/$defs/...): they move to the root with the record.
+  const { $schema: _ignored, $defs: shared, ...body } = record;
+  const title = `examctl ${kind} input`;
+  const dialect = 'https://json-schema.org/draft/2020-12/schema';
+  if (kind === 'invigilators') return { $schema: dialect, title, ...body, ...(shared === undefined ? {} : { $defs: shared }) };
+  const name = RECORD_NAMES[kind];
+  return {
+    $schema: dialect,
+    title,
+    description: `One ${name} object, or an array of them (NDJSON: one object per line). Field names are the API's, case-sensitive.`,
+    anyOf: [{ $ref: `#/$defs/${name}` }, { type: 'array', items: { $ref: `#/$defs/${name}` } }],
+    $defs: { ...(shared as JsonSchema | undefined), [name]: body },
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * What one spreadsheet cell means as an examctl value (docs/input-formats.md, ".xlsx"): the
+ * reader hands over the cell's stored value and number format, this module says which text the
+ * field gets, or why the cell cannot be used. No exceljs here: the shapes are the ones its
+ * streaming reader produces, described structurally, so this stays testable without a workbook.
+ */
+
+/** A cell's value as exceljs reads it. */
+export type SheetValue =
+  | null
+  | undefined
+  | string
+  | number
+  | boolean
+  | Date
+  | { richText: readonly { text?: string | null }[] }
+  | { formula?: string; sharedFormula?: string; result?: unknown }
+  | { error: string }
+  | { text?: unknown; hyperlink?: string }
+  | Record<string, unknown>;
+
+export type CellReading = { text: string; warning?: string } | { problem: string };
+
+/** Fields whose date cell means a calendar date. */
+const DATE_FIELDS: ReadonlySet<string> = new Set(['DateOfBirth']);
+/** Fields whose date cell means an instant, which needs a zone. */
+const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', 'EndDateTime']);
+
+/** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
+const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
+/** Excel keeps 15 significant digits of a number: a 16-digit number cell may have lost its last ones. */
+const EXCEL_DIGITS = 1e15;
+
+export interface CellContext {
+  /** The API field the column maps to (undefined: an ignored column, or the header). */
+  field: string | undefined;
+  /** IANA zone for date-time cells in StartDateTime/EndDateTime (`--timezone`). */
+  timeZone?: string;
+  /** The workbook counts days from 1904 (old Mac Excel) instead of 1900. */
+  date1904?: boolean;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * Plain decimal text of a finite number, never exponent form: integers exactly; fractions in
+ * the shortest form that reads back as the same double (what the spreadsheet stored).
+ */
+export function plainNumber(value: number): string {
+  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? value.toFixed(0) : BigInt(value).toString();
+  const shortest = String(value);
+  const e = shortest.indexOf('e');
+  if (e === -1) return shortest;
+  // Only tiny fractions (< 1e-6) reach here: move the point by hand.
+  const exponent = Number(shortest.slice(e + 1));
+  const negative = shortest.startsWith('-');
+  const digits = shortest.slice(negative ? 1 : 0, e).replace('.', '');
+  const pointAt = 1 + exponent;
+  const body = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+  return `${negative ? '-' : ''}${body}`;
+}
+
+/** A number format made only of zeros (`00000`, Excel's "Zip code"): the integer is shown padded to that width. */
+function zeroPadWidth(numFmt: string | undefined): number {
+  return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
+}
+
+/** True when a number format shows a date or time (the test exceljs applies, on the format without quoted text). */
+export function isDateFormat(numFmt: string | undefined): boolean {
+  if (numFmt === undefined || numFmt === '') return false;
+  const bare = numFmt.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
+  return /[ymdhsb]/i.test(bare.replace(/General/gi, ''));
+}
+
+/** The wall-clock fields of a date cell (exceljs gives them as the UTC fields of a Date). */
+interface WallClock {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+}
+
+function wallClockOf(date: Date): WallClock | undefined {
+  if (!Number.isFinite(date.getTime())) return undefined;
+  // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
+  const rounded = new Date(Math.round(date.getTime() / 1000) * 1000);
+  return {
+    y: rounded.getUTCFullYear(),
+    mo: rounded.getUTCMonth() + 1,
+    d: rounded.getUTCDate(),
+    h: rounded.getUTCHours(),
+    mi: rounded.getUTCMinutes(),
+    s: rounded.getUTCSeconds(),
+  };
+}
+
+function dateText(w: WallClock): string {
+  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+}
+
+function dateTimeText(w: WallClock): string {
+  return `${dateText(w)}T${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`;
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** True when `timeZone` is a zone name Intl knows (an IANA name such as Europe/Paris, or UTC). */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    zoneFormat(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone's offset from UTC at an instant, in minutes. */
+function offsetMinutesAt(timeZone: string, epochMs: number): number {
+  const parts: Record<string, string> = {};
+  for (const part of zoneFormat(timeZone).formatToParts(new Date(epochMs))) parts[part.type] = part.value;
+  let year = Number(parts['year']);
+  if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year;
+  const date = new Date(0);
+  date.setUTCFullYear(year, Number(parts['month']) - 1, Number(parts['day']));
+  date.setUTCHours(Number(parts['hour']), Number(parts['minute']), Number(parts['second']), 0);
+  return Math.round((date.getTime() - Math.floor(epochMs / 1000) * 1000) / 60_000);
+}
+
+function offsetText(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+export type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
+
+/**
+ * A wall-clock time in an IANA zone as RFC 3339 with that zone's offset at the time, daylight
+ * saving included. A time the clocks skip (spring forward) or pass twice (fall back) has no
+ * single meaning: refused rather than guessed.
+ */
+export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
+  const asUtc = new Date(0);
+  asUtc.setUTCFullYear(w.y, w.mo - 1, w.d);
+  asUtc.setUTCHours(w.h, w.mi, w.s, 0);
+  const wall = asUtc.getTime();
+  // The instant is wall - offset, for the offset in force at that instant: try the offsets in
+  // force a day around it (a zone changes offset at most once in that span).
+  const candidates = new Set([offsetMinutesAt(timeZone, wall - 86_400_000), offsetMinutesAt(timeZone, wall + 86_400_000)]);
+  const matches: number[] = [];
+  for (const offset of candidates) {
+    if (offsetMinutesAt(timeZone, wall - offset * 60_000) === offset) matches.push(offset);
+  }
+  if (matches.length === 0) return { ok: false, reason: 'gap' };
+  if (matches.length > 1) return { ok: false, reason: 'ambiguous' };
+  return { ok: true, text: `${dateTimeText(w)}${offsetText(matches[0] as number)}` };
+}
+
+function dateCell(date: Date, context: CellContext): CellReading {
+  const w = wallClockOf(date);
+  if (w === undefined) return { problem: 'the date cell holds no valid date' };
+  const field = context.field;
+  const midnight = w.h === 0 && w.mi === 0 && w.s === 0;
+  if (field !== undefined && DATE_FIELDS.has(field)) {
+    if (!midnight) return { problem: `${field} is a date cell with a time of day (${dateTimeText(w)}); give the date only` };
+    return { text: dateText(w) };
+  }
+  if (field !== undefined && DATE_TIME_FIELDS.has(field)) {
+    const zone = context.timeZone;
+    if (zone === undefined) {
+      return {
+        problem:
+          `${field} is a date-time cell (${dateTimeText(w)}), which has no time zone: format the column as text and write the zone ` +
+          `(${dateTimeText(w)}Z or ${dateTimeText(w)}+01:00), or give --timezone with the zone the sheet's times are in (e.g. Europe/Paris)`,
+      };
+    }
+    const converted = wallClockInZone(w, zone);
+    if (!converted.ok) {
+      return {
+        problem:
+          converted.reason === 'gap'
+            ? `${field} ${dateTimeText(w)} does not exist in ${zone} (the clocks skip it when daylight saving starts); write the time with its offset as text`
+            : `${field} ${dateTimeText(w)} happens twice in ${zone} (the clocks go back); write the time with its offset as text`,
+      };
+    }
+    return { text: converted.text };
+  }
+  const text = midnight ? dateText(w) : dateTimeText(w);
+  // A date where none is expected is often a value the spreadsheet took for one (1-2 -> 2 January).
+  return field === undefined
+    ? { text }
+    : { text, warning: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` };
+}
+
+function numberCell(value: number, numFmt: string | undefined, context: CellContext): CellReading {
+  if (!Number.isFinite(value)) return { problem: 'the cell holds no valid number (an error value?)' };
+  const field = context.field ?? 'the cell';
+  if (Math.abs(value) > LARGEST_EXACT) {
+    return {
+      problem:
+        `${field} is a number cell too large to hold its digits exactly (${plainNumber(value)}): ` +
+        'format the column as text and type the value again (the spreadsheet already changed its last digits)',
+    };
+  }
+  if (isDateFormat(numFmt)) {
+    // A formula's date result arrives as its serial number: read it as the date it shows.
+    return dateCell(new Date(Math.round((value - 25569 + (context.date1904 === true ? 1462 : 0)) * 86_400_000)), context);
+  }
+  const width = zeroPadWidth(numFmt);
+  const text = width > 0 && Number.isInteger(value) && value >= 0 ? plainNumber(value).padStart(width, '0') : plainNumber(value);
+  if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {
+    return {
+      text,
+      warning: `${field} is a number cell with 16 or more digits (${text}); spreadsheets keep only 15, so the last ones may have changed: format the column as text`,
+    };
+  }
+  return { text };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !(value instanceof Date) && !Array.isArray(value);
+}
+
+/**
+ * One cell as text (trimmed later by the reader, as CSV cells are) or the reason it cannot be used.
+ * `numFmt` is the cell's number format (dates, zero-padded codes). Formulas give their saved
+ * result; error values and formulas never calculated are refused.
+ */
+export function readCell(value: SheetValue, numFmt: string | undefined, context: CellContext): CellReading {
+  if (value === null || value === undefined) return { text: '' };
+  if (typeof value === 'string') return { text: value };
+  if (typeof value === 'number') return numberCell(value, numFmt, context);
+  if (typeof value === 'boolean') return { text: value ? 'true' : 'false' };
+  if (value instanceof Date) return dateCell(value, context);
+  if (!isRecord(value)) return { text: String(value) };
+  const object: Record<string, unknown> = value;
+  if ('richText' in object && Array.isArray(object['richText'])) {
+    return { text: (object['richText'] as { text?: unknown }[]).map((run) => (typeof run.text === 'string' ? run.text : '')).join('') };
+  }
+  if (typeof object['error'] === 'string') return { problem: `the cell holds the error ${object['error']}; fix it in the spreadsheet or type the value` };
+  if ('formula' in object || 'sharedFormula' in object) {
+    const result = object['result'];
+    if (result === undefined || result === null) {
+      return {
+        problem:
+          'the cell is a formula with no saved result (the program that wrote the file did not calculate it): ' +
+          'open and save the file in Excel or LibreOffice, or type the value',
+      };
+    }
+    // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
+    const formula = typeof object['formula'] === 'string' ? object['formula'].trim().toUpperCase() : '';
+    if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
+    // A formula that ends in an error saves its error code, which arrives as NaN.
+    if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value' };
+    if (isRecord(result) && typeof result['error'] === 'string') return { problem: `the cell is a formula whose result is the error ${result['error']}; fix it in the spreadsheet or type the value` };
+    return readCell(result as SheetValue, numFmt, context);
+  }
+  if ('hyperlink' in object || 'text' in object) return readCell(object['text'] as SheetValue, numFmt, context);
+  return { problem: 'the cell holds a value examctl cannot read as text' };
+}

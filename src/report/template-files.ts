@@ -1,0 +1,91 @@
+/**
+ * `examctl template <kind> -o csv|xlsx|json`: a file examctl accepts as input as it is.
+ * CSV: the header row only. xlsx: the header on a first sheet whose columns are formatted as
+ * text (so `00456` typed in stays `00456`), and a second sheet, "Columns", describing each
+ * column (required, type, limit, example, the rule). JSON: an array holding one example record
+ * in the API's form (valid as it is: replace or delete it). `examctl schema <kind>` gives the JSON Schema.
+ */
+import type { Writable } from 'node:stream';
+import {
+  coerceAndValidateCandidate,
+  coerceAndValidateCollection,
+  coerceAndValidateScheduleRequest,
+  coerceAndValidateUser,
+} from '../domain/coercion.js';
+import { validateInvigilatorRemoval } from '../domain/invigilators.js';
+import type { Validation } from '../domain/problem.js';
+import { InternalError } from '../errors.js';
+import { CANDIDATE_FIELDS } from '../domain/schedule.js';
+import { templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
+import { mapHeader, rowFields } from '../input/csv-reader.js';
+import { csvLine } from './csv-cell.js';
+import { writeTablesXlsx } from './xlsx-report-writer.js';
+
+export type TemplateFormat = 'csv' | 'xlsx' | 'json';
+
+const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
+  users: 'Users',
+  candidates: 'Candidates',
+  sittings: 'Sittings',
+  collection: 'Collections',
+  invigilators: 'Invigilators',
+};
+
+const DESCRIPTION_HEADER = ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'];
+
+export function templateCsv(kind: TemplateKind): string {
+  return csvLine(templateColumnSpecs(kind).map((column) => column.name));
+}
+
+/**
+ * The example row as the record a JSON file holds: the value validation sends (booleans,
+ * numbers, lists and objects in the API's own form), so it passes the JSON Schema too.
+ */
+export function templateExampleRecord(kind: TemplateKind): unknown {
+  const columns = templateColumnSpecs(kind);
+  const header = columns.map((column) => column.name);
+  const fields = rowFields(templateExampleRow(kind), mapHeader(header, { columns }, 'template', 1));
+  switch (kind) {
+    case 'users':
+      return validValue(coerceAndValidateUser(fields, { isCreate: true }));
+    case 'candidates':
+      return validValue(coerceAndValidateCandidate(fields, { workflow: 'DEFAULT' }));
+    case 'collection':
+      return validValue(coerceAndValidateCollection(fields));
+    case 'invigilators':
+      return validValue(validateInvigilatorRemoval('S-1', [fields['UserExtId']])).userExtIds[0];
+    case 'sittings': {
+      // A sittings JSON file holds whole requests: the schedule, then its candidates.
+      const candidate: Record<string, unknown> = {};
+      const schedule: Record<string, unknown> = {};
+      const candidateNames = new Set(CANDIDATE_FIELDS);
+      for (const [name, value] of Object.entries(fields)) {
+        if (name !== 'Workflow' && name !== 'Upsert') (candidateNames.has(name) ? candidate : schedule)[name] = value;
+      }
+      return validValue(coerceAndValidateScheduleRequest({ Workflow: fields['Workflow'], Upsert: fields['Upsert'], Schedule: schedule, Candidates: [candidate] }));
+    }
+  }
+}
+
+function validValue<T>(validation: Validation<T>): T {
+  if (!validation.ok) throw new InternalError(`template example refused: ${validation.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+  return validation.value;
+}
+
+export function templateJson(kind: TemplateKind): string {
+  const example = templateExampleRecord(kind);
+  return `${JSON.stringify([example], null, 2)}\n`;
+}
+
+/** The xlsx template: the input sheet (header only, text columns) and the "Columns" sheet. */
+export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): Promise<void> {
+  const columns = templateColumns(kind);
+  await writeTablesXlsx(stream, [
+    { name: SHEET_NAMES[kind], header: columns.map((column) => column.name), rows: [] },
+    {
+      name: 'Columns',
+      header: DESCRIPTION_HEADER,
+      rows: columns.map((column) => [column.name, column.required, column.type, column.limit, column.example, column.notes]),
+    },
+  ]);
+}

@@ -1,0 +1,231 @@
+/**
+ * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
+ * results) as one: the same columns as the CSV report (the input's columns, Password blank,
+ * then status, error_codes, error_messages), every cell a text cell in a text-formatted column
+ * so that Excel or LibreOffice keeps `00456`, long numbers and dates as typed, also in cells
+ * edited or added later. Header frozen with a filter; failed rows filled red, partial and
+ * skipped ones amber. Written by exceljs's streaming writer: rows leave memory as they are added.
+ *
+ * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
+ * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
+ */
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
+import { UsageError } from '../errors.js';
+import { Column, columnMode, errorCodes, errorMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
+import { REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
+import type { ItemStatus, ReportItem } from './run-report.js';
+
+type WorkbookWriter = ExcelStream.xlsx.WorkbookWriter;
+
+const TEXT = '@';
+const solid = (argb: string): Fill => ({ type: 'pattern', pattern: 'solid', fgColor: { argb } });
+
+/** One shared style object per look: exceljs caches the style id by object identity. */
+const STYLES: Readonly<Record<'header' | ItemStatus, Partial<Style>>> = {
+  header: { numFmt: TEXT, font: { bold: true } },
+  ok: { numFmt: TEXT },
+  failed: { numFmt: TEXT, fill: solid('FFF8CBAD') },
+  partial: { numFmt: TEXT, fill: solid('FFFFE699') },
+  skipped: { numFmt: TEXT, fill: solid('FFFFE699') },
+};
+
+const COLUMN_STYLE: Partial<Style> = { numFmt: TEXT };
+
+/** Workbook writer over `stream`; exceljs is loaded here, on first use only. */
+async function openWorkbook(stream: Writable): Promise<WorkbookWriter> {
+  const ExcelJS = (await import('exceljs')).default;
+  return new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+}
+
+/** A sheet written row by row: text columns, frozen bold header with a filter. */
+class TableSheet {
+  private width = 0;
+  private sheet: Worksheet | undefined;
+
+  constructor(
+    private readonly workbook: WorkbookWriter,
+    private readonly name: string,
+  ) {}
+
+  get started(): boolean {
+    return this.sheet !== undefined;
+  }
+
+  header(cells: readonly string[]): void {
+    this.width = cells.length;
+    const sheet = this.workbook.addWorksheet(this.name, { views: [{ state: 'frozen', ySplit: 1 }] });
+    // Column styles make a cell typed in later (a new row, an emptied cell) text as well.
+    sheet.columns = cells.map((cell) => ({ width: Math.min(60, Math.max(10, cell.length + 2)), style: COLUMN_STYLE }));
+    this.sheet = sheet;
+    this.add(cells, STYLES.header);
+  }
+
+  add(cells: readonly string[], style: Partial<Style>): void {
+    const sheet = this.sheet as Worksheet;
+    const row = sheet.addRow(cells as string[]);
+    for (let i = 1; i <= cells.length; i++) row.getCell(i).style = style;
+    row.commit();
+  }
+
+  /** Ends the sheet (its filter is written with its last part). */
+  commitSheet(): void {
+    const sheet = this.sheet as Worksheet;
+    if (this.width > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: this.width } };
+    sheet.commit();
+  }
+
+  async finish(): Promise<void> {
+    this.commitSheet();
+    await this.workbook.commit();
+  }
+}
+
+/**
+ * The run report as a workbook over `stream` (a file or stdout). `onlyNotOk` keeps the rows
+ * that still need work, as the CSV report does for --only-failed.
+ */
+export class XlsxReportWriter implements ReportSink {
+  private inputHeader: readonly string[] | undefined;
+  private readonly modes = new WeakMap<readonly string[], Column[]>();
+
+  private constructor(
+    private readonly table: TableSheet,
+    private readonly onlyNotOk: boolean,
+  ) {}
+
+  static async create(stream: Writable, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportWriter> {
+    return new XlsxReportWriter(new TableSheet(await openWorkbook(stream), 'Report'), options.onlyNotOk ?? false);
+  }
+
+  private modesOf(header: readonly string[]): Column[] {
+    let modes = this.modes.get(header);
+    if (modes === undefined) {
+      modes = header.map(columnMode);
+      this.modes.set(header, modes);
+    }
+    return modes;
+  }
+
+  private startWith(header: readonly string[]): void {
+    const modes = this.modesOf(header);
+    this.table.header([...header.filter((_, i) => modes[i] !== Column.Drop), ...REPORT_COLUMNS]);
+  }
+
+  sourceHeader(header: readonly string[]): void {
+    this.inputHeader ??= header;
+  }
+
+  item({ item, rows }: ReportEntry): void {
+    if (this.onlyNotOk && item.status === 'ok') {
+      if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
+      return;
+    }
+    const style = STYLES[item.status];
+    if (rows === undefined || rows.length === 0) {
+      if (!this.table.started) this.table.header([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
+      this.table.add([item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors)], style);
+      return;
+    }
+    for (const row of rows) {
+      if (!this.table.started) this.startWith(row.header);
+      const modes = this.modesOf(row.header);
+      // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
+      const errors = item.errors.filter((e) => e.line === undefined || e.line === row.line);
+      const cells: string[] = [];
+      for (let i = 0; i < row.header.length; i++) {
+        const mode = modes[i];
+        if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
+        else if (mode === Column.Blank) cells.push('');
+      }
+      this.table.add([...cells, ...statusCells(item, errors)], style);
+    }
+  }
+
+  async finish(): Promise<void> {
+    // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
+    if (!this.table.started) {
+      if (this.inputHeader !== undefined) this.startWith(this.inputHeader);
+      else this.table.header([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
+    }
+    await this.table.finish();
+  }
+}
+
+function statusCells(item: ReportItem, errors: ReportItem['errors']): string[] {
+  return [item.status, errorCodes(errors), errorMessages(errors)];
+}
+
+/** One sheet of a workbook written at once: its name, header and rows (cells as text). */
+export interface SheetTable {
+  name: string;
+  header: readonly string[];
+  rows: Iterable<readonly string[]>;
+}
+
+/**
+ * Tables as a workbook, one sheet each, in order (review-session results with `-o xlsx`, a
+ * template and its column descriptions): every cell text, header frozen with a filter.
+ */
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<void> {
+  const workbook = await openWorkbook(stream);
+  const tables = sheets.map((sheet) => new TableSheet(workbook, sheet.name));
+  for (let i = 0; i < sheets.length; i++) {
+    const { header, rows } = sheets[i] as SheetTable;
+    const table = tables[i] as TableSheet;
+    table.header(header);
+    for (const row of rows) table.add(row, STYLES.ok);
+    table.commitSheet();
+  }
+  await workbook.commit();
+}
+
+/** A report workbook written beside its final name and renamed into place when complete. */
+export interface XlsxReportFile {
+  sink: XlsxReportWriter;
+  /** Finishes the workbook (call after the report builder's finish) and moves it into place. */
+  commit(): Promise<void>;
+  discard(): Promise<void>;
+}
+
+/** Opens the temp file at once, so an unwritable report location fails before anything is sent. */
+export async function openXlsxReportFile(path: string, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportFile> {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const stream = createWriteStream(temp, { flags: 'wx' });
+  let failure: Error | undefined;
+  const closed = new Promise<void>((resolve) => {
+    stream.on('close', () => resolve());
+    stream.on('error', (error) => {
+      failure = error;
+      resolve();
+    });
+  });
+  await new Promise<void>((resolve) => {
+    stream.once('open', () => resolve());
+    stream.once('error', () => resolve());
+  });
+  if (failure !== undefined) throw new UsageError(`cannot write report ${path}: ${(failure as NodeJS.ErrnoException).code ?? failure.message}`);
+  const sink = await XlsxReportWriter.create(stream, options);
+  return {
+    sink,
+    async commit() {
+      await closed;
+      if (failure !== undefined) {
+        await rm(temp, { force: true });
+        throw new UsageError(`cannot write report ${path}: ${failure.message}`);
+      }
+      await rename(temp, path).catch(async (error: Error) => {
+        await rm(temp, { force: true });
+        throw new UsageError(`cannot write report ${path}: ${error.message}`);
+      });
+    },
+    async discard() {
+      stream.destroy();
+      await rm(temp, { force: true });
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { checkSpreadsheetValues, withReaderProblems } from '../../src/domain/spreadsheet-warnings.js';
+
+describe('checkSpreadsheetValues', () => {
+  it('warns on exponent-form ids and phone numbers, not on other fields', () => {
+    const { fields, warnings } = checkSpreadsheetValues({ ExternalId: '1.23457E+18', PhoneNumber: '1,2E+11', CellularPhone: '0612', Title: '2E3' });
+    expect(warnings.map((w) => w.field)).toEqual(['ExternalId', 'PhoneNumber']);
+    expect(warnings[0]?.message).toMatch(/exponent form.*format the column as text/);
+    expect(fields['ExternalId']).toBe('1.23457E+18');
+  });
+
+  it('warns on ? between letters or ?? in names, and on U+FFFD anywhere', () => {
+    const { warnings } = checkSpreadsheetValues({ FirstName: 'Jos?', LastName: 'Garc?a', City: '??', Company: 'Who?', Title: 'Caf\uFFFD' });
+    expect(warnings.map((w) => w.field)).toEqual(['LastName', 'City', 'Title']);
+    expect(warnings[0]?.message).toMatch(/legacy encoding/);
+    expect(warnings[2]?.message).toMatch(/U\+FFFD/);
+  });
+
+  it('removes U+FEFF inside a value and says so, in nested requests and lists too; never shows a password', () => {
+    const input = {
+      Schedule: { Title: 'Maths\uFEFF 1' },
+      Candidates: [{ FirstName: 'Ann' }, { FirstName: 'B\uFEFFob', Password: 'se\uFEFFcret' }],
+      Labels: ['a', 'b\uFEFF'],
+    };
+    const { fields, warnings } = checkSpreadsheetValues(input);
+    expect(fields).toEqual({
+      Schedule: { Title: 'Maths 1' },
+      Candidates: [{ FirstName: 'Ann' }, { FirstName: 'Bob', Password: 'secret' }],
+      Labels: ['a', 'b'],
+    });
+    expect(input.Candidates[1]?.FirstName).toBe('B\uFEFFob');
+    expect(warnings.map((w) => w.field)).toEqual(['Schedule.Title', 'Candidates[1].FirstName', 'Candidates[1].Password', 'Labels[1]']);
+    expect(warnings[2]?.message).not.toContain('secret');
+  });
+
+  it('returns the same object when nothing changes', () => {
+    const fields = { FirstName: 'Ann', Labels: ['x'] };
+    expect(checkSpreadsheetValues(fields)).toEqual({ fields, warnings: [] });
+    expect(checkSpreadsheetValues(fields).fields).toBe(fields);
+  });
+});
+
+describe('withReaderProblems', () => {
+  it('fails the record with the reader problems first, without repeating "required" for the unread field', () => {
+    const validation = withReaderProblems([{ field: 'FirstName', code: null, message: 'cell B2: the cell holds the error #N/A' }], {
+      ok: false,
+      problems: [
+        { field: 'FirstName', code: 206, message: 'FirstName is required and must not be empty' },
+        { field: 'Email', code: 209, message: 'Email is not a valid address' },
+      ],
+    });
+    expect(validation).toEqual({
+      ok: false,
+      problems: [
+        { field: 'FirstName', code: null, message: 'cell B2: the cell holds the error #N/A' },
+        { field: 'Email', code: 209, message: 'Email is not a valid address' },
+      ],
+    });
+    expect(withReaderProblems(undefined, { ok: true, value: 1 })).toEqual({ ok: true, value: 1 });
+    expect(withReaderProblems([{ field: 'X', code: null, message: 'm' }], { ok: true, value: 1 }).ok).toBe(false);
+  });
+});

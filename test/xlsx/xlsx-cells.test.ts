@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { isDateFormat, plainNumber, readCell, wallClockInZone } from '../../src/input/xlsx-cells.js';
+
+const wall = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => ({ y, mo, d, h, mi, s });
+
+describe('plainNumber', () => {
+  it.each([
+    [0, '0'],
+    [-0, '0'],
+    [456, '456'],
+    [-12, '-12'],
+    [9007199254740991, '9007199254740991'],
+    [12.5, '12.5'],
+    [0.1, '0.1'],
+    [1e-7, '0.0000001'],
+    [-1.5e-9, '-0.0000000015'],
+    [1.25e-7, '0.000000125'],
+    [123456789012345680000, '123456789012345683968'],
+  ])('%s -> %s', (value, text) => {
+    expect(plainNumber(value)).toBe(text);
+    expect(plainNumber(value)).not.toMatch(/e/i);
+  });
+});
+
+describe('wallClockInZone', () => {
+  it('uses the offset in force at that wall time, daylight saving included', () => {
+    expect(wallClockInZone(wall(2026, 1, 15, 9), 'America/New_York')).toEqual({ ok: true, text: '2026-01-15T09:00:00-05:00' });
+    expect(wallClockInZone(wall(2026, 7, 15, 9), 'America/New_York')).toEqual({ ok: true, text: '2026-07-15T09:00:00-04:00' });
+    expect(wallClockInZone(wall(2026, 7, 15, 9), 'Asia/Kolkata')).toEqual({ ok: true, text: '2026-07-15T09:00:00+05:30' });
+    expect(wallClockInZone(wall(2026, 7, 15, 9), 'UTC')).toEqual({ ok: true, text: '2026-07-15T09:00:00+00:00' });
+  });
+
+  it('refuses the skipped and the repeated hour rather than guess', () => {
+    expect(wallClockInZone(wall(2026, 3, 8, 2, 30), 'America/New_York')).toEqual({ ok: false, reason: 'gap' });
+    expect(wallClockInZone(wall(2026, 11, 1, 1, 30), 'America/New_York')).toEqual({ ok: false, reason: 'ambiguous' });
+    // Lord Howe Island moves its clocks by 30 minutes.
+    expect(wallClockInZone(wall(2026, 4, 5, 1, 45), 'Australia/Lord_Howe')).toEqual({ ok: false, reason: 'ambiguous' });
+    expect(wallClockInZone(wall(2026, 4, 5, 2, 15), 'Australia/Lord_Howe')).toEqual({ ok: true, text: '2026-04-05T02:15:00+10:30' });
+  });
+});
+
+describe('readCell', () => {
+  const user = (field: string | undefined) => ({ field });
+
+  it('texts, booleans, rich text, hyperlinks', () => {
+    expect(readCell('00456', undefined, user('ExternalId'))).toEqual({ text: '00456' });
+    expect(readCell(true, undefined, user('SpecialNeeds'))).toEqual({ text: 'true' });
+    expect(readCell({ richText: [{ text: 'a' }, { text: null }, { text: 'b' }] }, undefined, user('City'))).toEqual({ text: 'ab' });
+    expect(readCell({ text: 'x@example.test', hyperlink: 'mailto:x@example.test' }, undefined, user('Email'))).toEqual({ text: 'x@example.test' });
+  });
+
+  it('formulas give their saved result, false and 0 included; none saved or an error result is a problem', () => {
+    expect(readCell({ formula: 'A1=B1', result: false }, undefined, user('SpecialNeeds'))).toEqual({ text: 'false' });
+    expect(readCell({ formula: 'A1-A1', result: 0 }, undefined, user('ReasonableAdjustmentPercentage'))).toEqual({ text: '0' });
+    expect(readCell({ sharedFormula: 'A2', result: 'x' }, undefined, user('City'))).toEqual({ text: 'x' });
+    expect(readCell({ formula: 'NOW()' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/no saved result/) });
+    expect(readCell({ formula: '1/0', result: { error: '#DIV/0!' } }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#DIV\/0!/) });
+    expect(readCell({ error: '#REF!' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#REF!/) });
+  });
+
+  it('numbers: zero-padded formats keep their zeros; a date format means a date (1900 and 1904 systems)', () => {
+    expect(readCell(2134, '00000', user('PostalCode'))).toEqual({ text: '02134' });
+    expect(readCell(2134, '0.00', user('PostalCode'))).toEqual({ text: '2134' });
+    expect(readCell(45000, 'yyyy-mm-dd', user('DateOfBirth'))).toEqual({ text: '2023-03-15' });
+    expect(readCell(43538, 'dd/mm/yyyy', { field: 'DateOfBirth', date1904: true })).toEqual({ text: '2023-03-15' });
+    expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({ problem: expect.stringMatching(/format the column as text/) });
+  });
+
+  it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {
+    const nineAm = new Date(Date.UTC(2026, 2, 1, 9));
+    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', user('StartDateTime'))).toMatchObject({ problem: expect.stringMatching(/^StartDateTime is a date-time cell \(2026-03-01T09:00:00\), which has no time zone/) });
+    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', { field: 'EndDateTime', timeZone: 'Europe/London' })).toEqual({ text: '2026-03-01T09:00:00+00:00' });
+    // Serial-number noise (09:09:59.9996) reads as the second it shows.
+    expect(readCell(new Date(Date.UTC(2026, 2, 1, 9, 10) - 0.4), undefined, { field: 'StartDateTime', timeZone: 'UTC' })).toEqual({ text: '2026-03-01T09:10:00+00:00' });
+  });
+
+  it('isDateFormat ignores quoted text and colours', () => {
+    expect(isDateFormat('yyyy-mm-dd')).toBe(true);
+    expect(isDateFormat('[h]:mm:ss')).toBe(true);
+    expect(isDateFormat('"day "0')).toBe(false);
+    expect(isDateFormat('[Red]0.00')).toBe(false);
+    expect(isDateFormat('General')).toBe(false);
+    expect(isDateFormat('@')).toBe(false);
+  });
+});
