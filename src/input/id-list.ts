@@ -1,5 +1,5 @@
 import { InputFileError } from '../errors.js';
-import { csvRows, normalizeColumnName } from './csv-reader.js';
+import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { formatFromExtension } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -14,6 +14,8 @@ export interface IdListEntry {
 
 export interface IdListOptions {
   displayName?: string;
+  /** .xlsx: the worksheet, by name or 1-based position. */
+  sheet?: string;
 }
 
 /** Header names (normalised) that mark the id column, in order of preference. */
@@ -140,6 +142,26 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
 }
 
 /**
+ * A workbook's UserExtId column (a template or a run report workbook), read as the record
+ * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id
+ * cell refuses the file (an id left out could not be reported against).
+ */
+async function readXlsxIds(path: string, file: string, sheet: string | undefined): Promise<IdListEntry[]> {
+  const { readXlsxRecords } = await import('./xlsx-reader.js');
+  const entries: IdListEntry[] = [];
+  const records = readXlsxRecords(path, { columns: [{ name: 'UserExtId', kind: 'string' }], ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}) });
+  for await (const record of records) {
+    const id = record.fields.UserExtId;
+    if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, 'empty UserExtId');
+    const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };
+    const status = reportStatusOf(record);
+    if (status !== undefined) entry.status = status;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/**
  * Reads a list of user external ids (invigilators): plain text with one id per line (blank
  * lines and `#` comments skipped, an optional header line), a CSV with an id column
  * (UserExtId, ExternalId, Id...; a run report CSV works), or a JSON array of strings.
@@ -148,6 +170,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   const file = options.displayName ?? path;
   const byExtension = formatFromExtension(path);
   if (byExtension === 'csv') return readCsvIds(path, file);
+  if (byExtension === 'xlsx') return readXlsxIds(path, file, options.sheet);
   const text = await readWholeText(path, file);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);

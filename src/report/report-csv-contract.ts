@@ -13,18 +13,26 @@ export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as con
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
+/**
+ * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS. Always in an
+ * .xlsx report; a CSV report keeps its three columns (scripts parse them), so its warnings are
+ * in the JSON report and the summary. Fed back, it is dropped as the other three are.
+ */
+export const WARNINGS_COLUMN = 'warnings';
+
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
+const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, normalizeColumnName(WARNINGS_COLUMN)]);
 const STATUS_KEY = normalizeColumnName('status');
 
 /** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
 export function isReportColumn(name: string): boolean {
-  return REPORT_KEYS.has(normalizeColumnName(name));
+  return ADDED_KEYS.has(normalizeColumnName(name));
 }
 
 /** A run report written by examctl: its header has all of status, error_codes and error_messages. */
 export function isRunReportHeader(header: readonly string[]): boolean {
   let found = 0;
-  for (const name of header) if (isReportColumn(name)) found += 1;
+  for (const name of header) if (REPORT_KEYS.has(normalizeColumnName(name))) found += 1;
   return found >= REPORT_KEYS.size;
 }
 

@@ -42,6 +42,7 @@ export function describeTarget(target: ReportTarget): string {
 function itemJson(item: ReportItem): string {
   // Fixed key order so reports diff cleanly between runs.
   const ordered: Record<string, unknown> = { source: item.source, id: item.id, status: item.status, errors: item.errors };
+  if (item.warnings !== undefined) ordered.warnings = item.warnings;
   if (item.action !== undefined) ordered.action = item.action;
   return JSON.stringify(ordered);
 }
@@ -114,6 +115,38 @@ export function columnMode(name: string): Column {
   return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
 }
 
+/** An item's warnings as one cell: `field: message`, joined as error_messages joins errors. */
+export function warningMessages(warnings: ReportItem['warnings']): string {
+  return warnings === undefined ? '' : warnings.map((w) => (w.field ? `${w.field}: ${w.message}` : w.message)).join(' | ');
+}
+
+/** The input columns a report keeps (report columns and unnamed ones dropped), in order. */
+export function keptHeader(header: readonly string[], modes: readonly Column[]): string[] {
+  return header.filter((_, i) => modes[i] !== Column.Drop);
+}
+
+/**
+ * One source row of an item as a report row (CSV or xlsx): the kept cells (secrets blanked),
+ * then status, error_codes, error_messages. Errors that name another line of a multi-row item
+ * (a schedule's candidates) stay on that line.
+ */
+export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[]): string[] {
+  const errors = item.errors.length === 0 ? item.errors : item.errors.filter((e) => e.line === undefined || e.line === row.line);
+  const cells: string[] = [];
+  for (let i = 0; i < row.header.length; i++) {
+    const mode = modes[i];
+    if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
+    else if (mode === Column.Blank) cells.push('');
+  }
+  cells.push(item.status, errorCodes(errors), errorMessages(errors));
+  return cells;
+}
+
+/** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
+export function sourceRowCells(item: ReportItem): string[] {
+  return [item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)];
+}
+
 /** Runs `next` after `first`, awaiting only when `first` is a promise. */
 function then(first: void | Promise<void>, next: () => void | Promise<void>): void | Promise<void> {
   return first instanceof Promise ? first.then(next) : next();
@@ -149,7 +182,7 @@ export class CsvReportWriter implements ReportSink {
 
   private headerLine(header: readonly string[]): string {
     const modes = this.modes(header);
-    return csvLine([...header.filter((_, i) => modes[i] !== Column.Drop), ...REPORT_COLUMNS]);
+    return csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS]);
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -170,16 +203,7 @@ export class CsvReportWriter implements ReportSink {
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
-        const errors = item.errors.length === 0 ? item.errors : item.errors.filter((e) => e.line === undefined || e.line === row.line);
-        const cells: string[] = [];
-        for (let i = 0; i < row.header.length; i++) {
-          const mode = modes[i];
-          if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
-          else if (mode === Column.Blank) cells.push('');
-        }
-        cells.push(item.status, errorCodes(errors), errorMessages(errors));
-        text += csvLine(cells);
+        text += csvLine(reportRowCells(item, row, modes));
       }
       return this.out.write(text);
     }
@@ -187,7 +211,7 @@ export class CsvReportWriter implements ReportSink {
       text += csvLine([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
       this.headerWritten = true;
     }
-    text += csvLine([item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)]);
+    text += csvLine(sourceRowCells(item));
     return this.out.write(text);
   }
 
@@ -199,11 +223,14 @@ export class CsvReportWriter implements ReportSink {
 }
 
 const SHOWN_ERRORS = 20;
+const SHOWN_WARNINGS = 5;
 
 /** The human summary (stderr): target, counts, the first errors and how many more. Bounded memory. */
 export class HumanSummaryWriter implements ReportSink {
   private readonly shown: string[] = [];
   private hidden = 0;
+  private readonly shownWarnings: string[] = [];
+  private warnings = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -222,6 +249,13 @@ export class HumanSummaryWriter implements ReportSink {
       const id = item.id ? ` [${item.id}]` : '';
       this.shown.push(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`);
     }
+    if (item.warnings === undefined) return;
+    for (const warning of item.warnings) {
+      this.warnings += 1;
+      if (this.shownWarnings.length >= SHOWN_WARNINGS) continue;
+      const id = item.id ? ` [${item.id}]` : '';
+      this.shownWarnings.push(`  ${item.source.file}:${item.source.line}${id} ${warning.field || '-'} ${warning.message}`);
+    }
   }
 
   async finish(summary: ReportSummary): Promise<void> {
@@ -232,6 +266,11 @@ export class HumanSummaryWriter implements ReportSink {
     const lines = [`${command}${dryRun ? ' (dry run: nothing changed)' : ''} on ${describeTarget(target)}`, counts, ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(`  ... and ${this.hidden} more (--report <file>.csv lists every one)`);
+    if (this.warnings > 0) {
+      // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
+      lines.push(`${this.warnings} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
+      if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${this.warnings - this.shownWarnings.length} more (--report <file>.xlsx or .json lists every one)`);
+    }
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }

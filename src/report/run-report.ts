@@ -1,5 +1,6 @@
 import type { PlannedAction } from '../api/integration-api.js';
 import type { Problem } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { SourceRef } from '../input/record.js';
 
 /** cli-contract.md, "Run report". */
@@ -11,6 +12,8 @@ export interface ReportItem {
   id: string | null;
   status: ItemStatus;
   errors: Problem[];
+  /** Values that look mangled by a spreadsheet or a legacy encoding: reported, never refused. */
+  warnings?: FieldWarning[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
   action?: PlannedAction;
 }

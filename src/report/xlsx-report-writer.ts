@@ -16,9 +16,9 @@ import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
 import { UsageError } from '../errors.js';
-import { Column, columnMode, errorCodes, errorMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
-import { REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
-import type { ItemStatus, ReportItem } from './run-report.js';
+import { columnMode, keptHeader, reportRowCells, sourceRowCells, warningMessages, type Column, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
+import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
+import type { ItemStatus } from './run-report.js';
 
 type WorkbookWriter = ExcelStream.xlsx.WorkbookWriter;
 
@@ -113,7 +113,7 @@ export class XlsxReportWriter implements ReportSink {
 
   private startWith(header: readonly string[]): void {
     const modes = this.modesOf(header);
-    this.table.header([...header.filter((_, i) => modes[i] !== Column.Drop), ...REPORT_COLUMNS]);
+    this.table.header([...keptHeader(header, modes), ...REPORT_COLUMNS, WARNINGS_COLUMN]);
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -126,23 +126,15 @@ export class XlsxReportWriter implements ReportSink {
       return;
     }
     const style = STYLES[item.status];
+    const warnings = warningMessages(item.warnings);
     if (rows === undefined || rows.length === 0) {
-      if (!this.table.started) this.table.header([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
-      this.table.add([item.source.file, String(item.source.line), item.id ?? '', ...statusCells(item, item.errors)], style);
+      if (!this.table.started) this.table.header(SOURCE_HEADER);
+      this.table.add([...sourceRowCells(item), warnings], style);
       return;
     }
     for (const row of rows) {
       if (!this.table.started) this.startWith(row.header);
-      const modes = this.modesOf(row.header);
-      // Errors that name another line of a multi-row item (a schedule's candidates) stay on that line.
-      const errors = item.errors.filter((e) => e.line === undefined || e.line === row.line);
-      const cells: string[] = [];
-      for (let i = 0; i < row.header.length; i++) {
-        const mode = modes[i];
-        if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
-        else if (mode === Column.Blank) cells.push('');
-      }
-      this.table.add([...cells, ...statusCells(item, errors)], style);
+      this.table.add([...reportRowCells(item, row, this.modesOf(row.header)), warnings], style);
     }
   }
 
@@ -150,15 +142,13 @@ export class XlsxReportWriter implements ReportSink {
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
     if (!this.table.started) {
       if (this.inputHeader !== undefined) this.startWith(this.inputHeader);
-      else this.table.header([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
+      else this.table.header(SOURCE_HEADER);
     }
     await this.table.finish();
   }
 }
 
-function statusCells(item: ReportItem, errors: ReportItem['errors']): string[] {
-  return [item.status, errorCodes(errors), errorMessages(errors)];
-}
+const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...REPORT_COLUMNS, WARNINGS_COLUMN];
 
 /** One sheet of a workbook written at once: its name, header and rows (cells as text). */
 export interface SheetTable {

@@ -47,7 +47,7 @@ async function collectionRecords(options: CollectionAddOptions, deps: CommandDep
       throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
     }
     const file = options.file;
-    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false });
+    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet: options.sheet });
   }
   let title = options.title;
   if (title === undefined) {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ColumnSpec, InputRecord } from '../../input/record.js';
 import { readRecords } from '../../input/index.js';
+import { checkTimeZone } from '../../input/xlsx-reader.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 
@@ -8,9 +9,18 @@ import type { CommandDeps } from '../context.js';
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean },
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; timezone?: string | undefined },
 ): AsyncIterable<InputRecord> {
-  return readRecords(resolve(deps.cwd, file), { ...options, displayName: file });
+  checkTimeZone(options.timezone);
+  const { sheet, timezone, ...read } = options;
+  // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
+  return readRecords(resolve(deps.cwd, file), {
+    ...read,
+    displayName: file,
+    cellProblems: 'record',
+    ...(sheet !== undefined ? { sheet } : {}),
+    ...(timezone !== undefined ? { timeZone: timezone } : {}),
+  });
 }
 
 export { idOf } from '../../domain/record-id.js';

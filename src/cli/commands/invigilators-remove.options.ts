@@ -1,10 +1,12 @@
 import type { GlobalOptions } from '../global-options.js';
 import { argument, option, type OptionsOf } from '../option-table.js';
+import { SHEET_OPTION } from './file-options.js';
 
 export const INVIGILATORS_REMOVE_OPTIONS = [
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
-  option('-f, --file <path>', 'ids: one per line, a CSV column, or a JSON array'),
+  option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
+  SHEET_OPTION,
   option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: only the ids whose status is not ok'),
 ] as const;
 

@@ -60,7 +60,7 @@ async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps, 
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
   if (options.file !== undefined) {
-    const listed = await readIdList(resolve(deps.cwd, options.file), { displayName: options.file });
+    const listed = await readIdList(resolve(deps.cwd, options.file), { displayName: options.file, ...(options.sheet !== undefined ? { sheet: options.sheet } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(options.file);
     for (const entry of listed) {

@@ -16,7 +16,7 @@ import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
+import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
@@ -50,7 +50,7 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
   const defaults = await scheduleDefaults(options, deps);
   const file = options.file;
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
-  const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false }));
+  const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone }));
   await completeRequiredFields(defaults, records, options, deps);
   const job: RecordJob<PreparedSchedule, { line: number; id: string }> = {
     command: 'schedule push',
@@ -141,16 +141,16 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
  * one schedule may be anywhere in the file, their units follow once the file was read.
  */
 async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
-  const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined }>(defaults);
+  const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined; record: InputRecord }>(defaults);
   const requests = new ScheduleRequests(defaults);
   for await (const batch of batches) {
     const units: Unit<PreparedSchedule>[] = [];
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push({ source: record.source, id, prepared, rows: sourceRowsOf(record) });
+        units.push(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record));
       } else {
-        sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record) });
+        sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
     }
     if (units.length > 0) yield units;
@@ -158,9 +158,21 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   const units: Unit<PreparedSchedule>[] = [];
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
-    units.push({ source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined });
+    const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined };
+    units.push(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record))));
   }
   if (units.length > 0) yield units;
+}
+
+/**
+ * What the reader found in the rows of one sitting, as if one record: an unreadable cell in any
+ * row fails the schedule (its request would lack that value), each problem naming its row.
+ */
+function sittingFindings(records: readonly InputRecord[]): InputRecord {
+  const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, line: record.source.line })));
+  const warnings = records.flatMap((record) => record.warnings ?? []);
+  const first = records[0] as InputRecord;
+  return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */

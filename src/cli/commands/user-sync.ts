@@ -37,7 +37,7 @@ export async function run(options: UserSyncOptions, deps: CommandDeps, target: T
 async function userRecords(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<() => AsyncIterable<InputRecord>> {
   if (options.file !== undefined) {
     const file = options.file;
-    return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false });
+    return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone });
   }
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');

@@ -1,6 +1,7 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
 import type { ReportEntry } from '../../report/report-writers.js';
+import type { ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 
 /** Why a run stopped sending before its input ended. */
@@ -49,10 +50,10 @@ export class RecordDispatcher<P, R> {
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
-      return { item: { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, rows: unit.rows };
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
     const api = this.api;
-    if (api === null) return { item: { source: unit.source, id: unit.id, status: 'ok', errors: [] }, rows: unit.rows };
+    if (api === null) return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [] }, unit), rows: unit.rows };
     const payload = prepared.value;
     return this.job.send(api, payload, this.options.callOptions).then(
       (outcome) => this.answer(unit, payload, outcome),
@@ -70,7 +71,7 @@ export class RecordDispatcher<P, R> {
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
     const item = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
-    return { item: outcome.action ? { ...item, action: outcome.action } : item, rows: unit.rows };
+    return { item: withWarnings(outcome.action ? { ...item, action: outcome.action } : item, unit), rows: unit.rows };
   }
 
   private countFailure(): void {
@@ -81,5 +82,10 @@ export class RecordDispatcher<P, R> {
 }
 
 function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
-  return { item: { source: unit.source, id: unit.id, status: 'skipped', errors }, rows: unit.rows };
+  return { item: withWarnings({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit), rows: unit.rows };
+}
+
+/** The unit's warnings on its report item; no key at all when there are none (most items). */
+function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
+  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...item, warnings: unit.warnings } : item;
 }

@@ -1,5 +1,6 @@
 import type { CallOptions, IntegrationApi, PlannedAction } from '../../api/integration-api.js';
 import type { Problem, Validation } from '../../domain/problem.js';
+import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import type { ReportEntry, SourceRow } from '../../report/report-writers.js';
 import type { ItemStatus, ReportSummary } from '../../report/run-report.js';
@@ -12,6 +13,20 @@ export interface Unit<P> {
   prepared: Validation<P>;
   /** The CSV rows behind the unit, for a CSV report that gives them back. */
   rows?: SourceRow[];
+  /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
+  warnings?: FieldWarning[];
+}
+
+/**
+ * A unit built from one record, with what the reader found in that record: cells it could not
+ * read fail the unit (before its own validation problems), doubtful values come along as warnings.
+ */
+export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
+  const problems = record.problems;
+  const warnings = record.warnings;
+  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0)) return unit;
+  const prepared = withReaderProblems(problems, unit.prepared);
+  return warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
 }
 
 /** What the target said about one unit, in report terms. */
@@ -71,7 +86,7 @@ export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>): Pick
   return {
     oneUnitPerRecord: true,
     async *units(batches) {
-      for await (const batch of batches) yield batch.map(unitOf);
+      for await (const batch of batches) yield batch.map((record) => withRecordFindings(unitOf(record), record));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { recordBatches, reportStatusOf, type BatchedRecords } from '../../input/index.js';
+import { checkSpreadsheetValues } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../../input/record.js';
 import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
 
@@ -54,7 +55,7 @@ export class RecordSource {
   /** The records to send, in batches (one per chunk read). */
   batches(): AsyncIterable<readonly InputRecord[]> {
     const batches = recordBatches(this.read());
-    return this.onlyFailed ? this.notOk(batches) : batches;
+    return checkedValues(this.onlyFailed ? this.notOk(batches) : batches);
   }
 
   /** The records to send, one by one. */
@@ -74,5 +75,21 @@ export class RecordSource {
       }
       if (kept.length > 0) yield kept;
     }
+  }
+}
+
+/**
+ * Every record's values checked for spreadsheet damage, whatever the input format: the
+ * warnings join the reader's own, and a U+FEFF inside a value is removed (and said).
+ */
+async function* checkedValues(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
+  for await (const batch of batches) {
+    for (const record of batch) {
+      const { fields, warnings } = checkSpreadsheetValues(record.fields);
+      if (warnings.length === 0) continue;
+      record.fields = fields;
+      record.warnings = record.warnings === undefined ? warnings : [...record.warnings, ...warnings];
+    }
+    yield batch;
   }
 }
