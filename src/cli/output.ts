@@ -54,12 +54,22 @@ export async function openRunReport(
   // A real run checked the structure first and streams (a consumer sees sending under way).
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
   if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
-  let file: AtomicFile | undefined;
+  let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
-    file = await openAtomicFile(resolve(deps.cwd, options.report));
-    const sink = buffered(file.sink);
-    sinks.push(format === 'json' ? new JsonReportWriter(sink, header) : new CsvReportWriter(sink, options.onlyFailed ?? false));
+    const path = resolve(deps.cwd, options.report);
+    if (format === 'xlsx') {
+      // The workbook writer streams its own zip: no text sink in between (exceljs loads here only).
+      const { openXlsxReportFile } = await import('../report/xlsx-report-writer.js');
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false });
+      file = workbook;
+      sinks.push(workbook.sink);
+    } else {
+      const text = await openAtomicFile(path);
+      file = text;
+      const sink = buffered(text.sink);
+      sinks.push(format === 'json' ? new JsonReportWriter(sink, header) : new CsvReportWriter(sink, options.onlyFailed ?? false));
+    }
   }
   sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps)));
   const builder = new RunReportBuilder(sinks);

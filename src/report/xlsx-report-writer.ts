@@ -9,11 +9,8 @@
  * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
+import { ReplacementFile } from '../atomic-file.js';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
 import { UsageError } from '../errors.js';
 import { columnMode, keptHeader, reportRowCells, sourceRowCells, warningMessages, type Column, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
@@ -182,40 +179,53 @@ export interface XlsxReportFile {
   discard(): Promise<void>;
 }
 
-/** Opens the temp file at once, so an unwritable report location fails before anything is sent. */
+/**
+ * Opens the temp file at once (the one atomic writer, atomic-file.ts), so an unwritable report
+ * location fails before anything is sent; the workbook's zip streams into it.
+ */
 export async function openXlsxReportFile(path: string, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportFile> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const stream = createWriteStream(temp, { flags: 'wx' });
-  let failure: Error | undefined;
-  const closed = new Promise<void>((resolve) => {
-    stream.on('close', () => resolve());
+  const cannotWrite = (error: unknown) => new UsageError(`cannot write report ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  let file: ReplacementFile;
+  try {
+    file = await ReplacementFile.open(path, { mode: 0o666 });
+  } catch (error) {
+    throw cannotWrite(error);
+  }
+  let failure: unknown;
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      file.writer.write(chunk).then(
+        () => done(),
+        (error: unknown) => {
+          failure ??= error;
+          done(error as Error);
+        },
+      );
+    },
+  });
+  const finished = new Promise<void>((resolve) => {
+    stream.on('finish', () => resolve());
     stream.on('error', (error) => {
-      failure = error;
+      failure ??= error;
       resolve();
     });
   });
-  await new Promise<void>((resolve) => {
-    stream.once('open', () => resolve());
-    stream.once('error', () => resolve());
-  });
-  if (failure !== undefined) throw new UsageError(`cannot write report ${path}: ${(failure as NodeJS.ErrnoException).code ?? failure.message}`);
   const sink = await XlsxReportWriter.create(stream, options);
   return {
     sink,
     async commit() {
-      await closed;
+      await finished;
       if (failure !== undefined) {
-        await rm(temp, { force: true });
-        throw new UsageError(`cannot write report ${path}: ${failure.message}`);
+        await file.discard();
+        throw cannotWrite(failure);
       }
-      await rename(temp, path).catch(async (error: Error) => {
-        await rm(temp, { force: true });
-        throw new UsageError(`cannot write report ${path}: ${error.message}`);
+      await file.commit().catch((error: unknown) => {
+        throw cannotWrite(error);
       });
     },
     async discard() {
       stream.destroy();
-      await rm(temp, { force: true });
+      await file.discard();
     },
   };
 }
