@@ -41,6 +41,8 @@ export interface CommandDeps {
   promptIo?: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream };
   /** stdout is a terminal: decides colour of what goes to stdout (a table), independently of stdin. */
   stdoutIsTTY?: boolean;
+  /** stdout for bytes (a workbook: `-o xlsx > file.xlsx`); absent: such output is an internal error. */
+  stdoutBytes?: NodeJS.WritableStream;
   /** stdout's width when it is a terminal: tables are fitted to it. */
   stdoutColumns?: number;
   /** Defaults to the real local directory (src/cli/target.ts). */

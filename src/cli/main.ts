@@ -28,6 +28,7 @@ const deps: CommandDeps = {
   isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
   stdoutIsTTY: Boolean(process.stdout.isTTY),
   stdoutColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
+  stdoutBytes: process.stdout,
   cwd: process.cwd(),
   signal: interrupt.signal,
   progressStream: process.stderr,

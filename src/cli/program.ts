@@ -8,6 +8,8 @@ import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
 import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
 import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
+import { SCHEMA_OPTIONS } from './commands/schema.options.js';
+import { TEMPLATE_OPTIONS } from './commands/template.options.js';
 import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
 import type { CommandDeps } from './context.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
@@ -182,6 +184,38 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     async () => (await import('./commands/invigilators-remove.js')).run,
   );
 
+  register(
+    program
+      .command('template')
+      .description('print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)')
+      .addHelpText(
+        'after',
+        examples(
+          'examctl template users > users.csv',
+          '# a workbook: text columns (00456 stays 00456) and a Columns sheet describing each column',
+          'examctl template sittings -o xlsx > sittings.xlsx',
+          'examctl template candidates -o json > candidates.json',
+        ),
+      ),
+    TEMPLATE_OPTIONS,
+    async () => (await import('./commands/template.js')).run,
+  );
+  register(
+    program
+      .command('schema')
+      .description("print the JSON Schema (2020-12) of a kind's JSON input file, for editors to check it")
+      .addHelpText(
+        'after',
+        examples(
+          'examctl schema users > users.schema.json',
+          '# then in users.json: { "$schema": "./users.schema.json", ... } or your editor\'s schema mapping',
+          'examctl schema sittings',
+        ),
+      ),
+    SCHEMA_OPTIONS,
+    async () => (await import('./commands/schema.js')).run,
+  );
+
   const reviewSession = program
     .command('review-session')
     .description('review sessions (read only)')
@@ -195,6 +229,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
         examples(
           'examctl review-session show RS-MATH1-OCT',
           'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+          'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
           'examctl review-session show RS-MATH1-OCT --json',
         ),
       ),

@@ -1,4 +1,4 @@
-/** A review session's results as CSV (`examctl review-session show -o csv`). */
+/** A review session's results as a table (`examctl review-session show -o csv` and `-o xlsx`). */
 import type { ReviewSession } from '../domain/types.js';
 import { csvLine } from '../report/csv-cell.js';
 
@@ -35,11 +35,11 @@ function csvValue(value: unknown): string {
 }
 
 /**
- * The Results rows as CSV (RFC 4180, CRLF, header row): the spec's result fields first, then any
+ * The Results as a header and rows of text cells: the spec's result fields first, then any
  * extra field a server sent, in first-seen order. Lists are joined with `|` (the CLI's list
- * syntax); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
+ * syntax).
  */
-export function reviewSessionResultsCsv(session: ReviewSession): string {
+export function reviewSessionResultsTable(session: ReviewSession): { header: string[]; rows: string[][] } {
   const results = Array.isArray(session.Results) ? session.Results : [];
   const columns = [...RESULT_COLUMNS];
   const known = new Set(columns);
@@ -51,10 +51,18 @@ export function reviewSessionResultsCsv(session: ReviewSession): string {
       }
     }
   }
-  const lines = [csvLine(columns)];
-  for (const result of results) {
+  const rows = results.map((result) => {
     const record = result as Record<string, unknown>;
-    lines.push(csvLine(columns.map((column) => csvValue(record[column]))));
-  }
-  return lines.join('');
+    return columns.map((column) => csvValue(record[column]));
+  });
+  return { header: columns, rows };
+}
+
+/**
+ * The Results as CSV (RFC 4180, CRLF, header row); cells a spreadsheet would run as a formula
+ * are neutralised by the shared cell writer.
+ */
+export function reviewSessionResultsCsv(session: ReviewSession): string {
+  const { header, rows } = reviewSessionResultsTable(session);
+  return [header, ...rows].map((cells) => csvLine(cells)).join('');
 }

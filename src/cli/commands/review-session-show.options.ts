@@ -5,8 +5,8 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalId', '<externalId>', 'review session external id'),
   choice(
     '-o, --output <format>',
-    'table (header, results, counts per status, mean score), json (the Content as sent) or csv (one row per result, spreadsheet-safe)',
-    ['table', 'json', 'csv'],
+    'table (header, results, counts per status, mean score), json (the Content as sent), csv (one row per result, spreadsheet-safe) or xlsx (the same rows as a workbook, every cell text; redirect stdout to a file)',
+    ['table', 'json', 'csv', 'xlsx'],
     'table',
   ),
 ] as const;

@@ -42,6 +42,15 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
     await deps.stdout.write(reviewSessionResultsCsv(session));
+  } else if (output === 'xlsx') {
+    const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
+      import('../review-session-csv.js'),
+      import('../../report/xlsx-report-writer.js'),
+      import('../workbook-stdout.js'),
+    ]);
+    // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
+    const table = reviewSessionResultsTable(session);
+    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
     const { colorEnabled } = await import('../table-format.js');

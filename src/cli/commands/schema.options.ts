@@ -1,0 +1,6 @@
+import type { GlobalOptions } from '../global-options.js';
+import { argument, type OptionsOf } from '../option-table.js';
+
+export const SCHEMA_OPTIONS = [argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators')] as const;
+
+export type SchemaOptions = OptionsOf<typeof SCHEMA_OPTIONS> & GlobalOptions;

@@ -1,0 +1,26 @@
+import { Writable } from 'node:stream';
+import { InternalError, UsageError } from '../errors.js';
+import type { CommandDeps } from './context.js';
+
+/**
+ * A workbook written to stdout (`-o xlsx > file.xlsx`). Refused on a terminal, where the zip
+ * bytes would only garble the screen; `redirect` is the command line that does it right.
+ */
+export async function writeWorkbookToStdout(deps: CommandDeps, redirect: string, write: (stream: Writable) => Promise<void>): Promise<void> {
+  if (deps.stdoutIsTTY) throw new UsageError(`an .xlsx workbook is not shown on a terminal: redirect stdout to a file, e.g. ${redirect}`);
+  const out = deps.stdoutBytes;
+  if (out === undefined) throw new InternalError('no byte stream for stdout');
+  // stdout stays open after the workbook (the process still writes to it): end only this adapter.
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (out.write(chunk)) done();
+      else out.once('drain', () => done());
+    },
+  });
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on('finish', () => resolve());
+    stream.on('error', reject);
+  });
+  await write(stream);
+  await finished;
+}
