@@ -127,8 +127,14 @@ export function checkSpreadsheetValues(fields: Record<string, unknown>): Checked
  */
 export function withReaderProblems<T>(readerProblems: readonly Problem[] | undefined, validation: Validation<T>): Validation<T> {
   if (readerProblems === undefined || readerProblems.length === 0) return validation;
-  // The reader left the field out; "is required" for it would only repeat the reader's problem.
-  const unread = new Set(readerProblems.map((p) => p.field));
-  const rest = validation.ok ? [] : validation.problems.filter((p) => !unread.has(p.field));
+  // The reader left the field out; "is required" for it would only repeat the reader's problem,
+  // also where validation names it inside a request (`Schedule.StartDateTime` of a sittings row).
+  const repeats = (problem: Problem): boolean =>
+    readerProblems.some(
+      (unread) =>
+        problem.field === unread.field ||
+        (problem.field.endsWith(`.${unread.field}`) && (problem.line === undefined || unread.line === undefined || problem.line === unread.line)),
+    );
+  const rest = validation.ok ? [] : validation.problems.filter((p) => !repeats(p));
   return { ok: false, problems: [...readerProblems, ...rest] };
 }
