@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ScheduleRequest } from '../../src/domain/types.js';
 import { worldDirectory } from '../../src/engine/engine.js';
 import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
@@ -48,7 +49,7 @@ describe('store lists for pickers and schedule links', () => {
       scheduleRequest({
         Schedule: { ScheduleExtId: 'S-LINKS', UseProctoringService: true },
         Candidates: [candidate('c-9001', { Password: 'Secret-123!' }), candidate('c-9002')],
-      }),
+      }) as unknown as ScheduleRequest,
     );
     expect(result.envelope.Success).toBe(true);
     const links = engine.scheduleLinks('S-LINKS');
