@@ -2,30 +2,13 @@
  * Progress for logs (CI, a pipe): without a terminal there is no line to redraw, so a long run
  * prints a plain line now and then instead of spinner frames, e.g.
  * `user sync: 12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s`. Nothing for the first
- * ~10 s (short runs stay quiet), then one line every ~10 s. Also the number formatting the run
- * summary shares, so progress and summary write a count the same way.
+ * ~10 s (short runs stay quiet), then one line every ~10 s. Numbers are written by
+ * src/report/number-format.ts, as the run summary writes them.
  */
+import { formatCount, formatDuration, formatRate } from '../report/number-format.js';
 import type { Progress, ProgressCounts, ProgressOutcome } from './progress.js';
 
-/** `12,000`: digits grouped by thousands, whatever the machine's locale (logs are compared across machines). */
-export function formatCount(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
-/** `2,400/s`; below 10 a second, one decimal (`0.5/s`), so a slow remote run does not read `0/s`. */
-export function formatRate(perSecond: number): string {
-  if (!Number.isFinite(perSecond) || perSecond <= 0) return '0/s';
-  return perSecond < 10 ? `${perSecond.toFixed(1)}/s` : `${formatCount(perSecond)}/s`;
-}
-
-/** `16 s`, `4 min 5 s`, `2 h 3 min`: rounded up, so an ETA never promises too little. */
-export function formatDuration(totalSeconds: number): string {
-  const seconds = Math.max(0, Math.ceil(totalSeconds));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
+export { formatCount, formatDuration, formatRate } from '../report/number-format.js';
 
 export interface ProgressLineContext {
   /** Records expected; without it (a sittings file) the line has no ETA. */
