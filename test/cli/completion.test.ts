@@ -30,6 +30,20 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   }
 }
 
+/** Loads the script from a file in `shell` and runs `command` after it; its stdout. */
+async function inShell(shell: string, script: string, command: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-completion-'));
+  try {
+    await writeFile(join(dir, 'examctl.completion'), script);
+    expect(spawnSync(shell, ['-n', join(dir, 'examctl.completion')]).status).toBe(0);
+    const result = spawnSync(shell, ['-c', `source ${join(dir, 'examctl.completion')}; ${command}`], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return result.stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('completion from the command tree', () => {
   it('sees every command and option of the real program, help included', () => {
     const tree = commandTree(program());
@@ -66,12 +80,14 @@ describe('completion from the command tree', () => {
     expect(new Set(globals).size).toBe(globals.length);
   });
 
-  it.skipIf(!hasShell('zsh'))('the zsh script parses', () => {
-    expect(spawnSync('zsh', ['-n'], { input: zshCompletion(program()) }).status).toBe(0);
+  it.skipIf(!hasShell('zsh'))('the zsh script parses and registers the completion', async () => {
+    expect(await inShell('zsh', zshCompletion(program()), 'complete -p examctl')).toContain('complete -F _examctl examctl');
   });
 
-  it.skipIf(!hasShell('fish'))('the fish script parses', () => {
-    expect(spawnSync('fish', ['-n'], { input: fishCompletion(program()) }).status).toBe(0);
+  it.skipIf(!hasShell('fish'))('the fish script parses and completes subcommands and choices', async () => {
+    const script = fishCompletion(program());
+    expect(await inShell('fish', script, 'complete -C "examctl local "')).toMatch(/^init\t/m);
+    expect(await inShell('fish', script, 'complete -C "examctl --target "')).toMatch(/^remote\t/m);
   });
 
   it('fish: subcommands only after their group, options only under their command, files for path options', () => {
@@ -79,5 +95,15 @@ describe('completion from the command tree', () => {
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push' -a 'push'");
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F");
     expect(fish).toContain("complete -c examctl -l target -x -a 'local remote'");
+  });
+});
+
+describe('completion command module', () => {
+  it('prints the script for a known shell and refuses another (exit 2)', async () => {
+    const { run } = await import('../../src/cli/commands/completion.js');
+    const io = testDeps('/tmp');
+    expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
+    expect(io.stdout.text).toContain('complete -F _examctl examctl');
+    await expect(run({ shell: 'powershell' }, testDeps('/tmp').deps)).rejects.toMatchObject({ exitCode: 2, message: 'completion needs a shell: bash, zsh, fish (not "powershell")' });
   });
 });

@@ -38,3 +38,13 @@ describe('help environment', () => {
     expect(text.trimEnd().split('\n')).toHaveLength(ENVIRONMENT_VARIABLES.length + 2);
   });
 });
+
+describe('help environment command module', () => {
+  it('prints the list on stdout', async () => {
+    const { run } = await import('../../src/cli/commands/help-environment.js');
+    const { testDeps } = await import('./helpers.js');
+    const io = testDeps('/tmp');
+    expect(await run({}, io.deps)).toBe(0);
+    expect(io.stdout.text).toBe(renderEnvironmentHelp());
+  });
+});
