@@ -385,7 +385,7 @@ export async function promptScheduleFields(
       });
     } else if (name === 'GroupExtId' && hierarchies !== undefined) {
       value = await pick(io, {
-        message: `${SCHEDULE_FIELD_MESSAGES[name]} (type a new id to create one)`,
+        message: SCHEDULE_FIELD_MESSAGES[name],
         choices: hierarchies.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates')),
         current: defaults[name],
         validate: (id) => check(name, id),
@@ -492,7 +492,7 @@ async function pick(
   return ask(io, (context) =>
     search<string>(
       {
-        message: `${config.message} (type to search)`,
+        message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
         source: (term) => pickerMatches(ordered, term, config.allowNew),
         ...(config.validate === undefined ? {} : { validate: config.validate }),
         pageSize: 8,

@@ -39,7 +39,7 @@ describe('schedule fields from the store', () => {
       { expect: 'Assessment external id (type to search)', keys: 'phys' },
       { expect: 'A-PHYS-2  Physics 2', keys: KEY.enter },
       { expect: 'Start', keys: `2026-12-20T09:00:00Z${KEY.enter}` },
-      { expect: 'Group (hierarchy) external id', keys: 'H-DEC-2026' },
+      { expect: 'Group (hierarchy) external id for the candidates (type to search, or a new id)', keys: 'H-DEC-2026' },
       { expect: 'H-DEC-2026  (new)', keys: KEY.enter },
       { expect: 'Group name', keys: `December group${KEY.enter}` },
     ]);
