@@ -24,13 +24,18 @@ function visible(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
+/** Anything xmlText or xmlAttribute might change; most ids and file names have none of it. */
+const NEEDS_ESCAPING = /[&<>"\u0000-\u001f\ud800-\udfff\ufffe\uffff]/;
+
 /** Text content: markup characters escaped, characters XML forbids made visible. */
 export function xmlText(value: string): string {
+  if (!NEEDS_ESCAPING.test(value)) return value;
   return value.replace(NOT_XML, visible).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** An attribute value (in double quotes): also quotes, and tab/LF/CR as references so they survive attribute normalisation. */
 export function xmlAttribute(value: string): string {
+  if (!NEEDS_ESCAPING.test(value)) return value;
   return xmlText(value).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
 }
 
