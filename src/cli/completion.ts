@@ -55,14 +55,23 @@ export function commandTree(program: Command): CommandNode {
     options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }],
   });
   const root = walk(program, []);
-  if (!root.children.some((child) => child.path[0] === 'help')) {
+  // `help <command...>` completes the command tree below it, plus the `environment` topic.
+  const helpAt = root.children.findIndex((child) => child.path[0] === 'help');
+  const helpCommand = helpAt === -1 ? undefined : root.children.splice(helpAt, 1)[0];
+  {
     const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
       path,
       description: node.description,
       children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
       options: [],
     });
-    root.children.push({ path: ['help'], description: 'display help for a command', children: root.children.map((child) => helpOf(child, ['help', child.path[0]!])), options: [] });
+    const topics: CommandNode[] = helpCommand === undefined ? [] : [{ path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] }];
+    root.children.push({
+      path: ['help'],
+      description: helpCommand?.description ?? 'display help for a command',
+      children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), ...topics],
+      options: [],
+    });
   }
   return root;
 }

@@ -1,17 +1,21 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
-import { ExamctlError, ExitCode } from '../errors.js';
+import { ExamctlError, ExitCode, UsageError } from '../errors.js';
 import { COLLECTION_ADD_OPTIONS } from './commands/collection-add.options.js';
 import { CONFIG_PROFILE_NAME, CONFIG_SET_PROFILE_OPTIONS } from './commands/config.options.js';
 import { INVIGILATORS_REMOVE_OPTIONS } from './commands/invigilators-remove.options.js';
 import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
 import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
 import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
+import { COMPLETION_OPTIONS } from './commands/completion.options.js';
+import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
 import type { CommandDeps } from './context.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
 import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './option-table.js';
+import { resolveOutputFlags } from './output-flags.js';
+import { sentenceLines } from './sentence-wrap.js';
 import type { TargetOf } from './target.js';
 
 /**
@@ -47,9 +51,15 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       outputError: (text, write) => write(`examctl: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError()
-    // Global options (--dry-run, --report, --yes...) are listed in every subcommand's help too:
-    // a new user reading `examctl user sync --help` must see every flag that applies.
-    .configureHelp({ showGlobalOptions: true })
+    // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
+    // ones (kubectl's way): repeated in every help they buried the few flags that differ.
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBAL_FLAGS_POINTER}`))
+    .helpCommand(false)
+    .configureHelp({
+      boxWrap(this: Help, text: string, width: number): string {
+        return Help.prototype.boxWrap.call(this, sentenceLines(text), width);
+      },
+    })
     .addHelpText(
       'after',
       examples(
@@ -76,7 +86,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     const keys = argumentKeys(table);
     return command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
-      const parsed: Record<string, unknown> = { ...self.optsWithGlobals() };
+      const merged = self.optsWithGlobals();
+      const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: the one place their values are typed.
       const options = parsed as OptionsOf<T> & GlobalOptions;
@@ -93,9 +104,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     schedule
       .command('push')
       .description(
-        'create or update schedules with candidates (POST /schedule, one call per schedule).\n' +
-          'A candidates CSV/JSON gets its schedule from flags or --schedule; a sittings CSV (rows with schedule columns\n' +
-          'such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each,\n' +
+        'create or update schedules with candidates (POST /schedule, one call per schedule). ' +
+          'A candidates CSV/JSON gets its schedule from flags or --schedule; without --schedule-id every run creates a new schedule. ' +
+          'A sittings CSV (rows with schedule columns such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each, ' +
           'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',
       )
       .addHelpText(
@@ -112,6 +123,26 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       ),
     SCHEDULE_PUSH_OPTIONS,
     async () => (await import('./commands/schedule-push.js')).run,
+  );
+
+  register(
+    schedule
+      .command('links')
+      .description(
+        "each candidate's StartupLink (and LaunchUrl with proctoring) of a schedule in the local store. " +
+          'The integration API does not return links, so this reads the local target only.',
+      )
+      .addHelpText(
+        'after',
+        examples(
+          'examctl schedule links S-MATH1-DEC',
+          '# a formula-safe CSV for a mail merge',
+          'examctl schedule links S-MATH1-DEC -o csv > links.csv',
+          'examctl schedule links S-MATH1-DEC -o json',
+        ),
+      ),
+    SCHEDULE_LINKS_OPTIONS,
+    async () => (await import('./commands/schedule-links.js')).run,
   );
 
   const user = program
@@ -333,7 +364,65 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     async () => (await import('./commands/login.js')).run,
   );
 
+  register(
+    program
+      .command('completion')
+      .description('print a shell completion script for bash, zsh or fish, generated from the command tree')
+      .addHelpText(
+        'after',
+        examples(
+          '# bash: load it in every new shell',
+          "echo 'source <(examctl completion bash)' >> ~/.bashrc",
+          'examctl completion zsh > "${fpath[1]}/_examctl"',
+          'examctl completion fish > ~/.config/fish/completions/examctl.fish',
+        ),
+      ),
+    COMPLETION_OPTIONS,
+    async () => (await import('./commands/completion.js')).run,
+  );
+
+  program
+    .command('options')
+    .description('list the global flags, which every command takes')
+    .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
+    .action(async () => {
+      await deps.stdout.write(globalOptionsHelp(program));
+      setExit(ExitCode.Ok);
+    });
+
+  program
+    .command('help')
+    .argument('[command...]', 'a command (`user sync`) or a topic (`environment`)')
+    .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
+    .addHelpText('after', examples('examctl help user sync', 'examctl help environment'))
+    .action(async (path: string[]) => {
+      if (path.length === 1 && path[0] === 'environment') {
+        setExit(await (await import('./commands/help-environment.js')).run({}, deps));
+        return;
+      }
+      let command: Command = program;
+      for (const name of path) {
+        const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
+        if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
+        command = sub;
+      }
+      command.outputHelp();
+      setExit(ExitCode.Ok);
+    });
+
   return program;
+}
+
+/** The line every subcommand's help ends with. */
+export const GLOBAL_FLAGS_POINTER = 'Global flags (--json, --dry-run, --report, --yes, --store...): examctl options';
+
+/** `examctl options`: the program's own flags, formatted by commander's help as a command's flags are. */
+function globalOptionsHelp(program: Command): string {
+  const help = program.createHelp();
+  const visible = help.visibleOptions(program);
+  const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
+  const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
+  return `The following flags can be given to any command (before or after it):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }
 
 

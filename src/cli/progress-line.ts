@@ -6,7 +6,8 @@
  * src/report/number-format.ts, as the run summary writes them.
  */
 import { formatCount, formatDuration, formatRate } from '../report/number-format.js';
-import type { Progress, ProgressCounts, ProgressOutcome } from './progress.js';
+import type { ItemStatus } from '../report/run-report.js';
+import type { Progress, ProgressCounts } from './progress.js';
 
 export { formatCount, formatDuration, formatRate } from '../report/number-format.js';
 
@@ -94,7 +95,7 @@ export class PlainProgressTicker implements Progress {
     this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
   }
 
-  tick(outcome: ProgressOutcome): void {
+  tick(outcome: ItemStatus): void {
     this.counts.done += 1;
     this.counts[outcome] += 1;
   }

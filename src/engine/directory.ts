@@ -13,7 +13,7 @@ import type {
   ScheduleLinks,
 } from '../api/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
-import type { CollectionName } from './store.js';
+import type { CollectionName } from './store/contract.js';
 import { keyOf, type EngineView } from './view.js';
 
 /** What the directory reads: a part of EngineView a world file can offer too. */

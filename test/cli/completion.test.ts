@@ -66,7 +66,9 @@ describe('completion from the command tree', () => {
   it.skipIf(!hasShell('bash'))('the bash script parses (bash -n) and completes commands, options, choices and files', async () => {
     const script = completionScript('bash', program());
     expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
-    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local', 'doctor', 'config', 'login', 'help']);
+    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local', 'doctor', 'config', 'login', 'completion', 'options', 'help']);
+    expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
+    expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
     expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);
     expect(await complete(script, ['examctl', 'local', ''])).toEqual(['init', 'export', 'serve']);
     expect(await complete(script, ['examctl', 'schedule', 'push', '--up'])).toEqual(['--upsert']);
@@ -92,7 +94,7 @@ describe('completion from the command tree', () => {
 
   it('fish: subcommands only after their group, options only under their command, files for path options', () => {
     const fish = fishCompletion(program());
-    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push' -a 'push'");
+    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push links' -a 'push'");
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F");
     expect(fish).toContain("complete -c examctl -l target -x -a 'local remote'");
   });

@@ -3,7 +3,7 @@ import { completionScript, SHELLS, type Shell } from '../completion.js';
 import type { CommandDeps } from '../context.js';
 
 export interface CompletionOptions {
-  shell?: string;
+  shell?: string | undefined;
 }
 
 /** `examctl completion bash|zsh|fish`: the script on stdout, generated from the program it is part of. */

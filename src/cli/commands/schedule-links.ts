@@ -3,11 +3,11 @@ import { UsageError } from '../../errors.js';
 import { csvLine } from '../../report/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
-import { resolveTarget, type ResolvedTarget } from '../target.js';
+import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
 
+/** `scheduleExtId` absent: on a terminal, picked from the store's schedules; otherwise a usage error. */
 export interface ScheduleLinksOptions extends GlobalOptions {
-  /** Absent: on a terminal, picked from the store's schedules; otherwise a usage error. */
-  scheduleExtId?: string;
+  scheduleExtId?: string | undefined;
   output?: 'table' | 'json' | 'csv';
 }
 
@@ -22,8 +22,8 @@ export const REMOTE_HAS_NO_LINKS =
  * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
  * A read: the store is opened read-only, without the lock, and never created.
  */
-export async function run(options: ScheduleLinksOptions, deps: CommandDeps): Promise<number> {
-  const target = await resolveTarget(options, deps);
+export async function run(options: ScheduleLinksOptions, deps: CommandDeps, targetOf: TargetOf = targetOnce(options, deps)): Promise<number> {
+  const target = await targetOf();
   if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
   const directory = await (deps.openDirectory ? openInjected(deps.openDirectory, target, deps) : openStoreDirectory(target.store));
   let links: ScheduleLinks;
