@@ -433,6 +433,19 @@ function globalOptionsHelp(program: Command): string {
  */
 export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
   let exitCode: number = ExitCode.Ok;
+  // With --json stdout is one document also when the run fails: the error document, unless the
+  // run already wrote its report there (which then says why it stopped).
+  let stdoutWritten = false;
+  const outer = deps;
+  deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
+  const wantsJson = jsonRequested(argv);
+  const failWith = async (error: unknown, code: number): Promise<number> => {
+    if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {
+      const { errorDocument } = await import('../report/error-document.js');
+      await outer.stdout.write(`${JSON.stringify(errorDocument(error))}\n`);
+    }
+    return code;
+  };
   const program = buildProgram(deps, (code) => {
     exitCode = code;
   });
@@ -443,18 +456,25 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
-      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      return error.exitCode === 0 ? ExitCode.Ok : failWith(new UsageError(error.message.replace(/^error: /, '')), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {
       await deps.stderr.write(`examctl: ${error.message}\n`);
       if (debug && error.stack) await deps.stderr.write(`${error.stack}\n`);
-      return error.exitCode;
+      return failWith(error, error.exitCode);
     }
-    const message = error instanceof Error ? error.message : String(error);
+    // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
+    const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
+    const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
     await deps.stderr.write(`examctl: internal error: ${message}${debug ? '' : ' (run with --debug for details)'}\n`);
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${error.stack}\n`);
-    return ExitCode.Internal;
+    return failWith(error, ExitCode.Internal);
   }
+}
+
+/** --json, -o json, --output json or --output=json anywhere in argv. */
+function jsonRequested(argv: readonly string[]): boolean {
+  return argv.some((arg, index) => arg === '--json' || arg === '--output=json' || arg === '-ojson' || ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'));
 }
 
 export type { GlobalOptions };

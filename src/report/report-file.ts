@@ -3,14 +3,15 @@ import { ReplacementFile } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import type { TextSink } from './text-sink.js';
 
-export type ReportFormat = 'json' | 'csv';
+export type ReportFormat = 'json' | 'csv' | 'junit';
 
 /** The report format from the file name; anything else is a usage error before any work starts. */
 export function reportFormatOf(path: string): ReportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.json') return 'json';
   if (ext === '.csv') return 'csv';
-  throw new UsageError(`--report ${path}: the file name must end in .json or .csv`);
+  if (ext === '.xml') return 'junit';
+  throw new UsageError(`--report ${path}: the file name must end in .json, .csv or .xml (JUnit, for CI test reports)`);
 }
 
 /**

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/program.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+
+/** A store with the fixture's users, and a file that creates one, updates one, leaves the rest and has one invalid row. */
+async function planCase(dir: string): Promise<{ store: string; file: string }> {
+  const store = join(dir, 'store');
+  const text = await readFile(USERS, 'utf8');
+  await writeFile(join(dir, 'users.csv'), text);
+  expect(await runCli(['--store', store, 'user', 'sync', '--file', 'users.csv'], testDeps(dir).deps)).toBe(0);
+  const lines = text.trimEnd().split('\n');
+  lines[1] = lines[1]!.replace('Haddad', 'Haddad-Smith');
+  lines.push('new-1,New,Person,new@students.example.test,new-1,Candidate,H-NORTH,,,', 'bad-1,,,x,bad-1,Candidate,H-NORTH,,,');
+  await writeFile(join(dir, 'changed.csv'), `${lines.join('\n')}\n`);
+  return { store, file: 'changed.csv' };
+}
+
+describe('a plan people can read (dry run on the local engine)', () => {
+  it('the summary counts what would be created, updated, left and refused, changes first, and names changed fields', () =>
+    withTempDir(async (dir) => {
+      const { store, file } = await planCase(dir);
+      const io = testDeps(dir);
+      expect(await runCli(['--store', store, 'user', 'sync', '--file', file, '--dry-run'], io.deps)).toBe(1);
+      const text = io.stderr.text;
+      expect(text).toContain('plan: 1 to create, 1 to update, 19 unchanged, 1 invalid');
+      expect(text).toContain('  ~ stu-2001 (LastName)');
+      expect(text).toContain('  + new-1');
+      expect(text).toContain('  ! bad-1 (invalid)');
+      expect(text).toMatch(/\+ new-1\n(.|\n)*= stu-2002/);
+    }));
+
+  it('the dry-run JSON carries the same plan in the same words', () =>
+    withTempDir(async (dir) => {
+      const { store, file } = await planCase(dir);
+      const io = testDeps(dir);
+      await runCli(['--store', store, 'user', 'sync', '--file', file, '--dry-run', '--json'], io.deps);
+      expect(JSON.parse(io.stdout.text).plan).toEqual({ toCreate: 1, toUpdate: 1, unchanged: 19, invalid: 1 });
+    }));
+
+  it('a remote dry run says only the file was checked', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      const io = testDeps(dir);
+      expect(await runCli(['--base-url', 'https://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps)).toBe(0);
+      expect(io.stderr.text).toContain('only the file was checked');
+      expect(io.stderr.text).not.toContain('plan:');
+    }));
+});
+
+describe('the summary after a run', () => {
+  it('says where the report was written, stops suggesting --report, and counts errors per code', () =>
+    withTempDir(async (dir) => {
+      const rows = Array.from({ length: 25 }, (_, i) => `bad-${i},A,B,not-an-email,bad-${i},Candidate,H-NORTH,,,`);
+      await writeFile(join(dir, 'bad.csv'), `ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies,Labels,SpecialNeeds,ReasonableAdjustmentPercentage\n${rows.join('\n')}\n`);
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'bad.csv', '--dry-run', '--report', 'result.csv'], io.deps)).toBe(1);
+      expect(io.stderr.text).toContain('report written to result.csv');
+      expect(io.stderr.text).toContain('every one is in result.csv');
+      expect(io.stderr.text).not.toContain('--report <file>');
+      expect(io.stderr.text).toMatch(/errors by code:\n\s+209 x 25 /);
+    }));
+});
+
+describe('CI', () => {
+  it('--report x.xml writes JUnit with a failing testcase per failed record', () =>
+    withTempDir(async (dir) => {
+      const { store, file } = await planCase(dir);
+      const io = testDeps(dir);
+      expect(await runCli(['--store', store, 'user', 'sync', '--file', file, '--report', 'result.xml'], io.deps)).toBe(1);
+      const xml = await readFile(join(dir, 'result.xml'), 'utf8');
+      expect(xml).toContain('<testsuite');
+      expect(xml.match(/<testcase /g)?.length).toBe(22);
+      expect(xml.match(/<failure /g)?.length).toBe(1);
+      expect(xml).toContain('209');
+    }));
+
+  it('GITHUB_ACTIONS=true: each failed record is also a workflow annotation on stderr', () =>
+    withTempDir(async (dir) => {
+      const { store, file } = await planCase(dir);
+      const io = testDeps(dir, {}, { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
+      await runCli(['--store', store, 'user', 'sync', '--file', file, '--dry-run'], io.deps);
+      expect(io.stderr.text).toMatch(/^::error file=changed\.csv,line=23,title=209 212 210::\[bad-1\] Email: /m);
+    }));
+
+  it('--json with exit 2 prints one JSON error document on stdout', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['user', 'sync', '--file', 'missing.csv', '--json'], io.deps)).toBe(2);
+      const document = JSON.parse(io.stdout.text) as { error: { exitCode: number; kind: string; message: string } };
+      expect(document.error.exitCode).toBe(2);
+      expect(['usage', 'input-file']).toContain(document.error.kind);
+      expect(document.error.message).toContain('missing.csv');
+    }));
+
+  it('--json with a commander usage error (unknown flag) still prints the error document', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['user', 'sync', '--nope', '-o', 'json'], io.deps)).toBe(2);
+      expect(JSON.parse(io.stdout.text).error.kind).toBe('usage');
+    }));
+});
