@@ -15,6 +15,8 @@ export interface RemoteConnection {
   concurrency: number;
   /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
   connect(): Promise<IntegrationApi>;
+  /** Throws the usage error the client would (plain http to a non-loopback host...), sending nothing. */
+  checkBaseUrl(): Promise<void>;
   /** One single-attempt GET (doctor), with the token when there is one. */
   probe(path: string, now: () => number): Promise<ProbeAnswer>;
 }
@@ -115,6 +117,10 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
         });
       },
+      async checkBaseUrl() {
+        const { parseBaseUrl } = await import('../api/url-policy.js');
+        parseBaseUrl(baseUrl, allowInsecureHttp);
+      },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
         return probeRemote({ baseUrl, allowInsecureHttp, now, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
@@ -131,6 +137,8 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
     if (dryRun) {
+      // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
+      await target.remote.checkBaseUrl();
       await deps.stderr.write(`dry run: validating only, nothing is sent to ${target.baseUrl}\n`);
       return null;
     }

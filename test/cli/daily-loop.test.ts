@@ -103,3 +103,15 @@ describe('CI', () => {
       expect(JSON.parse(io.stdout.text).error.kind).toBe('usage');
     }));
 });
+
+describe('a dry run fails where the real run would', () => {
+  it('plain http to a host other than loopback: exit 2 with the same message, nothing checked', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      const dry = testDeps(dir);
+      expect(await runCli(['--base-url', 'http://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'], dry.deps)).toBe(2);
+      expect(dry.stderr.text).toContain('refusing plain http:// to exam.example.test');
+      const allowed = testDeps(dir);
+      expect(await runCli(['--base-url', 'http://exam.example.test', '--allow-insecure-http', 'user', 'sync', '--file', 'users.csv', '--dry-run'], allowed.deps)).toBe(0);
+    }));
+});
