@@ -115,3 +115,36 @@ describe('a dry run fails where the real run would', () => {
       expect(await runCli(['--base-url', 'http://exam.example.test', '--allow-insecure-http', 'user', 'sync', '--file', 'users.csv', '--dry-run'], allowed.deps)).toBe(0);
     }));
 });
+
+describe('re-run safety of schedule push', () => {
+  const flags = ['--assessment', 'A-MATH-1', '--group', 'H-NORTH', '--group-name', 'North'];
+  const candidates = 'CandidateExtId,FirstName,LastName,Email\nc-1,A,B,a@students.example.test\n';
+
+  it('a candidates file without --schedule-id: said before sending, and the generated id printed with the flags to reuse it', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'cands.csv'), candidates);
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'cands.csv', '--start', '2026-12-01T09:00:00Z', ...flags], io.deps)).toBe(0);
+      const text = io.stderr.text;
+      expect(text.indexOf('every run makes a new schedule')).toBeGreaterThanOrEqual(0);
+      expect(text.indexOf('every run makes a new schedule')).toBeLessThan(text.indexOf('schedule push on'));
+      const id = /generated ScheduleExtId: (\S+)/.exec(text)?.[1];
+      expect(id).toBeDefined();
+      expect(text).toContain(`--schedule-id ${id} --upsert`);
+      expect(text).not.toContain('already past');
+    }));
+
+  it('the duplicate message names --upsert; a past StartDateTime gets a warning', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'cands.csv'), candidates);
+      const argv = ['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'cands.csv', '--schedule-id', 'S-X', ...flags];
+      expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], testDeps(dir).deps)).toBe(0);
+      const again = testDeps(dir);
+      expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], again.deps)).toBe(1);
+      expect(again.stderr.text).toContain('(pass --upsert to update it)');
+      expect(again.stderr.text).not.toContain('every run makes a new schedule');
+      const past = testDeps(dir);
+      await runCli([...argv, '--start', '2026-01-01T09:00:00Z', '--dry-run'], past.deps);
+      expect(past.stderr.text).toContain('warning: StartDateTime already past for S-X (2026-01-01T09:00:00Z)');
+    }));
+});
