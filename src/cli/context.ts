@@ -45,6 +45,8 @@ export interface CommandDeps {
   stdoutColumns?: number;
   /** Defaults to the real local directory (src/cli/target.ts). */
   openDirectory?: DirectoryFactory;
+  /** What `--file -` and `login --with-token` read; default process.stdin. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** --no-input, or CI=true which implies it. */

@@ -8,6 +8,7 @@ import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
 import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
 import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
 import { COMPLETION_OPTIONS } from './commands/completion.options.js';
+import { LOGIN_OPTIONS } from './commands/login.options.js';
 import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
@@ -349,18 +350,20 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   register(
     program
       .command('login')
-      .description('prompt for the EAPI token (not echoed) and store it 0600 beside the config for --profile (or the default)')
+      .description('prompt for the EAPI token (not echoed), check it against the service, and store it 0600 beside the config for --profile (or the default)')
       .addHelpText(
         'after',
         examples(
           'examctl login',
           '# create the profile on the way',
           'examctl login --profile prod --base-url https://exam.example.com',
-          '# scripts: no prompt; give the token with a file or the environment instead',
-          'examctl config set-profile prod --token-file /run/secrets/exam-token',
+          '# scripts: the token on stdin (checked against the service before it is stored)',
+          'examctl login --profile prod --with-token < /run/secrets/exam-token',
+          '# the service is not reachable from here: store it unchecked',
+          'examctl login --profile prod --no-verify',
         ),
       ),
-    NO_OPTIONS,
+    LOGIN_OPTIONS,
     async () => (await import('./commands/login.js')).run,
   );
 
