@@ -47,6 +47,8 @@ export interface CommandDeps {
   openDirectory?: DirectoryFactory;
   /** What `--file -` and `login --with-token` read; default process.stdin. */
   stdin?: NodeJS.ReadableStream;
+  /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
+  stdinFile?: string;
 }
 
 /** --no-input, or CI=true which implies it. */

@@ -93,7 +93,18 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       // commander parsed exactly `table` and the global table: the one place their values are typed.
       const options = parsed as OptionsOf<T> & GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
-      setExit(await run(options, deps, targetOnce(options, deps)));
+      if (parsed.file !== '-') {
+        setExit(await run(options, deps, targetOnce(options, deps)));
+        return;
+      }
+      const { spoolStdin } = await import('./stdin-file.js');
+      const stdin = await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true);
+      try {
+        const withStdin = { ...deps, stdinFile: stdin.path };
+        setExit(await run(options, withStdin, targetOnce(options, withStdin)));
+      } finally {
+        await stdin.remove();
+      }
     });
   };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { runCli } from '../../src/cli/program.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -146,5 +147,18 @@ describe('re-run safety of schedule push', () => {
       const past = testDeps(dir);
       await runCli([...argv, '--start', '2026-01-01T09:00:00Z', '--dry-run'], past.deps);
       expect(past.stderr.text).toContain('warning: StartDateTime already past for S-X (2026-01-01T09:00:00Z)');
+    }));
+});
+
+describe('--file - reads stdin', () => {
+  it('a real run reads the piped CSV (twice: structure, then send) and names it stdin', () =>
+    withTempDir(async (dir) => {
+      const text = await readFile(USERS, 'utf8');
+      const io = testDeps(dir, { stdin: Readable.from([text]) });
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--report', 'r.csv'], io.deps)).toBe(0);
+      expect(io.stderr.text).toMatch(/20 items: 20 ok/);
+      const bad = testDeps(dir, { stdin: Readable.from(['ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,A,B,nope,u-1,Candidate\n']) });
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--dry-run'], bad.deps)).toBe(1);
+      expect(bad.stderr.text).toContain('stdin:2 [u-1] Email 209');
     }));
 });

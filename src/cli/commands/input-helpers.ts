@@ -3,6 +3,8 @@ import type { ColumnSpec, InputRecord } from '../../input/record.js';
 import { readRecords } from '../../input/index.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
+import { UsageError } from '../../errors.js';
+import { STDIN_NAME } from '../stdin-file.js';
 
 /** Reads an input file named as the user typed it (relative to the working directory); messages keep that name. */
 export function readInput(
@@ -10,7 +12,18 @@ export function readInput(
   deps: CommandDeps,
   options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean },
 ): AsyncIterable<InputRecord> {
-  return readRecords(resolve(deps.cwd, file), { ...options, displayName: file });
+  return readRecords(inputPathOf(file, deps), { ...options, displayName: displayNameOf(file) });
+}
+
+/** Where `--file` is read from: `-` is stdin's copy (made before the command ran, see stdin-file.ts). */
+export function inputPathOf(file: string, deps: CommandDeps): string {
+  if (file !== '-') return resolve(deps.cwd, file);
+  if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
+  return deps.stdinFile;
+}
+
+export function displayNameOf(file: string): string {
+  return file === '-' ? STDIN_NAME : file;
 }
 
 export { idOf } from '../../domain/record-id.js';
