@@ -49,8 +49,40 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
   return () => (target ??= resolveTarget(options, deps));
 }
 
+/** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
 export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
   return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+/**
+ * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
+ * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
+ * A parent's store is named on stderr, so nobody writes to a store they did not mean.
+ */
+export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return localStorePath(options, deps);
+  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access }, { join }, { homedir }] = await Promise.all([
+    import('./store-discovery.js'),
+    import('../engine/store/manifest.js'),
+    import('node:fs/promises'),
+    import('node:path'),
+    import('node:os'),
+  ]);
+  const discovery = await discoverStore({
+    cwd: deps.cwd,
+    home: nonEmpty(deps.env.HOME) ?? homedir(),
+    storeName: DEFAULT_STORE_DIR,
+    probe: {
+      isStore: (dir) =>
+        access(join(dir, CURRENT_FILE)).then(
+          () => true,
+          () => false,
+        ),
+    },
+  });
+  const line = describeDiscovery(discovery, deps.cwd);
+  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  return discovery.store;
 }
 
 /**
@@ -74,7 +106,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!settings) throw new UsageError(NO_BASE_URL_MESSAGE);
     return remoteTarget(settings, options, deps);
   }
-  const store = localStorePath(options, deps);
+  const store = await usedStorePath(options, deps);
   return { kind: 'local', store, report: { kind: 'local', store } };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { runCli } from '../../src/cli/program.js';
@@ -160,5 +161,30 @@ describe('--file - reads stdin', () => {
       const bad = testDeps(dir, { stdin: Readable.from(['ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,A,B,nope,u-1,Candidate\n']) });
       expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--dry-run'], bad.deps)).toBe(1);
       expect(bad.stderr.text).toContain('stdin:2 [u-1] Email 209');
+    }));
+});
+
+describe('the local store is found like .git', () => {
+  it('from a subdirectory, the parent directory store is used and named; local init still makes one here', () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init'], testDeps(dir).deps)).toBe(0);
+      const sub = join(dir, 'exams', 'dec');
+      await mkdir(sub, { recursive: true });
+      const io = testDeps(sub, {}, { HOME: '/nowhere' });
+      expect(await runCli(['schedule', 'links', 'S-FUTURE', '-o', 'json'], io.deps)).toBe(0);
+      expect(io.stderr.text).toContain(`using the local store ${join('..', '..', '.examctl-store')}`);
+      expect(JSON.parse(io.stdout.text).target.store).toBe(join(dir, '.examctl-store'));
+      expect(existsSync(join(sub, '.examctl-store'))).toBe(false);
+    }));
+
+  it('the search stops below the home directory', () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init'], testDeps(dir).deps)).toBe(0);
+      const sub = join(dir, 'home', 'ann');
+      await mkdir(sub, { recursive: true });
+      const io = testDeps(sub, {}, { HOME: sub });
+      await runCli(['user', 'sync', '--file', USERS, '--dry-run'], io.deps);
+      expect(io.stderr.text).not.toContain('using the local store');
+      expect(io.stderr.text).toContain(`no store yet at ${join(sub, '.examctl-store')}`);
     }));
 });
