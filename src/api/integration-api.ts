@@ -21,6 +21,8 @@ export interface ApiResult<T> {
   status: number;
   envelope: Envelope<T>;
   action?: PlannedAction;
+  /** Local engine, `updated` only: the top-level fields of the entity that change (the plan shows them). */
+  changedFields?: string[];
   /**
    * Remote client only: a non-idempotent call was retried after an attempt whose answer was
    * lost, and the service now says the entity already exists (810, Duplicate ScheduleExtId with

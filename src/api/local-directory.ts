@@ -1,8 +1,10 @@
 /**
  * Read-only lookups that only the local target can answer: the integration API has no endpoint
- * to list roles or a schedule's invigilators. Prompts use them to offer choices instead of free
- * text. It is an optional capability beside IntegrationApi, never part of it, so commands keep
- * working the same against a remote target (which simply has no directory).
+ * to list roles, assessments, hierarchies, schedules or a schedule's invigilators, and it does
+ * not return the candidates' links. Prompts use the lists to offer choices instead of free text;
+ * `schedule links` reads the links. It is an optional capability beside IntegrationApi, never
+ * part of it, so commands keep working the same against a remote target (which simply has no
+ * directory).
  */
 export interface LocalDirectory {
   /** Titles of the world's roles, those that take exams (Participate) first, then the world's order. */
@@ -11,6 +13,14 @@ export interface LocalDirectory {
   invigilatorsOf(scheduleExtId: string): string[] | null;
   /** The editable fields of an existing user (never a password or its hash); null when unknown. */
   userOf(externalId: string): KnownUser | null;
+  /** Every assessment, by external id (code-unit order). */
+  assessments(): AssessmentEntry[];
+  /** Every hierarchy, by external id; `path` is the titles from the root down, joined with " / ". */
+  hierarchies(): HierarchyEntry[];
+  /** Every schedule, the latest start first (the one being prepared is usually near the top). */
+  schedules(): ScheduleEntry[];
+  /** The schedule's candidates with their links, in the schedule's order; null when there is no such schedule. */
+  scheduleLinks(scheduleExtId: string): ScheduleLinks | null;
 }
 
 export interface KnownUser {
@@ -20,6 +30,53 @@ export interface KnownUser {
   Email?: string;
   UserName: string;
   Role: string;
+}
+
+export interface AssessmentEntry {
+  id: string;
+  title: string;
+  /** Minutes per attempt. */
+  duration: number;
+  proctored: boolean;
+}
+
+export interface HierarchyEntry {
+  id: string;
+  title: string;
+  path: string;
+  active: boolean;
+  root: boolean;
+}
+
+export interface ScheduleEntry {
+  id: string;
+  title: string;
+  assessmentId: string;
+  /** RFC 3339, as stored. */
+  start: string;
+  end: string;
+  archived: boolean;
+  candidates: number;
+}
+
+/** One candidate of a schedule and what to send them (integration-api.md: StartupLink, LaunchUrl). */
+export interface CandidateLink {
+  CandidateExtId: string;
+  FirstName: string;
+  LastName: string;
+  Email: string;
+  StartupLink: string;
+  /** Only with the proctoring service on. */
+  LaunchUrl?: string;
+}
+
+export interface ScheduleLinks {
+  ScheduleExtId: string;
+  Title: string;
+  StartDateTime: string;
+  EndDateTime: string;
+  UseProctoringService: boolean;
+  Candidates: CandidateLink[];
 }
 
 /** A directory the caller must close (it may hold a store open). */

@@ -47,6 +47,10 @@ export interface CommandDeps {
   stdoutColumns?: number;
   /** Defaults to the real local directory (src/cli/target.ts). */
   openDirectory?: DirectoryFactory;
+  /** What `--file -` and `login --with-token` read; default process.stdin. */
+  stdin?: NodeJS.ReadableStream;
+  /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
+  stdinFile?: string;
 }
 
 /** --no-input, or CI=true which implies it. */

@@ -32,6 +32,7 @@ const deps: CommandDeps = {
   cwd: process.cwd(),
   signal: interrupt.signal,
   progressStream: process.stderr,
+  stdin: process.stdin,
 };
 
 const code = await runCli(process.argv.slice(2), deps);

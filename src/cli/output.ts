@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { openAtomicFile, reportFormatOf, type AtomicFile } from '../report/report-file.js';
+import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
+import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } from '../report/report-file.js';
 import {
   CsvReportWriter,
   HumanSummaryWriter,
@@ -15,6 +16,13 @@ import type { CommandDeps, GlobalOptions } from './context.js';
 /** Fails fast on a bad --report name, before any input is read. */
 export function checkReportOption(options: GlobalOptions): void {
   if (options.report !== undefined) reportFormatOf(options.report);
+}
+
+async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }): Promise<ReportSink> {
+  if (format === 'json') return new JsonReportWriter(sink, header);
+  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false);
+  const { JunitReportWriter } = await import('../report/junit-report-writer.js');
+  return new JunitReportWriter(sink, header);
 }
 
 /** On a terminal the counts are a small table; in logs and pipes one plain, greppable line. */
@@ -68,10 +76,11 @@ export async function openRunReport(
       const text = await openAtomicFile(path);
       file = text;
       const sink = buffered(text.sink);
-      sinks.push(format === 'json' ? new JsonReportWriter(sink, header) : new CsvReportWriter(sink, options.onlyFailed ?? false));
+      sinks.push(await reportSinkOf(format, sink, header, options));
     }
   }
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps)));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: options.report }));
   const builder = new RunReportBuilder(sinks);
   return {
     builder,

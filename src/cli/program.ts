@@ -1,12 +1,15 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
-import { ExamctlError, ExitCode } from '../errors.js';
+import { ExamctlError, ExitCode, UsageError } from '../errors.js';
 import { COLLECTION_ADD_OPTIONS } from './commands/collection-add.options.js';
 import { CONFIG_PROFILE_NAME, CONFIG_SET_PROFILE_OPTIONS } from './commands/config.options.js';
 import { INVIGILATORS_REMOVE_OPTIONS } from './commands/invigilators-remove.options.js';
 import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
 import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
 import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
+import { COMPLETION_OPTIONS } from './commands/completion.options.js';
+import { LOGIN_OPTIONS } from './commands/login.options.js';
+import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { SCHEMA_OPTIONS } from './commands/schema.options.js';
 import { TEMPLATE_OPTIONS } from './commands/template.options.js';
@@ -14,6 +17,8 @@ import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
 import type { CommandDeps } from './context.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
 import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './option-table.js';
+import { resolveOutputFlags } from './output-flags.js';
+import { sentenceLines } from './sentence-wrap.js';
 import type { TargetOf } from './target.js';
 
 /**
@@ -49,9 +54,15 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       outputError: (text, write) => write(`examctl: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError()
-    // Global options (--dry-run, --report, --yes...) are listed in every subcommand's help too:
-    // a new user reading `examctl user sync --help` must see every flag that applies.
-    .configureHelp({ showGlobalOptions: true })
+    // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
+    // ones (kubectl's way): repeated in every help they buried the few flags that differ.
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBAL_FLAGS_POINTER}`))
+    .helpCommand(false)
+    .configureHelp({
+      boxWrap(this: Help, text: string, width: number): string {
+        return Help.prototype.boxWrap.call(this, sentenceLines(text), width);
+      },
+    })
     .addHelpText(
       'after',
       examples(
@@ -78,12 +89,24 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     const keys = argumentKeys(table);
     return command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
-      const parsed: Record<string, unknown> = { ...self.optsWithGlobals() };
+      const merged = self.optsWithGlobals();
+      const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: the one place their values are typed.
       const options = parsed as OptionsOf<T> & GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
-      setExit(await run(options, deps, targetOnce(options, deps)));
+      if (parsed.file !== '-') {
+        setExit(await run(options, deps, targetOnce(options, deps)));
+        return;
+      }
+      const { spoolStdin } = await import('./stdin-file.js');
+      const stdin = await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true);
+      try {
+        const withStdin = { ...deps, stdinFile: stdin.path };
+        setExit(await run(options, withStdin, targetOnce(options, withStdin)));
+      } finally {
+        await stdin.remove();
+      }
     });
   };
 
@@ -95,9 +118,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     schedule
       .command('push')
       .description(
-        'create or update schedules with candidates (POST /schedule, one call per schedule).\n' +
-          'A candidates CSV/JSON gets its schedule from flags or --schedule; a sittings CSV (rows with schedule columns\n' +
-          'such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each,\n' +
+        'create or update schedules with candidates (POST /schedule, one call per schedule). ' +
+          'A candidates CSV/JSON gets its schedule from flags or --schedule; without --schedule-id every run creates a new schedule. ' +
+          'A sittings CSV (rows with schedule columns such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each, ' +
           'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',
       )
       .addHelpText(
@@ -114,6 +137,26 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       ),
     SCHEDULE_PUSH_OPTIONS,
     async () => (await import('./commands/schedule-push.js')).run,
+  );
+
+  register(
+    schedule
+      .command('links')
+      .description(
+        "each candidate's StartupLink (and LaunchUrl with proctoring) of a schedule in the local store. " +
+          'The integration API does not return links, so this reads the local target only.',
+      )
+      .addHelpText(
+        'after',
+        examples(
+          'examctl schedule links S-MATH1-DEC',
+          '# a formula-safe CSV for a mail merge',
+          'examctl schedule links S-MATH1-DEC -o csv > links.csv',
+          'examctl schedule links S-MATH1-DEC -o json',
+        ),
+      ),
+    SCHEDULE_LINKS_OPTIONS,
+    async () => (await import('./commands/schedule-links.js')).run,
   );
 
   const user = program
@@ -353,22 +396,82 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   register(
     program
       .command('login')
-      .description('prompt for the EAPI token (not echoed) and store it 0600 beside the config for --profile (or the default)')
+      .description('prompt for the EAPI token (not echoed), check it against the service, and store it 0600 beside the config for --profile (or the default)')
       .addHelpText(
         'after',
         examples(
           'examctl login',
           '# create the profile on the way',
           'examctl login --profile prod --base-url https://exam.example.com',
-          '# scripts: no prompt; give the token with a file or the environment instead',
-          'examctl config set-profile prod --token-file /run/secrets/exam-token',
+          '# scripts: the token on stdin (checked against the service before it is stored)',
+          'examctl login --profile prod --with-token < /run/secrets/exam-token',
+          '# the service is not reachable from here: store it unchecked',
+          'examctl login --profile prod --no-verify',
         ),
       ),
-    NO_OPTIONS,
+    LOGIN_OPTIONS,
     async () => (await import('./commands/login.js')).run,
   );
 
+  register(
+    program
+      .command('completion')
+      .description('print a shell completion script for bash, zsh or fish, generated from the command tree')
+      .addHelpText(
+        'after',
+        examples(
+          '# bash: load it in every new shell',
+          "echo 'source <(examctl completion bash)' >> ~/.bashrc",
+          'examctl completion zsh > "${fpath[1]}/_examctl"',
+          'examctl completion fish > ~/.config/fish/completions/examctl.fish',
+        ),
+      ),
+    COMPLETION_OPTIONS,
+    async () => (await import('./commands/completion.js')).run,
+  );
+
+  program
+    .command('options')
+    .description('list the global flags, which every command takes')
+    .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
+    .action(async () => {
+      await deps.stdout.write(globalOptionsHelp(program));
+      setExit(ExitCode.Ok);
+    });
+
+  program
+    .command('help')
+    .argument('[command...]', 'a command (`user sync`) or a topic (`environment`)')
+    .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
+    .addHelpText('after', examples('examctl help user sync', 'examctl help environment'))
+    .action(async (path: string[]) => {
+      if (path.length === 1 && path[0] === 'environment') {
+        setExit(await (await import('./commands/help-environment.js')).run({}, deps));
+        return;
+      }
+      let command: Command = program;
+      for (const name of path) {
+        const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
+        if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
+        command = sub;
+      }
+      command.outputHelp();
+      setExit(ExitCode.Ok);
+    });
+
   return program;
+}
+
+/** The line every subcommand's help ends with. */
+export const GLOBAL_FLAGS_POINTER = 'Global flags (--json, --dry-run, --report, --yes, --store...): examctl options';
+
+/** `examctl options`: the program's own flags, formatted by commander's help as a command's flags are. */
+function globalOptionsHelp(program: Command): string {
+  const help = program.createHelp();
+  const visible = help.visibleOptions(program);
+  const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
+  const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
+  return `The following flags can be given to any command (before or after it):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }
 
 
@@ -379,6 +482,19 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
  */
 export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
   let exitCode: number = ExitCode.Ok;
+  // With --json stdout is one document also when the run fails: the error document, unless the
+  // run already wrote its report there (which then says why it stopped).
+  let stdoutWritten = false;
+  const outer = deps;
+  deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
+  const wantsJson = jsonRequested(argv);
+  const failWith = async (error: unknown, code: number): Promise<number> => {
+    if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {
+      const { errorDocument } = await import('../report/error-document.js');
+      await outer.stdout.write(`${JSON.stringify(errorDocument(error))}\n`);
+    }
+    return code;
+  };
   const program = buildProgram(deps, (code) => {
     exitCode = code;
   });
@@ -389,18 +505,25 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
-      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      return error.exitCode === 0 ? ExitCode.Ok : failWith(new UsageError(error.message.replace(/^error: /, '')), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {
       await deps.stderr.write(`examctl: ${error.message}\n`);
       if (debug && error.stack) await deps.stderr.write(`${error.stack}\n`);
-      return error.exitCode;
+      return failWith(error, error.exitCode);
     }
-    const message = error instanceof Error ? error.message : String(error);
+    // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
+    const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
+    const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
     await deps.stderr.write(`examctl: internal error: ${message}${debug ? '' : ' (run with --debug for details)'}\n`);
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${error.stack}\n`);
-    return ExitCode.Internal;
+    return failWith(error, ExitCode.Internal);
   }
+}
+
+/** --json, -o json, --output json or --output=json anywhere in argv. */
+function jsonRequested(argv: readonly string[]): boolean {
+  return argv.some((arg, index) => arg === '--json' || arg === '--output=json' || arg === '-ojson' || ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'));
 }
 
 export type { GlobalOptions };

@@ -5,7 +5,8 @@
  * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
  */
 import { Writable } from 'node:stream';
-import { checkbox, confirm, input, select } from '@inquirer/prompts';
+import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
+import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../api/local-directory.js';
 import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
@@ -129,6 +130,8 @@ export interface PromptUserOptions {
    * questions that follow offer its values as defaults (Enter keeps them) and Role may stay.
    */
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
+  /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
+  hierarchies?: readonly HierarchyEntry[];
 }
 
 type UserTextField = 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName';
@@ -196,7 +199,7 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
   const role = await promptRole({ ...options, ...(existing === undefined ? {} : { existing }) }, answers, io);
   if (role !== undefined) answers.Role = role;
 
-  const hierarchies = await promptHierarchies(answers, io);
+  const hierarchies = await promptHierarchies(answers, io, options.hierarchies);
   if (hierarchies.length > 0) answers.Hierarchies = hierarchies;
   return answers;
 }
@@ -228,27 +231,27 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
   return text === '' ? undefined : text;
 }
 
-async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo): Promise<HierarchyMembership[]> {
+async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo, known?: readonly HierarchyEntry[]): Promise<HierarchyMembership[]> {
   const memberships: HierarchyMembership[] = [];
   const question = () => (memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?');
   while (await ask(io, (context) => confirm({ message: question(), default: false }, context))) {
     const index = memberships.length;
     const path = `Hierarchies[${index}]`;
-    const externalId = await ask(io, (context) =>
-      input(
-        {
-          message: 'Hierarchy external id',
-          validate: (raw: string) => {
-            const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
-            return verdict(
-              problemsOf(validateUser(draft)),
-              (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
-            );
-          },
-        },
-        context,
-      ),
-    );
+    const check = (raw: string): true | string => {
+      const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
+      return verdict(
+        problemsOf(validateUser(draft)),
+        (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
+      );
+    };
+    const externalId =
+      known === undefined
+        ? await ask(io, (context) => input({ message: 'Hierarchy external id', validate: check }, context))
+        : await pick(io, {
+            message: 'Hierarchy',
+            choices: known.map((entry) => hierarchyChoice(entry, 'no new memberships (code 1134)')),
+            validate: check,
+          });
     const granted = await ask(io, (context) =>
       checkbox({ message: `Permissions in ${externalId.trim()} (space toggles, enter confirms)`, choices: PERMISSION_CHOICES }, context),
     );
@@ -326,33 +329,208 @@ const SCHEDULE_FIELD_MESSAGES: Record<ScheduleFieldName, string> = {
   GroupName: 'Group name',
 };
 
+/** What the local target knows, for pickers instead of free text (src/api/local-directory.ts). */
+export interface StoreChoices {
+  assessments?: readonly AssessmentEntry[];
+  hierarchies?: readonly HierarchyEntry[];
+}
+
+export interface ScheduleFieldsOptions {
+  /** The local target's lists: assessment and group become searchable pickers. */
+  choices?: StoreChoices;
+  /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
+  defaults?: Partial<Record<ScheduleFieldName, string>>;
+}
+
 /**
  * Asks for the required schedule fields the command line left out, in the order given.
  * `known` holds the schedule fields already given, so rules that span fields see them.
  * The answers are returned as typed; validateScheduleRequest normalises them later.
+ * With the store's lists, the assessment is picked from the store's assessments (no other is
+ * valid there) and the group from its hierarchies or typed as a new id (a new group is created);
+ * an existing group's title becomes the group name's default.
  */
 export async function promptScheduleFields(
   missing: readonly ScheduleFieldName[],
   io: PromptIo = {},
   known: Readonly<Record<string, unknown>> = {},
+  options: ScheduleFieldsOptions = {},
 ): Promise<Partial<Record<ScheduleFieldName, string>>> {
   const answers: Partial<Record<ScheduleFieldName, string>> = {};
+  const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
+  const check = (name: ScheduleFieldName, value: string): true | string => {
+    const draft = { Schedule: { ...known, ...answers, [name]: value.trim() }, Candidates: [] };
+    return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
+  };
+  const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
-    const value = await ask(io, (context) =>
-      input(
-        {
-          message: SCHEDULE_FIELD_MESSAGES[name],
-          validate: (raw: string) => {
-            const draft = { Schedule: { ...known, ...answers, [name]: raw.trim() }, Candidates: [] };
-            return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
-          },
-        },
-        context,
-      ),
-    );
+    let value: string;
+    if (name === 'AssessmentExtId' && assessments !== undefined) {
+      value = await pick(io, {
+        message: SCHEDULE_FIELD_MESSAGES[name],
+        choices: assessments.map(assessmentChoice),
+        current: defaults[name],
+        validate: (id) => check(name, id),
+      });
+    } else if (name === 'GroupExtId' && hierarchies !== undefined) {
+      value = await pick(io, {
+        message: SCHEDULE_FIELD_MESSAGES[name],
+        choices: hierarchies.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates')),
+        current: defaults[name],
+        validate: (id) => check(name, id),
+        allowNew: (id) => check(name, id),
+      });
+      const existing = hierarchies.find((entry) => entry.id === value);
+      if (existing !== undefined && defaults.GroupName === undefined) defaults.GroupName = existing.title;
+    } else {
+      const fallback = defaults[name];
+      value = await ask(io, (context) =>
+        input({ message: SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback }), validate: (raw: string) => check(name, raw) }, context),
+      );
+    }
     answers[name] = value.trim();
   }
   return answers;
+}
+
+/** Picks one of the store's schedules (e.g. for `schedule links` or `invigilators remove` without an id). */
+export async function promptSchedule(schedules: readonly ScheduleEntry[], io: PromptIo = {}, message = 'Schedule'): Promise<string> {
+  if (schedules.length === 0) throw new UsageError('no schedules in the local store to choose from: give the ScheduleExtId');
+  return pick(io, {
+    message,
+    choices: schedules.map((entry) => ({
+      value: entry.id,
+      name: `${entry.id}  ${entry.title}`,
+      description: `${entry.start.slice(0, 16).replace('T', ' ')} UTC · ${entry.candidates} ${entry.candidates === 1 ? 'candidate' : 'candidates'}${entry.archived ? ' · archived' : ''}`,
+    })),
+  });
+}
+
+/** A store entry offered by a picker; `disabled` says why it cannot be taken. */
+export interface PickChoice {
+  value: string;
+  name: string;
+  description?: string;
+  disabled?: string;
+}
+
+/** How many matches a picker lists at once: enough to scan, few enough to stay on one screen. */
+const PICKER_MATCHES = 50;
+
+function assessmentChoice(entry: AssessmentEntry): PickChoice {
+  return { value: entry.id, name: `${entry.id}  ${entry.title}`, description: `${entry.duration} min${entry.proctored ? ', proctored' : ''}` };
+}
+
+function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickChoice {
+  const choice: PickChoice = { value: entry.id, name: `${entry.id}  ${entry.path}` };
+  if (!entry.active) choice.disabled = `(inactive: ${inactiveReason})`;
+  return choice;
+}
+
+/**
+ * The choices matching a typed term: an exact id first, then ids starting with it, then any id or
+ * name containing it (ignoring case). With `allowNew`, a term that is no existing id is offered
+ * last as a new id, or shown disabled with the rule it breaks.
+ */
+export function pickerMatches(
+  choices: readonly PickChoice[],
+  term: string | undefined,
+  allowNew?: (id: string) => true | string,
+): PickChoice[] {
+  const typed = (term ?? '').trim();
+  const needle = typed.toLowerCase();
+  const ranked: { choice: PickChoice; rank: number }[] = [];
+  for (const choice of choices) {
+    const id = choice.value.toLowerCase();
+    const rank = id === needle ? 0 : id.startsWith(needle) ? 1 : id.includes(needle) || choice.name.toLowerCase().includes(needle) ? 2 : -1;
+    if (rank >= 0) ranked.push({ choice, rank });
+  }
+  ranked.sort((a, b) => a.rank - b.rank);
+  const shown = ranked.slice(0, PICKER_MATCHES).map((entry) => entry.choice);
+  if (allowNew !== undefined && typed !== '' && !choices.some((choice) => choice.value === typed)) {
+    const verdictOfNew = allowNew(typed);
+    shown.push(
+      verdictOfNew === true
+        ? { value: typed, name: `${typed}  (new)` }
+        : { value: typed, name: typed, disabled: `(${verdictOfNew})` },
+    );
+  }
+  return shown;
+}
+
+async function pick(
+  io: PromptIo,
+  config: {
+    message: string;
+    choices: readonly PickChoice[];
+    /** An earlier answer: listed first, so Enter keeps it. */
+    current?: string | undefined;
+    validate?: (id: string) => true | string;
+    allowNew?: (id: string) => true | string;
+  },
+): Promise<string> {
+  const { current } = config;
+  const ordered =
+    current === undefined
+      ? config.choices
+      : [
+          ...config.choices.filter((choice) => choice.value === current),
+          ...(config.choices.some((choice) => choice.value === current) ? [] : [{ value: current, name: `${current}  (your earlier answer)` }]),
+          ...config.choices.filter((choice) => choice.value !== current),
+        ];
+  return ask(io, (context) =>
+    search<string>(
+      {
+        message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
+        source: (term) => pickerMatches(ordered, term, config.allowNew),
+        ...(config.validate === undefined ? {} : { validate: config.validate }),
+        pageSize: 8,
+      },
+      context,
+    ),
+  );
+}
+
+/** One answer the person gave, as `offerCorrection` lists it. */
+export interface GivenAnswer<Name extends string> {
+  name: Name;
+  label: string;
+  value: string | undefined;
+}
+
+/**
+ * After a send from prompts failed: when a problem names one of the answers, shows the problems
+ * and offers to correct the answers instead of typing them all again. Returns the answers to ask
+ * again (those the problems name are ticked; the person may tick others), or null when nothing
+ * is to be corrected: no problem names an answer (the fix is elsewhere, e.g. the store's
+ * settings) or the person declined. The caller asks the returned ones again with the earlier
+ * answers as defaults and sends again.
+ */
+export async function offerCorrection<Name extends string>(
+  answers: readonly GivenAnswer<Name>[],
+  problems: readonly Problem[],
+  io: PromptIo = {},
+): Promise<Name[] | null> {
+  const named = new Set(answers.filter((answer) => problems.some((entry) => problemNames(entry, answer.name))).map((answer) => answer.name));
+  if (named.size === 0) return null;
+  note(io, `The send failed:\n${problems.map((entry) => `  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`).join('\n')}`);
+  if (!(await ask(io, (context) => confirm({ message: 'Correct the answers and send again?', default: true }, context)))) return null;
+  return ask(io, (context) =>
+    checkbox<Name>(
+      {
+        message: 'Answers to change (space toggles, enter confirms)',
+        choices: answers.map((answer) => ({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+        required: true,
+      },
+      context,
+    ),
+  );
+}
+
+/** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
+function problemNames(entry: Problem, name: string): boolean {
+  const field = entry.field.replace(/^Schedule\./, '');
+  return field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`);
 }
 
 /** Shows what is about to be sent and asks to go on; the default is no. */

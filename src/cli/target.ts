@@ -15,6 +15,8 @@ export interface RemoteConnection {
   concurrency: number;
   /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
   connect(): Promise<IntegrationApi>;
+  /** Throws the usage error the client would (plain http to a non-loopback host...), sending nothing. */
+  checkBaseUrl(): Promise<void>;
   /** One single-attempt GET (doctor), with the token when there is one. */
   probe(path: string, now: () => number): Promise<ProbeAnswer>;
 }
@@ -47,8 +49,40 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
   return () => (target ??= resolveTarget(options, deps));
 }
 
+/** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
 export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
   return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+/**
+ * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
+ * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
+ * A parent's store is named on stderr, so nobody writes to a store they did not mean.
+ */
+export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return localStorePath(options, deps);
+  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access }, { join }, { homedir }] = await Promise.all([
+    import('./store-discovery.js'),
+    import('../engine/store/manifest.js'),
+    import('node:fs/promises'),
+    import('node:path'),
+    import('node:os'),
+  ]);
+  const discovery = await discoverStore({
+    cwd: deps.cwd,
+    home: nonEmpty(deps.env.HOME) ?? homedir(),
+    storeName: DEFAULT_STORE_DIR,
+    probe: {
+      isStore: (dir) =>
+        access(join(dir, CURRENT_FILE)).then(
+          () => true,
+          () => false,
+        ),
+    },
+  });
+  const line = describeDiscovery(discovery, deps.cwd);
+  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  return discovery.store;
 }
 
 /**
@@ -72,7 +106,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!settings) throw new UsageError(NO_BASE_URL_MESSAGE);
     return remoteTarget(settings, options, deps);
   }
-  const store = localStorePath(options, deps);
+  const store = await usedStorePath(options, deps);
   return { kind: 'local', store, report: { kind: 'local', store } };
 }
 
@@ -115,6 +149,10 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
         });
       },
+      async checkBaseUrl() {
+        const { parseBaseUrl } = await import('../api/url-policy.js');
+        parseBaseUrl(baseUrl, allowInsecureHttp);
+      },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
         return probeRemote({ baseUrl, allowInsecureHttp, now, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
@@ -131,6 +169,8 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
     if (dryRun) {
+      // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
+      await target.remote.checkBaseUrl();
       await deps.stderr.write(`dry run: validating only, nothing is sent to ${target.baseUrl}\n`);
       return null;
     }

@@ -33,7 +33,34 @@ export function accept<T>(
   const effective = changes.filter((change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined));
   const action: PlannedAction =
     effective.length === 0 ? 'unchanged' : view.get(primary.collection, primary.key) === undefined ? 'created' : 'updated';
-  return { result: { status: 200, envelope: { Content: content, Success: true, Errors: null }, action }, changes: effective };
+  const result: ApiResult<T> = { status: 200, envelope: { Content: content, Success: true, Errors: null }, action };
+  if (action === 'updated') {
+    const fields = changedFieldsOf(view, primary, effective);
+    if (fields.length > 0) result.changedFields = fields;
+  }
+  return { result, changes: effective };
+}
+
+/**
+ * The primary entity's top-level fields that the change gives a new value, for a plan a person
+ * reads (`~ stu-2 (LastName)`); when only related entities change (a membership, a candidate),
+ * their collection names say what.
+ */
+function changedFieldsOf(view: EngineView, primary: { collection: CollectionName; key: string }, effective: readonly Change[]): string[] {
+  const fields = new Set<string>();
+  for (const change of effective) {
+    if (change.collection !== primary.collection || change.key !== primary.key) {
+      fields.add(change.collection);
+      continue;
+    }
+    const before = view.get(primary.collection, primary.key) as Record<string, unknown> | undefined;
+    const after = (change.value ?? {}) as Record<string, unknown>;
+    if (before === undefined || typeof after !== 'object') continue;
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      if (!sameValue(before[key], after[key])) fields.add(key);
+    }
+  }
+  return [...fields];
 }
 
 /** Structural equality of JSON values, ignoring key order and undefined properties. */

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
-import type { KnownUser, LocalDirectory } from '../api/local-directory.js';
+import type { LocalDirectory } from '../api/local-directory.js';
 import {
   validateCollection,
   validateInvigilatorRemoval,
@@ -12,9 +12,10 @@ import type {
   InvigilatorsResponseContent,
   UserResponseContent,
 } from '../domain/types.js';
-import type { World, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
+import type { WorldUser } from '../domain/world.js';
 import type { Clock } from './clock.js';
 import { decideCollection } from './collection-rules.js';
+import { directoryOver } from './directory.js';
 import { refuse, type Decision } from './decision.js';
 import { decideInvigilatorRemoval, decideReviewSession } from './invigilator-rules.js';
 import { hashPassword, verifyPassword } from './password.js';
@@ -175,17 +176,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
     },
 
     // LocalDirectory: plain reads of the state as last loaded (prompts run before any send).
-    roleTitles: () => participateFirst([...live().values<WorldRole>('roles')]),
-    invigilatorsOf: (scheduleExtId) => {
-      const schedule = live().get<WorldSchedule>('schedules', scheduleExtId);
-      return schedule ? [...schedule.Invigilators] : null;
-    },
-    userOf: (externalId) => {
-      const view = live();
-      const key = view.get('users', externalId) !== undefined ? externalId : view.userKeyByExternalIdIgnoringCase(externalId);
-      const user = key === undefined ? undefined : view.get<WorldUser>('users', key);
-      return user ? knownUser(user) : null;
-    },
+    ...directoryOver(live),
 
     async close() {
       await store.close();
@@ -194,39 +185,5 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   return engine;
 }
 
-/** Only the fields a prompt may show as defaults: never a password hash or a link with a token. */
-function knownUser(user: WorldUser): KnownUser {
-  const known: KnownUser = {
-    ExternalId: user.ExternalId,
-    FirstName: user.FirstName,
-    LastName: user.LastName,
-    UserName: user.UserName,
-    Role: user.Role,
-  };
-  if (typeof user.Email === 'string' && user.Email !== '') known.Email = user.Email;
-  return known;
-}
-
-/**
- * Role titles for a prompt's select list, the roles that take exams (Participate) first: the
- * list's first entry is what a hurried Enter picks, and that must not be an administrator role.
- */
-function participateFirst(roles: readonly WorldRole[]): string[] {
-  return [...roles.filter((role) => role.Participate), ...roles.filter((role) => !role.Participate)].map((role) => role.Title);
-}
-
-/** The same directory over a world file: the store a first real run would create from it. */
-export function worldDirectory(world: World): LocalDirectory {
-  return {
-    roleTitles: () => participateFirst(world.Roles),
-    invigilatorsOf: (scheduleExtId) => {
-      const schedule = world.Schedules.find((entry) => entry.ScheduleExtId === scheduleExtId);
-      return schedule ? [...schedule.Invigilators] : null;
-    },
-    userOf: (externalId) => {
-      const lower = externalId.toLowerCase();
-      const user = world.Users.find((entry) => entry.ExternalId === externalId) ?? world.Users.find((entry) => entry.ExternalId.toLowerCase() === lower);
-      return user ? knownUser(user) : null;
-    },
-  };
-}
+/** The same directory over a world file (moved beside the engine's own; kept here for importers). */
+export { worldDirectory } from './directory.js';

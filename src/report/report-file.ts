@@ -3,7 +3,7 @@ import { ReplacementFile } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import type { TextSink } from './text-sink.js';
 
-export type ReportFormat = 'json' | 'csv' | 'xlsx';
+export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
 
 /** The report format from the file name; anything else is a usage error before any work starts. */
 export function reportFormatOf(path: string): ReportFormat {
@@ -11,7 +11,8 @@ export function reportFormatOf(path: string): ReportFormat {
   if (ext === '.json') return 'json';
   if (ext === '.csv') return 'csv';
   if (ext === '.xlsx') return 'xlsx';
-  throw new UsageError(`--report ${path}: the file name must end in .json, .csv or .xlsx`);
+  if (ext === '.xml') return 'junit';
+  throw new UsageError(`--report ${path}: the file name must end in .json, .csv, .xlsx or .xml (JUnit, for CI test reports)`);
 }
 
 /**

@@ -4,6 +4,10 @@ import { csvLine } from './csv-cell.js';
 import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
+import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
+import { formatCount } from './number-format.js';
+import { RunPlan } from './run-plan.js';
+import { errorMember } from './error-document.js';
 
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
@@ -29,6 +33,8 @@ export interface ReportSink {
   finish(summary: ReportSummary): void | Promise<void>;
   /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */
   sourceHeader?(header: readonly string[]): void;
+  /** The run stopped early (a 403, Ctrl-C): called before `finish`. */
+  stopped?(error: unknown): void;
 }
 
 export function emptySummary(): ReportSummary {
@@ -54,11 +60,15 @@ function itemJson(item: ReportItem): string {
 export class JsonReportWriter implements ReportSink {
   private itemsWritten = 0;
   private opened = false;
+  private readonly plan: RunPlan | undefined;
+  private stopReason = '';
 
   constructor(
     private readonly out: TextSink,
     private readonly header: ReportHeader,
-  ) {}
+  ) {
+    this.plan = header.dryRun ? new RunPlan() : undefined;
+  }
 
   private open(): void | Promise<void> {
     this.opened = true;
@@ -69,6 +79,7 @@ export class JsonReportWriter implements ReportSink {
 
   // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
   item(entry: ReportEntry): void | Promise<void> {
+    this.plan?.add(entry.item);
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);
@@ -77,7 +88,13 @@ export class JsonReportWriter implements ReportSink {
 
   async finish(summary: ReportSummary): Promise<void> {
     if (!this.opened) await this.open();
-    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}],"summary":${JSON.stringify(summary)}}\n`);
+    // A dry run that planned against a store says so in the words of the screen's plan line.
+    const plan = this.plan?.planned ? `,"plan":${JSON.stringify(this.plan.counts)}` : '';
+    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(summary)}${plan}}\n`);
+  }
+
+  stopped(error: unknown): void {
+    this.stopReason = `,${errorMember(error)}`;
   }
 }
 
@@ -225,21 +242,34 @@ export class CsvReportWriter implements ReportSink {
 const SHOWN_ERRORS = 20;
 const SHOWN_WARNINGS = 5;
 
-/** The human summary (stderr): target, counts, the first errors and how many more. Bounded memory. */
+export interface HumanSummaryExtras {
+  /** The --report file as given: the summary says where it was written, and stops suggesting --report. */
+  reportFile?: string | undefined;
+}
+
+/**
+ * The human summary (stderr): target, counts, a dry run's plan, the first errors and how many
+ * more, the count per error code, and where the report was written. Bounded memory.
+ */
 export class HumanSummaryWriter implements ReportSink {
   private readonly shown: string[] = [];
   private hidden = 0;
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
+  private readonly codes = new ErrorCodeTally();
+  private readonly plan = new RunPlan();
 
   constructor(
     private readonly out: TextSink,
     private readonly header: ReportHeader,
     /** Draws the counts (a table on a terminal); default: one plain line. */
     private readonly renderCounts?: (summary: ReportSummary, dryRun: boolean) => string,
+    private readonly extras: HumanSummaryExtras = {},
   ) {}
 
   item({ item }: ReportEntry): void {
+    if (this.header.dryRun) this.plan.add(item);
+    if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
         this.hidden += 1;
@@ -260,17 +290,23 @@ export class HumanSummaryWriter implements ReportSink {
 
   async finish(summary: ReportSummary): Promise<void> {
     const { command, target, dryRun } = this.header;
+    const n = formatCount;
     const counts = this.renderCounts
       ? this.renderCounts(summary, dryRun).trimEnd()
-      : `${summary.total} ${summary.total === 1 ? 'item' : 'items'}: ${summary.ok} ${dryRun ? 'valid' : 'ok'}, ${summary.partial} partial, ${summary.failed} ${dryRun ? 'invalid' : 'failed'}, ${summary.skipped} skipped`;
-    const lines = [`${command}${dryRun ? ' (dry run: nothing changed)' : ''} on ${describeTarget(target)}`, counts, ...this.shown];
+      : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
+    const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
+    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...this.plan.lines(), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    if (this.hidden > 0) lines.push(`  ... and ${this.hidden} more (--report <file>.csv lists every one)`);
+    const reportFile = this.extras.reportFile;
+    if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);
+    const codes = this.codes.entries();
+    if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
-      lines.push(`${this.warnings} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
-      if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${this.warnings - this.shownWarnings.length} more (--report <file>.xlsx or .json lists every one)`);
+      lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
+      if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
+    if (reportFile !== undefined) lines.push(`report written to ${reportFile}`);
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }
@@ -285,6 +321,10 @@ export class RunReportBuilder {
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
   sourceHeader(header: readonly string[]): void {
     for (const sink of this.sinks) sink.sourceHeader?.(header);
+  }
+
+  stopped(error: unknown): void {
+    for (const sink of this.sinks) sink.stopped?.(error);
   }
 
   add(entry: ReportEntry): void | Promise<void> {

@@ -16,6 +16,8 @@ export interface ReportItem {
   warnings?: FieldWarning[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
   action?: PlannedAction;
+  /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
+  changedFields?: string[];
 }
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };

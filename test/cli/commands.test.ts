@@ -104,7 +104,9 @@ describe('user sync', () => {
       await writeFile(join(dir, 'broken.csv'), 'ExternalId,FirstName,LastName,Shoe\nu-1,A,B,42\n');
       const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', 'broken.csv', '--json']);
       expect(code).toBe(2);
-      expect(stdout).toBe('');
+      // With --json, stdout is still one document: the error, and no report.
+      expect(JSON.parse(stdout)).toMatchObject({ error: { exitCode: 2, kind: 'input-file', file: 'broken.csv', line: 1 } });
+      expect(stdout).not.toContain('"items"');
       expect(stderr).toMatch(/examctl: broken\.csv:1: .*Shoe/);
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ScheduleRequest } from '../../src/domain/types.js';
 import { worldDirectory } from '../../src/engine/engine.js';
-import { demoWorld } from './helpers.js';
+import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
 describe('local directory for prompts', () => {
   it('lists the roles that take exams first, so a hurried Enter never picks an administrator role', () => {
@@ -10,5 +11,56 @@ describe('local directory for prompts', () => {
     expect(participate.length).toBeGreaterThan(0);
     expect(titles.slice(0, participate.length)).toEqual(participate);
     expect([...titles].sort()).toEqual(world.Roles.map((role) => role.Title).sort());
+  });
+});
+
+describe('store lists for pickers and schedule links', () => {
+  it('lists assessments by id, hierarchies with their path from the root, schedules latest first', () => {
+    const { engine } = demoEngine();
+    expect(engine.assessments().map((entry) => entry.id)).toEqual(['A-LANG-QUIZ', 'A-LAW-EXAM', 'A-MATH-1', 'A-PHYS-2']);
+    const lab = engine.hierarchies().find((entry) => entry.id === 'H-NORTH-LAB');
+    expect(lab).toEqual({ id: 'H-NORTH-LAB', title: 'North campus - computer lab', path: 'Root / North campus / North campus - computer lab', active: true, root: false });
+    expect(engine.hierarchies().find((entry) => entry.id === 'H-OLD')?.active).toBe(false);
+    expect(engine.hierarchies().find((entry) => entry.id === 'root')?.root).toBe(true);
+    expect(engine.schedules().map((entry) => entry.id)).toEqual(['S-FUTURE', 'S-LIVE', 'S-PAST', 'S-ARCHIVED']);
+    expect(engine.schedules().find((entry) => entry.id === 'S-ARCHIVED')?.archived).toBe(true);
+  });
+
+  it('gives the same answers over the world file as over the store made from it', () => {
+    const { engine, world } = demoEngine();
+    const direct = worldDirectory(world);
+    expect(direct.assessments()).toEqual(engine.assessments());
+    expect(direct.hierarchies()).toEqual(engine.hierarchies());
+    expect(direct.schedules()).toEqual(engine.schedules());
+    expect(direct.scheduleLinks('S-FUTURE')).toEqual(engine.scheduleLinks('S-FUTURE'));
+    expect(direct.userOf('C-1001')).toEqual(engine.userOf('c-1001'));
+  });
+
+  it('survives a hierarchy parent cycle in a damaged world', () => {
+    const world = demoWorld();
+    world.Hierarchies.push({ ExternalId: 'H-A', Title: 'A', Parent: 'H-B', Active: true }, { ExternalId: 'H-B', Title: 'B', Parent: 'H-A', Active: true });
+    const paths = worldDirectory(world).hierarchies().filter((entry) => entry.id.startsWith('H-A') || entry.id === 'H-B');
+    expect(paths.map((entry) => entry.path)).toEqual(['B / A', 'A / B']);
+  });
+
+  it('reads the links the engine stored for new candidates, LaunchUrl only with proctoring, no password', async () => {
+    const { engine } = demoEngine();
+    const result = await engine.createSchedule(
+      scheduleRequest({
+        Schedule: { ScheduleExtId: 'S-LINKS', UseProctoringService: true },
+        Candidates: [candidate('c-9001', { Password: 'Secret-123!' }), candidate('c-9002')],
+      }) as unknown as ScheduleRequest,
+    );
+    expect(result.envelope.Success).toBe(true);
+    const links = engine.scheduleLinks('S-LINKS');
+    expect(links?.UseProctoringService).toBe(true);
+    expect(links?.Candidates.map((entry) => entry.CandidateExtId)).toEqual(['c-9001', 'c-9002']);
+    for (const entry of links?.Candidates ?? []) {
+      expect(entry.StartupLink).toMatch(/^https:\/\/exam\.example\.test\/delivery\/external-login\?session=[\w-]{32}$/);
+      expect(entry.LaunchUrl).toMatch(/#\/exam\/S-LINKS$/);
+    }
+    expect(JSON.stringify(links)).not.toContain('Secret-123!');
+    expect(engine.scheduleLinks('S-LIVE')?.Candidates.every((entry) => entry.LaunchUrl === undefined)).toBe(true);
+    expect(engine.scheduleLinks('S-NOPE')).toBeNull();
   });
 });

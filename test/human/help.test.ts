@@ -53,8 +53,30 @@ describe('--help', () => {
     if (path.length > 0) expect(exampleLines.some((line) => line.includes(path.join(' ')))).toBe(true);
   });
 
-  it('a subcommand lists the global flags that apply to it (--dry-run, --report, --yes)', async () => {
+  it('a subcommand lists its own flags and points at `examctl options` for the global ones (--dry-run, --report, --yes)', async () => {
     const help = await helpOf(['user', 'sync']);
-    for (const flag of ['--dry-run', '--report <file>', '--yes', '--no-input', '--max-errors <n>', '--only-failed']) expect(help.stdout).toContain(flag);
+    expect(help.stdout).toContain('--only-failed');
+    expect(help.stdout).toContain('examctl options');
+    expect(help.stdout).not.toContain('--max-errors <n>');
+    const io = testDeps('/');
+    expect(await runCli(['options'], io.deps)).toBe(0);
+    for (const flag of ['--dry-run', '--report <file>', '--yes', '--no-input', '--max-errors <n>', '-o, --output <format>']) expect(io.stdout.text).toContain(flag);
+  });
+
+  it('`examctl help user sync` shows the help of user sync; `help environment` the environment variables', async () => {
+    const io = testDeps('/');
+    expect(await runCli(['help', 'user', 'sync'], io.deps)).toBe(0);
+    expect(io.stdout.text).toContain('Usage: examctl user sync');
+    const env = testDeps('/');
+    expect(await runCli(['help', 'environment'], env.deps)).toBe(0);
+    expect(env.stdout.text).toContain('EXAMCTL_TOKEN');
+    const unknown = testDeps('/');
+    expect(await runCli(['help', 'user', 'nope'], unknown.deps)).toBe(2);
+    expect(unknown.stderr.text).toContain('unknown command');
+  });
+
+  it('help text starts each sentence on a new line', async () => {
+    const help = await helpOf(['schedule', 'push']);
+    expect(help.stdout).toMatch(/one call per\s+schedule\)\.\n\s*A candidates CSV/);
   });
 });

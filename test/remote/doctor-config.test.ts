@@ -1,5 +1,6 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoginDeps } from '../../src/cli/commands/login.js';
 import type { CommandDeps } from '../../src/cli/context.js';
@@ -172,7 +173,9 @@ describe('examctl login', () => {
 
   it('on a terminal: stores the typed token 0600 beside the config and the profile uses it', async () => {
     await withTempDir(async (dir) => {
-      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com']);
+      // The token is checked against the service before it is kept: a loopback one that accepts it.
+      server.fallback = notFound;
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
       const io = testDeps(dir, { isTTY: true });
       const asked: string[] = [];
       const deps: LoginDeps = {
@@ -183,7 +186,8 @@ describe('examctl login', () => {
         },
       };
       expect(await runCli(['login'], deps)).toBe(0);
-      expect(asked).toEqual(['EAPI token for https://exam.example.com:']);
+      expect(asked).toEqual([`EAPI token for ${server.url}:`]);
+      expect(server.requests[0]?.headers.authorization).toBe(`EAPI ${TOKEN}`);
       const tokenFile = join(dir, '.config', 'prod.token');
       expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
       expect(await readFile(tokenFile, 'utf8')).toBe(`${TOKEN}\n`);
@@ -194,6 +198,53 @@ describe('examctl login', () => {
       expect(target?.warnings).toEqual([]);
       const list = await cli(dir, ['config', 'list']);
       expect(list.stdout).toContain('token: set (file prod.token)');
+    });
+  });
+});
+
+describe('examctl login verifies the token before storing it', () => {
+  const tokenFile = (dir: string) => join(dir, '.config', 'prod.token');
+  const typing = (io: ReturnType<typeof testDeps>, token = TOKEN): LoginDeps => ({ ...io.deps, askSecret: async () => token });
+
+  it('refused by the service: exit 3, nothing stored', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Forbidden' }] } };
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
+      const io = testDeps(dir, { isTTY: true });
+      expect(await runCli(['login'], typing(io))).toBe(3);
+      expect(io.stderr.text).toContain('refused the token (HTTP 403); nothing was stored');
+      await expect(stat(tokenFile(dir))).rejects.toThrow();
+      expect(io.stderr.text).not.toContain(TOKEN);
+    });
+  });
+
+  it('unreachable: exit 3 naming --no-verify; with --no-verify the token is stored unchecked', async () => {
+    await withTempDir(async (dir) => {
+      const url = server.url;
+      await server.close();
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', url]);
+      const io = testDeps(dir, { isTTY: true });
+      expect(await runCli(['login'], typing(io))).toBe(3);
+      expect(io.stderr.text).toContain('could not reach');
+      expect(io.stderr.text).toContain('--no-verify');
+      await expect(stat(tokenFile(dir))).rejects.toThrow();
+      const unchecked = testDeps(dir, { isTTY: true });
+      expect(await runCli(['login', '--no-verify'], typing(unchecked))).toBe(0);
+      expect(await readFile(tokenFile(dir), 'utf8')).toBe(`${TOKEN}\n`);
+      expect(unchecked.stderr.text).toContain('not checked');
+      server = await startFaultServer();
+    });
+  });
+
+  it('--with-token reads the token from stdin, without a terminal', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = notFound;
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
+      const io = testDeps(dir, { isTTY: false, stdin: Readable.from([`${TOKEN}\n`]) });
+      expect(await runCli(['login', '--with-token'], io.deps)).toBe(0);
+      expect(await readFile(tokenFile(dir), 'utf8')).toBe(`${TOKEN}\n`);
+      expect(io.stderr.text).toContain('token accepted');
+      expect(io.stderr.text + io.stdout.text).not.toContain(TOKEN);
     });
   });
 });

@@ -57,7 +57,8 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
   return report.healthy ? 0 : 3;
 }
 
-function probeId(): string {
+/** A review session id that cannot exist: the probe's answer (1101) proves the token is accepted. */
+export function probeId(): string {
   return `examctl-doctor-${randomBytes(6).toString('hex')}`;
 }
 

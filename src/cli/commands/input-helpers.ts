@@ -4,6 +4,8 @@ import { readRecords } from '../../input/index.js';
 import { checkTimeZone } from '../../input/xlsx-reader.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
+import { UsageError } from '../../errors.js';
+import { STDIN_NAME } from '../stdin-file.js';
 
 /** Reads an input file named as the user typed it (relative to the working directory); messages keep that name. */
 export function readInput(
@@ -14,13 +16,24 @@ export function readInput(
   checkTimeZone(options.timezone);
   const { sheet, timezone, ...read } = options;
   // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
-  return readRecords(resolve(deps.cwd, file), {
+  return readRecords(inputPathOf(file, deps), {
     ...read,
-    displayName: file,
+    displayName: displayNameOf(file),
     cellProblems: 'record',
     ...(sheet !== undefined ? { sheet } : {}),
     ...(timezone !== undefined ? { timeZone: timezone } : {}),
   });
+}
+
+/** Where `--file` is read from: `-` is stdin's copy (made before the command ran, see stdin-file.ts). */
+export function inputPathOf(file: string, deps: CommandDeps): string {
+  if (file !== '-') return resolve(deps.cwd, file);
+  if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
+  return deps.stdinFile;
+}
+
+export function displayNameOf(file: string): string {
+  return file === '-' ? STDIN_NAME : file;
 }
 
 export { idOf } from '../../domain/record-id.js';

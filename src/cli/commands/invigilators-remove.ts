@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
@@ -16,6 +15,7 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
+import { displayNameOf, inputPathOf } from './input-helpers.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -60,7 +60,7 @@ async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps, 
   const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
   if (options.file !== undefined) {
-    const listed = await readIdList(resolve(deps.cwd, options.file), { displayName: options.file, ...(options.sheet !== undefined ? { sheet: options.sheet } : {}) });
+    const listed = await readIdList(inputPathOf(options.file, deps), { displayName: displayNameOf(options.file), ...(options.sheet !== undefined ? { sheet: options.sheet } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(options.file);
     for (const entry of listed) {

@@ -2,11 +2,11 @@ import { exportWorldText } from '../../engine/index.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../errors.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
-import { localStorePath } from '../target.js';
+import { usedStorePath } from '../target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
 export async function run(options: GlobalOptions, deps: CommandDeps): Promise<number> {
-  const location = localStorePath(options, deps);
+  const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {
     throw new UsageError(`no local store at ${location}: create one with "examctl local init" (or --store to point at one)`);

@@ -1,6 +1,6 @@
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
-import { localStorePath } from '../target.js';
+import { usedStorePath } from '../target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
 
 /**
@@ -12,7 +12,7 @@ export async function run({ host, port, ...globals }: LocalServeOptions, deps: C
   const options = onlyGlobals(globals);
   const { serveLocalStore } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
-  const storeDir = localStorePath(options, deps);
+  const storeDir = await usedStorePath(options, deps);
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
   const server = await serveLocalStore({
     storeDir,

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, TargetError, UsageError } from '../../errors.js';
 import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../config-file.js';
 import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 
-export type LoginOptions = GlobalOptions;
+export type LoginOptions = GlobalOptions & { withToken?: boolean; verify?: boolean };
 
 /** Asks for a secret without echoing it; resolves with what was typed. */
 export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
@@ -33,10 +33,10 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
   if (existing === undefined && options.baseUrl === undefined) {
     throw new UsageError(`examctl login: no profile named ${JSON.stringify(name)} in ${configPath(env)}: add --base-url <url> to create it`);
   }
-  if (!promptsAllowed(options, deps)) {
+  if (options.withToken !== true && !promptsAllowed(options, deps)) {
     throw new UsageError(
       'examctl login prompts for the token and needs a terminal: in scripts give the token with --token-file <path> ' +
-        `(or examctl config set-profile ${name} --token-file <path>) or set EXAMCTL_TOKEN`,
+        `(or examctl config set-profile ${name} --token-file <path>), pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
   let baseUrl: string | undefined;
@@ -46,18 +46,64 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
     baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
   }
 
-  const ask = deps.askSecret ?? inquirerSecret;
-  const typed = (await ask(`EAPI token for ${baseUrl ?? existing?.baseUrl ?? name}:`, deps.signal)).trim();
-  if (typed === '') throw new UsageError('examctl login: no token entered; nothing was changed');
+  const target = baseUrl ?? existing?.baseUrl;
+  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
+  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
+  if (options.verify !== false && target !== undefined) await verifyToken(target, typed, options, deps);
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
   await writeTokenFile(file, typed);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
-  await deps.stderr.write(`token stored in ${file} (mode 0600) for profile ${name}; check it with: examctl doctor --profile ${name}\n`);
+  await deps.stderr.write(
+    `token stored in ${file} (mode 0600) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
+  );
   return 0;
+}
+
+/** The token piped in (gh's `--with-token`): the whole of stdin, one trailing line break dropped. */
+async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
+  const stdin = deps.stdin ?? process.stdin;
+  let text = '';
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+    if (text.length > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
+  }
+  return text.trim();
+}
+
+/**
+ * The token is asked about before it is kept, with doctor's probe (one GET of a review session
+ * that cannot exist: 1101 means the token is accepted). Refused: exit 3 and nothing stored.
+ * No answer: exit 3 too, naming --no-verify, since a token stored unchecked is the next run's surprise.
+ */
+async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
+  const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
+    import('../../api/remote-probe.js'),
+    import('./doctor.js'),
+    import('../../api/envelope-errors.js'),
+    import('../../domain/codes.js'),
+  ]);
+  const answer = await probeRemote(
+    { baseUrl, token, allowInsecureHttp: options.allowInsecureHttp ?? false, ...(deps.signal ? { signal: deps.signal } : {}) },
+    `/external/review-sessions/${probeId()}`,
+  );
+  const nothingStored = 'nothing was stored';
+  if (answer.kind === 'unreachable') {
+    throw new TargetError(`examctl login: could not reach ${baseUrl} to check the token (${answer.reason}); ${nothingStored}. To store it unchecked: examctl login --no-verify`);
+  }
+  if (answer.status === 401 || answer.status === 403) {
+    throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); ${nothingStored}`);
+  }
+  const accepted = answer.envelope !== undefined && (answer.envelope.Success || errorsOf(answer.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound));
+  if (!accepted) {
+    throw new TargetError(
+      `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${nothingStored}. To store it unchecked: examctl login --no-verify`,
+    );
+  }
+  await deps.stderr.write(`token accepted by ${baseUrl}\n`);
 }
 
 async function inquirerSecret(message: string, signal?: AbortSignal): Promise<string> {

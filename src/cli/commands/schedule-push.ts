@@ -15,6 +15,7 @@ import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/report-writers.js';
+import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -52,6 +53,7 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone }));
   await completeRequiredFields(defaults, records, options, deps);
+  await warnBeforeSending(defaults, records, options, deps);
   const job: RecordJob<PreparedSchedule, { line: number; id: string }> = {
     command: 'schedule push',
     records,
@@ -67,6 +69,9 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
     const generated = [...remembered].sort((a, b) => a.line - b.line).map((kept) => kept.id);
     const shown = generated.slice(0, 5).join(', ');
     await deps.stderr.write(`generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}\n`);
+    if (generated.length === 1) {
+      await deps.stderr.write(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert\n`);
+    }
   }
   return exitCode;
 }
@@ -113,6 +118,67 @@ async function completeRequiredFields(defaults: ScheduleDefaults, records: () =>
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
   await deps.stderr.write(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})\n`);
   Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule));
+}
+
+/** Schedules whose start is past are named, at most this many, then counted. */
+const PAST_SHOWN = 5;
+
+/**
+ * Said before anything is sent, because neither can be undone: a candidates file without a
+ * schedule id makes a new schedule on every run (three runs, three schedules), and a schedule
+ * whose StartDateTime is already past is activated at once and can no longer be updated.
+ */
+async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, options: SchedulePushOptions, deps: CommandDeps): Promise<void> {
+  const { clockFromEnv } = await import('../../engine/clock.js');
+  const now = clockFromEnv(deps.env)().getTime();
+  const past: string[] = [];
+  let pastCount = 0;
+  let generatesId = false;
+  const seen = new Set<string>();
+  for await (const record of records()) {
+    // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
+    const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record);
+    const schedule = isRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
+    const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
+    if (id === undefined) generatesId = true;
+    const key = id ?? `line ${record.source.line}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const start = typeof schedule.StartDateTime === 'string' ? Date.parse(schedule.StartDateTime) : Number.NaN;
+    if (!Number.isNaN(start) && start < now) {
+      pastCount += 1;
+      if (past.length < PAST_SHOWN) past.push(`${id ?? (candidatesOnly ? 'the new schedule' : `${record.source.file}:${record.source.line}`)} (${String(schedule.StartDateTime)})`);
+    }
+    if (candidatesOnly) break;
+  }
+  if (generatesId && !options.dryRun) {
+    await deps.stderr.write(
+      'note: no --schedule-id (and no ScheduleExtId column): every run makes a new schedule, so running this again makes another one. ' +
+        'The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.\n',
+    );
+  }
+  if (pastCount > 0) {
+    await deps.stderr.write(
+      `warning: StartDateTime already past for ${past.join(', ')}${pastCount > past.length ? ` and ${pastCount - past.length} more` : ''}: ` +
+        'such a schedule is activated at once and can no longer be updated\n',
+    );
+  }
+}
+
+function hasScheduleColumns(record: InputRecord): boolean {
+  const header = (record.raw?.header ?? Object.keys(record.fields)).map(normalizeColumnName);
+  return header.includes(normalizeColumnName('ScheduleExtId')) || header.includes(normalizeColumnName('StartDateTime'));
+}
+
+/** A sittings row's own schedule cells (ScheduleExtId, StartDateTime), which win over the flags. */
+function scheduleCells(record: InputRecord): Record<string, unknown> {
+  const cells: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(record.fields)) {
+    const key = normalizeColumnName(name);
+    if (key === normalizeColumnName('ScheduleExtId') && value !== '' && value !== undefined) cells.ScheduleExtId = value;
+    if (key === normalizeColumnName('StartDateTime') && value !== '' && value !== undefined) cells.StartDateTime = value;
+  }
+  return cells;
 }
 
 function isRequestRecord(record: InputRecord): boolean {
@@ -197,10 +263,17 @@ function sittingRow(record: InputRecord): { line: number; csv: boolean; fields: 
   return { line: record.source.line, csv: record.raw !== undefined, fields: record.fields };
 }
 
+/** The service names its API field (`Upsert`); the person at the command line needs the flag. */
+function namingUpsertFlag(problem: Problem): Problem {
+  if (!/^duplicate scheduleextid/i.test(problem.message.trim())) return problem;
+  const base = problem.message.replace(/\s*\(use Upsert to update it\)\s*$/i, '');
+  return { ...problem, message: `${base} (pass --upsert to update it)` };
+}
+
 async function sendSchedule(api: IntegrationApi, payload: PreparedSchedule, options: CallOptions): Promise<Outcome> {
   const result = await api.createSchedule(payload.request, options);
   const outcome = outcomeOf(result);
-  const errors = withCandidateLines(outcome.errors, payload.candidateLines);
+  const errors = withCandidateLines(outcome.errors, payload.candidateLines).map(namingUpsertFlag);
   const id = result.envelope.Success && typeof result.envelope.Content === 'string' && result.envelope.Content !== '' ? result.envelope.Content : undefined;
   return { ...outcome, errors, ...(id !== undefined ? { id } : {}) };
 }

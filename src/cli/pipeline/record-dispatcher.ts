@@ -71,7 +71,7 @@ export class RecordDispatcher<P, R> {
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
     const item = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
-    return { item: withWarnings(outcome.action ? { ...item, action: outcome.action } : item, unit), rows: unit.rows };
+    return { item: withWarnings(outcome.action ? { ...item, action: outcome.action, ...(outcome.changedFields ? { changedFields: outcome.changedFields } : {}) } : item, unit), rows: unit.rows };
   }
 
   private countFailure(): void {

@@ -36,6 +36,8 @@ export interface Outcome {
   /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
   id?: string;
   action?: PlannedAction;
+  /** With `updated` from the local engine: the fields that change. */
+  changedFields?: string[];
 }
 
 /**

@@ -41,7 +41,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 
   const { api, report, target } = await openRun(job.command, describeSend, options, deps, targetOf);
   input.tellHeaderTo((header) => report.builder.sourceHeader(header));
-  const observers = progressObservers(job, total, options, deps);
+  const observers = await progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const dispatcher = new RecordDispatcher(job, {
     api,
@@ -76,26 +76,37 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   for (const observer of observers) observer.ended();
   await api?.close();
-  await report.close();
-
   const stop = dispatcher.stopReason;
-  if (stop?.kind === 'interrupted') {
-    throw new InterruptedError(
-      dispatcher.answered === 0
-        ? 'interrupted before sending: nothing was sent'
-        : 'interrupted: in-flight work finished, the rest was not sent (see the report)',
-    );
-  }
-  if (stop?.kind === 'target-failed') throw stop.error;
+  const stopError =
+    stop?.kind === 'interrupted'
+      ? new InterruptedError(
+          dispatcher.answered === 0
+            ? 'interrupted before sending: nothing was sent'
+            : 'interrupted: in-flight work finished, the rest was not sent (see the report)',
+        )
+      : stop?.kind === 'target-failed'
+        ? stop.error
+        : undefined;
+  // The report says why the run stopped (a 403, Ctrl-C), not only by its counts.
+  if (stopError !== undefined) report.builder.stopped(stopError);
+  await report.close();
+  if (stopError !== undefined) throw stopError;
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
 
-/** The progress line on a terminal, counting items as they are reported; none (no cost per item) elsewhere. */
-function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+/**
+ * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
+ * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
+ */
+async function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): Promise<RunObserver[]> {
   const enabled = deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env });
-  if (!enabled) return [];
+  if (!enabled) {
+    const { PlainProgressTicker } = await import('../progress-line.js');
+    const ticker = new PlainProgressTicker({ write: (line) => void deps.stderr.write(line), total: job.oneUnitPerRecord ? total : undefined, label: job.command });
+    return [{ reported: (entry) => ticker.tick(entry.item.status), ended: () => ticker.stop() }];
+  }
   const progress = createProgress({
     enabled,
     stream: deps.progressStream ?? process.stderr,

@@ -14,7 +14,8 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
   if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
   const content = result.envelope.Content;
   const problems = content === null || content === undefined ? [] : partialProblems(content);
-  return withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);
+  const outcome = withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);
+  return result.changedFields ? { ...outcome, changedFields: result.changedFields } : outcome;
 }
 
 /** Every error of a `Success: false` answer; never empty, so a failed item always says why. */

@@ -1,0 +1,18 @@
+import { UsageError } from '../../errors.js';
+import { completionScript, SHELLS, type Shell } from '../completion.js';
+import type { CommandDeps } from '../context.js';
+
+export interface CompletionOptions {
+  shell?: string | undefined;
+}
+
+/** `examctl completion bash|zsh|fish`: the script on stdout, generated from the program it is part of. */
+export async function run(options: CompletionOptions, deps: CommandDeps): Promise<number> {
+  const shell = options.shell;
+  if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
+    throw new UsageError(`completion needs a shell: ${SHELLS.join(', ')}${shell === undefined ? '' : ` (not "${shell}")`}`);
+  }
+  const { buildProgram } = await import('../program.js');
+  await deps.stdout.write(completionScript(shell as Shell, buildProgram(deps, () => undefined)));
+  return 0;
+}

@@ -1,0 +1,14 @@
+import type { GlobalOptions } from '../global-options.js';
+import { argument, choice, type OptionsOf } from '../option-table.js';
+
+export const SCHEDULE_LINKS_OPTIONS = [
+  argument('scheduleExtId', '[scheduleExtId]', 'the schedule whose links to list (on a terminal without it: picked from the store)'),
+  choice(
+    '-o, --output <format>',
+    'table (on screen), csv (one row per candidate, formula-safe for a mail merge) or json',
+    ['table', 'csv', 'json'],
+    'table',
+  ),
+] as const;
+
+export type ScheduleLinksOptions = OptionsOf<typeof SCHEDULE_LINKS_OPTIONS> & GlobalOptions;

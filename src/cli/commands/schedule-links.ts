@@ -1,0 +1,111 @@
+import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
+import { UsageError } from '../../errors.js';
+import { csvLine } from '../../report/csv-cell.js';
+import { describeTarget } from '../../report/report-writers.js';
+import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
+
+/** `scheduleExtId` absent: on a terminal, picked from the store's schedules; otherwise a usage error. */
+export interface ScheduleLinksOptions extends GlobalOptions {
+  scheduleExtId?: string | undefined;
+  output?: 'table' | 'json' | 'csv';
+}
+
+/** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
+export const LINK_COLUMNS = ['CandidateExtId', 'FirstName', 'LastName', 'Email', 'StartupLink', 'LaunchUrl'] as const;
+
+export const REMOTE_HAS_NO_LINKS =
+  "schedule links reads the local store: the integration API does not return the candidates' StartupLink or LaunchUrl, so a remote target cannot list them (the service delivers them to the candidates itself)";
+
+/**
+ * `examctl schedule links <ScheduleExtId>`: each candidate's StartupLink (and LaunchUrl with
+ * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
+ * A read: the store is opened read-only, without the lock, and never created.
+ */
+export async function run(options: ScheduleLinksOptions, deps: CommandDeps, targetOf: TargetOf = targetOnce(options, deps)): Promise<number> {
+  const target = await targetOf();
+  if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
+  const directory = await (deps.openDirectory ? openInjected(deps.openDirectory, target, deps) : openStoreDirectory(target.store));
+  let links: ScheduleLinks;
+  try {
+    const scheduleExtId = options.scheduleExtId ?? (await pickSchedule(directory, options, deps));
+    const found = directory.scheduleLinks(scheduleExtId);
+    if (found === null) throw new UsageError(notFound(directory, scheduleExtId, target));
+    links = found;
+  } finally {
+    await directory.close();
+  }
+  const format = options.json ? 'json' : (options.output ?? 'table');
+  if (format === 'json') {
+    await deps.stdout.write(`${JSON.stringify({ target: target.report, ...links }, null, 2)}\n`);
+  } else if (format === 'csv') {
+    await deps.stdout.write(linksCsv(links));
+  } else {
+    const { colorEnabled } = await import('../table-format.js');
+    const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
+    const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
+    await deps.stdout.write(await linksTable(links, { color, ...(width === undefined ? {} : { width }) }));
+  }
+  const count = links.Candidates.length;
+  await deps.stderr.write(
+    `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}\n`,
+  );
+  return 0;
+}
+
+/** RFC 4180 with the run report's formula neutraliser: a name such as `=HYPERLINK(...)` stays text. */
+export function linksCsv(links: ScheduleLinks): string {
+  let text = csvLine(LINK_COLUMNS);
+  for (const candidate of links.Candidates) {
+    text += csvLine(LINK_COLUMNS.map((column) => candidate[column] ?? ''));
+  }
+  return text;
+}
+
+export async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
+  const { renderRecordTable } = await import('../record-table.js');
+  const proctored = links.Candidates.some((candidate) => candidate.LaunchUrl !== undefined);
+  const columns = [{ label: 'Candidate' }, { label: 'Name' }, { label: 'Email' }, { label: 'StartupLink' }, ...(proctored ? [{ label: 'LaunchUrl' }] : [])];
+  const rows = links.Candidates.map((candidate) => [
+    candidate.CandidateExtId,
+    [candidate.FirstName, candidate.LastName].filter((part) => part !== '').join(' '),
+    candidate.Email,
+    candidate.StartupLink,
+    ...(proctored ? [candidate.LaunchUrl ?? ''] : []),
+  ]);
+  return renderRecordTable(columns, rows, { ...options, headingColumns: 2 });
+}
+
+async function openInjected(
+  open: NonNullable<CommandDeps['openDirectory']>,
+  target: ResolvedTarget,
+  deps: CommandDeps,
+): Promise<OpenDirectory> {
+  const directory = await open(target, deps);
+  if (directory === null) throw new UsageError(REMOTE_HAS_NO_LINKS);
+  return directory;
+}
+
+/** Read-only and never created: a missing store has no links (the demo world's would mislead). */
+async function openStoreDirectory(store: string): Promise<OpenDirectory> {
+  const { openLocalTarget } = await import('../../engine/local-target.js');
+  const engine = await openLocalTarget(store, { dryRun: true });
+  if (engine === null) {
+    throw new UsageError(`no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`);
+  }
+  return engine;
+}
+
+async function pickSchedule(directory: OpenDirectory, options: ScheduleLinksOptions, deps: CommandDeps): Promise<string> {
+  const { missingValue, promptSchedule } = await import('../prompts.js');
+  if (!promptsAllowed(options, deps)) throw missingValue('<ScheduleExtId>');
+  return promptSchedule(directory.schedules(), promptIoOf(deps));
+}
+
+/** Names the store, and the schedule meant when only the case differs (ids match exactly). */
+function notFound(directory: OpenDirectory, scheduleExtId: string, target: ResolvedTarget): string {
+  const lower = scheduleExtId.toLowerCase();
+  const near = directory.schedules().find((entry) => entry.id.toLowerCase() === lower);
+  const hint = near === undefined ? '' : ` (did you mean ${near.id}? ids are case-sensitive)`;
+  return `no schedule ${scheduleExtId} on ${describeTarget(target.report)}${hint}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * Every environment variable examctl reads, as data for `examctl help environment`.
+ * test/cli/environment-variables.test.ts reads src/ for every variable the code reads and fails
+ * when one is missing here, so the list cannot drift from the code.
+ */
+export interface EnvironmentVariable {
+  name: string;
+  /** What it does, one or two sentences. */
+  meaning: string;
+  /** The flag that wins over it, when there is one. */
+  flag?: string;
+}
+
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  { name: 'EXAMCTL_TARGET', meaning: 'local or remote; default: remote when a base URL is configured, else local.', flag: '--target' },
+  { name: 'EXAMCTL_STORE', meaning: 'the local store directory (default ./.examctl-store).', flag: '--store' },
+  { name: 'EXAMCTL_BASE_URL', meaning: "the remote service's base URL.", flag: '--base-url' },
+  { name: 'EXAMCTL_TOKEN', meaning: 'the EAPI token itself (prefer --token-file or `examctl login`; never printed).', flag: '--token-file' },
+  { name: 'EXAMCTL_PROFILE', meaning: 'the config profile to use (base URL, token file, defaults).', flag: '--profile' },
+  { name: 'EXAMCTL_CONFIG_DIR', meaning: 'where config.json and stored tokens live (default $XDG_CONFIG_HOME/examctl, else ~/.config/examctl).' },
+  { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },
+  { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, in milliseconds (default 10000).' },
+  { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
+  { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
+  { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },
+  { name: 'NO_COLOR', meaning: 'any non-empty value: no colour (https://no-color.org).' },
+  { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
+  { name: 'TERM', meaning: 'dumb: no colour.' },
+  { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set.' },
+  { name: 'NODE_EXTRA_CA_CERTS', meaning: "a PEM file of extra CA certificates, read by Node: for a service whose certificate comes from a private CA." },
+  { name: 'HOME', meaning: 'expands ~ in token file paths, and is where the search for a store stops.' },
+];
+
+/** The `examctl help environment` text: name, then its meaning (and the flag that wins). */
+export function renderEnvironmentHelp(variables: readonly EnvironmentVariable[] = ENVIRONMENT_VARIABLES): string {
+  const width = Math.max(...variables.map((variable) => variable.name.length));
+  const lines = variables.map((variable) => {
+    const flag = variable.flag === undefined ? '' : ` (${variable.flag} wins over it)`;
+    return `  ${variable.name.padEnd(width)}  ${variable.meaning}${flag}`;
+  });
+  return `Environment variables examctl reads:\n\n${lines.join('\n')}\n`;
+}

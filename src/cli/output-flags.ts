@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+
+/**
+ * `-o json` is accepted wherever `--json` is (kubectl's and gh's spelling), and output flags that
+ * contradict each other are refused rather than one of them silently winning: `--json -o csv`,
+ * or `-o` given both before and after the command with different formats. A command with its own
+ * `-o` (tables, CSV) keeps its formats; every other command writes only JSON besides its human
+ * output. Returns the values to merge into the parsed options.
+ */
+export function resolveOutputFlags(command: Command, merged: { json?: unknown; output?: unknown }): { json?: true; output?: string } {
+  const given: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) {
+    if (at.getOptionValueSource('output') === 'cli') given.push(String(at.getOptionValue('output')));
+  }
+  const distinct = [...new Set(given)];
+  if (distinct.length > 1) throw new UsageError(`conflicting output flags: -o ${distinct.join(' and -o ')}; give one`);
+  const own = command.options.find((option) => option.long === '--output');
+  const explicit = distinct[0];
+  if (explicit === undefined) return {};
+  if (own?.argChoices !== undefined && !own.argChoices.includes(explicit)) {
+    throw new UsageError(`-o ${explicit}: choose one of ${own.argChoices.join(', ')}`);
+  }
+  if (explicit === 'json') return own === undefined ? { json: true } : { json: true, output: 'json' };
+  if (own === undefined) throw new UsageError(`-o ${explicit}: this command prints only json (-o json, the same as --json) besides its summary`);
+  if (merged.json === true) throw new UsageError(`conflicting output flags: --json and -o ${explicit}; give one`);
+  return { output: explicit };
+}

@@ -1,0 +1,15 @@
+/**
+ * Help text is read sentence by sentence: each sentence of a description starts a new line, and
+ * commander's wrap then breaks a long sentence at the terminal width. A sentence ends at `. `
+ * (or `! ?`) before a capital letter or a backquote; `e.g. the` or `3.5 s` do not end one.
+ */
+export function sentenceLines(text: string): string {
+  return text.replace(/([.!?]) +(?=[A-Z`])/g, (match, stop: string, offset: number) => (isAbbreviation(text, offset) ? match : `${stop}\n`));
+}
+
+const ABBREVIATIONS = ['e.g', 'i.e', 'etc', 'vs'];
+
+function isAbbreviation(text: string, stopAt: number): boolean {
+  const before = text.slice(Math.max(0, stopAt - 4), stopAt).toLowerCase();
+  return ABBREVIATIONS.some((word) => before.endsWith(word));
+}

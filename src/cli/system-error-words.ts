@@ -1,0 +1,75 @@
+/**
+ * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
+ * tells an admin little; `... the directory does not exist (ENOENT)` tells what to fix. The code
+ * stays in parentheses so it can still be searched for. Pure: no fs, no network.
+ */
+
+/** What the path named in the message is, when the caller knows: ENOENT then says which is missing. */
+export type PathSubject = 'file' | 'directory';
+
+const FIXED_WORDS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied (check the owner and mode of the file or directory)",
+  EPERM: 'operation not permitted (the file may be read-only, in use, or owned by another user)',
+  EISDIR: 'it is a directory, not a file',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EEXIST: 'it already exists',
+  ENOTEMPTY: 'the directory is not empty',
+  EMFILE: 'too many open files in this process (raise the limit, e.g. `ulimit -n 4096`)',
+  ENFILE: 'too many open files on this system',
+  EBUSY: 'the file or device is busy',
+  EPIPE: 'the reader of the output went away (e.g. `| head` stopped reading)',
+  ECONNREFUSED: 'the connection was refused: nothing listens at that address and port (is the service running, is the port right?)',
+  ENOTFOUND: "the host name could not be resolved (check the base URL's spelling, the DNS or the network)",
+  EAI_AGAIN: 'the host name could not be resolved just now (a temporary DNS failure)',
+  ETIMEDOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
+  UND_ERR_HEADERS_TIMEOUT: 'the service accepted the connection but sent no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the service stopped sending its answer midway',
+  ECONNRESET: 'the connection was closed by the other side (the service, a proxy or a load balancer dropped it)',
+  UND_ERR_SOCKET: 'the connection was closed by the other side (the service, a proxy or a load balancer dropped it)',
+  EHOSTUNREACH: 'there is no route to the host (network down, VPN off, or a firewall)',
+  ENETUNREACH: 'the network is unreachable (no connection, or VPN off)',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  CERT_NOT_YET_VALID: "the server's TLS certificate is not valid yet (or this machine's clock is wrong)",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed, so it is not trusted (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate chain ends in an untrusted self-signed CA (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate cannot be verified (a missing intermediate certificate or a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate was issued by a CA this machine does not know (NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name than the base URL's",
+};
+
+/** The words for a code; undefined for codes examctl has no better words for (the code is then shown as is). */
+export function systemErrorWords(code: string, subject?: PathSubject): string | undefined {
+  if (code === 'ENOENT') return subject === undefined ? 'no such file or directory' : `the ${subject} does not exist`;
+  const fixed = FIXED_WORDS[code];
+  if (fixed !== undefined) return fixed;
+  if (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_')) return "the server's TLS certificate was not accepted";
+  return undefined;
+}
+
+/** The code of a system error, looked for through `cause` (undici wraps it: `fetch failed` -> ECONNREFUSED). */
+export function systemErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The reason to put after `cannot <do> <path>: `: words and code (`the directory does not exist
+ * (ENOENT)`), the bare code when examctl has no words for it, else the error's message.
+ */
+export function describeSystemError(error: unknown, subject?: PathSubject): string {
+  const code = systemErrorCode(error);
+  if (code !== undefined) {
+    const words = systemErrorWords(code, subject);
+    return words === undefined ? code : `${words} (${code})`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,175 @@
+/**
+ * The LocalDirectory (src/api/local-directory.ts) over the engine's state or over a world file:
+ * read-only queries, one implementation for both, so a prompt offers the same choices whether
+ * the store exists yet or not (with no store, the first real run creates it from the world).
+ */
+import type {
+  AssessmentEntry,
+  CandidateLink,
+  HierarchyEntry,
+  KnownUser,
+  LocalDirectory,
+  ScheduleEntry,
+  ScheduleLinks,
+} from '../api/local-directory.js';
+import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
+import type { CollectionName } from './store/contract.js';
+import { keyOf, type EngineView } from './view.js';
+
+/** What the directory reads: a part of EngineView a world file can offer too. */
+export type DirectoryView = Pick<EngineView, 'get' | 'values' | 'userKeyByExternalIdIgnoringCase'>;
+
+/** Queries over `view()`, asked anew on each call so they read the state as it is then. */
+export function directoryOver(view: () => DirectoryView): LocalDirectory {
+  return {
+    roleTitles: () => participateFirst([...view().values<WorldRole>('roles')]),
+    invigilatorsOf: (scheduleExtId) => {
+      const schedule = view().get<WorldSchedule>('schedules', scheduleExtId);
+      return schedule ? [...schedule.Invigilators] : null;
+    },
+    userOf: (externalId) => {
+      const state = view();
+      const key = state.get('users', externalId) !== undefined ? externalId : state.userKeyByExternalIdIgnoringCase(externalId);
+      const user = key === undefined ? undefined : state.get<WorldUser>('users', key);
+      return user ? knownUser(user) : null;
+    },
+    assessments: () => byId([...view().values<WorldAssessment>('assessments')].map(assessmentEntry)),
+    hierarchies: () => hierarchyEntries([...view().values<WorldHierarchy>('hierarchies')]),
+    schedules: () =>
+      [...view().values<WorldSchedule>('schedules')]
+        .map(scheduleEntry)
+        .sort((a, b) => Date.parse(b.start) - Date.parse(a.start) || compare(a.id, b.id)),
+    scheduleLinks: (scheduleExtId) => {
+      const schedule = view().get<WorldSchedule>('schedules', scheduleExtId);
+      return schedule ? scheduleLinks(schedule) : null;
+    },
+  };
+}
+
+/** The same directory over a world file: the store a first real run would create from it. */
+export function worldDirectory(world: World): LocalDirectory {
+  const lists: Partial<Record<CollectionName, readonly object[]>> = {
+    roles: world.Roles,
+    users: world.Users,
+    hierarchies: world.Hierarchies,
+    assessments: world.Assessments,
+    schedules: world.Schedules,
+  };
+  const maps = new Map<CollectionName, Map<string, unknown>>();
+  const mapOf = (collection: CollectionName): Map<string, unknown> => {
+    let map = maps.get(collection);
+    if (map === undefined) {
+      map = new Map((lists[collection] ?? []).map((value) => [keyOf(collection, value as Record<string, unknown>), value]));
+      maps.set(collection, map);
+    }
+    return map;
+  };
+  const view: DirectoryView = {
+    get: <T>(collection: CollectionName, key: string) => mapOf(collection).get(key) as T | undefined,
+    values: <T>(collection: CollectionName) => (lists[collection] ?? []) as Iterable<T>,
+    userKeyByExternalIdIgnoringCase: (externalId) => {
+      const lower = externalId.toLowerCase();
+      return world.Users.find((user) => user.ExternalId.toLowerCase() === lower)?.ExternalId;
+    },
+  };
+  return directoryOver(() => view);
+}
+
+/** Only the fields a prompt may show as defaults: never a password hash or a link with a token. */
+function knownUser(user: WorldUser): KnownUser {
+  const known: KnownUser = {
+    ExternalId: user.ExternalId,
+    FirstName: user.FirstName,
+    LastName: user.LastName,
+    UserName: user.UserName,
+    Role: user.Role,
+  };
+  if (typeof user.Email === 'string' && user.Email !== '') known.Email = user.Email;
+  return known;
+}
+
+/**
+ * Role titles for a prompt's select list, the roles that take exams (Participate) first: the
+ * list's first entry is what a hurried Enter picks, and that must not be an administrator role.
+ */
+function participateFirst(roles: readonly WorldRole[]): string[] {
+  return [...roles.filter((role) => role.Participate), ...roles.filter((role) => !role.Participate)].map((role) => role.Title);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byId<T extends { id: string }>(entries: T[]): T[] {
+  return entries.sort((a, b) => compare(a.id, b.id));
+}
+
+function assessmentEntry(assessment: WorldAssessment): AssessmentEntry {
+  return {
+    id: assessment.ExternalId,
+    title: assessment.Title,
+    duration: assessment.MaxTimePerAttempt,
+    proctored: assessment.UseProctoringService,
+  };
+}
+
+function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntry[] {
+  const byKey = new Map(hierarchies.map((hierarchy) => [hierarchy.ExternalId, hierarchy]));
+  const paths = new Map<string, string>();
+  const pathOf = (hierarchy: WorldHierarchy): string => {
+    const known = paths.get(hierarchy.ExternalId);
+    if (known !== undefined) return known;
+    // Walked iteratively with a visited set: a damaged world with a parent cycle must not hang a prompt.
+    const titles: string[] = [];
+    const seen = new Set<string>();
+    for (let at: WorldHierarchy | undefined = hierarchy; at !== undefined && !seen.has(at.ExternalId); at = at.Parent ? byKey.get(at.Parent) : undefined) {
+      seen.add(at.ExternalId);
+      titles.unshift(at.Title || at.ExternalId);
+    }
+    const path = titles.join(' / ');
+    paths.set(hierarchy.ExternalId, path);
+    return path;
+  };
+  return byId(
+    hierarchies.map((hierarchy) => ({
+      id: hierarchy.ExternalId,
+      title: hierarchy.Title,
+      path: pathOf(hierarchy),
+      active: hierarchy.Active,
+      root: hierarchy.Parent === undefined || hierarchy.Parent === null,
+    })),
+  );
+}
+
+function scheduleEntry(schedule: WorldSchedule): ScheduleEntry {
+  return {
+    id: schedule.ScheduleExtId,
+    title: schedule.Title,
+    assessmentId: schedule.AssessmentExtId,
+    start: schedule.StartDateTime,
+    end: schedule.EndDateTime,
+    archived: schedule.Archived,
+    candidates: schedule.Candidates.length,
+  };
+}
+
+function scheduleLinks(schedule: WorldSchedule): ScheduleLinks {
+  return {
+    ScheduleExtId: schedule.ScheduleExtId,
+    Title: schedule.Title,
+    StartDateTime: schedule.StartDateTime,
+    EndDateTime: schedule.EndDateTime,
+    UseProctoringService: schedule.UseProctoringService ?? false,
+    Candidates: schedule.Candidates.map((candidate) => {
+      const link: CandidateLink = {
+        CandidateExtId: candidate.CandidateExtId,
+        FirstName: candidate.FirstName,
+        LastName: candidate.LastName,
+        Email: candidate.Email,
+        StartupLink: candidate.StartupLink ?? '',
+      };
+      if (typeof candidate.LaunchUrl === 'string' && candidate.LaunchUrl !== '') link.LaunchUrl = candidate.LaunchUrl;
+      return link;
+    }),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Counts of the errors of a run by code, for the human summary: after the first 20 errors, a
+ * reader of a 50k-row run wants to know what kinds there are (`209 x 12  Email is not a valid
+ * address`). Bounded memory: one entry per distinct code (per distinct message for problems the
+ * spec leaves unnumbered, up to a cap).
+ */
+import type { Problem } from '../domain/problem.js';
+import { formatCount } from './number-format.js';
+import type { ReportEntry, ReportSink } from './report-writers.js';
+
+export interface ErrorCodeCount {
+  /** null: a problem without a numeric code (e.g. "Scheduler not set"). */
+  code: number | null;
+  count: number;
+  /** The first message seen with this code, as an example. */
+  message: string;
+}
+
+/** Distinct unnumbered messages kept apart; past it they share one "other" entry. */
+const UNNUMBERED_KINDS = 50;
+const OTHER = 'other problems without a code';
+
+export class ErrorCodeTally implements ReportSink {
+  private readonly counts = new Map<string, ErrorCodeCount>();
+  private unnumberedKinds = 0;
+
+  add(problem: Problem): void {
+    let key = problem.code === null ? `-${problem.message}` : String(problem.code);
+    let entry = this.counts.get(key);
+    if (entry === undefined && problem.code === null) {
+      if (this.unnumberedKinds >= UNNUMBERED_KINDS) {
+        key = `-${OTHER}`;
+        entry = this.counts.get(key);
+      } else {
+        this.unnumberedKinds += 1;
+      }
+    }
+    if (entry === undefined) {
+      entry = { code: problem.code, count: 0, message: key === `-${OTHER}` ? OTHER : problem.message };
+      this.counts.set(key, entry);
+    }
+    entry.count += 1;
+  }
+
+  item({ item }: ReportEntry): void {
+    for (const problem of item.errors) this.add(problem);
+  }
+
+  finish(): void {}
+
+  /** Most frequent first; ties by code, unnumbered last. */
+  entries(): ErrorCodeCount[] {
+    return [...this.counts.values()].sort(
+      (a, b) => b.count - a.count || (a.code ?? Number.MAX_SAFE_INTEGER) - (b.code ?? Number.MAX_SAFE_INTEGER) || (a.message < b.message ? -1 : 1),
+    );
+  }
+}
+
+/** `  209 x 12  Email is not a valid address`, codes aligned; `-` for an unnumbered problem. */
+export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[], indent = '  '): string[] {
+  const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
+  const width = Math.max(0, ...labels.map((label) => label.length));
+  return entries.map((entry, index) => `${indent}${labels[index]!.padEnd(width)}  ${entry.message}`);
+}

@@ -1,0 +1,114 @@
+/**
+ * GitHub Actions workflow annotations for failed records (with GITHUB_ACTIONS=true), so a pull
+ * request shows each bad row on the input file's line:
+ * `::error file=users.csv,line=12,title=209::Email: Email is not a valid address (code 209)`.
+ * Written to stderr: the runner reads workflow commands from both streams, and stdout may hold
+ * the --json document. A failed record is an error, a partial one a warning.
+ *
+ * GitHub shows at most 10 error annotations per step and 50 per job and drops the rest, so
+ * after `limit` annotations one notice says how many more records failed and where to read them.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Problem } from '../domain/problem.js';
+import type { ReportEntry, ReportSink } from './report-writers.js';
+import type { ReportItem } from './run-report.js';
+import type { TextSink } from './text-sink.js';
+
+/** The Actions toolkit's escaping of a command's message. */
+export function escapeData(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** The Actions toolkit's escaping of a property value: the message's, plus `:` and `,` (the separators). */
+export function escapeProperty(value: string): string {
+  return escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** GITHUB_ACTIONS is set to exactly "true" by the runner. */
+export function githubActionsEnabled(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.GITHUB_ACTIONS === 'true';
+}
+
+export interface AnnotationOptions {
+  /** Where relative input paths are resolved from (the command's working directory). */
+  cwd: string;
+  /** GITHUB_WORKSPACE: file paths are given relative to it, as the pull request view needs. */
+  workspace?: string | undefined;
+  /** Annotations written before the closing notice (default 50, GitHub's per-job bound). */
+  limit?: number;
+}
+
+/** Sources that name no file (flags, arguments, answers, stdin) get no `file=`. */
+function isPseudoSource(file: string): boolean {
+  return file === '-' || /^<.*>$/.test(file);
+}
+
+function annotationFile(file: string, options: AnnotationOptions): string | undefined {
+  if (isPseudoSource(file)) return undefined;
+  const absolute = resolve(options.cwd, file);
+  if (options.workspace === undefined) return file;
+  const inside = relative(options.workspace, absolute);
+  // Outside the workspace the PR view cannot place it; the path as given still names it in the log.
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return file;
+  return inside.split(sep).join('/');
+}
+
+function problemText(problem: Problem): string {
+  const text = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+  return problem.code === null ? text : `${text} (code ${problem.code})`;
+}
+
+/**
+ * The annotation commands of one report item: one per source line its errors name (a schedule's
+ * errors sit on its candidates' lines), none for ok and skipped items.
+ */
+export function annotationsOf(item: ReportItem, options: AnnotationOptions): string[] {
+  if (item.status !== 'failed' && item.status !== 'partial') return [];
+  const level = item.status === 'failed' ? 'error' : 'warning';
+  const byLine = new Map<number, Problem[]>();
+  for (const problem of item.errors) {
+    const line = problem.line ?? item.source.line;
+    byLine.set(line, [...(byLine.get(line) ?? []), problem]);
+  }
+  if (byLine.size === 0) byLine.set(item.source.line, []);
+  const file = annotationFile(item.source.file, options);
+  const id = item.id ? `[${item.id}] ` : '';
+  return [...byLine].map(([line, problems]) => {
+    const codes = [...new Set(problems.map((problem) => problem.code).filter((code) => code !== null))];
+    const title = codes.length > 0 ? codes.join(' ') : item.status;
+    const properties = [...(file === undefined ? [] : [`file=${escapeProperty(file)}`, `line=${line}`]), `title=${escapeProperty(title)}`];
+    const message = problems.length === 0 ? `${id}${item.status}` : `${id}${problems.map(problemText).join('\n')}`;
+    return `::${level} ${properties.join(',')}::${escapeData(message)}\n`;
+  });
+}
+
+const DEFAULT_LIMIT = 50;
+
+/** A report sink that writes the annotations as the items come. */
+export class GithubAnnotationsWriter implements ReportSink {
+  private written = 0;
+  private notAnnotated = 0;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly options: AnnotationOptions,
+  ) {}
+
+  item({ item }: ReportEntry): void | Promise<void> {
+    const lines = annotationsOf(item, this.options);
+    if (lines.length === 0) return;
+    const limit = this.options.limit ?? DEFAULT_LIMIT;
+    if (this.written >= limit) {
+      this.notAnnotated += 1;
+      return;
+    }
+    this.written += 1;
+    return this.out.write(lines.join(''));
+  }
+
+  finish(): void | Promise<void> {
+    if (this.notAnnotated === 0) return;
+    const records = this.notAnnotated === 1 ? 'record' : 'records';
+    return this.out.write(`::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);
+  }
+}

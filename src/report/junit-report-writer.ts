@@ -1,0 +1,130 @@
+/**
+ * The run report as JUnit XML (`--report x.xml`), the format GitLab (`artifacts:reports:junit`),
+ * Jenkins (`junit` step) and GitHub test reporters read: one <testcase> per record, a failed or
+ * partial record failing with its codes, a skipped one <skipped/>. Only the elements and
+ * attributes every one of them accepts: testsuites > testsuite (name, tests, failures, errors,
+ * skipped, time, timestamp) > testcase (name, classname, file, line) > failure (message, type,
+ * text) | skipped (message).
+ *
+ * The suite's counts come first in the file but are known only at the end, so the test cases are
+ * held in a SpoolSink (memory, then an unlinked temp file) and copied after the counts: memory
+ * stays flat for 500k records.
+ */
+import type { Problem } from '../domain/problem.js';
+import { describeTarget, type ReportEntry, type ReportHeader, type ReportSink } from './report-writers.js';
+import type { ReportItem, ReportSummary } from './run-report.js';
+import { SpoolSink, type TextSink } from './text-sink.js';
+
+// Characters XML 1.0 does not allow at all, not even as &#n; references: C0 controls other than
+// tab/LF/CR, U+FFFE/U+FFFF, and UTF-16 surrogates that are not part of a pair.
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A character XML cannot carry, written visibly as `\uXXXX` so the reader still sees what was there. */
+function visible(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** Anything xmlText or xmlAttribute might change; most ids and file names have none of it. */
+const NEEDS_ESCAPING = /[&<>"\u0000-\u001f\ud800-\udfff\ufffe\uffff]/;
+
+/** Text content: markup characters escaped, characters XML forbids made visible. */
+export function xmlText(value: string): string {
+  if (!NEEDS_ESCAPING.test(value)) return value;
+  return value.replace(NOT_XML, visible).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** An attribute value (in double quotes): also quotes, and tab/LF/CR as references so they survive attribute normalisation. */
+export function xmlAttribute(value: string): string {
+  if (!NEEDS_ESCAPING.test(value)) return value;
+  return xmlText(value).replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+}
+
+function attributes(pairs: Record<string, string | number | undefined>): string {
+  return Object.entries(pairs)
+    .filter((pair): pair is [string, string | number] => pair[1] !== undefined)
+    .map(([name, value]) => ` ${name}="${xmlAttribute(String(value))}"`)
+    .join('');
+}
+
+/** `users.csv:12 Email 209 message`, the human summary's form. */
+function problemLine(item: ReportItem, problem: Problem): string {
+  return `${item.source.file}:${problem.line ?? item.source.line} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
+}
+
+/** The failure's one-line message: status, the codes, the first problem (`failed: 209 Email: ...`). */
+function failureMessage(item: ReportItem): string {
+  const codes = [...new Set(item.errors.map((problem) => problem.code).filter((code) => code !== null))].join(' ');
+  const first = item.errors[0];
+  const text = first === undefined ? '' : first.field ? `${first.field}: ${first.message}` : first.message;
+  const more = item.errors.length > 1 ? ` (+${item.errors.length - 1} more)` : '';
+  return [`${item.status}:`, codes, `${text}${more}`].filter((part) => part !== '').join(' ');
+}
+
+export interface JunitOptions {
+  /** The run's start, for `timestamp` and `time`; default: when the writer was made. */
+  startedAt?: Date;
+  now?: () => Date;
+}
+
+export class JunitReportWriter implements ReportSink {
+  private readonly cases: SpoolSink;
+  private readonly now: () => Date;
+  private readonly startedAt: Date;
+  private readonly suiteName: string;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly header: ReportHeader,
+    options: JunitOptions = {},
+  ) {
+    this.cases = new SpoolSink(out);
+    this.now = options.now ?? (() => new Date());
+    this.startedAt = options.startedAt ?? this.now();
+    this.suiteName = `examctl ${header.command}${header.dryRun ? ' (dry run)' : ''}`;
+  }
+
+  item({ item }: ReportEntry): void | Promise<void> {
+    const id = item.id === null || item.id === '' ? '' : ` [${item.id}]`;
+    const head = `    <testcase${attributes({
+      name: `${item.source.file}:${item.source.line}${id}`,
+      classname: this.header.command,
+      file: item.source.file,
+      line: item.source.line,
+    })}`;
+    if (item.status === 'ok') return this.cases.write(`${head}/>\n`);
+    if (item.status === 'skipped') {
+      const why = item.errors[0]?.message ?? 'not sent (--max-errors reached, interrupted, or the target failed)';
+      return this.cases.write(`${head}>\n      <skipped${attributes({ message: why })}/>\n    </testcase>\n`);
+    }
+    const body = item.errors.map((problem) => problemLine(item, problem)).join('\n');
+    return this.cases.write(
+      `${head}>\n      <failure${attributes({ message: failureMessage(item), type: item.status })}>${xmlText(body)}</failure>\n    </testcase>\n`,
+    );
+  }
+
+  async finish(summary: ReportSummary): Promise<void> {
+    const seconds = ((this.now().getTime() - this.startedAt.getTime()) / 1000).toFixed(3);
+    const counts = {
+      tests: summary.total,
+      failures: summary.failed + summary.partial,
+      errors: 0,
+      skipped: summary.skipped,
+      time: seconds,
+    };
+    // xs:dateTime without a zone, as the Ant/Jenkins schema has it; the value is UTC.
+    const timestamp = this.startedAt.toISOString().slice(0, 19);
+    try {
+      await this.out.write(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attributes({ name: this.suiteName, ...counts })}>\n` +
+          `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
+          `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
+          `      <property${attributes({ name: 'dryRun', value: String(this.header.dryRun) })}/>\n    </properties>\n`,
+      );
+      await this.cases.commit();
+    } catch (error) {
+      await this.cases.discard();
+      throw error;
+    }
+    await this.out.write('  </testsuite>\n</testsuites>\n');
+  }
+}

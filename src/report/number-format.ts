@@ -1,0 +1,24 @@
+/**
+ * How examctl writes numbers for people, in the progress line and the run summary alike, so the
+ * same count never reads two ways in one run.
+ */
+
+/** `12,000`: digits grouped by thousands, whatever the machine's locale (logs are compared across machines). */
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** `2,400/s`; below 10 a second, one decimal (`0.5/s`), so a slow remote run does not read `0/s`. */
+export function formatRate(perSecond: number): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return '0/s';
+  return perSecond < 10 ? `${perSecond.toFixed(1)}/s` : `${formatCount(perSecond)}/s`;
+}
+
+/** `16 s`, `4 min 5 s`, `2 h 3 min`: rounded up, so an ETA never promises too little. */
+export function formatDuration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.ceil(totalSeconds));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

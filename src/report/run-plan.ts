@@ -1,0 +1,72 @@
+/**
+ * What a dry run on the local engine would do, in words a person reads before sending:
+ * `plan: 1 to create, 1 to update, 1 unchanged, 1 invalid`, then the first records as
+ * `+ stu-1`, `~ stu-2 (LastName)`, `= stu-3`, `! stu-4 (invalid)`. The same words go into the
+ * dry-run JSON summary (`plan`), so a script and a person read one plan.
+ */
+import { formatCount } from './number-format.js';
+import type { ReportItem } from './run-report.js';
+
+export interface PlanCounts {
+  toCreate: number;
+  toUpdate: number;
+  unchanged: number;
+  invalid: number;
+}
+
+const SHOWN_RECORDS = 10;
+
+
+export class RunPlan {
+  readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
+  /** True once an item carried an action: the target planned (a local store), not only validated. */
+  planned = false;
+  /** What changes comes first on screen; unchanged records only fill the rest. */
+  private readonly changes: string[] = [];
+  private readonly same: string[] = [];
+  private listed = 0;
+
+  add(item: ReportItem): void {
+    let line: string;
+    if (item.action === 'created') {
+      this.counts.toCreate += 1;
+      line = `+ ${item.id ?? '-'}`;
+    } else if (item.action === 'updated') {
+      this.counts.toUpdate += 1;
+      line = `~ ${item.id ?? '-'}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
+    } else if (item.action === 'unchanged') {
+      this.counts.unchanged += 1;
+      line = `= ${item.id ?? '-'}`;
+    } else if (item.status === 'failed' || item.status === 'partial') {
+      this.counts.invalid += 1;
+      line = `! ${item.id ?? '-'} (invalid)`;
+    } else {
+      return;
+    }
+    if (item.action !== undefined) this.planned = true;
+    this.listed += 1;
+    const list = item.action === 'unchanged' ? this.same : this.changes;
+    if (list.length < SHOWN_RECORDS) list.push(line);
+  }
+
+  /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
+  countsLine(): string {
+    const { toCreate, toUpdate, unchanged, invalid } = this.counts;
+    const parts = [
+      [toCreate, 'to create'],
+      [toUpdate, 'to update'],
+      [unchanged, 'unchanged'],
+      [invalid, 'invalid'],
+    ] as const;
+    const shown = parts.filter(([count]) => count > 0).map(([count, words]) => `${formatCount(count)} ${words}`);
+    return shown.length > 0 ? shown.join(', ') : 'nothing to do';
+  }
+
+  /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
+  lines(): string[] {
+    if (!this.planned) return [];
+    const shown = [...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
+    const more = this.listed - shown.length;
+    return [`plan: ${this.countsLine()}`, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : [])];
+  }
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { bashCompletion, commandTree, completionScript, fishCompletion, zshCompletion } from '../../src/cli/completion.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { testDeps } from './helpers.js';
+
+const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined);
+
+const hasShell = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+
+/** Completes `words` (the last one being typed) in a real bash with the generated script loaded. */
+async function complete(script: string, words: string[]): Promise<string[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-completion-'));
+  try {
+    await writeFile(join(dir, 'examctl.bash'), script);
+    await writeFile(join(dir, 'report.csv'), '');
+    const driver = `source ./examctl.bash
+COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
+_examctl
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const result = spawnSync('bash', ['-c', driver, 'bash', ...words], { cwd: dir, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return result.stdout.split('\n').filter((line) => line !== '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Loads the script from a file in `shell` and runs `command` after it; its stdout. */
+async function inShell(shell: string, script: string, command: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-completion-'));
+  try {
+    await writeFile(join(dir, 'examctl.completion'), script);
+    expect(spawnSync(shell, ['-n', join(dir, 'examctl.completion')]).status).toBe(0);
+    const result = spawnSync(shell, ['-c', `source ${join(dir, 'examctl.completion')}; ${command}`], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(result.stderr);
+    return result.stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('completion from the command tree', () => {
+  it('sees every command and option of the real program, help included', () => {
+    const tree = commandTree(program());
+    const names = tree.children.map((child) => child.path.join(' '));
+    expect(names).toEqual(expect.arrayContaining(['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local', 'doctor', 'config', 'login', 'help']));
+    const push = tree.children.find((child) => child.path[0] === 'schedule')!.children[0]!;
+    expect(push.path).toEqual(['schedule', 'push']);
+    const workflow = push.options.find((option) => option.names.includes('--workflow'))!;
+    expect(workflow).toMatchObject({ takesValue: true, choices: ['DEFAULT', 'EXTERNAL_ATTEMPTS'], file: false });
+    expect(push.options.find((option) => option.names.includes('--file'))).toMatchObject({ names: ['-f', '--file'], file: true });
+  });
+
+  it('a new command or flag is completed without editing anything', () => {
+    const extended = program();
+    extended.command('widget').description('a command added later').option('--colour <name>', 'its colour');
+    expect(bashCompletion(extended)).toContain("'widget') echo '--colour");
+    expect(fishCompletion(extended)).toContain("-a 'widget'");
+  });
+
+  it.skipIf(!hasShell('bash'))('the bash script parses (bash -n) and completes commands, options, choices and files', async () => {
+    const script = completionScript('bash', program());
+    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local', 'doctor', 'config', 'login', 'completion', 'options', 'help']);
+    expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
+    expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
+    expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);
+    expect(await complete(script, ['examctl', 'local', ''])).toEqual(['init', 'export', 'serve']);
+    expect(await complete(script, ['examctl', 'schedule', 'push', '--up'])).toEqual(['--upsert']);
+    expect(await complete(script, ['examctl', '--store', 'x', 'schedule', 'push', '--workflow', ''])).toEqual(['DEFAULT', 'EXTERNAL_ATTEMPTS']);
+    expect(await complete(script, ['examctl', 'review-session', 'show', 'RS-1', '-o', 'c'])).toEqual(['csv']);
+    expect(await complete(script, ['examctl', 'user', 'sync', '--report', 'rep'])).toEqual(['report.csv']);
+    expect(await complete(script, ['examctl', 'help', 'con'])).toEqual(['config']);
+    const globals = await complete(script, ['examctl', 'user', 'sync', '--']);
+    expect(globals).toEqual(expect.arrayContaining(['--file', '--only-failed', '--json', '--dry-run', '--no-input', '--help']));
+    expect(globals).not.toContain('--version');
+    expect(new Set(globals).size).toBe(globals.length);
+  });
+
+  it.skipIf(!hasShell('zsh'))('the zsh script parses and registers the completion', async () => {
+    expect(await inShell('zsh', zshCompletion(program()), 'complete -p examctl')).toContain('complete -F _examctl examctl');
+  });
+
+  it.skipIf(!hasShell('fish'))('the fish script parses and completes subcommands and choices', async () => {
+    const script = fishCompletion(program());
+    expect(await inShell('fish', script, 'complete -C "examctl local "')).toMatch(/^init\t/m);
+    expect(await inShell('fish', script, 'complete -C "examctl --target "')).toMatch(/^remote\t/m);
+  });
+
+  it('fish: subcommands only after their group, options only under their command, files for path options', () => {
+    const fish = fishCompletion(program());
+    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push links' -a 'push'");
+    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F");
+    expect(fish).toContain("complete -c examctl -l target -x -a 'local remote'");
+  });
+});
+
+describe('completion command module', () => {
+  it('prints the script for a known shell and refuses another (exit 2)', async () => {
+    const { run } = await import('../../src/cli/commands/completion.js');
+    const io = testDeps('/tmp');
+    expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
+    expect(io.stdout.text).toContain('complete -F _examctl examctl');
+    await expect(run({ shell: 'powershell' }, testDeps('/tmp').deps)).rejects.toMatchObject({ exitCode: 2, message: 'completion needs a shell: bash, zsh, fish (not "powershell")' });
+  });
+});

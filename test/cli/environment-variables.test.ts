@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ENVIRONMENT_VARIABLES, renderEnvironmentHelp } from '../../src/cli/environment-variables.js';
+
+const SRC = resolve(__dirname, '../../src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Variables the code reads: `env.NAME`, `env['NAME']`, and any EXAMCTL_* named in code. */
+function variablesReadBySource(): Set<string> {
+  const found = new Set<string>();
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) found.add((match[1] ?? match[2])!);
+    for (const match of text.matchAll(/\bEXAMCTL_[A-Z0-9_]+\b/g)) found.add(match[0]);
+  }
+  // The version constant, not an environment variable.
+  found.delete('EXAMCTL_VERSION');
+  return found;
+}
+
+describe('help environment', () => {
+  it('lists every environment variable the code reads', () => {
+    const listed = new Set(ENVIRONMENT_VARIABLES.map((variable) => variable.name));
+    const missing = [...variablesReadBySource()].filter((name) => !listed.has(name));
+    expect(missing).toEqual([]);
+  });
+
+  it('renders one aligned line per variable, naming the flag that wins', () => {
+    const text = renderEnvironmentHelp();
+    expect(text).toContain('  EXAMCTL_STORE            the local store directory (default ./.examctl-store). (--store wins over it)');
+    expect(text.trimEnd().split('\n')).toHaveLength(ENVIRONMENT_VARIABLES.length + 2);
+  });
+});
+
+describe('help environment command module', () => {
+  it('prints the list on stdout', async () => {
+    const { run } = await import('../../src/cli/commands/help-environment.js');
+    const { testDeps } = await import('./helpers.js');
+    const io = testDeps('/tmp');
+    expect(await run({}, io.deps)).toBe(0);
+    expect(io.stdout.text).toBe(renderEnvironmentHelp());
+  });
+});

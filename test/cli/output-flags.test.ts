@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { copyFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/program.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+
+describe('-o json wherever --json is; conflicting output flags refused', () => {
+  it('-o json makes a dry run print its JSON report, as --json does', () =>
+    withTempDir(async (dir) => {
+      await copyFile(USERS, join(dir, 'users.csv'));
+      const io = testDeps(dir);
+      const code = await runCli(['--store', join(dir, 'none'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '-o', 'json'], io.deps);
+      expect(code).toBeLessThan(2);
+      const report = JSON.parse(io.stdout.text) as { dryRun: boolean; summary: { total: number } };
+      expect(report.dryRun).toBe(true);
+      expect(report.summary.total).toBeGreaterThan(0);
+    }));
+
+  it('-o before the command works too', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['-o', 'json', 'config', 'list'], io.deps, )).toBe(0);
+      expect(() => JSON.parse(io.stdout.text)).not.toThrow();
+    }));
+
+  it.each([
+    [['--json', 'review-session', 'show', 'RS-1', '-o', 'csv'], 'conflicting output flags: --json and -o csv'],
+    [['user', 'sync', '--file', 'x.csv', '-o', 'csv'], 'prints only json'],
+    [['-o', 'yaml', 'review-session', 'show', 'RS-1'], 'choose one of table, json, csv'],
+  ])('%j is a usage error (exit 2) before anything runs', (argv, message) =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(argv, io.deps)).toBe(2);
+      expect(io.stderr.text).toContain(message);
+      expect(io.stdout.text).toBe('');
+    }));
+});
