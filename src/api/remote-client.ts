@@ -1,7 +1,6 @@
 import { EXAMCTL_VERSION } from '../version.js';
 import ipaddr from 'ipaddr.js';
 import { Pool, errors as undiciErrors } from 'undici';
-import { ErrorCode } from '../domain/codes.js';
 import type { Envelope } from '../domain/envelope.js';
 import type {
   CollectionRequest,
@@ -13,6 +12,7 @@ import type {
   UserResponseContent,
 } from '../domain/types.js';
 import { InterruptedError, TargetError, UsageError } from '../errors.js';
+import { answersAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { describeStatus, isEndpointMismatch, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi } from './integration-api.js';
@@ -466,8 +466,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
 /** After a lost attempt, "already exists" most likely means the lost attempt succeeded. */
 function saysAlreadyExists(route: string, envelope: Envelope<unknown>): boolean {
-  const problems = errorsOf(envelope);
-  if (route === '/collections') return problems.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken);
-  if (route === '/schedule') return problems.some((problem) => /duplicate\s+scheduleextid|already (exists|used)/i.test(problem.message));
-  return false;
+  const call = route === '/collections' ? 'collection' : route === '/schedule' ? 'schedule' : undefined;
+  return call !== undefined && answersAlreadyExists(call, errorsOf(envelope));
 }
