@@ -18,6 +18,11 @@ export interface ItemHistory {
   outcome?: OutcomeLine;
   /** Sent after its latest outcome (or never answered): the answer was lost when an attempt died. */
   inFlight: boolean;
+  /**
+   * A request for it went out and no definite answer followed (lost, or transient: network,
+   * 429, 5xx), so the service may hold it already.
+   */
+  maybeApplied: boolean;
 }
 
 export interface RunRecord {
@@ -61,7 +66,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
   const itemOf = (ref: ItemRef): ItemHistory => {
     let history = items.get(ref.n);
     if (history === undefined) {
-      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false };
+      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
       items.set(ref.n, history);
     }
     return history;
@@ -87,12 +92,14 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
           const history = itemOf(line);
           history.sends += 1;
           history.inFlight = true;
+          history.maybeApplied = true;
           break;
         }
         case 'outcome': {
           const history = itemOf(line);
           history.outcome = line;
           history.inFlight = false;
+          if (!line.transient) history.maybeApplied = false;
           break;
         }
         case 'resume':

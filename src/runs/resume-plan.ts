@@ -31,8 +31,12 @@ export async function fingerprintInput(path: string): Promise<InputFingerprint> 
 export type ResumeDecision =
   /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those). */
   | { action: 'keep'; outcome: OutcomeLine }
-  /** Send it: never sent, or its answer was lost (`inFlight`), or it failed transiently. */
-  | { action: 'send'; inFlight: boolean };
+  /**
+   * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
+   * request for it went out and no definite answer came back (lost, or a network failure, 429 or
+   * 5xx), so the service may hold it already.
+   */
+  | { action: 'send'; maybeApplied: boolean };
 
 export interface ResumePlan {
   decide(ref: ItemRef): ResumeDecision;
@@ -76,14 +80,14 @@ export function planResume(record: RunRecord, state: RunState, input: InputFinge
     counts,
     decide(ref) {
       const history = record.items.get(ref.n);
-      if (history === undefined) return { action: 'send', inFlight: false };
+      if (history === undefined) return { action: 'send', maybeApplied: false };
       if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
-      if (history.inFlight) return { action: 'send', inFlight: true };
+      if (history.inFlight) return { action: 'send', maybeApplied: true };
       const outcome = history.outcome as OutcomeLine;
-      return outcome.transient ? { action: 'send', inFlight: false } : { action: 'keep', outcome };
+      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
     },
   };
 }
@@ -101,14 +105,15 @@ export interface ResentOutcome {
 }
 
 /**
- * An item in flight when the run died may have been applied before the answer was lost. When
+ * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
+ * have been applied before the answer was lost. When
  * its resend is refused because the thing already exists (a duplicate ScheduleExtId, collection
  * 810) or, for invigilators remove, the id is no longer an invigilator (319), that is the lost
- * attempt's doing: ok, with a note saying so. Anything else, and any item that was not in
- * flight, keeps its answer.
+ * attempt's doing: ok, with a note saying so. Anything else, and any item never sent before,
+ * keeps its answer.
  */
 export function settleInFlight(command: string, runId: string, decision: ResumeDecision, answer: ResentOutcome): ResentOutcome {
-  if (decision.action !== 'send' || !decision.inFlight || answer.status === 'ok') return answer;
+  if (decision.action !== 'send' || !decision.maybeApplied || answer.status === 'ok') return answer;
   const call = CREATING_CALL[command];
   const applied =
     call !== undefined
