@@ -3,8 +3,8 @@
  * allow-list, not a deny-list: an option not named here (a new one, a token, a password) is
  * never written. Values are kept only when they are plain strings, numbers, booleans or lists
  * of strings. `tokenFile` is a path, not a token; the token itself is read again on resume.
- * `pin` is kept: the service shows a schedule's PIN back (the run report keeps it too), and a
- * resume without it would send different schedules.
+ * `pin` is not: candidates type it to start their exam. The pipeline records its SHA-256
+ * (`pinSha256`) instead, and `runs resume` asks for --pin again and refuses a different one.
  */
 export const RECORDED_OPTIONS: readonly string[] = [
   // global
@@ -36,7 +36,6 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'scheduleGroup',
   'scheduleGroupName',
   'owner',
-  'pin',
   'proctoring',
   'proctoringTemplate',
   'lockOnConnectionLoss',
