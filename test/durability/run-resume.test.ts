@@ -87,7 +87,7 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       const next = random(seed);
       const ids = range(`k${seed}`, 2000);
       await writeUsersCsv(join(dir, 'users.csv'), ids);
-      expect(await killDuringRun(['user', 'sync', '--file', 'users.csv'], Math.floor(next() * 400))).toBe(true);
+      expect(await killDuringRun(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], Math.floor(next() * 400))).toBe(true);
       const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { state: string }[] };
       expect(killedRun.runs[0]?.state).toBe('interrupted');
       await killDuringRun(['runs', 'resume'], Math.floor(next() * 300));
@@ -96,6 +96,9 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       const report = await showLast();
       expect(report.summary).toMatchObject({ total: 2000, ok: 2000, failed: 0, skipped: 0 });
       expect(new Set(report.items.map((item) => item.source.line)).size).toBe(2000);
+      // The killed writers' report temp files were cleaned up by the resume that wrote r.csv.
+      expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+      expect(existsSync(join(dir, 'r.csv'))).toBe(true);
       writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
       const synced = storeRecords('Users').filter((user) => user.ExternalId?.startsWith(`k${seed}-`));
       expect(synced.map((user) => user.ExternalId).sort()).toEqual(ids);
