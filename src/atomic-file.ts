@@ -10,13 +10,44 @@
  * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync
  * the directory after the rename, so a crash could bring the old entry back.
  */
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
 export const ATOMIC_TEMP_PREFIX = '.atomic-';
+
+/** Whether a process with this pid lives (EPERM: it does, under another user). */
+function processLives(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temp files that writers of `path` killed mid-write (kill -9, power loss) left
+ * beside it: `.atomic-<pid>-<random>-<name>` whose pid no longer lives on this machine. A live
+ * writer's temp file is left alone. Best effort: a failure to list or remove is not an error.
+ */
+export async function removeStaleTemps(path: string): Promise<void> {
+  const suffix = `-${basename(path)}`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(ATOMIC_TEMP_PREFIX) || !name.endsWith(suffix)) continue;
+    const pid = Number.parseInt(name.slice(ATOMIC_TEMP_PREFIX.length), 10);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processLives(pid)) continue;
+    await unlink(join(dirname(path), name)).catch(() => undefined);
+  }
+}
 
 /** Errors of a platform that cannot open or sync a directory (Windows): the rename still happened. */
 const DIRECTORY_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'ENOTSUP']);

@@ -10,6 +10,8 @@ export const ExitCode = {
   /** A bug in examctl itself; not in the contract's table, documented in the README. */
   Internal: 70,
   Interrupted: 130,
+  /** stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, what a shell reports for a command a closed pipe killed. */
+  ClosedPipe: 141,
 } as const;
 export type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -54,6 +56,17 @@ export class StoreDamagedError extends TargetError {}
 /** SIGINT: in-flight work finished, report written, the rest left unsent. */
 export class InterruptedError extends ExamctlError {
   readonly exitCode = ExitCode.Interrupted;
+}
+
+/** The reason main.ts aborts the run's signal with when stdout or stderr is closed. */
+export const CLOSED_PIPE = 'closed-pipe';
+
+/**
+ * The reader of stdout or stderr went away (EPIPE): handled like an interrupt (in-flight work
+ * finished, the journal and the --report file written), but with its own exit code.
+ */
+export class ClosedPipeError extends ExamctlError {
+  readonly exitCode = ExitCode.ClosedPipe;
 }
 
 /** An examctl bug. The stack trace is shown only with --debug. */

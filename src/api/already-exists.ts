@@ -49,8 +49,15 @@ function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
  */
 export function saysAlreadyExists(method: string, route: string, payload: unknown, envelope: Envelope<unknown>): boolean {
   if (envelope.Success) return false;
+  return problemsSayAlreadyExists(method, route, payload, errorsOf(envelope));
+}
+
+/**
+ * The same rule over the problems of an answer already read: `runs resume` uses it for an item
+ * that was in flight when its run died, the answer to whose first attempt was lost with the run.
+ */
+export function problemsSayAlreadyExists(method: string, route: string, payload: unknown, problems: readonly Problem[]): boolean {
   const rule = RULES.find((candidate) => candidate.method === method && candidate.route === route);
   if (rule === undefined || (rule.applies !== undefined && !rule.applies(payload))) return false;
-  const problems = errorsOf(envelope);
   return problems.length > 0 && problems.every((problem) => matches(rule, problem));
 }

@@ -51,7 +51,14 @@ export interface CommandDeps {
   stdin?: NodeJS.ReadableStream;
   /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
   stdinFile?: string;
+  /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
+  invocation?: Readonly<Record<string, unknown>>;
+  /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
+  resume?: ResumeContext;
 }
+
+/** A run taken over by `runs resume` (src/runs/resume-plan.ts). */
+export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
 
 /** --no-input, or CI=true which implies it. */
 export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {

@@ -18,6 +18,7 @@ export const GLOBAL_OPTIONS = [
   parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')),
   parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')),
   option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
+  option('--runs-dir <dir>', 'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)'),
   option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
 ] as const;
 

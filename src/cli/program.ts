@@ -10,6 +10,7 @@ import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.opti
 import { COMPLETION_OPTIONS } from './commands/completion.options.js';
 import { LOGIN_OPTIONS } from './commands/login.options.js';
 import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
+import { RUNS_LIST_OPTIONS, RUNS_PRUNE_OPTIONS, RUNS_RESUME_OPTIONS, RUNS_SHOW_OPTIONS } from './commands/runs.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { SCHEMA_OPTIONS } from './commands/schema.options.js';
 import { TEMPLATE_OPTIONS } from './commands/template.options.js';
@@ -96,13 +97,13 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       const options = parsed as OptionsOf<T> & GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
       if (parsed.file !== '-') {
-        setExit(await run(options, deps, targetOnce(options, deps)));
+        setExit(await run(options, { ...deps, invocation: options }, targetOnce(options, deps)));
         return;
       }
       const { spoolStdin } = await import('./stdin-file.js');
       const stdin = await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true);
       try {
-        const withStdin = { ...deps, stdinFile: stdin.path };
+        const withStdin = { ...deps, stdinFile: stdin.path, invocation: options };
         setExit(await run(options, withStdin, targetOnce(options, withStdin)));
       } finally {
         await stdin.remove();
@@ -391,6 +392,55 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       .addHelpText('after', examples('examctl config show', 'examctl config show --json')),
     NO_OPTIONS,
     async () => (await import('./commands/config.js')).runShow,
+  );
+
+  const runs = program
+    .command('runs')
+    .description('journaled runs: list them, show one\'s report, resume one that was killed or stopped (docs/runs.md)')
+    .addHelpText('after', examples('examctl runs list', 'examctl runs resume', 'examctl runs show last --json'));
+  register(
+    runs
+      .command('list')
+      .description('every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts')
+      .addHelpText('after', examples('examctl runs list', 'examctl runs list --json', 'examctl --runs-dir /var/lib/examctl/runs runs list')),
+    RUNS_LIST_OPTIONS,
+    async () => (await import('./commands/runs.js')).runList,
+  );
+  register(
+    runs
+      .command('show')
+      .description("a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged")
+      .addHelpText('after', examples('examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv')),
+    RUNS_SHOW_OPTIONS,
+    async () => (await import('./commands/runs.js')).runShow,
+  );
+  register(
+    runs
+      .command('resume')
+      .description(
+        'continue a killed or stopped run (default: the newest unfinished one) with its recorded options and target;\n' +
+          'sends what was never answered, keeps what was. Refused (exit 2) when the run finished, another process holds it,\n' +
+          'or its input file changed. The token comes from the usual sources; a run with --pin needs the same --pin again.',
+      )
+      .addHelpText(
+        'after',
+        examples(
+          'examctl runs resume',
+          'examctl runs resume 20261122T110502.481Z-3f9a --yes',
+          '# a schedule push with a PIN: give the same PIN again (the journal keeps only its hash)',
+          'examctl runs resume last --pin 4821 --json',
+        ),
+      ),
+    RUNS_RESUME_OPTIONS,
+    async () => (await import('./commands/runs.js')).runResume,
+  );
+  register(
+    runs
+      .command('prune')
+      .description('remove finished runs older than 30 days or beyond the newest 100; --all also interrupted ones')
+      .addHelpText('after', examples('examctl runs prune', 'examctl runs prune --all --json')),
+    RUNS_PRUNE_OPTIONS,
+    async () => (await import('./commands/runs.js')).runPrune,
   );
 
   register(

@@ -6,6 +6,7 @@ import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokeni
 import { readUtf8Chunks } from './text-source.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
+import { closestName, listWithCount } from './name-hints.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -16,6 +17,9 @@ export interface CsvReadOptions {
 }
 
 export { normalizeColumnName };
+
+/** Bytes of the file's head searched for the end of the header line before the delimiter is chosen anyway. */
+const MAX_HEADER_PROBE_BYTES = MAX_RECORD_CHARS * 3;
 
 const QUOTE = 0x22;
 const CR = 0x0d;
@@ -77,16 +81,26 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
   return { delimiter, skipBytes: 0, skipLines: 0 };
 }
 
-function quoteErrorReason(code: CsvSyntaxCode): string {
+/**
+ * Why the tokenizer refused the record starting on the reported line. "Too large" names what
+ * was too large: the header or a row, and the quoted cell left open when there was one (a quote
+ * never closed swallows the rest of the file, the usual cause), or else the line itself.
+ */
+function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
+  const record = inHeader ? 'the header' : 'the record starting on this line';
+  const limit = MAX_RECORD_CHARS.toLocaleString('en-US');
   switch (code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return 'quote not closed: the quoted field in the record starting on this line runs to the end of the file';
+      return `quote not closed: the quoted field${quoteColumn === undefined ? '' : ` in column ${quoteColumn}`} of ${record} runs to the end of the file`;
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return 'invalid closing quote in the record starting on this line: a closing quote must be followed by the delimiter or the end of the line (write a quote inside a quoted field as "")';
+      return `invalid closing quote in ${record}: a closing quote must be followed by the delimiter or the end of the line (write a quote inside a quoted field as "")`;
     case 'INVALID_OPENING_QUOTE':
-      return 'a quote inside an unquoted field in the record starting on this line: quote the whole field and double the inner quote ("5"" screen")';
+      return `a quote inside an unquoted field in ${record}: quote the whole field and double the inner quote ("5"" screen")`;
     case 'CSV_MAX_RECORD_SIZE':
-      return `record too large (over ${MAX_RECORD_CHARS} characters) starting on this line: probably a quote that is never closed`;
+      if (quoteColumn !== undefined) {
+        return `${inHeader ? 'header' : 'cell'} too large: the quoted field in column ${quoteColumn} of ${record} is not closed within ${limit} characters (the limit for one CSV record): a stray or unclosed quote?`;
+      }
+      return `${inHeader ? 'header' : 'line'} too large: ${record} has over ${limit} characters (the limit for one CSV record)${inHeader ? '; is this a CSV file, with line breaks?' : ''}`;
   }
 }
 
@@ -177,14 +191,19 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
 
   const feed = (target: CsvTokenizer, text: string, end: boolean): void => {
     // A syntax error belongs to the record that starts on nextLine.
-    if (!target.push(text, end)) throw new InputFileError(file, nextLine, quoteErrorReason(target.error as CsvSyntaxCode));
+    if (!target.push(text, end)) {
+      throw new InputFileError(file, nextLine, syntaxErrorReason(target.error as CsvSyntaxCode, target.errorQuoteColumn, width === -1));
+    }
   };
 
   for await (const chunk of readUtf8Chunks(path, file)) {
     let input = chunk;
     if (tokenizer === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
-      const choice = detectDelimiter(head, false);
+      // A first line that never ends (no line break, or a stray quote in the header) must not be
+      // re-scanned with every chunk: past the limit the delimiter is chosen from what was read,
+      // and the tokenizer refuses the header as too large, naming the open quote if there is one.
+      const choice = detectDelimiter(head, head.length > MAX_HEADER_PROBE_BYTES);
       if (choice === undefined) continue;
       tokenizer = start(choice);
       input = head.subarray(choice.skipBytes);
@@ -222,13 +241,17 @@ export interface HeaderMapping {
   lists: boolean[];
 }
 
+/** Names shown in one header message before the rest are only counted. */
+const NAMES_SHOWN = 10;
+
 /** Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems together. */
 export function mapHeader(cells: readonly string[], options: CsvReadOptions, file: string, line: number): HeaderMapping {
   const byKey = new Map<string, ColumnSpec>();
   for (const spec of options.columns) byKey.set(normalizeColumnName(spec.name), spec);
   const names: (string | undefined)[] = [];
   const lists: boolean[] = [];
-  const problems: string[] = [];
+  const duplicates: string[] = [];
+  const unnamed: number[] = [];
   const unknown: string[] = [];
   const takenBy = new Map<string, string>();
   // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
@@ -238,7 +261,7 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     names.push(undefined);
     lists.push(false);
     if (cell === '') {
-      if (index < named) problems.push(`header column ${index + 1} has no name (only empty columns at the end of the header may be unnamed)`);
+      if (index < named) unnamed.push(index + 1);
       return;
     }
     const key = normalizeColumnName(cell);
@@ -250,17 +273,31 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     }
     const earlier = takenBy.get(spec.name);
     if (earlier !== undefined) {
-      problems.push(`duplicate column: "${earlier}" and "${cell}" both mean ${spec.name}`);
+      duplicates.push(`"${earlier}" and "${cell}" both mean ${spec.name}`);
       return;
     }
     takenBy.set(spec.name, cell);
     names[index] = spec.name;
     lists[index] = spec.kind === 'list';
   });
-  if (unknown.length > 0 && options.ignoreUnknownColumns !== true) {
+  const problems: string[] = [];
+  if (unnamed.length > 0) {
     problems.push(
-      `unknown ${unknown.length === 1 ? 'column' : 'columns'}: ${unknown.map((name) => `"${name}"`).join(', ')} (use --ignore-unknown-columns to skip them)`,
+      `header ${unnamed.length === 1 ? 'column' : 'columns'} ${listWithCount(unnamed.map(String), NAMES_SHOWN)} ${unnamed.length === 1 ? 'has' : 'have'} no name (only empty columns at the end of the header may be unnamed)`,
     );
+  }
+  if (duplicates.length > 0) {
+    problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
+  }
+  if (unknown.length > 0 && options.ignoreUnknownColumns !== true) {
+    const fieldNames = options.columns.map((spec) => spec.name);
+    // Suggestions only for the names shown: a near miss is worth a hint, ten thousand are not.
+    const shown = unknown.slice(0, NAMES_SHOWN).map((name) => {
+      const meant = closestName(name, fieldNames, normalizeColumnName);
+      return meant === undefined ? `"${name}"` : `"${name}" (did you mean "${meant}"?)`;
+    });
+    const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)), NAMES_SHOWN);
+    problems.push(`${unknown.length === 1 ? 'unknown column' : 'unknown columns'}: ${listed} (use --ignore-unknown-columns to skip them)`);
   }
   if (problems.length === 0 && takenBy.size === 0) {
     const expected = options.columns

@@ -38,6 +38,13 @@ export class CsvTokenizer {
   private readonly delimiterCode: number;
   /** Set when a record is malformed; the tokenizer then stops. */
   error: CsvSyntaxCode | undefined;
+  /**
+   * With CSV_MAX_RECORD_SIZE or CSV_QUOTE_NOT_CLOSED: the 1-based column of the quoted field
+   * still open when the record was refused (undefined: no quote was open, the record is just long).
+   */
+  errorQuoteColumn: number | undefined;
+  /** The column of the quoted field left open by the last scan that needed more input. */
+  private openQuoteColumn: number | undefined;
 
   constructor(
     private readonly delimiter: string,
@@ -61,6 +68,7 @@ export class CsvTokenizer {
     // Next quote and line feed at or after pos (-1: none), found once and reused across records.
     let nextQuote = -2;
     let nextLf = -2;
+    this.openQuoteColumn = undefined;
     while (pos < length) {
       const rd = this.recordDelimiter;
       if (rd !== undefined) {
@@ -92,16 +100,17 @@ export class CsvTokenizer {
       pos = next;
     }
     this.rest = pos >= length ? '' : s.slice(pos);
-    if (this.rest.length > MAX_RECORD_CHARS) return this.fail('CSV_MAX_RECORD_SIZE');
+    if (this.rest.length > MAX_RECORD_CHARS) return this.fail('CSV_MAX_RECORD_SIZE', this.openQuoteColumn);
     if (end && this.rest.length > 0) {
       // Only an incomplete quoted field can be left over at the end.
-      return this.fail('CSV_QUOTE_NOT_CLOSED');
+      return this.fail('CSV_QUOTE_NOT_CLOSED', this.openQuoteColumn);
     }
     return true;
   }
 
-  private fail(code: CsvSyntaxCode): false {
+  private fail(code: CsvSyntaxCode, quoteColumn?: number): false {
     this.error = code;
+    this.errorQuoteColumn = quoteColumn;
     this.rest = '';
     return false;
   }
@@ -153,12 +162,23 @@ export class CsvTokenizer {
         for (;;) {
           const q = s.indexOf('"', from);
           if (q === -1) {
-            if (!end) return NEED_MORE;
-            this.fail('CSV_QUOTE_NOT_CLOSED');
-            return NONE;
+            if (end) {
+              this.fail('CSV_QUOTE_NOT_CLOSED', cells.length + 1);
+              return NONE;
+            }
+            this.openQuoteColumn = cells.length + 1;
+            // An open quote that already ran past the limit will never make a record.
+            if (length - start > MAX_RECORD_CHARS) {
+              this.fail('CSV_MAX_RECORD_SIZE', cells.length + 1);
+              return NONE;
+            }
+            return NEED_MORE;
           }
           // Enough look-ahead to tell "" from a closing quote followed by CRLF.
-          if (q + 2 >= length && !end) return NEED_MORE;
+          if (q + 2 >= length && !end) {
+            this.openQuoteColumn = cells.length + 1;
+            return NEED_MORE;
+          }
           if (s.charCodeAt(q + 1) === QUOTE) {
             value += s.slice(from, q + 1);
             from = q + 2;

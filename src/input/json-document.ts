@@ -26,6 +26,8 @@ export function jsonErrorReason(error: unknown): string {
     .split('\n')[0]!;
 }
 
+const MAX_SCAN_DEPTH = 1000;
+
 /** 1-based line of `offset` in `text`. */
 export function lineAt(text: string, offset: number): number {
   let line = 1;
@@ -35,7 +37,7 @@ export function lineAt(text: string, offset: number): number {
 
 /**
  * Offset of the first JSON syntax error in `text` (text.length when it ends too early).
- * A plain recursive-descent scan of RFC 8259; depth is bounded by the file's own nesting.
+ * A plain recursive-descent scan of RFC 8259; nesting past MAX_SCAN_DEPTH counts as the error.
  */
 export function jsonSyntaxErrorOffset(text: string): number {
   let pos = 0;
@@ -78,9 +80,20 @@ export function jsonSyntaxErrorOffset(text: string): number {
     if (match === null) fail();
     pos += match![0].length;
   };
+  let depth = 0;
   const value = (): void => {
     space();
     const c = text[pos];
+    // Far deeper than any document examctl reads: report the spot instead of overflowing the stack.
+    if ((c === '{' || c === '[') && depth >= MAX_SCAN_DEPTH) fail();
+    depth += 1;
+    try {
+      openValue(c);
+    } finally {
+      depth -= 1;
+    }
+  };
+  const openValue = (c: string | undefined): void => {
     if (c === '{') {
       pos++;
       space();

@@ -4,6 +4,20 @@ import type { InputRecord } from './record.js';
 import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
 import { readUtf8Chunks } from './text-source.js';
 
+/**
+ * Objects and arrays open at once within one record. The deepest API request (a schedule
+ * with candidates and their hierarchies) nests five; a file nesting far deeper is hostile or
+ * broken, and refusing it here keeps JSON.parse and every later walk off the call-stack limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Characters in one record (one object of an array, or one NDJSON line). Far above any real
+ * request (a schedule with tens of thousands of candidates, a user with a photo), low enough
+ * that a runaway file is refused with bounded memory.
+ */
+export const MAX_JSON_RECORD_CHARS = 32 * 1024 * 1024;
+
 export interface JsonReadOptions {
   /** The file name used in messages and SourceRef (default: the path as given). */
   displayName?: string;
@@ -65,6 +79,12 @@ class JsonElementScanner {
   private readonly stack: number[] = [];
   private inString = false;
   /**
+   * The element's text before `text` (earlier chunks), kept as pieces: appending each chunk to
+   * one string and searching it again made a record spanning thousands of chunks quadratic.
+   */
+  private parts: string[] = [];
+  private partsLength = 0;
+  /**
    * Positions of the next backslash and line feed in `text` at or after the scan position
    * (-1: none left; a value below the position, such as the initial -2, means "look again"). Cached so that
    * each string does not search the rest of the chunk again.
@@ -99,10 +119,19 @@ class JsonElementScanner {
     if (this.elementStart === -1) {
       this.text = '';
       this.pos = 0;
-    } else if (this.elementStart > 0) {
-      this.text = this.text.slice(this.elementStart);
-      this.pos -= this.elementStart;
-      this.elementStart = 0;
+      return;
+    }
+    // Scanned text moves to the pieces; only an unscanned tail (an escape cut by the chunk border) stays.
+    const scanned = this.text.slice(this.elementStart, this.pos);
+    if (scanned.length > 0) {
+      this.parts.push(scanned);
+      this.partsLength += scanned.length;
+    }
+    this.text = this.text.slice(this.pos);
+    this.pos = 0;
+    this.elementStart = 0;
+    if (this.partsLength + this.text.length > MAX_JSON_RECORD_CHARS) {
+      throw this.tooLarge();
     }
   }
 
@@ -201,6 +230,8 @@ class JsonElementScanner {
     this.elementLine = this.line;
     this.stack.length = 0;
     this.inString = false;
+    this.parts = [];
+    this.partsLength = 0;
     this.keyCount = 0;
     this.expectKey = false;
     this.pos = pos;
@@ -258,10 +289,12 @@ class JsonElementScanner {
           this.line++;
           break;
         case Code.OpenBrace:
+          if (stack.length >= MAX_JSON_DEPTH) throw this.tooDeep();
           stack.push(Code.CloseBrace);
           this.expectKey = true;
           break;
         case Code.OpenBracket:
+          if (stack.length >= MAX_JSON_DEPTH) throw this.tooDeep();
           stack.push(Code.CloseBracket);
           break;
         case Code.CloseBrace:
@@ -286,8 +319,28 @@ class JsonElementScanner {
     return pos;
   }
 
+  private tooLarge(): InputFileError {
+    return this.error(
+      this.elementLine,
+      `record too large: the object starting on this line is over ${MAX_JSON_RECORD_CHARS.toLocaleString('en-US')} characters long (the limit for one JSON record)`,
+    );
+  }
+
+  private tooDeep(): InputFileError {
+    return this.error(
+      this.line,
+      `nested too deep: objects and arrays are open ${MAX_JSON_DEPTH} levels deep here (record starting on line ${this.elementLine}); API records nest a few levels, the limit is ${MAX_JSON_DEPTH}`,
+    );
+  }
+
   private complete(end: number): void {
-    const source = this.text.slice(this.elementStart, end);
+    const tail = this.text.slice(this.elementStart, end);
+    const source = this.parts.length === 0 ? tail : this.parts.join('') + tail;
+    this.parts = [];
+    this.partsLength = 0;
+    if (source.length > MAX_JSON_RECORD_CHARS) {
+      throw this.tooLarge();
+    }
     let value: unknown;
     try {
       value = JSON.parse(source);

@@ -116,6 +116,27 @@ function firstInvalidOffset(bytes: Buffer): number {
   return bytes.length;
 }
 
+/**
+ * Byte offset of the first UTF-16 code unit that breaks the encoding in `bytes`: a low
+ * surrogate without a high one before it, or a high surrogate not followed by a low one.
+ * Only called once the decoder refused the chunk.
+ */
+function firstInvalidUtf16(bytes: Buffer, littleEndian: boolean): number {
+  const units = bytes.length >> 1;
+  const unitAt = (i: number): number => (littleEndian ? bytes.readUInt16LE(i * 2) : bytes.readUInt16BE(i * 2));
+  for (let i = 0; i < units; i++) {
+    const unit = unitAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff) return i * 2;
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      if (i + 1 >= units) return i * 2;
+      const next = unitAt(i + 1);
+      if (next < 0xdc00 || next > 0xdfff) return i * 2;
+      i++;
+    }
+  }
+  return units * 2;
+}
+
 interface ChunkOptions {
   /** Refuse NUL bytes and invalid UTF-8 (off only when re-reading to locate a line). */
   validate: boolean;
@@ -164,7 +185,10 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       try {
         return Buffer.from(decoder.decode(chunk, { stream: !last }), 'utf8');
       } catch {
-        throw new BadContent(emitted, `${BINARY}: invalid UTF-16`);
+        // Located to the character: the UTF-8 length of the valid text before the bad unit.
+        const bad = firstInvalidUtf16(chunk, encoding === 'utf-16le');
+        const before = new TextDecoder(encoding, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
+        throw new BadContent(emitted + Buffer.byteLength(before, 'utf8'), `${BINARY}: invalid UTF-16 (a lone surrogate); save the file as UTF-8 text`);
       }
     };
 
@@ -175,7 +199,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         if (head.length < 3) continue;
         chunk = head;
         ({ encoding, chunk } = sniffEncoding(chunk));
-        if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+        if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
       }
       const out = check(decode(chunk, false), false);
       if (out.length > 0) {
@@ -186,7 +210,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     if (encoding === undefined) {
       // A file shorter than a BOM.
       ({ encoding, chunk: head } = sniffEncoding(head));
-      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
       const out = check(decode(head, true), true);
       if (out.length > 0) yield out;
       return;

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { ReplacementFile } from '../atomic-file.js';
+import { ReplacementFile, removeStaleTemps } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import type { TextSink } from './text-sink.js';
 
@@ -32,6 +32,8 @@ function cannotWrite(path: string, error: unknown): UsageError {
 /** Opens the temp file at once, so an unwritable report location fails before anything is sent. */
 export async function openAtomicFile(path: string): Promise<AtomicFile> {
   let file: ReplacementFile;
+  // A run killed while writing this report left its temp file: the next report to it cleans up.
+  await removeStaleTemps(path);
   try {
     file = await ReplacementFile.open(path, { mode: 0o666 });
   } catch (error) {

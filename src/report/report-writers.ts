@@ -14,6 +14,8 @@ export interface ReportHeader {
   command: string;
   target: ReportTarget;
   dryRun: boolean;
+  /** The run's id when it is journaled (docs/runs.md). */
+  run?: string;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -72,8 +74,8 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun } = this.header;
-    const head = JSON.stringify({ command, target, dryRun });
+    const { command, target, dryRun, run } = this.header;
+    const head = JSON.stringify(run === undefined ? { command, target, dryRun } : { command, target, dryRun, run });
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 

@@ -30,3 +30,12 @@ export interface ReportSummary {
   skipped: number;
 }
 
+
+/** A whole run's report as the JSON document carries it; `runs show` rebuilds one from a journal. */
+export interface RunReport {
+  command: string;
+  target: ReportTarget;
+  dryRun: boolean;
+  summary: ReportSummary;
+  items: ReportItem[];
+}

@@ -4,12 +4,15 @@ import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptio
 import { openRunReport, type OpenReport } from '../output.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
+import { startJournaling, type RunJournaling } from './run-journaling.js';
 
 export interface OpenedRun {
   target: ResolvedTarget;
   /** null: validate only (dry run without a store, or remote dry run). */
   api: IntegrationApi | null;
   report: OpenReport;
+  /** The run's journal: every real run that reaches a target keeps one (docs/runs.md). */
+  journal?: RunJournaling;
 }
 
 /**
@@ -17,15 +20,28 @@ export interface OpenedRun {
  * confirmation, the API (creating the local store on first use) and the report destinations.
  * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
  */
-export async function openRun(command: string, describeSend: () => Promise<string>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<OpenedRun> {
+export async function openRun(
+  command: string,
+  describeSend: () => Promise<string>,
+  options: RunOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+  units?: number,
+): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
+  let journal: RunJournaling | undefined;
   try {
-    const report = await openRunReport({ command, target: target.report, dryRun }, options, deps);
-    return { target, api, report };
+    if (!dryRun && api !== null) {
+      journal = await startJournaling(command, target.report, units, options, deps);
+      await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
+    }
+    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }) }, options, deps);
+    return { target, api, report, ...(journal === undefined ? {} : { journal }) };
   } catch (error) {
+    await journal?.close();
     await api?.close();
     throw error;
   }

@@ -3,6 +3,7 @@ import type { Problem } from '../../domain/problem.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
+import type { RunJournaling } from './run-journaling.js';
 
 /** Why a run stopped sending before its input ended. */
 export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
@@ -14,6 +15,8 @@ export interface DispatchOptions {
   maxErrors: number | undefined;
   /** Aborted on SIGINT. */
   signal: AbortSignal | undefined;
+  /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
+  journal?: RunJournaling;
 }
 
 /**
@@ -27,6 +30,9 @@ export class RecordDispatcher<P, R> {
   private stop: StopReason | undefined;
   private readonly signal: AbortSignal | undefined;
   private readonly api: IntegrationApi | null;
+  private readonly journal: RunJournaling | undefined;
+  /** Units dispatched so far: the next unit's position, its key in the run journal. */
+  private position = 0;
   /** Units the target answered. */
   answered = 0;
   readonly remembered: R[] = [];
@@ -37,6 +43,7 @@ export class RecordDispatcher<P, R> {
   ) {
     this.signal = options.signal;
     this.api = options.api;
+    this.journal = options.journal;
   }
 
   get stopReason(): StopReason | undefined {
@@ -45,18 +52,28 @@ export class RecordDispatcher<P, R> {
 
   /** Synchronous unless the unit is sent: validation-only items cost no promise. */
   dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
+    const n = this.position++;
+    const journal = this.journal;
+    // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
+    const kept = journal?.kept(n, unit);
+    if (kept !== undefined) return kept;
     if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
     if (this.stop !== undefined) return skipped(unit);
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
+      journal?.refused(n, unit, prepared.problems);
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
     const api = this.api;
     if (api === null) return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [] }, unit), rows: unit.rows };
     const payload = prepared.value;
-    return this.job.send(api, payload, this.options.callOptions).then(
-      (outcome) => this.answer(unit, payload, outcome),
+    const sent =
+      journal === undefined
+        ? this.job.send(api, payload, this.options.callOptions)
+        : journal.sending(n, unit).then(() => this.job.send(api, payload, this.options.callOptions));
+    return sent.then(
+      (outcome) => this.answer(unit, payload, journal === undefined ? outcome : journal.answered(n, unit, outcome)),
       (error: unknown) => {
         const fatal = error instanceof Error ? error : new Error(String(error));
         if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };

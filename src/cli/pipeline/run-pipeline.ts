@@ -1,5 +1,5 @@
 import type { CallOptions } from '../../api/integration-api.js';
-import { InterruptedError } from '../../errors.js';
+import { CLOSED_PIPE, ClosedPipeError, InterruptedError } from '../../errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
@@ -39,7 +39,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const total = dryRun ? undefined : await input.checkStructure();
   const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
 
-  const { api, report, target } = await openRun(job.command, describeSend, options, deps, targetOf);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);
   input.tellHeaderTo((header) => report.builder.sourceHeader(header));
   const observers = await progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
@@ -48,6 +48,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
+    ...(journal === undefined ? {} : { journal }),
   });
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const scheduler = new InOrderScheduler<ReportEntry>({
@@ -72,24 +73,38 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await scheduler.abandon();
     await api?.close();
     await report.discard();
+    // No end line: the run stays resumable, its journal saying what went out.
+    await journal?.close();
     throw error;
   }
   for (const observer of observers) observer.ended();
   await api?.close();
   const stop = dispatcher.stopReason;
-  const stopError =
-    stop?.kind === 'interrupted'
+  const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
+  const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
+  const stopError = closedPipe
+    ? new ClosedPipeError(`output closed: in-flight work finished, the rest was not sent${resumeHint}`)
+    : stop?.kind === 'interrupted'
       ? new InterruptedError(
           dispatcher.answered === 0
-            ? 'interrupted before sending: nothing was sent'
-            : 'interrupted: in-flight work finished, the rest was not sent (see the report)',
+            ? `interrupted before sending: nothing was sent${resumeHint}`
+            : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
         ? stop.error
         : undefined;
-  // The report says why the run stopped (a 403, Ctrl-C), not only by its counts.
+  // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
   if (stopError !== undefined) report.builder.stopped(stopError);
-  await report.close();
+  try {
+    await report.close();
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+  await journal?.end(
+    stop === undefined ? 'completed' : stop.kind === 'target-failed' ? 'target-error' : closedPipe ? 'closed-pipe' : stop.kind,
+    report.builder.summary,
+  );
   if (stopError !== undefined) throw stopError;
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;

@@ -29,17 +29,21 @@ export function serializeChanges(changes: readonly Change[]): string {
   return changes.map((c) => JSON.stringify([c.collection, c.key, c.value ?? null])).join(',');
 }
 
-/** A batch (the serialized changes of its transactions) as one journal line, newline included. */
-export function encodeJournalLine(serialized: readonly string[]): string {
-  const body = `{"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`;
+/** Any JSON text as one checksummed line, newline included (also the run journal's line format). */
+export function encodeChecksummedLine(body: string): string {
   const crc = crc32(body).toString(16).padStart(8, '0');
   return `${PREFIX_OPEN}${crc}${PREFIX_CLOSE}${body}}\n`;
 }
 
-export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+/** A batch (the serialized changes of its transactions) as one journal line, newline included. */
+export function encodeJournalLine(serialized: readonly string[]): string {
+  return encodeChecksummedLine(`{"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`);
+}
 
-/** Checks and parses one journal line (without its newline). Never throws. */
-export function decodeJournalLine(bytes: Buffer): DecodedLine {
+export type CheckedLine = { ok: true; body: unknown } | { ok: false; reason: string };
+
+/** Checks one checksummed line (without its newline) and parses its body. Never throws. */
+export function decodeChecksummedLine(bytes: Buffer): CheckedLine {
   if (
     bytes.length < PREFIX_LENGTH + 2 ||
     !bytes.subarray(0, PREFIX_OPEN_BYTES.length).equals(PREFIX_OPEN_BYTES) ||
@@ -52,12 +56,20 @@ export function decodeJournalLine(bytes: Buffer): DecodedLine {
   if (!/^[0-9a-f]{8}$/.test(expected)) return { ok: false, reason: 'not a journal line' };
   const body = bytes.subarray(PREFIX_LENGTH, bytes.length - 1);
   if (crc32(body).toString(16).padStart(8, '0') !== expected) return { ok: false, reason: 'checksum mismatch' };
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    return { ok: true, body: JSON.parse(body.toString('utf8')) as unknown };
   } catch {
     return { ok: false, reason: 'invalid JSON' };
   }
+}
+
+export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+
+/** Checks and parses one journal line (without its newline). Never throws. */
+export function decodeJournalLine(bytes: Buffer): DecodedLine {
+  const checked = decodeChecksummedLine(bytes);
+  if (!checked.ok) return checked;
+  const parsed = checked.body;
   const list = (parsed as { ch?: unknown } | null)?.ch;
   if (!Array.isArray(list)) return { ok: false, reason: 'no change list' };
   const changes: Change[] = [];

@@ -57,7 +57,7 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
+export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -81,7 +81,7 @@ async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unrea
 }
 
 /** Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is gone. */
-function isStale(info: LockInfo): boolean {
+export function isStale(info: LockInfo): boolean {
   return info.host === hostname() && !pidAlive(info.pid);
 }
 

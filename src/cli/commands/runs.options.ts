@@ -1,0 +1,17 @@
+import type { GlobalOptions } from '../global-options.js';
+import { argument, option, type OptionsOf } from '../option-table.js';
+
+export const RUNS_LIST_OPTIONS = [] as const;
+
+export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const;
+
+export const RUNS_RESUME_OPTIONS = [
+  argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
+  option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it)'),
+] as const;
+
+export const RUNS_PRUNE_OPTIONS = [option('--all', 'also remove interrupted runs past the same age and count (never a running one)')] as const;
+
+export type RunsShowOptions = OptionsOf<typeof RUNS_SHOW_OPTIONS> & GlobalOptions;
+export type RunsResumeOptions = OptionsOf<typeof RUNS_RESUME_OPTIONS> & GlobalOptions;
+export type RunsPruneOptions = OptionsOf<typeof RUNS_PRUNE_OPTIONS> & GlobalOptions;

@@ -1,0 +1,139 @@
+import { UsageError } from '../../errors.js';
+import {
+  DEFAULT_PRUNE_POLICY,
+  listRuns,
+  openResume,
+  pruneRuns,
+  readRun,
+  rebuildReport,
+  resolveRunId,
+  resolveRunsDir,
+  RunJournalError,
+  type OpenedResume,
+} from '../../runs/index.js';
+import { describeTarget } from '../../report/report-writers.js';
+import type { CommandDeps, GlobalOptions } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
+import { openRunReport } from '../output.js';
+import { pinDigest } from '../pipeline/run-journaling.js';
+import type { CommandRun } from '../program.js';
+import type { RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
+
+/*
+ * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
+ * run continued by the command that started it, with its recorded options.
+ */
+
+function runsDirOf(options: GlobalOptions, deps: CommandDeps): string {
+  return resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+}
+
+/** `runs list`: newest first; --json prints `{ runsDir, runs, unreadable }`. */
+export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+  const runsDir = runsDirOf(options, deps);
+  const { runs, unreadable } = await listRuns(runsDir);
+  if (options.json) {
+    await deps.stdout.write(`${JSON.stringify({ runsDir, runs, unreadable })}\n`);
+    return 0;
+  }
+  if (runs.length === 0 && unreadable.length === 0) {
+    await deps.stderr.write(`no runs in ${runsDir}\n`);
+    return 0;
+  }
+  for (const run of runs) {
+    const { total, ok, partial, failed, skipped } = run.summary;
+    const counts = `${total} items: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
+    await deps.stdout.write(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}\n`);
+  }
+  for (const run of unreadable) await deps.stderr.write(`${run.id}: ${run.reason}\n`);
+  return 0;
+}
+
+/** `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks (--json, --report, the summary). */
+export async function runShow({ id, ...globals }: RunsShowOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
+  const runsDir = runsDirOf(options, deps);
+  const record = await readRun(runsDir, await resolveRunId(runsDir, id));
+  const rebuilt = rebuildReport(record);
+  const report = await openRunReport({ command: rebuilt.command, target: rebuilt.target, dryRun: false, run: rebuilt.run }, options, deps);
+  for (const item of rebuilt.items) await report.builder.add({ item });
+  // Units the journal never saw (the run stopped before them) are counted, not listed.
+  const builder = report.builder;
+  builder.summary.total += rebuilt.summary.total - rebuilt.items.length;
+  builder.summary.skipped += rebuilt.summary.total - rebuilt.items.length;
+  await report.close();
+  return builder.summary.ok === builder.summary.total ? 0 : 1;
+}
+
+/** `runs prune [--all]`. */
+export async function runPrune({ all, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
+  const runsDir = runsDirOf(options, deps);
+  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, all: all ?? false });
+  if (options.json) await deps.stdout.write(`${JSON.stringify({ runsDir, ...result })}\n`);
+  else {
+    await deps.stderr.write(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}\n`);
+    if (result.keptUnfinished.length > 0) {
+      await deps.stderr.write(`kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}\n`);
+    }
+  }
+  return 0;
+}
+
+/** The commands a run journal can name, loaded as `register` loads them. */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandRun<never>>>> = {
+  'user sync': async () => (await import('./user-sync.js')).run as CommandRun<never>,
+  'schedule push': async () => (await import('./schedule-push.js')).run as CommandRun<never>,
+  'collection add': async () => (await import('./collection-add.js')).run as CommandRun<never>,
+  'invigilators remove': async () => (await import('./invigilators-remove.js')).run as CommandRun<never>,
+};
+
+/** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
+const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
+
+/**
+ * `runs resume [id]`: takes the run over (refused with exit 2 when it is finished, held by
+ * another process, or its input changed), then runs its command again with the recorded
+ * options and target; the pipeline keeps what the journal settled and sends the rest.
+ */
+export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+  const given = onlyGlobals(globals);
+  const runsDir = runsDirOf(given, deps);
+  const wanted = await resolveRunId(runsDir, id ?? 'unfinished');
+  const opened = await openResume(runsDir, wanted);
+  try {
+    const options = resumedOptions(opened, given, pin);
+    const load = COMMANDS[opened.record.header.command];
+    if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
+    const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
+    const typed = options as never;
+    return await run(typed, { ...deps, resume: opened, invocation: options }, targetOnce(options as GlobalOptions, deps));
+  } finally {
+    // The pipeline ended the attempt; this releases the run when the command stopped before it.
+    await opened.journal.close();
+  }
+}
+
+function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {
+  const { header } = opened.record;
+  const { pinSha256, ...recorded } = header.options;
+  const options: Record<string, unknown> = { ...recorded };
+  if (typeof pinSha256 === 'string') {
+    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same --pin again (the journal keeps only its hash)`);
+    if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: this --pin differs from the one the run was started with; give the same PIN`);
+    options.pin = pin;
+  } else if (pin !== undefined) {
+    throw new UsageError(`run ${header.id} was started without --pin; a resume sends what the run sent`);
+  }
+  // The recorded target, not the one configured today: the items already sent went there.
+  options.target = header.target.kind;
+  if (header.target.kind === 'local') options.store = header.target.store;
+  else options.baseUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  for (const name of RESUME_OVERRIDES) {
+    const value = (given as Record<string, unknown>)[name];
+    if (value !== undefined) options[name] = value;
+  }
+  options.runsDir = given.runsDir;
+  delete options.dryRun;
+  return options;
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Problem } from '../../domain/problem.js';
+import type { ReportEntry } from '../../report/report-writers.js';
+import type { ReportSummary, ReportTarget } from '../../report/run-report.js';
+import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../../runs/index.js';
+import { RunJournalError } from '../../runs/run-errors.js';
+import type { CommandDeps } from '../context.js';
+import type { Outcome, RunOptions, Unit } from './record-job.js';
+
+/**
+ * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
+ * unit, numbered by its position among the input's units (the key a resume matches on).
+ */
+export interface RunJournaling {
+  readonly id: string;
+  /** On a resume, the recorded report entry of a unit whose outcome stands; else undefined. */
+  kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
+  /** Resolves once the unit is on record as sent; units dispatched in one turn share one fsync. */
+  sending(n: number, unit: Unit<unknown>): Promise<void>;
+  /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
+  answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
+  /** Journals a unit the local checks refused (never sent). */
+  refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
+  /** Ends this attempt with an end line, then releases the run. */
+  end(reason: EndReason, summary: ReportSummary): Promise<void>;
+  /** Releases the run without an end line (it stays resumable). */
+  close(): Promise<void>;
+}
+
+/** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
+export function pinDigest(pin: string): string {
+  return createHash('sha256').update(pin, 'utf8').digest('hex');
+}
+
+const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
+
+/**
+ * Starts the journal of a new run, or continues the one `runs resume` opened. The input file
+ * and the options are recorded with the path made absolute, so a resume from another directory
+ * reads the same file. A --pin is recorded only as its SHA-256 (a resume asks for it again).
+ */
+export async function startJournaling(
+  command: string,
+  target: ReportTarget,
+  units: number | undefined,
+  options: RunOptions,
+  deps: CommandDeps,
+): Promise<RunJournaling> {
+  const { RunJournal, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../../runs/index.js');
+  const resumed = deps.resume;
+  if (resumed !== undefined) {
+    const { journal, plan, record } = resumed;
+    const decisions = new Map<number, ResumeDecision>();
+    return journaling(journal, {
+      kept(n, unit) {
+        const decision = plan.decide(refOf(n, unit));
+        if (decision.action === 'keep') {
+          const { status, errors, action } = decision.outcome;
+          const item = { source: unit.source, id: unit.id, status, errors };
+          return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
+        }
+        if (decision.maybeApplied) decisions.set(n, decision);
+        return undefined;
+      },
+      settle(n, outcome) {
+        const decision = decisions.get(n);
+        if (decision === undefined) return outcome;
+        decisions.delete(n);
+        const settled = settleInFlight(record.header.command, record.id, decision, outcome);
+        return settled === outcome ? outcome : { ...outcome, status: settled.status, errors: settled.errors };
+      },
+    });
+  }
+  const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
+  let input = null;
+  if (typeof invocation.file === 'string' && invocation.file !== '-') {
+    const file = resolve(deps.cwd, invocation.file);
+    invocation.file = file;
+    input = await fingerprintInput(file).catch((error: NodeJS.ErrnoException) => {
+      throw new RunJournalError(`cannot read ${file} for the run journal: ${error.code ?? error.message}`);
+    });
+  }
+  if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
+  if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
+  const recorded = recordedOptions(invocation);
+  if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
+  return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome });
+}
+
+function journaling(
+  journal: RunJournal,
+  resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, outcome: Outcome): Outcome },
+): RunJournaling {
+  let batch: ItemRef[] = [];
+  let batchDurable: Promise<void> | undefined;
+  return {
+    id: journal.id,
+    kept: resume.kept,
+    sending(n, unit) {
+      batch.push(refOf(n, unit));
+      // One sent() per turn: the units dispatched together share a write and an fsync, and a
+      // job that sends them together (one DELETE for a list) still sees them in one turn.
+      batchDurable ??= Promise.resolve().then(() => {
+        const refs = batch;
+        batch = [];
+        batchDurable = undefined;
+        return journal.sent(refs);
+      });
+      return batchDurable;
+    },
+    answered(n, unit, outcome) {
+      const settled = resume.settle(n, outcome);
+      const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
+      journal.outcome(settled.action === undefined ? line : { ...line, action: settled.action });
+      return settled;
+    },
+    refused(n, unit, problems) {
+      journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });
+    },
+    end: (reason, summary) => journal.end(reason, summary),
+    close: () => journal.close(),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Helpers for messages that name things the user wrote: the known name a misspelt one most
+ * likely meant, and long lists of names cut to a readable length with a count of the rest.
+ */
+
+/**
+ * Edit distance between `a` and `b` (insertions, deletions, substitutions, and swaps of two
+ * neighbours, the commonest typo: `Emial`), giving up (returning `limit + 1`) as soon as it must
+ * exceed `limit`: callers only care about near misses, and names can be long.
+ */
+export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const width = b.length + 1;
+  let beforePrevious = new Array<number>(width).fill(0);
+  let previous = new Array<number>(width);
+  let current = new Array<number>(width);
+  for (let j = 0; j < width; j++) previous[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let rowMin = i;
+    const ca = a.charCodeAt(i - 1);
+    for (let j = 1; j < width; j++) {
+      const cb = b.charCodeAt(j - 1);
+      let value = Math.min((previous[j - 1] as number) + (ca === cb ? 0 : 1), (previous[j] as number) + 1, (current[j - 1] as number) + 1);
+      if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
+        value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
+      }
+      current[j] = value;
+      if (value < rowMin) rowMin = value;
+    }
+    if (rowMin > limit) return limit + 1;
+    [beforePrevious, previous, current] = [previous, current, beforePrevious];
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * The candidate `name` most likely stands for, compared by `key` (default: lower case): at most
+ * one edit per three characters (at least one), ties going to the earlier candidate. A name too
+ * far from every candidate gets none: a wrong guess is worse than no guess.
+ */
+export function closestName(
+  name: string,
+  candidates: readonly string[],
+  key: (name: string) => string = (value) => value.toLowerCase(),
+): string | undefined {
+  const wanted = key(name);
+  if (wanted.length === 0) return undefined;
+  const limit = Math.max(1, Math.floor(wanted.length / 3));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(wanted, key(candidate), bestDistance - 1);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/**
+ * `items` joined with ", ", cut after `max` of them with "… and N more" (N grouped by
+ * thousands), so that 10,000 unknown columns make one readable line.
+ */
+export function listWithCount(items: readonly string[], max = 10, separator = ', '): string {
+  if (items.length <= max) return items.join(separator);
+  const rest = items.length - max;
+  return `${items.slice(0, max).join(separator)}${separator}… and ${rest.toLocaleString('en-US')} more`;
+}
+
+/** A count with its noun, grouped by thousands: `1 column`, `10,000 columns`. */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
+}

@@ -1,0 +1,129 @@
+import type { PlannedAction } from '../api/integration-api.js';
+import type { Problem } from '../domain/problem.js';
+import type { SourceRef } from '../input/record.js';
+import type { ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { RecordedValue } from './recorded-options.js';
+
+/** Version of the run journal's line format; a reader refuses a newer one. */
+export const RUN_JOURNAL_VERSION = 1;
+
+/** The input file as it was when the run started: a resume refuses a file that changed. */
+export interface InputFingerprint {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * One item of a run: a unit the pipeline sends (a user, a collection, an invigilator id, a
+ * whole schedule request). `n` is its 0-based position among the units read from the input:
+ * stable across re-reads of an unchanged input with the same options, so it is the item's key.
+ */
+export interface ItemRef {
+  n: number;
+  source: SourceRef;
+  id: string | null;
+}
+
+/** First line of every journal. */
+export interface RunHeaderLine {
+  t: 'run';
+  v: number;
+  id: string;
+  command: string;
+  options: Record<string, RecordedValue>;
+  target: ReportTarget;
+  input: InputFingerprint | null;
+  /** Units the input holds, when the pipeline knew it before sending (the structure pass). */
+  units?: number;
+  startedAt: string;
+  pid: number;
+  host: string;
+}
+
+/** Written, and fsynced, before the item's request goes out. */
+export interface SentLine extends ItemRef {
+  t: 'sent';
+}
+
+/** What became of an item: the target's answer, or a local validation failure (never sent). */
+export interface OutcomeLine extends ItemRef {
+  t: 'outcome';
+  status: 'ok' | 'partial' | 'failed';
+  errors: Problem[];
+  action?: PlannedAction;
+  /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
+  transient: boolean;
+}
+
+/** A resume took over the run (one per attempt after the first). */
+export interface ResumeLine {
+  t: 'resume';
+  at: string;
+  pid: number;
+  host: string;
+}
+
+/**
+ * How an attempt ended. `completed` and `max-errors` finish the run; the others leave it
+ * resumable: `interrupted` (SIGINT, SIGTERM), `closed-pipe` (EPIPE on stdout or stderr, exit
+ * 141), `target-error` (403, network or 5xx after retries: exit 3).
+ */
+export type EndReason = 'completed' | 'max-errors' | 'interrupted' | 'closed-pipe' | 'target-error';
+
+export interface EndLine {
+  t: 'end';
+  at: string;
+  reason: EndReason;
+  summary: ReportSummary;
+}
+
+export type RunJournalLine = RunHeaderLine | SentLine | OutcomeLine | ResumeLine | EndLine;
+
+export function finishesRun(reason: EndReason): boolean {
+  return reason === 'completed' || reason === 'max-errors';
+}
+
+const END_REASONS: ReadonlySet<string> = new Set<EndReason>(['completed', 'max-errors', 'interrupted', 'closed-pipe', 'target-error']);
+const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isItemRef = (value: Record<string, unknown>): boolean =>
+  Number.isInteger(value.n) &&
+  (value.n as number) >= 0 &&
+  isObject(value.source) &&
+  typeof value.source.file === 'string' &&
+  typeof value.source.line === 'number' &&
+  (value.id === null || typeof value.id === 'string');
+
+/**
+ * The line's kind checked with the fields the reader relies on; a reason when it is not a
+ * line this version writes (a newer examctl's journal, or damage the checksum missed).
+ */
+export function checkJournalLine(body: unknown, first: boolean): RunJournalLine | string {
+  if (!isObject(body) || typeof body.t !== 'string') return 'not a run journal line';
+  if (first !== (body.t === 'run')) return first ? 'the first line is not a run header' : 'a second run header';
+  switch (body.t) {
+    case 'run':
+      if (typeof body.v !== 'number') return 'no format version';
+      if (body.v > RUN_JOURNAL_VERSION) return `written by a newer examctl (journal format ${body.v}; this one reads ${RUN_JOURNAL_VERSION})`;
+      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isObject(body.target) || !isObject(body.options) || typeof body.startedAt !== 'string') {
+        return 'incomplete run header';
+      }
+      return body as unknown as RunHeaderLine;
+    case 'sent':
+      return isItemRef(body) ? (body as unknown as SentLine) : 'malformed sent line';
+    case 'outcome':
+      return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
+        ? (body as unknown as OutcomeLine)
+        : 'malformed outcome line';
+    case 'resume':
+      return typeof body.at === 'string' ? (body as unknown as ResumeLine) : 'malformed resume line';
+    case 'end':
+      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isObject(body.summary)
+        ? (body as unknown as EndLine)
+        : 'malformed end line';
+    default:
+      return `unknown line kind ${JSON.stringify(body.t).slice(0, 40)}`;
+  }
+}

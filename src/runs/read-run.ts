@@ -1,0 +1,324 @@
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decodeChecksummedLine } from '../engine/store/journal.js';
+import { forEachLine } from '../engine/store/line-reader.js';
+import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
+import type { ReportItem, ReportSummary, RunReport } from '../report/run-report.js';
+import { checkJournalLine, finishesRun, type EndLine, type ItemRef, type OutcomeLine, type ResumeLine, type RunHeaderLine } from './journal-lines.js';
+import { RunJournalError } from './run-errors.js';
+import { isRunId } from './run-id.js';
+import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
+
+/** What the journal says about one item, over every attempt of the run. */
+export interface ItemHistory {
+  ref: ItemRef;
+  /** Times it was recorded as sent. */
+  sends: number;
+  /** Its latest outcome. */
+  outcome?: OutcomeLine;
+  /** Sent after its latest outcome (or never answered): the answer was lost when an attempt died. */
+  inFlight: boolean;
+  /**
+   * A request for it went out and no definite answer followed (lost, or transient: network,
+   * 429, 5xx), so the service may hold it already.
+   */
+  maybeApplied: boolean;
+}
+
+export interface RunRecord {
+  id: string;
+  file: string;
+  header: RunHeaderLine;
+  resumes: ResumeLine[];
+  items: Map<number, ItemHistory>;
+  /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
+  end?: EndLine;
+  /** Bytes up to the end of the last whole line: where a resume appends. */
+  validLength: number;
+  /** The last line was cut short (a write that never finished) and was ignored. */
+  tornTail: boolean;
+}
+
+export type RunState = 'running' | 'interrupted' | 'finished';
+
+/**
+ * Reads a run's journal. A last line without its newline is a write a kill cut short: ignored.
+ * Any other bad line (checksum, format) is damage: refused with the journal's path and line.
+ */
+export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
+  if (!isRunId(id)) throw new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+  const file = journalPath(runsDir, id);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RunJournalError(code === 'ENOENT' ? `no run ${id} in ${runsDir}` : `cannot read the run journal ${file}: ${code ?? String(error)}`);
+  }
+  let header: RunHeaderLine | undefined;
+  const resumes: ResumeLine[] = [];
+  const items = new Map<number, ItemHistory>();
+  let end: EndLine | undefined;
+  let validLength = 0;
+  let tornTail = false;
+  const damaged = (lineNo: number, reason: string): RunJournalError =>
+    new RunJournalError(`${file}:${lineNo}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
+  const itemOf = (ref: ItemRef): ItemHistory => {
+    let history = items.get(ref.n);
+    if (history === undefined) {
+      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
+      items.set(ref.n, history);
+    }
+    return history;
+  };
+  try {
+    await forEachLine(handle, 0, 1, (raw) => {
+      if (!raw.terminated) {
+        // A write a kill cut short (the newline is its last byte): never acknowledged, so a
+        // sent line in it went out with no request, and an outcome in it is resent. Ignored.
+        tornTail = true;
+        return;
+      }
+      const decoded = decodeChecksummedLine(raw.bytes);
+      if (!decoded.ok) throw damaged(raw.lineNo, decoded.reason);
+      const line = checkJournalLine(decoded.body, raw.lineNo === 1);
+      if (typeof line === 'string') throw damaged(raw.lineNo, line);
+      validLength = raw.end;
+      switch (line.t) {
+        case 'run':
+          header = line;
+          break;
+        case 'sent': {
+          const history = itemOf(line);
+          history.sends += 1;
+          history.inFlight = true;
+          history.maybeApplied = true;
+          break;
+        }
+        case 'outcome': {
+          const history = itemOf(line);
+          history.outcome = line;
+          history.inFlight = false;
+          if (!line.transient) history.maybeApplied = false;
+          break;
+        }
+        case 'resume':
+          resumes.push(line);
+          end = undefined;
+          break;
+        case 'end':
+          end = line;
+          break;
+      }
+    });
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  if (header === undefined) {
+    // Killed before its header was on disk: the run never sent anything.
+    throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
+  }
+  return { id, file, header, resumes, items, ...(end !== undefined ? { end } : {}), validLength, tornTail };
+}
+
+/** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
+export async function runState(runsDir: string, record: RunRecord): Promise<RunState> {
+  if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
+  const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
+  if (holder === 'missing') return 'interrupted';
+  // An unreadable lock, or one of another host: assume its holder lives.
+  if (holder === 'unreadable' || !isStale(holder)) return 'running';
+  return 'interrupted';
+}
+
+/** Counts over the items the journal knows, with never-sent units counted as skipped when the header knows the total. */
+export function summarize(record: RunRecord): ReportSummary {
+  const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
+  for (const history of record.items.values()) {
+    const status = history.outcome !== undefined && !history.inFlight ? history.outcome.status : 'skipped';
+    summary[status] += 1;
+  }
+  const known = record.items.size;
+  const units = record.header.units ?? known;
+  summary.skipped += Math.max(0, units - known);
+  summary.total = Math.max(units, known);
+  return summary;
+}
+
+function lostAnswer(record: RunRecord): string {
+  return `sent, but its answer was lost when the run stopped: it may have been applied (examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`;
+}
+
+function notSent(record: RunRecord): string {
+  return record.end?.reason === 'max-errors'
+    ? 'not sent: the run stopped after --max-errors failures'
+    : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
+}
+
+/** The report item of one journaled item. */
+export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
+  const { source, id } = history.ref;
+  const outcome = history.outcome;
+  if (history.inFlight || outcome === undefined) {
+    return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
+  }
+  const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
+  if (outcome.action !== undefined) item.action = outcome.action;
+  return item;
+}
+
+/**
+ * The run report of the contract, rebuilt from the journal whether the run finished or not,
+ * with its run id. `units` (the input's items, read again from an unchanged input) puts every
+ * item in input order and reports those the journal never saw as not sent; without it the
+ * report holds the journaled items, and the summary still counts the rest as skipped when the
+ * header knows how many there were.
+ */
+export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): RunReport & { run: string } {
+  const items: ReportItem[] = [];
+  const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
+  const add = (item: ReportItem): void => {
+    items.push(item);
+    summary.total += 1;
+    summary[item.status] += 1;
+  };
+  if (units !== undefined) {
+    const seen = new Set<number>();
+    for (const ref of units) {
+      seen.add(ref.n);
+      const history = record.items.get(ref.n);
+      add(history !== undefined ? reportItemOf(record, history) : { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] });
+    }
+    for (const history of sortedItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
+  } else {
+    for (const history of sortedItems(record)) add(reportItemOf(record, history));
+    const missing = (record.header.units ?? 0) - record.items.size;
+    if (missing > 0) {
+      summary.total += missing;
+      summary.skipped += missing;
+    }
+  }
+  return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
+}
+
+function sortedItems(record: RunRecord): ItemHistory[] {
+  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
+}
+
+export interface RunListing {
+  id: string;
+  command: string;
+  target: RunHeaderLine['target'];
+  startedAt: string;
+  endedAt?: string;
+  state: RunState;
+  summary: ReportSummary;
+  input: string | null;
+}
+
+/**
+ * Every run in the runs directory, newest first. A run whose journal cannot be read is listed
+ * with what is known (its id) rather than hiding the others.
+ */
+export async function listRuns(runsDir: string): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[] }> {
+  const ids = await runIds(runsDir);
+  const runs: RunListing[] = [];
+  const unreadable: { id: string; reason: string }[] = [];
+  for (const id of ids) {
+    try {
+      const record = await readRun(runsDir, id);
+      runs.push({
+        id,
+        command: record.header.command,
+        target: record.header.target,
+        startedAt: record.header.startedAt,
+        ...(record.end !== undefined ? { endedAt: record.end.at } : {}),
+        state: await runState(runsDir, record),
+        summary: summarize(record),
+        input: record.header.input?.path ?? null,
+      });
+    } catch (error) {
+      unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { runs, unreadable };
+}
+
+/** Run ids in the directory, newest first (ids sort by start time). */
+export async function runIds(runsDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(runsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  return names.filter(isRunId).sort().reverse();
+}
+
+/** `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by default). */
+export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished'): Promise<string> {
+  if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
+  const ids = await runIds(runsDir);
+  if (wanted === 'last') {
+    if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
+    return ids[0] as string;
+  }
+  for (const id of ids) {
+    const record = await readRun(runsDir, id).catch(() => undefined);
+    if (record !== undefined && (await runState(runsDir, record)) === 'interrupted') return id;
+  }
+  throw new RunJournalError(`no interrupted run to resume in ${runsDir} (examctl runs list shows the runs and their states)`);
+}
+
+/** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
+export interface PrunePolicy {
+  maxAgeDays: number;
+  keepFinished: number;
+  /** Also prune interrupted runs (and damaged journals) by the same age and count. Never a running one. */
+  all: boolean;
+}
+
+export const DEFAULT_PRUNE_POLICY: PrunePolicy = { maxAgeDays: 30, keepFinished: 100, all: false };
+
+function startOf(id: string): number {
+  // 20261122T110502.481Z -> 2026-11-22T11:05:02.481Z
+  return Date.parse(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`);
+}
+
+/**
+ * Removes runs past the policy; returns what was removed and the unfinished runs kept.
+ * A run is removed under its own lock, so a resume starting meanwhile is never pulled from
+ * under it (and a running run, whose lock is held, is never removed).
+ */
+export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date()): Promise<{ removed: string[]; keptUnfinished: string[] }> {
+  const removed: string[] = [];
+  const keptUnfinished: string[] = [];
+  const cutoff = now.getTime() - policy.maxAgeDays * 24 * 60 * 60 * 1000;
+  let finishedSeen = 0;
+  let unfinishedSeen = 0;
+  for (const id of await runIds(runsDir)) {
+    const record = await readRun(runsDir, id).catch(() => undefined);
+    const state = record === undefined ? 'damaged' : await runState(runsDir, record);
+    if (state === 'running') continue;
+    const finished = state === 'finished';
+    const rank = finished ? finishedSeen++ : unfinishedSeen++;
+    const expired = startOf(id) < cutoff || rank >= policy.keepFinished;
+    if (!finished && !policy.all) {
+      keptUnfinished.push(id);
+      continue;
+    }
+    if (!expired) continue;
+    try {
+      await lockRun(runDir(runsDir, id), id);
+    } catch {
+      continue; // taken by a resume meanwhile
+    }
+    // The lock lives inside the directory: removing the directory removes it.
+    await rm(runDir(runsDir, id), { recursive: true, force: true });
+    removed.push(id);
+  }
+  return { removed, keptUnfinished };
+}
+
+export { JOURNAL_FILE };

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { problemsSayAlreadyExists } from '../api/already-exists.js';
+import { ErrorCode } from '../domain/codes.js';
+import type { Problem } from '../domain/problem.js';
+import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import { RunJournalError } from './run-errors.js';
+import { RunJournal, type GroupCommit } from './run-journal.js';
+import { readRun, type RunRecord, type RunState } from './read-run.js';
+
+/** Size and SHA-256 of an input file, streamed (any size, constant memory). */
+export async function fingerprintInput(path: string): Promise<InputFingerprint> {
+  const handle = await open(path, 'r');
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, size);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+    return { path, size, sha256: hash.digest('hex') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What a resume does with one item. */
+export type ResumeDecision =
+  /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those). */
+  | { action: 'keep'; outcome: OutcomeLine }
+  /**
+   * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
+   * request for it went out and no definite answer came back (lost, or a network failure, 429 or
+   * 5xx), so the service may hold it already.
+   */
+  | { action: 'send'; maybeApplied: boolean };
+
+export interface ResumePlan {
+  decide(ref: ItemRef): ResumeDecision;
+  counts: { keep: number; inFlight: number; transient: number };
+}
+
+export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'input-changed' | 'input-missing'; message: string };
+
+/**
+ * Whether and how a run can be resumed (pure). Refuses a finished run, a run another process
+ * holds, and an input file that is missing or changed (size or SHA-256): the items are keyed by
+ * their position in the input, so a different file would be matched to the wrong outcomes.
+ */
+export function planResume(record: RunRecord, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
+  const id = record.id;
+  if (state === 'finished') {
+    return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (examctl runs show ${id} gives its report; fix failures with --only-failed)` };
+  }
+  if (state === 'running') return { refused: true, reason: 'running', message: `run ${id} is running in another process` };
+  const recorded = record.header.input;
+  if (recorded !== null) {
+    if (input === 'missing' || input === null) {
+      return { refused: true, reason: 'input-missing', message: `run ${id}: its input file ${recorded.path} cannot be read any more` };
+    }
+    if (input.size !== recorded.size || input.sha256 !== recorded.sha256) {
+      const what = input.size !== recorded.size ? `its size changed (${recorded.size} -> ${input.size} bytes)` : 'its content changed (SHA-256 differs)';
+      return {
+        refused: true,
+        reason: 'input-changed',
+        message: `run ${id}: the input file ${recorded.path} changed since the run started: ${what}; put the original back, or start a new run (with --only-failed on the run's report)`,
+      };
+    }
+  }
+  const counts = { keep: 0, inFlight: 0, transient: 0 };
+  for (const history of record.items.values()) {
+    if (history.inFlight) counts.inFlight += 1;
+    else if (history.outcome?.transient === true) counts.transient += 1;
+    else if (history.outcome !== undefined) counts.keep += 1;
+  }
+  return {
+    counts,
+    decide(ref) {
+      const history = record.items.get(ref.n);
+      if (history === undefined) return { action: 'send', maybeApplied: false };
+      if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
+        // Same bytes and options must give the same items; anything else is a bug, not a user error.
+        throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
+      }
+      if (history.inFlight) return { action: 'send', maybeApplied: true };
+      const outcome = history.outcome as OutcomeLine;
+      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
+    },
+  };
+}
+
+export function isRefusal(plan: ResumePlan | ResumeRefusal): plan is ResumeRefusal {
+  return (plan as ResumeRefusal).refused === true;
+}
+
+/** The create call behind each command whose resend can meet "already exists". */
+const CREATING_ROUTE: Readonly<Record<string, string>> = { 'schedule push': '/schedule', 'collection add': '/collections' };
+
+/** The answer to a resend, in report terms (the pipeline's Outcome). */
+export interface ResentOutcome {
+  status: 'ok' | 'partial' | 'failed';
+  errors: Problem[];
+}
+
+/**
+ * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
+ * have been applied before the answer was lost. When
+ * its resend is refused because the thing already exists (a duplicate ScheduleExtId, collection
+ * 810) or, for invigilators remove, the id is no longer an invigilator (319), that is the lost
+ * attempt's doing: ok, with a note saying so. Anything else, and any item never sent before,
+ * keeps its answer.
+ */
+export function settleInFlight(command: string, runId: string, decision: ResumeDecision, answer: ResentOutcome): ResentOutcome {
+  if (decision.action !== 'send' || !decision.maybeApplied || answer.status === 'ok') return answer;
+  const call = CREATING_ROUTE[command];
+  // No payload: an upsert resend never meets "already exists", so the Upsert guard has nothing to decide.
+  const applied =
+    call !== undefined
+      ? answer.status === 'failed' && problemsSayAlreadyExists('POST', call, undefined, answer.errors)
+      : command === 'invigilators remove' && answer.errors.length > 0 && answer.errors.every((problem) => problem.code === ErrorCode.NotAnInvigilator);
+  if (!applied) return answer;
+  const what = call !== undefined ? 'already existed: created' : 'already removed: removed';
+  return {
+    status: 'ok',
+    errors: [{ field: '', code: null, message: `${what} by the interrupted attempt of run ${runId}, whose answer was lost` }],
+  };
+}
+
+export interface OpenedResume {
+  journal: RunJournal;
+  record: RunRecord;
+  plan: ResumePlan;
+}
+
+/**
+ * Takes over a run for `runs resume`: its lock first (a second resume is refused at once), then
+ * the journal read again under the lock, the plan, and the journal reopened for appending.
+ * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
+ */
+export async function openResume(runsDir: string, id: string, commit?: GroupCommit): Promise<OpenedResume> {
+  const held = await RunJournal.lockForResume(runsDir, id);
+  try {
+    const record = await readRun(runsDir, id);
+    // Under our own lock the run is not running elsewhere: finished or interrupted.
+    const state: RunState = record.end !== undefined && finishesRun(record.end.reason) ? 'finished' : 'interrupted';
+    const recorded = record.header.input;
+    const input = recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const);
+    const plan = planResume(record, state, input);
+    if (isRefusal(plan)) throw new RunJournalError(plan.message);
+    const journal = await held.reopen(record.validLength, commit);
+    return { journal, record, plan };
+  } catch (error) {
+    await held.release();
+    throw error;
+  }
+}

@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A run id: the start instant in UTC to the millisecond, then 4 random hex digits, e.g.
+ * `20261122T110502.481Z-3f9a`. Fixed width, so ids sort by start time as plain strings
+ * (`ls` and `runs list` agree); the random part separates runs started in the same millisecond.
+ * Safe as a file name on every platform (no `:`).
+ */
+export function newRunId(now: Date = new Date(), random: () => string = () => randomBytes(2).toString('hex')): string {
+  const iso = now.toISOString(); // 2026-11-22T11:05:02.481Z
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 23)}Z-${random()}`;
+}
+
+const RUN_ID = /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/;
+
+export function isRunId(text: string): boolean {
+  return RUN_ID.test(text);
+}

@@ -1,0 +1,249 @@
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { StoreLockedError } from '../errors.js';
+import { encodeChecksummedLine } from '../engine/store/journal.js';
+import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
+import type { ReportSummary } from '../report/run-report.js';
+import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
+import { RunJournalError } from './run-errors.js';
+import { newRunId } from './run-id.js';
+
+/** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
+export const JOURNAL_FILE = 'journal.ndjson';
+
+export function runDir(runsDir: string, id: string): string {
+  return join(runsDir, id);
+}
+
+export function journalPath(runsDir: string, id: string): string {
+  return join(runsDir, id, JOURNAL_FILE);
+}
+
+export interface GroupCommit {
+  /** An outcome waits at most this long for its fsync (sent lines never wait: someone awaits them). */
+  maxDelayMs: number;
+  /** ...or until this many lines are queued. */
+  maxLines: number;
+}
+
+/**
+ * 20 ms: a kill loses at most the answers of the last 20 ms (each then resent, and an "already
+ * exists" for it accepted); short next to a remote request, and on the local engine (thousands
+ * of answers a second) one fsync carries hundreds of lines.
+ */
+export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
+
+/** What a new run's header says; the id, times, pid and host are filled in. */
+export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input'> & { units?: number };
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** The run's lock: one process at a time runs or resumes a run; the holder's pid proves it alive. */
+export async function lockRun(dir: string, id: string): Promise<StoreLock> {
+  const lock = new StoreLock(dir, 0);
+  try {
+    await lock.acquire();
+  } catch (error) {
+    if (!(error instanceof StoreLockedError)) throw error;
+    const holder = await readLockInfo(join(dir, LOCK_FILE));
+    const who = typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
+    throw new RunJournalError(`run ${id} is being run by ${who}; wait for it to end (or stop it) before resuming`);
+  }
+  return lock;
+}
+
+/**
+ * Writes one run's journal (docs/runs.md): checksummed lines appended and fsynced in groups.
+ * `sent` resolves once its lines are on disk, so an item is on record before its request goes
+ * out; `outcome` only queues (a lost answer means a resend, which the resume rules handle).
+ * A write that fails fails every later call: the run must stop, it can no longer account for
+ * what it sends.
+ */
+export class RunJournal {
+  private pending: string[] = [];
+  private waiters: Waiter[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failure: RunJournalError | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly id: string,
+    readonly file: string,
+    private readonly handle: FileHandle,
+    private readonly lock: StoreLock,
+    private readonly commit: GroupCommit,
+  ) {}
+
+  /** Creates the run (directory 0700, journal 0600), takes its lock and writes the header, durably. */
+  static async start(runsDir: string, header: NewRunHeader, commit: GroupCommit = DEFAULT_GROUP_COMMIT, now: Date = new Date()): Promise<RunJournal> {
+    await mkdir(runsDir, { recursive: true, mode: 0o700 });
+    let id = newRunId(now);
+    // Two runs in one millisecond: the random part differs, or a retry picks another.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(runDir(runsDir, id), { mode: 0o700 });
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 5) throw cannotWrite(runDir(runsDir, id), error);
+        id = newRunId(now);
+      }
+    }
+    const lock = await lockRun(runDir(runsDir, id), id);
+    const file = journalPath(runsDir, id);
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'wx', 0o600);
+    } catch (error) {
+      await lock.release();
+      throw cannotWrite(file, error);
+    }
+    const journal = new RunJournal(id, file, handle, lock, commit);
+    const line: RunHeaderLine = { t: 'run', v: RUN_JOURNAL_VERSION, id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
+    await journal.append(line, true);
+    return journal;
+  }
+
+  /**
+   * Takes over an existing run for a resume: its lock, then the journal opened for appending
+   * after `validLength` bytes (a torn last line is cut off first, so the next line does not glue
+   * onto it), and a `resume` line. Call `readRun` again under the lock before deciding anything.
+   */
+  static async lockForResume(runsDir: string, id: string): Promise<{ release: () => Promise<void>; reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal> }> {
+    const lock = await lockRun(runDir(runsDir, id), id);
+    const file = journalPath(runsDir, id);
+    return {
+      release: () => lock.release(),
+      reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
+        let handle: FileHandle;
+        try {
+          handle = await open(file, 'r+');
+          await handle.truncate(validLength);
+        } catch (error) {
+          await lock.release();
+          throw cannotWrite(file, error);
+        }
+        const journal = new RunJournal(id, file, handle, lock, commit);
+        journal.position = validLength;
+        await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() }, true);
+        return journal;
+      },
+    };
+  }
+
+  /** Write position: appends go at explicit offsets (the file is opened r+ on resume). */
+  private position = 0;
+
+  /** Records items as sent; resolves once the lines are durable. Call before sending them. */
+  sent(items: readonly ItemRef[]): Promise<void> {
+    for (const item of items) this.queue({ t: 'sent', n: item.n, source: item.source, id: item.id });
+    return this.durable();
+  }
+
+  /** Queues an item's outcome; it reaches the disk within the group commit's delay. */
+  outcome(outcome: Omit<OutcomeLine, 't'>): void {
+    this.queue({ t: 'outcome', ...outcome });
+    if (this.pending.length >= this.commit.maxLines) this.kick();
+    else if (this.timer === undefined && this.flushing === undefined) {
+      this.timer = setTimeout(() => this.kick(), this.commit.maxDelayMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Everything queued, on disk. */
+  flush(): Promise<void> {
+    return this.pending.length === 0 && this.flushing === undefined ? this.failed() : this.durable();
+  }
+
+  /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
+  async end(reason: EndReason, summary: ReportSummary): Promise<void> {
+    try {
+      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** Closes without an end line (the run stays resumable), after writing what is queued. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (this.failure === undefined) await this.flush().catch(() => undefined);
+    } finally {
+      this.closed = true;
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      await this.handle.close().catch(() => undefined);
+      await this.lock.release();
+    }
+  }
+
+  private failed(): Promise<void> {
+    return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
+  }
+
+  private queue(line: RunJournalLine): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
+    this.pending.push(encodeChecksummedLine(JSON.stringify(line)));
+  }
+
+  private append(line: RunJournalLine, durable: boolean): Promise<void> {
+    this.queue(line);
+    return durable ? this.durable() : Promise.resolve();
+  }
+
+  private durable(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.kick();
+    return done;
+  }
+
+  /** Starts a flush now, or right after the one in progress (which then carries the next group). */
+  private kick(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.flushing !== undefined) return;
+    this.flushing = this.drain().finally(() => {
+      this.flushing = undefined;
+      if (this.pending.length > 0 || this.waiters.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0 || this.waiters.length > 0) {
+      const lines = this.pending;
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        if (this.failure !== undefined) throw this.failure;
+        if (lines.length > 0) {
+          const bytes = Buffer.from(lines.join(''), 'utf8');
+          let written = 0;
+          while (written < bytes.length) {
+            const { bytesWritten } = await this.handle.write(bytes, written, bytes.length - written, this.position + written);
+            written += bytesWritten;
+          }
+          this.position += bytes.length;
+          await this.handle.datasync();
+        }
+        for (const waiter of waiters) waiter.resolve();
+      } catch (error) {
+        this.failure ??= error instanceof RunJournalError ? error : cannotWrite(this.file, error);
+        for (const waiter of waiters) waiter.reject(this.failure);
+      }
+    }
+  }
+}
+
+function cannotWrite(path: string, error: unknown): RunJournalError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
+  return new RunJournalError(`cannot write the run journal ${path}: ${code}`);
+}

@@ -1,0 +1,197 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
+
+/**
+ * Runs killed (SIGKILL) at seeded random moments, their resumes killed too, then finished by
+ * `runs resume`: the target holds every row once, and `runs show` reports every row once.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(() => ensureBuilt());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-resume-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STORE: join(dir, 'store') };
+  expect((await examctl(['local', 'init'], dir, env)).code).toBe(0);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** mulberry32: a failing seed can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Starts `args`, waits until its run is journaled, lets it work `delayMs`, then SIGKILLs it.
+ * Resolves true when the kill found it still running (false: it had ended by itself).
+ */
+async function killDuringRun(args: string[], delayMs: number): Promise<boolean> {
+  const running = startExamctl(args, dir, env);
+  let stderr = '';
+  running.child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (/run \S+ \(examctl runs show/.test(stderr) || running.child.exitCode !== null) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 5);
+  });
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  running.child.kill('SIGKILL');
+  return (await running.done).signal === 'SIGKILL';
+}
+
+interface ShownReport {
+  run: string;
+  summary: { total: number; ok: number; failed: number; skipped: number };
+  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+}
+
+async function showLast(): Promise<ShownReport> {
+  const shown = await examctl(['--json', 'runs', 'show', 'last'], dir, env);
+  return JSON.parse(shown.stdout) as ShownReport;
+}
+
+async function resumeUntilFinished(): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
+    if (/no interrupted run to resume/.test(resumed.stderr)) return;
+    expect(resumed.stderr).not.toMatch(/internal error/);
+  }
+}
+
+function storeRecords(kind: 'Users' | 'Schedules'): { ExternalId?: string; ScheduleExtId?: string }[] {
+  const world = readFileSync(join(dir, 'world.json'), 'utf8');
+  return (JSON.parse(world) as Record<string, { ExternalId?: string; ScheduleExtId?: string }[]>)[kind] ?? [];
+}
+
+describe('a killed user sync, resumed (also killed), holds every row once', () => {
+  for (const seed of [11, 29]) {
+    it(`seed ${seed}`, async () => {
+      const next = random(seed);
+      const ids = range(`k${seed}`, 2000);
+      await writeUsersCsv(join(dir, 'users.csv'), ids);
+      expect(await killDuringRun(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], Math.floor(next() * 400))).toBe(true);
+      const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { state: string }[] };
+      expect(killedRun.runs[0]?.state).toBe('interrupted');
+      await killDuringRun(['runs', 'resume'], Math.floor(next() * 300));
+      await resumeUntilFinished();
+
+      const report = await showLast();
+      expect(report.summary).toMatchObject({ total: 2000, ok: 2000, failed: 0, skipped: 0 });
+      expect(new Set(report.items.map((item) => item.source.line)).size).toBe(2000);
+      // The killed writers' report temp files were cleaned up by the resume that wrote r.csv.
+      expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+      expect(existsSync(join(dir, 'r.csv'))).toBe(true);
+      writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+      const synced = storeRecords('Users').filter((user) => user.ExternalId?.startsWith(`k${seed}-`));
+      expect(synced.map((user) => user.ExternalId).sort()).toEqual(ids);
+    }, 60_000);
+  }
+});
+
+describe('a killed schedule push with Upsert false, resumed', () => {
+  it('creates every schedule once and fails none because the lost attempt created it', async () => {
+    const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+    for (let s = 0; s < 300; s++) {
+      lines.push(`S-K-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-K-${s},Group ${s},stu-k${s},Ann,Lee,ann${s}@students.example.test`);
+    }
+    writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
+    expect(await killDuringRun(['schedule', 'push', '--file', 'sittings.csv'], 60)).toBe(true);
+    await resumeUntilFinished();
+    const report = await showLast();
+    expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);
+    expect(report.summary.total).toBe(300);
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
+    expect(created).toHaveLength(300);
+  }, 60_000);
+});
+
+describe('honest ends', () => {
+  it('a closed stdout (EPIPE) ends like Ctrl-C: exit 141, the report written, the run resumable', async () => {
+    await writeUsersCsv(join(dir, 'big.csv'), range('p', 2000));
+    const status = await new Promise<string>((resolve) =>
+      execFile(
+        'bash',
+        ['-c', `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+        { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
+        (_error, stdout) => resolve(stdout.trim()),
+      ),
+    );
+    expect(status).toBe('141');
+    const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
+    expect(report.run).toMatch(/^\d{8}T/);
+    expect(report.summary.total).toBeGreaterThan(0);
+    await resumeUntilFinished();
+    expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
+  }, 60_000);
+
+  it('a dry run with invalid rows into a closed pipe is not exit 0', async () => {
+    const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
+    for (let i = 0; i < 3000; i++) lines.push(`d-${i},F,L,not-an-email,n-${i},Candidate`);
+    writeFileSync(join(dir, 'bad.csv'), `${lines.join('\n')}\n`);
+    const status = await new Promise<string>((resolve) =>
+      execFile(
+        'bash',
+        ['-c', `"${process.execPath}" "${BIN}" --json --dry-run user sync --file bad.csv | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+        { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
+        (_error, stdout) => resolve(stdout.trim()),
+      ),
+    );
+    expect(status).not.toBe('0');
+  }, 30_000);
+
+  it('SIGTERM ends like Ctrl-C: exit 130, the report written, no temp files left', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
+    const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
+    let stderr = '';
+    running.child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (/run \S+ \(examctl runs show/.test(stderr)) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 5);
+    });
+    running.child.kill('SIGTERM');
+    const finished = await running.done;
+    expect(finished.code).toBe(130);
+    expect(existsSync(join(dir, 'r.csv'))).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
+  }, 30_000);
+});
+
+describe('runs resume refuses, exit 2 with the reason', () => {
+  it('a finished run, a changed input', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
+    expect((await examctl(['user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);
+    const finished = await examctl(['runs', 'resume', 'last'], dir, env);
+    expect(finished.code).toBe(2);
+    expect(finished.stderr).toMatch(/is finished; nothing to resume/);
+
+    await writeUsersCsv(join(dir, 'more.csv'), range('m', 2000));
+    expect(await killDuringRun(['user', 'sync', '--file', 'more.csv'], 0)).toBe(true);
+    await writeUsersCsv(join(dir, 'more.csv'), range('x', 2000));
+    const changed = await examctl(['runs', 'resume'], dir, env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/changed since the run started/);
+  }, 60_000);
+});

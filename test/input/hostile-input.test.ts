@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRecords } from '../../src/input/index.js';
+import { MAX_RECORD_CHARS } from '../../src/input/csv-tokenizer.js';
+import { MAX_JSON_DEPTH, MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
+import { parseJsonDocument } from '../../src/input/json-document.js';
+// @ts-expect-error: a plain .mjs generator shared with the measuring script
+import { generateHostile } from '../../fixtures/hostile/generate.mjs';
+import { collect, expectInputFileError, userColumns } from './helpers.js';
+
+// Sizes are kept small enough for a test run yet past every limit; test/input/measure-hostile.mjs
+// runs the same generators at full size (100-200 MB) and reports time and peak RSS.
+let dir: string;
+let files: Record<string, string>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'examctl-hostile-test-'));
+  files = (await generateHostile(dir, {
+    'no-line-break.csv': { size: 4 * 1024 * 1024 },
+    'stray-quote-header.csv': { rows: 100_000 },
+    'huge-line.ndjson': { size: MAX_JSON_RECORD_CHARS + 1024 * 1024 },
+    'huge-row-no-quote.csv': { size: MAX_RECORD_CHARS + 10 },
+  })) as Record<string, string>;
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const read = (name: string) => collect(readRecords(files[name] as string, { columns: userColumns, displayName: name }));
+
+describe('hostile input files end with exit 2, the file and line, and a precise reason', () => {
+  it('JSON nested 10,000 levels inside a record', async () => {
+    const error = await expectInputFileError(read('deep-nesting.json'), {
+      file: 'deep-nesting.json',
+      line: 3,
+      reason: new RegExp(`nested too deep: .*${MAX_JSON_DEPTH} levels .*record starting on line 3`),
+    });
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it('a deeply nested whole document (world, config) reports its line instead of overflowing the stack', () => {
+    const text = `{\n"a": ${'['.repeat(100_000)}1${']'.repeat(99_999)}}`;
+    expect(() => parseJsonDocument(text, 'deep.json')).toThrow(/^deep\.json:2: not valid JSON/);
+  });
+
+  it('UTF-16 with a BOM holding a lone surrogate names the file and the line of the bad character', async () => {
+    await expectInputFileError(read('lone-surrogate-utf16.csv'), {
+      file: 'lone-surrogate-utf16.csv',
+      line: 4,
+      reason: /invalid UTF-16 \(a lone surrogate\)/,
+    });
+  });
+
+  it('a first line without a line break is refused as a header too large', async () => {
+    await expectInputFileError(read('no-line-break.csv'), {
+      line: 1,
+      reason: new RegExp(`^header too large: the header has over ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters`),
+    });
+  });
+
+  it('a stray quote in the header of a large file names the header and the column of the quote', async () => {
+    const error = await expectInputFileError(read('stray-quote-header.csv'), {
+      line: 1,
+      reason: /^header too large: the quoted field in column 2 of the header is not closed within 128,000 characters/,
+    });
+    expect(error.reason).toMatch(/stray or unclosed quote/);
+  });
+
+  it('one NDJSON line over the record limit is refused with its line', async () => {
+    await expectInputFileError(read('huge-line.ndjson'), {
+      line: 2,
+      reason: /^record too large: the object starting on this line is over 33,554,432 characters long/,
+    });
+  });
+
+  it('a long row without any quote is called a line too large, and no quote is blamed', async () => {
+    const error = await expectInputFileError(read('huge-row-no-quote.csv'), {
+      line: 3,
+      reason: /^line too large: the record starting on this line has over 128,000 characters/,
+    });
+    expect(error.reason).not.toMatch(/quote/);
+  });
+
+  it('a long quoted cell that is never closed is called a cell too large, with its column', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(dir, 'open-cell.csv');
+    writeFileSync(file, `ExternalId,FirstName,LastName\nu1,"Ann\n${'z,'.repeat(MAX_RECORD_CHARS)}\n`);
+    await expectInputFileError(collect(readRecords(file, { columns: userColumns })), {
+      line: 2,
+      reason: /^cell too large: the quoted field in column 2 of the record starting on this line is not closed within 128,000 characters/,
+    });
+  });
+
+  it('10,000 unknown columns make one short line with a count, and a near miss gets a suggestion', async () => {
+    const error = await expectInputFileError(read('many-unknown-columns.csv'), {
+      line: 1,
+      reason: /^unknown columns: "Emial" \(did you mean "Email"\?\), "Extra0", .*"Extra8", … and 9,990 more \(use --ignore-unknown-columns/,
+    });
+    expect(error.message.length).toBeLessThan(400);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { closestName, countOf, editDistance, listWithCount } from '../../src/input/name-hints.js';
+import { normalizeColumnName } from '../../src/input/index.js';
+
+describe('editDistance', () => {
+  it.each([
+    ['', '', 0],
+    ['abc', '', 3],
+    ['email', 'email', 0],
+    ['emial', 'email', 1],
+    ['emal', 'email', 1],
+    ['kitten', 'sitting', 3],
+    ['ca', 'abc', 3],
+  ])('%s -> %s is %i', (a, b, expected) => {
+    expect(editDistance(a, b)).toBe(expected);
+    expect(editDistance(b, a)).toBe(expected);
+  });
+
+  it('stops at the limit', () => {
+    expect(editDistance('aaaaaaaa', 'bbbbbbbb', 2)).toBe(3);
+    expect(editDistance('a', 'abcdef', 2)).toBe(3);
+  });
+});
+
+describe('closestName', () => {
+  const fields = ['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName'];
+  it('suggests the field a misspelt header name resembles, compared as header names are', () => {
+    expect(closestName('Emial', fields, normalizeColumnName)).toBe('Email');
+    expect(closestName('first_nme', fields, normalizeColumnName)).toBe('FirstName');
+    expect(closestName('External-ID', fields, normalizeColumnName)).toBe('ExternalId');
+  });
+  it('suggests nothing for a name far from every field', () => {
+    expect(closestName('Department', fields, normalizeColumnName)).toBeUndefined();
+    expect(closestName('Em', fields, normalizeColumnName)).toBeUndefined();
+    expect(closestName('', fields)).toBeUndefined();
+  });
+});
+
+describe('listWithCount', () => {
+  it('keeps a short list whole and cuts a long one with a count of the rest', () => {
+    expect(listWithCount(['a', 'b'], 3)).toBe('a, b');
+    const names = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    expect(listWithCount(names, 2)).toBe('c0, c1, … and 9,998 more');
+  });
+  it('counts with the right noun', () => {
+    expect(countOf(1, 'column')).toBe('1 column');
+    expect(countOf(10_000, 'column')).toBe('10,000 columns');
+  });
+});

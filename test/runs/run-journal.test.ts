@@ -1,0 +1,204 @@
+import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  RunJournal,
+  RunJournalError,
+  isRunId,
+  journalPath,
+  listRuns,
+  newRunId,
+  pruneRuns,
+  readRun,
+  rebuildReport,
+  recordedOptions,
+  resolveRunId,
+  resolveRunsDir,
+  runState,
+  summarize,
+} from '../../src/runs/index.js';
+import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
+
+let runsDir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir: runsDir, cleanup } = tempRunsDir()));
+afterEach(() => cleanup());
+
+describe('run ids and the runs directory', () => {
+  it('ids sort by start time as plain strings and are recognised', () => {
+    const a = newRunId(new Date('2026-11-22T11:05:02.481Z'), () => 'ffff');
+    const b = newRunId(new Date('2026-11-22T11:05:02.482Z'), () => '0000');
+    expect(a).toBe('20261122T110502.481Z-ffff');
+    expect([b, a].sort()).toEqual([a, b]);
+    expect(isRunId(a)).toBe(true);
+    expect(isRunId('../etc')).toBe(false);
+  });
+
+  it('flag, then EXAMCTL_RUNS_DIR, then the XDG state directory', () => {
+    expect(resolveRunsDir('/x', { EXAMCTL_RUNS_DIR: '/y' }, 'linux', '/home/a')).toBe('/x');
+    expect(resolveRunsDir(undefined, { EXAMCTL_RUNS_DIR: '/y' }, 'linux', '/home/a')).toBe('/y');
+    expect(resolveRunsDir(undefined, { XDG_STATE_HOME: '/state' }, 'linux', '/home/a')).toBe('/state/examctl/runs');
+    expect(resolveRunsDir(undefined, { XDG_STATE_HOME: 'relative' }, 'linux', '/home/a')).toBe('/home/a/.local/state/examctl/runs');
+    expect(resolveRunsDir(undefined, {}, 'linux', '/home/a')).toBe('/home/a/.local/state/examctl/runs');
+  });
+});
+
+describe('recorded options', () => {
+  it('keeps only allow-listed options: never a token or a password, whatever they are called', () => {
+    const kept = recordedOptions({
+      file: 'u.csv',
+      concurrency: 8,
+      upsert: true,
+      taxonomy: ['TX-1'],
+      tokenFile: '/home/a/.token',
+      token: 'SECRET-1',
+      eapiToken: 'SECRET-2',
+      password: 'SECRET-3',
+      debug: true,
+      baseUrl: 'https://user:SECRET-4@api.example.test/base?token=SECRET-5#SECRET-6',
+      report: { nested: 'SECRET-7' },
+    });
+    expect(kept).toEqual({ file: 'u.csv', concurrency: 8, upsert: true, taxonomy: ['TX-1'], tokenFile: '/home/a/.token', baseUrl: 'https://api.example.test/base' });
+    expect(JSON.stringify(kept)).not.toMatch(/SECRET/);
+  });
+});
+
+describe('writing and reading a journal', () => {
+  it('a finished run: header, sent, outcomes, end; files 0600 in a 0700 directory', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 3 }));
+    await journal.sent([ref(0), ref(1)]);
+    journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
+    journal.outcome({ ...ref(1), status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], transient: false });
+    await journal.end('completed', { total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
+
+    expect(statSync(journal.file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(runsDir, journal.id)).mode & 0o777).toBe(0o700);
+    const record = await readRun(runsDir, journal.id);
+    expect(await runState(runsDir, record)).toBe('finished');
+    const report = rebuildReport(record, [ref(0), ref(1), ref(2)]);
+    expect(report.run).toBe(journal.id);
+    expect(report.items.map((item) => item.status)).toEqual(['ok', 'failed', 'skipped']);
+    expect(report.items[2]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
+    expect(report.summary).toEqual({ total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
+  });
+
+  it('an unfinished run: an item sent but not answered is skipped with "answer was lost"; the header total counts the rest', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 5 }));
+    await journal.sent([ref(0), ref(1)]);
+    journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
+    await journal.flush();
+    await journal.close();
+    const record = await readRun(runsDir, journal.id);
+    expect(await runState(runsDir, record)).toBe('interrupted');
+    const report = rebuildReport(record);
+    expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped']);
+    expect(report.items[1]?.errors[0]?.message).toMatch(/answer was lost/);
+    expect(report.summary).toEqual({ total: 5, ok: 1, partial: 0, failed: 0, skipped: 4 });
+    expect(summarize(record)).toEqual(report.summary);
+  });
+
+  it('a torn last line is ignored, and a resume cuts it off before appending', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.sent([ref(0)]);
+    await journal.close();
+    const file = journalPath(runsDir, journal.id);
+    const whole = statSync(file).size;
+    appendFileSync(file, '{"crc":"00000000","b":{"t":"outcome","n":0');
+    const torn = await readRun(runsDir, journal.id);
+    expect(torn.tornTail).toBe(true);
+    expect(torn.validLength).toBe(whole);
+    expect(torn.items.get(0)?.inFlight).toBe(true);
+
+    const held = await RunJournal.lockForResume(runsDir, journal.id);
+    const resumed = await held.reopen(torn.validLength);
+    resumed.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
+    await resumed.end('completed', { total: 1, ok: 1, partial: 0, failed: 0, skipped: 0 });
+    const after = await readRun(runsDir, journal.id);
+    expect(after.tornTail).toBe(false);
+    expect(after.resumes).toHaveLength(1);
+    expect(after.items.get(0)?.outcome?.status).toBe('ok');
+  });
+
+  it('a bad checksum in the middle is damage: refused naming the file and the line', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.sent([ref(0)]);
+    await journal.sent([ref(1)]);
+    await journal.close();
+    const file = journalPath(runsDir, journal.id);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[1] = (lines[1] as string).replace('"n":0', '"n":7');
+    writeFileSync(file, lines.join('\n'));
+    const error = await readRun(runsDir, journal.id).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RunJournalError);
+    expect((error as RunJournalError).exitCode).toBe(2);
+    expect((error as Error).message).toContain(`${file}:2: run journal damaged: checksum mismatch`);
+  });
+
+  it('a journal killed before its header reached the disk is reported as never started', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.close();
+    truncateSync(journal.file, 10);
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/stopped before it started \(nothing was sent\)/);
+  });
+});
+
+describe('the per-run lock', () => {
+  it('a run held by a live process is running and cannot be taken; concurrent takers: exactly one wins', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.sent([ref(0)]);
+    const record = await readRun(runsDir, journal.id);
+    expect(await runState(runsDir, record)).toBe('running');
+    await expect(RunJournal.lockForResume(runsDir, journal.id)).rejects.toThrow(new RegExp(`run ${journal.id} is being run by pid ${process.pid}`));
+    await journal.close();
+
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => RunJournal.lockForResume(runsDir, journal.id)));
+    const won = attempts.filter((attempt) => attempt.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const attempt of attempts) if (attempt.status === 'rejected') expect(attempt.reason).toBeInstanceOf(RunJournalError);
+    await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof RunJournal.lockForResume>>>).value.release();
+  });
+
+  it('the lock of a killed process (dead pid) is recovered: the run is interrupted and can be taken', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.close();
+    leaveStaleLock(join(runsDir, journal.id));
+    expect(await runState(runsDir, await readRun(runsDir, journal.id))).toBe('interrupted');
+    const held = await RunJournal.lockForResume(runsDir, journal.id);
+    await held.release();
+  });
+});
+
+describe('list, last and prune', () => {
+  it('lists newest first with states and counts; resolves last and the latest unfinished run', async () => {
+    const old = await RunJournal.start(runsDir, header({ command: 'schedule push' }), undefined, new Date('2026-01-01T00:00:00Z'));
+    await old.close();
+    const done = await RunJournal.start(runsDir, header(), undefined, new Date('2026-02-01T00:00:00Z'));
+    await done.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+    const { runs } = await listRuns(runsDir);
+    expect(runs.map((run) => [run.id, run.state])).toEqual([
+      [done.id, 'finished'],
+      [old.id, 'interrupted'],
+    ]);
+    expect(await resolveRunId(runsDir, 'last')).toBe(done.id);
+    expect(await resolveRunId(runsDir, 'unfinished')).toBe(old.id);
+  });
+
+  it('prunes finished runs past 30 days or past the newest 100; keeps unfinished ones unless all', async () => {
+    const now = new Date('2026-06-01T00:00:00Z');
+    const oldFinished = await RunJournal.start(runsDir, header(), undefined, new Date('2026-04-01T00:00:00Z'));
+    await oldFinished.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+    const oldUnfinished = await RunJournal.start(runsDir, header(), undefined, new Date('2026-04-02T00:00:00Z'));
+    await oldUnfinished.close();
+    const recent = await RunJournal.start(runsDir, header(), undefined, new Date('2026-05-30T00:00:00Z'));
+    await recent.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+
+    const first = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 100, all: false }, now);
+    expect(first).toEqual({ removed: [oldFinished.id], keptUnfinished: [oldUnfinished.id] });
+    const second = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 0, all: true }, now);
+    expect(second.removed.sort()).toEqual([oldUnfinished.id, recent.id].sort());
+    expect((await listRuns(runsDir)).runs).toEqual([]);
+  });
+});

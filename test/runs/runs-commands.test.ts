@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RunJournal } from '../../src/runs/index.js';
+import { ROOT, ensureBuilt, examctl } from '../support/cli.js';
+
+let dir: string;
+let env: Record<string, string>;
+const runsDir = (): string => join(dir, 'runs');
+
+beforeAll(() => ensureBuilt());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-runs-cli-'));
+  env = { EXAMCTL_RUNS_DIR: runsDir(), EXAMCTL_STORE: join(dir, 'store'), EXAMCTL_TOKEN: 'SECRET-TOKEN-1' };
+  cpSync(join(ROOT, 'fixtures/sittings.csv'), join(dir, 'sittings.csv'));
+  expect((await examctl(['local', 'init'], dir, env)).code).toBe(0);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function journalText(id: string): string {
+  return readFileSync(join(runsDir(), id, 'journal.ndjson'), 'utf8');
+}
+
+describe('a journaled run', () => {
+  it('says its id on stderr and in the JSON report; the journal keeps a --pin only as its hash, never the token', async () => {
+    const run = await examctl(['--json', 'schedule', 'push', '--file', 'sittings.csv', '--pin', '4821'], dir, env);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { run: string };
+    expect(run.stderr).toContain(`run ${report.run} (examctl runs show ${report.run})`);
+    const header = JSON.parse(journalText(report.run).split('\n')[0] as string) as { b: { options: Record<string, unknown> } };
+    expect(header.b.options.pin).toBeUndefined();
+    expect(header.b.options.pinSha256).toBe(createHash('sha256').update('4821').digest('hex'));
+    expect(header.b.options.file).toBe(join(dir, 'sittings.csv'));
+    expect(journalText(report.run)).not.toContain('SECRET-TOKEN-1');
+  });
+
+  it('a dry run keeps no journal', async () => {
+    expect((await examctl(['--dry-run', 'schedule', 'push', '--file', 'sittings.csv'], dir, env)).code).toBe(0);
+    expect(readdirSync(dir)).not.toContain('runs');
+  });
+});
+
+describe('runs list, show, prune', () => {
+  it('lists the run finished, shows its report with every item once, prunes nothing recent', async () => {
+    const run = await examctl(['--json', 'schedule', 'push', '--file', 'sittings.csv'], dir, env);
+    const report = JSON.parse(run.stdout) as { run: string; items: unknown[]; summary: unknown };
+    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { id: string; state: string }[] };
+    expect(listed.runs).toEqual([expect.objectContaining({ id: report.run, state: 'finished' })]);
+    const human = await examctl(['runs', 'list'], dir, env);
+    expect(human.stdout).toMatch(new RegExp(`^${report.run.replace('.', '\\.')}\\s+finished\\s+schedule push`));
+    const shown = await examctl(['--json', 'runs', 'show', 'last', '--report', 'again.csv'], dir, env);
+    expect(shown.code).toBe(0);
+    const rebuilt = JSON.parse(shown.stdout) as { run: string; items: unknown[]; summary: unknown };
+    expect(rebuilt.run).toBe(report.run);
+    expect(rebuilt.summary).toEqual(report.summary);
+    expect(rebuilt.items).toHaveLength(report.items.length);
+    expect(readFileSync(join(dir, 'again.csv'), 'utf8')).toMatch(/status/);
+    const pruned = JSON.parse((await examctl(['--json', 'runs', 'prune'], dir, env)).stdout) as { removed: string[] };
+    expect(pruned.removed).toEqual([]);
+  });
+
+  it('show refuses an unknown id with exit 2', async () => {
+    const shown = await examctl(['runs', 'show', '20201122T110502.481Z-3f9a'], dir, env);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(/no run 20201122T110502\.481Z-3f9a/);
+  });
+});
+
+describe('runs resume of a run started with --pin', () => {
+  it('refuses without --pin or with another one (exit 2), resumes with the same one', async () => {
+    const started = await RunJournal.start(runsDir(), {
+      command: 'schedule push',
+      options: { file: join(dir, 'sittings.csv'), pinSha256: createHash('sha256').update('4821').digest('hex') },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: null,
+    });
+    await started.close();
+    const missing = await examctl(['runs', 'resume'], dir, env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/started with --pin; give the same --pin again/);
+    const other = await examctl(['runs', 'resume', '--pin', '1111'], dir, env);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/differs from the one the run was started with/);
+    const same = await examctl(['--json', 'runs', 'resume', '--pin', '4821'], dir, env);
+    expect(same.stderr).toContain(`resuming run ${started.id}`);
+    expect(same.code).toBe(0);
+    expect((JSON.parse(same.stdout) as { run: string }).run).toBe(started.id);
+  });
+});
