@@ -29,7 +29,7 @@ type Item = {
 async function sheetRows(path: string | Buffer, sheet = 0): Promise<string[][]> {
   const workbook = new ExcelJS.Workbook();
   if (typeof path === 'string') await workbook.xlsx.readFile(path);
-  else await workbook.xlsx.load(path);
+  else await workbook.xlsx.load(path.buffer.slice(path.byteOffset, path.byteOffset + path.byteLength) as ArrayBuffer);
   const rows: string[][] = [];
   (workbook.worksheets[sheet] as ExcelJS.Worksheet).eachRow((row) => {
     rows.push((row.values as unknown[]).slice(1).map((value) => (value === undefined || value === null ? '' : String(value))));
