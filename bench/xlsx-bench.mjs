@@ -1,6 +1,7 @@
 // The .xlsx reader beside the CSV reader on the same 100k users: a dry run's work (read, coerce,
-// validate every record), each in its own process so that its peak RSS is its own. Phase 1 calls
-// the readers directly (the CLI's --file wiring comes later); start-up is not included.
+// validate every record), each in its own process so that its peak RSS is its own. First the
+// readers alone (start-up not included), then the whole CLI: `examctl user sync --file F --dry-run`
+// (start-up, pipeline, spreadsheet warnings and summary included).
 // Run: npm run build && node bench/xlsx-bench.mjs   (or npm run bench xlsx)
 import { existsSync, renameSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -59,6 +60,23 @@ function measure(file) {
   return best;
 }
 
+/** Peak RSS of a CLI child, printed by a preload as it exits (main.ts ends with process.exit). */
+const RSS_ON_EXIT = `data:text/javascript,${encodeURIComponent("process.on('exit', () => process.stderr.write('\\nmaxRSS ' + process.resourceUsage().maxRSS + '\\n'))")}`;
+
+function measureCli(file) {
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['--import', RSS_ON_EXIT, join(root, 'dist/cli/main.js'), '--store', join(dataDir, 'no-store'), 'user', 'sync', '--file', file, '--dry-run'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    env: { ...process.env, CI: 'true' },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (child.status !== 0) throw new Error(`examctl failed (${child.status}): ${child.stderr.slice(-2000)}`);
+  const total = Number(/(\d+) items:/.exec(child.stderr)?.[1]);
+  const rssKB = Number(/maxRSS (\d+)/.exec(child.stderr)?.[1]);
+  return { seconds, total, ok: total, rssMB: rssKB / 1024 };
+}
+
 export async function runXlsxBench() {
   const csv = await usersCsv(ROWS);
   const xlsx = await usersXlsx(ROWS);
@@ -73,7 +91,16 @@ export async function runXlsxBench() {
     'rows/s': Math.round(run.total / run.seconds),
     'peak RSS MB': Math.round(run.rssMB),
   });
-  return [row('csv', csvRun), row('xlsx', xlsxRun), { input: 'xlsx/csv time', seconds: Number((xlsxRun.seconds / csvRun.seconds).toFixed(1)) }];
+  const csvCli = measureCli(csv);
+  const xlsxCli = measureCli(xlsx);
+  return [
+    row('csv', csvRun),
+    row('xlsx', xlsxRun),
+    { input: 'xlsx/csv time', seconds: Number((xlsxRun.seconds / csvRun.seconds).toFixed(1)) },
+    row('cli csv', csvCli),
+    row('cli xlsx', xlsxCli),
+    { input: 'cli xlsx/csv time', seconds: Number((xlsxCli.seconds / csvCli.seconds).toFixed(1)) },
+  ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

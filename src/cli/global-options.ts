@@ -9,7 +9,7 @@ export const GLOBAL_OPTIONS = [
   option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'),
   option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr'),
   option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)'),
-  option('--report <file>', 'also write the per-record run report to a .json or .csv file (written atomically)'),
+  option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'),
   option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'),
   // commander sets `input` to true, and to false with --no-input.
   option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),

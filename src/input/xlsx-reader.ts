@@ -227,12 +227,12 @@ async function openWorkbook(path: string, file: string): Promise<{ zip: ZipEntri
     entries: 'ignore',
   });
   const workbook = reader as unknown as WorkbookParts;
-  if (zip.has(WORKBOOK_RELS_PART)) await workbook._parseRels(await zip.stream(WORKBOOK_RELS_PART));
-  await workbook._parseWorkbook(await zip.stream(WORKBOOK_PART));
+  if (zip.has(WORKBOOK_RELS_PART)) await workbook._parseRels(await zip.text(WORKBOOK_RELS_PART));
+  await workbook._parseWorkbook(await zip.text(WORKBOOK_PART));
   const styles = stylesPart(workbook);
-  if (zip.has(styles)) await workbook._parseStyles(await zip.stream(styles));
+  if (zip.has(styles)) await workbook._parseStyles(await zip.text(styles));
   const strings = sharedStringsPart(workbook);
-  if (zip.has(strings)) for await (const _ of workbook._parseSharedStrings(await zip.stream(strings)));
+  if (zip.has(strings)) for await (const _ of workbook._parseSharedStrings(await zip.text(strings)));
   return { zip, workbook };
 }
 
@@ -252,7 +252,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
     sheet = chooseSheet(sheetsOf(workbook), options.sheet, display);
     const part = sheet.part as string;
     if (!zip.has(part)) throw new InputFileError(display, undefined, `the worksheet "${sheet.name}" is missing from the file (${part})`);
-    const worksheet = workbook._parseWorksheet(await zip.stream(part), /sheet(\d+)\.xml$/.exec(part)?.[1] ?? '1').next().value;
+    const worksheet = workbook._parseWorksheet(await zip.text(part), /sheet(\d+)\.xml$/.exec(part)?.[1] ?? '1').next().value;
     rows = (worksheet as { value: AsyncIterable<Row> }).value;
     date1904 = workbook.properties?.model?.date1904 === true;
   } catch (error) {

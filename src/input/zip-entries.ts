@@ -84,6 +84,16 @@ export class ZipEntries {
     return this.entries.has(name);
   }
 
+  /**
+   * The entry as UTF-8 text (the XML parts of a workbook): decoded across chunk boundaries, so a
+   * character whose bytes two chunks share is read whole, not as two U+FFFD.
+   */
+  async text(name: string): Promise<Readable> {
+    const bytes = await this.stream(name);
+    bytes.setEncoding('utf8');
+    return bytes;
+  }
+
   /** The entry's uncompressed bytes as a stream. */
   async stream(name: string): Promise<Readable> {
     const entry = this.entries.get(name);

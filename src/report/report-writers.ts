@@ -286,7 +286,9 @@ export class HumanSummaryWriter implements ReportSink {
       this.warnings += 1;
       if (this.shownWarnings.length >= SHOWN_WARNINGS) continue;
       const id = item.id ? ` [${item.id}]` : '';
-      this.shownWarnings.push(`  ${item.source.file}:${item.source.line}${id} ${warning.field || '-'} ${warning.message}`);
+      // Most messages start with the field's name already: not said twice.
+      const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
+      this.shownWarnings.push(`  ${item.source.file}:${item.source.line}${id} ${what}`);
     }
   }
 

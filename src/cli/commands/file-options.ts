@@ -6,7 +6,7 @@ export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the wo
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = [
   option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing'),
-  option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
+  option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
   option('--timezone <zone>', '.xlsx input: IANA zone (e.g. Europe/Paris) of zone-less date-time cells in StartDateTime/EndDateTime'),
 ] as const;

@@ -7,7 +7,7 @@ export const INVIGILATORS_REMOVE_OPTIONS = [
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
   option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
   SHEET_OPTION,
-  option('--only-failed', 'with a CSV run report (from --report x.csv) as --file: only the ids whose status is not ok'),
+  option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok'),
 ] as const;
 
 export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;
