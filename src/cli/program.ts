@@ -283,6 +283,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     .description('serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)
+    .option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms')
+    .option('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)')
     .addHelpText(
       'after',
       examples(
@@ -291,6 +293,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
         '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
         'examctl --store ./demo-store local serve --port 0',
         'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+        '# test a client\'s retries: 10% 503, 2% lost answers, 5-50 ms latency, reproducible',
+        'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
       ),
     )
     .action(action(() => import('./commands/local-serve.js')));

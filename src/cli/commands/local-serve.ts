@@ -1,9 +1,15 @@
+import { randomInt } from 'node:crypto';
+import { UsageError } from '../../errors.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import { localStorePath } from '../target.js';
 
 export interface LocalServeOptions extends GlobalOptions {
   host?: string;
   port?: number;
+  /** `--faults SPEC` (see src/server/faults.ts). */
+  faults?: string;
+  /** `--faults-seed N`; random (and printed) when absent. */
+  faultsSeed?: string;
 }
 
 /**
@@ -12,16 +18,24 @@ export interface LocalServeOptions extends GlobalOptions {
  * Diagnostics (the listening line, one line per request) go to stderr: stdout stays empty.
  */
 export async function run(options: LocalServeOptions, deps: CommandDeps): Promise<number> {
-  const { serveLocalStore } = await import('../../server/index.js');
+  const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec } = await import('../../server/index.js');
   const { clockFromEnv } = await import('../../engine/index.js');
   const storeDir = localStorePath(options, deps);
   const log = (line: string): void => void deps.stderr.write(`${line}\n`);
+  // Both are checked before the store is opened: a bad SPEC is a usage error with nothing started.
+  if (options.faultsSeed !== undefined && options.faults === undefined) throw new UsageError('--faults-seed needs --faults');
+  const faultSpec = options.faults === undefined ? undefined : parseFaultSpec(options.faults);
+  const faults =
+    faultSpec === undefined
+      ? undefined
+      : { spec: faultSpec, seed: options.faultsSeed === undefined ? randomInt(0, 0xffffffff) : parseFaultSeed(options.faultsSeed) };
   const server = await serveLocalStore({
     storeDir,
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     now: clockFromEnv(deps.env),
     log,
+    faults,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
@@ -30,6 +44,7 @@ export async function run(options: LocalServeOptions, deps: CommandDeps): Promis
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${options.host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
+    if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await deps.stderr.write(`listening on ${server.url}\n`);
     await deps.stderr.write(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C\n`);
     await stopped(deps.signal);
