@@ -381,9 +381,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     headersTimeout: timeouts.headersMs,
     // The body deadline is ours (readBody answers 408 with an envelope); node's is the backstop.
     requestTimeout: timeouts.requestMs + 5_000,
-    keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
   });
+  server.keepAliveTimeout = timeouts.keepAliveMs;
   const dispatch = (expectsContinue: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
     const work = handle(req, res, expectsContinue).finally(() => inFlight.delete(work));
     inFlight.add(work);
