@@ -224,6 +224,21 @@ describe('the served OpenAPI document and the server agree', () => {
     }, 60_000);
   }
 
+  it('answers an invigilator body that is neither empty nor an array with 400, an empty one with 200 code 100', async () => {
+    const url = '/api/v1/integrations/schedule/S-FUTURE/invigilators';
+    for (const body of [{ UserExtIds: ['inv-1'] }, 'inv-1', 5, true]) {
+      const answer = await send(server, 'DELETE', url, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body).toMatchObject({ Content: null, Success: false });
+      expectDeclaredAnswer('/schedule/{externalId}/invigilators', 'delete', body, { ...answer, body: { ...(answer.body as object), Errors: [] } });
+    }
+    for (const body of [null, []]) {
+      const answer = await send(server, 'DELETE', url, body);
+      expect(answer.status).toBe(200);
+      expect((answer.body as { Errors: { Code: number }[] }).Errors[0]!.Code).toBe(100);
+    }
+  });
+
   it('answers the review-session GET, found and not, as declared', async () => {
     for (const id of ['RS-MATH1-OCT', 'RS-NOPE']) {
       const answer = await send(server, 'GET', `/api/v1/integrations/external/review-sessions/${id}`, undefined);
