@@ -3,6 +3,7 @@
 import { runDryRunBench } from './dry-run-bench.mjs';
 import { runEngineBench } from './engine-bench.mjs';
 import { runRemoteBench } from './remote-bench.mjs';
+import { runServeBench } from './serve-bench.mjs';
 
 const only = process.argv[2];
 
@@ -26,4 +27,12 @@ if (!only || only === 'remote') {
     'CLI ratio >= 0.5 against the minimal loopback server and against local serve',
   );
   console.table(await runRemoteBench());
+}
+
+if (!only || only === 'serve') {
+  section(
+    'local serve: review-session GETs during 300 password user creates (concurrency 64); users/s against a minimal loopback server',
+    'GET p50 <= 100 ms and p99 <= 400 ms under the password load; users/s ratio >= 0.5',
+  );
+  console.table(await runServeBench());
 }
