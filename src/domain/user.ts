@@ -63,7 +63,8 @@ const labelsRule: FieldRule = {
       .meta({ uniqueItems: true })
       .describe(
         `At most ${MAX_LABELS} labels${codeNote(ErrorCode.TooManyLabels)}, each 1 to ${MAX_LABEL_LENGTH} characters after trimming` +
-          `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed.`,
+          `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed. ` +
+          `An item's maxLength counts it as sent, spaces included; the API counts it trimmed, so it also takes a label padded past ${MAX_LABEL_LENGTH} characters.`,
       ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;

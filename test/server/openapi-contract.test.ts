@@ -265,6 +265,18 @@ describe('the served OpenAPI document and the server agree', () => {
     }
   });
 
+  it('takes a label padded with spaces past maxLength, as the Labels description says (the limit counts the trimmed label)', async () => {
+    const labels = (document.components.schemas.UserRequest?.properties?.Labels ?? {}) as { description?: string };
+    expect(labels.description).toMatch(/counts it as sent, spaces included; the API counts it trimmed/);
+    const padded = `   ${'x'.repeat(100)}   `;
+    const body = { ExternalId: 'u-padded', FirstName: 'F', LastName: 'L', Role: 'Candidate', Labels: [padded] };
+    expect(validate(refOf('UserRequest'), body)).not.toBeNull();
+    const answer = await send(server, 'POST', '/api/v1/integrations/user', body);
+    expect(answer.body).toMatchObject({ Success: true });
+    const refused = await send(server, 'POST', '/api/v1/integrations/user', { ...body, ExternalId: 'u-padded-long', Labels: [` ${'x'.repeat(101)} `] });
+    expect(refused.status).toBe(400);
+  });
+
   it('takes what the document says it takes: null for optional fields, Workflow in any case, a boolean candidate SpecialNeeds', async () => {
     const accepted: [string, string, unknown][] = [
       ['UserRequest', '/api/v1/integrations/user', { ExternalId: 'u-nulls', FirstName: 'F', LastName: 'L', Role: 'Candidate', Email: null, Photo: null, Labels: null, SpecialNeeds: null }],
