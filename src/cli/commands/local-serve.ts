@@ -12,10 +12,16 @@ import type { LocalServeOptions } from './local-serve.options.js';
  */
 export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec } = await import('../../server/index.js');
+  const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = localStorePath(options, deps);
-  const log = (line: string): void => void deps.stderr.write(`${line}\n`);
+  const lines = lineBatcher((text) => void deps.stderr.write(text));
+  const log = lines.log;
+  /** A line that must come after every logged one (the request log is written once per turn). */
+  const say = async (line: string): Promise<void> => {
+    lines.flush();
+    await deps.stderr.write(`${line}\n`);
+  };
   // Both are checked before the store is opened: a bad SPEC is a usage error with nothing started.
   if (faultsSeed !== undefined && faultsFlag === undefined) throw new UsageError('--faults-seed needs --faults');
   const faultSpec = faultsFlag === undefined ? undefined : parseFaultSpec(faultsFlag);
@@ -38,14 +44,14 @@ export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globa
       log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
-    await deps.stderr.write(`listening on ${server.url}\n`);
-    await deps.stderr.write(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C\n`);
+    await say(`listening on ${server.url}`);
+    await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
     await stopped(deps.signal);
-    await deps.stderr.write('stopping: finishing requests in flight\n');
+    await say('stopping: finishing requests in flight');
   } finally {
     await server.close();
   }
-  await deps.stderr.write('stopped\n');
+  await say('stopped');
   return 0;
 }
 
