@@ -1,8 +1,8 @@
 /**
  * The server's log lines, written once per turn of the event loop. Under load a server answers
- * many requests per turn, and stderr on a pipe or a file is written synchronously: one system
- * call per line was a tenth of `local serve`'s time. Order is kept and no line waits past the
- * current turn; flush() writes what is pending at once (before a line written some other way).
+ * many requests per turn, and stderr on a pipe or a file is written synchronously, one system
+ * call per write on the event loop. Order is kept and no line waits past the current turn;
+ * flush() writes what is pending at once (before a line written some other way).
  */
 export interface LineBatcher {
   log(line: string): void;
