@@ -17,7 +17,7 @@ const TOKEN = 'bench-token';
 const DEMO_TOKEN = 'dev-token';
 
 /** The JSON body the CLI sends for CSV row i (cells coerced as examctl does). */
-function userBody(i, prefix) {
+export function userBody(i, prefix) {
   const cells = Object.fromEntries(USER_HEADER.map((name, k) => [name, userRow(i, prefix)[k]]));
   const body = { ...cells, SpecialNeeds: cells.SpecialNeeds === 'yes', Labels: cells.Labels.split('|') };
   if (cells.ReasonableAdjustmentPercentage === '') delete body.ReasonableAdjustmentPercentage;
@@ -42,12 +42,12 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://12
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-function minimalServer() {
+export function minimalServer() {
   return spawnServer(['--input-type=module', '-e', MINIMAL_SERVER], TOKEN);
 }
 
 /** `examctl local serve` on a fresh store from the demo world. */
-async function localServe() {
+export async function localServe() {
   const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-serve-'));
   const server = await spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN);
   return {
@@ -90,7 +90,7 @@ async function spawnServer(args, token) {
   };
 }
 
-async function bareLoop(target, users, concurrency, prefix) {
+export async function bareLoop(target, users, concurrency, prefix) {
   const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
   const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
   let next = 1;

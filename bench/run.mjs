@@ -4,6 +4,7 @@ import { runDryRunBench } from './dry-run-bench.mjs';
 import { runEngineBench } from './engine-bench.mjs';
 import { runRemoteBench } from './remote-bench.mjs';
 import { runXlsxBench } from './xlsx-bench.mjs';
+import { runServeBench } from './serve-bench.mjs';
 
 const only = process.argv[2];
 
@@ -32,4 +33,12 @@ if (!only || only === 'remote') {
 if (!only || only === 'xlsx') {
   section('100k users as .xlsx beside the same rows as CSV: read + coerce + validate (readers called directly)', 'xlsx peak RSS <= 256 MB, time within a few times CSV');
   console.table(await runXlsxBench());
+}
+
+if (!only || only === 'serve') {
+  section(
+    'local serve: review-session GETs during 300 password user creates (concurrency 64); users/s against a minimal loopback server',
+    'GET p50 <= 100 ms and p99 <= 400 ms under the password load; users/s ratio >= 0.5',
+  );
+  console.table(await runServeBench());
 }

@@ -78,16 +78,50 @@ function jsonBody(ref: string, description?: string): object {
   };
 }
 
-function responses(okRef: string, okDescription: string): object {
+/** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
+const COMMON_FAILURES: Record<string, string> = {
+  '403': 'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
+  '404': 'No such route.',
+  '405': 'The route exists but not with this method; the Allow header lists the methods.',
+  '408': 'The request (headers or body) did not arrive in time.',
+  '414': 'The request URL is longer than 8 KiB.',
+  '429': 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
+  '431': 'The request headers are larger than 16 KiB.',
+  '500': 'Internal server error (or injected with `--faults 500:P%`).',
+  '503': 'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
+};
+
+const BODY_FAILURES: Record<string, string> = {
+  '413': 'The body is larger than the limit (16 MiB). Answered before the body is read; the connection is closed.',
+  '415': 'The body is not declared `Content-Type: application/json`. Answered before the body is read.',
+};
+
+function responses(okRef: string, okDescription: string, hasBody: boolean): object {
   const envelopeRef = { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` } } };
   const failure = { 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' } } };
+  const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
   return {
     '200': { description: okDescription, content: envelopeRef },
-    '400': { description: 'The request was rejected; Errors lists every problem.', content: failure },
-    '403': { description: 'Not allowed to use the external API (missing or unknown token).', content: failure },
-    '500': { description: 'Internal server error.', content: failure },
+    '400': {
+      description:
+        'The request was rejected; Errors lists every problem (Code null for the conditions the API does not number). ' +
+        (hasBody ? 'Also a body that is not valid UTF-8 or not valid JSON.' : ''),
+      content: failure,
+    },
+    ...Object.fromEntries(
+      Object.entries(failures)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([status, description]) => [status, { description, content: failure }]),
+    ),
   };
 }
+
+/**
+ * What no JSON Schema keyword can say, so a body the schema accepts may still be refused for it
+ * (each operation's description lists its own). Everything else the server checks, the schema says.
+ */
+const BEYOND_THE_SCHEMA =
+  'A body this schema accepts is refused only for a rule the schema cannot express: ';
 
 /** The OpenAPI 3.1 document of the integration API as the local server serves it. */
 export function buildOpenApiDocument(version = '0.0.0'): object {
@@ -107,8 +141,15 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
         post: {
           operationId: 'createSchedule',
           summary: 'Create or update a schedule and register candidates',
+          description:
+            BEYOND_THE_SCHEMA +
+            'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
+            'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
+            'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
+            'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
+            'the workflow of an existing schedule cannot change).',
           requestBody: jsonBody('ScheduleRequest'),
-          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.'),
+          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.', true),
         },
       },
       '/external/review-sessions/{externalId}': {
@@ -116,23 +157,35 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
           operationId: 'getReviewSession',
           summary: 'Read a review session',
           parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } }],
-          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.'),
+          description: 'HEAD answers as GET, without the body.',
+          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false),
         },
       },
       '/collections': {
         post: {
           operationId: 'addCollection',
           summary: 'Create a collection',
+          description:
+            BEYOND_THE_SCHEMA +
+            'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
+            'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
           requestBody: jsonBody('CollectionRequest'),
-          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.'),
+          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.', true),
         },
       },
       '/user': {
         post: {
           operationId: 'upsertUser',
           summary: 'Create or update a user and its hierarchy memberships',
+          description:
+            BEYOND_THE_SCHEMA +
+            'across fields (ReasonableAdjustmentPercentage only with SpecialNeeds true, 250; Labels unique after trimming, 236; ' +
+            'Hierarchies ExternalIds unique, 243; AllowedIpAddresses unique in canonical form, 239), the calendar (DateOfBirth a real day, 246), ' +
+            'the address syntax of AllowedIpAddresses (238, stated in words) and the platform state (Role required when the user is created, 240, ' +
+            'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
+            'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
           requestBody: jsonBody('UserRequest'),
-          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.'),
+          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true),
         },
       },
       '/schedule/{externalId}/invigilators': {
@@ -140,10 +193,15 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
           operationId: 'removeInvigilators',
           summary: 'Remove invigilators from a schedule',
           parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string' } }],
+          description:
+            'No body, null or [] is code 100 with HTTP 200 (as the API lists it); any other body that is not an array is 400. ' +
+            BEYOND_THE_SCHEMA +
+            'the platform state (the schedule exists, 301, is not archived, 302, or finished, 305; each id is an invigilator of it, 319).',
           requestBody: jsonBody('InvigilatorIds', 'The external ids of the invigilators to remove.'),
           responses: responses(
             'InvigilatorsEnvelope',
             'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
+            true,
           ),
         },
       },

@@ -7,16 +7,18 @@ import type { Problem, Validation } from './problem.js';
 import type { CollectionRequest } from './types.js';
 import {
   codeNote,
+  forbiddenNameCharacterMessage,
   isPlainObject,
+  optionalInputOf,
   isUnset,
   ruleTable,
   stringRule,
-  tableWire,
   validateFields,
   type FieldRule,
+  wireOf,
   type RuleTable,
 } from './field-rules.js';
-import { ALNUM, codePointLength } from './text-rules.js';
+import { ALNUM, codePointLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
 export const COLLECTION_TITLE_LIMIT = 100;
@@ -29,8 +31,10 @@ const titleRule: FieldRule = {
       .string()
       .min(1)
       .max(COLLECTION_TITLE_LIMIT - 1)
+      .regex(new RegExp(`^[^${NAME_FORBIDDEN_CLASS}]*[^\\s${NAME_FORBIDDEN_CLASS}][^${NAME_FORBIDDEN_CLASS}]*$`))
       .describe(
-        `Required${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}.`,
+        `Required, not blank${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}. ` +
+          'No control characters and no bidirectional overrides or isolates.',
       ),
   check(value, path, problems) {
     if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
@@ -39,6 +43,10 @@ const titleRule: FieldRule = {
     }
     if (typeof value !== 'string') {
       problems.push({ field: path, code: null, message: 'Title must be a string' });
+      return undefined;
+    }
+    if (hasForbiddenNameCharacter(value)) {
+      problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage('Title') });
       return undefined;
     }
     if (value.length >= COLLECTION_TITLE_LIMIT && codePointLength(value) >= COLLECTION_TITLE_LIMIT) {
@@ -63,6 +71,9 @@ export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [
   stringRule('Title', { max: 500 }),
 ]);
 
+/** The entry's ExternalId as a list requires it (902 / 1004: the check is idTitleListRule's; this gives the document its shape). */
+const listEntryIdRule = stringRule('ExternalId', { max: 64, required: null });
+
 /** A list of { ExternalId, Title } objects; null or absent means "all available" and is left out. */
 function idTitleListRule(spec: IdTitleListSpec): FieldRule {
   const { name, emptyEntryCode, emptyIdCode, what } = spec;
@@ -71,7 +82,12 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
     // ExternalId is optional in the entry table but this list requires it (902 / 1004).
     wire: (zod) =>
       zod
-        .array(tableWire(zod, ID_TITLE_ENTRY_TABLE, ['ExternalId']))
+        .array(
+          zod.strictObject({
+            ExternalId: wireOf(zod, listEntryIdRule),
+            Title: optionalInputOf(zod, ID_TITLE_ENTRY_TABLE.byName.get('Title')!).optional(),
+          }),
+        )
         .describe(
           `Null or absent: all available. Entries must not be null or {}${codeNote(emptyEntryCode)}; ` +
             `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,

@@ -5,7 +5,7 @@
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
 import { codeNote, type FieldRule, type StringFormat } from './field-rules.js';
-import { EMAIL_PATTERN, parseDateTime } from './text-rules.js';
+import { DATE_TIME_PATTERN, EMAIL_PATTERN, parseDateTime } from './text-rules.js';
 
 export const ADJUSTMENT_MIN = 0;
 export const ADJUSTMENT_MAX = 999;
@@ -30,6 +30,7 @@ export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
 /** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
 export const reasonableAdjustmentRule: FieldRule = {
   name: 'ReasonableAdjustmentPercentage',
+  emptyIsUnset: true,
   wire: (zod) =>
     zod
       .number()
@@ -103,7 +104,9 @@ export function dateTimeFormat(name: string): StringFormat {
       const parsed = parseDateTime(s);
       return dateTimeMessage(name, parsed.ok ? 'format' : parsed.reason);
     },
-    doc: `an RFC 3339 date-time with a zone (Z or +hh:mm), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ`,
-    wire: (s) => s.meta({ format: 'date-time' }),
+    doc:
+      `an RFC 3339 date-time with a zone (Z or +hh:mm), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ. ` +
+      'A real calendar day and time, no leap second (:60), and a UTC year of four digits are calendar rules the pattern does not say',
+    wire: (s) => s.regex(DATE_TIME_PATTERN).meta({ format: 'date-time' }),
   };
 }

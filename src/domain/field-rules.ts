@@ -14,7 +14,7 @@
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import type { Problem } from './problem.js';
-import { exceedsLength } from './text-rules.js';
+import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
 /**
  * Checks one field's value (undefined when the field is absent) and returns the wire value,
@@ -40,6 +40,14 @@ export interface FieldRule {
    * Call it through wireOf, which builds each rule's schema once.
    */
   readonly wire: WireBuilder;
+  /**
+   * What the API takes beyond the wire value, when the check tolerates more (any case of an
+   * enum, a JSON boolean for a string field): the OpenAPI document declares this, so the document
+   * and the engine never disagree about a body (interpretations.md, Tolerance).
+   */
+  readonly input?: WireBuilder;
+  /** True when the check reads '' as "not set" (null always is, for an optional field). */
+  readonly emptyIsUnset?: boolean;
 }
 
 export interface RuleTable {
@@ -96,17 +104,66 @@ export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
   return schema;
 }
 
+const inputCache = new WeakMap<FieldRule, z.ZodType>();
+
 /**
- * The wire shape of one record of `table`: every rule's `wire`, optional unless the rule is
- * required (or named in `required`, for a table whose container makes a field mandatory).
+ * What the API takes for an optional field, as the document declares it: the rule's input (or
+ * wire) value, or what its check reads as "not set": null, and '' where the rule says so and the
+ * value schema does not already take it. Built once per rule.
+ */
+export function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
+  let schema = inputCache.get(rule);
+  if (schema === undefined) {
+    const value = rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
+    const options: z.ZodType[] = [value];
+    if (rule.emptyIsUnset === true && !value.safeParse('').success) options.push(zod.literal(''));
+    options.push(zod.null());
+    schema = zod.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]).describe(value.description ?? rule.name);
+    inputCache.set(rule, schema);
+  }
+  return schema;
+}
+
+/** What the API takes for a required field: its input (or wire) value; null is "missing". */
+export function requiredInputOf(zod: Zod, rule: FieldRule): z.ZodType {
+  return rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
+}
+
+/**
+ * The shape of one record of `table` as the API takes it: every rule's input, optional (and
+ * nullable) unless the rule is required (or named in `required`, for a table whose container
+ * makes a field mandatory).
  */
 export function tableWire(zod: Zod, table: RuleTable, required: readonly string[] = []): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const rule of table.rules) {
-    const wire = wireOf(zod, rule);
-    shape[rule.name] = rule.required === true || required.includes(rule.name) ? wire : wire.optional();
+    shape[rule.name] =
+      rule.required === true || required.includes(rule.name) ? requiredInputOf(zod, rule) : optionalInputOf(zod, rule).optional();
   }
   return zod.strictObject(shape);
+}
+
+/**
+ * A pattern matching `values` in any case with surrounding whitespace, as the enum checks read
+ * them (trimmed, compared letter by letter ignoring case). Spelled with character classes, not a
+ * flag, because JSON Schema patterns have none.
+ */
+export function caseInsensitivePattern(values: readonly string[]): RegExp {
+  const spell = (value: string): string =>
+    [...value]
+      .map((c) => (/[A-Za-z]/.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+  return new RegExp(`^\\s*(?:${values.map(spell).join('|')})\\s*$`);
+}
+
+/** The character rule of a name, with or without "not blank", as one pattern. */
+function textPattern(required: boolean, name: boolean): RegExp | undefined {
+  const c = NAME_FORBIDDEN_CLASS;
+  if (required && name) return new RegExp(`^[^${c}]*[^\\s${c}][^${c}]*$`);
+  if (name) return new RegExp(`^[^${c}]*$`);
+  // Not blank: at least one character that is not whitespace (what trim() leaves).
+  if (required) return /\S/;
+  return undefined;
 }
 
 /** " (code 219)" for a numbered problem, '' for code null: descriptions name the API's codes. */
@@ -178,6 +235,8 @@ export interface StringRuleSpec {
   format?: StringFormat;
   /** Extra words for the description (what the spec says the field is for). */
   doc?: string;
+  /** A name people read: control characters and bidirectional overrides are refused (code null). */
+  name?: boolean;
 }
 
 /** A string(N) field: required or optional, maximum length in code points, optional pattern and format. */
@@ -185,19 +244,25 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
   const isRequired = required !== undefined;
   const requiredCode: ProblemCode = required ?? null;
+  const isName = spec.name === true;
   return {
     name,
     required: isRequired,
+    emptyIsUnset: !isRequired,
     wire(zod) {
       // zod 4 measures string lengths in code points, as the check does (exceedsLength).
       let base = zod.string();
       if (isRequired) base = base.min(1);
       base = base.max(max);
-      if (pattern !== undefined) base = base.regex(pattern);
+      // One pattern per field (a second one would become an allOf): the field's own pattern and
+      // formats already exclude blanks and controls; otherwise the text rules are the pattern.
+      const text = pattern ?? (format?.wire === undefined ? textPattern(isRequired, isName) : undefined);
+      if (text !== undefined) base = base.regex(text);
       const wire = format?.wire !== undefined ? format.wire(base) : base;
       const doc = [
         spec.doc,
         isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
+        isName ? 'No control characters (NUL, ESC, tab, newline...) and no bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069).' : undefined,
         `At most ${max} characters${codeNote(tooLongCode)}.`,
         pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
         format !== undefined ? `Must be ${format.doc}${codeNote(format.code)}.` : undefined,
@@ -218,6 +283,10 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
         return undefined;
       }
       let valid = true;
+      if (isName && hasForbiddenNameCharacter(value)) {
+        problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage(name) });
+        valid = false;
+      }
       if (exceedsLength(value, max)) {
         problems.push({ field: path, code: tooLongCode, message: `${name} is longer than ${max} characters` });
         valid = false;
@@ -233,6 +302,10 @@ export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
       return normalised;
     },
   };
+}
+
+export function forbiddenNameCharacterMessage(name: string): string {
+  return `${name} must not contain control characters (NUL, ESC, tab, newline...) or bidirectional overrides`;
 }
 
 export const BOOLEAN_SPELLINGS = 'true/false, yes/no or 1/0';
@@ -257,12 +330,18 @@ export function booleanRule(name: string, doc?: string): FieldRule {
 export function enumRule(name: string, values: readonly [string, ...string[]], code: ProblemCode = null): FieldRule {
   const byUpper = new Map(values.map((v) => [v.toUpperCase(), v]));
   const list = values.join(' or ');
+  const anyCase = caseInsensitivePattern(values);
+  const doc = `${list} in any case, surrounding spaces ignored, sent in upper case${codeNote(code)}. Null or empty leaves it unset.`;
   return {
     name,
-    wire: (zod) => zod.enum(values).describe(`${list} in any case, sent in upper case${codeNote(code)}. Null or empty leaves it unset.`),
+    emptyIsUnset: true,
+    wire: (zod) => zod.enum(values).describe(doc),
+    // The upper-case values first: generators and readers see the canonical spelling.
+    input: (zod) => zod.union([zod.enum(values), zod.string().regex(anyCase)]).describe(doc),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
-      const wire = typeof value === 'string' ? byUpper.get(value.trim().toUpperCase()) : undefined;
+      // The pattern, not toUpperCase, decides: 'ſ'.toUpperCase() is 'S', which the document would not say.
+      const wire = typeof value === 'string' && anyCase.test(value) ? byUpper.get(value.trim().toUpperCase()) : undefined;
       if (wire === undefined) {
         problems.push({ field: path, code, message: `${name} must be ${list}` });
         return undefined;
@@ -276,6 +355,7 @@ export function enumRule(name: string, values: readonly [string, ...string[]], c
 export function passThroughRule(name: string): FieldRule {
   return {
     name,
+    emptyIsUnset: true,
     wire: (zod) => zod.string().describe('Any string, sent as given; null or empty leaves it unset.'),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;

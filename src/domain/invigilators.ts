@@ -21,7 +21,7 @@ function isUsableId(v: unknown): v is string {
 /** The request body's wire shape: the user external ids to remove (built by schemas.ts, which loads zod). */
 export const invigilatorIdsWire = (zod: Zod) =>
   zod
-    .array(zod.string().min(1))
+    .array(zod.string().min(1).regex(/\S/))
     .min(1)
     .describe(
       `User external ids of the invigilators to remove, in order, duplicates kept. Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; ` +

@@ -7,6 +7,7 @@ import type { Problem, Validation } from './problem.js';
 import type { Candidate, Schedule, ScheduleRequest, Workflow } from './types.js';
 import {
   booleanRule,
+  caseInsensitivePattern,
   enumRule,
   isPlainObject,
   isUnset,
@@ -32,14 +33,14 @@ const ALNUM_DASH_HINT = 'letters, digits and dashes';
 
 export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
   stringRule('AssessmentExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
-  stringRule('Title', { max: 100 }),
+  stringRule('Title', { max: 100, name: true }),
   stringRule('ScheduleExtId', { max: 64, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('StartDateTime', { max: 64, required: null, format: dateTimeFormat('StartDateTime') }),
   stringRule('EndDateTime', { max: 64, format: dateTimeFormat('EndDateTime') }),
   stringRule('GroupExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
-  stringRule('GroupName', { max: 500, required: null }),
+  stringRule('GroupName', { max: 500, required: null, name: true }),
   stringRule('ScheduleGroupExtId', { max: 64 }),
-  stringRule('ScheduleGroupName', { max: 500 }),
+  stringRule('ScheduleGroupName', { max: 500, name: true }),
   booleanRule('LockExamOnConnectionLoss'),
   stringRule('Owner', { max: 500 }),
   stringRule('PIN', {
@@ -60,9 +61,13 @@ export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
   passThroughRule('dataCleanupNoticePeriod'),
 ]);
 
+const SPECIAL_NEEDS_DOC = 'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
 const specialNeedsRule: FieldRule = {
   name: 'SpecialNeeds',
-  wire: (zod) => zod.enum(['true', 'false']).describe('The string "true" or "false" (JSON booleans and any case accepted, sent as a string).'),
+  emptyIsUnset: true,
+  wire: (zod) => zod.enum(['true', 'false']).describe(SPECIAL_NEEDS_DOC),
+  input: (zod) =>
+    zod.union([zod.enum(['true', 'false']), zod.string().regex(caseInsensitivePattern(['true', 'false'])), zod.boolean()]).describe(SPECIAL_NEEDS_DOC),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
@@ -75,7 +80,7 @@ const specialNeedsRule: FieldRule = {
 
 const proctorUIdsRule: FieldRule = {
   name: 'ProctorUIds',
-  wire: (zod) => zod.array(zod.string().min(1)).describe('Proctor user ids, each a non-empty string.'),
+  wire: (zod) => zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
@@ -114,10 +119,10 @@ export const CANDIDATE_USER_PROFILE_FIELDS = [
 
 export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
   stringRule('CandidateExtId', { max: 500, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
-  stringRule('FirstName', { max: 500, required: null }),
-  stringRule('LastName', { max: 500, required: null }),
+  stringRule('FirstName', { max: 500, required: null, name: true }),
+  stringRule('LastName', { max: 500, required: null, name: true }),
   stringRule('Email', { max: 500, required: null, format: emailFormat(null) }),
-  candidateString('UserName'),
+  stringRule('UserName', { max: 500, name: true }),
   candidateString('Password'),
   specialNeedsRule,
   reasonableAdjustmentRule,
@@ -131,15 +136,13 @@ export const SCHEDULE_FIELDS: readonly string[] = SCHEDULE_TABLE.rules.map((r) =
 export const CANDIDATE_FIELDS: readonly string[] = CANDIDATE_TABLE.rules.map((r) => r.name);
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
+const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
+
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
 export function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
-  if (typeof value === 'string') {
-    const lower = value.trim().toLowerCase();
-    if (lower === 'true') return true;
-    if (lower === 'false') return false;
-  }
+  if (typeof value === 'string' && SPECIAL_NEEDS_ANY_CASE.test(value)) return value.trim().toLowerCase() === 'true';
   return 'invalid';
 }
 

@@ -23,6 +23,8 @@ import type { Problem } from './problem.js';
 import {
   isPlainObject,
   notAnObjectProblem,
+  optionalInputOf,
+  requiredInputOf,
   wireOf,
   unknownFieldProblem,
   type FieldRule,
@@ -94,7 +96,8 @@ export function fieldSchema(rule: FieldRule, required = rule.required === true):
       pushProblems(ctx, problems, value, 1);
       return FAILED;
     },
-    required ? wireSchema(rule) : wireSchema(rule).optional(),
+    // What the API takes: the rule's tolerated input, and for an optional field null (and '' where the check reads it as unset).
+    required ? requiredInputOf(z, rule) : optionalInputOf(z, rule).optional(),
   );
 }
 

@@ -63,17 +63,39 @@ export function normaliseGuid(key: string): string {
   return key.replace(/^\{|\}$/g, '').toLowerCase();
 }
 
-/** An absolute http(s) URL with a host (245). The global URL class keeps this free of node: imports. */
+/**
+ * An absolute http(s) URL with a host (245): scheme in any case, optional user info, a host name
+ * (letters, digits, dots, dashes) or a bracketed IPv6 literal, an optional port, then anything
+ * without whitespace. A pattern rather than the URL class, so that the OpenAPI document can carry
+ * the check itself (the URL class refuses some values no portable pattern describes).
+ */
+export const HTTP_URL_PATTERN =
+  /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
+
 export function isHttpUrl(s: string): boolean {
-  if (hasWhitespace(s)) return false;
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  return HTTP_URL_PATTERN.test(s);
 }
+
+/**
+ * The characters a name may not hold: C0 and C1 controls (NUL, ESC, newline, tab...), DEL, and the
+ * bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) that make a name
+ * display as something else. As the body of a character class, so the document's patterns reuse it.
+ */
+export const NAME_FORBIDDEN_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u');
+
+export function hasForbiddenNameCharacter(s: string): boolean {
+  return NAME_FORBIDDEN.test(s);
+}
+
+/** DateOfBirth as written (246): YYYY-MM-DD or YYYYMMDD; whether it is a real date is checked apart. */
+export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/;
+
+/**
+ * An RFC 3339 date-time with a zone, as the check reads it (no leap second; hours, minutes and
+ * seconds in range and a real calendar day are checked apart).
+ */
+export const DATE_TIME_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
 export function isDigits(s: string): boolean {
   return DIGITS.test(s);

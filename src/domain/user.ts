@@ -22,8 +22,12 @@ import {
   canonicalIpEntry,
   codePointLength,
   exceedsLength,
+  DATE_OF_BIRTH_PATTERN,
   GUID_PATTERN,
+  hasForbiddenNameCharacter,
   hasWhitespace,
+  HTTP_URL_PATTERN,
+  NAME_FORBIDDEN_CLASS,
   isGuid,
   isHttpUrl,
   normaliseDateOfBirth,
@@ -54,12 +58,13 @@ const labelsRule: FieldRule = {
   name: 'Labels',
   wire: (zod) =>
     zod
-      .array(zod.string().min(1).max(MAX_LABEL_LENGTH))
+      .array(zod.string().min(1).max(MAX_LABEL_LENGTH).regex(/\S/))
       .max(MAX_LABELS)
       .meta({ uniqueItems: true })
       .describe(
         `At most ${MAX_LABELS} labels${codeNote(ErrorCode.TooManyLabels)}, each 1 to ${MAX_LABEL_LENGTH} characters after trimming` +
-          `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed.`,
+          `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed. ` +
+          `An item's maxLength counts it as sent, spaces included; the API counts it trimmed, so it also takes a label padded past ${MAX_LABEL_LENGTH} characters.`,
       ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
@@ -96,12 +101,12 @@ const allowedIpAddressesRule: FieldRule = {
   name: 'AllowedIpAddresses',
   wire: (zod) =>
     zod
-      .array(zod.string().min(1))
+      .array(zod.string().min(1).regex(/\S/))
       .max(MAX_IP_ADDRESSES)
       .describe(
         `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each an IPv4/IPv6 address, a CIDR block ` +
           `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
-          `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed.`,
+          `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed. The address syntax and first <= last are rules this document states in words only.`,
       ),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
@@ -141,6 +146,7 @@ const allowedIpAddressesRule: FieldRule = {
 
 const passwordRule: FieldRule = {
   name: 'Password',
+  emptyIsUnset: true,
   wire: (zod) =>
     zod
       .string()
@@ -212,18 +218,18 @@ export const USER_TABLE: RuleTable = ruleTable('user', [
     patternCode: ErrorCode.UserExternalIdInvalid,
     patternHint: 'letters, digits, -, _ and @',
   }),
-  stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong }),
-  stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong }),
+  stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong, name: true }),
+  stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong, name: true }),
   stringRule('Email', { max: 100, tooLongCode: ErrorCode.EmailInvalid, format: emailFormat(ErrorCode.EmailInvalid) }),
   stringRule('UserName', {
     max: 50,
     tooLongCode: ErrorCode.UserNameInvalid,
     format: {
-      normalise: (s) => (hasWhitespace(s) ? undefined : s),
+      normalise: (s) => (hasWhitespace(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
-      message: () => 'UserName must not contain spaces or other whitespace',
-      doc: 'free of whitespace (space, tab, newline)',
-      wire: (s) => s.regex(/^\S+$/),
+      message: () => 'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
+      doc: 'free of whitespace (space, tab, newline), control characters and bidirectional overrides',
+      wire: (s) => s.regex(new RegExp(`^[^\\s${NAME_FORBIDDEN_CLASS}]+$`)),
     },
   }),
   stringRule('Role', { max: 500, doc: 'Required when the user is created (code 240; decided with the platform state).' }),
@@ -234,8 +240,8 @@ export const USER_TABLE: RuleTable = ruleTable('user', [
       normalise: (s) => (isHttpUrl(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
       message: () => 'Photo must be an absolute http:// or https:// URL',
-      doc: 'an absolute http:// or https:// URL with a host',
-      wire: (s) => s.meta({ format: 'uri' }),
+      doc: 'an absolute http:// or https:// URL with a host (a name of letters, digits, dots and dashes, or [IPv6]), no whitespace',
+      wire: (s) => s.regex(HTTP_URL_PATTERN),
     },
   }),
   stringRule('DateOfBirth', {
@@ -245,7 +251,8 @@ export const USER_TABLE: RuleTable = ruleTable('user', [
       normalise: (s) => normaliseDateOfBirth(s) ?? undefined,
       code: ErrorCode.DateOfBirthInvalid,
       message: () => 'DateOfBirth must be a real date written YYYY-MM-DD or YYYYMMDD',
-      doc: 'a real date written YYYY-MM-DD or YYYYMMDD (sent as YYYY-MM-DD)',
+      doc: 'a real date written YYYY-MM-DD or YYYYMMDD (sent as YYYY-MM-DD); whether the day exists is a calendar rule the pattern does not say',
+      wire: (s) => s.regex(DATE_OF_BIRTH_PATTERN),
     },
   }),
   stringRule('Company', { max: 100, tooLongCode: ErrorCode.CompanyTooLong }),

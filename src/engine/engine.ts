@@ -169,8 +169,12 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
     async removeInvigilators(scheduleExtId, userExtIds, callOptions): Promise<ApiResult<InvigilatorsResponseContent>> {
       const validation = validateInvigilatorRemoval(scheduleExtId, userExtIds);
-      // Whole-request invigilator errors come with HTTP 200 (interpretations.md).
-      if (!validation.ok) return refuse<InvigilatorsResponseContent>(validation.problems, 200).result;
+      // The listed whole-request errors come with HTTP 200; a body of the wrong shape is 400
+      // (interpretations.md, Tolerance).
+      if (!validation.ok) {
+        const listed = validation.problems.every((problem) => problem.code !== null);
+        return refuse<InvigilatorsResponseContent>(validation.problems, listed ? 200 : 400).result;
+      }
       const { scheduleExtId: id, userExtIds: ids } = validation.value;
       return run(callOptions, (view) => decideInvigilatorRemoval(view, id, ids, now()));
     },

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 /**
  * Passwords are kept only as salted scrypt hashes: `scrypt$N=16384,r=8,p=1$<salt>$<key>`
@@ -11,10 +12,42 @@ const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 const HASH_FORMAT = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
+/**
+ * How many hashes run at once. async scrypt runs on libuv's thread pool (4 threads unless
+ * UV_THREADPOOL_SIZE says otherwise), which every file operation of the store also needs: 64
+ * hashes queued there made each fsync, stat and read of the store wait behind them, and so every
+ * request, a review-session GET included, for seconds. Keeping at least one pool thread free of
+ * hashing, and no more hashes than there are cores besides the one serving requests, leaves the
+ * store's I/O and the event loop a thread and a core; the remaining hashes wait here, in order.
+ */
+export const SCRYPT_CONCURRENCY = Math.max(
+  1,
+  Math.min((Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1, availableParallelism() - 1),
+);
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  // A finishing hash hands its slot straight to the next waiter, so a newcomer cannot jump in between.
+  if (running >= SCRYPT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running += 1;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
 function derive(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  return withHashSlot(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+      }),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {

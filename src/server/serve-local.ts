@@ -3,7 +3,7 @@ import { buildOpenApiDocument } from '../api/openapi.js';
 import { createLocalEngine, ensureLocalStore, type Clock } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import { EXAMCTL_VERSION } from '../version.js';
-import { startServer, type RunningServer } from './server.js';
+import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
 export interface ServeLocalOptions {
@@ -15,6 +15,8 @@ export interface ServeLocalOptions {
   lockTimeoutMs?: number;
   bodyLimitBytes?: number;
   log?: (line: string) => void;
+  faults?: ServerOptions['faults'];
+  timeouts?: ServerOptions['timeouts'];
   /** Called with the store path when a missing store was created from the bundled world. */
   onCreated?: (location: string) => void;
 }
@@ -42,6 +44,8 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
       port: options.port,
       bodyLimitBytes: options.bodyLimitBytes,
       log: options.log,
+      faults: options.faults,
+      timeouts: options.timeouts,
       openapi: buildOpenApiDocument(EXAMCTL_VERSION),
     });
   } catch (error) {

@@ -1,13 +1,29 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, IntegrationApi } from '../api/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
 import { isApiTokenDigest } from '../domain/world.js';
 import { TargetError, UsageError } from '../errors.js';
+import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** A request line longer than this is 414: no route of the API needs more. */
+export const MAX_URL_BYTES = 8 * 1024;
+/** Request line and headers together; more is 431 (the URL alone over it: 414). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+export interface ServerTimeouts {
+  /** The request line and headers must arrive within this (ms); else 408. Default 10 000. */
+  headersMs?: number;
+  /** The whole request, body included, must arrive within this (ms); else 408. Default 60 000. */
+  requestMs?: number;
+  /** An idle keep-alive connection is closed after this (ms). Default 5 000. */
+  keepAliveMs?: number;
+}
+
+export const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
 
 export interface ServerOptions {
   api: IntegrationApi;
@@ -22,12 +38,15 @@ export interface ServerOptions {
   port?: number;
   /** Default 16 MiB. */
   bodyLimitBytes?: number;
-  /** One line per request: method, path, status, ms. Never a header value. */
+  /** One line per request: method, path, status (or aborted/reset/lost), ms, injected faults. Never a header value. */
   log?: (line: string) => void;
   /** Served at GET /api/v1/integrations/openapi.json without a token. */
   openapi?: object;
   /** How long close() lets in-flight requests finish before cutting their sockets (ms). Default 10 000. */
   closeGraceMs?: number;
+  timeouts?: ServerTimeouts;
+  /** Injected faults (`local serve --faults`): drawn once per authenticated request to a route. */
+  faults?: { spec: FaultSpec; seed: number };
 }
 
 export interface RunningServer {
@@ -72,6 +91,12 @@ const ROUTES: Route[] = [
   },
 ];
 
+/** The Allow header of a route: HEAD goes wherever GET does. */
+function allowOf(route: Route): string {
+  const methods = Object.keys(route.methods);
+  return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
+}
+
 class HttpFailure extends Error {
   constructor(
     readonly status: number,
@@ -82,8 +107,22 @@ class HttpFailure extends Error {
   }
 }
 
+/** The client went away before its request was complete: nothing to answer, logged as aborted. */
+class ClientGone extends Error {}
+
 function failure(message: string): Envelope<null> {
   return { Content: null, Success: false, Errors: [{ Code: null, Message: message }] };
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+
+/** A whole response written on a raw socket (for errors the HTTP parser reports before any request object exists). */
+function rawFailure(status: number, message: string): string {
+  const body = JSON.stringify(failure(message));
+  return (
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
 }
 
 function digest(value: string): Buffer {
@@ -120,20 +159,100 @@ function decodeSegment(segment: string): string {
   }
 }
 
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+/** Whether the client announced a body (which an answer sent before reading it leaves unread). */
+function announcesBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * The body, at most `limit` bytes, within `deadline` (epoch ms). Listeners rather than an async
+ * iterator: this runs for every write and the iterator's promise per chunk showed in profiles.
+ */
+function readBody(req: http.IncomingMessage, limit: number, deadline: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    throw new HttpFailure(413, `request body larger than ${limit} bytes`, { connection: 'close' });
+    return Promise.reject(new HttpFailure(413, `request body larger than ${limit} bytes`));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw new HttpFailure(413, `request body larger than ${limit} bytes`, { connection: 'close' });
-    chunks.push(buffer);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => finish(new HttpFailure(408, 'the request body did not arrive in time')), Math.max(0, deadline - Date.now()));
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (error) {
+        // Leave the rest unread: the answer closes the connection.
+        req.pause();
+        reject(error);
+      } else {
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) finish(new HttpFailure(413, `request body larger than ${limit} bytes`));
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => finish();
+    const onClose = (): void => {
+      if (!req.complete) finish(new ClientGone('the client closed the connection before its body was complete'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The byte offset of the first invalid UTF-8 sequence (only called once decoding failed). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (need < 0) return i;
+    if (need > 0) {
+      try {
+        utf8.decode(bytes.subarray(i, i + need + 1));
+      } catch {
+        return i;
+      }
+    }
+    i += need + 1;
   }
-  return Buffer.concat(chunks);
+  return bytes.length;
+}
+
+function parseJsonBody(raw: Buffer): unknown {
+  if (raw.length === 0) return null;
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new HttpFailure(400, `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(raw)})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpFailure(400, 'the request body is not valid JSON');
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
 }
 
 /** Serves an IntegrationApi (normally the local engine) as the spec's HTTP API. */
@@ -141,35 +260,46 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const openapiText = options.openapi ? JSON.stringify(options.openapi) : undefined;
+  const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
   let closing = false;
   const inFlight = new Set<Promise<void>>();
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, expectsContinue: boolean): Promise<void> {
     const started = performance.now();
     const method = req.method ?? 'GET';
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    let status = 500;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    // The log names the path only up to a bound: a hostile URL must not flood the log.
+    const logPath = path.length > 200 ? `${path.slice(0, 200)}...` : path;
+    let outcome = '500';
+    let fault: FaultDecision | undefined;
+    let bodyRead = !announcesBody(req);
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
 
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
-      status = code;
-      if (res.headersSent) return;
+      outcome = String(code);
+      if (res.headersSent || res.destroyed) return;
       const allHeaders: Record<string, string | number> = {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(body),
         ...headers,
       };
-      if (closing) allHeaders.connection = 'close';
+      // A body left unread cannot be skipped on a kept-alive connection: the answer closes it.
+      if (closing || !bodyRead) allHeaders.connection = 'close';
       res.writeHead(code, allHeaders);
       res.end(body);
     };
 
     try {
-      if (method === 'GET' && path === `${API_PREFIX}/openapi.json` && openapiText !== undefined) {
+      if (Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, `the request URL is longer than ${MAX_URL_BYTES} bytes`);
+      const readMethod = method === 'HEAD' ? 'GET' : method;
+      if (readMethod === 'GET' && path === `${API_PREFIX}/openapi.json` && openapiText !== undefined) {
         send(200, openapiText);
         return;
       }
@@ -177,7 +307,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (token === undefined || !tokenAccepted(token, await options.tokens())) {
         throw new HttpFailure(403, 'not allowed to use the external API');
       }
-      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${path}`);
+      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${logPath}`);
       const relative = path.slice(API_PREFIX.length);
       let params: string[] | undefined;
       const route = ROUTES.find((candidate) => {
@@ -185,59 +315,104 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (match) params = match.slice(1).map(decodeSegment);
         return match !== null;
       });
-      if (!route || !params) throw new HttpFailure(404, `no such route: ${path}`);
-      const endpoint = route.methods[method];
-      if (!endpoint) {
-        throw new HttpFailure(405, `method ${method} not allowed on ${path}`, { allow: Object.keys(route.methods).join(', ') });
+      if (!route || !params) throw new HttpFailure(404, `no such route: ${logPath}`);
+      const endpoint = route.methods[readMethod];
+      if (!endpoint) throw new HttpFailure(405, `method ${method} not allowed on ${logPath}`, { allow: allowOf(route) });
+
+      if (faults) {
+        fault = faults.next();
+        await sleep(fault.latencyMs, controller.signal);
+        if (fault.kind === 'reset') {
+          outcome = 'reset';
+          req.socket.destroy();
+          return;
+        }
+        if (fault.kind === '429') throw new HttpFailure(429, 'too many requests (injected fault)', { 'retry-after': '1' });
+        if (fault.kind === '500') throw new HttpFailure(500, 'internal server error (injected fault)');
+        if (fault.kind === '503') throw new HttpFailure(503, 'service unavailable (injected fault)', { 'retry-after': '1' });
       }
 
       let body: unknown;
       if (endpoint.hasBody) {
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (contentType !== 'application/json') {
-          req.resume();
-          throw new HttpFailure(415, 'Content-Type must be application/json');
-        }
-        const raw = await readBody(req, bodyLimit);
-        try {
-          body = raw.length === 0 ? null : JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw new HttpFailure(400, 'the request body is not valid JSON');
-        }
-      } else {
+        if (contentType !== 'application/json') throw new HttpFailure(415, 'Content-Type must be application/json');
+        // Only now, with the caller and the route known, is the body worth asking for.
+        if (expectsContinue) res.writeContinue();
+        const raw = await readBody(req, bodyLimit, started - performance.now() + Date.now() + timeouts.requestMs);
+        bodyRead = true;
+        body = parseJsonBody(raw);
+      } else if (!bodyRead) {
         req.resume();
+        bodyRead = true;
       }
 
       const result = await endpoint.handler(options.api, params, body, controller.signal);
+      if (fault?.kind === 'lost') {
+        // The work is done and durable; the client never hears of it.
+        outcome = 'lost';
+        req.socket.destroy();
+        return;
+      }
       send(result.status, JSON.stringify(result.envelope));
     } catch (error) {
-      if (error instanceof HttpFailure) {
+      if (error instanceof ClientGone) {
+        outcome = 'aborted';
+      } else if (error instanceof HttpFailure) {
         send(error.status, JSON.stringify(failure(error.message)), error.headers);
       } else if (error instanceof TargetError) {
-        // Store locked or unreadable: the client may retry (503 is in its retry set).
-        send(503, JSON.stringify(failure(`service unavailable: ${error.message}`)), { 'retry-after': '1' });
+        // Store locked or unreadable: the client may retry (503 is in its retry set). Where the
+        // store is, and who holds it, is for the server's log, not for a caller.
+        options.log?.(`error: ${method} ${logPath}: ${error.message}`);
+        send(503, JSON.stringify(failure('service unavailable: the store is busy or unreadable; retry later')), { 'retry-after': '1' });
+      } else if (controller.signal.aborted) {
+        outcome = 'aborted';
       } else {
-        options.log?.(`error: ${method} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+        options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
         send(500, JSON.stringify(failure('internal server error')));
       }
     } finally {
-      options.log?.(`${method} ${path} ${status} ${Math.round(performance.now() - started)}ms`);
+      const injected = fault === undefined ? '' : `${fault.kind === undefined ? '' : ` fault=${fault.kind}`}${fault.latencyMs > 0 ? ` latency=${fault.latencyMs}ms` : ''}`;
+      options.log?.(`${method} ${logPath} ${outcome} ${Math.round(performance.now() - started)}ms${injected}`);
     }
   }
 
-  const server = http.createServer((req, res) => {
-    const work = handle(req, res).finally(() => inFlight.delete(work));
-    inFlight.add(work);
+  const server = http.createServer({
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: timeouts.headersMs,
+    // The body deadline is ours (readBody answers 408 with an envelope); node's is the backstop.
+    requestTimeout: timeouts.requestMs + 5_000,
+    connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
   });
-  // A client gets an envelope, not a bare socket close, when its headers are malformed.
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) {
-      const body = JSON.stringify(failure('malformed HTTP request'));
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  const dispatch = (expectsContinue: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const work = handle(req, res, expectsContinue).finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  };
+  server.on('request', dispatch(false));
+  // Without this listener node answers 100 Continue itself, inviting the body before the token is checked.
+  server.on('checkContinue', dispatch(true));
+  server.on('clientError', (error: NodeJS.ErrnoException & { bytesParsed?: number; rawPacket?: Buffer }, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
     }
-    else socket.destroy();
+    let status = 400;
+    let message = 'malformed HTTP request';
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      status = 408;
+      message = 'the request headers did not arrive in time';
+    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+      // The request line alone over the bound: the URL is what is too long.
+      const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
+      const urlTooLong = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
+      status = urlTooLong ? 414 : 431;
+      message = urlTooLong ? `the request URL is longer than ${MAX_URL_BYTES} bytes` : `the request headers are larger than ${MAX_HEADER_BYTES} bytes`;
+    } else if (error.code === 'HPE_URI_TOO_LONG') {
+      status = 414;
+      message = `the request URL is longer than ${MAX_URL_BYTES} bytes`;
+    }
+    options.log?.(`- - ${status} ${message}`);
+    socket.end(rawFailure(status, message));
   });
 
   await new Promise<void>((resolve, reject) => {

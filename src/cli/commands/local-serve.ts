@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto';
+import { UsageError } from '../../errors.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { usedStorePath } from '../target.js';
@@ -8,12 +10,23 @@ import type { LocalServeOptions } from './local-serve.options.js';
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
  * Diagnostics (the listening line, one line per request) go to stderr: stdout stays empty.
  */
-export async function run({ host, port, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
+export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const { serveLocalStore } = await import('../../server/index.js');
+  const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = await usedStorePath(options, deps);
-  const log = (line: string): void => void deps.stderr.write(`${line}\n`);
+  const lines = lineBatcher((text) => void deps.stderr.write(text));
+  const log = lines.log;
+  /** A line that must come after every logged one (the request log is written once per turn). */
+  const say = async (line: string): Promise<void> => {
+    lines.flush();
+    await deps.stderr.write(`${line}\n`);
+  };
+  // Both are checked before the store is opened: a bad SPEC is a usage error with nothing started.
+  if (faultsSeed !== undefined && faultsFlag === undefined) throw new UsageError('--faults-seed needs --faults');
+  const faultSpec = faultsFlag === undefined ? undefined : parseFaultSpec(faultsFlag);
+  const faults =
+    faultSpec === undefined ? undefined : { spec: faultSpec, seed: faultsSeed === undefined ? randomInt(0, 0xffffffff) : parseFaultSeed(faultsSeed) };
   const server = await serveLocalStore({
     storeDir,
     host,
@@ -21,6 +34,7 @@ export async function run({ host, port, ...globals }: LocalServeOptions, deps: C
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
+    faults,
     onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
   });
   try {
@@ -29,14 +43,15 @@ export async function run({ host, port, ...globals }: LocalServeOptions, deps: C
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
-    await deps.stderr.write(`listening on ${server.url}\n`);
-    await deps.stderr.write(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C\n`);
+    if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
+    await say(`listening on ${server.url}`);
+    await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
     await stopped(deps.signal);
-    await deps.stderr.write('stopping: finishing requests in flight\n');
+    await say('stopping: finishing requests in flight');
   } finally {
     await server.close();
   }
-  await deps.stderr.write('stopped\n');
+  await say('stopped');
   return 0;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Group commit: every transaction queued by the time the lock is ours is one batch: one
- * catch-up, one journal line, one fsync. Calls arriving meanwhile form the next batch. Also the
- * one queue through which all journal-touching work of a process runs, one piece at a time.
+ * catch-up (none while the lock lease was kept since the last batch), one journal line, one
+ * synchronous write. Calls arriving meanwhile form the next batch. Also the one queue through
+ * which all journal-touching work of a process runs, one piece at a time.
  */
 import type { Change, StoreState } from './contract.js';
 
@@ -10,7 +11,10 @@ export type Decide = (state: StoreState) => { result: unknown; changes: Change[]
 /** What the store does at each step of a batch; the queue decides only the order. */
 export interface CommitSteps {
   acquireLock(): Promise<void>;
+  /** After a failed batch: the lock goes now. */
   releaseLock(): Promise<void>;
+  /** After a committed batch: the lock may be kept for the next batch (see lock-lease.ts). */
+  keepLock(): Promise<void>;
   /** Brings memory up to what other writers committed. */
   catchUp(): Promise<void>;
   /** Runs one decide and applies its changes to memory; returns its result and its serialised changes. */
@@ -96,9 +100,11 @@ export class GroupCommit {
       await steps.afterCommit();
     } catch {
       // Everything is already durable in the journal; a failed compaction leaves the old
-      // generation in force and is retried after the next write.
+      // generation in force and is retried after the next write. Memory may not say which
+      // generation is in force: the next batch reloads, even under a kept lock.
+      steps.markStale();
     } finally {
-      await steps.releaseLock().catch(() => undefined);
+      await steps.keepLock().catch(() => undefined);
     }
   }
 }

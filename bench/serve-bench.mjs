@@ -1,0 +1,95 @@
+// `local serve` under load (issue 12): run after `npm run build`.
+//   node bench/serve-bench.mjs [rounds]
+// 1. Head-of-line blocking: 300 users with a Password created at concurrency 64 while 4 loops GET
+//    a review session; the GETs' latency percentiles during that load.
+// 2. Throughput: users/s of the same bare undici loop (10k users, concurrency 8) against a minimal
+//    loopback server and against `local serve`, and their ratio. Best of `rounds`.
+import { pathToFileURL } from 'node:url';
+import { Pool } from 'undici';
+import { bareLoop, localServe, minimalServer, userBody } from './remote-bench.mjs';
+
+const REVIEW_SESSION = '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT';
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** 300 password users at concurrency 64, GETs alongside; latencies of the GETs sent while the load ran. */
+async function passwordLoad(target, { users = 300, concurrency = 64, readers = 4, withPassword = true } = {}) {
+  const writes = new Pool(target.url, { connections: concurrency });
+  const reads = new Pool(target.url, { connections: readers });
+  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json' };
+  let loading = true;
+  const latencies = [];
+  const readLoops = Array.from({ length: readers }, async () => {
+    while (loading) {
+      const started = performance.now();
+      const res = await reads.request({ method: 'GET', path: REVIEW_SESSION, headers: { authorization: headers.authorization } });
+      const envelope = JSON.parse(await res.body.text());
+      if (!envelope.Success) throw new Error(`GET review session failed: ${JSON.stringify(envelope.Errors)}`);
+      if (loading) latencies.push(performance.now() - started);
+    }
+  });
+  let next = 1;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next <= users) {
+        const i = next++;
+        const body = { ...userBody(i, 'p'), ...(withPassword ? { Password: `pass-word-${i}` } : {}) };
+        const res = await writes.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(body) });
+        const envelope = JSON.parse(await res.body.text());
+        if (!envelope.Success) throw new Error(`POST /user failed: ${JSON.stringify(envelope.Errors)}`);
+      }
+    }),
+  );
+  const loadSeconds = (performance.now() - started) / 1000;
+  loading = false;
+  await Promise.all(readLoops);
+  await Promise.all([writes.close(), reads.close()]);
+  latencies.sort((a, b) => a - b);
+  return { loadSeconds, gets: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) };
+}
+
+export async function runServeBench({ rounds = 3 } = {}) {
+  const rows = [];
+  for (const withPassword of [true, false]) {
+    const target = await localServe();
+    try {
+      const r = await passwordLoad(target, { withPassword });
+      rows.push({
+        measure: `GET review session during 300 user creates${withPassword ? ' with Password' : ''}, concurrency 64`,
+        value: `p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`,
+        detail: `${r.gets} GETs in ${r.loadSeconds.toFixed(1)} s of load`,
+        goal: withPassword ? 'p50 <= 100 ms, p99 <= 400 ms' : '',
+      });
+    } finally {
+      await target.close();
+    }
+  }
+  const minimal = [];
+  const serve = [];
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [list, start] of [[minimal, minimalServer], [serve, localServe]]) {
+      const target = await start();
+      try {
+        list.push(await bareLoop(target, 10_000, 8, 't'));
+      } finally {
+        await target.close();
+      }
+    }
+  }
+  const best = (values) => Math.max(...values);
+  rows.push({
+    measure: 'users/s, bare undici loop, 10k users, concurrency 8: local serve / minimal loopback server',
+    value: `${Math.round(best(serve))} / ${Math.round(best(minimal))} = ${(best(serve) / best(minimal)).toFixed(2)}`,
+    detail: `best of ${rounds}`,
+    goal: 'ratio >= 0.5',
+  });
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await runServeBench({ rounds: Number(process.argv[2] ?? 3) }));
+}

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/program.js';
+import { StringSink } from '../../src/report/text-sink.js';
+import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `local serve` over a fresh demo-world store in `dir`, with `--faults SPEC --faults-seed seed`. */
+export function serveWithFaults(dir: string, spec: string, seed: number, log: string[]): Promise<LocalServer> {
+  return serveLocalStore({
+    storeDir: join(dir, 'served-store'),
+    port: 0,
+    now: () => new Date('2026-11-21T10:00:00Z'),
+    log: (line) => log.push(line),
+    faults: { spec: parseFaultSpec(spec), seed },
+  });
+}
+
+/** examctl itself, in-process, as a CI job would run it against the served URL. */
+export async function examctl(dir: string, argv: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const stdout = new StringSink();
+  const stderr = new StringSink();
+  const code = await runCli(argv, {
+    stdout,
+    stderr,
+    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(dir, '.config'), ...env },
+    now: () => new Date('2026-11-21T10:00:00Z'),
+    isTTY: false,
+    cwd: dir,
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
