@@ -6,6 +6,7 @@ import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokeni
 import { readUtf8Chunks } from './text-source.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
+import { closestColumn } from './column-suggestion.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -222,6 +223,11 @@ interface HeaderMapping {
   lists: boolean[];
 }
 
+function suggestionFor(name: string, byKey: ReadonlyMap<string, ColumnSpec>): string {
+  const closest = closestColumn(normalizeColumnName(name), [...byKey].map(([key, spec]) => ({ key, name: spec.name })));
+  return closest === undefined ? '' : ` (did you mean ${closest}?)`;
+}
+
 function mapHeader(cells: readonly string[], options: CsvReadOptions, file: string, line: number): HeaderMapping {
   const byKey = new Map<string, ColumnSpec>();
   for (const spec of options.columns) byKey.set(normalizeColumnName(spec.name), spec);
@@ -258,7 +264,7 @@ function mapHeader(cells: readonly string[], options: CsvReadOptions, file: stri
   });
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true) {
     problems.push(
-      `unknown ${unknown.length === 1 ? 'column' : 'columns'}: ${unknown.map((name) => `"${name}"`).join(', ')} (use --ignore-unknown-columns to skip them)`,
+      `unknown ${unknown.length === 1 ? 'column' : 'columns'}: ${unknown.map((name) => `"${name}"${suggestionFor(name, byKey)}`).join(', ')} (use --ignore-unknown-columns to skip them)`,
     );
   }
   if (problems.length === 0 && takenBy.size === 0) {

@@ -201,3 +201,15 @@ describe('invigilators remove says who was removed', () => {
       expect(dry.stderr.text).toContain('would remove from S-FUTURE: inv-3');
     }));
 });
+
+describe('an unknown CSV header suggests the column it resembles', () => {
+  it('Emial -> Email, FristName -> FirstName; an unrelated name suggests nothing', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'typo.csv'), 'ExternalId,FristName,LastName,Emial,Shoe\nu-1,A,B,a@example.test,42\n');
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'typo.csv', '--dry-run'], io.deps)).toBe(2);
+      expect(io.stderr.text).toContain('"FristName" (did you mean FirstName?)');
+      expect(io.stderr.text).toContain('"Emial" (did you mean Email?)');
+      expect(io.stderr.text).toMatch(/"Shoe"(?! \(did)/);
+    }));
+});
