@@ -47,6 +47,16 @@ export class TargetError extends ExamctlError {
   readonly exitCode = ExitCode.Target;
 }
 
+/** The service refused the token (401/403): retrying without another token is pointless. */
+export class TokenRefusedError extends TargetError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The store is held by another process past the wait bound. */
 export class StoreLockedError extends TargetError {}
 

@@ -14,7 +14,7 @@ import type {
   UserRequest,
   UserResponseContent,
 } from '../domain/types.js';
-import { TargetError } from '../errors.js';
+import { TargetError, TokenRefusedError } from '../errors.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, readEnvelope } from './envelope-reader.js';
@@ -117,7 +117,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     accept: 'application/json',
     'user-agent': USER_AGENT,
   };
-  let refusedMessage: string | undefined;
+  let refused: { message: string; status: number } | undefined;
   let closed = false;
   const redact = (text: string): string => text.split(options.token).join('[redacted]');
 
@@ -143,7 +143,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
   async function call<T>(method: Method, route: string, payload: unknown, callOptions?: CallOptions): Promise<ApiResult<T>> {
     const signal = callOptions?.signal ?? options.signal;
-    if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
+    if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
     if (closed) throw new TargetError('the remote client was closed');
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
@@ -158,7 +158,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           signal,
           debug: options.debug,
           async beforeAttempt() {
-            if (refusedMessage !== undefined) throw new TargetError(refusedMessage);
+            if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
             if (rateGate) await rateGate.wait(signal);
           },
           attempt: () => attemptOnce(method, path, body),
@@ -177,8 +177,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined): ApiResult<T> {
     const policy = statusPolicy(answer.status);
     if (policy === 'refused') {
-      refusedMessage = `the service refused the token (${answer.status}): check the token/profile (${host})`;
-      throw new TargetError(refusedMessage);
+      refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
+      throw new TokenRefusedError(refused.message, refused.status);
     }
     if (policy === 'target') {
       throw new TargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer)}`);

@@ -30,7 +30,8 @@ async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSumma
   if (!deps.isTTY) return undefined;
   const [{ renderRunSummaryTable }, { colorEnabled }] = await Promise.all([import('./run-summary-table.js'), import('./table-format.js')]);
   const color = colorEnabled({ isTTY: deps.isTTY, env: deps.env });
-  return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun });
+  const width = (deps.progressStream as { columns?: number } | undefined)?.columns;
+  return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun, width });
 }
 
 export interface OpenReport {

@@ -188,3 +188,28 @@ describe('the local store is found like .git', () => {
       expect(io.stderr.text).toContain(`no store yet at ${join(sub, '.examctl-store')}`);
     }));
 });
+
+describe('invigilators remove says who was removed', () => {
+  it('names the removed ids and the ones that were not invigilators', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-2', 'stu-2001'], io.deps)).toBe(1);
+      expect(io.stderr.text).toContain('removed from S-FUTURE: inv-1, inv-2\n');
+      expect(io.stderr.text).toContain('not invigilators of S-FUTURE (nothing to remove): stu-2001');
+      const dry = testDeps(dir);
+      await runCli(['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-3', '--dry-run'], dry.deps);
+      expect(dry.stderr.text).toContain('would remove from S-FUTURE: inv-3');
+    }));
+});
+
+describe('an unknown CSV header suggests the column it resembles', () => {
+  it('Emial -> Email, FristName -> FirstName; an unrelated name suggests nothing', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'typo.csv'), 'ExternalId,FristName,LastName,Emial,Shoe\nu-1,A,B,a@example.test,42\n');
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'typo.csv', '--dry-run'], io.deps)).toBe(2);
+      expect(io.stderr.text).toContain('"FristName" (did you mean "FirstName"?)');
+      expect(io.stderr.text).toContain('"Emial" (did you mean "Email"?)');
+      expect(io.stderr.text).toMatch(/"Shoe"(?! \(did)/);
+    }));
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { copyFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/program.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 const USERS = resolve(__dirname, '../../fixtures/users.csv');
@@ -34,6 +35,8 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
       const io = testDeps(dir);
       expect(await runCli(argv, io.deps)).toBe(2);
       expect(io.stderr.text).toContain(message);
-      expect(io.stdout.text).toBe('');
+      // Only a run that asked for JSON (--json) gets the error document; the others print nothing.
+      if (argv.includes('--json')) expectOnlyErrorDocument(io.stdout.text, 2);
+      else expect(io.stdout.text).toBe('');
     }));
 });

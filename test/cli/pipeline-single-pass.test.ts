@@ -16,6 +16,7 @@ import type { InputRecord } from '../../src/input/record.js';
 import { SpoolSink, StringSink } from '../../src/report/text-sink.js';
 import type { CommandDeps } from '../../src/cli/context.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 
@@ -53,7 +54,7 @@ describe('dry run: one read, report held back until the read completed', () => {
       const lastLine = rows.length + 2;
       const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--json', '--report', join(dir, 'out.json')]);
       expect(code).toBe(2);
-      expect(stdout).toBe('');
+      expectOnlyErrorDocument(stdout, 2);
       expect(stderr).toContain(`users.csv:${lastLine}: quote not closed`);
       expect(stderr).not.toContain('3000 items');
       expect((await readdir(dir)).filter((name) => name.includes('out.json'))).toEqual([]);
@@ -68,7 +69,7 @@ describe('dry run: one read, report held back until the read completed', () => {
       await writeFile(input, `${HEADER}\n${rows.join('\n')}\nu-y,Ada\n`);
       const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--json']);
       expect(code).toBe(2);
-      expect(stdout).toBe('');
+      expectOnlyErrorDocument(stdout, 2);
       expect(stderr).toContain(`users.csv:${rows.length + 2}: row has 2 cells but the header has 6 columns`);
       expect(await spoolFiles()).toEqual([]);
     });
@@ -188,7 +189,7 @@ describe('real run on the local engine', () => {
       await writeFile(input, `${HEADER}\n${userRows(3000).join('\n')}\nu-x,"unclosed\n`);
       const { code, stdout } = await cli(dir, ['user', 'sync', '--file', input, '--json']);
       expect(code).toBe(2);
-      expect(stdout).toBe('');
+      expectOnlyErrorDocument(stdout, 2);
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });
   });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT, type Finished } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 export { BIN, ROOT, ensureBuilt, examctl } from '../support/cli.js';
 export { parseCsv } from '../support/csv.js';
@@ -44,11 +45,14 @@ export function parseReport(run: Run): Report {
   return JSON.parse(text) as Report;
 }
 
-/** A structural refusal: exit 2, nothing on stdout, one `examctl: file:line: reason` line. */
+/**
+ * A structural refusal: exit 2, one `examctl: file:line: reason` line, and no report on stdout
+ * (nothing, or with --json the one error document).
+ */
 export function expectRefused(run: Run, file: string, line: number, reason: RegExp): void {
   expectNoStack(run);
   expect(run.code).toBe(2);
-  expect(run.stdout).toBe('');
+  if (run.stdout !== '') expectOnlyErrorDocument(run.stdout, 2);
   expect(run.stderr).toContain(`${file}:${line}: `);
   expect(run.stderr).toMatch(reason);
 }

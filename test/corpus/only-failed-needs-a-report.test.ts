@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpus, examctl, inTempDir } from './helpers.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 // `--only-failed` reads a run report CSV. A file without a status column (the original CSV
 // picked instead of result.csv) is a usage error, exit 2, nothing sent, naming the file and the
@@ -10,7 +11,7 @@ describe('--only-failed on a file without a status column', () => {
     await inTempDir(async (dir) => {
       const run = await examctl(['user', 'sync', '--file', corpus('booleans.csv'), '--only-failed', '--dry-run', '--json', '--store', join(dir, 's')], dir);
       expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
+      expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toContain('no status column in');
       expect(run.stderr).toContain('booleans.csv');
     });
@@ -50,7 +51,7 @@ describe('--only-failed on a file without a status column', () => {
       await writeFile(ids, 'inv-1\ninv-2\n');
       const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--only-failed', '--json', '--store', store], dir);
       expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
+      expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toContain('--only-failed needs a run report CSV');
       expect(run.stderr).toContain('no status column in');
       const bare = await examctl(['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--only-failed', '--store', store], dir);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { corpus, ensureBuilt, examctl, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 // schedule push on request JSONs and a sittings CSV; invigilators remove on every id-file form.
 // Everything against the demo world (a fresh store per test), clock 2026-11-21T10:00:00Z.
@@ -75,7 +76,7 @@ describe('schedule push', () => {
     await inTempDir(async (dir) => {
       const run = await examctl(['schedule', 'push', '--file', corpus('excel-csv-utf8.csv'), '--dry-run', '--json', '--store', join(dir, 's')], dir);
       expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
+      expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toMatch(/excel-csv-utf8\.csv:1: unknown columns: "ExternalId", "Role", "Hierarchies"/);
     });
   });

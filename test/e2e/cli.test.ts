@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ROOT, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
+import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 const FIXTURES = join(ROOT, 'fixtures');
 
@@ -53,12 +54,12 @@ describe('examctl binary', () => {
     });
   });
 
-  it('a bad input file exits 2 naming file:line, with nothing on stdout', async () => {
+  it('a bad input file exits 2 naming file:line, with only the error document on stdout', async () => {
     await inTempDir(async (dir) => {
       await writeFile(join(dir, 'bad.json'), '[\n  {"ExternalId": "u-1", "FirstName": "A", "LastName": "B"},\n  {"ExternalId": \n');
       const run = await examctl(['user', 'sync', '--file', 'bad.json', '--json'], dir);
       expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
+      expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toMatch(/^examctl: bad\.json:\d+: /);
     });
   });

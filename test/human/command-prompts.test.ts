@@ -66,7 +66,9 @@ describe('user sync on a terminal without --file', () => {
         // Author, Invigilator. Enter alone picks Candidate, never an administrator role.
         { expect: 'Invigilator', keys: KEY.enter },
         { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
-        { expect: 'Hierarchy external id', keys: `H-NORTH${KEY.enter}` },
+        // The local store's hierarchies are a searchable picker: the exact id comes first.
+        { expect: 'Hierarchy (type to search)', keys: 'H-NORTH' },
+        { expect: 'H-NORTH  ', keys: KEY.enter },
         { expect: 'Permissions in H-NORTH', keys: `${KEY.down}${KEY.down}${KEY.space}${KEY.enter}` },
         { expect: 'Add another hierarchy membership?', keys: KEY.enter },
       ]);
@@ -220,6 +222,56 @@ describe('schedule push on a terminal with a candidates file and no schedule fla
       expect(session.screen).not.toContain('Assessment external id');
       const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-PROMPTED')!;
       expect(schedule.Candidates.map((c) => c.CandidateExtId)).toEqual(['stu-9001', 'stu-9002']);
+    });
+  });
+});
+
+describe('after a failed send from prompts: correct the answers instead of typing them all again', () => {
+  it('schedule push: the refused answer is ticked, asked again with the earlier one as default, and sent again', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      const sent: Array<Record<string, unknown>> = [];
+      const api = {
+        async createSchedule(request: { Schedule: Record<string, unknown> }): Promise<ApiResult<unknown>> {
+          sent.push({ ...request.Schedule });
+          return request.Schedule.AssessmentExtId === 'A-NOPE'
+            ? ({ status: 400, envelope: { Success: false, Content: null, Errors: [{ Field: 'Schedule.AssessmentExtId', Code: null, Message: 'Assessment not found: A-NOPE' }] } } as ApiResult<unknown>)
+            : ({ status: 200, envelope: { Success: true, Content: 'S-FIXED', Errors: null } } as ApiResult<unknown>);
+        },
+        async close() {},
+      } as unknown as IntegrationApi;
+      const session = await atTerminal(
+        dir,
+        ['schedule', 'push', '--file', 'candidates.csv', '--schedule-id', 'S-FIXED', '--start', '2026-12-14T09:00:00Z', '--group', 'H-NORTH', '--group-name', 'North'],
+        [
+          { expect: 'Assessment external id', keys: `A-NOPE${KEY.enter}` },
+          { expect: 'Correct the answers and send again?', keys: KEY.enter },
+          { expect: 'Answers to change', keys: KEY.enter },
+          { expect: 'Assessment external id', keys: `${KEY.clearLine}A-MATH-1${KEY.enter}` },
+        ],
+        { deps: { openApi: async () => api, openDirectory: async () => null } },
+      );
+      expect(session.code, session.stderr).toBe(0);
+      expect(session.screen).toContain('Assessment not found: A-NOPE');
+      expect(sent.map((schedule) => schedule.AssessmentExtId)).toEqual(['A-NOPE', 'A-MATH-1']);
+      expect(sent[1]).toMatchObject({ GroupExtId: 'H-NORTH', GroupName: 'North' });
+    });
+  });
+
+  it('schedule push on the local store: the assessment is a picker of the store, an unknown id finds nothing', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      const session = await atTerminal(
+        dir,
+        ['schedule', 'push', '--file', 'candidates.csv', '--schedule-id', 'S-PICKED', '--start', '2026-12-14T09:00:00Z', '--group', 'H-NORTH', '--group-name', 'North'],
+        [
+          { expect: 'Assessment external id (type to search)', keys: 'A-NOPE' },
+          { expect: 'No results', keys: `${'\u007f'.repeat(6)}math` },
+          { expect: 'A-MATH-1', keys: KEY.enter },
+        ],
+      );
+      expect(session.code, session.stderr).toBe(0);
+      expect((await exported(dir)).Schedules.some((entry) => entry.ScheduleExtId === 'S-PICKED')).toBe(true);
     });
   });
 });

@@ -113,6 +113,19 @@ describe('remote run: a target that cannot be used', () => {
     });
   });
 
+  it('403 with --json: the one JSON document on stdout says the run was refused, not only by its counts', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'not allowed' }] } };
+      const { code, stdout, report } = await remoteSync(dir, ['--concurrency', '2', '--json']);
+      expect(code).toBe(3);
+      const document = JSON.parse(stdout) as Report & { error: { exitCode: number; kind: string; status?: number } };
+      expect(document.error).toMatchObject({ exitCode: 3, kind: 'refused' });
+      expect(document.summary.skipped).toBe(USERS);
+      expect((report as Report & { error?: unknown }).error).toMatchObject({ kind: 'refused' });
+      expect(stdout).not.toContain(TOKEN);
+    });
+  });
+
   it('503 on every attempt: retried (Retry-After 0), then exit 3 naming the attempts; nothing after it is sent', async () => {
     await withTempDir(async (dir) => {
       server.fallback = { status: 503, headers: { 'retry-after': '0' }, body: '<html>down for maintenance</html>' };

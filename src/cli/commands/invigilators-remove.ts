@@ -41,7 +41,7 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps,
     return record;
   });
   const removal = new RemovalCall(options.scheduleExtId);
-  const job: RecordJob<string> = {
+  const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: 'invigilators remove',
     // One batch: every id is dispatched before the call leaves, so it carries them all.
     records: () => batchedRecords(async function* () {
@@ -51,8 +51,23 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps,
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     readsOnlyFailedItself: true,
+    // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
+    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
   };
-  return (await runPipeline(job, options, deps, target)).exitCode;
+  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  await sayWhoWasRemoved(options.scheduleExtId, remembered, options.dryRun ?? false, deps);
+  return exitCode;
+}
+
+/** How many ids the line names before it only counts. */
+const NAMED_IDS = 20;
+
+async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id: string; removed: boolean }[], dryRun: boolean, deps: CommandDeps): Promise<void> {
+  const list = (ids: string[]) => `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
+  const removed = remembered.filter((kept) => kept.removed).map((kept) => kept.id);
+  const notThere = remembered.filter((kept) => !kept.removed).map((kept) => kept.id);
+  if (removed.length > 0) await deps.stderr.write(`${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}\n`);
+  if (notThere.length > 0) await deps.stderr.write(`not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}\n`);
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */

@@ -20,7 +20,8 @@ import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
-import type { TargetOf } from '../target.js';
+import { openTargetDirectory, type TargetOf } from '../target.js';
+import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
 import { readInput, sourceRowsOf } from './input-helpers.js';
 import type { SchedulePushOptions } from './schedule-push.options.js';
 
@@ -52,21 +53,37 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
   const file = options.file;
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone }));
-  await completeRequiredFields(defaults, records, options, deps);
+  const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options, deps);
-  const job: RecordJob<PreparedSchedule, { line: number; id: string }> = {
+  const job: RecordJob<PreparedSchedule, Remembered> = {
     command: 'schedule push',
     records,
     units: (batches) => scheduleUnits(batches, defaults),
     describeSend: (records) => describeRequests(records, defaults),
     send: sendSchedule,
-    // Ids the service chose: shown, since the admin needs them for the next command.
-    remember: (unit, _payload, outcome) => (unit.id === null && outcome.id !== undefined && outcome.status !== 'failed' ? { line: unit.source.line, id: outcome.id } : undefined),
+    // Ids the service chose: shown, since the admin needs them for the next command. A refused
+    // schedule whose fields were asked: its problems, to offer correcting the answers.
+    remember: (unit, _payload, outcome) =>
+      outcome.status === 'failed'
+        ? asked === undefined
+          ? undefined
+          : { line: unit.source.line, problems: outcome.errors }
+        : unit.id === null && outcome.id !== undefined
+          ? { line: unit.source.line, id: outcome.id }
+          : undefined,
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
-  if (remembered.length > 0) {
+  let { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
+  for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
+    if (!(await correctAnswers(asked, refused, defaults, deps))) break;
+    ({ exitCode, remembered } = await runPipeline(job, options, deps, target));
+  }
+  if (remembered.some((kept) => 'id' in kept)) {
     // Answers come in as they complete; the note follows the file (first few only).
-    const generated = [...remembered].sort((a, b) => a.line - b.line).map((kept) => kept.id);
+    const generated = remembered
+      .filter((kept): kept is { line: number; id: string } => 'id' in kept)
+      .sort((a, b) => a.line - b.line)
+      .map((kept) => kept.id);
     const shown = generated.slice(0, 5).join(', ');
     await deps.stderr.write(`generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}\n`);
     if (generated.length === 1) {
@@ -74,6 +91,35 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
     }
   }
   return exitCode;
+}
+
+type Remembered = { line: number; id: string } | { line: number; problems: Problem[] };
+
+function refusedProblems(remembered: readonly Remembered[]): Problem[] | undefined {
+  const refused = remembered.find((kept): kept is { line: number; problems: Problem[] } => 'problems' in kept);
+  return refused?.problems;
+}
+
+/** What was asked and how, so a correction asks the same way. */
+interface AskedFields {
+  names: ScheduleFieldName[];
+  choices: StoreChoices | undefined;
+}
+
+async function correctAnswers(asked: AskedFields, problems: readonly Problem[], defaults: ScheduleDefaults, deps: CommandDeps): Promise<boolean> {
+  const { offerCorrection, promptScheduleFields } = await import('../prompts.js');
+  const io = promptIoOf(deps);
+  const given = asked.names.map((name) => ({ name, label: name, value: stringOf(defaults.schedule[name]) }));
+  const again = await offerCorrection(given, problems, io);
+  if (again === null) return false;
+  const earlier = Object.fromEntries(given.map((answer) => [answer.name, answer.value]).filter(([, value]) => value !== undefined));
+  const known = Object.fromEntries(Object.entries(defaults.schedule).filter(([field]) => !again.includes(field as ScheduleFieldName)));
+  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier }));
+  return true;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 async function scheduleDefaults(options: SchedulePushOptions, deps: CommandDeps): Promise<ScheduleDefaults> {
@@ -101,23 +147,42 @@ type RequiredField = keyof typeof REQUIRED_FIELD_FLAGS;
  * from flags or --schedule: asked on a terminal, else a usage error naming the flags. Files
  * with the columns (sittings, whole JSON requests) are checked per record instead.
  */
-async function completeRequiredFields(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, options: SchedulePushOptions, deps: CommandDeps): Promise<void> {
+async function completeRequiredFields(
+  defaults: ScheduleDefaults,
+  records: () => AsyncIterable<InputRecord>,
+  options: SchedulePushOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<AskedFields | undefined> {
   let first: InputRecord | undefined;
   for await (const record of records()) {
     first = record;
     break;
   }
-  if (first === undefined || isRequestRecord(first)) return;
+  if (first === undefined || isRequestRecord(first)) return undefined;
   const header = new Set((first.raw?.header ?? Object.keys(first.fields)).map(normalizeColumnName));
   const missing = (Object.keys(REQUIRED_FIELD_FLAGS) as RequiredField[]).filter(
     (field) => defaults.schedule[field] === undefined && !header.has(normalizeColumnName(field)),
   );
-  if (missing.length === 0) return;
+  if (missing.length === 0) return undefined;
   const { missingValue, promptScheduleFields } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
   await deps.stderr.write(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})\n`);
-  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule));
+  // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
+  const choices = await storeChoices(deps, target);
+  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, choices ? { choices } : {}));
+  return { names: missing, choices };
+}
+
+async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreChoices | undefined> {
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
+  if (directory === null) return undefined;
+  try {
+    return { assessments: directory.assessments(), hierarchies: directory.hierarchies() };
+  } finally {
+    await directory.close();
+  }
 }
 
 /** Schedules whose start is past are named, at most this many, then counted. */

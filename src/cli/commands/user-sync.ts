@@ -17,15 +17,24 @@ export const PROMPT_SOURCE = '<prompt>';
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const prompted = options.file === undefined;
+  let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    records: await userRecords(options, deps, target),
+    records: prompted ? promptedRecord(() => fields ?? {}) : userRecords(options, deps),
     ...unitPerRecord(userUnit),
     send: sendUser,
     // A prompted user is remembered to say what became of it; a file run keeps nothing.
     ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  if (prompted) fields = await askUser(options, deps, target);
+  let { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
+  while (prompted && fields !== undefined && remembered.at(-1)?.outcome.status === 'failed') {
+    const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
+    if (corrected === null) break;
+    fields = corrected;
+    ({ exitCode, remembered } = await runPipeline(job, options, deps, target));
+  }
   // One prompted user: say what became of it (the summary table only counts).
   const last = remembered.at(-1);
   if (last !== undefined && last.outcome.status !== 'failed') {
@@ -34,18 +43,30 @@ export async function run(options: UserSyncOptions, deps: CommandDeps, target: T
   return exitCode;
 }
 
-async function userRecords(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<() => AsyncIterable<InputRecord>> {
-  if (options.file !== undefined) {
-    const file = options.file;
-    return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone });
-  }
+function userRecords(options: UserSyncOptions, deps: CommandDeps): () => AsyncIterable<InputRecord> {
+  const file = options.file as string;
+  return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone });
+}
+
+/** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */
+function promptedRecord(fields: () => Record<string, unknown>): () => AsyncIterable<InputRecord> {
+  return async function* () {
+    yield { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields: fields() };
+  };
+}
+
+async function askUser(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
-  const fields = await promptOneUser(deps, target, promptUser);
-  const record: InputRecord = { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields };
-  return async function* () {
-    yield record;
-  };
+  return promptOneUser(deps, target, promptUser);
+}
+
+/** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
+async function correctUser(fields: Record<string, unknown>, problems: readonly Problem[], deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown> | null> {
+  const { offerCorrection, promptUser } = await import('../prompts.js');
+  const given = Object.entries(fields).map(([name, value]) => ({ name, label: name, value: typeof value === 'string' ? value : JSON.stringify(value) }));
+  if ((await offerCorrection(given, problems, promptIoOf(deps))) === null) return null;
+  return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>);
 }
 
 /**
@@ -56,6 +77,7 @@ async function promptOneUser(
   deps: CommandDeps,
   target: TargetOf,
   promptUser: typeof import('../prompts.js').promptUser,
+  earlier?: Partial<UserRequest>,
 ): Promise<Record<string, unknown>> {
   const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
   try {
@@ -63,13 +85,20 @@ async function promptOneUser(
     return await promptUser(
       {
         ...(roles.length > 0 ? { roles } : {}),
-        ...(directory ? { lookup: (externalId: string) => directory.userOf(externalId) } : {}),
+        ...(directory ? { lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier), hierarchies: directory.hierarchies() } : {}),
+        ...(earlier ? { existing: earlier } : {}),
       },
       promptIoOf(deps),
     );
   } finally {
     await directory?.close();
   }
+}
+
+/** A stored user's values, with the person's earlier answers over them when correcting that same user. */
+function withEarlier(stored: Partial<UserRequest> | null, externalId: string, earlier: Partial<UserRequest> | undefined): Partial<UserRequest> | null {
+  if (stored === null || earlier === undefined || earlier.ExternalId !== externalId) return stored;
+  return { ...stored, ...earlier };
 }
 
 function userUnit(record: InputRecord): Unit<UserRequest> {
