@@ -139,6 +139,7 @@ describe('honest ends', () => {
     const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
     expect(report.run).toMatch(/^\d{8}T/);
     expect(report.summary.total).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
     await resumeUntilFinished();
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
   }, 60_000);
