@@ -118,6 +118,8 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     const report = await showLast();
     expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);
     expect(report.summary.total).toBe(300);
+    // The resumed attempts name the input file as the run was given it.
+    expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(new Set(['sittings.csv']));
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
     expect(created).toHaveLength(300);
