@@ -1,5 +1,6 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
+import { InterruptedError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
@@ -74,6 +75,11 @@ export class RecordDispatcher<P, R> {
     return sent.then(
       (outcome) => this.answer(unit, payload, journal === undefined ? outcome : journal.answered(n, unit, outcome)),
       (error: unknown) => {
+        // Interrupted while queued for a request slot or a retry: not a target failure.
+        if (error instanceof InterruptedError && this.signal?.aborted) {
+          this.stop ??= { kind: 'interrupted' };
+          return skipped(unit);
+        }
         const fatal = error instanceof Error ? error : new Error(String(error));
         if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
         return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
