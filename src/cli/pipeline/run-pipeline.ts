@@ -18,9 +18,6 @@ import { RecordSource } from './record-source.js';
  */
 const LOCAL_CONCURRENCY = 256;
 
-/** How many times --concurrency a journaled remote run dispatches (see the window below). */
-const JOURNALED_REMOTE_AHEAD = 4;
-
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
 
@@ -53,14 +50,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     signal: deps.signal,
     ...(journal === undefined ? {} : { journal }),
   });
-  // A journaled remote run dispatches ahead of the client's own limit (which still holds the
-  // requests in flight to --concurrency): the units waiting for their "sent" fsync then do not
-  // take request slots, and one fsync covers several answers' worth of sends.
-  const window = job.sendsTogether
-    ? Infinity
-    : target.kind === 'local'
-      ? LOCAL_CONCURRENCY
-      : target.remote.concurrency * (journal === undefined ? 1 : JOURNALED_REMOTE_AHEAD);
+  const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const scheduler = new InOrderScheduler<ReportEntry>({
     window,
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
