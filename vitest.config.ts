@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Child-process tests (kill -9, concurrent writers, e2e) need the built dist/ from `prepare`.
     pool: 'forks',
+    // Journaled runs of in-process tests write under a private HOME, never the real one.
+    setupFiles: ['test/support/private-home.ts'],
   },
 });

@@ -158,6 +158,11 @@ export function mask(value: unknown, key = ''): unknown {
         out[k] = '<target>';
         continue;
       }
+      // Each run's journal id is its own.
+      if (k === 'run' && typeof v === 'string') {
+        out[k] = '<run>';
+        continue;
+      }
       out[k] = mask(v, k);
     }
     return out;

@@ -118,6 +118,8 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     const report = await showLast();
     expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);
     expect(report.summary.total).toBe(300);
+    // The resumed attempts name the input file as the run was given it.
+    expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(new Set(['sittings.csv']));
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
     expect(created).toHaveLength(300);
@@ -139,6 +141,7 @@ describe('honest ends', () => {
     const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
     expect(report.run).toMatch(/^\d{8}T/);
     expect(report.summary.total).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
     await resumeUntilFinished();
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
   }, 60_000);

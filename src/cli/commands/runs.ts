@@ -106,8 +106,9 @@ export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps
     const load = COMMANDS[opened.record.header.command];
     if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
     const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
-    const typed = options as never;
-    return await run(typed, { ...deps, resume: opened, invocation: options }, targetOnce(options as GlobalOptions, deps));
+    const recordedCwd = opened.record.header.options.cwd;
+    const resumedDeps: CommandDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options };
+    return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
     await opened.journal.close();
@@ -116,7 +117,7 @@ export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps
 
 function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {
   const { header } = opened.record;
-  const { pinSha256, ...recorded } = header.options;
+  const { pinSha256, cwd: _cwd, ...recorded } = header.options;
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
     if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same --pin again (the journal keeps only its hash)`);

@@ -1,5 +1,6 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
+import { InterruptedError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
@@ -68,18 +69,34 @@ export class RecordDispatcher<P, R> {
     const api = this.api;
     if (api === null) return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [] }, unit), rows: unit.rows };
     const payload = prepared.value;
-    const sent =
-      journal === undefined
-        ? this.job.send(api, payload, this.options.callOptions)
-        : journal.sending(n, unit).then(() => this.job.send(api, payload, this.options.callOptions));
-    return sent.then(
-      (outcome) => this.answer(unit, payload, journal === undefined ? outcome : journal.answered(n, unit, outcome)),
-      (error: unknown) => {
-        const fatal = error instanceof Error ? error : new Error(String(error));
-        if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
-        return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
-      },
-    );
+    if (journal === undefined) {
+      return this.job.send(api, payload, this.options.callOptions).then(
+        (outcome) => this.answer(unit, payload, outcome),
+        (error: unknown) => this.failed(unit, error),
+      );
+    }
+    return journal.sending(n, unit).then(() => {
+      // The run may have stopped while this unit waited for its fsync: then it is not sent
+      // (the journal's "sent" without an answer makes a resume send it, harmlessly).
+      if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
+      if (this.stop !== undefined) return skipped(unit);
+      return this.job.send(api, payload, this.options.callOptions).then(
+        (outcome) => this.answer(unit, payload, journal.answered(n, unit, outcome)),
+        (error: unknown) => this.failed(unit, error),
+      );
+    }, (error: unknown) => this.failed(unit, error));
+  }
+
+  /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */
+  private failed(unit: Unit<P>, error: unknown): ReportEntry {
+    // Interrupted while queued for a request slot or a retry: not a target failure.
+    if (error instanceof InterruptedError && this.signal?.aborted) {
+      this.stop ??= { kind: 'interrupted' };
+      return skipped(unit);
+    }
+    const fatal = error instanceof Error ? error : new Error(String(error));
+    if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+    return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {

@@ -36,9 +36,11 @@ export function pinDigest(pin: string): string {
 const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
 
 /**
- * Starts the journal of a new run, or continues the one `runs resume` opened. The input file
- * and the options are recorded with the path made absolute, so a resume from another directory
- * reads the same file. A --pin is recorded only as its SHA-256 (a resume asks for it again).
+ * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
+ * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
+ * resolves them from there, and reports the input file under the same name. --store and
+ * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
+ * it again).
  */
 export async function startJournaling(
   command: string,
@@ -76,7 +78,6 @@ export async function startJournaling(
   let input = null;
   if (typeof invocation.file === 'string' && invocation.file !== '-') {
     const file = resolve(deps.cwd, invocation.file);
-    invocation.file = file;
     input = await fingerprintInput(file).catch((error: NodeJS.ErrnoException) => {
       throw new RunJournalError(`cannot read ${file} for the run journal: ${error.code ?? error.message}`);
     });
@@ -85,6 +86,7 @@ export async function startJournaling(
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
   const recorded = recordedOptions(invocation);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
+  recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome });
