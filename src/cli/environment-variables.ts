@@ -19,6 +19,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_PROFILE', meaning: 'the config profile to use (base URL, token file, defaults).', flag: '--profile' },
   { name: 'EXAMCTL_CONFIG_DIR', meaning: 'where config.json and stored tokens live (default $XDG_CONFIG_HOME/examctl, else ~/.config/examctl).' },
   { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },
+  { name: 'EXAMCTL_RUNS_DIR', meaning: 'where run journals are kept (default $XDG_STATE_HOME/examctl/runs, else ~/.local/state/examctl/runs).', flag: '--runs-dir' },
   { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, in milliseconds (default 10000).' },
   { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
@@ -27,6 +28,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
   { name: 'TERM', meaning: 'dumb: no colour.' },
   { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set.' },
+  { name: 'XDG_STATE_HOME', meaning: 'the run journals\' base directory when EXAMCTL_RUNS_DIR is not set.' },
+  { name: 'LOCALAPPDATA', meaning: 'Windows: the run journals live in %LOCALAPPDATA%\\examctl\\runs when EXAMCTL_RUNS_DIR is not set.' },
+  { name: 'UV_THREADPOOL_SIZE', meaning: "Node's I/O thread pool size (default 4); the local engine hashes at most one password fewer than that at once, so store I/O is never starved." },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: "a PEM file of extra CA certificates, read by Node: for a service whose certificate comes from a private CA." },
   { name: 'HOME', meaning: 'expands ~ in token file paths, and is where the search for a store stops.' },
 ];

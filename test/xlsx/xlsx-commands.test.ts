@@ -236,12 +236,12 @@ describe('review-session show -o xlsx', () => {
 });
 
 describe('report files', () => {
-  it('--report with another extension names the three that work', async () => {
+  it('--report with another extension names the formats that work', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'u.csv'), `${USER_HEADER.join(',')}\n`);
       const { code, stderr } = await cli(dir, ['user', 'sync', '--file', 'u.csv', '--report', 'r.ods']);
       expect(code).toBe(2);
-      expect(stderr).toContain('.json, .csv or .xlsx');
+      expect(stderr).toContain('.json, .csv, .xlsx or .xml');
       expect(await readFile(join(dir, 'u.csv'), 'utf8')).toContain('ExternalId');
     });
   });
