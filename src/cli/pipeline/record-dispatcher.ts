@@ -76,10 +76,11 @@ export class RecordDispatcher<P, R> {
       );
     }
     return journal.sending(n, unit).then(() => {
-      // The run may have stopped while this unit waited for its fsync: then it is not sent
-      // (the journal's "sent" without an answer makes a resume send it, harmlessly).
+      // An interrupt or a target failure while this unit waited for its fsync: it is not sent
+      // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
+      // dispatched before --max-errors was reached is sent, as it would be without a journal.
       if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
-      if (this.stop !== undefined) return skipped(unit);
+      if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
       return this.job.send(api, payload, this.options.callOptions).then(
         (outcome) => this.answer(unit, payload, journal.answered(n, unit, outcome)),
         (error: unknown) => this.failed(unit, error),
