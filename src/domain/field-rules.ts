@@ -367,3 +367,61 @@ export function passThroughRule(name: string): FieldRule {
     },
   };
 }
+
+export interface StringListSpec {
+  max: number;
+  tooManyCode: ProblemCode;
+  /** What one entry is called in the duplicate message ("Label", "Allowed IP"). */
+  entryName: string;
+  /**
+   * A trimmed, non-empty entry's identity for the duplicate check (the text itself, or a
+   * canonical form), or null when the entry is invalid.
+   */
+  keyOf(trimmed: string): string | null;
+  invalidCode: ProblemCode;
+  invalidMessage: string;
+  duplicateCode: ProblemCode;
+  wire: WireBuilder;
+}
+
+/**
+ * A list of strings, sent trimmed: at most `max` entries, each checked after trimming (blank is
+ * invalid), and no two with the same key. Every problem is reported, not only the first.
+ */
+export function stringListRule(name: string, spec: StringListSpec): FieldRule {
+  const { max, tooManyCode, entryName, keyOf, invalidCode, invalidMessage, duplicateCode } = spec;
+  return {
+    name,
+    wire: spec.wire,
+    check(value, path, problems) {
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value)) {
+        problems.push({ field: path, code: null, message: `${name} must be a list of strings` });
+        return undefined;
+      }
+      let ok = true;
+      if (value.length > max) {
+        problems.push({ field: path, code: tooManyCode, message: `${name} has ${value.length} entries; at most ${max} are allowed` });
+        ok = false;
+      }
+      const out: string[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < value.length; i++) {
+        const entry: unknown = value[i];
+        const text = typeof entry === 'string' ? entry.trim() : '';
+        const key = text === '' ? null : keyOf(text);
+        if (key === null) {
+          problems.push({ field: `${path}[${i}]`, code: invalidCode, message: invalidMessage });
+          ok = false;
+        } else if (seen.has(key)) {
+          problems.push({ field: `${path}[${i}]`, code: duplicateCode, message: `${entryName} "${text}" appears more than once` });
+          ok = false;
+        } else {
+          seen.add(key);
+          out.push(text);
+        }
+      }
+      return ok ? out : undefined;
+    },
+  };
+}

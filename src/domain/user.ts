@@ -11,6 +11,7 @@ import {
   enumRule,
   isUnset,
   ruleTable,
+  stringListRule,
   stringRule,
   tableWire,
   validateFields,
@@ -54,8 +55,14 @@ export const HIERARCHY_TABLE: RuleTable = ruleTable('hierarchy membership', [
   enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
 ]);
 
-const labelsRule: FieldRule = {
-  name: 'Labels',
+const labelsRule = stringListRule('Labels', {
+  max: MAX_LABELS,
+  tooManyCode: ErrorCode.TooManyLabels,
+  entryName: 'Label',
+  keyOf: (label) => (exceedsLength(label, MAX_LABEL_LENGTH) ? null : label),
+  invalidCode: ErrorCode.LabelInvalid,
+  invalidMessage: `Each label must be 1 to ${MAX_LABEL_LENGTH} characters (after trimming spaces)`,
+  duplicateCode: ErrorCode.LabelsDuplicate,
   wire: (zod) =>
     zod
       .array(zod.string().min(1).max(MAX_LABEL_LENGTH).regex(/\S/))
@@ -66,39 +73,17 @@ const labelsRule: FieldRule = {
           `${codeNote(ErrorCode.LabelInvalid)}, no duplicates after trimming, case-sensitive${codeNote(ErrorCode.LabelsDuplicate)}. Sent trimmed. ` +
           `An item's maxLength counts it as sent, spaces included; the API counts it trimmed, so it also takes a label padded past ${MAX_LABEL_LENGTH} characters.`,
       ),
-  check(value, path, problems) {
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) {
-      problems.push({ field: path, code: null, message: 'Labels must be a list of strings' });
-      return undefined;
-    }
-    let ok = true;
-    if (value.length > MAX_LABELS) {
-      problems.push({ field: path, code: ErrorCode.TooManyLabels, message: `Labels has ${value.length} entries; at most ${MAX_LABELS} are allowed` });
-      ok = false;
-    }
-    const out: string[] = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < value.length; i++) {
-      const entry: unknown = value[i];
-      const label = typeof entry === 'string' ? entry.trim() : '';
-      if (label === '' || exceedsLength(label, MAX_LABEL_LENGTH)) {
-        problems.push({ field: `${path}[${i}]`, code: ErrorCode.LabelInvalid, message: `Each label must be 1 to ${MAX_LABEL_LENGTH} characters (after trimming spaces)` });
-        ok = false;
-      } else if (seen.has(label)) {
-        problems.push({ field: `${path}[${i}]`, code: ErrorCode.LabelsDuplicate, message: `Label "${label}" appears more than once` });
-        ok = false;
-      } else {
-        seen.add(label);
-        out.push(label);
-      }
-    }
-    return ok ? out : undefined;
-  },
-};
+});
 
-const allowedIpAddressesRule: FieldRule = {
-  name: 'AllowedIpAddresses',
+// Duplicates are compared in canonical form (how the address is spelled does not matter); each entry is sent as written, trimmed.
+const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
+  max: MAX_IP_ADDRESSES,
+  tooManyCode: ErrorCode.TooManyIpAddresses,
+  entryName: 'Allowed IP',
+  keyOf: canonicalIpEntry,
+  invalidCode: ErrorCode.IpAddressInvalid,
+  invalidMessage: 'Each allowed IP must be an IPv4/IPv6 address, a CIDR block (10.0.0.0/8) or a range of one family (10.0.0.1-10.0.0.9, first <= last)',
+  duplicateCode: ErrorCode.IpAddressesDuplicate,
   wire: (zod) =>
     zod
       .array(zod.string().min(1).regex(/\S/))
@@ -108,41 +93,7 @@ const allowedIpAddressesRule: FieldRule = {
           `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
           `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed. The address syntax and first <= last are rules this document states in words only.`,
       ),
-  check(value, path, problems) {
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) {
-      problems.push({ field: path, code: null, message: 'AllowedIpAddresses must be a list of strings' });
-      return undefined;
-    }
-    let ok = true;
-    if (value.length > MAX_IP_ADDRESSES) {
-      problems.push({ field: path, code: ErrorCode.TooManyIpAddresses, message: `AllowedIpAddresses has ${value.length} entries; at most ${MAX_IP_ADDRESSES} are allowed` });
-      ok = false;
-    }
-    const out: string[] = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < value.length; i++) {
-      const entry: unknown = value[i];
-      const text = typeof entry === 'string' ? entry.trim() : '';
-      const canonical = text === '' ? null : canonicalIpEntry(text);
-      if (canonical === null) {
-        problems.push({
-          field: `${path}[${i}]`,
-          code: ErrorCode.IpAddressInvalid,
-          message: 'Each allowed IP must be an IPv4/IPv6 address, a CIDR block (10.0.0.0/8) or a range of one family (10.0.0.1-10.0.0.9, first <= last)',
-        });
-        ok = false;
-      } else if (seen.has(canonical)) {
-        problems.push({ field: `${path}[${i}]`, code: ErrorCode.IpAddressesDuplicate, message: `Allowed IP "${text}" appears more than once` });
-        ok = false;
-      } else {
-        seen.add(canonical);
-        out.push(text);
-      }
-    }
-    return ok ? out : undefined;
-  },
-};
+});
 
 const passwordRule: FieldRule = {
   name: 'Password',

@@ -5,7 +5,10 @@
 import { onlyGlobals, type GlobalOptions } from '../../src/cli/global-options.js';
 import { argument, choice, option, parsed, positiveInt, type OptionsOf } from '../../src/cli/option-table.js';
 import type { CommandRun } from '../../src/cli/program.js';
+import type { CollectionAddOptions } from '../../src/cli/commands/collection-add.options.js';
+import type { InvigilatorsRemoveOptions } from '../../src/cli/commands/invigilators-remove.options.js';
 import type { SchedulePushOptions } from '../../src/cli/commands/schedule-push.options.js';
+import type { UserSyncOptions } from '../../src/cli/commands/user-sync.options.js';
 
 const TABLE = [
   argument('name', '<name>', 'a name'),
@@ -53,3 +56,37 @@ export const wrongTable: CommandRun<Options> = async (options: Options & { repla
 export const renamed = (options: SchedulePushOptions): unknown => options.scheduleExtId;
 // Negated pairs share one property.
 export const pair = (options: SchedulePushOptions): boolean | undefined => options.proctoring;
+
+// The record commands take their flags out the same way; each kind of flag they hold is guarded.
+/** A flag from a shared table (FILE_OPTIONS' --only-failed, spread into user sync's) left in the options. */
+export function forgetsSharedFlag({ file, ignoreUnknownColumns, sheet, timezone, ...globals }: UserSyncOptions): unknown[] {
+  // @ts-expect-error
+  onlyGlobals(globals);
+  return [file, ignoreUnknownColumns, sheet, timezone];
+}
+
+/** A variadic argument (invigilators remove's [userExtId...]) never taken out. */
+export function forgetsArgument({ scheduleExtId, file, sheet, onlyFailed, ...globals }: InvigilatorsRemoveOptions): unknown[] {
+  // @ts-expect-error
+  onlyGlobals(globals);
+  return [scheduleExtId, file, sheet, onlyFailed];
+}
+
+/** A repeatable flag (collection add's --repository) never taken out. */
+export function forgetsRepeatable({ file, sheet, title, externalId, owner, taxonomy, ...globals }: CollectionAddOptions): unknown[] {
+  // @ts-expect-error
+  onlyGlobals(globals);
+  return [file, sheet, title, externalId, owner, taxonomy];
+}
+
+/** A negated pair (--proctoring / --no-proctoring) is one property: leaving it out fails like any flag. */
+export function forgetsPair({
+  file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, scheduleId, assessment, title, start, end, group,
+  groupName, scheduleGroup, scheduleGroupName, owner, pin, proctoringTemplate, lockOnConnectionLoss, keycode, autoCleanup, cleanupNoticePeriod,
+  ...globals
+}: SchedulePushOptions): unknown[] {
+  // @ts-expect-error
+  onlyGlobals(globals);
+  return [file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, scheduleId, assessment, title, start, end, group,
+    groupName, scheduleGroup, scheduleGroupName, owner, pin, proctoringTemplate, lockOnConnectionLoss, keycode, autoCleanup, cleanupNoticePeriod];
+}

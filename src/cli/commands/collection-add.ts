@@ -4,6 +4,7 @@ import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } f
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
+import { onlyGlobals, type GlobalOptions } from '../global-options.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -14,11 +15,17 @@ import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
-export async function run(options: CollectionAddOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const fromFile = options.file !== undefined;
+export async function run(
+  { file, sheet, title, externalId, owner, taxonomy, repository, ...globals }: CollectionAddOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  const options = onlyGlobals(globals);
+  const fromFile = file !== undefined;
+  const fieldFlags: CollectionFieldFlags = { title, externalId, owner, taxonomy, repository };
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: 'collection add',
-    records: await collectionRecords(options, deps),
+    records: fromFile ? await fileRecords(file, sheet, fieldFlags, deps) : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
@@ -38,28 +45,36 @@ function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
   return { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
 }
 
-async function collectionRecords(options: CollectionAddOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
-  if (options.file !== undefined) {
-    const flags = ['title', 'externalId', 'owner', 'taxonomy', 'repository'] as const;
-    const given = flags.filter((name) => options[name] !== undefined);
-    if (given.length > 0) {
-      const { UsageError } = await import('../../errors.js');
-      throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
-    }
-    const file = options.file;
-    return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet: options.sheet });
+/** The flags that give one collection's fields; with --file the fields come from the file instead. */
+interface CollectionFieldFlags {
+  title: string | undefined;
+  externalId: string | undefined;
+  owner: string | undefined;
+  taxonomy: string[] | undefined;
+  repository: string[] | undefined;
+}
+
+async function fileRecords(file: string, sheet: string | undefined, flags: CollectionFieldFlags, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+  const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
+  if (given.length > 0) {
+    const { UsageError } = await import('../../errors.js');
+    throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
-  let title = options.title;
+  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet });
+}
+
+async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+  let title = flags.title;
   if (title === undefined) {
     const { missingValue, promptCollectionTitle } = await import('../prompts.js');
     if (!promptsAllowed(options, deps)) throw missingValue('--title (or --file)');
     title = await promptCollectionTitle(promptIoOf(deps));
   }
   const fields: Record<string, unknown> = { Title: title };
-  if (options.externalId !== undefined) fields.ExternalId = options.externalId;
-  if (options.owner !== undefined) fields.Owner = options.owner;
-  if (options.taxonomy?.length) fields.Taxonomies = options.taxonomy.map((id) => ({ ExternalId: id }));
-  if (options.repository?.length) fields.ObjectiveRepositories = options.repository.map((id) => ({ ExternalId: id }));
+  if (flags.externalId !== undefined) fields.ExternalId = flags.externalId;
+  if (flags.owner !== undefined) fields.Owner = flags.owner;
+  if (flags.taxonomy?.length) fields.Taxonomies = flags.taxonomy.map((id) => ({ ExternalId: id }));
+  if (flags.repository?.length) fields.ObjectiveRepositories = flags.repository.map((id) => ({ ExternalId: id }));
   const record: InputRecord = { source: { file: FLAGS_SOURCE, line: 1, index: 0 }, fields };
   return async function* () {
     yield record;

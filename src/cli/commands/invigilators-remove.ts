@@ -9,6 +9,7 @@ import type { InputRecord, SourceRef } from '../../input/record.js';
 import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
+import { onlyGlobals, type GlobalOptions } from '../global-options.js';
 import { checkReportOption } from '../output.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -30,17 +31,22 @@ interface IdEntry {
  * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
  * is `partial`: the call went through and the person is not an invigilator there afterwards.
  */
-export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function run(
+  { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...globals }: InvigilatorsRemoveOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  const options = onlyGlobals(globals);
   checkReportOption(options);
-  const entries = await idEntries(options, deps, target);
-  const prepared = preparedIds(options.scheduleExtId, entries);
+  const entries = await idEntries({ userExtIds, file, sheet, onlyFailed }, deps, () => promptedIds(scheduleExtId, options, deps, target));
+  const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
     const record: InputRecord = { source: entry.source, fields: { UserExtId: entry.id } };
     unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string> });
     return record;
   });
-  const removal = new RemovalCall(options.scheduleExtId);
+  const removal = new RemovalCall(scheduleExtId);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: 'invigilators remove',
     // One batch: every id is dispatched before the call leaves, so it carries them all.
@@ -54,8 +60,8 @@ export async function run(options: InvigilatorsRemoveOptions, deps: CommandDeps,
     // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
     remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
-  await sayWhoWasRemoved(options.scheduleExtId, remembered, options.dryRun ?? false, deps);
+  const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
+  await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
   return exitCode;
 }
 
@@ -71,19 +77,23 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
-async function idEntries(options: InvigilatorsRemoveOptions, deps: CommandDeps, target: TargetOf): Promise<IdEntry[]> {
-  const entries: IdEntry[] = (options.userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
-  if (options.onlyFailed && options.file === undefined) throw notARunReport('give the report with --file');
-  if (options.file !== undefined) {
-    const listed = await readIdList(inputPathOf(options.file, deps), { displayName: displayNameOf(options.file), ...(options.sheet !== undefined ? { sheet: options.sheet } : {}) });
+async function idEntries(
+  { userExtIds, file, sheet, onlyFailed }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'>,
+  deps: CommandDeps,
+  prompted: () => Promise<IdEntry[]>,
+): Promise<IdEntry[]> {
+  const entries: IdEntry[] = (userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
+  if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
+  if (file !== undefined) {
+    const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
-    if (options.onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(options.file);
+    if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
     for (const entry of listed) {
-      if (options.onlyFailed && isOkStatus(entry.status)) continue;
+      if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });
     }
   }
-  if (entries.length === 0 && options.file === undefined) entries.push(...(await promptedIds(options, deps, target)));
+  if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
   if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
   return entries;
 }
@@ -138,7 +148,7 @@ class RemovalCall {
  * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
-async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
+async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
   const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
   const target = await targetOf();
@@ -146,11 +156,11 @@ async function promptedIds(options: InvigilatorsRemoveOptions, deps: CommandDeps
   let ids: string[];
   try {
     if (directory === null) {
-      ids = await promptInvigilatorIds(options.scheduleExtId, promptIoOf(deps));
+      ids = await promptInvigilatorIds(scheduleExtId, promptIoOf(deps));
     } else {
-      const invigilators = directory.invigilatorsOf(options.scheduleExtId);
-      if (invigilators === null) throw new UsageError(`no schedule ${options.scheduleExtId} on ${describeTarget(target.report)}: nothing to choose from`);
-      if (invigilators.length === 0) throw new UsageError(`schedule ${options.scheduleExtId} has no invigilators on ${describeTarget(target.report)}: nothing to remove`);
+      const invigilators = directory.invigilatorsOf(scheduleExtId);
+      if (invigilators === null) throw new UsageError(`no schedule ${scheduleExtId} on ${describeTarget(target.report)}: nothing to choose from`);
+      if (invigilators.length === 0) throw new UsageError(`schedule ${scheduleExtId} has no invigilators on ${describeTarget(target.report)}: nothing to remove`);
       const choices = invigilators.map((id) => {
         const person = directory.userOf(id);
         const name = person === null ? '' : [person.FirstName, person.LastName].filter((part) => part !== '').join(' ');

@@ -17,6 +17,7 @@ import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
+import { onlyGlobals, type GlobalOptions } from '../global-options.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -47,14 +48,23 @@ const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const satisfies Partial<Record<keyof SchedulePushOptions, string>>;
 
+/** The values of FLAG_FIELDS' flags, as given. */
+type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
+
 /** `examctl schedule push`: one POST /schedule per schedule request. */
-export async function run(options: SchedulePushOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const defaults = await scheduleDefaults(options, deps);
-  const file = options.file;
+export async function run(
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, ...rest }: SchedulePushOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
+  const options = onlyGlobals(globals);
+  const runOptions = { ...options, onlyFailed };
+  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
-  const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone }));
+  const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }));
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
-  await warnBeforeSending(defaults, records, options, deps);
+  await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: 'schedule push',
     records,
@@ -72,11 +82,11 @@ export async function run(options: SchedulePushOptions, deps: CommandDeps, targe
           ? { line: unit.source.line, id: outcome.id }
           : undefined,
   };
-  let { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
   // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
   for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
     if (!(await correctAnswers(asked, refused, defaults, deps))) break;
-    ({ exitCode, remembered } = await runPipeline(job, options, deps, target));
+    ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
   }
   if (remembered.some((kept) => 'id' in kept)) {
     // Answers come in as they complete; the note follows the file (first few only).
@@ -122,14 +132,31 @@ function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-async function scheduleDefaults(options: SchedulePushOptions, deps: CommandDeps): Promise<ScheduleDefaults> {
-  const defaults: ScheduleDefaults = options.schedule === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, options.schedule), options.schedule);
+/** Splits `keys` off `options`, typed so that what is left no longer holds them. */
+function takeFlags<T extends object, K extends keyof T>(options: T, keys: readonly K[]): { taken: Pick<T, K>; rest: Omit<T, K> } {
+  const taken = {} as Pick<T, K>;
+  const rest: Partial<T> = { ...options };
+  for (const key of keys) {
+    taken[key] = options[key];
+    delete rest[key];
+  }
+  return { taken, rest: rest as Omit<T, K> };
+}
+
+async function scheduleDefaults(
+  scheduleFile: string | undefined,
+  fieldFlags: FieldFlags,
+  workflow: SchedulePushOptions['workflow'],
+  upsert: boolean | undefined,
+  deps: CommandDeps,
+): Promise<ScheduleDefaults> {
+  const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
   for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
-    const value = options[flag as keyof typeof FLAG_FIELDS];
+    const value = fieldFlags[flag as keyof typeof FLAG_FIELDS];
     if (value !== undefined) defaults.schedule[field] = value;
   }
-  if (options.workflow !== undefined) defaults.workflow = options.workflow;
-  if (options.upsert !== undefined) defaults.upsert = options.upsert;
+  if (workflow !== undefined) defaults.workflow = workflow;
+  if (upsert !== undefined) defaults.upsert = upsert;
   return defaults;
 }
 
@@ -150,7 +177,7 @@ type RequiredField = keyof typeof REQUIRED_FIELD_FLAGS;
 async function completeRequiredFields(
   defaults: ScheduleDefaults,
   records: () => AsyncIterable<InputRecord>,
-  options: SchedulePushOptions,
+  options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<AskedFields | undefined> {
@@ -193,7 +220,7 @@ const PAST_SHOWN = 5;
  * schedule id makes a new schedule on every run (three runs, three schedules), and a schedule
  * whose StartDateTime is already past is activated at once and can no longer be updated.
  */
-async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, options: SchedulePushOptions, deps: CommandDeps): Promise<void> {
+async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, dryRun: boolean, deps: CommandDeps): Promise<void> {
   const { clockFromEnv } = await import('../../engine/clock.js');
   const now = clockFromEnv(deps.env)().getTime();
   const past: string[] = [];
@@ -216,7 +243,7 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
     }
     if (candidatesOnly) break;
   }
-  if (generatesId && !options.dryRun) {
+  if (generatesId && !dryRun) {
     await deps.stderr.write(
       'note: no --schedule-id (and no ScheduleExtId column): every run makes a new schedule, so running this again makes another one. ' +
         'The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.\n',

@@ -5,6 +5,7 @@ import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
+import { onlyGlobals, type GlobalOptions } from '../global-options.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -15,25 +16,33 @@ import type { UserSyncOptions } from './user-sync.options.js';
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
-export async function run(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const prompted = options.file === undefined;
+export async function run(
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, ...globals }: UserSyncOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  const options = onlyGlobals(globals);
+  const runOptions = { ...options, onlyFailed };
+  const prompted = file === undefined;
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    records: prompted ? promptedRecord(() => fields ?? {}) : userRecords(options, deps),
+    records: prompted
+      ? promptedRecord(() => fields ?? {})
+      : () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }),
     ...unitPerRecord(userUnit),
     send: sendUser,
     // A prompted user is remembered to say what became of it; a file run keeps nothing.
     ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
   };
   if (prompted) fields = await askUser(options, deps, target);
-  let { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
   // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
   while (prompted && fields !== undefined && remembered.at(-1)?.outcome.status === 'failed') {
     const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
     if (corrected === null) break;
     fields = corrected;
-    ({ exitCode, remembered } = await runPipeline(job, options, deps, target));
+    ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
   }
   // One prompted user: say what became of it (the summary table only counts).
   const last = remembered.at(-1);
@@ -43,11 +52,6 @@ export async function run(options: UserSyncOptions, deps: CommandDeps, target: T
   return exitCode;
 }
 
-function userRecords(options: UserSyncOptions, deps: CommandDeps): () => AsyncIterable<InputRecord> {
-  const file = options.file as string;
-  return () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: options.ignoreUnknownColumns ?? false, sheet: options.sheet, timezone: options.timezone });
-}
-
 /** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */
 function promptedRecord(fields: () => Record<string, unknown>): () => AsyncIterable<InputRecord> {
   return async function* () {
@@ -55,7 +59,7 @@ function promptedRecord(fields: () => Record<string, unknown>): () => AsyncItera
   };
 }
 
-async function askUser(options: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
+async function askUser(options: GlobalOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
   const { missingValue, promptUser } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
   return promptOneUser(deps, target, promptUser);
