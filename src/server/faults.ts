@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { mulberry32 } from '../seeded-random.js';
 
 /**
  * Fault injection for `local serve --faults SPEC [--faults-seed N]`: integrators test their own
@@ -70,21 +71,6 @@ export function parseFaultSpec(spec: string): FaultSpec {
 export function parseFaultSeed(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 0xffffffff) throw new UsageError('--faults-seed must be a whole number from 0 to 4294967295');
   return Number(value);
-}
-
-/**
- * mulberry32: a tiny, well-mixed 32-bit generator. Not for secrets; it only has to be the same
- * sequence for the same seed on every machine.
- */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The per-request draw: `next()` is called once per API request, in order of arrival. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
+import { mulberry32 as random } from '../../src/seeded-random.js';
 
 /**
  * Runs killed (SIGKILL) at seeded random moments, their resumes killed too, then finished by
@@ -23,18 +24,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** mulberry32: a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Starts `args`, waits until its run is journaled, lets it work `delayMs`, then SIGKILLs it.

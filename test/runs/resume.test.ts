@@ -14,6 +14,7 @@ import {
   type ResumeDecision,
 } from '../../src/runs/index.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
+import { mulberry32 as random } from '../../src/seeded-random.js';
 
 let runsDir: string;
 let cleanup: () => void;
@@ -85,20 +86,6 @@ describe('an item in flight when the run died', () => {
     expect(settleInFlight('user sync', 'R1', inFlight, duplicate)).toEqual(duplicate);
   });
 });
-
-/**
- * A deterministic pseudo-random sequence (mulberry32), so a failing seed can be replayed.
- */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('every input row exactly once across crashes and resumes (property)', () => {
   it.each(Array.from({ length: 8 }, (_, seed) => seed + 1))('seed %i', async (seed) => {

@@ -15,6 +15,7 @@ import { NOW, codes, demoWorld } from '../engine/helpers.js';
 import { writeFormatOneStore } from './format-one.js';
 import { noop, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
+import { mulberry32 as prng } from '../../src/seeded-random.js';
 
 let root: string;
 let dir: string;
@@ -51,18 +52,6 @@ function expectSameAnswers(store: FileStore, expected: StateIndexes, gone: Itera
     if (got !== undefined) expect(got, `${label}: ${JSON.stringify(hint)} should be held by nobody`).toBeUndefined();
   }
   expect(store.keyByHint('hierarchies', 'root'), `${label}: root`).toBe(expected.rootKey);
-}
-
-/** mulberry32: small, seeded, deterministic. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface TestUser {

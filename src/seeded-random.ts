@@ -1,0 +1,15 @@
+/**
+ * mulberry32: a tiny, well-mixed 32-bit generator. Not for secrets; it only has to give the same
+ * sequence for the same seed on every machine, so an injected fault or a failing test seed can
+ * be replayed.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
