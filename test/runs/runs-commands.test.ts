@@ -92,3 +92,18 @@ describe('runs resume of a run started with --pin', () => {
     expect((JSON.parse(same.stdout) as { run: string }).run).toBe(started.id);
   });
 });
+
+describe('runs resume of a run that read stdin', () => {
+  it('refuses with exit 2 saying stdin cannot be read again', async () => {
+    const started = await RunJournal.start(runsDir(), {
+      command: 'user sync',
+      options: { file: '-' },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: null,
+    });
+    await started.close();
+    const resumed = await examctl(['runs', 'resume'], dir, env);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain(`run ${started.id} read its input from stdin (--file -), which cannot be read again`);
+  });
+});

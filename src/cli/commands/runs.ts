@@ -118,6 +118,13 @@ export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps
 function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {
   const { header } = opened.record;
   const { pinSha256, cwd: _cwd, ...recorded } = header.options;
+  // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
+  if (recorded.file === '-') {
+    throw new RunJournalError(
+      `run ${header.id} read its input from stdin (--file -), which cannot be read again, so it cannot be resumed; ` +
+        `examctl runs show ${header.id} lists what was done: send the rest from a file`,
+    );
+  }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
     if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same --pin again (the journal keeps only its hash)`);
