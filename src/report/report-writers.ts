@@ -139,6 +139,20 @@ export function warningMessages(warnings: ReportItem['warnings']): string {
   return warnings === undefined ? '' : warnings.map((w) => (w.field ? `${w.field}: ${w.message}` : w.message)).join(' | ');
 }
 
+/** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
+export class ColumnModes {
+  private readonly cache = new WeakMap<readonly string[], Column[]>();
+
+  of(header: readonly string[]): Column[] {
+    let modes = this.cache.get(header);
+    if (modes === undefined) {
+      modes = header.map(columnMode);
+      this.cache.set(header, modes);
+    }
+    return modes;
+  }
+}
+
 /** The input columns a report keeps (report columns and unnamed ones dropped), in order. */
 export function keptHeader(header: readonly string[], modes: readonly Column[]): string[] {
   return header.filter((_, i) => modes[i] !== Column.Drop);
@@ -185,22 +199,12 @@ export class CsvReportWriter implements ReportSink {
     private readonly onlyNotOk = false,
   ) {}
 
-  /** What is done with each column of a header; all rows of a file share one header array. */
-  private columnModes = new WeakMap<readonly string[], Column[]>();
+  private readonly columnModes = new ColumnModes();
   /** The input's header, seen before any row was written (see `sourceHeader`). */
   private inputHeader: readonly string[] | undefined;
 
-  private modes(header: readonly string[]): Column[] {
-    let modes = this.columnModes.get(header);
-    if (modes === undefined) {
-      modes = header.map(columnMode);
-      this.columnModes.set(header, modes);
-    }
-    return modes;
-  }
-
   private headerLine(header: readonly string[]): string {
-    const modes = this.modes(header);
+    const modes = this.columnModes.of(header);
     return csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS]);
   }
 
@@ -217,7 +221,7 @@ export class CsvReportWriter implements ReportSink {
     let text = '';
     if (rows && rows.length > 0) {
       for (const row of rows) {
-        const modes = this.modes(row.header);
+        const modes = this.columnModes.of(row.header);
         if (!this.headerWritten) {
           text += this.headerLine(row.header);
           this.headerWritten = true;

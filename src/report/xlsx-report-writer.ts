@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import { ReplacementFile } from '../atomic-file.js';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
 import { UsageError } from '../errors.js';
-import { columnMode, keptHeader, reportRowCells, sourceRowCells, warningMessages, type Column, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
+import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
 import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 
@@ -88,7 +88,7 @@ class TableSheet {
  */
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
-  private readonly modes = new WeakMap<readonly string[], Column[]>();
+  private readonly columnModes = new ColumnModes();
 
   private constructor(
     private readonly table: TableSheet,
@@ -99,17 +99,8 @@ export class XlsxReportWriter implements ReportSink {
     return new XlsxReportWriter(new TableSheet(await openWorkbook(stream), 'Report'), options.onlyNotOk ?? false);
   }
 
-  private modesOf(header: readonly string[]): Column[] {
-    let modes = this.modes.get(header);
-    if (modes === undefined) {
-      modes = header.map(columnMode);
-      this.modes.set(header, modes);
-    }
-    return modes;
-  }
-
   private startWith(header: readonly string[]): void {
-    const modes = this.modesOf(header);
+    const modes = this.columnModes.of(header);
     this.table.header([...keptHeader(header, modes), ...REPORT_COLUMNS, WARNINGS_COLUMN]);
   }
 
@@ -131,7 +122,7 @@ export class XlsxReportWriter implements ReportSink {
     }
     for (const row of rows) {
       if (!this.table.started) this.startWith(row.header);
-      this.table.add([...reportRowCells(item, row, this.modesOf(row.header)), warnings], style);
+      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warnings], style);
     }
   }
 
