@@ -16,6 +16,9 @@ const onInterrupt = (): void => {
 process.on('SIGINT', onInterrupt);
 // SIGTERM (a service manager, `kill`, a CI cancel) stops as gracefully as Ctrl-C: `local serve` drains, a run reports.
 process.on('SIGTERM', onInterrupt);
+// SIGHUP (the terminal or ssh session went away) too: by default it would kill the run without a
+// report or an end line. Its writes to the lost terminal then fail with EIO, dropped like EPIPE.
+process.on('SIGHUP', onInterrupt);
 
 /**
  * A reader that went away (`examctl ... --json | head`, a closed terminal) is handled like
@@ -24,7 +27,7 @@ process.on('SIGTERM', onInterrupt);
  */
 function onClosed(stream: NodeJS.WriteStream) {
   return (error: NodeJS.ErrnoException): void => {
-    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    if (error.code !== 'EPIPE' && error.code !== 'EIO' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
     closedPipe = true;
     stream.destroy();
     if (!interrupt.signal.aborted) interrupt.abort(CLOSED_PIPE);
