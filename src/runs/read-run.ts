@@ -134,10 +134,7 @@ export async function runState(runsDir: string, record: RunRecord): Promise<RunS
 /** Counts over the items the journal knows, with never-sent units counted as skipped when the header knows the total. */
 export function summarize(record: RunRecord): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-  for (const history of record.items.values()) {
-    const status = history.outcome !== undefined && !history.inFlight ? history.outcome.status : 'skipped';
-    summary[status] += 1;
-  }
+  for (const history of record.items.values()) summary[statusOf(history)] += 1;
   const known = record.items.size;
   const units = record.header.units ?? known;
   summary.skipped += Math.max(0, units - known);
@@ -155,6 +152,23 @@ function notSent(record: RunRecord): string {
     : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
 }
 
+/**
+ * What an item's report says: its answer, or `skipped` when it is not done: in flight when the
+ * run stopped, or answered only transiently (a resume sends both again).
+ */
+function statusOf(history: ItemHistory): ReportItem['status'] {
+  const outcome = history.outcome;
+  return outcome === undefined || history.inFlight || outcome.transient ? 'skipped' : outcome.status;
+}
+
+function transientFailure(record: RunRecord, outcome: OutcomeLine): string {
+  const why = outcome.errors.map((problem) => problem.message).join('; ');
+  return (
+    `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
+    `(examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`
+  );
+}
+
 /** The report item of one journaled item. */
 export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
   const { source, id } = history.ref;
@@ -162,6 +176,7 @@ export function reportItemOf(record: RunRecord, history: ItemHistory): ReportIte
   if (history.inFlight || outcome === undefined) {
     return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
   }
+  if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
   const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   return item;
