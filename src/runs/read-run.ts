@@ -169,6 +169,25 @@ function transientFailure(record: RunRecord, outcome: OutcomeLine): string {
   );
 }
 
+/** The report item of a unit the journal has no line for: the run stopped before it. */
+export function notReachedItem(record: RunRecord, ref: Omit<ItemRef, 'n'>): ReportItem {
+  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
+}
+
+/**
+ * Units the run never reached and the journal has no line for: known from the header's count;
+ * none after a completed attempt (it dispatched every unit); else unknown (null).
+ */
+export function unjournaledCount(record: RunRecord): number | null {
+  if (record.header.units !== undefined) return Math.max(0, record.header.units - record.items.size);
+  return record.end?.reason === 'completed' ? 0 : null;
+}
+
+/** The journaled items in input order. */
+export function journaledItems(record: RunRecord): ItemHistory[] {
+  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
+}
+
 /** The report item of one journaled item. */
 export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
   const { source, id } = history.ref;
@@ -202,11 +221,11 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     for (const ref of units) {
       seen.add(ref.n);
       const history = record.items.get(ref.n);
-      add(history !== undefined ? reportItemOf(record, history) : { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] });
+      add(history !== undefined ? reportItemOf(record, history) : notReachedItem(record, ref));
     }
-    for (const history of sortedItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
+    for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
   } else {
-    for (const history of sortedItems(record)) add(reportItemOf(record, history));
+    for (const history of journaledItems(record)) add(reportItemOf(record, history));
     const missing = (record.header.units ?? 0) - record.items.size;
     if (missing > 0) {
       summary.total += missing;
@@ -214,10 +233,6 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     }
   }
   return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
-}
-
-function sortedItems(record: RunRecord): ItemHistory[] {
-  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
 }
 
 export interface RunListing {
