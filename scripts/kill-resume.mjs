@@ -8,7 +8,8 @@
  * For each phase (a remote `user sync` of --users users, then a remote `schedule push` of
  * --schedules schedules without --upsert), against `examctl local serve` on 127.0.0.1 with a
  * temp store (and --faults, if given):
- *   1. starts the run and SIGKILLs it at a seeded random moment once its run id is on stderr;
+ *   1. starts the run and SIGKILLs it at a seeded random moment once its run id is on stderr,
+ *      then checks that `runs show --json` of the killed run lists every input unit once, none failed;
  *   2. starts `runs resume` and SIGKILLs it too;
  *   3. `runs resume` until it exits 0 (with faults, an attempt may end with exit 3: resumed again);
  *   4. stops the server, exports the store, and checks that every row is there exactly once, and
@@ -124,6 +125,21 @@ function writeSittings(file, count, tag) {
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
+/** What is wrong with a `runs show --json` report that should list each of `rows` input rows once, all ok. */
+function everyRowOnce(report, rows, when) {
+  const problems = [];
+  const lines = new Map();
+  for (const item of report.items) lines.set(item.source.line, (lines.get(item.source.line) ?? 0) + 1);
+  const twice = [...lines.values()].filter((count) => count > 1).length;
+  const notOk = report.items.filter((item) => item.status !== 'ok');
+  if (report.items.length !== rows) problems.push(`runs show ${when} lists ${report.items.length} items, not ${rows}`);
+  if (twice > 0) problems.push(`runs show ${when} lists ${twice} input lines more than once`);
+  if (report.items.some((item) => item.status === 'failed')) problems.push(`runs show ${when}: failed items`);
+  if (notOk.length > 0) problems.push(`runs show ${when}: ${notOk.length} not ok, e.g. ${JSON.stringify(notOk[0])}`);
+  if (report.unlisted !== undefined) problems.push(`runs show ${when}: unlisted ${JSON.stringify(report.unlisted)}`);
+  return problems;
+}
+
 /** One phase: run, killed; resume, killed; resume until done; then the checks. */
 async function phase({ round, name, rows, command, write, exported, maxKillDelayMs }) {
   const tag = `k${round}${name[0]}`;
@@ -144,6 +160,8 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
     kills.push({ what: 'run', delay: first.delay, hit: first.hit });
     if (runId === undefined) throw new Error(`${name}: the run never said its id: ${first.result.stderr.slice(-500)}`);
     if (first.hit) {
+      // Killed: its report already lists every input row once (the input is read again).
+      problems.push(...everyRowOnce(JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout), rows, 'after the kill').filter((p) => !/not ok/.test(p)));
       const resume = await killAtRandom(['--yes', '--no-input', 'runs', 'resume', runId], maxKillDelayMs);
       attempts += 1;
       kills.push({ what: 'resume', delay: resume.delay, hit: resume.hit });
@@ -160,17 +178,9 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
   }
   const seconds = (performance.now() - began) / 1000;
 
-  const shown = await examctl(['--json', 'runs', 'show', runId]);
-  const report = JSON.parse(shown.stdout);
-  const lines = new Map();
-  for (const item of report.items) lines.set(item.source.line, (lines.get(item.source.line) ?? 0) + 1);
-  const twice = [...lines.values()].filter((count) => count > 1).length;
-  const notOk = report.items.filter((item) => item.status !== 'ok');
+  const report = JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout);
+  problems.push(...everyRowOnce(report, rows, 'at the end'));
   const notes = report.items.filter((item) => item.errors.some((problem) => /interrupted attempt|lost first attempt/.test(problem.message))).length;
-  if (report.items.length !== rows) problems.push(`runs show lists ${report.items.length} items, not ${rows}`);
-  if (twice > 0) problems.push(`runs show lists ${twice} input lines more than once`);
-  if (notOk.length > 0) problems.push(`runs show: ${notOk.length} not ok, e.g. ${JSON.stringify(notOk[0])}`);
-  if (report.unlisted !== undefined) problems.push(`runs show: unlisted ${JSON.stringify(report.unlisted)}`);
 
   const exportedRun = await examctl(['--target', 'local', '--store', store, 'local', 'export']);
   if (exportedRun.code !== 0) problems.push(`local export exited ${exportedRun.code}: ${exportedRun.stderr.slice(-300)}`);
