@@ -131,7 +131,12 @@ function journaling(
     },
     unanswered(n, unit, error) {
       if (!(error instanceof TransientTargetError)) return;
-      journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
+      try {
+        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
+      } catch {
+        // The journal failed or closed: the unit stays sent without an answer (resent all the
+        // same), and the attempt's end reports the journal's failure; the target's error stands.
+      }
     },
     end: (reason, summary) => journal.end(reason, summary),
     close: () => journal.close(),
