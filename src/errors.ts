@@ -47,6 +47,14 @@ export class TargetError extends ExamctlError {
   readonly exitCode = ExitCode.Target;
 }
 
+/**
+ * The service gave no definite answer about an item: a network failure, 429 or 5xx after the
+ * client's retries. Ends the attempt like any target failure, but the item may have been applied
+ * (the request may have reached the service), and trying it again later may succeed: a run
+ * journal records it as transient, and `runs resume` sends it again.
+ */
+export class TransientTargetError extends TargetError {}
+
 /** The service refused the token (401/403): retrying without another token is pointless. */
 export class TokenRefusedError extends TargetError {
   constructor(

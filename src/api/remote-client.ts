@@ -14,7 +14,7 @@ import type {
   UserRequest,
   UserResponseContent,
 } from '../domain/types.js';
-import { TargetError, TokenRefusedError } from '../errors.js';
+import { TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, readEnvelope } from './envelope-reader.js';
@@ -181,7 +181,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       throw new TokenRefusedError(refused.message, refused.status);
     }
     if (policy === 'target') {
-      throw new TargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer)}`);
+      // A 5xx: the service may have applied the request before it failed.
+      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer)}`);
     }
     return toResult<T>(answer, method, route, payload, lostAttempt);
   }

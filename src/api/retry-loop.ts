@@ -3,7 +3,7 @@
  * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
  * time. It also remembers whether an earlier attempt may have reached the service unanswered.
  */
-import { TargetError } from '../errors.js';
+import { TransientTargetError } from '../errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ResponseHeaders } from './envelope-reader.js';
@@ -99,7 +99,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
     if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
       const asked =
         retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s)` : '';
-      throw new TargetError(
+      throw new TransientTargetError(
         `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
           `in ${Math.round(elapsed / 1000)}s: ${retryReason}${asked}`,
       );

@@ -16,6 +16,11 @@ export interface ReportHeader {
   dryRun: boolean;
   /** The run's id when it is journaled (docs/runs.md). */
   run?: string;
+  /**
+   * `runs show` of a run whose input cannot be read again: how many items the run never reached
+   * (counted as skipped, not listed; null when the journal cannot tell) and why.
+   */
+  unlisted?: { count: number | null; reason: string };
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -74,8 +79,8 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run } = this.header;
-    const head = JSON.stringify(run === undefined ? { command, target, dryRun } : { command, target, dryRun, run });
+    const { command, target, dryRun, run, unlisted } = this.header;
+    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }) });
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 

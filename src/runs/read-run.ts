@@ -134,10 +134,7 @@ export async function runState(runsDir: string, record: RunRecord): Promise<RunS
 /** Counts over the items the journal knows, with never-sent units counted as skipped when the header knows the total. */
 export function summarize(record: RunRecord): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-  for (const history of record.items.values()) {
-    const status = history.outcome !== undefined && !history.inFlight ? history.outcome.status : 'skipped';
-    summary[status] += 1;
-  }
+  for (const history of record.items.values()) summary[statusOf(history)] += 1;
   const known = record.items.size;
   const units = record.header.units ?? known;
   summary.skipped += Math.max(0, units - known);
@@ -155,6 +152,42 @@ function notSent(record: RunRecord): string {
     : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
 }
 
+/**
+ * What an item's report says: its answer, or `skipped` when it is not done: in flight when the
+ * run stopped, or answered only transiently (a resume sends both again).
+ */
+function statusOf(history: ItemHistory): ReportItem['status'] {
+  const outcome = history.outcome;
+  return outcome === undefined || history.inFlight || outcome.transient ? 'skipped' : outcome.status;
+}
+
+function transientFailure(record: RunRecord, outcome: OutcomeLine): string {
+  const why = outcome.errors.map((problem) => problem.message).join('; ');
+  return (
+    `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
+    `(examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`
+  );
+}
+
+/** The report item of a unit the journal has no line for: the run stopped before it. */
+export function notReachedItem(record: RunRecord, ref: Omit<ItemRef, 'n'>): ReportItem {
+  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
+}
+
+/**
+ * Units the run never reached and the journal has no line for: known from the header's count;
+ * none after a completed attempt (it dispatched every unit); else unknown (null).
+ */
+export function unjournaledCount(record: RunRecord): number | null {
+  if (record.header.units !== undefined) return Math.max(0, record.header.units - record.items.size);
+  return record.end?.reason === 'completed' ? 0 : null;
+}
+
+/** The journaled items in input order. */
+export function journaledItems(record: RunRecord): ItemHistory[] {
+  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
+}
+
 /** The report item of one journaled item. */
 export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
   const { source, id } = history.ref;
@@ -162,6 +195,7 @@ export function reportItemOf(record: RunRecord, history: ItemHistory): ReportIte
   if (history.inFlight || outcome === undefined) {
     return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
   }
+  if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
   const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   return item;
@@ -187,11 +221,11 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     for (const ref of units) {
       seen.add(ref.n);
       const history = record.items.get(ref.n);
-      add(history !== undefined ? reportItemOf(record, history) : { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] });
+      add(history !== undefined ? reportItemOf(record, history) : notReachedItem(record, ref));
     }
-    for (const history of sortedItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
+    for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
   } else {
-    for (const history of sortedItems(record)) add(reportItemOf(record, history));
+    for (const history of journaledItems(record)) add(reportItemOf(record, history));
     const missing = (record.header.units ?? 0) - record.items.size;
     if (missing > 0) {
       summary.total += missing;
@@ -199,10 +233,6 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     }
   }
   return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
-}
-
-function sortedItems(record: RunRecord): ItemHistory[] {
-  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
 }
 
 export interface RunListing {

@@ -22,6 +22,8 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'file',
   'ignoreUnknownColumns',
   'onlyFailed',
+  'sheet',
+  'timezone',
   // schedule push
   'schedule',
   'workflow',

@@ -103,6 +103,11 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     }
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
     expect(await killDuringRun(['schedule', 'push', '--file', 'sittings.csv'], 60)).toBe(true);
+    // Killed, before any resume: every schedule listed once (the input is read again).
+    const killed = await showLast();
+    expect(killed.items).toHaveLength(300);
+    expect(new Set(killed.items.map((item) => item.source.line)).size).toBe(300);
+    expect(killed.items.filter((item) => item.status === 'failed')).toEqual([]);
     await resumeUntilFinished();
     const report = await showLast();
     expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);

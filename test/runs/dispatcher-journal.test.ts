@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
+import { TransientTargetError } from '../../src/errors.js';
 import { RecordDispatcher } from '../../src/cli/pipeline/record-dispatcher.js';
 import type { Outcome, Unit } from '../../src/cli/pipeline/record-job.js';
 import type { RunJournaling } from '../../src/cli/pipeline/run-journaling.js';
@@ -29,6 +30,7 @@ function fakeJournal(log: string[], kept: Map<number, Outcome> = new Map()): { j
       return outcome;
     },
     refused: (n) => void log.push(`refused ${n}`),
+    unanswered: (n, _u, error) => void log.push(`unanswered ${n} ${(error as Error).name}`),
     end: async () => undefined,
     close: async () => undefined,
   };
@@ -71,5 +73,20 @@ describe('the dispatcher and the run journal', () => {
     expect(kept.item.status).toBe('failed');
     expect(stopped.item.status).toBe('skipped');
     expect(log).toEqual([]);
+  });
+
+  it('a send that throws is told to the journal (which records a transient failure) before the run stops', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log);
+    const dispatcher = new RecordDispatcher<number, never>(
+      { send: () => Promise.reject(new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3s: service unavailable (503)')) },
+      { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal },
+    );
+    const answer = dispatcher.dispatch(unit(0));
+    await new Promise((resolve) => setImmediate(resolve));
+    makeDurable();
+    expect((await answer).item.status).toBe('skipped');
+    expect(log).toEqual(['sending 0', 'unanswered 0 TransientTargetError']);
+    expect(dispatcher.stopReason?.kind).toBe('target-failed');
   });
 });

@@ -22,11 +22,9 @@ export async function run(
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
-  const fieldFlags: CollectionFieldFlags = { title, externalId, owner, taxonomy, repository };
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: 'collection add',
-    records: fromFile ? await fileRecords(file, sheet, fieldFlags, deps) : await flagRecord(fieldFlags, options, deps),
-    ...unitPerRecord(collectionUnit),
+    ...(await collectionAddInput({ file, sheet, title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
@@ -37,6 +35,21 @@ export async function run(
     await deps.stderr.write(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}\n`);
   }
   return exitCode;
+}
+
+/**
+ * The collections to add, from the file or from the flags (the title asked when prompts are
+ * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
+ */
+export async function collectionAddInput(
+  { file, sheet, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet'> & CollectionFieldFlags,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
+  return {
+    records: file !== undefined ? await fileRecords(file, sheet, fieldFlags, deps) : await flagRecord(fieldFlags, options, deps),
+    ...unitPerRecord(collectionUnit),
+  };
 }
 
 function collectionUnit(record: InputRecord): Unit<CollectionRequest> {

@@ -38,6 +38,30 @@ export async function run(
 ): Promise<number> {
   const options = onlyGlobals(globals);
   checkReportOption(options);
+  const removal = new RemovalCall(scheduleExtId);
+  const job: RecordJob<string, { id: string; removed: boolean }> = {
+    command: 'invigilators remove',
+    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed }, options, deps, target)),
+    send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
+    sendsTogether: true,
+    // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
+    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
+  };
+  const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
+  await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
+  return exitCode;
+}
+
+/**
+ * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
+ * list: what the pipeline reads, and what `runs show` reads again.
+ */
+export async function invigilatorsRemoveInput(
+  { scheduleExtId, userExtIds, file, sheet, onlyFailed }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'>,
+  options: GlobalOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readsOnlyFailedItself'>> {
   const entries = await idEntries({ userExtIds, file, sheet, onlyFailed }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
@@ -46,23 +70,15 @@ export async function run(
     unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string> });
     return record;
   });
-  const removal = new RemovalCall(scheduleExtId);
-  const job: RecordJob<string, { id: string; removed: boolean }> = {
-    command: 'invigilators remove',
+  return {
     // One batch: every id is dispatched before the call leaves, so it carries them all.
     records: () => batchedRecords(async function* () {
       yield records;
     }),
     ...unitPerRecord((record) => unitOf.get(record) as Unit<string>),
-    send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
-    sendsTogether: true,
+    // --only-failed was applied to the id list above.
     readsOnlyFailedItself: true,
-    // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
-    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
   };
-  const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
-  await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
-  return exitCode;
 }
 
 /** How many ids the line names before it only counts. */

@@ -4,9 +4,12 @@ import {
   listRuns,
   openResume,
   pruneRuns,
+  journaledItems,
+  notReachedItem,
   readRun,
-  rebuildReport,
+  reportItemOf,
   resolveRunId,
+  unjournaledCount,
   resolveRunsDir,
   RunJournalError,
   type OpenedResume,
@@ -17,6 +20,7 @@ import { onlyGlobals } from '../global-options.js';
 import { openRunReport } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
 import type { CommandRun } from '../program.js';
+import { runInput } from './runs-input.js';
 import type { RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 
 /*
@@ -49,18 +53,38 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   return 0;
 }
 
-/** `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks (--json, --report, the summary). */
+/**
+ * `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks (--json,
+ * --report, the summary). The input is read again when it is unchanged, so every unit is listed
+ * once, those the run never reached as skipped (and a CSV report has the input's cells back);
+ * otherwise those are counted, not listed, and the report says how many and why.
+ */
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
   const record = await readRun(runsDir, await resolveRunId(runsDir, id));
-  const rebuilt = rebuildReport(record);
-  const report = await openRunReport({ command: rebuilt.command, target: rebuilt.target, dryRun: false, run: rebuilt.run }, options, deps);
-  for (const item of rebuilt.items) await report.builder.add({ item });
-  // Units the journal never saw (the run stopped before them) are counted, not listed.
+  const input = await runInput(record, deps);
+  const missing = 'unlisted' in input ? unjournaledCount(record) : 0;
+  const unlisted = 'unlisted' in input && missing !== 0 ? { count: missing, reason: input.unlisted } : undefined;
+  const { command, target } = record.header;
+  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps);
+  if (unlisted !== undefined) {
+    const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
+    await deps.stderr.write(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}\n`);
+  }
   const builder = report.builder;
-  builder.summary.total += rebuilt.summary.total - rebuilt.items.length;
-  builder.summary.skipped += rebuilt.summary.total - rebuilt.items.length;
+  let position = 0;
+  if ('units' in input) {
+    for await (const unit of input.units()) {
+      const history = record.items.get(position++);
+      await builder.add({ item: history === undefined ? notReachedItem(record, unit) : reportItemOf(record, history), rows: unit.rows });
+    }
+  }
+  for (const history of journaledItems(record)) if (history.ref.n >= position) await builder.add({ item: reportItemOf(record, history) });
+  if (unlisted?.count) {
+    builder.summary.total += unlisted.count;
+    builder.summary.skipped += unlisted.count;
+  }
   await report.close();
   return builder.summary.ok === builder.summary.total ? 0 : 1;
 }

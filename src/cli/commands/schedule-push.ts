@@ -60,15 +60,13 @@ export async function run(
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
-  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
-  const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
-  const records = () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }));
+  const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, ...fieldFlags }, deps);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: 'schedule push',
     records,
-    units: (batches) => scheduleUnits(batches, defaults),
+    units,
     describeSend: (records) => describeRequests(records, defaults),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
@@ -101,6 +99,26 @@ export async function run(
     }
   }
   return exitCode;
+}
+
+/**
+ * The records and the schedule requests they make (whole requests, or sittings rows grouped by
+ * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
+ * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
+ */
+export async function schedulePushInput(
+  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone'> & FieldFlags,
+  deps: CommandDeps,
+): Promise<{ defaults: ScheduleDefaults } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone } = options;
+  const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
+  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
+  const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
+  return {
+    defaults,
+    records: () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone })),
+    units: (batches) => scheduleUnits(batches, defaults),
+  };
 }
 
 type Remembered = { line: number; id: string } | { line: number; problems: Problem[] };

@@ -27,10 +27,7 @@ export async function run(
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    records: prompted
-      ? promptedRecord(() => fields ?? {})
-      : () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }),
-    ...unitPerRecord(userUnit),
+    ...(prompted ? { records: promptedRecord(() => fields ?? {}), ...unitPerRecord(userUnit) } : userSyncInput({ file, ignoreUnknownColumns, sheet, timezone }, deps)),
     send: sendUser,
     // A prompted user is remembered to say what became of it; a file run keeps nothing.
     ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
@@ -50,6 +47,17 @@ export async function run(
     await deps.stderr.write(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}\n`);
   }
   return exitCode;
+}
+
+/** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
+export function userSyncInput(
+  { file, ignoreUnknownColumns, sheet, timezone }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone'> & { file: string },
+  deps: CommandDeps,
+): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
+  return {
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }),
+    ...unitPerRecord(userUnit),
+  };
 }
 
 /** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */

@@ -83,7 +83,10 @@ export class RecordDispatcher<P, R> {
       if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
       return this.job.send(api, payload, this.options.callOptions).then(
         (outcome) => this.answer(unit, payload, journal.answered(n, unit, outcome)),
-        (error: unknown) => this.failed(unit, error),
+        (error: unknown) => {
+          journal.unanswered(n, unit, error);
+          return this.failed(unit, error);
+        },
       );
     }, (error: unknown) => this.failed(unit, error));
   }

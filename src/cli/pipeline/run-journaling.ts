@@ -4,6 +4,7 @@ import type { Problem } from '../../domain/problem.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportSummary, ReportTarget } from '../../report/run-report.js';
 import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../../runs/index.js';
+import { TransientTargetError } from '../../errors.js';
 import { RunJournalError } from '../../runs/run-errors.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
@@ -22,6 +23,12 @@ export interface RunJournaling {
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   /** Journals a unit the local checks refused (never sent). */
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
+  /**
+   * Journals a unit whose send threw: a transient failure (network, 429, 5xx after retries) as a
+   * transient outcome; anything else leaves it sent without an answer. Either way a resume sends
+   * it again, as possibly applied.
+   */
+  unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
   /** Ends this attempt with an end line, then releases the run. */
   end(reason: EndReason, summary: ReportSummary): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
@@ -121,6 +128,15 @@ function journaling(
     },
     refused(n, unit, problems) {
       journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });
+    },
+    unanswered(n, unit, error) {
+      if (!(error instanceof TransientTargetError)) return;
+      try {
+        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
+      } catch {
+        // The journal failed or closed: the unit stays sent without an answer (resent all the
+        // same), and the attempt's end reports the journal's failure; the target's error stands.
+      }
     },
     end: (reason, summary) => journal.end(reason, summary),
     close: () => journal.close(),

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../../errors.js';
+import { ownStartTicks, processAlive } from '../../process-liveness.js';
 
 export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
@@ -32,6 +33,8 @@ export interface LockInfo {
   command: string;
   since: string;
   token: string;
+  /** The holder's start time (/proc, Linux): the same pid started later is another process. */
+  started?: number;
 }
 
 /**
@@ -47,14 +50,9 @@ function describeCommand(): string {
   return words.join(' ');
 }
 
+/** A zombie, or a pid gone, is dead (process-liveness.ts). */
 function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
+  return processAlive(pid);
 }
 
 export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
@@ -74,6 +72,7 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
       token: info.token,
       command: typeof info.command === 'string' ? info.command : '?',
       since: typeof info.since === 'string' ? info.since : '?',
+      ...(typeof info.started === 'number' ? { started: info.started } : {}),
     };
   } catch {
     return 'unreadable';
@@ -82,7 +81,7 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
 
 /** Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is gone. */
 export function isStale(info: LockInfo): boolean {
-  return info.host === hostname() && !pidAlive(info.pid);
+  return info.host === hostname() && !processAlive(info.pid, info.started);
 }
 
 function isEexist(error: unknown): boolean {
@@ -116,7 +115,8 @@ export class StoreLock {
   async acquire(): Promise<void> {
     if (this.heldToken) return;
     const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
-    const info: LockInfo = { pid: process.pid, host: hostname(), command: describeCommand(), since: new Date().toISOString(), token };
+    const started = ownStartTicks();
+    const info: LockInfo = { pid: process.pid, host: hostname(), command: describeCommand(), since: new Date().toISOString(), token, ...(started === undefined ? {} : { started }) };
     const temp = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);
     await writeFile(temp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
     const deadline = Date.now() + this.timeoutMs;

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Whether a process recorded in a lock file still runs. `kill(pid, 0)` alone is not enough:
+ * a killed process whose parent has not reaped it yet (a zombie, state Z) still answers it, and
+ * after a reboot or a long time its pid may belong to another process. On Linux /proc tells
+ * both apart: the state letter, and the start time (clock ticks since boot), which a lock
+ * records so that the same pid started later is not taken for its holder. Elsewhere only
+ * `kill(pid, 0)` is asked.
+ */
+
+interface ProcStat {
+  state: string;
+  startTicks: number;
+}
+
+/** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined when there is no such file to read. */
+function procStat(pid: number | 'self'): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const startTicks = Number(fields[19]);
+  if (state === undefined || state === '' || !Number.isSafeInteger(startTicks)) return undefined;
+  return { state, startTicks };
+}
+
+/** This process's start time as /proc gives it, for a lock to record; undefined off Linux. */
+export function ownStartTicks(): number | undefined {
+  return procStat('self')?.startTicks;
+}
+
+/**
+ * True while `pid` runs: not gone, not a zombie, and (when `startTicks` was recorded) the same
+ * process that recorded it. EPERM (another user's process) counts as alive. When /proc cannot
+ * be read, only `kill(pid, 0)` decides.
+ */
+export function processAlive(pid: number, startTicks?: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const stat = procStat(pid);
+  if (stat === undefined) return true;
+  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
+  return startTicks === undefined || stat.startTicks === startTicks;
+}

@@ -1,0 +1,151 @@
+import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fingerprintInput, RunJournal, type ItemRef, type NewRunHeader } from '../../src/runs/index.js';
+import { examctl } from '../support/faulty-serve.js';
+import { tempRunsDir } from './helpers.js';
+
+/**
+ * `runs show` of a run that stopped part-way lists every input unit exactly once: those the run
+ * never reached as skipped "not sent", read again from the unchanged input with the command's
+ * own grouping; when the input changed, is gone, or was stdin, it says how many are unlisted and why.
+ */
+
+let runsDir: string;
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir: runsDir, cleanup } = tempRunsDir());
+  dir = join(runsDir, '..');
+});
+afterEach(() => cleanup());
+
+interface Shown {
+  run: string;
+  unlisted?: { count: number | null; reason: string };
+  summary: { total: number; ok: number; partial: number; failed: number; skipped: number };
+  items: { source: { file: string; line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+}
+
+const USERS = 10;
+function writeUsers(): void {
+  const rows = Array.from({ length: USERS }, (_, i) => `u-${i},Ann,Lee,u-${i}@example.test,Candidate`);
+  writeFileSync(join(dir, 'users.csv'), `ExternalId,FirstName,LastName,Email,Role\n${rows.join('\n')}\n`);
+}
+
+const userRef = (n: number): ItemRef => ({ n, source: { file: 'users.csv', line: n + 2 }, id: `u-${n}` });
+
+/** A user sync killed after sending 4 users: 2 ok, 1 refused by the service, 1 in flight. */
+async function killedUserSync(file = 'users.csv'): Promise<string> {
+  const header: NewRunHeader = {
+    command: 'user sync',
+    options: { file, target: 'local', store: join(dir, 'store'), cwd: dir },
+    target: { kind: 'local', store: join(dir, 'store') },
+    input: file === '-' ? null : await fingerprintInput(join(dir, file)),
+    units: USERS,
+  };
+  const journal = await RunJournal.start(runsDir, header);
+  await journal.sent([0, 1, 2, 3].map(userRef));
+  journal.outcome({ ...userRef(0), status: 'ok', errors: [], action: 'created', transient: false });
+  journal.outcome({ ...userRef(1), status: 'ok', errors: [], action: 'created', transient: false });
+  journal.outcome({ ...userRef(2), status: 'failed', errors: [{ field: 'Role', code: 214, message: 'no such role' }], transient: false });
+  await journal.close();
+  return journal.id;
+}
+
+async function show(id: string, ...extra: string[]): Promise<{ code: number; shown: Shown; stderr: string }> {
+  const run = await examctl(dir, ['--json', '--runs-dir', runsDir, 'runs', 'show', id, ...extra]);
+  return { code: run.code, shown: JSON.parse(run.stdout) as Shown, stderr: run.stderr };
+}
+
+describe('runs show of an interrupted run whose input is unchanged', () => {
+  it('lists every input row once: answered as recorded, in flight as lost, the rest as not sent', async () => {
+    writeUsers();
+    const id = await killedUserSync();
+    const { code, shown } = await show(id);
+    expect(code).toBe(1);
+    expect(shown.unlisted).toBeUndefined();
+    expect(shown.items.map((item) => item.source.line)).toEqual(Array.from({ length: USERS }, (_, i) => i + 2));
+    expect(shown.items.map((item) => item.id)).toEqual(Array.from({ length: USERS }, (_, i) => `u-${i}`));
+    expect(shown.items.map((item) => item.status)).toEqual(['ok', 'ok', 'failed', 'skipped', ...Array(USERS - 4).fill('skipped')]);
+    expect(shown.items[3]!.errors[0]!.message).toMatch(/answer was lost/);
+    for (const item of shown.items.slice(4)) expect(item.errors[0]!.message).toBe(`not sent: the run stopped before it (examctl runs resume ${id} sends it)`);
+    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3 });
+  });
+
+  it('--report f.csv holds the same items with the input cells back, ready for --only-failed', async () => {
+    writeUsers();
+    const id = await killedUserSync();
+    await show(id, '--report', join(dir, 'shown.csv'));
+    const lines = readFileSync(join(dir, 'shown.csv'), 'utf8').trim().split('\n');
+    expect(lines[0]).toMatch(/^ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages/);
+    expect(lines).toHaveLength(USERS + 1);
+    expect(lines[1]).toMatch(/^u-0,Ann,Lee,u-0@example\.test,Candidate,ok,/);
+    expect(lines[3]).toMatch(/^u-2,.*,failed,214,/);
+    expect(lines[USERS]).toMatch(/^u-9,Ann,Lee,u-9@example\.test,Candidate,skipped,,/);
+  });
+
+  it('schedule push: one item per schedule request, grouped as the command groups the sittings rows', async () => {
+    const head = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+    const row = (s: number, c: number): string => `S-${s},A-MATH-1,T ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-${s}-${c},Ann,Lee,stu-${s}-${c}@example.test`;
+    // Rows of one schedule need not be together: S-0's second candidate comes last.
+    writeFileSync(join(dir, 'sittings.csv'), `${head}\n${[row(0, 0), row(1, 0), row(1, 1), row(2, 0), row(0, 1)].join('\n')}\n`);
+    const header: NewRunHeader = {
+      command: 'schedule push',
+      options: { file: 'sittings.csv', target: 'local', store: join(dir, 'store'), cwd: dir },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: await fingerprintInput(join(dir, 'sittings.csv')),
+    };
+    const journal = await RunJournal.start(runsDir, header);
+    const first: ItemRef = { n: 0, source: { file: 'sittings.csv', line: 2 }, id: 'S-0' };
+    await journal.sent([first]);
+    journal.outcome({ ...first, status: 'ok', errors: [], action: 'created', transient: false });
+    await journal.close();
+    const { shown } = await show(journal.id);
+    expect(shown.items.map((item) => [item.id, item.source.line, item.status])).toEqual([
+      ['S-0', 2, 'ok'],
+      ['S-1', 3, 'skipped'],
+      ['S-2', 5, 'skipped'],
+    ]);
+    expect(shown.summary).toMatchObject({ total: 3, ok: 1, skipped: 2 });
+  });
+});
+
+describe('runs show when the input cannot be read again', () => {
+  it('a changed input: the journaled items only, the rest counted, with how many and why (JSON and stderr)', async () => {
+    writeUsers();
+    const id = await killedUserSync();
+    appendFileSync(join(dir, 'users.csv'), 'u-new,Bo,Ng,u-new@example.test,Candidate\n');
+    const { shown, stderr } = await show(id);
+    expect(shown.items).toHaveLength(4);
+    expect(shown.unlisted).toEqual({ count: USERS - 4, reason: expect.stringMatching(/users\.csv changed since the run started/) });
+    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3 });
+    expect(stderr).toContain(`run ${id}: 6 items it never reached are counted as skipped but not listed: its input file`);
+  });
+
+  it('an input read from stdin: said so', async () => {
+    const id = await killedUserSync('-');
+    const { shown } = await show(id);
+    expect(shown.unlisted).toEqual({ count: USERS - 4, reason: expect.stringMatching(/stdin/) });
+  });
+
+  it('a finished run reports every item from the journal, with nothing unlisted even when the input is gone', async () => {
+    writeUsers();
+    const header: NewRunHeader = {
+      command: 'user sync',
+      options: { file: 'gone.csv', cwd: dir },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: { path: join(dir, 'gone.csv'), size: 1, sha256: '0'.repeat(64) },
+      units: 2,
+    };
+    const journal = await RunJournal.start(runsDir, header);
+    await journal.sent([userRef(0), userRef(1)]);
+    journal.outcome({ ...userRef(0), status: 'ok', errors: [], transient: false });
+    journal.outcome({ ...userRef(1), status: 'ok', errors: [], transient: false });
+    await journal.end('completed', { total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
+    const { code, shown } = await show(journal.id);
+    expect(code).toBe(0);
+    expect(shown.unlisted).toBeUndefined();
+    expect(shown.summary).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
+  });
+});

@@ -1,0 +1,106 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRun } from '../../src/runs/index.js';
+import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { examctl, serveWithFaults } from '../support/faulty-serve.js';
+
+/**
+ * A run whose requests the service never answered definitely (every request a 503, a 500, a
+ * reset connection, or an answer lost after the work was done): the journal says transient,
+ * `runs show` reports those items not done, and `runs resume` against the service, healthy
+ * again, sends them and ends with every row once.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+const TOKEN = { EXAMCTL_TOKEN: 'dev-token' };
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-transient-'));
+  env = { ...TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Report {
+  run: string;
+  summary: { total: number; ok: number; partial: number; failed: number; skipped: number };
+  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+}
+
+const remote = (server: LocalServer): string[] => ['--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--json', '--concurrency', '4'];
+
+/** The same store served again on the same port, without faults: the recorded base URL reaches it. */
+function healthyAgain(failing: LocalServer): Promise<LocalServer> {
+  return serveLocalStore({ storeDir: join(dir, 'served-store'), port: Number(new URL(failing.url).port), now: () => new Date('2026-11-21T10:00:00Z') });
+}
+
+async function exported(): Promise<{ Users: { ExternalId: string }[]; Schedules?: { ScheduleExtId?: string; ExternalId?: string }[] }> {
+  const run = await examctl(dir, ['--target', 'local', '--store', join(dir, 'served-store'), 'local', 'export']);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Awaited<ReturnType<typeof exported>>;
+}
+
+/** Fails the run with `spec`, checks the journal and `runs show`, then resumes against the healthy service. */
+async function failThenResume(spec: string, args: string[], rows: number): Promise<{ shown: Report; resumed: Report; final: Report }> {
+  const failing = await serveWithFaults(dir, spec, 7, []);
+  let first;
+  try {
+    first = await examctl(dir, [...remote(failing), ...args], env);
+  } finally {
+    await failing.close();
+  }
+  expect(first.code, first.stderr).toBe(3);
+  const id = (JSON.parse(first.stdout) as { run?: string; error?: unknown }).run ?? /run (\S+) \(examctl runs show/.exec(first.stderr)?.[1];
+  expect(id).toBeDefined();
+  const record = await readRun(join(dir, 'runs'), id as string);
+  const outcomes = [...record.items.values()].flatMap((history) => (history.outcome === undefined ? [] : [history.outcome]));
+  expect(outcomes.length).toBeGreaterThan(0);
+  expect(outcomes.every((outcome) => outcome.transient && outcome.status === 'failed')).toBe(true);
+
+  const show = await examctl(dir, ['--json', 'runs', 'show', id as string], env);
+  expect(show.code).toBe(1);
+  const shown = JSON.parse(show.stdout) as Report;
+  expect(shown.summary).toMatchObject({ total: rows, ok: 0, failed: 0, skipped: rows });
+  expect(shown.items.filter((item) => /no definite answer/.test(item.errors[0]?.message ?? ''))).toHaveLength(outcomes.length);
+
+  const healthy = await healthyAgain(failing);
+  let resume;
+  try {
+    resume = await examctl(dir, ['--json', '--yes', '--no-input', 'runs', 'resume'], env);
+  } finally {
+    await healthy.close();
+  }
+  expect(resume.code, resume.stderr).toBe(0);
+  const final = JSON.parse((await examctl(dir, ['--json', 'runs', 'show', id as string], env)).stdout) as Report;
+  expect(final.summary).toMatchObject({ total: rows, ok: rows });
+  expect(new Set(final.items.map((item) => item.source.line)).size).toBe(rows);
+  return { shown, resumed: JSON.parse(resume.stdout) as Report, final };
+}
+
+describe('transient failures are journaled as such and resent by runs resume', () => {
+  const USERS = 12;
+  for (const spec of ['503:100%', '500:100%', 'reset:100%', 'lost:100%']) {
+    it(`user sync through ${spec}, then resumed against the healthy service: every user once`, async () => {
+      const ids = Array.from({ length: USERS }, (_, i) => `tr-${i}`);
+      await writeFile(join(dir, 'users.csv'), `ExternalId,FirstName,LastName,Email,Role\n${ids.map((id) => `${id},Ann,Lee,${id}@example.test,Candidate`).join('\n')}\n`);
+      await failThenResume(spec, ['user', 'sync', '--file', 'users.csv'], USERS);
+      const users = (await exported()).Users.filter((user) => user.ExternalId.startsWith('tr-'));
+      expect(users.map((user) => user.ExternalId).sort()).toEqual([...ids].sort());
+    }, 60_000);
+  }
+
+  it('schedule push without --upsert through lost:100% (created, answer lost): resumed, each schedule ok once, with the note', async () => {
+    const head = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+    const rows = Array.from({ length: 6 }, (_, i) => `S-TR-${i},A-MATH-1,Transient ${i},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-tr-${i},Ann,Lee,stu-tr-${i}@example.test`);
+    await writeFile(join(dir, 'sittings.csv'), `${head}\n${rows.join('\n')}\n`);
+    const { final } = await failThenResume('lost:100%', ['schedule', 'push', '--file', 'sittings.csv'], 6);
+    expect(final.items.every((item) => item.status === 'ok')).toBe(true);
+    // The lost attempts created the schedules they sent: their resends met "already exists".
+    expect(final.items.some((item) => item.errors.some((problem) => /created by the interrupted attempt|possibly created by the lost first attempt/.test(problem.message)))).toBe(true);
+    const schedules = JSON.stringify((await exported()).Schedules ?? []);
+    for (let i = 0; i < 6; i++) expect(schedules.split(`"S-TR-${i}"`).length - 1).toBe(1);
+  }, 60_000);
+});
