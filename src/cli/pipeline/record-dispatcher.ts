@@ -76,8 +76,9 @@ export class RecordDispatcher<P, R> {
    */
   expect(units: readonly Unit<P>[]): void {
     if (this.recordAhead === 0) return;
-    if (this.upcomingHead === this.upcoming.length) {
-      this.upcoming = [];
+    // Dispatched entries are dropped here, once per batch: memory stays about one batch.
+    if (this.upcomingHead > 0) {
+      this.upcoming = this.upcoming.slice(this.upcomingHead);
       this.upcomingHead = 0;
     }
     for (const unit of units) this.upcoming.push({ unit });
