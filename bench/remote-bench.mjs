@@ -2,16 +2,21 @@
 // twice, validation and the report included) for N users, against (a) a minimal loopback server
 // and (b) `examctl local serve`, each as a ratio to a bare undici Pool loop sending the same
 // users at the same concurrency to the same kind of server. Also the in-process client alone.
+// The CLI's CPU time (user + system) per 1,000 users is reported too: on a shared machine it
+// moves far less than wall time. Its run journals go to a temporary runs dir on the same disk as
+// the default one (the bench must not fill the user's `runs list`).
 // Run after `npm run build`:  node bench/remote-bench.mjs [users] [concurrency]
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { userRow, usersCsv, USER_HEADER } from './generate.mjs';
 import { cliPath, root } from './paths.mjs';
+
+const cpuProbePath = join(root, 'bench', 'cpu-probe.mjs');
 
 const TOKEN = 'bench-token';
 const DEMO_TOKEN = 'dev-token';
@@ -110,20 +115,38 @@ export async function bareLoop(target, users, concurrency, prefix) {
   return users / seconds;
 }
 
+/** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */
 async function cliSync(target, file, users, concurrency) {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [cliPath, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: target.token, EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config') } },
-  );
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-4000)));
-  const [code] = await once(child, 'exit');
-  const seconds = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`examctl user sync exited ${code}: ${stderr}`);
-  return users / seconds;
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
+  const cpuFile = join(scratch, 'cpu.json');
+  try {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      ['--import', cpuProbePath, cliPath, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: {
+          ...process.env,
+          CI: 'true',
+          EXAMCTL_TOKEN: target.token,
+          EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'),
+          EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
+          EXAMCTL_BENCH_CPU_FILE: cpuFile,
+        },
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-4000)));
+    const [code] = await once(child, 'exit');
+    const seconds = (performance.now() - started) / 1000;
+    if (code !== 0) throw new Error(`examctl user sync exited ${code}: ${stderr}`);
+    const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    return { rate: users / seconds, cpuMsPer1000: (userCPUTime + systemCPUTime) / users };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 async function inProcessClient(target, users, concurrency, prefix) {
@@ -179,13 +202,16 @@ export async function runRemoteBench({ users = 10_000, concurrency = 8, rounds =
       }
     }
     const best = (values) => Math.max(...values);
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const cliRates = cli.map((run) => run.rate);
     rows.push({
       server: name,
       users,
       concurrency,
       'bare undici users/s': Math.round(best(bare)),
-      'examctl CLI users/s': Math.round(best(cli)),
-      'CLI ratio': +(best(cli) / best(bare)).toFixed(2),
+      'examctl CLI users/s': Math.round(best(cliRates)),
+      'CLI ratio': +(best(cliRates) / best(bare)).toFixed(2),
+      'CLI CPU ms/1k users (median)': Math.round(median(cli.map((run) => run.cpuMsPer1000))),
       'in-process client users/s': Math.round(best(client)),
       'client ratio': +(best(client) / best(bare)).toFixed(2),
     });

@@ -4,7 +4,6 @@
  * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
  */
 import { EXAMCTL_VERSION } from '../version.js';
-import { Pool, errors as undiciErrors } from 'undici';
 import type {
   CollectionRequest,
   CollectionResponseContent,
@@ -19,6 +18,7 @@ import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
+import { Pool, requestText, undiciErrors } from './http-pool.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi } from './integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
@@ -125,7 +125,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // the wire is let finish (its outcome is known and reported); only waits are cut short.
   async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
     try {
-      const response = await pool.request({
+      const response = await requestText(pool, {
         method,
         path,
         headers,
@@ -133,8 +133,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         // Retries are ours (with backoff and the lost-attempt note), never undici's.
         idempotent: false,
       });
-      const text = await response.body.text();
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text };
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       return { kind: 'network', error: err, mayHaveBeenReceived: !isConnectFailure(err) };

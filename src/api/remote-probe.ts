@@ -2,8 +2,8 @@
  * `doctor`'s probe: one GET, one attempt, short timeouts, outside the client's retry loop and
  * flow control, so a health check answers quickly instead of retrying like a run.
  */
-import { Pool } from 'undici';
 import { headerValue, readEnvelope } from './envelope-reader.js';
+import { Pool, request } from './http-pool.js';
 import type { Envelope } from '../domain/envelope.js';
 import { describeNetworkError, USER_AGENT } from './remote-client.js';
 import { parseBaseUrl } from './url-policy.js';
@@ -43,7 +43,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
     const sentAt = now();
     let response;
     try {
-      response = await pool.request({ method: 'GET', path: fullPath, headers, signal: options.signal });
+      response = await request(pool, { method: 'GET', path: fullPath, headers, signal: options.signal });
     } catch (error) {
       return { kind: 'unreachable', path: fullPath, reason: redact(error instanceof Error ? describeNetworkError(error) : String(error)) };
     }

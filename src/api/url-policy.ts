@@ -2,7 +2,7 @@
  * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
  * `login` and `local serve` can check an address without loading undici.
  */
-import ipaddr from 'ipaddr.js';
+import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 
 export const API_PREFIX = '/api/v1/integrations';
@@ -41,9 +41,17 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUr
   return { origin: url.origin, pathPrefix, host: url.host };
 }
 
+/** 127.x.y.z in plain dotted decimal, the form a URL's hostname always has. */
+const DOTTED_LOOPBACK = /^127\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost') return true;
+  if (host === 'localhost' || host === '::1') return true;
+  // The usual loopback addresses answered without ipaddr.js, which every run would otherwise
+  // load and compile at start-up (an https base URL never asks).
+  const dotted = DOTTED_LOOPBACK.exec(host);
+  if (dotted !== null && dotted.slice(1).every((part) => Number(part) <= 255)) return true;
+  const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof import('ipaddr.js');
   if (!ipaddr.isValid(host)) return false;
   return ipaddr.process(host).range() === 'loopback';
 }

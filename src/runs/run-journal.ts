@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,16 @@ export interface GroupCommit {
  * of answers a second) one fsync carries hundreds of lines.
  */
 export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
+
+/**
+ * O_DSYNC: a group is durable when its write returns, one thread-pool round trip per group
+ * instead of a write then an fdatasync (each submission costs the main thread ~0.2 ms on a busy
+ * machine, and a remote run writes a group every few milliseconds). Where the platform has no
+ * O_DSYNC, the drain calls fdatasync itself.
+ */
+const DSYNC = constants.O_DSYNC ?? 0;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | DSYNC;
+const REOPEN_FLAGS = constants.O_RDWR | DSYNC;
 
 /** What a new run's header says; the id, times, pid and host are filled in. */
 export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input'> & { units?: number };
@@ -97,7 +108,7 @@ export class RunJournal {
     const file = journalPath(runsDir, id);
     let handle: FileHandle;
     try {
-      handle = await open(file, 'wx', 0o600);
+      handle = await open(file, CREATE_FLAGS, 0o600);
     } catch (error) {
       await lock.release();
       throw cannotWrite(file, error);
@@ -121,8 +132,10 @@ export class RunJournal {
       reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
         let handle: FileHandle;
         try {
-          handle = await open(file, 'r+');
+          handle = await open(file, REOPEN_FLAGS);
           await handle.truncate(validLength);
+          // The cut itself made durable once, before the appends that O_DSYNC makes durable.
+          await handle.datasync();
         } catch (error) {
           await lock.release();
           throw cannotWrite(file, error);
@@ -232,7 +245,7 @@ export class RunJournal {
             written += bytesWritten;
           }
           this.position += bytes.length;
-          await this.handle.datasync();
+          if (DSYNC === 0) await this.handle.datasync();
         }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {

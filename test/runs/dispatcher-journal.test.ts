@@ -90,3 +90,85 @@ describe('the dispatcher and the run journal', () => {
     expect(dispatcher.stopReason?.kind).toBe('target-failed');
   });
 });
+
+describe('units put on record as sent ahead of their dispatch', () => {
+  const AHEAD = 64;
+
+  it('records at most `recordAhead` positions ahead, at least half of them per group, never a unit that is not sent', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log, new Map([[5, { status: 'ok', errors: [] }]]));
+    const requests: number[] = [];
+    const dispatcher = new RecordDispatcher<number, never>(
+      {
+        send: async (_api, n) => {
+          requests.push(n);
+          return { status: 'ok', errors: [] };
+        },
+      },
+      { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal, recordAhead: AHEAD },
+    );
+    const units = Array.from({ length: 200 }, (_, n) => unit(n, n !== 7));
+    dispatcher.expect(units.slice(0, 150));
+    const recorded = (): number[] => log.filter((line) => line.startsWith('sending ')).map((line) => Number(line.slice(8)));
+    const answers: Promise<unknown>[] = [];
+    let groups = 0;
+    let before = 0;
+    for (let n = 0; n < 150; n++) {
+      const answer = dispatcher.dispatch(units[n]!);
+      if (answer instanceof Promise) answers.push(answer);
+      const now = recorded();
+      if (now.length > before) groups += 1;
+      before = now.length;
+      // Never further ahead than the bound, and never beyond what was announced.
+      expect(Math.max(...now)).toBeLessThan(Math.min(n + AHEAD, 150));
+      expect(Math.max(...now)).toBeGreaterThanOrEqual(n);
+    }
+    // The kept unit (5) and the refused one (7) are never on record as sent.
+    expect(recorded()).not.toContain(5);
+    expect(recorded()).not.toContain(7);
+    expect(recorded()).toHaveLength(148);
+    // 150 positions at 64 ahead, topped up at half: a handful of groups, not one per unit.
+    expect(groups).toBeLessThanOrEqual(Math.ceil(150 / (AHEAD / 2)) + 1);
+    // Nothing goes out before its group is durable.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(requests).toEqual([]);
+    makeDurable();
+    await Promise.all(answers);
+    expect(requests).toHaveLength(148);
+    // The next batch is recorded once announced, from where the last one ended.
+    dispatcher.expect(units.slice(150));
+    const next = dispatcher.dispatch(units[150]!);
+    expect(recorded().slice(148)).toEqual(Array.from({ length: 50 }, (_, k) => 150 + k));
+    makeDurable();
+    await next;
+  });
+
+  it('a stop leaves units on record ahead unsent (skipped), and records nothing further', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log);
+    const controller = new AbortController();
+    const requests: number[] = [];
+    const dispatcher = new RecordDispatcher<number, never>(
+      {
+        send: async (_api, n) => {
+          requests.push(n);
+          return { status: 'ok', errors: [] };
+        },
+      },
+      { api, callOptions: {}, maxErrors: undefined, signal: controller.signal, journal, recordAhead: AHEAD },
+    );
+    const units = Array.from({ length: 200 }, (_, n) => unit(n));
+    dispatcher.expect(units);
+    const first = dispatcher.dispatch(units[0]!);
+    controller.abort();
+    const later = [1, 2, 3].map((n) => dispatcher.dispatch(units[n]!));
+    makeDurable();
+    const entries = await Promise.all([first, ...later]);
+    expect(entries.map((entry) => entry.item.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+    expect(requests).toEqual([]);
+    const recordedCount = log.filter((line) => line.startsWith('sending ')).length;
+    expect(recordedCount).toBe(AHEAD);
+    for (let n = 4; n < 200; n++) await dispatcher.dispatch(units[n]!);
+    expect(log.filter((line) => line.startsWith('sending ')).length).toBe(recordedCount);
+  });
+});

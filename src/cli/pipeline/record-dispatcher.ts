@@ -18,6 +18,21 @@ export interface DispatchOptions {
   signal: AbortSignal | undefined;
   /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
   journal?: RunJournaling;
+  /**
+   * With a journal: how many positions ahead of the one being dispatched may already be on
+   * record as sent (docs/runs.md, "Sent ahead"), so their fsync runs while earlier requests are
+   * in flight. 0: each unit is put on record when it is dispatched, and waits for it.
+   */
+  recordAhead?: number;
+}
+
+/** A unit the pipeline announced (`expect`) and has not dispatched yet. */
+interface Upcoming<P> {
+  unit: Unit<P>;
+  /** Decided ahead: on a resume, the recorded entry of a unit whose outcome stands. */
+  kept?: ReportEntry;
+  /** Put on record as sent ahead of its dispatch; resolves once that is durable. */
+  recorded?: Promise<void>;
 }
 
 /**
@@ -34,6 +49,12 @@ export class RecordDispatcher<P, R> {
   private readonly journal: RunJournaling | undefined;
   /** Units dispatched so far: the next unit's position, its key in the run journal. */
   private position = 0;
+  /** Units announced by `expect` and not dispatched yet, in input order from `upcomingHead`. */
+  private upcoming: Upcoming<P>[] = [];
+  private upcomingHead = 0;
+  /** Positions below this were looked at for recording ahead. */
+  private lookedAhead = 0;
+  private readonly recordAhead: number;
   /** Units the target answered. */
   answered = 0;
   readonly remembered: R[] = [];
@@ -45,6 +66,22 @@ export class RecordDispatcher<P, R> {
     this.signal = options.signal;
     this.api = options.api;
     this.journal = options.journal;
+    this.recordAhead = options.journal === undefined || options.api === null ? 0 : (options.recordAhead ?? 0);
+  }
+
+  /**
+   * The units that will be dispatched next, in order (one input batch): lets the journal put
+   * the next few on record as sent before their turn. Without it each unit is put on record
+   * when dispatched.
+   */
+  expect(units: readonly Unit<P>[]): void {
+    if (this.recordAhead === 0) return;
+    // Dispatched entries are dropped here, once per batch: memory stays about one batch.
+    if (this.upcomingHead > 0) {
+      this.upcoming = this.upcoming.slice(this.upcomingHead);
+      this.upcomingHead = 0;
+    }
+    for (const unit of units) this.upcoming.push({ unit });
   }
 
   get stopReason(): StopReason | undefined {
@@ -55,8 +92,9 @@ export class RecordDispatcher<P, R> {
   dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
     const n = this.position++;
     const journal = this.journal;
+    const upcoming = this.nextUpcoming(unit, n);
     // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
-    const kept = journal?.kept(n, unit);
+    const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) return kept;
     if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
     if (this.stop !== undefined) return skipped(unit);
@@ -75,7 +113,7 @@ export class RecordDispatcher<P, R> {
         (error: unknown) => this.failed(unit, error),
       );
     }
-    return journal.sending(n, unit).then(() => {
+    return (upcoming?.recorded ?? journal.sending(n, unit)).then(() => {
       // An interrupt or a target failure while this unit waited for its fsync: it is not sent
       // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
       // dispatched before --max-errors was reached is sent, as it would be without a journal.
@@ -89,6 +127,40 @@ export class RecordDispatcher<P, R> {
         },
       );
     }, (error: unknown) => this.failed(unit, error));
+  }
+
+  /**
+   * The announced entry of the unit at position n (its decisions made ahead), after putting the
+   * units up to `recordAhead` positions further on record as sent when fewer than half that
+   * many are left: every fsync then carries at least half a window of lines, and runs while
+   * the requests before them are in flight. Undefined for a unit that was not announced.
+   */
+  private nextUpcoming(unit: Unit<P>, n: number): Upcoming<P> | undefined {
+    const upcoming = this.upcoming;
+    if (this.upcomingHead === upcoming.length || upcoming[this.upcomingHead]!.unit !== unit) return undefined;
+    const entry = upcoming[this.upcomingHead++]!;
+    const journal = this.journal as RunJournaling;
+    if (this.stop === undefined && this.lookedAhead - n < this.recordAhead / 2) {
+      const from = Math.max(this.lookedAhead, n);
+      const to = Math.min(n + this.recordAhead, n + upcoming.length - this.upcomingHead + 1);
+      for (let k = from; k < to; k++) {
+        const ahead = upcoming[this.upcomingHead - 1 + (k - n)]!;
+        ahead.kept = journal.kept(k, ahead.unit);
+        // Only what would be sent: a unit whose outcome stands or that failed the local checks is not.
+        if (ahead.kept === undefined && ahead.unit.prepared.ok) {
+          ahead.recorded = journal.sending(k, ahead.unit);
+          // A failed write is met by the units that wait for it; one never dispatched must not
+          // count as an unhandled rejection.
+          ahead.recorded.catch(() => undefined);
+        }
+      }
+      this.lookedAhead = Math.max(this.lookedAhead, to);
+    } else if (n >= this.lookedAhead) {
+      // Stopped before this unit was looked at: its outcome may still stand (a resume).
+      entry.kept = journal.kept(n, unit);
+      this.lookedAhead = n + 1;
+    }
+    return entry;
   }
 
   /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */

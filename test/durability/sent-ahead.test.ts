@@ -1,0 +1,170 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv, type Running } from './helpers.js';
+
+/**
+ * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
+ * "Sent ahead"). Killed (SIGKILL) while some of those were on record but had not gone out, the
+ * run is finished by `runs resume`: each of them is sent once, and none is reported failed.
+ * The target is `local serve` with a fixed latency, so requests are slow next to the journal.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+let server: Running;
+let serverLog: () => string;
+let baseUrl: string;
+
+beforeAll(() => ensureBuilt());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-ahead-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  expect((await examctl(['local', 'init', '--store', join(dir, 'store')], dir, env)).code).toBe(0);
+  server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store'), '--faults', 'latency:15-15ms', '--faults-seed', '1'], dir, env);
+  let log = '';
+  server.child.stderr!.on('data', (chunk: string) => (log += chunk));
+  serverLog = () => log;
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(log);
+      if (match) {
+        clearInterval(poll);
+        resolve(match[1]!);
+      } else if (server.child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error(`local serve exited: ${log}`));
+      }
+    }, 5);
+  });
+});
+afterEach(async () => {
+  // The server's own stop is tested elsewhere (test/server/); here it only has to go.
+  server.child.kill('SIGKILL');
+  await server.done;
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface JournalCounts {
+  /** Units on record as sent. */
+  sent: Set<number>;
+  /** Units with an outcome on record. */
+  answered: Set<number>;
+}
+
+function journalCounts(): JournalCounts {
+  const [id] = readdirSync(join(dir, 'runs'));
+  const sent = new Set<number>();
+  const answered = new Set<number>();
+  for (const line of readFileSync(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8').split('\n')) {
+    if (line === '') continue;
+    const body = (JSON.parse(line) as { b: { t: string; n: number } }).b;
+    if (body.t === 'sent') sent.add(body.n);
+    if (body.t === 'outcome') answered.add(body.n);
+  }
+  return { sent, answered };
+}
+
+const requestsTo = (route: string): number => serverLog().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
+
+/** Starts `args` against the server, SIGKILLs it once `atLeast` units are on record as sent. */
+async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
+  const running = startExamctl(['--target', 'remote', '--base-url', baseUrl, '--yes', ...args], dir, env);
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      let recorded = 0;
+      try {
+        recorded = journalCounts().sent.size;
+      } catch {
+        // The run's directory or header is not there yet.
+      }
+      if (recorded >= atLeast) {
+        clearInterval(poll);
+        running.child.kill('SIGKILL');
+        resolve();
+      } else if (running.child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error('the run ended before it was killed'));
+      }
+    }, 2);
+  });
+  expect((await running.done).signal).toBe('SIGKILL');
+}
+
+/** The server's request log once requests the killed run left in flight have been answered. */
+async function settledRequests(route: string): Promise<number> {
+  let last = -1;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const now = requestsTo(route);
+    if (now === last) return now;
+    last = now;
+  }
+}
+
+interface ShownReport {
+  summary: { total: number; ok: number; failed: number; skipped: number };
+  items: { source: { line: number }; status: string; errors: { message: string }[] }[];
+}
+
+async function resumeAndShow(): Promise<ShownReport> {
+  const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  return JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as ShownReport;
+}
+
+function exported(kind: 'Users' | 'Schedules'): Record<string, string>[] {
+  const world = readFileSync(join(dir, 'world.json'), 'utf8');
+  return (JSON.parse(world) as Record<string, Record<string, string>[]>)[kind] ?? [];
+}
+
+async function exportStore(): Promise<void> {
+  writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export', '--store', join(dir, 'store')], dir, env)).stdout);
+}
+
+describe('kill -9 while units are on record as sent ahead but not sent, then runs resume', () => {
+  it('user sync: each unsent unit is sent once by the resume, every user is held once', async () => {
+    const ids = range('ahead', 600);
+    await writeUsersCsv(join(dir, 'users.csv'), ids);
+    await killOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150);
+    const killed = journalCounts();
+    const received = await settledRequests('/user');
+    // More units on record as sent than requests the server got plus all 8 the run may have had
+    // in flight: those were recorded ahead and never went out.
+    expect(killed.sent.size).toBeGreaterThan(received + 8);
+    const report = await resumeAndShow();
+    expect(report.summary).toMatchObject({ total: 600, ok: 600, failed: 0, skipped: 0 });
+    expect(new Set(report.items.map((item) => item.source.line)).size).toBe(600);
+    // The resume sent exactly the units without an outcome on record: none twice, none left out.
+    expect(requestsTo('/user') - received).toBe(600 - killed.answered.size);
+    await exportStore();
+    const users = exported('Users').filter((user) => user.ExternalId?.startsWith('ahead-'));
+    expect(users.map((user) => user.ExternalId).sort()).toEqual(ids);
+  }, 60_000);
+
+  it('schedule push with Upsert false: all ok; only what the killed run applied carries the "already existed" note', async () => {
+    const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+    for (let s = 0; s < 300; s++) {
+      lines.push(`S-A-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-A-${s},Group ${s},stu-a${s},Ann,Lee,ann${s}@students.example.test`);
+    }
+    writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
+    await killOnceRecorded(['schedule', 'push', '--file', 'sittings.csv'], 100);
+    const killed = journalCounts();
+    await settledRequests('/schedule');
+    await exportStore();
+    const applied = exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-')).length;
+    expect(killed.sent.size).toBeGreaterThan(applied + 8);
+    const report = await resumeAndShow();
+    expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);
+    expect(report.summary).toMatchObject({ total: 300, ok: 300 });
+    expect(new Set(report.items.map((item) => item.source.line)).size).toBe(300);
+    // Applied by the killed run without its answer on record: ok with the note. A unit recorded
+    // ahead that never went out is created by the resume: plainly ok.
+    const noted = report.items.filter((item) => item.errors.some((error) => /already existed: created by the interrupted attempt/.test(error.message)));
+    expect(noted).toHaveLength(applied - killed.answered.size);
+    await exportStore();
+    expect(exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-'))).toHaveLength(300);
+  }, 60_000);
+});

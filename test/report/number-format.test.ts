@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { formatCount } from '../../src/report/number-format.js';
+import { mulberry32 } from '../../src/seeded-random.js';
+
+describe('formatCount', () => {
+  it("groups digits exactly as toLocaleString('en-US') does", () => {
+    const edges = [0, -0, 0.4, -0.4, 0.5, -0.5, 1, 9, 10, 99, 100, 999, 999.5, 1000, 1001, 9999, 10_000, 99_999, 100_000, 999_999, 1_000_000, -1, -999, -1000, -1_234_567.8, 2 ** 31, 2 ** 53, 1e20, 1e21, 1e300, NaN, Infinity, -Infinity];
+    const next = mulberry32(7);
+    const values = [...edges, ...Array.from({ length: 2000 }, () => (next() - 0.3) * 10 ** Math.floor(next() * 16))];
+    for (const value of values) expect(formatCount(value), String(value)).toBe(Math.round(value).toLocaleString('en-US'));
+  });
+});
