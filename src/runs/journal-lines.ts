@@ -46,6 +46,15 @@ export interface SentLine extends ItemRef {
   t: 'sent';
 }
 
+/**
+ * Withdraws an item put on record as sent (ahead of its turn, docs/runs.md "Sent ahead") whose
+ * request never went out: the attempt stopped first. Written before the attempt's end line, once
+ * every request has settled; a killed attempt writes none, and its items stay possibly applied.
+ */
+export interface UnsentLine extends ItemRef {
+  t: 'unsent';
+}
+
 /** What became of an item: the target's answer, or a local validation failure (never sent). */
 export interface OutcomeLine extends ItemRef {
   t: 'outcome';
@@ -78,7 +87,7 @@ export interface EndLine {
   summary: ReportSummary;
 }
 
-export type RunJournalLine = RunHeaderLine | SentLine | OutcomeLine | ResumeLine | EndLine;
+export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | ResumeLine | EndLine;
 
 export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
@@ -113,6 +122,8 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
       return body as unknown as RunHeaderLine;
     case 'sent':
       return isItemRef(body) ? (body as unknown as SentLine) : 'malformed sent line';
+    case 'unsent':
+      return isItemRef(body) ? (body as unknown as UnsentLine) : 'malformed unsent line';
     case 'outcome':
       return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
         ? (body as unknown as OutcomeLine)

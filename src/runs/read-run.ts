@@ -23,6 +23,8 @@ export interface ItemHistory {
    * 429, 5xx), so the service may hold it already.
    */
   maybeApplied: boolean;
+  /** What it was before its latest `sent` line, which an `unsent` line restores. */
+  beforeSent?: { inFlight: boolean; maybeApplied: boolean };
 }
 
 export interface RunRecord {
@@ -90,9 +92,20 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
           break;
         case 'sent': {
           const history = itemOf(line);
+          history.beforeSent = { inFlight: history.inFlight, maybeApplied: history.maybeApplied };
           history.sends += 1;
           history.inFlight = true;
           history.maybeApplied = true;
+          break;
+        }
+        case 'unsent': {
+          const history = items.get(line.n);
+          if (history?.beforeSent !== undefined) {
+            history.sends -= 1;
+            history.inFlight = history.beforeSent.inFlight;
+            history.maybeApplied = history.beforeSent.maybeApplied;
+            delete history.beforeSent;
+          }
           break;
         }
         case 'outcome': {
@@ -192,6 +205,8 @@ export function journaledItems(record: RunRecord): ItemHistory[] {
 export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
   const { source, id } = history.ref;
   const outcome = history.outcome;
+  // On record as sent ahead, then withdrawn: never sent, as if never reached.
+  if (outcome === undefined && !history.inFlight) return notReachedItem(record, history.ref);
   if (history.inFlight || outcome === undefined) {
     return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
   }

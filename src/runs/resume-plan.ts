@@ -86,7 +86,9 @@ export function planResume(record: RunRecord, state: RunState, input: InputFinge
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
       if (history.inFlight) return { action: 'send', maybeApplied: true };
-      const outcome = history.outcome as OutcomeLine;
+      const outcome = history.outcome;
+      // Withdrawn (on record as sent, never sent) with no earlier answer: as if never reached.
+      if (outcome === undefined) return { action: 'send', maybeApplied: history.maybeApplied };
       return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
     },
   };

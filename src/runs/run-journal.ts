@@ -157,6 +157,11 @@ export class RunJournal {
     return this.durable();
   }
 
+  /** Withdraws items on record as sent whose requests never went out; durable with what follows (the end line). */
+  unsent(items: readonly ItemRef[]): void {
+    for (const item of items) this.queue({ t: 'unsent', n: item.n, source: item.source, id: item.id });
+  }
+
   /** Queues an item's outcome; it reaches the disk within the group commit's delay. */
   outcome(outcome: Omit<OutcomeLine, 't'>): void {
     this.queue({ t: 'outcome', ...outcome });

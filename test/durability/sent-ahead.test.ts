@@ -168,3 +168,46 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     expect(exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-'))).toHaveLength(300);
   }, 60_000);
 });
+
+describe('a clean stop (SIGINT) while units are on record as sent ahead', () => {
+  it('withdraws them at the end: runs show says "not sent", none "answer was lost", and the resume sends each once', async () => {
+    const ids = range('stop', 600);
+    await writeUsersCsv(join(dir, 'users.csv'), ids);
+    const running = startExamctl(['--target', 'remote', '--base-url', baseUrl, '--yes', 'user', 'sync', '--file', 'users.csv'], dir, env);
+    await new Promise<void>((resolve, reject) => {
+      const poll = setInterval(() => {
+        let recorded = 0;
+        try {
+          recorded = journalCounts().sent.size;
+        } catch {
+          // Not started yet.
+        }
+        if (recorded >= 150) {
+          clearInterval(poll);
+          running.child.kill('SIGINT');
+          resolve();
+        } else if (running.child.exitCode !== null) {
+          clearInterval(poll);
+          reject(new Error('the run ended before it was stopped'));
+        }
+      }, 2);
+    });
+    expect((await running.done).code).toBe(130);
+    const received = requestsTo('/user');
+    const withdrawn = readFileSync(join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"t":"unsent"')).length;
+    // Units on record ahead that never went out were withdrawn: the sent ones are exactly those the server got.
+    expect(journalCounts().sent.size - withdrawn).toBe(received);
+    expect(withdrawn).toBeGreaterThan(0);
+
+    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as ShownReport;
+    expect(shown.summary).toMatchObject({ total: 600, ok: received, skipped: 600 - received });
+    expect(shown.items.filter((item) => item.errors.some((error) => /answer was lost/.test(error.message)))).toEqual([]);
+    expect(shown.items.filter((item) => item.status === 'skipped').every((item) => /^not sent: the run stopped before it/.test(item.errors[0]!.message))).toBe(true);
+
+    const report = await resumeAndShow();
+    expect(report.summary).toMatchObject({ total: 600, ok: 600 });
+    expect(requestsTo('/user')).toBe(600);
+  }, 60_000);
+});

@@ -8,6 +8,7 @@ import {
   journalPath,
   listRuns,
   newRunId,
+  planResume,
   pruneRuns,
   readRun,
   rebuildReport,
@@ -95,6 +96,31 @@ describe('writing and reading a journal', () => {
     expect(report.items[1]?.errors[0]?.message).toMatch(/answer was lost/);
     expect(report.summary).toEqual({ total: 5, ok: 1, partial: 0, failed: 0, skipped: 4 });
     expect(summarize(record)).toEqual(report.summary);
+  });
+
+  it('an item on record as sent, then withdrawn (unsent) when the attempt stopped, is "not sent", and a resume sends it as never reached', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 4 }));
+    await journal.sent([ref(0), ref(1), ref(2), ref(3)]);
+    journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
+    journal.outcome({ ...ref(1), status: 'failed', errors: [{ field: '', code: null, message: 'HTTP 503' }], transient: true });
+    // The next attempt put 1 on record again, ahead; 1 and 3 never went out; 2 was in flight when it stopped.
+    await journal.sent([ref(1)]);
+    journal.unsent([ref(1), ref(3)]);
+    await journal.end('interrupted', { total: 4, ok: 1, partial: 0, failed: 0, skipped: 3 });
+    const record = await readRun(runsDir, journal.id);
+    const report = rebuildReport(record, [ref(0), ref(1), ref(2), ref(3)]);
+    expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
+    expect(report.items[1]?.errors[0]?.message).toMatch(/^not done: the service gave no definite answer \(HTTP 503\)/);
+    expect(report.items[2]?.errors[0]?.message).toMatch(/answer was lost/);
+    expect(report.items[3]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
+    const plan = planResume(record, 'interrupted', null);
+    if ('refused' in plan) throw new Error(plan.message);
+    expect([0, 1, 2, 3].map((n) => plan.decide(ref(n)))).toEqual([
+      { action: 'keep', outcome: expect.objectContaining({ status: 'ok' }) },
+      { action: 'send', maybeApplied: true },
+      { action: 'send', maybeApplied: true },
+      { action: 'send', maybeApplied: false },
+    ]);
   });
 
   it('a torn last line is ignored, and a resume cuts it off before appending', async () => {

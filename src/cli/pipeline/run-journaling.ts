@@ -29,7 +29,10 @@ export interface RunJournaling {
    * it again, as possibly applied.
    */
   unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
-  /** Ends this attempt with an end line, then releases the run. */
+  /**
+   * Ends this attempt with an end line, then releases the run. Every request has settled by
+   * then: units on record as sent without an answer never went out, and are withdrawn first.
+   */
   end(reason: EndReason, summary: ReportSummary): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
@@ -105,11 +108,17 @@ function journaling(
 ): RunJournaling {
   let batch: ItemRef[] = [];
   let batchDurable: Promise<void> | undefined;
+  // Units on record as sent with no answer yet. At the attempt's end every request has settled,
+  // so those left never went out (put on record ahead, then the run stopped): withdrawn there,
+  // so that `runs show` says "not sent" and a resume treats them as never reached.
+  const unanswered = new Map<number, ItemRef>();
   return {
     id: journal.id,
     kept: resume.kept,
     sending(n, unit) {
-      batch.push(refOf(n, unit));
+      const ref = refOf(n, unit);
+      batch.push(ref);
+      unanswered.set(n, ref);
       // One sent() per turn: the units dispatched together share a write and an fsync, and a
       // job that sends them together (one DELETE for a list) still sees them in one turn.
       batchDurable ??= Promise.resolve().then(() => {
@@ -121,6 +130,7 @@ function journaling(
       return batchDurable;
     },
     answered(n, unit, outcome) {
+      unanswered.delete(n);
       const settled = resume.settle(n, outcome);
       const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
       journal.outcome(settled.action === undefined ? line : { ...line, action: settled.action });
@@ -130,6 +140,7 @@ function journaling(
       journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });
     },
     unanswered(n, unit, error) {
+      unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {
         journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
@@ -138,7 +149,10 @@ function journaling(
         // same), and the attempt's end reports the journal's failure; the target's error stands.
       }
     },
-    end: (reason, summary) => journal.end(reason, summary),
+    end(reason, summary) {
+      if (unanswered.size > 0) journal.unsent([...unanswered.values()].sort((a, b) => a.n - b.n));
+      return journal.end(reason, summary);
+    },
     close: () => journal.close(),
   };
 }
