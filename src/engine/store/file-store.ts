@@ -77,6 +77,7 @@ class FileStore implements Store {
     const lease = this.lease;
     this.commits = new GroupCommit({
       acquireLock: async () => {
+        if (this.journal === undefined) throw new InternalError(`store ${this.location} is closed`);
         this.leaseKept = await lease!.acquire();
       },
       releaseLock: () => lease!.releaseNow(),
@@ -87,6 +88,7 @@ class FileStore implements Store {
       markStale: () => {
         this.stale = true;
       },
+      drainDue: () => this.stale || this.journalPosition.offset >= this.compactThreshold() || lease!.holdExpired(),
       afterCommit: async () => {
         if (this.journalPosition.offset >= this.compactThreshold()) await this.compactUnderLock();
       },
@@ -287,11 +289,17 @@ class FileStore implements Store {
 
   refresh(): Promise<void> {
     if (this.closed) return Promise.reject(new InternalError(`store ${this.location} is closed`));
+    // Our lock, memory caught up: nobody else can have written, and a read need not wait for our writes.
+    if (this.commits.caughtUpUnderLock) return Promise.resolve();
     return this.commits.exclusive(async () => {
       const manifest = await readManifest(this.location);
       if (manifest.generation !== this.generation) await this.load(false);
       else await this.readJournal(false);
     });
+  }
+
+  whenDurable(): Promise<void> {
+    return this.lease ? this.commits.whenDurable() : Promise.resolve();
   }
 
   async close(): Promise<void> {

@@ -79,6 +79,11 @@ export class LockLease {
     }, this.timing.idleMs);
   }
 
+  /** Held past the maximum: the holder should pause its writes at the next chance and look for waiters (batchDone). */
+  holdExpired(): boolean {
+    return this.lock.held && Date.now() - this.heldSince >= this.timing.maxHoldMs;
+  }
+
   /** Releases now (a failed batch, a compaction on request, close). */
   async releaseNow(): Promise<void> {
     this.cancelIdle();
