@@ -1,11 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ApiResult, IntegrationApi } from '../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
-import { isApiTokenDigest } from '../domain/world.js';
 import { TargetError, UsageError } from '../errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
+import { TokenCheck } from './token-check.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -55,7 +54,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-type Handler = (api: IntegrationApi, params: string[], body: unknown, signal: AbortSignal) => Promise<ApiResult<unknown>>;
+type Handler = (api: IntegrationApi, params: string[], body: unknown, call: CallOptions) => Promise<ApiResult<unknown>>;
 
 interface Route {
   pattern: RegExp;
@@ -66,26 +65,26 @@ interface Route {
 const ROUTES: Route[] = [
   {
     pattern: /^\/schedule$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, signal) => api.createSchedule(body as never, { signal }) } },
+    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.createSchedule(body as never, call) } },
   },
   {
     pattern: /^\/external\/review-sessions\/([^/]+)$/,
-    methods: { GET: { hasBody: false, handler: (api, [id], _b, signal) => api.getReviewSession(id!, { signal }) } },
+    methods: { GET: { hasBody: false, handler: (api, [id], _b, call) => api.getReviewSession(id!, call) } },
   },
   {
     pattern: /^\/collections$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, signal) => api.addCollection(body as never, { signal }) } },
+    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.addCollection(body as never, call) } },
   },
   {
     pattern: /^\/user$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, signal) => api.upsertUser(body as never, { signal }) } },
+    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
   },
   {
     pattern: /^\/schedule\/([^/]+)\/invigilators$/,
     methods: {
       DELETE: {
         hasBody: true,
-        handler: (api, [id], body, signal) => api.removeInvigilators(id!, body as string[], { signal }),
+        handler: (api, [id], body, call) => api.removeInvigilators(id!, body as string[], call),
       },
     },
   },
@@ -123,26 +122,6 @@ function rawFailure(status: number, message: string): string {
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/**
- * Compares the SHA-256 of the presented token against every accepted one in constant time per
- * token; no early exit reveals which. An accepted entry is a plain token or, as the store keeps
- * them, its digest `sha256:<64 hex>` (isApiTokenDigest), so the server never needs the token itself.
- */
-function tokenAccepted(presented: string, accepted: readonly string[]): boolean {
-  const presentedDigest = digest(presented);
-  let ok = false;
-  for (const token of accepted) {
-    if (token === '') continue;
-    const expected = isApiTokenDigest(token) ? Buffer.from(token.slice('sha256:'.length), 'hex') : digest(token);
-    if (timingSafeEqual(presentedDigest, expected)) ok = true;
-  }
-  return ok;
 }
 
 function presentedToken(header: string | undefined): string | undefined {
@@ -263,6 +242,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const openapiText = options.openapi ? JSON.stringify(options.openapi) : undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
+  const tokenCheck = new TokenCheck();
   let closing = false;
   const inFlight = new Set<Promise<void>>();
 
@@ -277,10 +257,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let outcome = '500';
     let fault: FaultDecision | undefined;
     let bodyRead = !announcesBody(req);
-    const controller = new AbortController();
+    // The AbortSignal is made only when asked for: building one per request showed in profiles,
+    // and the local engine never asks.
+    let clientGone = false;
+    let controller: AbortController | undefined;
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (res.writableFinished) return;
+      clientGone = true;
+      controller?.abort();
     });
+    const call: CallOptions = {
+      get signal() {
+        if (controller === undefined) {
+          controller = new AbortController();
+          if (clientGone) controller.abort();
+        }
+        return controller.signal;
+      },
+    };
 
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
       outcome = String(code);
@@ -304,7 +298,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       const token = presentedToken(req.headers.authorization);
-      if (token === undefined || !tokenAccepted(token, await options.tokens())) {
+      const tokens = options.tokens();
+      if (token === undefined || !tokenCheck.accepts(token, Array.isArray(tokens) ? tokens : await tokens)) {
         throw new HttpFailure(403, 'not allowed to use the external API');
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${logPath}`);
@@ -321,7 +316,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
       if (faults) {
         fault = faults.next();
-        await sleep(fault.latencyMs, controller.signal);
+        await sleep(fault.latencyMs, call.signal!);
         if (fault.kind === 'reset') {
           outcome = 'reset';
           req.socket.destroy();
@@ -346,7 +341,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         bodyRead = true;
       }
 
-      const result = await endpoint.handler(options.api, params, body, controller.signal);
+      const result = await endpoint.handler(options.api, params, body, call);
       if (fault?.kind === 'lost') {
         // The work is done and durable; the client never hears of it.
         outcome = 'lost';
@@ -364,7 +359,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // store is, and who holds it, is for the server's log, not for a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
         send(503, JSON.stringify(failure('service unavailable: the store is busy or unreadable; retry later')), { 'retry-after': '1' });
-      } else if (controller.signal.aborted) {
+      } else if (clientGone) {
         outcome = 'aborted';
       } else {
         options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
