@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
-import { GroupCommit, type CommitSteps, type Decide } from '../../src/engine/store/group-commit.js';
+import { GroupCommit, type CommitSteps, type Decide, type GatherTiming } from '../../src/engine/store/group-commit.js';
 
 /**
  * The pipelined group commit over scripted steps: each journal write is a promise the test
  * settles, so what is decided, written and answered while a write is in flight is observable.
  */
-function harness(options: { drainDue?: () => boolean } = {}) {
+function harness(options: { drainDue?: () => boolean; gather?: GatherTiming } = {}) {
   const log: string[] = [];
   const writes: { lines: string[]; settle: (error?: Error) => void }[] = [];
   let memory: string[] = [];
@@ -29,7 +29,9 @@ function harness(options: { drainDue?: () => boolean } = {}) {
     drainDue: options.drainDue ?? (() => false),
     afterCommit: async () => void log.push('after-commit'),
   };
-  return { commits: new GroupCommit(steps), log, writes, memory: () => memory };
+  // Unless a test is about gathering, lines go at once whatever the (scripted) write time.
+  const gather = options.gather ?? { gatherFromWriteMs: Infinity, maxGatherMs: 0 };
+  return { commits: new GroupCommit(steps, gather), log, writes, memory: () => memory };
 }
 
 const put = (key: string): Decide => () => ({ result: key, changes: [{ collection: 'users', key, value: {} } satisfies Change] });
@@ -165,5 +167,34 @@ describe('pipelined group commit', () => {
     writes[0]!.settle();
     await tick();
     expect(work.value).toBe('compacted');
+  });
+
+  it('on a slow disk, answers first and holds the next line until the callers just answered are back, at most the bound', async () => {
+    const { commits, writes } = harness({ gather: { gatherFromWriteMs: 10, maxGatherMs: 40 } });
+    const slowDisk = () => new Promise((resolve) => setTimeout(resolve, 30));
+    const a = track(commits.submit(put('a')));
+    await tick();
+    void commits.submit(put('b'));
+    await slowDisk();
+    writes[0]!.settle();
+    await tick();
+    // a is answered; b waits for a's caller to come back rather than going alone.
+    expect(a.value).toBe('a');
+    expect(writes).toHaveLength(1);
+    void commits.submit(put('c'));
+    await tick();
+    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b', 'c']]);
+
+    // Nobody comes back: the line goes after about one write's time.
+    await slowDisk();
+    writes[1]!.settle();
+    await tick();
+    void commits.submit(put('d'));
+    writes.length = 2;
+    const before = performance.now();
+    while (writes.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(performance.now() - before).toBeGreaterThanOrEqual(20);
+    expect(writes[2]!.lines).toEqual(['d']);
+    writes[2]!.settle();
   });
 });
