@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
@@ -145,10 +146,10 @@ function announcesBody(req: http.IncomingMessage): boolean {
 }
 
 /**
- * The body, at most `limit` bytes, within `deadline` (epoch ms). Listeners rather than an async
+ * The body, at most `limit` bytes, within `remainingMs`. Listeners rather than an async
  * iterator: this runs for every write and the iterator's promise per chunk showed in profiles.
  */
-function readBody(req: http.IncomingMessage, limit: number, deadline: number): Promise<Buffer> {
+function readBody(req: http.IncomingMessage, limit: number, remainingMs: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     return Promise.reject(new HttpFailure(413, `request body larger than ${limit} bytes`));
@@ -156,7 +157,7 @@ function readBody(req: http.IncomingMessage, limit: number, deadline: number): P
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const timer = setTimeout(() => finish(new HttpFailure(408, 'the request body did not arrive in time')), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => finish(new HttpFailure(408, 'the request body did not arrive in time')), remainingMs);
     const finish = (error?: Error): void => {
       clearTimeout(timer);
       req.off('data', onData);
@@ -210,12 +211,11 @@ function firstInvalidUtf8(bytes: Buffer): number {
 
 function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return null;
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
+  // isUtf8 then toString: cheaper per request than a fatal TextDecoder, with the same verdict.
+  if (!isUtf8(raw)) {
     throw new HttpFailure(400, `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(raw)})`);
   }
+  const text = raw.toString('utf8');
   try {
     return JSON.parse(text);
   } catch {
@@ -279,11 +279,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
       outcome = String(code);
       if (res.headersSent || res.destroyed) return;
-      const allHeaders: Record<string, string | number> = {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        ...headers,
-      };
+      const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+      for (const name in headers) allHeaders[name] = headers[name]!;
       // A body left unread cannot be skipped on a kept-alive connection: the answer closes it.
       if (closing || !bodyRead) allHeaders.connection = 'close';
       res.writeHead(code, allHeaders);
@@ -333,7 +330,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (contentType !== 'application/json') throw new HttpFailure(415, 'Content-Type must be application/json');
         // Only now, with the caller and the route known, is the body worth asking for.
         if (expectsContinue) res.writeContinue();
-        const raw = await readBody(req, bodyLimit, started - performance.now() + Date.now() + timeouts.requestMs);
+        // Whole milliseconds: timers of one duration share one list (O(1) to add and remove),
+        // and nearly every body is asked for within the request's first millisecond.
+        const raw = await readBody(req, bodyLimit, Math.max(0, timeouts.requestMs - Math.floor(performance.now() - started)));
         bodyRead = true;
         body = parseJsonBody(raw);
       } else if (!bodyRead) {
