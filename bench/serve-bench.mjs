@@ -20,7 +20,7 @@ function percentile(sorted, p) {
 }
 
 /** 300 password users at concurrency 64, GETs alongside; latencies of the GETs sent while the load ran. */
-async function passwordLoad(target, { users = 300, concurrency = 64, readers = 4, withPassword = true } = {}) {
+export async function passwordLoad(target, { users = 300, concurrency = 64, readers = 4, withPassword = true } = {}) {
   const writes = new Pool(target.url, { connections: concurrency });
   const reads = new Pool(target.url, { connections: readers });
   const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json' };

@@ -67,6 +67,8 @@ class FileStore implements Store {
   private readonly lease: LockLease | undefined;
   /** The lock lease was kept since the last batch: nobody else wrote, so no catch-up is needed. */
   private leaseKept = false;
+  /** Memory holds everything committed by anyone, as long as the lock stays ours (see refresh). */
+  private memoryCaughtUp = false;
 
   constructor(
     dir: string,
@@ -79,6 +81,7 @@ class FileStore implements Store {
       acquireLock: async () => {
         if (this.journal === undefined) throw new InternalError(`store ${this.location} is closed`);
         this.leaseKept = await lease!.acquire();
+        if (!this.leaseKept) this.memoryCaughtUp = false;
       },
       releaseLock: () => lease!.releaseNow(),
       keepLock: () => lease!.batchDone(),
@@ -232,10 +235,12 @@ class FileStore implements Store {
   }
 
   private async catchUpUnderLock(): Promise<void> {
-    if (this.leaseKept && !this.stale) return;
-    const manifest = await readManifest(this.location);
-    if (this.stale || manifest.generation !== this.generation) await this.load(true);
-    else await this.readJournal(true);
+    if (!(this.leaseKept && !this.stale)) {
+      const manifest = await readManifest(this.location);
+      if (this.stale || manifest.generation !== this.generation) await this.load(true);
+      else await this.readJournal(true);
+    }
+    this.memoryCaughtUp = true;
   }
 
   private async append(line: string): Promise<void> {
@@ -289,8 +294,9 @@ class FileStore implements Store {
 
   refresh(): Promise<void> {
     if (this.closed) return Promise.reject(new InternalError(`store ${this.location} is closed`));
-    // Our lock, memory caught up: nobody else can have written, and a read need not wait for our writes.
-    if (this.commits.caughtUpUnderLock) return Promise.resolve();
+    // The lock is ours and memory caught up: nobody else can have written, so there is nothing
+    // to read, and a read need not queue behind our writes (whenDurable covers those).
+    if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
     return this.commits.exclusive(async () => {
       const manifest = await readManifest(this.location);
       if (manifest.generation !== this.generation) await this.load(false);

@@ -120,11 +120,6 @@ export class GroupCommit {
     private readonly timing: GatherTiming = DEFAULT_GATHER,
   ) {}
 
-  /** True while this process holds the lock with memory caught up (nobody else can write). */
-  get caughtUpUnderLock(): boolean {
-    return this.open;
-  }
-
   /** Runs journal-touching work one at a time within this process. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     const run = this.serial.then(work, work);
