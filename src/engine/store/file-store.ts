@@ -299,7 +299,8 @@ class FileStore implements Store {
     if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
     return this.commits.exclusive(async () => {
       const manifest = await readManifest(this.location);
-      if (manifest.generation !== this.generation) await this.load(false);
+      // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
+      if (this.stale || manifest.generation !== this.generation) await this.load(false);
       else await this.readJournal(false);
     });
   }
