@@ -3,7 +3,8 @@
  * then opens the gate: from then on every transaction is decided the moment it is submitted,
  * into the batch being collected, while the previous batch's journal write is on its way to the
  * disk. When that write returns, the collected batch's write starts at once and only then are the
- * finished batch's callers answered, so the disk and the CPU work side by side. A write starts
+ * finished batch's callers answered, so the disk and the CPU work side by side (on a slow disk the
+ * callers are answered first and the next line waits briefly for them: GatherTiming). A write starts
  * only after the one before it is durable (a journal line never lands after one that may not),
  * and a caller is answered only once its batch, and with it everything decided before it, is.
  *
