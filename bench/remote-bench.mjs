@@ -88,6 +88,7 @@ async function spawnServer(args, token) {
   return {
     url,
     token,
+    pid: child.pid,
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');

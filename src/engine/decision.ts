@@ -85,5 +85,11 @@ function definedEntries(object: Record<string, unknown>): [string, unknown][] {
 
 /** Copies an object without its undefined properties (stored entities never hold undefined). */
 export function withoutUndefined<T extends object>(object: T): T {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+  // A plain loop: this runs for every stored entity, and entries/filter/fromEntries showed in profiles.
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) {
+    const value = (object as Record<string, unknown>)[key];
+    if (value !== undefined) copy[key] = value;
+  }
+  return copy as T;
 }

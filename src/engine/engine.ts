@@ -132,8 +132,12 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
     },
 
     async getReviewSession(externalId, callOptions) {
-      if (!callOptions?.dryRun) await store.refresh();
-      return decideReviewSession(viewFor(callOptions), externalId).result;
+      if (callOptions?.dryRun) return decideReviewSession(planView(), externalId).result;
+      await store.refresh();
+      const answer = decideReviewSession(live(), externalId).result;
+      // Memory may show this process's writes still on their way to the disk: answer once they are there.
+      await store.whenDurable();
+      return answer;
     },
 
     async addCollection(raw, callOptions) {

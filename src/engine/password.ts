@@ -16,13 +16,15 @@ const HASH_FORMAT = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-
  * How many hashes run at once. async scrypt runs on libuv's thread pool (4 threads unless
  * UV_THREADPOOL_SIZE says otherwise), which every file operation of the store also needs: 64
  * hashes queued there made each fsync, stat and read of the store wait behind them, and so every
- * request, a review-session GET included, for seconds. Keeping at least one pool thread free of
- * hashing, and no more hashes than there are cores besides the one serving requests, leaves the
- * store's I/O and the event loop a thread and a core; the remaining hashes wait here, in order.
+ * request, a review-session GET included, for seconds. So at least one pool thread stays free of
+ * hashing, and no more hashes run than there are cores: each core hashes, and the event loop,
+ * which needs well under a core while hashes are the bottleneck, gets its turn from the
+ * scheduler in fractions of a millisecond (the bench's review-session GETs stay within a few ms
+ * under a 64-wide password load). The remaining hashes wait here, in order.
  */
 export const SCRYPT_CONCURRENCY = Math.max(
   1,
-  Math.min((Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1, availableParallelism() - 1),
+  Math.min((Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1, availableParallelism()),
 );
 
 let running = 0;

@@ -8,9 +8,16 @@ import type { Store } from '../engine/store/contract.js';
  * plain ones. The server's check takes both forms, so they are passed on as they are.
  */
 export function storeTokens(store: Pick<Store, 'state'>): () => string[] {
+  // A stored value is replaced, never changed in place: the same array is the same list.
+  let seen: unknown;
+  let list: string[] = [];
   return () => {
     const settings = store.state.get('settings')?.get('settings') as { ApiTokens?: unknown } | undefined;
     const tokens = settings?.ApiTokens;
-    return Array.isArray(tokens) ? tokens.filter((t): t is string => typeof t === 'string' && t !== '') : [];
+    if (tokens !== seen) {
+      seen = tokens;
+      list = Array.isArray(tokens) ? tokens.filter((t): t is string => typeof t === 'string' && t !== '') : [];
+    }
+    return list;
   };
 }

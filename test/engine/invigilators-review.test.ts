@@ -65,6 +65,26 @@ describe('getReviewSession', () => {
     expect(result.envelope.Content).toEqual(world.ReviewSessions.find((r) => r.ExternalId === 'RS-MATH1-OCT'));
   });
 
+  it('answers only once what it read is durable, and a failed write refuses the read', async () => {
+    const { engine, store } = demoEngine();
+    let release!: (error?: Error) => void;
+    store.whenDurable = () => new Promise<void>((resolve, reject) => (release = (error) => (error ? reject(error) : resolve())));
+    let answered = false;
+    const read = engine.getReviewSession('RS-MATH1-OCT').then((result) => {
+      answered = true;
+      return result;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    release();
+    expect((await read).status).toBe(200);
+
+    const failing = engine.getReviewSession('RS-MATH1-OCT');
+    await new Promise((resolve) => setImmediate(resolve));
+    release(new Error('cannot write the journal'));
+    await expect(failing).rejects.toThrow('cannot write the journal');
+  });
+
   it('unknown id: HTTP 400 code 1101', async () => {
     const { engine } = demoEngine();
     const result = await engine.getReviewSession('RS-NOPE');

@@ -69,6 +69,11 @@ export class MemoryStore implements Store {
     this.catchUp();
   }
 
+  /** Transactions commit in order: once the queue has run, everything in memory is "durable". */
+  async whenDurable(): Promise<void> {
+    await this.queue;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }

@@ -77,6 +77,29 @@ describe('create, open, round trip', () => {
     await again.close();
   });
 
+  it('after an observer failed mid-transaction, a read reloads: memory never shows a change that is not on the disk', async () => {
+    await createStore(dir, []);
+    const store = await openStore(dir);
+    let changes = 0;
+    store.observe({
+      change: (change) => {
+        changes += 1;
+        if (change.key === 'half-applied') throw new Error('index broken');
+      },
+      reset: () => undefined,
+    });
+    await store.transact(put(user('kept')));
+    await expect(store.transact(put(user('half-applied')))).rejects.toThrow('index broken');
+    // The map took the value before the observer threw.
+    expect(users(store.state).has('half-applied')).toBe(true);
+    await store.refresh();
+    expect([...users(store.state).keys()]).toEqual(['kept']);
+    expect(changes).toBeGreaterThanOrEqual(2);
+    await store.transact(put(user('after')));
+    expect([...users(store.state).keys()].sort()).toEqual(['after', 'kept']);
+    await store.close();
+  });
+
   it('refuses to create over an existing store without force, replaces it with force', async () => {
     await createStore(dir, [user('old')]);
     await expect(createStore(dir, [user('new')])).rejects.toBeInstanceOf(StoreExistsError);

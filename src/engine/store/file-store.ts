@@ -67,6 +67,8 @@ class FileStore implements Store {
   private readonly lease: LockLease | undefined;
   /** The lock lease was kept since the last batch: nobody else wrote, so no catch-up is needed. */
   private leaseKept = false;
+  /** Memory holds everything committed by anyone, as long as the lock stays ours (see refresh). */
+  private memoryCaughtUp = false;
 
   constructor(
     dir: string,
@@ -77,7 +79,9 @@ class FileStore implements Store {
     const lease = this.lease;
     this.commits = new GroupCommit({
       acquireLock: async () => {
+        if (this.journal === undefined) throw new InternalError(`store ${this.location} is closed`);
         this.leaseKept = await lease!.acquire();
+        if (!this.leaseKept) this.memoryCaughtUp = false;
       },
       releaseLock: () => lease!.releaseNow(),
       keepLock: () => lease!.batchDone(),
@@ -87,6 +91,7 @@ class FileStore implements Store {
       markStale: () => {
         this.stale = true;
       },
+      drainDue: () => this.stale || this.journalPosition.offset >= this.compactThreshold() || lease!.holdExpired(),
       afterCommit: async () => {
         if (this.journalPosition.offset >= this.compactThreshold()) await this.compactUnderLock();
       },
@@ -230,10 +235,12 @@ class FileStore implements Store {
   }
 
   private async catchUpUnderLock(): Promise<void> {
-    if (this.leaseKept && !this.stale) return;
-    const manifest = await readManifest(this.location);
-    if (this.stale || manifest.generation !== this.generation) await this.load(true);
-    else await this.readJournal(true);
+    if (!(this.leaseKept && !this.stale)) {
+      const manifest = await readManifest(this.location);
+      if (this.stale || manifest.generation !== this.generation) await this.load(true);
+      else await this.readJournal(true);
+    }
+    this.memoryCaughtUp = true;
   }
 
   private async append(line: string): Promise<void> {
@@ -287,11 +294,19 @@ class FileStore implements Store {
 
   refresh(): Promise<void> {
     if (this.closed) return Promise.reject(new InternalError(`store ${this.location} is closed`));
+    // The lock is ours and memory caught up: nobody else can have written, so there is nothing
+    // to read, and a read need not queue behind our writes (whenDurable covers those).
+    if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
     return this.commits.exclusive(async () => {
       const manifest = await readManifest(this.location);
-      if (manifest.generation !== this.generation) await this.load(false);
+      // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
+      if (this.stale || manifest.generation !== this.generation) await this.load(false);
       else await this.readJournal(false);
     });
+  }
+
+  whenDurable(): Promise<void> {
+    return this.lease ? this.commits.whenDurable() : Promise.resolve();
   }
 
   async close(): Promise<void> {

@@ -1,31 +1,61 @@
 /**
- * Group commit: every transaction queued by the time the lock is ours is one batch: one
- * catch-up (none while the lock lease was kept since the last batch), one journal line, one
- * synchronous write. Calls arriving meanwhile form the next batch. Also the one queue through
- * which all journal-touching work of a process runs, one piece at a time.
+ * Group commit, pipelined. A session takes the lock (or keeps the lease), catches up once and
+ * then opens the gate: from then on every transaction is decided the moment it is submitted,
+ * into the batch being collected, while the previous batch's journal write is on its way to the
+ * disk. When that write returns, the collected batch's write starts at once and only then are the
+ * finished batch's callers answered, so the disk and the CPU work side by side (on a slow disk the
+ * callers are answered first and the next line waits briefly for them: GatherTiming). A write starts
+ * only after the one before it is durable (a journal line never lands after one that may not),
+ * and a caller is answered only once its batch, and with it everything decided before it, is.
+ *
+ * The gate closes (submissions wait undecided) while the lock is being taken, when memory must be
+ * reloaded, and when a compaction or a lock handover is due: the writes in flight finish, the
+ * session ends under the lock (compaction, lease), and the next session takes the waiting ones.
+ * Also the one queue through which all journal-touching work of a process runs, one at a time.
  */
 import type { Change, StoreState } from './contract.js';
 
 export type Decide = (state: StoreState) => { result: unknown; changes: Change[] };
 
-/** What the store does at each step of a batch; the queue decides only the order. */
+/** What the store does at each step; the queue decides only the order. */
 export interface CommitSteps {
   acquireLock(): Promise<void>;
-  /** After a failed batch: the lock goes now. */
+  /** After a failed write: the lock goes now. */
   releaseLock(): Promise<void>;
-  /** After a committed batch: the lock may be kept for the next batch (see lock-lease.ts). */
+  /** After a session that committed: the lock may be kept for the next one (see lock-lease.ts). */
   keepLock(): Promise<void>;
   /** Brings memory up to what other writers committed. */
   catchUp(): Promise<void>;
   /** Runs one decide and applies its changes to memory; returns its result and its serialised changes. */
   decide(decide: Decide): { result: unknown; serialized: string };
-  /** Appends the batch's serialised changes as one durable journal line. */
+  /** Appends a batch's serialised changes as one durable journal line. */
   append(serialized: string[]): Promise<void>;
-  /** Memory may now be ahead of the disk: the next batch must reload. */
+  /** Memory may now be ahead of the disk: the next session must reload. */
   markStale(): void;
-  /** After a committed batch, still under the lock (compaction when due); its failure is the store's to absorb. */
+  /** Whether to stop deciding and let the writes drain: memory is stale, a compaction or a lock handover is due. */
+  drainDue(): boolean;
+  /** After the writes drained, still under the lock (compaction when due); its failure is the store's to absorb. */
   afterCommit(): Promise<void>;
 }
+
+/**
+ * Holding a line back for callers about to join it. With closed-loop callers (a client with N
+ * requests in flight) a line written the moment the previous one is durable carries only those
+ * that arrived during that write: the callers split into two halves taking turns, half of them
+ * per line. Once a write takes longer than the callers need to come back with their next
+ * transaction, holding the next line for them (at most one write's time) puts all of them on
+ * one line: twice the transactions per write on a slow disk. On a fast disk (a write under
+ * `gatherFromWriteMs`) lines go at once.
+ */
+export interface GatherTiming {
+  gatherFromWriteMs: number;
+  maxGatherMs: number;
+}
+
+export const DEFAULT_GATHER: GatherTiming = { gatherFromWriteMs: 1, maxGatherMs: 4 };
+
+/** Weight of the newest write in the moving average of write times. */
+const WRITE_TIME_WEIGHT = 0.2;
 
 interface Pending {
   decide: Decide;
@@ -35,12 +65,61 @@ interface Pending {
 
 type Outcome = { pending: Pending; ok: true; result: unknown } | { pending: Pending; ok: false; error: unknown };
 
-export class GroupCommit {
-  private queue: Pending[] = [];
-  private batchScheduled = false;
-  private serial: Promise<unknown> = Promise.resolve();
+/** Decided transactions sharing one journal line; their callers are answered together once it is durable. */
+class Batch {
+  readonly outcomes: Outcome[] = [];
+  /** The non-empty serialised changes, in decision order. */
+  readonly serialized: string[] = [];
+  private settled: { ok: true } | { ok: false; error: unknown } | undefined;
+  private listeners: { resolve: () => void; reject: (reason: unknown) => void }[] = [];
 
-  constructor(private readonly steps: CommitSteps) {}
+  get size(): number {
+    return this.outcomes.length;
+  }
+
+  /** Resolves once the batch is durable; rejects with its write's failure. */
+  whenDone(): Promise<void> {
+    if (this.settled?.ok) return Promise.resolve();
+    if (this.settled) return Promise.reject(this.settled.error);
+    return new Promise((resolve, reject) => this.listeners.push({ resolve, reject }));
+  }
+
+  commit(): void {
+    this.settled = { ok: true };
+    for (const outcome of this.outcomes) {
+      if (outcome.ok) outcome.pending.resolve(outcome.result);
+      else outcome.pending.reject(outcome.error);
+    }
+    for (const listener of this.listeners.splice(0)) listener.resolve();
+  }
+
+  fail(error: unknown): void {
+    this.settled = { ok: false, error };
+    for (const outcome of this.outcomes) outcome.pending.reject(error);
+    for (const listener of this.listeners.splice(0)) listener.reject(error);
+  }
+}
+
+export class GroupCommit {
+  /** Submitted while the gate was closed: not decided yet. */
+  private waiting: Pending[] = [];
+  private sessionScheduled = false;
+  /** Lock held, memory caught up, nothing due: a submitted transaction is decided at once. */
+  private open = false;
+  /** Decided, its journal line not yet started. */
+  private collecting = new Batch();
+  /** Its journal line on its way to the disk. */
+  private writing: Batch | undefined;
+  private serial: Promise<unknown> = Promise.resolve();
+  /** Recent journal write time (ms, moving average); undefined before the first. */
+  private writeMs: number | undefined;
+  /** Holding the next line until this many transactions are collected (see gatherMs). */
+  private gathering: { expected: number; done: () => void } | undefined;
+
+  constructor(
+    private readonly steps: CommitSteps,
+    private readonly timing: GatherTiming = DEFAULT_GATHER,
+  ) {}
 
   /** Runs journal-touching work one at a time within this process. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -51,60 +130,176 @@ export class GroupCommit {
 
   submit<T>(decide: Decide): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ decide, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.batchScheduled) {
-        this.batchScheduled = true;
-        void this.exclusive(() => this.runBatch()).catch((error: unknown) => {
-          for (const pending of this.queue.splice(0)) pending.reject(error);
-        });
+      const pending: Pending = { decide, resolve: resolve as (value: unknown) => void, reject };
+      if (this.open) {
+        this.decideInto(pending);
+      } else {
+        this.waiting.push(pending);
+        this.scheduleSession();
       }
     });
   }
 
-  private async runBatch(): Promise<void> {
+  /**
+   * Resolves once every transaction decided so far (everything memory shows) is durable; rejects
+   * if one of their writes failed. Transactions still waiting undecided are not in memory yet.
+   */
+  whenDurable(): Promise<void> {
+    const last = this.collecting.size > 0 ? this.collecting : this.writing;
+    return last ? last.whenDone() : Promise.resolve();
+  }
+
+  private decideInto(pending: Pending): void {
+    const batch = this.collecting;
+    try {
+      const done = this.steps.decide(pending.decide);
+      if (done.serialized.length > 0) batch.serialized.push(done.serialized);
+      batch.outcomes.push({ pending, ok: true, result: done.result });
+      if (this.gathering !== undefined && batch.size >= this.gathering.expected) this.gathering.done();
+    } catch (error) {
+      batch.outcomes.push({ pending, ok: false, error });
+      // An observer that threw may have left memory off the disk: decide nothing more on it.
+      if (this.steps.drainDue()) {
+        this.open = false;
+        this.gathering?.done();
+      }
+    }
+  }
+
+  private scheduleSession(): void {
+    if (this.sessionScheduled) return;
+    this.sessionScheduled = true;
+    void this.exclusive(() => this.session()).catch((error: unknown) => {
+      this.sessionScheduled = false;
+      this.rejectWaiting(error);
+    });
+  }
+
+  private rejectWaiting(error: unknown): void {
+    for (const pending of this.waiting.splice(0)) pending.reject(error);
+  }
+
+  private async session(): Promise<void> {
     const { steps } = this;
+    if (this.waiting.length === 0) {
+      this.sessionScheduled = false;
+      return;
+    }
     try {
       await steps.acquireLock();
     } catch (error) {
-      this.batchScheduled = false;
-      for (const pending of this.queue.splice(0)) pending.reject(error);
+      this.sessionScheduled = false;
+      this.rejectWaiting(error);
       return;
     }
-    this.batchScheduled = false;
-    const batch = this.queue.splice(0);
-    const outcomes: Outcome[] = [];
     try {
       await steps.catchUp();
-      const serialized: string[] = [];
-      for (const pending of batch) {
-        try {
-          const done = steps.decide(pending.decide);
-          serialized.push(done.serialized);
-          outcomes.push({ pending, ok: true, result: done.result });
-        } catch (error) {
-          outcomes.push({ pending, ok: false, error });
-        }
-      }
-      if (serialized.some((part) => part.length > 0)) await steps.append(serialized);
     } catch (error) {
+      this.sessionScheduled = false;
       steps.markStale();
       await steps.releaseLock().catch(() => undefined);
-      for (const pending of batch) pending.reject(error);
+      this.rejectWaiting(error);
       return;
     }
-    for (const outcome of outcomes) {
-      if (outcome.ok) outcome.pending.resolve(outcome.result);
-      else outcome.pending.reject(outcome.error);
+    this.sessionScheduled = false;
+    this.open = true;
+    for (const pending of this.waiting.splice(0)) {
+      if (this.open) this.decideInto(pending);
+      else this.waiting.push(pending);
     }
-    try {
-      await steps.afterCommit();
-    } catch {
-      // Everything is already durable in the journal; a failed compaction leaves the old
-      // generation in force and is retried after the next write. Memory may not say which
-      // generation is in force: the next batch reloads, even under a kept lock.
-      steps.markStale();
-    } finally {
-      await steps.keepLock().catch(() => undefined);
+    const failed = await this.writeUntilDrained();
+    if (failed) {
+      await steps.releaseLock().catch(() => undefined);
+    } else {
+      try {
+        await steps.afterCommit();
+      } catch {
+        // Everything is already durable in the journal; a failed compaction leaves the old
+        // generation in force and is retried after the next write. Memory may not say which
+        // generation is in force: the next session reloads, even under a kept lock.
+        steps.markStale();
+      } finally {
+        await steps.keepLock().catch(() => undefined);
+      }
     }
+    if (this.waiting.length > 0) this.scheduleSession();
+  }
+
+  /**
+   * Writes collected batches one after the other until one finishes with nothing collected
+   * behind it. Returns true when a write failed (its batch and the one decided on top of it are
+   * refused, memory is stale).
+   */
+  private async writeUntilDrained(): Promise<boolean> {
+    const { steps } = this;
+    let finished: Batch | undefined;
+    for (;;) {
+      const gatherMs = finished ? this.gatherMs() : 0;
+      if (finished && gatherMs > 0) {
+        // A slow disk: answer first, then give the callers just answered (a client sending its
+        // next request, a pipeline dispatching more) up to one write's time to join the next line.
+        const expected = this.collecting.size + finished.size;
+        finished.commit();
+        finished = undefined;
+        await this.gather(expected, gatherMs);
+      }
+      if (this.collecting.size === 0) break;
+      const batch = this.collecting;
+      this.collecting = new Batch();
+      if (this.open && steps.drainDue()) this.open = false;
+      this.writing = batch;
+      // The write is handed to the disk before the previous batch's callers are answered: their
+      // answers (serialising, socket writes) overlap it.
+      const started = performance.now();
+      const written = batch.serialized.length > 0 ? steps.append(batch.serialized) : undefined;
+      finished?.commit();
+      finished = undefined;
+      try {
+        if (written) {
+          await written;
+          this.recordWrite(performance.now() - started);
+        }
+      } catch (error) {
+        this.writing = undefined;
+        this.open = false;
+        steps.markStale();
+        batch.fail(error);
+        const onTop = this.collecting;
+        this.collecting = new Batch();
+        onTop.fail(error);
+        return true;
+      }
+      this.writing = undefined;
+      finished = batch;
+    }
+    // Closed before answering: an answer's continuation may submit, and no loop would write it.
+    this.open = false;
+    finished?.commit();
+    return false;
+  }
+
+  private recordWrite(ms: number): void {
+    this.writeMs = this.writeMs === undefined ? ms : this.writeMs + WRITE_TIME_WEIGHT * (ms - this.writeMs);
+  }
+
+  /** How long to hold the next line for callers about to join (0: write at once). */
+  private gatherMs(): number {
+    const { writeMs } = this;
+    if (!this.open || writeMs === undefined || writeMs < this.timing.gatherFromWriteMs) return 0;
+    return Math.min(Math.max(1, Math.ceil(writeMs)), this.timing.maxGatherMs);
+  }
+
+  /** Resolves once `expected` transactions are collected, the gate closed, or `ms` passed. */
+  private gather(expected: number, ms: number): Promise<void> {
+    if (!this.open || this.collecting.size >= expected) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(), ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        this.gathering = undefined;
+        resolve();
+      };
+      this.gathering = { expected, done };
+    });
   }
 }

@@ -79,6 +79,16 @@ export class LockLease {
     }, this.timing.idleMs);
   }
 
+  /** Whether the lock is ours now (kept or taken); it may go on the idle timer at any moment after a batch. */
+  get held(): boolean {
+    return this.lock.held;
+  }
+
+  /** Held past the maximum: the holder should pause its writes at the next chance and look for waiters (batchDone). */
+  holdExpired(): boolean {
+    return this.lock.held && Date.now() - this.heldSince >= this.timing.maxHoldMs;
+  }
+
   /** Releases now (a failed batch, a compaction on request, close). */
   async releaseNow(): Promise<void> {
     this.cancelIdle();
