@@ -1,0 +1,290 @@
+/**
+ * A small streaming XML tokenizer for the parts of an .xlsx workbook: elements, attributes, text
+ * and CDATA, fed chunk by chunk. It reads what a workbook part is and refuses the rest by name: no
+ * DTD (a `<!DOCTYPE>` is refused, so no entity can be declared, expanded or fetched), no entity
+ * beyond the five of XML and numeric references, no text outside the root element, no tag left
+ * open. Names are reported without their namespace prefix (`x:c` is `c`): producers differ in
+ * prefixes, never in local names.
+ *
+ * Attributes are read on demand (`XmlAttributes.get`): a sheet's cells ask for two or three of
+ * them, and building every attribute of every tag would cost more than the whole scan.
+ */
+
+/** The part is not the XML it should be (the caller names the part and, for a sheet, the row). */
+export class XmlSyntaxError extends Error {}
+
+export interface XmlHandler {
+  /** True while the handler wants character data: text outside the elements it reads is skipped undecoded. */
+  wantsText: boolean;
+  open(name: string, attributes: XmlAttributes, selfClosing: boolean): void;
+  close(name: string): void;
+  /** Decoded character data (entities resolved, CDATA as is); one text may come in several calls. */
+  text(text: string): void;
+}
+
+/** Longest tag or run of text held while waiting for its end (a cell holds at most 32,767 characters). */
+export const MAX_TOKEN_CHARS = 4 << 20;
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const QUOTE = 0x22;
+const APOS = 0x27;
+const COLON = 0x3a;
+const EQUALS = 0x3d;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon === -1 ? name : name.slice(colon + 1);
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function isXmlChar(code: number): boolean {
+  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+}
+
+/** Resolves the five XML entities and numeric character references, once (`&amp;amp;` is `&amp;`). */
+export function decodeEntities(raw: string): string {
+  let amp = raw.indexOf('&');
+  if (amp === -1) return raw;
+  let out = '';
+  let from = 0;
+  while (amp !== -1) {
+    const semicolon = raw.indexOf(';', amp);
+    if (semicolon === -1 || semicolon - amp > 12) throw new XmlSyntaxError(`a bare "&" in the text (${JSON.stringify(raw.slice(amp, amp + 12))}); XML writes it &amp;`);
+    const name = raw.slice(amp + 1, semicolon);
+    let decoded: string | undefined;
+    if (name.startsWith('#')) {
+      const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      const digits = name[1] === 'x' ? /^#x[0-9a-fA-F]+$/ : /^#[0-9]+$/;
+      if (!digits.test(name) || !isXmlChar(code)) throw new XmlSyntaxError(`the character reference &${name}; is not a valid XML character`);
+      decoded = String.fromCodePoint(code);
+    } else {
+      decoded = NAMED_ENTITIES[name];
+      if (decoded === undefined) throw new XmlSyntaxError(`the entity &${name}; is not defined (a workbook part uses only &amp; &lt; &gt; &quot; &apos; and numeric references)`);
+    }
+    out += raw.slice(from, amp) + decoded;
+    from = semicolon + 1;
+    amp = raw.indexOf('&', from);
+  }
+  return out + raw.slice(from);
+}
+
+/** XML reads a line break in text as LF, whatever the file has (a CR typed in a cell is written _x000D_ or &#13;). */
+function normalizedText(raw: string): string {
+  return decodeEntities(raw.indexOf('\r') === -1 ? raw : raw.replace(/\r\n?/g, '\n'));
+}
+
+/** The attributes of the tag being reported; valid only during the `open` call. */
+export class XmlAttributes {
+  source = '';
+  start = 0;
+  end = 0;
+
+  /** The decoded value of the attribute of that local name, or undefined. */
+  get(name: string): string | undefined {
+    const raw = this.raw(name);
+    return raw === undefined ? undefined : decodeEntities(raw);
+  }
+
+  /** The undecoded value (for values that hold no entity: numbers, cell references). */
+  raw(name: string): string | undefined {
+    const source = this.source;
+    let at = this.start;
+    const end = this.end;
+    while (at < end) {
+      while (at < end && isSpace(source.charCodeAt(at))) at++;
+      if (at >= end) return undefined;
+      const nameStart = at;
+      let colon = -1;
+      let code = source.charCodeAt(at);
+      while (at < end && code !== EQUALS && !isSpace(code)) {
+        if (code === COLON) colon = at;
+        code = source.charCodeAt(++at);
+      }
+      const nameEnd = at;
+      while (at < end && isSpace(source.charCodeAt(at))) at++;
+      if (source.charCodeAt(at) !== EQUALS) throw new XmlSyntaxError(`a malformed attribute in <${source.slice(this.start, Math.min(end, this.start + 40))}>`);
+      at++;
+      while (at < end && isSpace(source.charCodeAt(at))) at++;
+      const quote = source.charCodeAt(at);
+      if (quote !== QUOTE && quote !== APOS) throw new XmlSyntaxError(`an attribute value without quotes in <${source.slice(this.start, Math.min(end, this.start + 40))}>`);
+      const valueEnd = source.indexOf(quote === QUOTE ? '"' : "'", at + 1);
+      if (valueEnd === -1 || valueEnd > end) throw new XmlSyntaxError('an attribute value never closed');
+      const localStart = colon === -1 ? nameStart : colon + 1;
+      if (nameEnd - localStart === name.length && source.startsWith(name, localStart)) return source.slice(at + 1, valueEnd);
+      at = valueEnd + 1;
+    }
+    return undefined;
+  }
+}
+
+/** Feeds text chunks through the grammar above to a handler. */
+export class XmlTokenizer {
+  private rest = '';
+  private readonly stack: string[] = [];
+  private readonly attributes = new XmlAttributes();
+  private sawRoot = false;
+
+  constructor(private readonly handler: XmlHandler) {}
+
+  /** How many elements are open now. */
+  get depth(): number {
+    return this.stack.length;
+  }
+
+  feed(chunk: string): void {
+    const source = this.rest.length === 0 ? chunk : this.rest + chunk;
+    const handler = this.handler;
+    let at = 0;
+    const length = source.length;
+    while (at < length) {
+      const lt = source.indexOf('<', at);
+      if (lt === -1) {
+        // Text with no tag after it yet: held if wanted (an entity may be cut), else checked and dropped.
+        if (handler.wantsText) break;
+        this.skippedText(source, at, length);
+        at = length;
+        break;
+      }
+      if (lt > at) {
+        if (handler.wantsText) handler.text(normalizedText(source.slice(at, lt)));
+        else this.skippedText(source, at, lt);
+        at = lt;
+      }
+      const next = source.charCodeAt(lt + 1);
+      if (Number.isNaN(next)) break;
+      if (next === SLASH) {
+        const gt = source.indexOf('>', lt + 2);
+        if (gt === -1) break;
+        this.closeTag(source.slice(lt + 2, gt).trim());
+        at = gt + 1;
+        continue;
+      }
+      if (next === 0x3f /* ? */) {
+        const end = source.indexOf('?>', lt + 2);
+        if (end === -1) break;
+        at = end + 2;
+        continue;
+      }
+      if (next === 0x21 /* ! */) {
+        const consumed = this.markup(source, lt);
+        if (consumed === -1) break;
+        at = consumed;
+        continue;
+      }
+      // A start tag: its end is the first `>` outside a quoted attribute value.
+      let gt = -1;
+      let quote = 0;
+      for (let i = lt + 1; i < length; i++) {
+        const code = source.charCodeAt(i);
+        if (quote !== 0) {
+          if (code === quote) quote = 0;
+        } else if (code === GT) {
+          gt = i;
+          break;
+        } else if (code === QUOTE || code === APOS) quote = code;
+        else if (code === LT) throw new XmlSyntaxError(`a "<" inside the tag <${source.slice(lt + 1, Math.min(i, lt + 40))}`);
+      }
+      if (gt === -1) break;
+      let nameEnd = lt + 1;
+      for (let code = source.charCodeAt(nameEnd); nameEnd < gt && code !== SLASH && !isSpace(code); code = source.charCodeAt(++nameEnd));
+      const qualified = source.slice(lt + 1, nameEnd);
+      if (qualified.length === 0) throw new XmlSyntaxError('a "<" that starts no tag');
+      if (this.stack.length === 0 && this.sawRoot) throw new XmlSyntaxError(`a second root element <${qualified}> (the part is not one XML document)`);
+      this.sawRoot = true;
+      const selfClosing = source.charCodeAt(gt - 1) === SLASH;
+      const attributes = this.attributes;
+      attributes.source = source;
+      attributes.start = nameEnd;
+      attributes.end = selfClosing ? gt - 1 : gt;
+      const name = localName(qualified);
+      if (!selfClosing) this.stack.push(qualified);
+      handler.open(name, attributes, selfClosing);
+      if (selfClosing) handler.close(name);
+      at = gt + 1;
+    }
+    this.rest = at >= length ? '' : source.slice(at);
+    if (this.rest.length > MAX_TOKEN_CHARS) {
+      throw new XmlSyntaxError(`a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+    }
+  }
+
+  /** The end of the part: refuses a part cut short or one that held no XML. */
+  end(): void {
+    if (this.rest.trim().length > 0) {
+      if (this.handler.wantsText || this.rest.trimStart().startsWith('<')) throw new XmlSyntaxError('the XML ends inside a tag (the part is cut short)');
+      this.skippedText(this.rest, 0, this.rest.length);
+    }
+    if (!this.sawRoot) throw new XmlSyntaxError('no XML element (the part is empty or not XML)');
+    if (this.stack.length > 0) throw new XmlSyntaxError(`the XML ends inside <${this.stack[this.stack.length - 1]}> (the part is cut short)`);
+  }
+
+  private closeTag(qualified: string): void {
+    const open = this.stack.pop();
+    if (open !== qualified) {
+      throw new XmlSyntaxError(open === undefined ? `a closing tag </${qualified}> with no element open` : `</${qualified}> closes <${open}> (the XML is damaged)`);
+    }
+    this.handler.close(localName(qualified));
+  }
+
+  /** Text nobody reads: outside the root element it must be blank (else the part is not XML). */
+  private skippedText(source: string, from: number, to: number): void {
+    if (this.stack.length > 0) return;
+    for (let i = from; i < to; i++) {
+      const code = source.charCodeAt(i);
+      if (!isSpace(code) && code !== 0xfeff) throw new XmlSyntaxError(`text outside the XML root element (${JSON.stringify(source.slice(i, i + 20))}): the part is not XML`);
+    }
+  }
+
+  /** `<!--`, `<![CDATA[` or `<!DOCTYPE` at `lt`: the index after it, or -1 when more input is needed. */
+  private markup(source: string, lt: number): number {
+    if (source.length - lt < 9) return -1;
+    if (source.startsWith('<!--', lt)) {
+      const end = source.indexOf('-->', lt + 4);
+      return end === -1 ? -1 : end + 3;
+    }
+    if (source.startsWith('<![CDATA[', lt)) {
+      const end = source.indexOf(']]>', lt + 9);
+      if (end === -1) return -1;
+      if (this.stack.length === 0) throw new XmlSyntaxError('CDATA outside the XML root element: the part is not XML');
+      if (this.handler.wantsText) this.handler.text(source.slice(lt + 9, end).replace(/\r\n?/g, '\n'));
+      return end + 3;
+    }
+    if (source.startsWith('<!DOCTYPE', lt)) {
+      throw new XmlSyntaxError('a document type declaration (<!DOCTYPE ...>), which no workbook part has: entity declarations are refused, not expanded');
+    }
+    throw new XmlSyntaxError(`a markup declaration (${JSON.stringify(source.slice(lt, lt + 12))}) that no workbook part has`);
+  }
+}
+
+/**
+ * UTF-8 text of a part's bytes, chunk by chunk (a character split across two chunks is read
+ * whole; a leading BOM is dropped). Bytes that are not UTF-8 are refused: a binary part is not
+ * XML, and a guessed encoding would change values.
+ */
+export async function* utf8Chunks(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of chunks) yield decoder.decode(chunk, { stream: true });
+    const last = decoder.decode();
+    if (last.length > 0) yield last;
+  } catch (error) {
+    if (error instanceof TypeError && (error as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      throw new XmlSyntaxError('not UTF-8 text (binary content): the part is not XML');
+    }
+    throw error;
+  }
+}
+
+/** Reads a whole (small) part through a handler. */
+export async function readXmlPart(chunks: AsyncIterable<Buffer>, handler: XmlHandler): Promise<void> {
+  const tokenizer = new XmlTokenizer(handler);
+  for await (const text of utf8Chunks(chunks)) tokenizer.feed(text);
+  tokenizer.end();
+}
