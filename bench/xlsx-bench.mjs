@@ -72,7 +72,7 @@ function measureCli(file) {
   });
   const seconds = (performance.now() - started) / 1000;
   if (child.status !== 0) throw new Error(`examctl failed (${child.status}): ${child.stderr.slice(-2000)}`);
-  const total = Number(/(\d+) items:/.exec(child.stderr)?.[1]);
+  const total = Number(/([\d,]+) items:/.exec(child.stderr)?.[1]?.replaceAll(',', ''));
   const rssKB = Number(/maxRSS (\d+)/.exec(child.stderr)?.[1]);
   return { seconds, total, ok: total, rssMB: rssKB / 1024 };
 }

@@ -4,8 +4,8 @@
  * attribute follow the previous one; rows without cells are not passed on (blank rows are skipped
  * anyway, and their numbers come from the rows that have cells).
  */
-import { decodeXstring, type CellFormats } from './workbook-parts.js';
-import { utf8Chunks, XmlSyntaxError, XmlTokenizer, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
+import { decodeXstring, MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
+import { utf8Chunks, XmlLimitError, XmlSyntaxError, XmlTokenizer, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
 import type { SheetValue } from './xlsx-cells.js';
 
 export interface SheetCell {
@@ -113,7 +113,9 @@ class SheetHandler implements XmlHandler {
   private openCell(attributes: XmlAttributes): void {
     const r = attributes.raw('r');
     const column = r === undefined ? this.column + 1 : columnOf(r);
-    if (column < 1 || column > MAX_COLUMN) throw new XmlSyntaxError(`a cell reference "${r}" that is no cell (columns end at XFD)`);
+    if (column < 1 || column > MAX_COLUMN) {
+      throw new XmlSyntaxError(r === undefined ? 'a cell right of column XFD, the last one' : `a cell reference "${r}" that is no cell (columns end at XFD)`);
+    }
     this.column = column;
     const style = attributes.raw('s');
     this.numFmt = style === undefined ? undefined : this.formats[Number(style)];
@@ -138,6 +140,9 @@ class SheetHandler implements XmlHandler {
     if (this.target === TextTarget.Value) this.value += text;
     else if (this.target === TextTarget.Inline) this.inline += text;
     else if (this.target === TextTarget.Formula && this.formula.length < 64) this.formula += text;
+    if (this.value.length + this.inline.length > MAX_CELL_CHARS) {
+      throw new XmlLimitError(`cell ${this.reference()} holds over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+    }
   }
 
   close(name: string): void {

@@ -4,7 +4,7 @@
  * shared strings (the workbook's texts, which cells point to by index) and the styles (which
  * number format a cell has, so a date is known as one). Each is read by workbook-xml.ts.
  */
-import { readXmlPart, XmlSyntaxError, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
+import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
 
 export interface Relationship {
   id: string;
@@ -16,8 +16,7 @@ export interface Relationship {
 
 export async function readRelationships(chunks: AsyncIterable<Buffer>): Promise<Relationship[]> {
   const relationships: Relationship[] = [];
-  const handler: XmlHandler = {
-    wantsText: false,
+  const handler = partHandler({
     open(name, attributes) {
       if (name !== 'Relationship') return;
       relationships.push({
@@ -29,7 +28,7 @@ export async function readRelationships(chunks: AsyncIterable<Buffer>): Promise<
     },
     close() {},
     text() {},
-  };
+  });
   await readXmlPart(chunks, handler);
   return relationships;
 }
@@ -75,8 +74,7 @@ function isTrue(value: string | undefined): boolean {
 export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<WorkbookInfo> {
   const info: WorkbookInfo = { sheets: [], date1904: false };
   let inSheets = false;
-  const handler: XmlHandler = {
-    wantsText: false,
+  const handler = partHandler({
     open(name, attributes) {
       if (name === 'workbookPr') info.date1904 = isTrue(attributes.get('date1904'));
       else if (name === 'sheets') inSheets = true;
@@ -88,7 +86,7 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
       if (name === 'sheets') inSheets = false;
     },
     text() {},
-  };
+  });
   await readXmlPart(chunks, handler);
   return info;
 }
@@ -108,6 +106,9 @@ function detached(text: string): string {
   return text.length < 13 ? text : (' ' + text).slice(1);
 }
 
+/** Longest text of one cell or shared string read (Excel's own limit is 32,767 characters). */
+export const MAX_CELL_CHARS = 1 << 20;
+
 export interface SharedStringLimits {
   /** Most strings the table may hold (each costs memory for the whole read). */
   maxStrings: number;
@@ -122,8 +123,7 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: S
   let inItem = false;
   let phonetic = 0;
   let current = '';
-  const handler: XmlHandler = {
-    wantsText: false,
+  const handler = partHandler({
     open(name) {
       if (name === 'si') {
         inItem = true;
@@ -137,15 +137,16 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: S
       else if (name === 'si') {
         inItem = false;
         if (strings.length >= limits.maxStrings) {
-          throw new XmlSyntaxError(`the shared strings table holds over ${limits.maxStrings.toLocaleString('en-US')} texts, more than examctl reads`);
+          throw new XmlLimitError(`the shared strings table holds over ${limits.maxStrings.toLocaleString('en-US')} texts, more than examctl reads`);
         }
         strings.push(detached(decodeXstring(current)));
       }
     },
     text(text) {
       current += text;
+      if (current.length > MAX_CELL_CHARS) throw new XmlLimitError(`shared string ${strings.length} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
     },
-  };
+  });
   await readXmlPart(chunks, handler);
   return strings;
 }
@@ -193,8 +194,7 @@ export async function readCellFormats(chunks: AsyncIterable<Buffer>): Promise<Ce
   const formatIds: number[] = [];
   let inNumFmts = false;
   let inCellXfs = false;
-  const handler: XmlHandler = {
-    wantsText: false,
+  const handler = partHandler({
     open(name, attributes: XmlAttributes) {
       if (name === 'numFmts') inNumFmts = true;
       else if (name === 'cellXfs') inCellXfs = true;
@@ -206,7 +206,7 @@ export async function readCellFormats(chunks: AsyncIterable<Buffer>): Promise<Ce
       else if (name === 'cellXfs') inCellXfs = false;
     },
     text() {},
-  };
+  });
   await readXmlPart(chunks, handler);
   return formatIds.map((id) => custom.get(id) ?? BUILT_IN_FORMATS.get(id));
 }

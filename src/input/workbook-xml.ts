@@ -13,6 +13,9 @@
 /** The part is not the XML it should be (the caller names the part and, for a sheet, the row). */
 export class XmlSyntaxError extends Error {}
 
+/** The part is XML, but larger than examctl reads (a limit that keeps memory bounded). */
+export class XmlLimitError extends Error {}
+
 export interface XmlHandler {
   /** True while the handler wants character data: text outside the elements it reads is skipped undecoded. */
   wantsText: boolean;
@@ -22,10 +25,29 @@ export interface XmlHandler {
   text(text: string): void;
 }
 
+/**
+ * A handler made of three functions. The small parts' handlers are all of this one class, so the
+ * tokenizer's calls into a handler see two shapes (this and the sheet's), not one per part: V8
+ * keeps such calls fast only while they see few shapes.
+ */
+class PartHandler implements XmlHandler {
+  wantsText = false;
+  constructor(
+    readonly open: XmlHandler['open'],
+    readonly close: XmlHandler['close'],
+    readonly text: XmlHandler['text'],
+  ) {}
+}
+
+export function partHandler(spec: Pick<XmlHandler, 'open' | 'close' | 'text'>): XmlHandler {
+  return new PartHandler(spec.open, spec.close, spec.text);
+}
+
 /** Longest tag or run of text held while waiting for its end (a cell holds at most 32,767 characters). */
 export const MAX_TOKEN_CHARS = 4 << 20;
+/** Deepest nesting of elements (a workbook part nests about ten). */
+const MAX_DEPTH = 256;
 
-const LT = 0x3c;
 const GT = 0x3e;
 const SLASH = 0x2f;
 const QUOTE = 0x22;
@@ -80,11 +102,21 @@ function normalizedText(raw: string): string {
   return decodeEntities(raw.indexOf('\r') === -1 ? raw : raw.replace(/\r\n?/g, '\n'));
 }
 
-/** The attributes of the tag being reported; valid only during the `open` call. */
+/** Most attributes of one tag examctl looks at (the rest of a longer tag is still checked, then ignored). */
+const MAX_ATTRIBUTES = 32;
+
+/**
+ * The attributes of the tag being reported; valid only during the `open` call. The tag is
+ * split into attributes once, on the first question, as positions in `source`.
+ */
 export class XmlAttributes {
   source = '';
   start = 0;
   end = 0;
+  /** Attributes found by the split, -1 before it. */
+  count = -1;
+  /** Per attribute: local name start, name end, value start, value end. */
+  private readonly spans = new Int32Array(MAX_ATTRIBUTES * 4);
 
   /** The decoded value of the attribute of that local name, or undefined. */
   get(name: string): string | undefined {
@@ -94,17 +126,31 @@ export class XmlAttributes {
 
   /** The undecoded value (for values that hold no entity: numbers, cell references). */
   raw(name: string): string | undefined {
+    if (this.count === -1) this.split();
+    const spans = this.spans;
     const source = this.source;
-    let at = this.start;
+    for (let i = 0, at = 0; i < this.count; i++, at += 4) {
+      const nameStart = spans[at] as number;
+      if ((spans[at + 1] as number) - nameStart === name.length && source.startsWith(name, nameStart)) {
+        return source.slice(spans[at + 2], spans[at + 3]);
+      }
+    }
+    return undefined;
+  }
+
+  private split(): void {
+    const source = this.source;
     const end = this.end;
-    while (at < end) {
+    const spans = this.spans;
+    let count = 0;
+    let at = this.start;
+    for (;;) {
       while (at < end && isSpace(source.charCodeAt(at))) at++;
-      if (at >= end) return undefined;
-      const nameStart = at;
-      let colon = -1;
+      if (at >= end) break;
+      let nameStart = at;
       let code = source.charCodeAt(at);
       while (at < end && code !== EQUALS && !isSpace(code)) {
-        if (code === COLON) colon = at;
+        if (code === COLON) nameStart = at + 1;
         code = source.charCodeAt(++at);
       }
       const nameEnd = at;
@@ -116,20 +162,31 @@ export class XmlAttributes {
       if (quote !== QUOTE && quote !== APOS) throw new XmlSyntaxError(`an attribute value without quotes in <${source.slice(this.start, Math.min(end, this.start + 40))}>`);
       const valueEnd = source.indexOf(quote === QUOTE ? '"' : "'", at + 1);
       if (valueEnd === -1 || valueEnd > end) throw new XmlSyntaxError('an attribute value never closed');
-      const localStart = colon === -1 ? nameStart : colon + 1;
-      if (nameEnd - localStart === name.length && source.startsWith(name, localStart)) return source.slice(at + 1, valueEnd);
+      if (count < MAX_ATTRIBUTES) {
+        const base = count * 4;
+        spans[base] = nameStart;
+        spans[base + 1] = nameEnd;
+        spans[base + 2] = at + 1;
+        spans[base + 3] = valueEnd;
+        count++;
+      }
       at = valueEnd + 1;
     }
-    return undefined;
+    this.count = count;
   }
 }
 
 /** Feeds text chunks through the grammar above to a handler. */
 export class XmlTokenizer {
   private rest = '';
+  /** The open elements' names as written, and as reported (without prefix). */
   private readonly stack: string[] = [];
+  private readonly names: string[] = [];
   private readonly attributes = new XmlAttributes();
   private sawRoot = false;
+  /** Where the next `"` and `'` of the current source are (-1: none left; -2: not searched yet). */
+  private nextDouble = -2;
+  private nextSingle = -2;
 
   constructor(private readonly handler: XmlHandler) {}
 
@@ -140,6 +197,8 @@ export class XmlTokenizer {
 
   feed(chunk: string): void {
     const source = this.rest.length === 0 ? chunk : this.rest + chunk;
+    this.nextDouble = -2;
+    this.nextSingle = -2;
     const handler = this.handler;
     let at = 0;
     const length = source.length;
@@ -162,7 +221,7 @@ export class XmlTokenizer {
       if (next === SLASH) {
         const gt = source.indexOf('>', lt + 2);
         if (gt === -1) break;
-        this.closeTag(source.slice(lt + 2, gt).trim());
+        this.closeTag(source, lt + 2, gt);
         at = gt + 1;
         continue;
       }
@@ -179,18 +238,7 @@ export class XmlTokenizer {
         continue;
       }
       // A start tag: its end is the first `>` outside a quoted attribute value.
-      let gt = -1;
-      let quote = 0;
-      for (let i = lt + 1; i < length; i++) {
-        const code = source.charCodeAt(i);
-        if (quote !== 0) {
-          if (code === quote) quote = 0;
-        } else if (code === GT) {
-          gt = i;
-          break;
-        } else if (code === QUOTE || code === APOS) quote = code;
-        else if (code === LT) throw new XmlSyntaxError(`a "<" inside the tag <${source.slice(lt + 1, Math.min(i, lt + 40))}`);
-      }
+      const gt = this.tagEnd(source, lt + 1);
       if (gt === -1) break;
       let nameEnd = lt + 1;
       for (let code = source.charCodeAt(nameEnd); nameEnd < gt && code !== SLASH && !isSpace(code); code = source.charCodeAt(++nameEnd));
@@ -200,19 +248,51 @@ export class XmlTokenizer {
       this.sawRoot = true;
       const selfClosing = source.charCodeAt(gt - 1) === SLASH;
       const attributes = this.attributes;
+      attributes.count = -1;
       attributes.source = source;
       attributes.start = nameEnd;
       attributes.end = selfClosing ? gt - 1 : gt;
       const name = localName(qualified);
-      if (!selfClosing) this.stack.push(qualified);
+      if (!selfClosing) {
+        if (this.stack.push(qualified) > MAX_DEPTH) throw new XmlLimitError(`elements nested over ${MAX_DEPTH} deep (a workbook part nests about ten)`);
+        this.names.push(name);
+      }
       handler.open(name, attributes, selfClosing);
       if (selfClosing) handler.close(name);
       at = gt + 1;
     }
     this.rest = at >= length ? '' : source.slice(at);
     if (this.rest.length > MAX_TOKEN_CHARS) {
-      throw new XmlSyntaxError(`a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+      throw new XmlLimitError(`a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
     }
+  }
+
+  /**
+   * The first `>` from `from` outside a quoted attribute value; -1 when the tag goes on past
+   * `source`. The next quote of each kind is remembered across tags, so a chunk without any `'`
+   * is searched for one once, not once per tag.
+   */
+  private tagEnd(source: string, from: number): number {
+    let gt = source.indexOf('>', from);
+    let at = from;
+    while (gt !== -1) {
+      if (this.nextDouble !== -1 && this.nextDouble < at) this.nextDouble = source.indexOf('"', at);
+      if (this.nextSingle !== -1 && this.nextSingle < at) this.nextSingle = source.indexOf("'", at);
+      const double = this.nextDouble;
+      const single = this.nextSingle;
+      const quoteAt = double === -1 ? single : single === -1 ? double : Math.min(double, single);
+      if (quoteAt === -1 || quoteAt > gt) break;
+      const close = source.indexOf(quoteAt === double ? '"' : "'", quoteAt + 1);
+      if (close === -1) return -1;
+      if (close > gt) gt = source.indexOf('>', close);
+      at = close + 1;
+    }
+    if (gt !== -1) {
+      // XML allows no "<" in a tag, attribute values included.
+      const lt = source.indexOf('<', from);
+      if (lt !== -1 && lt < gt) throw new XmlSyntaxError(`a "<" inside the tag <${source.slice(from, Math.min(lt, from + 40))}`);
+    }
+    return gt;
   }
 
   /** The end of the part: refuses a part cut short or one that held no XML. */
@@ -225,12 +305,18 @@ export class XmlTokenizer {
     if (this.stack.length > 0) throw new XmlSyntaxError(`the XML ends inside <${this.stack[this.stack.length - 1]}> (the part is cut short)`);
   }
 
-  private closeTag(qualified: string): void {
-    const open = this.stack.pop();
-    if (open !== qualified) {
-      throw new XmlSyntaxError(open === undefined ? `a closing tag </${qualified}> with no element open` : `</${qualified}> closes <${open}> (the XML is damaged)`);
+  /** `</name>` between `from` and `gt`: it must close the element open last (compared in place, no copy). */
+  private closeTag(source: string, from: number, gt: number): void {
+    const open = this.stack[this.stack.length - 1];
+    let end = from + (open?.length ?? 0);
+    const matches = open !== undefined && source.startsWith(open, from) && (end === gt || isSpace(source.charCodeAt(end)));
+    if (matches) while (end < gt && isSpace(source.charCodeAt(end))) end++;
+    if (!matches || end !== gt) {
+      const written = source.slice(from, gt).trim();
+      throw new XmlSyntaxError(open === undefined ? `a closing tag </${written}> with no element open` : `</${written}> closes <${open}> (the XML is damaged)`);
     }
-    this.handler.close(localName(qualified));
+    this.stack.pop();
+    this.handler.close(this.names.pop() as string);
   }
 
   /** Text nobody reads: outside the root element it must be blank (else the part is not XML). */

@@ -38,7 +38,7 @@ import {
   resolvePartName,
   type CellFormats,
 } from './workbook-parts.js';
-import { XmlSyntaxError } from './workbook-xml.js';
+import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
 import { ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
 
 export interface XlsxReadOptions extends CsvReadOptions {
@@ -190,6 +190,7 @@ function partFailure(error: unknown, file: string, part: string): unknown {
   if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, undefined, `refused: ${error.message}`);
   if (error instanceof ZipFormatError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${error.message}`);
   if (error instanceof XmlSyntaxError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${part} is not valid XML: ${error.message}`);
+  if (error instanceof XmlLimitError) return new InputFileError(file, undefined, `refused: ${part}: ${error.message}`);
   return error;
 }
 
@@ -270,6 +271,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
     if (cause instanceof ZipEntryTooLargeError) throw new InputFileError(file, line, `refused: ${cause.message}`);
     if (cause instanceof ZipFormatError) throw new InputFileError(file, line, `not a readable .xlsx workbook: ${cause.message}`);
     if (cause instanceof XmlSyntaxError) throw new InputFileError(file, line, `the worksheet ${part} is not valid XML: ${cause.message}`);
+    if (cause instanceof XmlLimitError) throw new InputFileError(file, line, `refused: ${part}: ${cause.message}`);
     throw cause;
   }
 }
