@@ -106,17 +106,14 @@ function normalizedText(raw: string): string {
 const MAX_ATTRIBUTES = 32;
 
 /**
- * The attributes of the tag being reported; valid only during the `open` call. The tag is
- * split into attributes once, on the first question, as positions in `source`.
+ * The attributes of the tag being reported, as positions in `source` found while the tag was
+ * read; valid only during the `open` call.
  */
 export class XmlAttributes {
   source = '';
-  start = 0;
-  end = 0;
-  /** Attributes found by the split, -1 before it. */
-  count = -1;
+  count = 0;
   /** Per attribute: local name start, name end, value start, value end. */
-  private readonly spans = new Int32Array(MAX_ATTRIBUTES * 4);
+  readonly spans = new Int32Array(MAX_ATTRIBUTES * 4);
 
   /** The decoded value of the attribute of that local name, or undefined. */
   get(name: string): string | undefined {
@@ -126,7 +123,6 @@ export class XmlAttributes {
 
   /** The undecoded value (for values that hold no entity: numbers, cell references). */
   raw(name: string): string | undefined {
-    if (this.count === -1) this.split();
     const spans = this.spans;
     const source = this.source;
     for (let i = 0, at = 0; i < this.count; i++, at += 4) {
@@ -137,43 +133,14 @@ export class XmlAttributes {
     }
     return undefined;
   }
+}
 
-  private split(): void {
-    const source = this.source;
-    const end = this.end;
-    const spans = this.spans;
-    let count = 0;
-    let at = this.start;
-    for (;;) {
-      while (at < end && isSpace(source.charCodeAt(at))) at++;
-      if (at >= end) break;
-      let nameStart = at;
-      let code = source.charCodeAt(at);
-      while (at < end && code !== EQUALS && !isSpace(code)) {
-        if (code === COLON) nameStart = at + 1;
-        code = source.charCodeAt(++at);
-      }
-      const nameEnd = at;
-      while (at < end && isSpace(source.charCodeAt(at))) at++;
-      if (source.charCodeAt(at) !== EQUALS) throw new XmlSyntaxError(`a malformed attribute in <${source.slice(this.start, Math.min(end, this.start + 40))}>`);
-      at++;
-      while (at < end && isSpace(source.charCodeAt(at))) at++;
-      const quote = source.charCodeAt(at);
-      if (quote !== QUOTE && quote !== APOS) throw new XmlSyntaxError(`an attribute value without quotes in <${source.slice(this.start, Math.min(end, this.start + 40))}>`);
-      const valueEnd = source.indexOf(quote === QUOTE ? '"' : "'", at + 1);
-      if (valueEnd === -1 || valueEnd > end) throw new XmlSyntaxError('an attribute value never closed');
-      if (count < MAX_ATTRIBUTES) {
-        const base = count * 4;
-        spans[base] = nameStart;
-        spans[base + 1] = nameEnd;
-        spans[base + 2] = at + 1;
-        spans[base + 3] = valueEnd;
-        count++;
-      }
-      at = valueEnd + 1;
-    }
-    this.count = count;
-  }
+/** A start tag read by `readStartTag`: where its name ends and where it ends. */
+interface StartTag {
+  nameEnd: number;
+  /** Index of its `>`. */
+  end: number;
+  selfClosing: boolean;
 }
 
 /** Feeds text chunks through the grammar above to a handler. */
@@ -184,9 +151,7 @@ export class XmlTokenizer {
   private readonly names: string[] = [];
   private readonly attributes = new XmlAttributes();
   private sawRoot = false;
-  /** Where the next `"` and `'` of the current source are (-1: none left; -2: not searched yet). */
-  private nextDouble = -2;
-  private nextSingle = -2;
+  private readonly tag: StartTag = { nameEnd: 0, end: 0, selfClosing: false };
 
   constructor(private readonly handler: XmlHandler) {}
 
@@ -197,8 +162,6 @@ export class XmlTokenizer {
 
   feed(chunk: string): void {
     const source = this.rest.length === 0 ? chunk : this.rest + chunk;
-    this.nextDouble = -2;
-    this.nextSingle = -2;
     const handler = this.handler;
     let at = 0;
     const length = source.length;
@@ -237,27 +200,19 @@ export class XmlTokenizer {
         at = consumed;
         continue;
       }
-      // A start tag: its end is the first `>` outside a quoted attribute value.
-      const gt = this.tagEnd(source, lt + 1);
-      if (gt === -1) break;
-      let nameEnd = lt + 1;
-      for (let code = source.charCodeAt(nameEnd); nameEnd < gt && code !== SLASH && !isSpace(code); code = source.charCodeAt(++nameEnd));
-      const qualified = source.slice(lt + 1, nameEnd);
-      if (qualified.length === 0) throw new XmlSyntaxError('a "<" that starts no tag');
+      const tag = this.readStartTag(source, lt);
+      if (tag === undefined) break;
+      const qualified = source.slice(lt + 1, tag.nameEnd);
       if (this.stack.length === 0 && this.sawRoot) throw new XmlSyntaxError(`a second root element <${qualified}> (the part is not one XML document)`);
       this.sawRoot = true;
-      const selfClosing = source.charCodeAt(gt - 1) === SLASH;
-      const attributes = this.attributes;
-      attributes.count = -1;
-      attributes.source = source;
-      attributes.start = nameEnd;
-      attributes.end = selfClosing ? gt - 1 : gt;
+      const selfClosing = tag.selfClosing;
+      const gt = tag.end;
       const name = localName(qualified);
       if (!selfClosing) {
         if (this.stack.push(qualified) > MAX_DEPTH) throw new XmlLimitError(`elements nested over ${MAX_DEPTH} deep (a workbook part nests about ten)`);
         this.names.push(name);
       }
-      handler.open(name, attributes, selfClosing);
+      handler.open(name, this.attributes, selfClosing);
       if (selfClosing) handler.close(name);
       at = gt + 1;
     }
@@ -268,31 +223,68 @@ export class XmlTokenizer {
   }
 
   /**
-   * The first `>` from `from` outside a quoted attribute value; -1 when the tag goes on past
-   * `source`. The next quote of each kind is remembered across tags, so a chunk without any `'`
-   * is searched for one once, not once per tag.
+   * The start tag at `lt`, its attributes split into `this.attributes` on the way (one pass: the
+   * quotes that decide where the tag ends are the attributes' own); undefined when the tag goes
+   * on past `source`.
    */
-  private tagEnd(source: string, from: number): number {
-    let gt = source.indexOf('>', from);
-    let at = from;
-    while (gt !== -1) {
-      if (this.nextDouble !== -1 && this.nextDouble < at) this.nextDouble = source.indexOf('"', at);
-      if (this.nextSingle !== -1 && this.nextSingle < at) this.nextSingle = source.indexOf("'", at);
-      const double = this.nextDouble;
-      const single = this.nextSingle;
-      const quoteAt = double === -1 ? single : single === -1 ? double : Math.min(double, single);
-      if (quoteAt === -1 || quoteAt > gt) break;
-      const close = source.indexOf(quoteAt === double ? '"' : "'", quoteAt + 1);
-      if (close === -1) return -1;
-      if (close > gt) gt = source.indexOf('>', close);
-      at = close + 1;
+  private readStartTag(source: string, lt: number): StartTag | undefined {
+    const length = source.length;
+    let at = lt + 1;
+    let code = source.charCodeAt(at);
+    while (at < length && code !== SLASH && code !== GT && !isSpace(code)) {
+      if (code === 0x3c /* < */) throw new XmlSyntaxError(`a "<" inside the tag <${source.slice(lt + 1, at)}`);
+      code = source.charCodeAt(++at);
     }
-    if (gt !== -1) {
-      // XML allows no "<" in a tag, attribute values included.
-      const lt = source.indexOf('<', from);
-      if (lt !== -1 && lt < gt) throw new XmlSyntaxError(`a "<" inside the tag <${source.slice(from, Math.min(lt, from + 40))}`);
+    if (at >= length) return undefined;
+    const tag = this.tag;
+    tag.nameEnd = at;
+    if (at === lt + 1) throw new XmlSyntaxError('a "<" that starts no tag');
+    const attributes = this.attributes;
+    const spans = attributes.spans;
+    attributes.source = source;
+    let count = 0;
+    for (;;) {
+      while (at < length && isSpace(source.charCodeAt(at))) at++;
+      if (at >= length) return undefined;
+      code = source.charCodeAt(at);
+      if (code === GT || code === SLASH) break;
+      let nameStart = at;
+      while (at < length && code !== EQUALS && !isSpace(code) && code !== GT && code !== 0x3c) {
+        if (code === COLON) nameStart = at + 1;
+        code = source.charCodeAt(++at);
+      }
+      const nameEnd = at;
+      while (at < length && isSpace(source.charCodeAt(at))) at++;
+      if (at >= length) return undefined;
+      if (source.charCodeAt(at) !== EQUALS) throw new XmlSyntaxError(`a malformed attribute in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`);
+      at++;
+      while (at < length && isSpace(source.charCodeAt(at))) at++;
+      if (at >= length) return undefined;
+      const quote = source.charCodeAt(at);
+      if (quote !== QUOTE && quote !== APOS) throw new XmlSyntaxError(`an attribute value without quotes in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`);
+      const valueEnd = source.indexOf(quote === QUOTE ? '"' : "'", at + 1);
+      if (valueEnd === -1) return undefined;
+      if (count < MAX_ATTRIBUTES) {
+        const base = count * 4;
+        spans[base] = nameStart;
+        spans[base + 1] = nameEnd;
+        spans[base + 2] = at + 1;
+        spans[base + 3] = valueEnd;
+        count++;
+      }
+      at = valueEnd + 1;
     }
-    return gt;
+    attributes.count = count;
+    if (code === SLASH) {
+      if (at + 1 >= length) return undefined;
+      if (source.charCodeAt(at + 1) !== GT) throw new XmlSyntaxError(`a "/" inside the tag <${source.slice(lt + 1, Math.min(at + 2, lt + 60))}`);
+      tag.selfClosing = true;
+      tag.end = at + 1;
+    } else {
+      tag.selfClosing = false;
+      tag.end = at;
+    }
+    return tag;
   }
 
   /** The end of the part: refuses a part cut short or one that held no XML. */
