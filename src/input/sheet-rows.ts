@@ -41,17 +41,29 @@ export function columnLetters(column: number): string {
   return letters;
 }
 
-/** Column number of the letters of a cell reference (`AB12` -> 28); 0 when it has none. */
-function columnOf(reference: string): number {
+/** Column number of the letters of a cell reference in `source` (`AB12` -> 28); 0 when it has none. */
+function columnOf(source: string, from: number, to: number): number {
   let column = 0;
-  let i = 0;
-  for (; i < reference.length; i++) {
-    const code = reference.charCodeAt(i) | 0x20;
+  let i = from;
+  for (; i < to; i++) {
+    const code = source.charCodeAt(i) | 0x20;
     if (code < 0x61 || code > 0x7a) break;
     column = column * 26 + (code - 0x60);
     if (column > MAX_COLUMN) break;
   }
-  return i === 0 ? 0 : column;
+  return i === from ? 0 : column;
+}
+
+/** The number written in `source` between the indexes (a style index), or -1 when it is not one. */
+function digitsAt(source: string, from: number, to: number): number {
+  if (to === from || to - from > 9) return -1;
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const digit = source.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 function positiveInteger(text: string | undefined): number | undefined {
@@ -111,14 +123,17 @@ class SheetHandler implements XmlHandler {
   }
 
   private openCell(attributes: XmlAttributes): void {
-    const r = attributes.raw('r');
-    const column = r === undefined ? this.column + 1 : columnOf(r);
+    // r and s are read in place: a slice of each for every cell is measurable on a large sheet.
+    const source = attributes.source;
+    const spans = attributes.spans;
+    const r = attributes.find('r');
+    const column = r === -1 ? this.column + 1 : columnOf(source, spans[r + 2] as number, spans[r + 3] as number);
     if (column < 1 || column > MAX_COLUMN) {
-      throw new XmlSyntaxError(r === undefined ? 'a cell right of column XFD, the last one' : `a cell reference "${r}" that is no cell (columns end at XFD)`);
+      throw new XmlSyntaxError(r === -1 ? 'a cell right of column XFD, the last one' : `a cell reference "${attributes.raw('r')}" that is no cell (columns end at XFD)`);
     }
     this.column = column;
-    const style = attributes.raw('s');
-    this.numFmt = style === undefined ? undefined : this.formats[Number(style)];
+    const s = attributes.find('s');
+    this.numFmt = s === -1 ? undefined : this.formats[digitsAt(source, spans[s + 2] as number, spans[s + 3] as number)];
     this.type = attributes.raw('t') ?? 'n';
     this.inCell = true;
     this.value = '';

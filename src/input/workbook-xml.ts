@@ -123,15 +123,19 @@ export class XmlAttributes {
 
   /** The undecoded value (for values that hold no entity: numbers, cell references). */
   raw(name: string): string | undefined {
+    const at = this.find(name);
+    return at === -1 ? undefined : this.source.slice(this.spans[at + 2], this.spans[at + 3]);
+  }
+
+  /** Where the attribute of that local name is in `spans` (its value: `spans[at + 2]` to `spans[at + 3]` in `source`), or -1. */
+  find(name: string): number {
     const spans = this.spans;
     const source = this.source;
     for (let i = 0, at = 0; i < this.count; i++, at += 4) {
       const nameStart = spans[at] as number;
-      if ((spans[at + 1] as number) - nameStart === name.length && source.startsWith(name, nameStart)) {
-        return source.slice(spans[at + 2], spans[at + 3]);
-      }
+      if ((spans[at + 1] as number) - nameStart === name.length && source.startsWith(name, nameStart)) return at;
     }
-    return undefined;
+    return -1;
   }
 }
 
