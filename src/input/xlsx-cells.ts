@@ -94,7 +94,7 @@ export function isDateFormat(numFmt: string | undefined): boolean {
   return known;
 }
 
-/** The wall-clock fields of a date cell (exceljs gives them as the UTC fields of a Date). */
+/** The wall-clock fields of a date cell (held as the UTC fields of a Date: a spreadsheet date has no zone). */
 interface WallClock {
   y: number;
   mo: number;

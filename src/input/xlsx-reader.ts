@@ -66,7 +66,7 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before exceljs sees it. */
+/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
 async function checkIsWorkbook(path: string, file: string): Promise<void> {
   let handle;
   try {
