@@ -101,9 +101,12 @@ export function decodeXstring(text: string): string {
   return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
-/** A copy of `text` that does not keep the chunk it was cut from alive (V8 slices share their parent). */
+/**
+ * A copy of `text` that does not keep the chunk it was cut from alive: V8 makes a slice of 13 or
+ * more characters a view into its parent, which would hold every 64 KiB chunk of the table.
+ */
 function detached(text: string): string {
-  return text.length < 13 ? text : (' ' + text).slice(1);
+  return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** Longest text of one cell or shared string read (Excel's own limit is 32,767 characters). */

@@ -178,7 +178,7 @@ export interface XlsxLimits {
 export const XLSX_LIMITS: Readonly<XlsxLimits> = {
   sheetBytes: 2 ** 31,
   sharedStringsBytes: 256 * 2 ** 20,
-  sharedStrings: 4_000_000,
+  sharedStrings: 2_000_000,
   smallPartBytes: 32 * 2 ** 20,
 };
 
