@@ -27,6 +27,9 @@ const MAX_ROW = 1_048_576;
 
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
+/** See SheetHandler.element. A value with `&` or a CR goes the general way (entities, line ends). */
+const COMMON_CELL = /<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?(?:\/>|>(?:<v>([^<&\r]*)<\/v>)?<\/c>)/y;
+
 const enum TextTarget {
   None,
   Value,
@@ -120,6 +123,35 @@ class SheetHandler implements XmlHandler {
       this.cells = [];
       this.column = 0;
     }
+  }
+
+  /**
+   * The common cell, read whole by one regular expression (`<c r="B7" s="1" t="s"><v>3</v></c>`,
+   * attributes in Excel's order, a value with no entity): the tokenizer's general path costs
+   * several times more per cell. Anything else (formulas, inline strings, other attribute order,
+   * prefixes, entities, a cell cut by the chunk's end) returns -1 and takes the general path.
+   */
+  element(source: string, lt: number): number {
+    if (!this.inSheetData || this.inCell || source.charCodeAt(lt + 1) !== 0x63 /* c */) return -1;
+    const pattern = COMMON_CELL;
+    pattern.lastIndex = lt;
+    const match = pattern.exec(source);
+    if (match === null) return -1;
+    const letters = match[1] as string;
+    const column = columnOf(letters, 0, letters.length);
+    if (column > MAX_COLUMN) throw new XmlSyntaxError(`a cell reference "${letters}${match[2]}" that is no cell (columns end at XFD)`);
+    this.column = column;
+    const style = match[3];
+    this.numFmt = style === undefined ? undefined : this.formats[Number(style)];
+    this.type = match[4] ?? 'n';
+    const stored = match[5];
+    this.hasValue = stored !== undefined;
+    this.value = stored ?? '';
+    this.hasFormula = false;
+    this.inline = '';
+    const value = this.cellValue();
+    if (value !== null) this.cells.push({ column, value, numFmt: this.numFmt });
+    return pattern.lastIndex;
   }
 
   private openCell(attributes: XmlAttributes): void {

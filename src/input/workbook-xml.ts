@@ -23,6 +23,11 @@ export interface XmlHandler {
   close(name: string): void;
   /** Decoded character data (entities resolved, CDATA as is); one text may come in several calls. */
   text(text: string): void;
+  /**
+   * A fast path: reads the whole element starting at `lt` itself when it can (well-formed by its
+   * own check, reported as nothing else), giving the index after it; -1 to leave it to the tokenizer.
+   */
+  element?(source: string, lt: number): number;
 }
 
 /**
@@ -203,6 +208,13 @@ export class XmlTokenizer {
         if (consumed === -1) break;
         at = consumed;
         continue;
+      }
+      if (handler.element !== undefined) {
+        const after = handler.element(source, lt);
+        if (after !== -1) {
+          at = after;
+          continue;
+        }
       }
       const tag = this.readStartTag(source, lt);
       if (tag === undefined) break;

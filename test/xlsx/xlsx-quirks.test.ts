@@ -169,4 +169,30 @@ describe('layout', () => {
     const records = await readWorkbook({ rows: `${header('ExternalId')}<row r="2"><c r="A2"><v>7</v></c></row>` }, {}, true);
     expect(records.map((r) => r.fields)).toEqual([{ ExternalId: '7' }]);
   });
+
+  it('a cell in Excel\'s attribute order (read whole by the fast path) and the same cell written otherwise read alike', async () => {
+    const styles = '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs>';
+    const cells: [string, string, string | undefined, string][] = [
+      ['A', 'inlineStr', undefined, '<is><t>u-1</t></is>'],
+      ['B', 'n', '1', '<v>45000</v>'],
+      ['C', 's', undefined, '<v>0</v>'],
+      ['D', 'b', undefined, '<v>1</v>'],
+      ['E', 'str', undefined, '<v>a_x0041_ &amp;amp; b</v>'],
+      ['F', 'e', undefined, '<v>#N/A</v>'],
+      ['G', 'n', undefined, '<v>1.5E+2</v>'],
+      ['H', 'n', undefined, '<v>2</v>'],
+    ];
+    const excelOrder = (r: number) => cells.map(([col, t, style, body]) => `<c r="${col}${r}"${style === undefined ? '' : ` s="${style}"`} t="${t}">${body}</c>`).join('');
+    const otherOrder = (r: number) => cells.map(([col, t, style, body]) => `<c  t="${t}"${style === undefined ? '' : ` s='${style}'`} r="${col}${r}" >${body}</c >`).join('');
+    const parts = (row: (r: number) => string): WorkbookParts => ({
+      styles,
+      sharedStrings: '<si><t>Paris</t></si>',
+      rows: header('ExternalId', 'DateOfBirth', 'City', 'SpecialNeeds', 'Company', 'LastName', 'ReasonableAdjustmentPercentage', 'PostalCode') + `<row r="2">${row(2)}</row>`,
+    });
+    const fast = await readWorkbook(parts(excelOrder));
+    const general = await readWorkbook(parts(otherOrder));
+    expect(fast[0]?.fields).toEqual({ ExternalId: 'u-1', DateOfBirth: '2023-03-15', City: 'Paris', SpecialNeeds: 'true', Company: 'aA &amp; b', ReasonableAdjustmentPercentage: '150', PostalCode: '2' });
+    expect(fast[0]?.problems?.map((p) => p.message)).toEqual(['cell F2: the cell holds the error #N/A; fix it in the spreadsheet or type the value']);
+    expect(general.map((r) => [r.fields, r.problems])).toEqual(fast.map((r) => [r.fields, r.problems]));
+  });
 });
