@@ -49,7 +49,7 @@ export function partHandler(spec: Pick<XmlHandler, 'open' | 'close' | 'text'>): 
 }
 
 /** Longest tag or run of text held while waiting for its end (a cell holds at most 32,767 characters). */
-export const MAX_TOKEN_CHARS = 4 << 20;
+const MAX_TOKEN_CHARS = 4 << 20;
 /** Deepest nesting of elements (a workbook part nests about ten). */
 const MAX_DEPTH = 256;
 
@@ -76,7 +76,7 @@ function isXmlChar(code: number): boolean {
 }
 
 /** Resolves the five XML entities and numeric character references, once (`&amp;amp;` is `&amp;`). */
-export function decodeEntities(raw: string): string {
+function decodeEntities(raw: string): string {
   let amp = raw.indexOf('&');
   if (amp === -1) return raw;
   let out = '';
@@ -163,11 +163,6 @@ export class XmlTokenizer {
   private readonly tag: StartTag = { nameEnd: 0, end: 0, selfClosing: false };
 
   constructor(private readonly handler: XmlHandler) {}
-
-  /** How many elements are open now. */
-  get depth(): number {
-    return this.stack.length;
-  }
 
   feed(chunk: string): void {
     const source = this.rest.length === 0 ? chunk : this.rest + chunk;
