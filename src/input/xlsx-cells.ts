@@ -1,11 +1,11 @@
 /**
  * What one spreadsheet cell means as an examctl value (docs/input-formats.md, ".xlsx"): the
- * reader hands over the cell's stored value and number format, this module says which text the
- * field gets, or why the cell cannot be used. No exceljs here: the shapes are the ones its
- * streaming reader produces, described structurally, so this stays testable without a workbook.
+ * sheet reader (sheet-rows.ts) hands over the cell's stored value and number format, this module
+ * says which text the field gets, or why the cell cannot be used. No XML here: the values are
+ * plain shapes, so every cell rule is testable without a workbook.
  */
 
-/** A cell's value as exceljs reads it. */
+/** A cell's stored value, as the sheet reader hands it over. */
 export type SheetValue =
   | null
   | undefined
@@ -13,6 +13,8 @@ export type SheetValue =
   | number
   | boolean
   | Date
+  /** A `t="d"` cell: its ISO 8601 text as stored. */
+  | { isoDate: string }
   | { richText: readonly { text?: string | null }[] }
   | { formula?: string; sharedFormula?: string; result?: unknown }
   | { error: string }
@@ -67,14 +69,32 @@ function zeroPadWidth(numFmt: string | undefined): number {
   return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
 }
 
-/** True when a number format shows a date or time (the test exceljs applies, on the format without quoted text). */
+const dateFormats = new Map<string, boolean>();
+
+/**
+ * True when a number format shows a date or time: a date or time token (y m d h s, b for the
+ * Buddhist year, or an elapsed [h] [m] [s]) outside quoted text, escaped characters (`\\d`,
+ * `_d`, `*d`) and other brackets (colours, locales, conditions).
+ */
 export function isDateFormat(numFmt: string | undefined): boolean {
   if (numFmt === undefined || numFmt === '') return false;
-  const bare = numFmt.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
-  return /[ymdhsb]/i.test(bare.replace(/General/gi, ''));
+  let known = dateFormats.get(numFmt);
+  if (known === undefined) {
+    if (/\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''))) known = true;
+    else {
+      const bare = numFmt
+        .replace(/"[^"]*"/g, '')
+        .replace(/[\\_*]./g, '')
+        .replace(/\[[^\]]*]/g, '')
+        .replace(/General/gi, '');
+      known = /[ymdhsb]/i.test(bare);
+    }
+    if (dateFormats.size < 1000) dateFormats.set(numFmt, known);
+  }
+  return known;
 }
 
-/** The wall-clock fields of a date cell (exceljs gives them as the UTC fields of a Date). */
+/** The wall-clock fields of a date cell (held as the UTC fields of a Date: a spreadsheet date has no zone). */
 interface WallClock {
   y: number;
   mo: number;
@@ -215,6 +235,27 @@ function dateCell(date: Date, context: CellContext): CellReading {
     : { text, warning: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` };
 }
 
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * A `t="d"` cell: ISO 8601 text. Without an offset it is a wall-clock date or date-time, read as
+ * a date cell is. With one, the instant is known: a date-time field takes the text as written;
+ * elsewhere the wall-clock part is read.
+ */
+function isoDateCell(iso: string, context: CellContext): CellReading {
+  const match = ISO_DATE.exec(iso);
+  if (match === null) return { problem: `the date cell holds "${iso}", which is not an ISO 8601 date; format the column as text and type the value` };
+  const [, y, mo, d, h, mi, s, fraction, zone] = match;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000));
+  if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) {
+    return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again` };
+  }
+  if (zone !== undefined && context.field !== undefined && DATE_TIME_FIELDS.has(context.field)) return { text: iso };
+  return dateCell(date, context);
+}
+
 function numberCell(value: number, numFmt: string | undefined, context: CellContext): CellReading {
   if (!Number.isFinite(value)) return { problem: 'the cell holds no valid number (an error value?)' };
   const field = context.field ?? 'the cell';
@@ -261,6 +302,7 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
     return { text: (object['richText'] as { text?: unknown }[]).map((run) => (typeof run.text === 'string' ? run.text : '')).join('') };
   }
   if (typeof object['error'] === 'string') return { problem: `the cell holds the error ${object['error']}; fix it in the spreadsheet or type the value` };
+  if (typeof object['isoDate'] === 'string') return isoDateCell(object['isoDate'], context);
   if ('formula' in object || 'sharedFormula' in object) {
     const result = object['result'];
     if (result === undefined || result === null) {

@@ -1,15 +1,16 @@
 /**
- * `.xlsx` input (docs/input-formats.md, ".xlsx"): one worksheet read as a CSV file is, through
- * exceljs's streaming reader so memory stays bounded. The header is matched by the CSV reader's
- * own functions; each cell becomes text by xlsx-cells.ts. Cells that cannot be used (error
- * values, formulas never calculated, zone-less date-times) do not stop the file: their record
- * carries the problem and fails, as a bad value in a CSV cell does.
+ * `.xlsx` input (docs/input-formats.md, ".xlsx"): one worksheet read as a CSV file is, streamed
+ * so memory stays bounded: the zip through its directory (zip-entries.ts), the small parts by
+ * workbook-parts.ts, the sheet's rows by sheet-rows.ts, all over examctl's own XML tokenizer
+ * (workbook-xml.ts). The header is matched by the CSV reader's own functions; each cell becomes
+ * text by xlsx-cells.ts. Cells that cannot be used (error values, formulas never calculated,
+ * zone-less date-times) do not stop the file: their record carries the problem and fails, as a
+ * bad value in a CSV cell does.
  *
- * exceljs is imported on the first read only: it costs ~450 ms, which a CSV run must not pay.
+ * exceljs is not used to read: it decoded some producers' values wrongly (inline strings decoded
+ * twice, t="d" cells, phonetic runs) and took ~5x the CSV time. It still writes the reports.
  */
 import { open } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import type { Row, Cell } from 'exceljs';
 import { InputFileError } from '../errors.js';
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
@@ -26,7 +27,19 @@ import {
 import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
 import { isKnownTimeZone, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
-import { ZipEntries, ZipFormatError } from './zip-entries.js';
+import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
+import {
+  readCellFormats,
+  readRelationships,
+  readSharedStrings,
+  readWorkbookInfo,
+  relationshipIs,
+  relationshipsPartOf,
+  resolvePartName,
+  type CellFormats,
+} from './workbook-parts.js';
+import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
+import { ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
@@ -40,6 +53,8 @@ export interface XlsxReadOptions extends CsvReadOptions {
    * whose unreadable field was left out.
    */
   cellProblems?: 'record' | 'refuse';
+  /** Lower limits than XLSX_LIMITS (tests of hostile files). */
+  limits?: Partial<XlsxLimits>;
 }
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
@@ -51,7 +66,7 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before exceljs sees it. */
+/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
 async function checkIsWorkbook(path: string, file: string): Promise<void> {
   let handle;
   try {
@@ -91,64 +106,11 @@ export function checkTimeZone(timeZone: string | undefined): void {
   }
 }
 
-/** Column letters of a 1-based column number (1 -> A, 28 -> AB). */
-export function columnLetters(column: number): string {
-  let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  return letters;
-}
-
 interface SheetEntry {
   name: string;
   hidden: boolean;
   /** The worksheet's part in the zip (xl/worksheets/sheet1.xml); undefined for a chart sheet. */
   part: string | undefined;
-}
-
-/** The parts of exceljs's WorkbookReader this reader drives itself, each on one zip entry's stream. */
-interface WorkbookParts {
-  model?: { sheets?: { name: string; rId: string; state?: string }[] };
-  workbookRels?: { Id: string; Target: string; Type?: string }[];
-  properties?: { model?: { date1904?: boolean } };
-  _parseRels(entry: Readable): Promise<void>;
-  _parseWorkbook(entry: Readable): Promise<void>;
-  _parseStyles(entry: Readable): Promise<void>;
-  _parseSharedStrings(entry: Readable): AsyncIterable<unknown>;
-  _parseWorksheet(entry: Readable, sheetNo: string): Iterator<{ value: unknown }>;
-}
-
-const WORKBOOK_PART = 'xl/workbook.xml';
-const WORKBOOK_RELS_PART = 'xl/_rels/workbook.xml.rels';
-
-/** A relationship target of xl/workbook.xml as a zip entry name (targets are relative to xl/, or absolute). */
-function partName(target: string): string {
-  if (target.startsWith('/')) return target.slice(1);
-  const parts = ['xl'];
-  for (const segment of target.split('/')) {
-    if (segment === '..') parts.pop();
-    else if (segment !== '.' && segment !== '') parts.push(segment);
-  }
-  return parts.join('/');
-}
-
-/** The workbook's tabs in order, with the worksheet part each one is stored in. */
-function sheetsOf(workbook: WorkbookParts): SheetEntry[] {
-  const rels = new Map((workbook.workbookRels ?? []).map((rel) => [rel.Id, rel]));
-  return (workbook.model?.sheets ?? []).map((sheet) => {
-    const rel = rels.get(sheet.rId);
-    const isWorksheet = rel !== undefined && (rel.Type === undefined || rel.Type.endsWith('/worksheet'));
-    return { name: sheet.name, hidden: sheet.state !== undefined && sheet.state !== 'visible', part: isWorksheet ? partName(rel.Target) : undefined };
-  });
-}
-
-function sharedStringsPart(workbook: WorkbookParts): string {
-  const rel = (workbook.workbookRels ?? []).find((r) => r.Type?.endsWith('/sharedStrings') === true);
-  return rel === undefined ? 'xl/sharedStrings.xml' : partName(rel.Target);
-}
-
-function stylesPart(workbook: WorkbookParts): string {
-  const rel = (workbook.workbookRels ?? []).find((r) => r.Type?.endsWith('/styles') === true);
-  return rel === undefined ? 'xl/styles.xml' : partName(rel.Target);
 }
 
 function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
@@ -190,12 +152,6 @@ function cellText(reading: CellReading, shown: string | undefined): string {
   return ('text' in reading ? reading.text : (shown ?? '')).trim();
 }
 
-function cellValueOf(cell: Cell): SheetValue {
-  // The formula's own getter drops a falsy result (0, '', false); its parts do not.
-  if (cell.type === 6) return { formula: cell.formula, result: cell.result as unknown };
-  return cell.value as SheetValue;
-}
-
 /** What a problem cell shows in the report (what the admin sees in the spreadsheet). */
 function shownText(value: SheetValue): string | undefined {
   if (typeof value === 'object' && value !== null && !(value instanceof Date) && typeof (value as { error?: unknown }).error === 'string') {
@@ -204,8 +160,60 @@ function shownText(value: SheetValue): string | undefined {
   return undefined;
 }
 
+/**
+ * How much of a workbook examctl reads (docs/input-formats.md, "limits"): past these a part is
+ * refused, so a hostile file costs bounded time and memory. Tests lower them.
+ */
+export interface XlsxLimits {
+  /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
+  sheetBytes: number;
+  /** Inflated bytes of the shared strings part (held in memory for the whole read). */
+  sharedStringsBytes: number;
+  /** Texts in the shared strings table. */
+  sharedStrings: number;
+  /** Inflated bytes of workbook.xml, styles.xml and the relationship parts. */
+  smallPartBytes: number;
+}
+
+export const XLSX_LIMITS: Readonly<XlsxLimits> = {
+  sheetBytes: 2 ** 31,
+  sharedStringsBytes: 256 * 2 ** 20,
+  sharedStrings: 2_000_000,
+  smallPartBytes: 32 * 2 ** 20,
+};
+
+const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
+
+/** What a workbook part failed with, as a refusal of the file (the part named). */
+function partFailure(error: unknown, file: string, part: string): unknown {
+  if (error instanceof InputFileError) return error;
+  if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, undefined, `refused: ${error.message}`);
+  if (error instanceof ZipFormatError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${error.message}`);
+  if (error instanceof XmlSyntaxError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${part} is not valid XML: ${error.message}`);
+  if (error instanceof XmlLimitError) return new InputFileError(file, undefined, `refused: ${part}: ${error.message}`);
+  return error;
+}
+
+interface OpenedWorkbook {
+  zip: ZipEntries;
+  sheets: SheetEntry[];
+  date1904: boolean;
+  strings: readonly string[];
+  formats: CellFormats;
+}
+
+/** Reads one small part through `read`, or gives `absent` when the zip has no such entry. */
+async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: string, read: (chunks: AsyncIterable<Buffer>) => Promise<T>, absent: T): Promise<T> {
+  if (!zip.has(part)) return absent;
+  try {
+    return await read(zip.chunks(part, limit));
+  } catch (error) {
+    throw partFailure(error, file, part);
+  }
+}
+
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-async function openWorkbook(path: string, file: string): Promise<{ zip: ZipEntries; workbook: WorkbookParts }> {
+async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -213,27 +221,30 @@ async function openWorkbook(path: string, file: string): Promise<{ zip: ZipEntri
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
-  if (!zip.has(WORKBOOK_PART)) {
+  const small = limits.smallPartBytes;
+  const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
+  const office = rootRels.find((rel) => relationshipIs(rel, 'officeDocument') && !rel.external);
+  const workbookPart = office === undefined ? DEFAULT_WORKBOOK_PART : resolvePartName('', office.target);
+  if (!zip.has(workbookPart)) {
     const what = zip.has('content.xml') ? ' (an OpenDocument .ods file? save it as .xlsx)' : '';
     throw new InputFileError(file, undefined, `not an .xlsx workbook: it has no worksheet${what}`);
   }
-  const ExcelJS = (await import('exceljs')).default;
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    // Cached, a hyperlink would replace the cell's value; ignored, the cell keeps its text.
-    hyperlinks: 'ignore',
-    styles: 'cache',
-    entries: 'ignore',
+  const rels = await readPart(zip, relationshipsPartOf(workbookPart), small, file, readRelationships, []);
+  const info = await readPart(zip, workbookPart, small, file, readWorkbookInfo, { sheets: [], date1904: false });
+  const target = (kind: string, fallback: string): string => {
+    const rel = rels.find((r) => relationshipIs(r, kind) && !r.external);
+    return rel === undefined ? fallback : resolvePartName(workbookPart, rel.target);
+  };
+  const byId = new Map(rels.map((rel) => [rel.id, rel]));
+  const sheets = info.sheets.map((sheet): SheetEntry => {
+    const rel = byId.get(sheet.relationshipId);
+    const isWorksheet = rel !== undefined && !rel.external && (rel.type === '' || relationshipIs(rel, 'worksheet'));
+    return { name: sheet.name, hidden: sheet.state !== 'visible', part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined };
   });
-  const workbook = reader as unknown as WorkbookParts;
-  if (zip.has(WORKBOOK_RELS_PART)) await workbook._parseRels(await zip.text(WORKBOOK_RELS_PART));
-  await workbook._parseWorkbook(await zip.text(WORKBOOK_PART));
-  const styles = stylesPart(workbook);
-  if (zip.has(styles)) await workbook._parseStyles(await zip.text(styles));
-  const strings = sharedStringsPart(workbook);
-  if (zip.has(strings)) for await (const _ of workbook._parseSharedStrings(await zip.text(strings)));
-  return { zip, workbook };
+  const formats = await readPart(zip, target('styles', 'xl/styles.xml'), small, file, readCellFormats, []);
+  const stringsPart = target('sharedStrings', 'xl/sharedStrings.xml');
+  const strings = await readPart(zip, stringsPart, limits.sharedStringsBytes, file, (chunks) => readSharedStrings(chunks, { maxStrings: limits.sharedStrings }), []);
+  return { zip, sheets, date1904: info.date1904, strings, formats };
 }
 
 /**
@@ -242,38 +253,31 @@ async function openWorkbook(path: string, file: string): Promise<{ zip: ZipEntri
  */
 async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink): AsyncGenerator<void> {
   const display = options.displayName ?? path;
+  const limits = { ...XLSX_LIMITS, ...options.limits };
   checkTimeZone(options.timeZone);
   await checkIsWorkbook(path, display);
-  let rows: AsyncIterable<Row>;
-  let sheet: SheetEntry;
-  let date1904: boolean;
+  const workbook = await openWorkbook(path, display, limits);
+  const sheet = chooseSheet(workbook.sheets, options.sheet, display);
+  const part = sheet.part as string;
+  const file = `${display}[${sheet.name}]`;
+  if (!workbook.zip.has(part)) throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);
+  const rows = sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats);
   try {
-    const { zip, workbook } = await openWorkbook(path, display);
-    sheet = chooseSheet(sheetsOf(workbook), options.sheet, display);
-    const part = sheet.part as string;
-    if (!zip.has(part)) throw new InputFileError(display, undefined, `the worksheet "${sheet.name}" is missing from the file (${part})`);
-    const worksheet = workbook._parseWorksheet(await zip.text(part), /sheet(\d+)\.xml$/.exec(part)?.[1] ?? '1').next().value;
-    rows = (worksheet as { value: AsyncIterable<Row> }).value;
-    date1904 = workbook.properties?.model?.date1904 === true;
+    yield* sheetRows(rows, file, options, workbook.date1904, sink);
   } catch (error) {
-    throw readFailure(error, display);
+    if (!(error instanceof SheetPartError)) throw error;
+    const line = error.line === 0 ? undefined : error.line;
+    const cause = error.cause;
+    if (cause instanceof ZipEntryTooLargeError) throw new InputFileError(file, line, `refused: ${cause.message}`);
+    if (cause instanceof ZipFormatError) throw new InputFileError(file, line, `not a readable .xlsx workbook: ${cause.message}`);
+    if (cause instanceof XmlSyntaxError) throw new InputFileError(file, line, `the worksheet ${part} is not valid XML: ${cause.message}`);
+    if (cause instanceof XmlLimitError) throw new InputFileError(file, line, `refused: ${part}: ${cause.message}`);
+    throw cause;
   }
-  try {
-    yield* sheetRows(rows, `${display}[${sheet.name}]`, options, date1904, sink);
-  } catch (error) {
-    throw readFailure(error, display);
-  }
-}
-
-/** A damaged part (bad XML, a cut deflate stream) is a refusal naming the file, not a crash. */
-function readFailure(error: unknown, file: string): unknown {
-  if (error instanceof InputFileError) return error;
-  if (error instanceof ZipFormatError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${error.message}`);
-  return new InputFileError(file, undefined, `not a readable .xlsx workbook (${(error as Error).message})`);
 }
 
 async function* sheetRows(
-  worksheet: AsyncIterable<Row>,
+  batches: AsyncIterable<ParsedRow[]>,
   file: string,
   options: XlsxReadOptions,
   date1904: boolean,
@@ -285,53 +289,54 @@ async function* sheetRows(
   let headerKeys: string[] = [];
   let rows = 0;
   const timeZone = options.timeZone;
-  for await (const row of worksheet) {
-    const line = row.number;
-    if (mapping === undefined) {
-      const cells: string[] = [];
-      row.eachCell({ includeEmpty: false }, (cell, column) => {
-        const reading = readCell(cellValueOf(cell), cell.numFmt, { field: undefined, date1904 });
-        if ('problem' in reading) throw new InputFileError(file, line, `header cell ${columnLetters(column)}${line}: ${reading.problem}`);
-        cells[column - 1] = reading.text.trim();
-      });
-      for (let i = 0; i < cells.length; i++) cells[i] ??= '';
-      while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
-      if (cells.length === 0) continue;
-      width = cells.length;
-      headerLine = line;
-      headerKeys = cells.map(normalizeColumnName);
-      mapping = sink.header(cells, line, file);
-      continue;
+  for await (const batch of batches) {
+    for (const row of batch) {
+      const line = row.line;
+      if (mapping === undefined) {
+        const cells: string[] = [];
+        for (const cell of row.cells) {
+          const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904 });
+          if ('problem' in reading) throw new InputFileError(file, line, `header cell ${columnLetters(cell.column)}${line}: ${reading.problem}`);
+          cells[cell.column - 1] = reading.text.trim();
+        }
+        for (let i = 0; i < cells.length; i++) cells[i] ??= '';
+        while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
+        if (cells.length === 0) continue;
+        width = cells.length;
+        headerLine = line;
+        headerKeys = cells.map(normalizeColumnName);
+        mapping = sink.header(cells, line, file);
+        continue;
+      }
+      const names = mapping.names;
+      const cells = new Array<string>(width).fill('');
+      const problems: Problem[] = [];
+      const warnings: FieldWarning[] = [];
+      let blank = true;
+      for (const { column, value, numFmt } of row.cells) {
+        const field = column <= width ? names[column - 1] : undefined;
+        const reading = readCell(value, numFmt, { field, timeZone, date1904 });
+        const text = cellText(reading, shownText(value));
+        if (text === '' && !('problem' in reading)) continue;
+        blank = false;
+        if (column > width) {
+          throw new InputFileError(file, line, `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`);
+        }
+        cells[column - 1] = text;
+        if (field === undefined) continue;
+        const secret = SECRET_FIELDS.has(field);
+        if ('problem' in reading) {
+          const reason = secret ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)` : reading.problem;
+          problems.push({ field, code: null, message: `cell ${columnLetters(column)}${line}: ${reason}` });
+        } else if (reading.warning !== undefined && !secret) {
+          warnings.push({ field, message: `cell ${columnLetters(column)}${line}: ${reading.warning}` });
+        }
+      }
+      if (blank) continue;
+      if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
+      sink.row({ cells, line, problems, warnings }, file);
+      if (++rows % BATCH_ROWS === 0) yield;
     }
-    const names = mapping.names;
-    const cells = new Array<string>(width).fill('');
-    const problems: Problem[] = [];
-    const warnings: FieldWarning[] = [];
-    let blank = true;
-    row.eachCell({ includeEmpty: false }, (cell, column) => {
-      const field = column <= width ? names[column - 1] : undefined;
-      const value = cellValueOf(cell);
-      const reading = readCell(value, cell.numFmt, { field, timeZone, date1904 });
-      const text = cellText(reading, shownText(value));
-      if (text === '' && !('problem' in reading)) return;
-      blank = false;
-      if (column > width) {
-        throw new InputFileError(file, line, `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`);
-      }
-      cells[column - 1] = text;
-      if (field === undefined) return;
-      const secret = SECRET_FIELDS.has(field);
-      if ('problem' in reading) {
-        const reason = secret ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)` : reading.problem;
-        problems.push({ field, code: null, message: `cell ${columnLetters(column)}${line}: ${reason}` });
-      } else if (reading.warning !== undefined && !secret) {
-        warnings.push({ field, message: `cell ${columnLetters(column)}${line}: ${reading.warning}` });
-      }
-    });
-    if (blank) continue;
-    if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
-    sink.row({ cells, line, problems, warnings }, file);
-    if (++rows % BATCH_ROWS === 0) yield;
   }
   if (mapping === undefined) throw new InputFileError(file, 1, 'no header row (the sheet is empty)');
   yield;

@@ -46,9 +46,9 @@ export function isOkStatus(cell: string | undefined): boolean {
   return cell !== undefined && cell.trim().toLowerCase() === 'ok';
 }
 
-/** The usage error for --only-failed on a file that is not a run report CSV. */
+/** The usage error for --only-failed on a file that is not a run report (CSV or xlsx). */
 export function notARunReport(why: string): UsageError {
-  return new UsageError(`--only-failed needs a run report CSV (written by --report x.csv): ${why}`);
+  return new UsageError(`--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): ${why}`);
 }
 
 /** --only-failed on a file without a status column: the original file picked by mistake would re-send everything. */

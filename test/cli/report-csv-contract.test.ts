@@ -42,6 +42,6 @@ describe('the report CSV contract', () => {
   it('--only-failed on a file without a status column is a usage error naming the file', () => {
     const error = noStatusColumn('users.csv');
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('--only-failed needs a run report CSV (written by --report x.csv): no status column in users.csv');
+    expect(error.message).toBe('--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): no status column in users.csv');
   });
 });

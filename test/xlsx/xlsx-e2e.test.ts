@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, examctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { xlsxFixture } from './helpers.js';
+import { workbookBytes } from './zip-writer.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -32,6 +35,25 @@ describe('bin/examctl on workbooks made by other software', () => {
       expect(world.Users.find((user) => user.ExternalId === '00456')).toEqual(
         expect.objectContaining({ Email: 'ann@example.test', PostalCode: '02134', PhoneNumber: '0612345678', CellularPhone: '1234567890123456789', DateOfBirth: '1990-02-28' }),
       );
+    });
+  });
+
+  it('a zip bomb and a DTD are refused with exit 2, file[sheet] and the reason, no stack trace, nothing sent', async () => {
+    await withTempDir(async (dir) => {
+      const rows = Array.from({ length: 5000 }, (_, i) => `<row r="${i + 2}"><c r="A${i + 2}" t="inlineStr"><is><t>u-${i}</t></is></c></row>`).join('');
+      const sheet = `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>ExternalId</t></is></c></row>${rows}</sheetData></worksheet>`;
+      await writeFile(join(dir, 'bomb.xlsx'), workbookBytes({ entries: [{ name: 'xl/worksheets/sheet1.xml', data: sheet, declaredSize: 1000 }] }));
+      expect((await examctl(['local', 'init'], dir)).code).toBe(0);
+      const bomb = await examctl(['user', 'sync', '--file', 'bomb.xlsx', '--yes'], dir);
+      expect(bomb.code).toBe(2);
+      expect(bomb.stderr).toMatch(/bomb\.xlsx\[Sheet1\]: refused: xl\/worksheets\/sheet1\.xml inflates to more than the 1,000 bytes its zip directory declares/);
+      expect(bomb.stderr).not.toMatch(/\n\s+at /);
+      await writeFile(join(dir, 'dtd.xlsx'), workbookBytes({ sheetPart: `<!DOCTYPE w [<!ENTITY a "x">]><worksheet><sheetData/></worksheet>` }));
+      const dtd = await examctl(['user', 'sync', '--file', 'dtd.xlsx', '--dry-run'], dir);
+      expect(dtd.code).toBe(2);
+      expect(dtd.stderr).toContain('dtd.xlsx[Sheet1]: the worksheet xl/worksheets/sheet1.xml is not valid XML: a document type declaration');
+      const world = JSON.parse((await examctl(['local', 'export'], dir)).stdout) as { Users: User[] };
+      expect(world.Users.map((user) => user.ExternalId)).not.toContain('u-0');
     });
   });
 });
