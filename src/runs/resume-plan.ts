@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { problemsSayAlreadyExists } from '../api/already-exists.js';
 import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
@@ -131,6 +132,19 @@ export function settleInFlight(command: string, runId: string, decision: ResumeD
   };
 }
 
+/**
+ * Why a file the run read besides its input (schedule push's --schedule, whose SHA-256 the
+ * journal keeps) no longer gives the same items; undefined when it is unchanged or there is none.
+ */
+export async function changedScheduleFile(record: RunRecord): Promise<string | undefined> {
+  const { schedule, scheduleSha256, cwd } = record.header.options;
+  if (typeof schedule !== 'string' || typeof scheduleSha256 !== 'string') return undefined;
+  const path = resolve(typeof cwd === 'string' ? cwd : '.', schedule);
+  const now = await fingerprintInput(path).catch(() => undefined);
+  if (now === undefined) return `its --schedule file ${path} cannot be read any more`;
+  return now.sha256 === scheduleSha256 ? undefined : `its --schedule file ${path} changed since the run started (SHA-256 differs)`;
+}
+
 export interface OpenedResume {
   journal: RunJournal;
   record: RunRecord;
@@ -152,6 +166,10 @@ export async function openResume(runsDir: string, id: string, commit?: GroupComm
     const input = recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const);
     const plan = planResume(record, state, input);
     if (isRefusal(plan)) throw new RunJournalError(plan.message);
+    const scheduleChanged = await changedScheduleFile(record);
+    if (scheduleChanged !== undefined) {
+      throw new RunJournalError(`run ${id}: ${scheduleChanged}; put the original back, or start a new run (with --only-failed on the run's report)`);
+    }
     const journal = await held.reopen(record.validLength, commit);
     return { journal, record, plan };
   } catch (error) {

@@ -22,7 +22,7 @@ describe('--only-failed on a file without a status column', () => {
       const store = join(dir, 's');
       const run = await examctl(['user', 'sync', '--file', corpus('passwords.json'), '--only-failed', '--store', store], dir);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('passwords.json is not a CSV file');
+      expect(run.stderr).toContain('passwords.json is not a CSV or .xlsx file');
       const { existsSync } = await import('node:fs');
       expect(existsSync(store)).toBe(false);
     });

@@ -177,6 +177,26 @@ describe('honest ends', () => {
 });
 
 describe('runs resume refuses, exit 2 with the reason', () => {
+  it('a changed --schedule file (it shapes every request, as the input does)', async () => {
+    const schedule = { AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-14T09:00:00Z', EndDateTime: '2026-12-14T12:00:00Z' };
+    writeFileSync(join(dir, 'schedule.json'), JSON.stringify(schedule));
+    const lines = ['ScheduleExtId,Title,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+    for (let s = 0; s < 1500; s++) lines.push(`S-F-${s},Sitting ${s},H-F-${s},Group ${s},stu-f${s},Ann,Lee,annf${s}@students.example.test`);
+    writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
+    expect(await killDuringRun(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json'], 0)).toBe(true);
+    writeFileSync(join(dir, 'schedule.json'), JSON.stringify({ ...schedule, EndDateTime: '2026-12-14T13:00:00Z' }));
+    const changed = await examctl(['runs', 'resume'], dir, env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/its --schedule file \S*schedule\.json changed since the run started/);
+    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as { unlisted?: { reason: string } };
+    expect(shown.unlisted?.reason).toMatch(/--schedule file \S*schedule\.json changed/);
+
+    writeFileSync(join(dir, 'schedule.json'), JSON.stringify(schedule));
+    const resumed = await examctl(['runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await showLast()).summary).toMatchObject({ total: 1500, ok: 1500 });
+  }, 60_000);
+
   it('a finished run, a changed input', async () => {
     await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
     expect((await examctl(['user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);

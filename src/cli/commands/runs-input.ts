@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { fingerprintInput, type RunRecord } from '../../runs/index.js';
+import { changedScheduleFile, fingerprintInput, type RunRecord } from '../../runs/index.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
 import { RecordSource } from '../pipeline/record-source.js';
@@ -41,7 +41,7 @@ export type RunInput = { units: () => AsyncIterable<Unit<unknown>> } | { unliste
  */
 export async function runInput(record: RunRecord, deps: CommandDeps): Promise<RunInput> {
   const { header } = record;
-  const { cwd, pinSha256: _pin, ...recorded } = header.options;
+  const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
   if (header.input !== null) {
     const now = await fingerprintInput(header.input.path).catch(() => undefined);
@@ -50,6 +50,8 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
       return { unlisted: `its input file ${header.input.path} changed since the run started (size or SHA-256 differ)` };
     }
   }
+  const scheduleChanged = await changedScheduleFile(record);
+  if (scheduleChanged !== undefined) return { unlisted: scheduleChanged };
   const build = INPUTS[header.command];
   if (build === undefined) return { unlisted: `${header.command} runs cannot be read again` };
   const onlyFailed = recorded.onlyFailed === true;

@@ -141,7 +141,7 @@ export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps
 
 function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {
   const { header } = opened.record;
-  const { pinSha256, cwd: _cwd, ...recorded } = header.options;
+  const { pinSha256, scheduleSha256: _schedule, cwd: _cwd, ...recorded } = header.options;
   // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
   if (recorded.file === '-') {
     throw new RunJournalError(

@@ -32,7 +32,7 @@ export class RecordSource {
     for await (const record of this.read()) {
       if (reportStatusOf(record) !== undefined) return;
       const file = record.source.file;
-      throw record.raw === undefined ? notARunReport(`${file} is not a CSV file`) : noStatusColumn(file);
+      throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
     }
   }
 

@@ -96,6 +96,11 @@ export async function startJournaling(
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
   const recorded = recordedOptions(invocation);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
+  // The --schedule file shapes every request as much as --file does: a resume must read the same one.
+  if (typeof invocation.schedule === 'string') {
+    const schedule = await fingerprintInput(resolve(deps.cwd, invocation.schedule)).catch(() => undefined);
+    if (schedule !== undefined) recorded.scheduleSha256 = schedule.sha256;
+  }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
