@@ -155,7 +155,8 @@ describe('honest ends', () => {
     expect(status).not.toBe('0');
   }, 30_000);
 
-  it('SIGTERM ends like Ctrl-C: exit 130, the report written, no temp files left', async () => {
+  // SIGHUP: a closed terminal or ssh session, which by default would kill the run with no report and no end line.
+  it.each(['SIGTERM', 'SIGHUP'] as const)('%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted', async (signal) => {
     await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
     const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
     let stderr = '';
@@ -168,11 +169,14 @@ describe('honest ends', () => {
         }
       }, 5);
     });
-    running.child.kill('SIGTERM');
+    running.child.kill(signal);
     const finished = await running.done;
+    expect(finished.signal).toBeNull();
     expect(finished.code).toBe(130);
     expect(existsSync(join(dir, 'r.csv'))).toBe(true);
     expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
+    const listed = await examctl(['runs', 'list'], dir, env);
+    expect(listed.stdout).toMatch(/ interrupted /);
   }, 30_000);
 });
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv, type Running } from './helpers.js';
+import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
 
 /**
  * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
@@ -69,8 +69,8 @@ function journalCounts(): JournalCounts {
 
 const requestsTo = (route: string): number => serverLog().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
 
-/** Starts `args` against the server, SIGKILLs it once `atLeast` units are on record as sent. */
-async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
+/** Starts `args` against the server, sends it `signal` once `atLeast` units are on record as sent. */
+async function signalOnceRecorded(args: string[], atLeast: number, signal: NodeJS.Signals): Promise<Finished> {
   const running = startExamctl(['--target', 'remote', '--base-url', baseUrl, '--yes', ...args], dir, env);
   await new Promise<void>((resolve, reject) => {
     const poll = setInterval(() => {
@@ -82,15 +82,19 @@ async function killOnceRecorded(args: string[], atLeast: number): Promise<void> 
       }
       if (recorded >= atLeast) {
         clearInterval(poll);
-        running.child.kill('SIGKILL');
+        running.child.kill(signal);
         resolve();
       } else if (running.child.exitCode !== null) {
         clearInterval(poll);
-        reject(new Error('the run ended before it was killed'));
+        reject(new Error('the run ended before the signal'));
       }
     }, 2);
   });
-  expect((await running.done).signal).toBe('SIGKILL');
+  return running.done;
+}
+
+async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
+  expect((await signalOnceRecorded(args, atLeast, 'SIGKILL')).signal).toBe('SIGKILL');
 }
 
 /** The server's request log once requests the killed run left in flight have been answered. */
@@ -173,26 +177,7 @@ describe('a clean stop (SIGINT) while units are on record as sent ahead', () => 
   it('withdraws them at the end: runs show says "not sent", none "answer was lost", and the resume sends each once', async () => {
     const ids = range('stop', 600);
     await writeUsersCsv(join(dir, 'users.csv'), ids);
-    const running = startExamctl(['--target', 'remote', '--base-url', baseUrl, '--yes', 'user', 'sync', '--file', 'users.csv'], dir, env);
-    await new Promise<void>((resolve, reject) => {
-      const poll = setInterval(() => {
-        let recorded = 0;
-        try {
-          recorded = journalCounts().sent.size;
-        } catch {
-          // Not started yet.
-        }
-        if (recorded >= 150) {
-          clearInterval(poll);
-          running.child.kill('SIGINT');
-          resolve();
-        } else if (running.child.exitCode !== null) {
-          clearInterval(poll);
-          reject(new Error('the run ended before it was stopped'));
-        }
-      }, 2);
-    });
-    expect((await running.done).code).toBe(130);
+    expect((await signalOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150, 'SIGINT')).code).toBe(130);
     const received = requestsTo('/user');
     const withdrawn = readFileSync(join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'), 'utf8')
       .split('\n')
