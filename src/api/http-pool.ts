@@ -34,14 +34,17 @@ export interface TextResponse {
  * this handler directly. The stream (a Readable per response, its buffering and the consume
  * machinery) cost more CPU per request than the rest of examctl's client together.
  */
-export function requestText(pool: Dispatcher, options: Dispatcher.DispatchOptions): Promise<TextResponse> {
+export function requestText(pool: Dispatcher, options: Dispatcher.DispatchOptions, maxBytes = Number.POSITIVE_INFINITY): Promise<TextResponse> {
   return new Promise<TextResponse>((resolve, reject) => {
     let statusCode = 0;
     let headers: TextResponse['headers'] = {};
     let chunks: Buffer[] = [];
     let length = 0;
+    let abort: ((reason?: Error) => void) | undefined;
     pool.dispatch(options, {
-      onConnect() {},
+      onConnect(abortRequest) {
+        abort = abortRequest;
+      },
       onHeaders(status, rawHeaders) {
         // 1xx (100 Continue, 103 Early Hints) precede the real answer.
         if (status < 200) return true;
@@ -50,8 +53,14 @@ export function requestText(pool: Dispatcher, options: Dispatcher.DispatchOption
         return true;
       },
       onData(chunk) {
-        chunks.push(chunk);
         length += chunk.length;
+        if (length > maxBytes) {
+          // A server that answers without end must not fill examctl's memory: the connection is dropped.
+          chunks = [];
+          abort?.(new ResponseTooLargeError(maxBytes));
+          return false;
+        }
+        chunks.push(chunk);
         return true;
       },
       onComplete() {
@@ -65,6 +74,14 @@ export function requestText(pool: Dispatcher, options: Dispatcher.DispatchOption
       },
     });
   });
+}
+
+/** The answer's body grew past the client's bound (no answer of the API comes near it). */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the response body is larger than ${maxBytes} bytes; no answer of the API is that large`);
+    this.name = 'ResponseTooLargeError';
+  }
 }
 
 /** Raw header pairs as undici's parseHeaders makes them; no prototype, so any name is just a name. */

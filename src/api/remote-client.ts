@@ -37,6 +37,8 @@ export interface RemoteClientOptions {
   connectTimeoutMs?: number;
   /** Wait for the response headers, then between body chunks (ms). Default 60 000. */
   requestTimeoutMs?: number;
+  /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
+  maxResponseBytes?: number;
   /** Attempts per call, the first included. Default 5. */
   maxAttempts?: number;
   /** No retry is started once this much time has passed since the call began (ms). Default 120 000. */
@@ -66,6 +68,9 @@ type Method = 'GET' | 'POST' | 'DELETE';
 
 export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
+/** Far above any answer of the API (a review session of thousands of results is a few MiB). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 function isConnectFailure(error: unknown): boolean {
   if (error instanceof undiciErrors.ConnectTimeoutError) return true;
   const code = (error as { code?: unknown }).code;
@@ -89,6 +94,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   checkToken(options.token);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   const limits = {
@@ -132,7 +138,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         body: body ?? null,
         // Retries are ours (with backoff and the lost-attempt note), never undici's.
         idempotent: false,
-      });
+      }, maxResponseBytes);
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));

@@ -319,6 +319,38 @@ describe('limits', () => {
     await new Promise((resolve) => slow.close(resolve));
   });
 
+  it('drops an answer whose body grows past maxResponseBytes instead of buffering it', async () => {
+    const http = await import('node:http');
+    let requests = 0;
+    const endless = http.createServer((req, res) => {
+      requests += 1;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      // Far more than the bound, written as fast as the client reads.
+      let left = 64;
+      const pump = (): void => {
+        while (left > 0 && !res.destroyed) {
+          left -= 1;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('{}');
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const port = (endless.address() as { port: number }).port;
+    client = createRemoteClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, maxResponseBytes: 256 * 1024, maxAttempts: 2, sleep: async () => undefined });
+    const failed = client.upsertUser(user);
+    await expect(failed).rejects.toThrow(TargetError);
+    await expect(failed).rejects.toThrow(/response body is larger than 262144 bytes/);
+    expect(requests).toBe(2);
+    await client.close();
+    client = undefined;
+    endless.closeAllConnections();
+    await new Promise((resolve) => endless.close(resolve));
+  });
+
   it('spaces request starts by the rate', async () => {
     let clock = 0;
     const waits: number[] = [];
