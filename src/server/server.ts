@@ -42,7 +42,10 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** Served at GET /api/v1/integrations/openapi.json without a token. */
   openapi?: object;
-  /** How long close() lets in-flight requests finish before cutting their sockets (ms). Default 10 000. */
+  /**
+   * How long close() lets in-flight requests finish before cutting their sockets (ms); a handler
+   * still running that much later again is abandoned, so a stop always ends. Default 10 000.
+   */
   closeGraceMs?: number;
   timeouts?: ServerTimeouts;
   /** Injected faults (`local serve --faults`): drawn once per authenticated request to a route. */
@@ -432,13 +435,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), closeGraceMs);
+      let giveUp: NodeJS.Timeout | undefined;
+      // A handler that never settles (a store transaction stuck behind another process) must
+      // not keep a SIGTERM from ending the server: after a second grace period it is left.
+      const abandoned = new Promise<'abandoned'>((resolve) => {
+        giveUp = setTimeout(() => resolve('abandoned'), 2 * closeGraceMs);
+      });
       try {
-        await Promise.allSettled([...inFlight]);
+        const settled = await Promise.race([Promise.allSettled([...inFlight]), abandoned]);
+        if (settled === 'abandoned') options.log?.(`stopping: ${inFlight.size} request(s) still running after ${2 * closeGraceMs} ms were abandoned`);
         // Keep-alive sockets that went idle after their last response.
         server.closeIdleConnections();
         await closed;
       } finally {
         clearTimeout(grace);
+        clearTimeout(giveUp);
       }
     },
   };

@@ -206,3 +206,26 @@ describe('answers', () => {
     expect(reply.ms).toBeLessThan(4000);
   });
 });
+
+describe('stopping', () => {
+  it('a handler that never settles is abandoned after twice the grace period, so close() always ends', async () => {
+    const stuckLog: string[] = [];
+    const stuck = await startServer({
+      api: { ...api([]), upsertUser: () => new Promise<never>(() => undefined) },
+      tokens: () => [TOKEN],
+      log: (line) => stuckLog.push(line),
+      closeGraceMs: 50,
+    });
+    const answer = new Promise<string>((resolve) => {
+      const req = http.request(`${stuck.url}/api/v1/integrations/user`, { method: 'POST', headers: { authorization: `EAPI ${TOKEN}`, 'content-type': 'application/json' }, agent: false });
+      req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      req.on('response', (res) => resolve(String(res.statusCode)));
+      req.end('{"ExternalId":"u-1"}');
+    });
+    // The request is in the handler before the stop begins.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await stuck.close();
+    expect(await answer).toBe('ECONNRESET');
+    expect(stuckLog).toContain('stopping: 1 request(s) still running after 100 ms were abandoned');
+  });
+});
