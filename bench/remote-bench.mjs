@@ -96,22 +96,29 @@ async function spawnServer(args, token) {
   };
 }
 
-export async function bareLoop(target, users, concurrency, prefix) {
-  const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
-  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
+/**
+ * A closed loop: `concurrency` callers, each sending the next of items 1..count as soon as its
+ * last one was answered. Resolves with the seconds it took.
+ */
+export async function closedLoop(count, concurrency, send) {
   let next = 1;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next <= users) {
-        const i = next++;
-        const res = await pool.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userBody(i, prefix)) });
-        const envelope = JSON.parse(await res.body.text());
-        if (!envelope.Success) throw new Error(`bare loop: unexpected failure ${JSON.stringify(envelope.Errors)}`);
-      }
+      while (next <= count) await send(next++);
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
+  return (performance.now() - started) / 1000;
+}
+
+export async function bareLoop(target, users, concurrency, prefix) {
+  const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
+  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
+  const seconds = await closedLoop(users, concurrency, async (i) => {
+    const res = await pool.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userBody(i, prefix)) });
+    const envelope = JSON.parse(await res.body.text());
+    if (!envelope.Success) throw new Error(`bare loop: unexpected failure ${JSON.stringify(envelope.Errors)}`);
+  });
   await pool.close();
   return users / seconds;
 }
@@ -153,18 +160,10 @@ async function cliSync(target, file, users, concurrency) {
 async function inProcessClient(target, users, concurrency, prefix) {
   const { createRemoteClient } = await import(pathToFileURL(join(root, 'dist', 'api', 'remote-client.js')).href);
   const api = createRemoteClient({ baseUrl: target.url, token: target.token, concurrency });
-  let next = 1;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next <= users) {
-        const i = next++;
-        const result = await api.upsertUser(userBody(i, prefix));
-        if (!result.envelope.Success) throw new Error('client: unexpected failure');
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = await closedLoop(users, concurrency, async (i) => {
+    const result = await api.upsertUser(userBody(i, prefix));
+    if (!result.envelope.Success) throw new Error('client: unexpected failure');
+  });
   await api.close();
   return users / seconds;
 }

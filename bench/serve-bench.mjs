@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
-import { bareLoop, localServe, minimalServer, userBody } from './remote-bench.mjs';
+import { bareLoop, closedLoop, localServe, minimalServer, userBody } from './remote-bench.mjs';
 
 const REVIEW_SESSION = '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT';
 
@@ -35,20 +35,12 @@ export async function passwordLoad(target, { users = 300, concurrency = 64, read
       if (loading) latencies.push(performance.now() - started);
     }
   });
-  let next = 1;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next <= users) {
-        const i = next++;
-        const body = { ...userBody(i, 'p'), ...(withPassword ? { Password: `pass-word-${i}` } : {}) };
-        const res = await writes.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(body) });
-        const envelope = JSON.parse(await res.body.text());
-        if (!envelope.Success) throw new Error(`POST /user failed: ${JSON.stringify(envelope.Errors)}`);
-      }
-    }),
-  );
-  const loadSeconds = (performance.now() - started) / 1000;
+  const loadSeconds = await closedLoop(users, concurrency, async (i) => {
+    const body = { ...userBody(i, 'p'), ...(withPassword ? { Password: `pass-word-${i}` } : {}) };
+    const res = await writes.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(body) });
+    const envelope = JSON.parse(await res.body.text());
+    if (!envelope.Success) throw new Error(`POST /user failed: ${JSON.stringify(envelope.Errors)}`);
+  });
   loading = false;
   await Promise.all(readLoops);
   await Promise.all([writes.close(), reads.close()]);

@@ -14,19 +14,10 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { processAlive } from './process-liveness.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
 export const ATOMIC_TEMP_PREFIX = '.atomic-';
-
-/** Whether a process with this pid lives (EPERM: it does, under another user). */
-function processLives(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes the temp files that writers of `path` killed mid-write (kill -9, power loss) left
@@ -44,7 +35,7 @@ export async function removeStaleTemps(path: string): Promise<void> {
   for (const name of names) {
     if (!name.startsWith(ATOMIC_TEMP_PREFIX) || !name.endsWith(suffix)) continue;
     const pid = Number.parseInt(name.slice(ATOMIC_TEMP_PREFIX.length), 10);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processLives(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
     await unlink(join(dirname(path), name)).catch(() => undefined);
   }
 }

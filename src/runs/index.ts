@@ -26,5 +26,5 @@ export {
   type RunRecord,
   type RunState,
 } from './read-run.js';
-export { changedScheduleFile, fingerprintInput, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision, type ResumePlan, type ResumeRefusal } from './resume-plan.js';
+export { changedScheduleFile, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision, type ResumePlan, type ResumeRefusal } from './resume-plan.js';
 export { RunJournalError } from './run-errors.js';

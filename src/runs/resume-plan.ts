@@ -28,6 +28,17 @@ export async function fingerprintInput(path: string): Promise<InputFingerprint> 
   }
 }
 
+/**
+ * Why the input read now would not give the run's items (its position keys): gone, or other
+ * bytes; undefined when it is the recorded file unchanged. For `runs resume` and `runs show`.
+ */
+export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 'missing'): string | undefined {
+  if (now === 'missing') return `its input file ${recorded.path} cannot be read any more`;
+  if (now.size === recorded.size && now.sha256 === recorded.sha256) return undefined;
+  const what = now.size !== recorded.size ? `its size changed (${recorded.size} -> ${now.size} bytes)` : 'its content changed (SHA-256 differs)';
+  return `its input file ${recorded.path} changed since the run started: ${what}`;
+}
+
 /** What a resume does with one item. */
 export type ResumeDecision =
   /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those). */
@@ -59,16 +70,12 @@ export function planResume(record: RunRecord, state: RunState, input: InputFinge
   if (state === 'running') return { refused: true, reason: 'running', message: `run ${id} is running in another process` };
   const recorded = record.header.input;
   if (recorded !== null) {
-    if (input === 'missing' || input === null) {
-      return { refused: true, reason: 'input-missing', message: `run ${id}: its input file ${recorded.path} cannot be read any more` };
-    }
-    if (input.size !== recorded.size || input.sha256 !== recorded.sha256) {
-      const what = input.size !== recorded.size ? `its size changed (${recorded.size} -> ${input.size} bytes)` : 'its content changed (SHA-256 differs)';
-      return {
-        refused: true,
-        reason: 'input-changed',
-        message: `run ${id}: the input file ${recorded.path} changed since the run started: ${what}; put the original back, or start a new run (with --only-failed on the run's report)`,
-      };
+    const now = input ?? 'missing';
+    const changed = inputChange(recorded, now);
+    if (changed !== undefined) {
+      return now === 'missing'
+        ? { refused: true, reason: 'input-missing', message: `run ${id}: ${changed}` }
+        : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; put the original back, or start a new run (with --only-failed on the run's report)` };
     }
   }
   const counts = { keep: 0, inFlight: 0, transient: 0 };

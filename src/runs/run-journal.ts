@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { StoreLockedError } from '../errors.js';
 import { encodeChecksummedLine } from '../engine/store/journal.js';
+import { DSYNC_FLAG, NEEDS_DATASYNC } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
@@ -36,14 +37,11 @@ export interface GroupCommit {
 export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
- * O_DSYNC: a group is durable when its write returns, one thread-pool round trip per group
- * instead of a write then an fdatasync (each submission costs the main thread ~0.2 ms on a busy
- * machine, and a remote run writes a group every few milliseconds). Where the platform has no
- * O_DSYNC, the drain calls fdatasync itself.
+ * A group is durable when its write returns (src/durable-write.ts): a remote run writes a group
+ * every few milliseconds, and a write then an fdatasync cost two thread-pool round trips.
  */
-const DSYNC = constants.O_DSYNC ?? 0;
-const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | DSYNC;
-const REOPEN_FLAGS = constants.O_RDWR | DSYNC;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | DSYNC_FLAG;
+const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 /** What a new run's header says; the id, times, pid and host are filled in. */
 export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input'> & { units?: number };
@@ -250,7 +248,7 @@ export class RunJournal {
             written += bytesWritten;
           }
           this.position += bytes.length;
-          if (DSYNC === 0) await this.handle.datasync();
+          if (NEEDS_DATASYNC) await this.handle.datasync();
         }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { changedScheduleFile, fingerprintInput, type RunRecord } from '../../runs/index.js';
+import { changedScheduleFile, fingerprintInput, inputChange, type RunRecord } from '../../runs/index.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
 import { RecordSource } from '../pipeline/record-source.js';
@@ -44,11 +44,8 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
   if (header.input !== null) {
-    const now = await fingerprintInput(header.input.path).catch(() => undefined);
-    if (now === undefined) return { unlisted: `its input file ${header.input.path} cannot be read any more` };
-    if (now.size !== header.input.size || now.sha256 !== header.input.sha256) {
-      return { unlisted: `its input file ${header.input.path} changed since the run started (size or SHA-256 differ)` };
-    }
+    const changed = inputChange(header.input, await fingerprintInput(header.input.path).catch(() => 'missing' as const));
+    if (changed !== undefined) return { unlisted: changed };
   }
   const scheduleChanged = await changedScheduleFile(record);
   if (scheduleChanged !== undefined) return { unlisted: scheduleChanged };

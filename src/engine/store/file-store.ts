@@ -17,6 +17,7 @@ import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
+import { DSYNC_FLAG, NEEDS_DATASYNC } from '../../durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
 import { LockLease } from './lock-lease.js';
@@ -33,11 +34,8 @@ import { emptyMaps, type Maps } from './snapshot-entries.js';
  */
 export const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
 
-/**
- * O_DSYNC: an append is durable when its write returns, one round trip instead of write plus
- * fdatasync. Where the platform has no O_DSYNC, append() calls fdatasync itself.
- */
-const JOURNAL_WRITE_FLAGS = constants.O_RDWR | (constants.O_DSYNC ?? 0);
+/** Appends are durable when their write returns (src/durable-write.ts). */
+const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 export interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
@@ -253,7 +251,7 @@ class FileStore implements Store {
         const { bytesWritten } = await journal.write(buffer, written, buffer.length - written, at + written);
         written += bytesWritten;
       }
-      if (constants.O_DSYNC === undefined) await journal.datasync();
+      if (NEEDS_DATASYNC) await journal.datasync();
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${errnoCode(error) ?? String(error)}`, { cause: error });
     }

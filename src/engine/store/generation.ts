@@ -3,7 +3,8 @@ import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ATOMIC_TEMP_PREFIX, fsyncDirectory, writeFileAtomic } from '../../atomic-file.js';
 import type { StoreIndexer } from './contract.js';
-import { LOCK_TEMP_PREFIX, pidAlive } from './lock.js';
+import { LOCK_TEMP_PREFIX } from './lock.js';
+import { processAlive } from '../../process-liveness.js';
 import { generationOfFile, journalFileName, snapshotFileName, writeManifest } from './manifest.js';
 import { writeSnapshot } from './snapshot.js';
 import { snapshotEntries, type Maps } from './snapshot-entries.js';
@@ -32,7 +33,7 @@ export async function removeLeftovers(dir: string, keepGeneration: number): Prom
     else if (name.startsWith(ATOMIC_TEMP_PREFIX)) remove = true;
     else if (name.startsWith(LOCK_TEMP_PREFIX)) {
       const pid = Number(/^\.lock-(\d+)-/.exec(name)?.[1]);
-      remove = Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+      remove = Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
     }
     if (remove) {
       await unlink(join(dir, name)).catch(() => undefined);

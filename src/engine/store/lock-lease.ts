@@ -7,7 +7,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOCK_FILE, LOCK_TEMP_PREFIX, pidAlive, type StoreLock } from './lock.js';
+import { LOCK_FILE, LOCK_TEMP_PREFIX, type StoreLock } from './lock.js';
+import { processAlive } from '../../process-liveness.js';
 
 /** Released once no batch came for this long (ms): a pause in the traffic lets others in. */
 export const LEASE_IDLE_MS = 20;
@@ -116,7 +117,7 @@ export class LockLease {
     }
     return names.some((name) => {
       const pid = Number(WAITER_FILE.exec(name)?.[1]);
-      return Number.isInteger(pid) && pid > 0 && pidAlive(pid);
+      return Number.isInteger(pid) && pid > 0 && processAlive(pid);
     });
   }
 

@@ -50,11 +50,6 @@ function describeCommand(): string {
   return words.join(' ');
 }
 
-/** A zombie, or a pid gone, is dead (process-liveness.ts). */
-function pidAlive(pid: number): boolean {
-  return processAlive(pid);
-}
-
 export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
   let text: string;
   try {
@@ -202,4 +197,3 @@ export class StoreLock {
   }
 }
 
-export { pidAlive };
