@@ -5,7 +5,7 @@
 //    Also how long the 300 creates took (scrypt on every one).
 // 2. Throughput: users/s of the same bare undici loop (10k users, concurrency 8) against a minimal
 //    loopback server and against `local serve`, and their ratio. Best of `rounds`, the servers
-//    interleaved. Also each server's CPU time (user+sys, from /proc) per 1,000 users: it moves
+//    interleaved, each after a 2,000-user warm-up. Also each server's CPU time (user+sys, from /proc) per 1,000 users: it moves
 //    with what else the machine runs, but far less than users/s; compare it in interleaved runs.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +60,9 @@ function cpuMs(pid) {
 
 /** users/s of the bare loop, and the server's CPU ms per 1,000 users during it. */
 async function throughput(target, users) {
+  // Steady state for both servers: the first thousands of requests also pay for compiling the
+  // hot paths (more code in local serve than in the minimal server).
+  await bareLoop(target, 2_000, 8, 'warm');
   const before = cpuMs(target.pid);
   const rate = await bareLoop(target, users, 8, 't');
   return { rate, cpuPerThousand: ((cpuMs(target.pid) - before) / users) * 1000 };

@@ -247,7 +247,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
   const tokenCheck = new TokenCheck();
   let closing = false;
-  const inFlight = new Set<Promise<void>>();
+  // Requests whose handler is still running, and who waits for them to reach none (close()).
+  // A count rather than a set of promises: tracking each request's promise cost a promise per request.
+  let inFlight = 0;
+  let onIdle: (() => void) | undefined;
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, expectsContinue: boolean): Promise<void> {
     const started = performance.now();
@@ -260,20 +263,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let outcome = '500';
     let fault: FaultDecision | undefined;
     let bodyRead = !announcesBody(req);
-    // The AbortSignal is made only when asked for: building one per request showed in profiles,
-    // and the local engine never asks.
-    let clientGone = false;
+    // The AbortSignal, and the listener that fires it when the client goes away, are made only
+    // when asked for: building them per request showed in profiles, and the local engine never
+    // asks. Whether the client went away is otherwise read off the response when it matters.
     let controller: AbortController | undefined;
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      clientGone = true;
-      controller?.abort();
-    });
+    const clientGone = (): boolean => res.destroyed && !res.writableFinished;
     const call: CallOptions = {
       get signal() {
         if (controller === undefined) {
-          controller = new AbortController();
-          if (clientGone) controller.abort();
+          const aborter = new AbortController();
+          controller = aborter;
+          if (clientGone()) aborter.abort();
+          else
+            res.once('close', () => {
+              if (!res.writableFinished) aborter.abort();
+            });
         }
         return controller.signal;
       },
@@ -361,7 +365,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // store is, and who holds it, is for the server's log, not for a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
         send(503, JSON.stringify(failure('service unavailable: the store is busy or unreadable; retry later')), { 'retry-after': '1' });
-      } else if (clientGone) {
+      } else if (clientGone()) {
         outcome = 'aborted';
       } else {
         options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
@@ -381,9 +385,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs),
   });
   server.keepAliveTimeout = timeouts.keepAliveMs;
+  const handled = (): void => {
+    inFlight -= 1;
+    if (inFlight === 0) onIdle?.();
+  };
   const dispatch = (expectsContinue: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const work = handle(req, res, expectsContinue).finally(() => inFlight.delete(work));
-    inFlight.add(work);
+    inFlight += 1;
+    void handle(req, res, expectsContinue).then(handled, handled);
   };
   server.on('request', dispatch(false));
   // Without this listener node answers 100 Continue itself, inviting the body before the token is checked.
@@ -442,8 +450,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         giveUp = setTimeout(() => resolve('abandoned'), 2 * closeGraceMs);
       });
       try {
-        const settled = await Promise.race([Promise.allSettled([...inFlight]), abandoned]);
-        if (settled === 'abandoned') options.log?.(`stopping: ${inFlight.size} request(s) still running after ${2 * closeGraceMs} ms were abandoned`);
+        const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve));
+        const settled = await Promise.race([idle, abandoned]);
+        if (settled === 'abandoned') options.log?.(`stopping: ${inFlight} request(s) still running after ${2 * closeGraceMs} ms were abandoned`);
         // Keep-alive sockets that went idle after their last response.
         server.closeIdleConnections();
         await closed;

@@ -157,6 +157,17 @@ describe('pipelined group commit', () => {
     expect(c.value).toBe('c');
   });
 
+  it('a session starts at the end of the event-loop turn: transactions submitted by separate callbacks of one turn share its first line', async () => {
+    const { commits, writes } = harness();
+    // Two callbacks of one check phase, as two sockets' requests are callbacks of one poll phase.
+    const a = new Promise((resolve) => setImmediate(() => resolve(commits.submit(put('a')))));
+    const b = new Promise((resolve) => setImmediate(() => resolve(commits.submit(put('b')))));
+    while (writes.length === 0) await tick();
+    expect(writes.map((w) => w.lines)).toEqual([['a', 'b']]);
+    writes[0]!.settle();
+    await expect(Promise.all([a, b])).resolves.toEqual(['a', 'b']);
+  });
+
   it('exclusive work waits for a session to drain', async () => {
     const { commits, writes } = harness();
     void commits.submit(put('a'));

@@ -4,7 +4,7 @@
  * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries and
  * generation (what a generation holds), journal-replay, group-commit, hint-lookup, create-store.
  */
-import { constants } from 'node:fs';
+import { constants, fdatasyncSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
 import { DSYNC_FLAG, NEEDS_DATASYNC } from '../../durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
+import { JournalWriteMode } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
@@ -60,6 +61,8 @@ class FileStore implements Store {
   });
   private readonly commits: GroupCommit;
   private closed = false;
+  /** Synchronous appends while the disk is fast, thread-pool ones when it is not. */
+  private readonly writeMode = new JournalWriteMode();
   /** Set when memory may be ahead of the disk (a failed append): the next batch reloads. */
   private stale = false;
   private readonly lease: LockLease | undefined;
@@ -246,12 +249,20 @@ class FileStore implements Store {
     const buffer = Buffer.from(line, 'utf8');
     const at = this.journalPosition.offset;
     try {
-      let written = 0;
-      while (written < buffer.length) {
-        const { bytesWritten } = await journal.write(buffer, written, buffer.length - written, at + written);
-        written += bytesWritten;
+      if (this.writeMode.syncNext()) {
+        const started = performance.now();
+        let written = 0;
+        while (written < buffer.length) written += writeSync(journal.fd, buffer, written, buffer.length - written, at + written);
+        if (NEEDS_DATASYNC) fdatasyncSync(journal.fd);
+        this.writeMode.recordSync(performance.now() - started);
+      } else {
+        let written = 0;
+        while (written < buffer.length) {
+          const { bytesWritten } = await journal.write(buffer, written, buffer.length - written, at + written);
+          written += bytesWritten;
+        }
+        if (NEEDS_DATASYNC) await journal.datasync();
       }
-      if (NEEDS_DATASYNC) await journal.datasync();
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${errnoCode(error) ?? String(error)}`, { cause: error });
     }
