@@ -168,6 +168,18 @@ describe('pipelined group commit', () => {
     await expect(Promise.all([a, b])).resolves.toEqual(['a', 'b']);
   });
 
+  it('work queued after a submission (a close) waits for its session, though the session starts only at the end of the turn', async () => {
+    const { commits, writes } = harness();
+    const a = track(commits.submit(put('a')));
+    const closed = track(commits.exclusive(async () => 'closed'));
+    while (writes.length === 0) await tick();
+    expect(closed.settled).toBe(false);
+    writes[0]!.settle();
+    await tick();
+    expect(a.value).toBe('a');
+    expect(closed.value).toBe('closed');
+  });
+
   it('exclusive work waits for a session to drain', async () => {
     const { commits, writes } = harness();
     void commits.submit(put('a'));

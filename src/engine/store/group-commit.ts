@@ -59,6 +59,8 @@ export interface GatherTiming {
 
 export const DEFAULT_GATHER: GatherTiming = { gatherFromWriteMs: 5, maxGatherMs: 10 };
 
+const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Weight of the newest write in the moving average of write times. */
 const WRITE_TIME_WEIGHT = 0.2;
 
@@ -174,13 +176,16 @@ export class GroupCommit {
   private scheduleSession(): void {
     if (this.sessionScheduled) return;
     this.sessionScheduled = true;
-    // The session starts at the end of this turn of the event loop: every request whose bytes
+    // The session takes its place in the queue now (work queued after it, a close, waits for
+    // it) but starts at the end of this turn of the event loop: every request whose bytes
     // arrived in the turn is decided by then and joins the first line.
-    setImmediate(() => {
-      void this.exclusive(() => this.session()).catch((error: unknown) => {
-        this.sessionScheduled = false;
-        this.rejectWaiting(error);
-      });
+    const turnEnded = endOfTurn();
+    void this.exclusive(async () => {
+      await turnEnded;
+      await this.session();
+    }).catch((error: unknown) => {
+      this.sessionScheduled = false;
+      this.rejectWaiting(error);
     });
   }
 
