@@ -6,7 +6,7 @@
  * per write, measured on the 2-core VM this project runs on) and its completion is seen only when
  * the event loop gets round to it, a millisecond later under load. So while appends are fast they
  * are made synchronously: `local serve` then writes one line per event-loop turn with every
- * request of the turn on it and answers them at once (users/s +25 %, CPU per user -20 % in
+ * request of the turn on it and answers them at once (users/s +20 %, CPU per user -9 % in
  * interleaved runs). On a slow disk (a rotating or network disk, a busy one) a synchronous write
  * would stall every connection for the whole flush, so once the moving average of synchronous
  * writes passes `maxSyncMs` lines go through the thread pool, and one line every `probeEveryMs`
