@@ -143,6 +143,24 @@ describe('create, open, round trip', () => {
   });
 });
 
+describe('journal writes through the thread pool (a slow disk)', () => {
+  it('commits concurrent transactions in order and reopens with all of them', async () => {
+    await createStore(dir, [user('seed')]);
+    // The first line probes synchronously; no write is ever fast enough after it, no probe is ever due.
+    const store = await openStore(dir, { journalWriteTiming: { maxSyncMs: 0, probeEveryMs: Infinity } });
+    await store.transact(put(user('first')));
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.transact(put(user(`u-${i}`), user('seed', { UserName: `seed-${i}` })))));
+    expect(results).toHaveLength(40);
+    await store.close();
+    const journal = await readFile(join(dir, journalFileName(1)), 'utf8');
+    expect(journal.trim().split('\n').length).toBeGreaterThanOrEqual(2);
+    const again = await openStore(dir);
+    expect(users(again.state).size).toBe(42);
+    expect(users(again.state).get('seed')).toEqual({ UserName: 'seed-39' });
+    await again.close();
+  });
+});
+
 describe('compaction', () => {
   it('switches to a new generation, removes the old files, and reopens with everything', async () => {
     await createStore(dir, [user('seed')]);

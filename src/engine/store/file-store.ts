@@ -19,7 +19,7 @@ import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
 import { DSYNC_FLAG, NEEDS_DATASYNC } from '../../durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
-import { JournalWriteMode } from './journal-write-mode.js';
+import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
@@ -41,6 +41,8 @@ const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 export interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
   compactAtBytes?: number;
+  /** When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for tests. */
+  journalWriteTiming?: JournalWriteTiming;
 }
 
 class FileStore implements Store {
@@ -62,7 +64,7 @@ class FileStore implements Store {
   private readonly commits: GroupCommit;
   private closed = false;
   /** Synchronous appends while the disk is fast, thread-pool ones when it is not. */
-  private readonly writeMode = new JournalWriteMode();
+  private readonly writeMode: JournalWriteMode;
   /** Set when memory may be ahead of the disk (a failed append): the next batch reloads. */
   private stale = false;
   private readonly lease: LockLease | undefined;
@@ -76,6 +78,7 @@ class FileStore implements Store {
     private readonly options: FileStoreOptions,
   ) {
     this.location = dir;
+    this.writeMode = new JournalWriteMode(options.journalWriteTiming);
     this.lease = options.readOnly ? undefined : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir);
     const lease = this.lease;
     this.commits = new GroupCommit({
