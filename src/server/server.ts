@@ -61,30 +61,31 @@ export interface RunningServer {
 type Handler = (api: IntegrationApi, params: string[], body: unknown, call: CallOptions) => Promise<ApiResult<unknown>>;
 
 interface Route {
-  pattern: RegExp;
+  /** The exact path of a route without parameters (found by a map lookup), or the pattern whose groups are its parameters. */
+  path: string | RegExp;
   methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
 }
 
 /** The spec's five routes, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
-    pattern: /^\/schedule$/,
+    path: '/schedule',
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.createSchedule(body as never, call) } },
   },
   {
-    pattern: /^\/external\/review-sessions\/([^/]+)$/,
+    path: /^\/external\/review-sessions\/([^/]+)$/,
     methods: { GET: { hasBody: false, handler: (api, [id], _b, call) => api.getReviewSession(id!, call) } },
   },
   {
-    pattern: /^\/collections$/,
+    path: '/collections',
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.addCollection(body as never, call) } },
   },
   {
-    pattern: /^\/user$/,
+    path: '/user',
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
   },
   {
-    pattern: /^\/schedule\/([^/]+)\/invigilators$/,
+    path: /^\/schedule\/([^/]+)\/invigilators$/,
     methods: {
       DELETE: {
         hasBody: true,
@@ -93,6 +94,10 @@ const ROUTES: Route[] = [
     },
   },
 ];
+
+const EXACT_ROUTES = new Map(ROUTES.flatMap((route) => (typeof route.path === 'string' ? [[route.path, route] as const] : [])));
+const PATTERN_ROUTES = ROUTES.flatMap((route) => (typeof route.path === 'string' ? [] : [{ route, pattern: route.path }]));
+const NO_PARAMS: string[] = [];
 
 /** The Allow header of a route: HEAD goes wherever GET does. */
 function allowOf(route: Route): string {
@@ -295,7 +300,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     };
 
     try {
-      if (Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, `the request URL is longer than ${MAX_URL_BYTES} bytes`);
+      // At most 3 bytes per UTF-16 unit: most URLs need no count.
+      if (url.length * 3 > MAX_URL_BYTES && Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, `the request URL is longer than ${MAX_URL_BYTES} bytes`);
       const readMethod = method === 'HEAD' ? 'GET' : method;
       if (readMethod === 'GET' && path === `${API_PREFIX}/openapi.json` && openapiText !== undefined) {
         send(200, openapiText);
@@ -308,12 +314,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${logPath}`);
       const relative = path.slice(API_PREFIX.length);
-      let params: string[] | undefined;
-      const route = ROUTES.find((candidate) => {
-        const match = candidate.pattern.exec(relative);
-        if (match) params = match.slice(1).map(decodeSegment);
-        return match !== null;
-      });
+      let params: string[] | undefined = NO_PARAMS;
+      let route = EXACT_ROUTES.get(relative);
+      if (route === undefined) {
+        params = undefined;
+        route = PATTERN_ROUTES.find((candidate) => {
+          const match = candidate.pattern.exec(relative);
+          if (match) params = match.slice(1).map(decodeSegment);
+          return match !== null;
+        })?.route;
+      }
       if (!route || !params) throw new HttpFailure(404, `no such route: ${logPath}`);
       const endpoint = route.methods[readMethod];
       if (!endpoint) throw new HttpFailure(405, `method ${method} not allowed on ${logPath}`, { allow: allowOf(route) });
