@@ -5,8 +5,9 @@
 //    Also how long the 300 creates took (scrypt on every one).
 // 2. Throughput: users/s of the same bare undici loop (10k users, concurrency 8) against a minimal
 //    loopback server and against `local serve`, and their ratio. Best of `rounds`, the servers
-//    interleaved, each after a 2,000-user warm-up. Also each server's CPU time (user+sys, from /proc) per 1,000 users: it moves
-//    with what else the machine runs, but far less than users/s; compare it in interleaved runs.
+//    interleaved, each after a 2,000-user warm-up. Also each server's CPU time (user+sys, from
+//    /proc) per 1,000 users: it moves with what else the machine runs, but far less than users/s;
+//    compare it in interleaved runs.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';

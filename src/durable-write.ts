@@ -1,4 +1,5 @@
-import { constants } from 'node:fs';
+import { constants, fdatasyncSync, writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 /**
  * How the store's journal and the run journal make an append durable: opened with O_DSYNC, a
@@ -8,3 +9,20 @@ import { constants } from 'node:fs';
  */
 export const DSYNC_FLAG: number = constants.O_DSYNC ?? 0;
 export const NEEDS_DATASYNC = DSYNC_FLAG === 0;
+
+/** Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG; durable when it resolves. */
+export async function appendDurably(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
+    written += bytesWritten;
+  }
+  if (NEEDS_DATASYNC) await handle.datasync();
+}
+
+/** appendDurably on the calling thread: durable when it returns (see journal-write-mode.ts for when). */
+export function appendDurablySync(fd: number, bytes: Buffer, position: number): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, position + written);
+  if (NEEDS_DATASYNC) fdatasyncSync(fd);
+}

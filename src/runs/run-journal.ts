@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { StoreLockedError } from '../errors.js';
 import { encodeChecksummedLine } from '../engine/store/journal.js';
-import { DSYNC_FLAG, NEEDS_DATASYNC } from '../durable-write.js';
+import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
@@ -242,13 +242,8 @@ export class RunJournal {
         if (this.failure !== undefined) throw this.failure;
         if (lines.length > 0) {
           const bytes = Buffer.from(lines.join(''), 'utf8');
-          let written = 0;
-          while (written < bytes.length) {
-            const { bytesWritten } = await this.handle.write(bytes, written, bytes.length - written, this.position + written);
-            written += bytesWritten;
-          }
+          await appendDurably(this.handle, bytes, this.position);
           this.position += bytes.length;
-          if (NEEDS_DATASYNC) await this.handle.datasync();
         }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {

@@ -97,7 +97,17 @@ const ROUTES: Route[] = [
 
 const EXACT_ROUTES = new Map(ROUTES.flatMap((route) => (typeof route.path === 'string' ? [[route.path, route] as const] : [])));
 const PATTERN_ROUTES = ROUTES.flatMap((route) => (typeof route.path === 'string' ? [] : [{ route, pattern: route.path }]));
-const NO_PARAMS: string[] = [];
+
+/** The route of a path relative to API_PREFIX, with its decoded parameters; undefined: none. */
+function findRoute(relative: string): { route: Route; params: string[] } | undefined {
+  const exact = EXACT_ROUTES.get(relative);
+  if (exact !== undefined) return { route: exact, params: [] };
+  for (const { route, pattern } of PATTERN_ROUTES) {
+    const match = pattern.exec(relative);
+    if (match) return { route, params: match.slice(1).map(decodeSegment) };
+  }
+  return undefined;
+}
 
 /** The Allow header of a route: HEAD goes wherever GET does. */
 function allowOf(route: Route): string {
@@ -313,18 +323,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         throw new HttpFailure(403, 'not allowed to use the external API');
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${logPath}`);
-      const relative = path.slice(API_PREFIX.length);
-      let params: string[] | undefined = NO_PARAMS;
-      let route = EXACT_ROUTES.get(relative);
-      if (route === undefined) {
-        params = undefined;
-        route = PATTERN_ROUTES.find((candidate) => {
-          const match = candidate.pattern.exec(relative);
-          if (match) params = match.slice(1).map(decodeSegment);
-          return match !== null;
-        })?.route;
-      }
-      if (!route || !params) throw new HttpFailure(404, `no such route: ${logPath}`);
+      const found = findRoute(path.slice(API_PREFIX.length));
+      if (!found) throw new HttpFailure(404, `no such route: ${logPath}`);
+      const { route, params } = found;
       const endpoint = route.methods[readMethod];
       if (!endpoint) throw new HttpFailure(405, `method ${method} not allowed on ${logPath}`, { allow: allowOf(route) });
 

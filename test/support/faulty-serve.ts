@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { StringSink } from '../../src/report/text-sink.js';
 import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
@@ -33,4 +34,17 @@ export async function examctl(dir: string, argv: string[], env: Record<string, s
     cwd: dir,
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * Finishes a run that a fault ended with exit 3 (a request that met a fault on every attempt) the
+ * way a CI job would, with `runs resume`, at most five times; returns the last attempt's result.
+ */
+export async function resumeUntilDone(dir: string, first: CliResult, env: Record<string, string>): Promise<CliResult> {
+  let run = first;
+  for (let resumes = 0; run.code === 3 && resumes < 5; resumes++) {
+    expect(run.stderr).toMatch(/failed after \d+ attempts/);
+    run = await examctl(dir, ['--yes', '--no-input', '--json', 'runs', 'resume'], env);
+  }
+  return run;
 }

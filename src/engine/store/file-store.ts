@@ -4,7 +4,7 @@
  * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries and
  * generation (what a generation holds), journal-replay, group-commit, hint-lookup, create-store.
  */
-import { constants, fdatasyncSync, writeSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
-import { DSYNC_FLAG, NEEDS_DATASYNC } from '../../durable-write.js';
+import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
@@ -254,17 +254,10 @@ class FileStore implements Store {
     try {
       if (this.writeMode.syncNext()) {
         const started = performance.now();
-        let written = 0;
-        while (written < buffer.length) written += writeSync(journal.fd, buffer, written, buffer.length - written, at + written);
-        if (NEEDS_DATASYNC) fdatasyncSync(journal.fd);
+        appendDurablySync(journal.fd, buffer, at);
         this.writeMode.recordSync(performance.now() - started);
       } else {
-        let written = 0;
-        while (written < buffer.length) {
-          const { bytesWritten } = await journal.write(buffer, written, buffer.length - written, at + written);
-          written += bytesWritten;
-        }
-        if (NEEDS_DATASYNC) await journal.datasync();
+        await appendDurably(journal, buffer, at);
       }
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${errnoCode(error) ?? String(error)}`, { cause: error });
