@@ -83,6 +83,36 @@ function definedEntries(object: Record<string, unknown>): [string, unknown][] {
   return Object.entries(object).filter(([, value]) => value !== undefined);
 }
 
+/**
+ * `withoutUndefined({ ...base, ...withoutUndefined(over without the keys in omit), ...last })` in
+ * one pass, with the same keys in the same order: a key takes its place where it first appears
+ * (base, then over where it has a value, then last) and its value from the last layer that sets
+ * it. The spread form built four objects per call (a rest copy, two undefined-free copies and the
+ * spread) and showed in profiles of `local serve`, where every POST /user builds one.
+ */
+export function mergeDefined(
+  base: object | undefined,
+  over: object,
+  omit: ReadonlySet<string>,
+  last: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const baseFields = base as Readonly<Record<string, unknown>> | undefined;
+  const overFields = over as Readonly<Record<string, unknown>>;
+  const merged: Record<string, unknown> = {};
+  const place = (key: string): void => {
+    if (Object.hasOwn(merged, key)) return;
+    let value: unknown;
+    if (Object.hasOwn(last, key)) value = last[key];
+    else if (!omit.has(key) && overFields[key] !== undefined) value = overFields[key];
+    else value = baseFields?.[key];
+    if (value !== undefined) merged[key] = value;
+  };
+  if (baseFields !== undefined) for (const key of Object.keys(baseFields)) place(key);
+  for (const key of Object.keys(overFields)) if (overFields[key] !== undefined && !omit.has(key)) place(key);
+  for (const key of Object.keys(last)) place(key);
+  return merged;
+}
+
 /** Copies an object without its undefined properties (stored entities never hold undefined). */
 export function withoutUndefined<T extends object>(object: T): T {
   // A plain loop: this runs for every stored entity, and entries/filter/fromEntries showed in profiles.

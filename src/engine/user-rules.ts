@@ -13,7 +13,7 @@ import {
 import type { Problem } from '../domain/problem.js';
 import type { GroupError, StoredUserView, UserRequest, UserResponseContent } from '../domain/types.js';
 import type { WorldHierarchy, WorldMembership, WorldRole, WorldUser } from '../domain/world.js';
-import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
+import { accept, mergeDefined, refuse, type Decision } from './decision.js';
 import { choosePasswordHash, type PreparedPassword } from './schedule-rules.js';
 import type { EngineView } from './view.js';
 
@@ -46,6 +46,9 @@ const USER_VIEW_FIELDS = [
   'Labels',
   'AllowedIpAddresses',
 ] as const satisfies readonly (keyof StoredUserView)[];
+
+/** Request fields the stored user does not take as sent: the password is stored as its hash, memberships are merged. */
+const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(['Password', 'Hierarchies']);
 
 const FLAGS = ['IsCoordinator', 'IsAdministrator', 'HasViewReportsPermissions', 'HasReScoringPermissions'] as const;
 
@@ -137,17 +140,15 @@ export function decideUser(
     else memberships[index] = updated;
   }
 
-  const { Password: _password, Hierarchies: _hierarchies, ...fields } = request;
-  const user: WorldUser = withoutUndefined({
-    ...(existing ?? {}),
-    ...withoutUndefined(fields),
+  const last: Record<string, unknown> = {
     UserName: userName,
     Role: roleTitle,
     PasswordHash: choosePasswordHash(password, existing?.PasswordHash),
     Hierarchies: memberships.length === 0 && existing?.Hierarchies === undefined ? undefined : memberships,
-    // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
-    ...(request.SpecialNeeds === false ? { ReasonableAdjustmentPercentage: undefined } : {}),
-  });
+  };
+  // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
+  if (request.SpecialNeeds === false) last['ReasonableAdjustmentPercentage'] = undefined;
+  const user = mergeDefined(existing, request, NOT_STORED_AS_SENT, last) as unknown as WorldUser;
   return accept(view, { User: userView(user), GroupErrors: groupErrors }, { collection: 'users', key: request.ExternalId }, [
     { collection: 'users', key: request.ExternalId, value: user },
   ]);
