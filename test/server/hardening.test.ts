@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { StoreLockedError } from '../../src/errors.js';
@@ -12,8 +12,18 @@ function api(calls: string[]): IntegrationApi {
   const ok = <T>(content: T): Promise<ApiResult<T>> => Promise.resolve({ status: 200, envelope: { Content: content, Success: true, Errors: null } });
   return {
     createSchedule: () => ok('S-1'),
-    getReviewSession: (id) => {
+    getReviewSession: (id, call) => {
       calls.push(`get ${id}`);
+      if (id === 'until-aborted') {
+        // Works until the server says the client went away.
+        return new Promise((resolve) => {
+          call!.signal!.addEventListener('abort', () => {
+            calls.push('signal aborted');
+            resolve({ status: 200, envelope: { Content: { ExternalId: id, Results: [] }, Success: true, Errors: null } });
+          });
+        });
+      }
+      if (id === 'peek') return ok({ ExternalId: id, Results: [], SignalAborted: call?.signal?.aborted } as never);
       if (id === 'locked') {
         return Promise.reject(new StoreLockedError('store /srv/secret-store is locked by pid 4242 on host build-7 (examctl user sync)'));
       }
@@ -173,6 +183,17 @@ describe('slow, long and broken requests', () => {
 });
 
 describe('answers', () => {
+  it("a handler's AbortSignal fires when its client goes away mid-work, and not otherwise", async () => {
+    const peek = await request('GET', '/api/v1/integrations/external/review-sessions/peek');
+    expect(peek.status).toBe(200);
+    expect(JSON.parse(peek.text).Content.SignalAborted).toBe(false);
+    await raw((socket) => {
+      socket.write(`GET /api/v1/integrations/external/review-sessions/until-aborted HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\n\r\n`);
+      setTimeout(() => socket.destroy(), 50);
+    });
+    await vi.waitFor(() => expect(calls).toContain('signal aborted'));
+  });
+
   it('503 for a locked store tells the caller nothing of paths, hosts or pids; the log may', async () => {
     const reply = await request('GET', '/api/v1/integrations/external/review-sessions/locked');
     expect(reply.status).toBe(503);
