@@ -316,7 +316,7 @@ class RequestCall implements CallOptions {
       if (hasGoneAway(res)) aborter.abort();
       else
         res.once('close', () => {
-          if (!res.writableFinished) aborter.abort();
+          if (hasGoneAway(res)) aborter.abort();
         });
     }
     return this.controller.signal;
@@ -361,7 +361,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let outcome = '500';
     let fault: FaultDecision | undefined;
     let bodyRead = !announcesBody(req);
-    const clientGone = (): boolean => hasGoneAway(res);
     const call = new RequestCall(res);
 
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
@@ -440,7 +439,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // store is, and who holds it, is for the server's log, not for a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
         send(503, JSON.stringify(failure('service unavailable: the store is busy or unreadable; retry later')), { 'retry-after': '1' });
-      } else if (clientGone()) {
+      } else if (hasGoneAway(res)) {
         outcome = 'aborted';
       } else {
         options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
