@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { portablePattern } from '../../src/api/portable-pattern.js';
 import {
   CANDIDATE_FIELDS,
   COLLECTION_FIELDS,
@@ -90,8 +91,10 @@ describe('OpenAPI document', () => {
  * The spec's request tables (integration-api.md, "Resources and their fields"), transcribed:
  * field -> the constraints the document must carry. string(N) is maxLength N; "Alphanumeric and
  * dashes" is a pattern. Where interpretations.md decides otherwise it is noted on the row.
+ * Patterns are written as ECMA regular expressions and compared in their served, engine-portable
+ * form (src/api/portable-pattern.ts).
  */
-const ALNUM_DASH = '^[A-Za-z0-9-]+$';
+const ALNUM_DASH = portablePattern('^[A-Za-z0-9-]+$');
 type Expect = Partial<Schema>;
 const str = (maxLength: number, extra: Expect = {}): Expect => ({ type: 'string', maxLength, ...extra });
 const bool: Expect = { type: 'boolean' };
@@ -111,7 +114,7 @@ const specSchedule: Record<string, Expect> = {
   ScheduleGroupName: str(500),
   LockExamOnConnectionLoss: bool,
   Owner: str(500),
-  PIN: str(4, { pattern: '^[0-9]{4}$' }),
+  PIN: str(4, { pattern: portablePattern('^[0-9]{4}$') }),
   UseProctoringService: bool,
   // "Alphanumeric", but the demo template PT-STD has a dash (interpretations: dashes allowed).
   ProctoringServiceTemplateExternalId: str(64, { pattern: ALNUM_DASH }),
@@ -139,7 +142,7 @@ const specCandidate: Record<string, Expect> = {
   ProctorUIds: { type: 'array' },
 };
 const specCollection: Record<string, Expect> = {
-  ExternalId: str(64, { pattern: '^[A-Za-z0-9]+$' }),
+  ExternalId: str(64, { pattern: portablePattern('^[A-Za-z0-9]+$') }),
   // string(100) "shorter than 100 symbols": 99 (interpretations.md).
   Title: str(99, { minLength: 1 }),
   Owner: str(64),
@@ -148,7 +151,7 @@ const specCollection: Record<string, Expect> = {
   ObjectiveRepositories: { type: 'array' },
 };
 const specUser: Record<string, Expect> = {
-  ExternalId: str(64, { pattern: '^[-_a-zA-Z0-9@]+$' }),
+  ExternalId: str(64, { pattern: portablePattern('^[-_a-zA-Z0-9@]+$') }),
   LastName: str(500),
   FirstName: str(500),
   Email: str(100),
