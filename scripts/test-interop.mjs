@@ -1,12 +1,18 @@
-// `npm run test:interop` (optional, not part of `npm test`): workbooks through LibreOffice.
-// Installs LibreOffice headless when soffice is missing (apt-get, needs root), builds examctl, then
+// `npm run test:interop` (optional, not part of `npm test`): workbooks through LibreOffice, and
+// the served OpenAPI document through Python's tools.
+// Installs LibreOffice headless when soffice is missing (apt-get, needs root) and Python's
+// hypothesis and jsonschema when they are missing (pip), builds examctl, then
 //  1. has LibreOffice convert a CSV users file to .xlsx, and reads it back;
 //  2. writes an examctl .xlsx run report of values spreadsheets used to change (00456, long digit
 //     strings, =+-@ text, dates as text), has LibreOffice open and save it (xlsx -> ods -> xlsx),
 //     changes cells as a fix would (a program edit: headless LibreOffice takes no typing), has
-//     LibreOffice save it again, and checks that --only-failed reads back exactly what was written.
+//     LibreOffice save it again, and checks that --only-failed reads back exactly what was written;
+//  3. starts `examctl local serve` on a fresh store and runs scripts/openapi-python-check.py against
+//     it: hypothesis generates bodies from the served document (its patterns read by Python's re,
+//     as schemathesis reads them), jsonschema checks bodies and answers against the document.
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +120,46 @@ try {
   check('edited and saved again: a new row added under the header', afterEdit.at(-1)?.fields['FirstName'], '00012');
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+// 3. The OpenAPI document, read by Python's tools against the running server.
+const pythonHas = () => spawnSync('python3', ['-c', 'import hypothesis, jsonschema'], { stdio: 'ignore' }).status === 0;
+if (!pythonHas()) {
+  process.stderr.write('installing hypothesis and jsonschema (pip) ...\n');
+  spawnSync('python3', ['-m', 'pip', 'install', '--quiet', 'hypothesis', 'jsonschema'], { stdio: 'inherit' });
+}
+if (!pythonHas()) {
+  failures++;
+  process.stdout.write('FAIL served OpenAPI document through hypothesis and jsonschema: python3 cannot import them and pip could not install them\n');
+} else {
+  const storeDir = mkdtempSync(join(tmpdir(), 'examctl-interop-serve-'));
+  const server = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(storeDir, 'store')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, CI: 'true' },
+  });
+  try {
+    server.stderr.setEncoding('utf8');
+    let seen = '';
+    const url = await new Promise((resolve, reject) => {
+      server.stderr.on('data', (text) => {
+        seen += text;
+        const listening = /listening on (http:\/\/\S+)/.exec(seen);
+        if (listening) resolve(listening[1]);
+      });
+      server.once('exit', (code) => reject(new Error(`local serve exited ${code}: ${seen}`)));
+    });
+    const run = spawnSync('python3', [join(root, 'scripts', 'openapi-python-check.py'), url, 'dev-token', '200'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    process.stdout.write(run.stdout);
+    if (run.status === 0) process.stdout.write('ok   served OpenAPI document through hypothesis and jsonschema: no disagreement\n');
+    else {
+      failures++;
+      process.stdout.write(`FAIL served OpenAPI document through hypothesis and jsonschema (exit ${run.status})\n`);
+    }
+  } finally {
+    server.kill('SIGTERM');
+    if (server.exitCode === null) await once(server, 'exit');
+    rmSync(storeDir, { recursive: true, force: true });
+  }
 }
 
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
