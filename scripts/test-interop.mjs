@@ -9,7 +9,9 @@
 //     LibreOffice save it again, and checks that --only-failed reads back exactly what was written;
 //  3. starts `examctl local serve` on a fresh store and runs scripts/openapi-python-check.py against
 //     it: hypothesis generates bodies from the served document (its patterns read by Python's re,
-//     as schemathesis reads them), jsonschema checks bodies and answers against the document.
+//     as schemathesis reads them), jsonschema checks bodies and answers against the document;
+//  4. lints the served document with Redocly's, Spectral's (spectral:oas) and swagger-cli's
+//     validators, fetched with npx at pinned versions: no error allowed.
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -154,6 +156,23 @@ if (!pythonHas()) {
     else {
       failures++;
       process.stdout.write(`FAIL served OpenAPI document through hypothesis and jsonschema (exit ${run.status})\n`);
+    }
+
+    // 4. The document through other people's linters and validators.
+    const documentFile = join(storeDir, 'openapi.json');
+    writeFileSync(documentFile, await (await fetch(`${url}/api/v1/integrations/openapi.json`)).text());
+    writeFileSync(join(storeDir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n');
+    for (const [name, args] of [
+      ['Redocly lint (recommended rules)', ['@redocly/cli@2.77.0', 'lint', documentFile]],
+      ['Spectral lint (spectral:oas)', ['@stoplight/spectral-cli@6.16.3', 'lint', '--ruleset', join(storeDir, '.spectral.yaml'), documentFile]],
+      ['swagger-cli validate', ['@apidevtools/swagger-cli@4.0.4', 'validate', documentFile]],
+    ]) {
+      const lint = spawnSync('npx', ['--yes', ...args], { encoding: 'utf8', cwd: storeDir });
+      if (lint.status === 0) process.stdout.write(`ok   served OpenAPI document: ${name}\n`);
+      else {
+        failures++;
+        process.stdout.write(`FAIL served OpenAPI document: ${name} (exit ${lint.status})\n${lint.stdout}${lint.stderr}\n`);
+      }
     }
   } finally {
     server.kill('SIGTERM');

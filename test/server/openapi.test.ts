@@ -257,4 +257,14 @@ describe('OpenAPI document shape', () => {
     );
     expect(withBody.sort()).toEqual(['delete /schedule/{externalId}/invigilators', 'post /collections', 'post /schedule', 'post /user']);
   });
+
+  it('tags every operation with one declared tag and names its licence (what Spectral and Redocly ask of a document)', () => {
+    const raw = JSON.parse(documentText) as { tags: { name: string; description: string }[]; info: { license: { identifier: string } }; paths: Record<string, Record<string, { tags: string[] }>> };
+    const declared = raw.tags.map((tag) => tag.name);
+    const used = Object.values(raw.paths).flatMap((ops) => Object.values(ops).map((op) => op.tags));
+    expect(used.every((tags) => tags.length === 1 && declared.includes(tags[0]!))).toBe(true);
+    expect(new Set(used.flat())).toEqual(new Set(declared));
+    expect(raw.tags.every((tag) => tag.description.length > 0)).toBe(true);
+    expect(raw.info.license.identifier).toBe('MIT');
+  });
 });
