@@ -52,6 +52,52 @@ export function minimalServer() {
   return spawnServer(['--input-type=module', '-e', MINIMAL_SERVER], TOKEN);
 }
 
+// The minimal server plus the one thing a store must do before it answers a create: make it
+// durable. Each event-loop turn's request bodies are appended as one line to a file opened with
+// O_DSYNC (the group commit of the local store, without anything else), then answered.
+const MINIMAL_DURABLE_SERVER = `
+import http from 'node:http';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+const fd = openSync(process.env.BENCH_JOURNAL, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
+const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+let turn = [];
+function commit() {
+  const answers = turn;
+  turn = [];
+  const line = Buffer.from(JSON.stringify(answers.map((a) => a.body)) + '\\n');
+  let written = 0;
+  while (written < line.length) written += writeSync(fd, line, written);
+  for (const { res } of answers) {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
+    res.end(reply);
+  }
+}
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    if (turn.length === 0) setImmediate(commit);
+    turn.push({ res, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+  });
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '\\n'));
+process.on('SIGTERM', () => { closeSync(fd); process.exit(0); });
+`;
+
+/** The minimal server that also makes each turn's creates durable (a journal in a temp dir on the default disk). */
+export async function minimalDurableServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-durable-'));
+  const server = await spawnServer(['--input-type=module', '-e', MINIMAL_DURABLE_SERVER], TOKEN, { BENCH_JOURNAL: join(dir, 'journal') });
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** `examctl local serve` on a fresh store from the demo world. */
 export async function localServe() {
   const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-serve-'));
@@ -71,11 +117,11 @@ export async function localServe() {
  * read through a pipe by this process, it cost the measured client a share of its CPU (users/s of
  * the same server fell by up to a third) and measured the harness rather than the server.
  */
-async function spawnServer(args, token) {
+async function spawnServer(args, token, env = {}) {
   const logDir = mkdtempSync(join(tmpdir(), 'examctl-bench-log-'));
   const logFile = join(logDir, 'stderr.log');
   const logFd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', logFd], env: { ...process.env, CI: 'true' } });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', logFd], env: { ...process.env, CI: 'true', ...env } });
   closeSync(logFd);
   const seen = () => readFileSync(logFile, 'utf8');
   let exited = false;
@@ -129,7 +175,7 @@ export async function bareLoop(target, users, concurrency, prefix) {
 }
 
 /** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */
-async function cliSync(target, file, users, concurrency) {
+export async function cliSync(target, file, users, concurrency) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
   const cpuFile = join(scratch, 'cpu.json');
   try {
