@@ -21,6 +21,7 @@ import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './o
 import { resolveOutputFlags } from './output-flags.js';
 import { sentenceLines } from './sentence-wrap.js';
 import type { TargetOf } from './target.js';
+import { terminalLines } from '../report/terminal-text.js';
 
 /**
  * The `examctl` command tree. Each command's flags come from its `<command>.options.ts` table;
@@ -560,14 +561,15 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
       return error.exitCode === 0 ? ExitCode.Ok : failWith(new UsageError(error.message.replace(/^error: /, '')), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {
-      await deps.stderr.write(`examctl: ${error.message}\n`);
+      // A message can quote the input (a column name, a path) or the service: made inert for the terminal.
+      await deps.stderr.write(`examctl: ${terminalLines(error.message)}\n`);
       if (debug && error.stack) await deps.stderr.write(`${error.stack}\n`);
       return failWith(error, error.exitCode);
     }
     // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
     const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
     const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
-    await deps.stderr.write(`examctl: internal error: ${message}${debug ? '' : ' (run with --debug for details)'}\n`);
+    await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${error.stack}\n`);
     return failWith(error, ExitCode.Internal);
   }

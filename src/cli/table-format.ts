@@ -3,6 +3,7 @@
  * cell sanitising and the cli-table3 style.
  */
 import type Table from 'cli-table3';
+import { terminalLine } from '../report/terminal-text.js';
 
 export type Colour = 'green' | 'red' | 'yellow' | 'gray' | 'cyan' | 'bold';
 
@@ -33,10 +34,6 @@ export function colorEnabled(options: { isTTY: boolean | undefined; env: Readonl
   return options.isTTY === true;
 }
 
-// C0 and C1 control characters (ESC included): a value from the server must not be able to move
-// the cursor, recolour or rewrite the admin's terminal.
-const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
 /** A value from the service made safe and readable for one table cell. */
 export function displayText(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -45,7 +42,7 @@ export function displayText(value: unknown): string {
   else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
   else if (Array.isArray(value)) text = value.map((entry) => displayText(entry)).join(', ');
   else text = JSON.stringify(value);
-  return text.replace(/\r\n|\r|\n|\t/g, ' ').replace(CONTROL_CHARS, '?');
+  return terminalLine(text);
 }
 
 /**

@@ -8,6 +8,7 @@ import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
 import { formatCount } from './number-format.js';
 import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
+import { terminalLine } from './terminal-text.js';
 
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
@@ -288,7 +289,8 @@ export class HumanSummaryWriter implements ReportSink {
       }
       const where = `${item.source.file}:${error.line ?? item.source.line}`;
       const id = item.id ? ` [${item.id}]` : '';
-      this.shown.push(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`);
+      // The file name, the id and the message can carry what the input or the service put there.
+      this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
     }
     if (item.warnings === undefined) return;
     for (const warning of item.warnings) {
@@ -297,7 +299,7 @@ export class HumanSummaryWriter implements ReportSink {
       const id = item.id ? ` [${item.id}]` : '';
       // Most messages start with the field's name already: not said twice.
       const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
-      this.shownWarnings.push(`  ${item.source.file}:${item.source.line}${id} ${what}`);
+      this.shownWarnings.push(terminalLine(`  ${item.source.file}:${item.source.line}${id} ${what}`));
     }
   }
 

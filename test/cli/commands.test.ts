@@ -90,6 +90,22 @@ describe('user sync', () => {
     });
   });
 
+  it('a hostile file cannot act on the terminal: its ids and column names reach stderr without ESC, BEL or bidi overrides', async () => {
+    await withTempDir(async (dir) => {
+      const rows = join(dir, 'rows.csv');
+      await writeFile(rows, 'ExternalId,FirstName,LastName,Role\n"x\u001b[2J\u001b]0;pwned\u0007\u202eRED",A,B,Candidate\n');
+      const failed = await cli(dir, ['user', 'sync', '--file', rows, '--dry-run']);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain('[x?[2J?]0;pwned??RED] ExternalId 219');
+      const columns = join(dir, 'columns.csv');
+      await writeFile(columns, 'ExternalId,First\u001b]0;pwned\u0007Name,LastName\nu1,A,B\n');
+      const usage = await cli(dir, ['user', 'sync', '--file', columns, '--dry-run']);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain('unknown column: "First?]0;pwned?Name"');
+      for (const stderr of [failed.stderr, usage.stderr]) expect(stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+    });
+  });
+
   it('--max-errors stops after n failures and skips the rest', async () => {
     await withTempDir(async (dir) => {
       const { code, stdout } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--max-errors', '1', '--json']);

@@ -157,4 +157,17 @@ describe('human summary', () => {
     expect(out.text).not.toContain('users.csv:22 ');
     expect(out.text).toContain('... and 5 more');
   });
+
+  it('makes ids, file names and messages from the input or the service inert for the terminal (no ESC, no bidi override, no forged line)', async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
+    const hostile = { source: { file: 'in\u001b[2J.csv', line: 2 }, id: 'x\u001b]0;title\u0007\u202eRED', status: 'failed' as const, errors: [{ field: 'ExternalId', code: 219 as const, message: 'bad\n  users.csv:9 [u-9] - - fine\u009b31m' }] };
+    await builder.add({ item: hostile });
+    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', message: 'looks like \u001b[31ma number\u2066' }] } });
+    await builder.finish();
+    expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad   users.csv:9 [u-9] - - fine?31m');
+    expect(out.text).toContain('looks like ?[31ma number?');
+    expect(out.text).not.toMatch(/[\u001b\u0007\u009b\u202e\u2066]/);
+    expect(out.text.split('\n').filter((line) => line.includes('users.csv:9'))).toHaveLength(1);
+  });
 });

@@ -237,6 +237,9 @@ describe('colour and cell helpers', () => {
 
   it('flattens newlines and replaces control characters', () => {
     expect(displayText('a\nb\tc\u0000d')).toBe('a b c?d');
+    // A bidi override from the service would reorder the rest of the row as the terminal shows it.
+    expect(displayText('gpj.\u202eexe \u2066x\u2069 \u202ay\u202c')).toBe('gpj.?exe ?x? ?y?');
+    expect(displayText('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd')).toBe('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd');
     expect(displayText(['x', 1, true])).toBe('x, 1, true');
     expect(displayText(null)).toBe('');
   });

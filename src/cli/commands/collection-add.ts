@@ -11,6 +11,7 @@ import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
 import type { CollectionAddOptions } from './collection-add.options.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
@@ -32,7 +33,7 @@ export async function run(
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
   const last = remembered.at(-1);
   if (last?.status === 'ok' && last.id !== undefined) {
-    await deps.stderr.write(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}\n`);
+    await deps.stderr.write(terminalLine(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}`) + '\n');
   }
   return exitCode;
 }

@@ -17,6 +17,7 @@ import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import { displayNameOf, inputPathOf } from './input-helpers.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -88,8 +89,8 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id
   const list = (ids: string[]) => `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
   const removed = remembered.filter((kept) => kept.removed).map((kept) => kept.id);
   const notThere = remembered.filter((kept) => !kept.removed).map((kept) => kept.id);
-  if (removed.length > 0) await deps.stderr.write(`${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}\n`);
-  if (notThere.length > 0) await deps.stderr.write(`not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}\n`);
+  if (removed.length > 0) await deps.stderr.write(terminalLine(`${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`) + '\n');
+  if (notThere.length > 0) await deps.stderr.write(terminalLine(`not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`) + '\n');
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */

@@ -6,6 +6,7 @@ import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openTargetApi, type TargetOf } from '../target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -30,7 +31,7 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
   if (!result.envelope.Success || !result.envelope.Content) {
     const errors = errorsOf(result.envelope);
     const text = errors.map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
-    await deps.stderr.write(`examctl: review session ${externalId} on ${where}: ${text}\n`);
+    await deps.stderr.write(terminalLine(`examctl: review session ${externalId} on ${where}: ${text}`) + '\n');
     if (options.json || output === 'json') {
       await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: externalId, errors })}\n`);
     }
@@ -59,6 +60,6 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
     await deps.stdout.write(renderReviewSession(session, { color, ...(width === undefined ? {} : { width }) }));
   }
-  await deps.stderr.write(`review session ${externalId} from ${where}\n`);
+  await deps.stderr.write(terminalLine(`review session ${externalId} from ${where}`) + '\n');
   return 0;
 }

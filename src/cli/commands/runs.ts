@@ -22,6 +22,7 @@ import { pinDigest } from '../pipeline/run-journaling.js';
 import type { CommandRun } from '../program.js';
 import { runInput } from './runs-input.js';
 import type { RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -47,9 +48,9 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
     const counts = `${total} items: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
-    await deps.stdout.write(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}\n`);
+    await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
-  for (const run of unreadable) await deps.stderr.write(`${run.id}: ${run.reason}\n`);
+  for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');
   return 0;
 }
 

@@ -12,6 +12,7 @@ import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 import type { UserSyncOptions } from './user-sync.options.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
@@ -44,7 +45,7 @@ export async function run(
   // One prompted user: say what became of it (the summary table only counts).
   const last = remembered.at(-1);
   if (last !== undefined && last.outcome.status !== 'failed') {
-    await deps.stderr.write(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}\n`);
+    await deps.stderr.write(terminalLine(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`) + '\n');
   }
   return exitCode;
 }
