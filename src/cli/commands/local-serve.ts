@@ -4,6 +4,7 @@ import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { usedStorePath } from '../target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
@@ -16,7 +17,8 @@ export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globa
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = await usedStorePath(options, deps);
   const lines = lineBatcher((text) => void deps.stderr.write(text));
-  const log = lines.log;
+  // A request's path and an error's message come from the network: inert on the operator's terminal.
+  const log = (line: string): void => lines.log(terminalLine(line));
   /** A line that must come after every logged one (the request log is written once per turn). */
   const say = async (line: string): Promise<void> => {
     lines.flush();
