@@ -5,7 +5,7 @@ import {
   scheduleRequestSchema,
   userRequestSchema,
 } from '../domain/schemas.js';
-import { portablePattern } from './portable-pattern.js';
+import { withPortablePatterns } from '../domain/portable-pattern.js';
 
 /*
  * The OpenAPI document of the integration API. The request bodies are generated from the
@@ -68,16 +68,8 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
   const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
   // Component schemas live inside the document; a per-schema $schema is noise there.
   const { $schema: _ignored, ...rest } = converted;
-  return withPortablePatterns(rest) as JsonSchema;
-}
-
-/** Every `pattern` keyword rewritten to mean the same in every regex engine (portable-pattern.ts). */
-function withPortablePatterns(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withPortablePatterns);
-  if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === 'pattern' && typeof value === 'string' ? portablePattern(value) : withPortablePatterns(value)]),
-  );
+  // Its patterns as every regex engine reads them (domain/portable-pattern.ts).
+  return withPortablePatterns(rest);
 }
 
 function jsonBody(ref: string, description?: string): object {

@@ -21,6 +21,7 @@ import {
   userRequestSchema,
   wireSchema,
 } from './schemas.js';
+import { withPortablePatterns } from './portable-pattern.js';
 
 export const TEMPLATE_KINDS = ['users', 'candidates', 'sittings', 'collection', 'invigilators'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -250,7 +251,9 @@ const RECORD_NAMES: Readonly<Record<TemplateKind, string>> = {
  * the record schema). The invigilators list is one array of user ids.
  */
 export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
-  const record = z.toJSONSchema(recordSchema(kind), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  // Patterns made portable: editors read them as JavaScript does, CI checkers (Python's
+  // check-jsonschema, say) with other engines (portable-pattern.ts).
+  const record = withPortablePatterns(z.toJSONSchema(recordSchema(kind), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
   // zod's own $defs are referenced from the root (#/$defs/...): they move to the root with the record.
   const { $schema: _ignored, $defs: shared, ...body } = record;
   const title = `examctl ${kind} input`;

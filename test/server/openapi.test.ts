@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
-import { portablePattern } from '../../src/api/portable-pattern.js';
+import { portablePattern } from '../../src/domain/portable-pattern.js';
 import {
   CANDIDATE_FIELDS,
   COLLECTION_FIELDS,
@@ -92,7 +92,7 @@ describe('OpenAPI document', () => {
  * field -> the constraints the document must carry. string(N) is maxLength N; "Alphanumeric and
  * dashes" is a pattern. Where interpretations.md decides otherwise it is noted on the row.
  * Patterns are written as ECMA regular expressions and compared in their served, engine-portable
- * form (src/api/portable-pattern.ts).
+ * form (src/domain/portable-pattern.ts).
  */
 const ALNUM_DASH = portablePattern('^[A-Za-z0-9-]+$');
 type Expect = Partial<Schema>;

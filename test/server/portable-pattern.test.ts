@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
-import { ECMA_WHITESPACE_CLASS, END_OF_INPUT, UnportablePatternError, portablePattern } from '../../src/api/portable-pattern.js';
+import { ECMA_WHITESPACE_CLASS, END_OF_INPUT, UnportablePatternError, portablePattern } from '../../src/domain/portable-pattern.js';
 import { collectionRequestSchema, invigilatorIdsSchema, scheduleRequestSchema, userRequestSchema } from '../../src/domain/schemas.js';
+import { jsonSchemaOf, TEMPLATE_KINDS } from '../../src/domain/templates.js';
 
 /*
  * The served document's patterns mean the same in JavaScript as the domain's own, and the same in
@@ -100,6 +101,15 @@ describe('portablePattern', () => {
   it('the served document carries exactly the rewritten domain patterns', () => {
     expect(domainPatterns.length).toBeGreaterThan(10);
     expect([...patternsIn(buildOpenApiDocument())].sort()).toEqual([...new Set(domainPatterns.map(portablePattern))].sort());
+  });
+
+  it('`examctl schema` publishes portable patterns too: no bare $, \\s, \\S, \\d or . left in any', () => {
+    const published = TEMPLATE_KINDS.flatMap((kind) => [...patternsIn(jsonSchemaOf(kind))]);
+    expect(published.length).toBeGreaterThan(10);
+    for (const pattern of published) {
+      const rest = pattern.split(END_OF_INPUT).join('');
+      expect(rest, pattern).not.toMatch(/(?:^|[^\\])(?:\\\\)*(?:\$|\\[sSdD]|(?<!\[[^\]]*)\.)/);
+    }
   });
 
   it('each rewritten pattern means in JavaScript what the domain pattern means, with and without the u flag', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { END_OF_INPUT } from '../../src/api/portable-pattern.js';
+import { END_OF_INPUT } from '../../src/domain/portable-pattern.js';
 
 /**
  * fast-check arbitraries of the values a JSON Schema (draft 2020-12, the subset the OpenAPI
@@ -53,7 +53,7 @@ function stringOf(schema: JsonSchema, options: Required<Omit<ArbitraryOptions, '
   if (schema.format === 'date-time') return dateTime().filter(fits);
   if (schema.pattern !== undefined) {
     // fast-check generates no lookahead; the served patterns end in END_OF_INPUT, which means `$`
-    // in JavaScript (src/api/portable-pattern.ts), so generate from that and keep only what fits
+    // in JavaScript (src/domain/portable-pattern.ts), so generate from that and keep only what fits
     // the pattern as served.
     const generating = schema.pattern.split(END_OF_INPUT).join('$');
     return fc.stringMatching(new RegExp(generating), { size: 'small' }).filter(fits);

@@ -1,6 +1,6 @@
 /*
  * JSON Schema says a `pattern` is an ECMA-262 regular expression, but third-party tools read the
- * served document with their own engines: Python's `re` (schemathesis, hypothesis, jsonschema),
+ * schemas examctl publishes (the served OpenAPI document, `examctl schema`) with their own engines: Python's `re` (schemathesis, hypothesis, jsonschema),
  * Java, .NET, PCRE. Some constructs the domain's patterns use mean something else there:
  * - `$` also matches before a final newline (Python, Java, .NET, PCRE): to them "u1\n" fits
  *   ^[-_a-zA-Z0-9@]+$, the server refuses it (219), and hypothesis generates such strings often;
@@ -94,4 +94,13 @@ export function portablePattern(source: string): string {
   }
   if (inClass) refuse(source.length, 'an unclosed class');
   return out;
+}
+
+/** A copy of a JSON Schema (or any JSON value) with every `pattern` keyword made portable. */
+export function withPortablePatterns<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(withPortablePatterns) as T;
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, key === 'pattern' && typeof value === 'string' ? portablePattern(value) : withPortablePatterns(value)]),
+  ) as T;
 }
