@@ -1,7 +1,8 @@
 /*
  * JSON Schema says a `pattern` is an ECMA-262 regular expression, but third-party tools read the
- * schemas examctl publishes (the served OpenAPI document, `examctl schema`) with their own engines: Python's `re` (schemathesis, hypothesis, jsonschema),
- * Java, .NET, PCRE. Some constructs the domain's patterns use mean something else there:
+ * schemas examctl publishes (the served OpenAPI document, `examctl schema`) with their own
+ * engines: Python's `re` (schemathesis, hypothesis, jsonschema, check-jsonschema), Java, .NET,
+ * PCRE. Some constructs the domain's patterns use mean something else there:
  * - `$` also matches before a final newline (Python, Java, .NET, PCRE): to them "u1\n" fits
  *   ^[-_a-zA-Z0-9@]+$, the server refuses it (219), and hypothesis generates such strings often;
  * - `\s` and `\S` are other sets: Python's adds U+001C-U+001F and U+0085 and leaves out U+FEFF,
