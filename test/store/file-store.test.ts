@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { appendFile, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/errors.js';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
@@ -294,6 +294,21 @@ describe('damage', () => {
     expect((error as Error).message).toContain(`${journal}:2: checksum mismatch`);
     expect(await readFile(journal, 'utf8')).toBe(damaged);
     expect(await readdir(dir)).toEqual(before);
+  });
+
+  it.skipIf(process.platform !== 'linux')('a store that cannot be loaded keeps no file open (its journal was opened before the replay failed)', async () => {
+    const journal = await storeWithThreeLines();
+    const lines = (await readFile(journal, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"UserName":"b"', '"UserName":"x"');
+    await writeFile(journal, lines.join('\n'));
+    const openOnJournal = async () => {
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return targets.filter((target) => target === journal).length;
+    };
+    expect(await openOnJournal()).toBe(0);
+    for (let i = 0; i < 3; i += 1) await expect(openStore(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+    expect(await openOnJournal()).toBe(0);
   });
 
   it('a damaged snapshot entity line is StoreDamagedError naming file:line', async () => {

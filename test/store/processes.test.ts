@@ -142,7 +142,9 @@ describe('lock', () => {
     await holder.exited;
     await expect(write()).resolves.toBe('ok');
     await store.close();
-    expect(users((await openStore(dir, { readOnly: true })).state).has('x')).toBe(true);
+    const reader = await openStore(dir, { readOnly: true });
+    expect(users(reader.state).has('x')).toBe(true);
+    await reader.close();
   });
 
   it('takes over a lock file left by a dead pid', async () => {

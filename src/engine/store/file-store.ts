@@ -333,6 +333,14 @@ export type { FileStore };
  */
 export async function openStore(dir: string, options: FileStoreOptions = {}): Promise<Store & FileStore> {
   const store = new FileStore(resolve(dir), options);
-  await store.load(false);
+  try {
+    await store.load(false);
+  } catch (error) {
+    // The journal is open before its replay can fail (a damaged line): a store that cannot be
+    // loaded must not keep it open (a long-lived caller, such as local serve or a test run,
+    // would collect the descriptor only at garbage collection).
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   return store;
 }
