@@ -86,22 +86,19 @@ process.on('SIGTERM', () => { closeSync(fd); process.exit(0); });
 `;
 
 /** The minimal server that also makes each turn's creates durable (a journal in a temp dir on the default disk). */
-export async function minimalDurableServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-durable-'));
-  const server = await spawnServer(['--input-type=module', '-e', MINIMAL_DURABLE_SERVER], TOKEN, { BENCH_JOURNAL: join(dir, 'journal') });
-  return {
-    ...server,
-    close: async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+export function minimalDurableServer() {
+  return inScratchDir('examctl-bench-durable-', (dir) => spawnServer(['--input-type=module', '-e', MINIMAL_DURABLE_SERVER], TOKEN, { BENCH_JOURNAL: join(dir, 'journal') }));
 }
 
 /** `examctl local serve` on a fresh store from the demo world. */
-export async function localServe() {
-  const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-serve-'));
-  const server = await spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN);
+export function localServe() {
+  return inScratchDir('examctl-bench-serve-', (dir) => spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN));
+}
+
+/** A server started with a temp dir of its own, removed when the server is closed. */
+async function inScratchDir(prefix, start) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const server = await start(dir);
   return {
     ...server,
     close: async () => {

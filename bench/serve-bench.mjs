@@ -88,28 +88,24 @@ async function onFresh(start, measure) {
 export async function runServeBench({ rounds = 3 } = {}) {
   const rows = [];
   for (const withPassword of [true, false]) {
-    const target = await localServe();
-    try {
-      const r = await passwordLoad(target, { withPassword });
-      rows.push({
-        measure: `GET review session during 300 user creates${withPassword ? ' with Password' : ''}, concurrency 64`,
-        value: `p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`,
-        detail: `300 creates in ${r.loadSeconds.toFixed(1)} s; ${r.gets} GETs meanwhile`,
-        goal: withPassword ? 'p50 <= 100 ms, p99 <= 400 ms' : '',
-      });
-    } finally {
-      await target.close();
-    }
+    const r = await onFresh(localServe, (target) => passwordLoad(target, { withPassword }));
+    rows.push({
+      measure: `GET review session during 300 user creates${withPassword ? ' with Password' : ''}, concurrency 64`,
+      value: `p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms, max ${r.max.toFixed(0)} ms`,
+      detail: `300 creates in ${r.loadSeconds.toFixed(1)} s; ${r.gets} GETs meanwhile`,
+      goal: withPassword ? 'p50 <= 100 ms, p99 <= 400 ms' : '',
+    });
   }
   const users = 10_000;
   const csv = await usersCsv(users, 'c');
-  // Per kind of client, the measurements against each server, round by round.
-  const runs = { loop8: { minimal: [], serve: [] }, durable8: { minimal: [], serve: [] }, loop64: { minimal: [], serve: [] }, cli: { minimal: [], serve: [] } };
+  // Per kind of client, the measurements against each server, round by round; the durable
+  // reference is measured in the same rounds, and its ratio pairs it with local serve's loop8 run.
+  const runs = { loop8: { minimal: [], serve: [] }, loop64: { minimal: [], serve: [] }, cli: { minimal: [], serve: [] } };
+  const durable8 = [];
   for (let round = 0; round < rounds; round += 1) {
+    durable8.push(await onFresh(minimalDurableServer, (target) => throughput(target, users, 8)));
     for (const [name, start] of [['minimal', minimalServer], ['serve', localServe]]) {
       runs.loop8[name].push(await onFresh(start, (target) => throughput(target, users, 8)));
-      // The durable reference, measured in the same round (its ratio pairs it with local serve's run).
-      if (name === 'minimal') runs.durable8.minimal.push(await onFresh(minimalDurableServer, (target) => throughput(target, users, 8)));
       runs.loop64[name].push(await onFresh(start, (target) => throughput(target, users, 64)));
       runs.cli[name].push(await onFresh(start, (target) => cliSync(target, csv, users, 8)));
     }
@@ -133,8 +129,7 @@ export async function runServeBench({ rounds = 3 } = {}) {
     detail: `least of ${rounds}`,
     goal: '',
   });
-  runs.durable8.serve = runs.loop8.serve;
-  rows.push(ratioRow('that loop: local serve / the minimal server that also makes each turn\'s creates durable (O_DSYNC group commit)', runs.durable8, '(context)'));
+  rows.push(ratioRow('that loop: local serve / the minimal server that also makes each turn\'s creates durable (O_DSYNC group commit)', { minimal: durable8, serve: runs.loop8.serve }, '(context)'));
   rows.push(ratioRow('the same loop at concurrency 64: local serve / minimal loopback server', runs.loop64, '(context)'));
   rows.push(ratioRow(`examctl user sync --target remote, ${users / 1000}k-row CSV, concurrency 8, spawned: local serve / minimal loopback server`, runs.cli, '(context)'));
   return rows;

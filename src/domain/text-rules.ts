@@ -4,6 +4,7 @@
  * here can serve several fields (e.g. the e-mail check for users and candidates).
  */
 import ipaddr from 'ipaddr.js';
+import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
 /** "Alphanumeric and dashes" (interpretations.md). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
@@ -76,12 +77,7 @@ export function isHttpUrl(s: string): boolean {
   return HTTP_URL_PATTERN.test(s);
 }
 
-/**
- * The characters a name may not hold: C0 and C1 controls (NUL, ESC, newline, tab...), DEL, and the
- * bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) that make a name
- * display as something else. As the body of a character class, so the document's patterns reuse it.
- */
-export const NAME_FORBIDDEN_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+export { NAME_FORBIDDEN_CLASS };
 const NAME_FORBIDDEN = new RegExp(`[${NAME_FORBIDDEN_CLASS}]`, 'u');
 
 export function hasForbiddenNameCharacter(s: string): boolean {

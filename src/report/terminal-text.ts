@@ -7,8 +7,11 @@
  * reorders what the terminal shows after it on the line. Each becomes '?'. JSON output is left
  * alone: JSON.stringify escapes the control characters, and a program reading it wants the value.
  */
+import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
 
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// The characters a name may not hold (one definition of the set), but for tab and line feed,
+// which each function below treats in its own way.
+const UNSAFE = new RegExp(`(?![\\t\\n])[${NAME_FORBIDDEN_CLASS}]`, 'g');
 
 /** One line of text: line breaks and tabs become spaces (a value cannot forge a line of its own), the rest as above. */
 export function terminalLine(text: string): string {

@@ -282,12 +282,18 @@ describe('damage', () => {
     return join(dir, journalFileName(1));
   }
 
-  it('a corrupted middle journal line is StoreDamagedError naming file:line, and nothing is overwritten', async () => {
+  /** Three journal lines, the middle one changed without its checksum; the journal's path and text. */
+  async function storeWithDamagedMiddleLine(): Promise<{ journal: string; damaged: string }> {
     const journal = await storeWithThreeLines();
     const lines = (await readFile(journal, 'utf8')).split('\n');
     lines[1] = lines[1]!.replace('"UserName":"b"', '"UserName":"x"');
     const damaged = lines.join('\n');
     await writeFile(journal, damaged);
+    return { journal, damaged };
+  }
+
+  it('a corrupted middle journal line is StoreDamagedError naming file:line, and nothing is overwritten', async () => {
+    const { journal, damaged } = await storeWithDamagedMiddleLine();
     const before = await readdir(dir);
     const error = await openStore(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreDamagedError);
@@ -297,10 +303,7 @@ describe('damage', () => {
   });
 
   it.skipIf(process.platform !== 'linux')('a store that cannot be loaded keeps no file open (its journal was opened before the replay failed)', async () => {
-    const journal = await storeWithThreeLines();
-    const lines = (await readFile(journal, 'utf8')).split('\n');
-    lines[1] = lines[1]!.replace('"UserName":"b"', '"UserName":"x"');
-    await writeFile(journal, lines.join('\n'));
+    const { journal } = await storeWithDamagedMiddleLine();
     const openOnJournal = async () => {
       const fds = await readdir('/proc/self/fd');
       const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
