@@ -98,6 +98,24 @@ const BODY_FAILURES: Record<string, string> = {
   '415': 'The body is not declared `Content-Type: application/json`. Answered before the body is read.',
 };
 
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying (the server always sends 1).',
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/**
+ * The headers the server always sends with these statuses, declared so that a client generated
+ * from the document (and a checker comparing answers with it) can rely on them.
+ */
+const FAILURE_HEADERS: Record<string, Record<string, object>> = {
+  '405': {
+    Allow: { description: "The route's methods, comma-separated; HEAD wherever GET is.", required: true, schema: { type: 'string', minLength: 1 } },
+  },
+  '429': { 'Retry-After': RETRY_AFTER },
+  '503': { 'Retry-After': RETRY_AFTER },
+};
+
 function responses(okRef: string, okDescription: string, hasBody: boolean): object {
   const envelopeRef = { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` } } };
   const failure = { 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' } } };
@@ -113,7 +131,7 @@ function responses(okRef: string, okDescription: string, hasBody: boolean): obje
     ...Object.fromEntries(
       Object.entries(failures)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, description]) => [status, { description, content: failure }]),
+        .map(([status, description]) => [status, { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure }]),
     ),
   };
 }

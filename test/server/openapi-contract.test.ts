@@ -10,7 +10,7 @@ import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/index.js';
-import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
+import { parseFaultSpec, startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
 import { arbitraryOf, type JsonSchema } from '../support/json-schema-arbitrary.js';
 
 /*
@@ -61,6 +61,7 @@ const BEYOND_SCHEMA_MESSAGES = [
 interface Answer {
   status: number;
   body: unknown;
+  headers?: http.IncomingHttpHeaders;
 }
 
 function send(server: RunningServer, method: string, urlPath: string, body: unknown): Promise<Answer> {
@@ -76,7 +77,10 @@ function send(server: RunningServer, method: string, urlPath: string, body: unkn
     const req = http.request(`${server.url}${urlPath}`, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: res.headers });
+      });
     });
     req.on('error', reject);
     req.end(text);
@@ -86,8 +90,10 @@ function send(server: RunningServer, method: string, urlPath: string, body: unkn
 let dir: string;
 let store: Store;
 let server: RunningServer;
+let engine: ReturnType<typeof createLocalEngine>;
+type DeclaredHeader = { required?: boolean; schema: JsonSchema };
 let document: {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>>;
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, DeclaredHeader> }> }>>;
   components: { schemas: Record<string, JsonSchema> };
 };
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -97,7 +103,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-contract-'));
   await createStore(dir, worldToChanges(await loadWorldFile(BUNDLED_WORLD_PATH)));
   store = await openStore(dir);
-  const engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
+  engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
   server = await startServer({ api: engine, tokens: storeTokens(store), openapi: buildOpenApiDocument() });
   // The document as served, not as built: what a third-party tool would read.
   document = await new Promise((resolve, reject) => {
@@ -295,6 +301,46 @@ describe('the served OpenAPI document and the server agree', () => {
       expect(validate(refOf(name), body), JSON.stringify(body)).toBeNull();
       const answer = await send(server, 'POST', url, body);
       expect(answer.body, JSON.stringify(body)).toMatchObject({ Success: true });
+    }
+  });
+  it('sends every header the document declares for a status, with a value its schema takes', async () => {
+    const faulty = await Promise.all(
+      ['429:100%', '503:100%'].map((spec) => startServer({ api: engine, tokens: storeTokens(store), faults: { spec: parseFaultSpec(spec), seed: 1 } })),
+    );
+    try {
+      const user = { ExternalId: 'u-headers', FirstName: 'F', LastName: 'L', Role: 'Candidate' };
+      const answers: [string, Answer][] = [
+        ['/external/review-sessions/{externalId}', await send(server, 'POST', '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT', {})],
+        ['/user', await send(server, 'HEAD', '/api/v1/integrations/user', undefined)],
+        ...(await Promise.all(faulty.map(async (s): Promise<[string, Answer]> => ['/user', await send(s, 'POST', '/api/v1/integrations/user', user)]))),
+      ];
+      const exercised = new Set<string>();
+      for (const [route, answer] of answers) {
+        // The status is declared alike on every operation of the route (a 405 names a method the route lacks).
+        const declared = Object.values(document.paths[route]!).map((operation) => operation.responses[String(answer.status)]).find(Boolean);
+        expect(declared, `status ${answer.status} on ${route} is declared`).toBeDefined();
+        for (const [name, header] of Object.entries(declared!.headers ?? {})) {
+          exercised.add(`${answer.status} ${name}`);
+          const sent = answer.headers?.[name.toLowerCase()];
+          if (header.required) expect(sent, `${answer.status} on ${route} carries ${name}`).toBeDefined();
+          if (typeof sent !== 'string') continue;
+          // A header is text on the wire; an integer schema reads it as OpenAPI's simple style does.
+          const value = header.schema.type === 'integer' && /^\d+$/.test(sent) ? Number(sent) : sent;
+          expect(ajv.validate(header.schema, value), `${name}: ${sent} against ${JSON.stringify(header.schema)}`).toBe(true);
+        }
+      }
+      // Every status that declares a header anywhere in the document was exercised above.
+      const declaredAnywhere = new Set(
+        Object.values(document.paths).flatMap((operations) =>
+          Object.values(operations).flatMap((operation) =>
+            Object.entries(operation.responses).flatMap(([status, response]) => Object.keys(response.headers ?? {}).map((name) => `${status} ${name}`)),
+          ),
+        ),
+      );
+      expect([...declaredAnywhere].sort()).toEqual([...exercised].sort());
+      expect(exercised).toEqual(new Set(['405 Allow', '429 Retry-After', '503 Retry-After']));
+    } finally {
+      await Promise.all(faulty.map((s) => s.close()));
     }
   });
 });
