@@ -87,6 +87,13 @@ export class ClosedPipeError extends ExamctlError {
   readonly exitCode = ExitCode.ClosedPipe;
 }
 
+/**
+ * The --report file could not be written mid-run (a full disk): the run stops as at a target
+ * failure (in-flight work finished, the other reports and the journal complete), exit 3, and
+ * `runs resume` sends the rest. Not exit 2, which says nothing was sent.
+ */
+export class ReportWriteError extends TargetError {}
+
 /** An examctl bug. The stack trace is shown only with --debug. */
 export class InternalError extends ExamctlError {
   readonly exitCode = ExitCode.Internal;

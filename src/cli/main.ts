@@ -5,12 +5,15 @@ import { runCli } from './program.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
-let closedPipe = false;
+/** Output was lost on stdout or stderr (a closed pipe, a full disk): the run ends as for an interrupt, exit 141. */
+let outputLost = false;
+/** The streams whose writes failed: later writes to them are dropped, the other keeps working. */
+const lostStreams = new Set<NodeJS.WriteStream>();
 
 const onInterrupt = (): void => {
   // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work.
   if (interrupt.signal.aborted) process.exit(ExitCode.Interrupted);
-  if (!closedPipe) process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
+  if (!lostStreams.has(process.stderr)) process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
   interrupt.abort();
 };
 process.on('SIGINT', onInterrupt);
@@ -20,26 +23,36 @@ process.on('SIGTERM', onInterrupt);
 // report or an end line. Its writes to the lost terminal then fail with EIO, dropped like EPIPE.
 process.on('SIGHUP', onInterrupt);
 
+/** A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on the other stream. */
+const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
+
 /**
- * A reader that went away (`examctl ... --json | head`, a closed terminal) is handled like
- * Ctrl-C: stop dispatching, finish what is in flight, journal it, write the --report file, and
- * exit 141 (docs/runs.md). Later writes to either stream are dropped, never awaited.
+ * Output that cannot be written, whatever the cause (a reader that went away, `... --json |
+ * head`, a closed terminal, or a full disk under `> out.json`), is handled like Ctrl-C: stop
+ * dispatching, finish what is in flight, journal it, write the --report file, and exit 141
+ * (docs/runs.md). Later writes to that stream are dropped, never awaited; the other stream
+ * still says how the run ended.
  */
-function onClosed(stream: NodeJS.WriteStream) {
+function onWriteError(stream: NodeJS.WriteStream, name: string) {
   return (error: NodeJS.ErrnoException): void => {
-    if (error.code !== 'EPIPE' && error.code !== 'EIO' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-    closedPipe = true;
+    if (lostStreams.has(stream)) return;
+    lostStreams.add(stream);
+    outputLost = true;
     stream.destroy();
+    const other = stream === process.stdout ? process.stderr : process.stdout;
+    if (!READER_GONE.has(error.code ?? '') && other === process.stderr && !lostStreams.has(other)) {
+      other.write(`examctl: cannot write ${name}: ${error.code ?? error.message}; stopping as for Ctrl-C (in-flight work finished, the report written)\n`);
+    }
     if (!interrupt.signal.aborted) interrupt.abort(CLOSED_PIPE);
   };
 }
-process.stdout.on('error', onClosed(process.stdout));
-process.stderr.on('error', onClosed(process.stderr));
+process.stdout.on('error', onWriteError(process.stdout, 'standard output'));
+process.stderr.on('error', onWriteError(process.stderr, 'standard error'));
 
 function pipeSink(stream: NodeJS.WriteStream): TextSink {
   return {
     write(text: string): void | Promise<void> {
-      if (closedPipe || stream.destroyed) return;
+      if (lostStreams.has(stream) || stream.destroyed) return;
       if (stream.write(text)) return;
       // A pipe that closes while full never drains: its error or close ends the wait too.
       return new Promise<void>((resolve) => {
@@ -74,7 +87,7 @@ const deps: CommandDeps = {
 
 let code = await runCli(process.argv.slice(2), deps);
 // Output was lost: whatever the command concluded, its reader did not get it all.
-if (closedPipe && (code === ExitCode.Ok || code === ExitCode.RecordsFailed)) code = ExitCode.ClosedPipe;
-if (closedPipe || process.stdout.destroyed) process.exit(code);
+if (outputLost && (code === ExitCode.Ok || code === ExitCode.RecordsFailed)) code = ExitCode.ClosedPipe;
+if (outputLost || process.stdout.destroyed) process.exit(code);
 // Let stdout drain (a pipe to a slow reader) before leaving.
 process.stdout.write('', () => process.exit(code));

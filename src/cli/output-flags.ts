@@ -17,7 +17,8 @@ export function resolveOutputFlags(command: Command, merged: { json?: unknown; o
   if (distinct.length > 1) throw new UsageError(`conflicting output flags: -o ${distinct.join(' and -o ')}; give one`);
   const own = command.options.find((option) => option.long === '--output');
   const explicit = distinct[0];
-  if (explicit === undefined) return {};
+  // `--json` alone on a command with its own formats means its json format, not its default one.
+  if (explicit === undefined) return merged.json === true && own?.argChoices?.includes('json') === true ? { json: true, output: 'json' } : {};
   if (own?.argChoices !== undefined && !own.argChoices.includes(explicit)) {
     throw new UsageError(`-o ${explicit}: choose one of ${own.argChoices.join(', ')}`);
   }

@@ -6,9 +6,11 @@ import {
   HumanSummaryWriter,
   JsonReportWriter,
   RunReportBuilder,
+  type ReportEntry,
   type ReportHeader,
   type ReportSink,
 } from '../report/report-writers.js';
+import { ReportWriteError } from '../errors.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../report/text-sink.js';
 import type { CommandDeps, GlobalOptions } from './context.js';
@@ -36,10 +38,61 @@ async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSumma
 
 export interface OpenReport {
   builder: RunReportBuilder;
-  /** Writes the summaries and puts the report file in place. */
+  /**
+   * Writes the summaries and puts the report file in place; a report file that could not be
+   * written is removed instead (its failure is `failure()`, for the caller to end the run with).
+   */
   close(): Promise<void>;
   /** Drops a half-written report file (the run ended before any report could be complete). */
   discard(): Promise<void>;
+  /** Set once the --report file could not be written: the run stops, the other reports go on. */
+  failure(): ReportWriteError | undefined;
+}
+
+/**
+ * The --report file's sink, turned off by its first write failure (a full disk) instead of that
+ * failure ending the run half-way: the JSON document on stdout, the summary and the journal
+ * still complete, and the run stops as at a target failure.
+ */
+class GuardedFileSink implements ReportSink {
+  failure: ReportWriteError | undefined;
+
+  constructor(
+    private readonly inner: ReportSink,
+    private readonly path: string,
+  ) {}
+
+  item(entry: ReportEntry): void | Promise<void> {
+    return this.guard(() => this.inner.item(entry));
+  }
+
+  finish(summary: ReportSummary): void | Promise<void> {
+    return this.guard(() => this.inner.finish(summary));
+  }
+
+  sourceHeader(header: readonly string[]): void {
+    void this.guard(() => this.inner.sourceHeader?.(header));
+  }
+
+  stopped(error: unknown): void {
+    void this.guard(() => this.inner.stopped?.(error));
+  }
+
+  fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    const why = error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
+    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`);
+  }
+
+  private guard(write: () => void | Promise<void>): void | Promise<void> {
+    if (this.failure !== undefined) return;
+    try {
+      const pending = write();
+      if (pending instanceof Promise) return pending.catch((error: unknown) => this.fail(error));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
 }
 
 /**
@@ -64,6 +117,8 @@ export async function openRunReport(
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
   if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
   let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
+  let guarded: GuardedFileSink | undefined;
+  let fileBuffer: BufferedSink | undefined;
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
@@ -72,33 +127,41 @@ export async function openRunReport(
       const { openXlsxReportFile } = await import('../report/xlsx-report-writer.js');
       const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false });
       file = workbook;
-      sinks.push(workbook.sink);
+      guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
       const text = await openAtomicFile(path);
       file = text;
-      const sink = buffered(text.sink);
-      sinks.push(await reportSinkOf(format, sink, header, options));
+      fileBuffer = new BufferedSink(text.sink);
+      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options), options.report);
     }
+    sinks.push(guarded);
   }
   if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: options.report }));
+  // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined) }));
   const builder = new RunReportBuilder(sinks);
   return {
     builder,
     async close() {
-      await builder.finish();
-      for (const buffer of buffers) await buffer.flush();
-      try {
-        await file?.commit();
-      } catch (error) {
-        await spool?.discard();
-        throw error;
-      }
+      await builder.finish(async () => {
+        for (const buffer of buffers) await buffer.flush();
+        if (guarded !== undefined && guarded.failure === undefined) {
+          try {
+            await fileBuffer?.flush();
+            await file?.commit();
+          } catch (error) {
+            guarded.fail(error);
+          }
+        }
+        // A report file that failed is not left half-written, nor its temp file beside it.
+        if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
+      });
       await spool?.commit();
     },
     async discard() {
       await file?.discard();
       await spool?.discard();
     },
+    failure: () => guarded?.failure,
   };
 }

@@ -558,7 +558,9 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
-      return error.exitCode === 0 ? ExitCode.Ok : failWith(new UsageError(error.message.replace(/^error: /, '')), ExitCode.Usage);
+      if (error.exitCode === 0) return ExitCode.Ok;
+      const message = error.code === 'commander.help' ? missingCommandMessage(program, argv) : error.message.replace(/^error: /, '');
+      return failWith(new UsageError(message), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {
       // A message can quote the input (a column name, a path) or the service: made inert for the terminal.
@@ -573,6 +575,22 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${error.stack}\n`);
     return failWith(error, ExitCode.Internal);
   }
+}
+
+/**
+ * Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose
+ * command is missing, as a script reading the --json error document needs.
+ */
+function missingCommandMessage(program: Command, argv: readonly string[]): string {
+  let command = program;
+  for (const arg of argv) {
+    const sub = command.commands.find((candidate) => candidate.name() === arg || candidate.aliases().includes(arg));
+    if (sub !== undefined) command = sub;
+  }
+  const path = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
+  const names = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
+  return `missing command: ${path.join(' ')} <command>, one of ${names.join(', ')} (${path.join(' ')} --help says more)`;
 }
 
 /** --json, -o json, --output json or --output=json anywhere in argv. */

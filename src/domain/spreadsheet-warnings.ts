@@ -13,6 +13,8 @@ export interface FieldWarning {
   /** The field's path, as a Problem's (`PhoneNumber`, `Candidates[2].FirstName`, `Labels[1]`). */
   field: string;
   message: string;
+  /** As a Problem's: the row the value is on, where the item spans several (a sitting's candidates). */
+  line?: number;
 }
 
 export interface CheckedValues {

@@ -1,5 +1,6 @@
 import { InputFileError } from '../errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
+import { isRunReportHeader, restoreNeutralisedCells } from '../report/report-csv-contract.js';
 import { formatFromExtension } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -107,7 +108,10 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
   let idColumn = -1;
   let statusColumn = -1;
   let idName = '';
+  // A run report fed back: its writer quoted ids such as `-inv-8` against formulas; send the id itself.
+  let report = false;
   const add = (cells: string[], line: number): void => {
+    if (report) restoreNeutralisedCells(cells);
     const id = cells[idColumn] as string;
     if (id === '') throw new InputFileError(file, line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { file, line, index: entries.length } };
@@ -122,6 +126,7 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
         if (idColumn !== -1) break;
       }
       statusColumn = keys.indexOf('status');
+      report = isRunReportHeader(cells);
       if (idColumn !== -1) {
         idName = cells[idColumn] as string;
         return;

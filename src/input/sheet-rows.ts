@@ -4,7 +4,8 @@
  * attribute follow the previous one; rows without cells are not passed on (blank rows are skipped
  * anyway, and their numbers come from the rows that have cells).
  */
-import { decodeXstring, MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
+import { MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
+import { decodeXstring } from './xstring.js';
 import { utf8Chunks, XmlLimitError, XmlSyntaxError, XmlTokenizer, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
 import type { SheetValue } from './xlsx-cells.js';
 

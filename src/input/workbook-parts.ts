@@ -5,6 +5,7 @@
  * number format a cell has, so a date is known as one). Each is read by workbook-xml.ts.
  */
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
+import { decodeXstring } from './xstring.js';
 
 export interface Relationship {
   id: string;
@@ -89,16 +90,6 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
   });
   await readXmlPart(chunks, handler);
   return info;
-}
-
-/**
- * Excel's escape for characters XML cannot hold (ST_Xstring): `_x000D_` is a CR, `_x005F_` an
- * underscore (so `_x005F_x0041_` is the text `_x0041_`). Decoded left to right in one pass, as
- * Excel does; surrogate pairs come as two escapes.
- */
-export function decodeXstring(text: string): string {
-  if (text.indexOf('_x') === -1) return text;
-  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /**

@@ -140,6 +140,11 @@ export function columnMode(name: string): Column {
   return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
 }
 
+/** The warnings of an item that belong on one of its rows: those naming that row, and those naming none. */
+export function warningsOnRow(warnings: ReportItem['warnings'], line: number): ReportItem['warnings'] {
+  return warnings?.filter((w) => w.line === undefined || w.line === line);
+}
+
 /** An item's warnings as one cell: `field: message`, joined as error_messages joins errors. */
 export function warningMessages(warnings: ReportItem['warnings']): string {
   return warnings === undefined ? '' : warnings.map((w) => (w.field ? `${w.field}: ${w.message}` : w.message)).join(' | ');
@@ -255,8 +260,11 @@ const SHOWN_ERRORS = 20;
 const SHOWN_WARNINGS = 5;
 
 export interface HumanSummaryExtras {
-  /** The --report file as given: the summary says where it was written, and stops suggesting --report. */
-  reportFile?: string | undefined;
+  /**
+   * The --report file as given: the summary says where it was written, and stops suggesting
+   * --report. A function is asked at the end: undefined then when the file could not be written.
+   */
+  reportFile?: string | (() => string | undefined) | undefined;
 }
 
 /**
@@ -299,7 +307,7 @@ export class HumanSummaryWriter implements ReportSink {
       const id = item.id ? ` [${item.id}]` : '';
       // Most messages start with the field's name already: not said twice.
       const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
-      this.shownWarnings.push(terminalLine(`  ${item.source.file}:${item.source.line}${id} ${what}`));
+      this.shownWarnings.push(terminalLine(`  ${item.source.file}:${warning.line ?? item.source.line}${id} ${what}`));
     }
   }
 
@@ -312,7 +320,7 @@ export class HumanSummaryWriter implements ReportSink {
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
     const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...this.plan.lines(), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    const reportFile = this.extras.reportFile;
+    const reportFile = typeof this.extras.reportFile === 'function' ? this.extras.reportFile() : this.extras.reportFile;
     if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);
     const codes = this.codes.entries();
     if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes));
@@ -361,8 +369,15 @@ export class RunReportBuilder {
     this.summary[status] += 1;
   }
 
-  async finish(): Promise<void> {
-    for (const sink of this.sinks) await sink.finish(this.summary);
+  /**
+   * Finishes every sink in order; `beforeLast` runs before the last one (the human summary), so
+   * that the summary can say whether the report file was put in place.
+   */
+  async finish(beforeLast?: () => Promise<void>): Promise<void> {
+    const last = this.sinks.length - 1;
+    for (let i = 0; i < last; i++) await (this.sinks[i] as ReportSink).finish(this.summary);
+    await beforeLast?.();
+    if (last >= 0) await (this.sinks[last] as ReportSink).finish(this.summary);
   }
 }
 

@@ -13,7 +13,8 @@ import { Writable } from 'node:stream';
 import { ReplacementFile } from '../atomic-file.js';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
 import { UsageError } from '../errors.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
+import { encodeXstring } from '../input/xstring.js';
+import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, warningMessages, warningsOnRow, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
 import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 
@@ -64,7 +65,8 @@ class TableSheet {
 
   add(cells: readonly string[], style: Partial<Style>): void {
     const sheet = this.sheet as Worksheet;
-    const row = sheet.addRow(cells as string[]);
+    // Escaped as Excel does: a CR, a control character or DEL would otherwise not read back.
+    const row = sheet.addRow(cells.map(encodeXstring));
     for (let i = 1; i <= cells.length; i++) row.getCell(i).style = style;
     row.commit();
   }
@@ -114,15 +116,15 @@ export class XlsxReportWriter implements ReportSink {
       return;
     }
     const style = STYLES[item.status];
-    const warnings = warningMessages(item.warnings);
     if (rows === undefined || rows.length === 0) {
       if (!this.table.started) this.table.header(SOURCE_HEADER);
-      this.table.add([...sourceRowCells(item), warnings], style);
+      this.table.add([...sourceRowCells(item), warningMessages(item.warnings)], style);
       return;
     }
+    // A sitting's warnings stay on the row the value is on, as its errors do.
     for (const row of rows) {
       if (!this.table.started) this.startWith(row.header);
-      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warnings], style);
+      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(warningsOnRow(item.warnings, row.line))], style);
     }
   }
 

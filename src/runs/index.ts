@@ -27,4 +27,4 @@ export {
   type RunState,
 } from './read-run.js';
 export { changedScheduleFile, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision, type ResumePlan, type ResumeRefusal } from './resume-plan.js';
-export { RunJournalError } from './run-errors.js';
+export { RunJournalError, RunJournalWriteError } from './run-errors.js';

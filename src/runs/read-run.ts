@@ -144,12 +144,18 @@ export async function runState(runsDir: string, record: RunRecord): Promise<RunS
   return 'interrupted';
 }
 
-/** Counts over the items the journal knows, with never-sent units counted as skipped when the header knows the total. */
+/**
+ * Counts over the items the journal knows, with never-sent units counted as skipped when the
+ * total is known: from the header (a job with one unit per record), else from an attempt's end
+ * line (a schedule push, whose units are known only once its input was grouped). A run killed
+ * before any end line, without a count in its header, shows only what its journal holds.
+ */
 export function summarize(record: RunRecord): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
   for (const history of record.items.values()) summary[statusOf(history)] += 1;
   const known = record.items.size;
-  const units = record.header.units ?? known;
+  const endTotal: unknown = record.end?.summary.total;
+  const units = record.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
   summary.skipped += Math.max(0, units - known);
   summary.total = Math.max(units, known);
   return summary;

@@ -1,7 +1,15 @@
-import { UsageError } from '../errors.js';
+import { TargetError, UsageError } from '../errors.js';
 
 /**
- * A run that cannot be shown, resumed or written: damaged or newer journal, unknown id,
- * finished or running run, changed input, a journal write that failed. Exit 2, with the reason.
+ * A run that cannot be shown or resumed: damaged or newer journal, unknown id, finished or
+ * running run, changed input. Exit 2, with the reason; nothing was sent.
  */
 export class RunJournalError extends UsageError {}
+
+/**
+ * The run's journal could not be written (a full disk, a read-only or removed runs directory).
+ * Met mid-run it stops the run as a target failure does: in-flight work finished, the report
+ * written, exit 3 (what was sent is known: the journal holds every item before its request), and
+ * the run resumable once the journal can be written again. Not exit 2, which says nothing was sent.
+ */
+export class RunJournalWriteError extends TargetError {}

@@ -1,14 +1,14 @@
 import { constants } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { StoreLockedError } from '../errors.js';
 import { encodeChecksummedLine } from '../engine/store/journal.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
-import { RunJournalError } from './run-errors.js';
+import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { newRunId } from './run-id.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
@@ -77,7 +77,7 @@ export class RunJournal {
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private failure: RunJournalError | undefined;
+  private failure: RunJournalError | RunJournalWriteError | undefined;
   private closed = false;
 
   private constructor(
@@ -197,6 +197,16 @@ export class RunJournal {
     }
   }
 
+  /**
+   * A new run that stopped before sending anything (its report could not be opened, say): closed
+   * and removed with its directory, so that `runs list` and a bare `runs resume` do not offer a
+   * run that never ran. Never for a resumed run, which has a history.
+   */
+  async discard(): Promise<void> {
+    await this.close();
+    await rm(dirname(this.file), { recursive: true, force: true });
+  }
+
   private failed(): Promise<void> {
     return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
   }
@@ -247,14 +257,14 @@ export class RunJournal {
         }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
-        this.failure ??= error instanceof RunJournalError ? error : cannotWrite(this.file, error);
+        this.failure ??= error instanceof RunJournalError || error instanceof RunJournalWriteError ? error : cannotWrite(this.file, error);
         for (const waiter of waiters) waiter.reject(this.failure);
       }
     }
   }
 }
 
-function cannotWrite(path: string, error: unknown): RunJournalError {
+function cannotWrite(path: string, error: unknown): RunJournalWriteError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
-  return new RunJournalError(`cannot write the run journal ${path}: ${code}`);
+  return new RunJournalWriteError(`cannot write the run journal ${path}: ${code}`);
 }

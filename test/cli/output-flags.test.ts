@@ -19,6 +19,17 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
       expect(report.summary.total).toBeGreaterThan(0);
     }));
 
+  it.each([
+    [['--json', 'template', 'users']],
+    [['template', 'users', '--json']],
+    [['template', 'users', '-o', 'json']],
+  ])('%j prints the template as one JSON document, never its default CSV', (argv) =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(argv, io.deps)).toBe(0);
+      expect(JSON.parse(io.stdout.text)).toEqual([expect.objectContaining({ ExternalId: expect.any(String) })]);
+    }));
+
   it('-o before the command works too', () =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);
@@ -38,5 +49,21 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
       // Only a run that asked for JSON (--json) gets the error document; the others print nothing.
       if (argv.includes('--json')) expectOnlyErrorDocument(io.stdout.text, 2);
       else expect(io.stdout.text).toBe('');
+    }));
+});
+
+describe('a command group without its command', () => {
+  it.each([
+    [['--json', 'user'], 'missing command: examctl user <command>, one of sync'],
+    [['--json', 'local'], 'missing command: examctl local <command>, one of init, export, serve'],
+    [['--json'], 'missing command: examctl <command>, one of schedule, user'],
+  ])('%j is a usage error whose JSON document names what is missing', (argv, message) =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(argv, io.deps)).toBe(2);
+      expectOnlyErrorDocument(io.stdout.text, 2);
+      const document = JSON.parse(io.stdout.text) as { error: { message: string } };
+      expect(document.error.message).toContain(message);
+      expect(document.error.message).not.toContain('outputHelp');
     }));
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
 import { mulberry32 as random } from '../../src/seeded-random.js';
+import { serveLocalStore } from '../../src/server/index.js';
 
 /**
  * Runs killed (SIGKILL) at seeded random moments, their resumes killed too, then finished by
@@ -137,6 +138,87 @@ describe('honest ends', () => {
     expect(report.summary.total).toBeGreaterThan(0);
     expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
     await resumeUntilFinished();
+    expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
+  }, 60_000);
+
+  it.skipIf(!existsSync('/dev/full'))('stdout on a full disk (/dev/full) ends like a closed pipe: exit 141, no stack trace, stderr says why, the report written, the run resumable', async () => {
+    await writeUsersCsv(join(dir, 'big.csv'), range('f', 2000));
+    const ended = await new Promise<{ status: string; stderr: string }>((resolve) =>
+      execFile(
+        'bash',
+        ['-c', `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json >/dev/full; echo "$?"`],
+        { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
+        (_error, stdout, stderr) => resolve({ status: stdout.trim(), stderr }),
+      ),
+    );
+    expect(ended.status).toBe('141');
+    expect(ended.stderr).toContain('examctl: cannot write standard output: ENOSPC');
+    expect(ended.stderr).not.toMatch(/\n\s+at /);
+    // The other stream still tells how the run ended.
+    expect(ended.stderr).toMatch(/items: \d+ ok/);
+    const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
+    expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
+    expect(readdirSync(dir).filter((name) => name.startsWith('.atomic'))).toEqual([]);
+    await resumeUntilFinished();
+    expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
+  }, 60_000);
+
+  /**
+   * A full disk, made with a file size limit (EFBIG) on the CLI alone: `user sync` of `file` to a
+   * `local serve` in this process (its store is not limited), then, once the limited run ended,
+   * resumed without the limit until finished; `check` is given how the limited run ended.
+   */
+  async function limitedRunThenResume(file: string, limitKiB: number, extra: string[], check: (ended: { status: string; stdout: string; stderr: string }) => void): Promise<void> {
+    const server = await serveLocalStore({ storeDir: join(dir, 'served') });
+    try {
+      const args = [...extra, '--json', '--yes', 'user', 'sync', '--file', file, '--target', 'remote', '--base-url', server.url].join(' ');
+      const ended = await new Promise<{ status: string; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          'bash',
+          ['-c', `trap '' XFSZ; ulimit -f ${limitKiB}; "${process.execPath}" "${BIN}" ${args}; echo "exit $?" >&2`],
+          { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env, EXAMCTL_TOKEN: 'dev-token' }, maxBuffer: 64 * 1024 * 1024 },
+          (_error, stdout, stderr) => resolve({ status: /exit (\d+)\s*$/.exec(stderr)?.[1] ?? '', stdout, stderr }),
+        ),
+      );
+      check(ended);
+      env = { ...env, EXAMCTL_TOKEN: 'dev-token' };
+      await resumeUntilFinished();
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('a run journal that cannot be written mid-run stops the run: exit 3, one whole JSON document, the run resumable', async () => {
+    await writeUsersCsv(join(dir, 'big.csv'), range('j', 3000));
+    await limitedRunThenResume('big.csv', 64, [], (ended) => {
+      expect(ended.status, ended.stderr).toBe('3');
+      expect(ended.stderr).toMatch(/cannot write the run journal \S+: EFBIG: the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
+      const report = JSON.parse(ended.stdout) as ShownReport;
+      expect(report.summary.total).toBe(3000);
+      expect(report.summary.ok).toBeGreaterThan(0);
+      expect(report.summary.skipped).toBeGreaterThan(0);
+    });
+    expect((await showLast()).summary).toMatchObject({ total: 3000, ok: 3000 });
+  }, 60_000);
+
+  it('a --report file that cannot be written mid-run stops the run: exit 3, the file not left half-written, stdout whole, the run resumable', async () => {
+    // About 1.5 KB a report row against 300 bytes a journal item: the report's first 1 MiB write
+    // meets the limit while the journal is far from it.
+    const address = 'x'.repeat(480);
+    const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
+    for (const id of range('r', 2000)) lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    writeFileSync(join(dir, 'long.csv'), `${lines.join('\n')}\n`);
+    await limitedRunThenResume('long.csv', 1024, ['--report', 'r.csv'], (ended) => {
+      expect(ended.status, ended.stderr).toBe('3');
+      expect(ended.stderr).toMatch(/cannot write report r\.csv: EFBIG: the run stopped, in-flight work finished, the report file was not kept \(examctl runs resume \S+ sends the rest\); examctl runs show \S+ --report r\.csv writes the report again/);
+      const report = JSON.parse(ended.stdout) as ShownReport;
+      expect(report.summary.total).toBe(2000);
+      expect(report.summary.ok).toBeGreaterThan(0);
+      expect(report.summary.skipped).toBeGreaterThan(0);
+      expect(ended.stderr).not.toContain('report written to');
+      expect(readdirSync(dir).filter((name) => name === 'r.csv' || name.startsWith('.atomic'))).toEqual([]);
+      expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"target-error"');
+    });
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
   }, 60_000);
 

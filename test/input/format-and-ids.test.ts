@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { detectFormat, formatFromExtension, readRecords } from '../../src/input/format.js';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { readIdList } from '../../src/input/id-list.js';
+import { neutraliseCell } from '../../src/report/report-csv-contract.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 
 describe('detectFormat', () => {
@@ -66,6 +70,23 @@ describe('readIdList', () => {
       ['inv-1', 'ok'],
       ['inv-2', 'failed'],
     ]);
+  });
+
+  it("gives back the ids a run report CSV quoted against formulas, and keeps a plain list's quotes", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-ids-'));
+    try {
+      const ids = ['@inv-9', '-inv-8', "'=inv-7", 'inv-6'];
+      const cells = ids.map(neutraliseCell);
+      expect(cells).toEqual(["'@inv-9", "'-inv-8", "''=inv-7", 'inv-6']);
+      const report = path.join(dir, 'report.csv');
+      await fs.writeFile(report, ['UserExtId,status,error_codes,error_messages', ...cells.map((cell) => `${cell},failed,319,not an invigilator`)].join('\n'));
+      expect((await readIdList(report)).map((entry) => entry.id)).toEqual(ids);
+      const plain = path.join(dir, 'plain.csv');
+      await fs.writeFile(plain, ['UserExtId,note', ...cells.map((cell) => `${cell},x`)].join('\n'));
+      expect((await readIdList(plain)).map((entry) => entry.id)).toEqual(cells);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a JSON array of strings with the line of each', async () => {

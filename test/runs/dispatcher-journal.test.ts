@@ -33,6 +33,7 @@ function fakeJournal(log: string[], kept: Map<number, Outcome> = new Map()): { j
     unanswered: (n, _u, error) => void log.push(`unanswered ${n} ${(error as Error).name}`),
     end: async () => undefined,
     close: async () => undefined,
+    discard: async () => undefined,
   };
   return { journal, makeDurable: () => durable.splice(0).forEach((resolve) => resolve()) };
 }

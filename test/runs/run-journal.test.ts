@@ -83,6 +83,20 @@ describe('writing and reading a journal', () => {
     expect(report.summary).toEqual({ total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
   });
 
+  it('a run whose header has no count (a schedule push) takes its total from the end line of an interrupted attempt', async () => {
+    const journal = await RunJournal.start(runsDir, header({ command: 'schedule push' }));
+    await journal.sent([ref(0), ref(1)]);
+    journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
+    journal.outcome({ ...ref(1), status: 'ok', errors: [], transient: false });
+    await journal.end('interrupted', { total: 40, ok: 2, partial: 0, failed: 0, skipped: 38 });
+    expect(summarize(await readRun(runsDir, journal.id))).toEqual({ total: 40, ok: 2, partial: 0, failed: 0, skipped: 38 });
+    // Killed before any end line: only what the journal holds.
+    const killed = await RunJournal.start(runsDir, header({ command: 'schedule push' }));
+    await killed.sent([ref(0)]);
+    await killed.close();
+    expect(summarize(await readRun(runsDir, killed.id))).toEqual({ total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
+  });
+
   it('an unfinished run: an item sent but not answered is skipped with "answer was lost"; the header total counts the rest', async () => {
     const journal = await RunJournal.start(runsDir, header({ units: 5 }));
     await journal.sent([ref(0), ref(1)]);

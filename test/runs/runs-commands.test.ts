@@ -39,6 +39,31 @@ describe('a journaled run', () => {
     expect(journalText(report.run)).not.toContain('SECRET-TOKEN-1');
   });
 
+  it('a run refused before it sends (its --report cannot be written) keeps no journal and names no run', async () => {
+    const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--report', join(dir, 'no-such-dir', 'r.csv')], dir, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write report/);
+    expect(refused.stderr).not.toMatch(/\brun \d{8}T/);
+    expect(readdirSync(runsDir())).toEqual([]);
+    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: unknown[] };
+    expect(listed.runs).toEqual([]);
+  });
+
+  it('a resumed run whose --report cannot be written stays as it was, resumable', async () => {
+    const started = await RunJournal.start(runsDir(), {
+      command: 'schedule push',
+      options: { file: join(dir, 'sittings.csv'), report: join(dir, 'gone', 'r.csv') },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: null,
+    });
+    await started.close();
+    const resumed = await examctl(['runs', 'resume'], dir, env);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(/cannot write report/);
+    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { id: string; state: string }[] };
+    expect(listed.runs).toEqual([expect.objectContaining({ id: started.id, state: 'interrupted' })]);
+  });
+
   it('a dry run keeps no journal', async () => {
     expect((await examctl(['--dry-run', 'schedule', 'push', '--file', 'sittings.csv'], dir, env)).code).toBe(0);
     expect(readdirSync(dir)).not.toContain('runs');

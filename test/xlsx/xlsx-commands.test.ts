@@ -120,6 +120,25 @@ describe('warnings in the run report, whatever the input format', () => {
   });
 });
 
+describe('warnings of a sitting name the row the value is on', () => {
+  it('in the JSON item, the summary and the xlsx row, as the errors of its candidates do', async () => {
+    await withTempDir(async (dir) => {
+      const input = join(dir, 'sit.csv');
+      const header = 'ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email,RegistrationNumber';
+      const row = (candidate: string, registration: string) => `S-W1,A-MATH-1,2027-03-01T09:00:00Z,2027-03-01T12:00:00Z,H-W1,Group W1,${candidate},Ann,Lee,${candidate}@example.test,${registration}`;
+      await writeFile(input, `${header}\n${row('c-1', 'R-1')}\n${row('c-2', '1e5')}\n`);
+      const { code, stdout, stderr } = await cli(dir, ['schedule', 'push', '--file', input, '--json', '--report', 'report.xlsx']);
+      expect(code).toBe(0);
+      const items = JSON.parse(stdout).items as (Item & { warnings?: { line?: number }[] })[];
+      expect(items[0]!.warnings).toEqual([expect.objectContaining({ field: 'RegistrationNumber', line: 3 })]);
+      expect(stderr).toMatch(/sit\.csv:3 \[S-W1\] RegistrationNumber "1e5"/);
+      const rows = await sheetRows(join(dir, 'report.xlsx'));
+      expect(rows[1]!.join(' ')).not.toContain('RegistrationNumber: ');
+      expect(rows[2]!.at(-1)).toContain('RegistrationNumber: ');
+    });
+  });
+});
+
 describe('the Excel loop: --report x.xlsx, fixed in another producer, --only-failed', () => {
   it('gives every value back exactly: 00456 stays 00456 and only the fixed row is sent again', async () => {
     await withTempDir(async (dir) => {

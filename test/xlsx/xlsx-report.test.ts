@@ -121,6 +121,19 @@ describe('xlsx run report', () => {
 });
 
 describe('writeTablesXlsx', () => {
+  it('keeps every character of a cell through the file: CR, controls, DEL, escape-like text, lone surrogates', async () => {
+    const values = ['a\rb', 'a\r\nb', 'x\u0001y\u000bz\u001bw', 'del\u007f', 'lit_x0041_', '_x005F_', 'lone\ud800', '\udc00lone', 'ff\uffff', 'pair 😀', 'tab\there'];
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'hostile.xlsx');
+      const stream = createWriteStream(path);
+      await writeTablesXlsx(stream, [{ name: 'Values', header: values.map((_, i) => `c${i}`), rows: [values] }]);
+      await new Promise<void>((resolve) => stream.on('close', () => resolve()));
+      const back = await readAll(path, { columns: values.map((_, i) => ({ name: `c${i}`, kind: 'string' as const })) });
+      expect(back[0]?.raw?.cells).toEqual(values);
+    });
+  });
+
+
   it('writes each table on its own sheet, every cell text', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'results.xlsx');

@@ -87,6 +87,9 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
     builder.summary.skipped += unlisted.count;
   }
   await report.close();
+  // Nothing is sent here: a report that cannot be written stays the usage error (exit 2) it always was.
+  const failure = report.failure();
+  if (failure !== undefined) throw new UsageError(failure.message);
   return builder.summary.ok === builder.summary.total ? 0 : 1;
 }
 

@@ -342,11 +342,11 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
 
 /**
  * What the reader found in the rows of one sitting, as if one record: an unreadable cell in any
- * row fails the schedule (its request would lack that value), each problem naming its row.
+ * row fails the schedule (its request would lack that value), each problem and warning naming its row.
  */
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
   const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, line: record.source.line })));
-  const warnings = records.flatMap((record) => record.warnings ?? []);
+  const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, line: record.source.line })));
   const first = records[0] as InputRecord;
   return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }

@@ -34,14 +34,15 @@ export async function openRun(
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   let journal: RunJournaling | undefined;
   try {
-    if (!dryRun && api !== null) {
-      journal = await startJournaling(command, target.report, units, options, deps);
-      await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
-    }
+    if (!dryRun && api !== null) journal = await startJournaling(command, target.report, units, options, deps);
     const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }) }, options, deps);
+    // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
+    if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };
   } catch (error) {
-    await journal?.close();
+    // Nothing was sent: a new run's journal goes; a resumed one keeps its history and stays resumable.
+    if (deps.resume === undefined) await journal?.discard();
+    else await journal?.close();
     await api?.close();
     throw error;
   }

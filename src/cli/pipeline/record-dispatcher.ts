@@ -16,6 +16,8 @@ export interface DispatchOptions {
   maxErrors: number | undefined;
   /** Aborted on SIGINT. */
   signal: AbortSignal | undefined;
+  /** A failure met outside the dispatcher that stops the run as a target failure would (the --report file could not be written). */
+  stopWhen?: () => Error | undefined;
   /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
   journal?: RunJournaling;
   /**
@@ -96,12 +98,12 @@ export class RecordDispatcher<P, R> {
     // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) return kept;
-    if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
+    this.checkStop();
     if (this.stop !== undefined) return skipped(unit);
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
-      journal?.refused(n, unit, prepared.problems);
+      if (journal !== undefined) this.journalled(() => journal.refused(n, unit, prepared.problems));
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
     const api = this.api;
@@ -117,10 +119,10 @@ export class RecordDispatcher<P, R> {
       // An interrupt or a target failure while this unit waited for its fsync: it is not sent
       // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
       // dispatched before --max-errors was reached is sent, as it would be without a journal.
-      if (this.stop === undefined && this.signal?.aborted) this.stop = { kind: 'interrupted' };
+      this.checkStop();
       if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
       return this.job.send(api, payload, this.options.callOptions).then(
-        (outcome) => this.answer(unit, payload, journal.answered(n, unit, outcome)),
+        (outcome) => this.answer(unit, payload, this.journalled(() => journal.answered(n, unit, outcome)) ?? outcome),
         (error: unknown) => {
           journal.unanswered(n, unit, error);
           return this.failed(unit, error);
@@ -161,6 +163,32 @@ export class RecordDispatcher<P, R> {
       this.lookedAhead = n + 1;
     }
     return entry;
+  }
+
+  /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
+  private checkStop(): void {
+    if (this.stop !== undefined) return;
+    if (this.signal?.aborted) {
+      this.stop = { kind: 'interrupted' };
+      return;
+    }
+    const failure = this.options.stopWhen?.();
+    if (failure !== undefined) this.stop = { kind: 'target-failed', error: failure };
+  }
+
+  /**
+   * A journal call that may find the journal failed (a full disk): the unit's own outcome still
+   * stands and is reported, and the run stops as at a target failure, since what it sends next
+   * could no longer be put on record. Returns undefined when the call threw.
+   */
+  private journalled<T>(call: () => T): T | undefined {
+    try {
+      return call();
+    } catch (error) {
+      const fatal = error instanceof Error ? error : new Error(String(error));
+      if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+      return undefined;
+    }
   }
 
   /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */

@@ -36,6 +36,8 @@ export interface RunJournaling {
   end(reason: EndReason, summary: ReportSummary): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
+  /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
+  discard(): Promise<void>;
 }
 
 /** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
@@ -159,5 +161,6 @@ function journaling(
       return journal.end(reason, summary);
     },
     close: () => journal.close(),
+    discard: () => journal.discard(),
   };
 }

@@ -1,5 +1,6 @@
 import type { CallOptions } from '../../api/integration-api.js';
-import { CLOSED_PIPE, ClosedPipeError, InterruptedError } from '../../errors.js';
+import { CLOSED_PIPE, ClosedPipeError, InterruptedError, ReportWriteError } from '../../errors.js';
+import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
@@ -59,6 +60,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
+    stopWhen: () => report.failure(),
     ...(journal === undefined ? {} : { journal }),
     // A job that sends its units together puts them on record together, in the turn they go.
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
@@ -93,6 +95,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   for (const observer of observers) observer.ended();
   await api?.close();
   const stop = dispatcher.stopReason;
+  // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
+  const rebuildHint = (): string => (journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`);
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
   const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
   const stopError = closedPipe
@@ -104,7 +108,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
             : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
-        ? stop.error
+        ? stop.error instanceof RunJournalWriteError
+          ? new RunJournalWriteError(`${stop.error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`)
+          : stop.error instanceof ReportWriteError
+            ? new ReportWriteError(`${stop.error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint()}`)
+            : stop.error
         : undefined;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
   if (stopError !== undefined) report.builder.stopped(stopError);
@@ -114,11 +122,24 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.close();
     throw error;
   }
-  await journal?.end(
-    stop === undefined ? 'completed' : stop.kind === 'target-failed' ? 'target-error' : closedPipe ? 'closed-pipe' : stop.kind,
-    report.builder.summary,
-  );
+  try {
+    await journal?.end(
+      stop === undefined ? 'completed' : stop.kind === 'target-failed' ? 'target-error' : closedPipe ? 'closed-pipe' : stop.kind,
+      report.builder.summary,
+    );
+  } catch (error) {
+    // A journal that failed mid-run cannot take its end line either: the run stays interrupted
+    // (resumable), and the failure that stopped it is what the caller hears.
+    if (stopError instanceof RunJournalWriteError) throw stopError;
+    // It failed after the last record went (its last lines, or the end line): the report is whole,
+    // the journal is not, and a resume sends again what it did not keep.
+    if (error instanceof RunJournalWriteError) throw new RunJournalWriteError(`${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`);
+    throw error;
+  }
   if (stopError !== undefined) throw stopError;
+  // The report file failed only as it was completed: every record went, only the file is missing.
+  const reportFailure = report.failure();
+  if (reportFailure !== undefined) throw new ReportWriteError(`${reportFailure.message}: every record was processed, the report file was not kept${rebuildHint()}`);
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
