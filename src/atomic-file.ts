@@ -15,6 +15,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
+import { tempClosed, tempOpened } from './open-temp-files.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
 export const ATOMIC_TEMP_PREFIX = '.atomic-';
@@ -136,6 +137,7 @@ export class ReplacementFile {
   static async open(path: string, options: AtomicFileOptions = {}): Promise<ReplacementFile> {
     const temp = join(dirname(path), `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`);
     const handle = await open(temp, 'wx', options.mode ?? 0o600);
+    tempOpened(temp);
     return new ReplacementFile(path, temp, handle);
   }
 
@@ -151,10 +153,12 @@ export class ReplacementFile {
       await this.handle.close();
       await rename(this.temp, this.path);
       renamed = true;
+      tempClosed(this.temp);
       await fsyncDirectory(dirname(this.path));
     } catch (error) {
       await this.handle.close().catch(() => undefined);
       if (!renamed) await unlink(this.temp).catch(() => undefined);
+      tempClosed(this.temp);
       throw error;
     }
   }
@@ -165,6 +169,7 @@ export class ReplacementFile {
     this.state = 'discarded';
     await this.handle.close().catch(() => undefined);
     await unlink(this.temp).catch(() => undefined);
+    tempClosed(this.temp);
   }
 }
 

@@ -1,6 +1,9 @@
 import { CLOSED_PIPE, ExitCode } from '../errors.js';
 import type { TextSink } from '../report/text-sink.js';
 import type { CommandDeps } from './context.js';
+import { removeOpenTempsSync } from '../open-temp-files.js';
+import { drainedOrGone } from './drained-or-gone.js';
+import { promptIsOpen } from './prompt-state.js';
 import { runCli } from './program.js';
 
 /** The process entry point: the only place that calls process.exit. */
@@ -11,8 +14,12 @@ let outputLost = false;
 const lostStreams = new Set<NodeJS.WriteStream>();
 
 const onInterrupt = (): void => {
-  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work.
-  if (interrupt.signal.aborted) process.exit(ExitCode.Interrupted);
+  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work, but
+  // without leaving a half-written report's temp file beside it.
+  if (interrupt.signal.aborted) {
+    removeOpenTempsSync();
+    process.exit(ExitCode.Interrupted);
+  }
   if (!lostStreams.has(process.stderr)) process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
   interrupt.abort();
 };
@@ -38,10 +45,12 @@ function onWriteError(stream: NodeJS.WriteStream, name: string) {
     if (lostStreams.has(stream)) return;
     lostStreams.add(stream);
     outputLost = true;
+    // Also if the process ends by itself, with nothing left to do, before runCli returns.
+    process.exitCode = ExitCode.ClosedPipe;
     stream.destroy();
     const other = stream === process.stdout ? process.stderr : process.stdout;
     if (!READER_GONE.has(error.code ?? '') && other === process.stderr && !lostStreams.has(other)) {
-      other.write(`examctl: cannot write ${name}: ${error.code ?? error.message}; stopping as for Ctrl-C (in-flight work finished, the report written)\n`);
+      other.write(`examctl: cannot write ${name}: ${error.code ?? error.message}; stopping as for Ctrl-C\n`);
     }
     if (!interrupt.signal.aborted) interrupt.abort(CLOSED_PIPE);
   };
@@ -54,18 +63,7 @@ function pipeSink(stream: NodeJS.WriteStream): TextSink {
     write(text: string): void | Promise<void> {
       if (lostStreams.has(stream) || stream.destroyed) return;
       if (stream.write(text)) return;
-      // A pipe that closes while full never drains: its error or close ends the wait too.
-      return new Promise<void>((resolve) => {
-        const done = (): void => {
-          stream.off('drain', done);
-          stream.off('close', done);
-          stream.off('error', done);
-          resolve();
-        };
-        stream.on('drain', done);
-        stream.on('close', done);
-        stream.on('error', done);
-      });
+      return drainedOrGone(stream);
     },
   };
 }
@@ -85,9 +83,24 @@ const deps: CommandDeps = {
   stdin: process.stdin,
 };
 
-let code = await runCli(process.argv.slice(2), deps);
-// Output was lost: whatever the command concluded, its reader did not get it all.
-if (outputLost && (code === ExitCode.Ok || code === ExitCode.RecordsFailed)) code = ExitCode.ClosedPipe;
-if (outputLost || process.stdout.destroyed) process.exit(code);
-// Let stdout drain (a pipe to a slow reader) before leaving.
-process.stdout.write('', () => process.exit(code));
+// The process ending by itself before runCli returned: it was left waiting for something that
+// can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, nothing sent.
+let returned = false;
+process.on('beforeExit', () => {
+  if (returned || process.exitCode === ExitCode.ClosedPipe) return;
+  const atPrompt = promptIsOpen();
+  if (!lostStreams.has(process.stderr)) {
+    process.stderr.write(atPrompt ? '\nexamctl: interrupted at a prompt (its input ended): nothing was sent\n' : 'examctl: internal error: the command stopped before it ended (run with --debug for details)\n');
+  }
+  process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;
+});
+
+const code = await runCli(process.argv.slice(2), deps);
+returned = true;
+// Output was lost: whatever the command concluded, its reader did not get it all. Asked again
+// once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
+// is known only then.
+const exitCode = (): number => (outputLost && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
+if (outputLost || process.stdout.destroyed) process.exit(exitCode());
+// Let stdout drain (a pipe to a slow reader) before leaving; its error event, if any, comes first.
+process.stdout.write('', () => setImmediate(() => process.exit(exitCode())));

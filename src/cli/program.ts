@@ -1,4 +1,4 @@
-import { Command, CommanderError, Help } from 'commander';
+import { Command, CommanderError, Help, type Option } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
 import { ExamctlError, ExitCode, UsageError } from '../errors.js';
 import { COLLECTION_ADD_OPTIONS } from './commands/collection-add.options.js';
@@ -583,7 +583,14 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
  */
 function missingCommandMessage(program: Command, argv: readonly string[]): string {
   let command = program;
-  for (const arg of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith('-')) {
+      // An option's value is not a command (`--store runs user`): skip it.
+      const option = optionsInScope(command).find((candidate) => candidate.long === arg || candidate.short === arg);
+      if (option !== undefined && (option.required || option.optional)) i += 1;
+      continue;
+    }
     const sub = command.commands.find((candidate) => candidate.name() === arg || candidate.aliases().includes(arg));
     if (sub !== undefined) command = sub;
   }
@@ -591,6 +598,13 @@ function missingCommandMessage(program: Command, argv: readonly string[]): strin
   for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
   const names = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
   return `missing command: ${path.join(' ')} <command>, one of ${names.join(', ')} (${path.join(' ')} --help says more)`;
+}
+
+/** The options a command takes: its own and those of the commands above it (global flags). */
+function optionsInScope(command: Command): readonly Option[] {
+  const options: Option[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) options.push(...at.options);
+  return options;
 }
 
 /** --json, -o json, --output json or --output=json anywhere in argv. */

@@ -23,19 +23,27 @@ export interface ProgressOptions {
   delayMs?: number;
   /** Injected clock (ms) so the text can be tested without waiting. */
   now?: () => number;
+  /** False: the spinner is drawn without colour (NO_COLOR). Default true. */
+  color?: boolean;
 }
 
 const DEFAULT_DELAY_MS = 1000;
 /** Redraw period: 100 ms is the "at most 10 updates per second" bound. */
 const REDRAW_MS = 100;
 
-/** True when the run should show progress: stderr is a terminal, no --json, not CI. */
+/** True when the run should show progress: stderr is a terminal (not a dumb one), no --json, not CI. */
 export function progressEnabled(options: {
   isTTY: boolean | undefined;
   json: boolean;
   env: Readonly<Record<string, string | undefined>>;
 }): boolean {
-  return options.isTTY === true && !options.json && !isCiEnvironment(options.env);
+  // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
+  return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
+}
+
+/** NO_COLOR (any non-empty value, no-color.org): the spinner is drawn without colour. */
+export function progressColor(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.NO_COLOR === undefined || env.NO_COLOR === '';
 }
 
 /** CI=true (and the other usual truthy spellings). CI=false or CI=0 is not CI. */
@@ -124,6 +132,7 @@ class SpinnerProgress implements Progress {
       // stdin may be the input file (`--file -`); ora must not switch it to raw mode.
       discardStdin: false,
       interval: REDRAW_MS,
+      ...(this.options.color === false ? { color: false as const } : {}),
     }).start();
     this.redrawTimer = setInterval(() => {
       if (this.spinner !== undefined) this.spinner.text = this.text();

@@ -4,6 +4,7 @@
  * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
  * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
  */
+import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../api/local-directory.js';
@@ -86,11 +87,14 @@ async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>)
   };
   if (io.input !== undefined) context.input = io.input;
   if (io.signal !== undefined) context.signal = io.signal;
+  promptOpened();
   try {
     return await run(context);
   } catch (error) {
     if (isPromptExit(error)) throw new InterruptedError('interrupted at a prompt: nothing was sent', { cause: error });
     throw error;
+  } finally {
+    promptClosed();
   }
 }
 
@@ -132,6 +136,11 @@ export interface PromptUserOptions {
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
   /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
   hierarchies?: readonly HierarchyEntry[];
+  /**
+   * Correcting a send that failed (offerCorrection): only the answers named are asked again,
+   * each with its earlier answer as the default; the others stay as answered.
+   */
+  correct?: { names: ReadonlySet<string>; answered: Record<string, unknown> };
 }
 
 type UserTextField = 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName';
@@ -162,10 +171,14 @@ function existingText(existing: Partial<UserRequest> | undefined, name: UserText
  * sent as true and the others are not sent, so an existing grant is never revoked by omission.
  */
 export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
-  const answers: Record<string, unknown> = {};
-  let { existing } = options;
+  const { correct } = options;
+  const asked = (name: string): boolean => correct === undefined || correct.names.has(name);
+  const answers: Record<string, unknown> = correct === undefined ? {} : { ...correct.answered };
+  let existing = correct === undefined ? options.existing : (correct.answered as Partial<UserRequest>);
 
   for (const field of USER_TEXT_FIELDS) {
+    if (!asked(field.name)) continue;
+    delete answers[field.name];
     const fallback = existingText(existing, field.name);
     const value = await ask(io, (context) =>
       input(
@@ -196,11 +209,18 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
     }
   }
 
-  const role = await promptRole({ ...options, ...(existing === undefined ? {} : { existing }) }, answers, io);
-  if (role !== undefined) answers.Role = role;
+  if (asked('Role')) {
+    // A corrected Role is asked afresh: the earlier answer is what the service refused.
+    delete answers.Role;
+    const role = await promptRole({ ...options, ...(existing === undefined || correct !== undefined ? { existing: undefined } : { existing }) }, answers, io);
+    if (role !== undefined) answers.Role = role;
+  }
 
-  const hierarchies = await promptHierarchies(answers, io, options.hierarchies);
-  if (hierarchies.length > 0) answers.Hierarchies = hierarchies;
+  if (asked('Hierarchies')) {
+    delete answers.Hierarchies;
+    const hierarchies = await promptHierarchies(answers, io, options.hierarchies);
+    if (hierarchies.length > 0) answers.Hierarchies = hierarchies;
+  }
   return answers;
 }
 

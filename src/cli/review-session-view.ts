@@ -8,6 +8,7 @@ import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain
 import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
 import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
+import { renderRecordTable, renderedWidth } from './record-table.js';
 
 export interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
@@ -133,7 +134,7 @@ const LABEL_COLUMN = 18 + 2;
 
 function headerBlock(session: ReviewSession, color: boolean, width: number | undefined): string {
   // Value column: what is left of the terminal after the label column and three borders.
-  const valueWidth = width === undefined ? undefined : Math.max(20, width - LABEL_COLUMN - 3);
+  const valueWidth = width === undefined ? undefined : Math.max(12, width - LABEL_COLUMN - 3);
   const listWidth = Math.min(OPTION_LINE_WIDTH, valueWidth === undefined ? OPTION_LINE_WIDTH : valueWidth - 2);
   const rows: Array<[string, string]> = [
     ['Review session', displayText(session.ExternalId)],
@@ -216,7 +217,13 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
     const status = results[index]!.PassedStatus;
     table.push(row.map((cell, column) => (column === 2 ? cell.split('\n').map((line) => statusCell(line, color, status)).join('\n') : cell)));
   }
-  return table.toString();
+  const text = table.toString();
+  // Narrower than the table can be squeezed (about 55 columns): one block per result, as other
+  // record lists do, rather than a table the terminal's own wrapping would break.
+  if (width !== undefined && renderedWidth(text) > width) {
+    return renderRecordTable(RESULT_HEADS.map((label) => ({ label })), rows, { width, color, headingColumns: 2 }).trimEnd();
+  }
+  return text;
 }
 
 function statisticsTable(statistics: ResultStatistics, color: boolean): string {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { InternalError, UsageError } from '../errors.js';
 import type { CommandDeps } from './context.js';
+import { drainedOrGone } from './drained-or-gone.js';
 
 /**
  * A workbook written to stdout (`-o xlsx > file.xlsx`). Refused on a terminal, where the zip
@@ -13,8 +14,13 @@ export async function writeWorkbookToStdout(deps: CommandDeps, redirect: string,
   // stdout stays open after the workbook (the process still writes to it): end only this adapter.
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      if (out.write(chunk)) done();
-      else out.once('drain', () => done());
+      // stdout lost (a closed pipe, a full disk: main.ts ends with 141): the rest is dropped,
+      // never waited for, since a failed stream never drains.
+      if ((out as Partial<Writable>).destroyed === true || out.write(chunk)) {
+        done();
+        return;
+      }
+      void drainedOrGone(out).then(() => done());
     },
   });
   const finished = new Promise<void>((resolve, reject) => {

@@ -147,17 +147,22 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
 }
 
 /**
- * A workbook's UserExtId column (a template or a run report workbook), read as the record
- * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id
- * cell refuses the file (an id left out could not be reported against).
+ * A workbook's id column (a template, or a run report workbook: its own input's UserExtId, or
+ * `id` when that input was a plain list), found by the names a CSV's is, read as the record
+ * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
+ * refuses the file (an id left out could not be reported against).
  */
 async function readXlsxIds(path: string, file: string, sheet: string | undefined): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
-  const records = readXlsxRecords(path, { columns: [{ name: 'UserExtId', kind: 'string' }], ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}) });
+  const columns = ID_COLUMN_NAMES.map((name) => ({ name, kind: 'string' as const }));
+  const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}) });
+  let idName: string | undefined;
   for await (const record of records) {
-    const id = record.fields.UserExtId;
-    if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, 'empty UserExtId');
+    // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
+    idName ??= ID_COLUMN_NAMES.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
+    const id = record.fields[idName];
+    if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };
     const status = reportStatusOf(record);
     if (status !== undefined) entry.status = status;

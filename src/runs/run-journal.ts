@@ -90,7 +90,11 @@ export class RunJournal {
 
   /** Creates the run (directory 0700, journal 0600), takes its lock and writes the header, durably. */
   static async start(runsDir: string, header: NewRunHeader, commit: GroupCommit = DEFAULT_GROUP_COMMIT, now: Date = new Date()): Promise<RunJournal> {
-    await mkdir(runsDir, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(runsDir, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw cannotWrite(runsDir, error);
+    }
     let id = newRunId(now);
     // Two runs in one millisecond: the random part differs, or a retry picks another.
     for (let attempt = 0; ; attempt++) {
@@ -102,18 +106,34 @@ export class RunJournal {
         id = newRunId(now);
       }
     }
-    const lock = await lockRun(runDir(runsDir, id), id);
+    // From here a failure (a full disk) removes the run's directory: no empty run is left for
+    // `runs list` to trip over.
+    const abandon = async (error: unknown): Promise<never> => {
+      await rm(runDir(runsDir, id), { recursive: true, force: true }).catch(() => undefined);
+      throw error instanceof RunJournalError || error instanceof RunJournalWriteError ? error : cannotWrite(runDir(runsDir, id), error);
+    };
+    let lock: StoreLock;
+    try {
+      lock = await lockRun(runDir(runsDir, id), id);
+    } catch (error) {
+      return abandon(error);
+    }
     const file = journalPath(runsDir, id);
     let handle: FileHandle;
     try {
       handle = await open(file, CREATE_FLAGS, 0o600);
     } catch (error) {
-      await lock.release();
-      throw cannotWrite(file, error);
+      await lock.release().catch(() => undefined);
+      return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
     const line: RunHeaderLine = { t: 'run', v: RUN_JOURNAL_VERSION, id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
-    await journal.append(line, true);
+    try {
+      await journal.append(line, true);
+    } catch (error) {
+      await journal.close().catch(() => undefined);
+      return abandon(error);
+    }
     return journal;
   }
 
@@ -123,7 +143,13 @@ export class RunJournal {
    * onto it), and a `resume` line. Call `readRun` again under the lock before deciding anything.
    */
   static async lockForResume(runsDir: string, id: string): Promise<{ release: () => Promise<void>; reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal> }> {
-    const lock = await lockRun(runDir(runsDir, id), id);
+    let lock: StoreLock;
+    try {
+      lock = await lockRun(runDir(runsDir, id), id);
+    } catch (error) {
+      // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
+      throw error instanceof RunJournalError ? error : cannotWrite(runDir(runsDir, id), error);
+    }
     const file = journalPath(runsDir, id);
     return {
       release: () => lock.release(),

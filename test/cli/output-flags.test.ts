@@ -57,6 +57,8 @@ describe('a command group without its command', () => {
     [['--json', 'user'], 'missing command: examctl user <command>, one of sync'],
     [['--json', 'local'], 'missing command: examctl local <command>, one of init, export, serve'],
     [['--json'], 'missing command: examctl <command>, one of schedule, user'],
+    // An option's value that names a group is not taken for the group.
+    [['--json', '--store', 'runs', 'user'], 'missing command: examctl user <command>, one of sync'],
   ])('%j is a usage error whose JSON document names what is missing', (argv, message) =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);

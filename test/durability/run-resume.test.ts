@@ -241,16 +241,7 @@ describe('honest ends', () => {
   it.each(['SIGTERM', 'SIGHUP'] as const)('%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted', async (signal) => {
     await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
     const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
-    let stderr = '';
-    running.child.stderr!.on('data', (chunk: string) => (stderr += chunk));
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (/run \S+ \(examctl runs show/.test(stderr)) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 5);
-    });
+    await runNamed(running);
     running.child.kill(signal);
     const finished = await running.done;
     expect(finished.signal).toBeNull();
@@ -259,6 +250,35 @@ describe('honest ends', () => {
     expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
     const listed = await examctl(['runs', 'list'], dir, env);
     expect(listed.stdout).toMatch(/ interrupted /);
+  }, 30_000);
+});
+
+/** Resolves once `running` has said its run id on stderr: its journal and report are open. */
+async function runNamed(running: ReturnType<typeof startExamctl>): Promise<void> {
+  let stderr = '';
+  running.child.stderr!.on('data', (chunk: string) => (stderr += chunk));
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (/run \S+ \(examctl runs show/.test(stderr)) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 5);
+  });
+}
+
+describe('a second Ctrl-C', () => {
+  it('quits at once (exit 130) and still leaves no half-written report temp file beside the report', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('q', 20000));
+    const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
+    await runNamed(running);
+    // The report's temp file is open from the start of the run.
+    expect(readdirSync(dir).some((name) => name.startsWith('.atomic-') && name.endsWith('-r.csv'))).toBe(true);
+    running.child.kill('SIGINT');
+    running.child.kill('SIGINT');
+    const finished = await running.done;
+    expect(finished.code).toBe(130);
+    expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
   }, 30_000);
 });
 

@@ -83,3 +83,76 @@ describe('examctl binary', () => {
     });
   });
 });
+
+describe('examctl on a real terminal (util-linux script gives it a pty)', () => {
+  const hasScript = existsSync('/usr/bin/script');
+
+  /** Runs `args` under a pty, sends `keys` once `waitFor` is on screen; the exit status and the screen. */
+  async function onTerminal(dir: string, args: string[], waitFor: RegExp, keys: string, withEnv = false): Promise<{ status: string; screen: string }> {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../support/cli.js');
+    // withEnv: args[0] is VAR=value pairs for the command, args[1] is '--'.
+    const run = withEnv ? `env ${args[0]} "${process.execPath}" "${BIN}" ${args.slice(2).join(' ')}` : `"${process.execPath}" "${BIN}" ${args.join(' ')}`;
+    // script's pty reports 0 columns, which examctl takes for no terminal to draw on: give it a size.
+    const command = `stty cols 100 rows 30; ${run}; echo "status=$?"`;
+    // A plain environment: the test runner's own (FORCE_COLOR, CI...) would decide colours and prompts.
+    const child = spawn('script', ['-qc', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_STORE: join(dir, 'store'), TERM: 'xterm' } });
+    let screen = '';
+    let sent = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      screen += chunk;
+      if (!sent && waitFor.test(screen)) {
+        sent = true;
+        child.stdin.write(keys);
+      }
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    return { status: /status=(\d+)/.exec(screen)?.[1] ?? '', screen };
+  }
+
+  it.skipIf(!hasScript)('the progress line: coloured by default, no colour with NO_COLOR, none at all on a dumb terminal', async () => {
+    await inTempDir(async (dir) => {
+      const lines = ['ExternalId,FirstName,LastName,Email,Role'];
+      // Long enough (a few seconds) for the line to appear after its 1 s delay.
+      for (let i = 0; i < 40000; i++) lines.push(`p-${i},F,L,p${i}@example.test,Candidate`);
+      await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+      const run = (env: string) => onTerminal(dir, [env, '--', 'user', 'sync', '--file', 'users.csv'], /$^/, '', true);
+      // A fresh store each: a second run of the same users would only find them unchanged, too fast for the line.
+      const coloured = await run(`TERM=xterm EXAMCTL_STORE=${join(dir, 's1')}`);
+      const plain = await run(`NO_COLOR=1 TERM=xterm EXAMCTL_STORE=${join(dir, 's2')}`);
+      const dumb = await run(`TERM=dumb EXAMCTL_STORE=${join(dir, 's3')}`);
+      for (const ended of [coloured, plain, dumb]) expect(ended.status).toBe('0');
+      // The spinner's frame is drawn in cyan unless NO_COLOR says otherwise.
+      expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+      expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] user sync/);
+      expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
+      // A dumb terminal gets no line redrawn with cursor controls at all.
+      expect(dumb.screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+      expect(dumb.screen).not.toContain('\u001b[?25l');
+    });
+  }, 60_000);
+
+  it.skipIf(!hasScript)('Ctrl-D at a prompt is an interrupt: exit 130, nothing sent, not exit 0', async () => {
+    await inTempDir(async (dir) => {
+      const ended = await onTerminal(dir, ['user', 'sync'], /External id/, '\x04');
+      expect(ended.status).toBe('130');
+      expect(ended.screen).toMatch(/interrupted at a prompt/);
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+    });
+  }, 30_000);
+});
+
+describe('a workbook on stdout that cannot be written', () => {
+  it.skipIf(!existsSync('/dev/full'))('template -o xlsx > /dev/full exits 141, not 0, and says why', async () => {
+    await inTempDir(async (dir) => {
+      const { execFile } = await import('node:child_process');
+      const { BIN } = await import('../support/cli.js');
+      const ended = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+        execFile('bash', ['-c', `"${process.execPath}" "${BIN}" template users -o xlsx > /dev/full; echo "status=$?"`], { cwd: dir }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
+      );
+      expect(ended.stdout.trim()).toBe('status=141');
+      expect(ended.stderr).toContain('cannot write standard output: ENOSPC');
+    });
+  }, 30_000);
+});

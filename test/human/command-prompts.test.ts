@@ -258,6 +258,45 @@ describe('after a failed send from prompts: correct the answers instead of typin
     });
   });
 
+  it('user sync: only the ticked answer (Role) is asked again; the others are sent as they were', async () => {
+    await withTempDir(async (dir) => {
+      const sent: Array<Record<string, unknown>> = [];
+      const api = {
+        async upsertUser(request: Record<string, unknown>): Promise<ApiResult<unknown>> {
+          sent.push({ ...request });
+          return request.Role === 'Wizard'
+            ? ({ status: 400, envelope: { Success: false, Content: null, Errors: [{ Field: 'Role', Code: 241, Message: 'Role not found: Wizard' }] } } as ApiResult<unknown>)
+            : ({ status: 200, envelope: { Success: true, Content: { User: request, GroupErrors: [] }, Errors: null } } as ApiResult<unknown>);
+        },
+        async close() {},
+      } as unknown as IntegrationApi;
+      const session = await atTerminal(
+        dir,
+        ['user', 'sync'],
+        [
+          { expect: 'External id', keys: `u-901${KEY.enter}` },
+          { expect: 'First name', keys: `Kim${KEY.enter}` },
+          { expect: 'Last name', keys: `Ho${KEY.enter}` },
+          { expect: 'E-mail', keys: KEY.enter },
+          { expect: 'User name', keys: KEY.enter },
+          { expect: 'Role (title of an existing role)', keys: `Wizard${KEY.enter}` },
+          { expect: 'Add a hierarchy membership?', keys: KEY.enter },
+          { expect: 'Correct the answers and send again?', keys: KEY.enter },
+          { expect: 'Answers to change', keys: KEY.enter },
+          // Straight to Role, asked afresh: no External id, name or e-mail question again.
+          { expect: 'Role (title of an existing role)', keys: `Candidate${KEY.enter}` },
+        ],
+        { deps: { openApi: async () => api, openDirectory: async () => null } },
+      );
+      expect(session.code, session.stderr).toBe(0);
+      expect(sent.map((user) => user.Role)).toEqual(['Wizard', 'Candidate']);
+      expect(sent[1]).toMatchObject({ ExternalId: 'u-901', FirstName: 'Kim', LastName: 'Ho' });
+      const afterCorrection = session.screen.slice(session.screen.lastIndexOf('Answers to change'));
+      expect(afterCorrection).not.toContain('External id');
+      expect(afterCorrection).not.toContain('First name');
+    });
+  });
+
   it('schedule push on the local store: the assessment is a picker of the store, an unknown id finds nothing', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
-import { createProgress, isCiEnvironment, progressEnabled, progressText } from '../../src/cli/progress.js';
+import { createProgress, isCiEnvironment, progressColor, progressEnabled, progressText } from '../../src/cli/progress.js';
 
 class Capture extends Writable {
   text = '';
@@ -43,6 +43,8 @@ describe('progressEnabled', () => {
     expect(progressEnabled({ isTTY: true, json: false, env: { CI: 'true' } })).toBe(false);
     expect(progressEnabled({ isTTY: true, json: false, env: { CI: '1' } })).toBe(false);
     expect(progressEnabled({ isTTY: true, json: false, env: { CI: 'false' } })).toBe(true);
+    // A dumb terminal has no cursor controls: the plain periodic line instead.
+    expect(progressEnabled({ isTTY: true, json: false, env: { TERM: 'dumb' } })).toBe(false);
   });
 
   it('reads CI the way CI systems set it', () => {
@@ -102,6 +104,12 @@ describe('createProgress', () => {
     const drawn = stripVTControlCharacters(stream.text).split(/[\r\n]/).filter((line) => line.includes('users'));
     expect(drawn.length).toBeGreaterThan(0);
     for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
+  });
+
+  it('reads NO_COLOR as no-color.org says: any non-empty value', () => {
+    expect(progressColor({ NO_COLOR: '1' })).toBe(false);
+    expect(progressColor({ NO_COLOR: '' })).toBe(true);
+    expect(progressColor({})).toBe(true);
   });
 
   it('writes nothing for a run that ends before the delay', async () => {

@@ -143,6 +143,17 @@ describe('renderReviewSession', () => {
     }
   });
 
+  it('below the narrowest table (50 and 40 columns): one block per result, every line within the width, nothing lost', () => {
+    for (const width of [50, 40]) {
+      const narrow = renderReviewSession(session(results), { width, color: true });
+      const lines = stripVTControlCharacters(narrow).split('\n');
+      for (const line of lines) expect(line.length, `${width}: ${line}`).toBeLessThanOrEqual(width);
+      const body = lines.join('\n');
+      for (const id of ['c-1', 'c-2', 'c-3', 'c-4']) expect(body).toMatch(new RegExp(`^${id}  `, 'm'));
+      expect(body).toMatch(/^ {2}Status +NOT_SATISFACTORY$/m);
+    }
+  });
+
   it('colours only when asked', () => {
     expect(text).toBe(stripVTControlCharacters(text));
     const coloured = renderReviewSession(session(results), { color: true });

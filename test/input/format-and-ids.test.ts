@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readIdList } from '../../src/input/id-list.js';
 import { neutraliseCell } from '../../src/report/report-csv-contract.js';
+import { writeWorkbook } from '../xlsx/helpers.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 
 describe('detectFormat', () => {
@@ -84,6 +85,29 @@ describe('readIdList', () => {
       const plain = path.join(dir, 'plain.csv');
       await fs.writeFile(plain, ['UserExtId,note', ...cells.map((cell) => `${cell},x`)].join('\n'));
       expect((await readIdList(plain)).map((entry) => entry.id)).toEqual(cells);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads the id column of a run report workbook made from a plain list (file, line, id), with its status', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-ids-'));
+    try {
+      const report = path.join(dir, 'report.xlsx');
+      await writeWorkbook(report, [
+        {
+          name: 'Report',
+          rows: [
+            ['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'warnings'],
+            ['ids.txt', '1', 'inv-1', 'ok', '', '', ''],
+            ['ids.txt', '2', '-inv-2', 'failed', '319', 'not an invigilator', ''],
+          ],
+        },
+      ]);
+      expect((await readIdList(report)).map((entry) => [entry.id, entry.status])).toEqual([
+        ['inv-1', 'ok'],
+        ['-inv-2', 'failed'],
+      ]);
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

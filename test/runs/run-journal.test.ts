@@ -1,9 +1,10 @@
-import { appendFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   RunJournal,
   RunJournalError,
+  RunJournalWriteError,
   isRunId,
   journalPath,
   listRuns,
@@ -175,6 +176,22 @@ describe('writing and reading a journal', () => {
     expect(error).toBeInstanceOf(RunJournalError);
     expect((error as RunJournalError).exitCode).toBe(2);
     expect((error as Error).message).toContain(`${file}:2: run journal damaged: checksum mismatch`);
+  });
+
+  it('a runs directory that cannot be made (a file in the way, a full disk) is exit 3, not an internal error, and leaves no run behind', async () => {
+    mkdirSync(runsDir, { recursive: true });
+    const blocker = join(runsDir, 'not-a-dir');
+    writeFileSync(blocker, 'x');
+    for (const dir of [blocker, join(blocker, 'runs')]) {
+      const error = await RunJournal.start(dir, header()).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(RunJournalWriteError);
+      expect((error as RunJournalWriteError).exitCode).toBe(3);
+      expect((error as Error).message).toMatch(/^cannot write the run journal .*: (EEXIST|ENOTDIR)$/);
+    }
+    expect(readdirSync(runsDir)).toEqual(['not-a-dir']);
   });
 
   it('a journal killed before its header reached the disk is reported as never started', async () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { promptClosed, promptOpened } from '../prompt-state.js';
 import { PassThrough } from 'node:stream';
 import { InterruptedError, TargetError, UsageError } from '../../errors.js';
 import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../config-file.js';
@@ -111,6 +112,8 @@ async function inquirerSecret(message: string, signal?: AbortSignal): Promise<st
   // Inquirer ends the stream it writes to; a pass-through keeps process.stderr open for later output.
   const output = new PassThrough();
   output.pipe(process.stderr, { end: false });
+  // Its input ending (Ctrl-D) leaves the process nothing to wait on: the entry point then says so (130).
+  promptOpened();
   try {
     return await password({ message, mask: true }, signal === undefined ? { output } : { output, signal });
   } catch (error) {
@@ -119,6 +122,7 @@ async function inquirerSecret(message: string, signal?: AbortSignal): Promise<st
     }
     throw error;
   } finally {
+    promptClosed();
     output.unpipe(process.stderr);
   }
 }

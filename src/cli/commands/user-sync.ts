@@ -78,8 +78,10 @@ async function askUser(options: GlobalOptions, deps: CommandDeps, target: Target
 async function correctUser(fields: Record<string, unknown>, problems: readonly Problem[], deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown> | null> {
   const { offerCorrection, promptUser } = await import('../prompts.js');
   const given = Object.entries(fields).map(([name, value]) => ({ name, label: name, value: typeof value === 'string' ? value : JSON.stringify(value) }));
-  if ((await offerCorrection(given, problems, promptIoOf(deps))) === null) return null;
-  return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>);
+  const names = await offerCorrection(given, problems, promptIoOf(deps));
+  if (names === null) return null;
+  // Only the ticked answers are asked again (docs/human.md); the others are sent as they were.
+  return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>, new Set(names));
 }
 
 /**
@@ -91,6 +93,7 @@ async function promptOneUser(
   target: TargetOf,
   promptUser: typeof import('../prompts.js').promptUser,
   earlier?: Partial<UserRequest>,
+  correcting?: ReadonlySet<string>,
 ): Promise<Record<string, unknown>> {
   const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
   try {
@@ -100,6 +103,7 @@ async function promptOneUser(
         ...(roles.length > 0 ? { roles } : {}),
         ...(directory ? { lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier), hierarchies: directory.hierarchies() } : {}),
         ...(earlier ? { existing: earlier } : {}),
+        ...(earlier && correcting ? { correct: { names: correcting, answered: earlier as Record<string, unknown> } } : {}),
       },
       promptIoOf(deps),
     );

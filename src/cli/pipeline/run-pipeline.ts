@@ -5,7 +5,7 @@ import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption } from '../output.js';
-import { createProgress, progressEnabled } from '../progress.js';
+import { createProgress, progressColor, progressEnabled } from '../progress.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
@@ -136,9 +136,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     if (error instanceof RunJournalWriteError) throw new RunJournalWriteError(`${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`);
     throw error;
   }
+  const reportFailure = report.failure();
+  // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
+  // stop keeps its exit code, and the missing file is said, with the way to get it back.
+  if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
+    await deps.stderr.write(`examctl: ${reportFailure.message}: the report file was not kept${rebuildHint()}\n`);
+  }
   if (stopError !== undefined) throw stopError;
   // The report file failed only as it was completed: every record went, only the file is missing.
-  const reportFailure = report.failure();
   if (reportFailure !== undefined) throw new ReportWriteError(`${reportFailure.message}: every record was processed, the report file was not kept${rebuildHint()}`);
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
@@ -161,6 +166,7 @@ async function progressObservers(job: RecordJob<unknown, unknown>, total: number
     stream: deps.progressStream ?? process.stderr,
     total: job.oneUnitPerRecord ? total : undefined,
     label: job.command,
+    color: progressColor(deps.env),
   });
   return [
     {

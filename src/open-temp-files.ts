@@ -1,0 +1,28 @@
+import { unlinkSync } from 'node:fs';
+
+/**
+ * The temp files this process is writing in place of others (atomic-file.ts), so that an exit
+ * that cannot wait (a second Ctrl-C) still removes them: they would otherwise stay beside the
+ * report or the store until a later run cleans them up. Import-light: the entry point loads it.
+ */
+const open = new Set<string>();
+
+export function tempOpened(path: string): void {
+  open.add(path);
+}
+
+export function tempClosed(path: string): void {
+  open.delete(path);
+}
+
+/** Removes every temp file still open, synchronously (for an exit that happens now). */
+export function removeOpenTempsSync(): void {
+  for (const path of open) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Gone already, or not ours to remove any more: nothing to do on the way out.
+    }
+  }
+  open.clear();
+}
