@@ -8,9 +8,10 @@ import { runCli } from './program.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
-/** Output was lost on stdout or stderr (a closed pipe, a full disk): the run ends as for an interrupt, exit 141. */
-let outputLost = false;
-/** The streams whose writes failed: later writes to them are dropped, the other keeps working. */
+/**
+ * The streams whose writes failed (a closed pipe, a full disk): later writes to them are dropped,
+ * the other keeps working. Any at all: the run ends as for an interrupt, exit 141.
+ */
 const lostStreams = new Set<NodeJS.WriteStream>();
 
 const onInterrupt = (): void => {
@@ -44,7 +45,6 @@ function onWriteError(stream: NodeJS.WriteStream, name: string) {
   return (error: NodeJS.ErrnoException): void => {
     if (lostStreams.has(stream)) return;
     lostStreams.add(stream);
-    outputLost = true;
     // Also if the process ends by itself, with nothing left to do, before runCli returns.
     process.exitCode = ExitCode.ClosedPipe;
     stream.destroy();
@@ -87,7 +87,7 @@ const deps: CommandDeps = {
 // can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, nothing sent.
 let returned = false;
 process.on('beforeExit', () => {
-  if (returned || process.exitCode === ExitCode.ClosedPipe) return;
+  if (returned || lostStreams.size > 0) return;
   const atPrompt = promptIsOpen();
   if (!lostStreams.has(process.stderr)) {
     process.stderr.write(atPrompt ? '\nexamctl: interrupted at a prompt (its input ended): nothing was sent\n' : 'examctl: internal error: the command stopped before it ended (run with --debug for details)\n');
@@ -100,7 +100,7 @@ returned = true;
 // Output was lost: whatever the command concluded, its reader did not get it all. Asked again
 // once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
 // is known only then.
-const exitCode = (): number => (outputLost && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
-if (outputLost || process.stdout.destroyed) process.exit(exitCode());
+const exitCode = (): number => (lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
+if (lostStreams.size > 0 || process.stdout.destroyed) process.exit(exitCode());
 // Let stdout drain (a pipe to a slow reader) before leaving; its error event, if any, comes first.
 process.stdout.write('', () => setImmediate(() => process.exit(exitCode())));

@@ -212,7 +212,7 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
   if (asked('Role')) {
     // A corrected Role is asked afresh: the earlier answer is what the service refused.
     delete answers.Role;
-    const role = await promptRole({ ...options, ...(existing === undefined || correct !== undefined ? { existing: undefined } : { existing }) }, answers, io);
+    const role = await promptRole({ ...options, existing: correct === undefined ? existing : undefined }, answers, io);
     if (role !== undefined) answers.Role = role;
   }
 

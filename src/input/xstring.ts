@@ -6,7 +6,6 @@
  * CR into LF, and exceljs drops the other controls and DEL. Pure.
  */
 
-const ESCAPE_LIKE = /_x[0-9A-Fa-f]{4}_/;
 /**
  * What a cell's text cannot carry as itself: C0 controls but tab and LF, DEL (exceljs drops
  * it), U+FFFE and U+FFFF (not XML characters), a surrogate without its partner (not encodable
@@ -18,9 +17,7 @@ const hex4 = (char: string): string => `_x${char.charCodeAt(0).toString(16).toUp
 
 /** Text as a workbook cell holds it, so that every reader gives back exactly `text`. */
 export function encodeXstring(text: string): string {
-  NEEDS_ESCAPE.lastIndex = 0;
-  if (!NEEDS_ESCAPE.test(text)) return text;
-  NEEDS_ESCAPE.lastIndex = 0;
+  // replace() gives the same string back when nothing matches: one scan either way.
   return text.replace(NEEDS_ESCAPE, hex4);
 }
 
@@ -29,6 +26,6 @@ export function encodeXstring(text: string): string {
  * character beyond the BMP comes as its two surrogates, each escaped.
  */
 export function decodeXstring(text: string): string {
-  if (text.indexOf('_x') === -1 || !ESCAPE_LIKE.test(text)) return text;
+  if (text.indexOf('_x') === -1) return text;
   return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }

@@ -140,13 +140,16 @@ export function columnMode(name: string): Column {
   return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
 }
 
-/** The warnings of an item that belong on one of its rows: those naming that row, and those naming none. */
-export function warningsOnRow(warnings: ReportItem['warnings'], line: number): ReportItem['warnings'] {
-  return warnings?.filter((w) => w.line === undefined || w.line === line);
+/**
+ * The errors or warnings of a multi-row item (a schedule and its candidates) that belong on one
+ * of its rows: those naming that row's line, and those naming none.
+ */
+export function onRow<T extends { line?: number }>(entries: readonly T[], line: number): readonly T[] {
+  return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
 }
 
 /** An item's warnings as one cell: `field: message`, joined as error_messages joins errors. */
-export function warningMessages(warnings: ReportItem['warnings']): string {
+export function warningMessages(warnings: Readonly<ReportItem['warnings']>): string {
   return warnings === undefined ? '' : warnings.map((w) => (w.field ? `${w.field}: ${w.message}` : w.message)).join(' | ');
 }
 
@@ -175,7 +178,7 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
  * (a schedule's candidates) stay on that line.
  */
 export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[]): string[] {
-  const errors = item.errors.length === 0 ? item.errors : item.errors.filter((e) => e.line === undefined || e.line === row.line);
+  const errors = onRow(item.errors, row.line);
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
     const mode = modes[i];
@@ -261,10 +264,10 @@ const SHOWN_WARNINGS = 5;
 
 export interface HumanSummaryExtras {
   /**
-   * The --report file as given: the summary says where it was written, and stops suggesting
-   * --report. A function is asked at the end: undefined then when the file could not be written.
+   * The --report file as given, asked at the end: the summary says where it was written, and
+   * stops suggesting --report. Undefined then when the file could not be written.
    */
-  reportFile?: string | (() => string | undefined) | undefined;
+  reportFile?: () => string | undefined;
 }
 
 /**
@@ -320,7 +323,7 @@ export class HumanSummaryWriter implements ReportSink {
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
     const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...this.plan.lines(), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    const reportFile = typeof this.extras.reportFile === 'function' ? this.extras.reportFile() : this.extras.reportFile;
+    const reportFile = this.extras.reportFile?.();
     if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);
     const codes = this.codes.entries();
     if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes));

@@ -14,7 +14,7 @@ import { ReplacementFile } from '../atomic-file.js';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
 import { UsageError } from '../errors.js';
 import { encodeXstring } from '../input/xstring.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, warningMessages, warningsOnRow, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
+import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
 import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 
@@ -124,7 +124,7 @@ export class XlsxReportWriter implements ReportSink {
     // A sitting's warnings stay on the row the value is on, as its errors do.
     for (const row of rows) {
       if (!this.table.started) this.startWith(row.header);
-      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(warningsOnRow(item.warnings, row.line))], style);
+      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], style);
     }
   }
 

@@ -110,7 +110,7 @@ export class RunJournal {
     // `runs list` to trip over.
     const abandon = async (error: unknown): Promise<never> => {
       await rm(runDir(runsDir, id), { recursive: true, force: true }).catch(() => undefined);
-      throw error instanceof RunJournalError || error instanceof RunJournalWriteError ? error : cannotWrite(runDir(runsDir, id), error);
+      throw cannotWrite(runDir(runsDir, id), error);
     };
     let lock: StoreLock;
     try {
@@ -148,7 +148,7 @@ export class RunJournal {
       lock = await lockRun(runDir(runsDir, id), id);
     } catch (error) {
       // Held by a live run: its own message. A lock that cannot be written (a full disk): exit 3.
-      throw error instanceof RunJournalError ? error : cannotWrite(runDir(runsDir, id), error);
+      throw cannotWrite(runDir(runsDir, id), error);
     }
     const file = journalPath(runsDir, id);
     return {
@@ -283,14 +283,16 @@ export class RunJournal {
         }
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
-        this.failure ??= error instanceof RunJournalError || error instanceof RunJournalWriteError ? error : cannotWrite(this.file, error);
+        this.failure ??= cannotWrite(this.file, error);
         for (const waiter of waiters) waiter.reject(this.failure);
       }
     }
   }
 }
 
-function cannotWrite(path: string, error: unknown): RunJournalWriteError {
+/** A journal failure as the run's error: one already said (a run held by another) as it is, anything else as a write that failed. */
+function cannotWrite(path: string, error: unknown): RunJournalError | RunJournalWriteError {
+  if (error instanceof RunJournalError || error instanceof RunJournalWriteError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
   return new RunJournalWriteError(`cannot write the run journal ${path}: ${code}`);
 }

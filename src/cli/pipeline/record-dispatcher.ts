@@ -173,7 +173,14 @@ export class RecordDispatcher<P, R> {
       return;
     }
     const failure = this.options.stopWhen?.();
-    if (failure !== undefined) this.stop = { kind: 'target-failed', error: failure };
+    if (failure !== undefined) this.targetFailed(failure);
+  }
+
+  /** The first target failure stops the run and is the one the run ends with. */
+  private targetFailed(error: unknown): Error {
+    const fatal = error instanceof Error ? error : new Error(String(error));
+    if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+    return fatal;
   }
 
   /**
@@ -185,8 +192,7 @@ export class RecordDispatcher<P, R> {
     try {
       return call();
     } catch (error) {
-      const fatal = error instanceof Error ? error : new Error(String(error));
-      if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+      this.targetFailed(error);
       return undefined;
     }
   }
@@ -198,8 +204,7 @@ export class RecordDispatcher<P, R> {
       this.stop ??= { kind: 'interrupted' };
       return skipped(unit);
     }
-    const fatal = error instanceof Error ? error : new Error(String(error));
-    if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+    const fatal = this.targetFailed(error);
     return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
   }
 

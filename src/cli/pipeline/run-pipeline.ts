@@ -96,7 +96,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   await api?.close();
   const stop = dispatcher.stopReason;
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
-  const rebuildHint = (): string => (journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`);
+  const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
   const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
   const stopError = closedPipe
@@ -108,11 +108,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
             : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
-        ? stop.error instanceof RunJournalWriteError
-          ? new RunJournalWriteError(`${stop.error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`)
-          : stop.error instanceof ReportWriteError
-            ? new ReportWriteError(`${stop.error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint()}`)
-            : stop.error
+        ? withWayBack(stop.error, resumeHint, rebuildHint)
         : undefined;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
   if (stopError !== undefined) report.builder.stopped(stopError);
@@ -140,14 +136,24 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
-    await deps.stderr.write(`examctl: ${reportFailure.message}: the report file was not kept${rebuildHint()}\n`);
+    await deps.stderr.write(`examctl: ${reportFailure.message}: the report file was not kept${rebuildHint}\n`);
   }
   if (stopError !== undefined) throw stopError;
   // The report file failed only as it was completed: every record went, only the file is missing.
-  if (reportFailure !== undefined) throw new ReportWriteError(`${reportFailure.message}: every record was processed, the report file was not kept${rebuildHint()}`);
+  if (reportFailure !== undefined) throw new ReportWriteError(`${reportFailure.message}: every record was processed, the report file was not kept${rebuildHint}`);
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * A run stopped by one of its own files (the journal, the --report file): said with what happened
+ * to the rest and how to finish; a target's failure as it is.
+ */
+function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
+  if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
+  if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
+  return error;
 }
 
 /**
