@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     // Journaled runs of in-process tests write under a private HOME, never the real one.
     setupFiles: ['test/support/private-home.ts'],
+    // Spawned CLIs run dist/: rebuilt once here when src/ is newer, so no test runs stale code.
+    globalSetup: ['test/support/global-build.ts'],
   },
 });

@@ -34,7 +34,10 @@ describe('help environment', () => {
 
   it('renders one aligned line per variable, naming the flag that wins', () => {
     const text = renderEnvironmentHelp();
-    expect(text).toContain('  EXAMCTL_STORE            the local store directory (default ./.examctl-store). (--store wins over it)');
+    expect(text).toMatch(/^  EXAMCTL_STORE +the local store directory \(default \.\/\.examctl-store\)\. \(--store wins over it\)$/m);
+    // Aligned: every meaning starts in the same column.
+    const columns = new Set(text.split('\n').filter((line) => /^  [A-Z]/.test(line)).map((line) => /^  \S+ +/.exec(line)![0].length));
+    expect(columns.size).toBe(1);
     expect(text.trimEnd().split('\n')).toHaveLength(ENVIRONMENT_VARIABLES.length + 2);
   });
 });

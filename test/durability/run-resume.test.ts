@@ -7,6 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
 import { mulberry32 as random } from '../../src/seeded-random.js';
 import { serveLocalStore } from '../../src/server/index.js';
+import { startFaultServer } from '../support/fault-server.js';
 
 /**
  * Runs killed (SIGKILL) at seeded random moments, their resumes killed too, then finished by
@@ -27,24 +28,13 @@ afterEach(async () => {
 });
 
 /**
- * Starts `args`, waits until its run is journaled, lets it work `delayMs`, then SIGKILLs it.
- * Resolves true when the kill found it still running (false: it had ended by itself).
+ * Runs `args` until the run sends itself SIGKILL at `marker` (EXAMCTL_TEST_SIGNAL_AFTER, e.g.
+ * `outcome:120`): a point the run reaches, never a delay, so the kill lands mid-run on a machine
+ * of any speed. Resolves true when the kill ended it (false: it finished before the marker).
  */
-async function killDuringRun(args: string[], delayMs: number): Promise<boolean> {
-  const running = startExamctl(args, dir, env);
-  let stderr = '';
-  running.child.stderr!.on('data', (chunk: string) => (stderr += chunk));
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
-      if (/run \S+ \(examctl runs show/.test(stderr) || running.child.exitCode !== null) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 5);
-  });
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
-  running.child.kill('SIGKILL');
-  return (await running.done).signal === 'SIGKILL';
+async function killAt(args: string[], marker: string): Promise<boolean> {
+  const ended = await examctl(args, dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `${marker}:SIGKILL` });
+  return ended.signal === 'SIGKILL';
 }
 
 interface ShownReport {
@@ -77,10 +67,12 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       const next = random(seed);
       const ids = range(`k${seed}`, 2000);
       await writeUsersCsv(join(dir, 'users.csv'), ids);
-      expect(await killDuringRun(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], Math.floor(next() * 400))).toBe(true);
+      // Any of the 2,000 outcomes but the last: the kill always finds the run sending.
+      expect(await killAt(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], `outcome:${1 + Math.floor(next() * 1999)}`)).toBe(true);
       const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { state: string }[] };
       expect(killedRun.runs[0]?.state).toBe('interrupted');
-      await killDuringRun(['runs', 'resume'], Math.floor(next() * 300));
+      // The resume is killed too when it has that many left to send (else it finishes).
+      await killAt(['runs', 'resume'], `outcome:${1 + Math.floor(next() * 300)}`);
       await resumeUntilFinished();
 
       const report = await showLast();
@@ -103,7 +95,7 @@ describe('a killed schedule push with Upsert false, resumed', () => {
       lines.push(`S-K-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-K-${s},Group ${s},stu-k${s},Ann,Lee,ann${s}@students.example.test`);
     }
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
-    expect(await killDuringRun(['schedule', 'push', '--file', 'sittings.csv'], 60)).toBe(true);
+    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv'], 'outcome:100')).toBe(true);
     // Killed, before any resume: every schedule listed once (the input is read again).
     const killed = await showLast();
     expect(killed.items).toHaveLength(300);
@@ -240,10 +232,8 @@ describe('honest ends', () => {
   // SIGHUP: a closed terminal or ssh session, which by default would kill the run with no report and no end line.
   it.each(['SIGTERM', 'SIGHUP'] as const)('%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted', async (signal) => {
     await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
-    const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
-    await runNamed(running);
-    running.child.kill(signal);
-    const finished = await running.done;
+    // The run signals itself after its 100th outcome, as the terminal or the session would mid-run.
+    const finished = await examctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}` });
     expect(finished.signal).toBeNull();
     expect(finished.code).toBe(130);
     expect(existsSync(join(dir, 'r.csv'))).toBe(true);
@@ -269,16 +259,24 @@ async function runNamed(running: ReturnType<typeof startExamctl>): Promise<void>
 
 describe('a second Ctrl-C', () => {
   it('quits at once (exit 130) and still leaves no half-written report temp file beside the report', async () => {
-    await writeUsersCsv(join(dir, 'users.csv'), range('q', 20000));
-    const running = startExamctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, env);
-    await runNamed(running);
-    // The report's temp file is open from the start of the run.
-    expect(readdirSync(dir).some((name) => name.startsWith('.atomic-') && name.endsWith('-r.csv'))).toBe(true);
-    running.child.kill('SIGINT');
-    running.child.kill('SIGINT');
-    const finished = await running.done;
-    expect(finished.code).toBe(130);
-    expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+    // A server that never answers: the run cannot finish before the signals, however fast the machine,
+    // and the first Ctrl-C alone would wait for the requests in flight.
+    const server = await startFaultServer();
+    server.fallback = { hold: new Promise<void>(() => undefined) };
+    try {
+      await writeUsersCsv(join(dir, 'users.csv'), range('q', 50));
+      const running = startExamctl(['--target', 'remote', '--base-url', server.url, '--yes', 'user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, { ...env, EXAMCTL_TOKEN: 'dev-token' });
+      await runNamed(running);
+      // The report's temp file is open from the start of the run.
+      expect(readdirSync(dir).some((name) => name.startsWith('.atomic-') && name.endsWith('-r.csv'))).toBe(true);
+      running.child.kill('SIGINT');
+      running.child.kill('SIGINT');
+      const finished = await running.done;
+      expect(finished.code).toBe(130);
+      expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+    } finally {
+      await server.close();
+    }
   }, 30_000);
 });
 
@@ -289,7 +287,7 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     const lines = ['ScheduleExtId,Title,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
     for (let s = 0; s < 1500; s++) lines.push(`S-F-${s},Sitting ${s},H-F-${s},Group ${s},stu-f${s},Ann,Lee,annf${s}@students.example.test`);
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
-    expect(await killDuringRun(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json'], 0)).toBe(true);
+    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json'], 'outcome:100')).toBe(true);
     writeFileSync(join(dir, 'schedule.json'), JSON.stringify({ ...schedule, EndDateTime: '2026-12-14T13:00:00Z' }));
     const changed = await examctl(['runs', 'resume'], dir, env);
     expect(changed.code).toBe(2);
@@ -311,7 +309,7 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect(finished.stderr).toMatch(/is finished; nothing to resume/);
 
     await writeUsersCsv(join(dir, 'more.csv'), range('m', 2000));
-    expect(await killDuringRun(['user', 'sync', '--file', 'more.csv'], 0)).toBe(true);
+    expect(await killAt(['user', 'sync', '--file', 'more.csv'], 'outcome:100')).toBe(true);
     await writeUsersCsv(join(dir, 'more.csv'), range('x', 2000));
     const changed = await examctl(['runs', 'resume'], dir, env);
     expect(changed.code).toBe(2);

@@ -69,28 +69,12 @@ function journalCounts(): JournalCounts {
 
 const requestsTo = (route: string): number => serverLog().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
 
-/** Starts `args` against the server, sends it `signal` once `atLeast` units are on record as sent. */
+/**
+ * Runs `args` against the server; the run sends itself `signal` once `atLeast` units are on record
+ * as sent (EXAMCTL_TEST_SIGNAL_AFTER): a point the run reaches, however fast the machine is.
+ */
 async function signalOnceRecorded(args: string[], atLeast: number, signal: NodeJS.Signals): Promise<Finished> {
-  const running = startExamctl(['--target', 'remote', '--base-url', baseUrl, '--yes', ...args], dir, env);
-  await new Promise<void>((resolve, reject) => {
-    const poll = setInterval(() => {
-      let recorded = 0;
-      try {
-        recorded = journalCounts().sent.size;
-      } catch {
-        // The run's directory or header is not there yet.
-      }
-      if (recorded >= atLeast) {
-        clearInterval(poll);
-        running.child.kill(signal);
-        resolve();
-      } else if (running.child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error('the run ended before the signal'));
-      }
-    }, 2);
-  });
-  return running.done;
+  return examctl(['--target', 'remote', '--base-url', baseUrl, '--yes', ...args], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `sent:${atLeast}:${signal}` });
 }
 
 async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {

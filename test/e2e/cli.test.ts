@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ROOT, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 const FIXTURES = join(ROOT, 'fixtures');
 
@@ -67,19 +68,18 @@ describe('examctl binary', () => {
   it('SIGINT: finishes in-flight work, writes the report with the rest skipped, exits 130', async () => {
     await inTempDir(async (dir) => {
       const rows = ['ExternalId,FirstName,LastName,Role'];
-      // Large enough that the run is still sending when the signal lands, even on a loaded machine:
-      // the signal goes at the first report chunk, and the run stops there, so the size costs little.
-      for (let i = 0; i < 100_000; i++) rows.push(`u-${i},First,Last,Candidate`);
+      for (let i = 0; i < 5000; i++) rows.push(`u-${i},First,Last,Candidate`);
       await writeFile(join(dir, 'many.csv'), `${rows.join('\n')}\n`);
-      const run = startExamctl(['user', 'sync', '--file', 'many.csv', '--json'], dir);
-      // The first report chunk means sending is under way.
-      run.child.stdout!.once('data', () => run.child.kill('SIGINT'));
+      // The run sends itself SIGINT after its 500th outcome (a point it reaches, not a delay), as a
+      // Ctrl-C mid-run would: the rest is skipped however fast the machine is.
+      const run = startExamctl(['user', 'sync', '--file', 'many.csv', '--json'], dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:500:SIGINT' });
       const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(130);
       const doc = JSON.parse(stdout);
-      expect(doc.summary.total).toBe(100_000);
+      expect(doc.summary.total).toBe(5000);
+      expect(doc.summary.ok).toBeGreaterThanOrEqual(500);
       expect(doc.summary.skipped).toBeGreaterThan(0);
-      expect(doc.summary.ok + doc.summary.skipped).toBe(100_000);
+      expect(doc.summary.ok + doc.summary.skipped).toBe(5000);
     });
   });
 });
@@ -87,8 +87,11 @@ describe('examctl binary', () => {
 describe('examctl on a real terminal (util-linux script gives it a pty)', () => {
   const hasScript = existsSync('/usr/bin/script');
 
-  /** Runs `args` under a pty, sends `keys` once `waitFor` is on screen; the exit status and the screen. */
-  async function onTerminal(dir: string, args: string[], waitFor: RegExp, keys: string, withEnv = false): Promise<{ status: string; screen: string }> {
+  /**
+   * Runs `args` under a pty; once `waitFor` is on screen, types `keys` (or calls it); the exit
+   * status and the screen.
+   */
+  async function onTerminal(dir: string, args: string[], waitFor: RegExp, keys: string | (() => void), withEnv = false): Promise<{ status: string; screen: string }> {
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('../support/cli.js');
     // withEnv: args[0] is VAR=value pairs for the command, args[1] is '--'.
@@ -104,7 +107,8 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
       screen += chunk;
       if (!sent && waitFor.test(screen)) {
         sent = true;
-        child.stdin.write(keys);
+        if (typeof keys === 'function') keys();
+        else child.stdin.write(keys);
       }
     });
     await new Promise((resolve) => child.on('close', resolve));
@@ -113,23 +117,35 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
 
   it.skipIf(!hasScript)('the progress line: coloured by default, no colour with NO_COLOR, none at all on a dumb terminal', async () => {
     await inTempDir(async (dir) => {
-      const lines = ['ExternalId,FirstName,LastName,Email,Role'];
-      // Long enough (a few seconds) for the line to appear after its 1 s delay.
-      for (let i = 0; i < 40000; i++) lines.push(`p-${i},F,L,p${i}@example.test,Candidate`);
-      await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
-      const run = (env: string) => onTerminal(dir, [env, '--', 'user', 'sync', '--file', 'users.csv'], /$^/, '', true);
-      // A fresh store each: a second run of the same users would only find them unchanged, too fast for the line.
-      const coloured = await run(`TERM=xterm EXAMCTL_STORE=${join(dir, 's1')}`);
-      const plain = await run(`NO_COLOR=1 TERM=xterm EXAMCTL_STORE=${join(dir, 's2')}`);
-      const dumb = await run(`TERM=dumb EXAMCTL_STORE=${join(dir, 's3')}`);
-      for (const ended of [coloured, plain, dumb]) expect(ended.status).toBe('0');
-      // The spinner's frame is drawn in cyan unless NO_COLOR says otherwise.
-      expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-      expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] user sync/);
-      expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
-      // A dumb terminal gets no line redrawn with cursor controls at all.
-      expect(dumb.screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-      expect(dumb.screen).not.toContain('\u001b[?25l');
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\np-1,F,L,p1@example.test,Candidate\np-2,F,L,p2@example.test,Candidate\n');
+      // Slow by construction: the server holds every answer until the screen shows what the test
+      // waits for, so the run lasts past the line's delay on a machine of any speed.
+      const server = await startFaultServer();
+      try {
+        const run = async (env: string, waitFor: RegExp): Promise<{ status: string; screen: string }> => {
+          let release = (): void => undefined;
+          server.fallback = { ...okEnvelope(null), hold: new Promise<void>((resolve) => (release = resolve)) };
+          const target = `EXAMCTL_TOKEN=dev-token EXAMCTL_BASE_URL=${server.url}`;
+          return onTerminal(dir, [`${env} ${target}`, '--', '--yes', 'user', 'sync', '--file', 'users.csv'], waitFor, () => release(), true);
+        };
+        // A frame, in colour or not, then the line's text.
+        const frame = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏](\u001b\[39m)? user sync/;
+        const coloured = await run('TERM=xterm', frame);
+        const plain = await run('NO_COLOR=1 TERM=xterm', frame);
+        // A dumb terminal: held until the plain periodic line (after ~10 s), long past the spinner's delay.
+        const dumb = await run('TERM=dumb', /user sync: 0\/2 /);
+        for (const ended of [coloured, plain, dumb]) expect(ended.status).toBe('0');
+        // The spinner's frame is drawn in cyan unless NO_COLOR says otherwise.
+        expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+        expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] user sync/);
+        expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
+        // A dumb terminal gets no line redrawn with cursor controls at all, only the plain line.
+        expect(dumb.screen).toMatch(/user sync: 0\/2 ok 0 failed 0/);
+        expect(dumb.screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+        expect(dumb.screen).not.toContain('\u001b[?25l');
+      } finally {
+        await server.close();
+      }
     });
   }, 60_000);
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** Running the built CLI (bin/examctl over dist/) as a user would, for every test that spawns it. */
@@ -24,11 +24,26 @@ export interface Running {
   done: Promise<Finished>;
 }
 
-/** Builds dist/ once when missing (`npm test` builds before vitest; a lone run may not have). */
-export function ensureBuilt(): void {
-  if (!existsSync(DIST_MAIN)) {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+/** The newest modification time under `dir` (ms), over files ending in `suffix`. */
+function newestMtime(dir: string, suffix: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(suffix)) continue;
+    newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
   }
+  return newest;
+}
+
+/**
+ * Builds dist/ when it is missing or older than any file of src/, so that a test spawning the
+ * CLI always runs the current code, also in a lone `vitest run` after an edit. The suite's global
+ * setup (test/support/global-build.ts) calls it once before any worker starts; the calls in test
+ * files then find dist/ current and cost one walk of src/.
+ */
+export function ensureBuilt(): void {
+  const built = existsSync(DIST_MAIN) ? statSync(DIST_MAIN).mtimeMs : 0;
+  if (built > 0 && newestMtime(join(ROOT, 'src'), '.ts') <= built) return;
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 }
 
 /**

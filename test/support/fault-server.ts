@@ -9,6 +9,8 @@ export interface ScriptedReply {
   body?: unknown;
   /** Wait this long before answering (ms). */
   delayMs?: number;
+  /** Answer only once this settles (a test releases it at a marker; one that never settles holds for ever). */
+  hold?: Promise<void>;
   destroy?: boolean;
 }
 
@@ -63,7 +65,9 @@ export async function startFaultServer(): Promise<FaultServer> {
         res.writeHead(reply.status ?? 200, { 'content-type': contentType, ...reply.headers });
         res.end(body);
       };
-      if (reply.delayMs) {
+      if (reply.hold !== undefined) {
+        void reply.hold.then(answer, answer);
+      } else if (reply.delayMs) {
         const timer = setTimeout(() => {
           timers.delete(timer);
           answer();

@@ -8,6 +8,7 @@ import { TransientTargetError } from '../../errors.js';
 import { RunJournalError } from '../../runs/run-errors.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
+import { testSignalFrom, type TestSignal } from './test-signal.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -62,6 +63,7 @@ export async function startJournaling(
   deps: CommandDeps,
 ): Promise<RunJournaling> {
   const { RunJournal, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../../runs/index.js');
+  const testSignal = testSignalFrom(deps.env);
   const resumed = deps.resume;
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
@@ -84,7 +86,7 @@ export async function startJournaling(
         const settled = settleInFlight(record.header.command, record.id, decision, outcome);
         return settled === outcome ? outcome : { ...outcome, status: settled.status, errors: settled.errors };
       },
-    });
+    }, testSignal);
   }
   const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
   let input = null;
@@ -106,12 +108,13 @@ export async function startJournaling(
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
-  return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome });
+  return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
 }
 
 function journaling(
   journal: RunJournal,
   resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, outcome: Outcome): Outcome },
+  testSignal: TestSignal,
 ): RunJournaling {
   let batch: ItemRef[] = [];
   let batchDurable: Promise<void> | undefined;
@@ -132,7 +135,7 @@ function journaling(
         const refs = batch;
         batch = [];
         batchDurable = undefined;
-        return journal.sent(refs);
+        return journal.sent(refs).then(() => testSignal.counted('sent', refs.length));
       });
       return batchDurable;
     },
@@ -141,10 +144,12 @@ function journaling(
       const settled = resume.settle(n, outcome);
       const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
       journal.outcome(settled.action === undefined ? line : { ...line, action: settled.action });
+      testSignal.counted('outcome');
       return settled;
     },
     refused(n, unit, problems) {
       journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });
+      testSignal.counted('outcome');
     },
     unanswered(n, unit, error) {
       unanswered.delete(n);
