@@ -173,7 +173,6 @@ export class ResponseBudgetError extends Error {
 
 /** Headers and body did not arrive within the request timeout, however the server paced them. */
 export class AttemptDeadlineError extends Error {
-  readonly code = 'EXAMCTL_ATTEMPT_DEADLINE';
   constructor(readonly deadlineMs: number) {
     super(`no whole answer within the request timeout (${Math.round(deadlineMs / 1000)}s)`);
     this.name = 'AttemptDeadlineError';

@@ -118,12 +118,12 @@ async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Prom
   return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
 }
 
-/** EXAMCTL_INTERRUPT_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
+/** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
 function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { interruptGraceMs?: number } {
-  const raw = env.EXAMCTL_INTERRUPT_GRACE_MS;
+  const raw = env.EXAMCTL_STOP_GRACE_MS;
   if (raw === undefined || raw.trim() === '') return {};
   const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0) throw new UsageError(`EXAMCTL_INTERRUPT_GRACE_MS: expected a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(ms) || ms < 0) throw new UsageError(`EXAMCTL_STOP_GRACE_MS: expected a whole number of milliseconds, got ${JSON.stringify(raw)}`);
   return { interruptGraceMs: ms };
 }
 
