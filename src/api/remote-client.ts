@@ -23,7 +23,7 @@ import { AttemptDeadlineError, ByteBudget, openDispatcher, requestText, undiciEr
 import { proxyFor, proxySecrets, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import type { ApiResult, CallOptions, IntegrationApi } from './integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
 import { API_PREFIX, checkToken, parseBaseUrl } from './url-policy.js';
 
@@ -178,6 +178,12 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
   let refused: { message: string; status: number } | undefined;
   let closed = false;
+  const retries: RetryCounts = { total: 0, byCause: {} };
+  const noteRetry = (note: RetryNote): void => {
+    retries.total += 1;
+    retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
+    options.onRetry?.(note);
+  };
   const clientSecrets = [options.token, ...proxySecrets(proxy)];
   const redactor = createRedactor(clientSecrets);
 
@@ -232,7 +238,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           // Belt and braces: no library message should carry a header value, but none may carry the token.
           describeFailure: (error) => gate.text(describeNetworkError(error)),
           settle: (answer, lostAttempt) => settle<T>(answer, method, route, payload, lostAttempt, gate),
-          ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+          onRetry: noteRetry,
         },
         limits,
       );
@@ -335,6 +341,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     upsertUser: (request: UserRequest, callOptions?: CallOptions) => call<UserResponseContent>('POST', '/user', request, callOptions),
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${encodeURIComponent(scheduleExtId)}/invigilators`, userExtIds, callOptions),
+    retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
     async close() {
       if (closed) return;
       closed = true;

@@ -64,20 +64,18 @@ export interface RetriedCall<T> {
 
 /**
  * Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined if absent,
- * unreadable, negative, zero or in the past: the normal backoff applies then (a server must not
- * be able to remove the backoff by asking for none).
+ * unreadable, negative or a date in the past: the normal backoff applies then (a malformed
+ * answer must not remove the backoff). `0` is a server's own "retry now", honoured.
  */
 export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const text = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    const ms = Math.round(Number(text) * 1000);
-    return ms > 0 ? ms : undefined;
-  }
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // "-5" is no delta-seconds (and Date.parse would read it as a year long past).
   if (/^[-+]/.test(text)) return undefined;
   const date = Date.parse(text);
-  if (Number.isNaN(date) || date <= nowMs) return undefined;
+  if (Number.isNaN(date) || date < nowMs) return undefined;
   return date - nowMs;
 }
 

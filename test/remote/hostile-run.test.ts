@@ -103,3 +103,23 @@ describe('hostile answers through a whole run', () => {
     });
   });
 });
+
+describe('retries counted', () => {
+  it('the summary and the JSON report say how many requests were retried, and why', async () => {
+    let calls = 0;
+    server = await startHostileServer((_request, res) => {
+      calls += 1;
+      // Two 503s then a timeout-free success for the first record; the others succeed at once.
+      if (calls <= 2) json(res, 503, 'busy', { 'retry-after': '0' });
+      else json(res, 200, { Content: { User: {}, GroupErrors: [] }, Success: true, Errors: null });
+    });
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout) as { summary: { retried: number; retriedByCause: Record<string, number> } };
+      expect(report.summary.retried).toBe(2);
+      expect(report.summary.retriedByCause).toEqual({ 503: 2 });
+      expect(stderr).toContain('retried 2 requests (503: 2)');
+    });
+  });
+});

@@ -111,10 +111,10 @@ describe('tokens', () => {
 });
 
 describe('Retry-After', () => {
-  it('negative, zero or past values fall back to the normal backoff; future ones are honoured', () => {
+  it('negative or past values fall back to the normal backoff; 0 and future ones are honoured', () => {
     const now = Date.parse('2026-11-23T10:00:00Z');
     expect(parseRetryAfter('-5', now)).toBeUndefined();
-    expect(parseRetryAfter('0', now)).toBeUndefined();
+    expect(parseRetryAfter('0', now)).toBe(0);
     expect(parseRetryAfter('Mon, 23 Nov 2026 09:00:00 GMT', now)).toBeUndefined();
     expect(parseRetryAfter('2', now)).toBe(2000);
     expect(parseRetryAfter('Mon, 23 Nov 2026 10:00:05 GMT', now)).toBe(5000);
