@@ -11,7 +11,8 @@
 //     it: hypothesis generates bodies from the served document (its patterns read by Python's re,
 //     as schemathesis reads them), jsonschema checks bodies and answers against the document;
 //  4. lints the served document with Redocly's, Spectral's (spectral:oas) and swagger-cli's
-//     validators, fetched with npx at pinned versions: no error allowed.
+//     validators, fetched with npx at pinned versions: no error allowed;
+//  5. runs the remote tests on undici 8 in a scratch copy (scripts/interop-undici8.mjs).
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -180,6 +181,9 @@ if (!pythonHas()) {
     rmSync(storeDir, { recursive: true, force: true });
   }
 }
+
+// 5. The remote tests on undici 8 (scripts/interop-undici8.mjs).
+failures += (await import('./interop-undici8.mjs')).remoteTestsOnUndici8(root);
 
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);

@@ -55,6 +55,12 @@ export class TargetError extends ExamctlError {
  */
 export class TransientTargetError extends TargetError {}
 
+/**
+ * The request certainly never reached the service (DNS, refused connection, TLS certificate, a
+ * redirect answered before any processing): nothing was applied, so the item is "not sent".
+ */
+export class NeverSentTargetError extends TargetError {}
+
 /** The service refused the token (401/403): retrying without another token is pointless. */
 export class TokenRefusedError extends TargetError {
   constructor(

@@ -13,9 +13,11 @@ interface AlreadyExistsRule {
   route: string;
   code: ProblemCode;
   /**
-   * For a condition the spec leaves unnumbered (Code null), its condition text as the spec
-   * words it: the message must begin with it. A Code-null answer is otherwise any of a dozen
-   * conditions, most of which a retry would meet again without anything having been created.
+   * For a condition the spec leaves unnumbered (Code null), the words of its condition as the
+   * spec gives it: each must appear in the message as a word, in any case, with anything around
+   * them (`Bad request: duplicate ScheduleExtId S-1`); the spec gives the condition, not the
+   * sentence. A Code-null answer is otherwise any of a dozen conditions, most of which a retry
+   * would meet again without anything having been created.
    */
   condition?: string;
   /** Whether the request could meet this answer at all (an upsert never does). */
@@ -34,13 +36,16 @@ const RULES: readonly AlreadyExistsRule[] = [
   },
 ];
 
-function normalised(message: string): string {
-  return message.replace(/\s+/g, ' ').trim().toLowerCase();
+/** The message's words, lower-cased: runs of letters and digits. */
+function wordsOf(message: string): Set<string> {
+  return new Set(message.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
 function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
   if (problem.code !== rule.code) return false;
-  return rule.condition === undefined || normalised(problem.message).startsWith(rule.condition);
+  if (rule.condition === undefined) return true;
+  const words = wordsOf(problem.message);
+  return rule.condition.split(' ').every((word) => words.has(word));
 }
 
 /**

@@ -15,25 +15,81 @@ export function errorsOf(envelope: unknown): Problem[] {
   return problemsFrom(errors, '');
 }
 
-/** Normalises one Errors value (the envelope's, or Content.Errors / GroupErrors) to Problems. */
+/** Bounds on what one answer's Errors can become (issue 22): a hostile answer stays small and is walked without recursion. */
+export const ERROR_LIMITS = { depth: 32, problems: 100, messageChars: 64 * 1024 } as const;
+
+interface Work {
+  value: unknown;
+  prefix: string;
+  /** Inside an array: an object is one error entry whatever its members. */
+  entry: boolean;
+  depth: number;
+}
+
+/**
+ * Normalises one Errors value (the envelope's, or Content.Errors / GroupErrors) to Problems: at
+ * most 100, each message at most 64 KiB, nesting followed 32 levels deep; what was left out is
+ * said by a last problem ("… and N more").
+ */
 export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
-  if (errors === null || errors === undefined) return [];
-  if (typeof errors === 'string') return errors.trim() === '' ? [] : [{ field: fieldPrefix, code: null, message: errors }];
-  if (typeof errors === 'number' || typeof errors === 'boolean') {
-    return [{ field: fieldPrefix, code: null, message: String(errors) }];
-  }
-  if (Array.isArray(errors)) {
-    return errors.flatMap((entry) => entryToProblems(entry, fieldPrefix));
-  }
-  if (typeof errors === 'object') {
-    const objectEntry = errors as Record<string, unknown>;
-    if (looksLikeErrorEntry(objectEntry)) return entryToProblems(objectEntry, fieldPrefix);
+  const problems: Problem[] = [];
+  let more = 0;
+  let tooDeep = false;
+  const emit = (problem: Problem): void => {
+    if (problems.length < ERROR_LIMITS.problems) problems.push(capped(problem));
+    else more += 1;
+  };
+  const stack: Work[] = [{ value: errors, prefix: fieldPrefix, entry: false, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, prefix, entry, depth } = stack.pop() as Work;
+    if (value === null || value === undefined) continue;
+    if (typeof value === 'string') {
+      if (value.trim() !== '') emit({ field: prefix, code: null, message: value });
+      continue;
+    }
+    if (typeof value === 'number' || typeof value === 'boolean') {
+      emit({ field: prefix, code: null, message: String(value) });
+      continue;
+    }
+    if (typeof value !== 'object') continue;
+    if (depth >= ERROR_LIMITS.depth) {
+      tooDeep = true;
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], prefix, entry: true, depth: depth + 1 });
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    if (entry || looksLikeErrorEntry(record)) {
+      emit(entryToProblem(record, prefix));
+      continue;
+    }
     // ASP.NET-style model state: { "Email": ["is invalid"], "FirstName": "required" }.
-    return Object.entries(objectEntry).flatMap(([field, value]) =>
-      problemsFrom(value, joinField(fieldPrefix, field)),
-    );
+    const members = Object.entries(record);
+    for (let i = members.length - 1; i >= 0; i -= 1) {
+      const [field, inner] = members[i] as [string, unknown];
+      stack.push({ value: inner, prefix: joinField(prefix, field), entry: false, depth: depth + 1 });
+    }
   }
-  return [];
+  if (tooDeep) emit({ field: fieldPrefix, code: null, message: `errors nested deeper than ${ERROR_LIMITS.depth} levels were left out` });
+  if (more > 0) problems.push({ field: fieldPrefix, code: null, message: `… and ${more} more` });
+  return problems;
+}
+
+function capped(problem: Problem): Problem {
+  if (problem.message.length <= ERROR_LIMITS.messageChars) return problem;
+  return { ...problem, message: `${problem.message.slice(0, ERROR_LIMITS.messageChars)}…` };
+}
+
+/** JSON of a member for a message; a value JSON cannot write (too deep) is named, not thrown. */
+function jsonOf(value: unknown): string {
+  try {
+    const text = JSON.stringify(value);
+    return text.length > ERROR_LIMITS.messageChars ? text.slice(0, ERROR_LIMITS.messageChars) : text;
+  } catch {
+    return '(an error entry too deeply nested to show)';
+  }
 }
 
 const CODE_KEYS = ['Code', 'code', 'ErrorCode', 'errorCode'] as const;
@@ -45,11 +101,7 @@ function looksLikeErrorEntry(entry: Record<string, unknown>): boolean {
   return [...CODE_KEYS, ...MESSAGE_KEYS].some((key) => key in entry);
 }
 
-function entryToProblems(entry: unknown, fieldPrefix: string): Problem[] {
-  if (entry === null || entry === undefined) return [];
-  if (typeof entry !== 'object') return problemsFrom(entry, fieldPrefix);
-  if (Array.isArray(entry)) return entry.flatMap((inner) => entryToProblems(inner, fieldPrefix));
-  const record = entry as Record<string, unknown>;
+function entryToProblem(record: Record<string, unknown>, fieldPrefix: string): Problem {
   const code = pickCode(record);
   const message = pickMessage(record);
   const field = pickString(record, FIELD_KEYS);
@@ -57,10 +109,10 @@ function entryToProblems(entry: unknown, fieldPrefix: string): Problem[] {
   const problem: Problem = {
     field: joinField(fieldPrefix, field ?? ''),
     code,
-    message: message ?? (id !== undefined ? `error for ${id}` : JSON.stringify(record)),
+    message: message ?? (id !== undefined ? `error for ${id}` : jsonOf(record)),
   };
   if (id !== undefined && message !== undefined && !message.includes(id)) problem.message = `${id}: ${message}`;
-  return [problem];
+  return problem;
 }
 
 function pickCode(record: Record<string, unknown>): ProblemCode {
@@ -76,7 +128,7 @@ function pickMessage(record: Record<string, unknown>): string | undefined {
   for (const key of MESSAGE_KEYS) {
     const value = record[key];
     if (typeof value === 'string' && value.trim() !== '') return value;
-    if (value !== null && typeof value === 'object') return JSON.stringify(value);
+    if (value !== null && typeof value === 'object') return jsonOf(value);
   }
   return undefined;
 }

@@ -27,10 +27,11 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   const envelope = body;
   if (!('Content' in envelope)) envelope.Content = 'content' in body ? body.content : null;
   if (!('Errors' in envelope)) envelope.Errors = 'errors' in body ? body.errors : null;
-  if (typeof envelope.Success !== 'boolean') {
-    envelope.Success =
-      typeof body.success === 'boolean' ? body.success : status >= 200 && status < 300 && errorsOf(envelope).length === 0;
-  }
+  // Success is true only as the boolean true ({"Success":"false"} is not a success); only an
+  // envelope without the member at all has it derived from the status and Errors.
+  if ('Success' in body) envelope.Success = body.Success === true;
+  else if ('success' in body) envelope.Success = body.success === true;
+  else envelope.Success = status >= 200 && status < 300 && errorsOf(envelope).length === 0;
   return envelope as unknown as Envelope<T>;
 }
 
@@ -39,10 +40,37 @@ export function failureEnvelope<T>(message: string): Envelope<T> {
   return { Content: null, Success: false, Errors: [{ Code: null, Message: message }] };
 }
 
-/** A body (an HTML error page, a proxy's text) flattened to at most 200 characters for a message. */
-export function bodySnippet(text: string): string {
-  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
+/** How much of a non-envelope body is looked at for a message: a bounded prefix, whatever the body's size. */
+const SNIPPET_SCAN_CHARS = 64 * 1024;
+const SNIPPET_CHARS = 200;
+
+/**
+ * A body (an HTML error page, a proxy's text) flattened to at most 200 characters for a message.
+ * One pass over a bounded prefix (a megabyte of `<` costs what 64 KiB costs); `redact` runs on the
+ * raw prefix and again on the flattened text (stripping tags may join a secret's pieces), and
+ * always before the cut, so the cut can never leave a secret's head behind.
+ */
+export function bodySnippet(text: string, redact: (text: string) => string = (value) => value): string {
+  const prefix = redact(text.length > SNIPPET_SCAN_CHARS ? text.slice(0, SNIPPET_SCAN_CHARS) : text);
+  const flat = redact(collapseSpace(stripTags(prefix)));
+  return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}...` : flat;
+}
+
+/** `<...>` replaced by a space, in one pass: an unclosed `<` (no `>` after it) is kept as text. */
+function stripTags(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let open = text.indexOf('<'); open >= 0; open = text.indexOf('<', from)) {
+    const close = text.indexOf('>', open + 1);
+    if (close < 0) break; // no `>` anywhere after: the rest has no tag
+    out += `${text.slice(from, open)} `;
+    from = close + 1;
+  }
+  return out + text.slice(from);
+}
+
+function collapseSpace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 export function headerValue(headers: ResponseHeaders, name: string): string | undefined {

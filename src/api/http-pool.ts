@@ -1,24 +1,29 @@
 /**
- * undici's connection pool without undici's index. The index loads every dispatcher, the mocks,
- * the caches and the web (fetch, cookies) layer, which in turn loads Node's own bundled undici:
- * about 130 ms of start-up (measured: `require('undici')` 0.17 s over an empty node, these three
- * modules 0.04 s) for a run that needs one Pool. The index's only addition to a Pool is
- * `Object.assign(Dispatcher.prototype, api)`; `request` below is that same function, called with
- * the pool as `this`. These are undici's internal paths, so package.json pins undici's version
- * exactly; the remote tests (test/remote/) exercise every one of them.
+ * examctl's use of undici, through its public API only (the package index), with the handler
+ * hooks undici 7 and 8 both have (`onRequestStart`, `onResponseStart`, `onResponseData`,
+ * `onResponseEnd`, `onResponseError`). One place owns what an attempt may cost: the whole-attempt
+ * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
-import type { Dispatcher, Pool as PoolType, errors as ErrorsType } from 'undici';
-import PoolClass from 'undici/lib/dispatcher/pool.js';
-import requestOnDispatcher from 'undici/lib/api/api-request.js';
-import errorClasses from 'undici/lib/core/errors.js';
+import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 
-export type Pool = PoolType;
-export const Pool: typeof PoolType = PoolClass;
-export const undiciErrors: typeof ErrorsType = errorClasses;
+export { Pool };
+export const undiciErrors = errors;
 
-/** `pool.request(options)` of undici's index. */
-export function request(pool: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
-  return requestOnDispatcher.call(pool, options);
+export interface DispatcherOptions {
+  connections: number;
+  connectTimeout: number;
+  headersTimeout: number;
+  bodyTimeout: number;
+  pipelining?: number;
+  /** The proxy to go through (`proxyFor`), credentials in its URL; undefined: direct. */
+  proxy?: string | undefined;
+}
+
+/** A keep-alive pool to `origin`, or a proxy agent tunnelling (CONNECT) to it through `proxy`. */
+export function openDispatcher(origin: string, options: DispatcherOptions): Dispatcher {
+  const { proxy, ...poolOptions } = options;
+  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, ...poolOptions });
+  return new Pool(origin, poolOptions);
 }
 
 /** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */
@@ -29,50 +34,124 @@ export interface TextResponse {
 }
 
 /**
+ * Bytes of answers held at once by all of a run's requests together: a server answering every
+ * request of a `--concurrency 32` run without end is cut by this, not by 32 times the
+ * per-answer cut. Synchronous bookkeeping: undici delivers chunks on the one thread.
+ */
+export class ByteBudget {
+  private used = 0;
+  constructor(readonly limit: number) {}
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+  get held(): number {
+    return this.used;
+  }
+}
+
+export interface AttemptLimits {
+  /** One answer larger than this fails the attempt (bytes). */
+  maxBytes?: number;
+  /** Headers and whole body within this (ms), however slowly the server trickles it. */
+  deadlineMs?: number;
+  /** Shared by every request of the client. */
+  budget?: ByteBudget;
+  /** Aborted: the request is dropped at once and rejects with the signal's reason. */
+  abandon?: AbortSignal;
+}
+
+/**
  * One request whose answer is read whole, as `request` then `body.text()` would read it (a
  * UTF-8 BOM dropped), but without the response stream in between: undici hands the chunks to
  * this handler directly. The stream (a Readable per response, its buffering and the consume
  * machinery) cost more CPU per request than the rest of examctl's client together.
  */
-export function requestText(pool: Dispatcher, options: Dispatcher.DispatchOptions, maxBytes = Number.POSITIVE_INFINITY): Promise<TextResponse> {
+export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
+  const maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
+  const { budget, abandon } = limits;
   return new Promise<TextResponse>((resolve, reject) => {
     let statusCode = 0;
     let headers: TextResponse['headers'] = {};
     let chunks: Buffer[] = [];
     let length = 0;
-    let abort: ((reason?: Error) => void) | undefined;
-    pool.dispatch(options, {
-      onConnect(abortRequest) {
-        abort = abortRequest;
+    let controller: Dispatcher.DispatchController | undefined;
+    let stopped: Error | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+      abandon?.removeEventListener('abort', onAbandon);
+      budget?.give(length);
+      chunks = [];
+    };
+    // The request is dropped and the promise rejected at once; the controller may come later
+    // (still connecting), so the stop is kept and applied when it does.
+    const stop = (reason: Error): void => {
+      if (stopped !== undefined) return;
+      stopped = reason;
+      controller?.abort(reason);
+      settle();
+      reject(reason);
+    };
+    const onAbandon = (): void => stop(abandon?.reason instanceof Error ? abandon.reason : new Error('request abandoned'));
+    if (abandon?.aborted) {
+      reject(abandon.reason instanceof Error ? abandon.reason : new Error('request abandoned'));
+      return;
+    }
+    abandon?.addEventListener('abort', onAbandon, { once: true });
+    if (limits.deadlineMs !== undefined) {
+      timer = setTimeout(() => stop(new AttemptDeadlineError(limits.deadlineMs as number)), limits.deadlineMs);
+      timer.unref?.();
+    }
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(requestController) {
+        controller = requestController;
+        if (stopped !== undefined) requestController.abort(stopped);
       },
-      onHeaders(status, rawHeaders) {
+      onResponseStart(_controller, status, responseHeaders) {
         // 1xx (100 Continue, 103 Early Hints) precede the real answer.
-        if (status < 200) return true;
+        if (status < 200) return;
         statusCode = status;
-        headers = headersOf(rawHeaders);
-        return true;
+        headers = responseHeaders as TextResponse['headers'];
       },
-      onData(chunk) {
-        length += chunk.length;
-        if (length > maxBytes) {
+      onResponseData(requestController, chunk) {
+        if (stopped !== undefined) return;
+        if (length + chunk.length > maxBytes) {
           // A server that answers without end must not fill examctl's memory: the connection is dropped.
-          chunks = [];
-          abort?.(new ResponseTooLargeError(maxBytes));
-          return false;
+          stop(new ResponseTooLargeError(maxBytes));
+          return;
         }
+        if (budget !== undefined && !budget.take(chunk.length)) {
+          stop(new ResponseBudgetError(budget.limit));
+          return;
+        }
+        length += chunk.length;
         chunks.push(chunk);
-        return true;
+        void requestController;
       },
-      onComplete() {
+      onResponseEnd() {
+        if (stopped !== undefined) return;
         const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
-        chunks = [];
+        settle();
         const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
         resolve({ statusCode, headers, text: body.toString('utf8', start) });
       },
-      onError(error) {
+      onResponseError(_controller, error) {
+        if (stopped !== undefined) return;
+        stopped = error;
+        settle();
         reject(error);
       },
-    });
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      stop(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 }
 
@@ -84,14 +163,18 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/** Raw header pairs as undici's parseHeaders makes them; no prototype, so any name is just a name. */
-function headersOf(raw: Buffer[]): TextResponse['headers'] {
-  const headers: TextResponse['headers'] = Object.create(null) as TextResponse['headers'];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as Buffer).toString('latin1').toLowerCase();
-    const value = (raw[i + 1] as Buffer).toString('latin1');
-    const seen = headers[name];
-    headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+/** The answers in flight together passed the run's budget. */
+export class ResponseBudgetError extends Error {
+  constructor(readonly limit: number) {
+    super(`the answers in flight together passed ${Math.round(limit / (1024 * 1024))} MiB; this answer was dropped`);
+    this.name = 'ResponseBudgetError';
   }
-  return headers;
+}
+
+/** Headers and body did not arrive within the request timeout, however the server paced them. */
+export class AttemptDeadlineError extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`no whole answer within the request timeout (${Math.round(deadlineMs / 1000)}s)`);
+    this.name = 'AttemptDeadlineError';
+  }
 }

@@ -49,6 +49,11 @@ export interface CallOptions {
  * went wrong). They reject with a `TargetError` (src/errors.ts) only when the target
  * itself cannot be used: 403, network failure or 5xx after retries, store locked/unreadable.
  */
+export interface RetryCounts {
+  total: number;
+  byCause: Record<string, number>;
+}
+
 export interface IntegrationApi {
   /** POST /schedule. Content: the schedule external id. */
   createSchedule(request: ScheduleRequest, options?: CallOptions): Promise<ApiResult<string>>;
@@ -66,4 +71,6 @@ export interface IntegrationApi {
   ): Promise<ApiResult<InvigilatorsResponseContent>>;
   /** Release what the target holds (connections, store lock, file handles). */
   close(): Promise<void>;
+  /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
+  retryCounts?(): RetryCounts;
 }

@@ -13,16 +13,19 @@ import type {
   UserRequest,
   UserResponseContent,
 } from '../domain/types.js';
-import { TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
+import { NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
+import { systemErrorCode, systemErrorWords } from '../cli/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
-import { bodySnippet, contentTypeOf, failureEnvelope, readEnvelope } from './envelope-reader.js';
+import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { Pool, requestText, undiciErrors } from './http-pool.js';
+import { AttemptDeadlineError, ByteBudget, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { proxyFor, proxySecrets, type ProxyEnv } from './proxy-env.js';
+import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import type { ApiResult, CallOptions, IntegrationApi } from './integration-api.js';
-import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
-import { checkToken, parseBaseUrl } from './url-policy.js';
+import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
+import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
+import { API_PREFIX, checkToken, parseBaseUrl } from './url-policy.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -35,10 +38,21 @@ export interface RemoteClientOptions {
   rate?: number;
   /** TCP/TLS connect timeout (ms). Default 10 000. */
   connectTimeoutMs?: number;
-  /** Wait for the response headers, then between body chunks (ms). Default 60 000. */
+  /** The whole attempt, headers and body, however slowly they come (ms). Default 60 000. */
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
   maxResponseBytes?: number;
+  /** Bytes of answers held at once by all requests together. Default 256 MiB. */
+  responseBudgetBytes?: number;
+  /**
+   * After `signal` aborts, requests already on the wire get this long to answer (ms), then are
+   * abandoned (their answer lost: they may have been applied). Default 10 000.
+   */
+  interruptGraceMs?: number;
+  /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
+  env?: ProxyEnv;
+  /** Told of every retry and its cause (for the run's summary). */
+  onRetry?: (note: RetryNote) => void;
   /** Attempts per call, the first included. Default 5. */
   maxAttempts?: number;
   /** No retry is started once this much time has passed since the call began (ms). Default 120 000. */
@@ -70,21 +84,45 @@ export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** All answers held at once, whatever --concurrency: four of the largest answers. */
+export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
-function isConnectFailure(error: unknown): boolean {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return true;
-  const code = (error as { code?: unknown }).code;
-  return code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
+/** Failures before any byte of the request could reach the service. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** TLS certificate refusals: the same at every attempt, so never retried. */
+function isCertificateFailure(code: string | undefined): boolean {
+  return code !== undefined && (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.startsWith('UNABLE_TO_'));
 }
 
+/** The failure's code (undici wraps a system error in `cause`). */
+function codeOf(error: unknown): string | undefined {
+  if (error instanceof undiciErrors.ConnectTimeoutError) return 'UND_ERR_CONNECT_TIMEOUT';
+  return systemErrorCode(error);
+}
+
+/** True when the request certainly never reached the service: connect, DNS or TLS failed. */
+export function neverSent(error: unknown): boolean {
+  const code = codeOf(error);
+  return code !== undefined && (NEVER_SENT_CODES.has(code) || isCertificateFailure(code));
+}
+
+/** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */
+function permanent(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === 'ENOTFOUND' || isCertificateFailure(code);
+}
+
+/** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
 export function describeNetworkError(error: Error): string {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return 'connect timeout';
+  if (error instanceof AttemptDeadlineError) return error.message;
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
-  const code = (error as { code?: unknown }).code;
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  const causeCode = cause && typeof cause === 'object' ? cause.code : undefined;
-  const shown = typeof causeCode === 'string' ? causeCode : typeof code === 'string' && !code.startsWith('UND_ERR') ? code : undefined;
+  const code = codeOf(error);
+  const words = code === undefined ? undefined : systemErrorWords(code);
+  if (words !== undefined) return `${words} (${code})`;
+  const shown = code !== undefined && !code.startsWith('UND_ERR') ? code : undefined;
   return shown ? `${shown} (${error.message})` : error.message;
 }
 
@@ -108,13 +146,28 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     now,
   };
 
-  const pool = new Pool(origin, {
+  const proxy = proxyFor(origin, options.env ?? process.env);
+  const pool = openDispatcher(origin, {
     connections: concurrency,
     connectTimeout: options.connectTimeoutMs ?? 10_000,
     headersTimeout: requestTimeoutMs,
     bodyTimeout: requestTimeoutMs,
     pipelining: 1,
+    proxy,
   });
+  const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
+  // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
+  const abandon = new AbortController();
+  let graceTimer: NodeJS.Timeout | undefined;
+  const startGrace = (): void => {
+    graceTimer ??= setTimeout(
+      () => abandon.abort(new Error(`abandoned ${Math.round((options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS) / 1000)}s after the interrupt: answer lost, may have been applied`)),
+      options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+    );
+    graceTimer.unref?.();
+  };
+  if (options.signal?.aborted) startGrace();
+  else options.signal?.addEventListener('abort', startGrace, { once: true });
   const limiter = new Limiter(concurrency);
   const rateGate = options.rate !== undefined && options.rate > 0 ? new RateGate(options.rate, now, sleep) : undefined;
   const headers = {
@@ -125,24 +178,37 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
   let refused: { message: string; status: number } | undefined;
   let closed = false;
-  const redact = (text: string): string => text.split(options.token).join('[redacted]');
+  const retries: RetryCounts = { total: 0, byCause: {} };
+  const noteRetry = (note: RetryNote): void => {
+    retries.total += 1;
+    retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
+    options.onRetry?.(note);
+  };
+  const clientSecrets = [options.token, ...proxySecrets(proxy)];
+  const redactor = createRedactor(clientSecrets);
 
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
-  // the wire is let finish (its outcome is known and reported); only waits are cut short.
+  // the wire is let finish within the grace (its outcome is known and reported); only waits are
+  // cut short at once.
   async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
     try {
-      const response = await requestText(pool, {
-        method,
-        path,
-        headers,
-        body: body ?? null,
-        // Retries are ours (with backoff and the lost-attempt note), never undici's.
-        idempotent: false,
-      }, maxResponseBytes);
+      const response = await requestText(
+        pool,
+        {
+          origin,
+          method,
+          path,
+          headers,
+          body: body ?? null,
+          // Retries are ours (with backoff and the lost-attempt note), never undici's.
+          idempotent: false,
+        },
+        { maxBytes: maxResponseBytes, deadlineMs: requestTimeoutMs, budget, abandon: abandon.signal },
+      );
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
-      return { kind: 'network', error: err, mayHaveBeenReceived: !isConnectFailure(err) };
+      return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
     }
   }
 
@@ -153,6 +219,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
+    // The gate for this call: the client's secrets and the record's own (Password, PIN).
+    const gate = withRecordSecrets(clientSecrets, payload);
 
     await limiter.acquire(signal);
     try {
@@ -168,8 +236,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           },
           attempt: () => attemptOnce(method, path, body),
           // Belt and braces: no library message should carry a header value, but none may carry the token.
-          describeFailure: (error) => redact(describeNetworkError(error)),
-          settle: (answer, lostAttempt) => settle<T>(answer, method, route, payload, lostAttempt),
+          describeFailure: (error) => gate.text(describeNetworkError(error)),
+          settle: (answer, lostAttempt) => settle<T>(answer, method, route, payload, lostAttempt, gate),
+          onRetry: noteRetry,
         },
         limits,
       );
@@ -179,7 +248,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   /** An answer that is not retried: the record's result, or the end of the target. */
-  function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined): ApiResult<T> {
+  function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
+    if (answer.status >= 300 && answer.status < 400) throw redirected(answer, method, route, gate);
     const policy = statusPolicy(answer.status);
     if (policy === 'refused') {
       refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
@@ -187,23 +257,54 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
     if (policy === 'target') {
       // A 5xx: the service may have applied the request before it failed.
-      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer)}`);
+      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer, gate)}`);
     }
-    return toResult<T>(answer, method, route, payload, lostAttempt);
+    return toResult<T>(answer, method, route, payload, lostAttempt, gate);
   }
 
-  function serverSays(answer: HttpAnswer): string {
+  /**
+   * Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
+   * turned GET applies nothing); the run stops at the first one, naming where to point examctl.
+   */
+  function redirected(answer: HttpAnswer, method: Method, route: string, gate: Redactor): TargetError {
+    const location = headerValue(answer.headers, 'location');
+    const status = `${describeStatus(answer.status)} (${answer.status})`;
+    if (location === undefined || location.trim() === '') {
+      return new NeverSentTargetError(`${host}: ${method} ${route} answered a redirect ${status} without a Location; examctl follows no redirect: check --base-url`);
+    }
+    let target: URL | undefined;
+    try {
+      target = new URL(location.trim(), `${origin}${pathPrefix}${route}`);
+    } catch {
+      target = undefined;
+    }
+    const shown = gate.text(target?.href ?? location).slice(0, 300);
+    let advice = 'check --base-url';
+    if (target !== undefined) {
+      const suffix = `${API_PREFIX}${route}`;
+      const at = target.pathname.indexOf(API_PREFIX);
+      const base = target.pathname.endsWith(suffix) || at >= 0 ? `${target.origin}${target.pathname.slice(0, at >= 0 ? at : 0)}` : target.origin;
+      advice = `set --base-url to ${gate.text(base.replace(/\/+$/, ''))}`;
+    }
+    return new NeverSentTargetError(
+      `${host}: ${method} ${route} answered ${status} to ${shown}: examctl follows no redirect (the token would go along); ${advice}`,
+    );
+  }
+
+  function serverSays(answer: HttpAnswer, gate: Redactor): string {
     const envelope = readEnvelope(answer.text, answer.status);
     if (envelope) {
-      const messages = errorsOf(envelope).map((problem) => problem.message);
-      if (messages.length > 0) return redact(`: ${messages.join('; ')}`);
+      const messages = errorsOf(gate.deep(envelope)).map((problem) => problem.message);
+      if (messages.length > 0) return gate.text(`: ${messages.join('; ')}`);
     }
-    const snippet = bodySnippet(answer.text);
-    return snippet === '' ? '' : redact(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
+    const snippet = bodySnippet(answer.text, gate.text);
+    return snippet === '' ? '' : gate.text(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
   }
 
-  function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined): ApiResult<T> {
-    const envelope = readEnvelope<T>(answer.text, answer.status);
+  function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
+    const read = readEnvelope<T>(answer.text, answer.status);
+    // The gate before any sink: every string of the answer (messages, member names, content).
+    const envelope = read === undefined ? undefined : gate.deep(read);
     if (!envelope) {
       if (isEndpointMismatch(answer.status)) {
         throw new TargetError(
@@ -214,13 +315,13 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       if (answer.status >= 200 && answer.status < 300) {
         throw new TargetError(
           `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
-            `(${contentTypeOf(answer.headers)}${answer.text.trim() === '' ? ', empty' : `: ${redact(bodySnippet(answer.text))}`}): is the base URL the integration API?`,
+            `(${contentTypeOf(answer.headers)}${!/\S/.test(answer.text) ? ', empty' : `: ${bodySnippet(answer.text, gate.text)}`}): is the base URL the integration API?`,
         );
       }
-      const snippet = bodySnippet(answer.text);
+      const snippet = bodySnippet(answer.text, gate.text);
       return {
         status: answer.status,
-        envelope: failureEnvelope<T>(redact(`${describeStatus(answer.status)} (${answer.status})${snippet === '' ? '' : `: ${snippet}`}`)),
+        envelope: failureEnvelope<T>(gate.text(`${describeStatus(answer.status)} (${answer.status})${snippet === '' ? '' : `: ${snippet}`}`)),
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
@@ -240,9 +341,20 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     upsertUser: (request: UserRequest, callOptions?: CallOptions) => call<UserResponseContent>('POST', '/user', request, callOptions),
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${encodeURIComponent(scheduleExtId)}/invigilators`, userExtIds, callOptions),
+    retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
     async close() {
       if (closed) return;
       closed = true;
+      options.signal?.removeEventListener('abort', startGrace);
+      // Interrupted: what is still on the wire has its grace, then is dropped; close waits no longer.
+      if (options.signal?.aborted) {
+        startGrace();
+        await Promise.race([pool.close(), new Promise<void>((resolve) => abandon.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+        if (graceTimer !== undefined) clearTimeout(graceTimer);
+        await pool.destroy().catch(() => undefined);
+        return;
+      }
+      if (graceTimer !== undefined) clearTimeout(graceTimer);
       await pool.close();
     },
   };

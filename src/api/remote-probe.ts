@@ -3,15 +3,17 @@
  * flow control, so a health check answers quickly instead of retrying like a run.
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
-import { Pool, request } from './http-pool.js';
+import { openDispatcher, requestText } from './http-pool.js';
+import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
+import { createRedactor } from './redaction.js';
 import type { Envelope } from '../domain/envelope.js';
 import { describeNetworkError, USER_AGENT } from './remote-client.js';
-import { parseBaseUrl } from './url-policy.js';
+import { checkToken, parseBaseUrl } from './url-policy.js';
 
 /** What one probe request got: an answer (any status), or why none came. */
 export type ProbeAnswer =
-  | { kind: 'answered'; path: string; status: number; envelope: Envelope<unknown> | undefined; date: string | undefined; sentAt: number; receivedAt: number }
-  | { kind: 'unreachable'; path: string; reason: string };
+  | { kind: 'answered'; path: string; status: number; envelope: Envelope<unknown> | undefined; date: string | undefined; sentAt: number; receivedAt: number; proxy?: string }
+  | { kind: 'unreachable'; path: string; reason: string; proxy?: string };
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -22,6 +24,8 @@ export interface ProbeOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   now?: () => number;
+  /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
+  env?: ProxyEnv;
 }
 
 /**
@@ -35,29 +39,38 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   const now = options.now ?? Date.now;
   const { token } = options;
   const fullPath = `${pathPrefix}${path}`;
-  const pool = new Pool(origin, { connections: 1, connectTimeout: timeout, headersTimeout: timeout, bodyTimeout: timeout });
+  if (token !== undefined) checkToken(token);
+  const proxy = proxyFor(origin, options.env ?? process.env);
+  // "via proxy http://host:port": the proxy's address without its credentials.
+  const via = proxy === undefined ? {} : { proxy: shownProxy(proxy) };
+  const pool = openDispatcher(origin, { connections: 1, connectTimeout: timeout, headersTimeout: timeout, bodyTimeout: timeout, proxy });
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
   if (token !== undefined) headers.authorization = `EAPI ${token}`;
-  const redact = (text: string): string => (token === undefined ? text : text.split(token).join('[redacted]'));
+  // The same gate as a run's: a service that echoes the token must not get it printed.
+  const gate = createRedactor([token, ...proxySecrets(proxy)]);
   try {
     const sentAt = now();
     let response;
     try {
-      response = await request(pool, { method: 'GET', path: fullPath, headers, signal: options.signal });
+      response = await requestText(
+        pool,
+        { origin, method: 'GET', path: fullPath, headers },
+        { deadlineMs: timeout, maxBytes: 16 * 1024 * 1024, ...(options.signal ? { abandon: options.signal } : {}) },
+      );
     } catch (error) {
-      return { kind: 'unreachable', path: fullPath, reason: redact(error instanceof Error ? describeNetworkError(error) : String(error)) };
+      return { kind: 'unreachable', path: fullPath, reason: gate.text(error instanceof Error ? describeNetworkError(error) : String(error)), ...via };
     }
-    // A service that echoes the token in an error message must not get it printed.
-    const text = redact(await response.body.text());
     const receivedAt = now();
+    const envelope = readEnvelope<unknown>(response.text, response.statusCode);
     return {
       kind: 'answered',
       path: fullPath,
       status: response.statusCode,
-      envelope: readEnvelope<unknown>(text, response.statusCode),
+      envelope: envelope === undefined ? undefined : gate.deep(envelope),
       date: headerValue(response.headers, 'date'),
       sentAt,
       receivedAt,
+      ...via,
     };
   } finally {
     await pool.close();

@@ -3,7 +3,7 @@
  * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
  * time. It also remembers whether an earlier attempt may have reached the service unanswered.
  */
-import { TransientTargetError } from '../errors.js';
+import { NeverSentTargetError, TransientTargetError } from '../errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ResponseHeaders } from './envelope-reader.js';
@@ -18,8 +18,16 @@ export interface HttpAnswer {
 export interface NetworkFailure {
   kind: 'network';
   error: Error;
-  /** False when the request certainly never reached the server (connect failed). */
+  /** False when the request certainly never reached the server (DNS, connect or TLS failed). */
   mayHaveBeenReceived: boolean;
+  /** The same failure would meet every attempt (a refused certificate, an unknown host): not retried. */
+  permanent?: boolean;
+}
+
+/** One retry, for the run's count of retries by cause. */
+export interface RetryNote {
+  /** A short cause: the status (`503`), `network` or `timeout`. */
+  cause: string;
 }
 
 export interface RetryLimits {
@@ -50,17 +58,25 @@ export interface RetriedCall<T> {
    * `lostAttempt`: why an earlier attempt may have reached the service without its answer reaching us.
    */
   settle(answer: HttpAnswer, lostAttempt: string | undefined): T;
+  /** Told before each retry's wait. */
+  onRetry?: (note: RetryNote) => void;
 }
 
-/** Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined if absent or unreadable. */
+/**
+ * Parses Retry-After (delta-seconds or an HTTP date) into ms from `nowMs`; undefined if absent,
+ * unreadable, negative or a date in the past: the normal backoff applies then (a malformed
+ * answer must not remove the backoff). `0` is a server's own "retry now", honoured.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // "-5" is no delta-seconds (and Date.parse would read it as a year long past).
+  if (/^[-+]/.test(text)) return undefined;
   const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+  if (Number.isNaN(date) || date < nowMs) return undefined;
+  return date - nowMs;
 }
 
 /** Full jitter: a random wait below a ceiling that doubles per attempt, up to `backoffMaxMs`. */
@@ -73,6 +89,8 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
   const { now } = limits;
   const started = now();
   let lostAttempt: string | undefined;
+  // Every attempt so far certainly never reached the service: nothing was sent.
+  let nothingSent = true;
   for (let attempt = 1; ; attempt += 1) {
     await call.beforeAttempt();
     const attemptStarted = now();
@@ -82,11 +100,21 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
 
     let retryReason: string;
     let retryAfterMs: number | undefined;
+    let cause: string;
     if (outcome.kind === 'network') {
       retryReason = call.describeFailure(outcome.error);
       call.debug?.(`${call.debugLabel} ${retryReason} ${ms}ms attempt ${attempt}`);
-      if (outcome.mayHaveBeenReceived) lostAttempt = retryReason;
+      if (outcome.mayHaveBeenReceived) {
+        lostAttempt = retryReason;
+        nothingSent = false;
+      }
+      cause = /timeout|within the request timeout|stalled/i.test(retryReason) ? 'timeout' : 'network';
+      if (outcome.permanent === true) {
+        throw new NeverSentTargetError(`${call.errorLabel}: ${retryReason}; nothing was sent`);
+      }
     } else {
+      nothingSent = false;
+      cause = String(outcome.status);
       call.debug?.(`${call.debugLabel} ${outcome.status} ${ms}ms attempt ${attempt}`);
       if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
       retryReason = `${describeStatus(outcome.status)} (${outcome.status})`;
@@ -99,6 +127,11 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
     if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
       const asked =
         retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s)` : '';
+      if (nothingSent) {
+        throw new NeverSentTargetError(
+          `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${Math.round(elapsed / 1000)}s: ${retryReason}; nothing was sent`,
+        );
+      }
       throw new TransientTargetError(
         `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
           `in ${Math.round(elapsed / 1000)}s: ${retryReason}${asked}`,
@@ -106,6 +139,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
     }
     if (call.signal?.aborted) throw interrupted();
     call.debug?.(`${call.debugLabel} retrying in ${delay}ms (${retryReason})`);
+    call.onRetry?.({ cause });
     await limits.sleep(delay, call.signal);
   }
 }

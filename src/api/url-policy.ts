@@ -56,9 +56,20 @@ export function isLoopbackHost(hostname: string): boolean {
   return ipaddr.process(host).range() === 'loopback';
 }
 
-/** A token goes in one header line: empty or multi-line tokens are refused before any request. */
+/**
+ * A token goes in one header line as visible ASCII: empty, multi-line tokens or any other
+ * character (`€`, a control character) are refused before any request, without echoing it
+ * (undici would refuse the header and the run would retry it as a network failure).
+ */
 export function checkToken(token: string): void {
   if (token.trim() === '' || /[\r\n]/.test(token)) {
     throw new UsageError('the token is empty or spans several lines; check EXAMCTL_TOKEN, --token-file or the profile');
+  }
+  const bad = /[^\x21-\x7e]/.exec(token.trim());
+  if (bad !== null) {
+    throw new UsageError(
+      `the token holds a character outside visible ASCII (at position ${bad.index + 1}, not shown); ` +
+        'check EXAMCTL_TOKEN, --token-file or the profile (a copy from a document may have added one)',
+    );
   }
 }

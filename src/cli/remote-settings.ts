@@ -99,6 +99,14 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
   if (target.token !== undefined && target.tokenSource !== undefined && /[\r\n]/.test(target.token)) {
     throw new UsageError(`the token from ${describeSource(target.tokenSource)} spans several lines`);
   }
+  // Checked where the source is known, for every source alike; the token itself is never shown.
+  const bad = target.token === undefined ? -1 : target.token.search(/[^\x21-\x7e]/);
+  if (bad >= 0 && target.tokenSource !== undefined) {
+    throw new UsageError(
+      `the token from ${describeSource(target.tokenSource)} holds a character outside visible ASCII (at position ${bad + 1}, not shown); ` +
+        'a token is letters, digits and punctuation only (a copy from a document may have added one)',
+    );
+  }
   return target;
 }
 

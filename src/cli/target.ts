@@ -118,6 +118,15 @@ async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Prom
   return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
 }
 
+/** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
+function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { interruptGraceMs?: number } {
+  const raw = env.EXAMCTL_STOP_GRACE_MS;
+  if (raw === undefined || raw.trim() === '') return {};
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0) throw new UsageError(`EXAMCTL_STOP_GRACE_MS: expected a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  return { interruptGraceMs: ms };
+}
+
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`warning: ${warning}\n`);
   const { baseUrl, token } = settings;
@@ -144,8 +153,10 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           concurrency,
           rate: options.rate ?? settings.rate,
           allowInsecureHttp,
-          // Ctrl-C cuts backoff and rate waits short; requests already on the wire still finish.
+          // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,
+          env: deps.env,
+          ...interruptGrace(deps.env),
           debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
         });
       },
@@ -155,7 +166,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
-        return probeRemote({ baseUrl, allowInsecureHttp, now, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
+        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
       },
     },
   };

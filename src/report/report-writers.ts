@@ -321,7 +321,7 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...this.plan.lines(), ...this.shown];
+    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...retriedLine(summary), ...this.plan.lines(), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     const reportFile = this.extras.reportFile?.();
     if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);
@@ -335,6 +335,16 @@ export class HumanSummaryWriter implements ReportSink {
     if (reportFile !== undefined) lines.push(`report written to ${reportFile}`);
     await this.out.write(`${lines.join('\n')}\n`);
   }
+}
+
+/** `retried 7 requests (503: 5, timeout: 2)`: retries are otherwise silent; none, no line. */
+function retriedLine(summary: ReportSummary): string[] {
+  if (summary.retried === undefined || summary.retried === 0) return [];
+  const causes = Object.entries(summary.retriedByCause ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .map(([cause, count]) => `${cause}: ${formatCount(count)}`)
+    .join(', ');
+  return [`retried ${formatCount(summary.retried)} ${summary.retried === 1 ? 'request' : 'requests'}${causes === '' ? '' : ` (${causes})`}`];
 }
 
 /** Counts the items, fans them out to every sink, and says how the run ends. */

@@ -28,6 +28,9 @@ export interface ReportSummary {
   partial: number;
   failed: number;
   skipped: number;
+  /** Remote runs: requests retried (each retry once), and by cause (`503`, `network`, `timeout`...). */
+  retried?: number;
+  retriedByCause?: Record<string, number>;
 }
 
 

@@ -146,14 +146,15 @@ const GENERATED = /^[a-z0-9]{16}$/;
 
 /**
  * What may differ between targets: the target description, timestamps, ids the service
- * generates, and `action` (the local engine says what it did; a remote server does not).
+ * generates, `action` (the local engine says what it did; a remote server does not) and the
+ * remote client's retry counts (`retried`, `retriedByCause`: the engine is never retried).
  */
 export function mask(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((entry) => mask(entry, key));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (k === 'action') continue;
+      if (k === 'action' || k === 'retried' || k === 'retriedByCause') continue;
       if (k === 'target') {
         out[k] = '<target>';
         continue;

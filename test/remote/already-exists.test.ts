@@ -28,4 +28,20 @@ describe('"already exists" by endpoint and code', () => {
     ).toBe(false);
     expect(saysAlreadyExists('POST', '/collections', {}, { Content: null, Success: true, Errors: [{ Code: 810, Message: 'x' }] })).toBe(false);
   });
+
+  it.each([
+    'Bad request: duplicate ScheduleExtId S-1',
+    'DUPLICATE SCHEDULEEXTID',
+    'ScheduleExtId S-1: duplicate',
+    'error: Duplicate scheduleExtId "S-1" (already exists)',
+  ])('recognises the condition\'s words anywhere, in any case: %s', (message) => {
+    expect(saysAlreadyExists('POST', '/schedule', { Upsert: false }, failed({ Code: null, Message: message }))).toBe(true);
+  });
+
+  it('not when the words are only part of other words, nor beside another error', () => {
+    expect(saysAlreadyExists('POST', '/schedule', {}, failed({ Code: null, Message: 'nonduplicate ScheduleExtIds' }))).toBe(false);
+    expect(
+      saysAlreadyExists('POST', '/schedule', {}, failed({ Code: null, Message: 'Bad request: duplicate ScheduleExtId S-1' }, { Code: null, Message: 'Hierarchy not found: H-1' })),
+    ).toBe(false);
+  });
 });

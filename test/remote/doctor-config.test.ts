@@ -50,6 +50,16 @@ describe('examctl doctor', () => {
     });
   });
 
+  it('remote, 200 for the probe: the authorisation line says what the server answered, not 1101', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 200, body: { Content: { Results: [] }, Success: true, Errors: null } };
+      const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/ok\s+authorised\s+the token is accepted \(200 with Success/);
+      expect(stdout).not.toContain('1101');
+    });
+  });
+
   it('remote, 403: the token is refused, exit 3', async () => {
     await withTempDir(async (dir) => {
       server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'no' }] } };

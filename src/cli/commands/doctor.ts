@@ -114,12 +114,14 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
     report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
     return report;
   }
+  // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
+  const via = answer.proxy === undefined ? '' : ` via proxy ${answer.proxy}`;
   if (answer.kind === 'unreachable') {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${answer.path}: ${answer.reason}` });
+    report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${answer.path}${via}: ${answer.reason}` });
     return report;
   }
   const { status, envelope, sentAt, receivedAt } = answer;
-  report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path} answered ${status} in ${receivedAt - sentAt} ms` });
+  report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path}${via} answered ${status} in ${receivedAt - sentAt} ms` });
 
   const codes = envelope ? errorsOf(envelope).map((problem) => problem.code) : [];
   if (status === 401 || status === 403) {
@@ -134,8 +136,11 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
       status: 'fail',
       detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
     });
-  } else if (codes.includes(ErrorCode.ReviewSessionNotFound) || envelope.Success) {
-    report.checks.push({ name: 'authorised', status: 'ok', detail: 'the token is accepted (1101 for a review session that does not exist)' });
+  } else if (codes.includes(ErrorCode.ReviewSessionNotFound)) {
+    report.checks.push({ name: 'authorised', status: 'ok', detail: `the token is accepted (${status} with 1101 for a review session that does not exist)` });
+  } else if (envelope.Success) {
+    // Say what the server answered, not what it usually answers.
+    report.checks.push({ name: 'authorised', status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` });
   } else if (status >= 500) {
     report.checks.push({ name: 'authorised', status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` });
   } else {

@@ -94,6 +94,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   for (const observer of observers) observer.ended();
   await api?.close();
+  const retries = api?.retryCounts?.();
+  if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
   const stop = dispatcher.stopReason;
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
   const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;

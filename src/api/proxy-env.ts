@@ -1,0 +1,65 @@
+/**
+ * Which proxy a request to a URL goes through, read from the environment the way curl reads it:
+ * `https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy`/`HTTP_PROXY` for http URLs (the
+ * lower-case form wins), and `no_proxy`/`NO_PROXY` (comma- or space-separated host names, each
+ * matching itself and its subdomains, a leading dot allowed, `host:port`, or `*` for all).
+ * A loopback base URL is never proxied (a proxy's loopback is not this machine's).
+ * Pure but for the loopback test: the environment is passed in.
+ */
+
+import { isLoopbackHost } from './url-policy.js';
+
+export type ProxyEnv = Readonly<Record<string, string | undefined>>;
+
+function envValue(env: ProxyEnv, name: string): string | undefined {
+  const value = env[name.toLowerCase()] ?? env[name.toUpperCase()];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** The proxy URL for `target` (credentials included, for the connection only), or undefined for direct. */
+export function proxyFor(target: string, env: ProxyEnv): string | undefined {
+  const url = new URL(target);
+  const proxy = envValue(env, url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
+  if (proxy === undefined) return undefined;
+  if (isLoopbackHost(url.hostname) || bypassed(url, envValue(env, 'no_proxy'))) return undefined;
+  // curl takes a proxy without a scheme as http://.
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+
+function bypassed(url: URL, noProxy: string | undefined): boolean {
+  if (noProxy === undefined) return false;
+  const host = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return true;
+    const match = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(entry);
+    const name = (match?.[1] ?? entry).replace(/^\*?\./, '');
+    const entryPort = match?.[2];
+    if (entryPort !== undefined && entryPort !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
+/** A proxy URL fit to print: scheme, host and port, never a user name or password. */
+export function shownProxy(proxy: string): string {
+  try {
+    const url = new URL(proxy);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return '(an unreadable proxy URL)';
+  }
+}
+
+/** The proxy's password and user name, for the redaction gate. */
+export function proxySecrets(proxy: string | undefined): string[] {
+  if (proxy === undefined) return [];
+  try {
+    const url = new URL(proxy);
+    return [url.password, decodeURIComponent(url.password), proxy].filter((value) => value !== '');
+  } catch {
+    return [proxy];
+  }
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_LIMITS, errorsOf } from '../../src/api/envelope-errors.js';
+import { bodySnippet, readEnvelope } from '../../src/api/envelope-reader.js';
+
+/** Issue 22 (2a, 3, 6): what a hostile answer can make of the client's parsing. */
+describe('bounded, linear reading of answers', () => {
+  it('an Errors member nested 2,000 deep is read without overflowing, its depth cut and said', () => {
+    let nested: unknown = { Code: 1, Message: 'deep' };
+    for (let i = 0; i < 2000; i += 1) nested = [nested];
+    const text = JSON.stringify({ Content: null, Success: false, Errors: nested });
+    const envelope = readEnvelope(text, 400);
+    const problems = errorsOf(envelope);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toContain(`deeper than ${ERROR_LIMITS.depth} levels`);
+  });
+
+  it('a model-state map nested 2,000 deep does not overflow either', () => {
+    let nested: unknown = 'leaf';
+    for (let i = 0; i < 2000; i += 1) nested = { f: nested };
+    expect(() => errorsOf({ Errors: nested })).not.toThrow();
+  });
+
+  it('300,000 messages become 100 and "… and 299900 more"; a message is cut at 64 KiB', () => {
+    const errors = Array.from({ length: 300_000 }, (_, i) => ({ Code: 209, Message: `bad ${i}` }));
+    const problems = errorsOf({ Errors: errors });
+    expect(problems).toHaveLength(ERROR_LIMITS.problems + 1);
+    expect(problems[0]?.message).toBe('bad 0');
+    expect(problems.at(-1)?.message).toBe('… and 299900 more');
+    const long = errorsOf({ Errors: ['x'.repeat(1_000_000)] });
+    expect(long[0]?.message.length).toBeLessThanOrEqual(ERROR_LIMITS.messageChars + 1);
+  });
+
+  it('Success is only the boolean true: "false", "true", 1 are not ok; a missing Success is derived', () => {
+    expect(readEnvelope('{"Success":"false","Content":null}', 200)?.Success).toBe(false);
+    expect(readEnvelope('{"Success":"true","Content":null}', 200)?.Success).toBe(false);
+    expect(readEnvelope('{"success":1,"content":null}', 200)?.Success).toBe(false);
+    expect(readEnvelope('{"Success":true,"Content":null}', 200)?.Success).toBe(true);
+    expect(readEnvelope('{"Content":null,"Errors":null}', 200)?.Success).toBe(true);
+    expect(readEnvelope('{"Content":null,"Errors":["x"]}', 200)?.Success).toBe(false);
+  });
+
+  it('bodySnippet strips tags in one pass: 1 MB of "<" (and of "<a") is read in linear time', () => {
+    // Linear by construction (each character looked at a bounded number of times over a 64 KiB
+    // prefix); the equality with the old regex on small inputs proves the reading is the same.
+    for (const body of ['<p>Bad <b>gateway</b></p>', 'a < b and c > d', '<<<>', '<unclosed', 'x<y>z<', '']) {
+      const oldWay = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+      expect(bodySnippet(body)).toBe(oldWay.length > 200 ? `${oldWay.slice(0, 200)}...` : oldWay);
+    }
+    expect(bodySnippet('<'.repeat(1_000_000))).toBe(`${'<'.repeat(200)}...`);
+    expect(bodySnippet('<a'.repeat(500_000))).toMatch(/^(<a){100}\.\.\.$/);
+  });
+});

@@ -1,0 +1,183 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRemoteClient } from '../../src/api/remote-client.js';
+import { parseRetryAfter } from '../../src/api/retry-loop.js';
+import { NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/errors.js';
+import { json, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
+
+/** Issues 22 and 26: the remote client against servers that do what no honest server does. */
+const TOKEN = 'hostile-test-token-0123456789';
+const user = { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', Role: 'Candidate' } as never;
+const noWait = { sleep: async () => undefined, random: () => 0 };
+
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('whole-attempt deadline', () => {
+  it('a body trickled one byte at a time ends at the request timeout, not never', async () => {
+    server = await startHostileServer((_request, res) => trickle(res, '{"Content":null,"Success":true}', 20));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 1, ...noWait });
+    try {
+      // bodyTimeout (between chunks) never fires: a byte comes every 20 ms.
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransientTargetError);
+      expect((failure as Error).message).toContain('no whole answer within the request timeout');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('interrupt grace', () => {
+  it('after the signal, a request the server never answers is abandoned once the grace is over', async () => {
+    const interrupt = new AbortController();
+    server = await startHostileServer(() => {
+      // Never answered; the interrupt comes once the request is on the wire.
+      interrupt.abort();
+    });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, signal: interrupt.signal, interruptGraceMs: 50, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect((failure as { exitCode?: number }).exitCode).toBe(130);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('redirects', () => {
+  it('a 307 stops at the first answer naming the Location and the base URL to set; never followed', async () => {
+    server = await startHostileServer((_request, res) => {
+      res.writeHead(307, { location: 'https://exam.example.test/portal/api/v1/integrations/user' });
+      res.end();
+    });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(NeverSentTargetError);
+      expect((failure as TargetError).exitCode).toBe(3);
+      expect((failure as Error).message).toContain('https://exam.example.test/portal/api/v1/integrations/user');
+      expect((failure as Error).message).toContain('set --base-url to https://exam.example.test/portal');
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('connection failures', () => {
+  it('a self-signed certificate: exit 3 at once (one connection), the NODE_EXTRA_CA_CERTS advice, nothing was sent', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(NeverSentTargetError);
+      expect((failure as Error).message).toContain('NODE_EXTRA_CA_CERTS=<ca.pem>');
+      expect((failure as Error).message).toContain('nothing was sent');
+      expect(server.connections).toBe(1);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a refused connection is retried, then "nothing was sent", in plain words', async () => {
+    const client = createRemoteClient({ baseUrl: 'http://127.0.0.1:9', token: TOKEN, maxAttempts: 2, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(NeverSentTargetError);
+      expect((failure as Error).message).toMatch(/failed after 2 attempts.*connection was refused.*is the service running.*\(ECONNREFUSED\); nothing was sent/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('tokens', () => {
+  it.each(['tok€en-123456', 'tok\u0001en-123456', 'tok en-123456'])('a token with a character outside visible ASCII is a usage error, not echoed (%j)', (token) => {
+    let failure: unknown;
+    try {
+      createRemoteClient({ baseUrl: 'https://exam.example.test', token });
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(UsageError);
+    expect((failure as Error).message).toContain('outside visible ASCII');
+    expect((failure as Error).message).not.toContain('en-123456');
+  });
+});
+
+describe('Retry-After', () => {
+  it('negative or past values fall back to the normal backoff; 0 and future ones are honoured', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter('0', now)).toBe(0);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 09:00:00 GMT', now)).toBeUndefined();
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 10:00:05 GMT', now)).toBe(5000);
+  });
+});
+
+describe('the redaction gate (property)', () => {
+  const visible = fc.string({ unit: fc.constantFrom(...Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))), minLength: 12, maxLength: 40 });
+  const shapes = ['envelope', 'map', 'html500', 'text400', 'nested'] as const;
+
+  it('no token, password or 8+ character head of them reaches the result or the error, whatever the answer', async () => {
+    const answer: { status: number; body: string; type: string } = { status: 400, body: '', type: 'application/json' };
+    server = await startHostileServer((_request, res) => {
+      res.writeHead(answer.status, { 'content-type': answer.type });
+      res.end(answer.body);
+    });
+    const url = server.url;
+    await fc.assert(
+      fc.asyncProperty(
+        visible,
+        visible,
+        fc.constantFrom(...shapes),
+        fc.string({ maxLength: 300 }),
+        fc.string({ maxLength: 50 }),
+        fc.nat(40),
+        async (token, password, shape, before, after, cut) => {
+          // A token or password cut short by the server (but 8+ characters) must not pass either.
+          const leak = (secret: string) => `${before}${secret.slice(0, Math.max(8, secret.length - cut))}${after}`;
+          const words = `${leak(token)} / ${leak(password)}`;
+          switch (shape) {
+            case 'envelope':
+              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Content: null, Success: false, Errors: [{ Code: 209, Message: words }] }) });
+              break;
+            case 'map':
+              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Success: false, Errors: { [leak(token)]: [leak(password)] } }) });
+              break;
+            case 'html500':
+              Object.assign(answer, { status: 500, type: 'text/html', body: `<html><body>${'x'.repeat(before.length % 200)}<p>${words}</p></body></html>` });
+              break;
+            case 'text400':
+              Object.assign(answer, { status: 400, type: 'text/plain', body: words });
+              break;
+            case 'nested':
+              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Success: false, Content: { GroupErrors: [{ Error: words }] }, Errors: [[{ message: words }]] }) });
+              break;
+          }
+          const client = createRemoteClient({ baseUrl: url, token, maxAttempts: 1, ...noWait });
+          let seen: string;
+          try {
+            seen = JSON.stringify(await client.upsertUser({ ...(user as object), Password: password } as never));
+          } catch (error) {
+            seen = (error as Error).message;
+          } finally {
+            await client.close();
+          }
+          // What a sink would write: JSON escapes undone, so an escaped secret is found too.
+          const plain = `${seen} ${JSON.parse(JSON.stringify(seen)) as string}`;
+          for (const secret of [token, password]) {
+            expect(plain).not.toContain(secret.slice(0, 8));
+          }
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+});

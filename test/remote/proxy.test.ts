@@ -1,0 +1,90 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { proxyFor } from '../../src/api/proxy-env.js';
+import { createRemoteClient } from '../../src/api/remote-client.js';
+import { runCli } from '../../src/cli/program.js';
+import { NeverSentTargetError } from '../../src/errors.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
+import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
+
+/** Issue 26 (1): HTTPS_PROXY/HTTP_PROXY/NO_PROXY, through a CONNECT proxy on loopback. */
+const TOKEN = 'proxy-test-token-0123456789';
+let proxy: ConnectProxy | undefined;
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+describe('proxyFor (curl rules)', () => {
+  it('https_proxy for https, http_proxy for http, lower case first, NO_PROXY by host, subdomain, port or *', () => {
+    const env = { HTTPS_PROXY: 'http://upper:3128', https_proxy: 'http://lower:3128', HTTP_PROXY: 'proxy.test:8080' };
+    expect(proxyFor('https://exam.example.org', env)).toBe('http://lower:3128');
+    expect(proxyFor('http://exam.example.org', env)).toBe('http://proxy.test:8080');
+    expect(proxyFor('https://exam.example.org', { HTTP_PROXY: 'http://p:1' })).toBeUndefined();
+    expect(proxyFor('https://exam.example.org', { ...env, NO_PROXY: 'other.org, example.org' })).toBeUndefined();
+    expect(proxyFor('https://exam.example.org', { ...env, no_proxy: '.example.org' })).toBeUndefined();
+    expect(proxyFor('https://exam.example.org', { ...env, NO_PROXY: 'example.org:8443' })).toBe('http://lower:3128');
+    expect(proxyFor('https://exam.example.org', { ...env, NO_PROXY: '*' })).toBeUndefined();
+    expect(proxyFor('https://notexample.org', { ...env, NO_PROXY: 'example.org' })).toBe('http://lower:3128');
+    expect(proxyFor('http://127.0.0.1:8080', env)).toBeUndefined();
+  });
+});
+
+describe('through a CONNECT proxy on loopback', () => {
+  it('a remote sync goes through the proxy (its log shows the tunnel and the credentials), none of which is printed', async () => {
+    proxy = await startConnectProxy();
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: { User: {}, GroupErrors: [] }, Success: true, Errors: null }));
+    const port = new URL(server.url).port;
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
+      const proxyUrl = `http://alice:pr0xy-pa55word@127.0.0.1:${proxy!.port}`;
+      const io = testDeps(dir, {}, { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), HTTP_PROXY: proxyUrl });
+      // Not loopback, so proxied: the proxy resolves the name (to 127.0.0.1) as a real one would.
+      const code = await runCli(
+        ['--target', 'remote', '--base-url', `http://exam.proxied.test:${port}`, '--allow-insecure-http', '--yes', '--json', 'user', 'sync', '--file', join(dir, 'users.json')],
+        io.deps,
+      );
+      expect(code).toBe(0);
+      expect(proxy!.log).toEqual([{ target: `exam.proxied.test:${port}`, authorization: `Basic ${Buffer.from('alice:pr0xy-pa55word').toString('base64')}` }]);
+      expect(server!.requests).toHaveLength(1);
+      expect(server!.requests[0]!.headers.authorization).toBe(`EAPI ${TOKEN}`);
+      expect(io.stdout.text + io.stderr.text).not.toContain('pr0xy-pa55word');
+    });
+  });
+
+  it('doctor says "via proxy http://host:port", never the proxy credentials', async () => {
+    proxy = await startConnectProxy();
+    server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] }));
+    const port = new URL(server.url).port;
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { now: () => new Date() }, { EXAMCTL_TOKEN: TOKEN, http_proxy: `http://bob:s3cret-proxy@127.0.0.1:${proxy!.port}` });
+      const code = await runCli(['--base-url', `http://exam.proxied.test:${port}`, '--allow-insecure-http', 'doctor'], io.deps);
+      expect(code).toBe(0);
+      expect(io.stdout.text).toContain(`via proxy http://127.0.0.1:${proxy!.port} answered 400`);
+      expect(io.stdout.text).toContain('the token is accepted (400 with 1101');
+      expect(io.stdout.text + io.stderr.text).not.toContain('s3cret-proxy');
+      expect(proxy!.log).toHaveLength(1);
+    });
+  });
+
+  it('https through the tunnel is end to end: a self-signed server behind the proxy is refused with the certificate advice', async () => {
+    proxy = await startConnectProxy();
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    const port = new URL(server.url).port;
+    const client = createRemoteClient({ baseUrl: `https://exam.proxied.test:${port}`, token: TOKEN, env: { HTTPS_PROXY: proxy.url }, sleep: async () => undefined });
+    try {
+      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(NeverSentTargetError);
+      expect((failure as Error).message).toMatch(/TLS certificate|NODE_EXTRA_CA_CERTS/);
+      expect(proxy.log.map((entry) => entry.target)).toEqual([`exam.proxied.test:${port}`]);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
