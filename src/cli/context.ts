@@ -55,6 +55,8 @@ export interface CommandDeps {
   invocation?: Readonly<Record<string, unknown>>;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
   resume?: ResumeContext;
+  /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
+  runTrust?: import('../runs/run-trust.js').RunTrust;
 }
 
 /** A run taken over by `runs resume` (src/runs/resume-plan.ts). */
