@@ -51,6 +51,8 @@ export interface CommandDeps {
   stdin?: NodeJS.ReadableStream;
   /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
   stdinFile?: string;
+  /** `--file <fifo>`: the --file value (a named pipe, read once) whose copy `stdinFile` is. */
+  pipedFile?: string;
   /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
   invocation?: Readonly<Record<string, unknown>>;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */

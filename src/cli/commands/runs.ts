@@ -171,7 +171,7 @@ function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string 
   // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
   if (recorded.file === '-') {
     throw new RunJournalError(
-      `run ${header.id} read its input from stdin (--file -), which cannot be read again, so it cannot be resumed; ` +
+      `run ${header.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again, so it cannot be resumed; ` +
         `examctl runs show ${header.id} lists what was done: send the rest from a file`,
     );
   }
