@@ -1,3 +1,4 @@
+import { readRegularFile } from '../regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,7 +85,8 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   const file = configPath(env);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    // A regular file only (a link to one is fine): a FIFO there would hang every command.
+    text = await readRegularFile(file, { followLinks: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);

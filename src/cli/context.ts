@@ -51,10 +51,14 @@ export interface CommandDeps {
   stdin?: NodeJS.ReadableStream;
   /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
   stdinFile?: string;
+  /** `--file <fifo>`: the --file value (a named pipe, read once) whose copy `stdinFile` is. */
+  pipedFile?: string;
   /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
   invocation?: Readonly<Record<string, unknown>>;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
   resume?: ResumeContext;
+  /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
+  runTrust?: import('../runs/run-trust.js').RunTrust;
 }
 
 /** A run taken over by `runs resume` (src/runs/resume-plan.ts). */

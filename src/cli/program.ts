@@ -21,7 +21,7 @@ import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './o
 import { resolveOutputFlags } from './output-flags.js';
 import { sentenceLines } from './sentence-wrap.js';
 import type { TargetOf } from './target.js';
-import { terminalLines } from '../report/terminal-text.js';
+import { terminalLine, terminalLines } from '../report/terminal-text.js';
 
 /**
  * The `examctl` command tree. Each command's flags come from its `<command>.options.ts` table;
@@ -97,14 +97,19 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       // commander parsed exactly `table` and the global table: the one place their values are typed.
       const options = parsed as OptionsOf<T> & GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
-      if (parsed.file !== '-') {
+      const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('./stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
+      if (parsed.file !== '-' && piped === undefined) {
         setExit(await run(options, { ...deps, invocation: options }, targetOnce(options, deps)));
         return;
       }
-      const { spoolStdin } = await import('./stdin-file.js');
-      const stdin = await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true);
+      const { spoolPipe, spoolStdin } = await import('./stdin-file.js');
+      const stdin =
+        piped === undefined
+          ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
+          : await spoolPipe(piped, deps.signal, () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'));
       try {
-        const withStdin = { ...deps, stdinFile: stdin.path, invocation: options };
+        // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
+        const withStdin = { ...deps, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
         setExit(await run(options, withStdin, targetOnce(options, withStdin)));
       } finally {
         await stdin.remove();

@@ -57,6 +57,9 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
   const explicitProfile = nonEmpty(input.profile) ?? nonEmpty(env.EXAMCTL_PROFILE);
 
   const config = await loadConfig(env);
+  const { configTokenExposed } = await import('./loose-permissions.js');
+  const exposed = await configTokenExposed(configPath(env), Object.values(config.profiles).some((entry) => entry.token !== undefined));
+  if (exposed !== undefined) warnings.push(exposed);
   let profileName: string | undefined;
   if (explicitProfile !== undefined) {
     if (!(explicitProfile in config.profiles)) {

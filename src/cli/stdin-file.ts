@@ -4,12 +4,13 @@
  * only once, so it is copied to a private temporary file first and read from there like any
  * file, under the name `stdin` in messages and reports. The copy is removed when the command ends.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { close, constants, createWriteStream, open } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 
 export const STDIN_NAME = 'stdin';
 
@@ -18,16 +19,70 @@ export interface StdinFile {
   remove(): Promise<void>;
 }
 
-export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean): Promise<StdinFile> {
+export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, signal?: AbortSignal): Promise<StdinFile> {
   if (isTTY) throw new UsageError('--file -: stdin is a terminal; pipe the file in (examctl ... --file - < users.csv)');
   const dir = await mkdtemp(join(tmpdir(), 'examctl-stdin-'));
   const path = join(dir, STDIN_NAME);
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
-    await pipeline(stdin, createWriteStream(path, { mode: 0o600 }));
+    await pipeline(stdin, createWriteStream(path, { mode: 0o600 }), ...(signal === undefined ? [] : [{ signal }]));
   } catch (error) {
     await remove();
+    if (signal?.aborted) throw new InterruptedError('interrupted while reading the input: nothing was sent');
     throw error;
   }
   return { path, remove };
+}
+
+/**
+ * `--file` naming a pipe (a FIFO, or a process substitution's `/dev/fd/N`): it can be read only
+ * once, so it is read like `--file -`. Anything else (a missing file too) is left to the reader.
+ */
+export async function pipePath(file: string, cwd: string): Promise<string | undefined> {
+  const path = resolve(cwd, file);
+  const entry = await stat(path).catch(() => undefined);
+  return entry !== undefined && (entry.isFIFO() || entry.isSocket()) ? path : undefined;
+}
+
+/**
+ * Copies a named pipe like stdin. Opening a FIFO waits for its writer inside libuv's thread pool,
+ * where no signal reaches it: Ctrl-C or SIGTERM (`signal`) ends the wait by opening the FIFO for
+ * writing ourselves, which completes the pending open, and the copy stops as interrupted. The
+ * read goes through a socket on the pipe (epoll, not a blocked thread), so a writer that never
+ * writes is left at once too. `onWait` is called when the writer is not there at once.
+ */
+export async function spoolPipe(file: string, signal: AbortSignal | undefined, onWait: () => void): Promise<StdinFile> {
+  const interrupted = (): InterruptedError => new InterruptedError(`interrupted while waiting for ${file}: nothing was sent`);
+  if (signal?.aborted) throw interrupted();
+  const fd = await new Promise<number>((resolve, reject) => {
+    let opened = false;
+    const release = (): void => {
+      if (opened) return;
+      open(file, constants.O_WRONLY | constants.O_NONBLOCK, (error, writer) => {
+        if (error === null) close(writer, () => undefined);
+        // ENXIO: our open is not waiting in the kernel yet; try again until it is (or it completed).
+        else if (!opened) setTimeout(release, 10);
+      });
+    };
+    signal?.addEventListener('abort', release, { once: true });
+    open(file, constants.O_RDONLY, (error, reader) => {
+      opened = true;
+      signal?.removeEventListener('abort', release);
+      if (error !== null) return reject(error);
+      if (signal?.aborted) {
+        close(reader, () => undefined);
+        return reject(interrupted());
+      }
+      resolve(reader);
+    });
+    setImmediate(() => {
+      if (!opened) onWait();
+    });
+  });
+  const socket = new Socket({ fd, readable: true, writable: false });
+  try {
+    return await spoolStdin(socket, false, signal);
+  } finally {
+    socket.destroy();
+  }
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import { UsageError } from '../errors.js';
+import { terminalLine } from '../report/terminal-text.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { nonEmpty, type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './context.js';
 import type { RemoteTarget, TokenSource } from './remote-settings.js';
@@ -188,6 +189,8 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     return target.remote.connect();
   }
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
+  const loose = await (await import('./loose-permissions.js')).writableByOthers('store', target.store);
+  if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),

@@ -28,3 +28,4 @@ export {
 } from './read-run.js';
 export { changedScheduleFile, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision, type ResumePlan, type ResumeRefusal } from './resume-plan.js';
 export { RunJournalError, RunJournalWriteError } from './run-errors.js';
+export { assertTrustedRun, assertTrustedRunsDir, currentTrust, runsDirProblem, type RunTrust } from './run-trust.js';

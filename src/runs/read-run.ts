@@ -1,4 +1,4 @@
-import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { forEachLine } from '../engine/store/line-reader.js';
@@ -7,6 +7,8 @@ import type { ReportItem, ReportSummary, RunReport } from '../report/run-report.
 import { checkJournalLine, finishesRun, type EndLine, type ItemRef, type OutcomeLine, type ResumeLine, type RunHeaderLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
+import { openRegularFile } from '../regular-file.js';
+import { runProblem, type RunTrust } from './run-trust.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 
 /** What the journal says about one item, over every attempt of the run. */
@@ -52,9 +54,11 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
   try {
-    handle = await open(file, 'r');
+    // Never a FIFO or device (it would hang the read past any signal): refused, naming it.
+    handle = await openRegularFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
     throw new RunJournalError(code === 'ENOENT' ? `no run ${id} in ${runsDir}` : `cannot read the run journal ${file}: ${code ?? String(error)}`);
   }
   let header: RunHeaderLine | undefined;
@@ -269,13 +273,19 @@ export interface RunListing {
 
 /**
  * Every run in the runs directory, newest first. A run whose journal cannot be read is listed
- * with what is known (its id) rather than hiding the others.
+ * with what is known (its id) rather than hiding the others; so is a run `trust` refuses (another
+ * user's, a loose run directory, a journal that is not a regular file), which is never read.
  */
-export async function listRuns(runsDir: string): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[] }> {
+export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[] }> {
   const ids = await runIds(runsDir);
   const runs: RunListing[] = [];
   const unreadable: { id: string; reason: string }[] = [];
   for (const id of ids) {
+    const refused = trust === undefined ? undefined : await runProblem(runsDir, id, trust);
+    if (refused !== undefined) {
+      unreadable.push({ id, reason: `skipped: ${refused}` });
+      continue;
+    }
     try {
       const record = await readRun(runsDir, id);
       runs.push({
@@ -307,10 +317,15 @@ export async function runIds(runsDir: string): Promise<string[]> {
   return names.filter(isRunId).sort().reverse();
 }
 
-/** `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by default). */
-export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished'): Promise<string> {
+/**
+ * `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by
+ * default). With `trust`, runs it refuses are passed over (never chosen for the user).
+ */
+export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
-  const ids = await runIds(runsDir);
+  const all = await runIds(runsDir);
+  const ids: string[] = [];
+  for (const id of all) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
   if (wanted === 'last') {
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;

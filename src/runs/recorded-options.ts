@@ -18,6 +18,8 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'rate',
   'maxErrors',
   'allowInsecureHttp',
+  // kept so a resume on the same target needs no second --yes (CI recovery is one command)
+  'yes',
   // input
   'file',
   'ignoreUnknownColumns',

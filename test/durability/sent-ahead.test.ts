@@ -98,7 +98,7 @@ interface ShownReport {
 }
 
 async function resumeAndShow(): Promise<ShownReport> {
-  const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
+  const resumed = await examctl(['--base-url', baseUrl, '--yes', 'runs', 'resume'], dir, env);
   expect(resumed.code, resumed.stderr).toBe(0);
   return JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as ShownReport;
 }

@@ -129,6 +129,6 @@ describe('runs resume of a run that read stdin', () => {
     await started.close();
     const resumed = await examctl(['runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain(`run ${started.id} read its input from stdin (--file -), which cannot be read again`);
+    expect(resumed.stderr).toContain(`run ${started.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again`);
   });
 });

@@ -69,7 +69,8 @@ async function failThenResume(spec: string, args: string[], rows: number): Promi
   const healthy = await healthyAgain(failing);
   let resume;
   try {
-    resume = await examctl(dir, ['--json', '--yes', '--no-input', 'runs', 'resume'], env);
+    // The same --base-url as the run's, as a CI job gives it: no --target-from-run needed.
+    resume = await examctl(dir, ['--base-url', healthy.url, '--json', '--yes', '--no-input', 'runs', 'resume'], env);
   } finally {
     await healthy.close();
   }

@@ -44,7 +44,8 @@ export async function resumeUntilDone(dir: string, first: CliResult, env: Record
   let run = first;
   for (let resumes = 0; run.code === 3 && resumes < 5; resumes++) {
     expect(run.stderr).toMatch(/failed after \d+ attempts/);
-    run = await examctl(dir, ['--yes', '--no-input', '--json', 'runs', 'resume'], env);
+    // The first run named its --base-url on the command line, which nothing configures now.
+    run = await examctl(dir, ['--yes', '--no-input', '--json', 'runs', 'resume', '--target-from-run'], env);
   }
   return run;
 }

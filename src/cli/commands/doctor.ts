@@ -10,7 +10,7 @@ export type DoctorOptions = GlobalOptions;
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface DoctorCheck {
-  name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock';
+  name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions';
   status: CheckStatus;
   detail: string;
 }
@@ -48,6 +48,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
     if (!(error instanceof UsageError)) throw error;
     report = { healthy: false, target: options.target === 'local' ? 'local' : 'remote', checks: [{ name: 'target', status: 'fail', detail: error.message }] };
   }
+  report.checks.push(await permissionsCheck(options, deps, report.store));
   report.healthy = !report.checks.some((check) => check.status === 'fail');
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -162,6 +163,24 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
     });
   }
   return report;
+}
+
+/** Loose permissions on the config (with a token), the runs directory and the store: a warning, not a failure. */
+async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined): Promise<DoctorCheck> {
+  const [{ configTokenExposed, writableByOthers }, { configPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
+    import('../loose-permissions.js'),
+    import('../config-file.js'),
+    import('../../runs/runs-dir.js'),
+  ]);
+  const config = await loadConfig(deps.env).catch(() => undefined);
+  const found = [
+    await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
+    await writableByOthers('runs directory', resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv)),
+    store === undefined ? undefined : await writableByOthers('store', store),
+  ].filter((entry): entry is string => entry !== undefined);
+  return found.length === 0
+    ? { name: 'permissions', status: 'ok', detail: 'config, runs directory and store are not open to other users' }
+    : { name: 'permissions', status: 'warn', detail: found.join('; ') };
 }
 
 function describeErrors(envelope: unknown): string {

@@ -8,6 +8,10 @@ export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl 
 export const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
   option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it)'),
+  option(
+    '--target-from-run',
+    "send to the run's recorded base URL, token file and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
+  ),
 ] as const;
 
 export const RUNS_PRUNE_OPTIONS = [option('--all', 'also remove interrupted runs past the same age and count (never a running one)')] as const;

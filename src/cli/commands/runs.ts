@@ -12,7 +12,11 @@ import {
   unjournaledCount,
   resolveRunsDir,
   RunJournalError,
+  assertTrustedRun,
+  assertTrustedRunsDir,
+  currentTrust,
   type OpenedResume,
+  type RunTrust,
 } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
@@ -33,10 +37,26 @@ function runsDirOf(options: GlobalOptions, deps: CommandDeps): string {
   return resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
 }
 
+/** Who "the current user" is for the runs' ownership checks (run-trust.ts); tests inject another. */
+function trustOf(deps: CommandDeps): RunTrust {
+  return deps.runTrust ?? currentTrust();
+}
+
+/** The run `wanted` names, after the runs directory and the run itself passed the ownership checks (exit 2 otherwise). */
+async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps): Promise<string> {
+  const trust = trustOf(deps);
+  await assertTrustedRunsDir(runsDir, trust);
+  const id = await resolveRunId(runsDir, wanted, trust);
+  await assertTrustedRun(runsDir, id, trust);
+  return id;
+}
+
 /** `runs list`: newest first; --json prints `{ runsDir, runs, unreadable }`. */
 export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const runsDir = runsDirOf(options, deps);
-  const { runs, unreadable } = await listRuns(runsDir);
+  const trust = trustOf(deps);
+  await assertTrustedRunsDir(runsDir, trust);
+  const { runs, unreadable } = await listRuns(runsDir, trust);
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ runsDir, runs, unreadable })}\n`);
     return 0;
@@ -63,7 +83,7 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
-  const record = await readRun(runsDir, await resolveRunId(runsDir, id));
+  const record = await readRun(runsDir, await trustedRunId(runsDir, id, deps));
   const input = await runInput(record, deps);
   const missing = 'unlisted' in input ? unjournaledCount(record) : 0;
   const unlisted = 'unlisted' in input && missing !== 0 ? { count: missing, reason: input.unlisted } : undefined;
@@ -124,13 +144,15 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+export async function runResume({ id, pin, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
-  const wanted = await resolveRunId(runsDir, id ?? 'unfinished');
+  const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
   const opened = await openResume(runsDir, wanted);
   try {
     const options = resumedOptions(opened, given, pin);
+    const { confirmResumeTarget } = await import('./resume-target.js');
+    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
     const load = COMMANDS[opened.record.header.command];
     if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
     const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
@@ -149,7 +171,7 @@ function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string 
   // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
   if (recorded.file === '-') {
     throw new RunJournalError(
-      `run ${header.id} read its input from stdin (--file -), which cannot be read again, so it cannot be resumed; ` +
+      `run ${header.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again, so it cannot be resumed; ` +
         `examctl runs show ${header.id} lists what was done: send the rest from a file`,
     );
   }

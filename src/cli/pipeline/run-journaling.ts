@@ -1,3 +1,4 @@
+import { terminalLine } from '../../report/terminal-text.js';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Problem } from '../../domain/problem.js';
@@ -107,6 +108,8 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const loose = await (await import('../loose-permissions.js')).writableByOthers('runs directory', runsDir);
+  if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
 }

@@ -17,6 +17,7 @@ import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
+import { openRegularFile } from '../../regular-file.js';
 import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
@@ -145,8 +146,9 @@ class FileStore implements Store {
       let snapshot: FileHandle | undefined;
       try {
         // The journal is opened first: once open it stays readable even if a compaction unlinks it.
-        journal = await open(journalPath, this.lease ? JOURNAL_WRITE_FLAGS : 'r');
-        snapshot = await open(snapshotPath, 'r');
+        // Regular files only: a FIFO planted in the store would hang the open past any signal.
+        journal = await openRegularFile(journalPath, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {});
+        snapshot = await openRegularFile(snapshotPath);
       } catch (error) {
         await journal?.close();
         const code = errnoCode(error);
@@ -156,7 +158,7 @@ class FileStore implements Store {
           if (again.generation !== manifest.generation) continue;
         }
         const file = journal ? snapshotPath : journalPath;
-        throw new StoreDamagedError(`${file}: cannot open (${code ?? String(error)})`, { cause: error });
+        throw new StoreDamagedError(code === 'ENOTREG' ? (error as Error).message : `${file}: cannot open (${code ?? String(error)})`, { cause: error });
       }
       let maps: Maps;
       let hintsVersion: string | null;

@@ -1,4 +1,5 @@
-import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { link, rename, unlink, writeFile } from 'node:fs/promises';
+import { readRegularFile } from '../../regular-file.js';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -53,7 +54,8 @@ function describeCommand(): string {
 export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A FIFO planted as the lock would hang the read: only a regular file is read.
+    text = await readRegularFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     return 'unreadable';

@@ -3,7 +3,7 @@
  * generation is one snapshot file plus one journal file. Switching CURRENT is the atomic step
  * of every compaction and every replacement.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../regular-file.js';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../errors.js';
 import { writeFileAtomic } from '../../atomic-file.js';
@@ -31,9 +31,10 @@ export async function readManifest(dir: string): Promise<Manifest> {
   const path = join(dir, CURRENT_FILE);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
+    if (errnoCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
     throw new StoreDamagedError(`${path}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
   }
   let parsed: Partial<Manifest> & { examctl?: unknown };

@@ -1,0 +1,64 @@
+import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
+import { describeTarget } from '../../report/report-writers.js';
+import { terminalLine } from '../../report/terminal-text.js';
+import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+
+/*
+ * Before `runs resume` sends anything (docs/security.md, "Other local users"): the recorded
+ * target is said, and a recorded base URL, token file or --allow-insecure-http that differs from
+ * what today's flags, environment and profile give is not used on --yes alone. A journal says
+ * where the run's records went; it does not prove who wrote it, and a resume sends the user's
+ * token to the base URL it names.
+ */
+
+/** What in the recorded remote target differs from what `given` (and the env and profile) give now. */
+export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string[]> {
+  const { header } = opened.record;
+  if (header.target.kind !== 'remote') return [];
+  const recorded = header.options;
+  const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../remote-settings.js'), import('../config-file.js')]);
+  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
+  const differences: string[] = [];
+  const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  const currentUrl = now === undefined ? undefined : redactUrl(now.baseUrl);
+  if (currentUrl !== redactUrl(recordedUrl)) {
+    differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
+  }
+  // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.
+  if (typeof recorded.tokenFile === 'string' && given.tokenFile === undefined) {
+    const base = typeof recorded.cwd === 'string' ? recorded.cwd : deps.cwd;
+    differences.push(`it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`);
+  }
+  if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
+  return differences;
+}
+
+/**
+ * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
+ * --target-from-run was given or a person confirmed it at a prompt. --yes is not enough.
+ */
+export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<void> {
+  const { header } = opened.record;
+  const tokenFile = header.options.tokenFile;
+  const insecure = header.options.allowInsecureHttp === true;
+  await deps.stderr.write(
+    terminalLine(
+      `resuming run ${header.id} (${header.command}) on ${describeTarget(header.target)}` +
+        (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
+        (insecure ? ', plain http allowed' : ''),
+    ) + '\n',
+  );
+  const differences = await targetDifferences(opened, given, deps);
+  if (differences.length === 0 || given.targetFromRun === true) return;
+  const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
+  if (promptsAllowed(given, deps)) {
+    const question = terminalLine(`${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`);
+    const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../prompts.js')).confirmSend(question, promptIoOf(deps));
+    if (confirmed) return;
+    throw new RunJournalError('not confirmed: nothing was sent');
+  }
+  throw new RunJournalError(
+    `${said}. Nothing was sent. If you started this run and mean that target, add --target-from-run (--yes alone does not confirm a target); ` +
+      'or give the same --base-url (and --token-file) again',
+  );
+}

@@ -1,0 +1,30 @@
+import { stat } from 'node:fs/promises';
+
+/*
+ * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
+ * `doctor` (docs/security.md, "Other local users"): a config file holding a token that others
+ * can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
+ * refuse it); a store others can write (they could change what the local engine holds).
+ * Windows has no such modes: nothing is said there.
+ */
+
+async function modeOf(path: string): Promise<number | undefined> {
+  if (process.platform === 'win32') return undefined;
+  return (await stat(path).catch(() => undefined))?.mode;
+}
+
+/** The config file holds a token (a profile's `token`) and group or others can read it. */
+export async function configTokenExposed(file: string, holdsToken: boolean): Promise<string | undefined> {
+  if (!holdsToken) return undefined;
+  const mode = await modeOf(file);
+  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
+}
+
+/** A directory that others can write. */
+export async function writableByOthers(what: 'runs directory' | 'store', dir: string): Promise<string | undefined> {
+  const mode = await modeOf(dir);
+  if (mode === undefined || (mode & 0o002) === 0) return undefined;
+  const why = what === 'store' ? 'any local user can change what the local engine holds' : 'any local user can plant a run there, and runs resume, show and list refuse to use it';
+  return `the ${what} ${dir} is writable by others (mode ${(mode & 0o7777).toString(8)}): ${why}; chmod o-w ${dir}`;
+}

@@ -1,0 +1,77 @@
+import { lstat, stat } from 'node:fs/promises';
+import { RunJournalError } from './run-errors.js';
+import { JOURNAL_FILE, runDir } from './run-journal.js';
+import { join } from 'node:path';
+import { kindOf } from '../regular-file.js';
+
+/**
+ * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users"): a run
+ * journal names a target, an input file and a token file, and a resume sends the user's token
+ * there, so a journal another user could have written is never read. Only runs the current
+ * user owns, in a runs directory and run directory that neither group nor others can write;
+ * the journal a regular file (never a FIFO, device or symbolic link, which could hang or
+ * redirect the read).
+ */
+export interface RunTrust {
+  /** The current user's id; undefined where there are no uids (Windows): nothing is checked. */
+  uid: number | undefined;
+}
+
+/** The real one. Tests inject another uid to play "another user" (they run as root). */
+export function currentTrust(): RunTrust {
+  return { uid: typeof process.getuid === 'function' ? process.getuid() : undefined };
+}
+
+interface Owned {
+  uid: number;
+  mode: number;
+}
+
+function ownerProblem(what: string, path: string, entry: Owned, trust: RunTrust, rootWillDo = false): string | undefined {
+  if (entry.uid !== trust.uid && !(rootWillDo && entry.uid === 0)) return `${what} ${path} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
+  if ((entry.mode & 0o022) !== 0) {
+    return `${what} ${path} is writable by ${(entry.mode & 0o002) !== 0 ? 'others' : 'group'} (mode ${(entry.mode & 0o7777).toString(8)}): anyone who can write there could plant a run; chmod go-w ${path}`;
+  }
+  return undefined;
+}
+
+/** Why the runs directory cannot be used, or undefined (also when it does not exist yet). */
+export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<string | undefined> {
+  if (trust.uid === undefined) return undefined;
+  // stat, not lstat: a runs directory may be a symbolic link the user made (its target is checked).
+  const entry = await stat(runsDir).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : error));
+  if (entry === null) return undefined;
+  if (entry instanceof Error) return `cannot read the runs directory ${runsDir}: ${entry.code ?? entry.message}`;
+  if (!entry.isDirectory()) return `the runs directory ${runsDir} is not a directory`;
+  // root could change anything anyway: a root-owned runs directory only it can write is fine.
+  return ownerProblem('the runs directory', runsDir, entry, trust, true);
+}
+
+/** Why one run cannot be used, or undefined: its directory and journal, without following links. */
+export async function runProblem(runsDir: string, id: string, trust: RunTrust): Promise<string | undefined> {
+  if (trust.uid === undefined) return undefined;
+  const dir = runDir(runsDir, id);
+  const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
+  if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${entry.code ?? entry.message}`;
+  if (!entry.isDirectory()) return `${dir} is not a directory (${kindOf(entry)})`;
+  const dirProblem = ownerProblem('the run directory', dir, entry, trust);
+  if (dirProblem !== undefined) return dirProblem;
+  const file = join(dir, JOURNAL_FILE);
+  const journal = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
+  if (journal instanceof Error) return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${journal.code ?? journal.message}`;
+  if (!journal.isFile()) return `${file} is not a regular file (${kindOf(journal)}): refused`;
+  if (journal.uid !== trust.uid) return `the run journal ${file} is owned by uid ${journal.uid}, not by you (uid ${String(trust.uid)})`;
+  return undefined;
+}
+
+/** Throws the refusal (exit 2) when the runs directory or the run cannot be used. */
+export async function assertTrustedRun(runsDir: string, id: string, trust: RunTrust): Promise<void> {
+  const problem = (await runsDirProblem(runsDir, trust)) ?? (await runProblem(runsDir, id, trust));
+  if (problem !== undefined) throw new RunJournalError(`run ${id} not used: ${problem}`);
+}
+
+/** Throws the refusal (exit 2) when the runs directory cannot be used. */
+export async function assertTrustedRunsDir(runsDir: string, trust: RunTrust): Promise<void> {
+  const problem = await runsDirProblem(runsDir, trust);
+  if (problem !== undefined) throw new RunJournalError(`${problem}; no run in it is used`);
+}

@@ -1,0 +1,74 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+import { StringSink } from '../../src/report/text-sink.js';
+
+/**
+ * Issue 22 (7): loose permissions are said once on stderr (a config holding a token that others
+ * can read, a runs directory or store others can write), and `doctor` lists them.
+ */
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-perms-'));
+  await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\n');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new StringSink();
+  const stderr = new StringSink();
+  const code = await runCli(argv, {
+    stdout,
+    stderr,
+    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(dir, '.config'), EXAMCTL_RUNS_DIR: join(dir, 'runs'), ...env },
+    now: () => new Date('2026-11-21T10:00:00Z'),
+    isTTY: false,
+    cwd: dir,
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+const count = (text: string, pattern: RegExp): number => text.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+
+describe('loose permissions', () => {
+  it('a config file holding a token, readable by others: warned once per command, and doctor lists it', async () => {
+    await mkdir(join(dir, '.config'));
+    const file = join(dir, '.config', 'config.json');
+    await writeFile(file, JSON.stringify({ version: 1, defaultProfile: 'p', profiles: { p: { baseUrl: 'https://exam.example.test', token: 'tok-0123456789abcdef' } } }));
+    await chmod(file, 0o644);
+    const run = await cli(['--dry-run', 'user', 'sync', '--file', 'users.csv']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(count(run.stderr, /holds a token and is readable by group or others \(mode 644\); chmod 600/)).toBe(1);
+    expect(run.stderr).not.toContain('tok-0123456789abcdef');
+    await chmod(file, 0o600);
+    expect((await cli(['--dry-run', 'user', 'sync', '--file', 'users.csv'])).stderr).not.toMatch(/readable by group or others/);
+    await chmod(file, 0o644);
+    const doctor = JSON.parse((await cli(['--json', 'doctor'])).stdout) as { checks: { name: string; status: string; detail: string }[] };
+    expect(doctor.checks.find((check) => check.name === 'permissions')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/config\.json holds a token/) as string });
+  });
+
+  it('a runs directory and a store writable by others: each warned once by a run, and listed by doctor', async () => {
+    const store = join(dir, 'store');
+    expect((await cli(['--target', 'local', '--store', store, 'local', 'init'])).code).toBe(0);
+    await mkdir(join(dir, 'runs'));
+    await chmod(join(dir, 'runs'), 0o1777);
+    await chmod(store, 0o777);
+    const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(count(run.stderr, /warning: the runs directory \S+ is writable by others \(mode 1777\)/)).toBe(1);
+    expect(count(run.stderr, /warning: the store \S+ is writable by others \(mode 777\)/)).toBe(1);
+    const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
+    expect(doctor.stdout).toMatch(/warn {2}permissions the runs directory .* writable by others.*; the store .* writable by others/);
+    expect(doctor.code).toBe(0);
+    await chmod(join(dir, 'runs'), 0o700);
+    await chmod(store, 0o700);
+    const quiet = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
+    expect(quiet.stderr).not.toMatch(/writable by others/);
+    expect((await cli(['--target', 'local', '--store', store, 'doctor'])).stdout).toMatch(/ok {4}permissions/);
+  });
+});

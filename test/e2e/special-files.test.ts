@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
+
+/**
+ * Issue 22 (2c): only regular files are opened from the runs dir, the store and the config: a
+ * FIFO planted there is refused naming it, never a hang. `--file` naming a FIFO (or a process
+ * substitution) is read once like `--file -`, and a wait for its writer ends at once on SIGTERM.
+ * Every case runs the built CLI: a hang would be the test's timeout, not a pass.
+ */
+
+let dir: string;
+const USERS = 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
+const mkfifo = (path: string): void => void execFileSync('mkfifo', [path]);
+
+beforeAll(() => ensureBuilt());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-special-'));
+  writeFileSync(join(dir, 'users.csv'), USERS);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('--file naming a pipe', () => {
+  it('a FIFO with no writer: the process says it waits; SIGTERM then ends it with 130 and nothing sent', async () => {
+    mkfifo(join(dir, 'in.csv'));
+    const running = startExamctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      running.child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('waiting for a writer on in.csv')) resolve();
+      }),
+    );
+    running.child.kill('SIGTERM');
+    const done = await running.done;
+    expect(done.code).toBe(130);
+    expect(done.stderr).toMatch(/interrupted while waiting for \S+in\.csv: nothing was sent/);
+    expect(done.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+  });
+
+  it('a FIFO fed by a writer is read once like --file -, under its own name, and journaled as not resumable', async () => {
+    mkfifo(join(dir, 'in.csv'));
+    const running = startExamctl(['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'in.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    // Opening for writing waits for the reader: the CLI's open.
+    const writer = await open(join(dir, 'in.csv'), 'w');
+    await writer.writeFile(USERS);
+    await writer.close();
+    const done = await running.done;
+    expect(done.code, done.stderr).toBe(0);
+    const report = JSON.parse(done.stdout) as { summary: { ok: number }; run: string; items: { source: { file: string } }[] };
+    expect(report.summary.ok).toBe(2);
+    expect(report.items[0]?.source.file).toBe('in.csv');
+    const resumed = await examctl(['runs', 'resume', report.run], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    expect(resumed.code).toBe(2);
+  });
+
+  it('a process substitution <(...) is read like --file -', () => {
+    const out = execFileSync('bash', ['-c', `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file <(cat users.csv) 2>&1; echo "exit $?"`], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/2 valid/);
+    expect(out).toMatch(/exit 0\n$/);
+  });
+});
+
+describe('a FIFO planted in examctl’s own files is refused, naming it', () => {
+  it('a run journal that is a FIFO: runs list lists the rest and names it, runs show refuses (2), runs prune ends', async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+    const good = await examctl(['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'users.csv'], dir, env);
+    expect(good.code, good.stderr).toBe(0);
+    const goodId = (JSON.parse(good.stdout) as { run: string }).run;
+    const planted = '20261121T090000.000Z-dead';
+    mkdirSync(join(dir, 'runs', planted), { mode: 0o700 });
+    mkfifo(join(dir, 'runs', planted, 'journal.ndjson'));
+    const listed = await examctl(['runs', 'list'], dir, env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(goodId);
+    expect(listed.stderr).toMatch(new RegExp(`${planted}: skipped: \\S+journal\\.ndjson is not a regular file \\(a FIFO\\)`));
+    const shown = await examctl(['runs', 'show', planted], dir, env);
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toMatch(/journal\.ndjson is not a regular file \(a FIFO\)/);
+    const pruned = await examctl(['runs', 'prune', '--all'], dir, env);
+    expect(pruned.code).toBe(0);
+    // A LOCK that is a FIFO is read as "held by someone": never a hang.
+    mkfifo(join(dir, 'runs', goodId, 'LOCK'));
+    expect((await examctl(['runs', 'list'], dir, env)).code).toBe(0);
+  });
+
+  it("the store's CURRENT or journal as a FIFO: exit 3 naming the file", async () => {
+    const store = join(dir, 'store');
+    expect((await examctl(['--target', 'local', '--store', store, 'local', 'init'], dir)).code).toBe(0);
+    const journal = execFileSync('sh', ['-c', 'ls journal-*'], { cwd: store, encoding: 'utf8' }).trim().split('\n')[0] as string;
+    await rm(join(store, journal));
+    mkfifo(join(store, journal));
+    const run = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`${journal} is a FIFO, not a regular file: refused`);
+    await rm(join(store, 'CURRENT'));
+    mkfifo(join(store, 'CURRENT'));
+    const again = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('CURRENT is a FIFO, not a regular file: refused');
+  });
+
+  it('config.json as a FIFO: exit 2 naming it', async () => {
+    mkdirSync(join(dir, '.config'));
+    mkfifo(join(dir, '.config', 'config.json'));
+    const run = await examctl(['config', 'list'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('config.json is a FIFO, not a regular file: refused');
+  });
+});
