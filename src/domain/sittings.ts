@@ -8,6 +8,7 @@
  */
 import { coerceAndValidateScheduleRequest, coerceScheduleFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
+import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import type { Problem, Validation } from './problem.js';
 import { idOf } from './record-id.js';
 import { SCHEDULE_FIELDS, validateScheduleRequest } from './schedule.js';
@@ -56,6 +57,7 @@ class SittingGroup<T> implements Sitting<T> {
   private readonly candidates: Record<string, unknown>[] = [];
   private readonly candidateLines: number[] = [];
   private readonly problems: Problem[] = [];
+  private readonly candidateIds = new IdsOfOneInput(CANDIDATE_ID_RULE);
 
   constructor(
     private readonly csv: boolean,
@@ -80,6 +82,12 @@ class SittingGroup<T> implements Sitting<T> {
           message: `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
         });
       }
+    }
+    // The same candidate twice in one schedule's rows: the later row fails the schedule, naming the earlier line.
+    const repeated = this.candidateIds.repeated(idOf(candidate, 'CandidateExtId'), { file: '', line });
+    if (repeated !== undefined) {
+      this.problems.push({ ...repeated, line });
+      return;
     }
     this.candidates.push(candidate);
     this.candidateLines.push(line);

@@ -1,8 +1,7 @@
-import { StringDecoder } from 'node:string_decoder';
+import { parse, type CsvError, type Parser } from 'csv-parse';
 import { InputFileError } from '../errors.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import type { ColumnSpec, InputRecord } from './record.js';
-import { CsvTokenizer, MAX_RECORD_CHARS, type CsvSyntaxCode } from './csv-tokenizer.js';
 import { readUtf8Chunks } from './text-source.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
@@ -18,8 +17,14 @@ export interface CsvReadOptions {
 
 export { normalizeColumnName };
 
+/**
+ * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
+ * refused: a runaway quote, not data. It keeps a hostile file's memory bounded and its time linear.
+ */
+export const MAX_RECORD_BYTES = 128_000;
+
 /** Bytes of the file's head searched for the end of the header line before the delimiter is chosen anyway. */
-const MAX_HEADER_PROBE_BYTES = MAX_RECORD_CHARS * 3;
+const MAX_HEADER_PROBE_BYTES = MAX_RECORD_BYTES * 3;
 
 const QUOTE = 0x22;
 const CR = 0x0d;
@@ -81,27 +86,86 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
   return { delimiter, skipBytes: 0, skipLines: 0 };
 }
 
+/** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
+type CsvSyntaxCode = 'CSV_QUOTE_NOT_CLOSED' | 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE' | 'INVALID_OPENING_QUOTE' | 'CSV_MAX_RECORD_SIZE';
+
 /**
- * Why the tokenizer refused the record starting on the reported line. "Too large" names what
- * was too large: the header or a row, and the quoted cell left open when there was one (a quote
+ * Why csv-parse refused the record starting on the reported line. "Too large" names what was
+ * too large: the header or a row, and the quoted cell left open when there was one (a quote
  * never closed swallows the rest of the file, the usual cause), or else the line itself.
  */
 function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
   const record = inHeader ? 'the header' : 'the record starting on this line';
-  const limit = MAX_RECORD_CHARS.toLocaleString('en-US');
+  const limit = MAX_RECORD_BYTES.toLocaleString('en-US');
   switch (code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return `quote not closed: the quoted field${quoteColumn === undefined ? '' : ` in column ${quoteColumn}`} of ${record} runs to the end of the file`;
     case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
       return `invalid closing quote in ${record}: a closing quote must be followed by the delimiter or the end of the line (write a quote inside a quoted field as "")`;
     case 'INVALID_OPENING_QUOTE':
       return `a quote inside an unquoted field in ${record}: quote the whole field and double the inner quote ("5"" screen")`;
     case 'CSV_MAX_RECORD_SIZE':
       if (quoteColumn !== undefined) {
-        return `${inHeader ? 'header' : 'cell'} too large: the quoted field in column ${quoteColumn} of ${record} is not closed within ${limit} characters (the limit for one CSV record): a stray or unclosed quote?`;
+        return `${inHeader ? 'header' : 'cell'} too large: the quoted field in column ${quoteColumn} of ${record} is not closed within ${limit} bytes (the limit for one CSV record): a stray or unclosed quote?`;
       }
-      return `${inHeader ? 'header' : 'line'} too large: ${record} has over ${limit} characters (the limit for one CSV record)${inHeader ? '; is this a CSV file, with line breaks?' : ''}`;
+      return `${inHeader ? 'header' : 'line'} too large: ${record} has over ${limit} bytes (the limit for one CSV record)${inHeader ? '; is this a CSV file, with line breaks?' : ''}`;
   }
+}
+
+const EXPLAINED: ReadonlySet<string> = new Set<CsvSyntaxCode>([
+  'CSV_QUOTE_NOT_CLOSED',
+  'CSV_INVALID_CLOSING_QUOTE',
+  'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE',
+  'INVALID_OPENING_QUOTE',
+  'CSV_MAX_RECORD_SIZE',
+]);
+
+function isCsvError(error: unknown): error is CsvError & { column?: unknown; quoting?: unknown } {
+  const code: unknown = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && EXPLAINED.has(code);
+}
+
+/** Line feeds inside a record's cells: the lines it spans beyond its first (a CRLF is one). */
+function lineFeedsIn(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
+/**
+ * csv-parse set up as examctl reads CSV: the chosen delimiter, quote and escape `"`, rows of any
+ * width (the reader says which width is wrong, with the line), blanks around quoted fields
+ * dropped, each record handed to `onRecord` as it completes (none kept in the stream).
+ */
+function csvParser(delimiter: string, onRecord: (cells: string[]) => void): Parser {
+  const parser = parse({
+    delimiter,
+    bom: true,
+    quote: '"',
+    escape: '"',
+    relax_column_count: true,
+    ltrim: true,
+    rtrim: true,
+    max_record_size: MAX_RECORD_BYTES,
+    on_record: (cells: string[]) => {
+      onRecord(cells);
+      return null;
+    },
+  });
+  // Errors are taken from each write's callback; the stream's own event must not go unhandled.
+  parser.on('error', () => undefined);
+  parser.resume();
+  return parser;
+}
+
+/** Writes one chunk and waits until csv-parse has read it (its records handed on), or throws its error. */
+function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error | null): void => (error ? reject(error) : resolve());
+    if (chunk === undefined) parser.end(done);
+    else parser.write(chunk, done);
+  });
 }
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
@@ -111,13 +175,12 @@ export interface CsvRowSink {
 }
 
 /**
- * Streams a CSV file through the tokenizer and hands each row to `sink` synchronously; yields
+ * Streams a CSV file through csv-parse and hands each row to `sink` synchronously; yields
  * (nothing) after each chunk so the caller can pass on what the sink collected. Cells arrive
  * trimmed; blank rows are skipped; a row whose cell count differs from the header's is refused.
  */
 export async function* csvRows(path: string, file: string, sink: CsvRowSink): AsyncGenerator<void> {
-  let tokenizer: CsvTokenizer | undefined;
-  let decoder: StringDecoder | undefined;
+  let parser: Parser | undefined;
   let nextLine = 1;
   let width = -1;
   /** Columns up to the header's last named one; the unnamed columns after it must stay empty. */
@@ -128,7 +191,9 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
   let headerLine = 1;
   let head: Buffer | undefined;
 
-  const onRecord = (cells: string[], extraLines: number): void => {
+  const onRecord = (cells: string[]): void => {
+    // csv-parse's info.lines counts a CRLF inside quotes twice: the lines are counted here.
+    const extraLines = lineFeedsIn(cells);
     const line = nextLine;
     nextLine = line + 1 + extraLines;
     let blank = true;
@@ -183,42 +248,48 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
     }
   };
 
-  const start = (choice: DelimiterChoice): CsvTokenizer => {
+  const start = (choice: DelimiterChoice): Parser => {
     nextLine += choice.skipLines;
-    decoder = new StringDecoder('utf8');
-    return new CsvTokenizer(choice.delimiter, onRecord);
+    return csvParser(choice.delimiter, onRecord);
   };
 
-  const feed = (target: CsvTokenizer, text: string, end: boolean): void => {
-    // A syntax error belongs to the record that starts on nextLine.
-    if (!target.push(text, end)) {
-      throw new InputFileError(file, nextLine, syntaxErrorReason(target.error as CsvSyntaxCode, target.errorQuoteColumn, width === -1));
+  const feed = async (target: Parser, chunk: Buffer | undefined): Promise<void> => {
+    try {
+      await written(target, chunk);
+    } catch (error) {
+      // A syntax error belongs to the record that starts on nextLine.
+      if (!isCsvError(error)) throw error;
+      // The error's own `quoting` says whether the last field *was* quoted; whether a quote is still
+      // open is the parser's state (csv-parse keeps `state` on the stream for compatibility).
+      const open = error.code === 'CSV_QUOTE_NOT_CLOSED' || (target as unknown as { state?: { quoting?: unknown } }).state?.quoting === true;
+      const quoteColumn = open && typeof error.column === 'number' ? error.column + 1 : undefined;
+      throw new InputFileError(file, nextLine, syntaxErrorReason(error.code as CsvSyntaxCode, quoteColumn, width === -1));
     }
   };
 
   for await (const chunk of readUtf8Chunks(path, file)) {
     let input = chunk;
-    if (tokenizer === undefined) {
+    if (parser === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
       // A first line that never ends (no line break, or a stray quote in the header) must not be
       // re-scanned with every chunk: past the limit the delimiter is chosen from what was read,
-      // and the tokenizer refuses the header as too large, naming the open quote if there is one.
+      // and csv-parse refuses the header as too large, naming the open quote if there is one.
       const choice = detectDelimiter(head, head.length > MAX_HEADER_PROBE_BYTES);
       if (choice === undefined) continue;
-      tokenizer = start(choice);
+      parser = start(choice);
       input = head.subarray(choice.skipBytes);
       head = undefined;
     }
-    // Chunks may cut a UTF-8 sequence: the decoder keeps the incomplete tail for the next one.
-    feed(tokenizer, (decoder as StringDecoder).write(input), false);
+    // csv-parse reads bytes: a UTF-8 sequence cut by the chunk's end is completed by the next one.
+    await feed(parser, input);
     yield;
   }
-  if (tokenizer === undefined && head !== undefined) {
+  if (parser === undefined && head !== undefined) {
     const choice = detectDelimiter(head, true) as DelimiterChoice;
-    tokenizer = start(choice);
-    feed(tokenizer, (decoder as StringDecoder).write(head.subarray(choice.skipBytes)), false);
+    parser = start(choice);
+    await feed(parser, head.subarray(choice.skipBytes));
   }
-  if (tokenizer !== undefined) feed(tokenizer, (decoder as StringDecoder).end(), true);
+  if (parser !== undefined) await feed(parser, undefined);
   if (width === -1) throw new InputFileError(file, 1, 'no header row (the file is empty)');
   yield;
 }

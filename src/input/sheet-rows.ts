@@ -221,6 +221,8 @@ class SheetHandler implements XmlHandler {
     let value: SheetValue;
     if (type === 's') {
       if (stored === undefined) return this.hasFormula ? { formula: this.formula } : null;
+      // An empty value (`<v/>`) points to no string: other readers show an empty cell.
+      if (stored.trim() === '') return this.hasFormula ? { formula: this.formula, result: '' } : null;
       const index = positiveInteger(stored.trim());
       const text = index === undefined ? undefined : this.strings[index];
       if (text === undefined) {

@@ -72,24 +72,39 @@ function isTrue(value: string | undefined): boolean {
   return value === '1' || value === 'true';
 }
 
+/**
+ * The tabs and the date system of workbook.xml. Only the main namespace's `workbookPr`, a direct
+ * child of the root, sets the date system: Excel 2013+ writes an `<x15:workbookPr
+ * chartTrackingRefBase="1"/>` after it (inside `extLst`), and extensions or `mc:AlternateContent`
+ * choices must not reset what the workbook says. The tokenizer reports local names, so the
+ * place decides: the root is depth 1, its children depth 2.
+ */
 export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<WorkbookInfo> {
   const info: WorkbookInfo = { sheets: [], date1904: false };
-  let inSheets = false;
+  let depth = 0;
+  let sheetsDepth = 0;
   const handler = partHandler({
     open(name, attributes) {
-      if (name === 'workbookPr') info.date1904 = isTrue(attributes.get('date1904'));
-      else if (name === 'sheets') inSheets = true;
-      else if (name === 'sheet' && inSheets) {
+      depth++;
+      if (depth === 2 && name === 'workbookPr') info.date1904 = isTrue(attributes.get('date1904'));
+      else if (depth === 2 && name === 'sheets') sheetsDepth = depth;
+      else if (name === 'sheet' && sheetsDepth !== 0 && depth === sheetsDepth + 1) {
         info.sheets.push({ name: attributes.get('name') ?? '', state: attributes.get('state') ?? 'visible', relationshipId: attributes.get('id') ?? '' });
       }
     },
-    close(name) {
-      if (name === 'sheets') inSheets = false;
+    close() {
+      if (depth === sheetsDepth) sheetsDepth = 0;
+      depth--;
     },
     text() {},
   });
   await readXmlPart(chunks, handler);
   return info;
+}
+
+/** Hidden means the workbook's `hidden` or `veryHidden` state; any other (visible, show, absent) is shown. */
+export function isHiddenState(state: string): boolean {
+  return state === 'hidden' || state === 'veryHidden';
 }
 
 /**

@@ -256,6 +256,25 @@ function isoDateCell(iso: string, context: CellContext): CellReading {
   return dateCell(date, context);
 }
 
+/** Days from 1899-12-30 (the 1900 system's day 0 as Excel counts from day 61) to 1970-01-01. */
+const EPOCH_1900 = 25569;
+/** The 1904 system's day 0 (1904-01-01) is this many days after the 1900 system's. */
+const OFFSET_1904 = 1462;
+
+/**
+ * The date a serial number shows. In the 1900 system Excel counts a 29 February 1900 that never
+ * was (serial 60, kept for Lotus 1-2-3): serials 1-59 are one day later than counting from
+ * 1899-12-30 gives (1 is 1900-01-01), 61 and above are as counted, 60 has no date (undefined).
+ * Below 1 (a time of day alone) nothing changes. The 1904 system has no phantom day.
+ */
+export function serialDate(serial: number, date1904: boolean): Date | undefined {
+  let days = serial - EPOCH_1900;
+  if (date1904) days += OFFSET_1904;
+  else if (serial >= 60 && serial < 61) return undefined;
+  else if (serial >= 1 && serial < 60) days += 1;
+  return new Date(Math.round(days * 86_400_000));
+}
+
 function numberCell(value: number, numFmt: string | undefined, context: CellContext): CellReading {
   if (!Number.isFinite(value)) return { problem: 'the cell holds no valid number (an error value?)' };
   const field = context.field ?? 'the cell';
@@ -268,7 +287,11 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   }
   if (isDateFormat(numFmt)) {
     // A formula's date result arrives as its serial number: read it as the date it shows.
-    return dateCell(new Date(Math.round((value - 25569 + (context.date1904 === true ? 1462 : 0)) * 86_400_000)), context);
+    const date = serialDate(value, context.date1904 === true);
+    if (date === undefined) {
+      return { problem: `${field} is the date cell 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again` };
+    }
+    return dateCell(date, context);
   }
   const width = zeroPadWidth(numFmt);
   const text = width > 0 && Number.isInteger(value) && value >= 0 ? plainNumber(value).padStart(width, '0') : plainNumber(value);

@@ -29,6 +29,7 @@ import { cannotRead } from './text-source.js';
 import { isKnownTimeZone, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import {
+  isHiddenState,
   readCellFormats,
   readRelationships,
   readSharedStrings,
@@ -239,7 +240,7 @@ async function openWorkbook(path: string, file: string, limits: XlsxLimits): Pro
   const sheets = info.sheets.map((sheet): SheetEntry => {
     const rel = byId.get(sheet.relationshipId);
     const isWorksheet = rel !== undefined && !rel.external && (rel.type === '' || relationshipIs(rel, 'worksheet'));
-    return { name: sheet.name, hidden: sheet.state !== 'visible', part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined };
+    return { name: sheet.name, hidden: isHiddenState(sheet.state), part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined };
   });
   const formats = await readPart(zip, target('styles', 'xl/styles.xml'), small, file, readCellFormats, []);
   const stringsPart = target('sharedStrings', 'xl/sharedStrings.xml');

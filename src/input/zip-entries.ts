@@ -105,7 +105,7 @@ export class ZipEntries {
   }
 
   has(name: string): boolean {
-    return this.entries.has(name);
+    return this.entries.has(partKey(name));
   }
 
   /**
@@ -114,7 +114,7 @@ export class ZipEntries {
    * a stream that ends short of that size or with another CRC-32 is a damaged entry.
    */
   async *chunks(name: string, limit: number): AsyncGenerator<Buffer> {
-    const entry = this.entries.get(name);
+    const entry = this.entries.get(partKey(name));
     if (entry === undefined) throw new ZipFormatError(`no ${name} in the archive`);
     if (entry.encrypted) throw new ZipFormatError(`${name} is encrypted`);
     if (entry.method !== 0 && entry.method !== 8) throw new ZipFormatError(`${name} uses zip compression method ${entry.method}, which examctl does not read`);
@@ -166,6 +166,14 @@ export class ZipEntries {
   }
 }
 
+/**
+ * How an entry is looked up: part names are case-insensitive (ECMA-376 Part 2, 9.1.1.4), and some
+ * producers write Windows separators (`xl\\workbook.xml`) that other readers accept.
+ */
+function partKey(name: string): string {
+  return name.replace(/\\/g, '/').replace(/^\/+/, '').toLowerCase();
+}
+
 function parseDirectory(directory: Buffer, count: number): Map<string, ZipEntry> {
   const entries = new Map<string, ZipEntry>();
   let at = 0;
@@ -193,7 +201,9 @@ function parseDirectory(directory: Buffer, count: number): Map<string, ZipEntry>
       if (compressedSize === 0xffffffff) compressedSize = take();
       if (localHeaderOffset === 0xffffffff) localHeaderOffset = take();
     }
-    entries.set(name, {
+    // The first of two names that differ only in case or separator is kept (a package holds one).
+    const key = partKey(name);
+    if (!entries.has(key)) entries.set(key, {
       name,
       encrypted: (directory.readUInt16LE(at + 8) & 1) === 1,
       method: directory.readUInt16LE(at + 10),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/input/index.js';
-import { MAX_RECORD_CHARS } from '../../src/input/csv-tokenizer.js';
+import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
 import { MAX_JSON_DEPTH, MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
 // @ts-expect-error: a plain .mjs generator shared with the measuring script
@@ -55,14 +55,14 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
   it('a first line without a line break is refused as a header too large', async () => {
     await expectInputFileError(read('no-line-break.csv'), {
       line: 1,
-      reason: new RegExp(`^header too large: the header has over ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters`),
+      reason: new RegExp(`^header too large: the header has over ${MAX_RECORD_CHARS.toLocaleString('en-US')} bytes`),
     });
   });
 
   it('a stray quote in the header of a large file names the header and the column of the quote', async () => {
     const error = await expectInputFileError(read('stray-quote-header.csv'), {
       line: 1,
-      reason: /^header too large: the quoted field in column 2 of the header is not closed within 128,000 characters/,
+      reason: /^header too large: the quoted field in column 2 of the header is not closed within 128,000 bytes/,
     });
     expect(error.reason).toMatch(/stray or unclosed quote/);
   });
@@ -77,7 +77,7 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
   it('a long row without any quote is called a line too large, and no quote is blamed', async () => {
     const error = await expectInputFileError(read('huge-row-no-quote.csv'), {
       line: 3,
-      reason: /^line too large: the record starting on this line has over 128,000 characters/,
+      reason: /^line too large: the record starting on this line has over 128,000 bytes/,
     });
     expect(error.reason).not.toMatch(/quote/);
   });
@@ -88,7 +88,7 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
     writeFileSync(file, `ExternalId,FirstName,LastName\nu1,"Ann\n${'z,'.repeat(MAX_RECORD_CHARS)}\n`);
     await expectInputFileError(collect(readRecords(file, { columns: userColumns })), {
       line: 2,
-      reason: /^cell too large: the quoted field in column 2 of the record starting on this line is not closed within 128,000 characters/,
+      reason: /^cell too large: the quoted field in column 2 of the record starting on this line is not closed within 128,000 bytes/,
     });
   });
 

@@ -1,6 +1,7 @@
 import type { IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
+import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
@@ -49,7 +50,7 @@ export async function collectionAddInput(
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
   return {
     records: file !== undefined ? await fileRecords(file, sheet, fieldFlags, deps) : await flagRecord(fieldFlags, options, deps),
-    ...unitPerRecord(collectionUnit),
+    ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
+import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
@@ -76,7 +77,7 @@ export async function invigilatorsRemoveInput(
     records: () => batchedRecords(async function* () {
       yield records;
     }),
-    ...unitPerRecord((record) => unitOf.get(record) as Unit<string>),
+    ...unitPerRecord((record) => unitOf.get(record) as Unit<string>, INVIGILATOR_ID_RULE),
     // --only-failed was applied to the id list above.
     readsOnlyFailedItself: true,
   };

@@ -1,6 +1,7 @@
 import type { IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
+import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
@@ -57,7 +58,7 @@ export function userSyncInput(
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
   return {
     records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }),
-    ...unitPerRecord(userUnit),
+    ...unitPerRecord(userUnit, USER_ID_RULE),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { CallOptions, IntegrationApi, PlannedAction } from '../../api/integration-api.js';
+import { IdsOfOneInput, withProblem, type IdRule } from '../../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
@@ -83,12 +84,23 @@ export interface RecordJob<P, R = never> {
   readsOnlyFailedItself?: boolean;
 }
 
-/** `units` and `oneUnitPerRecord` for a job whose every record is one unit. */
-export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord'> {
+/**
+ * `units` and `oneUnitPerRecord` for a job whose every record is one unit. With `idRule`, a unit
+ * whose id an earlier record of the same read had fails (domain/one-id-per-file.ts): every run
+ * of such a job, dry or real, first or resumed, goes through here.
+ */
+export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord'> {
   return {
     oneUnitPerRecord: true,
     async *units(batches) {
-      for await (const batch of batches) yield batch.map((record) => withRecordFindings(unitOf(record), record));
+      const ids = idRule === undefined ? undefined : new IdsOfOneInput(idRule);
+      for await (const batch of batches) {
+        yield batch.map((record) => {
+          const unit = withRecordFindings(unitOf(record), record);
+          const repeated = ids?.repeated(unit.id, record.source);
+          return repeated === undefined ? unit : { ...unit, prepared: withProblem(unit.prepared, repeated) };
+        });
+      }
     },
   };
 }
