@@ -12,7 +12,15 @@
 //     as schemathesis reads them), jsonschema checks bodies and answers against the document;
 //  4. lints the served document with Redocly's, Spectral's (spectral:oas) and swagger-cli's
 //     validators, fetched with npx at pinned versions: no error allowed;
-//  5. runs the remote tests on undici 8 in a scratch copy (scripts/interop-undici8.mjs).
+//  5. runs the remote tests on undici 8 in a scratch copy (scripts/interop-undici8.mjs);
+//  6. runs Stoplight Prism (@stoplight/prism-cli, installed into a scratch dir, not a dependency)
+//     on the served document: as a mock, a valid user sent to the document's own `servers` URL
+//     (Prism's __server) gets the 200 example, another server is not matched, an invalid one gets
+//     the 400 example with Success false; as a validating proxy in front of the server, a valid
+//     user goes through to the engine and its answer passes Prism's check against the document;
+//  7. packs examctl (npm pack), installs the tarball with `npm install --global` into a scratch
+//     prefix (dependencies from the registry) and runs --version, a dry run and local serve from
+//     another directory, with LICENSE in the installed package.
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -175,6 +183,9 @@ if (!pythonHas()) {
         process.stdout.write(`FAIL served OpenAPI document: ${name} (exit ${lint.status})\n${lint.stdout}${lint.stderr}\n`);
       }
     }
+
+    // 6. Stoplight Prism, mock and validating proxy, on the served document.
+    await prismChecks(url, storeDir);
   } finally {
     server.kill('SIGTERM');
     if (server.exitCode === null) await once(server, 'exit');
@@ -184,6 +195,133 @@ if (!pythonHas()) {
 
 // 5. The remote tests on undici 8 (scripts/interop-undici8.mjs).
 failures += (await import('./interop-undici8.mjs')).remoteTestsOnUndici8(root);
+
+// 7. The tarball people install.
+await installedTarballChecks();
+
+/** Resolves with the first match of `pattern` in what `child` writes (stdout and stderr), or rejects when it exits first. */
+function waitForOutput(child, pattern) {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const look = (text) => {
+      seen += text;
+      const match = pattern.exec(seen);
+      if (match) resolve(match);
+    };
+    child.stdout?.setEncoding('utf8').on('data', look);
+    child.stderr?.setEncoding('utf8').on('data', look);
+    child.once('exit', (code) => reject(new Error(`exited ${code} before ${pattern}: ${seen}`)));
+  });
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+async function post(url, body, headers = {}) {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: answer.status, body: await answer.json().catch(() => undefined) };
+}
+
+/**
+ * Prism 5.14.2: the last release whose engines admit Node 20 (5.15 and later need Node 24). A mock
+ * matches `servers` only through its __server query parameter, which a relative URL never matches.
+ */
+async function prismChecks(serverUrl, scratch) {
+  const prismDir = join(scratch, 'prism');
+  const install = spawnSync('npm', ['install', '--prefix', prismDir, '--no-audit', '--no-fund', '--loglevel=error', '@stoplight/prism-cli@5.14.2'], { encoding: 'utf8' });
+  if (install.status !== 0) {
+    failures++;
+    process.stdout.write(`FAIL Prism: npm install @stoplight/prism-cli failed\n${install.stderr}\n`);
+    return;
+  }
+  const prism = join(prismDir, 'node_modules', '.bin', 'prism');
+  const documentUrl = `${serverUrl}/api/v1/integrations/openapi.json`;
+  const served = await (await fetch(documentUrl)).json();
+  const base = served.servers[0].url;
+  check('Prism: the served document names its server absolutely', base, `${serverUrl}/api/v1/integrations`);
+  const user = served.paths['/user'].post.requestBody.content['application/json'].example;
+  const auth = { authorization: 'EAPI dev-token' };
+
+  const mock = spawn(prism, ['mock', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const [, mockUrl] = await waitForOutput(mock, /Prism is listening on (http:\/\/\S+)/);
+    const ok = await post(`${mockUrl}/user?__server=${encodeURIComponent(base)}`, user, auth);
+    check('Prism mock: a valid user to the served servers URL gets the 200 example', [ok.status, ok.body?.Success], [200, true]);
+    const elsewhere = await post(`${mockUrl}/user?__server=${encodeURIComponent('https://elsewhere.example.test/api')}`, user, auth);
+    check('Prism mock: a server the document does not name is not matched', elsewhere.status, 404);
+    const invalid = await post(`${mockUrl}/user?__server=${encodeURIComponent(base)}`, { ...user, Email: 'not an address' }, auth);
+    check('Prism mock: an invalid user gets the 400 example, Success false', [invalid.status, invalid.body?.Success], [400, false]);
+  } catch (error) {
+    failures++;
+    process.stdout.write(`FAIL Prism mock: ${error.message}\n`);
+  } finally {
+    await stop(mock);
+  }
+
+  // --errors: an answer that does not fit the document becomes an error instead of passing through.
+  const proxy = spawn(prism, ['proxy', '--errors', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl, base], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const [, proxyUrl] = await waitForOutput(proxy, /Prism is listening on (http:\/\/\S+)/);
+    const sent = { ...user, ExternalId: 'u-prism-1', UserName: 'u-prism-1', Email: 'prism@example.test', SynchronizationKey: '3f2504e0-4f89-11d3-9a0c-0305e82c3399' };
+    const through = await post(`${proxyUrl}/user`, sent, auth);
+    check('Prism proxy: a valid user goes through to the engine, the answer fits the document', [through.status, through.body?.Success, through.body?.Content?.User?.ExternalId], [200, true, 'u-prism-1']);
+  } catch (error) {
+    failures++;
+    process.stdout.write(`FAIL Prism proxy: ${error.message}\n`);
+  } finally {
+    await stop(proxy);
+  }
+}
+
+/** A port free a moment ago (Prism takes no port 0). */
+async function freePort() {
+  const { createServer } = await import('node:net');
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+async function installedTarballChecks() {
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-interop-install-'));
+  try {
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const tarball = join(scratch, packed[0].filename);
+    const prefix = join(scratch, 'prefix');
+    const install = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { encoding: 'utf8', cwd: scratch });
+    if (install.status !== 0) {
+      failures++;
+      process.stdout.write(`FAIL npm install --global of the tarball (exit ${install.status})\n${install.stderr}\n`);
+      return;
+    }
+    const examctl = join(prefix, 'bin', 'examctl');
+    const elsewhere = join(scratch, 'elsewhere');
+    execFileSync('mkdir', ['-p', elsewhere]);
+    const env = { ...process.env, HOME: elsewhere, EXAMCTL_CONFIG_DIR: join(elsewhere, '.config'), CI: 'true' };
+    const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
+    check('installed tarball: examctl --version', version.stdout.trim(), JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' })));
+    const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], { encoding: 'utf8' });
+    check('installed tarball: LICENSE inside', license.stdout.trim(), 'MIT License');
+    const users = join(prefix, 'lib', 'node_modules', 'examctl', 'fixtures', 'users-with-errors.csv');
+    const dry = spawnSync(examctl, ['user', 'sync', '--file', users, '--dry-run'], { cwd: elsewhere, env, encoding: 'utf8' });
+    check('installed tarball: a dry run', [dry.status, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
+    const serve = spawn(examctl, ['local', 'serve', '--port', '0'], { cwd: elsewhere, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const [, url] = await waitForOutput(serve, /listening on (http:\/\/\S+)/);
+      const answer = await fetch(`${url}/api/v1/integrations/openapi.json`);
+      check('installed tarball: local serve answers', answer.status, 200);
+    } finally {
+      await stop(serve);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);

@@ -6,6 +6,8 @@ import {
   userRequestSchema,
 } from '../domain/schemas.js';
 import { withPortablePatterns } from '../domain/portable-pattern.js';
+import { API_PREFIX } from './url-policy.js';
+import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
 
 /*
  * The OpenAPI document of the integration API. The request bodies are generated from the
@@ -21,13 +23,21 @@ const errorEntry = z.looseObject({
   Field: z.string().optional(),
 });
 
-function envelopeOf(content: z.ZodType): z.ZodType {
+/** A success: Success is always true, with the operation's Content (a mock must never answer a failure with true). */
+function successEnvelopeOf(content: z.ZodType): z.ZodType {
   return z.looseObject({
-    Content: content.nullable(),
-    Success: z.boolean(),
+    Content: content,
+    Success: z.literal(true),
     Errors: z.array(errorEntry).nullable(),
   });
 }
+
+/** A failure, whatever its status: Success always false, no Content, the problems in Errors. */
+const failureEnvelope = z.looseObject({
+  Content: z.null(),
+  Success: z.literal(false),
+  Errors: z.array(errorEntry),
+});
 
 const responseContents = {
   schedule: z.string().describe('The schedule external id.'),
@@ -72,11 +82,11 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
   return withPortablePatterns(rest);
 }
 
-function jsonBody(ref: string, description?: string): object {
+function jsonBody(ref: string, example: unknown, description?: string): object {
   return {
     required: true,
     ...(description ? { description } : {}),
-    content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` }, example } },
   };
 }
 
@@ -116,24 +126,31 @@ const FAILURE_HEADERS: Record<string, Record<string, object>> = {
   '503': { 'Retry-After': RETRY_AFTER },
 };
 
-function responses(okRef: string, okDescription: string, hasBody: boolean): object {
-  const envelopeRef = { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` } } };
-  const failure = { 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' } } };
+function responses(okRef: string, okDescription: string, hasBody: boolean, examples: OperationExamples): object {
+  const failure = (example: unknown) => ({ 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example } });
   const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
   return {
-    '200': { description: okDescription, content: envelopeRef },
+    '200': { description: okDescription, content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } } },
     '400': {
       description:
         'The request was rejected; Errors lists every problem (Code null for the conditions the API does not number). ' +
         (hasBody ? 'Also a body that is not valid UTF-8 or not valid JSON.' : ''),
-      content: failure,
+      content: failure(examples.refused),
     },
     ...Object.fromEntries(
       Object.entries(failures)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, description]) => [status, { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure }]),
+        .map(([status, description]) => [
+          status,
+          { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure(statusFailureExample(firstClause(description))) },
+        ]),
     ),
   };
+}
+
+/** A status's description up to its first stop, as the message of its example answer. */
+function firstClause(description: string): string {
+  return description.split(/[.;(]/, 1)[0]!.trim();
 }
 
 /**
@@ -143,8 +160,13 @@ function responses(okRef: string, okDescription: string, hasBody: boolean): obje
 const BEYOND_THE_SCHEMA =
   'A body this schema accepts is refused only for a rule the schema cannot express: ';
 
-/** The OpenAPI 3.1 document of the integration API as the local server serves it. */
-export function buildOpenApiDocument(version = '0.0.0'): object {
+/**
+ * The OpenAPI 3.1 document of the integration API as the local server serves it. `baseUrl`
+ * (`http://host:port`, or `local serve --public-url`) makes `servers` absolute: tools such as
+ * Prism ignore a relative one and would route `/user` instead of `/api/v1/integrations/user`.
+ */
+export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): object {
+  const examples = operationExamples();
   return {
     openapi: '3.1.0',
     info: {
@@ -163,7 +185,7 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
       { name: 'Collections', description: 'Collections of items.' },
       { name: 'Users', description: 'Users with their hierarchy memberships and permissions.' },
     ],
-    servers: [{ url: '/api/v1/integrations' }],
+    servers: [{ url: `${baseUrl === undefined ? '' : baseUrl.replace(/\/+$/, '')}${API_PREFIX}` }],
     security: [{ eapi: [] }],
     paths: {
       '/schedule': {
@@ -178,8 +200,8 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
             'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
             'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
             'the workflow of an existing schedule cannot change).',
-          requestBody: jsonBody('ScheduleRequest'),
-          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.', true),
+          requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
+          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.', true, examples.schedule),
         },
       },
       '/external/review-sessions/{externalId}': {
@@ -189,7 +211,7 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
           summary: 'Read a review session',
           parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } }],
           description: 'HEAD answers as GET, without the body.',
-          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false),
+          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
         },
       },
       '/collections': {
@@ -201,8 +223,8 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
             BEYOND_THE_SCHEMA +
             'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
             'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
-          requestBody: jsonBody('CollectionRequest'),
-          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.', true),
+          requestBody: jsonBody('CollectionRequest', examples.collection.request),
+          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.', true, examples.collection),
         },
       },
       '/user': {
@@ -217,8 +239,8 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
             'the address syntax of AllowedIpAddresses (238, stated in words) and the platform state (Role required when the user is created, 240, ' +
             'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
             'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
-          requestBody: jsonBody('UserRequest'),
-          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true),
+          requestBody: jsonBody('UserRequest', examples.user.request),
+          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true, examples.user),
         },
       },
       '/schedule/{externalId}/invigilators': {
@@ -231,11 +253,12 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
             'No body, null or [] is code 100 with HTTP 200 (as the API lists it); any other body that is not an array is 400. ' +
             BEYOND_THE_SCHEMA +
             'the platform state (the schedule exists, 301, is not archived, 302, or finished, 305; each id is an invigilator of it, 319).',
-          requestBody: jsonBody('InvigilatorIds', 'The external ids of the invigilators to remove.'),
+          requestBody: jsonBody('InvigilatorIds', examples.invigilators.request, 'The external ids of the invigilators to remove.'),
           responses: responses(
             'InvigilatorsEnvelope',
             'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
             true,
+            examples.invigilators,
           ),
         },
       },
@@ -249,12 +272,13 @@ export function buildOpenApiDocument(version = '0.0.0'): object {
         UserRequest: jsonSchema(userRequestSchema),
         CollectionRequest: jsonSchema(collectionRequestSchema),
         InvigilatorIds: jsonSchema(invigilatorIdsSchema),
-        ScheduleEnvelope: jsonSchema(envelopeOf(responseContents.schedule)),
-        ReviewSessionEnvelope: jsonSchema(envelopeOf(responseContents.reviewSession)),
-        CollectionEnvelope: jsonSchema(envelopeOf(responseContents.collection)),
-        UserEnvelope: jsonSchema(envelopeOf(responseContents.user)),
-        InvigilatorsEnvelope: jsonSchema(envelopeOf(responseContents.invigilators)),
-        FailureEnvelope: jsonSchema(envelopeOf(z.null())),
+        ScheduleEnvelope: jsonSchema(successEnvelopeOf(responseContents.schedule)),
+        ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
+        CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
+        UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
+        // Whole-request errors of this route come with 200 too (interpretations.md): either envelope.
+        InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
+        FailureEnvelope: jsonSchema(failureEnvelope),
       },
     },
   };

@@ -17,6 +17,11 @@ export interface ServeLocalOptions {
   log?: (line: string) => void;
   faults?: ServerOptions['faults'];
   timeouts?: ServerOptions['timeouts'];
+  /**
+   * The URL clients reach the server at when it is behind something (a reverse proxy, a
+   * container's port mapping): the OpenAPI document's `servers`. Default: the server's own URL.
+   */
+  publicUrl?: string;
   /** Called with the store path when a missing store was created from the bundled world. */
   onCreated?: (location: string) => void;
 }
@@ -46,7 +51,7 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
       log: options.log,
       faults: options.faults,
       timeouts: options.timeouts,
-      openapi: buildOpenApiDocument(EXAMCTL_VERSION),
+      openapi: (url) => buildOpenApiDocument(EXAMCTL_VERSION, options.publicUrl ?? url),
     });
   } catch (error) {
     await engine.close();

@@ -40,8 +40,11 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** One line per request: method, path, status (or aborted/reset/lost), ms, injected faults. Never a header value. */
   log?: (line: string) => void;
-  /** Served at GET /api/v1/integrations/openapi.json without a token. */
-  openapi?: object;
+  /**
+   * Served at GET /api/v1/integrations/openapi.json without a token. A function is given the
+   * server's own URL once it listens (the port may be 0 until then), for an absolute `servers`.
+   */
+  openapi?: object | ((url: string) => object);
   /**
    * How long close() lets in-flight requests finish before cutting their sockets (ms); a handler
    * still running that much later again is abandoned, so a stop always ends. Default 10 000.
@@ -340,7 +343,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const openapiText = options.openapi ? JSON.stringify(options.openapi) : undefined;
+  // Set once listening: the document may name the server's own URL.
+  let openapiText: string | undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
   const tokenCheck = new TokenCheck();
   const bodyDeadlines = new BodyDeadlines(Math.min(1_000, Math.max(10, Math.ceil(timeouts.requestMs / 10))));
@@ -507,9 +511,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  if (options.openapi !== undefined) openapiText = JSON.stringify(typeof options.openapi === 'function' ? options.openapi(url) : options.openapi);
 
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     port,
     async close() {
       if (closing) return;

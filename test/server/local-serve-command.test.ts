@@ -66,4 +66,25 @@ describe('examctl local serve (command)', () => {
       expect(await running).toBe(0);
     });
   });
+
+  it('--public-url names where clients reach it in the OpenAPI document; a URL that cannot be one is exit 2', async () => {
+    await withTempDir(async (dir) => {
+      const stop = new AbortController();
+      const io = testDeps(dir, { signal: stop.signal });
+      const running = runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--public-url', 'https://exam.example.test/examctl/'], io.deps);
+      const [, url] = await waitFor(io.stderr, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/, running);
+      const answer = await request(`${url}/api/v1/integrations/openapi.json`);
+      expect(((await answer.body.json()) as { servers: unknown }).servers).toEqual([{ url: 'https://exam.example.test/examctl/api/v1/integrations' }]);
+      expect(io.stderr.text).toContain('public URL https://exam.example.test/examctl');
+      stop.abort();
+      expect(await running).toBe(0);
+
+      for (const bad of ['ftp://exam.example.test', 'exam.example.test', 'https://user:pw@exam.example.test', 'https://exam.example.test/?a=1']) {
+        const refused = testDeps(dir);
+        expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--public-url', bad], refused.deps), bad).toBe(2);
+        expect(refused.stderr.text).toContain('--public-url');
+        expect(refused.stderr.text).not.toContain('listening on');
+      }
+    });
+  });
 });

@@ -92,8 +92,10 @@ let store: Store;
 let server: RunningServer;
 let engine: ReturnType<typeof createLocalEngine>;
 type DeclaredHeader = { required?: boolean; schema: JsonSchema };
+type MediaType = { schema: { $ref: string }; example?: unknown };
 let document: {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }>; headers?: Record<string, DeclaredHeader> }> }>>;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, MediaType> }; responses: Record<string, { content?: Record<string, MediaType>; headers?: Record<string, DeclaredHeader> }> }>>;
   components: { schemas: Record<string, JsonSchema> };
 };
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -104,7 +106,7 @@ beforeAll(async () => {
   await createStore(dir, worldToChanges(await loadWorldFile(BUNDLED_WORLD_PATH)));
   store = await openStore(dir);
   engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
-  server = await startServer({ api: engine, tokens: storeTokens(store), openapi: buildOpenApiDocument() });
+  server = await startServer({ api: engine, tokens: storeTokens(store), openapi: (url) => buildOpenApiDocument('0.0.0', url) });
   // The document as served, not as built: what a third-party tool would read.
   document = await new Promise((resolve, reject) => {
     http.get(`${server.url}/api/v1/integrations/openapi.json`, (res) => {
@@ -342,5 +344,53 @@ describe('the served OpenAPI document and the server agree', () => {
     } finally {
       await Promise.all(faulty.map((s) => s.close()));
     }
+  });
+});
+
+describe('the served OpenAPI document routes and mocks as served', () => {
+  it('names the serving host in an absolute servers URL (tools ignore a relative one)', () => {
+    expect(document.servers).toEqual([{ url: `${server.url}/api/v1/integrations` }]);
+  });
+
+  it('says Success is true in every success envelope and false in the failure envelope', () => {
+    const { schemas } = document.components;
+    for (const name of ['ScheduleEnvelope', 'ReviewSessionEnvelope', 'CollectionEnvelope', 'UserEnvelope']) {
+      expect((schemas[name]!.properties as Record<string, JsonSchema>).Success, name).toEqual({ type: 'boolean', const: true });
+    }
+    expect((schemas.FailureEnvelope!.properties as Record<string, JsonSchema>).Success).toEqual({ type: 'boolean', const: false });
+    expect(validate(refOf('FailureEnvelope'), { Content: null, Success: true, Errors: [] })).not.toBeNull();
+    expect(validate(refOf('UserEnvelope'), { Content: null, Success: false, Errors: [{ Code: 209, Message: 'x' }] })).not.toBeNull();
+    // Whole-request errors of DELETE invigilators come with 200: its envelope is either kind.
+    expect(validate(refOf('InvigilatorsEnvelope'), { Content: null, Success: false, Errors: [{ Code: 301, Message: 'Schedule not found: S-1' }] })).toBeNull();
+    expect(validate(refOf('InvigilatorsEnvelope'), { Content: { SuccessfullyRemoved: ['a'], Errors: [] }, Success: true, Errors: null })).toBeNull();
+  });
+
+  it('has an example for every request body and every answer, each valid against its schema, failures with Success false', () => {
+    let examples = 0;
+    for (const [route, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const media = [
+          ...(operation.requestBody ? [['request', operation.requestBody.content['application/json']!] as const] : []),
+          ...Object.entries(operation.responses).map(([status, response]) => [status, response.content!['application/json']!] as const),
+        ];
+        for (const [what, { schema, example }] of media) {
+          const where = `${method} ${route} ${what}`;
+          expect(example, `${where} has an example`).toBeDefined();
+          expect(validate(refOf(schema.$ref.slice('#/components/schemas/'.length)), example), where).toBeNull();
+          if (what !== 'request' && what !== '200') expect((example as { Success: boolean }).Success, where).toBe(false);
+          examples += 1;
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(50);
+  });
+
+  it('example requests are accepted by the server as it stands (the demo world), with the answer the example shows', async () => {
+    const user = document.paths['/user']!.post!;
+    const answer = await send(server, 'POST', '/api/v1/integrations/user', user.requestBody!.content['application/json']!.example);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(user.responses['200']!.content!['application/json']!.example);
+    const refused = user.responses['400']!.content!['application/json']!.example as { Errors: { Code: number }[] };
+    expect(refused.Errors.map((error) => error.Code)).toEqual([209]);
   });
 });

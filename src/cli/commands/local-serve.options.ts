@@ -1,9 +1,30 @@
 import type { GlobalOptions } from '../global-options.js';
+import { InvalidArgumentError } from 'commander';
 import { option, parsed, portNumber, type OptionsOf } from '../option-table.js';
+
+/**
+ * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,
+ * a port mapping); written into the OpenAPI document's `servers`. An http(s) URL, optionally
+ * with a path prefix; no credentials, query or fragment (they would end up in every client).
+ */
+export function publicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('--public-url must be an absolute http:// or https:// URL, e.g. https://exam.example.test');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--public-url must be an http:// or https:// URL');
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new InvalidArgumentError('--public-url takes no user name, password, query or fragment');
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
 
 export const LOCAL_SERVE_OPTIONS = [
   option('--host <host>', 'address to bind', '127.0.0.1'),
   parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0),
+  parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl),
   // SPEC and seed are checked by the command (src/server/faults.ts): a table loads nothing but commander.
   option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'),
   option('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)'),

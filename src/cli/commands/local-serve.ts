@@ -11,7 +11,7 @@ import { terminalLine } from '../../report/terminal-text.js';
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
  * Diagnostics (the listening line, one line per request) go to stderr: stdout stays empty.
  */
-export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
+export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
@@ -33,6 +33,7 @@ export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globa
     storeDir,
     host,
     port,
+    publicUrl,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
@@ -47,6 +48,7 @@ export async function run({ host, port, faults: faultsFlag, faultsSeed, ...globa
     }
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
+    if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
     await stopped(deps.signal);
     await say('stopping: finishing requests in flight');

@@ -1,0 +1,100 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureBuilt, startNode, type Finished } from '../support/cli.js';
+
+/**
+ * What `npm pack` ships is what people install: the tarball holds LICENSE, dist/ (no build at
+ * install: `prepare` needs tsc, a dev dependency), the docs the README links, the fixtures the
+ * README and tutorial use; and, unpacked into a scratch prefix beside its runtime dependencies
+ * only, it runs from another directory. The same with a real `npm install --global` from the
+ * registry is in scripts/test-interop.mjs (it needs the network).
+ */
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+
+let dir: string;
+let tarball: string;
+let packed: string[];
+let installed: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'examctl-pack-'));
+  // --ignore-scripts: dist/ is built already (ensureBuilt); `prepare` would only build it again.
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
+  tarball = join(dir, info!.filename);
+  packed = info!.files.map((file) => file.path);
+
+  // An install without the network: the tarball's own files, and each runtime dependency taken
+  // from this checkout (a dev dependency that dist/ needed would be missing here, as in a real install).
+  const modules = join(dir, 'prefix', 'node_modules');
+  installed = join(modules, 'examctl');
+  mkdirSync(installed, { recursive: true });
+  execFileSync('tar', ['xzf', tarball, '-C', installed, '--strip-components=1']);
+  for (const name of Object.keys(pkg.dependencies)) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+  }
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function runInstalled(args: string[], cwd: string): Promise<Finished> {
+  return startNode([join(installed, 'bin', 'examctl'), ...args], cwd).done;
+}
+
+describe('the npm tarball', () => {
+  it('holds LICENSE (MIT, examctl contributors), README, bin, the built dist/ and the fixtures the docs use; no sources or tests', () => {
+    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/examctl', 'dist/cli/main.js', 'fixtures/world.json', 'fixtures/users-with-errors.csv', 'fixtures/sittings.csv']));
+    expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path))).toEqual([]);
+    const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^MIT License/);
+    expect(license).toContain('Copyright (c) 2026 examctl contributors');
+  });
+
+  it('holds every file the README links to, and every doc in docs/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((link) => !/^[a-z]+:/.test(link));
+    expect(links.length).toBeGreaterThan(0);
+    expect(packed).toEqual(expect.arrayContaining(links));
+    const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    expect(packed).toEqual(expect.arrayContaining(docs));
+  });
+
+  it('installed, runs from another directory: --version, a dry run of a shipped fixture, local serve', async () => {
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const version = await runInstalled(['--version'], elsewhere);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(pkg.version);
+
+    const dry = await runInstalled(['user', 'sync', '--file', join(installed, 'fixtures', 'users-with-errors.csv'), '--dry-run'], elsewhere);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain('5 items: 2 valid, 0 partial, 3 invalid, 0 skipped');
+
+    const serve = startNode([join(installed, 'bin', 'examctl'), '--store', join(elsewhere, 'store'), 'local', 'serve', '--host', '127.0.0.1', '--port', '0'], elsewhere);
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      serve.child.stderr!.on('data', (chunk: string) => {
+        stderr += chunk;
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+        if (match) resolve(match[1]!);
+      });
+      serve.child.on('close', () => reject(new Error(`local serve ended before listening: ${stderr}`)));
+    });
+    try {
+      const answer = await fetch(`${url}/api/v1/integrations/openapi.json`);
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+    const stopped = await serve.done;
+    expect(stopped.stderr).toContain('stopped');
+    expect(stopped.code).toBe(0);
+  });
+});
