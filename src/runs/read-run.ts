@@ -8,6 +8,7 @@ import { checkJournalLine, finishesRun, type EndLine, type ItemRef, type Outcome
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
+import { RM_RETRY } from '../busy-retry.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -366,7 +367,7 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue; // taken by a resume meanwhile
     }
     // The lock lives inside the directory: removing the directory removes it.
-    await rm(runDir(runsDir, id), { recursive: true, force: true });
+    await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
     removed.push(id);
   }
   return { removed, keptUnfinished };
