@@ -12,6 +12,8 @@
 //     as schemathesis reads them), jsonschema checks bodies and answers against the document;
 //  4. lints the served document with Redocly's, Spectral's (spectral:oas) and swagger-cli's
 //     validators, fetched with npx at pinned versions: no error allowed.
+//  5. (scripts/test-fat-store.mjs) two writers on a store on a loop-mounted FAT image, where the
+//     machine allows a loop mount (else skipped, said).
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -181,5 +183,7 @@ if (!pythonHas()) {
   }
 }
 
+// 5. A store on a real FAT file system (no hard links); skipped where no loop mount is allowed.
+if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0) failures++;
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);
