@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
+import { decodeTextFile } from './small-text-file.js';
 
 /**
  * The user's examctl config file: named profiles of remote targets.
@@ -84,7 +85,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   const file = configPath(env);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = decodeTextFile(await fs.readFile(file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
