@@ -20,7 +20,9 @@
 //     user goes through to the engine and its answer passes Prism's check against the document;
 //  7. packs examctl (npm pack), installs the tarball with `npm install --global` into a scratch
 //     prefix (dependencies from the registry) and runs --version, a dry run and local serve from
-//     another directory, with LICENSE in the installed package.
+//     another directory, with LICENSE in the installed package;
+//  8. (scripts/test-fat-store.mjs) two writers on a store on a loop-mounted FAT image, where the
+//     machine allows a loop mount (else skipped, said).
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -323,5 +325,7 @@ async function installedTarballChecks() {
   }
 }
 
+// 8. A store on a real FAT file system (no hard links); skipped where no loop mount is allowed.
+if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0) failures++;
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);

@@ -4,18 +4,22 @@
  * renamed over the target, and the directory is fsynced: readers see the old file or the new
  * one, never a mix, and after a crash the target is one of the two. There is deliberately no
  * fallback to a plain in-place write: if any step fails the temp file is removed and the error
- * propagates.
+ * propagates; except that a writer that asks for it (run reports) keeps a finished file whose
+ * final rename failed, under a visible name beside the target (`ReplaceFailedError.keptAt`):
+ * on Windows a report open in Excel cannot be replaced, and the run's data must not be lost.
+ * The rename and the removals retry briefly while another program holds the file (busy-retry.ts).
  *
  * Why not write-file-atomic (npm): it takes the whole content as one string or buffer (a
  * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync
  * the directory after the rename, so a crash could bring the old entry back.
  */
-import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { open, readdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
 import { tempClosed, tempOpened } from './open-temp-files.js';
+import { NODE_REPLACE_OPS, renameRetrying, unlinkRetrying, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
 export const ATOMIC_TEMP_PREFIX = '.atomic-';
@@ -118,6 +122,40 @@ export interface AtomicFileOptions {
    * and token files are the owner's alone. Run reports pass 0o666, as any file a tool writes.
    */
   mode?: number;
+  /**
+   * When the final rename fails (after the busy retry), keep the finished content under a
+   * visible name beside the target instead of removing it (see ReplaceFailedError).
+   */
+  keepOnFailedReplace?: boolean;
+  /** The rename and unlink to use (tests inject failing ones). */
+  ops?: ReplaceOps;
+  /** The busy retry's delays (tests pass short ones). */
+  retry?: BusyRetryOptions;
+}
+
+/**
+ * The finished content could not be renamed over the target (on Windows: another program, such
+ * as Excel, holds it open) and was kept at `keptAt`. `code` is the rename's error code.
+ */
+export class ReplaceFailedError extends Error {
+  readonly code: string | undefined;
+
+  constructor(
+    readonly target: string,
+    readonly keptAt: string,
+    cause: unknown,
+  ) {
+    super(`cannot replace ${target} (${(cause as NodeJS.ErrnoException).code ?? String(cause)}); the finished file is kept at ${keptAt}`, { cause });
+    this.name = 'ReplaceFailedError';
+    this.code = (cause as NodeJS.ErrnoException).code;
+  }
+}
+
+/** `report.csv` -> `report.examctl-20261123-071500.csv`: beside the target, same extension, so it opens the same way. */
+export function keptNameFor(target: string, now: Date = new Date()): string {
+  const ext = extname(target);
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${target.slice(0, target.length - ext.length)}.examctl-${stamp}${ext}`;
 }
 
 /** A file being written in place of `path`; nothing is visible at `path` until `commit`. */
@@ -129,6 +167,7 @@ export class ReplacementFile {
     readonly path: string,
     private readonly temp: string,
     private readonly handle: FileHandle,
+    private readonly options: AtomicFileOptions,
   ) {
     this.writer = new BufferedWriter(handle);
   }
@@ -138,7 +177,7 @@ export class ReplacementFile {
     const temp = join(dirname(path), `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`);
     const handle = await open(temp, 'wx', options.mode ?? 0o600);
     tempOpened(temp);
-    return new ReplacementFile(path, temp, handle);
+    return new ReplacementFile(path, temp, handle, options);
   }
 
   /** Flushes, fsyncs and renames the temp file over `path`, then makes the rename durable. */
@@ -146,21 +185,39 @@ export class ReplacementFile {
     if (this.state === 'committed') return;
     if (this.state === 'discarded') throw new Error(`${this.path}: the replacement was discarded, nothing to commit`);
     this.state = 'committed';
+    const ops = this.options.ops ?? NODE_REPLACE_OPS;
     let renamed = false;
+    let finished = false;
     try {
       await this.writer.flush();
       await this.handle.sync();
       await this.handle.close();
-      await rename(this.temp, this.path);
+      finished = true;
+      await renameRetrying(this.temp, this.path, ops, this.options.retry);
       renamed = true;
       tempClosed(this.temp);
       await fsyncDirectory(dirname(this.path));
     } catch (error) {
       await this.handle.close().catch(() => undefined);
-      if (!renamed) await unlink(this.temp).catch(() => undefined);
+      if (!renamed && finished && this.options.keepOnFailedReplace) throw await this.keep(error, ops);
+      if (!renamed) await unlinkRetrying(this.temp, ops, this.options.retry).catch(() => undefined);
       tempClosed(this.temp);
       throw error;
     }
+  }
+
+  /** Moves the finished temp file to a visible name (it stays at its temp name if even that fails). */
+  private async keep(error: unknown, ops: ReplaceOps): Promise<ReplaceFailedError> {
+    let keptAt = this.temp;
+    const visible = keptNameFor(this.path);
+    try {
+      await renameRetrying(this.temp, visible, ops, this.options.retry);
+      keptAt = visible;
+    } catch {
+      // The temp name still holds the data; say that one.
+    }
+    tempClosed(this.temp);
+    return new ReplaceFailedError(this.path, keptAt, error);
   }
 
   /** Drops what was written; `path` is left as it was. */
@@ -168,7 +225,7 @@ export class ReplacementFile {
     if (this.state !== 'open') return;
     this.state = 'discarded';
     await this.handle.close().catch(() => undefined);
-    await unlink(this.temp).catch(() => undefined);
+    await unlinkRetrying(this.temp, this.options.ops, this.options.retry).catch(() => undefined);
     tempClosed(this.temp);
   }
 }

@@ -98,7 +98,15 @@ export class ClosedPipeError extends ExamctlError {
  * failure (in-flight work finished, the other reports and the journal complete), exit 3, and
  * `runs resume` sends the rest. Not exit 2, which says nothing was sent.
  */
-export class ReportWriteError extends TargetError {}
+export class ReportWriteError extends TargetError {
+  /** Where the finished report was kept when only its final replace failed (a file open in Excel). */
+  readonly keptAt: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; keptAt?: string }) {
+    super(message, options);
+    this.keptAt = options?.keptAt;
+  }
+}
 
 /** An examctl bug. The stack trace is shown only with --debug. */
 export class InternalError extends ExamctlError {

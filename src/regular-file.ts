@@ -54,9 +54,14 @@ export async function openRegularFile(path: string, options: RegularOpenOptions 
 
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
 export async function readRegularFile(path: string, options: Omit<RegularOpenOptions, 'flags'> = {}): Promise<string> {
+  return (await readRegularFileBytes(path, options)).toString('utf8');
+}
+
+/** The bytes of a regular file (see openRegularFile), for a caller that decodes them itself (a BOM). */
+export async function readRegularFileBytes(path: string, options: Omit<RegularOpenOptions, 'flags'> = {}): Promise<Buffer> {
   const handle = await openRegularFile(path, options);
   try {
-    return await handle.readFile('utf8');
+    return await handle.readFile();
   } finally {
     await handle.close().catch(() => undefined);
   }

@@ -1,4 +1,4 @@
-import { readRegularFile } from '../regular-file.js';
+import { readRegularFileBytes } from '../regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
+import { decodeTextFile } from './small-text-file.js';
 
 /**
  * The user's examctl config file: named profiles of remote targets.
@@ -85,8 +86,9 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   const file = configPath(env);
   let text: string;
   try {
-    // A regular file only (a link to one is fine): a FIFO there would hang every command.
-    text = await readRegularFile(file, { followLinks: true });
+    // A regular file only (a link to one is fine): a FIFO there would hang every command. Decoded
+    // by its BOM: Windows PowerShell 5.1 writes UTF-16.
+    text = decodeTextFile(await readRegularFileBytes(file, { followLinks: true }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);

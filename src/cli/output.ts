@@ -11,6 +11,16 @@ import {
   type ReportSink,
 } from '../report/report-writers.js';
 import { ReportWriteError } from '../errors.js';
+import { ReplaceFailedError } from '../atomic-file.js';
+
+/** The kept file of a report whose final replace failed, found through the error's causes. */
+function keptReplacement(error: unknown): ReplaceFailedError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current instanceof Error; depth++, current = current.cause) {
+    if (current instanceof ReplaceFailedError) return current;
+  }
+  return undefined;
+}
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../report/text-sink.js';
 import type { CommandDeps, GlobalOptions } from './context.js';
@@ -81,7 +91,8 @@ class GuardedFileSink implements ReportSink {
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
     const why = error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
-    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`);
+    const kept = keptReplacement(error);
+    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
   }
 
   private guard(write: () => void | Promise<void>): void | Promise<void> {

@@ -13,6 +13,7 @@ import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
 import { RUNS_LIST_OPTIONS, RUNS_PRUNE_OPTIONS, RUNS_RESUME_OPTIONS, RUNS_SHOW_OPTIONS } from './commands/runs.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { SCHEMA_OPTIONS } from './commands/schema.options.js';
+import { LOCAL_EXPORT_OPTIONS } from './commands/local-export.options.js';
 import { TEMPLATE_OPTIONS } from './commands/template.options.js';
 import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
 import type { CommandDeps } from './context.js';
@@ -316,7 +317,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
         'after',
         examples('examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'),
       ),
-    NO_OPTIONS,
+    LOCAL_EXPORT_OPTIONS,
     async () => (await import('./commands/local-export.js')).run,
   );
   register(

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import { nonEmpty } from './context.js';
+import { decodeTextFile } from './small-text-file.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -148,13 +149,21 @@ export async function readTokenFile(file: string, via: string, warnings: string[
     if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
       warnings.push(`${via}: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); consider chmod 600 ${file}`);
     }
-    text = await fs.readFile(file, 'utf8');
+    text = decodeTextFile(await fs.readFile(file));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const token = text.replace(/^\uFEFF/, '').replace(/\s+$/, '').replace(/^\s+/, '');
+  const token = text.replace(/\s+$/, '').replace(/^\s+/, '');
   if (token === '') throw new UsageError(`${via}: ${file} is empty`);
+  // A token is printable ASCII: anything else is a file in an encoding examctl did not
+  // recognise (UTF-16 without a BOM, a legacy code page), which the service would refuse (401).
+  if (/[^\x20-\x7e\r\n]/.test(token)) {
+    throw new UsageError(
+      `${via}: ${file} does not hold a plain token (it has characters a token never has: a file saved in another encoding?); ` +
+        'save it as text (UTF-8, or UTF-16 with a BOM), e.g. in PowerShell: Set-Content -Encoding ascii token.txt $token',
+    );
+  }
   if (/[\r\n]/.test(token)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the token`);
   return token;
 }

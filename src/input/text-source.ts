@@ -222,7 +222,8 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
   }
 }
 
-function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
+/** The encoding a BOM announces (UTF-8 without one) and the bytes after the BOM. */
+export function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
   if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', chunk: chunk.subarray(3) };
   if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', chunk: chunk.subarray(2) };
   if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', chunk: chunk.subarray(2) };

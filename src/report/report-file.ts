@@ -1,7 +1,9 @@
 import { extname } from 'node:path';
-import { ReplacementFile, removeStaleTemps } from '../atomic-file.js';
+import { ReplacementFile, ReplaceFailedError, removeStaleTemps, type AtomicFileOptions } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import type { TextSink } from './text-sink.js';
+import { open, stat } from 'node:fs/promises';
+import { isBusyError } from '../busy-retry.js';
 
 export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
 
@@ -25,44 +27,92 @@ export interface AtomicFile {
   discard(): Promise<void>;
 }
 
-function cannotWrite(path: string, error: unknown): UsageError {
-  return new UsageError(`cannot write report ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+/**
+ * The report's own failure, worded once for every report format. A failed final replace says
+ * who usually holds the file (the caller says where the finished report was kept).
+ */
+export function cannotWriteReport(path: string, error: unknown): UsageError {
+  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  if (error instanceof ReplaceFailedError) {
+    return new UsageError(`cannot write report ${path}: ${code}, another program holds the file open (close it in Excel)`, { cause: error });
+  }
+  return new UsageError(`cannot write report ${path}: ${code}`, { cause: error });
 }
 
+/** How a report file is opened: mode 0666 as any file a tool writes, kept when only its final replace fails. */
+export const REPORT_FILE_OPTIONS: AtomicFileOptions = { mode: 0o666, keepOnFailedReplace: true };
+
 /** Opens the temp file at once, so an unwritable report location fails before anything is sent. */
-export async function openAtomicFile(path: string): Promise<AtomicFile> {
+export async function openAtomicFile(path: string, options: AtomicFileOptions = REPORT_FILE_OPTIONS): Promise<AtomicFile> {
   let file: ReplacementFile;
   // A run killed while writing this report left its temp file: the next report to it cleans up.
   await removeStaleTemps(path);
   try {
-    file = await ReplacementFile.open(path, { mode: 0o666 });
+    await checkReplaceable(path);
+    file = await ReplacementFile.open(path, options);
   } catch (error) {
-    throw cannotWrite(path, error);
+    throw cannotWriteReport(path, error);
   }
   let failure: unknown;
   return {
     sink: {
       async write(text: string) {
-        if (failure !== undefined) throw cannotWrite(path, failure);
+        if (failure !== undefined) throw cannotWriteReport(path, failure);
         try {
           await file.writer.write(text);
         } catch (error) {
           failure = error;
-          throw cannotWrite(path, error);
+          throw cannotWriteReport(path, error);
         }
       },
     },
     async commit() {
       if (failure !== undefined) {
         await file.discard();
-        throw cannotWrite(path, failure);
+        throw cannotWriteReport(path, failure);
       }
       try {
         await file.commit();
       } catch (error) {
-        throw cannotWrite(path, error);
+        throw cannotWriteReport(path, error);
       }
     },
     discard: () => file.discard(),
   };
+}
+
+export interface ReplaceableCheck {
+  platform?: NodeJS.Platform;
+  /** Opens the existing file for writing and closes it again (tests inject a failing one). */
+  probe?: (path: string) => Promise<void>;
+}
+
+async function openForWriting(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  await handle.close();
+}
+
+/**
+ * Refuses, before anything is sent, a report name whose existing file cannot be replaced: a
+ * directory, or on Windows a file another program holds open (Excel keeps a workbook or CSV
+ * open with writes denied, so opening it for writing fails with EBUSY/EPERM/EACCES) or a
+ * read-only file, either of which would fail the final rename after every record went. On
+ * POSIX a rename replaces a read-only or open file, so only the directory case applies there.
+ */
+export async function checkReplaceable(path: string, check: ReplaceableCheck = {}): Promise<void> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    return; // No file yet (or unreadable: the temp file's creation reports the real problem).
+  }
+  if (info.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+  if ((check.platform ?? process.platform) !== 'win32') return;
+  try {
+    await (check.probe ?? openForWriting)(path);
+  } catch (error) {
+    if (!isBusyError(error)) return;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`${code}, the existing file cannot be replaced: another program holds it open (close it in Excel) or it is read-only`, { cause: error });
+  }
 }

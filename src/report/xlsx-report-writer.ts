@@ -11,8 +11,8 @@
  */
 import { Writable } from 'node:stream';
 import { ReplacementFile } from '../atomic-file.js';
+import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
 import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
-import { UsageError } from '../errors.js';
 import { encodeXstring } from '../input/xstring.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
 import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
@@ -177,10 +177,11 @@ export interface XlsxReportFile {
  * location fails before anything is sent; the workbook's zip streams into it.
  */
 export async function openXlsxReportFile(path: string, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportFile> {
-  const cannotWrite = (error: unknown) => new UsageError(`cannot write report ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
   let file: ReplacementFile;
   try {
-    file = await ReplacementFile.open(path, { mode: 0o666 });
+    await checkReplaceable(path);
+    file = await ReplacementFile.open(path, REPORT_FILE_OPTIONS);
   } catch (error) {
     throw cannotWrite(error);
   }

@@ -10,6 +10,7 @@ import { isRunId } from './run-id.js';
 import { openRegularFile } from '../regular-file.js';
 import { runProblem, type RunTrust } from './run-trust.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
+import { RM_RETRY } from '../busy-retry.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -381,7 +382,7 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue; // taken by a resume meanwhile
     }
     // The lock lives inside the directory: removing the directory removes it.
-    await rm(runDir(runsDir, id), { recursive: true, force: true });
+    await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
     removed.push(id);
   }
   return { removed, keptUnfinished };

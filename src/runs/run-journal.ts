@@ -10,6 +10,7 @@ import type { ReportSummary } from '../report/run-report.js';
 import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { newRunId } from './run-id.js';
+import { RM_RETRY } from '../busy-retry.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
 export const JOURNAL_FILE = 'journal.ndjson';
@@ -109,7 +110,7 @@ export class RunJournal {
     // From here a failure (a full disk) removes the run's directory: no empty run is left for
     // `runs list` to trip over.
     const abandon = async (error: unknown): Promise<never> => {
-      await rm(runDir(runsDir, id), { recursive: true, force: true }).catch(() => undefined);
+      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
       throw cannotWrite(runDir(runsDir, id), error);
     };
     let lock: StoreLock;
@@ -230,7 +231,7 @@ export class RunJournal {
    */
   async discard(): Promise<void> {
     await this.close();
-    await rm(dirname(this.file), { recursive: true, force: true });
+    await rm(dirname(this.file), { recursive: true, force: true, ...RM_RETRY });
   }
 
   private failed(): Promise<void> {

@@ -1,11 +1,17 @@
 import { exportWorldText } from '../../engine/index.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../errors.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import type { CommandDeps } from '../context.js';
+import { withOutFile } from '../out-file.js';
+import type { LocalExportOptions } from './local-export.options.js';
 import { usedStorePath } from '../target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
-export async function run(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+export function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
+  return withOutFile(out, deps, (to) => exportStore(options, to));
+}
+
+async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: CommandDeps): Promise<number> {
   const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {

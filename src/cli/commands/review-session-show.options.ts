@@ -1,14 +1,16 @@
 import type { GlobalOptions } from '../global-options.js';
+import { OUT_OPTION } from './out-option.js';
 import { argument, choice, type OptionsOf } from '../option-table.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalId', '<externalId>', 'review session external id'),
   choice(
     '-o, --output <format>',
-    'table (header, results, counts per status, mean score), json (the Content as sent), csv (one row per result, spreadsheet-safe) or xlsx (the same rows as a workbook, every cell text; redirect stdout to a file)',
+    'table (header, results, counts per status, mean score), json (the Content as sent), csv (one row per result, spreadsheet-safe) or xlsx (the same rows as a workbook, every cell text; to a file: --out or redirect stdout)',
     ['table', 'json', 'csv', 'xlsx'],
     'table',
   ),
+  OUT_OPTION,
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;

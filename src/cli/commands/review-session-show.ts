@@ -7,6 +7,7 @@ import { onlyGlobals } from '../global-options.js';
 import { openTargetApi, type TargetOf } from '../target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { withOutFile } from '../out-file.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -14,7 +15,11 @@ import { terminalLine } from '../../report/terminal-text.js';
  * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
  * gets one document: `{ "target", "externalId", "errors" }`.
  */
-export async function run({ externalId, output, ...globals }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+  return withOutFile(out, deps, (to) => show(options, to, targetOf));
+}
+
+async function show({ externalId, output, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
@@ -51,7 +56,7 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
     ]);
     // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
     const table = reviewSessionResultsTable(session);
-    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
+    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx --out results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
     const { colorEnabled } = await import('../table-format.js');

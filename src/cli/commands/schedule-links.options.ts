@@ -1,4 +1,5 @@
 import type { GlobalOptions } from '../global-options.js';
+import { OUT_OPTION } from './out-option.js';
 import { argument, choice, type OptionsOf } from '../option-table.js';
 
 export const SCHEDULE_LINKS_OPTIONS = [
@@ -9,6 +10,7 @@ export const SCHEDULE_LINKS_OPTIONS = [
     ['table', 'csv', 'json'],
     'table',
   ),
+  OUT_OPTION,
 ] as const;
 
 export type ScheduleLinksOptions = OptionsOf<typeof SCHEDULE_LINKS_OPTIONS> & GlobalOptions;

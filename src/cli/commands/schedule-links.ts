@@ -4,11 +4,13 @@ import { csvLine } from '../../report/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
+import { withOutFile } from '../out-file.js';
 
 /** `scheduleExtId` absent: on a terminal, picked from the store's schedules; otherwise a usage error. */
 export interface ScheduleLinksOptions extends GlobalOptions {
   scheduleExtId?: string | undefined;
   output?: 'table' | 'json' | 'csv';
+  out?: string | undefined;
 }
 
 /** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
@@ -22,7 +24,11 @@ export const REMOTE_HAS_NO_LINKS =
  * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
  * A read: the store is opened read-only, without the lock, and never created.
  */
-export async function run(options: ScheduleLinksOptions, deps: CommandDeps, targetOf: TargetOf = targetOnce(options, deps)): Promise<number> {
+export function run({ out, ...options }: ScheduleLinksOptions, deps: CommandDeps, targetOf: TargetOf = targetOnce(options, deps)): Promise<number> {
+  return withOutFile(out, deps, (to) => listLinks(options, to, targetOf));
+}
+
+async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const target = await targetOf();
   if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
   const directory = await (deps.openDirectory ? openInjected(deps.openDirectory, target, deps) : openStoreDirectory(target.store));

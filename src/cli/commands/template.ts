@@ -2,6 +2,7 @@ import { isTemplateKind, TEMPLATE_KINDS, type TemplateKind } from '../../domain/
 import { UsageError } from '../../errors.js';
 import type { CommandDeps } from '../context.js';
 import type { TemplateOptions } from './template.options.js';
+import { withOutFile } from '../out-file.js';
 
 /** The kind argument of `template` and `schema`, or a usage error listing the kinds. */
 export function templateKindOf(kind: string): TemplateKind {
@@ -13,12 +14,16 @@ export function templateKindOf(kind: string): TemplateKind {
  * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
-export async function run({ kind, output }: TemplateOptions, deps: CommandDeps): Promise<number> {
+export function run({ kind, output, out }: TemplateOptions, deps: CommandDeps): Promise<number> {
+  return withOutFile(out, deps, (to) => writeTemplate(kind, output, to));
+}
+
+async function writeTemplate(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
   const which = templateKindOf(kind);
   const files = await import('../../report/template-files.js');
   if (output === 'xlsx') {
     const { writeWorkbookToStdout } = await import('../workbook-stdout.js');
-    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
+    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx --out ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
   } else {
     await deps.stdout.write(output === 'json' ? files.templateJson(which) : files.templateCsv(which));
   }

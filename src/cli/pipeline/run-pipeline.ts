@@ -138,14 +138,22 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
-    await deps.stderr.write(`examctl: ${reportFailure.message}: the report file was not kept${rebuildHint}\n`);
+    await deps.stderr.write(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}\n`);
   }
   if (stopError !== undefined) throw stopError;
   // The report file failed only as it was completed: every record went, only the file is missing.
-  if (reportFailure !== undefined) throw new ReportWriteError(`${reportFailure.message}: every record was processed, the report file was not kept${rebuildHint}`);
+  if (reportFailure !== undefined) {
+    throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
+  }
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/** What became of a --report file that failed: kept under another name (its final replace failed), or not kept. */
+function reportFileFate(failure: ReportWriteError, rebuildHint: string): string {
+  if (failure.keptAt === undefined) return `the report file was not kept${rebuildHint}`;
+  return `the finished report was kept at ${failure.keptAt} (move it into place once the file is closed)`;
 }
 
 /**

@@ -1,9 +1,10 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../errors.js';
 import { fsyncDirectory } from '../../atomic-file.js';
+import { renameRetrying, RM_RETRY } from '../../busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { errnoCode } from './errno.js';
 import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
@@ -66,17 +67,19 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
     await mkdir(temp, { mode: 0o700 });
     await writeGeneration(temp, 1, maps, options.indexer, null);
     try {
-      await rename(temp, target);
+      // Retried while an antivirus or indexer still holds a file of the new directory (Windows).
+      await renameRetrying(temp, target);
     } catch (error) {
       const code = errnoCode(error);
-      if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+      // Windows says EPERM where POSIX says ENOTEMPTY for a directory renamed onto a store.
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || (code === 'EPERM' && (await storeExists(target).catch(() => false)))) {
         throw new StoreExistsError(`a store already exists at ${target} (created by another process); use --force to replace it`);
       }
       throw error;
     }
     await fsyncDirectory(parent);
   } catch (error) {
-    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+    await rm(temp, { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
     if (error instanceof UsageError || error instanceof TargetError) throw error;
     throw new TargetError(`cannot create the store at ${target}: ${errnoCode(error) ?? String(error)}`, { cause: error });
   }

@@ -1,6 +1,6 @@
-import { link, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname, uptime } from 'node:os';
 import { readRegularFile } from '../../regular-file.js';
-import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +25,7 @@ export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefin
   return parsed;
 }
 const BREAK_FILE = 'LOCK.break';
-/** Prefix of the per-attempt files a lock is linked from; one left by a killed process is harmless. */
+/** Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is harmless. */
 export const LOCK_TEMP_PREFIX = '.lock-';
 
 export interface LockInfo {
@@ -36,7 +36,31 @@ export interface LockInfo {
   token: string;
   /** The holder's start time (/proc, Linux): the same pid started later is another process. */
   started?: number;
+  /**
+   * When the holder's machine booted (ms since the epoch, to the second). Off Linux no start
+   * time is recorded: a lock from before the last reboot is then stale even if its pid is in use.
+   */
+  boot?: number;
 }
+
+/** This machine's boot time (ms since the epoch, to the second), as the clock and the uptime tell it. */
+export function bootTime(now: number = Date.now(), upSeconds: number = uptime()): number {
+  return Math.round((now - upSeconds * 1000) / 1000) * 1000;
+}
+
+/**
+ * How far two readings of the boot time may differ and still be the same boot: the clock may
+ * be corrected (NTP) while the uptime is not. A reboot moves it by at least the time the
+ * machine was down and up again, and a lock outliving a reboot is usually days old.
+ */
+export const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * An unreadable LOCK (empty or cut short: its writer died between creating and writing it, or
+ * power was lost before its content reached the disk) older than this is stale. A live writer
+ * fills it within a few milliseconds of creating it.
+ */
+export const UNREADABLE_LOCK_STALE_MS = 5_000;
 
 /**
  * Which command holds the lock, for the "locked by" message. Only the script name and the first
@@ -70,27 +94,70 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
       command: typeof info.command === 'string' ? info.command : '?',
       since: typeof info.since === 'string' ? info.since : '?',
       ...(typeof info.started === 'number' ? { started: info.started } : {}),
+      ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
     };
   } catch {
     return 'unreadable';
   }
 }
 
-/** Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is gone. */
-export function isStale(info: LockInfo): boolean {
-  return info.host === hostname() && !processAlive(info.pid, info.started);
-}
-
-function isEexist(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === 'EEXIST';
+/**
+ * Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is
+ * gone, or is another process now (a different start time, Linux), or (where no start time is
+ * recorded: macOS, Windows) the machine rebooted since the lock was taken.
+ */
+export function isStale(info: LockInfo, currentBoot: number = bootTime()): boolean {
+  if (info.host !== hostname()) return false;
+  if (!processAlive(info.pid, info.started)) return true;
+  return info.started === undefined && info.boot !== undefined && Math.abs(info.boot - currentBoot) > SAME_BOOT_TOLERANCE_MS;
 }
 
 /**
- * The store's writer lock: a file created atomically with its full content by link(2) from a
- * private temp file (fails with EEXIST if held), so nobody ever sees a half-written lock.
- * A lock whose holder died on this host is broken under a second lock (LOCK.break), re-checking
- * under it that LOCK still is the stale one, so two processes that both find the same stale lock
- * cannot remove a fresh lock taken in between.
+ * Codes of a lock file that is there (EEXIST), or being deleted while a handle to it is still
+ * open (Windows: EPERM, "delete pending"): either way, busy, retry.
+ */
+function isBusy(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EEXIST' || code === 'EPERM';
+}
+
+/**
+ * Creates `path` exclusively (O_CREAT|O_EXCL: fails with EEXIST if it exists) with `text`, fsynced.
+ * Works on every file system a store may sit on, hard links or not (FAT32, exFAT, SMB shares).
+ * Between the create and the write a reader may see it empty: readLockInfo says 'unreadable'.
+ */
+async function createExclusive(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+}
+
+/** An unreadable lock file's identity and age, to break it only if it is still the same old file. */
+async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
+  try {
+    const info = await stat(path);
+    return { id: `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`, ageMs: Date.now() - info.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The store's writer lock: a file created exclusively (open 'wx', then its content written and
+ * fsynced), so it works where hard links do not (a store on a USB stick or a network share).
+ * A reader that meets it before its content is written sees it unreadable and waits; one left
+ * unreadable for UNREADABLE_LOCK_STALE_MS (its writer died in between) is stale. A lock whose
+ * holder died on this host is broken under a second lock (LOCK.break), re-checking under it that
+ * LOCK still is the stale one, so two processes that both find the same stale lock cannot remove
+ * a fresh lock taken in between. While it waits, a writer announces itself with a file of its
+ * own (`.lock-<pid>-...`), which the holder's lease looks for to hand over.
  */
 export class StoreLock {
   private readonly lockPath: string;
@@ -113,32 +180,54 @@ export class StoreLock {
     if (this.heldToken) return;
     const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
     const started = ownStartTicks();
-    const info: LockInfo = { pid: process.pid, host: hostname(), command: describeCommand(), since: new Date().toISOString(), token, ...(started === undefined ? {} : { started }) };
-    const temp = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);
-    await writeFile(temp, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+    const info: LockInfo = {
+      pid: process.pid,
+      host: hostname(),
+      command: describeCommand(),
+      since: new Date().toISOString(),
+      token,
+      ...(started === undefined ? { boot: bootTime() } : { started }),
+    };
+    const text = `${JSON.stringify(info)}\n`;
+    const announce = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);
+    let announced = false;
     const deadline = Date.now() + this.timeoutMs;
     let delay = 2;
+    let lastBusy: unknown;
     try {
       for (;;) {
         try {
-          await link(temp, this.lockPath);
+          await createExclusive(this.lockPath, text);
           this.heldToken = token;
           return;
         } catch (error) {
-          if (!isEexist(error)) throw error;
+          if (!isBusy(error)) throw error;
+          lastBusy = error;
         }
         const holder = await readLockInfo(this.lockPath);
-        if (holder === 'missing') continue;
-        if (holder !== 'unreadable' && isStale(holder)) {
-          await this.breakStale(holder, temp);
+        if (holder === 'missing') {
+          // EPERM with no LOCK to be seen: a lock being deleted (Windows) or a directory that
+          // refuses files. Past the deadline, the error itself is the answer.
+          if ((lastBusy as NodeJS.ErrnoException).code === 'EPERM' && Date.now() >= deadline) throw lastBusy;
+          if ((lastBusy as NodeJS.ErrnoException).code === 'EPERM') await sleep(delay);
+          continue;
+        }
+        if (holder === 'unreadable') {
+          if (await this.breakUnreadable(text)) continue;
+        } else if (isStale(holder)) {
+          await this.breakStale(holder, text);
           continue;
         }
         if (Date.now() >= deadline) throw this.lockedError(holder);
+        if (!announced) {
+          await writeFile(announce, text, { mode: 0o600 });
+          announced = true;
+        }
         await sleep(Math.min(delay, Math.max(1, deadline - Date.now())) + Math.random() * delay);
         delay = Math.min(delay * 1.5, 50);
       }
     } finally {
-      await unlink(temp).catch(() => undefined);
+      if (announced) await unlink(announce).catch(() => undefined);
     }
   }
 
@@ -162,28 +251,51 @@ export class StoreLock {
     );
   }
 
-  private async breakStale(stale: LockInfo, temp: string): Promise<void> {
+  /** Removes LOCK under LOCK.break if it is still the lock `isSame` recognises; false if another breaker is at it. */
+  private async breakUnder(text: string, isSame: () => Promise<boolean>): Promise<boolean> {
     try {
-      await link(temp, this.breakPath);
+      await createExclusive(this.breakPath, text);
     } catch (error) {
-      if (!isEexist(error)) throw error;
+      if (!isBusy(error)) throw error;
       await this.recoverStaleBreakLock();
       // Someone else is breaking it right now; the caller retries.
       await sleep(1 + Math.random() * 3);
-      return;
+      return false;
     }
     try {
-      const current = await readLockInfo(this.lockPath);
-      if (typeof current === 'object' && current.token === stale.token) await unlink(this.lockPath);
+      if (await isSame()) await unlink(this.lockPath);
     } finally {
       await unlink(this.breakPath).catch(() => undefined);
     }
+    return true;
+  }
+
+  private async breakStale(stale: LockInfo, text: string): Promise<void> {
+    await this.breakUnder(text, async () => {
+      const current = await readLockInfo(this.lockPath);
+      return typeof current === 'object' && current.token === stale.token;
+    });
+  }
+
+  /** An unreadable LOCK older than UNREADABLE_LOCK_STALE_MS is broken; true when it was. */
+  private async breakUnreadable(text: string): Promise<boolean> {
+    const seen = await unreadableAge(this.lockPath);
+    // Cannot even be looked at (being deleted, Windows): wait like for a held lock.
+    if (seen === undefined) return false;
+    if (seen.ageMs < UNREADABLE_LOCK_STALE_MS) return false;
+    return this.breakUnder(text, async () => (await readLockInfo(this.lockPath)) === 'unreadable' && (await unreadableAge(this.lockPath))?.id === seen.id);
   }
 
   /** A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then verify. */
   private async recoverStaleBreakLock(): Promise<void> {
     const holder = await readLockInfo(this.breakPath);
-    if (typeof holder !== 'object' || !isStale(holder)) return;
+    if (holder === 'missing') return;
+    if (holder === 'unreadable') {
+      // Its breaker died between creating and writing it.
+      if (((await unreadableAge(this.breakPath))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS) await unlink(this.breakPath).catch(() => undefined);
+      return;
+    }
+    if (!isStale(holder)) return;
     const aside = join(this.dir, `${LOCK_TEMP_PREFIX}break-${randomBytes(8).toString('hex')}`);
     try {
       await rename(this.breakPath, aside);
@@ -193,9 +305,8 @@ export class StoreLock {
     const moved = await readLockInfo(aside);
     if (typeof moved === 'object' && moved.token !== holder.token) {
       // Took a live breaker's file: put it back (it only guards a short window, best effort).
-      await link(aside, this.breakPath).catch(() => undefined);
+      await createExclusive(this.breakPath, `${JSON.stringify(moved)}\n`).catch(() => undefined);
     }
     await unlink(aside).catch(() => undefined);
   }
 }
-

@@ -1,0 +1,54 @@
+import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { ReplaceFailedError, ReplacementFile } from '../atomic-file.js';
+import { TargetError, UsageError } from '../errors.js';
+import { checkReplaceable } from '../report/report-file.js';
+import type { CommandDeps } from './context.js';
+import { describeSystemError } from './system-error-words.js';
+
+/**
+ * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
+ * undefined. The file is written like a report (atomic-file.ts): beside its name, renamed into
+ * place only once the command succeeded, so a failed command leaves the old file; an unwritable
+ * location is exit 2 before any work; a final replace that fails (on Windows: the file is open in
+ * Excel) is exit 3 and keeps the finished file beside it. Diagnostics stay on stderr.
+ */
+export async function withOutFile(out: string | undefined, deps: CommandDeps, produce: (deps: CommandDeps) => Promise<number>): Promise<number> {
+  if (out === undefined) return produce(deps);
+  const path = resolve(deps.cwd, out);
+  let file: ReplacementFile;
+  try {
+    await checkReplaceable(path);
+    file = await ReplacementFile.open(path, { mode: 0o666, keepOnFailedReplace: true });
+  } catch (error) {
+    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
+  }
+  const bytes = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      file.writer.write(chunk).then(() => done(), done);
+    },
+  });
+  const fileDeps: CommandDeps = {
+    ...deps,
+    stdout: { write: (text: string) => file.writer.write(text) },
+    stdoutBytes: bytes,
+    stdoutIsTTY: false,
+  };
+  delete fileDeps.stdoutColumns;
+  let code: number;
+  try {
+    code = await produce(fileDeps);
+  } catch (error) {
+    await file.discard();
+    throw error;
+  }
+  try {
+    await file.commit();
+  } catch (error) {
+    if (error instanceof ReplaceFailedError) {
+      throw new TargetError(`cannot replace ${out}: ${describeSystemError(error.cause)}, another program holds the file open (close it in Excel); the finished file was kept at ${error.keptAt}`, { cause: error });
+    }
+    throw new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
+  }
+  return code;
+}
