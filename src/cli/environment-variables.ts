@@ -20,6 +20,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_CONFIG_DIR', meaning: 'where config.json and stored tokens live (default $XDG_CONFIG_HOME/examctl, else ~/.config/examctl).' },
   { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },
   { name: 'EXAMCTL_RUNS_DIR', meaning: 'where run journals are kept (default $XDG_STATE_HOME/examctl/runs, else ~/.local/state/examctl/runs).', flag: '--runs-dir' },
+  { name: 'EXAMCTL_SYNC_DIR', meaning: 'where sync memories are kept (default "synced" beside the runs directory; docs/sync.md).', flag: '--sync-dir' },
   { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, in milliseconds (default 10000).' },
   { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
