@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-file.js';
 import { dirname, join } from 'node:path';
 import { StoreLockedError, UsageError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
@@ -180,6 +181,33 @@ export interface OpenMemoryOptions {
   readOnly: boolean;
 }
 
+/** Superseded lines a memory may carry before a locked run rewrites it. */
+const COMPACT_SLACK = 10_000;
+
+/**
+ * The memory rewritten with one line per id (atomic replace, 0600). A run that only feeds the
+ * memory (no lock) and appends at that instant may lose its lines: those ids are then sent again.
+ */
+async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: contents.kind, target };
+  let length = 0;
+  await writeFileAtomic(
+    contents.file,
+    async (writer) => {
+      const head = encodeChecksummedLine(JSON.stringify(header));
+      length += Buffer.byteLength(head);
+      await writer.write(head);
+      for (const [id, entry] of contents.entries) {
+        const line = entryLine(id, entry);
+        length += Buffer.byteLength(line);
+        await writer.write(line);
+      }
+    },
+    { mode: 0o600 },
+  );
+  return { ...contents, validLength: length, lines: contents.entries.size + 1 };
+}
+
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC_FLAG;
 const GROUP_DELAY_MS = 20;
 const GROUP_LINES = 1024;
@@ -228,7 +256,9 @@ export class SyncMemory {
       }
     }
     try {
-      const contents = await readMemory(file, kind);
+      let contents = await readMemory(file, kind);
+      // Compacted under the lock once most lines are superseded (a full run appends every id each night).
+      if (lock !== undefined && contents.lines > 2 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
       const memory = new SyncMemory(file, kind, target, contents.entries, lock);
       if (!options.readOnly) await memory.openForAppend(contents);
       return memory;

@@ -2,21 +2,18 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/
 import { formatCount } from '../../report/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../report/terminal-text.js';
-import { resolveRunsDir } from '../../runs/runs-dir.js';
-import { forgetMemory, listMemories, resolveSyncDir } from '../../sync/sync-memory.js';
+import { forgetMemory, listMemories } from '../../sync/sync-memory.js';
+import { syncDirOf } from './user-sync-memory.js';
 import type { CommandDeps } from '../context.js';
-import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { onlyGlobals } from '../global-options.js';
 import type { TargetOf } from '../target.js';
 import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
 
-function syncDirOf(syncDir: string | undefined, options: GlobalOptions, deps: CommandDeps): string {
-  return resolveSyncDir(syncDir, deps.env, resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv));
-}
 
 /** `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, newest run); --json: `{ syncDir, memories }`. */
 export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const dir = syncDirOf(syncDir, options, deps);
+  const dir = syncDirOf(syncDir, options.runsDir, deps);
   const memories = (await listMemories(dir)).map(({ file, target, kind, entries }) => {
     let disabled = 0;
     let lastRun: string | null = null;
@@ -45,7 +42,7 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
 export async function runForget({ syncDir, ...globals }: SyncedForgetOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
-  const dir = syncDirOf(syncDir, options, deps);
+  const dir = syncDirOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
   const forgotten = await forgetMemory(dir, report, lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS);
   if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: dir, target: report, forgotten })}\n`);

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { UserRequest } from '../../domain/types.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
@@ -16,6 +17,11 @@ export interface UserSyncFlags {
   syncDir?: string;
   runsDir?: string;
   dryRun?: boolean;
+}
+
+/** The sync directory of an invocation (docs/sync.md), a relative one taken from where examctl was started. */
+export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
+  return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
 }
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
@@ -57,7 +63,7 @@ export class UserSyncMemory {
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, dryRun = false } = this.flags;
     const target = (await this.target()).report;
-    const syncDir = resolveSyncDir(this.flags.syncDir, this.deps.env, resolveRunsDir(this.flags.runsDir, this.deps.env as NodeJS.ProcessEnv));
+    const syncDir = syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     // Read before the lock is taken when nothing is decided from it: only appended to.
     this.memory = await SyncMemory.open(syncDir, target, 'users', {
       lock: (changedOnly || disableMissing) && !dryRun,
