@@ -10,11 +10,14 @@ import type { FileHandle } from 'node:fs/promises';
 export const DSYNC_FLAG: number = constants.O_DSYNC ?? 0;
 export const NEEDS_DATASYNC = DSYNC_FLAG === 0;
 
-/** Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG; durable when it resolves. */
-export async function appendDurably(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+/**
+ * Writes all of `bytes` at `position` of a file opened with DSYNC_FLAG (null: at the end of a
+ * file opened O_APPEND, the sync memory's way); durable when it resolves.
+ */
+export async function appendDurably(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position + written);
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position === null ? null : position + written);
     written += bytesWritten;
   }
   if (NEEDS_DATASYNC) await handle.datasync();

@@ -11,6 +11,7 @@ import { COMPLETION_OPTIONS } from './commands/completion.options.js';
 import { LOGIN_OPTIONS } from './commands/login.options.js';
 import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
 import { RUNS_LIST_OPTIONS, RUNS_PRUNE_OPTIONS, RUNS_RESUME_OPTIONS, RUNS_SHOW_OPTIONS } from './commands/runs.options.js';
+import { SYNCED_FORGET_OPTIONS, SYNCED_SHOW_OPTIONS } from './commands/synced.options.js';
 import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
 import { SCHEMA_OPTIONS } from './commands/schema.options.js';
 import { LOCAL_EXPORT_OPTIONS } from './commands/local-export.options.js';
@@ -450,6 +451,27 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       .addHelpText('after', examples('examctl runs prune', 'examctl runs prune --all --json')),
     RUNS_PRUNE_OPTIONS,
     async () => (await import('./commands/runs.js')).runPrune,
+  );
+
+  const synced = program
+    .command('synced')
+    .description('the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)')
+    .addHelpText('after', examples('examctl synced show', 'examctl synced forget --target local --store ./store'));
+  register(
+    synced
+      .command('show')
+      .description('every sync memory: target, kind, ids remembered, leavers disabled, newest run, file')
+      .addHelpText('after', examples('examctl synced show', 'examctl synced show --json')),
+    SYNCED_SHOW_OPTIONS,
+    async () => (await import('./commands/synced.js')).runShow,
+  );
+  register(
+    synced
+      .command('forget')
+      .description("forget the target's sync memory (the usual target flags choose it): the next sync sends every record")
+      .addHelpText('after', examples('examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store')),
+    SYNCED_FORGET_OPTIONS,
+    async () => (await import('./commands/synced.js')).runForget,
   );
 
   register(

@@ -34,6 +34,8 @@ export interface SourceRow {
 export interface ReportEntry {
   item: ReportItem;
   rows?: readonly SourceRow[];
+  /** Settled without a request (--changed-only: the target has this very request already). */
+  notSent?: true;
 }
 
 export interface ReportSink {
@@ -58,6 +60,7 @@ function itemJson(item: ReportItem): string {
   const ordered: Record<string, unknown> = { source: item.source, id: item.id, status: item.status, errors: item.errors };
   if (item.warnings !== undefined) ordered.warnings = item.warnings;
   if (item.action !== undefined) ordered.action = item.action;
+  if (item.note !== undefined) ordered.note = item.note;
   return JSON.stringify(ordered);
 }
 
@@ -281,6 +284,9 @@ export class HumanSummaryWriter implements ReportSink {
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
   private readonly plan = new RunPlan();
+  /** --changed-only and --disable-missing (docs/sync.md): said beside the counts. */
+  private notSent = 0;
+  private disabled = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -290,8 +296,10 @@ export class HumanSummaryWriter implements ReportSink {
     private readonly extras: HumanSummaryExtras = {},
   ) {}
 
-  item({ item }: ReportEntry): void {
+  item({ item, notSent }: ReportEntry): void {
     if (this.header.dryRun) this.plan.add(item);
+    else if (notSent === true) this.notSent += 1;
+    else if (item.action === 'disabled') this.disabled += 1;
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
@@ -321,7 +329,8 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...retriedLine(summary), ...this.plan.lines(), ...this.shown];
+    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : [])];
+    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines(), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     const reportFile = this.extras.reportFile?.();
     if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);

@@ -12,6 +12,10 @@ export interface PlanCounts {
   toUpdate: number;
   unchanged: number;
   invalid: number;
+  /** A plan from the sync memory (--changed-only on a remote target): records to send, the service not asked. */
+  toSend?: number;
+  /** --disable-missing: leavers whose login would be disabled. */
+  toDisable?: number;
 }
 
 const SHOWN_RECORDS = 10;
@@ -23,6 +27,8 @@ export class RunPlan {
   planned = false;
   /** What changes comes first on screen; unchanged records only fill the rest. */
   private readonly changes: string[] = [];
+  /** Leavers to disable (--disable-missing) come first of all: the step least easy to take back. */
+  private readonly disables: string[] = [];
   private readonly same: string[] = [];
   private listed = 0;
 
@@ -37,6 +43,12 @@ export class RunPlan {
     } else if (item.action === 'unchanged') {
       this.counts.unchanged += 1;
       line = `= ${item.id ?? '-'}`;
+    } else if (item.action === 'disabled') {
+      this.counts.toDisable = (this.counts.toDisable ?? 0) + 1;
+      line = `- ${item.id ?? '-'} (disable login)`;
+    } else if (item.status === 'ok') {
+      this.counts.toSend = (this.counts.toSend ?? 0) + 1;
+      line = `> ${item.id ?? '-'}`;
     } else if (item.status === 'failed' || item.status === 'partial') {
       this.counts.invalid += 1;
       line = `! ${item.id ?? '-'} (invalid)`;
@@ -45,17 +57,19 @@ export class RunPlan {
     }
     if (item.action !== undefined) this.planned = true;
     this.listed += 1;
-    const list = item.action === 'unchanged' ? this.same : this.changes;
+    const list = item.action === 'unchanged' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
     if (list.length < SHOWN_RECORDS) list.push(line);
   }
 
   /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
   countsLine(): string {
-    const { toCreate, toUpdate, unchanged, invalid } = this.counts;
+    const { toCreate, toUpdate, unchanged, invalid, toSend = 0, toDisable = 0 } = this.counts;
     const parts = [
       [toCreate, 'to create'],
       [toUpdate, 'to update'],
+      [toSend, 'to send'],
       [unchanged, 'unchanged'],
+      [toDisable, 'to disable'],
       [invalid, 'invalid'],
     ] as const;
     const shown = parts.filter(([count]) => count > 0).map(([count, words]) => `${formatCount(count)} ${words}`);
@@ -65,7 +79,7 @@ export class RunPlan {
   /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
   lines(): string[] {
     if (!this.planned) return [];
-    const shown = [...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
+    const shown = [...this.disables, ...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
     const more = this.listed - shown.length;
     return [`plan: ${this.countsLine()}`, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : [])];
   }

@@ -6,6 +6,12 @@ import type { SourceRef } from '../input/record.js';
 /** cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 
+/**
+ * What became of an item beyond its status: the target's created / updated / unchanged, or
+ * `disabled` for a leaver whose login a --disable-missing sync turned off (docs/sync.md).
+ */
+export type ItemAction = PlannedAction | 'disabled';
+
 export interface ReportItem {
   source: SourceRef;
   /** The record's external id (user ExternalId, ScheduleExtId, collection ExternalId, invigilator id); null when unknown. */
@@ -15,7 +21,9 @@ export interface ReportItem {
   /** Values that look mangled by a spreadsheet or a legacy encoding: reported, never refused. */
   warnings?: FieldWarning[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
-  action?: PlannedAction;
+  action?: ItemAction;
+  /** Why an item was not sent (--changed-only: the run that last sent this same request), or where a leaver came from. */
+  note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
 }

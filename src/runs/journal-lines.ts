@@ -1,7 +1,6 @@
-import type { PlannedAction } from '../api/integration-api.js';
 import type { Problem } from '../domain/problem.js';
 import type { SourceRef } from '../input/record.js';
-import type { ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { ItemAction, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
 
 /** Version of the run journal's line format; a reader refuses a newer one. */
@@ -60,7 +59,7 @@ export interface OutcomeLine extends ItemRef {
   t: 'outcome';
   status: 'ok' | 'partial' | 'failed';
   errors: Problem[];
-  action?: PlannedAction;
+  action?: ItemAction;
   /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
   transient: boolean;
 }

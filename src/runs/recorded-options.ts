@@ -26,6 +26,11 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'onlyFailed',
   'sheet',
   'timezone',
+  // the nightly sync (docs/sync.md)
+  'changedOnly',
+  'disableMissing',
+  'maxDisable',
+  'syncDir',
   // schedule push
   'schedule',
   'workflow',

@@ -66,7 +66,7 @@ describe('completion from the command tree', () => {
   it.skipIf(!hasShell('bash'))('the bash script parses (bash -n) and completes commands, options, choices and files', async () => {
     const script = completionScript('bash', program());
     expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
-    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'template', 'schema', 'review-session', 'local', 'doctor', 'config', 'runs', 'login', 'completion', 'options', 'help']);
+    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'template', 'schema', 'review-session', 'local', 'doctor', 'config', 'runs', 'synced', 'login', 'completion', 'options', 'help']);
     expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
     expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
     expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);

@@ -14,30 +14,38 @@ import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 import type { UserSyncOptions } from './user-sync.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { UsageError } from '../../errors.js';
+import type { RunOptions } from '../pipeline/record-job.js';
+import { UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, disableMissing, maxDisable, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
-  const prompted = file === undefined;
+  if (file !== undefined) {
+    const sync = { changedOnly, disableMissing, maxDisable, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, timezone }, sync, runOptions, deps, target);
+  }
+  if (changedOnly || disableMissing) throw new UsageError(`${changedOnly ? '--changed-only' : '--disable-missing'} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    ...(prompted ? { records: promptedRecord(() => fields ?? {}), ...unitPerRecord(userUnit) } : userSyncInput({ file, ignoreUnknownColumns, sheet, timezone }, deps)),
+    records: promptedRecord(() => fields ?? {}),
+    ...unitPerRecord(userUnit),
     send: sendUser,
-    // A prompted user is remembered to say what became of it; a file run keeps nothing.
-    ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
+    // A prompted user is remembered to say what became of it.
+    remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }),
   };
-  if (prompted) fields = await askUser(options, deps, target);
+  fields = await askUser(options, deps, target);
   let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
   // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
-  while (prompted && fields !== undefined && remembered.at(-1)?.outcome.status === 'failed') {
+  while (fields !== undefined && remembered.at(-1)?.outcome.status === 'failed') {
     const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
     if (corrected === null) break;
     fields = corrected;
@@ -48,6 +56,47 @@ export async function run(
   if (last !== undefined && last.outcome.status !== 'failed') {
     await deps.stderr.write(terminalLine(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`) + '\n');
   }
+  return exitCode;
+}
+
+/**
+ * A file run, with the sync memory (docs/sync.md): fed by every real run, read to leave out
+ * unchanged users (--changed-only) and to disable leavers (--disable-missing).
+ */
+async function syncFile(
+  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'timezone'> & { file: string },
+  flags: UserSyncFlags,
+  runOptions: RunOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
+  if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
+  const read = userSyncInput(input, deps);
+  const memory = new UserSyncMemory(flags, deps, target, async function* () {
+    for await (const record of read.records()) yield idOf(record.fields, 'ExternalId');
+  });
+  const job: RecordJob<UserRequest> = {
+    command: 'user sync',
+    ...read,
+    // The leavers come after the file's units, so they count in neither the structure pass nor the progress total.
+    oneUnitPerRecord: !flags.disableMissing,
+    async *units(batches) {
+      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.unit(unit));
+      yield* memory.leaverBatches();
+    },
+    prepare: () => memory.prepare(),
+    send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
+    acknowledged: (unit, user, _outcome, run, kept) => memory.acknowledged(unit, user, run, kept),
+  };
+  let exitCode: number;
+  try {
+    ({ exitCode } = await runPipeline(job, runOptions, deps, target));
+  } catch (error) {
+    await memory.close().catch(() => undefined);
+    throw error;
+  }
+  await memory.close();
   return exitCode;
 }
 

@@ -62,7 +62,7 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember'>,
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged'>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -97,7 +97,12 @@ export class RecordDispatcher<P, R> {
     const upcoming = this.nextUpcoming(unit, n);
     // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      if (kept.item.status === 'ok' && unit.prepared.ok && journal !== undefined) {
+        this.job.acknowledged?.(unit, unit.prepared.value, { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) }, journal.id, true);
+      }
+      return kept;
+    }
     this.checkStop();
     if (this.stop !== undefined) return skipped(unit);
     const prepared = unit.prepared;
@@ -106,8 +111,16 @@ export class RecordDispatcher<P, R> {
       if (journal !== undefined) this.journalled(() => journal.refused(n, unit, prepared.problems));
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
+    if (unit.unsent !== undefined) {
+      const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
+      if (journal !== undefined) this.journalled(() => journal.answered(n, unit, outcome));
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows, notSent: true };
+    }
     const api = this.api;
-    if (api === null) return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [] }, unit), rows: unit.rows };
+    if (api === null) {
+      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
+      return { item: withWarnings(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit), rows: unit.rows };
+    }
     const payload = prepared.value;
     if (journal === undefined) {
       return this.job.send(api, payload, this.options.callOptions).then(
@@ -148,8 +161,8 @@ export class RecordDispatcher<P, R> {
       for (let k = from; k < to; k++) {
         const ahead = upcoming[this.upcomingHead - 1 + (k - n)]!;
         ahead.kept = journal.kept(k, ahead.unit);
-        // Only what would be sent: a unit whose outcome stands or that failed the local checks is not.
-        if (ahead.kept === undefined && ahead.unit.prepared.ok) {
+        // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
+        if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
           ahead.recorded = journal.sending(k, ahead.unit);
           // A failed write is met by the units that wait for it; one never dispatched must not
           // count as an unhandled rejection.
@@ -213,7 +226,9 @@ export class RecordDispatcher<P, R> {
     if (outcome.status === 'failed') this.countFailure();
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
-    const item = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
+    const base = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    const item = outcome.note === undefined ? base : { ...base, note: outcome.note };
     return { item: withWarnings(outcome.action ? { ...item, action: outcome.action, ...(outcome.changedFields ? { changedFields: outcome.changedFields } : {}) } : item, unit), rows: unit.rows };
   }
 

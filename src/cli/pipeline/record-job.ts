@@ -1,10 +1,10 @@
-import type { CallOptions, IntegrationApi, PlannedAction } from '../../api/integration-api.js';
+import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import type { ReportEntry, SourceRow } from '../../report/report-writers.js';
-import type { ItemStatus, ReportSummary } from '../../report/run-report.js';
+import type { ItemAction, ItemStatus, ReportSummary } from '../../report/run-report.js';
 import type { GlobalOptions } from '../context.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
@@ -16,6 +16,13 @@ export interface Unit<P> {
   rows?: SourceRow[];
   /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
   warnings?: FieldWarning[];
+  /**
+   * Settled without a request: --changed-only found this very request acknowledged by the
+   * target before (docs/sync.md). Reported ok, action `unchanged`, with this note.
+   */
+  unsent?: { note: string };
+  /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
+  plannedAction?: ItemAction;
 }
 
 /**
@@ -36,9 +43,11 @@ export interface Outcome {
   errors: Problem[];
   /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
   id?: string;
-  action?: PlannedAction;
+  action?: ItemAction;
   /** With `updated` from the local engine: the fields that change. */
   changedFields?: string[];
+  /** Said on the report item (a leaver: the run that last synced it). */
+  note?: string;
 }
 
 /**
@@ -69,6 +78,16 @@ export interface RecordJob<P, R = never> {
    * then). Default: the record count.
    */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
+  /**
+   * Called before the run is opened (after the structure pass, before the remote confirmation
+   * and anything sent): a check that must refuse the whole run, like --max-disable, goes here.
+   */
+  prepare?(): Promise<void>;
+  /**
+   * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
+   * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
+   */
+  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
   /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
   /**

@@ -99,6 +99,7 @@ export async function startJournaling(
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
+  if (typeof invocation.syncDir === 'string') invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
   const recorded = recordedOptions(invocation);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
   // The --schedule file shapes every request as much as --file does: a resume must read the same one.

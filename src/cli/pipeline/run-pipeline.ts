@@ -48,6 +48,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
+  await job.prepare?.();
   const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
 
   const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);

@@ -1,0 +1,51 @@
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
+import { formatCount } from '../../report/number-format.js';
+import { describeTarget } from '../../report/report-writers.js';
+import { terminalLine } from '../../report/terminal-text.js';
+import { forgetMemory, listMemories } from '../../sync/sync-memory.js';
+import { syncDirOf } from './user-sync-memory.js';
+import type { CommandDeps } from '../context.js';
+import { onlyGlobals } from '../global-options.js';
+import type { TargetOf } from '../target.js';
+import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
+
+
+/** `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, newest run); --json: `{ syncDir, memories }`. */
+export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
+  const dir = syncDirOf(syncDir, options.runsDir, deps);
+  const memories = (await listMemories(dir)).map(({ file, target, kind, entries }) => {
+    let disabled = 0;
+    let lastRun: string | null = null;
+    for (const entry of entries.values()) {
+      if (entry.disabled === true) disabled += 1;
+      if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
+    }
+    return { target: target ?? null, kind, remembered: entries.size, disabled, lastRun, file };
+  });
+  if (options.json) {
+    await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
+    return 0;
+  }
+  if (memories.length === 0) {
+    await deps.stderr.write(terminalLine(`no sync memory in ${dir}`) + '\n');
+    return 0;
+  }
+  for (const memory of memories) {
+    const where = memory.target === null ? '?' : describeTarget(memory.target);
+    const disabled = memory.disabled > 0 ? ` (${formatCount(memory.disabled)} disabled as leavers)` : '';
+    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${disabled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+  }
+  return 0;
+}
+
+/** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
+export async function runForget({ syncDir, ...globals }: SyncedForgetOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const options = onlyGlobals(globals);
+  const dir = syncDirOf(syncDir, options.runsDir, deps);
+  const report = (await target()).report;
+  const forgotten = await forgetMemory(dir, report, lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS);
+  if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: dir, target: report, forgotten })}\n`);
+  else await deps.stderr.write(terminalLine(`forgot ${formatCount(forgotten)} remembered ${forgotten === 1 ? 'id' : 'ids'} of ${describeTarget(report)}: the next sync sends everything`) + '\n');
+  return 0;
+}

@@ -1,0 +1,391 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-file.js';
+import { dirname, join } from 'node:path';
+import { StoreLockedError, UsageError } from '../errors.js';
+import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
+import { StoreLock } from '../engine/store/lock.js';
+import type { ReportTarget } from '../report/run-report.js';
+import { RunJournalWriteError } from '../runs/run-errors.js';
+
+/** Version of the sync memory's line format; a reader refuses a newer one. */
+export const SYNC_MEMORY_VERSION = 1;
+
+/** The entity kinds a memory is kept for: one file each per target. */
+export type SyncKind = 'users' | 'schedules';
+
+/** What the memory knows of one id: the last request this target acknowledged `ok` for it. */
+export interface MemoryEntry {
+  /** requestDigest of that request. */
+  digest: string;
+  /** The run that sent it. */
+  run: string;
+  /** Users: what a disable request needs without the file. */
+  firstName?: string;
+  lastName?: string;
+  /** Users: login disabled by --disable-missing (a leaver). */
+  disabled?: boolean;
+}
+
+/** The request as JSON with its keys sorted at every level: the same request, the same text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).filter((key) => (value as Record<string, unknown>)[key] !== undefined).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * SHA-256 of the request exactly as it would be sent (after coercion), base64url. A Password
+ * (or PIN) in the request is part of the digest only: the memory never holds the value.
+ */
+export function requestDigest(request: unknown): string {
+  return createHash('sha256').update(canonicalJson(request), 'utf8').digest('base64url');
+}
+
+/**
+ * Where sync memories live: `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs
+ * directory (the per-user state directory: docs/sync.md).
+ */
+export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, runsDir: string): string {
+  if (flag !== undefined && flag !== '') return flag;
+  const fromEnv = env.EXAMCTL_SYNC_DIR;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  return join(dirname(runsDir), 'synced');
+}
+
+/** The target's identity: a local store's path or a remote's normalised base URL. */
+export function targetIdentity(target: ReportTarget): string {
+  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
+}
+
+/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+export function memoryDir(syncDir: string, target: ReportTarget): string {
+  return join(syncDir, createHash('sha256').update(targetIdentity(target), 'utf8').digest('hex').slice(0, 16));
+}
+
+export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
+  return join(memoryDir(syncDir, target), `${kind}.ndjson`);
+}
+
+interface HeaderBody {
+  t: 'sync-memory';
+  v: number;
+  kind: SyncKind;
+  target: ReportTarget;
+}
+
+interface EntryBody {
+  id: string;
+  d: string;
+  r: string;
+  f?: string;
+  l?: string;
+  x?: true;
+}
+
+/** What one memory file holds, read and compacted (the last line of an id wins). */
+export interface MemoryContents {
+  file: string;
+  target: ReportTarget | undefined;
+  kind: SyncKind;
+  entries: Map<string, MemoryEntry>;
+  /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
+  validLength: number;
+  lines: number;
+}
+
+function damaged(file: string, line: number, reason: string): UsageError {
+  return new UsageError(
+    `${file}:${line}: sync memory damaged: ${reason}; move it aside or run examctl synced forget for this target (the next run then sends everything)`,
+  );
+}
+
+/**
+ * Reads one memory file: never silently empty. A damaged line, a newer format or a file of
+ * another user is exit 2 naming the file; a missing file is an empty memory.
+ */
+export async function readMemory(file: string, kind: SyncKind): Promise<MemoryContents> {
+  const empty: MemoryContents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return empty;
+    throw new UsageError(`cannot read the sync memory ${file}: ${code ?? String(error)}`);
+  }
+  let bytes: Buffer;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UsageError(`the sync memory ${file} is not a regular file`);
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) throw new UsageError(`the sync memory ${file} belongs to another user (uid ${stat.uid}); examctl reads only its own`);
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+  const entries = new Map<string, MemoryEntry>();
+  let target: ReportTarget | undefined;
+  let start = 0;
+  let line = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(10, start);
+    // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
+    if (end < 0) break;
+    line += 1;
+    const decoded = decodeChecksummedLine(bytes.subarray(start, end));
+    if (!decoded.ok) throw damaged(file, line, decoded.reason);
+    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody>;
+    if (line === 1) {
+      if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
+      if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
+      if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
+      target = body.target;
+    } else {
+      if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
+      entries.set(body.id, {
+        digest: body.d,
+        run: body.r,
+        ...(body.f === undefined ? {} : { firstName: body.f }),
+        ...(body.l === undefined ? {} : { lastName: body.l }),
+        ...(body.x === true ? { disabled: true } : {}),
+      });
+    }
+    start = end + 1;
+  }
+  return { file, target, kind, entries, validLength: start, lines: line };
+}
+
+function entryLine(id: string, entry: MemoryEntry): string {
+  const body: EntryBody = { id, d: entry.digest, r: entry.run };
+  if (entry.firstName !== undefined) body.f = entry.firstName;
+  if (entry.lastName !== undefined) body.l = entry.lastName;
+  if (entry.disabled === true) body.x = true;
+  return encodeChecksummedLine(JSON.stringify(body));
+}
+
+/** A lock file's wait before a second run on the same target is refused. */
+export interface OpenMemoryOptions {
+  /**
+   * Hold the target's lock for the whole run: a run that decides from the memory
+   * (--changed-only, --disable-missing) must not have another run change it underneath.
+   */
+  lock: boolean;
+  lockTimeoutMs: number;
+  /** A dry run reads the memory and never writes it. */
+  readOnly: boolean;
+}
+
+/** Superseded lines a memory may carry before a locked run rewrites it. */
+const COMPACT_SLACK = 10_000;
+
+/**
+ * The memory rewritten with one line per id (atomic replace, 0600). A run that only feeds the
+ * memory (no lock) and appends at that instant may lose its lines: those ids are then sent again.
+ */
+async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: contents.kind, target };
+  let length = 0;
+  await writeFileAtomic(
+    contents.file,
+    async (writer) => {
+      const head = encodeChecksummedLine(JSON.stringify(header));
+      length += Buffer.byteLength(head);
+      await writer.write(head);
+      for (const [id, entry] of contents.entries) {
+        const line = entryLine(id, entry);
+        length += Buffer.byteLength(line);
+        await writer.write(line);
+      }
+    },
+    { mode: 0o600 },
+  );
+  return { ...contents, validLength: length, lines: contents.entries.size + 1 };
+}
+
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC_FLAG;
+const GROUP_DELAY_MS = 20;
+const GROUP_LINES = 1024;
+
+/**
+ * One target's memory of one kind (docs/sync.md): read and compacted in memory on open, then
+ * fed with every acknowledged request. Appends are checksummed lines, group-committed durably
+ * like the run journal's outcomes (O_APPEND: runs that only feed it never hold the lock, and a
+ * line is one write, so lines of two runs never mix).
+ */
+export class SyncMemory {
+  private pending: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private failure: RunJournalWriteError | undefined;
+  private handle: FileHandle | undefined;
+
+  private constructor(
+    readonly file: string,
+    readonly kind: SyncKind,
+    readonly target: ReportTarget,
+    readonly entries: Map<string, MemoryEntry>,
+    private readonly lock: StoreLock | undefined,
+  ) {}
+
+  static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
+    const dir = memoryDir(syncDir, target);
+    const file = memoryFile(syncDir, target, kind);
+    let lock: StoreLock | undefined;
+    if (!options.readOnly) {
+      try {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+      if (options.lock) {
+        lock = new StoreLock(dir, options.lockTimeoutMs);
+        try {
+          await lock.acquire();
+        } catch (error) {
+          if (error instanceof StoreLockedError) {
+            throw new StoreLockedError(`${error.message.replace(/^store /, 'sync memory ')} Another run on this target decides from the same memory: wait for it to end.`);
+          }
+          throw error;
+        }
+      }
+    }
+    try {
+      let contents = await readMemory(file, kind);
+      // Compacted under the lock once most lines are superseded (a full run appends every id each night).
+      if (lock !== undefined && contents.lines > 2 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock);
+      if (!options.readOnly) await memory.openForAppend(contents);
+      return memory;
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
+  }
+
+  private async openForAppend(contents: MemoryContents): Promise<void> {
+    try {
+      const handle = await open(this.file, APPEND_FLAGS, 0o600);
+      this.handle = handle;
+      const { size } = await handle.stat();
+      // A torn last line (a kill mid-write) is cut off, so the next line does not glue onto it.
+      if (size > contents.validLength && contents.lines > 0) await handle.truncate(contents.validLength);
+      if (contents.lines === 0) {
+        if (size > 0) await handle.truncate(0);
+        const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: this.kind, target: this.target };
+        await appendDurably(handle, Buffer.from(encodeChecksummedLine(JSON.stringify(header)), 'utf8'), null);
+      }
+    } catch (error) {
+      throw this.cannotWrite(error);
+    }
+  }
+
+  get(id: string): MemoryEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
+  get remembered(): number {
+    let count = 0;
+    for (const entry of this.entries.values()) if (entry.disabled !== true) count += 1;
+    return count;
+  }
+
+  /** Remembers an acknowledged request; on disk within the group commit's delay. */
+  record(id: string, entry: MemoryEntry): void {
+    this.entries.set(id, entry);
+    if (this.handle === undefined || this.failure !== undefined) return;
+    this.pending.push(entryLine(id, entry));
+    if (this.pending.length >= GROUP_LINES) this.kick();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.kick(), GROUP_DELAY_MS);
+      this.timer.unref();
+    }
+  }
+
+  private kick(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const lines = this.pending;
+    this.pending = [];
+    if (lines.length === 0) return;
+    const handle = this.handle!;
+    this.flushing = this.flushing.then(async () => {
+      if (this.failure !== undefined) return;
+      try {
+        await appendDurably(handle, Buffer.from(lines.join(''), 'utf8'), null);
+      } catch (error) {
+        this.failure = this.cannotWrite(error);
+      }
+    });
+  }
+
+  /** Everything remembered on disk, the file closed and the lock released; throws when a write failed (exit 3). */
+  async close(): Promise<void> {
+    try {
+      if (this.handle !== undefined) {
+        this.kick();
+        await this.flushing;
+        await this.handle.close().catch(() => undefined);
+        this.handle = undefined;
+      }
+    } finally {
+      await this.lock?.release();
+    }
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private cannotWrite(error: unknown): RunJournalWriteError {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+    return new RunJournalWriteError(`cannot write the sync memory ${this.file}: ${code} (the next --changed-only run sends again what it could not remember)`);
+  }
+}
+
+/** Every memory under the sync directory, for `synced show`. */
+export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
+  let dirs: string[];
+  try {
+    dirs = await readdir(syncDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`cannot read the sync directory ${syncDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const found: MemoryContents[] = [];
+  for (const dir of dirs.sort()) {
+    if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    for (const kind of ['users', 'schedules'] as const) {
+      const contents = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind);
+      if (contents.lines > 0) found.push(contents);
+    }
+  }
+  return found;
+}
+
+/** Forgets a target's memories (both kinds), under its lock; returns how many ids were forgotten. */
+export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
+  const dir = memoryDir(syncDir, target);
+  let forgotten = 0;
+  for (const kind of ['users', 'schedules'] as const) {
+    const file = memoryFile(syncDir, target, kind);
+    forgotten += (await readMemory(file, kind).catch(() => ({ entries: new Map() }))).entries.size;
+  }
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return forgotten;
+  }
+  const lock = new StoreLock(dir, lockTimeoutMs);
+  await lock.acquire();
+  try {
+    for (const kind of ['users', 'schedules'] as const) await rm(memoryFile(syncDir, target, kind), { force: true });
+  } finally {
+    await lock.release();
+  }
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  return forgotten;
+}

@@ -1,0 +1,283 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
+
+/**
+ * The nightly sync (issue 24, docs/sync.md): a full sync, then the same export with some rows
+ * changed and some users gone. With --changed-only --disable-missing exactly the changed rows
+ * and the leavers reach the target, counted by the server; a killed run resumed sends each
+ * remaining change once; a half file trips the threshold before anything is sent.
+ */
+
+const USERS = 2_000;
+const CHANGED = 20;
+const REMOVED = 5;
+
+interface Applied {
+  id: string;
+  disableLogin: unknown;
+  lastName: unknown;
+}
+
+/**
+ * A loopback service that answers POST /user ok and counts what it applied (answered). With
+ * `holdAfter` set, requests past that many are held unanswered: a run made slow by construction.
+ */
+async function startCountingServer(): Promise<{ url: string; applied: Applied[]; received: () => number; holdAfter: (n: number) => void; close: () => Promise<void> }> {
+  const applied: Applied[] = [];
+  let received = 0;
+  let hold = Infinity;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received += 1;
+      if (received > hold) return; // held: never answered, never applied
+      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      applied.push({ id: String(user.ExternalId), disableLogin: user.DisableLogin, lastName: user.LastName });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ Content: { User: user, GroupErrors: [] }, Success: true, Errors: null }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    applied,
+    received: () => received,
+    holdAfter: (n) => (hold = received + n),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let dir: string;
+let env: Record<string, string>;
+const all = range('stu', USERS);
+const leavers = all.slice(100, 100 + REMOVED);
+const changed = all.slice(1_000, 1_000 + CHANGED);
+
+/** The export of tonight: CHANGED rows with a new LastName, REMOVED users gone. */
+function tonight(file: string): void {
+  const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
+  for (const id of all) {
+    if (leavers.includes(id)) continue;
+    lines.push(`${id},First ${id},${changed.includes(id) ? 'Married' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+interface Item {
+  id: string;
+  status: string;
+  action?: string;
+  note?: string;
+  source: { file: string };
+}
+
+function itemsOf(stdout: string): Item[] {
+  return (JSON.parse(stdout) as { items: Item[] }).items;
+}
+
+beforeAll(() => ensureBuilt());
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-sync-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  await writeUsersCsv(join(dir, 'full.csv'), all);
+  tonight(join(dir, 'tonight.csv'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('remote target: requests counted by the server', () => {
+  let server: Awaited<ReturnType<typeof startCountingServer>>;
+  beforeEach(async () => {
+    server = await startCountingServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+  const sync = (file: string, ...flags: string[]) =>
+    examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--json', ...flags], dir, env);
+
+  it('sends exactly the changed rows and the leavers; the next night nothing; a leaver back is enabled', async () => {
+    const first = await sync('full.csv');
+    expect(first.code, first.stderr).toBe(0);
+    expect(server.applied).toHaveLength(USERS);
+    const firstRun = /run (\S+) \(examctl runs show/.exec(first.stderr)![1]!;
+
+    server.applied.length = 0;
+    const second = await sync('tonight.csv', '--changed-only', '--disable-missing');
+    expect(second.code, second.stderr).toBe(0);
+    expect(server.applied.filter((a) => a.disableLogin === undefined).map((a) => a.id).sort()).toEqual(changed);
+    expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
+    expect(server.applied).toHaveLength(CHANGED + REMOVED);
+    const items = itemsOf(second.stdout);
+    const unchanged = items.filter((item) => item.action === 'unchanged');
+    expect(unchanged).toHaveLength(USERS - CHANGED - REMOVED);
+    expect(unchanged.every((item) => item.status === 'ok' && item.note?.includes(firstRun))).toBe(true);
+    const disabled = items.filter((item) => item.action === 'disabled');
+    expect(disabled.map((item) => item.id).sort()).toEqual(leavers);
+    expect(disabled[0]!.source.file).toBe(`<synced by run ${firstRun}>`);
+    expect(second.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
+
+    // The same file again: nothing changed, and a leaver already disabled is not sent again.
+    server.applied.length = 0;
+    const third = await sync('tonight.csv', '--changed-only', '--disable-missing');
+    expect(third.code, third.stderr).toBe(0);
+    expect(server.applied).toEqual([]);
+
+    // The leavers are back: sent with DisableLogin false (the file says nothing of it); the changed rows go back too.
+    const fourth = await sync('full.csv', '--changed-only', '--disable-missing');
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
+    expect(server.applied).toHaveLength(CHANGED + REMOVED);
+  }, 60_000);
+
+  it('the dry run shows the plan from the memory without asking the service', async () => {
+    expect((await sync('full.csv')).code).toBe(0);
+    const before = server.received();
+    const plan = await examctl(
+      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--changed-only', '--disable-missing', '--dry-run'],
+      dir,
+      env,
+    );
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(server.received()).toBe(before);
+    expect(plan.stderr).toContain(`plan: ${CHANGED} to send, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged, ${REMOVED} to disable`);
+    expect(plan.stderr).toContain(`- ${leavers[0]} (disable login)`);
+  }, 60_000);
+
+  it('a half file trips the threshold: exit 2 before anything is sent, naming the count and the flag', async () => {
+    expect((await sync('full.csv')).code).toBe(0);
+    await writeUsersCsv(join(dir, 'half.csv'), all.slice(0, USERS / 2));
+    const before = server.received();
+    const refused = await sync('half.csv', '--changed-only', '--disable-missing');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('would disable 1,000 of the 2,000 users');
+    expect(refused.stderr).toContain('--max-disable');
+    expect(server.received()).toBe(before);
+    // Said plainly that it is meant: it goes.
+    const meant = await sync('half.csv', '--changed-only', '--disable-missing', '--max-disable', '50%');
+    expect(meant.code, meant.stderr).toBe(0);
+    expect(server.applied.slice(USERS).filter((a) => a.disableLogin === true)).toHaveLength(USERS / 2);
+  }, 60_000);
+
+  it('a killed changed-only run, resumed, sends each remaining change once', async () => {
+    expect((await sync('full.csv')).code).toBe(0);
+    // 200 changed rows; the server answers 100 of them, then holds every request.
+    const many = all.slice(500, 700);
+    const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
+    for (const id of all) lines.push(`${id},First ${id},${many.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
+    writeFileSync(join(dir, 'moved.csv'), `${lines.join('\n')}\n`);
+    const earlier = new Set(readdirSync(join(dir, 'state', 'runs')));
+    server.applied.length = 0;
+    server.holdAfter(100);
+    const running = startExamctl(
+      ['user', 'sync', '--file', 'moved.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--changed-only'],
+      dir,
+      env,
+    );
+    // Killed at a marker: the journal holds the outcomes of the 100 answered requests.
+    await new Promise<void>((resolve, reject) => {
+      const poll = setInterval(() => {
+        try {
+          const run = readdirSync(join(dir, 'state', 'runs')).find((id) => !earlier.has(id));
+          if (run === undefined) return;
+          const journal = readFileSync(join(dir, 'state', 'runs', run, 'journal.ndjson'), 'utf8');
+          const answered = journal.split('\n').filter((line) => line.includes('"t":"outcome"') && !line.includes('"action":"unchanged"')).length;
+          if (answered >= 100) {
+            clearInterval(poll);
+            resolve();
+          }
+        } catch {
+          // not started yet
+        }
+        if (running.child.exitCode !== null) {
+          clearInterval(poll);
+          reject(new Error('the run ended before the marker'));
+        }
+      }, 5);
+    });
+    running.child.kill('SIGKILL');
+    await running.done;
+    expect(server.applied).toHaveLength(100);
+    server.holdAfter(Infinity);
+    const resumed = await examctl(['--yes', '--json', 'runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const counts = new Map<string, number>();
+    for (const a of server.applied) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
+    expect([...counts.keys()].sort()).toEqual(many);
+    expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    // And the memory has all of them: the next night sends nothing.
+    server.applied.length = 0;
+    const next = await sync('moved.csv', '--changed-only');
+    expect(next.code, next.stderr).toBe(0);
+    expect(server.applied).toEqual([]);
+  }, 60_000);
+});
+
+describe('local target', () => {
+  const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...flags], dir, env);
+
+  it('updates exactly the changed rows and disables the leavers in the store', async () => {
+    expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
+    expect((await sync('full.csv')).code).toBe(0);
+    const second = await sync('tonight.csv', '--changed-only', '--disable-missing');
+    expect(second.code, second.stderr).toBe(0);
+    const items = itemsOf(second.stdout);
+    expect(items.filter((item) => item.action === 'updated').map((item) => item.id).sort()).toEqual(changed);
+    expect(items.filter((item) => item.action === 'disabled').map((item) => item.id).sort()).toEqual(leavers);
+    expect(items.filter((item) => item.action === 'unchanged' && item.note !== undefined)).toHaveLength(USERS - CHANGED - REMOVED);
+    // The store itself says the leavers can no longer log in.
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users;
+    for (const id of leavers) expect(users.find((user) => user.ExternalId === id)?.DisableLogin).toBe(true);
+    // Nothing changed since: nothing is sent.
+    const third = await sync('tonight.csv', '--changed-only', '--disable-missing');
+    expect(itemsOf(third.stdout).filter((item) => item.action !== 'unchanged')).toEqual([]);
+  }, 60_000);
+
+  it('a damaged memory is exit 2 naming it, never silently empty; synced forget starts over', async () => {
+    expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
+    expect((await sync('full.csv')).code).toBe(0);
+    const shown = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { remembered: number; file: string }[] };
+    expect(shown.memories).toHaveLength(1);
+    expect(shown.memories[0]!.remembered).toBe(USERS);
+    const file = shown.memories[0]!.file;
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"stu-00007"', '"stu-0000X"'));
+    const refused = await sync('tonight.csv', '--changed-only');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${file}:`);
+    expect(refused.stderr).toContain('sync memory damaged');
+    const forgot = await examctl(['synced', 'forget', '--target', 'local', '--store', 'store'], dir, env);
+    expect(forgot.code, forgot.stderr).toBe(0);
+    const again = await sync('tonight.csv', '--changed-only');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('no sync memory');
+    expect(itemsOf(again.stdout).filter((item) => item.note !== undefined)).toEqual([]);
+  }, 60_000);
+
+  it('never stores a password: a Password column is part of the digest only', async () => {
+    expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
+    writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Hunter2-Sesame!\n');
+    expect((await sync('pw.csv')).code).toBe(0);
+    const { memories } = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { file: string }[] };
+    expect(readFileSync(memories[0]!.file, 'utf8')).not.toContain('Hunter2');
+    // A new password is a change.
+    writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Other-Sesame-9!\n');
+    const changedPassword = await sync('pw.csv', '--changed-only');
+    expect(itemsOf(changedPassword.stdout)[0]!.note).toBeUndefined();
+  }, 60_000);
+});

@@ -1,0 +1,100 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { disableLimit } from '../../src/cli/commands/user-sync-memory.js';
+import { canonicalJson, memoryFile, requestDigest, resolveSyncDir, SyncMemory } from '../../src/sync/sync-memory.js';
+
+let dir: string;
+const target = { kind: 'remote', baseUrl: 'https://exam.example.test/' } as const;
+const plain = { lock: false, lockTimeoutMs: 0, readOnly: false };
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-memory-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the request digest', () => {
+  it('is the same for the same request whatever the key order, and differs for any change', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, 'x'], c: null } })).toBe('{"a":{"c":null,"d":[1,"x"]},"b":1}');
+    expect(requestDigest({ ExternalId: 'u1', LastName: 'A' })).toBe(requestDigest({ LastName: 'A', ExternalId: 'u1' }));
+    expect(requestDigest({ ExternalId: 'u1', LastName: 'A' })).not.toBe(requestDigest({ ExternalId: 'u1', LastName: 'B' }));
+    expect(requestDigest({ ExternalId: 'u1', Password: 'one' })).not.toBe(requestDigest({ ExternalId: 'u1', Password: 'two' }));
+  });
+});
+
+describe('the --max-disable threshold', () => {
+  it('defaults to 10 % of the remembered users or 100, whichever is larger; takes N or P%', () => {
+    expect(disableLimit(undefined, 500).limit).toBe(100);
+    expect(disableLimit(undefined, 20_000).limit).toBe(2_000);
+    expect(disableLimit('7', 20_000).limit).toBe(7);
+    expect(disableLimit('2%', 20_000).limit).toBe(400);
+    expect(() => disableLimit('lots', 10)).toThrow(UsageError);
+    expect(() => disableLimit('150%', 10)).toThrow(UsageError);
+  });
+});
+
+describe('the sync memory file', () => {
+  it('lives beside the runs directory unless told otherwise', () => {
+    expect(resolveSyncDir(undefined, {}, '/state/examctl/runs')).toBe('/state/examctl/synced');
+    expect(resolveSyncDir(undefined, { EXAMCTL_SYNC_DIR: '/x' }, '/state/examctl/runs')).toBe('/x');
+    expect(resolveSyncDir('/flag', { EXAMCTL_SYNC_DIR: '/x' }, '/state/examctl/runs')).toBe('/flag');
+  });
+
+  it('remembers across opens (0600), the last line of an id winning; a torn last line is cut off', async () => {
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    memory.record('u1', { digest: 'd1', run: 'r1', firstName: 'A', lastName: 'B' });
+    memory.record('u1', { digest: 'd2', run: 'r2', firstName: 'A', lastName: 'C' });
+    memory.record('u2', { digest: 'd3', run: 'r2', disabled: true });
+    await memory.close();
+    const file = memoryFile(dir, target, 'users');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    writeFileSync(file, readFileSync(file, 'utf8') + '{"crc":"0000');
+    const again = await SyncMemory.open(dir, target, 'users', plain);
+    expect(again.get('u1')).toEqual({ digest: 'd2', run: 'r2', firstName: 'A', lastName: 'C' });
+    expect(again.get('u2')).toEqual({ digest: 'd3', run: 'r2', disabled: true });
+    expect(again.remembered).toBe(1);
+    again.record('u3', { digest: 'd4', run: 'r3' });
+    await again.close();
+    const third = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(third.get('u3')?.digest).toBe('d4');
+  });
+
+  it('a newer format is refused (exit 2), never read as empty', async () => {
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    await memory.close();
+    const file = memoryFile(dir, target, 'users');
+    const { encodeChecksummedLine } = await import('../../src/engine/store/journal.js');
+    writeFileSync(file, encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 99, kind: 'users', target })));
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/newer than this examctl reads/);
+  });
+
+  it('a run that decides from it compacts it to one line per id', async () => {
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    for (let i = 0; i < 12_000; i++) memory.record(`u${i % 3}`, { digest: `d${i}`, run: 'r1' });
+    await memory.close();
+    const file = memoryFile(dir, target, 'users');
+    expect(readFileSync(file, 'utf8').split('\n').length).toBeGreaterThan(12_000);
+    const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
+    expect(locked.get('u2')?.digest).toBe('d11999');
+    locked.record('u9', { digest: 'x', run: 'r2' });
+    await locked.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const reread = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(reread.entries.size).toBe(4);
+  });
+
+  it('two runs that decide from one memory never hold it at once: the second waits, then refuses', async () => {
+    const first = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
+    await expect(SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false })).rejects.toThrow(/sync memory .* is locked by pid/);
+    await first.close();
+    const second = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
+    await second.close();
+  });
+});
