@@ -173,7 +173,8 @@ describe('honest ends', () => {
         ),
       );
       check(ended);
-      env = { ...env, EXAMCTL_TOKEN: 'dev-token' };
+      // The resume is given the same target, as a CI job would: --yes is then enough.
+      env = { ...env, EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url };
       await resumeUntilFinished();
     } finally {
       await server.close();

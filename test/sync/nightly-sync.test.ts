@@ -212,7 +212,8 @@ describe('remote target: requests counted by the server', () => {
     await running.done;
     expect(server.applied).toHaveLength(100);
     server.holdAfter(Infinity);
-    const resumed = await examctl(['--yes', '--json', 'runs', 'resume'], dir, env);
+    // As the CI job gives it again: the same target, so --yes is enough (no --target-from-run).
+    const resumed = await examctl(['--yes', '--json', '--base-url', server.url, '--allow-insecure-http', 'runs', 'resume'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const counts = new Map<string, number>();
     for (const a of server.applied) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
