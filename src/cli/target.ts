@@ -147,7 +147,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           allowInsecureHttp,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire still finish.
           signal: deps.signal,
-          debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
+          debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
         });
       },
       async checkBaseUrl() {
