@@ -120,7 +120,7 @@ async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Prom
 }
 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  for (const warning of settings.warnings) await deps.stderr.write(`warning: ${warning}\n`);
+  for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
   const concurrency = options.concurrency ?? settings.concurrency ?? 8;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
@@ -172,7 +172,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     if (dryRun) {
       // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
       await target.remote.checkBaseUrl();
-      await deps.stderr.write(`dry run: validating only, nothing is sent to ${target.baseUrl}\n`);
+      await deps.stderr.write(`${terminalLine(`dry run: validating only, nothing is sent to ${target.baseUrl}`)}\n`);
       return null;
     }
     return target.remote.connect();
@@ -184,9 +184,9 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     dryRun,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
-    onCreated: () => void deps.stderr.write(`created local store at ${target.store} from the demo world (fixtures/world.json)\n`),
+    onCreated: () => void deps.stderr.write(`${terminalLine(`created local store at ${target.store} from the demo world (fixtures/world.json)`)}\n`),
   });
-  if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);
+  if (!api) await deps.stderr.write(`${terminalLine(`no store yet at ${target.store}: validating only, nothing created`)}\n`);
   return api;
 };
 

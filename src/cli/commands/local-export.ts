@@ -1,4 +1,5 @@
 import { exportWorldText } from '../../engine/index.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../errors.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
@@ -18,6 +19,6 @@ export async function run(options: GlobalOptions, deps: CommandDeps): Promise<nu
   } finally {
     await store.close();
   }
-  await deps.stderr.write(`exported local store ${location}\n`);
+  await deps.stderr.write(`${terminalLine(`exported local store ${location}`)}\n`);
   return 0;
 }
