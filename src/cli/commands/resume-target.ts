@@ -43,7 +43,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   const insecure = header.options.allowInsecureHttp === true;
   await deps.stderr.write(
     terminalLine(
-      `resuming run ${header.id} (${header.command}) on ${describeTarget(header.target)}` +
+      `run ${header.id} (${header.command}) was sent to ${describeTarget(header.target)}` +
         (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
         (insecure ? ', plain http allowed' : ''),
     ) + '\n',
