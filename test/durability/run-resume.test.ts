@@ -181,7 +181,8 @@ describe('honest ends', () => {
         ),
       );
       check(ended);
-      env = { ...env, EXAMCTL_TOKEN: 'dev-token' };
+      // The run named its --base-url on the command line: the resume is given the same one (docs/security.md).
+      env = { ...env, EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url };
       await resumeUntilFinished();
     } finally {
       await server.close();
