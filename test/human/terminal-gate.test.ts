@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
+import type { OpenDirectory } from '../../src/api/local-directory.js';
 import type { CommandDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/program.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -78,6 +79,26 @@ describe('the terminal gate', () => {
       expect(onTerminal.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
       expect(onTerminal.stdout).not.toMatch(RAW);
       const intoFile = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api, stdoutIsTTY: false });
+      expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
+    });
+  });
+
+  it('schedule links -o csv: gated on a terminal, exact into a file or pipe', async () => {
+    await withTempDir(async (dir) => {
+      const links = {
+        ScheduleExtId: 'S-1',
+        Title: 'T',
+        StartDateTime: '2026-12-14T09:00:00Z',
+        EndDateTime: '2026-12-14T12:00:00Z',
+        UseProctoringService: false,
+        Candidates: [{ CandidateExtId: `stu-${HOSTILE.join('')}`, FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', StartupLink: 'https://exam.example.test/s/1' }],
+      };
+      const directory = { scheduleLinks: () => links, close: async () => undefined } as unknown as OpenDirectory;
+      const onTerminal = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], { openDirectory: async () => directory, stdoutIsTTY: true });
+      expect(onTerminal.code, onTerminal.stderr).toBe(0);
+      expect(onTerminal.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
+      expect(onTerminal.stdout).not.toMatch(RAW);
+      const intoFile = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], { openDirectory: async () => directory, stdoutIsTTY: false });
       expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
     });
   });

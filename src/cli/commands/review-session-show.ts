@@ -6,7 +6,7 @@ import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openTargetApi, type TargetOf } from '../target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
-import { terminalLine, terminalLines } from '../../report/terminal-text.js';
+import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -42,9 +42,7 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    const csv = reviewSessionResultsCsv(session);
-    // On a terminal the cells are shown, not kept: through the gate. A file or pipe gets them exactly.
-    await deps.stdout.write(deps.stdoutIsTTY === true ? terminalLines(csv) : csv);
+    await deps.stdout.write(dataForStdout(reviewSessionResultsCsv(session), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),
