@@ -163,6 +163,11 @@ describe('runs resume and its recorded target', () => {
     expect(refused.stderr).toMatch(/it reads its token from \S+planted-token, not from EXAMCTL_TOKEN/);
     expect(refused.stderr).not.toContain('victim-token');
     await rm(runsDir, { recursive: true });
+    await plantRun({ profile: 'prod' });
+    const otherProfile = await cli(['--yes', 'runs', 'resume'], env);
+    expect(otherProfile.code).toBe(2);
+    expect(otherProfile.stderr).toMatch(/it uses the profile prod, not none/);
+    await rm(runsDir, { recursive: true });
     await plantRun({ allowInsecureHttp: true });
     const insecure = await cli(['--yes', 'runs', 'resume'], env);
     expect(insecure.code).toBe(2);
