@@ -162,13 +162,13 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
     if (first.hit) {
       // Killed: its report already lists every input row once (the input is read again).
       problems.push(...everyRowOnce(JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout), rows, 'after the kill').filter((p) => !/not ok/.test(p)));
-      const resume = await killAtRandom(['--yes', '--no-input', 'runs', 'resume', runId], maxKillDelayMs);
+      const resume = await killAtRandom(['--base-url', server.url, '--yes', '--no-input', 'runs', 'resume', runId], maxKillDelayMs);
       attempts += 1;
       kills.push({ what: 'resume', delay: resume.delay, hit: resume.hit });
       for (let more = 0; more < 10; more++) {
         const listed = JSON.parse((await examctl(['--json', 'runs', 'list'])).stdout).runs.find((run) => run.id === runId);
         if (listed?.state === 'finished') break;
-        const again = await examctl(['--yes', '--no-input', 'runs', 'resume', runId]);
+        const again = await examctl(['--base-url', server.url, '--yes', '--no-input', 'runs', 'resume', runId]);
         attempts += 1;
         if (again.code !== 0 && again.code !== 3 && again.code !== 1) problems.push(`runs resume exited ${again.code}: ${again.stderr.slice(-400)}`);
       }

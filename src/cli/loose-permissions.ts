@@ -21,10 +21,16 @@ export async function configTokenExposed(file: string, holdsToken: boolean): Pro
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
 }
 
-/** A directory that others can write. */
-export async function writableByOthers(what: 'runs directory' | 'store', dir: string): Promise<string | undefined> {
+/** A store that others can write. */
+export async function storeWritableByOthers(dir: string): Promise<string | undefined> {
   const mode = await modeOf(dir);
   if (mode === undefined || (mode & 0o002) === 0) return undefined;
-  const why = what === 'store' ? 'any local user can change what the local engine holds' : 'any local user can plant a run there, and runs resume, show and list refuse to use it';
-  return `the ${what} ${dir} is writable by others (mode ${(mode & 0o7777).toString(8)}): ${why}; chmod o-w ${dir}`;
+  return `the store ${dir} is writable by others (mode ${(mode & 0o7777).toString(8)}): any local user can change what the local engine holds; chmod o-w ${dir}`;
+}
+
+/** A runs directory whose runs `runs resume|show|list` would refuse (another's, or writable by group or others). */
+export async function runsDirWarning(runsDir: string): Promise<string | undefined> {
+  const { currentTrust, runsDirProblem } = await import('../runs/run-trust.js');
+  const problem = await runsDirProblem(runsDir, currentTrust());
+  return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
 }

@@ -593,14 +593,15 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     if (error instanceof ExamctlError) {
       // A message can quote the input (a column name, a path) or the service: made inert for the terminal.
       await deps.stderr.write(`examctl: ${terminalLines(error.message)}\n`);
-      if (debug && error.stack) await deps.stderr.write(`${error.stack}\n`);
+      // A stack's first line is the message again: through the same gate.
+      if (debug && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
       return failWith(error, error.exitCode);
     }
     // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
     const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
     const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
     await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
-    if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${error.stack}\n`);
+    if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
     return failWith(error, ExitCode.Internal);
   }
 }

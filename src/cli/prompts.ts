@@ -4,6 +4,7 @@
  * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
  * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
  */
+import { terminalLine, terminalLines } from '../report/terminal-text.js';
 import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
@@ -100,7 +101,7 @@ async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>)
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */
 function note(io: PromptIo, text: string): void {
-  (io.output ?? process.stderr).write(`${text}\n`);
+  (io.output ?? process.stderr).write(`${terminalLines(text)}\n`);
 }
 
 function describeProblems(problems: readonly Problem[]): string {
@@ -533,7 +534,8 @@ export async function offerCorrection<Name extends string>(
 ): Promise<Name[] | null> {
   const named = new Set(answers.filter((answer) => problems.some((entry) => problemNames(entry, answer.name))).map((answer) => answer.name));
   if (named.size === 0) return null;
-  note(io, `The send failed:\n${problems.map((entry) => `  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`).join('\n')}`);
+  // One line per problem, whatever line breaks the service put in its messages.
+  note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
   if (!(await ask(io, (context) => confirm({ message: 'Correct the answers and send again?', default: true }, context)))) return null;
   return ask(io, (context) =>
     checkbox<Name>(

@@ -129,7 +129,7 @@ function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
 }
 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  for (const warning of settings.warnings) await deps.stderr.write(`warning: ${warning}\n`);
+  for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
   const concurrency = options.concurrency ?? settings.concurrency ?? 8;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
@@ -158,7 +158,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           signal: deps.signal,
           env: deps.env,
           ...interruptGrace(deps.env),
-          debug: options.debug ? (line) => void deps.stderr.write(`debug: ${line}\n`) : undefined,
+          debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
         });
       },
       async checkBaseUrl() {
@@ -183,21 +183,21 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     if (dryRun) {
       // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
       await target.remote.checkBaseUrl();
-      await deps.stderr.write(`dry run: validating only, nothing is sent to ${target.baseUrl}\n`);
+      await deps.stderr.write(`${terminalLine(`dry run: validating only, nothing is sent to ${target.baseUrl}`)}\n`);
       return null;
     }
     return target.remote.connect();
   }
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
-  const loose = await (await import('./loose-permissions.js')).writableByOthers('store', target.store);
+  const loose = await (await import('./loose-permissions.js')).storeWritableByOthers(target.store);
   if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
-    onCreated: () => void deps.stderr.write(`created local store at ${target.store} from the demo world (fixtures/world.json)\n`),
+    onCreated: () => void deps.stderr.write(`${terminalLine(`created local store at ${target.store} from the demo world (fixtures/world.json)`)}\n`),
   });
-  if (!api) await deps.stderr.write(`no store yet at ${target.store}: validating only, nothing created\n`);
+  if (!api) await deps.stderr.write(`${terminalLine(`no store yet at ${target.store}: validating only, nothing created`)}\n`);
   return api;
 };
 

@@ -8,7 +8,7 @@ import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
 import { formatCount } from './number-format.js';
 import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
-import { terminalLine } from './terminal-text.js';
+import { terminalLine, terminalLines } from './terminal-text.js';
 
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
@@ -330,18 +330,20 @@ export class HumanSummaryWriter implements ReportSink {
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
     const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : [])];
-    const lines = [`${command}${dryRunNote} on ${describeTarget(target)}`, counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines(), ...this.shown];
+    // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
+    // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?').
+    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), terminalLines(counts), ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     const reportFile = this.extras.reportFile?.();
-    if (this.hidden > 0) lines.push(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`);
+    if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
-    if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes));
+    if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
       lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
       if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
-    if (reportFile !== undefined) lines.push(`report written to ${reportFile}`);
+    if (reportFile !== undefined) lines.push(terminalLine(`report written to ${reportFile}`));
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }

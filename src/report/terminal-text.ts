@@ -22,3 +22,11 @@ export function terminalLine(text: string): string {
 export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, '?');
 }
+
+/**
+ * Text a command writes to stdout as data (CSV): on a terminal it is shown, so it passes the
+ * gate (line breaks kept); into a file or pipe it is kept exactly.
+ */
+export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefined): string {
+  return stdoutIsTerminal === true ? terminalLines(text) : text;
+}

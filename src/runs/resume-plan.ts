@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../regular-file.js';
 import { resolve } from 'node:path';
 import { problemsSayAlreadyExists } from '../api/already-exists.js';
 import { ErrorCode } from '../domain/codes.js';
@@ -11,7 +11,8 @@ import { readRun, type RunRecord, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
-  const handle = await open(path, 'r');
+  // A regular file (or a link to one): an input swapped for a FIFO since the run would hang a resume.
+  const handle = await openRegularFile(path, { followLinks: true });
   try {
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(1 << 20);

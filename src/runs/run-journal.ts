@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { openRegularFile } from '../regular-file.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StoreLockedError } from '../errors.js';
@@ -157,7 +158,8 @@ export class RunJournal {
       reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
         let handle: FileHandle;
         try {
-          handle = await open(file, REOPEN_FLAGS);
+          // Checked by run-trust.ts before; opened as a regular file again so a swap since cannot redirect it.
+          handle = await openRegularFile(file, { flags: REOPEN_FLAGS });
           await handle.truncate(validLength);
           // The cut itself made durable once, before the appends that O_DSYNC makes durable.
           await handle.datasync();

@@ -52,6 +52,14 @@ describe('loose permissions', () => {
     expect(doctor.checks.find((check) => check.name === 'permissions')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/config\.json holds a token/) as string });
   });
 
+  it('a runs directory writable by its group (umask 002) is warned of when a run starts: its runs could not be resumed', async () => {
+    await mkdir(join(dir, 'runs'));
+    await chmod(join(dir, 'runs'), 0o775);
+    const run = await cli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(count(run.stderr, /warning: the runs directory \S+ is writable by group \(mode 775\)/)).toBe(1);
+  });
+
   it('a runs directory and a store writable by others: each warned once by a run, and listed by doctor', async () => {
     const store = join(dir, 'store');
     expect((await cli(['--target', 'local', '--store', store, 'local', 'init'])).code).toBe(0);
@@ -60,7 +68,7 @@ describe('loose permissions', () => {
     await chmod(store, 0o777);
     const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(run.code, run.stderr).toBe(0);
-    expect(count(run.stderr, /warning: the runs directory \S+ is writable by others \(mode 1777\)/)).toBe(1);
+    expect(count(run.stderr, /warning: the runs directory \S+ is writable by others \(mode 1777\).*; runs resume, show and list refuse the runs kept there/)).toBe(1);
     expect(count(run.stderr, /warning: the store \S+ is writable by others \(mode 777\)/)).toBe(1);
     const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
     expect(doctor.stdout).toMatch(/warn {2}permissions the runs directory .* writable by others.*; the store .* writable by others/);

@@ -173,7 +173,7 @@ describe('honest ends', () => {
         ),
       );
       check(ended);
-      // The resume is given the same target, as a CI job would: --yes is then enough.
+      // The run named its --base-url on the command line: the resume is given the same one, as a CI job would (docs/security.md).
       env = { ...env, EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url };
       await resumeUntilFinished();
     } finally {

@@ -36,7 +36,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], env: Record<string, string>, runTrust?: RunTrust): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(argv: string[], env: Record<string, string>, runTrust?: RunTrust, confirm?: (question: string) => Promise<boolean>): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new StringSink();
   const stderr = new StringSink();
   const code = await runCli(argv, {
@@ -44,9 +44,10 @@ async function cli(argv: string[], env: Record<string, string>, runTrust?: RunTr
     stderr,
     env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(dir, '.config'), EXAMCTL_RUNS_DIR: runsDir, ...env },
     now: () => new Date('2026-11-21T10:00:00Z'),
-    isTTY: false,
+    isTTY: confirm !== undefined,
     cwd: dir,
     ...(runTrust === undefined ? {} : { runTrust }),
+    ...(confirm === undefined ? {} : { confirm }),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -124,7 +125,7 @@ describe('runs resume and its recorded target', () => {
     const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'https://exam.example.test', CI: 'true' };
     const refused = await cli(['--yes', 'runs', 'resume'], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`resuming run ${id} (user sync) on remote ${server.url}`);
+    expect(refused.stderr).toContain(`run ${id} (user sync) was sent to remote ${server.url}`);
     expect(refused.stderr).toMatch(/its base URL \S+ is not the one configured now \(https:\/\/exam\.example\.test\)/);
     expect(refused.stderr).toMatch(/add --target-from-run \(--yes alone does not confirm a target\)/);
     expect(requests()).toBe(0);
@@ -138,6 +139,21 @@ describe('runs resume and its recorded target', () => {
     expect(requests()).toBe(2);
   });
 
+  it('on a terminal a differing target is asked about (the question names it); no is exit 2 with nothing sent, yes sends', async () => {
+    await plantRun({ yes: true });
+    const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'https://exam.example.test' };
+    const questions: string[] = [];
+    const declined = await cli(['--yes', 'runs', 'resume'], env, undefined, async (question) => (questions.push(question), false));
+    expect(declined.code).toBe(2);
+    expect(declined.stderr).toMatch(/not confirmed: nothing was sent/);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toMatch(new RegExp(`its base URL .* Send the rest of the run, with your token, to remote ${server.url.replace(/[.]/g, '\\.')}\\?$`));
+    expect(requests()).toBe(0);
+    const accepted = await cli(['runs', 'resume'], env, undefined, async () => true);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(requests()).toBe(2);
+  });
+
   it('a recorded token file or --allow-insecure-http that is not given now is refused even on the same base URL', async () => {
     await writeFile(join(dir, 'planted-token'), 'dev-token\n', { mode: 0o600 });
     await plantRun({ tokenFile: join(dir, 'planted-token') });
@@ -146,6 +162,11 @@ describe('runs resume and its recorded target', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/it reads its token from \S+planted-token, not from EXAMCTL_TOKEN/);
     expect(refused.stderr).not.toContain('victim-token');
+    await rm(runsDir, { recursive: true });
+    await plantRun({ profile: 'prod' });
+    const otherProfile = await cli(['--yes', 'runs', 'resume'], env);
+    expect(otherProfile.code).toBe(2);
+    expect(otherProfile.stderr).toMatch(/it uses the profile prod, not none/);
     await rm(runsDir, { recursive: true });
     await plantRun({ allowInsecureHttp: true });
     const insecure = await cli(['--yes', 'runs', 'resume'], env);

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import {
   configPath,
   expandPath,
@@ -90,7 +91,7 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   } else {
     const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
     for (const profile of profiles) lines.push(profileLine(profile));
-    await deps.stdout.write(`${lines.join('\n')}\n`);
+    await deps.stdout.write(`${lines.map(terminalLine).join('\n')}\n`);
   }
   return 0;
 }

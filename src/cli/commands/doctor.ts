@@ -167,7 +167,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
 
 /** Loose permissions on the config (with a token), the runs directory and the store: a warning, not a failure. */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, writableByOthers }, { configPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
+  const [{ configTokenExposed, runsDirWarning, storeWritableByOthers }, { configPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
     import('../loose-permissions.js'),
     import('../config-file.js'),
     import('../../runs/runs-dir.js'),
@@ -175,8 +175,8 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   const config = await loadConfig(deps.env).catch(() => undefined);
   const found = [
     await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
-    await writableByOthers('runs directory', resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv)),
-    store === undefined ? undefined : await writableByOthers('store', store),
+    await runsDirWarning(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv)),
+    store === undefined ? undefined : await storeWritableByOthers(store),
   ].filter((entry): entry is string => entry !== undefined);
   return found.length === 0
     ? { name: 'permissions', status: 'ok', detail: 'config, runs directory and store are not open to other users' }

@@ -1,4 +1,5 @@
 import { exportWorldText } from '../../engine/index.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../errors.js';
 import type { CommandDeps } from '../context.js';
@@ -24,6 +25,6 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   } finally {
     await store.close();
   }
-  await deps.stderr.write(`exported local store ${location}\n`);
+  await deps.stderr.write(`${terminalLine(`exported local store ${location}`)}\n`);
   return 0;
 }

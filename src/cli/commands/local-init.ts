@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { terminalLine } from '../../report/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import type { CommandDeps } from '../context.js';
@@ -13,11 +14,11 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   const seed = seedFile === undefined ? BUNDLED_WORLD_PATH : resolve(deps.cwd, seedFile);
   const world = await loadWorldFile(seed);
   if (options.dryRun) {
-    await deps.stderr.write(`dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}\n`);
+    await deps.stderr.write(`${terminalLine(`dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`)}\n`);
   } else {
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
-    await deps.stderr.write(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}\n`);
+    await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}`)}\n`);
   }
   if (options.json) {
     const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed };

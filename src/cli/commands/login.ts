@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { terminalLine } from '../../report/terminal-text.js';
 import { promptClosed, promptOpened } from '../prompt-state.js';
 import { PassThrough } from 'node:stream';
 import { InterruptedError, TargetError, UsageError } from '../../errors.js';
@@ -104,7 +105,7 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${nothingStored}. To store it unchecked: examctl login --no-verify`,
     );
   }
-  await deps.stderr.write(`token accepted by ${baseUrl}\n`);
+  await deps.stderr.write(`${terminalLine(`token accepted by ${baseUrl}`)}\n`);
 }
 
 async function inquirerSecret(message: string, signal?: AbortSignal): Promise<string> {

@@ -5,7 +5,7 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
 
 /*
  * Before `runs resume` sends anything (docs/security.md, "Other local users"): the recorded
- * target is said, and a recorded base URL, token file or --allow-insecure-http that differs from
+ * target is said, and a recorded base URL, token file, profile or --allow-insecure-http that differs from
  * what today's flags, environment and profile give is not used on --yes alone. A journal says
  * where the run's records went; it does not prove who wrote it, and a resume sends the user's
  * token to the base URL it names.
@@ -29,6 +29,10 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     const base = typeof recorded.cwd === 'string' ? recorded.cwd : deps.cwd;
     differences.push(`it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`);
   }
+  // A recorded profile's token would be sent too: another profile than today's is another token.
+  if (typeof recorded.profile === 'string' && given.profile === undefined && recorded.profile !== now?.profile) {
+    differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
+  }
   if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
   return differences;
 }
@@ -43,7 +47,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   const insecure = header.options.allowInsecureHttp === true;
   await deps.stderr.write(
     terminalLine(
-      `resuming run ${header.id} (${header.command}) on ${describeTarget(header.target)}` +
+      `run ${header.id} (${header.command}) was sent to ${describeTarget(header.target)}` +
         (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
         (insecure ? ', plain http allowed' : ''),
     ) + '\n',

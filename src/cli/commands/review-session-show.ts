@@ -6,7 +6,7 @@ import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openTargetApi, type TargetOf } from '../target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
 import { withOutFile } from '../out-file.js';
 
 /**
@@ -47,7 +47,7 @@ async function show({ externalId, output, ...globals }: Omit<ReviewSessionShowOp
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    await deps.stdout.write(reviewSessionResultsCsv(session));
+    await deps.stdout.write(dataForStdout(reviewSessionResultsCsv(session), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),

@@ -10,7 +10,7 @@ export const RUNS_RESUME_OPTIONS = [
   option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it)'),
   option(
     '--target-from-run',
-    "send to the run's recorded base URL, token file and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
+    "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
   ),
 ] as const;
 

@@ -62,7 +62,7 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
     return 0;
   }
   if (runs.length === 0 && unreadable.length === 0) {
-    await deps.stderr.write(`no runs in ${runsDir}\n`);
+    await deps.stderr.write(`${terminalLine(`no runs in ${runsDir}`)}\n`);
     return 0;
   }
   for (const run of runs) {
@@ -91,7 +91,7 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps);
   if (unlisted !== undefined) {
     const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
-    await deps.stderr.write(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}\n`);
+    await deps.stderr.write(`${terminalLine(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
   }
   const builder = report.builder;
   let position = 0;
@@ -120,9 +120,9 @@ export async function runPrune({ all, ...globals }: RunsPruneOptions, deps: Comm
   const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, all: all ?? false });
   if (options.json) await deps.stdout.write(`${JSON.stringify({ runsDir, ...result })}\n`);
   else {
-    await deps.stderr.write(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}\n`);
+    await deps.stderr.write(`${terminalLine(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`)}\n`);
     if (result.keptUnfinished.length > 0) {
-      await deps.stderr.write(`kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}\n`);
+      await deps.stderr.write(`${terminalLine(`kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`)}\n`);
     }
   }
   return 0;

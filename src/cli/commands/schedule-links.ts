@@ -1,3 +1,4 @@
+import { dataForStdout } from '../../report/terminal-text.js';
 import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
 import { UsageError } from '../../errors.js';
 import { csvLine } from '../../report/csv-cell.js';
@@ -45,7 +46,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   if (format === 'json') {
     await deps.stdout.write(`${JSON.stringify({ target: target.report, ...links }, null, 2)}\n`);
   } else if (format === 'csv') {
-    await deps.stdout.write(linksCsv(links));
+    await deps.stdout.write(dataForStdout(linksCsv(links), deps.stdoutIsTTY));
   } else {
     const { colorEnabled } = await import('../table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { terminalLine } from '../../report/terminal-text.js';
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import {
   CANDIDATE_COLUMNS,
@@ -213,7 +214,7 @@ async function completeRequiredFields(
   const { missingValue, promptScheduleFields } = await import('../prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
-  await deps.stderr.write(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})\n`);
+  await deps.stderr.write(`${terminalLine(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`)}\n`);
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
   Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, choices ? { choices } : {}));

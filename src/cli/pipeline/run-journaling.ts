@@ -109,7 +109,8 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  const loose = await (await import('../loose-permissions.js')).writableByOthers('runs directory', runsDir);
+  // Said before the run, not only when it is to be resumed: runs resume, show and list will refuse runs here.
+  const loose = await (await import('../loose-permissions.js')).runsDirWarning(runsDir);
   if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);

@@ -1,4 +1,5 @@
 import type { CallOptions } from '../../api/integration-api.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import { CLOSED_PIPE, ClosedPipeError, InterruptedError, ReportWriteError } from '../../errors.js';
 import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
@@ -139,7 +140,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
-    await deps.stderr.write(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}\n`);
+    await deps.stderr.write(`${terminalLine(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`)}\n`);
   }
   if (stopError !== undefined) throw stopError;
   // The report file failed only as it was completed: every record went, only the file is missing.
