@@ -333,6 +333,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
           '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
           'examctl --store ./demo-store local serve --port 0',
           'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+          '# behind a reverse proxy: its OpenAPI document (/api/v1/integrations/openapi.json) names the public URL',
+          'examctl local serve --port 8080 --public-url https://exam-sandbox.example.test',
           '# test a client\'s retries: 10% 503, 2% lost answers, 5-50 ms latency, reproducible',
           'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
         ),

@@ -24,7 +24,8 @@ beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'examctl-pack-'));
   // --ignore-scripts: dist/ is built already (ensureBuilt); `prepare` would only build it again.
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  // npm is npm.cmd on Windows, which only a shell runs.
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], shell: process.platform === 'win32' });
   const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
   tarball = join(dir, info!.filename);
   packed = info!.files.map((file) => file.path);
@@ -37,7 +38,7 @@ beforeAll(() => {
   execFileSync('tar', ['xzf', tarball, '-C', installed, '--strip-components=1']);
   for (const name of Object.keys(pkg.dependencies)) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+    symlinkSync(join(ROOT, 'node_modules', name), join(modules, name), 'junction');
   }
 });
 

@@ -228,6 +228,13 @@ describe('OpenAPI request schemas carry the spec field rules', () => {
 });
 
 describe('OpenAPI document shape', () => {
+  it('names the API under the base URL it is given (a trailing slash or not), relative without one', () => {
+    const servers = (baseUrl?: string) => (buildOpenApiDocument('1.2.3', baseUrl) as { servers: unknown }).servers;
+    expect(servers('https://exam.example.test/examctl/')).toEqual([{ url: 'https://exam.example.test/examctl/api/v1/integrations' }]);
+    expect(servers('http://127.0.0.1:8080')).toEqual([{ url: 'http://127.0.0.1:8080/api/v1/integrations' }]);
+    expect(servers()).toEqual([{ url: '/api/v1/integrations' }]);
+  });
+
   it('is JSON, OpenAPI 3.1.x, with no $schema inside component schemas', () => {
     expect(document.openapi).toMatch(/^3\.1\.\d+$/);
     expect(() => JSON.parse(documentText)).not.toThrow();
