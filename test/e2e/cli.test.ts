@@ -85,7 +85,8 @@ describe('examctl binary', () => {
 });
 
 describe('examctl on a real terminal (util-linux script gives it a pty)', () => {
-  const hasScript = existsSync('/usr/bin/script');
+  // util-linux's script (-qc); macOS's BSD script takes other arguments, Windows has none.
+  const hasScript = process.platform === 'linux' && existsSync('/usr/bin/script');
 
   /** Runs `args` under a pty, sends `keys` once `waitFor` is on screen; the exit status and the screen. */
   async function onTerminal(dir: string, args: string[], waitFor: RegExp, keys: string, withEnv = false): Promise<{ status: string; screen: string }> {
