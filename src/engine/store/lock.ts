@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../../errors.js';
 import { ownStartTicks, processAlive } from '../../process-liveness.js';
+import { unlinkRetrying } from '../../busy-retry.js';
 
 export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
@@ -235,7 +236,8 @@ export class StoreLock {
     this.heldToken = undefined;
     const current = await readLockInfo(this.lockPath);
     // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
-    if (typeof current === 'object' && current.token === token) await unlink(this.lockPath).catch(() => undefined);
+    // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
+    if (typeof current === 'object' && current.token === token) await unlinkRetrying(this.lockPath).catch(() => undefined);
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
