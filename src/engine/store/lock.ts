@@ -138,10 +138,15 @@ async function createExclusive(path: string, text: string): Promise<void> {
   await handle.close();
 }
 
-/** An unreadable lock file's identity and age, to break it only if it is still the same old file. */
+/**
+ * An unreadable lock file's identity and age, to break it only if it is still the same old file.
+ * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
+ * lock is never broken, only waited for.
+ */
 async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {
     const info = await stat(path);
+    await readFile(path);
     return { id: `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`, ageMs: Date.now() - info.mtimeMs };
   } catch {
     return undefined;
@@ -197,8 +202,14 @@ export class StoreLock {
       for (;;) {
         try {
           await createExclusive(this.lockPath, text);
-          this.heldToken = token;
-          return;
+          // A writer stalled between creating LOCK and filling it (a suspended machine) may have
+          // had it broken as an abandoned empty lock: it holds the lock only if LOCK is its own.
+          const written = await readLockInfo(this.lockPath);
+          if (typeof written === 'object' && written.token === token) {
+            this.heldToken = token;
+            return;
+          }
+          continue;
         } catch (error) {
           if (!isBusy(error)) throw error;
           lastBusy = error;
