@@ -254,18 +254,19 @@ export function powershellCompletion(program: Command): string {
   }
   return `# PowerShell completion for examctl, generated from its command tree by \`examctl completion powershell\`.
 # Load it in your profile (notepad $PROFILE):  examctl completion powershell | Out-String | Invoke-Expression
-$examctlChildren = @{
-${children.join('\n')}
-}
-$examctlOptions = @{
-${optionWords.join('\n')}
-}
-$examctlChoices = @{
-${choices.join('\n')}
-}
-$examctlTakesValue = ${psArray([...valued])}
 Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1') -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)
+  # The tables live inside the completer: it may run in another scope than the one that loaded it.
+  $examctlChildren = @{
+${children.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlOptions = @{
+${optionWords.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlChoices = @{
+${choices.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlTakesValue = ${psArray([...valued])}
   $words = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -le $cursorPosition } | ForEach-Object { $_.Extent.Text })
   if ($wordToComplete -ne '' -and $words.Count -gt 0) { $words = @($words | Select-Object -First ($words.Count - 1)) }
   $path = ''

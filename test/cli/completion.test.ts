@@ -132,11 +132,13 @@ describe('completion on macOS bash 3.2 and in PowerShell', () => {
   it('powershell: a native argument completer over the same tree, choices per command, files left to PowerShell', () => {
     const ps = completionScript('powershell', program());
     expect(ps).toContain("Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1')");
-    expect(ps).toContain("  'schedule' = @('push', 'links')");
-    expect(ps).toContain("  'template|-o' = @('csv', 'xlsx', 'json')");
+    expect(ps).toContain("    'schedule' = @('push', 'links')");
+    expect(ps).toContain("    'template|-o' = @('csv', 'xlsx', 'json')");
     expect(ps).toMatch(/\$examctlTakesValue = @\([^)]*'--file'/);
     expect(ps).toMatch(/'user sync' = @\([^)]*'--file'/);
     // Every command of the tree is a key of the options table.
-    for (const node of commandTree(program()).children) expect(ps).toContain(`  '${node.path.join(' ')}' = @(`);
+    for (const node of commandTree(program()).children) expect(ps).toContain(`    '${node.path.join(' ')}' = @(`);
+    // The tables are inside the completer's script block, not variables of the loading scope.
+    expect(ps.indexOf('$examctlChildren = @{')).toBeGreaterThan(ps.indexOf('Register-ArgumentCompleter'));
   });
 });
