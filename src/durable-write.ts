@@ -7,7 +7,18 @@ import type { FileHandle } from 'node:fs/promises';
  * fdatasync (each submission costs the main thread time on a busy machine). Where the platform
  * has no O_DSYNC the flag is 0 and the writer calls fdatasync after each write itself.
  */
-export const DSYNC_FLAG: number = constants.O_DSYNC ?? 0;
+
+/**
+ * The open flag that makes a write durable on `platform`, 0 where the writer must call
+ * fdatasync itself: where there is no O_DSYNC (Windows), and on macOS, whose O_DSYNC writes
+ * reach the drive but not past its cache, so power loss can drop acknowledged commits; Node's
+ * fdatasync there is fcntl(F_FULLFSYNC), which flushes the drive's cache too.
+ */
+export function dsyncFlagFor(platform: NodeJS.Platform, oDsync: number | undefined): number {
+  if (platform === 'darwin') return 0;
+  return oDsync ?? 0;
+}
+export const DSYNC_FLAG: number = dsyncFlagFor(process.platform, constants.O_DSYNC);
 export const NEEDS_DATASYNC = DSYNC_FLAG === 0;
 
 /**

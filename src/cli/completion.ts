@@ -1,15 +1,18 @@
 /**
- * `examctl completion bash|zsh|fish`: shell completion generated from the commander tree itself
- * (commands, their options, option choices, which options take a value or a file), so a new
- * command or flag is completed without anyone editing a script. Pure: returns the script text.
+ * `examctl completion bash|zsh|fish|powershell`: shell completion generated from the commander
+ * tree itself (commands, their options, option choices, which options take a value or a file),
+ * so a new command or flag is completed without anyone editing a script. Pure: returns the
+ * script text.
  *
- * Install: `source <(examctl completion bash)` in ~/.bashrc; `source <(examctl completion zsh)`
- * in ~/.zshrc; `examctl completion fish > ~/.config/fish/completions/examctl.fish`.
+ * Install: `eval "$(examctl completion bash)"` in ~/.bashrc (`source <(...)` does nothing in
+ * macOS's bash 3.2, and the script uses nothing newer than bash 3.2); `source <(examctl
+ * completion zsh)` in ~/.zshrc; `examctl completion fish > ~/.config/fish/completions/examctl.fish`;
+ * `examctl completion powershell | Out-String | Invoke-Expression` in the PowerShell $PROFILE.
  */
 import type { Command, Option } from 'commander';
 
-export type Shell = 'bash' | 'zsh' | 'fish';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
+export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
+export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
 
 interface OptionNode {
   names: string[];
@@ -110,7 +113,7 @@ export function bashCompletion(program: Command): string {
   const choiceArms = options.filter((option) => option.choices.length > 0).map((option) => caseArm(option.names.map(quoted).join('|'), `echo ${quoted(option.choices.join(' '))}`));
   const files = options.filter((option) => option.file).flatMap((option) => option.names);
   return `# bash completion for examctl, generated from its command tree by \`examctl completion bash\`.
-# Load it with:  source <(examctl completion bash)
+# Load it with:  eval "$(examctl completion bash)"   (in ~/.bashrc; works in bash 3.2 too)
 _examctl_children() {
   case "$1" in
 ${children.join('\n')}
@@ -217,8 +220,87 @@ export function fishCompletion(program: Command): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A PowerShell single-quoted string. */
+function psQuoted(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+function psArray(words: readonly string[]): string {
+  return `@(${words.map(psQuoted).join(', ')})`;
+}
+
+/**
+ * PowerShell (5.1 and 7): a native argument completer over the same tree as bash's: the
+ * subcommands below the words typed so far, the options of that command and the global ones,
+ * an option's choices (for the command it belongs to), and for a path option nothing, so
+ * PowerShell offers file names itself. Registered for `examctl` and the `examctl.cmd`/`.ps1`
+ * shims npm installs on Windows.
+ */
+export function powershellCompletion(program: Command): string {
+  const root = commandTree(program);
+  const nodes = allNodes(root);
+  const globals = root.options.flatMap((option) => option.names).filter((name) => !['-V', '--version', '-h', '--help'].includes(name));
+  const key = (node: CommandNode): string => psQuoted(node.path.join(' '));
+  const children = nodes.filter((node) => node.children.length > 0).map((node) => `  ${key(node)} = ${psArray(node.children.map((child) => child.path[child.path.length - 1]!))}`);
+  const optionWords = nodes.map((node) => `  ${key(node)} = ${psArray([...new Set([...node.options.flatMap((option) => option.names), ...globals])])}`);
+  const choices: string[] = [];
+  const valued = new Set<string>();
+  for (const node of nodes) {
+    for (const option of node.options) {
+      if (option.takesValue) for (const name of option.names) valued.add(name);
+      if (option.choices.length === 0) continue;
+      for (const name of option.names) choices.push(`  ${psQuoted(`${node.path.join(' ')}|${name}`)} = ${psArray(option.choices)}`);
+    }
+  }
+  return `# PowerShell completion for examctl, generated from its command tree by \`examctl completion powershell\`.
+# Load it in your profile (notepad $PROFILE):  examctl completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1') -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  # The tables live inside the completer: it may run in another scope than the one that loaded it.
+  $examctlChildren = @{
+${children.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlOptions = @{
+${optionWords.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlChoices = @{
+${choices.map((line) => `  ${line}`).join('\n')}
+  }
+  $examctlTakesValue = ${psArray([...valued])}
+  $words = @($commandAst.CommandElements | Where-Object { $_.Extent.EndOffset -le $cursorPosition } | ForEach-Object { $_.Extent.Text })
+  if ($wordToComplete -ne '' -and $words.Count -gt 0) { $words = @($words | Select-Object -First ($words.Count - 1)) }
+  $path = ''
+  for ($i = 1; $i -lt $words.Count; $i++) {
+    $word = $words[$i]
+    if ($word.StartsWith('-')) {
+      if (-not $word.Contains('=') -and $examctlTakesValue -contains $word) { $i++ }
+      continue
+    }
+    if ($examctlChildren[$path] -contains $word) { $path = if ($path -eq '') { $word } else { "$path $word" } }
+  }
+  $prev = if ($words.Count -gt 1) { $words[$words.Count - 1] } else { '' }
+  if (-not $wordToComplete.StartsWith('-') -and $examctlTakesValue -contains $prev) {
+    $values = $examctlChoices["$path|$prev"]
+    if ($null -eq $values) { $values = $examctlChoices["|$prev"] }
+    # No choices: a file or a free value; returning nothing lets PowerShell offer file names.
+    if ($null -eq $values) { return }
+  } elseif ($wordToComplete.StartsWith('-')) {
+    $values = $examctlOptions[$path]
+    if ($null -eq $values) { $values = $examctlOptions[''] }
+  } else {
+    $values = $examctlChildren[$path]
+    if ($null -eq $values) { return }
+  }
+  $values | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+    [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+  }
+}
+`;
+}
+
 export function completionScript(shell: Shell, program: Command): string {
   if (shell === 'bash') return bashCompletion(program);
   if (shell === 'zsh') return zshCompletion(program);
+  if (shell === 'powershell') return powershellCompletion(program);
   return fishCompletion(program);
 }

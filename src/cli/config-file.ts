@@ -7,11 +7,12 @@ import { writeFileAtomic } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextFile } from './small-text-file.js';
+import { userConfigDir } from '../user-dirs.js';
 
 /**
  * The user's examctl config file: named profiles of remote targets.
- * Location: $EXAMCTL_CONFIG_DIR/config.json, else $XDG_CONFIG_HOME/examctl/config.json,
- * else ~/.config/examctl/config.json. Written 0600 (it may hold a token) and atomically.
+ * Location: $EXAMCTL_CONFIG_DIR/config.json, else the per-user config directory
+ * (src/user-dirs.ts: ~/.config/examctl on Linux, %APPDATA%\examctl on Windows...). Written 0600 (it may hold a token) and atomically.
  */
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -66,11 +67,9 @@ export interface ProfileSummary {
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-export function configDir(env: Env = process.env): string {
+export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.EXAMCTL_CONFIG_DIR) return path.resolve(env.EXAMCTL_CONFIG_DIR);
-  const xdg = env.XDG_CONFIG_HOME;
-  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'examctl');
-  return path.join(env.HOME ?? os.homedir(), '.config', 'examctl');
+  return userConfigDir({ env, platform, home: env.HOME || os.homedir() });
 }
 
 export function configPath(env: Env = process.env): string {

@@ -5,6 +5,7 @@ import { removeOpenTempsSync } from '../open-temp-files.js';
 import { drainedOrGone } from './drained-or-gone.js';
 import { promptIsOpen } from './prompt-state.js';
 import { runCli } from './program.js';
+import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
@@ -24,12 +25,7 @@ const onInterrupt = (): void => {
   if (!lostStreams.has(process.stderr)) process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
   interrupt.abort();
 };
-process.on('SIGINT', onInterrupt);
-// SIGTERM (a service manager, `kill`, a CI cancel) stops as gracefully as Ctrl-C: `local serve` drains, a run reports.
-process.on('SIGTERM', onInterrupt);
-// SIGHUP (the terminal or ssh session went away) too: by default it would kill the run without a
-// report or an end line. Its writes to the lost terminal then fail with EIO, dropped like EPIPE.
-process.on('SIGHUP', onInterrupt);
+for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
 
 /** A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on the other stream. */
 const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);

@@ -499,14 +499,16 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   register(
     program
       .command('completion')
-      .description('print a shell completion script for bash, zsh or fish, generated from the command tree')
+      .description('print a shell completion script for bash, zsh, fish or powershell, generated from the command tree')
       .addHelpText(
         'after',
         examples(
-          '# bash: load it in every new shell',
-          "echo 'source <(examctl completion bash)' >> ~/.bashrc",
+          '# bash (also macOS bash 3.2): load it in every new shell',
+          `echo 'eval "$(examctl completion bash)"' >> ~/.bashrc`,
           'examctl completion zsh > "${fpath[1]}/_examctl"',
           'examctl completion fish > ~/.config/fish/completions/examctl.fish',
+          '# PowerShell: add to your profile (notepad $PROFILE)',
+          'examctl completion powershell | Out-String | Invoke-Expression',
         ),
       ),
     COMPLETION_OPTIONS,

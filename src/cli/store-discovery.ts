@@ -6,7 +6,17 @@
  * not capture every project under the home directory. Nothing found: the store is the one in the
  * current directory, created on first use as before. `--store` and EXAMCTL_STORE skip the search.
  */
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve, win32 } from 'node:path';
+
+/**
+ * Whether two resolved paths name the same directory. Windows and macOS file systems are
+ * case-insensitive by default (and Windows drive letters come in either case: `c:\` from one
+ * tool, `C:\` from another), so there the comparison ignores case; elsewhere it is exact.
+ */
+export function samePath(a: string, b: string, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform === 'win32' || platform === 'darwin') return a.toLowerCase() === b.toLowerCase();
+  return a === b;
+}
 
 /** The one fs question the search asks; the CLI answers it with the store's own check (its CURRENT file). */
 export interface StoreProbe {
@@ -23,14 +33,16 @@ export interface StoreDiscovery {
 }
 
 /** The directories to look in, nearest first: `start`, then its parents, stopping before `home` and the root. */
-export function searchDirectories(start: string, home: string | undefined): string[] {
-  const from = resolve(start);
-  const stop = home === undefined || home === '' ? undefined : resolve(home);
+export function searchDirectories(start: string, home: string | undefined, platform: NodeJS.Platform = process.platform): string[] {
+  const path = platform === 'win32' ? win32 : posix;
+  const from = path.resolve(start);
+  const stop = home === undefined || home === '' ? undefined : path.resolve(home);
+  const atStop = (dir: string) => stop !== undefined && samePath(dir, stop, platform);
   const dirs = [from];
-  if (from === stop) return dirs;
-  for (let dir = dirname(from); ; dir = dirname(dir)) {
-    const root = dirname(dir) === dir;
-    if (root || dir === stop) break;
+  if (atStop(from)) return dirs;
+  for (let dir = path.dirname(from); ; dir = path.dirname(dir)) {
+    const root = path.dirname(dir) === dir;
+    if (root || atStop(dir)) break;
     dirs.push(dir);
   }
   return dirs;
@@ -52,6 +64,6 @@ export async function discoverStore(options: { cwd: string; home: string | undef
  * Undefined when the store is the current directory's.
  */
 export function describeDiscovery(discovery: StoreDiscovery, cwd: string): string | undefined {
-  if (!discovery.found || dirname(discovery.store) === resolve(cwd)) return undefined;
+  if (!discovery.found || samePath(dirname(discovery.store), resolve(cwd))) return undefined;
   return `using the local store ${relative(resolve(cwd), discovery.store)} (found in a parent directory: ${discovery.store})`;
 }

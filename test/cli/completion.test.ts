@@ -106,6 +106,39 @@ describe('completion command module', () => {
     const io = testDeps('/tmp');
     expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
     expect(io.stdout.text).toContain('complete -F _examctl examctl');
-    await expect(run({ shell: 'powershell' }, testDeps('/tmp').deps)).rejects.toMatchObject({ exitCode: 2, message: 'completion needs a shell: bash, zsh, fish (not "powershell")' });
+    await expect(run({ shell: 'tcsh' }, testDeps('/tmp').deps)).rejects.toMatchObject({ exitCode: 2, message: 'completion needs a shell: bash, zsh, fish, powershell (not "tcsh")' });
+  });
+});
+
+describe('completion on macOS bash 3.2 and in PowerShell', () => {
+  it.runIf(hasShell('bash'))('bash: eval "$(examctl completion bash)" registers the completer', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-completion-'));
+    try {
+      await writeFile(join(dir, 'examctl.bash'), bashCompletion(program()));
+      const result = spawnSync('bash', ['-c', 'eval "$(cat ./examctl.bash)"; complete -p examctl'], { cwd: dir, encoding: 'utf8' });
+      expect(result.stdout).toContain('complete -F _examctl examctl');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('bash: the script uses nothing newer than bash 3.2 (compopt, bash 4, only where its absence is harmless)', () => {
+    const script = bashCompletion(program());
+    expect(script).toContain('eval "$(examctl completion bash)"');
+    for (const bash4 of [/declare -A/, /\bmapfile\b/, /\breadarray\b/, /\$\{\w+(,,|\^\^)\}/, /;;&/, /\|&/, /&>>/, /\bcoproc\b/]) expect(script).not.toMatch(bash4);
+    expect(script.split('\n').filter((line) => line.includes('compopt')).every((line) => line.includes('2>/dev/null'))).toBe(true);
+  });
+
+  it('powershell: a native argument completer over the same tree, choices per command, files left to PowerShell', () => {
+    const ps = completionScript('powershell', program());
+    expect(ps).toContain("Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1')");
+    expect(ps).toContain("    'schedule' = @('push', 'links')");
+    expect(ps).toContain("    'template|-o' = @('csv', 'xlsx', 'json')");
+    expect(ps).toMatch(/\$examctlTakesValue = @\([^)]*'--file'/);
+    expect(ps).toMatch(/'user sync' = @\([^)]*'--file'/);
+    // Every command of the tree is a key of the options table.
+    for (const node of commandTree(program()).children) expect(ps).toContain(`    '${node.path.join(' ')}' = @(`);
+    // The tables are inside the completer's script block, not variables of the loading scope.
+    expect(ps.indexOf('$examctlChildren = @{')).toBeGreaterThan(ps.indexOf('Register-ArgumentCompleter'));
   });
 });

@@ -85,7 +85,8 @@ describe('examctl binary', () => {
 });
 
 describe('examctl on a real terminal (util-linux script gives it a pty)', () => {
-  const hasScript = existsSync('/usr/bin/script');
+  // util-linux's script (-qc); macOS's BSD script takes other arguments, Windows has none.
+  const hasScript = process.platform === 'linux' && existsSync('/usr/bin/script');
 
   /**
    * Runs `args` under a pty; once `waitFor` is on screen, types `keys` (or calls it); the exit

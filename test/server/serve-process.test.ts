@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env.js';
 
 /**
  * `bin/examctl local serve` as a process (needs `npx tsc -p tsconfig.build.json` first): the
@@ -17,7 +18,7 @@ async function serveThenStop(signal: NodeJS.Signals): Promise<{ code: number | n
   try {
     const child = spawn(process.execPath, [BIN, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+      env: childEnv(dir),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

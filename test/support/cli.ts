@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { childEnv } from './child-env.js';
 
 /** Running the built CLI (bin/examctl over dist/) as a user would, for every test that spawns it. */
 
@@ -54,7 +55,7 @@ export function ensureBuilt(): void {
 export function startNode(argv: readonly string[], cwd: string, env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, EXAMCTL_CONFIG_DIR: join(cwd, '.config'), EXAMCTL_NOW: PINNED_NOW, ...env },
+    env: { ...childEnv(cwd), EXAMCTL_NOW: PINNED_NOW, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];

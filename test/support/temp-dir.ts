@@ -3,13 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 
+/**
+ * Removing a test's tree: retried while Windows still holds a file in it (an antivirus scan, a
+ * child's handle closing a moment after it exited): EBUSY, EPERM, ENOTEMPTY.
+ */
+export const RM_TREE = { recursive: true, force: true, maxRetries: 5, retryDelay: 100 } as const;
+
 /** Runs `run` in a fresh temp directory, removed afterwards whatever happens. */
 export async function withTempDir<T>(run: (dir: string) => Promise<T>, prefix = 'examctl-test-'): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   try {
     return await run(dir);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, RM_TREE);
   }
 }
 
@@ -31,7 +37,7 @@ export function useTempStore(prefix: string, use: (made: TempStore) => void): vo
     use({ root, dir: join(root, 'store') });
   });
   afterEach(async () => {
-    if (root !== undefined) await rm(root, { recursive: true, force: true });
+    if (root !== undefined) await rm(root, RM_TREE);
     root = undefined;
   });
 }

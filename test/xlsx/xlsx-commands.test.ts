@@ -219,6 +219,7 @@ describe('template and schema', () => {
       expect(tty.code).toBe(2);
       expect(tty.bytes.length).toBe(0);
       expect(tty.stderr).toContain('> sittings.xlsx');
+      expect(tty.stderr).toContain('--out <file>');
       const unknown = await cli(dir, ['schema', 'students']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('users, candidates, sittings, collection, invigilators');

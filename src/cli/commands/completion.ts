@@ -6,7 +6,7 @@ export interface CompletionOptions {
   shell?: string | undefined;
 }
 
-/** `examctl completion bash|zsh|fish`: the script on stdout, generated from the program it is part of. */
+/** `examctl completion bash|zsh|fish|powershell`: the script on stdout, generated from the program it is part of. */
 export async function run(options: CompletionOptions, deps: CommandDeps): Promise<number> {
   const shell = options.shell;
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {

@@ -56,7 +56,7 @@ async function show({ externalId, output, ...globals }: Omit<ReviewSessionShowOp
     ]);
     // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
     const table = reviewSessionResultsTable(session);
-    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx --out results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
+    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
     const { colorEnabled } = await import('../table-format.js');

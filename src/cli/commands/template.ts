@@ -23,7 +23,7 @@ async function writeTemplate(kind: string, output: TemplateOptions['output'], de
   const files = await import('../../report/template-files.js');
   if (output === 'xlsx') {
     const { writeWorkbookToStdout } = await import('../workbook-stdout.js');
-    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx --out ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
+    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
   } else {
     await deps.stdout.write(output === 'json' ? files.templateJson(which) : files.templateCsv(which));
   }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../../errors.js';
 import { ownStartTicks, processAlive } from '../../process-liveness.js';
+import { unlinkRetrying } from '../../busy-retry.js';
 
 export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
@@ -122,15 +123,16 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Creates `path` exclusively (O_CREAT|O_EXCL: fails with EEXIST if it exists) with `text`, fsynced.
+ * Creates `path` exclusively (O_CREAT|O_EXCL: fails with EEXIST if it exists) with `text`.
  * Works on every file system a store may sit on, hard links or not (FAT32, exFAT, SMB shares).
  * Between the create and the write a reader may see it empty: readLockInfo says 'unreadable'.
+ * Not fsynced (that cost 5 ms per acquire, five times the rest): a LOCK that power loss leaves
+ * empty or cut short is judged by UNREADABLE_LOCK_STALE_MS, a whole one by its pid and boot.
  */
 async function createExclusive(path: string, text: string): Promise<void> {
   const handle = await open(path, 'wx', 0o600);
   try {
     await handle.writeFile(text);
-    await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
@@ -139,10 +141,15 @@ async function createExclusive(path: string, text: string): Promise<void> {
   await handle.close();
 }
 
-/** An unreadable lock file's identity and age, to break it only if it is still the same old file. */
+/**
+ * An unreadable lock file's identity and age, to break it only if it is still the same old file.
+ * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
+ * lock is never broken, only waited for.
+ */
 async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {
     const info = await stat(path);
+    await readFile(path);
     return { id: `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`, ageMs: Date.now() - info.mtimeMs };
   } catch {
     return undefined;
@@ -198,8 +205,14 @@ export class StoreLock {
       for (;;) {
         try {
           await createExclusive(this.lockPath, text);
-          this.heldToken = token;
-          return;
+          // A writer stalled between creating LOCK and filling it (a suspended machine) may have
+          // had it broken as an abandoned empty lock: it holds the lock only if LOCK is its own.
+          const written = await readLockInfo(this.lockPath);
+          if (typeof written === 'object' && written.token === token) {
+            this.heldToken = token;
+            return;
+          }
+          continue;
         } catch (error) {
           if (!isBusy(error)) throw error;
           lastBusy = error;
@@ -237,7 +250,8 @@ export class StoreLock {
     this.heldToken = undefined;
     const current = await readLockInfo(this.lockPath);
     // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
-    if (typeof current === 'object' && current.token === token) await unlink(this.lockPath).catch(() => undefined);
+    // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
+    if (typeof current === 'object' && current.token === token) await unlinkRetrying(this.lockPath).catch(() => undefined);
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
