@@ -149,7 +149,8 @@ async function createExclusive(path: string, text: string): Promise<void> {
 async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {
     const info = await stat(path);
-    await readFile(path);
+    // Readable as a regular file (a planted FIFO would hang a plain read): else only waited for.
+    await readRegularFile(path);
     return { id: `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`, ageMs: Date.now() - info.mtimeMs };
   } catch {
     return undefined;
