@@ -143,6 +143,15 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
   }, 60_000);
 
+  it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
+    expect((await sync('full.csv')).code).toBe(0);
+    server.applied.length = 0;
+    const run = await sync('tonight.csv', '--disable-missing');
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
+    expect(server.applied.filter((a) => a.disableLogin === undefined)).toHaveLength(USERS - REMOVED);
+  }, 60_000);
+
   it('the dry run shows the plan from the memory without asking the service', async () => {
     expect((await sync('full.csv')).code).toBe(0);
     const before = server.received();
