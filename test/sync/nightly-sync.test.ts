@@ -129,6 +129,11 @@ describe('remote target: requests counted by the server', () => {
     expect(disabled.map((item) => item.id).sort()).toEqual(leavers);
     expect(disabled[0]!.source.file).toBe(`<synced by run ${firstRun}>`);
     expect(second.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
+    // The run's report rebuilt from its journal says the same.
+    const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(itemsOf(shown.stdout).filter((item) => item.action === 'unchanged' && item.note?.includes(firstRun))).toHaveLength(USERS - CHANGED - REMOVED);
+    expect(shown.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
 
     // The same file again: nothing changed, and a leaver already disabled is not sent again.
     server.applied.length = 0;
