@@ -5,6 +5,7 @@ import { runEngineBench } from './engine-bench.mjs';
 import { runRemoteBench } from './remote-bench.mjs';
 import { runXlsxBench } from './xlsx-bench.mjs';
 import { runServeBench } from './serve-bench.mjs';
+import { runSyncBench } from './sync-bench.mjs';
 
 const only = process.argv[2];
 
@@ -41,4 +42,12 @@ if (!only || only === 'serve') {
     'GET p50 <= 100 ms and p99 <= 400 ms under the password load; users/s ratio >= 0.5',
   );
   console.table(await runServeBench());
+}
+
+if (!only || only === 'sync') {
+  section(
+    'the nightly sync: user sync of 50,000 users, then --changed-only --disable-missing with 500 changed and 100 gone; loopback server, 20 ms latency, concurrency 16',
+    'changed-only time <= 1/20 of the full run; digest <= 1 s per 100k records',
+  );
+  console.table(await runSyncBench());
 }

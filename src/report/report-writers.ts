@@ -34,8 +34,6 @@ export interface SourceRow {
 export interface ReportEntry {
   item: ReportItem;
   rows?: readonly SourceRow[];
-  /** Settled without a request (--changed-only: the target has this very request already). */
-  notSent?: true;
 }
 
 export interface ReportSink {
@@ -296,9 +294,10 @@ export class HumanSummaryWriter implements ReportSink {
     private readonly extras: HumanSummaryExtras = {},
   ) {}
 
-  item({ item, notSent }: ReportEntry): void {
+  item({ item }: ReportEntry): void {
     if (this.header.dryRun) this.plan.add(item);
-    else if (notSent === true) this.notSent += 1;
+    // --changed-only's unchanged items carry the note naming the run that sent them (a rebuilt report too).
+    else if (item.action === 'unchanged' && item.note !== undefined) this.notSent += 1;
     else if (item.action === 'disabled') this.disabled += 1;
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {

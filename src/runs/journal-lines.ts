@@ -60,6 +60,8 @@ export interface OutcomeLine extends ItemRef {
   status: 'ok' | 'partial' | 'failed';
   errors: Problem[];
   action?: ItemAction;
+  /** --changed-only: why the item was not sent (the run that last sent the same request). */
+  note?: string;
   /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
   transient: boolean;
 }

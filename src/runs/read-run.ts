@@ -224,6 +224,7 @@ export function reportItemOf(record: RunRecord, history: ItemHistory): ReportIte
   if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
   const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
+  if (outcome.note !== undefined) item.note = outcome.note;
   return item;
 }
 

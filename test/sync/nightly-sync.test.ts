@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
+import { ROOT, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
 
 /**
  * The nightly sync (issue 24, docs/sync.md): a full sync, then the same export with some rows
@@ -129,6 +129,11 @@ describe('remote target: requests counted by the server', () => {
     expect(disabled.map((item) => item.id).sort()).toEqual(leavers);
     expect(disabled[0]!.source.file).toBe(`<synced by run ${firstRun}>`);
     expect(second.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
+    // The run's report rebuilt from its journal says the same.
+    const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(itemsOf(shown.stdout).filter((item) => item.action === 'unchanged' && item.note?.includes(firstRun))).toHaveLength(USERS - CHANGED - REMOVED);
+    expect(shown.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
 
     // The same file again: nothing changed, and a leaver already disabled is not sent again.
     server.applied.length = 0;
@@ -141,6 +146,15 @@ describe('remote target: requests counted by the server', () => {
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
+  }, 60_000);
+
+  it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
+    expect((await sync('full.csv')).code).toBe(0);
+    server.applied.length = 0;
+    const run = await sync('tonight.csv', '--disable-missing');
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
+    expect(server.applied.filter((a) => a.disableLogin === undefined)).toHaveLength(USERS - REMOVED);
   }, 60_000);
 
   it('the dry run shows the plan from the memory without asking the service', async () => {
@@ -280,5 +294,29 @@ describe('local target', () => {
     writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Other-Sesame-9!\n');
     const changedPassword = await sync('pw.csv', '--changed-only');
     expect(itemsOf(changedPassword.stdout)[0]!.note).toBeUndefined();
+  }, 60_000);
+});
+
+describe('schedule push --changed-only (with --upsert)', () => {
+  it('sends only the schedule whose request changed; refuses without --upsert', async () => {
+    const pinned = { ...env, EXAMCTL_NOW: '2026-11-21T10:00:00Z' };
+    expect((await examctl(['local', 'init', '--store', 'store'], dir, pinned)).code).toBe(0);
+    const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
+    writeFileSync(join(dir, 'sittings.csv'), sittings);
+    const push = (...flags: string[]) => examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--upsert', '--json', ...flags], dir, pinned);
+    expect((await push()).code).toBe(0);
+    const same = await push('--changed-only');
+    expect(same.code, same.stderr).toBe(0);
+    expect(itemsOf(same.stdout).every((item) => item.action === 'unchanged' && item.note !== undefined)).toBe(true);
+    // One candidate of one schedule changes: that schedule's request changes, the other's does not.
+    writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
+    const one = await push('--changed-only');
+    expect(one.code, one.stderr).toBe(0);
+    const items = itemsOf(one.stdout);
+    expect(items.filter((item) => item.note === undefined).map((item) => item.id)).toEqual(['S-MATH1-DEC']);
+    expect(items.filter((item) => item.note !== undefined)).toHaveLength(items.length - 1);
+    const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--changed-only'], dir, pinned);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--changed-only needs --upsert');
   }, 60_000);
 });

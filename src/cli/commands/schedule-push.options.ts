@@ -1,6 +1,7 @@
 import type { GlobalOptions } from '../global-options.js';
 import { choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import { FILE_OPTIONS } from './file-options.js';
+import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SCHEDULE_PUSH_OPTIONS = [
   mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates'),
@@ -29,6 +30,8 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
   option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ...FILE_OPTIONS,
+  CHANGED_ONLY_OPTION,
+  SYNC_DIR_OPTION,
 ] as const;
 
 export type SchedulePushOptions = OptionsOf<typeof SCHEDULE_PUSH_OPTIONS> & GlobalOptions;

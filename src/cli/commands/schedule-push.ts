@@ -11,7 +11,8 @@ import {
   type PreparedSchedule,
   type ScheduleDefaults,
 } from '../../domain/index.js';
-import { InputFileError } from '../../errors.js';
+import { InputFileError, UsageError } from '../../errors.js';
+import { SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -54,21 +55,28 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, ...rest }: SchedulePushOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
+  // Unchanged schedules are left out only when the rest can be sent again as updates.
+  if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
+  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, ...fieldFlags }, deps);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: 'schedule push',
     records,
-    units,
+    async *units(batches) {
+      for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
+    },
     describeSend: (records) => describeRequests(records, defaults),
+    prepare: async () => void (await memory.open(changedOnly ?? false)),
+    acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.
@@ -81,12 +89,21 @@ export async function run(
           ? { line: unit.source.line, id: outcome.id }
           : undefined,
   };
-  let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
-  // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
-  for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
-    if (!(await correctAnswers(asked, refused, defaults, deps))) break;
+  let exitCode: number;
+  let remembered: Remembered[];
+  try {
     ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
+    // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
+    for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
+      if (!(await correctAnswers(asked, refused, defaults, deps))) break;
+      await memory.close();
+      ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
+    }
+  } catch (error) {
+    await memory.close().catch(() => undefined);
+    throw error;
   }
+  await memory.close();
   if (remembered.some((kept) => 'id' in kept)) {
     // Answers come in as they complete; the note follows the file (first few only).
     const generated = remembered

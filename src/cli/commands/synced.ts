@@ -3,7 +3,7 @@ import { formatCount } from '../../report/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { forgetMemory, listMemories } from '../../sync/sync-memory.js';
-import { syncDirOf } from './user-sync-memory.js';
+import { syncDirOf } from './sent-memory.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import type { TargetOf } from '../target.js';

@@ -1,27 +1,16 @@
-import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { UserRequest } from '../../domain/types.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
 import { formatCount } from '../../report/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { resolveRunsDir } from '../../runs/runs-dir.js';
-import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry } from '../../sync/sync-memory.js';
+import type { MemoryEntry, SyncMemory } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../target.js';
+import { SentMemory, type SyncFlags } from './sent-memory.js';
 
-export interface UserSyncFlags {
-  changedOnly?: boolean;
+export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
   maxDisable?: string;
-  syncDir?: string;
-  runsDir?: string;
-  dryRun?: boolean;
-}
-
-/** The sync directory of an invocation (docs/sync.md), a relative one taken from where examctl was started. */
-export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
-  return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
 }
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
@@ -45,44 +34,33 @@ export function disableLimit(maxDisable: string | undefined, remembered: number)
  * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
  * sends a user it disabled who is back in the file with DisableLogin false.
  */
-export class UserSyncMemory {
-  private memory: SyncMemory | undefined;
-  private readonly digests = new WeakMap<UserRequest, string>();
+export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   private leavers: [string, MemoryEntry][] = [];
 
   constructor(
-    private readonly flags: UserSyncFlags,
-    private readonly deps: CommandDeps,
-    private readonly target: TargetOf,
+    flags: UserSyncFlags,
+    deps: CommandDeps,
+    target: TargetOf,
     /** The ids of the file, read once before the run (--disable-missing). */
     private readonly fileIds: () => AsyncIterable<string | null>,
-  ) {}
+  ) {
+    super('users', flags, deps, target, (user) => user);
+  }
 
-  /** Opens the memory (under the target's lock when it decides what is sent) and checks --max-disable, before anything is sent. */
+  /** Opens the memory and checks --max-disable, before anything is sent. */
   async prepare(): Promise<void> {
-    const { changedOnly = false, disableMissing = false, dryRun = false } = this.flags;
-    const target = (await this.target()).report;
-    const syncDir = syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps);
-    // Read before the lock is taken when nothing is decided from it: only appended to.
-    this.memory = await SyncMemory.open(syncDir, target, 'users', {
-      lock: (changedOnly || disableMissing) && !dryRun,
-      lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
-      readOnly: dryRun,
-    });
+    const { changedOnly = false, disableMissing = false } = this.flags as UserSyncFlags;
+    const memory = await this.open(changedOnly || disableMissing);
     try {
-      if (changedOnly && this.memory.entries.size === 0) {
-        await this.deps.stderr.write(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)\n`);
-      }
-      if (disableMissing) await this.findLeavers();
+      if (disableMissing) await this.findLeavers(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
     }
   }
 
-  private async findLeavers(): Promise<void> {
-    const memory = this.memory!;
+  private async findLeavers(memory: SyncMemory): Promise<void> {
     const inFile = new Set<string>();
     for await (const id of this.fileIds()) if (id !== null) inFile.add(id);
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
@@ -91,7 +69,7 @@ export class UserSyncMemory {
       .filter(([id, entry]) => !inFile.has(id) && (entry.disabled !== true || entry.run === thisRun))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const remembered = memory.remembered + this.leavers.filter(([, entry]) => entry.disabled === true).length;
-    const { limit, why } = disableLimit(this.flags.maxDisable, remembered);
+    const { limit, why } = disableLimit((this.flags as UserSyncFlags).maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
       throw new UsageError(
@@ -102,21 +80,12 @@ export class UserSyncMemory {
   }
 
   /** A unit of the file: DisableLogin false for a leaver who is back, and left out when unchanged (--changed-only). */
-  unit(unit: Unit<UserRequest>): Unit<UserRequest> {
-    const memory = this.memory;
-    if (memory === undefined || !unit.prepared.ok || unit.id === null) return unit;
-    const entry = memory.get(unit.id);
-    if (entry === undefined) return unit;
-    let payload = unit.prepared.value;
-    let changed = unit;
-    if (entry.disabled === true && payload.DisableLogin === undefined) {
-      payload = { ...payload, DisableLogin: false };
-      changed = { ...unit, prepared: { ok: true, value: payload } };
+  override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
+    const entry = unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
+    if (entry?.disabled === true && unit.prepared.ok && unit.prepared.value.DisableLogin === undefined) {
+      return { ...unit, prepared: { ok: true, value: { ...unit.prepared.value, DisableLogin: false } } };
     }
-    if (this.flags.changedOnly && entry.disabled !== true && entry.digest === this.digestOf(payload)) {
-      return { ...changed, unsent: { note: `unchanged since run ${entry.run}: not sent (--changed-only)` } };
-    }
-    return changed;
+    return super.unit(unit);
   }
 
   /** The leavers as units of their own, after the file's (--disable-missing). */
@@ -135,33 +104,12 @@ export class UserSyncMemory {
     return this.disables.has(payload) && outcome.status === 'ok' ? { ...outcome, action: 'disabled' } : outcome;
   }
 
-  /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
-  acknowledged(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
-    const memory = this.memory;
-    if (memory === undefined || unit.id === null) return;
-    const digest = this.digestOf(payload);
-    if (kept && memory.get(unit.id)?.digest === digest) return;
-    memory.record(unit.id, {
-      digest,
-      run,
+  /** Users: also what a disable request needs without the file, and whether this was one. */
+  rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
+    this.acknowledged(unit, payload, run, kept, {
       ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
       ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
       ...(this.disables.has(payload) ? { disabled: true } : {}),
     });
-  }
-
-  async close(): Promise<void> {
-    const memory = this.memory;
-    this.memory = undefined;
-    await memory?.close();
-  }
-
-  private digestOf(payload: UserRequest): string {
-    let digest = this.digests.get(payload);
-    if (digest === undefined) {
-      digest = requestDigest(payload);
-      this.digests.set(payload, digest);
-    }
-    return digest;
   }
 }

@@ -87,7 +87,7 @@ async function syncFile(
     },
     prepare: () => memory.prepare(),
     send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
-    acknowledged: (unit, user, _outcome, run, kept) => memory.acknowledged(unit, user, run, kept),
+    acknowledged: (unit, user, _outcome, run, kept) => memory.rememberUser(unit, user, run, kept),
   };
   let exitCode: number;
   try {

@@ -114,7 +114,7 @@ export class RecordDispatcher<P, R> {
     if (unit.unsent !== undefined) {
       const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
       if (journal !== undefined) this.journalled(() => journal.answered(n, unit, outcome));
-      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows, notSent: true };
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows };
     }
     const api = this.api;
     if (api === null) {

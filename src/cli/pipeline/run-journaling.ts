@@ -73,8 +73,9 @@ export async function startJournaling(
       kept(n, unit) {
         const decision = plan.decide(refOf(n, unit));
         if (decision.action === 'keep') {
-          const { status, errors, action } = decision.outcome;
-          const item = { source: unit.source, id: unit.id, status, errors };
+          const { status, errors, action, note } = decision.outcome;
+          const base = { source: unit.source, id: unit.id, status, errors };
+          const item = note === undefined ? base : { ...base, note };
           return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
         }
         if (decision.maybeApplied) decisions.set(n, decision);
@@ -148,7 +149,8 @@ function journaling(
       unanswered.delete(n);
       const settled = resume.settle(n, outcome);
       const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
-      journal.outcome(settled.action === undefined ? line : { ...line, action: settled.action });
+      const withAction = settled.action === undefined ? line : { ...line, action: settled.action };
+      journal.outcome(settled.note === undefined ? withAction : { ...withAction, note: settled.note });
       testSignal.counted('outcome');
       return settled;
     },

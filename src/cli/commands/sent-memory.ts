@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
+import { describeTarget } from '../../report/report-writers.js';
+import { resolveRunsDir } from '../../runs/runs-dir.js';
+import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
+import type { CommandDeps } from '../context.js';
+import type { Unit } from '../pipeline/record-job.js';
+import type { TargetOf } from '../target.js';
+
+/** The flags every command that feeds a sync memory reads. */
+export interface SyncFlags {
+  changedOnly?: boolean;
+  syncDir?: string;
+  runsDir?: string;
+  dryRun?: boolean;
+}
+
+/** The sync directory of an invocation (docs/sync.md), a relative one taken from where examctl was started. */
+export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
+  return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
+}
+
+/**
+ * What every command that feeds a sync memory shares (docs/sync.md): the memory opened before
+ * the run (under the target's lock when it decides what is sent), --changed-only's verdict on a
+ * unit, and each acknowledged request remembered by its digest.
+ */
+export class SentMemory<P> {
+  protected memory: SyncMemory | undefined;
+  private readonly digests = new WeakMap<object, string>();
+
+  constructor(
+    private readonly kind: SyncKind,
+    protected readonly flags: SyncFlags,
+    protected readonly deps: CommandDeps,
+    private readonly target: TargetOf,
+    /** The request a unit's payload sends: what the digest is of. */
+    private readonly requestOf: (payload: P) => unknown,
+  ) {}
+
+  /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
+  async open(decides: boolean): Promise<SyncMemory> {
+    const target = (await this.target()).report;
+    const dryRun = this.flags.dryRun ?? false;
+    this.memory = await SyncMemory.open(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind, {
+      lock: decides && !dryRun,
+      lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+      readOnly: dryRun,
+    });
+    if (this.flags.changedOnly && this.memory.entries.size === 0) {
+      await this.deps.stderr.write(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)\n`);
+    }
+    return this.memory;
+  }
+
+  /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */
+  unit(unit: Unit<P>): Unit<P> {
+    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
+    if (entry === undefined || entry.disabled === true || !unit.prepared.ok || entry.digest !== this.digestOf(unit.prepared.value)) return unit;
+    return { ...unit, unsent: { note: `unchanged since run ${entry.run}: not sent (--changed-only)` } };
+  }
+
+  /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
+  acknowledged(unit: Unit<P>, payload: P, run: string, kept: boolean, more: Omit<MemoryEntry, 'digest' | 'run'> = {}): void {
+    const memory = this.memory;
+    if (memory === undefined || unit.id === null) return;
+    const digest = this.digestOf(payload);
+    if (kept && memory.get(unit.id)?.digest === digest) return;
+    memory.record(unit.id, { digest, run, ...more });
+  }
+
+  async close(): Promise<void> {
+    const memory = this.memory;
+    this.memory = undefined;
+    await memory?.close();
+  }
+
+  protected digestOf(payload: P): string {
+    const key = payload as object;
+    let digest = this.digests.get(key);
+    if (digest === undefined) {
+      digest = requestDigest(this.requestOf(payload));
+      this.digests.set(key, digest);
+    }
+    return digest;
+  }
+}
+
