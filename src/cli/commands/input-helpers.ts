@@ -39,5 +39,7 @@ export function displayNameOf(file: string): string {
 export { idOf } from '../../domain/record-id.js';
 
 export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
-  return record.raw ? [{ line: record.source.line, header: record.raw.header, cells: record.raw.cells }] : undefined;
+  const raw = record.raw;
+  if (raw === undefined) return undefined;
+  return [raw.dialect === undefined ? { line: record.source.line, header: raw.header, cells: raw.cells } : { line: record.source.line, header: raw.header, cells: raw.cells, dialect: raw.dialect }];
 }
