@@ -4,6 +4,8 @@ import { batchedRecords, collectedBatches, type BatchedRecords } from './batches
 import type { ColumnSpec, InputRecord } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
 import { PLAIN_CSV, type CsvDialect } from '../report/csv-cell.js';
+import { quotedValue } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
@@ -402,6 +404,32 @@ export function splitListCell(cell: string): string[] {
   }
 }
 
+/**
+ * A list cell written with `,` or `;` between its entries where `|` was meant (`H-NORTH, H-SOUTH`)
+ * is one entry, which the platform then does not find: a warning with the hint, for CSV and
+ * xlsx rows alike (the value is still sent as written: a label may hold a comma).
+ */
+export function listCellWarnings(cells: readonly string[], mapping: HeaderMapping): FieldWarning[] | undefined {
+  let warnings: FieldWarning[] | undefined;
+  const { names, lists } = mapping;
+  for (let i = 0; i < cells.length; i++) {
+    if (lists[i] !== true) continue;
+    const cell = cells[i] as string;
+    if (cell.includes('|') || !/[,;]/.test(cell)) continue;
+    const name = names[i] as string;
+    const meant = cell
+      .split(/[,;]/)
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .join('|');
+    (warnings ??= []).push({
+      field: name,
+      message: `${name} ${quotedValue(cell)} is read as one entry: entries of a list cell are separated by |, not , or ; (write ${quotedValue(meant)})`,
+    });
+  }
+  return warnings;
+}
+
 /** A row's fields by API name: empty cells left out, list columns split on `|` (CSV and xlsx rows). */
 export function rowFields(cells: readonly string[], mapping: HeaderMapping): Record<string, unknown> {
   const { names, lists } = mapping;
@@ -438,7 +466,10 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      pending.push({ source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect } });
+      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect } };
+      const warnings = listCellWarnings(cells, mapping as HeaderMapping);
+      if (warnings !== undefined) record.warnings = warnings;
+      pending.push(record);
     },
   };
   yield* collectedBatches(csvRows(path, file, sink, options.encoding), () => {

@@ -17,6 +17,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import {
   isHeaderRepeat,
+  listCellWarnings,
   mapHeader,
   normalizeColumnName,
   reportStatusOf,
@@ -362,6 +363,8 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
         for (const problem of problems) delete record.fields[problem.field];
         record.problems = problems;
       }
+      const listWarnings = listCellWarnings(cells, mapping as HeaderMapping);
+      if (listWarnings !== undefined) warnings.push(...listWarnings);
       if (warnings.length > 0) record.warnings = warnings;
       pending.push(record);
     },

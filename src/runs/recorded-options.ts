@@ -24,6 +24,7 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'onlyFailed',
   'sheet',
   'timezone',
+  'encoding',
   // schedule push
   'schedule',
   'workflow',

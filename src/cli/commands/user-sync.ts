@@ -19,7 +19,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -29,7 +29,7 @@ export async function run(
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
-    ...(prompted ? { records: promptedRecord(() => fields ?? {}), ...unitPerRecord(userUnit) } : userSyncInput({ file, ignoreUnknownColumns, sheet, timezone }, deps)),
+    ...(prompted ? { records: promptedRecord(() => fields ?? {}), ...unitPerRecord(userUnit) } : userSyncInput({ file, ignoreUnknownColumns, sheet, timezone, encoding }, deps)),
     send: sendUser,
     // A prompted user is remembered to say what became of it; a file run keeps nothing.
     ...(prompted ? { remember: (_unit, user, outcome) => ({ id: user.ExternalId, outcome }) } : {}),
@@ -53,11 +53,11 @@ export async function run(
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, timezone }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone'> & { file: string },
+  { file, ignoreUnknownColumns, sheet, timezone, encoding }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
   return {
-    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone }),
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
   };
 }
