@@ -264,6 +264,22 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
   return undefined;
 }
 
+/**
+ * A whole (small) document's text from its bytes: a UTF-8 BOM dropped, UTF-16 LE or BE with a
+ * BOM decoded (what PowerShell 5.1's `>` writes), anything else read as UTF-8. For the files read
+ * whole: a world/seed file, a `--schedule` request. A UTF-16 file that is not valid UTF-16 is refused.
+ */
+export function decodeTextDocument(bytes: Buffer, file: string): string {
+  const found = bomOf(bytes);
+  if (found === undefined) return bytes.toString('utf8');
+  if (found.encoding === 'utf-8') return bytes.subarray(found.length).toString('utf8');
+  try {
+    return new TextDecoder(found.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(found.length));
+  } catch {
+    throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
+  }
+}
+
 /** 1-based line of a byte offset in the decoded stream; only used to name the line of a refusal. */
 async function lineAtOffset(path: string, file: string, offset: number, encoding: string | undefined): Promise<number> {
   let line = 1;
