@@ -33,6 +33,11 @@ export function csvLine(cells: readonly string[], delimiter = ','): string {
   return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}\r\n`;
 }
 
+/** The UTF-8 BOM Excel's own "CSV UTF-8" starts with: without it Excel on Windows reads UTF-8 as the ANSI code page. */
+export function withUtf8Bom(text: string, bom: boolean): string {
+  return bom ? `\uFEFF${text}` : text;
+}
+
 /** What a file of that dialect starts with before its header: the BOM and the `sep=` line. */
 export function csvPreamble(dialect: CsvDialect): string {
   return `${dialect.bom ? '\uFEFF' : ''}${dialect.sepLine ? `sep=${dialect.delimiter}\r\n` : ''}`;

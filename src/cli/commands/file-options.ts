@@ -3,6 +3,9 @@ import { option } from '../option-table.js';
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name or 1-based position (default: the first visible one)');
 
+/** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
+export const NO_BOM_OPTION = option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)');
+
 /** The encoding of a CSV input without a BOM (a WHATWG label, read by TextDecoder). */
 export const ENCODING_OPTION = option(
   '--encoding <label>',

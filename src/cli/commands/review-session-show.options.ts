@@ -1,5 +1,6 @@
 import type { GlobalOptions } from '../global-options.js';
 import { argument, choice, type OptionsOf } from '../option-table.js';
+import { NO_BOM_OPTION } from './file-options.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalId', '<externalId>', 'review session external id'),
@@ -9,6 +10,7 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
     ['table', 'json', 'csv', 'xlsx'],
     'table',
   ),
+  NO_BOM_OPTION,
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;

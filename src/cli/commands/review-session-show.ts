@@ -14,7 +14,7 @@ import { terminalLine } from '../../report/terminal-text.js';
  * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
  * gets one document: `{ "target", "externalId", "errors" }`.
  */
-export async function run({ externalId, output, ...globals }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+export async function run({ externalId, output, bom, ...globals }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
@@ -42,7 +42,8 @@ export async function run({ externalId, output, ...globals }: ReviewSessionShowO
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    await deps.stdout.write(reviewSessionResultsCsv(session));
+    const { withUtf8Bom } = await import('../../report/csv-cell.js');
+    await deps.stdout.write(withUtf8Bom(reviewSessionResultsCsv(session), bom !== false));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),

@@ -1,6 +1,6 @@
 import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
 import { UsageError } from '../../errors.js';
-import { csvLine } from '../../report/csv-cell.js';
+import { csvLine, withUtf8Bom } from '../../report/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
@@ -9,6 +9,8 @@ import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
 export interface ScheduleLinksOptions extends GlobalOptions {
   scheduleExtId?: string | undefined;
   output?: 'table' | 'json' | 'csv';
+  /** csv: start with a UTF-8 BOM (default true; `--no-bom`). */
+  bom?: boolean;
 }
 
 /** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
@@ -39,7 +41,7 @@ export async function run(options: ScheduleLinksOptions, deps: CommandDeps, targ
   if (format === 'json') {
     await deps.stdout.write(`${JSON.stringify({ target: target.report, ...links }, null, 2)}\n`);
   } else if (format === 'csv') {
-    await deps.stdout.write(linksCsv(links));
+    await deps.stdout.write(withUtf8Bom(linksCsv(links), options.bom !== false));
   } else {
     const { colorEnabled } = await import('../table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
