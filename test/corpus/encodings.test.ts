@@ -36,6 +36,16 @@ describe('--encoding for CSV input', () => {
     });
   });
 
+  it('collection add takes --encoding too', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'collections.csv');
+      await writeFile(file, Buffer.concat([Buffer.from('ExternalId,Title,Owner\r\nphys1,Physique ', 'latin1'), Buffer.from([0xe9]), Buffer.from('t', 'latin1'), Buffer.from([0xe9]), Buffer.from(',scheduler\r\n', 'latin1')]));
+      const run = await examctl(['collection', 'add', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--json', '--store', join(dir, 'store')], dir);
+      expect(run.code).toBe(0);
+      expect(parseReport(run).items.map((i) => [i.id, i.status])).toEqual([['phys1', 'ok']]);
+    });
+  });
+
   it('a BOM wins over --encoding, and an unknown label is a usage error (exit 2) before anything is read', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'utf8.csv');
