@@ -26,7 +26,7 @@
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +36,20 @@ const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
 
 function have(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+// `--record-xlsx-corpus`: record once what openpyxl reads from every workbook of
+// fixtures/xlsx/producers (Debian's python3-openpyxl, installed when missing), the values the
+// normal suite compares examctl's reading with (test/xlsx/producers-corpus.test.ts); then stop.
+if (process.argv.includes('--record-xlsx-corpus')) {
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+  if (spawnSync(python, ['-c', 'import openpyxl']).status !== 0) {
+    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'], { stdio: 'inherit' });
+  }
+  const corpus = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'fixtures', 'xlsx', 'producers');
+  execFileSync(python, [join(fileURLToPath(new URL('.', import.meta.url)), 'xlsx-corpus-oracle.py'), corpus, join(corpus, 'openpyxl-values.json')], { stdio: 'inherit' });
+  process.stdout.write(`recorded ${join(corpus, 'openpyxl-values.json')}\n`);
+  process.exit(0);
 }
 
 if (!have('soffice')) {

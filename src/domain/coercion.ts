@@ -6,7 +6,7 @@
  * lists the accepted spellings); validation will flag the same field again, so callers merge
  * the two lists with mergeProblems (or use the coerceAndValidate* helpers, which do).
  */
-import type { Problem, Validation } from './problem.js';
+import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
 import { BOOLEAN_SPELLINGS, isPlainObject } from './field-rules.js';
 import { adjustmentInvalidProblem } from './common-rules.js';
@@ -28,9 +28,7 @@ const FALSE_SPELLINGS = new Set(['false', 'no', '0']);
 const INTEGER = /^[+-]?[0-9]+$/;
 
 /** A user's value inside a message, cut short so one bad cell cannot flood a report. */
-function quoted(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-}
+const quoted = quotedValue;
 
 /** Parses a boolean spelling (true/false, yes/no, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {

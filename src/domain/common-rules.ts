@@ -3,7 +3,7 @@
  * here once; the entity tables only choose the code a failure carries on their endpoint.
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
-import type { Problem } from './problem.js';
+import { quotedValue, type Problem } from './problem.js';
 import { codeNote, type FieldRule, type StringFormat } from './field-rules.js';
 import { DATE_TIME_PATTERN, EMAIL_PATTERN, parseDateTime } from './text-rules.js';
 
@@ -102,7 +102,7 @@ export function dateTimeFormat(name: string): StringFormat {
     // Only reached for a value normalise refused, so the second parse is on the failure path only.
     message(s) {
       const parsed = parseDateTime(s);
-      return dateTimeMessage(name, parsed.ok ? 'format' : parsed.reason);
+      return dateTimeMessage(`${name} ${quotedValue(s)}`, parsed.ok ? 'format' : parsed.reason);
     },
     doc:
       `an RFC 3339 date-time with a zone (Z or +hh:mm), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ. ` +

@@ -66,6 +66,7 @@ export {
   type SittingRow,
   type ScheduleDefaults,
   type PreparedSchedule,
+  sittingFieldPath,
 } from './sittings.js';
 export { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from './columns.js';
 export {

@@ -16,6 +16,14 @@ export interface Problem {
 /** The result of validating one record: the wire-ready value, or every problem found. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
+/**
+ * An offending value as a message quotes it, whatever the input format: JSON-quoted (controls and
+ * quotes escaped) and cut to 60 characters, so a message stays one readable line.
+ */
+export function quotedValue(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
 export function problem(field: string, code: ProblemCode, message: string): Problem {
   return { field, code, message };
 }

@@ -209,6 +209,14 @@ function withLines(problems: readonly Problem[], lineOf: (field: string) => numb
   });
 }
 
+/**
+ * A sittings row's field as the request names it (`StartDateTime` is `Schedule.StartDateTime`),
+ * so a reader's problem on a cell and validation's problem on the value use one path.
+ */
+export function sittingFieldPath(name: string): string {
+  return ROW_SCHEDULE_FIELDS.has(name) ? requestPath(name) : name;
+}
+
 function requestPath(name: string): string {
   return name === 'Workflow' || name === 'Upsert' ? name : `Schedule.${name}`;
 }

@@ -6,7 +6,7 @@
  * reported, never stored silently. Pure: the run pipeline calls it on every record's fields,
  * whatever the input format.
  */
-import type { Problem, Validation } from './problem.js';
+import { quotedValue, type Problem, type Validation } from './problem.js';
 
 /** A doubt about one field of a record; the run report carries them beside the item's errors. */
 export interface FieldWarning {
@@ -53,9 +53,7 @@ const NAME_FIELDS: ReadonlySet<string> = new Set([
 
 const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 
-function quoted(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-}
+const quoted = quotedValue;
 
 function checkString(value: string, path: string, name: string, warnings: FieldWarning[]): string {
   const secret = SECRET_FIELDS.has(name);

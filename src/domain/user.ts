@@ -3,7 +3,7 @@
  * (integration-api.md "User", codes 206-250; interpretations.md "Users").
  */
 import { ErrorCode } from './codes.js';
-import type { Problem, Validation } from './problem.js';
+import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { HierarchyAction, UserRequest } from './types.js';
 import {
   booleanRule,
@@ -201,7 +201,7 @@ export const USER_TABLE: RuleTable = ruleTable('user', [
     format: {
       normalise: (s) => normaliseDateOfBirth(s) ?? undefined,
       code: ErrorCode.DateOfBirthInvalid,
-      message: () => 'DateOfBirth must be a real date written YYYY-MM-DD or YYYYMMDD',
+      message: (s) => `DateOfBirth ${quotedValue(s)} must be a real date written YYYY-MM-DD or YYYYMMDD`,
       doc: 'a real date written YYYY-MM-DD or YYYYMMDD (sent as YYYY-MM-DD); whether the day exists is a calendar rule the pattern does not say',
       wire: (s) => s.regex(DATE_OF_BIRTH_PATTERN),
     },

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
+import { decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../errors.js';
 import type { Clock } from './clock.js';
@@ -26,12 +27,14 @@ export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.js
 
 /** Reads and validates a world file; every problem names its path in the world. */
 export async function loadWorldFile(file: string): Promise<World> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     throw new UsageError(`cannot read world file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
   }
+  // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.
+  const text = decodeTextDocument(bytes, file);
   const json = parseJsonDocument(text, file);
   const { parseWorld } = await import('../domain/world.js');
   const parsed = parseWorld(json);

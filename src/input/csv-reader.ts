@@ -3,6 +3,9 @@ import { InputFileError } from '../errors.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
+import { PLAIN_CSV, type CsvDialect } from '../report/csv-cell.js';
+import { quotedValue } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
@@ -13,6 +16,8 @@ export interface CsvReadOptions {
   ignoreUnknownColumns?: boolean;
   /** The file name used in messages and SourceRef (default: the path as given). */
   displayName?: string;
+  /** The encoding of a CSV file without a BOM (`--encoding`, a WHATWG label); default UTF-8. */
+  encoding?: string;
 }
 
 export { normalizeColumnName };
@@ -170,7 +175,8 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
 export interface CsvRowSink {
-  header(cells: string[], line: number): void;
+  /** The header row, with how the file is written (for a report in the same dialect). */
+  header(cells: string[], line: number, dialect: CsvDialect): void;
   row(cells: string[], line: number): void;
 }
 
@@ -179,8 +185,10 @@ export interface CsvRowSink {
  * (nothing) after each chunk so the caller can pass on what the sink collected. Cells arrive
  * trimmed; blank rows are skipped; a row whose cell count differs from the header's is refused.
  */
-export async function* csvRows(path: string, file: string, sink: CsvRowSink): AsyncGenerator<void> {
+export async function* csvRows(path: string, file: string, sink: CsvRowSink, encoding?: string): AsyncGenerator<void> {
   let parser: Parser | undefined;
+  let bom = false;
+  let dialect: CsvDialect = PLAIN_CSV;
   let nextLine = 1;
   let width = -1;
   /** Columns up to the header's last named one; the unnamed columns after it must stay empty. */
@@ -218,7 +226,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
       headerKeys = cells.map(normalizeColumnName);
       firstKeyCode = headerKeys[0]?.charCodeAt(0) ?? -1;
       headerLine = line;
-      sink.header(cells, line);
+      sink.header(cells, line, dialect);
     } else if (cells.length !== width && (cells.length < named || cells.length > width)) {
       // A row that swallowed line breaks usually means an unclosed quote or mixed line ends.
       const hint =
@@ -250,6 +258,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
 
   const start = (choice: DelimiterChoice): Parser => {
     nextLine += choice.skipLines;
+    dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0 };
     return csvParser(choice.delimiter, onRecord);
   };
 
@@ -267,7 +276,8 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink): As
     }
   };
 
-  for await (const chunk of readUtf8Chunks(path, file)) {
+  const text = { encodingFlag: true, onBom: (found: boolean) => (bom = found), ...(encoding === undefined ? {} : { encoding }) };
+  for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
     if (parser === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
@@ -394,6 +404,32 @@ export function splitListCell(cell: string): string[] {
   }
 }
 
+/**
+ * A list cell written with `,` or `;` between its entries where `|` was meant (`H-NORTH, H-SOUTH`)
+ * is one entry, which the platform then does not find: a warning with the hint, for CSV and
+ * xlsx rows alike (the value is still sent as written: a label may hold a comma).
+ */
+export function listCellWarnings(cells: readonly string[], mapping: HeaderMapping): FieldWarning[] | undefined {
+  let warnings: FieldWarning[] | undefined;
+  const { names, lists } = mapping;
+  for (let i = 0; i < cells.length; i++) {
+    if (lists[i] !== true) continue;
+    const cell = cells[i] as string;
+    if (cell.includes('|') || !/[,;]/.test(cell)) continue;
+    const name = names[i] as string;
+    const meant = cell
+      .split(/[,;]/)
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .join('|');
+    (warnings ??= []).push({
+      field: name,
+      message: `${name} ${quotedValue(cell)} is read as one entry: entries of a list cell are separated by |, not , or ; (write ${quotedValue(meant)})`,
+    });
+  }
+  return warnings;
+}
+
 /** A row's fields by API name: empty cells left out, list columns split on `|` (CSV and xlsx rows). */
 export function rowFields(cells: readonly string[], mapping: HeaderMapping): Record<string, unknown> {
   const { names, lists } = mapping;
@@ -417,21 +453,26 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
   const file = options.displayName ?? path;
   let pending: InputRecord[] = [];
   let header: readonly string[] = [];
+  let dialect: CsvDialect = PLAIN_CSV;
   let mapping: HeaderMapping | undefined;
   let report = false;
   let index = 0;
   const sink: CsvRowSink = {
-    header(cells, line) {
+    header(cells, line, how) {
       mapping = mapHeader(cells, options, file, line);
       header = cells;
+      dialect = how;
       report = isRunReportHeader(cells);
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      pending.push({ source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells } });
+      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect } };
+      const warnings = listCellWarnings(cells, mapping as HeaderMapping);
+      if (warnings !== undefined) record.warnings = warnings;
+      pending.push(record);
     },
   };
-  yield* collectedBatches(csvRows(path, file, sink), () => {
+  yield* collectedBatches(csvRows(path, file, sink, options.encoding), () => {
     const batch = pending;
     pending = [];
     return batch;
@@ -469,7 +510,7 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
       count += 1;
     },
   };
-  for await (const _ of csvRows(path, file, sink));
+  for await (const _ of csvRows(path, file, sink, options.encoding));
   return count;
 }
 

@@ -45,6 +45,8 @@ export interface ReadRecordsOptions {
   sheet?: string;
   /** xlsx: IANA zone of date-time cells in StartDateTime/EndDateTime (`--timezone`). */
   timeZone?: string;
+  /** CSV: the encoding of a file without a BOM (`--encoding`, a WHATWG label); default UTF-8. */
+  encoding?: string;
   /** xlsx: whether an unreadable cell fails its record or refuses the file (XlsxReadOptions). */
   cellProblems?: 'record' | 'refuse';
 }

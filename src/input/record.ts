@@ -1,5 +1,6 @@
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import type { CsvDialect } from '../report/csv-cell.js';
 
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
@@ -20,7 +21,7 @@ export interface SourceRef {
 export interface InputRecord {
   source: SourceRef;
   fields: Record<string, unknown>;
-  raw?: { header: readonly string[]; cells: readonly string[] };
+  raw?: { header: readonly string[]; cells: readonly string[]; dialect?: CsvDialect };
   /**
    * Cells the reader could not turn into a value (xlsx: an error value, a formula never
    * calculated, a date-time without a zone); the field is left out of `fields`. The record fails

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../domain/field-rules.js';
 import { InputFileError } from '../errors.js';
 import { parseJsonDocument } from './json-document.js';
+import { decodeTextDocument } from './text-source.js';
 
 /** What a `--schedule file.json` gives: Schedule fields, and a whole request's Workflow and Upsert. */
 export interface ScheduleFileContent {
@@ -16,12 +17,13 @@ export interface ScheduleFileContent {
  * InputFileError naming the file, before anything is read from the main input.
  */
 export async function readScheduleFile(path: string, file: string): Promise<ScheduleFileContent> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     throw new InputFileError(file, undefined, `cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  const text = decodeTextDocument(bytes, file);
   const parsed = parseJsonDocument(text, file);
   if (!isPlainObject(parsed)) throw new InputFileError(file, undefined, 'must hold one JSON object: the Schedule fields, or a request with Schedule');
   if (!('Schedule' in parsed)) return { schedule: { ...parsed } };

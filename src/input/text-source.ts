@@ -28,7 +28,8 @@ export function cannotRead(file: string, error: unknown): InputFileError {
   return new InputFileError(file, undefined, `cannot read: ${reason}`);
 }
 
-type Encoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+/** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
+type Encoding = string;
 
 async function openForReading(path: string, file: string): Promise<FileHandle> {
   let handle: FileHandle;
@@ -137,9 +138,32 @@ function firstInvalidUtf16(bytes: Buffer, littleEndian: boolean): number {
   return units * 2;
 }
 
-interface ChunkOptions {
+interface ChunkOptions extends TextOptions {
   /** Refuse NUL bytes and invalid UTF-8 (off only when re-reading to locate a line). */
   validate: boolean;
+}
+
+/** How a text file is read beyond what its bytes say. */
+export interface TextOptions {
+  /**
+   * The encoding of a file without a BOM, as a WHATWG label (`windows-1252`, `latin1`,
+   * `shift_jis`; `--encoding`). Undefined: UTF-8. A BOM (UTF-8 or UTF-16) always wins.
+   */
+  encoding?: string;
+  /** Told once, before the first chunk, whether the file started with a BOM. */
+  onBom?: (bom: boolean) => void;
+  /** The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag). */
+  encodingFlag?: boolean;
+}
+
+/** True when `label` is an encoding TextDecoder knows (`windows-1252`, `utf-16le`...). */
+export function isKnownEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Thrown inside the validated stream; converted to an InputFileError with the line. */
@@ -174,7 +198,8 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       const whole = body.subarray(0, cut);
       if (!isUtf8(whole)) {
         const at = (carry === undefined ? emitted : emitted - carry.length) + firstInvalidOffset(whole);
-        throw new BadContent(at, `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
+        const flag = options.encodingFlag === true ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
+        throw new BadContent(at, `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       return chunk;
@@ -186,9 +211,11 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         return Buffer.from(decoder.decode(chunk, { stream: !last }), 'utf8');
       } catch {
         // Located to the character: the UTF-8 length of the valid text before the bad unit.
-        const bad = firstInvalidUtf16(chunk, encoding === 'utf-16le');
-        const before = new TextDecoder(encoding, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
-        throw new BadContent(emitted + Buffer.byteLength(before, 'utf8'), `${BINARY}: invalid UTF-16 (a lone surrogate); save the file as UTF-8 text`);
+        const label = encoding ?? 'utf-8';
+        const bad = label.startsWith('utf-16') ? firstInvalidUtf16(chunk, label === 'utf-16le') : 0;
+        const before = new TextDecoder(label, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
+        const what = label.startsWith('utf-16') ? 'invalid UTF-16 (a lone surrogate)' : `bytes that are not ${label}`;
+        throw new BadContent(emitted + Buffer.byteLength(before, 'utf8'), `${BINARY}: ${what}; save the file as UTF-8 text`);
       }
     };
 
@@ -198,7 +225,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
         if (head.length < 3) continue;
         chunk = head;
-        ({ encoding, chunk } = sniffEncoding(chunk));
+        ({ encoding, chunk } = sniffInputEncoding(chunk, options));
         if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
       }
       const out = check(decode(chunk, false), false);
@@ -209,7 +236,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     }
     if (encoding === undefined) {
       // A file shorter than a BOM.
-      ({ encoding, chunk: head } = sniffEncoding(head));
+      ({ encoding, chunk: head } = sniffInputEncoding(head, options));
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
       const out = check(decode(head, true), true);
       if (out.length > 0) yield out;
@@ -224,17 +251,47 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
 
 /** The encoding a BOM announces (UTF-8 without one) and the bytes after the BOM. */
 export function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
-  if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', chunk: chunk.subarray(3) };
-  if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', chunk: chunk.subarray(2) };
-  if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', chunk: chunk.subarray(2) };
-  return { encoding: 'utf-8', chunk };
+  const found = bomOf(chunk);
+  return found === undefined ? { encoding: 'utf-8', chunk } : { encoding: found.encoding, chunk: chunk.subarray(found.length) };
+}
+
+/** As sniffEncoding, with --encoding for text without a BOM, and the BOM's presence told to the caller. */
+function sniffInputEncoding(chunk: Buffer, options: TextOptions): { encoding: Encoding; chunk: Buffer } {
+  const found = bomOf(chunk);
+  options.onBom?.(found !== undefined);
+  if (found !== undefined) return { encoding: found.encoding, chunk: chunk.subarray(found.length) };
+  const label = options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding;
+  return { encoding: label, chunk };
+}
+
+function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
+  if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
+  if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
+  return undefined;
+}
+
+/**
+ * A whole (small) document's text from its bytes: a UTF-8 BOM dropped, UTF-16 LE or BE with a
+ * BOM decoded (what PowerShell 5.1's `>` writes), anything else read as UTF-8. For the files read
+ * whole: a world/seed file, a `--schedule` request. A UTF-16 file that is not valid UTF-16 is refused.
+ */
+export function decodeTextDocument(bytes: Buffer, file: string): string {
+  const found = bomOf(bytes);
+  if (found === undefined) return bytes.toString('utf8');
+  if (found.encoding === 'utf-8') return bytes.subarray(found.length).toString('utf8');
+  try {
+    return new TextDecoder(found.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(found.length));
+  } catch {
+    throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
+  }
 }
 
 /** 1-based line of a byte offset in the decoded stream; only used to name the line of a refusal. */
-async function lineAtOffset(path: string, file: string, offset: number): Promise<number> {
+async function lineAtOffset(path: string, file: string, offset: number, encoding: string | undefined): Promise<number> {
   let line = 1;
   let seen = 0;
-  for await (const chunk of utf8Chunks(path, file, { validate: false })) {
+  for await (const chunk of utf8Chunks(path, file, { validate: false, ...(encoding === undefined ? {} : { encoding }) })) {
     const end = Math.min(chunk.length, offset - seen);
     for (let i = chunk.indexOf(10); i !== -1 && i < end; i = chunk.indexOf(10, i + 1)) line++;
     seen += chunk.length;
@@ -248,12 +305,12 @@ async function lineAtOffset(path: string, file: string, offset: number): Promise
  * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
  * `file:line: not a text file (binary content)`. Each call re-reads the file.
  */
-export async function* readUtf8Chunks(path: string, file: string = path): AsyncGenerator<Buffer> {
+export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
   try {
-    yield* utf8Chunks(path, file, { validate: true });
+    yield* utf8Chunks(path, file, { ...options, validate: true });
   } catch (error) {
     if (error instanceof BadContent) {
-      throw new InputFileError(file, await lineAtOffset(path, file, error.offset), error.detail);
+      throw new InputFileError(file, await lineAtOffset(path, file, error.offset, options.encoding), error.detail);
     }
     throw error;
   }

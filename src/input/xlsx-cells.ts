@@ -289,7 +289,8 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     // A formula's date result arrives as its serial number: read it as the date it shows.
     const date = serialDate(value, context.date1904 === true);
     if (date === undefined) {
-      return { problem: `${field} is the date cell 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again` };
+      const what = context.field === undefined ? 'the cell is the date' : `${field} is the date cell`;
+      return { problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again` };
     }
     return dateCell(date, context);
   }

@@ -17,6 +17,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import {
   isHeaderRepeat,
+  listCellWarnings,
   mapHeader,
   normalizeColumnName,
   reportStatusOf,
@@ -277,6 +278,38 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   }
 }
 
+/** One cell of a sheet as examctl reads it where no field is known: its text, or why it cannot be used. */
+export interface SheetCellReading {
+  /** A1-style reference. */
+  ref: string;
+  text?: string;
+  problem?: string;
+}
+
+/**
+ * Every non-empty cell of the chosen sheet as the reader reads it before any header is applied
+ * (the real-producers corpus compares these with an established reader, test/xlsx/corpus).
+ */
+export async function readSheetCells(path: string, options: Pick<XlsxReadOptions, 'sheet' | 'displayName'> = {}): Promise<{ sheet: string; cells: SheetCellReading[] }> {
+  const display = options.displayName ?? path;
+  await checkIsWorkbook(path, display);
+  const workbook = await openWorkbook(path, display, XLSX_LIMITS);
+  const sheet = chooseSheet(workbook.sheets, options.sheet, display);
+  const part = sheet.part as string;
+  const cells: SheetCellReading[] = [];
+  for await (const batch of sheetRowBatches(workbook.zip.chunks(part, XLSX_LIMITS.sheetBytes), workbook.strings, workbook.formats)) {
+    for (const row of batch) {
+      for (const cell of row.cells) {
+        const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
+        const ref = `${columnLetters(cell.column)}${row.line}`;
+        if ('problem' in reading) cells.push({ ref, problem: reading.problem });
+        else if (reading.text !== '') cells.push({ ref, text: reading.text });
+      }
+    }
+  }
+  return { sheet: sheet.name, cells };
+}
+
 async function* sheetRows(
   batches: AsyncIterable<ParsedRow[]>,
   file: string,
@@ -362,6 +395,8 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
         for (const problem of problems) delete record.fields[problem.field];
         record.problems = problems;
       }
+      const listWarnings = listCellWarnings(cells, mapping as HeaderMapping);
+      if (listWarnings !== undefined) warnings.push(...listWarnings);
       if (warnings.length > 0) record.warnings = warnings;
       pending.push(record);
     },

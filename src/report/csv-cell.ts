@@ -8,11 +8,37 @@ export { neutraliseCell };
 
 const NEEDS_QUOTES = /[",\r\n;]/;
 
-export function csvCell(value: string): string {
-  const safe = neutraliseCell(value);
-  return NEEDS_QUOTES.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+/**
+ * How a CSV file is written, taken from the input it answers (docs/input-formats.md, "Reports
+ * in the input's dialect"): a report opens in Excel as its input did. Line ends are always CRLF.
+ */
+export interface CsvDialect {
+  /** `,`, `;` or a tab. */
+  delimiter: string;
+  /** Starts with a UTF-8 BOM (the input had a BOM, UTF-8 or UTF-16). */
+  bom: boolean;
+  /** Starts with Excel's `sep=;` line naming the delimiter. */
+  sepLine: boolean;
 }
 
-export function csvLine(cells: readonly string[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false };
+
+export function csvCell(value: string, delimiter = ','): string {
+  const safe = neutraliseCell(value);
+  return NEEDS_QUOTES.test(safe) || (delimiter === '\t' && safe.includes('\t')) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function csvLine(cells: readonly string[], delimiter = ','): string {
+  if (delimiter === ',') return `${cells.map((cell) => csvCell(cell)).join(',')}\r\n`;
+  return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}\r\n`;
+}
+
+/** The UTF-8 BOM Excel's own "CSV UTF-8" starts with: without it Excel on Windows reads UTF-8 as the ANSI code page. */
+export function withUtf8Bom(text: string, bom: boolean): string {
+  return bom ? `\uFEFF${text}` : text;
+}
+
+/** What a file of that dialect starts with before its header: the BOM and the `sep=` line. */
+export function csvPreamble(dialect: CsvDialect): string {
+  return `${dialect.bom ? '\uFEFF' : ''}${dialect.sepLine ? `sep=${dialect.delimiter}\r\n` : ''}`;
 }

@@ -1,6 +1,6 @@
 import type { Problem } from '../domain/problem.js';
 import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
-import { csvLine } from './csv-cell.js';
+import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
 import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
@@ -29,6 +29,8 @@ export interface SourceRow {
   line: number;
   header: readonly string[];
   cells: readonly string[];
+  /** How the CSV input is written (a CSV report answers in the same dialect). */
+  dialect?: CsvDialect;
 }
 
 export interface ReportEntry {
@@ -40,7 +42,7 @@ export interface ReportSink {
   item(entry: ReportEntry): void | Promise<void>;
   finish(summary: ReportSummary): void | Promise<void>;
   /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */
-  sourceHeader?(header: readonly string[]): void;
+  sourceHeader?(header: readonly string[], dialect?: CsvDialect): void;
   /** The run stopped early (a 403, Ctrl-C): called before `finish`. */
   stopped?(error: unknown): void;
 }
@@ -217,20 +219,25 @@ export class CsvReportWriter implements ReportSink {
   private readonly columnModes = new ColumnModes();
   /** The input's header, seen before any row was written (see `sourceHeader`). */
   private inputHeader: readonly string[] | undefined;
+  /** The input's dialect (delimiter, BOM, `sep=` line), kept by the report; plain CSV for JSON input. */
+  private dialect: CsvDialect = PLAIN_CSV;
 
+  /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
     const modes = this.columnModes.of(header);
-    return csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS]);
+    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter);
   }
 
-  sourceHeader(header: readonly string[]): void {
-    this.inputHeader ??= header;
+  sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
+    if (this.inputHeader !== undefined) return;
+    this.inputHeader = header;
+    if (dialect !== undefined && !this.headerWritten) this.dialect = dialect;
   }
 
   // One write per item, and no promise unless the sink needs waiting for.
   item({ item, rows }: ReportEntry): void | Promise<void> {
     if (this.onlyNotOk && item.status === 'ok') {
-      if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
+      if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header, (rows[0] as SourceRow).dialect);
       return;
     }
     let text = '';
@@ -238,10 +245,11 @@ export class CsvReportWriter implements ReportSink {
       for (const row of rows) {
         const modes = this.columnModes.of(row.header);
         if (!this.headerWritten) {
+          if (row.dialect !== undefined) this.dialect = row.dialect;
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes));
+        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter);
       }
       return this.out.write(text);
     }
@@ -365,8 +373,8 @@ export class RunReportBuilder {
 
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
-  sourceHeader(header: readonly string[]): void {
-    for (const sink of this.sinks) sink.sourceHeader?.(header);
+  sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
+    for (const sink of this.sinks) sink.sourceHeader?.(header, dialect);
   }
 
   stopped(error: unknown): void {

@@ -31,6 +31,7 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'disableMissing',
   'maxDisable',
   'syncDir',
+  'encoding',
   // schedule push
   'schedule',
   'workflow',

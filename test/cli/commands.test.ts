@@ -268,7 +268,9 @@ describe('review-session show', () => {
       expect(content.ExternalId).toBe('RS-MATH1-OCT');
       expect(Array.isArray(content.Results)).toBe(true);
       const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
-      expect(csv.stdout.split('\r\n')[0]).toMatch(/^CandidateExtId,ScheduleExtId/);
+      // A UTF-8 BOM first, so Excel on Windows shows accents; --no-bom leaves it out.
+      expect(csv.stdout.split('\r\n')[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom'])).stdout).toMatch(/^CandidateExtId,ScheduleExtId/);
       expect(csv.stdout.split('\r\n').filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
     });
   });

@@ -44,7 +44,8 @@ describe('schedule links', () => {
       await storeWithSchedule(dir);
       const { io, done } = linksRun(dir, { scheduleExtId: 'S-MAIL', output: 'csv' });
       expect(await done).toBe(0);
-      const rows = parse(io.stdout.text) as string[][];
+      expect(io.stdout.text.startsWith('\uFEFFCandidateExtId,')).toBe(true);
+      const rows = parse(io.stdout.text, { bom: true }) as string[][];
       expect(rows[0]).toEqual([...LINK_COLUMNS]);
       expect(rows.slice(1).map((row) => row.slice(0, 4))).toEqual([
         ['c-9001', `'=HYPERLINK("http://evil.test")`, 'Smith, Jr', 'x@students.example.test'],

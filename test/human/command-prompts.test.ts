@@ -214,7 +214,7 @@ describe('schedule push on a terminal with a candidates file and no schedule fla
       await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\nstu-9002,Ben,Okafor,ben@example.test\n');
       const session = await atTerminal(dir, ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-PROMPTED'], [
         { expect: 'Start', keys: `next monday${KEY.enter}` },
-        { expect: 'StartDateTime must be RFC 3339', keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}` },
+        { expect: 'StartDateTime "next monday" must be RFC 3339', keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}` },
         { expect: 'Group (hierarchy) external id', keys: `H-PROMPT${KEY.enter}` },
         { expect: 'Group name', keys: `Prompted group${KEY.enter}` },
       ]);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { ColumnSpec, InputRecord } from '../../input/record.js';
 import { readRecords } from '../../input/index.js';
 import { checkTimeZone } from '../../input/xlsx-reader.js';
+import { isKnownEncoding } from '../../input/text-source.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import { UsageError } from '../../errors.js';
@@ -11,10 +12,13 @@ import { STDIN_NAME } from '../stdin-file.js';
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; timezone?: string | undefined },
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; timezone?: string | undefined; encoding?: string | undefined },
 ): AsyncIterable<InputRecord> {
   checkTimeZone(options.timezone);
-  const { sheet, timezone, ...read } = options;
+  const { sheet, timezone, encoding, ...read } = options;
+  if (encoding !== undefined && !isKnownEncoding(encoding)) {
+    throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+  }
   // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
   return readRecords(inputPathOf(file, deps), {
     ...read,
@@ -22,6 +26,7 @@ export function readInput(
     cellProblems: 'record',
     ...(sheet !== undefined ? { sheet } : {}),
     ...(timezone !== undefined ? { timeZone: timezone } : {}),
+    ...(encoding !== undefined ? { encoding } : {}),
   });
 }
 
@@ -39,5 +44,7 @@ export function displayNameOf(file: string): string {
 export { idOf } from '../../domain/record-id.js';
 
 export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
-  return record.raw ? [{ line: record.source.line, header: record.raw.header, cells: record.raw.cells }] : undefined;
+  const raw = record.raw;
+  if (raw === undefined) return undefined;
+  return [raw.dialect === undefined ? { line: record.source.line, header: raw.header, cells: raw.cells } : { line: record.source.line, header: raw.header, cells: raw.cells, dialect: raw.dialect }];
 }

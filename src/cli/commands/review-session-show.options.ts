@@ -1,6 +1,7 @@
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { argument, choice, type OptionsOf } from '../option-table.js';
+import { NO_BOM_OPTION } from './file-options.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalId', '<externalId>', 'review session external id'),
@@ -11,6 +12,7 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
     'table',
   ),
   OUT_OPTION,
+  NO_BOM_OPTION,
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;

@@ -19,7 +19,7 @@ export function run({ out, ...options }: ReviewSessionShowOptions, deps: Command
   return withOutFile(out, deps, (to) => show(options, to, targetOf));
 }
 
-async function show({ externalId, output, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+async function show({ externalId, output, bom, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
@@ -47,7 +47,8 @@ async function show({ externalId, output, ...globals }: Omit<ReviewSessionShowOp
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    await deps.stdout.write(dataForStdout(reviewSessionResultsCsv(session), deps.stdoutIsTTY));
+    const { withUtf8Bom } = await import('../../report/csv-cell.js');
+    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session), bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),

@@ -1,6 +1,7 @@
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { argument, choice, type OptionsOf } from '../option-table.js';
+import { NO_BOM_OPTION } from './file-options.js';
 
 export const SCHEDULE_LINKS_OPTIONS = [
   argument('scheduleExtId', '[scheduleExtId]', 'the schedule whose links to list (on a terminal without it: picked from the store)'),
@@ -11,6 +12,7 @@ export const SCHEDULE_LINKS_OPTIONS = [
     'table',
   ),
   OUT_OPTION,
+  NO_BOM_OPTION,
 ] as const;
 
 export type ScheduleLinksOptions = OptionsOf<typeof SCHEDULE_LINKS_OPTIONS> & GlobalOptions;

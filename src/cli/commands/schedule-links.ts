@@ -1,7 +1,7 @@
 import { dataForStdout } from '../../report/terminal-text.js';
 import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
 import { UsageError } from '../../errors.js';
-import { csvLine } from '../../report/csv-cell.js';
+import { csvLine, withUtf8Bom } from '../../report/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
@@ -12,6 +12,8 @@ export interface ScheduleLinksOptions extends GlobalOptions {
   scheduleExtId?: string | undefined;
   output?: 'table' | 'json' | 'csv';
   out?: string | undefined;
+  /** csv: start with a UTF-8 BOM (default true; `--no-bom`). */
+  bom?: boolean;
 }
 
 /** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
@@ -46,7 +48,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   if (format === 'json') {
     await deps.stdout.write(`${JSON.stringify({ target: target.report, ...links }, null, 2)}\n`);
   } else if (format === 'csv') {
-    await deps.stdout.write(dataForStdout(linksCsv(links), deps.stdoutIsTTY));
+    await deps.stdout.write(dataForStdout(withUtf8Bom(linksCsv(links), options.bom !== false), deps.stdoutIsTTY));
   } else {
     const { colorEnabled } = await import('../table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;

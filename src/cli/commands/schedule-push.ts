@@ -7,6 +7,7 @@ import {
   SCHEDULE_COLUMNS,
   ScheduleRequests,
   Sittings,
+  sittingFieldPath,
   withCandidateLines,
   type PreparedSchedule,
   type ScheduleDefaults,
@@ -55,7 +56,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, ...rest }: SchedulePushOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -65,7 +66,7 @@ export async function run(
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
-  const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, ...fieldFlags }, deps);
+  const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
@@ -125,16 +126,16 @@ export async function run(
  * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
  */
 export async function schedulePushInput(
-  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone'> & FieldFlags,
+  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & FieldFlags,
   deps: CommandDeps,
 ): Promise<{ defaults: ScheduleDefaults } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
-  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone } = options;
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   return {
     defaults,
-    records: () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone })),
+    records: () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding })),
     units: (batches) => scheduleUnits(batches, defaults),
   };
 }
@@ -363,8 +364,8 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
  * row fails the schedule (its request would lack that value), each problem and warning naming its row.
  */
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
-  const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, line: record.source.line })));
-  const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, line: record.source.line })));
+  const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, field: sittingFieldPath(problem.field), line: record.source.line })));
+  const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, field: sittingFieldPath(warning.field), line: record.source.line })));
   const first = records[0] as InputRecord;
   return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
 }

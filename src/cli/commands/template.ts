@@ -1,6 +1,7 @@
 import { isTemplateKind, TEMPLATE_KINDS, type TemplateKind } from '../../domain/templates.js';
 import { UsageError } from '../../errors.js';
 import type { CommandDeps } from '../context.js';
+import { withUtf8Bom } from '../../report/csv-cell.js';
 import type { TemplateOptions } from './template.options.js';
 import { withOutFile } from '../out-file.js';
 
@@ -14,18 +15,18 @@ export function templateKindOf(kind: string): TemplateKind {
  * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
-export function run({ kind, output, out }: TemplateOptions, deps: CommandDeps): Promise<number> {
-  return withOutFile(out, deps, (to) => writeTemplate(kind, output, to));
+export function run({ kind, output, out, bom }: TemplateOptions, deps: CommandDeps): Promise<number> {
+  return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to));
 }
 
-async function writeTemplate(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
+async function writeTemplate(kind: string, output: TemplateOptions['output'], bom: boolean | undefined, deps: CommandDeps): Promise<number> {
   const which = templateKindOf(kind);
   const files = await import('../../report/template-files.js');
   if (output === 'xlsx') {
     const { writeWorkbookToStdout } = await import('../workbook-stdout.js');
     await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
   } else {
-    await deps.stdout.write(output === 'json' ? files.templateJson(which) : files.templateCsv(which));
+    await deps.stdout.write(output === 'json' ? files.templateJson(which) : withUtf8Bom(files.templateCsv(which), bom !== false));
   }
   return 0;
 }

@@ -1,3 +1,4 @@
+import type { CsvDialect } from '../../report/csv-cell.js';
 import { recordBatches, reportStatusOf, type BatchedRecords } from '../../input/index.js';
 import { checkSpreadsheetValues } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../../input/record.js';
@@ -9,7 +10,7 @@ import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-c
  */
 export class RecordSource {
   /** Told the input's header when a row is passed over, so an empty CSV report keeps it. */
-  private onPassedOver: ((header: readonly string[]) => void) | undefined;
+  private onPassedOver: ((header: readonly string[], dialect?: CsvDialect) => void) | undefined;
   private headerTold = false;
 
   constructor(
@@ -18,7 +19,7 @@ export class RecordSource {
   ) {}
 
   /** Receives the header of the first row --only-failed passes over. */
-  tellHeaderTo(receiver: (header: readonly string[]) => void): void {
+  tellHeaderTo(receiver: (header: readonly string[], dialect?: CsvDialect) => void): void {
     this.onPassedOver = receiver;
   }
 
@@ -70,7 +71,7 @@ export class RecordSource {
         if (!isOkStatus(reportStatusOf(record))) kept.push(record);
         else if (!this.headerTold && record.raw !== undefined && this.onPassedOver !== undefined) {
           this.headerTold = true;
-          this.onPassedOver(record.raw.header);
+          this.onPassedOver(record.raw.header, record.raw.dialect);
         }
       }
       if (kept.length > 0) yield kept;

@@ -53,7 +53,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
 
   const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);
-  input.tellHeaderTo((header) => report.builder.sourceHeader(header));
+  input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = await progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;

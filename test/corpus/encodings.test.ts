@@ -1,0 +1,63 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
+
+// Issue 27 (5): Excel for Windows "CSV (Comma delimited)" saves in the ANSI code page; --encoding
+// names it, and the refusal of a non-UTF-8 file names the flag.
+
+beforeAll(ensureBuilt, 180_000);
+
+const ansi = Buffer.concat([
+  Buffer.from('ExternalId,FirstName,LastName,Email,Role\r\nu-1,Chlo', 'latin1'),
+  Buffer.from([0xe9]),
+  Buffer.from(',M', 'latin1'),
+  Buffer.from([0xfc]),
+  Buffer.from('ller,u1@students.example.test,Candidate\r\n', 'latin1'),
+]);
+
+describe('--encoding for CSV input', () => {
+  it('a windows-1252 file is refused without the flag (which the message names) and read with --encoding windows-1252', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'ansi.csv');
+      await writeFile(file, ansi);
+      const store = join(dir, 'store');
+      const refused = await examctl(['user', 'sync', '--file', file, '--dry-run', '--store', store], dir);
+      expectRefused(refused, file, 2, /invalid UTF-8; save the file as UTF-8 text, or name its encoding with --encoding \(e\.g\. --encoding windows-1252/);
+      const run = await examctl(['user', 'sync', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--json', '--store', store], dir);
+      expect(run.code).toBe(0);
+      const report = parseReport(run);
+      expect(report.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[2, 'u-1', 'ok']]);
+      // The value reaches the report as read: the CSV report holds the UTF-8 text.
+      const csv = join(dir, 'r.csv');
+      expect((await examctl(['user', 'sync', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--report', csv, '--store', store], dir)).code).toBe(0);
+      const { readFile } = await import('node:fs/promises');
+      expect(await readFile(csv, 'utf8')).toContain('u-1,Chloé,Müller,');
+    });
+  });
+
+  it('collection add takes --encoding too', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'collections.csv');
+      await writeFile(file, Buffer.concat([Buffer.from('ExternalId,Title,Owner\r\nphys1,Physique ', 'latin1'), Buffer.from([0xe9]), Buffer.from('t', 'latin1'), Buffer.from([0xe9]), Buffer.from(',scheduler\r\n', 'latin1')]));
+      const run = await examctl(['collection', 'add', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--json', '--store', join(dir, 'store')], dir);
+      expect(run.code).toBe(0);
+      expect(parseReport(run).items.map((i) => [i.id, i.status])).toEqual([['phys1', 'ok']]);
+    });
+  });
+
+  it('a BOM wins over --encoding, and an unknown label is a usage error (exit 2) before anything is read', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'utf8.csv');
+      await writeFile(file, '\uFEFFExternalId,FirstName,LastName,Email,Role\nu-1,Chloé,Lee,u1@students.example.test,Candidate\n');
+      const store = join(dir, 'store');
+      const ok = await examctl(['user', 'sync', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--report', join(dir, 'r.csv'), '--store', store], dir);
+      expect(ok.code).toBe(0);
+      const { readFile } = await import('node:fs/promises');
+      expect(await readFile(join(dir, 'r.csv'), 'utf8')).toContain('Chloé');
+      const bad = await examctl(['user', 'sync', '--file', file, '--encoding', 'klingon', '--dry-run', '--store', store], dir);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--encoding klingon: not an encoding name examctl knows');
+    });
+  });
+});

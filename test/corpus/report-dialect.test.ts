@@ -1,0 +1,58 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { corpus, ensureBuilt, examctl, inTempDir, parseReport } from './helpers.js';
+
+// Reports in the input's dialect (issue 23, 4): the European admin's fix-and-retry loop keeps
+// the BOM, the `sep=;` line and the `;` delimiter, so Excel opens result.csv as it opened the input.
+
+beforeAll(ensureBuilt, 180_000);
+
+describe('a CSV report is written in its input dialect', () => {
+  it('UTF-8 BOM, sep=; and ; in: the report starts with the BOM and sep=;, uses ; (CRLF), and --only-failed reads it back', async () => {
+    await inTempDir(async (dir) => {
+      const input = join(dir, 'users.csv');
+      await writeFile(
+        input,
+        '\uFEFFsep=;\r\nExternalId;FirstName;LastName;Email;Role;Company\r\n' +
+          'eu-1;Zoë;Müller;zoe@students.example.test;Candidate;"Acme; Söhne"\r\n' +
+          'eu-2;Ben;Okafor;not-an-email;Candidate;\r\n',
+      );
+      const report = join(dir, 'result.csv');
+      const store = join(dir, 'store');
+      const first = await examctl(['user', 'sync', '--file', input, '--report', report, '--store', store], dir);
+      expect(first.code).toBe(1);
+      const text = await readFile(report, 'utf8');
+      const lines = text.split('\r\n');
+      expect(lines[0]).toBe('\uFEFFsep=;');
+      expect(lines[1]).toBe('ExternalId;FirstName;LastName;Email;Role;Company;status;error_codes;error_messages');
+      expect(lines[2]).toBe('eu-1;Zoë;Müller;zoe@students.example.test;Candidate;"Acme; Söhne";ok;;');
+      expect(lines[3]).toMatch(/^eu-2;Ben;Okafor;not-an-email;Candidate;;failed;209;/);
+      expect(text.endsWith('\r\n')).toBe(true);
+      // The fix-and-retry loop: the report is an input again, its not-ok row only.
+      const again = parseReport(await examctl(['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json', '--store', store], dir));
+      expect(again.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[4, 'eu-2', 'failed']]);
+    });
+  });
+
+  it('a tab-separated UTF-16 input (Excel "Unicode text") gives a tab-separated report with a UTF-8 BOM and no sep= line', async () => {
+    await inTempDir(async (dir) => {
+      const report = join(dir, 'r.csv');
+      const run = await examctl(['user', 'sync', '--file', corpus('excel-unicode-text.txt'), '--report', report, '--dry-run', '--store', join(dir, 'store')], dir);
+      expect(run.code).toBe(0);
+      const text = await readFile(report, 'utf8');
+      expect(text.startsWith('\uFEFFExternalId\t')).toBe(true);
+      expect(text.split('\r\n')[0]).toContain('\tstatus\terror_codes\terror_messages');
+    });
+  });
+
+  it('a plain comma file without a BOM gives a plain comma report (no BOM, no sep= line)', async () => {
+    await inTempDir(async (dir) => {
+      const input = join(dir, 'users.csv');
+      await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u1@students.example.test,Candidate\n');
+      const report = join(dir, 'r.csv');
+      expect((await examctl(['user', 'sync', '--file', input, '--report', report, '--dry-run', '--store', join(dir, 'store')], dir)).code).toBe(0);
+      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages\r\nu-1,Ann,Lee,u1@students.example.test,Candidate,ok,,\r\n');
+    });
+  });
+});
