@@ -3,6 +3,7 @@
  * retries. The rooms it draws on: url-policy (which URLs), flow-control (how many, how fast),
  * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
  */
+import { setMaxListeners } from 'node:events';
 import { EXAMCTL_VERSION } from '../version.js';
 import type {
   CollectionRequest,
@@ -42,7 +43,7 @@ export interface RemoteClientOptions {
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
   maxResponseBytes?: number;
-  /** Bytes of answers held at once by all requests together. Default 256 MiB. */
+  /** Bytes of answers held at once by all requests together. Default 128 MiB. */
   responseBudgetBytes?: number;
   /**
    * After `signal` aborts, requests already on the wire get this long to answer (ms), then are
@@ -84,8 +85,8 @@ export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** All answers held at once, whatever --concurrency: four of the largest answers. */
-export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024 * 1024;
+/** All answers held at once, whatever --concurrency: two of the largest answers (peak RSS measured in docs/remote.md). */
+export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
 /** Failures before any byte of the request could reach the service. */
@@ -158,6 +159,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
   // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
   const abandon = new AbortController();
+  // One listener per request in flight: --concurrency 32 is not a leak.
+  setMaxListeners(0, abandon.signal);
   let graceTimer: NodeJS.Timeout | undefined;
   const startGrace = (): void => {
     graceTimer ??= setTimeout(
