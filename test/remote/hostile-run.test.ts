@@ -163,3 +163,22 @@ describe('connection failures through a whole run', () => {
     });
   });
 });
+
+describe('answers too large to keep', () => {
+  it('an answer with 300,000 GroupErrors is capped before the journal, the report and --json (100 and "… and N more")', async () => {
+    const groupErrors = Array.from({ length: 300_000 }, (_, i) => ({ ExternalId: `H-${i}`, Code: 131, Error: `Hierarchy not found: H-${i}` }));
+    const body = JSON.stringify({ Content: { User: {}, GroupErrors: groupErrors }, Success: true, Errors: null });
+    server = await startHostileServer((_request, res) => json(res, 200, body));
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(1);
+      const report = JSON.parse(stdout) as { items: Array<{ status: string; errors: Array<{ message: string }> }> };
+      expect(report.items[0]?.status).toBe('partial');
+      expect(report.items[0]?.errors).toHaveLength(101);
+      expect(report.items[0]?.errors.at(-1)?.message).toBe('… and 299900 more');
+      // Each sink holds about 100 messages per item, not 300,000: a few hundred KB, not 40 MB each.
+      const written = await allFiles(dir);
+      expect(written.length).toBeLessThan(2_000_000);
+    });
+  });
+});
