@@ -26,7 +26,8 @@ import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
-import { API_PREFIX, checkToken, parseBaseUrl } from './url-policy.js';
+import { checkToken, parseBaseUrl } from './url-policy.js';
+import { redirectWords } from './redirect-advice.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -270,28 +271,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
    * turned GET applies nothing); the run stops at the first one, naming where to point examctl.
    */
   function redirected(answer: HttpAnswer, method: Method, route: string, gate: Redactor): TargetError {
-    const location = headerValue(answer.headers, 'location');
-    const status = `${describeStatus(answer.status)} (${answer.status})`;
-    if (location === undefined || location.trim() === '') {
-      return new NeverSentTargetError(`${host}: ${method} ${route} answered a redirect ${status} without a Location; examctl follows no redirect: check --base-url`);
-    }
-    let target: URL | undefined;
-    try {
-      target = new URL(location.trim(), `${origin}${pathPrefix}${route}`);
-    } catch {
-      target = undefined;
-    }
-    const shown = gate.text(target?.href ?? location).slice(0, 300);
-    let advice = 'check --base-url';
-    if (target !== undefined) {
-      const suffix = `${API_PREFIX}${route}`;
-      const at = target.pathname.indexOf(API_PREFIX);
-      const base = target.pathname.endsWith(suffix) || at >= 0 ? `${target.origin}${target.pathname.slice(0, at >= 0 ? at : 0)}` : target.origin;
-      advice = `set --base-url to ${gate.text(base.replace(/\/+$/, ''))}`;
-    }
-    return new NeverSentTargetError(
-      `${host}: ${method} ${route} answered ${status} to ${shown}: examctl follows no redirect (the token would go along); ${advice}`,
-    );
+    const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
+    return new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
   }
 
   function serverSays(answer: HttpAnswer, gate: Redactor): string {
