@@ -3,7 +3,6 @@
  * retries. The rooms it draws on: url-policy (which URLs), flow-control (how many, how fast),
  * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
  */
-import { setMaxListeners } from 'node:events';
 import { EXAMCTL_VERSION } from '../version.js';
 import type {
   CollectionRequest,
@@ -20,7 +19,7 @@ import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { AttemptDeadlineError, ByteBudget, InFlight, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
@@ -159,15 +158,16 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   });
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
   // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
-  const abandon = new AbortController();
-  // One listener per request in flight: --concurrency 32 is not a leak.
-  setMaxListeners(0, abandon.signal);
+  const inFlight = new InFlight(requestTimeoutMs);
+  const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   let graceTimer: NodeJS.Timeout | undefined;
+  let graceOver: (() => void) | undefined;
+  const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
-    graceTimer ??= setTimeout(
-      () => abandon.abort(new Error(`abandoned ${Math.round((options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS) / 1000)}s after the interrupt: answer lost, may have been applied`)),
-      options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
-    );
+    graceTimer ??= setTimeout(() => {
+      inFlight.abandon(new Error(`abandoned ${Math.round(graceMs / 1000)}s after the interrupt: answer lost, may have been applied`));
+      graceOver?.();
+    }, graceMs);
     graceTimer.unref?.();
   };
   if (options.signal?.aborted) startGrace();
@@ -207,7 +207,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           // Retries are ours (with backoff and the lost-attempt note), never undici's.
           idempotent: false,
         },
-        { maxBytes: maxResponseBytes, deadlineMs: requestTimeoutMs, budget, abandon: abandon.signal },
+        { maxBytes: maxResponseBytes, budget, inFlight },
       );
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
@@ -224,7 +224,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
     // The gate for this call: the client's secrets and the record's own (Password, PIN).
-    const gate = withRecordSecrets(clientSecrets, payload);
+    const gate = withRecordSecrets(redactor, clientSecrets, payload);
 
     await limiter.acquire(signal);
     try {
@@ -288,7 +288,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
     const read = readEnvelope<T>(answer.text, answer.status);
     // The gate before any sink: every string of the answer (messages, member names, content).
-    const envelope = read === undefined ? undefined : gate.deep(read);
+    const envelope = read === undefined || !gate.mayHold(answer.text) ? read : gate.deep(read);
     if (!envelope) {
       if (isEndpointMismatch(answer.status)) {
         throw new TargetError(
@@ -333,7 +333,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       // Interrupted: what is still on the wire has its grace, then is dropped; close waits no longer.
       if (options.signal?.aborted) {
         startGrace();
-        await Promise.race([pool.close(), new Promise<void>((resolve) => abandon.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+        await Promise.race([pool.close(), abandoned]);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
         await pool.destroy().catch(() => undefined);
         return;

@@ -182,3 +182,17 @@ describe('answers too large to keep', () => {
     });
   });
 });
+
+describe('answers that would crash a reader', () => {
+  it('Errors nested 2,000 deep: the records fail (exit 1), never an internal error', async () => {
+    let nested: unknown = { Code: 1, Message: 'deep' };
+    for (let i = 0; i < 2000; i += 1) nested = [nested];
+    const body = JSON.stringify({ Content: null, Success: false, Errors: nested });
+    server = await startHostileServer((_request, res) => json(res, 400, body));
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(1);
+      expect((JSON.parse(stdout) as { summary: { failed: number } }).summary.failed).toBe(3);
+    });
+  });
+});
