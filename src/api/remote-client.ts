@@ -20,7 +20,7 @@ import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, openDispatcher, requestText, undiciErrors } from './http-pool.js';
-import { proxyFor, proxySecrets, type ProxyEnv } from './proxy-env.js';
+import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
@@ -231,7 +231,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return await withRetries<ApiResult<T>>(
         {
           debugLabel: `${method} ${path}`,
-          errorLabel: `${host}: ${method} ${route}`,
+          // Through a proxy, a refused connection may be the proxy's: say which way it went.
+          errorLabel: `${host}${proxy === undefined ? '' : ` (via proxy ${shownProxy(proxy)})`}: ${method} ${route}`,
           signal,
           debug: options.debug,
           async beforeAttempt() {
