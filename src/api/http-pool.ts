@@ -22,7 +22,9 @@ export interface DispatcherOptions {
 /** A keep-alive pool to `origin`, or a proxy agent tunnelling (CONNECT) to it through `proxy`. */
 export function openDispatcher(origin: string, options: DispatcherOptions): Dispatcher {
   const { proxy, ...poolOptions } = options;
-  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, ...poolOptions });
+  // Always a CONNECT tunnel, http targets too (undici 8 would send those as absolute-form
+  // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
+  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions });
   return new Pool(origin, poolOptions);
 }
 
