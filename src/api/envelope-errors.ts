@@ -77,6 +77,17 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   return problems;
 }
 
+/**
+ * A list of problems put together from several reads (a user's GroupErrors entry by entry, an
+ * invigilator's errors) held to the same bound: at most 100, then "… and N more".
+ */
+export function capProblems(problems: Problem[]): Problem[] {
+  if (problems.length <= ERROR_LIMITS.problems + 1) return problems;
+  const kept = problems.slice(0, ERROR_LIMITS.problems);
+  kept.push({ field: '', code: null, message: `… and ${problems.length - ERROR_LIMITS.problems} more` });
+  return kept;
+}
+
 function capped(problem: Problem): Problem {
   if (problem.message.length <= ERROR_LIMITS.messageChars) return problem;
   return { ...problem, message: `${problem.message.slice(0, ERROR_LIMITS.messageChars)}…` };

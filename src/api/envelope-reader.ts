@@ -12,6 +12,9 @@ export type ResponseHeaders = Record<string, string | string[] | undefined>;
 export function readEnvelope<T>(text: string, status: number): Envelope<T> | undefined {
   // A test, not trim(): trim() copies every body it is given.
   if (!/\S/.test(text)) return undefined;
+  // Deeper than any answer of the API: refused before parsing, since JSON.stringify (reports,
+  // `review-session show`) overflows the stack on a few thousand levels. Only a long text can be deep.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -33,6 +36,27 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   else if ('success' in body) envelope.Success = body.success === true;
   else envelope.Success = status >= 200 && status < 300 && errorsOf(envelope).length === 0;
   return envelope as unknown as Envelope<T>;
+}
+
+/** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
+export const MAX_JSON_DEPTH = 256;
+
+/** One pass over JSON text: true when arrays and objects nest deeper than `limit` (strings skipped). */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return false;
 }
 
 /** The envelope a failed call is reported with when the service sent none. */

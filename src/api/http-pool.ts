@@ -22,7 +22,9 @@ export interface DispatcherOptions {
 /** A keep-alive pool to `origin`, or a proxy agent tunnelling (CONNECT) to it through `proxy`. */
 export function openDispatcher(origin: string, options: DispatcherOptions): Dispatcher {
   const { proxy, ...poolOptions } = options;
-  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, ...poolOptions });
+  // Always a CONNECT tunnel, http targets too (undici 8 would send those as absolute-form
+  // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
+  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions });
   return new Pool(origin, poolOptions);
 }
 
@@ -54,14 +56,65 @@ export class ByteBudget {
   }
 }
 
+/**
+ * The requests on the wire of one client: each is dropped when its whole-attempt deadline passes
+ * (one sweep a tenth of the deadline, at most a second, instead of a timer per request: the bulk
+ * path pays a Map entry), and all at once when they are abandoned (the interrupt grace is over).
+ */
+export class InFlight {
+  private readonly stops = new Map<(reason: Error) => void, number>();
+  private abandoned: Error | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly period: number;
+
+  constructor(private readonly deadlineMs: number) {
+    this.period = Math.min(1000, Math.max(5, Math.floor(deadlineMs / 10)));
+  }
+
+  add(stop: (reason: Error) => void): boolean {
+    if (this.abandoned !== undefined) {
+      stop(this.abandoned);
+      return false;
+    }
+    this.stops.set(stop, performance.now() + this.deadlineMs);
+    if (this.sweeper === undefined) {
+      this.sweeper = setInterval(() => this.sweep(), this.period);
+      this.sweeper.unref?.();
+    }
+    return true;
+  }
+
+  delete(stop: (reason: Error) => void): void {
+    this.stops.delete(stop);
+  }
+
+  /** Drops every request on the wire and every later one. */
+  abandon(reason: Error): void {
+    this.abandoned ??= reason;
+    for (const stop of [...this.stops.keys()]) stop(reason);
+    this.stops.clear();
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [stop, at] of [...this.stops]) if (at <= now) stop(new AttemptDeadlineError(this.deadlineMs));
+    if (this.stops.size === 0 && this.sweeper !== undefined) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+}
+
 export interface AttemptLimits {
   /** One answer larger than this fails the attempt (bytes). */
   maxBytes?: number;
-  /** Headers and whole body within this (ms), however slowly the server trickles it. */
+  /** Headers and whole body within this (ms), however slowly the server trickles it (without `inFlight`, which has its own). */
   deadlineMs?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /** Aborted: the request is dropped at once and rejects with the signal's reason. */
+  /** The client's requests on the wire: their deadline, and dropped at once when abandoned. */
+  inFlight?: InFlight;
+  /** Aborted: the same, for a caller holding a signal (doctor's probe). */
   abandon?: AbortSignal;
 }
 
@@ -73,7 +126,7 @@ export interface AttemptLimits {
  */
 export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
   const maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
-  const { budget, abandon } = limits;
+  const { budget, abandon, inFlight } = limits;
   return new Promise<TextResponse>((resolve, reject) => {
     let statusCode = 0;
     let headers: TextResponse['headers'] = {};
@@ -85,6 +138,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     const settle = (): void => {
       if (timer !== undefined) clearTimeout(timer);
       abandon?.removeEventListener('abort', onAbandon);
+      inFlight?.delete(stop);
       budget?.give(length);
       chunks = [];
     };
@@ -103,7 +157,8 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       return;
     }
     abandon?.addEventListener('abort', onAbandon, { once: true });
-    if (limits.deadlineMs !== undefined) {
+    if (inFlight !== undefined && !inFlight.add(stop)) return;
+    if (limits.deadlineMs !== undefined && inFlight === undefined) {
       timer = setTimeout(() => stop(new AttemptDeadlineError(limits.deadlineMs as number)), limits.deadlineMs);
       timer.unref?.();
     }

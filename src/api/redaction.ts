@@ -19,6 +19,12 @@ const MIN_SECRET = 4;
 
 export interface Redactor {
   text(value: string): string;
+  /**
+   * False when no string parsed from this JSON text can hold a secret: without a backslash
+   * every parsed string is a piece of the text, so a secret's 8-character head absent from the
+   * text is absent from all of them (the bulk path's answers skip the walk).
+   */
+  mayHold(jsonText: string): boolean;
   /** A parsed JSON value with every string (member names too) redacted; walked without recursion. */
   deep<T>(value: T): T;
 }
@@ -83,8 +89,10 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
     // Longest first: a secret that contains another is removed whole.
     .sort((a, b) => b.length - a.length);
   const text = (value: string): string => (kept.length === 0 ? value : redactText(value, kept));
+  const heads = kept.map((secret) => secret.slice(0, MIN_PREFIX));
   return {
     text,
+    mayHold: (jsonText) => kept.length > 0 && (jsonText.includes('\\') || heads.some((head) => jsonText.includes(head))),
     deep<T>(value: T): T {
       if (kept.length === 0) return value;
       return redactDeep(value, text);
@@ -92,9 +100,18 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
   };
 }
 
-/** The gate for one request: the client's secrets plus the record's own. */
-export function withRecordSecrets(base: readonly (string | undefined)[], payload: unknown): Redactor {
-  return createRedactor([...base, ...secretsOfPayload(payload)]);
+/** The gate for one request: the client's gate when the record has no secret of its own, else one with them added. */
+export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown): Redactor {
+  const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
+  if (own.length === 0) return base;
+  // Built only when an answer may hold a secret: most answers of a bulk run are checked, never walked.
+  let full: Redactor | undefined;
+  const get = (): Redactor => (full ??= createRedactor([...baseSecrets, ...own]));
+  return {
+    text: (value) => get().text(value),
+    deep: (value) => get().deep(value),
+    mayHold: (jsonText) => base.mayHold(jsonText) || own.some((secret) => jsonText.includes(secret.slice(0, MIN_PREFIX))),
+  };
 }
 
 function redactDeep<T>(root: T, text: (value: string) => string): T {

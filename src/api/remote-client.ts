@@ -19,13 +19,14 @@ import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, openDispatcher, requestText, undiciErrors } from './http-pool.js';
-import { proxyFor, proxySecrets, type ProxyEnv } from './proxy-env.js';
+import { AttemptDeadlineError, ByteBudget, InFlight, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
-import { API_PREFIX, checkToken, parseBaseUrl } from './url-policy.js';
+import { checkToken, parseBaseUrl } from './url-policy.js';
+import { redirectWords } from './redirect-advice.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -42,7 +43,7 @@ export interface RemoteClientOptions {
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
   maxResponseBytes?: number;
-  /** Bytes of answers held at once by all requests together. Default 256 MiB. */
+  /** Bytes of answers held at once by all requests together. Default 128 MiB. */
   responseBudgetBytes?: number;
   /**
    * After `signal` aborts, requests already on the wire get this long to answer (ms), then are
@@ -84,8 +85,8 @@ export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** All answers held at once, whatever --concurrency: four of the largest answers. */
-export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024 * 1024;
+/** All answers held at once, whatever --concurrency: two of the largest answers (peak RSS measured in docs/remote.md). */
+export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
 /** Failures before any byte of the request could reach the service. */
@@ -157,13 +158,16 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   });
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
   // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
-  const abandon = new AbortController();
+  const inFlight = new InFlight(requestTimeoutMs);
+  const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   let graceTimer: NodeJS.Timeout | undefined;
+  let graceOver: (() => void) | undefined;
+  const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
-    graceTimer ??= setTimeout(
-      () => abandon.abort(new Error(`abandoned ${Math.round((options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS) / 1000)}s after the interrupt: answer lost, may have been applied`)),
-      options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
-    );
+    graceTimer ??= setTimeout(() => {
+      inFlight.abandon(new Error(`abandoned ${Math.round(graceMs / 1000)}s after the interrupt: answer lost, may have been applied`));
+      graceOver?.();
+    }, graceMs);
     graceTimer.unref?.();
   };
   if (options.signal?.aborted) startGrace();
@@ -203,7 +207,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           // Retries are ours (with backoff and the lost-attempt note), never undici's.
           idempotent: false,
         },
-        { maxBytes: maxResponseBytes, deadlineMs: requestTimeoutMs, budget, abandon: abandon.signal },
+        { maxBytes: maxResponseBytes, budget, inFlight },
       );
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
@@ -220,14 +224,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
     // The gate for this call: the client's secrets and the record's own (Password, PIN).
-    const gate = withRecordSecrets(clientSecrets, payload);
+    const gate = withRecordSecrets(redactor, clientSecrets, payload);
 
     await limiter.acquire(signal);
     try {
       return await withRetries<ApiResult<T>>(
         {
           debugLabel: `${method} ${path}`,
-          errorLabel: `${host}: ${method} ${route}`,
+          // Through a proxy, a refused connection may be the proxy's: say which way it went.
+          errorLabel: `${host}${proxy === undefined ? '' : ` (via proxy ${shownProxy(proxy)})`}: ${method} ${route}`,
           signal,
           debug: options.debug,
           async beforeAttempt() {
@@ -267,28 +272,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
    * turned GET applies nothing); the run stops at the first one, naming where to point examctl.
    */
   function redirected(answer: HttpAnswer, method: Method, route: string, gate: Redactor): TargetError {
-    const location = headerValue(answer.headers, 'location');
-    const status = `${describeStatus(answer.status)} (${answer.status})`;
-    if (location === undefined || location.trim() === '') {
-      return new NeverSentTargetError(`${host}: ${method} ${route} answered a redirect ${status} without a Location; examctl follows no redirect: check --base-url`);
-    }
-    let target: URL | undefined;
-    try {
-      target = new URL(location.trim(), `${origin}${pathPrefix}${route}`);
-    } catch {
-      target = undefined;
-    }
-    const shown = gate.text(target?.href ?? location).slice(0, 300);
-    let advice = 'check --base-url';
-    if (target !== undefined) {
-      const suffix = `${API_PREFIX}${route}`;
-      const at = target.pathname.indexOf(API_PREFIX);
-      const base = target.pathname.endsWith(suffix) || at >= 0 ? `${target.origin}${target.pathname.slice(0, at >= 0 ? at : 0)}` : target.origin;
-      advice = `set --base-url to ${gate.text(base.replace(/\/+$/, ''))}`;
-    }
-    return new NeverSentTargetError(
-      `${host}: ${method} ${route} answered ${status} to ${shown}: examctl follows no redirect (the token would go along); ${advice}`,
-    );
+    const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
+    return new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
   }
 
   function serverSays(answer: HttpAnswer, gate: Redactor): string {
@@ -304,7 +289,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
     const read = readEnvelope<T>(answer.text, answer.status);
     // The gate before any sink: every string of the answer (messages, member names, content).
-    const envelope = read === undefined ? undefined : gate.deep(read);
+    const envelope = read === undefined || !gate.mayHold(answer.text) ? read : gate.deep(read);
     if (!envelope) {
       if (isEndpointMismatch(answer.status)) {
         throw new TargetError(
@@ -349,7 +334,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       // Interrupted: what is still on the wire has its grace, then is dropped; close waits no longer.
       if (options.signal?.aborted) {
         startGrace();
-        await Promise.race([pool.close(), new Promise<void>((resolve) => abandon.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+        await Promise.race([pool.close(), abandoned]);
         if (graceTimer !== undefined) clearTimeout(graceTimer);
         await pool.destroy().catch(() => undefined);
         return;

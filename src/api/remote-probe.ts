@@ -6,13 +6,25 @@ import { headerValue, readEnvelope } from './envelope-reader.js';
 import { openDispatcher, requestText } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
+import { redirectWords } from './redirect-advice.js';
 import type { Envelope } from '../domain/envelope.js';
 import { describeNetworkError, USER_AGENT } from './remote-client.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 
 /** What one probe request got: an answer (any status), or why none came. */
 export type ProbeAnswer =
-  | { kind: 'answered'; path: string; status: number; envelope: Envelope<unknown> | undefined; date: string | undefined; sentAt: number; receivedAt: number; proxy?: string }
+  | {
+      kind: 'answered';
+      path: string;
+      status: number;
+      envelope: Envelope<unknown> | undefined;
+      date: string | undefined;
+      sentAt: number;
+      receivedAt: number;
+      proxy?: string;
+      /** A 3xx in words: where it points and the base URL to set (never followed). */
+      redirect?: string;
+    }
   | { kind: 'unreachable'; path: string; reason: string; proxy?: string };
 
 export interface ProbeOptions {
@@ -62,6 +74,8 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
     }
     const receivedAt = now();
     const envelope = readEnvelope<unknown>(response.text, response.statusCode);
+    const status = response.statusCode;
+    const redirect = status >= 300 && status < 400 ? { redirect: redirectWords(status, headerValue(response.headers, 'location'), `${origin}${fullPath}`, gate.text) } : {};
     return {
       kind: 'answered',
       path: fullPath,
@@ -71,6 +85,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
       sentAt,
       receivedAt,
       ...via,
+      ...redirect,
     };
   } finally {
     await pool.close();

@@ -8,10 +8,18 @@ describe('bounded, linear reading of answers', () => {
     let nested: unknown = { Code: 1, Message: 'deep' };
     for (let i = 0; i < 2000; i += 1) nested = [nested];
     const text = JSON.stringify({ Content: null, Success: false, Errors: nested });
-    const envelope = readEnvelope(text, 400);
-    const problems = errorsOf(envelope);
+    // Too deep to be an answer of the API (readEnvelope refuses it, below); the walk holds anyway.
+    expect(readEnvelope(text, 400)).toBeUndefined();
+    const problems = errorsOf(JSON.parse(text));
     expect(problems).toHaveLength(1);
     expect(problems[0]?.message).toContain(`deeper than ${ERROR_LIMITS.depth} levels`);
+  });
+
+  it('an answer nested 100,000 deep is no envelope (JSON.stringify of it would overflow a report); 256 levels still are', () => {
+    const deep = `{"Success":false,"Content":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(readEnvelope(deep, 400)).toBeUndefined();
+    const fine = `{"Success":false,"Content":${'['.repeat(200)}"a]{}["${']'.repeat(200)}}`;
+    expect(readEnvelope(fine, 400)?.Success).toBe(false);
   });
 
   it('a model-state map nested 2,000 deep does not overflow either', () => {

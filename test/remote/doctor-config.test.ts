@@ -60,6 +60,17 @@ describe('examctl doctor', () => {
     });
   });
 
+  it('remote, a redirect: not healthy, naming the Location and the base URL to set; not followed', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 308, headers: { location: 'https://exam.example.test/api/v1/integrations/external/review-sessions/x' } };
+      const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      expect(code).toBe(3);
+      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 \(308\) to https:\/\/exam\.example\.test\/api\/v1\/integrations\/external\/review-sessions\/x/);
+      expect(stdout).toContain('set --base-url to https://exam.example.test');
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
   it('remote, 403: the token is refused, exit 3', async () => {
     await withTempDir(async (dir) => {
       server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'no' }] } };

@@ -123,3 +123,76 @@ describe('retries counted', () => {
     });
   });
 });
+
+describe('interrupts are bounded', () => {
+  it('Ctrl-C while the server never answers: after the grace the request is abandoned, exit 130, and runs show says its answer was lost', async () => {
+    const interrupt = new AbortController();
+    // The marker: the first request reached the server. It is never answered.
+    server = await startHostileServer(() => interrupt.abort());
+    await withTempDir(async (dir) => {
+      const file = join(dir, 'users.json');
+      await writeFile(file, JSON.stringify([{ ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' }]));
+      const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
+      const io = testDeps(dir, { signal: interrupt.signal }, env);
+      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--concurrency', '1', 'user', 'sync', '--file', file], io.deps);
+      expect(code).toBe(130);
+      const runId = /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1];
+      expect(runId).toBeDefined();
+      const show = testDeps(dir, {}, env);
+      await runCli(['runs', 'show', runId!], show.deps);
+      expect(show.stdout.text + show.stderr.text).toContain('its answer was lost when the run stopped: it may have been applied');
+    });
+  });
+});
+
+describe('connection failures through a whole run', () => {
+  it('a self-signed server: exit 3 at once, the NODE_EXTRA_CA_CERTS advice, nothing was sent, runs show says "not sent"', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    await withTempDir(async (dir) => {
+      const { code, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(3);
+      expect(stderr).toContain('NODE_EXTRA_CA_CERTS=<ca.pem>');
+      expect(stderr).toContain('nothing was sent');
+      expect(server!.connections).toBe(1);
+      const runId = /run (\S+) \(examctl runs show/.exec(stderr)?.[1];
+      const show = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      await runCli(['runs', 'show', runId!], show.deps);
+      const shown = show.stdout.text + show.stderr.text;
+      expect(shown).toContain('not sent');
+      expect(shown).not.toContain('may have been applied');
+    });
+  });
+});
+
+describe('answers too large to keep', () => {
+  it('an answer with 300,000 GroupErrors is capped before the journal, the report and --json (100 and "… and N more")', async () => {
+    const groupErrors = Array.from({ length: 300_000 }, (_, i) => ({ ExternalId: `H-${i}`, Code: 131, Error: `Hierarchy not found: H-${i}` }));
+    const body = JSON.stringify({ Content: { User: {}, GroupErrors: groupErrors }, Success: true, Errors: null });
+    server = await startHostileServer((_request, res) => json(res, 200, body));
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(1);
+      const report = JSON.parse(stdout) as { items: Array<{ status: string; errors: Array<{ message: string }> }> };
+      expect(report.items[0]?.status).toBe('partial');
+      expect(report.items[0]?.errors).toHaveLength(101);
+      expect(report.items[0]?.errors.at(-1)?.message).toBe('… and 299900 more');
+      // Each sink holds about 100 messages per item, not 300,000: a few hundred KB, not 40 MB each.
+      const written = await allFiles(dir);
+      expect(written.length).toBeLessThan(2_000_000);
+    });
+  });
+});
+
+describe('answers that would crash a reader', () => {
+  it('Errors nested 2,000 deep: the records fail (exit 1), never an internal error', async () => {
+    let nested: unknown = { Code: 1, Message: 'deep' };
+    for (let i = 0; i < 2000; i += 1) nested = [nested];
+    const body = JSON.stringify({ Content: null, Success: false, Errors: nested });
+    server = await startHostileServer((_request, res) => json(res, 400, body));
+    await withTempDir(async (dir) => {
+      const { code, stdout } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(1);
+      expect((JSON.parse(stdout) as { summary: { failed: number } }).summary.failed).toBe(3);
+    });
+  });
+});

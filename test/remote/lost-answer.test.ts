@@ -52,10 +52,14 @@ async function remoteRun(dir: string, args: string[]): Promise<{ code: number; r
 const sentIds = (idOf: (body: Record<string, unknown>) => string): string[] => server.requests.map((request) => idOf(JSON.parse(request.body) as Record<string, unknown>));
 
 describe('a retried create whose first answer was lost', () => {
-  it('schedule push with Upsert false: "Duplicate ScheduleExtId" after the lost answer is ok with a note', async () => {
+  it.each([
+    ['Duplicate ScheduleExtId', duplicateSchedule],
+    // A real server's own wording: the condition's words with other words around, another case.
+    ['Bad request: duplicate ScheduleExtId S-LOST', { status: 400, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Bad request: duplicate ScheduleExtId S-LOST' }] } }],
+  ] as Array<[string, ScriptedReply]>)('schedule push with Upsert false: "%s" after the lost answer is ok with a note', async (_wording, duplicate) => {
     await withTempDir(async (dir) => {
       const scheduleId = (body: Record<string, unknown>) => (body.Schedule as { ScheduleExtId: string }).ScheduleExtId;
-      server.fallback = creatingService(scheduleId, new Set(['S-LOST']), duplicateSchedule, (id) => okEnvelope(id));
+      server.fallback = creatingService(scheduleId, new Set(['S-LOST']), duplicate, (id) => okEnvelope(id));
       const schedule = (id: string) => ({
         Workflow: 'DEFAULT',
         Upsert: false,

@@ -87,4 +87,23 @@ describe('through a CONNECT proxy on loopback', () => {
       await client.close();
     }
   });
+
+  it('a proxy that is down: "nothing was sent", naming the proxy, its credentials not shown', async () => {
+    const client = createRemoteClient({
+      baseUrl: 'https://exam.proxied.test',
+      token: TOKEN,
+      env: { https_proxy: 'http://carol:hidden-pass@127.0.0.1:9' },
+      maxAttempts: 2,
+      sleep: async () => undefined,
+    });
+    try {
+      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(NeverSentTargetError);
+      expect((failure as Error).message).toContain('(via proxy http://127.0.0.1:9)');
+      expect((failure as Error).message).toContain('nothing was sent');
+      expect((failure as Error).message).not.toContain('hidden-pass');
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -107,6 +107,25 @@ describe('resolveRemoteTarget', () => {
     await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: multi, env })).rejects.toThrow(/more than one line/);
   });
 
+  it('refuses a token with a character outside visible ASCII from every source, naming the source, never the token', async () => {
+    const file = await writeToken('euro', 'tok€secret-part\n');
+    const failures: unknown[] = [];
+    const attempt = (input: Parameters<typeof resolveRemoteTarget>[0]) => resolveRemoteTarget(input).then(() => undefined, (error: unknown) => failures.push(error));
+    await attempt({ baseUrl: 'https://x', tokenFile: file, env });
+    await attempt({ baseUrl: 'https://x', env: { ...env, EXAMCTL_TOKEN: 'tok\u0001secret-part' } });
+    await setProfile('odd', { baseUrl: 'https://odd.example.com', token: 'tok secret-part' }, env);
+    await attempt({ profile: 'odd', env });
+    expect(failures).toHaveLength(3);
+    const messages = failures.map((error) => {
+      expect(error).toBeInstanceOf(UsageError);
+      return (error as Error).message;
+    });
+    expect(messages[0]).toMatch(/--token-file.*outside visible ASCII/);
+    expect(messages[1]).toMatch(/EXAMCTL_TOKEN.*outside visible ASCII/);
+    expect(messages[2]).toMatch(/outside visible ASCII/);
+    for (const message of messages) expect(message).not.toContain('secret-part');
+  });
+
   it('uses the default profile with its token file (~ expanded) and defaults', async () => {
     await writeToken('.prod-token', 'prod-secret\n');
     await setProfile('prod', { baseUrl: 'https://prod.example.com', tokenFile: '~/.prod-token', defaults: { rate: 120 } }, env);

@@ -79,6 +79,12 @@ describe('an item in flight when the run died', () => {
     expect(settleInFlight('collection add', 'R1', inFlight, taken).status).toBe('ok');
   });
 
+  it('a server wording the duplicate its own way (words anywhere, any case) is still "already exists" on resume', () => {
+    const worded = { status: 'failed' as const, errors: [{ field: '', code: null, message: 'Bad request: duplicate ScheduleExtId S-1' }] };
+    expect(settleInFlight('schedule push', 'R1', inFlight, worded).status).toBe('ok');
+    expect(settleInFlight('schedule push', 'R1', fresh, worded)).toEqual(worded);
+  });
+
   it('an item that was not in flight keeps its failure, and other failures stay failures', () => {
     expect(settleInFlight('schedule push', 'R1', fresh, duplicate)).toEqual(duplicate);
     const other = { status: 'failed' as const, errors: [{ field: 'Email', code: 209 as const, message: 'bad' }] };

@@ -125,7 +125,9 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path}${via} answered ${status} in ${receivedAt - sentAt} ms` });
 
   const codes = envelope ? errorsOf(envelope).map((problem) => problem.code) : [];
-  if (status === 401 || status === 403) {
+  if (answer.redirect !== undefined) {
+    report.checks.push({ name: 'authorised', status: 'fail', detail: answer.redirect });
+  } else if (status === 401 || status === 403) {
     report.checks.push({
       name: 'authorised',
       status: 'fail',

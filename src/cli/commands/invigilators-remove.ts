@@ -1,5 +1,5 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
-import { problemsFrom } from '../../api/envelope-errors.js';
+import { capProblems, problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../../domain/problem.js';
@@ -206,8 +206,9 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>): (id: string)
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
   return (id) => {
-    const errors = byUser.get(id);
-    if (!errors) return { status: 'ok', errors: [] };
-    return { status: errors.every((e) => e.code === ErrorCode.NotAnInvigilator) ? 'partial' : 'failed', errors };
+    const listed = byUser.get(id);
+    if (!listed) return { status: 'ok', errors: [] };
+    const errors = capProblems(listed);
+    return { status: listed.every((e) => e.code === ErrorCode.NotAnInvigilator) ? 'partial' : 'failed', errors };
   };
 }

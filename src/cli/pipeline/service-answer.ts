@@ -1,5 +1,5 @@
 import type { ApiResult, PlannedAction } from '../../api/integration-api.js';
-import { errorsOf } from '../../api/envelope-errors.js';
+import { capProblems, errorsOf } from '../../api/envelope-errors.js';
 import type { Problem } from '../../domain/problem.js';
 import type { Outcome } from './record-job.js';
 
@@ -13,7 +13,8 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
   const note: Problem[] = result.note ? [{ field: '', code: null, message: result.note }] : [];
   if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
   const content = result.envelope.Content;
-  const problems = content === null || content === undefined ? [] : partialProblems(content);
+  // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
+  const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
   const outcome = withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);
   return result.changedFields ? { ...outcome, changedFields: result.changedFields } : outcome;
 }
