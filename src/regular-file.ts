@@ -29,6 +29,8 @@ export interface RegularOpenOptions {
   flags?: number;
   /** Follow a symbolic link (a config file a user links from elsewhere); default false. */
   followLinks?: boolean;
+  /** The mode of a file the flags create (O_CREAT); default 0o666 less the umask. */
+  mode?: number;
 }
 
 /** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link). */
@@ -36,7 +38,7 @@ export async function openRegularFile(path: string, options: RegularOpenOptions 
   const flags = (options.flags ?? constants.O_RDONLY) | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
   let handle: FileHandle;
   try {
-    handle = await open(path, flags);
+    handle = await open(path, flags, options.mode ?? 0o666);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !options.followLinks) throw new NotRegularFileError(path, 'a symbolic link');
     throw error;

@@ -7,6 +7,7 @@ import { StoreLockedError, UsageError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
 import { StoreLock } from '../engine/store/lock.js';
+import { NotRegularFileError, openRegularFile } from '../regular-file.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 
@@ -123,8 +124,10 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
   const empty: MemoryContents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
   let handle: FileHandle;
   try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // A regular file only: a FIFO planted there would block the open past Ctrl-C.
+    handle = await openRegularFile(file);
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw new UsageError(`the sync memory ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return empty;
     throw new UsageError(`cannot read the sync memory ${file}: ${code ?? String(error)}`);
@@ -280,7 +283,7 @@ export class SyncMemory {
 
   private async openForAppend(contents: MemoryContents): Promise<void> {
     try {
-      const handle = await open(this.file, APPEND_FLAGS, 0o600);
+      const handle = await openRegularFile(this.file, { flags: APPEND_FLAGS, mode: 0o600 });
       this.handle = handle;
       const { size } = await handle.stat();
       // A torn last line (a kill mid-write) is cut off, so the next line does not glue onto it.

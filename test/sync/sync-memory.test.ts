@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,16 @@ describe('the sync memory file', () => {
     await again.close();
     const third = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(third.get('u3')?.digest).toBe('d4');
+  });
+
+  it('a FIFO planted as the memory file is refused (exit 2) at once, never waited on', async () => {
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    await memory.close();
+    const file = memoryFile(dir, target, 'users');
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/is a FIFO, not a regular file/);
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toBeInstanceOf(UsageError);
   });
 
   it('a newer format is refused (exit 2), never read as empty', async () => {
