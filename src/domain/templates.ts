@@ -115,17 +115,17 @@ const EXAMPLES: Readonly<Record<string, string>> = {
 
 /** Examples that differ by kind (a collection's ExternalId allows letters and digits only). */
 const KIND_EXAMPLES: Partial<Record<TemplateKind, Readonly<Record<string, string>>>> = {
-  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' },
+  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<Record<CollectionField, string>>,
 };
 
 /** Fields an example row leaves empty: they need another field set a particular way. */
-const EXAMPLE_ROW_OMITS: ReadonlySet<string> = new Set(['AttemptExtId']);
+const EXAMPLE_ROW_OMITS: ReadonlySet<string> = new Set<ExampleField>(['AttemptExtId']);
 
 /** Required-ness the rule table cannot say (it depends on the platform or another field). */
 const CONDITIONS: Readonly<Record<string, string>> = {
   Role: 'when the user is created',
   AttemptExtId: 'when Workflow is EXTERNAL_ATTEMPTS',
-};
+} satisfies Partial<Record<ExampleField, string>>;
 
 interface KindSpec {
   columns: readonly ColumnSpec[];
