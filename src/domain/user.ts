@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
-import type { HierarchyAction, UserRequest } from './types.js';
+import type { HierarchyAction, HierarchyMembership, UserRequest } from './types.js';
 import {
   booleanRule,
   codeNote,
@@ -19,7 +19,6 @@ import {
   type AssertSameNames,
   type FieldOf,
   type FieldRule,
-  type RuleTable,
   type SameNames,
 } from './field-rules.js';
 import { checkAdjustmentNeedsSpecialNeeds, emailFormat, reasonableAdjustmentRule } from './common-rules.js';
@@ -53,7 +52,7 @@ export const HIERARCHY_FLAG_FIELDS = [
   'HasReScoringPermissions',
 ] as const;
 
-export const HIERARCHY_TABLE: RuleTable = ruleTable('hierarchy membership', [
+export const HIERARCHY_TABLE = ruleTable('hierarchy membership', [
   stringRule('ExternalId', { max: 64, required: null }),
   ...HIERARCHY_FLAG_FIELDS.map((name) => booleanRule(name)),
   enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
@@ -264,7 +263,10 @@ export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((
 
 /** tsc stops here when UserRequest (types.ts) and USER_TABLE do not name the same fields. */
 export type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
-export const HIERARCHY_FIELDS: readonly string[] = HIERARCHY_TABLE.rules.map((r) => r.name);
+export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
+export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
+/** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
+export type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
 /** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
 export function booleanState(value: unknown): boolean | undefined | 'invalid' {

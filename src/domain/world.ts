@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ReviewSession } from './types.js';
-import type { StoredUserField } from './user.js';
+import type { HierarchyField, StoredUserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
 import { normaliseGuid } from './text-rules.js';
 
@@ -53,13 +53,14 @@ export const WorldRoleSchema = z.strictObject({
   Participate: z.boolean(),
 });
 
+/** A stored membership: the hierarchy table's fields but Action, which only a request carries (checked by tsc). */
 export const WorldMembershipSchema = z.strictObject({
   ExternalId: nonEmpty,
   IsCoordinator: z.boolean().optional(),
   IsAdministrator: z.boolean().optional(),
   HasViewReportsPermissions: z.boolean().optional(),
   HasReScoringPermissions: z.boolean().optional(),
-});
+} satisfies Record<Exclude<HierarchyField, 'Action'>, z.ZodType>);
 
 /**
  * The stored user's fields as the world file holds them: exactly the user table's fields that
