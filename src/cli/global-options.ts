@@ -1,4 +1,5 @@
-import { choice, option, parsed, positiveInt, positiveNumber, type OptionsOf } from './option-table.js';
+import { positiveInt, positiveNumber } from './flag-values.js';
+import { choice, option, parsed, type OptionsOf } from './option-table.js';
 
 /** The global options of cli-contract.md's table: registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [

@@ -1,4 +1,4 @@
-import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 
 /**
  * Flags and positional arguments as data. A command declares them once, in a table that
@@ -65,7 +65,7 @@ export function mandatory<const F extends string>(flags: F, description: string)
   return { kind: 'option', flags, description, always: true, mandatory: true };
 }
 
-/** A value checked and converted by `parse`, which throws commander's InvalidArgumentError. */
+/** A value checked and converted by `parse` (flag-values.ts), which throws commander's InvalidArgumentError. */
 export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V): OptionSpec<F, V, false>;
 export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue: V): OptionSpec<F, V, true>;
 export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: V): OptionSpec<F, V, boolean> {
@@ -108,30 +108,4 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
 /** The positional argument keys of a table, in order, to name what commander hands the action. */
 export function argumentKeys(table: SpecTable): string[] {
   return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
-}
-
-/** Value parsers for `parsed(...)`: a bad value is a usage error naming the flag. */
-export function positiveInt(name: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
-    return Number(value);
-  };
-}
-
-export function positiveNumber(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
-    return number;
-  };
-}
-
-export function portNumber(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
-  return Number(value);
-}
-
-/** A repeatable flag: every occurrence, in order. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
 }

@@ -449,8 +449,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
   register(
     runs
       .command('prune')
-      .description('remove finished runs older than 30 days or beyond the newest 100; --all also interrupted ones')
-      .addHelpText('after', examples('examctl runs prune', 'examctl runs prune --all --json')),
+      .description('remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones')
+      .addHelpText('after', examples('examctl runs prune', 'examctl runs prune --older-than 7d --all --json')),
     RUNS_PRUNE_OPTIONS,
     async () => (await import('./commands/runs.js')).runPrune,
   );

@@ -8,18 +8,18 @@
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
-import { BOOLEAN_SPELLINGS, isPlainObject } from './field-rules.js';
+import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
 import { adjustmentInvalidProblem } from './common-rules.js';
-import { validateUser } from './user.js';
-import { validateCandidate, validateScheduleRequest } from './schedule.js';
-import { validateCollection } from './collection.js';
+import { USER_TABLE, validateUser } from './user.js';
+import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, validateCandidate, validateScheduleRequest } from './schedule.js';
+import { COLLECTION_TABLE, validateCollection } from './collection.js';
 
 export interface Coerced {
   fields: Record<string, unknown>;
   problems: Problem[];
 }
 
-type CoercionKind = 'boolean' | 'adjustment' | 'list' | 'hierarchies' | 'idTitleList';
+type CoercionKind = CellKind;
 /** Field name and kind pairs; an array, not a Map, because this loop runs once per input row. */
 type CoercionTable = readonly (readonly [string, CoercionKind])[];
 
@@ -163,39 +163,17 @@ function coerceWith(table: CoercionTable, fields: Record<string, unknown>): Coer
   return { fields: out ?? fields, problems };
 }
 
-const USER_COERCION: CoercionTable = [
-  ['SpecialNeeds', 'boolean'],
-  ['ReasonableAdjustmentPercentage', 'adjustment'],
-  ['EnableReadSpeaker', 'boolean'],
-  ['DisableLogin', 'boolean'],
-  ['DisablePasswordReset', 'boolean'],
-  ['Labels', 'list'],
-  ['AllowedIpAddresses', 'list'],
-  ['Hierarchies', 'hierarchies'],
-];
+/** Each table's fields with a cell syntax, in table order: a rule's `cell` is the one declaration. */
+function coercionOf(rules: readonly FieldRule[]): CoercionTable {
+  return rules.flatMap((rule) => (rule.cell === undefined ? [] : [[rule.name, rule.cell] as const]));
+}
 
-const CANDIDATE_COERCION: CoercionTable = [
-  ['SpecialNeeds', 'boolean'],
-  ['ReasonableAdjustmentPercentage', 'adjustment'],
-  ['ProctorUIds', 'list'],
-];
-
-/** Schedule fields plus the request's Workflow and Upsert (a sittings-file row carries all of them). */
-const SCHEDULE_COERCION: CoercionTable = [
-  ['Upsert', 'boolean'],
-  ['LockExamOnConnectionLoss', 'boolean'],
-  ['UseProctoringService', 'boolean'],
-  ['UseKeyCode', 'boolean'],
-  ['enableAutomaticDataCleanup', 'boolean'],
-];
-
-const REQUEST_COERCION: CoercionTable = [['Upsert', 'boolean']];
-
-const COLLECTION_COERCION: CoercionTable = [
-  ['Taxonomies', 'idTitleList'],
-  ['LoRepositoryExternalIds', 'idTitleList'],
-  ['ObjectiveRepositories', 'idTitleList'],
-];
+const USER_COERCION = coercionOf(USER_TABLE.rules);
+const CANDIDATE_COERCION = coercionOf(CANDIDATE_TABLE.rules);
+/** Schedule fields plus the request's Upsert (a sittings-file row carries both). */
+const SCHEDULE_COERCION = coercionOf([UPSERT_RULE, ...SCHEDULE_TABLE.rules]);
+const REQUEST_COERCION = coercionOf([UPSERT_RULE]);
+const COLLECTION_COERCION = coercionOf(COLLECTION_TABLE.rules);
 
 export function coerceUserFields(fields: Record<string, unknown>): Coerced {
   return coerceWith(USER_COERCION, fields);

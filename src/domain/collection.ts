@@ -16,14 +16,18 @@ import {
   validateFields,
   type FieldRule,
   wireOf,
+  fieldNames,
+  type AssertSameNames,
+  type FieldOf,
   type RuleTable,
+  type SameNames,
 } from './field-rules.js';
 import { ALNUM, codePointLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
 export const COLLECTION_TITLE_LIMIT = 100;
 
-const titleRule: FieldRule = {
+const titleRule: FieldRule<'Title'> = {
   name: 'Title',
   required: true,
   wire: (zod) =>
@@ -57,8 +61,8 @@ const titleRule: FieldRule = {
   },
 };
 
-interface IdTitleListSpec {
-  name: string;
+interface IdTitleListSpec<Name extends string> {
+  name: Name;
   /** Code for an entry that is null or an empty object (901 for taxonomies). */
   emptyEntryCode: ProblemCode;
   /** Code for an entry whose ExternalId is null or empty (902 / 1004). */
@@ -75,10 +79,11 @@ export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [
 const listEntryIdRule = stringRule('ExternalId', { max: 64, required: null });
 
 /** A list of { ExternalId, Title } objects; null or absent means "all available" and is left out. */
-function idTitleListRule(spec: IdTitleListSpec): FieldRule {
+function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>): FieldRule<Name> {
   const { name, emptyEntryCode, emptyIdCode, what } = spec;
   return {
     name,
+    cell: 'idTitleList',
     // ExternalId is optional in the entry table but this list requires it (902 / 1004).
     wire: (zod) =>
       zod
@@ -121,7 +126,7 @@ function idTitleListRule(spec: IdTitleListSpec): FieldRule {
   };
 }
 
-export const COLLECTION_TABLE: RuleTable = ruleTable('collection', [
+export const COLLECTION_TABLE = ruleTable('collection', [
   stringRule('ExternalId', {
     max: 64,
     pattern: ALNUM,
@@ -150,7 +155,10 @@ export const COLLECTION_TABLE: RuleTable = ruleTable('collection', [
   }),
 ]);
 
-export const COLLECTION_FIELDS: readonly string[] = COLLECTION_TABLE.rules.map((r) => r.name);
+export type CollectionField = FieldOf<typeof COLLECTION_TABLE>;
+export const COLLECTION_FIELDS: readonly CollectionField[] = fieldNames(COLLECTION_TABLE);
+/** tsc stops here when CollectionRequest (types.ts) and COLLECTION_TABLE do not name the same fields. */
+export type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];

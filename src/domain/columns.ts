@@ -3,27 +3,23 @@
  * Built from the rule tables so a field added to a table is a column at once.
  */
 import type { ColumnSpec } from '../input/record.js';
-import { USER_FIELDS } from './user.js';
-import { CANDIDATE_FIELDS, SCHEDULE_FIELDS } from './schedule.js';
-import { COLLECTION_FIELDS } from './collection.js';
+import type { FieldRule } from './field-rules.js';
+import { USER_TABLE } from './user.js';
+import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
+import { COLLECTION_TABLE } from './collection.js';
 
-/** Fields whose cell holds several values separated by `|`. */
-const LIST_FIELDS: ReadonlySet<string> = new Set([
-  'Labels',
-  'AllowedIpAddresses',
-  'Hierarchies',
-  'ProctorUIds',
-  'Taxonomies',
-  'LoRepositoryExternalIds',
-  'ObjectiveRepositories',
-]);
-
-function columns(names: readonly string[]): readonly ColumnSpec[] {
-  return Object.freeze(names.map((name) => Object.freeze({ name, kind: LIST_FIELDS.has(name) ? 'list' : 'string' } as const)));
+/** A cell holds several values separated by `|` when its rule reads a list syntax. */
+function columns(rules: readonly FieldRule[]): readonly ColumnSpec[] {
+  return Object.freeze(
+    rules.map((rule) => {
+      const list = rule.cell === 'list' || rule.cell === 'hierarchies' || rule.cell === 'idTitleList';
+      return Object.freeze({ name: rule.name, kind: list ? 'list' : 'string' } as const);
+    }),
+  );
 }
 
-export const USER_COLUMNS: readonly ColumnSpec[] = columns(USER_FIELDS);
-export const CANDIDATE_COLUMNS: readonly ColumnSpec[] = columns(CANDIDATE_FIELDS);
+export const USER_COLUMNS: readonly ColumnSpec[] = columns(USER_TABLE.rules);
+export const CANDIDATE_COLUMNS: readonly ColumnSpec[] = columns(CANDIDATE_TABLE.rules);
 /** Schedule fields plus the request's Workflow and Upsert, for sittings files. */
-export const SCHEDULE_COLUMNS: readonly ColumnSpec[] = columns([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
-export const COLLECTION_COLUMNS: readonly ColumnSpec[] = columns(COLLECTION_FIELDS);
+export const SCHEDULE_COLUMNS: readonly ColumnSpec[] = columns([...SCHEDULE_TABLE.rules, WORKFLOW_RULE, UPSERT_RULE]);
+export const COLLECTION_COLUMNS: readonly ColumnSpec[] = columns(COLLECTION_TABLE.rules);

@@ -28,9 +28,10 @@ export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
 }
 
 /** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
-export const reasonableAdjustmentRule: FieldRule = {
+export const reasonableAdjustmentRule: FieldRule<'ReasonableAdjustmentPercentage'> = {
   name: 'ReasonableAdjustmentPercentage',
   emptyIsUnset: true,
+  cell: 'adjustment',
   wire: (zod) =>
     zod
       .number()

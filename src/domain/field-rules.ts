@@ -28,8 +28,9 @@ export type WireBuilder = (zod: Zod) => z.ZodType;
 
 export type FieldCheck = (value: unknown, path: string, problems: Problem[]) => unknown;
 
-export interface FieldRule {
-  readonly name: string;
+/** `Name` is the field's API name as a literal type, so a table's names are a type (FieldOf). */
+export interface FieldRule<Name extends string = string> {
+  readonly name: Name;
   readonly check: FieldCheck;
   /** True when the rule must also run for an absent field (it reports the field as missing). */
   readonly required?: boolean;
@@ -48,12 +49,20 @@ export interface FieldRule {
   readonly input?: WireBuilder;
   /** True when the check reads '' as "not set" (null always is, for an optional field). */
   readonly emptyIsUnset?: boolean;
+  /**
+   * How a CSV cell's text becomes this field's value before the check (coercion.ts): yes/no
+   * spellings, an integer, a `|` list, the Hierarchies or id-title cell syntax. Absent: the text as is.
+   */
+  readonly cell?: CellKind;
 }
 
-export interface RuleTable {
+/** The cell syntaxes of coercion.ts; a list kind makes the field a list column (columns.ts). */
+export type CellKind = 'boolean' | 'adjustment' | 'list' | 'hierarchies' | 'idTitleList';
+
+export interface RuleTable<Name extends string = string> {
   /** What one record is called in messages ("user", "candidate"). */
   readonly entity: string;
-  readonly rules: readonly FieldRule[];
+  readonly rules: readonly FieldRule<Name>[];
   readonly names: ReadonlySet<string>;
   readonly byName: ReadonlyMap<string, FieldRule>;
   readonly requiredRules: readonly FieldRule[];
@@ -61,7 +70,7 @@ export interface RuleTable {
   readonly byLowerName: ReadonlyMap<string, string>;
 }
 
-export function ruleTable(entity: string, rules: readonly FieldRule[]): RuleTable {
+export function ruleTable<const Name extends string>(entity: string, rules: readonly FieldRule<Name>[]): RuleTable<Name> {
   return {
     entity,
     rules,
@@ -71,6 +80,27 @@ export function ruleTable(entity: string, rules: readonly FieldRule[]): RuleTabl
     byLowerName: new Map(rules.map((r) => [r.name.toLowerCase(), r.name])),
   };
 }
+
+/** The field names of a table, as a union of literal types ('ExternalId' | 'LastName' | ...). */
+export type FieldOf<Table> = Table extends RuleTable<infer Name> ? Name : never;
+
+/** A table's field names in its order, typed (the spec's order: columns, templates, views). */
+export function fieldNames<Name extends string>(table: RuleTable<Name>): readonly Name[] {
+  return table.rules.map((r) => r.name);
+}
+
+/**
+ * `true` when a type's field names are exactly a table's; otherwise an object naming the odd
+ * ones, which `AssertSameNames` refuses: a type written beside a table compiles only while it
+ * has exactly the table's fields, and tsc's message says which field is missing or extra.
+ */
+export type SameNames<TypeField extends string, TableField extends string> = [
+  Exclude<TypeField, TableField>,
+  Exclude<TableField, TypeField>,
+] extends [never, never]
+  ? true
+  : { onlyInType: Exclude<TypeField, TableField>; onlyInTable: Exclude<TableField, TypeField> };
+export type AssertSameNames<Check extends true> = Check;
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -240,7 +270,7 @@ export interface StringRuleSpec {
 }
 
 /** A string(N) field: required or optional, maximum length in code points, optional pattern and format. */
-export function stringRule(name: string, spec: StringRuleSpec): FieldRule {
+export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec): FieldRule<Name> {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
   const isRequired = required !== undefined;
   const requiredCode: ProblemCode = required ?? null;
@@ -311,9 +341,10 @@ export function forbiddenNameCharacterMessage(name: string): string {
 export const BOOLEAN_SPELLINGS = 'true/false, yes/no or 1/0';
 
 /** A JSON boolean field; null means unset. */
-export function booleanRule(name: string, doc?: string): FieldRule {
+export function booleanRule<Name extends string>(name: Name, doc?: string): FieldRule<Name> {
   return {
     name,
+    cell: 'boolean',
     wire: (zod) => zod.boolean().describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
@@ -327,7 +358,7 @@ export function booleanRule(name: string, doc?: string): FieldRule {
 }
 
 /** A field whose value is one of a fixed set, accepted in any case and sent in the API's case. */
-export function enumRule(name: string, values: readonly [string, ...string[]], code: ProblemCode = null): FieldRule {
+export function enumRule<Name extends string>(name: Name, values: readonly [string, ...string[]], code: ProblemCode = null): FieldRule<Name> {
   const byUpper = new Map(values.map((v) => [v.toUpperCase(), v]));
   const list = values.join(' or ');
   const anyCase = caseInsensitivePattern(values);
@@ -352,7 +383,7 @@ export function enumRule(name: string, values: readonly [string, ...string[]], c
 }
 
 /** A field sent as given (the spec gives it no format). */
-export function passThroughRule(name: string): FieldRule {
+export function passThroughRule<Name extends string>(name: Name): FieldRule<Name> {
   return {
     name,
     emptyIsUnset: true,
@@ -388,10 +419,11 @@ export interface StringListSpec {
  * A list of strings, sent trimmed: at most `max` entries, each checked after trimming (blank is
  * invalid), and no two with the same key. Every problem is reported, not only the first.
  */
-export function stringListRule(name: string, spec: StringListSpec): FieldRule {
+export function stringListRule<Name extends string>(name: Name, spec: StringListSpec): FieldRule<Name> {
   const { max, tooManyCode, entryName, keyOf, invalidCode, invalidMessage, duplicateCode } = spec;
   return {
     name,
+    cell: 'list',
     wire: spec.wire,
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;

@@ -7,6 +7,8 @@ export {
   roleRequiredProblem,
   booleanState,
   USER_FIELDS,
+  USER_VIEW_FIELDS,
+  USER_FIELDS_NOT_IN_VIEW,
   HIERARCHY_FIELDS,
   HIERARCHY_FLAG_FIELDS,
   HIERARCHY_ACTIONS,
@@ -16,6 +18,7 @@ export {
   PASSWORD_MIN,
   PASSWORD_MAX,
 } from './user.js';
+export type { UserField, StoredUserField, UserFieldNotInView } from './user.js';
 export {
   validateScheduleRequest,
   validateSchedule,

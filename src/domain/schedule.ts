@@ -17,8 +17,12 @@ import {
   tableWire,
   unknownFieldProblem,
   validateFields,
+  fieldNames,
+  type AssertSameNames,
+  type FieldOf,
   type FieldRule,
   type RuleTable,
+  type SameNames,
 } from './field-rules.js';
 import {
   checkAdjustmentNeedsSpecialNeeds,
@@ -31,7 +35,7 @@ import { ALNUM_DASH, PIN_PATTERN } from './text-rules.js';
 export const WORKFLOWS: readonly [Workflow, ...Workflow[]] = ['DEFAULT', 'EXTERNAL_ATTEMPTS'];
 const ALNUM_DASH_HINT = 'letters, digits and dashes';
 
-export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
+export const SCHEDULE_TABLE = ruleTable('schedule', [
   stringRule('AssessmentExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('Title', { max: 100, name: true }),
   stringRule('ScheduleExtId', { max: 64, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
@@ -62,9 +66,11 @@ export const SCHEDULE_TABLE: RuleTable = ruleTable('schedule', [
 ]);
 
 const SPECIAL_NEEDS_DOC = 'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
-const specialNeedsRule: FieldRule = {
+const specialNeedsRule: FieldRule<'SpecialNeeds'> = {
   name: 'SpecialNeeds',
   emptyIsUnset: true,
+  // Read as yes/no like any boolean cell, then sent as the string "true"/"false" by the check.
+  cell: 'boolean',
   wire: (zod) => zod.enum(['true', 'false']).describe(SPECIAL_NEEDS_DOC),
   input: (zod) =>
     zod.union([zod.enum(['true', 'false']), zod.string().regex(caseInsensitivePattern(['true', 'false'])), zod.boolean()]).describe(SPECIAL_NEEDS_DOC),
@@ -78,8 +84,9 @@ const specialNeedsRule: FieldRule = {
   },
 };
 
-const proctorUIdsRule: FieldRule = {
+const proctorUIdsRule: FieldRule<'ProctorUIds'> = {
   name: 'ProctorUIds',
+  cell: 'list',
   wire: (zod) => zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
   check(value, path, problems) {
     if (value === undefined || value === null) return undefined;
@@ -99,7 +106,7 @@ const proctorUIdsRule: FieldRule = {
   },
 };
 
-const candidateString = (name: string): FieldRule => stringRule(name, { max: 500 });
+const candidateString = <Name extends string>(name: Name): FieldRule<Name> => stringRule(name, { max: 500 });
 
 /**
  * Free-text candidate fields that a platform user has too: the engine copies them onto the user
@@ -117,7 +124,7 @@ export const CANDIDATE_USER_PROFILE_FIELDS = [
   'PhoneNumber',
 ] as const;
 
-export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
+export const CANDIDATE_TABLE = ruleTable('candidate', [
   stringRule('CandidateExtId', { max: 500, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
   stringRule('FirstName', { max: 500, required: null, name: true }),
   stringRule('LastName', { max: 500, required: null, name: true }),
@@ -128,12 +135,18 @@ export const CANDIDATE_TABLE: RuleTable = ruleTable('candidate', [
   reasonableAdjustmentRule,
   stringRule('AttemptExtId', { max: 500, doc: 'Required on every candidate when Workflow is EXTERNAL_ATTEMPTS; must not be set otherwise.' }),
   ...CANDIDATE_USER_PROFILE_FIELDS.map(candidateString),
-  ...['RegistrationNumber', 'VoucherId', 'CompId'].map(candidateString),
+  ...(['RegistrationNumber', 'VoucherId', 'CompId'] as const).map(candidateString),
   proctorUIdsRule,
 ]);
 
-export const SCHEDULE_FIELDS: readonly string[] = SCHEDULE_TABLE.rules.map((r) => r.name);
-export const CANDIDATE_FIELDS: readonly string[] = CANDIDATE_TABLE.rules.map((r) => r.name);
+/** A schedule's and a candidate's field names: each table is the one declaration of its fields. */
+export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
+export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
+export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
+export const CANDIDATE_FIELDS: readonly CandidateField[] = fieldNames(CANDIDATE_TABLE);
+/** tsc stops here when Schedule or Candidate (types.ts) and their tables do not name the same fields. */
+export type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
+export type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);

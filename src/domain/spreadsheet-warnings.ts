@@ -7,6 +7,11 @@
  * whatever the input format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
+import type { UserField } from './user.js';
+import type { CandidateField, ScheduleField } from './schedule.js';
+
+/** A field of a record these warnings read: a misspelt name in the lists below fails to compile. */
+type RecordField = UserField | CandidateField | ScheduleField;
 
 /** A doubt about one field of a record; the run report carries them beside the item's errors. */
 export interface FieldWarning {
@@ -34,10 +39,10 @@ const LOST_CHARACTERS = /\?\?|\p{L}\?\p{L}/u;
 function isDigitsField(name: string): boolean {
   return /(?:Id|Ids)$/.test(name) || name.includes('Phone') || DIGITS_FIELDS.has(name);
 }
-const DIGITS_FIELDS: ReadonlySet<string> = new Set(['PIN', 'PostalCode', 'RegistrationNumber', 'UserName', 'SynchronizationKey']);
+const DIGITS_FIELDS: ReadonlySet<string> = new Set<RecordField>(['PIN', 'PostalCode', 'RegistrationNumber', 'UserName', 'SynchronizationKey']);
 
 /** Fields holding names and places, where a `?` is almost never what was typed. */
-const NAME_FIELDS: ReadonlySet<string> = new Set([
+const NAME_FIELDS: ReadonlySet<string> = new Set<RecordField>([
   'FirstName',
   'LastName',
   'UserName',
@@ -51,7 +56,7 @@ const NAME_FIELDS: ReadonlySet<string> = new Set([
   'PostalAddress',
 ]);
 
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
+const SECRET_FIELDS: ReadonlySet<string> = new Set<RecordField>(['Password']);
 
 const quoted = quotedValue;
 

@@ -9,9 +9,9 @@ import { z } from 'zod';
 import type { ColumnSpec } from '../input/record.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from './columns.js';
 import type { FieldRule, RuleTable } from './field-rules.js';
-import { USER_TABLE } from './user.js';
-import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
-import { COLLECTION_TABLE } from './collection.js';
+import { USER_TABLE, type UserField } from './user.js';
+import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE, type CandidateField, type ScheduleField } from './schedule.js';
+import { COLLECTION_TABLE, type CollectionField } from './collection.js';
 import { HIERARCHY_CELL_FLAGS } from './coercion.js';
 import {
   candidateSchema,
@@ -43,11 +43,15 @@ export interface ColumnDescription {
 }
 
 /** The column of an invigilators id list (src/input/id-list.ts accepts this name first). */
-export const INVIGILATOR_ID_COLUMN = 'UserExtId';
+export const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
+
+/** Every column a template shows: the tables' fields, a sittings row's Workflow and Upsert, the invigilator id. */
+type ExampleField = UserField | CandidateField | ScheduleField | CollectionField | 'Workflow' | 'Upsert' | typeof INVIGILATOR_ID_COLUMN;
 
 /**
  * One example cell per field, as an admin types it. Every example row passes validation
  * (test/xlsx/templates.test.ts), so a template's examples never teach a refused value.
+ * `satisfies` makes a field added to a rule table without an example here fail to compile.
  */
 const EXAMPLES: Readonly<Record<string, string>> = {
   ExternalId: 'u-1001',
@@ -107,21 +111,21 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   LoRepositoryExternalIds: 'LO-1',
   ObjectiveRepositories: 'OBJ-1',
   [INVIGILATOR_ID_COLUMN]: 'inv-3001',
-};
+} satisfies Record<ExampleField, string>;
 
 /** Examples that differ by kind (a collection's ExternalId allows letters and digits only). */
 const KIND_EXAMPLES: Partial<Record<TemplateKind, Readonly<Record<string, string>>>> = {
-  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' },
+  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<Record<CollectionField, string>>,
 };
 
 /** Fields an example row leaves empty: they need another field set a particular way. */
-const EXAMPLE_ROW_OMITS: ReadonlySet<string> = new Set(['AttemptExtId']);
+const EXAMPLE_ROW_OMITS: ReadonlySet<string> = new Set<ExampleField>(['AttemptExtId']);
 
 /** Required-ness the rule table cannot say (it depends on the platform or another field). */
 const CONDITIONS: Readonly<Record<string, string>> = {
   Role: 'when the user is created',
   AttemptExtId: 'when Workflow is EXTERNAL_ATTEMPTS',
-};
+} satisfies Partial<Record<ExampleField, string>>;
 
 interface KindSpec {
   columns: readonly ColumnSpec[];

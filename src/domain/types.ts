@@ -3,7 +3,12 @@
  * normalisation: DateTimes in UTC `yyyy-mm-ddThh:mm:ss.sssZ`, candidate SpecialNeeds as the
  * string "true"/"false", unset optional fields absent (never empty strings).
  * The zod schemas in this folder produce exactly these types.
+ *
+ * The request types list the fields their rule tables declare (domain/user.ts, schedule.ts):
+ * each table module has an `AssertSameNames` check, so a field added to a table and not here
+ * (or here and not there) fails to compile.
  */
+import type { UserFieldNotInView } from './user.js';
 
 export type Workflow = 'DEFAULT' | 'EXTERNAL_ATTEMPTS';
 
@@ -102,7 +107,7 @@ export interface UserRequest {
 }
 
 /** Content.User of POST /user: the stored user, never the password. */
-export type StoredUserView = Omit<UserRequest, 'Password' | 'Hierarchies'>;
+export type StoredUserView = Omit<UserRequest, UserFieldNotInView>;
 
 export interface GroupError {
   ExternalId: string;

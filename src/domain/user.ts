@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
-import type { HierarchyAction, UserRequest } from './types.js';
+import type { HierarchyAction, HierarchyMembership, UserRequest } from './types.js';
 import {
   booleanRule,
   codeNote,
@@ -15,8 +15,11 @@ import {
   stringRule,
   tableWire,
   validateFields,
+  fieldNames,
+  type AssertSameNames,
+  type FieldOf,
   type FieldRule,
-  type RuleTable,
+  type SameNames,
 } from './field-rules.js';
 import { checkAdjustmentNeedsSpecialNeeds, emailFormat, reasonableAdjustmentRule } from './common-rules.js';
 import {
@@ -49,7 +52,7 @@ export const HIERARCHY_FLAG_FIELDS = [
   'HasReScoringPermissions',
 ] as const;
 
-export const HIERARCHY_TABLE: RuleTable = ruleTable('hierarchy membership', [
+export const HIERARCHY_TABLE = ruleTable('hierarchy membership', [
   stringRule('ExternalId', { max: 64, required: null }),
   ...HIERARCHY_FLAG_FIELDS.map((name) => booleanRule(name)),
   enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
@@ -95,7 +98,7 @@ const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
       ),
 });
 
-const passwordRule: FieldRule = {
+const passwordRule: FieldRule<'Password'> = {
   name: 'Password',
   emptyIsUnset: true,
   wire: (zod) =>
@@ -120,8 +123,9 @@ const passwordRule: FieldRule = {
   },
 };
 
-const hierarchiesRule: FieldRule = {
+const hierarchiesRule: FieldRule<'Hierarchies'> = {
   name: 'Hierarchies',
+  cell: 'hierarchies',
   wire: (zod) =>
     zod
       .array(tableWire(zod, HIERARCHY_TABLE))
@@ -160,7 +164,7 @@ const hierarchiesRule: FieldRule = {
   },
 };
 
-export const USER_TABLE: RuleTable = ruleTable('user', [
+export const USER_TABLE = ruleTable('user', [
   stringRule('ExternalId', {
     max: 64,
     required: ErrorCode.UserExternalIdEmpty,
@@ -238,9 +242,31 @@ export const USER_TABLE: RuleTable = ruleTable('user', [
   hierarchiesRule,
 ]);
 
+/** A user field's API name: the table is the one declaration of a user's fields. */
+export type UserField = FieldOf<typeof USER_TABLE>;
+
 /** The API names of every user field, in the spec's order. */
-export const USER_FIELDS: readonly string[] = USER_TABLE.rules.map((r) => r.name);
-export const HIERARCHY_FIELDS: readonly string[] = HIERARCHY_TABLE.rules.map((r) => r.name);
+export const USER_FIELDS: readonly UserField[] = fieldNames(USER_TABLE);
+
+/**
+ * Fields of the request that Content.User never shows and the store does not keep as sent: the
+ * password is stored as its hash (PasswordHash), memberships are merged into the user's own.
+ */
+export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const satisfies readonly UserField[];
+export type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
+/** A field of the stored user, as Content.User shows it and the world file holds it. */
+export type StoredUserField = Exclude<UserField, UserFieldNotInView>;
+
+const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
+/** The fields Content.User shows (integration-api.md, "Add a user"), in the spec's order; never the password. */
+export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
+
+/** tsc stops here when UserRequest (types.ts) and USER_TABLE do not name the same fields. */
+export type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
+export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
+export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
+/** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
+export type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
 /** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
 export function booleanState(value: unknown): boolean | undefined | 'invalid' {

@@ -9,6 +9,9 @@ import {
   rootHierarchyNotFoundProblem,
   synchronizationKeyTakenProblem,
   userNameTakenProblem,
+  HIERARCHY_FLAG_FIELDS,
+  USER_FIELDS_NOT_IN_VIEW,
+  USER_VIEW_FIELDS,
 } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { GroupError, StoredUserView, UserRequest, UserResponseContent } from '../domain/types.js';
@@ -17,40 +20,10 @@ import { accept, mergeDefined, refuse, type Decision } from './decision.js';
 import { choosePasswordHash, type PreparedPassword } from './schedule-rules.js';
 import type { EngineView } from './view.js';
 
-/** The fields Content.User shows (integration-api.md, "Add a user"); never the password. */
-const USER_VIEW_FIELDS = [
-  'ExternalId',
-  'LastName',
-  'FirstName',
-  'Email',
-  'UserName',
-  'Role',
-  'Photo',
-  'DateOfBirth',
-  'Company',
-  'CountryCode',
-  'State',
-  'City',
-  'PostalCode',
-  'PostalAddress',
-  'AddressLine1',
-  'AddressLine2',
-  'PhoneNumber',
-  'CellularPhone',
-  'SpecialNeeds',
-  'ReasonableAdjustmentPercentage',
-  'EnableReadSpeaker',
-  'DisableLogin',
-  'DisablePasswordReset',
-  'SynchronizationKey',
-  'Labels',
-  'AllowedIpAddresses',
-] as const satisfies readonly (keyof StoredUserView)[];
+/** Request fields the stored user does not take as sent (domain/user.ts says which and why). */
+const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 
-/** Request fields the stored user does not take as sent: the password is stored as its hash, memberships are merged. */
-const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(['Password', 'Hierarchies']);
-
-const FLAGS = ['IsCoordinator', 'IsAdministrator', 'HasViewReportsPermissions', 'HasReScoringPermissions'] as const;
+const FLAGS = HIERARCHY_FLAG_FIELDS;
 
 export function userView(user: WorldUser): StoredUserView {
   const view: Record<string, unknown> = {};

@@ -58,7 +58,7 @@ export function templateExampleRecord(kind: TemplateKind): unknown {
       // A sittings JSON file holds whole requests: the schedule, then its candidates.
       const candidate: Record<string, unknown> = {};
       const schedule: Record<string, unknown> = {};
-      const candidateNames = new Set(CANDIDATE_FIELDS);
+      const candidateNames: ReadonlySet<string> = new Set(CANDIDATE_FIELDS);
       for (const [name, value] of Object.entries(fields)) {
         if (name !== 'Workflow' && name !== 'Upsert') (candidateNames.has(name) ? candidate : schedule)[name] = value;
       }

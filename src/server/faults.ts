@@ -67,12 +67,6 @@ export function parseFaultSpec(spec: string): FaultSpec {
   return latency === undefined ? { faults } : { faults, latency };
 }
 
-/** Parses --faults-seed: a whole number 0..2^32-1. */
-export function parseFaultSeed(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 0xffffffff) throw new UsageError('--faults-seed must be a whole number from 0 to 4294967295');
-  return Number(value);
-}
-
 /** The per-request draw: `next()` is called once per API request, in order of arrival. */
 export function faultPlan(spec: FaultSpec, seed: number): { next(): FaultDecision } {
   const random = mulberry32(seed);

@@ -2,4 +2,4 @@ export { startServer, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_TIMEOUTS, MAX_URL_BYTES,
 export { storeTokens } from './store-tokens.js';
 export { serveLocalStore, type LocalServer, type ServeLocalOptions } from './serve-local.js';
 export { lineBatcher, type LineBatcher } from './log-lines.js';
-export { parseFaultSpec, parseFaultSeed, describeFaultSpec, faultPlan, type FaultSpec, type FaultKind } from './faults.js';
+export { parseFaultSpec, describeFaultSpec, faultPlan, type FaultSpec, type FaultKind } from './faults.js';

@@ -3,6 +3,9 @@ import type { UserRequest } from '../../src/domain/types.js';
 import type { WorldUser } from '../../src/domain/world.js';
 import { verifyPassword } from '../../src/engine/password.js';
 import { codes, demoEngine } from './helpers.js';
+import { coerceAndValidateUser } from '../../src/domain/coercion.js';
+import { USER_FIELDS, USER_FIELDS_NOT_IN_VIEW, USER_VIEW_FIELDS } from '../../src/domain/user.js';
+import { templateColumnSpecs, templateExampleRow } from '../../src/domain/templates.js';
 
 const sync = (engine: ReturnType<typeof demoEngine>['engine'], body: Record<string, unknown>, dryRun = false) =>
   engine.upsertUser(body as unknown as UserRequest, { dryRun });
@@ -17,6 +20,21 @@ const newUser = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('upsertUser', () => {
+  it('Content.User shows every field of the rule table but the password and memberships', async () => {
+    // Every field set (the template's example row), so a field the view forgot is missing below.
+    const row = templateExampleRow('users');
+    const fields = Object.fromEntries(templateColumnSpecs('users').map((c, i) => [c.name, row[i]]));
+    const validated = coerceAndValidateUser({ ...fields, Hierarchies: undefined });
+    if (!validated.ok) throw new Error(JSON.stringify(validated.problems));
+    const { engine } = demoEngine();
+    const result = await sync(engine, validated.value as unknown as Record<string, unknown>);
+    expect(result.envelope.Success).toBe(true);
+    const expected = USER_FIELDS.filter((f) => !(USER_FIELDS_NOT_IN_VIEW as readonly string[]).includes(f));
+    expect(USER_FIELDS_NOT_IN_VIEW).toEqual(['Password', 'Hierarchies']);
+    expect(USER_VIEW_FIELDS).toEqual(expected);
+    expect(Object.keys(result.envelope.Content!.User)).toEqual(expected);
+  });
+
   it('creates a user and answers Content.User without the password', async () => {
     const { engine, store } = demoEngine();
     const result = await sync(engine, newUser({ Password: 'Top-Secret-9', UserName: 'uma' }));

@@ -87,6 +87,15 @@ describe('runs list, show, prune', () => {
     expect(readFileSync(join(dir, 'again.csv'), 'utf8')).toMatch(/status/);
     const pruned = JSON.parse((await examctl(['--json', 'runs', 'prune'], dir, env)).stdout) as { removed: string[] };
     expect(pruned.removed).toEqual([]);
+    const week = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '1w'], dir, env)).stdout) as { removed: string[] };
+    expect(week.removed).toEqual([]);
+    // A duration without its unit is refused (days? seconds?), naming the flag, and nothing is removed.
+    const bare = await examctl(['runs', 'prune', '--older-than', '30'], dir, env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--older-than must be a duration with its unit');
+    // The run started before the commands above ran: older than no time at all.
+    const all = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '0s'], dir, env)).stdout) as { removed: string[] };
+    expect(all.removed).toEqual([report.run]);
   });
 
   it('show refuses an unknown id with exit 2', async () => {

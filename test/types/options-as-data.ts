@@ -3,7 +3,8 @@
  * `npm test`), never run. Each `@ts-expect-error` fails the build if its line stops being an error.
  */
 import { onlyGlobals, type GlobalOptions } from '../../src/cli/global-options.js';
-import { argument, choice, option, parsed, positiveInt, type OptionsOf } from '../../src/cli/option-table.js';
+import { positiveInt } from '../../src/cli/flag-values.js';
+import { argument, choice, option, parsed, type OptionsOf } from '../../src/cli/option-table.js';
 import type { CommandRun } from '../../src/cli/program.js';
 import type { CollectionAddOptions } from '../../src/cli/commands/collection-add.options.js';
 import type { InvigilatorsRemoveOptions } from '../../src/cli/commands/invigilators-remove.options.js';

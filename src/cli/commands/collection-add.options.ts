@@ -1,5 +1,6 @@
 import type { GlobalOptions } from '../global-options.js';
-import { collect, option, parsed, type OptionsOf } from '../option-table.js';
+import { collect } from '../flag-values.js';
+import { option, parsed, type OptionsOf } from '../option-table.js';
 import { ENCODING_OPTION, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [

@@ -1,6 +1,7 @@
 import type { GlobalOptions } from '../global-options.js';
 import { InvalidArgumentError } from 'commander';
-import { option, parsed, portNumber, type OptionsOf } from '../option-table.js';
+import { portNumber, wholeNumberIn } from '../flag-values.js';
+import { option, parsed, type OptionsOf } from '../option-table.js';
 
 /**
  * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,
@@ -25,9 +26,9 @@ export const LOCAL_SERVE_OPTIONS = [
   option('--host <host>', 'address to bind', '127.0.0.1'),
   parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0),
   parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl),
-  // SPEC and seed are checked by the command (src/server/faults.ts): a table loads nothing but commander.
+  // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
   option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'),
-  option('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)'),
+  parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)),
 ] as const;
 
 export type LocalServeOptions = OptionsOf<typeof LOCAL_SERVE_OPTIONS> & GlobalOptions;

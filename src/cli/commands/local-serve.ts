@@ -13,7 +13,7 @@ import { terminalLine } from '../../report/terminal-text.js';
  */
 export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const { serveLocalStore, parseFaultSpec, parseFaultSeed, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
+  const { serveLocalStore, parseFaultSpec, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = await usedStorePath(options, deps);
   const lines = lineBatcher((text) => void deps.stderr.write(text));
@@ -28,7 +28,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
   if (faultsSeed !== undefined && faultsFlag === undefined) throw new UsageError('--faults-seed needs --faults');
   const faultSpec = faultsFlag === undefined ? undefined : parseFaultSpec(faultsFlag);
   const faults =
-    faultSpec === undefined ? undefined : { spec: faultSpec, seed: faultsSeed === undefined ? randomInt(0, 0xffffffff) : parseFaultSeed(faultsSeed) };
+    faultSpec === undefined ? undefined : { spec: faultSpec, seed: faultsSeed ?? randomInt(0, 0xffffffff) };
   const server = await serveLocalStore({
     storeDir,
     host,

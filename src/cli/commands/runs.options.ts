@@ -1,5 +1,6 @@
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
+import { duration } from '../flag-values.js';
+import { argument, option, parsed, type OptionsOf } from '../option-table.js';
 
 export const RUNS_LIST_OPTIONS = [] as const;
 
@@ -14,7 +15,10 @@ export const RUNS_RESUME_OPTIONS = [
   ),
 ] as const;
 
-export const RUNS_PRUNE_OPTIONS = [option('--all', 'also remove interrupted runs past the same age and count (never a running one)')] as const;
+export const RUNS_PRUNE_OPTIONS = [
+  parsed('--older-than <duration>', 'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)', duration('--older-than')),
+  option('--all', 'also remove interrupted runs past the same age and count (never a running one)'),
+] as const;
 
 export type RunsShowOptions = OptionsOf<typeof RUNS_SHOW_OPTIONS> & GlobalOptions;
 export type RunsResumeOptions = OptionsOf<typeof RUNS_RESUME_OPTIONS> & GlobalOptions;

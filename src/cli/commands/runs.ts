@@ -113,11 +113,15 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   return builder.summary.ok === builder.summary.total ? 0 : 1;
 }
 
-/** `runs prune [--all]`. */
-export async function runPrune({ all, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
+/** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `runs prune [--older-than <duration>] [--all]`. */
+export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
-  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, all: all ?? false });
+  const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
+  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false });
   if (options.json) await deps.stdout.write(`${JSON.stringify({ runsDir, ...result })}\n`);
   else {
     await deps.stderr.write(`${terminalLine(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`)}\n`);

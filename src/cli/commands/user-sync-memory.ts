@@ -7,6 +7,7 @@ import type { CommandDeps } from '../context.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../target.js';
 import { SentMemory, type SyncFlags } from './sent-memory.js';
+import { parseCountOrPercent } from '../flag-values.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -23,9 +24,9 @@ const LEAVER_BATCH = 1024;
 export function disableLimit(maxDisable: string | undefined, remembered: number): { limit: number; why: string } {
   if (maxDisable === undefined) return { limit: Math.max(Math.ceil(remembered / 10), 100), why: 'the default: 10 % of them, or 100, whichever is larger' };
   const text = maxDisable.trim();
-  if (/^\d+$/.test(text)) return { limit: Number(text), why: `--max-disable ${text}` };
-  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
-  if (percent !== null && Number(percent[1]) <= 100) return { limit: Math.floor((Number(percent[1]) * remembered) / 100), why: `--max-disable ${text} of them` };
+  const value = parseCountOrPercent(text);
+  if (value !== undefined && 'count' in value) return { limit: value.count, why: `--max-disable ${text}` };
+  if (value !== undefined) return { limit: Math.floor((value.percent * remembered) / 100), why: `--max-disable ${text} of them` };
   throw new UsageError(`--max-disable must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(maxDisable)}`);
 }
 

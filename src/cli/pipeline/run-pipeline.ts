@@ -6,7 +6,7 @@ import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption } from '../output.js';
-import { createProgress, progressColor, progressEnabled } from '../progress.js';
+import { createRunProgress, progressColor, progressEnabled } from '../progress.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
@@ -54,7 +54,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 
   const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
-  const observers = await progressObservers(job, total, options, deps);
+  const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const dispatcher = new RecordDispatcher(job, {
@@ -172,24 +172,14 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
  * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
  * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
  */
-async function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): Promise<RunObserver[]> {
-  const enabled = deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env });
-  if (!enabled) {
-    const { PlainProgressTicker } = await import('../progress-line.js');
-    const ticker = new PlainProgressTicker({ write: (line) => void deps.stderr.write(line), total: job.oneUnitPerRecord ? total : undefined, label: job.command });
-    return [{ reported: (entry) => ticker.tick(entry.item.status), ended: () => ticker.stop() }];
-  }
-  const progress = createProgress({
-    enabled,
+function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+  const progress = createRunProgress({
+    terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
+    write: (line) => void deps.stderr.write(line),
     total: job.oneUnitPerRecord ? total : undefined,
     label: job.command,
     color: progressColor(deps.env),
   });
-  return [
-    {
-      reported: (entry) => progress.tick(entry.item.status),
-      ended: () => progress.stop(),
-    },
-  ];
+  return [{ reported: (entry) => progress.tick(entry.item.status), ended: () => progress.stop() }];
 }
