@@ -4,9 +4,12 @@
  * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
  *
  * What it removes: each secret in use (the token, a proxy's password, the record's own Password
- * or PIN) wherever it occurs, and every piece of 8 or more characters that begins like one of
- * them (a server that echoes a token cut short, or a message cut by examctl's own length limits,
- * still shows nothing a guess could start from). Redaction always comes before any truncation.
+ * or PIN) wherever it occurs, and every run of 8 or more characters that is a piece of one, in
+ * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
+ * over two messages, or upper-cased still shows nothing a guess could start from). A secret
+ * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
+ * The price: a message that happens to share 8 characters with a secret loses them too (a
+ * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
  */
 
@@ -53,48 +56,85 @@ export function secretsOfPayload(payload: unknown): string[] {
   return secrets;
 }
 
-/** Replaces each secret, and each run of 8+ characters that is a prefix of one, by [redacted]. */
+/** Replaces each secret, and each run of 8+ characters that is a piece of one (any case), by [redacted]. */
 export function redactText(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET) continue;
-    if (secret.length < MIN_PREFIX) {
-      result = result.split(secret).join(REDACTED);
-      continue;
-    }
-    result = redactPrefixes(result, secret);
-  }
-  return result;
+  return new SecretMatcher(secrets).redact(text);
 }
 
-/** Linear in the text for one secret: each start of its first 8 characters, extended as far as it matches. */
-function redactPrefixes(text: string, secret: string): string {
-  const head = secret.slice(0, MIN_PREFIX);
-  let at = text.indexOf(head);
-  if (at < 0) return text;
-  let out = '';
-  let copied = 0;
-  while (at >= 0) {
-    let end = at + MIN_PREFIX;
-    while (end < text.length && end - at < secret.length && text.charCodeAt(end) === secret.charCodeAt(end - at)) end += 1;
-    out += text.slice(copied, at) + REDACTED;
-    copied = end;
-    at = text.indexOf(head, end);
+/** A-Z to a-z and nothing else: the same length, so positions in the folded text are positions in the text. */
+function foldAscii(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
+}
+
+/**
+ * Finds the secrets in a text: a secret of 8 or more characters by each of its 8-character pieces
+ * (so any run of 8+ characters that occurs in the secret, whether its head, its tail or its middle,
+ * and whether the server echoed it whole, split over two messages, or in another case); a shorter
+ * one (a 4-digit PIN) whole only. Linear in the text: one set lookup per position.
+ */
+class SecretMatcher {
+  private readonly pieces = new Set<string>();
+  private readonly shortOnes: string[] = [];
+
+  constructor(secrets: readonly string[]) {
+    for (const secret of secrets) {
+      if (secret.length < MIN_SECRET) continue;
+      const folded = foldAscii(secret);
+      if (secret.length < MIN_PREFIX) this.shortOnes.push(folded);
+      else for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) this.pieces.add(folded.slice(at, at + MIN_PREFIX));
+    }
   }
-  return out + text.slice(copied);
+
+  get empty(): boolean {
+    return this.pieces.size === 0 && this.shortOnes.length === 0;
+  }
+
+  /** Whether any piece of a secret occurs in `text`. */
+  occursIn(text: string): boolean {
+    const folded = foldAscii(text);
+    for (const short of this.shortOnes) if (folded.includes(short)) return true;
+    if (this.pieces.size === 0) return false;
+    for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) if (this.pieces.has(folded.slice(at, at + MIN_PREFIX))) return true;
+    return false;
+  }
+
+  redact(text: string): string {
+    const folded = foldAscii(text);
+    let marked: Uint8Array | undefined;
+    const mark = (from: number, length: number): void => {
+      marked ??= new Uint8Array(text.length);
+      marked.fill(1, from, from + length);
+    };
+    if (this.pieces.size > 0) {
+      for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) if (this.pieces.has(folded.slice(at, at + MIN_PREFIX))) mark(at, MIN_PREFIX);
+    }
+    for (const short of this.shortOnes) {
+      for (let at = folded.indexOf(short); at >= 0; at = folded.indexOf(short, at + short.length)) mark(at, short.length);
+    }
+    if (marked === undefined) return text;
+    const flags = marked;
+    let out = '';
+    let at = 0;
+    while (at < text.length) {
+      let end = at;
+      while (end < text.length && flags[end] === flags[at]) end += 1;
+      out += flags[at] === 1 ? REDACTED : text.slice(at, end);
+      at = end;
+    }
+    return out;
+  }
 }
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  const kept = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET))]
-    // Longest first: a secret that contains another is removed whole.
-    .sort((a, b) => b.length - a.length);
-  const text = (value: string): string => (kept.length === 0 ? value : redactText(value, kept));
-  const heads = kept.map((secret) => secret.slice(0, MIN_PREFIX));
+  const kept = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET))];
+  const matcher = new SecretMatcher(kept);
+  const text = (value: string): string => (matcher.empty ? value : matcher.redact(value));
   return {
     text,
-    mayHold: (jsonText) => kept.length > 0 && (jsonText.includes('\\') || heads.some((head) => jsonText.includes(head))),
+    // A JSON escape can spell a secret in other characters: such an answer is always walked.
+    mayHold: (jsonText) => !matcher.empty && (jsonText.includes('\\') || matcher.occursIn(jsonText)),
     deep<T>(value: T): T {
-      if (kept.length === 0) return value;
+      if (matcher.empty) return value;
       return redactDeep(value, text);
     },
   };
@@ -104,13 +144,14 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown): Redactor {
   const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
   if (own.length === 0) return base;
+  const ownMatcher = new SecretMatcher(own);
   // Built only when an answer may hold a secret: most answers of a bulk run are checked, never walked.
   let full: Redactor | undefined;
   const get = (): Redactor => (full ??= createRedactor([...baseSecrets, ...own]));
   return {
     text: (value) => get().text(value),
     deep: (value) => get().deep(value),
-    mayHold: (jsonText) => base.mayHold(jsonText) || own.some((secret) => jsonText.includes(secret.slice(0, MIN_PREFIX))),
+    mayHold: (jsonText) => base.mayHold(jsonText) || ownMatcher.occursIn(jsonText),
   };
 }
 

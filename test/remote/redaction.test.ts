@@ -11,6 +11,21 @@ describe('the redaction gate', () => {
     expect(gate.text('twice tok-ABCDEFGH and tok-ABCDEFGHIJKLMNOPQ')).toBe('twice [redacted] and [redacted]Q');
   });
 
+  it('removes any 8+ piece of a secret, head, middle or tail, in any case, also split over two texts', () => {
+    const token = 'Qz7KxTokenSecretW9pLmN3vB8rT5yH2';
+    const tokenGate = createRedactor([token]);
+    for (const [left, right] of [[token.slice(0, 13), token.slice(13)], [token.slice(0, 8), token.slice(8)]]) {
+      const shown = `${tokenGate.text(`a ${left}`)} ${tokenGate.text(right!)}`;
+      expect(shown).not.toContain(right!.slice(0, 8));
+      for (let at = 0; at + 8 <= token.length; at += 1) expect(shown).not.toContain(token.slice(at, at + 8));
+    }
+    expect(tokenGate.text(`upper ${token.toUpperCase()} mid ${token.slice(9, 20)} tail ${token.slice(-12)}`)).toBe('upper [redacted] mid [redacted] tail [redacted]');
+    const pinGate = createRedactor(['4711']);
+    expect(pinGate.text('PIN 4711 and 47112')).toBe('PIN [redacted] and [redacted]2');
+    // Pieces shorter than 8 that a token happens to share with ordinary words stay.
+    expect(tokenGate.text('Token secret expired')).toBe('Token secret expired');
+  });
+
   it('walks parsed answers without recursion, member names included, keeping __proto__ a member', () => {
     let nested: unknown = 'tok-ABCDEFGHIJKLMNOP';
     for (let i = 0; i < 5000; i += 1) nested = [nested];

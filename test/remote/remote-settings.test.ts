@@ -120,7 +120,7 @@ describe('resolveRemoteTarget', () => {
       expect(error).toBeInstanceOf(UsageError);
       return (error as Error).message;
     });
-    expect(messages[0]).toMatch(/--token-file.*outside visible ASCII/);
+    expect(messages[0]).toMatch(/--token-file.*(outside visible ASCII|does not hold a plain token)/);
     expect(messages[1]).toMatch(/EXAMCTL_TOKEN.*outside visible ASCII/);
     expect(messages[2]).toMatch(/outside visible ASCII/);
     for (const message of messages) expect(message).not.toContain('secret-part');
