@@ -276,7 +276,10 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
     }
   };
 
-  const text = { encodingFlag: true, onBom: (found: boolean) => (bom = found), ...(encoding === undefined ? {} : { encoding }) };
+  // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
+  // without one, Excel would read the report's accents in its own code page.
+  const legacyEncoding = encoding !== undefined && !/^\s*utf-?8\s*$/i.test(encoding);
+  const text = { encodingFlag: true, onBom: (found: boolean) => (bom = found || legacyEncoding), ...(encoding === undefined ? {} : { encoding }) };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
     if (parser === undefined) {

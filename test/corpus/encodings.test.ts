@@ -32,7 +32,10 @@ describe('--encoding for CSV input', () => {
       const csv = join(dir, 'r.csv');
       expect((await examctl(['user', 'sync', '--file', file, '--encoding', 'windows-1252', '--dry-run', '--report', csv, '--store', store], dir)).code).toBe(0);
       const { readFile } = await import('node:fs/promises');
-      expect(await readFile(csv, 'utf8')).toContain('u-1,Chloé,Müller,');
+      const written = await readFile(csv);
+      expect(written.toString('utf8')).toContain('u-1,Chloé,Müller,');
+      // In UTF-8 with a BOM, so Excel reads the accents right although the input had none.
+      expect([...written.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     });
   });
 
