@@ -5,6 +5,8 @@
  * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
+import { systemErrorCode } from '../cli/system-error-words.js';
+import { shownProxy } from './proxy-env.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -24,8 +26,68 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   const { proxy, ...poolOptions } = options;
   // Always a CONNECT tunnel, http targets too (undici 8 would send those as absolute-form
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
-  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions });
+  if (proxy !== undefined) {
+    const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+  }
   return new Pool(origin, poolOptions);
+}
+
+/**
+ * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would
+ * fail a refused tunnel with a RequestAbortedError in its own words (and a proxy that closes
+ * during CONNECT with a socket error it keeps retrying), neither saying that the request never
+ * left examctl. A tunnel that is not open means nothing reached the service: ProxyTunnelError.
+ * A system error (the proxy's port refused, its name unknown) passes as it is: it already says so.
+ */
+function tunnelClient(url: URL, opts: object, shown: string, variable: string): Dispatcher {
+  const pool = new Pool(url, opts);
+  const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  const tunnel = async (params: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> => {
+    const target = String(params.path ?? '');
+    let answer: Dispatcher.ConnectData;
+    try {
+      answer = await connect(params);
+    } catch (error) {
+      if (systemErrorCode(error) !== undefined && !String(systemErrorCode(error)).startsWith('UND_ERR')) throw error;
+      throw new ProxyTunnelError(shown, target, undefined, variable, error);
+    }
+    if (answer.statusCode !== 200) {
+      answer.socket.on('error', () => undefined).destroy();
+      throw new ProxyTunnelError(shown, target, answer.statusCode, variable);
+    }
+    return answer;
+  };
+  (pool as unknown as { connect: typeof tunnel }).connect = tunnel;
+  return pool;
+}
+
+/** The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or closed): nothing was sent. */
+export class ProxyTunnelError extends Error {
+  constructor(
+    readonly proxy: string,
+    readonly target: string,
+    /** The proxy's answer to CONNECT; undefined when it closed or failed without one. */
+    readonly status: number | undefined,
+    variable: string,
+    cause?: unknown,
+  ) {
+    super(proxyTunnelWords(proxy, target, status, variable, cause), cause === undefined ? undefined : { cause });
+    this.name = 'ProxyTunnelError';
+  }
+
+  /** A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may pass. */
+  get permanent(): boolean {
+    return this.status !== undefined && this.status >= 400 && this.status < 500;
+  }
+}
+
+function proxyTunnelWords(proxy: string, target: string, status: number | undefined, variable: string, cause: unknown): string {
+  if (status === 407) return `the proxy ${proxy} requires authentication (407) for the tunnel to ${target}: check the credentials in ${variable} (http://user:password@host:port)`;
+  if (status === 502 || status === 504) return `the proxy ${proxy} could not reach ${target} (${status}): check the base URL's host name, the proxy's DNS and network, and ${variable}/NO_PROXY`;
+  if (status !== undefined) return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
+  const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
+  return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
 }
 
 /** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */

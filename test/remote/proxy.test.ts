@@ -88,6 +88,54 @@ describe('through a CONNECT proxy on loopback', () => {
     }
   });
 
+  describe('a proxy that does not open the tunnel (QA D6): one plain line, "nothing was sent", credentials not shown', () => {
+    const attempt = async (deny: number | 'close', maxAttempts = 5): Promise<Error> => {
+      proxy = await startConnectProxy({ deny });
+      const client = createRemoteClient({
+        baseUrl: 'https://exam.proxied.test',
+        token: TOKEN,
+        env: { HTTPS_PROXY: `http://dave:tunnel-pa55@127.0.0.1:${proxy.port}` },
+        maxAttempts,
+        sleep: async () => undefined,
+      });
+      try {
+        const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+        expect(failure).toBeInstanceOf(NeverSentTargetError);
+        expect((failure as Error).message).toContain('nothing was sent');
+        expect((failure as Error).message).not.toContain('tunnel-pa55');
+        expect((failure as Error).message).not.toContain('HTTP Tunneling');
+        return failure as Error;
+      } finally {
+        await client.close();
+      }
+    };
+
+    it('403: refused, not retried', async () => {
+      const failure = await attempt(403);
+      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy's credentials`);
+      expect(proxy!.log).toHaveLength(1);
+    });
+
+    it('407: proxy authentication required, not retried', async () => {
+      const failure = await attempt(407);
+      expect(failure.message).toContain('requires authentication (407) for the tunnel to exam.proxied.test:443');
+      expect(proxy!.log).toHaveLength(1);
+    });
+
+    it('502 (the proxy could not reach the host): retried, then never-sent', async () => {
+      const failure = await attempt(502, 2);
+      expect(failure.message).toContain('could not reach exam.proxied.test:443 (502)');
+      expect(failure.message).toContain('failed after 2 attempts');
+      expect(proxy!.log).toHaveLength(2);
+    });
+
+    it('a proxy that closes the CONNECT unanswered: never-sent, with its own words', async () => {
+      const failure = await attempt('close', 2);
+      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} closed the connection before opening the tunnel to exam.proxied.test:443`);
+      expect(proxy!.log).toHaveLength(2);
+    });
+  });
+
   it('a proxy that is down: "nothing was sent", naming the proxy, its credentials not shown', async () => {
     const client = createRemoteClient({
       baseUrl: 'https://exam.proxied.test',
