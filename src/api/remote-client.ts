@@ -167,7 +167,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
     graceTimer ??= setTimeout(() => {
-      inFlight.abandon(new Error(`abandoned ${Math.round(graceMs / 1000)}s after the interrupt: answer lost, may have been applied`));
+      inFlight.abandon(new Error(`no answer within the ${graceMs < 1000 ? `${graceMs}ms` : `${Math.round(graceMs / 1000)}s`} grace after the interrupt`));
       graceOver?.();
     }, graceMs);
     graceTimer.unref?.();
