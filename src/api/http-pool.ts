@@ -193,7 +193,12 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     let statusCode = 0;
     let headers: TextResponse['headers'] = {};
     let chunks: Buffer[] = [];
+    // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
+    // is held as a count (`spaces`), written out only if something other than spaces follows.
+    let received = 0;
     let length = 0;
+    let spaces = 0;
+    let keepLimit = Number.POSITIVE_INFINITY;
     let controller: Dispatcher.DispatchController | undefined;
     let stopped: Error | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -224,6 +229,18 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       timer = setTimeout(() => stop(new AttemptDeadlineError(limits.deadlineMs as number)), limits.deadlineMs);
       timer.unref?.();
     }
+    /** Keeps the pending spaces and then the chunk, within the shared budget; false when the attempt was stopped. */
+    const hold = (pending: Buffer | undefined, chunk: Buffer | undefined): boolean => {
+      const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
+      if (budget !== undefined && !budget.take(bytes)) {
+        stop(new ResponseBudgetError(budget.limit));
+        return false;
+      }
+      length += bytes;
+      if (pending !== undefined) chunks.push(pending);
+      if (chunk !== undefined) chunks.push(chunk);
+      return true;
+    };
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(requestController) {
         controller = requestController;
@@ -234,24 +251,32 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
         if (status < 200) return;
         statusCode = status;
         headers = responseHeaders as TextResponse['headers'];
+        if (status >= 500 || status === 429) keepLimit = KEPT_OF_FAILURE;
       },
       onResponseData(requestController, chunk) {
         if (stopped !== undefined) return;
-        if (length + chunk.length > maxBytes) {
+        received += chunk.length;
+        if (received > maxBytes) {
           // A server that answers without end must not fill examctl's memory: the connection is dropped.
           stop(new ResponseTooLargeError(maxBytes));
           return;
         }
-        if (budget !== undefined && !budget.take(chunk.length)) {
-          stop(new ResponseBudgetError(budget.limit));
-          return;
+        // A failure's words are at its start: the rest of a long 5xx page is read, not kept.
+        if (length >= keepLimit) return;
+        if (length + chunk.length > keepLimit) chunk = chunk.subarray(0, keepLimit - length);
+        // Padding (a body of spaces, an envelope followed by megabytes of them) costs no memory.
+        const kept = spacePaddingStart(chunk);
+        if (kept > 0) {
+          if (!hold(spaces > 0 ? Buffer.alloc(spaces, 0x20) : undefined, kept === chunk.length ? chunk : chunk.subarray(0, kept))) return;
+          spaces = 0;
         }
-        length += chunk.length;
-        chunks.push(chunk);
+        spaces += chunk.length - kept;
         void requestController;
       },
       onResponseEnd() {
         if (stopped !== undefined) return;
+        // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
+        if (spaces > 0 && spaces <= TRAILING_SPACES_KEPT && !hold(Buffer.alloc(spaces, 0x20), undefined)) return;
         const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
         settle();
         const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
@@ -270,6 +295,27 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       stop(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+/** A run of trailing spaces up to this is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
+const TRAILING_SPACES_KEPT = 64 * 1024;
+/**
+ * Of a 5xx or 429 answer, only this much is kept: its message or the snippet of its page comes
+ * from the start (a page's snippet from its first 64 KiB), and it is never a record's result.
+ */
+const KEPT_OF_FAILURE = 1024 * 1024;
+const SPACES = Buffer.alloc(64 * 1024, 0x20);
+
+/** Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a time). */
+export function spacePaddingStart(chunk: Buffer): number {
+  let end = chunk.length;
+  while (end > 0) {
+    const from = Math.max(0, end - SPACES.length);
+    if (chunk.compare(SPACES, 0, end - from, from, end) !== 0) break;
+    end = from;
+  }
+  while (end > 0 && chunk[end - 1] === 0x20) end -= 1;
+  return end;
 }
 
 /** The answer's body grew past the client's bound (no answer of the API comes near it). */
