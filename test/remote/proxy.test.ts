@@ -116,6 +116,27 @@ describe('through a CONNECT proxy on loopback', () => {
       expect(proxy!.log).toHaveLength(1);
     });
 
+    it('403 through a whole run: exit 3, one plain line, and runs show says "not sent", not "may have been applied"', async () => {
+      proxy = await startConnectProxy({ deny: 403 });
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
+        const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), HTTPS_PROXY: `http://erin:run-pa55@127.0.0.1:${proxy!.port}` };
+        const io = testDeps(dir, {}, env);
+        const code = await runCli(['--target', 'remote', '--base-url', 'https://exam.proxied.test', '--yes', 'user', 'sync', '--file', join(dir, 'users.json')], io.deps);
+        expect(code).toBe(3);
+        expect(io.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403)');
+        expect(io.stderr.text).toContain('nothing was sent');
+        expect(io.stderr.text + io.stdout.text).not.toContain('run-pa55');
+        expect(proxy!.log).toHaveLength(1);
+        const runId = /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1];
+        expect(runId).toBeDefined();
+        const show = testDeps(dir, {}, env);
+        await runCli(['runs', 'show', runId!], show.deps);
+        expect(show.stdout.text + show.stderr.text).toContain('not sent');
+        expect(show.stdout.text + show.stderr.text).not.toContain('may have been applied');
+      });
+    });
+
     it('407: proxy authentication required, not retried', async () => {
       const failure = await attempt(407);
       expect(failure.message).toContain('requires authentication (407) for the tunnel to exam.proxied.test:443');
