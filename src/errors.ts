@@ -82,6 +82,12 @@ export class InterruptedError extends ExamctlError {
   readonly exitCode = ExitCode.Interrupted;
 }
 
+/**
+ * Interrupted after this call's request went out, its answer lost (abandoned after the grace, or
+ * a lost attempt before a retry the interrupt cut): it may have been applied, as `runs show` says.
+ */
+export class AnswerLostError extends InterruptedError {}
+
 /** The reason main.ts aborts the run's signal with when stdout or stderr is closed. */
 export const CLOSED_PIPE = 'closed-pipe';
 

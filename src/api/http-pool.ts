@@ -5,6 +5,8 @@
  * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
+import { systemErrorCode } from '../cli/system-error-words.js';
+import { shownProxy } from './proxy-env.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -24,8 +26,68 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   const { proxy, ...poolOptions } = options;
   // Always a CONNECT tunnel, http targets too (undici 8 would send those as absolute-form
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
-  if (proxy !== undefined) return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions });
+  if (proxy !== undefined) {
+    const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+  }
   return new Pool(origin, poolOptions);
+}
+
+/**
+ * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would
+ * fail a refused tunnel with a RequestAbortedError in its own words (and a proxy that closes
+ * during CONNECT with a socket error it keeps retrying), neither saying that the request never
+ * left examctl. A tunnel that is not open means nothing reached the service: ProxyTunnelError.
+ * A system error (the proxy's port refused, its name unknown) passes as it is: it already says so.
+ */
+function tunnelClient(url: URL, opts: object, shown: string, variable: string): Dispatcher {
+  const pool = new Pool(url, opts);
+  const connect = pool.connect.bind(pool) as (params: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  const tunnel = async (params: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> => {
+    const target = String(params.path ?? '');
+    let answer: Dispatcher.ConnectData;
+    try {
+      answer = await connect(params);
+    } catch (error) {
+      if (systemErrorCode(error) !== undefined && !String(systemErrorCode(error)).startsWith('UND_ERR')) throw error;
+      throw new ProxyTunnelError(shown, target, undefined, variable, error);
+    }
+    if (answer.statusCode !== 200) {
+      answer.socket.on('error', () => undefined).destroy();
+      throw new ProxyTunnelError(shown, target, answer.statusCode, variable);
+    }
+    return answer;
+  };
+  (pool as unknown as { connect: typeof tunnel }).connect = tunnel;
+  return pool;
+}
+
+/** The proxy did not open the tunnel to the service (it refused, wants credentials, could not reach the host, or closed): nothing was sent. */
+export class ProxyTunnelError extends Error {
+  constructor(
+    readonly proxy: string,
+    readonly target: string,
+    /** The proxy's answer to CONNECT; undefined when it closed or failed without one. */
+    readonly status: number | undefined,
+    variable: string,
+    cause?: unknown,
+  ) {
+    super(proxyTunnelWords(proxy, target, status, variable, cause), cause === undefined ? undefined : { cause });
+    this.name = 'ProxyTunnelError';
+  }
+
+  /** A refusal or a demand for credentials is the same at every attempt; a gateway failure or a closed connection may pass. */
+  get permanent(): boolean {
+    return this.status !== undefined && this.status >= 400 && this.status < 500;
+  }
+}
+
+function proxyTunnelWords(proxy: string, target: string, status: number | undefined, variable: string, cause: unknown): string {
+  if (status === 407) return `the proxy ${proxy} requires authentication (407) for the tunnel to ${target}: check the credentials in ${variable} (http://user:password@host:port)`;
+  if (status === 502 || status === 504) return `the proxy ${proxy} could not reach ${target} (${status}): check the base URL's host name, the proxy's DNS and network, and ${variable}/NO_PROXY`;
+  if (status !== undefined) return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
+  const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
+  return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
 }
 
 /** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */
@@ -131,7 +193,12 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     let statusCode = 0;
     let headers: TextResponse['headers'] = {};
     let chunks: Buffer[] = [];
+    // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
+    // is held as a count (`spaces`), written out only if something other than spaces follows.
+    let received = 0;
     let length = 0;
+    let spaces = 0;
+    let keepLimit = Number.POSITIVE_INFINITY;
     let controller: Dispatcher.DispatchController | undefined;
     let stopped: Error | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -162,6 +229,18 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       timer = setTimeout(() => stop(new AttemptDeadlineError(limits.deadlineMs as number)), limits.deadlineMs);
       timer.unref?.();
     }
+    /** Keeps the pending spaces and then the chunk, within the shared budget; false when the attempt was stopped. */
+    const hold = (pending: Buffer | undefined, chunk: Buffer | undefined): boolean => {
+      const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
+      if (budget !== undefined && !budget.take(bytes)) {
+        stop(new ResponseBudgetError(budget.limit));
+        return false;
+      }
+      length += bytes;
+      if (pending !== undefined) chunks.push(pending);
+      if (chunk !== undefined) chunks.push(chunk);
+      return true;
+    };
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(requestController) {
         controller = requestController;
@@ -172,24 +251,32 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
         if (status < 200) return;
         statusCode = status;
         headers = responseHeaders as TextResponse['headers'];
+        if (status >= 500 || status === 429) keepLimit = KEPT_OF_FAILURE;
       },
       onResponseData(requestController, chunk) {
         if (stopped !== undefined) return;
-        if (length + chunk.length > maxBytes) {
+        received += chunk.length;
+        if (received > maxBytes) {
           // A server that answers without end must not fill examctl's memory: the connection is dropped.
           stop(new ResponseTooLargeError(maxBytes));
           return;
         }
-        if (budget !== undefined && !budget.take(chunk.length)) {
-          stop(new ResponseBudgetError(budget.limit));
-          return;
+        // A failure's words are at its start: the rest of a long 5xx page is read, not kept.
+        if (length >= keepLimit) return;
+        if (length + chunk.length > keepLimit) chunk = chunk.subarray(0, keepLimit - length);
+        // Padding (a body of spaces, an envelope followed by megabytes of them) costs no memory.
+        const kept = spacePaddingStart(chunk);
+        if (kept > 0) {
+          if (!hold(spaces > 0 ? Buffer.alloc(spaces, 0x20) : undefined, kept === chunk.length ? chunk : chunk.subarray(0, kept))) return;
+          spaces = 0;
         }
-        length += chunk.length;
-        chunks.push(chunk);
+        spaces += chunk.length - kept;
         void requestController;
       },
       onResponseEnd() {
         if (stopped !== undefined) return;
+        // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
+        if (spaces > 0 && spaces <= TRAILING_SPACES_KEPT && !hold(Buffer.alloc(spaces, 0x20), undefined)) return;
         const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
         settle();
         const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
@@ -208,6 +295,27 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       stop(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+/** A run of trailing spaces up to this is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
+const TRAILING_SPACES_KEPT = 64 * 1024;
+/**
+ * Of a 5xx or 429 answer, only this much is kept: its message or the snippet of its page comes
+ * from the start (a page's snippet from its first 64 KiB), and it is never a record's result.
+ */
+const KEPT_OF_FAILURE = 1024 * 1024;
+const SPACES = Buffer.alloc(64 * 1024, 0x20);
+
+/** Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a time). */
+export function spacePaddingStart(chunk: Buffer): number {
+  let end = chunk.length;
+  while (end > 0) {
+    const from = Math.max(0, end - SPACES.length);
+    if (chunk.compare(SPACES, 0, end - from, from, end) !== 0) break;
+    end = from;
+  }
+  while (end > 0 && chunk[end - 1] === 0x20) end -= 1;
+  return end;
 }
 
 /** The answer's body grew past the client's bound (no answer of the API comes near it). */

@@ -19,7 +19,7 @@ import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, InFlight, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
@@ -105,19 +105,21 @@ function codeOf(error: unknown): string | undefined {
 
 /** True when the request certainly never reached the service: connect, DNS or TLS failed. */
 export function neverSent(error: unknown): boolean {
+  if (error instanceof ProxyTunnelError) return true;
   const code = codeOf(error);
   return code !== undefined && (NEVER_SENT_CODES.has(code) || isCertificateFailure(code));
 }
 
 /** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */
 function permanent(error: unknown): boolean {
+  if (error instanceof ProxyTunnelError) return error.permanent;
   const code = codeOf(error);
   return code === 'ENOTFOUND' || isCertificateFailure(code);
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
 export function describeNetworkError(error: Error): string {
-  if (error instanceof AttemptDeadlineError) return error.message;
+  if (error instanceof AttemptDeadlineError || error instanceof ProxyTunnelError) return error.message;
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
   const code = codeOf(error);
@@ -165,7 +167,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
     graceTimer ??= setTimeout(() => {
-      inFlight.abandon(new Error(`abandoned ${Math.round(graceMs / 1000)}s after the interrupt: answer lost, may have been applied`));
+      inFlight.abandon(new Error(`no answer within the ${graceMs < 1000 ? `${graceMs}ms` : `${Math.round(graceMs / 1000)}s`} grace after the interrupt`));
       graceOver?.();
     }, graceMs);
     graceTimer.unref?.();

@@ -3,7 +3,7 @@
  * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
  * time. It also remembers whether an earlier attempt may have reached the service unanswered.
  */
-import { NeverSentTargetError, TransientTargetError } from '../errors.js';
+import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTargetError } from '../errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ResponseHeaders } from './envelope-reader.js';
@@ -86,6 +86,19 @@ function backoffDelay(limits: RetryLimits, attempt: number): number {
 }
 
 export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits): Promise<T> {
+  const lost: { attempt: string | undefined } = { attempt: undefined };
+  try {
+    return await attemptUntilSettled(call, limits, lost);
+  } catch (error) {
+    // Interrupted once an attempt may have reached the service unanswered: not "nothing was sent".
+    if (error instanceof InterruptedError && !(error instanceof AnswerLostError) && lost.attempt !== undefined) {
+      throw new AnswerLostError(`sent, but its answer was lost when the run was interrupted (${lost.attempt}): it may have been applied`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function attemptUntilSettled<T>(call: RetriedCall<T>, limits: RetryLimits, lost: { attempt: string | undefined }): Promise<T> {
   const { now } = limits;
   const started = now();
   let lostAttempt: string | undefined;
@@ -106,6 +119,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
       call.debug?.(`${call.debugLabel} ${retryReason} ${ms}ms attempt ${attempt}`);
       if (outcome.mayHaveBeenReceived) {
         lostAttempt = retryReason;
+        lost.attempt = retryReason;
         nothingSent = false;
       }
       cause = /timeout|within the request timeout|stalled/i.test(retryReason) ? 'timeout' : 'network';
@@ -119,7 +133,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
       if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
       retryReason = `${describeStatus(outcome.status)} (${outcome.status})`;
       retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
-      if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
+      if (mayHaveReachedService(outcome.status)) lostAttempt = lost.attempt = retryReason;
     }
 
     const elapsed = now() - started;

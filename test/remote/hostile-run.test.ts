@@ -145,6 +145,35 @@ describe('interrupts are bounded', () => {
   });
 });
 
+describe('interrupted with requests in flight (QA D5): the run says what runs show says', () => {
+  it('two requests received, never answered: --json and stderr say they may have been applied, never "nothing was sent"', async () => {
+    const interrupt = new AbortController();
+    let received = 0;
+    // The marker: both requests reached the server, which never answers them.
+    server = await startHostileServer(() => {
+      received += 1;
+      if (received === 2) interrupt.abort();
+    });
+    await withTempDir(async (dir) => {
+      const file = join(dir, 'users.json');
+      const users = [0, 1].map((i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate' }));
+      await writeFile(file, JSON.stringify(users));
+      const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
+      const io = testDeps(dir, { signal: interrupt.signal }, env);
+      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--concurrency', '2', 'user', 'sync', '--file', file], io.deps);
+      expect(code).toBe(130);
+      const doc = JSON.parse(io.stdout.text) as { error?: { message: string }; items: Array<{ status: string; errors: Array<{ message: string }> }> };
+      expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
+      expect(doc.error?.message).toContain('2 requests sent got no answer before the grace ended, so they may have been applied');
+      expect(doc.items).toHaveLength(2);
+      for (const item of doc.items) {
+        expect(item.status).toBe('skipped');
+        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50ms grace after the interrupt\): it may have been applied/);
+      }
+    });
+  });
+});
+
 describe('connection failures through a whole run', () => {
   it('a self-signed server: exit 3 at once, the NODE_EXTRA_CA_CERTS advice, nothing was sent, runs show says "not sent"', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestText } from '../../src/api/http-pool.js';
+import { ByteBudget, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
 let server: Server;
@@ -24,6 +24,25 @@ beforeAll(async () => {
           setTimeout(() => res.end(text.subarray(7)), 5);
           break;
         }
+        case '/padded': {
+          // An envelope, then 8 MiB of spaces (QA D7): padding that must cost no memory.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"Success":true,"Name":"a   b"}');
+          const spaces = Buffer.alloc(64 * 1024, 0x20);
+          for (let i = 0; i < 128; i++) res.write(spaces);
+          res.end();
+          break;
+        }
+        case '/inner-spaces':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(`{"Name":"${' '.repeat(100_000)}`);
+          res.write(' '.repeat(200_000));
+          res.end('x"}  ');
+          break;
+        case '/big-503':
+          res.writeHead(503, { 'content-type': 'text/html' });
+          res.end('<p>busy</p>'.padEnd(3 * 1024 * 1024, 'x'));
+          break;
         case '/empty':
           res.writeHead(204);
           res.end();
@@ -62,6 +81,55 @@ describe('requestText', () => {
     const pool = new Pool('http://127.0.0.1:9', { connections: 1 });
     try {
       await expect(requestText(pool, { method: 'GET', path: '/' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('padding and the shared budget (QA D7)', () => {
+  it('spacePaddingStart: where a chunk\'s trailing spaces begin', () => {
+    expect(spacePaddingStart(Buffer.from('{"a":1}   '))).toBe(7);
+    expect(spacePaddingStart(Buffer.alloc(200_000, 0x20))).toBe(0);
+    expect(spacePaddingStart(Buffer.concat([Buffer.from('x'), Buffer.alloc(150_000, 0x20)]))).toBe(1);
+    expect(spacePaddingStart(Buffer.from(' \n'))).toBe(2);
+    expect(spacePaddingStart(Buffer.alloc(0))).toBe(0);
+  });
+
+  it('an envelope followed by 8 MiB of spaces is read within a 1 MiB budget, and nothing is held after', async () => {
+    const pool = new Pool(origin, { connections: 1 });
+    const budget = new ByteBudget(1024 * 1024);
+    try {
+      const got = await requestText(pool, { method: 'GET', path: '/padded' }, { budget, maxBytes: 64 * 1024 * 1024 });
+      expect(got.statusCode).toBe(200);
+      expect(got.text).toBe('{"Success":true,"Name":"a   b"}');
+      expect(budget.held).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('spaces followed by more content are kept exactly (within the budget); a short trailing run too', async () => {
+    const pool = new Pool(origin, { connections: 1 });
+    const budget = new ByteBudget(1024 * 1024);
+    try {
+      const got = await requestText(pool, { method: 'GET', path: '/inner-spaces' }, { budget });
+      expect(got.text).toBe(`{"Name":"${' '.repeat(300_000)}x"}  `);
+      expect(budget.held).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('of a 3 MiB 503 page only the first MiB is kept (its words are at the start), and none is held after', async () => {
+    const pool = new Pool(origin, { connections: 1 });
+    const budget = new ByteBudget(2 * 1024 * 1024);
+    try {
+      const got = await requestText(pool, { method: 'GET', path: '/big-503' }, { budget, maxBytes: 64 * 1024 * 1024 });
+      expect(got.statusCode).toBe(503);
+      expect(got.text.startsWith('<p>busy</p>xxx')).toBe(true);
+      expect(got.text.length).toBe(1024 * 1024);
+      expect(budget.held).toBe(0);
     } finally {
       await pool.close();
     }

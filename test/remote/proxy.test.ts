@@ -88,6 +88,75 @@ describe('through a CONNECT proxy on loopback', () => {
     }
   });
 
+  describe('a proxy that does not open the tunnel (QA D6): one plain line, "nothing was sent", credentials not shown', () => {
+    const attempt = async (deny: number | 'close', maxAttempts = 5): Promise<Error> => {
+      proxy = await startConnectProxy({ deny });
+      const client = createRemoteClient({
+        baseUrl: 'https://exam.proxied.test',
+        token: TOKEN,
+        env: { HTTPS_PROXY: `http://dave:tunnel-pa55@127.0.0.1:${proxy.port}` },
+        maxAttempts,
+        sleep: async () => undefined,
+      });
+      try {
+        const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+        expect(failure).toBeInstanceOf(NeverSentTargetError);
+        expect((failure as Error).message).toContain('nothing was sent');
+        expect((failure as Error).message).not.toContain('tunnel-pa55');
+        expect((failure as Error).message).not.toContain('HTTP Tunneling');
+        return failure as Error;
+      } finally {
+        await client.close();
+      }
+    };
+
+    it('403: refused, not retried', async () => {
+      const failure = await attempt(403);
+      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy's credentials`);
+      expect(proxy!.log).toHaveLength(1);
+    });
+
+    it('403 through a whole run: exit 3, one plain line, and runs show says "not sent", not "may have been applied"', async () => {
+      proxy = await startConnectProxy({ deny: 403 });
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
+        const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), HTTPS_PROXY: `http://erin:run-pa55@127.0.0.1:${proxy!.port}` };
+        const io = testDeps(dir, {}, env);
+        const code = await runCli(['--target', 'remote', '--base-url', 'https://exam.proxied.test', '--yes', 'user', 'sync', '--file', join(dir, 'users.json')], io.deps);
+        expect(code).toBe(3);
+        expect(io.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403)');
+        expect(io.stderr.text).toContain('nothing was sent');
+        expect(io.stderr.text + io.stdout.text).not.toContain('run-pa55');
+        expect(proxy!.log).toHaveLength(1);
+        const runId = /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1];
+        expect(runId).toBeDefined();
+        const show = testDeps(dir, {}, env);
+        await runCli(['runs', 'show', runId!], show.deps);
+        expect(show.stdout.text + show.stderr.text).toContain('not sent');
+        expect(show.stdout.text + show.stderr.text).not.toContain('may have been applied');
+      });
+    });
+
+    it('407: proxy authentication required, not retried', async () => {
+      const failure = await attempt(407);
+      expect(failure.message).toContain('requires authentication (407) for the tunnel to exam.proxied.test:443');
+      expect(proxy!.log).toHaveLength(1);
+    });
+
+    it('502 (the proxy could not reach the host): retried, then never-sent', async () => {
+      const failure = await attempt(502, 2);
+      expect(failure.message).toContain('could not reach exam.proxied.test:443 (502)');
+      expect(failure.message).toContain('failed after 2 attempts');
+      expect(proxy!.log).toHaveLength(2);
+    });
+
+    it('a proxy that closes the CONNECT unanswered: never-sent, with its own words', async () => {
+      const failure = await attempt('close', 2);
+      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} closed the connection before opening the tunnel to exam.proxied.test:443`);
+      expect(proxy!.log).toHaveLength(2);
+    });
+  });
+
   it('a proxy that is down: "nothing was sent", naming the proxy, its credentials not shown', async () => {
     const client = createRemoteClient({
       baseUrl: 'https://exam.proxied.test',

@@ -14,7 +14,8 @@ export interface ConnectProxy {
   close(): Promise<void>;
 }
 
-export async function startConnectProxy(): Promise<ConnectProxy> {
+/** `deny`: answer every CONNECT with this status (403, 407, 502...) or close it unanswered ('close'), opening no tunnel. */
+export async function startConnectProxy(options: { deny?: number | 'close' } = {}): Promise<ConnectProxy> {
   const log: ConnectProxy['log'] = [];
   const sockets = new Set<Socket>();
   const server = http.createServer((_req, res) => {
@@ -28,6 +29,14 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
   server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
     log.push({ target, authorization: req.headers['proxy-authorization'] });
+    if (options.deny === 'close') {
+      client.destroy();
+      return;
+    }
+    if (options.deny !== undefined) {
+      client.end(`HTTP/1.1 ${options.deny} Denied\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      return;
+    }
     const port = Number(target.slice(target.lastIndexOf(':') + 1));
     const upstream = net.connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');

@@ -1,6 +1,6 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
-import { InterruptedError } from '../../errors.js';
+import { AnswerLostError, InterruptedError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
@@ -59,6 +59,8 @@ export class RecordDispatcher<P, R> {
   private readonly recordAhead: number;
   /** Units the target answered. */
   answered = 0;
+  /** Units sent whose answer was lost to an interrupt (they may have been applied). */
+  lost = 0;
   readonly remembered: R[] = [];
 
   constructor(
@@ -215,7 +217,10 @@ export class RecordDispatcher<P, R> {
     // Interrupted while queued for a request slot or a retry: not a target failure.
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
-      return skipped(unit);
+      if (!(error instanceof AnswerLostError)) return skipped(unit);
+      // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
+      this.lost += 1;
+      return skipped(unit, [{ field: '', code: null, message: error.message }]);
     }
     const fatal = this.targetFailed(error);
     return skipped(unit, [{ field: '', code: null, message: fatal.message }]);

@@ -107,9 +107,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     ? new ClosedPipeError(`output closed: in-flight work finished, the rest was not sent${resumeHint}`)
     : stop?.kind === 'interrupted'
       ? new InterruptedError(
-          dispatcher.answered === 0
-            ? `interrupted before sending: nothing was sent${resumeHint}`
-            : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
+          dispatcher.lost > 0
+            ? `interrupted: ${dispatcher.lost} ${dispatcher.lost === 1 ? 'request' : 'requests'} sent got no answer before the grace ended, so ${dispatcher.lost === 1 ? 'it' : 'they'} may have been applied; the rest was not sent (see the report)${resumeHint}`
+            : dispatcher.answered === 0
+              ? `interrupted before sending: nothing was sent${resumeHint}`
+              : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)
