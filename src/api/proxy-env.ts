@@ -53,12 +53,17 @@ export function shownProxy(proxy: string): string {
   }
 }
 
-/** The proxy's password and user name, for the redaction gate. */
+/**
+ * The proxy's credentials, for the redaction gate: its password (as written and decoded) and the
+ * `user:password` pair. Not the whole URL: the gate removes every 8-character piece of a secret,
+ * and the proxy's host and port must stay readable in the messages that name it.
+ */
 export function proxySecrets(proxy: string | undefined): string[] {
   if (proxy === undefined) return [];
   try {
     const url = new URL(proxy);
-    return [url.password, decodeURIComponent(url.password), proxy].filter((value) => value !== '');
+    if (url.password === '') return [];
+    return [url.password, decodeURIComponent(url.password), `${url.username}:${url.password}`];
   } catch {
     return [proxy];
   }
