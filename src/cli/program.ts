@@ -2,17 +2,6 @@ import { Command, CommanderError, Help, type Option } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
 import { ExamctlError, ExitCode, UsageError } from '../errors.js';
 import { COLLECTION_ADD } from './commands/collection-add.options.js';
-import {
-  COLLECTION_GROUP,
-  CONFIG_GROUP,
-  INVIGILATORS_GROUP,
-  LOCAL_GROUP,
-  REVIEW_SESSION_GROUP,
-  RUNS_GROUP,
-  SCHEDULE_GROUP,
-  SYNCED_GROUP,
-  USER_GROUP,
-} from './commands/command-groups.js';
 import { COMPLETION } from './commands/completion.options.js';
 import { CONFIG_LIST, CONFIG_REMOVE, CONFIG_SET_PROFILE, CONFIG_SHOW, CONFIG_USE } from './commands/config.options.js';
 import { DOCTOR } from './commands/doctor.options.js';
@@ -29,10 +18,9 @@ import { SCHEMA } from './commands/schema.options.js';
 import { SYNCED_FORGET, SYNCED_SHOW } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
-import { examples, type CommandDeclaration } from './command-declaration.js';
 import type { CommandDeps } from './context.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
-import { argumentKeys, registerSpecs } from './option-table.js';
+import { argumentKeys, declareGroup, examples, registerSpecs, type CommandDeclaration } from './option-table.js';
 import { resolveOutputFlags } from './output-flags.js';
 import { sentenceLines } from './sentence-wrap.js';
 import { terminalLine, terminalLines } from '../report/terminal-text.js';
@@ -42,46 +30,75 @@ import { terminalLine, terminalLines } from '../report/terminal-text.js';
  * `commands/<command>.options.ts`: flags, purpose, examples and a lazily loaded behaviour, so
  * that `examctl --help` loads neither undici, nor zod schemas, nor the engine), plus the wiring
  * every command shares: global flags, help layout, stdin/pipe spooling and the exit code.
- * Adding a command: declare it in its file, list it here (help and completion order).
+ * Adding a command: declare it in its file, list it here (help and completion order). A group
+ * (`examctl user`) is declared here: a purpose and examples, no flags, no behaviour.
  */
 export const COMMANDS: readonly CommandDeclaration[] = [
-  SCHEDULE_GROUP,
+  declareGroup({
+    name: 'schedule',
+    description: 'schedules and their candidates',
+    examples: ['examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'],
+  }),
   SCHEDULE_PUSH,
   SCHEDULE_LINKS,
-  USER_GROUP,
+  declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] }),
   USER_SYNC,
-  COLLECTION_GROUP,
+  declareGroup({
+    name: 'collection',
+    description: 'collections of taxonomies and objective repositories',
+    examples: ['examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'],
+  }),
   COLLECTION_ADD,
-  INVIGILATORS_GROUP,
+  declareGroup({
+    name: 'invigilators',
+    description: 'invigilators of a schedule',
+    examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
+  }),
   INVIGILATORS_REMOVE,
   TEMPLATE,
   SCHEMA,
-  REVIEW_SESSION_GROUP,
+  declareGroup({
+    name: 'review-session',
+    description: 'review sessions (read only)',
+    examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
+  }),
   REVIEW_SESSION_SHOW,
-  LOCAL_GROUP,
+  declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] }),
   LOCAL_INIT,
   LOCAL_EXPORT,
   LOCAL_SERVE,
   DOCTOR,
-  CONFIG_GROUP,
+  declareGroup({
+    name: 'config',
+    description: 'profiles of remote targets in the config file (never shows a token)',
+    examples: ['examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'],
+  }),
   CONFIG_SET_PROFILE,
   CONFIG_LIST,
   CONFIG_REMOVE,
   CONFIG_USE,
   CONFIG_SHOW,
-  RUNS_GROUP,
+  declareGroup({
+    name: 'runs',
+    description: "journaled runs: list them, show one's report, resume one that was killed or stopped (docs/runs.md)",
+    examples: ['examctl runs list', 'examctl runs resume', 'examctl runs show last --json'],
+  }),
   RUNS_LIST,
   RUNS_SHOW,
   RUNS_RESUME,
   RUNS_PRUNE,
-  SYNCED_GROUP,
+  declareGroup({
+    name: 'synced',
+    description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
+    examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
+  }),
   SYNCED_SHOW,
   SYNCED_FORGET,
   LOGIN,
   COMPLETION,
 ];
 
-export { examples, type CommandRun } from './command-declaration.js';
+export { examples, type CommandRun } from './option-table.js';
 
 /** Builds the program from `commands` (tests pass declarations whose behaviour they replace); `setExit` receives each command's exit code. */
 export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS): Command {

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, collect, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { collect, option, parsed, type OptionsOf } from '../option-table.js';
 import { ENCODING_OPTION, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, argument, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, type OptionsOf } from '../option-table.js';
 
 export const COMPLETION_OPTIONS = [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const;
 

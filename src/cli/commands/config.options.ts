@@ -1,6 +1,5 @@
-import { declareCommand, NO_OPTIONS } from '../command-declaration.js';
+import { declareCommand, NO_OPTIONS, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
 export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), option('--default', 'make it the default profile')] as const;

@@ -1,4 +1,4 @@
-import { declareCommand, NO_OPTIONS } from '../command-declaration.js';
+import { declareCommand, NO_OPTIONS } from '../option-table.js';
 
 /** `doctor` takes only the global flags (they choose the target it checks). */
 export const DOCTOR = declareCommand({

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
 import { SHEET_OPTION } from './file-options.js';
 
 export const INVIGILATORS_REMOVE_OPTIONS = [

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { option, type OptionsOf } from '../option-table.js';
 
 export const LOCAL_INIT_OPTIONS = [
   option('--seed <world.json>', 'world file to start from'),

@@ -1,7 +1,6 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, option, parsed, portNumber, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { InvalidArgumentError } from 'commander';
-import { option, parsed, portNumber, type OptionsOf } from '../option-table.js';
 
 /**
  * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { option, type OptionsOf } from '../option-table.js';
 
 export const LOGIN_OPTIONS = [
   option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)'),

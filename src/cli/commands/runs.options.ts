@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
 
 export const RUNS_LIST_OPTIONS = [] as const;
 

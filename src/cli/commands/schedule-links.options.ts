@@ -1,7 +1,6 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { argument, choice, type OptionsOf } from '../option-table.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
 export const SCHEDULE_LINKS_OPTIONS = [

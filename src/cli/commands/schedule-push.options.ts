@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 

@@ -1,6 +1,5 @@
-import { declareCommand } from '../command-declaration.js';
+import { declareCommand, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import type { OptionsOf } from '../option-table.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
