@@ -98,7 +98,7 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   COMPLETION,
 ];
 
-export { examples, type CommandRun } from './option-table.js';
+export type { CommandRun } from './option-table.js';
 
 /** Builds the program from `commands` (tests pass declarations whose behaviour they replace); `setExit` receives each command's exit code. */
 export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS): Command {

@@ -59,7 +59,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['review-session show RS-1 -o csv', { externalId: 'RS-1', output: 'csv' }],
   ['local init --seed w.json --force', { seed: 'w.json', force: true }],
   ['local export --out w.json', { out: 'w.json' }],
-  ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10% --faults-seed 42', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%', faultsSeed: '42' }],
+  ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10%', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%' }],
   ['doctor --profile prod', { profile: 'prod' }],
   ['config set-profile prod --base-url https://exam.example.com --default', { name: 'prod', baseUrl: 'https://exam.example.com', default: true }],
   ['config list --json', { json: true }],
