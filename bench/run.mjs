@@ -6,6 +6,7 @@ import { runRemoteBench } from './remote-bench.mjs';
 import { runXlsxBench } from './xlsx-bench.mjs';
 import { runServeBench } from './serve-bench.mjs';
 import { runSyncBench } from './sync-bench.mjs';
+import { runStartupBench } from './startup-bench.mjs';
 
 const only = process.argv[2];
 
@@ -50,4 +51,9 @@ if (!only || only === 'sync') {
     'changed-only time <= 1/20 of the full run; digest <= 1 s per 100k records',
   );
   console.table(await runSyncBench());
+}
+
+if (!only || only === 'startup') {
+  section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each; EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved)', 'no growth');
+  console.table(await runStartupBench());
 }

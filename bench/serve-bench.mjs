@@ -8,7 +8,7 @@
 //    5) rounds, each measuring the two servers back to back after a 2,000-user warm-up each. Also
 //    each server's CPU time (user+sys, from /proc) per 1,000 users: it moves with what else the
 //    machine runs, but far less than users/s; compare it in interleaved runs.
-//    Beside it, for context (docs/remote.md, "What the ratio depends on"): the same loop against the
+//    Beside it, for context (bench/README.md, "serve"): the same loop against the
 //    minimal server that also makes each turn's creates durable (one O_DSYNC append per event-loop
 //    turn, as the store's group commit does) and local serve's ratio to that; the ratio with the
 //    loop at concurrency 64; and with examctl's own client (`user sync --target remote` on a 10k-row
@@ -117,7 +117,7 @@ export async function runServeBench({ rounds = 5 } = {}) {
   // The figure is the median of the rounds' own ratios, each round measuring the two servers back
   // to back. Best-of for each server separately would pair one server's slow round with the
   // other's fast one: the minimal server's users/s move 6.5k-11k from one run to the next on this
-  // VM with nothing changed (docs/remote.md, "What the ratio depends on"), and its best round is
+  // VM with nothing changed (bench/README.md, "serve"), and its best round is
   // one local serve never had beside it. Best-of is still shown.
   const ratioRow = (measure, { minimal, serve }, goal) => {
     const ratios = roundRatios(serve, minimal);

@@ -1,11 +1,15 @@
 import { Argument, Option, type Command } from 'commander';
+import type { CommandDeps } from './context.js';
+import type { GlobalOptions } from './global-options.js';
+import type { TargetOf } from './target.js';
 
 /**
  * Flags and positional arguments as data. A command declares them once, in a table that
  * commander registers from and from which the TypeScript type of the command's `options` is
  * derived: the property name comes from the flag's text (`--schedule-id <id>` is `scheduleId`,
  * `--no-keycode` is `keycode`), exactly as commander names it, so a flag and the property its
- * command reads cannot drift apart. Imports only commander: tables are loaded by `--help`.
+ * command reads cannot drift apart. Then the declaration of a command that holds its table (below).
+ * Imports only commander (and types): tables and declarations are loaded by `--help`.
  */
 
 export interface OptionSpec<Flags extends string = string, Value = unknown, Always extends boolean = boolean> {
@@ -109,3 +113,56 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
 export function argumentKeys(table: SpecTable): string[] {
   return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
 }
+
+/**
+ * A command is one declaration: where it sits in the tree, what `--help` says about it (purpose
+ * and examples), its flags (an option table) and how to load its behaviour. Each lives in its
+ * `commands/<command>.options.ts`, which `--help` and completion load without the behaviour:
+ * `load` imports `commands/<command>.ts` (and with it undici, zod, the engine) only when the
+ * command runs. `program.ts` only lists the declarations.
+ */
+
+/** A command's entry point, typed by the table it is declared with. */
+export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: TargetOf) => Promise<number>;
+
+export interface CommandDeclaration {
+  /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
+  readonly path: readonly [string] | readonly [string, string];
+  readonly description: string;
+  /** The lines of its "Examples:" help block; a line starting with `#` comments the one below it. */
+  readonly examples: readonly string[];
+  /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
+  readonly options?: SpecTable;
+  /** Erased to `never` for the registry's list; `declareCommand` checked it against `options`. */
+  readonly load?: () => Promise<CommandRun<never>>;
+}
+
+/**
+ * Declares a runnable command. The table is the one source of the options type: a `run` reading a
+ * flag its table does not declare fails the type check here.
+ */
+export function declareCommand<const T extends SpecTable>(declaration: {
+  readonly path: readonly [string] | readonly [string, string];
+  readonly description: string;
+  readonly examples: readonly string[];
+  readonly options: T;
+  readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
+}): CommandDeclaration {
+  return declaration;
+}
+
+/** Declares a group of commands (`examctl config`): its help's purpose and examples. */
+export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
+  return { path: [declaration.name], description: declaration.description, examples: declaration.examples };
+}
+
+/**
+ * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
+ * command has at least two). A line starting with `#` is a comment for the example below it.
+ */
+export function examples(...lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
+}
+
+/** A command without flags of its own. */
+export const NO_OPTIONS = [] as const;

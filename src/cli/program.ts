@@ -1,52 +1,107 @@
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
 import { ExamctlError, ExitCode, UsageError } from '../errors.js';
-import { COLLECTION_ADD_OPTIONS } from './commands/collection-add.options.js';
-import { CONFIG_PROFILE_NAME, CONFIG_SET_PROFILE_OPTIONS } from './commands/config.options.js';
-import { INVIGILATORS_REMOVE_OPTIONS } from './commands/invigilators-remove.options.js';
-import { LOCAL_INIT_OPTIONS } from './commands/local-init.options.js';
-import { LOCAL_SERVE_OPTIONS } from './commands/local-serve.options.js';
-import { REVIEW_SESSION_SHOW_OPTIONS } from './commands/review-session-show.options.js';
-import { COMPLETION_OPTIONS } from './commands/completion.options.js';
-import { LOGIN_OPTIONS } from './commands/login.options.js';
-import { SCHEDULE_LINKS_OPTIONS } from './commands/schedule-links.options.js';
-import { RUNS_LIST_OPTIONS, RUNS_PRUNE_OPTIONS, RUNS_RESUME_OPTIONS, RUNS_SHOW_OPTIONS } from './commands/runs.options.js';
-import { SYNCED_FORGET_OPTIONS, SYNCED_SHOW_OPTIONS } from './commands/synced.options.js';
-import { SCHEDULE_PUSH_OPTIONS } from './commands/schedule-push.options.js';
-import { SCHEMA_OPTIONS } from './commands/schema.options.js';
-import { LOCAL_EXPORT_OPTIONS } from './commands/local-export.options.js';
-import { TEMPLATE_OPTIONS } from './commands/template.options.js';
-import { USER_SYNC_OPTIONS } from './commands/user-sync.options.js';
+import { COLLECTION_ADD } from './commands/collection-add.options.js';
+import { COMPLETION } from './commands/completion.options.js';
+import { CONFIG_LIST, CONFIG_REMOVE, CONFIG_SET_PROFILE, CONFIG_SHOW, CONFIG_USE } from './commands/config.options.js';
+import { DOCTOR } from './commands/doctor.options.js';
+import { INVIGILATORS_REMOVE } from './commands/invigilators-remove.options.js';
+import { LOCAL_EXPORT } from './commands/local-export.options.js';
+import { LOCAL_INIT } from './commands/local-init.options.js';
+import { LOCAL_SERVE } from './commands/local-serve.options.js';
+import { LOGIN } from './commands/login.options.js';
+import { REVIEW_SESSION_SHOW } from './commands/review-session-show.options.js';
+import { RUNS_LIST, RUNS_PRUNE, RUNS_RESUME, RUNS_SHOW } from './commands/runs.options.js';
+import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
+import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
+import { SCHEMA } from './commands/schema.options.js';
+import { SYNCED_FORGET, SYNCED_SHOW } from './commands/synced.options.js';
+import { TEMPLATE } from './commands/template.options.js';
+import { USER_SYNC } from './commands/user-sync.options.js';
 import type { CommandDeps } from './context.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
-import { argumentKeys, registerSpecs, type OptionsOf, type SpecTable } from './option-table.js';
+import { argumentKeys, declareGroup, examples, registerSpecs, type CommandDeclaration } from './option-table.js';
 import { resolveOutputFlags } from './output-flags.js';
 import { sentenceLines } from './sentence-wrap.js';
-import type { TargetOf } from './target.js';
 import { terminalLine, terminalLines } from '../report/terminal-text.js';
 
 /**
- * The `examctl` command tree. Each command's flags come from its `<command>.options.ts` table;
- * its module is imported inside the action so that `examctl --help` loads neither undici, nor
- * zod schemas, nor the engine.
+ * The `examctl` command tree: the registry of the command declarations (each in its
+ * `commands/<command>.options.ts`: flags, purpose, examples and a lazily loaded behaviour, so
+ * that `examctl --help` loads neither undici, nor zod schemas, nor the engine), plus the wiring
+ * every command shares: global flags, help layout, stdin/pipe spooling and the exit code.
+ * Adding a command: declare it in its file, list it here (help and completion order). A group
+ * (`examctl user`) is declared here: a purpose and examples, no flags, no behaviour.
  */
+export const COMMANDS: readonly CommandDeclaration[] = [
+  declareGroup({
+    name: 'schedule',
+    description: 'schedules and their candidates',
+    examples: ['examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'],
+  }),
+  SCHEDULE_PUSH,
+  SCHEDULE_LINKS,
+  declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] }),
+  USER_SYNC,
+  declareGroup({
+    name: 'collection',
+    description: 'collections of taxonomies and objective repositories',
+    examples: ['examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'],
+  }),
+  COLLECTION_ADD,
+  declareGroup({
+    name: 'invigilators',
+    description: 'invigilators of a schedule',
+    examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
+  }),
+  INVIGILATORS_REMOVE,
+  TEMPLATE,
+  SCHEMA,
+  declareGroup({
+    name: 'review-session',
+    description: 'review sessions (read only)',
+    examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
+  }),
+  REVIEW_SESSION_SHOW,
+  declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] }),
+  LOCAL_INIT,
+  LOCAL_EXPORT,
+  LOCAL_SERVE,
+  DOCTOR,
+  declareGroup({
+    name: 'config',
+    description: 'profiles of remote targets in the config file (never shows a token)',
+    examples: ['examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'],
+  }),
+  CONFIG_SET_PROFILE,
+  CONFIG_LIST,
+  CONFIG_REMOVE,
+  CONFIG_USE,
+  CONFIG_SHOW,
+  declareGroup({
+    name: 'runs',
+    description: "journaled runs: list them, show one's report, resume one that was killed or stopped (docs/runs.md)",
+    examples: ['examctl runs list', 'examctl runs resume', 'examctl runs show last --json'],
+  }),
+  RUNS_LIST,
+  RUNS_SHOW,
+  RUNS_RESUME,
+  RUNS_PRUNE,
+  declareGroup({
+    name: 'synced',
+    description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
+    examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
+  }),
+  SYNCED_SHOW,
+  SYNCED_FORGET,
+  LOGIN,
+  COMPLETION,
+];
 
-/** A command's entry point, typed by the table it is registered with. */
-export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: TargetOf) => Promise<number>;
+export type { CommandRun } from './option-table.js';
 
-/** A command without flags of its own. */
-const NO_OPTIONS = [] as const;
-
-/**
- * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
- * command has at least two). A line starting with `#` is a comment for the example below it.
- */
-export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
-}
-
-/** Builds the program; `setExit` receives each command's exit code. */
-export function buildProgram(deps: CommandDeps, setExit: (code: number) => void): Command {
+/** Builds the program from `commands` (tests pass declarations whose behaviour they replace); `setExit` receives each command's exit code. */
+export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS): Command {
   const program = new Command('examctl');
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
@@ -84,24 +139,22 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
     );
   registerSpecs(program, GLOBAL_OPTIONS);
 
-  /**
-   * Registers a command's table and its lazily loaded `run`. The table is the one source of the
-   * options type: a `run` reading a flag its table does not declare fails the type check here.
-   */
-  const register = <const T extends SpecTable>(command: Command, table: T, load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>): Command => {
+  /** Wires a declared command's flags and its lazily loaded `run` (a group has neither). */
+  const register = (command: Command, { options: table, load }: CommandDeclaration): void => {
+    if (table === undefined || load === undefined) return;
     registerSpecs(command, table);
     const keys = argumentKeys(table);
-    return command.action(async (...args: unknown[]) => {
+    command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
-      // commander parsed exactly `table` and the global table: the one place their values are typed.
-      const options = parsed as OptionsOf<T> & GlobalOptions;
+      // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
+      const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
       const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('./stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
       if (parsed.file !== '-' && piped === undefined) {
-        setExit(await run(options, { ...deps, invocation: options }, targetOnce(options, deps)));
+        setExit(await run(options as never, { ...deps, invocation: options }, targetOnce(options, deps)));
         return;
       }
       const { spoolPipe, spoolStdin } = await import('./stdin-file.js');
@@ -112,408 +165,22 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void)
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
         const withStdin = { ...deps, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
-        setExit(await run(options, withStdin, targetOnce(options, withStdin)));
+        setExit(await run(options as never, withStdin, targetOnce(options, withStdin)));
       } finally {
         await stdin.remove();
       }
     });
   };
 
-  const schedule = program
-    .command('schedule')
-    .description('schedules and their candidates')
-    .addHelpText('after', examples('examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'));
-  register(
-    schedule
-      .command('push')
-      .description(
-        'create or update schedules with candidates (POST /schedule, one call per schedule). ' +
-          'A candidates CSV/JSON gets its schedule from flags or --schedule; without --schedule-id every run creates a new schedule. ' +
-          'A sittings CSV (rows with schedule columns such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each, ' +
-          'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',
-      )
-      .addHelpText(
-        'after',
-        examples(
-          '# a sittings CSV: one schedule per ScheduleExtId; check it first, then send with a report',
-          'examctl schedule push --file sittings.csv --dry-run',
-          'examctl schedule push --file sittings.csv --report result.csv',
-          '# a candidates CSV: the schedule comes from flags (on a terminal, missing ones are asked)',
-          'examctl schedule push --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 \\\n      --start 2026-12-14T09:00:00Z --group H-NORTH-DEC --group-name "North campus - December"',
-          '# after fixing the failed rows in result.csv: send only those again',
-          'examctl schedule push --file result.csv --only-failed --report retry.csv',
-        ),
-      ),
-    SCHEDULE_PUSH_OPTIONS,
-    async () => (await import('./commands/schedule-push.js')).run,
-  );
-
-  register(
-    schedule
-      .command('links')
-      .description(
-        "each candidate's StartupLink (and LaunchUrl with proctoring) of a schedule in the local store. " +
-          'The integration API does not return links, so this reads the local target only.',
-      )
-      .addHelpText(
-        'after',
-        examples(
-          'examctl schedule links S-MATH1-DEC',
-          '# a formula-safe CSV for a mail merge',
-          'examctl schedule links S-MATH1-DEC -o csv > links.csv',
-          'examctl schedule links S-MATH1-DEC -o json',
-        ),
-      ),
-    SCHEDULE_LINKS_OPTIONS,
-    async () => (await import('./commands/schedule-links.js')).run,
-  );
-
-  const user = program
-    .command('user')
-    .description('platform users')
-    .addHelpText('after', examples('examctl user sync --file users.csv --dry-run', 'examctl user sync --help'));
-  register(
-    user
-      .command('sync')
-      .description('create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user')
-      .addHelpText(
-        'after',
-        examples(
-          '# check every row, change nothing; errors are shown as file:line field code message',
-          'examctl user sync --file users.csv --dry-run',
-          '# send; result.csv holds your rows plus status, error_codes, error_messages',
-          'examctl user sync --file users.csv --report result.csv',
-          '# fix the failed rows in result.csv, then send only those again',
-          'examctl user sync --file result.csv --only-failed --report retry.csv',
-          '# on a terminal: asks for one user (role from a list on the local target)',
-          'examctl user sync',
-        ),
-      ),
-    USER_SYNC_OPTIONS,
-    async () => (await import('./commands/user-sync.js')).run,
-  );
-
-  const collection = program
-    .command('collection')
-    .description('collections of taxonomies and objective repositories')
-    .addHelpText('after', examples('examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'));
-  register(
-    collection
-      .command('add')
-      .description('create collections (POST /collections) from flags or from --file (one JSON object or an array)')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl collection add --title "Physics 2027" --external-id physics2027 --taxonomy TX-BLOOM --repository LO-CORE',
-          '# on a terminal without --title: asks for it',
-          'examctl collection add',
-          '# several at once from a JSON array, with a report',
-          'examctl collection add --file collections.json --report result.csv',
-        ),
-      ),
-    COLLECTION_ADD_OPTIONS,
-    async () => (await import('./commands/collection-add.js')).run,
-  );
-
-  const invigilators = program
-    .command('invigilators')
-    .description('invigilators of a schedule')
-    .addHelpText('after', examples('examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'));
-  register(
-    invigilators
-      .command('remove')
-      .description('remove invigilators from a schedule (DELETE /schedule/{id}/invigilators)')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl invigilators remove S-FUTURE inv-1 inv-2',
-          '# on a terminal without ids: tick them in a list of the schedule\'s invigilators (local) or type them (remote)',
-          'examctl invigilators remove S-FUTURE',
-          'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
-        ),
-      ),
-    INVIGILATORS_REMOVE_OPTIONS,
-    async () => (await import('./commands/invigilators-remove.js')).run,
-  );
-
-  register(
-    program
-      .command('template')
-      .description('print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl template users > users.csv',
-          '# a workbook: text columns (00456 stays 00456) and a Columns sheet describing each column',
-          'examctl template sittings -o xlsx > sittings.xlsx',
-          'examctl template candidates -o json > candidates.json',
-        ),
-      ),
-    TEMPLATE_OPTIONS,
-    async () => (await import('./commands/template.js')).run,
-  );
-  register(
-    program
-      .command('schema')
-      .description("print the JSON Schema (2020-12) of a kind's JSON input file, for editors to check it")
-      .addHelpText(
-        'after',
-        examples(
-          'examctl schema users > users.schema.json',
-          '# then in users.json: { "$schema": "./users.schema.json", ... } or your editor\'s schema mapping',
-          'examctl schema sittings',
-        ),
-      ),
-    SCHEMA_OPTIONS,
-    async () => (await import('./commands/schema.js')).run,
-  );
-
-  const reviewSession = program
-    .command('review-session')
-    .description('review sessions (read only)')
-    .addHelpText('after', examples('examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'));
-  register(
-    reviewSession
-      .command('show')
-      .description('show a review session (GET /external/review-sessions/{id}); --json prints its Content')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl review-session show RS-MATH1-OCT',
-          'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
-          'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
-          'examctl review-session show RS-MATH1-OCT --json',
-        ),
-      ),
-    REVIEW_SESSION_SHOW_OPTIONS,
-    async () => (await import('./commands/review-session-show.js')).run,
-  );
-
-  const local = program
-    .command('local')
-    .description('the local engine and its store')
-    .addHelpText('after', examples('examctl local init', 'examctl local export > world.json'));
-  register(
-    local
-      .command('init')
-      .description('create the local store from a world file (default: the bundled demo world)')
-      .addHelpText(
-        'after',
-        examples(
-          '# ./.examctl-store from the demo world (roles, hierarchies, assessments, schedules, review sessions)',
-          'examctl local init',
-          '# start over from your own world file (e.g. an earlier `local export`)',
-          'examctl local init --seed world.json --force',
-          'examctl --store /tmp/try-out local init',
-        ),
-      ),
-    LOCAL_INIT_OPTIONS,
-    async () => (await import('./commands/local-init.js')).run,
-  );
-  register(
-    local
-      .command('export')
-      .description('print the store as a world file on stdout (stable order; passwords only as hashes)')
-      .addHelpText(
-        'after',
-        examples('examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'),
-      ),
-    LOCAL_EXPORT_OPTIONS,
-    async () => (await import('./commands/local-export.js')).run,
-  );
-  register(
-    local
-      .command('serve')
-      .description('serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)')
-      .addHelpText(
-        'after',
-        examples(
-          '# the demo world (token dev-token) on a fixed port; Ctrl-C stops it',
-          'examctl local serve --port 8080',
-          '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
-          'examctl --store ./demo-store local serve --port 0',
-          'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
-          '# behind a reverse proxy: its OpenAPI document (/api/v1/integrations/openapi.json) names the public URL',
-          'examctl local serve --port 8080 --public-url https://exam-sandbox.example.test',
-          '# test a client\'s retries: 10% 503, 2% lost answers, 5-50 ms latency, reproducible',
-          'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
-        ),
-      ),
-    LOCAL_SERVE_OPTIONS,
-    async () => (await import('./commands/local-serve.js')).run,
-  );
-
-  register(
-    program
-      .command('doctor')
-      .description('check the target: base URL or store, token set (never shown), reachable, token accepted, clock skew; exit 0 healthy, 3 not')
-      .addHelpText(
-        'after',
-        examples('examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'),
-      ),
-    NO_OPTIONS,
-    async () => (await import('./commands/doctor.js')).run,
-  );
-
-  const config = program
-    .command('config')
-    .description('profiles of remote targets in the config file (never shows a token)')
-    .addHelpText('after', examples('examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'));
-  register(
-    config
-      .command('set-profile')
-      .description('create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default]')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
-          'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
-        ),
-      ),
-    CONFIG_SET_PROFILE_OPTIONS,
-    async () => (await import('./commands/config.js')).runSetProfile,
-  );
-  register(
-    config
-      .command('list')
-      .description('list the profiles (* marks the default)')
-      .addHelpText('after', examples('examctl config list', 'examctl config list --json')),
-    NO_OPTIONS,
-    async () => (await import('./commands/config.js')).runList,
-  );
-  register(
-    config
-      .command('remove')
-      .description('remove a profile (its token file is left in place)')
-      .addHelpText('after', examples('examctl config remove staging', 'examctl config list')),
-    CONFIG_PROFILE_NAME,
-    async () => (await import('./commands/config.js')).runRemove,
-  );
-  register(
-    config
-      .command('use')
-      .description('make a profile the default')
-      .addHelpText('after', examples('examctl config use prod', 'examctl config use staging')),
-    CONFIG_PROFILE_NAME,
-    async () => (await import('./commands/config.js')).runUse,
-  );
-  register(
-    config
-      .command('show')
-      .description('the config file path, the default profile and every profile')
-      .addHelpText('after', examples('examctl config show', 'examctl config show --json')),
-    NO_OPTIONS,
-    async () => (await import('./commands/config.js')).runShow,
-  );
-
-  const runs = program
-    .command('runs')
-    .description('journaled runs: list them, show one\'s report, resume one that was killed or stopped (docs/runs.md)')
-    .addHelpText('after', examples('examctl runs list', 'examctl runs resume', 'examctl runs show last --json'));
-  register(
-    runs
-      .command('list')
-      .description('every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts')
-      .addHelpText('after', examples('examctl runs list', 'examctl runs list --json', 'examctl --runs-dir /var/lib/examctl/runs runs list')),
-    RUNS_LIST_OPTIONS,
-    async () => (await import('./commands/runs.js')).runList,
-  );
-  register(
-    runs
-      .command('show')
-      .description("a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged")
-      .addHelpText('after', examples('examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv')),
-    RUNS_SHOW_OPTIONS,
-    async () => (await import('./commands/runs.js')).runShow,
-  );
-  register(
-    runs
-      .command('resume')
-      .description(
-        'continue a killed or stopped run (default: the newest unfinished one) with its recorded options and target;\n' +
-          'sends what was never answered, keeps what was. Refused (exit 2) when the run finished, another process holds it,\n' +
-          'or its input file changed. The token comes from the usual sources; a run with --pin needs the same --pin again.',
-      )
-      .addHelpText(
-        'after',
-        examples(
-          'examctl runs resume',
-          'examctl runs resume 20261122T110502.481Z-3f9a --yes',
-          '# a schedule push with a PIN: give the same PIN again (the journal keeps only its hash)',
-          'examctl runs resume last --pin 4821 --json',
-        ),
-      ),
-    RUNS_RESUME_OPTIONS,
-    async () => (await import('./commands/runs.js')).runResume,
-  );
-  register(
-    runs
-      .command('prune')
-      .description('remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones')
-      .addHelpText('after', examples('examctl runs prune', 'examctl runs prune --older-than 7d --all --json')),
-    RUNS_PRUNE_OPTIONS,
-    async () => (await import('./commands/runs.js')).runPrune,
-  );
-
-  const synced = program
-    .command('synced')
-    .description('the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)')
-    .addHelpText('after', examples('examctl synced show', 'examctl synced forget --target local --store ./store'));
-  register(
-    synced
-      .command('show')
-      .description('every sync memory: target, kind, ids remembered, leavers disabled, newest run, file')
-      .addHelpText('after', examples('examctl synced show', 'examctl synced show --json')),
-    SYNCED_SHOW_OPTIONS,
-    async () => (await import('./commands/synced.js')).runShow,
-  );
-  register(
-    synced
-      .command('forget')
-      .description("forget the target's sync memory (the usual target flags choose it): the next sync sends every record")
-      .addHelpText('after', examples('examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store')),
-    SYNCED_FORGET_OPTIONS,
-    async () => (await import('./commands/synced.js')).runForget,
-  );
-
-  register(
-    program
-      .command('login')
-      .description('prompt for the EAPI token (not echoed), check it against the service, and store it 0600 beside the config for --profile (or the default)')
-      .addHelpText(
-        'after',
-        examples(
-          'examctl login',
-          '# create the profile on the way',
-          'examctl login --profile prod --base-url https://exam.example.com',
-          '# scripts: the token on stdin (checked against the service before it is stored)',
-          'examctl login --profile prod --with-token < /run/secrets/exam-token',
-          '# the service is not reachable from here: store it unchecked',
-          'examctl login --profile prod --no-verify',
-        ),
-      ),
-    LOGIN_OPTIONS,
-    async () => (await import('./commands/login.js')).run,
-  );
-
-  register(
-    program
-      .command('completion')
-      .description('print a shell completion script for bash, zsh, fish or powershell, generated from the command tree')
-      .addHelpText(
-        'after',
-        examples(
-          '# bash (also macOS bash 3.2): load it in every new shell',
-          `echo 'eval "$(examctl completion bash)"' >> ~/.bashrc`,
-          'examctl completion zsh > "${fpath[1]}/_examctl"',
-          'examctl completion fish > ~/.config/fish/completions/examctl.fish',
-          '# PowerShell: add to your profile (notepad $PROFILE)',
-          'examctl completion powershell | Out-String | Invoke-Expression',
-        ),
-      ),
-    COMPLETION_OPTIONS,
-    async () => (await import('./commands/completion.js')).run,
-  );
+  for (const declaration of commands) {
+    const [first, second] = declaration.path;
+    const parent = second === undefined ? program : program.commands.find((candidate) => candidate.name() === first)!;
+    const command = parent
+      .command(second ?? first)
+      .description(declaration.description)
+      .addHelpText('after', examples(...declaration.examples));
+    register(command, declaration);
+  }
 
   program
     .command('options')

@@ -1,6 +1,6 @@
+import { declareCommand, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { collect } from '../flag-values.js';
-import { option, parsed, type OptionsOf } from '../option-table.js';
 import { ENCODING_OPTION, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
@@ -15,3 +15,17 @@ export const COLLECTION_ADD_OPTIONS = [
 ] as const;
 
 export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;
+
+export const COLLECTION_ADD = declareCommand({
+  path: ['collection', 'add'],
+  description: 'create collections (POST /collections) from flags or from --file (one JSON object or an array)',
+  examples: [
+    'examctl collection add --title "Physics 2027" --external-id physics2027 --taxonomy TX-BLOOM --repository LO-CORE',
+    '# on a terminal without --title: asks for it',
+    'examctl collection add',
+    '# several at once from a JSON array, with a report',
+    'examctl collection add --file collections.json --report result.csv',
+  ],
+  options: COLLECTION_ADD_OPTIONS,
+  load: async () => (await import('./collection-add.js')).run,
+});

@@ -1,5 +1,5 @@
+import { declareCommand, NO_OPTIONS, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
 export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), option('--default', 'make it the default profile')] as const;
@@ -8,3 +8,46 @@ export type ConfigSetProfileOptions = OptionsOf<typeof CONFIG_SET_PROFILE_OPTION
 /** `config remove` and `config use`: one profile, by name. */
 export const CONFIG_PROFILE_NAME = [argument('name', '<name>', 'profile name')] as const;
 export type ConfigProfileNameOptions = OptionsOf<typeof CONFIG_PROFILE_NAME> & GlobalOptions;
+
+export const CONFIG_SET_PROFILE = declareCommand({
+  path: ['config', 'set-profile'],
+  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default]',
+  examples: [
+    'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
+    'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
+  ],
+  options: CONFIG_SET_PROFILE_OPTIONS,
+  load: async () => (await import('./config.js')).runSetProfile,
+});
+
+export const CONFIG_LIST = declareCommand({
+  path: ['config', 'list'],
+  description: 'list the profiles (* marks the default)',
+  examples: ['examctl config list', 'examctl config list --json'],
+  options: NO_OPTIONS,
+  load: async () => (await import('./config.js')).runList,
+});
+
+export const CONFIG_REMOVE = declareCommand({
+  path: ['config', 'remove'],
+  description: 'remove a profile (its token file is left in place)',
+  examples: ['examctl config remove staging', 'examctl config list'],
+  options: CONFIG_PROFILE_NAME,
+  load: async () => (await import('./config.js')).runRemove,
+});
+
+export const CONFIG_USE = declareCommand({
+  path: ['config', 'use'],
+  description: 'make a profile the default',
+  examples: ['examctl config use prod', 'examctl config use staging'],
+  options: CONFIG_PROFILE_NAME,
+  load: async () => (await import('./config.js')).runUse,
+});
+
+export const CONFIG_SHOW = declareCommand({
+  path: ['config', 'show'],
+  description: 'the config file path, the default profile and every profile',
+  examples: ['examctl config show', 'examctl config show --json'],
+  options: NO_OPTIONS,
+  load: async () => (await import('./config.js')).runShow,
+});

@@ -1,5 +1,5 @@
+import { declareCommand, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { argument, option, type OptionsOf } from '../option-table.js';
 import { SHEET_OPTION } from './file-options.js';
 
 export const INVIGILATORS_REMOVE_OPTIONS = [
@@ -11,3 +11,16 @@ export const INVIGILATORS_REMOVE_OPTIONS = [
 ] as const;
 
 export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;
+
+export const INVIGILATORS_REMOVE = declareCommand({
+  path: ['invigilators', 'remove'],
+  description: 'remove invigilators from a schedule (DELETE /schedule/{id}/invigilators)',
+  examples: [
+    'examctl invigilators remove S-FUTURE inv-1 inv-2',
+    "# on a terminal without ids: tick them in a list of the schedule's invigilators (local) or type them (remote)",
+    'examctl invigilators remove S-FUTURE',
+    'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
+  ],
+  options: INVIGILATORS_REMOVE_OPTIONS,
+  load: async () => (await import('./invigilators-remove.js')).run,
+});

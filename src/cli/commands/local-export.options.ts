@@ -1,7 +1,15 @@
+import { declareCommand, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import type { OptionsOf } from '../option-table.js';
 import { OUT_OPTION } from './out-option.js';
 
 export const LOCAL_EXPORT_OPTIONS = [OUT_OPTION] as const;
 
 export type LocalExportOptions = OptionsOf<typeof LOCAL_EXPORT_OPTIONS> & GlobalOptions;
+
+export const LOCAL_EXPORT = declareCommand({
+  path: ['local', 'export'],
+  description: 'print the store as a world file on stdout (stable order; passwords only as hashes)',
+  examples: ['examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'],
+  options: LOCAL_EXPORT_OPTIONS,
+  load: async () => (await import('./local-export.js')).run,
+});

@@ -1,5 +1,5 @@
+import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { option, type OptionsOf } from '../option-table.js';
 
 export const LOCAL_INIT_OPTIONS = [
   option('--seed <world.json>', 'world file to start from'),
@@ -7,3 +7,17 @@ export const LOCAL_INIT_OPTIONS = [
 ] as const;
 
 export type LocalInitOptions = OptionsOf<typeof LOCAL_INIT_OPTIONS> & GlobalOptions;
+
+export const LOCAL_INIT = declareCommand({
+  path: ['local', 'init'],
+  description: 'create the local store from a world file (default: the bundled demo world)',
+  examples: [
+    '# ./.examctl-store from the demo world (roles, hierarchies, assessments, schedules, review sessions)',
+    'examctl local init',
+    '# start over from your own world file (e.g. an earlier `local export`)',
+    'examctl local init --seed world.json --force',
+    'examctl --store /tmp/try-out local init',
+  ],
+  options: LOCAL_INIT_OPTIONS,
+  load: async () => (await import('./local-init.js')).run,
+});

@@ -1,7 +1,7 @@
+import { declareCommand, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { InvalidArgumentError } from 'commander';
 import { portNumber, wholeNumberIn } from '../flag-values.js';
-import { option, parsed, type OptionsOf } from '../option-table.js';
 
 /**
  * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,
@@ -32,3 +32,21 @@ export const LOCAL_SERVE_OPTIONS = [
 ] as const;
 
 export type LocalServeOptions = OptionsOf<typeof LOCAL_SERVE_OPTIONS> & GlobalOptions;
+
+export const LOCAL_SERVE = declareCommand({
+  path: ['local', 'serve'],
+  description: 'serve the local engine as the HTTP API (Authorization: EAPI <token of the world settings>)',
+  examples: [
+    '# the demo world (token dev-token) on a fixed port; Ctrl-C stops it',
+    'examctl local serve --port 8080',
+    '# any free port, printed as "listening on http://127.0.0.1:PORT" on stderr',
+    'examctl --store ./demo-store local serve --port 0',
+    'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor',
+    '# behind a reverse proxy: its OpenAPI document (/api/v1/integrations/openapi.json) names the public URL',
+    'examctl local serve --port 8080 --public-url https://exam-sandbox.example.test',
+    "# test a client's retries: 10% 503, 2% lost answers, 5-50 ms latency, reproducible",
+    'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
+  ],
+  options: LOCAL_SERVE_OPTIONS,
+  load: async () => (await import('./local-serve.js')).run,
+});

@@ -1,5 +1,5 @@
+import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { option, type OptionsOf } from '../option-table.js';
 
 export const LOGIN_OPTIONS = [
   option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)'),
@@ -7,3 +7,19 @@ export const LOGIN_OPTIONS = [
 ] as const;
 
 export type LoginOptions = OptionsOf<typeof LOGIN_OPTIONS> & GlobalOptions;
+
+export const LOGIN = declareCommand({
+  path: ['login'],
+  description: 'prompt for the EAPI token (not echoed), check it against the service, and store it 0600 beside the config for --profile (or the default)',
+  examples: [
+    'examctl login',
+    '# create the profile on the way',
+    'examctl login --profile prod --base-url https://exam.example.com',
+    '# scripts: the token on stdin (checked against the service before it is stored)',
+    'examctl login --profile prod --with-token < /run/secrets/exam-token',
+    '# the service is not reachable from here: store it unchecked',
+    'examctl login --profile prod --no-verify',
+  ],
+  options: LOGIN_OPTIONS,
+  load: async () => (await import('./login.js')).run,
+});

@@ -1,6 +1,6 @@
+import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { argument, choice, type OptionsOf } from '../option-table.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
@@ -16,3 +16,16 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;
+
+export const REVIEW_SESSION_SHOW = declareCommand({
+  path: ['review-session', 'show'],
+  description: 'show a review session (GET /external/review-sessions/{id}); --json prints its Content',
+  examples: [
+    'examctl review-session show RS-MATH1-OCT',
+    'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+    'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
+    'examctl review-session show RS-MATH1-OCT --json',
+  ],
+  options: REVIEW_SESSION_SHOW_OPTIONS,
+  load: async () => (await import('./review-session-show.js')).run,
+});

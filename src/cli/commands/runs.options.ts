@@ -1,6 +1,6 @@
+import { declareCommand, argument, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { duration } from '../flag-values.js';
-import { argument, option, parsed, type OptionsOf } from '../option-table.js';
 
 export const RUNS_LIST_OPTIONS = [] as const;
 
@@ -23,3 +23,43 @@ export const RUNS_PRUNE_OPTIONS = [
 export type RunsShowOptions = OptionsOf<typeof RUNS_SHOW_OPTIONS> & GlobalOptions;
 export type RunsResumeOptions = OptionsOf<typeof RUNS_RESUME_OPTIONS> & GlobalOptions;
 export type RunsPruneOptions = OptionsOf<typeof RUNS_PRUNE_OPTIONS> & GlobalOptions;
+
+export const RUNS_LIST = declareCommand({
+  path: ['runs', 'list'],
+  description: 'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
+  examples: ['examctl runs list', 'examctl runs list --json', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
+  options: RUNS_LIST_OPTIONS,
+  load: async () => (await import('./runs.js')).runList,
+});
+
+export const RUNS_SHOW = declareCommand({
+  path: ['runs', 'show'],
+  description: "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
+  examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
+  options: RUNS_SHOW_OPTIONS,
+  load: async () => (await import('./runs.js')).runShow,
+});
+
+export const RUNS_RESUME = declareCommand({
+  path: ['runs', 'resume'],
+  description:
+    'continue a killed or stopped run (default: the newest unfinished one) with its recorded options and target;\n' +
+    'sends what was never answered, keeps what was. Refused (exit 2) when the run finished, another process holds it,\n' +
+    'or its input file changed. The token comes from the usual sources; a run with --pin needs the same --pin again.',
+  examples: [
+    'examctl runs resume',
+    'examctl runs resume 20261122T110502.481Z-3f9a --yes',
+    '# a schedule push with a PIN: give the same PIN again (the journal keeps only its hash)',
+    'examctl runs resume last --pin 4821 --json',
+  ],
+  options: RUNS_RESUME_OPTIONS,
+  load: async () => (await import('./runs.js')).runResume,
+});
+
+export const RUNS_PRUNE = declareCommand({
+  path: ['runs', 'prune'],
+  description: 'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
+  examples: ['examctl runs prune', 'examctl runs prune --older-than 7d --all --json'],
+  options: RUNS_PRUNE_OPTIONS,
+  load: async () => (await import('./runs.js')).runPrune,
+});

@@ -23,7 +23,7 @@ import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openRunReport } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
-import type { CommandRun } from '../program.js';
+import type { CommandRun } from '../option-table.js';
 import { runInput } from './runs-input.js';
 import type { RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../report/terminal-text.js';

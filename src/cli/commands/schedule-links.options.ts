@@ -1,6 +1,6 @@
+import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { argument, choice, type OptionsOf } from '../option-table.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
 export const SCHEDULE_LINKS_OPTIONS = [
@@ -16,3 +16,18 @@ export const SCHEDULE_LINKS_OPTIONS = [
 ] as const;
 
 export type ScheduleLinksOptions = OptionsOf<typeof SCHEDULE_LINKS_OPTIONS> & GlobalOptions;
+
+export const SCHEDULE_LINKS = declareCommand({
+  path: ['schedule', 'links'],
+  description:
+    "each candidate's StartupLink (and LaunchUrl with proctoring) of a schedule in the local store. " +
+    'The integration API does not return links, so this reads the local target only.',
+  examples: [
+    'examctl schedule links S-MATH1-DEC',
+    '# a formula-safe CSV for a mail merge',
+    'examctl schedule links S-MATH1-DEC -o csv > links.csv',
+    'examctl schedule links S-MATH1-DEC -o json',
+  ],
+  options: SCHEDULE_LINKS_OPTIONS,
+  load: async () => (await import('./schedule-links.js')).run,
+});

@@ -1,5 +1,5 @@
+import { declareCommand, choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
@@ -35,3 +35,23 @@ export const SCHEDULE_PUSH_OPTIONS = [
 ] as const;
 
 export type SchedulePushOptions = OptionsOf<typeof SCHEDULE_PUSH_OPTIONS> & GlobalOptions;
+
+export const SCHEDULE_PUSH = declareCommand({
+  path: ['schedule', 'push'],
+  description:
+    'create or update schedules with candidates (POST /schedule, one call per schedule). ' +
+    'A candidates CSV/JSON gets its schedule from flags or --schedule; without --schedule-id every run creates a new schedule. ' +
+    'A sittings CSV (rows with schedule columns such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each, ' +
+    'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',
+  examples: [
+    '# a sittings CSV: one schedule per ScheduleExtId; check it first, then send with a report',
+    'examctl schedule push --file sittings.csv --dry-run',
+    'examctl schedule push --file sittings.csv --report result.csv',
+    '# a candidates CSV: the schedule comes from flags (on a terminal, missing ones are asked)',
+    'examctl schedule push --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 \\\n      --start 2026-12-14T09:00:00Z --group H-NORTH-DEC --group-name "North campus - December"',
+    '# after fixing the failed rows in result.csv: send only those again',
+    'examctl schedule push --file result.csv --only-failed --report retry.csv',
+  ],
+  options: SCHEDULE_PUSH_OPTIONS,
+  load: async () => (await import('./schedule-push.js')).run,
+});

@@ -1,6 +1,6 @@
+import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { argument, choice, type OptionsOf } from '../option-table.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
 export const TEMPLATE_OPTIONS = [
@@ -11,3 +11,16 @@ export const TEMPLATE_OPTIONS = [
 ] as const;
 
 export type TemplateOptions = OptionsOf<typeof TEMPLATE_OPTIONS> & GlobalOptions;
+
+export const TEMPLATE = declareCommand({
+  path: ['template'],
+  description: 'print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)',
+  examples: [
+    'examctl template users > users.csv',
+    '# a workbook: text columns (00456 stays 00456) and a Columns sheet describing each column',
+    'examctl template sittings -o xlsx > sittings.xlsx',
+    'examctl template candidates -o json > candidates.json',
+  ],
+  options: TEMPLATE_OPTIONS,
+  load: async () => (await import('./template.js')).run,
+});

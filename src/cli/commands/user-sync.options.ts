@@ -1,5 +1,5 @@
+import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { option, type OptionsOf } from '../option-table.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
@@ -13,3 +13,20 @@ export const USER_SYNC_OPTIONS = [
 ] as const;
 
 export type UserSyncOptions = OptionsOf<typeof USER_SYNC_OPTIONS> & GlobalOptions;
+
+export const USER_SYNC = declareCommand({
+  path: ['user', 'sync'],
+  description: 'create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user',
+  examples: [
+    '# check every row, change nothing; errors are shown as file:line field code message',
+    'examctl user sync --file users.csv --dry-run',
+    '# send; result.csv holds your rows plus status, error_codes, error_messages',
+    'examctl user sync --file users.csv --report result.csv',
+    '# fix the failed rows in result.csv, then send only those again',
+    'examctl user sync --file result.csv --only-failed --report retry.csv',
+    '# on a terminal: asks for one user (role from a list on the local target)',
+    'examctl user sync',
+  ],
+  options: USER_SYNC_OPTIONS,
+  load: async () => (await import('./user-sync.js')).run,
+});

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { CommanderError } from 'commander';
+import { buildProgram, COMMANDS } from '../../src/cli/program.js';
+import type { CommandDeclaration } from '../../src/cli/option-table.js';
+import { testDeps } from './helpers.js';
+
+/**
+ * argv to options, per command (gh's NewCmdX tests): each declared command parses a command line
+ * and hands its behaviour the options object checked here. The behaviour is replaced by one that
+ * records what it got, so nothing runs. Adding a flag: its declaration, plus a line here.
+ */
+
+interface Received {
+  path: string;
+  options: Record<string, unknown>;
+}
+
+/** The program with every command's behaviour replaced by a recorder. */
+function recordingProgram(): { parse: (argv: readonly string[]) => Promise<Received> } {
+  let received: Received | undefined;
+  const commands: CommandDeclaration[] = COMMANDS.map((declaration) =>
+    declaration.load === undefined
+      ? declaration
+      : {
+          ...declaration,
+          load: async () => async (options: never) => {
+            received = { path: declaration.path.join(' '), options: options as Record<string, unknown> };
+            return 0;
+          },
+        },
+  );
+  return {
+    parse: async (argv) => {
+      received = undefined;
+      const io = testDeps('/');
+      const program = buildProgram(io.deps, () => undefined, commands);
+      await program.parseAsync([...argv], { from: 'user' });
+      if (received === undefined) throw new Error(`no command ran for: ${argv.join(' ')}`);
+      return received;
+    },
+  };
+}
+
+/** One command line per declared command, and (part of) the options its behaviour must receive. */
+const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unknown>]> = [
+  [
+    'schedule push -f s.csv --schedule-id S-1 --assessment A-1 --start 2026-12-14T09:00:00Z --no-proctoring --keycode --workflow EXTERNAL_ATTEMPTS --changed-only',
+    { file: 's.csv', scheduleId: 'S-1', assessment: 'A-1', start: '2026-12-14T09:00:00Z', proctoring: false, keycode: true, workflow: 'EXTERNAL_ATTEMPTS', changedOnly: true },
+  ],
+  ['schedule links S-1 -o csv --no-bom', { scheduleExtId: 'S-1', output: 'csv', bom: false }],
+  [
+    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --sync-dir d',
+    { file: 'u.csv', onlyFailed: true, sheet: '2', encoding: 'windows-1252', disableMissing: true, maxDisable: '5%', syncDir: 'd' },
+  ],
+  ['collection add --title T --taxonomy TX-1 --taxonomy TX-2 --repository LO-1', { title: 'T', taxonomy: ['TX-1', 'TX-2'], repository: ['LO-1'] }],
+  ['invigilators remove S-1 inv-1 inv-2 --only-failed', { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true }],
+  ['template users -o xlsx --out u.xlsx', { kind: 'users', output: 'xlsx', out: 'u.xlsx' }],
+  ['schema sittings --out s.json', { kind: 'sittings', out: 's.json' }],
+  ['review-session show RS-1 -o csv', { externalId: 'RS-1', output: 'csv' }],
+  ['local init --seed w.json --force', { seed: 'w.json', force: true }],
+  ['local export --out w.json', { out: 'w.json' }],
+  ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10% --faults-seed 42', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%', faultsSeed: 42 }],
+  ['doctor --profile prod', { profile: 'prod' }],
+  ['config set-profile prod --base-url https://exam.example.com --default', { name: 'prod', baseUrl: 'https://exam.example.com', default: true }],
+  ['config list --json', { json: true }],
+  ['config remove staging', { name: 'staging' }],
+  ['config use prod', { name: 'prod' }],
+  ['config show', {}],
+  ['runs list', {}],
+  ['runs show last', { id: 'last' }],
+  ['runs resume 20261122T110502.481Z-3f9a --pin 4821 --target-from-run', { id: '20261122T110502.481Z-3f9a', pin: '4821', targetFromRun: true }],
+  ['runs prune --all --older-than 7d', { all: true, olderThan: 7 * 24 * 3600 * 1000 }],
+  ['synced show --sync-dir d', { syncDir: 'd' }],
+  ['synced forget --sync-dir d', { syncDir: 'd' }],
+  ['login --with-token --no-verify', { withToken: true, verify: false }],
+  ['completion fish', { shell: 'fish' }],
+];
+
+const program = recordingProgram();
+
+describe('argv to options, per command', () => {
+  it('every declared command has a case here', () => {
+    const declared = COMMANDS.filter((declaration) => declaration.load !== undefined).map((declaration) => declaration.path.join(' '));
+    const missing = declared.filter((path) => !CASES.some(([argv]) => `${argv} `.startsWith(`${path} `)));
+    expect(missing).toEqual([]);
+  });
+
+  it.each(CASES)('%s', async (argv, expected) => {
+    const received = await program.parse(argv.split(' '));
+    expect(`${argv} `.startsWith(`${received.path} `)).toBe(true);
+    expect(received.options).toMatchObject(expected);
+  });
+
+  it('global flags reach the command, before or after it', async () => {
+    const received = await program.parse(['--dry-run', 'user', 'sync', '--file', 'u.csv', '--report', 'r.csv', '--json']);
+    expect(received.options).toMatchObject({ dryRun: true, file: 'u.csv', report: 'r.csv', json: true });
+  });
+
+  it("a flag another command declares is refused: each command takes only its own table's flags", async () => {
+    const error = await program.parse(['runs', 'list', '--disable-missing']).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CommanderError);
+    expect((error as CommanderError).code).toBe('commander.unknownOption');
+  });
+});
