@@ -146,6 +146,14 @@ describe('remote target: requests counted by the server', () => {
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
+
+    // The night after, one row changed: only that row goes. The users enabled again are
+    // remembered by the request as the file gives it, not with the DisableLogin false examctl added.
+    writeFileSync(join(dir, 'one.csv'), readFileSync(join(dir, 'full.csv'), 'utf8').replace(/Last stu-00007\b/, 'Wed stu-00007'));
+    server.applied.length = 0;
+    const fifth = await sync('one.csv', '--changed-only', '--disable-missing');
+    expect(fifth.code, fifth.stderr).toBe(0);
+    expect(server.applied.map((a) => a.id)).toEqual(['stu-00007']);
   }, 60_000);
 
   it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
