@@ -241,6 +241,18 @@ describe('remote target: requests counted by the server', () => {
     for (const a of server.applied) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
     expect([...counts.keys()].sort()).toEqual(many);
     expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    // The resume's summary and `runs show` count the unchanged items of the whole run alike.
+    const unchanged = itemsOf(resumed.stdout).filter((item) => item.action === 'unchanged').length;
+    expect(unchanged).toBe(USERS - many.length);
+    const said = `${unchanged.toLocaleString('en-US')} unchanged (not sent)`;
+    expect(resumed.stderr).toContain(said);
+    const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(itemsOf(shown.stdout).filter((item) => item.action === 'unchanged')).toHaveLength(unchanged);
+    expect(shown.stderr).toContain(said);
+    const human = await examctl(['runs', 'show', 'last'], dir, env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toContain(said);
     // And the memory has all of them: the next night sends nothing.
     server.applied.length = 0;
     const next = await sync('moved.csv', '--changed-only');
