@@ -22,7 +22,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_RUNS_DIR', meaning: 'where run journals are kept (default $XDG_STATE_HOME/examctl/runs, else ~/.local/state/examctl/runs).', flag: '--runs-dir' },
   { name: 'EXAMCTL_TEST_SIGNAL_AFTER', meaning: '<sent|outcome>:<N>:<SIGKILL|SIGTERM|SIGINT|SIGHUP>: the run signals itself once N units are on record as sent, or N outcomes journaled (crash tests, rehearsing a CI recovery).' },
   { name: 'EXAMCTL_SYNC_DIR', meaning: 'where sync memories are kept (default "synced" beside the runs directory; docs/sync.md).', flag: '--sync-dir' },
-  { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, in milliseconds (default 10000).' },
+  { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, and a run for another run on the same sync memory (docs/sync.md), in milliseconds (default 10000).' },
   { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
   { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },

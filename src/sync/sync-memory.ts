@@ -3,10 +3,11 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-file.js';
 import { dirname, join } from 'node:path';
-import { StoreLockedError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
-import { StoreLock } from '../engine/store/lock.js';
+import type { StoreLock } from '../engine/store/lock.js';
+import { FeedingMarker, lockForDeciding, type OnWait } from './memory-access.js';
 import { NotRegularFileError, openRegularFile } from '../regular-file.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
@@ -192,14 +193,16 @@ export interface OpenMemoryOptions {
   lockTimeoutMs: number;
   /** A dry run reads the memory and never writes it. */
   readOnly: boolean;
+  /** Told once when this run waits for another run on the same target. */
+  onWait?: OnWait;
 }
 
 /** Superseded lines a memory may carry before a locked run rewrites it. */
 const COMPACT_SLACK = 10_000;
 
 /**
- * The memory rewritten with one line per id (atomic replace, 0600). A run that only feeds the
- * memory (no lock) and appends at that instant may lose its lines: those ids are then sent again.
+ * The memory rewritten with one line per id (atomic replace, 0600), by a run that holds LOCK:
+ * no run feeds the memory meanwhile (memory-access.ts), so no appended line is lost.
  */
 async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
   const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: contents.kind, target };
@@ -228,8 +231,8 @@ const GROUP_LINES = 1024;
 /**
  * One target's memory of one kind (docs/sync.md): read and compacted in memory on open, then
  * fed with every acknowledged request. Appends are checksummed lines, group-committed durably
- * like the run journal's outcomes (O_APPEND: runs that only feed it never hold the lock, and a
- * line is one write, so lines of two runs never mix).
+ * like the run journal's outcomes (O_APPEND: runs that only feed it may run together, and a
+ * line is one write, so lines of two feeders never mix; a run that decides runs alone).
  */
 export class SyncMemory {
   private pending: string[] = [];
@@ -244,39 +247,34 @@ export class SyncMemory {
     readonly target: ReportTarget,
     readonly entries: Map<string, MemoryEntry>,
     private readonly lock: StoreLock | undefined,
+    private readonly marker: FeedingMarker | undefined,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
     const dir = memoryDir(syncDir, target);
     const file = memoryFile(syncDir, target, kind);
     let lock: StoreLock | undefined;
+    let marker: FeedingMarker | undefined;
     if (!options.readOnly) {
       try {
         await mkdir(dir, { recursive: true, mode: 0o700 });
       } catch (error) {
         throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
       }
-      if (options.lock) {
-        lock = new StoreLock(dir, options.lockTimeoutMs);
-        try {
-          await lock.acquire();
-        } catch (error) {
-          if (error instanceof StoreLockedError) {
-            throw new StoreLockedError(`${error.message.replace(/^store /, 'sync memory ')} Another run on this target decides from the same memory: wait for it to end.`);
-          }
-          throw error;
-        }
-      }
+      // A decider holds LOCK while no run feeds; a feeder holds a marker while no run decides (memory-access.ts).
+      if (options.lock) lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
+      else marker = await FeedingMarker.enter(dir, options.lockTimeoutMs, options.onWait);
     }
     try {
       let contents = await readMemory(file, kind);
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
       if (lock !== undefined && contents.lines > 2 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker);
       if (!options.readOnly) await memory.openForAppend(contents);
       return memory;
     } catch (error) {
       await lock?.release();
+      await marker?.leave();
       throw error;
     }
   }
@@ -349,6 +347,7 @@ export class SyncMemory {
       }
     } finally {
       await this.lock?.release();
+      await this.marker?.leave();
     }
     if (this.failure !== undefined) throw this.failure;
   }
@@ -392,8 +391,8 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   } catch {
     return forgotten;
   }
-  const lock = new StoreLock(dir, lockTimeoutMs);
-  await lock.acquire();
+  // Like a deciding run: never while another run feeds or decides from it.
+  const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
     for (const kind of ['users', 'schedules'] as const) await rm(memoryFile(syncDir, target, kind), { force: true });
   } finally {

@@ -146,6 +146,14 @@ describe('remote target: requests counted by the server', () => {
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
+
+    // The night after, one row changed: only that row goes. The users enabled again are
+    // remembered by the request as the file gives it, not with the DisableLogin false examctl added.
+    writeFileSync(join(dir, 'one.csv'), readFileSync(join(dir, 'full.csv'), 'utf8').replace(/Last stu-00007\b/, 'Wed stu-00007'));
+    server.applied.length = 0;
+    const fifth = await sync('one.csv', '--changed-only', '--disable-missing');
+    expect(fifth.code, fifth.stderr).toBe(0);
+    expect(server.applied.map((a) => a.id)).toEqual(['stu-00007']);
   }, 60_000);
 
   it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
@@ -233,11 +241,83 @@ describe('remote target: requests counted by the server', () => {
     for (const a of server.applied) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
     expect([...counts.keys()].sort()).toEqual(many);
     expect([...counts.values()].every((count) => count === 1)).toBe(true);
+    // The resume's summary and `runs show` count the unchanged items of the whole run alike.
+    const unchanged = itemsOf(resumed.stdout).filter((item) => item.action === 'unchanged').length;
+    expect(unchanged).toBe(USERS - many.length);
+    const said = `${unchanged.toLocaleString('en-US')} unchanged (not sent)`;
+    expect(resumed.stderr).toContain(said);
+    const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(itemsOf(shown.stdout).filter((item) => item.action === 'unchanged')).toHaveLength(unchanged);
+    expect(shown.stderr).toContain(said);
+    const human = await examctl(['runs', 'show', 'last'], dir, env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toContain(said);
     // And the memory has all of them: the next night sends nothing.
     server.applied.length = 0;
     const next = await sync('moved.csv', '--changed-only');
     expect(next.code, next.stderr).toBe(0);
     expect(server.applied).toEqual([]);
+  }, 60_000);
+  it('a deciding run while another run feeds the memory waits (stderr says so), refuses after the lock timeout, and goes on once the feeder is gone', async () => {
+    // The feeder is held by the server after 50 answers: running by construction, its marker in
+    // place, and (waited for) the 50 acknowledged users remembered on disk.
+    const rememberedLines = (): number => {
+      try {
+        const synced = join(dir, 'state', 'synced');
+        return readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8').split('\n').length - 1;
+      } catch {
+        return 0;
+      }
+    };
+    server.holdAfter(50);
+    const feeder = startExamctl(['user', 'sync', '--file', 'full.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--concurrency', '4'], dir, env);
+    await new Promise<void>((resolve, reject) => {
+      const poll = setInterval(() => {
+        if (server.received() > 50 && rememberedLines() >= 51) {
+          clearInterval(poll);
+          resolve();
+        } else if (feeder.child.exitCode !== null) {
+          clearInterval(poll);
+          reject(new Error('the feeder ended before the marker'));
+        }
+      }, 5);
+    });
+    const before = server.received();
+    const refused = await examctl(
+      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--changed-only', '--disable-missing'],
+      dir,
+      { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '200' },
+    );
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/waiting for pid \d+ .*feeding the sync memory of this target/);
+    expect(refused.stderr).toContain('another run is feeding this memory: wait for it to end');
+    expect(server.received()).toBe(before);
+
+    // A second one waits, and goes on when the feeder is gone (killed: its marker is stale).
+    const waiting = startExamctl(
+      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--json', '--changed-only', '--disable-missing'],
+      dir,
+      { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '120000' },
+    );
+    await new Promise<void>((resolve) => {
+      let err = '';
+      waiting.child.stderr!.on('data', (chunk: string) => {
+        err += chunk;
+        if (err.includes('waiting for')) resolve();
+      });
+    });
+    expect(server.received()).toBe(before);
+    feeder.child.kill('SIGKILL');
+    await feeder.done;
+    server.holdAfter(Infinity);
+    server.applied.length = 0;
+    const done = await waiting.done;
+    expect(done.code, done.stderr).toBe(0);
+    // It decided from the memory the feeder left: the 50 acknowledged users unchanged, the rest sent.
+    const unchanged = itemsOf(done.stdout).filter((item) => item.action === 'unchanged');
+    expect(unchanged).toHaveLength(50);
+    expect(server.applied).toHaveLength(USERS - REMOVED - unchanged.length + itemsOf(done.stdout).filter((item) => item.action === 'disabled').length);
   }, 60_000);
 });
 

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { disableLimit } from '../../src/cli/commands/user-sync-memory.js';
@@ -107,5 +107,57 @@ describe('the sync memory file', () => {
     await first.close();
     const second = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     await second.close();
+  });
+
+  it('a run that feeds it and a run that decides from it never overlap: each waits for the other, then refuses (exit 3)', async () => {
+    const feeder = await SyncMemory.open(dir, target, 'users', plain);
+    // Feeders never wait for each other.
+    const another = await SyncMemory.open(dir, target, 'users', plain);
+    await another.close();
+    const refused = SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 50, readOnly: false });
+    await expect(refused).rejects.toThrow(/another run is feeding this memory: wait for it to end .*pid \d+/);
+    await expect(refused).rejects.toMatchObject({ exitCode: 3 });
+    await feeder.close();
+    const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
+    await expect(SyncMemory.open(dir, target, 'users', { ...plain, lockTimeoutMs: 50 })).rejects.toThrow(/is locked by pid \d+ .*a run that decides from it/);
+    await decider.close();
+    const after = await SyncMemory.open(dir, target, 'users', plain);
+    await after.close();
+  });
+
+  it('a deciding run waits while a run feeds, says so once, and goes on when the feeder ends', async () => {
+    const feeder = await SyncMemory.open(dir, target, 'users', plain);
+    feeder.record('u1', { digest: 'd1', run: 'feeding-run' });
+    const told: string[] = [];
+    let waiting!: () => void;
+    const waits = new Promise<void>((resolve) => (waiting = resolve));
+    const decider = SyncMemory.open(dir, target, 'users', {
+      lock: true,
+      lockTimeoutMs: 60_000,
+      readOnly: false,
+      onWait: (message) => {
+        told.push(message);
+        waiting();
+      },
+    });
+    await waits;
+    await feeder.close();
+    const opened = await decider;
+    // It read the memory only once the feeder's last line was on disk.
+    expect(opened.get('u1')?.run).toBe('feeding-run');
+    await opened.close();
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(/^waiting for pid \d+ .*feeding the sync memory/);
+  });
+
+  it('a feeding marker left by a killed run is removed by the next deciding run', async () => {
+    const memoryDir = dirname(memoryFile(dir, target, 'users'));
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    mkdirSync(memoryDir, { recursive: true });
+    const stale = join(memoryDir, `feeding-${gone}-dead`);
+    writeFileSync(stale, JSON.stringify({ pid: gone, host: hostname(), token: `${gone}-dead`, command: 'examctl user sync', since: 'then' }), { mode: 0o600 });
+    const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
+    await decider.close();
+    expect(existsSync(stale)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
 import { describeTarget } from '../../report/report-writers.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
 import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
@@ -46,6 +47,7 @@ export class SentMemory<P> {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
+      onWait: (message) => void this.deps.stderr.write(`${terminalLine(message)}\n`),
     });
     if (this.flags.changedOnly && this.memory.entries.size === 0) {
       await this.deps.stderr.write(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)\n`);

@@ -37,6 +37,8 @@ export function disableLimit(maxDisable: string | undefined, remembered: number)
  */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
+  /** A leaver back, sent with the DisableLogin false examctl added: the request as the file gives it. */
+  private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   private leavers: [string, MemoryEntry][] = [];
 
   constructor(
@@ -84,7 +86,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
     const entry = unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
     if (entry?.disabled === true && unit.prepared.ok && unit.prepared.value.DisableLogin === undefined) {
-      return { ...unit, prepared: { ok: true, value: { ...unit.prepared.value, DisableLogin: false } } };
+      const enabled: UserRequest = { ...unit.prepared.value, DisableLogin: false };
+      this.asTheFileGives.set(enabled, unit.prepared.value);
+      return { ...unit, prepared: { ok: true, value: enabled } };
     }
     return super.unit(unit);
   }
@@ -103,6 +107,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The answer to a leaver's request says `disabled`. */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     return this.disables.has(payload) && outcome.status === 'ok' ? { ...outcome, action: 'disabled' } : outcome;
+  }
+
+  /**
+   * A re-enabled user is remembered by the request as the file gives it (without the added
+   * DisableLogin false): the next night the file gives the same, so the user is unchanged.
+   */
+  protected override digestOf(payload: UserRequest): string {
+    return super.digestOf(this.asTheFileGives.get(payload) ?? payload);
   }
 
   /** Users: also what a disable request needs without the file, and whether this was one. */

@@ -76,6 +76,26 @@ function describeCommand(): string {
   return words.join(' ');
 }
 
+/** What a lock file (or a sync memory's feeding marker) records of this process: who, since when, and how to tell it is gone. */
+export function ownLockInfo(token: string): LockInfo {
+  const started = ownStartTicks();
+  return {
+    pid: process.pid,
+    host: hostname(),
+    command: describeCommand(),
+    since: new Date().toISOString(),
+    token,
+    ...(started === undefined ? { boot: bootTime() } : { started }),
+  };
+}
+
+/** "pid N on host H (command) since T", for a message naming the other run. */
+export function describeHolder(holder: LockInfo | 'unreadable'): string {
+  return holder === 'unreadable'
+    ? 'an unknown process (the lock file cannot be read)'
+    : `pid ${holder.pid} on host ${holder.host} (${holder.command}) since ${holder.since}`;
+}
+
 export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
   let text: string;
   try {
@@ -146,7 +166,7 @@ async function createExclusive(path: string, text: string): Promise<void> {
  * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
  * lock is never broken, only waited for.
  */
-async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
+export async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
   try {
     const info = await stat(path);
     // Readable as a regular file (a planted FIFO would hang a plain read): else only waited for.
@@ -187,15 +207,7 @@ export class StoreLock {
   async acquire(): Promise<void> {
     if (this.heldToken) return;
     const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
-    const started = ownStartTicks();
-    const info: LockInfo = {
-      pid: process.pid,
-      host: hostname(),
-      command: describeCommand(),
-      since: new Date().toISOString(),
-      token,
-      ...(started === undefined ? { boot: bootTime() } : { started }),
-    };
+    const info = ownLockInfo(token);
     const text = `${JSON.stringify(info)}\n`;
     const announce = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);
     let announced = false;
@@ -256,10 +268,7 @@ export class StoreLock {
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
-    const who =
-      holder === 'unreadable'
-        ? 'an unknown process (the lock file cannot be read)'
-        : `pid ${holder.pid} on host ${holder.host} (${holder.command}) since ${holder.since}`;
+    const who = describeHolder(holder);
     return new StoreLockedError(
       `store ${this.dir} is locked by ${who}; gave up after ${this.timeoutMs} ms ` +
         `(EXAMCTL_LOCK_TIMEOUT_MS). If that process no longer runs, remove ${this.lockPath}.`,
