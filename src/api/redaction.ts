@@ -16,7 +16,7 @@
 export const REDACTED = '[redacted]';
 
 /** Shorter prefixes than this are left alone: they would match ordinary words and ids. */
-export const MIN_PREFIX = 8;
+const MIN_PREFIX = 8;
 /** Secrets shorter than this are matched whole only (a 4-digit PIN); shorter ones not at all. */
 const MIN_SECRET = 4;
 
@@ -54,11 +54,6 @@ export function secretsOfPayload(payload: unknown): string[] {
     }
   }
   return secrets;
-}
-
-/** Replaces each secret, and each run of 8+ characters that is a piece of one (any case), by [redacted]. */
-export function redactText(text: string, secrets: readonly string[]): string {
-  return new SecretMatcher(secrets).redact(text);
 }
 
 /** A-Z to a-z and nothing else: the same length, so positions in the folded text are positions in the text. */

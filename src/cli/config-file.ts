@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
-import { decodeTextFile } from './small-text-file.js';
+import { decodeByBom } from '../input/text-source.js';
 import { userConfigDir } from '../user-dirs.js';
 
 /**
@@ -87,7 +87,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   try {
     // A regular file only (a link to one is fine): a FIFO there would hang every command. Decoded
     // by its BOM: Windows PowerShell 5.1 writes UTF-16.
-    text = decodeTextFile(await readRegularFileBytes(file, { followLinks: true }));
+    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import { nonEmpty } from './context.js';
-import { decodeTextFile } from './small-text-file.js';
+import { decodeByBom } from '../input/text-source.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -149,7 +149,7 @@ export async function readTokenFile(file: string, via: string, warnings: string[
     if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
       warnings.push(`${via}: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); consider chmod 600 ${file}`);
     }
-    text = decodeTextFile(await fs.readFile(file));
+    text = decodeByBom(await fs.readFile(file));
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

@@ -257,11 +257,10 @@ export function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffe
 
 /** As sniffEncoding, with --encoding for text without a BOM, and the BOM's presence told to the caller. */
 function sniffInputEncoding(chunk: Buffer, options: TextOptions): { encoding: Encoding; chunk: Buffer } {
-  const found = bomOf(chunk);
-  options.onBom?.(found !== undefined);
-  if (found !== undefined) return { encoding: found.encoding, chunk: chunk.subarray(found.length) };
-  const label = options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding;
-  return { encoding: label, chunk };
+  const hasBom = bomOf(chunk) !== undefined;
+  options.onBom?.(hasBom);
+  if (hasBom || options.encoding === undefined) return sniffEncoding(chunk);
+  return { encoding: new TextDecoder(options.encoding).encoding, chunk };
 }
 
 function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
@@ -272,16 +271,20 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
 }
 
 /**
- * A whole (small) document's text from its bytes: a UTF-8 BOM dropped, UTF-16 LE or BE with a
- * BOM decoded (what PowerShell 5.1's `>` writes), anything else read as UTF-8. For the files read
- * whole: a world/seed file, a `--schedule` request. A UTF-16 file that is not valid UTF-16 is refused.
+ * The text of a small file read whole, by its BOM: UTF-8 with or without one (read leniently, as
+ * Buffer.toString does), UTF-16 LE or BE with one (what Windows PowerShell 5.1's `>` and
+ * `Out-File` write, and Notepad's "Unicode"). `fatalUtf16` throws on bytes that are not valid
+ * UTF-16. For the config and token files, a world/seed file and a `--schedule` request.
  */
+export function decodeByBom(bytes: Buffer, fatalUtf16 = false): string {
+  const { encoding, chunk } = sniffEncoding(bytes);
+  return encoding === 'utf-8' ? chunk.toString('utf8') : new TextDecoder(encoding, { fatal: fatalUtf16, ignoreBOM: true }).decode(chunk);
+}
+
+/** decodeByBom for an input document: a UTF-16 file that is not valid UTF-16 is refused, naming the file. */
 export function decodeTextDocument(bytes: Buffer, file: string): string {
-  const found = bomOf(bytes);
-  if (found === undefined) return bytes.toString('utf8');
-  if (found.encoding === 'utf-8') return bytes.subarray(found.length).toString('utf8');
   try {
-    return new TextDecoder(found.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(found.length));
+    return decodeByBom(bytes, true);
   } catch {
     throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
   }
