@@ -53,7 +53,7 @@ beforeAll(async () => {
     runner(dir, ['--target', 'remote', '--base-url', server.url, '--yes'], { EXAMCTL_TOKEN: 'dev-token' }),
     dir,
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -119,7 +119,7 @@ describe.runIf(posix)('docs/tutorial.md', () => {
     } finally {
       await session.close();
     }
-  }, 120_000);
+  });
 });
 
 describe.runIf(posix)("README's dry-run example", () => {

@@ -84,7 +84,7 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
       const synced = storeRecords('Users').filter((user) => user.ExternalId?.startsWith(`k${seed}-`));
       expect(synced.map((user) => user.ExternalId).sort()).toEqual(ids);
-    }, 60_000);
+    });
   }
 });
 
@@ -110,7 +110,7 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
     expect(created).toHaveLength(300);
-  }, 60_000);
+  });
 });
 
 describe('honest ends', () => {
@@ -131,7 +131,7 @@ describe('honest ends', () => {
     expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
     await resumeUntilFinished();
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
-  }, 60_000);
+  });
 
   it.skipIf(!existsSync('/dev/full'))('stdout on a full disk (/dev/full) ends like a closed pipe: exit 141, no stack trace, stderr says why, the report written, the run resumable', async () => {
     await writeUsersCsv(join(dir, 'big.csv'), range('f', 2000));
@@ -153,7 +153,7 @@ describe('honest ends', () => {
     expect(readdirSync(dir).filter((name) => name.startsWith('.atomic'))).toEqual([]);
     await resumeUntilFinished();
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
-  }, 60_000);
+  });
 
   /**
    * A full disk, made with a file size limit (EFBIG) on the CLI alone: `user sync` of `file` to a
@@ -192,7 +192,7 @@ describe('honest ends', () => {
       expect(report.summary.skipped).toBeGreaterThan(0);
     });
     expect((await showLast()).summary).toMatchObject({ total: 3000, ok: 3000 });
-  }, 60_000);
+  });
 
   it('a --report file that cannot be written mid-run stops the run: exit 3, the file not left half-written, stdout whole, the run resumable', async () => {
     // About 1.5 KB a report row against 300 bytes a journal item: the report's first 1 MiB write
@@ -213,7 +213,7 @@ describe('honest ends', () => {
       expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"target-error"');
     });
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
-  }, 60_000);
+  });
 
   it('a dry run with invalid rows into a closed pipe is not exit 0', async () => {
     const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
@@ -228,7 +228,7 @@ describe('honest ends', () => {
       ),
     );
     expect(status).not.toBe('0');
-  }, 30_000);
+  });
 
   // SIGHUP: a closed terminal or ssh session, which by default would kill the run with no report and no end line.
   it.each(['SIGTERM', 'SIGHUP'] as const)('%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted', async (signal) => {
@@ -241,7 +241,7 @@ describe('honest ends', () => {
     expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
     const listed = await examctl(['runs', 'list'], dir, env);
     expect(listed.stdout).toMatch(/ interrupted /);
-  }, 30_000);
+  });
 });
 
 /** Resolves once `running` has said its run id on stderr: its journal and report are open. */
@@ -278,7 +278,7 @@ describe('a second Ctrl-C', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('runs resume refuses, exit 2 with the reason', () => {
@@ -300,7 +300,7 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     const resumed = await examctl(['runs', 'resume'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await showLast()).summary).toMatchObject({ total: 1500, ok: 1500 });
-  }, 60_000);
+  });
 
   it('a finished run, a changed input', async () => {
     await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
@@ -315,5 +315,5 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     const changed = await examctl(['runs', 'resume'], dir, env);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toMatch(/changed since the run started/);
-  }, 60_000);
+  });
 });

@@ -130,7 +130,7 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     await exportStore();
     const users = exported('Users').filter((user) => user.ExternalId?.startsWith('ahead-'));
     expect(users.map((user) => user.ExternalId).sort()).toEqual(ids);
-  }, 60_000);
+  });
 
   it('schedule push with Upsert false: all ok; only what the killed run applied carries the "already existed" note', async () => {
     const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
@@ -154,7 +154,7 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     expect(noted).toHaveLength(applied - killed.answered.size);
     await exportStore();
     expect(exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-'))).toHaveLength(300);
-  }, 60_000);
+  });
 });
 
 describe('a clean stop (SIGINT) while units are on record as sent ahead', () => {
@@ -178,5 +178,5 @@ describe('a clean stop (SIGINT) while units are on record as sent ahead', () => 
     const report = await resumeAndShow();
     expect(report.summary).toMatchObject({ total: 600, ok: 600 });
     expect(requestsTo('/user')).toBe(600);
-  }, 60_000);
+  });
 });

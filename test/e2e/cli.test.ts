@@ -148,7 +148,7 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
         await server.close();
       }
     });
-  }, 60_000);
+  });
 
   it.skipIf(!hasScript)('Ctrl-D at a prompt is an interrupt: exit 130, nothing sent, not exit 0', async () => {
     await inTempDir(async (dir) => {
@@ -157,7 +157,7 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
       expect(ended.screen).toMatch(/interrupted at a prompt/);
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });
-  }, 30_000);
+  });
 });
 
 describe('a workbook on stdout that cannot be written', () => {
@@ -171,5 +171,5 @@ describe('a workbook on stdout that cannot be written', () => {
       expect(ended.stdout.trim()).toBe('status=141');
       expect(ended.stderr).toContain('cannot write standard output: ENOSPC');
     });
-  }, 30_000);
+  });
 });

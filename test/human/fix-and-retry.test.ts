@@ -84,5 +84,5 @@ describe('fix-and-retry loop (bin/examctl)', () => {
       expect(cappedReport.items.filter((item) => item.status === 'failed')).toHaveLength(1);
       expect(cappedReport.items.filter((item) => item.status === 'skipped').length).toBeGreaterThan(0);
     }, 'examctl-retry-');
-  }, 60_000);
+  });
 });

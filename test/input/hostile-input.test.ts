@@ -23,7 +23,7 @@ beforeAll(async () => {
     'huge-line.ndjson': { size: MAX_JSON_RECORD_CHARS + 1024 * 1024 },
     'huge-row-no-quote.csv': { size: MAX_RECORD_CHARS + 10 },
   })) as Record<string, string>;
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

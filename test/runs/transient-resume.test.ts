@@ -90,7 +90,7 @@ describe('transient failures are journaled as such and resent by runs resume', (
       await failThenResume(spec, ['user', 'sync', '--file', 'users.csv'], USERS);
       const users = (await exported()).Users.filter((user) => user.ExternalId.startsWith('tr-'));
       expect(users.map((user) => user.ExternalId).sort()).toEqual([...ids].sort());
-    }, 60_000);
+    });
   }
 
   it('schedule push without --upsert through lost:100% (created, answer lost): resumed, each schedule ok once, with the note', async () => {
@@ -103,5 +103,5 @@ describe('transient failures are journaled as such and resent by runs resume', (
     expect(final.items.some((item) => item.errors.some((problem) => /created by the interrupted attempt|possibly created by the lost first attempt/.test(problem.message)))).toBe(true);
     const schedules = JSON.stringify((await exported()).Schedules ?? []);
     for (let i = 0; i < 6; i++) expect(schedules.split(`"S-TR-${i}"`).length - 1).toBe(1);
-  }, 60_000);
+  });
 });

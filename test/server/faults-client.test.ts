@@ -44,5 +44,5 @@ describe('examctl schedule push (Upsert false) through local serve --faults lost
       await server.close();
       await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -36,5 +36,5 @@ describe('examctl user sync through local serve --faults', () => {
     const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string }[] }).Users.filter((u) => u.ExternalId.startsWith('fu-'));
     expect(users).toHaveLength(40);
     await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 });

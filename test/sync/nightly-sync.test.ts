@@ -154,7 +154,7 @@ describe('remote target: requests counted by the server', () => {
     const fifth = await sync('one.csv', '--changed-only', '--disable-missing');
     expect(fifth.code, fifth.stderr).toBe(0);
     expect(server.applied.map((a) => a.id)).toEqual(['stu-00007']);
-  }, 60_000);
+  });
 
   it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
     expect((await sync('full.csv')).code).toBe(0);
@@ -163,7 +163,7 @@ describe('remote target: requests counted by the server', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
     expect(server.applied.filter((a) => a.disableLogin === undefined)).toHaveLength(USERS - REMOVED);
-  }, 60_000);
+  });
 
   it('the dry run shows the plan from the memory without asking the service', async () => {
     expect((await sync('full.csv')).code).toBe(0);
@@ -177,7 +177,7 @@ describe('remote target: requests counted by the server', () => {
     expect(server.received()).toBe(before);
     expect(plan.stderr).toContain(`plan: ${CHANGED} to send, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged, ${REMOVED} to disable`);
     expect(plan.stderr).toContain(`- ${leavers[0]} (disable login)`);
-  }, 60_000);
+  });
 
   it('a half file trips the threshold: exit 2 before anything is sent, naming the count and the flag', async () => {
     expect((await sync('full.csv')).code).toBe(0);
@@ -192,7 +192,7 @@ describe('remote target: requests counted by the server', () => {
     const meant = await sync('half.csv', '--changed-only', '--disable-missing', '--max-disable', '50%');
     expect(meant.code, meant.stderr).toBe(0);
     expect(server.applied.slice(USERS).filter((a) => a.disableLogin === true)).toHaveLength(USERS / 2);
-  }, 60_000);
+  });
 
   it('a killed changed-only run, resumed, sends each remaining change once', async () => {
     expect((await sync('full.csv')).code).toBe(0);
@@ -258,7 +258,7 @@ describe('remote target: requests counted by the server', () => {
     const next = await sync('moved.csv', '--changed-only');
     expect(next.code, next.stderr).toBe(0);
     expect(server.applied).toEqual([]);
-  }, 60_000);
+  });
   it('a deciding run while another run feeds the memory waits (stderr says so), refuses after the lock timeout, and goes on once the feeder is gone', async () => {
     // The feeder is held by the server after 50 answers: running by construction, its marker in
     // place, and (waited for) the 50 acknowledged users remembered on disk.
@@ -318,7 +318,7 @@ describe('remote target: requests counted by the server', () => {
     const unchanged = itemsOf(done.stdout).filter((item) => item.action === 'unchanged');
     expect(unchanged).toHaveLength(50);
     expect(server.applied).toHaveLength(USERS - REMOVED - unchanged.length + itemsOf(done.stdout).filter((item) => item.action === 'disabled').length);
-  }, 60_000);
+  });
 });
 
 describe('local target', () => {
@@ -341,7 +341,7 @@ describe('local target', () => {
     // Nothing changed since: nothing is sent.
     const third = await sync('tonight.csv', '--changed-only', '--disable-missing');
     expect(itemsOf(third.stdout).filter((item) => item.action !== 'unchanged')).toEqual([]);
-  }, 60_000);
+  });
 
   it('a damaged memory is exit 2 naming it, never silently empty; synced forget starts over', async () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
@@ -362,7 +362,7 @@ describe('local target', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('no sync memory');
     expect(itemsOf(again.stdout).filter((item) => item.note !== undefined)).toEqual([]);
-  }, 60_000);
+  });
 
   it('never stores a password: a Password column is part of the digest only', async () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
@@ -374,7 +374,7 @@ describe('local target', () => {
     writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Other-Sesame-9!\n');
     const changedPassword = await sync('pw.csv', '--changed-only');
     expect(itemsOf(changedPassword.stdout)[0]!.note).toBeUndefined();
-  }, 60_000);
+  });
 });
 
 describe('schedule push --changed-only (with --upsert)', () => {
@@ -398,5 +398,5 @@ describe('schedule push --changed-only (with --upsert)', () => {
     const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--changed-only'], dir, pinned);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--changed-only needs --upsert');
-  }, 60_000);
+  });
 });
