@@ -163,7 +163,7 @@ function shownText(value: SheetValue): string | undefined {
 }
 
 /**
- * How much of a workbook examctl reads (docs/input-formats.md, "limits"): past these a part is
+ * How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"): past these a part is
  * refused, so a hostile file costs bounded time and memory. Tests lower them.
  */
 export interface XlsxLimits {
