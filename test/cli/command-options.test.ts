@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommanderError } from 'commander';
-import { buildProgram, COMMANDS } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/command-tree.js';
+import { COMMANDS } from '../../src/cli/program.js';
 import type { CommandDeclaration } from '../../src/cli/option-table.js';
 import { testDeps } from './helpers.js';
 
