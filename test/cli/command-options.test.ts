@@ -68,6 +68,8 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['config use prod', { name: 'prod' }],
   ['config show', {}],
   ['runs list', {}],
+  ['runs list --since 2026-11-01', { since: { at: Date.parse('2026-11-01T00:00:00Z') } }],
+  ['runs list --since 7d', { since: { ago: 7 * 24 * 3600 * 1000 } }],
   ['runs show last', { id: 'last' }],
   ['runs resume 20261122T110502.481Z-3f9a --pin 4821 --target-from-run', { id: '20261122T110502.481Z-3f9a', pin: '4821', targetFromRun: true }],
   ['runs prune --all --older-than 7d', { all: true, olderThan: 7 * 24 * 3600 * 1000 }],
