@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
@@ -86,6 +87,20 @@ describe('argv to options, per command', () => {
     const declared = COMMANDS.filter((declaration) => declaration.load !== undefined).map((declaration) => declaration.path.join(' '));
     const missing = declared.filter((path) => !CASES.some(([argv]) => `${argv} `.startsWith(`${path} `)));
     expect(missing).toEqual([]);
+  });
+
+  it('every command and group declared in src/cli/commands/*.options.ts is listed in COMMANDS (src/cli/program.ts)', async () => {
+    const dir = new URL('../../src/cli/commands/', import.meta.url);
+    const unlisted: string[] = [];
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.options.ts'))) {
+      const exported = (await import(new URL(file, dir).href)) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(exported)) {
+        const declaration = value as Partial<CommandDeclaration> | null;
+        if (typeof declaration !== 'object' || declaration === null || !Array.isArray(declaration.path) || !Array.isArray(declaration.examples)) continue;
+        if (!COMMANDS.includes(declaration as CommandDeclaration)) unlisted.push(`${file}: ${name} (${declaration.path.join(' ')})`);
+      }
+    }
+    expect(unlisted).toEqual([]);
   });
 
   it.each(CASES)('%s', async (argv, expected) => {
