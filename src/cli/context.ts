@@ -49,7 +49,7 @@ export interface CommandDeps {
   openDirectory?: DirectoryFactory;
   /** What `--file -` and `login --with-token` read; default process.stdin. */
   stdin?: NodeJS.ReadableStream;
-  /** `--file -`: the copy of stdin the command reads (set by program.ts before the command runs). */
+  /** `--file -`: the copy of stdin the command reads (set by command-tree.ts before the command runs). */
   stdinFile?: string;
   /** `--file <fifo>`: the --file value (a named pipe, read once) whose copy `stdinFile` is. */
   pipedFile?: string;

@@ -1,16 +1,19 @@
 /**
- * The one place a flag's value is read as a number, a duration or a share: every command that
- * takes one uses these, so `--older-than 30d` and `--max-disable 2%` read the same way everywhere
- * and a bad value is refused in the same words. Parsers for `parsed(...)` (option-table.ts)
- * throw commander's InvalidArgumentError, which the CLI reports as a usage error (exit 2) naming
- * the flag; the `parse*` functions return undefined for a value they do not take, for callers
- * that word their own refusal. Imports only commander: option tables, loaded by `--help`, use it.
+ * The one place a flag's value is read as a number, a duration, a date or a share: every command
+ * that takes one uses these, so `--older-than 30d` and `--max-disable 2%` read the same way
+ * everywhere and a bad value is refused in the same words. Parsers for `parsed(...)`
+ * (option-table.ts) throw commander's InvalidArgumentError, which the CLI reports as a usage error
+ * (exit 2) naming the flag; the `parse*` functions return undefined for a value they do not take,
+ * for callers that word their own refusal. Imports only commander and the domain's date reading
+ * (no imports of its own): option tables, loaded by `--help`, use it.
  *
- * Dates are not here: a date a flag gives (`schedule push --start`) is a field of a request,
- * checked by the domain's rule for that field, with its code. Environment variables in
- * milliseconds (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms.
+ * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
+ * rule for that field checks it, with its code. Environment variables in milliseconds
+ * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms. No flag takes a
+ * size today, so there is no size parser.
  */
 import { InvalidArgumentError } from 'commander';
+import { parseDateTime } from '../domain/date-time.js';
 
 /** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
 export function positiveInt(name: string) {
@@ -85,6 +88,44 @@ export function duration(name: string) {
     if (ms === undefined) throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
     return ms;
   };
+}
+
+/**
+ * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that
+ * means "that long before now", resolved by `instantOf` against the command's clock (`deps.now`),
+ * so a parser never reads the clock.
+ */
+export type DateOrAge = { readonly at: number } | { readonly ago: number };
+
+const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `2026-11-01` (that day, 00:00 UTC), an RFC 3339 instant with its zone
+ * (`2026-11-01T09:00:00+01:00`; one without a zone is refused, not guessed), or a duration as
+ * `parseDuration` reads it (`7d`, `12h`: that long ago).
+ */
+export function parseDateOrAge(text: string): DateOrAge | undefined {
+  const value = text.trim();
+  const instant = parseDateTime(DAY_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  if (instant.ok) return { at: instant.epochMs };
+  const ago = parseDuration(value);
+  return ago === undefined ? undefined : { ago };
+}
+
+/** A flag holding a date or an age (`runs list --since 7d`). */
+export function dateOrAge(name: string) {
+  return (value: string): DateOrAge => {
+    const parsed = parseDateOrAge(value);
+    if (parsed === undefined) {
+      throw new InvalidArgumentError(`${name} must be a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)`);
+    }
+    return parsed;
+  };
+}
+
+/** The instant a `DateOrAge` names, in epoch ms, an age counted back from `now`. */
+export function instantOf(value: DateOrAge, now: Date): number {
+  return 'at' in value ? value.at : now.getTime() - value.ago;
 }
 
 /** `50` (a count) or `2%` / `2.5 %` (a share, at most 100%), as `--max-disable` takes it. */

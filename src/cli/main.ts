@@ -4,7 +4,7 @@ import type { CommandDeps } from './context.js';
 import { removeOpenTempsSync } from '../open-temp-files.js';
 import { drainedOrGone } from './drained-or-gone.js';
 import { promptIsOpen } from './prompt-state.js';
-import { runCli } from './program.js';
+import { runCli } from './run-cli.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 
 /** The process entry point: the only place that calls process.exit. */

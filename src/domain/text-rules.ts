@@ -4,7 +4,10 @@
  * here can serve several fields (e.g. the e-mail check for users and candidates).
  */
 import ipaddr from 'ipaddr.js';
+import { isCalendarDate } from './date-time.js';
 import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
+
+export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.js';
 
 /** "Alphanumeric and dashes" (interpretations.md). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
@@ -20,7 +23,6 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 export const GUID_PATTERN = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const DIGITS = /^[0-9]+$/;
 
@@ -97,18 +99,6 @@ export function isDigits(s: string): boolean {
   return DIGITS.test(s);
 }
 
-function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-}
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-export function isCalendarDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const max = m === 2 && isLeapYear(y) ? 29 : (DAYS_IN_MONTH[m - 1] ?? 0);
-  return d <= max;
-}
-
 /**
  * DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246).
  * Returns the date as YYYY-MM-DD, or null when it is not one.
@@ -121,47 +111,6 @@ export function normaliseDateOfBirth(s: string): string | null {
   const d = m[3] as string;
   if (!isCalendarDate(Number(y), Number(mo), Number(d))) return null;
   return `${y}-${mo}-${d}`;
-}
-
-export type DateTimeParse =
-  | { ok: true; iso: string; epochMs: number }
-  | { ok: false; reason: 'format' | 'no-zone' | 'calendar' };
-
-/**
- * An RFC 3339 date-time with an explicit zone, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`.
- * A value without a zone is refused rather than guessed (interpretations.md). Fractions beyond
- * milliseconds are truncated; leap seconds (60) are refused because the wire form cannot carry them.
- */
-export function parseDateTime(s: string): DateTimeParse {
-  const m = RFC3339.exec(s);
-  if (m === null) return { ok: false, reason: 'format' };
-  const zone = m[8];
-  if (zone === undefined) return { ok: false, reason: 'no-zone' };
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  const h = Number(m[4]);
-  const mi = Number(m[5]);
-  const sec = Number(m[6]);
-  if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59 || sec > 59) return { ok: false, reason: 'calendar' };
-  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
-  let offsetMin = 0;
-  if (zone !== 'Z' && zone !== 'z') {
-    const oh = Number(zone.slice(1, 3));
-    const om = Number(zone.slice(4, 6));
-    if (oh > 23 || om > 59) return { ok: false, reason: 'calendar' };
-    offsetMin = (oh * 60 + om) * (zone[0] === '-' ? -1 : 1);
-  }
-  // setUTCFullYear keeps years 0..99 literal, where Date.UTC would map them to 19xx.
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, sec, ms);
-  const epochMs = date.getTime() - offsetMin * 60_000;
-  if (!Number.isFinite(epochMs)) return { ok: false, reason: 'calendar' };
-  const iso = new Date(epochMs).toISOString();
-  // The UTC form must still be a four-digit year to stay inside RFC 3339.
-  if (iso.length !== 24) return { ok: false, reason: 'calendar' };
-  return { ok: true, iso, epochMs };
 }
 
 /** Adds minutes to a normalised UTC date-time and returns the same wire form. */

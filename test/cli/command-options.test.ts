@@ -1,6 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CommanderError } from 'commander';
-import { buildProgram, COMMANDS } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/command-tree.js';
+import { COMMANDS } from '../../src/cli/program.js';
 import type { CommandDeclaration } from '../../src/cli/option-table.js';
 import { testDeps } from './helpers.js';
 
@@ -67,6 +69,8 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['config use prod', { name: 'prod' }],
   ['config show', {}],
   ['runs list', {}],
+  ['runs list --since 2026-11-01', { since: { at: Date.parse('2026-11-01T00:00:00Z') } }],
+  ['runs list --since 7d', { since: { ago: 7 * 24 * 3600 * 1000 } }],
   ['runs show last', { id: 'last' }],
   ['runs resume 20261122T110502.481Z-3f9a --pin 4821 --target-from-run', { id: '20261122T110502.481Z-3f9a', pin: '4821', targetFromRun: true }],
   ['runs prune --all --older-than 7d', { all: true, olderThan: 7 * 24 * 3600 * 1000 }],
@@ -83,6 +87,20 @@ describe('argv to options, per command', () => {
     const declared = COMMANDS.filter((declaration) => declaration.load !== undefined).map((declaration) => declaration.path.join(' '));
     const missing = declared.filter((path) => !CASES.some(([argv]) => `${argv} `.startsWith(`${path} `)));
     expect(missing).toEqual([]);
+  });
+
+  it('every command and group declared in src/cli/commands/*.options.ts is listed in COMMANDS (src/cli/program.ts)', async () => {
+    const dir = new URL('../../src/cli/commands/', import.meta.url);
+    const unlisted: string[] = [];
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.options.ts'))) {
+      const exported = (await import(new URL(file, dir).href)) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(exported)) {
+        const declaration = value as Partial<CommandDeclaration> | null;
+        if (typeof declaration !== 'object' || declaration === null || !Array.isArray(declaration.path) || !Array.isArray(declaration.examples)) continue;
+        if (!COMMANDS.includes(declaration as CommandDeclaration)) unlisted.push(`${file}: ${name} (${declaration.path.join(' ')})`);
+      }
+    }
+    expect(unlisted).toEqual([]);
   });
 
   it.each(CASES)('%s', async (argv, expected) => {

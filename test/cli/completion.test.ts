@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { bashCompletion, commandTree, completionScript, fishCompletion, zshCompletion } from '../../src/cli/completion.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/command-tree.js';
 import { testDeps } from './helpers.js';
 
 const program = (): Command => buildProgram(testDeps('/tmp').deps, () => undefined);

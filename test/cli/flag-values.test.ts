@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { duration, parseCountOrPercent, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/cli/flag-values.js';
+import { dateOrAge, duration, instantOf, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/cli/flag-values.js';
 import { formatDuration } from '../../src/report/number-format.js';
 
 describe('durations', () => {
@@ -29,6 +29,35 @@ describe('durations', () => {
 
   it('reads back what examctl writes', () => {
     for (const seconds of [16, 245, 7380]) expect(parseDuration(formatDuration(seconds))).toBe(seconds * 1000);
+  });
+});
+
+describe('a date or an age (--since)', () => {
+  const now = new Date('2026-11-21T10:00:00Z');
+
+  it.each([
+    ['2026-11-01', '2026-11-01T00:00:00.000Z'],
+    ['2026-11-01T09:30:00Z', '2026-11-01T09:30:00.000Z'],
+    ['2026-11-01T09:30:00+01:00', '2026-11-01T08:30:00.000Z'],
+    ['2026-11-01 09:30:00.250-02:00', '2026-11-01T11:30:00.250Z'],
+    ['7d', '2026-11-14T10:00:00.000Z'],
+    ['12h', '2026-11-20T22:00:00.000Z'],
+    ['1h 30m', '2026-11-21T08:30:00.000Z'],
+  ])('%j is %s (now %s)', (text, instant) => {
+    const parsed = dateOrAge('--since')(text);
+    expect(new Date(instantOf(parsed, now)).toISOString()).toBe(instant);
+  });
+
+  it('an age is resolved against the clock it is given, not read at parse time', () => {
+    const parsed = parseDateOrAge('1d');
+    expect(parsed).toEqual({ ago: 86_400_000 });
+    expect(instantOf(parsed!, new Date('2026-01-02T00:00:00Z'))).toBe(Date.parse('2026-01-01T00:00:00Z'));
+  });
+
+  it.each(['', 'yesterday', '30', '2026-11-01T09:30:00', '2026-02-30', '2026-13-01', '2026-11-1', '01/11/2026', '2026-11-01T25:00:00Z', '-7d'])('refuses %j, naming the flag', (text) => {
+    expect(parseDateOrAge(text)).toBeUndefined();
+    expect(() => dateOrAge('--since')(text)).toThrow(InvalidArgumentError);
+    expect(() => dateOrAge('--since')(text)).toThrow(/^--since must be a date \(2026-11-01: that day 00:00 UTC\), an RFC 3339 instant with its zone/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copyFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 import { testDeps, withTempDir } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { unitPerRecord, type RecordJob } from '../../src/cli/pipeline/record-job.js';
 import { runPipeline } from '../../src/cli/pipeline/run-pipeline.js';
 import { outcomeOf } from '../../src/cli/pipeline/service-answer.js';

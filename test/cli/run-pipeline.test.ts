@@ -8,7 +8,7 @@ import { targetOnce } from '../../src/cli/target.js';
 import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 type Payload = { id: string };

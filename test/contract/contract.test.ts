@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { clockFromEnv } from '../../src/engine/index.js';
 import { StringSink } from '../../src/report/text-sink.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
 import type { CommandDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { FakeTerminal, KEY, type Step } from './fake-terminal.js';
 

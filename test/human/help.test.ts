@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import type { Command } from 'commander';
-import { buildProgram, runCli } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/command-tree.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps } from '../cli/helpers.js';
 
 /**

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
 import type { OpenDirectory } from '../../src/api/local-directory.js';
 import type { CommandDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /** --out writes what stdout would get, itself: PowerShell 5.1's `>` would re-encode it as UTF-16. */

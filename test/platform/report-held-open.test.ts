@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /** Renames onto a name matching `heldOpen` fail with EPERM, as on Windows while Excel has the file open. */

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { okEnvelope, startFaultServer, type FaultServer, type RecordedRequest, type ScriptedReply } from '../support/fault-server.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { proxyFor } from '../../src/api/proxy-env.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { NeverSentTargetError } from '../../src/errors.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../../src/report/text-sink.js';
 import { fingerprintInput, RunJournal, type RunTrust } from '../../src/runs/index.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';

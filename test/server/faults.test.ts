@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/errors.js';
 import { faultPlan, parseFaultSpec } from '../../src/server/faults.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import type { StringSink } from '../../src/report/text-sink.js';
 

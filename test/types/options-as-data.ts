@@ -4,8 +4,7 @@
  */
 import { onlyGlobals, type GlobalOptions } from '../../src/cli/global-options.js';
 import { positiveInt } from '../../src/cli/flag-values.js';
-import { argument, choice, option, parsed, type OptionsOf } from '../../src/cli/option-table.js';
-import type { CommandRun } from '../../src/cli/program.js';
+import { argument, choice, option, parsed, type CommandRun, type OptionsOf } from '../../src/cli/option-table.js';
 import type { CollectionAddOptions } from '../../src/cli/commands/collection-add.options.js';
 import type { InvigilatorsRemoveOptions } from '../../src/cli/commands/invigilators-remove.options.js';
 import type { SchedulePushOptions } from '../../src/cli/commands/schedule-push.options.js';

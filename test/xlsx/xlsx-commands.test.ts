@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/cli/context.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook, xlsxFixture } from './helpers.js';

@@ -12,7 +12,7 @@ export async function run(options: CompletionOptions, deps: CommandDeps): Promis
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
     throw new UsageError(`completion needs a shell: ${SHELLS.join(', ')}${shell === undefined ? '' : ` (not "${shell}")`}`);
   }
-  const { buildProgram } = await import('../program.js');
+  const { buildProgram } = await import('../command-tree.js');
   await deps.stdout.write(completionScript(shell as Shell, buildProgram(deps, () => undefined)));
   return 0;
 }

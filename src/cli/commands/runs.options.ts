@@ -1,8 +1,14 @@
 import { declareCommand, argument, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { duration } from '../flag-values.js';
+import { dateOrAge, duration } from '../flag-values.js';
 
-export const RUNS_LIST_OPTIONS = [] as const;
+export const RUNS_LIST_OPTIONS = [
+  parsed(
+    '--since <date-or-age>',
+    'only runs started at or after this: a date (2026-11-01 is that day 00:00 UTC), an RFC 3339 instant with its zone, or an age (7d, 12h: that long ago)',
+    dateOrAge('--since'),
+  ),
+] as const;
 
 export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const;
 
@@ -20,6 +26,7 @@ export const RUNS_PRUNE_OPTIONS = [
   option('--all', 'also remove interrupted runs past the same age and count (never a running one)'),
 ] as const;
 
+export type RunsListOptions = OptionsOf<typeof RUNS_LIST_OPTIONS> & GlobalOptions;
 export type RunsShowOptions = OptionsOf<typeof RUNS_SHOW_OPTIONS> & GlobalOptions;
 export type RunsResumeOptions = OptionsOf<typeof RUNS_RESUME_OPTIONS> & GlobalOptions;
 export type RunsPruneOptions = OptionsOf<typeof RUNS_PRUNE_OPTIONS> & GlobalOptions;
@@ -27,7 +34,7 @@ export type RunsPruneOptions = OptionsOf<typeof RUNS_PRUNE_OPTIONS> & GlobalOpti
 export const RUNS_LIST = declareCommand({
   path: ['runs', 'list'],
   description: 'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
-  examples: ['examctl runs list', 'examctl runs list --json', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
+  examples: ['examctl runs list', 'examctl runs list --since 7d --json', 'examctl runs list --since 2026-11-01', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
   options: RUNS_LIST_OPTIONS,
   load: async () => (await import('./runs.js')).runList,
 });

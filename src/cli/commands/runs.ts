@@ -25,7 +25,8 @@ import { openRunReport } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
 import type { CommandRun } from '../option-table.js';
 import { runInput } from './runs-input.js';
-import type { RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
+import { instantOf } from '../flag-values.js';
+import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
 /*
@@ -51,12 +52,17 @@ async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps):
   return id;
 }
 
-/** `runs list`: newest first; --json prints `{ runsDir, runs, unreadable }`. */
-export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+/** `runs list`: newest first, with --since only those started at or after it; --json prints `{ runsDir, runs, unreadable }`. */
+export async function runList({ since, ...globals }: RunsListOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
   const trust = trustOf(deps);
   await assertTrustedRunsDir(runsDir, trust);
-  const { runs, unreadable } = await listRuns(runsDir, trust);
+  const listed = await listRuns(runsDir, trust);
+  const from = since === undefined ? undefined : instantOf(since, deps.now());
+  // An unreadable run stays listed: its start is not known, and what is wrong with it is worth seeing.
+  const runs = from === undefined ? listed.runs : listed.runs.filter((run) => Date.parse(run.startedAt) >= from);
+  const { unreadable } = listed;
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ runsDir, runs, unreadable })}\n`);
     return 0;

@@ -1,0 +1,25 @@
+// `npm run docs:flags`: rewrites every `<!-- flags: ... -->` block of docs/*.md and README.md from
+// the built command tree (dist/, which `npm run docs:flags` builds first). How a block is written:
+// src/cli/flag-tables.ts; test/docs/flag-tables.test.ts fails while a block is out of date.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
+const { renderFlagBlocks } = await import(join(root, 'dist/cli/flag-tables.js'));
+
+const quiet = { write: () => undefined };
+const program = buildProgram({ stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root }, () => undefined);
+const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(root, 'docs', name))];
+let rewritten = 0;
+for (const file of docs) {
+  const before = readFileSync(file, 'utf8');
+  const { text, blocks } = renderFlagBlocks(before, program);
+  for (const block of blocks.filter((each) => !each.upToDate)) console.error(`${relative(root, file)}: flags: ${block.marker}`);
+  if (text !== before) {
+    writeFileSync(file, text);
+    rewritten += 1;
+  }
+}
+console.error(`${rewritten} file${rewritten === 1 ? '' : 's'} rewritten`);

@@ -1,0 +1,146 @@
+import { Command, Help } from 'commander';
+import { EXAMCTL_VERSION } from '../version.js';
+import { ExitCode, UsageError } from '../errors.js';
+import type { CommandDeps } from './context.js';
+import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
+import { argumentKeys, examples, registerSpecs, type CommandDeclaration } from './option-table.js';
+import { resolveOutputFlags } from './output-flags.js';
+import { COMMANDS } from './program.js';
+import { sentenceLines } from './sentence-wrap.js';
+import { terminalLine } from '../report/terminal-text.js';
+
+/**
+ * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
+ * help layout, `examctl options` and `examctl help`, and the wiring every command shares
+ * (options object, stdin/pipe spooling for `--file -` or a named pipe, the exit code). It loads
+ * no command's behaviour: `--help` and completion build the whole tree without undici, zod or
+ * the engine.
+ */
+
+/** Builds the program from `commands` (tests pass declarations whose behaviour they replace); `setExit` receives each command's exit code. */
+export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS): Command {
+  const program = new Command('examctl');
+  program
+    .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
+    .version(EXAMCTL_VERSION, '-V, --version', 'print the examctl version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => void deps.stdout.write(text),
+      writeErr: (text) => void deps.stderr.write(text),
+      outputError: (text, write) => write(`examctl: ${text.replace(/^error: /, '')}`),
+    })
+    .showSuggestionAfterError()
+    // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
+    // ones (kubectl's way): repeated in every help they buried the few flags that differ.
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBAL_FLAGS_POINTER}`))
+    .helpCommand(false)
+    .configureHelp({
+      boxWrap(this: Help, text: string, width: number): string {
+        return Help.prototype.boxWrap.call(this, sentenceLines(text), width);
+      },
+    })
+    .addHelpText(
+      'after',
+      examples(
+        '# try it on a local store made from the demo world (nothing leaves this machine)',
+        'examctl local init',
+        'examctl user sync --file users.csv --dry-run',
+        '# send, keep a per-row report, fix the failed rows in it, send only those again',
+        'examctl user sync --file users.csv --report result.csv',
+        'examctl user sync --file result.csv --only-failed --report retry.csv',
+        '# the same against the real service, through a profile',
+        'examctl --profile prod schedule push --file sittings.csv',
+      ) +
+        '\n\nEvery command has its own --help with examples, e.g. `examctl user sync --help`.' +
+        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
+    );
+  registerSpecs(program, GLOBAL_OPTIONS);
+
+  /** Wires a declared command's flags and its lazily loaded `run` (a group has neither). */
+  const register = (command: Command, { options: table, load }: CommandDeclaration): void => {
+    if (table === undefined || load === undefined) return;
+    registerSpecs(command, table);
+    const keys = argumentKeys(table);
+    command.action(async (...args: unknown[]) => {
+      const self = args[args.length - 1] as Command;
+      const merged = self.optsWithGlobals();
+      const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
+      keys.forEach((key, index) => (parsed[key] = args[index]));
+      // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
+      const options = parsed as GlobalOptions;
+      const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
+      const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('./stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
+      if (parsed.file !== '-' && piped === undefined) {
+        setExit(await run(options as never, { ...deps, invocation: options }, targetOnce(options, deps)));
+        return;
+      }
+      const { spoolPipe, spoolStdin } = await import('./stdin-file.js');
+      const stdin =
+        piped === undefined
+          ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
+          : await spoolPipe(piped, deps.signal, () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'));
+      try {
+        // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
+        const withStdin = { ...deps, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
+        setExit(await run(options as never, withStdin, targetOnce(options, withStdin)));
+      } finally {
+        await stdin.remove();
+      }
+    });
+  };
+
+  for (const declaration of commands) {
+    const [first, second] = declaration.path;
+    const parent = second === undefined ? program : program.commands.find((candidate) => candidate.name() === first)!;
+    const command = parent
+      .command(second ?? first)
+      .description(declaration.description)
+      .addHelpText('after', examples(...declaration.examples));
+    register(command, declaration);
+  }
+
+  program
+    .command('options')
+    .description('list the global flags, which every command takes')
+    .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
+    .action(async () => {
+      await deps.stdout.write(globalOptionsHelp(program));
+      setExit(ExitCode.Ok);
+    });
+
+  program
+    .command('help')
+    .argument('[command...]', 'a command (`user sync`) or a topic (`environment`)')
+    .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
+    .addHelpText('after', examples('examctl help user sync', 'examctl help environment'))
+    .action(async (path: string[]) => {
+      if (path.length === 1 && path[0] === 'environment') {
+        setExit(await (await import('./commands/help-environment.js')).run({}, deps));
+        return;
+      }
+      let command: Command = program;
+      for (const name of path) {
+        const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
+        if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
+        command = sub;
+      }
+      command.outputHelp();
+      setExit(ExitCode.Ok);
+    });
+
+  return program;
+}
+
+/** The line every subcommand's help ends with. */
+export const GLOBAL_FLAGS_POINTER = 'Global flags (--json, --dry-run, --report, --yes, --store...): examctl options';
+
+/** `examctl options`: the program's own flags, formatted by commander's help as a command's flags are. */
+function globalOptionsHelp(program: Command): string {
+  const help = program.createHelp();
+  const visible = help.visibleOptions(program);
+  const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
+  const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
+  return `The following flags can be given to any command (before or after it):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
+}
+
+

@@ -1,0 +1,68 @@
+import type { Command, Option } from 'commander';
+
+/**
+ * Flag tables in the docs, generated from the command tree so that a doc never says another
+ * thing than `--help`. A Markdown block
+ *
+ *     <!-- flags: user sync --sheet --timezone -->
+ *     ...
+ *     <!-- /flags -->
+ *
+ * names a command path, then optionally which flags (the command's own, or global ones such as
+ * `--report`); with none, all the command's own flags. Its content is rewritten as a table
+ * `| flag | what it does |` with each flag's text and description exactly as `--help` shows them
+ * (commander's help adds the default and the choices). `npm run docs:flags`
+ * (scripts/docs-flags.mjs, on dist/) rewrites the blocks of docs/*.md and README.md;
+ * test/docs/flag-tables.test.ts fails while one is out of date. Loaded by neither of these at run time.
+ */
+
+const BLOCK = /(<!-- flags: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/flags -->)/g;
+
+export interface FlagBlock {
+  /** What the block's marker says: `user sync --sheet --timezone`. */
+  readonly marker: string;
+  readonly upToDate: boolean;
+}
+
+/** The text with every flag block rewritten from `program`, and each block's marker and whether it already said that. */
+export function renderFlagBlocks(markdown: string, program: Command): { text: string; blocks: FlagBlock[] } {
+  const blocks: FlagBlock[] = [];
+  const text = markdown.replace(BLOCK, (_whole, open: string, marker: string, content: string, close: string) => {
+    const table = flagTable(program, marker.trim());
+    blocks.push({ marker: marker.trim(), upToDate: content === table });
+    return `${open}${table}${close}`;
+  });
+  return { text, blocks };
+}
+
+/** The table a block's marker asks for, ending with a newline. Throws naming the marker when it names no command or an unknown flag. */
+export function flagTable(program: Command, marker: string): string {
+  const words = marker.split(/\s+/).filter((word) => word !== '');
+  const path = words.filter((word) => !word.startsWith('-'));
+  const wanted = words.filter((word) => word.startsWith('-'));
+  let command = program;
+  for (const name of path) {
+    const sub = command.commands.find((candidate) => candidate.name() === name);
+    if (sub === undefined) throw new Error(`flag table "${marker}": no command "${path.join(' ')}"`);
+    command = sub;
+  }
+  const own = command.options.filter((option) => !option.hidden);
+  const inScope: Option[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) inScope.push(...at.options);
+  const options =
+    wanted.length === 0
+      ? own
+      : wanted.map((flag) => {
+          const found = inScope.find((option) => option.long === flag || option.short === flag);
+          if (found === undefined) throw new Error(`flag table "${marker}": "${path.join(' ')}" takes no ${flag}`);
+          return found;
+        });
+  const help = command.createHelp();
+  const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(help.optionDescription(option)).replace(/</g, '\\<')} |`);
+  return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
+}
+
+/** A table cell on one line, its pipes escaped (GitHub reads `\|` as a pipe inside code spans too); a description's `<` too, else `<file>` would read as HTML. */
+function cell(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+}

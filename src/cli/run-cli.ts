@@ -1,0 +1,90 @@
+import { CommanderError, type Command, type Option } from 'commander';
+import { ExamctlError, ExitCode, UsageError } from '../errors.js';
+import { terminalLines } from '../report/terminal-text.js';
+import { buildProgram } from './command-tree.js';
+import type { CommandDeps } from './context.js';
+
+/**
+ * Runs examctl on argv (without node and script) and returns the exit code. Every error ends
+ * here: typed errors as `examctl: <message>` with their code, commander usage errors as 2,
+ * anything else as an internal error (70) whose stack shows only with --debug.
+ */
+export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
+  let exitCode: number = ExitCode.Ok;
+  // With --json stdout is one document also when the run fails: the error document, unless the
+  // run already wrote its report there (which then says why it stopped).
+  let stdoutWritten = false;
+  const outer = deps;
+  deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
+  const wantsJson = jsonRequested(argv);
+  const failWith = async (error: unknown, code: number): Promise<number> => {
+    if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {
+      const { errorDocument } = await import('../report/error-document.js');
+      await outer.stdout.write(`${JSON.stringify(errorDocument(error))}\n`);
+    }
+    return code;
+  };
+  const program = buildProgram(deps, (code) => {
+    exitCode = code;
+  });
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
+      if (error.exitCode === 0) return ExitCode.Ok;
+      const message = error.code === 'commander.help' ? missingCommandMessage(program, argv) : error.message.replace(/^error: /, '');
+      return failWith(new UsageError(message), ExitCode.Usage);
+    }
+    if (error instanceof ExamctlError) {
+      // A message can quote the input (a column name, a path) or the service: made inert for the terminal.
+      await deps.stderr.write(`examctl: ${terminalLines(error.message)}\n`);
+      // A stack's first line is the message again: through the same gate.
+      if (debug && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
+      return failWith(error, error.exitCode);
+    }
+    // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
+    const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
+    const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
+    await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
+    if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
+    return failWith(error, ExitCode.Internal);
+  }
+}
+
+/**
+ * Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose
+ * command is missing, as a script reading the --json error document needs.
+ */
+function missingCommandMessage(program: Command, argv: readonly string[]): string {
+  let command = program;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith('-')) {
+      // An option's value is not a command (`--store runs user`): skip it.
+      const option = optionsInScope(command).find((candidate) => candidate.long === arg || candidate.short === arg);
+      if (option !== undefined && (option.required || option.optional)) i += 1;
+      continue;
+    }
+    const sub = command.commands.find((candidate) => candidate.name() === arg || candidate.aliases().includes(arg));
+    if (sub !== undefined) command = sub;
+  }
+  const path = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
+  const names = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
+  return `missing command: ${path.join(' ')} <command>, one of ${names.join(', ')} (${path.join(' ')} --help says more)`;
+}
+
+/** The options a command takes: its own and those of the commands above it (global flags). */
+function optionsInScope(command: Command): readonly Option[] {
+  const options: Option[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) options.push(...at.options);
+  return options;
+}
+
+/** --json, -o json, --output json or --output=json anywhere in argv. */
+function jsonRequested(argv: readonly string[]): boolean {
+  return argv.some((arg, index) => arg === '--json' || arg === '--output=json' || arg === '-ojson' || ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'));
+}

@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/command-tree.js';
+import { flagTable, renderFlagBlocks } from '../../src/cli/flag-tables.js';
+import { testDeps } from '../cli/helpers.js';
+import { ROOT } from '../support/cli.js';
+
+/**
+ * Every `<!-- flags: ... -->` block in docs/*.md and README.md says what `--help` says
+ * (src/cli/flag-tables.ts): a flag or a description changed in an option table fails here,
+ * naming the doc and the command, until `npm run docs:flags` rewrote the block.
+ */
+
+const program = buildProgram(testDeps('/').deps, () => undefined);
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+describe('generated flag tables', () => {
+  it('every block in the docs is up to date with the command tree', () => {
+    const stale = DOCS.flatMap((doc) =>
+      renderFlagBlocks(readFileSync(join(ROOT, doc), 'utf8'), program)
+        .blocks.filter((block) => !block.upToDate)
+        .map((block) => `${doc}: the flags of "${block.marker}" changed; run npm run docs:flags`),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('the docs hold at least one block (the xlsx flags of docs/input-formats.md)', () => {
+    const markers = DOCS.flatMap((doc) => renderFlagBlocks(readFileSync(join(ROOT, doc), 'utf8'), program).blocks.map((block) => block.marker));
+    expect(markers).toContain('user sync --sheet --timezone --report --only-failed');
+  });
+
+  it("a block is rewritten from the option tables: flag text and --help's description, pipes escaped, global flags by name", () => {
+    const doc = 'Intro\n\n<!-- flags: runs prune --all --report -->\n| flag | what it does |\n|---|---|\n| `--all` | an old text |\n<!-- /flags -->\nAfter\n';
+    const { text, blocks } = renderFlagBlocks(doc, program);
+    expect(blocks).toEqual([{ marker: 'runs prune --all --report', upToDate: false }]);
+    expect(text).toBe(
+      'Intro\n\n<!-- flags: runs prune --all --report -->\n| flag | what it does |\n|---|---|\n' +
+        '| `--all` | also remove interrupted runs past the same age and count (never a running one) |\n' +
+        '| `--report <file>` | also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically) |\n' +
+        '<!-- /flags -->\nAfter\n',
+    );
+    expect(renderFlagBlocks(text, program).blocks).toEqual([{ marker: 'runs prune --all --report', upToDate: true }]);
+    expect(flagTable(program, 'collection add --sheet')).toContain('| `--sheet <name\\|number>` |');
+  });
+
+  it('without flags named, a block lists all the command\'s own flags (not the global ones), defaults and choices as --help shows them', () => {
+    const table = flagTable(program, 'local serve');
+    const serve = program.commands.find((command) => command.name() === 'local')!.commands.find((command) => command.name() === 'serve')!;
+    expect(table.split('\n').filter((line) => line.startsWith('| `'))).toHaveLength(serve.options.length);
+    expect(table).toContain('(default: "127.0.0.1")');
+    expect(table).not.toContain('--json');
+  });
+
+  it('a block naming an unknown command or flag is an error naming it', () => {
+    expect(() => flagTable(program, 'user frobnicate')).toThrow('flag table "user frobnicate": no command "user frobnicate"');
+    expect(() => flagTable(program, 'runs list --sheet')).toThrow('flag table "runs list --sheet": "runs list" takes no --sheet');
+  });
+});
