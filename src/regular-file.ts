@@ -1,9 +1,9 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /*
  * The one way examctl opens a file of its own state (run journals and locks, the store's
- * files, the config): only a regular file. A FIFO planted there would block the open (and a
+ * files, the config, a token file): only a regular file. A FIFO planted there would block the open (and a
  * read) with no writer, past Ctrl-C and SIGTERM; a device could be read for ever. So the open
  * never waits (O_NONBLOCK, which a regular file ignores), does not follow a symbolic link where
  * examctl creates the file itself (O_NOFOLLOW), and the opened file is checked with fstat
@@ -24,6 +24,17 @@ export class NotRegularFileError extends Error {
   }
 }
 
+/** A regular file longer than its reader allows (a token file of megabytes): refused, not read. */
+export class FileTooLargeError extends Error {
+  readonly code = 'EFBIG';
+  constructor(
+    readonly path: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is larger than ${maxBytes} bytes: refused, not read`);
+  }
+}
+
 export interface RegularOpenOptions {
   /** Flags beside O_NONBLOCK/O_NOFOLLOW; default read-only. */
   flags?: number;
@@ -35,6 +46,10 @@ export interface RegularOpenOptions {
 
 /** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link). */
 export async function openRegularFile(path: string, options: RegularOpenOptions = {}): Promise<FileHandle> {
+  return (await openChecked(path, options)).handle;
+}
+
+async function openChecked(path: string, options: RegularOpenOptions): Promise<{ handle: FileHandle; stat: Stats }> {
   const flags = (options.flags ?? constants.O_RDONLY) | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
   let handle: FileHandle;
   try {
@@ -51,19 +66,45 @@ export async function openRegularFile(path: string, options: RegularOpenOptions 
     await handle.close().catch(() => undefined);
     throw new NotRegularFileError(path, kindOf(stat));
   }
-  return handle;
+  return { handle, stat };
 }
 
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
-export async function readRegularFile(path: string, options: Omit<RegularOpenOptions, 'flags'> = {}): Promise<string> {
+export async function readRegularFile(path: string, options: RegularReadOptions = {}): Promise<string> {
   return (await readRegularFileBytes(path, options)).toString('utf8');
 }
 
 /** The bytes of a regular file (see openRegularFile), for a caller that decodes them itself (a BOM). */
-export async function readRegularFileBytes(path: string, options: Omit<RegularOpenOptions, 'flags'> = {}): Promise<Buffer> {
-  const handle = await openRegularFile(path, options);
+export async function readRegularFileBytes(path: string, options: RegularReadOptions = {}): Promise<Buffer> {
+  return (await readRegularFileWithStat(path, options)).bytes;
+}
+
+export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {
+  /** Refuse (FileTooLargeError) rather than read a file longer than this. */
+  maxBytes?: number;
+}
+
+/**
+ * The bytes of a regular file and the fstat of the very handle they were read from: a caller
+ * that judges the file (its mode) judges what it read, not a path another user could have
+ * swapped between a stat and a read.
+ */
+export async function readRegularFileWithStat(path: string, options: RegularReadOptions = {}): Promise<{ bytes: Buffer; stat: Stats }> {
+  const { maxBytes, ...open } = options;
+  const { handle, stat } = await openChecked(path, open);
   try {
-    return await handle.readFile();
+    if (maxBytes === undefined) return { bytes: await handle.readFile(), stat };
+    if (stat.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    // The size can grow after the fstat: read at most one byte more than allowed, to see it did.
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    }
+    return { bytes: buffer.subarray(0, length), stat };
   } finally {
     await handle.close().catch(() => undefined);
   }

@@ -104,6 +104,23 @@ function note(io: PromptIo, text: string): void {
   (io.output ?? process.stderr).write(`${terminalLines(text)}\n`);
 }
 
+/**
+ * A choice as the terminal shows it: its name, description and reason text come from the store or
+ * the service (role titles, hierarchy paths, schedule titles) or from an earlier answer, so they
+ * pass the terminal gate; its value, what the command gets, is left exactly as it was.
+ */
+function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(choice: Choice): Choice {
+  return {
+    ...choice,
+    name: terminalLine(choice.name),
+    ...(choice.description === undefined ? {} : { description: terminalLine(choice.description) }),
+    ...(typeof choice.disabled === 'string' ? { disabled: terminalLine(choice.disabled) } : {}),
+  };
+}
+
+/** An input's default (a store title, an earlier answer) is shown through the gate; Enter still gives it exactly. */
+const GATED_DEFAULT = { style: { defaultAnswer: (text: string) => `(${terminalLine(text)})` } };
+
 function describeProblems(problems: readonly Problem[]): string {
   return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
 }
@@ -185,7 +202,7 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
       input(
         {
           message: field.message,
-          ...(fallback === undefined ? {} : { default: fallback }),
+          ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
           validate: (raw: string) => {
             const text = raw.trim();
             if (text === '' && field.optional) return true;
@@ -232,7 +249,7 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
     const choices = roles.map((title) => ({ value: title, name: title }));
     if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
     return ask(io, (context) =>
-      select({ message: 'Role', choices, ...(current === undefined ? {} : { default: current }) }, context),
+      select({ message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) }, context),
     );
   }
   const value = await ask(io, (context) =>
@@ -274,7 +291,7 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
             validate: check,
           });
     const granted = await ask(io, (context) =>
-      checkbox({ message: `Permissions in ${externalId.trim()} (space toggles, enter confirms)`, choices: PERMISSION_CHOICES }, context),
+      checkbox({ message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`), choices: PERMISSION_CHOICES }, context),
     );
     const membership: HierarchyMembership = { ExternalId: externalId.trim() };
     for (const permission of granted) (membership as unknown as Record<string, unknown>)[permission] = true;
@@ -311,7 +328,7 @@ export async function promptInvigilators(choices: ReadonlyArray<string | { value
     checkbox(
       {
         message: 'Invigilators to remove (space toggles, enter confirms)',
-        choices: choices.map((choice) => (typeof choice === 'string' ? { value: choice, name: choice } : choice)),
+        choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
         required: true,
       },
       context,
@@ -406,7 +423,10 @@ export async function promptScheduleFields(
     } else {
       const fallback = defaults[name];
       value = await ask(io, (context) =>
-        input({ message: SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback }), validate: (raw: string) => check(name, raw) }, context),
+        input(
+          { message: SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
+          context,
+        ),
       );
     }
     answers[name] = value.trim();
@@ -503,7 +523,7 @@ async function pick(
     search<string>(
       {
         message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
-        source: (term) => pickerMatches(ordered, term, config.allowNew),
+        source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
         ...(config.validate === undefined ? {} : { validate: config.validate }),
         pageSize: 8,
       },
@@ -541,7 +561,7 @@ export async function offerCorrection<Name extends string>(
     checkbox<Name>(
       {
         message: 'Answers to change (space toggles, enter confirms)',
-        choices: answers.map((answer) => ({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+        choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
         required: true,
       },
       context,
@@ -557,5 +577,5 @@ function problemNames(entry: Problem, name: string): boolean {
 
 /** Shows what is about to be sent and asks to go on; the default is no. */
 export async function confirmSend(summary: string, io: PromptIo = {}): Promise<boolean> {
-  return ask(io, (context) => confirm({ message: `${summary}\nSend now?`, default: false }, context));
+  return ask(io, (context) => confirm({ message: terminalLines(`${summary}\nSend now?`), default: false }, context));
 }

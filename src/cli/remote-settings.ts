@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import { nonEmpty } from './context.js';
 import { decodeByBom } from '../input/text-source.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../regular-file.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -140,18 +140,26 @@ export function describeSource(source: TokenSource): string {
   }
 }
 
-/** Reads a token file: the whole file minus trailing whitespace (a trailing newline is normal). */
+/** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
+const TOKEN_FILE_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads a token file: the whole file minus trailing whitespace (a trailing newline is normal).
+ * Opened once as a regular file (src/regular-file.ts: a FIFO or device planted there is refused
+ * without blocking), and its mode judged from that open handle, so another user cannot swap the
+ * file between the check and the read. A symbolic link the user made is followed.
+ */
 export async function readTokenFile(file: string, via: string, warnings: string[]): Promise<string> {
   let text: string;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) throw new UsageError(`${via}: ${file} is not a file`);
+    const { bytes, stat } = await readRegularFileWithStat(file, { followLinks: true, maxBytes: TOKEN_FILE_MAX_BYTES });
     if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
       warnings.push(`${via}: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); consider chmod 600 ${file}`);
     }
-    text = decodeByBom(await fs.readFile(file));
+    text = decodeByBom(bytes);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof NotRegularFileError) throw new UsageError(`${via}: ${error.message}`);
+    if (error instanceof FileTooLargeError) throw new UsageError(`${via}: ${file} is larger than ${TOKEN_FILE_MAX_BYTES / 1024} KiB: not a token file, not read`);
     throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const token = text.replace(/\s+$/, '').replace(/^\s+/, '');

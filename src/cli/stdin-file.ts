@@ -5,12 +5,13 @@
  * file, under the name `stdin` in messages and reports. The copy is removed when the command ends.
  */
 import { close, constants, createWriteStream, open } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { InterruptedError, UsageError } from '../errors.js';
+import { kindOf } from '../regular-file.js';
 
 export const STDIN_NAME = 'stdin';
 
@@ -35,13 +36,38 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, s
 }
 
 /**
- * `--file` naming a pipe (a FIFO, or a process substitution's `/dev/fd/N`): it can be read only
- * once, so it is read like `--file -`. Anything else (a missing file too) is left to the reader.
+ * What `--file` names, judged once before the command runs (before anything is read or a store
+ * opened). A pipe (a FIFO, or a process substitution's `/dev/fd/N`) can be read only once, so
+ * its path is returned to be read like `--file -`. A device (`/dev/tty`, `/dev/zero`,
+ * `/dev/urandom`) or a socket that cannot be opened is refused (exit 2): a terminal would wait
+ * for typing that the structure pass and the send pass each need whole, the others never end.
+ * Anything else (a regular file, a missing one) is left to the reader: undefined.
+ *
+ * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (what
+ * fstat of it says: a file or pipe redirected to stdin keeps working), a link the user made to
+ * its target. The path is not opened to fstat it: opening a FIFO would hand a writer waiting in
+ * its own open a reader that then leaves, and its first write would die of SIGPIPE.
  */
 export async function pipePath(file: string, cwd: string): Promise<string | undefined> {
   const path = resolve(cwd, file);
   const entry = await stat(path).catch(() => undefined);
-  return entry !== undefined && (entry.isFIFO() || entry.isSocket()) ? path : undefined;
+  if (entry === undefined) return undefined;
+  if (entry.isFIFO() || (entry.isSocket() && (await opensForReading(path)))) return path;
+  if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isSocket()) {
+    throw new UsageError(`--file: ${file} is ${kindOf(entry)}, not a file; to type or paste records use --file -`);
+  }
+  return undefined;
+}
+
+/**
+ * A socket as stdin (`/dev/fd/0` where the system lets it be opened again, as a dup) is read
+ * like a pipe; a socket file, or Linux's /proc link to one, cannot be opened (ENXIO) and never
+ * waits. No O_NONBLOCK: on a dup it would switch the shared descriptor of stdin.
+ */
+async function opensForReading(path: string): Promise<boolean> {
+  const handle = await openFile(path, 'r').catch(() => undefined);
+  await handle?.close();
+  return handle !== undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdir, rm, type FileHandle } from 'node:fs/promises';
+import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { forEachLine } from '../engine/store/line-reader.js';
@@ -8,9 +8,9 @@ import { checkJournalLine, finishesRun, type EndLine, type ItemRef, type Outcome
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
 import { openRegularFile } from '../regular-file.js';
-import { runProblem, type RunTrust } from './run-trust.js';
+import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
+import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
-import { RM_RETRY } from '../busy-retry.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -354,18 +354,35 @@ function startOf(id: string): number {
   return Date.parse(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`);
 }
 
+/** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
+export interface PruneResult {
+  removed: string[];
+  keptUnfinished: string[];
+  leftAlone: { id: string; reason: string }[];
+}
+
 /**
- * Removes runs past the policy; returns what was removed and the unfinished runs kept.
+ * Removes runs past the policy; returns what was removed, the unfinished runs kept, and the
+ * entries left alone because they are not plainly the user's (prune-ownership.ts: another user's
+ * run, a symbolic link, a run directory holding something else), which are never read.
  * A run is removed under its own lock, so a resume starting meanwhile is never pulled from
  * under it (and a running run, whose lock is held, is never removed).
  */
-export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date()): Promise<{ removed: string[]; keptUnfinished: string[] }> {
+export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
+  const leftAlone: { id: string; reason: string }[] = [];
   const cutoff = now.getTime() - policy.maxAgeDays * 24 * 60 * 60 * 1000;
   let finishedSeen = 0;
   let unfinishedSeen = 0;
+  const unsafe = await runsDirPruneRefusal(runsDir, trust);
+  if (unsafe !== undefined) throw new RunJournalError(unsafe);
   for (const id of await runIds(runsDir)) {
+    const refusal = await runDirRefusal(runDir(runsDir, id), trust);
+    if (refusal !== undefined) {
+      if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
+      continue;
+    }
     const record = await readRun(runsDir, id).catch(() => undefined);
     const state = record === undefined ? 'damaged' : await runState(runsDir, record);
     if (state === 'running') continue;
@@ -383,10 +400,11 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue; // taken by a resume meanwhile
     }
     // The lock lives inside the directory: removing the directory removes it.
-    await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
-    removed.push(id);
+    const changed = await removeOwnedRun(runDir(runsDir, id), trust).catch((error: NodeJS.ErrnoException) => `cannot remove it: ${error.code ?? error.message}`);
+    if (changed === undefined) removed.push(id);
+    else leftAlone.push({ id, reason: changed });
   }
-  return { removed, keptUnfinished };
+  return { removed, keptUnfinished, leftAlone };
 }
 
 export { JOURNAL_FILE };

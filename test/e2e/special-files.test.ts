@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,40 @@ describe('--file naming a pipe', () => {
     });
     expect(out).toMatch(/2 valid/);
     expect(out).toMatch(/exit 0\n$/);
+  });
+});
+
+describe('--file naming a device or a socket', () => {
+  it('/dev/tty, /dev/zero, /dev/urandom: exit 2 naming it, before anything is read or the store and runs dir touched', async () => {
+    for (const device of ['/dev/tty', '/dev/zero', '/dev/urandom']) {
+      const run = await examctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', device], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`--file: ${device} is a device, not a file; to type or paste records use --file -`);
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+      expect(existsSync(join(dir, 'runs'))).toBe(false);
+    }
+  });
+
+  it('a socket file: exit 2 naming it (it cannot be opened; never a hang)', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(dir, 'in.sock'), resolve));
+    try {
+      const run = await examctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.sock'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('--file: in.sock is a socket, not a file; to type or paste records use --file -');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('--file /dev/stdin keeps working when stdin is a file or a pipe (judged by what the descriptor is, not the path)', () => {
+    const node = `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file /dev/stdin`;
+    const out = execFileSync('bash', ['-c', `${node} < users.csv 2>&1; echo "file exit $?"; cat users.csv | ${node} 2>&1; echo "pipe exit $?"`], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/2 valid[^]*file exit 0\n[^]*2 valid[^]*pipe exit 0\n$/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +99,33 @@ describe('resolveRemoteTarget', () => {
     expect(target.token).toBe('abc');
     expect(target.warnings[0]).toContain('readable by group or others');
     expect(target.warnings[0]).not.toContain('abc');
+  });
+
+  it('reads a token file once as a regular file: a FIFO, a device or a directory is refused naming it, without blocking', async () => {
+    const fifo = path.join(dir, 'fifo-token');
+    execFileSync('mkfifo', [fifo]);
+    // No writer ever comes: a blocking open would hang here (the test's timeout, not a pass).
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: fifo, env })).rejects.toThrow(`--token-file: ${fifo} is a FIFO, not a regular file: refused`);
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: '/dev/zero', env })).rejects.toThrow('/dev/zero is a device, not a regular file');
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: dir, env })).rejects.toThrow(`${dir} is a directory, not a regular file`);
+    await setProfile('piped', { baseUrl: 'https://p.example.com', tokenFile: fifo }, env);
+    await expect(resolveRemoteTarget({ profile: 'piped', env })).rejects.toThrow(/profile piped: tokenFile: .* is a FIFO/);
+  });
+
+  it('refuses, unread, a token file larger than 64 KiB (it holds no token)', async () => {
+    const big = await writeToken('big', 'a'.repeat(64 * 1024 + 1));
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: big, env })).rejects.toThrow(/is larger than 64 KiB: not a token file, not read/);
+    const justFits = await writeToken('fits', `${'a'.repeat(64 * 1024 - 1)}\n`);
+    expect((await requireRemoteTarget({ baseUrl: 'https://x', tokenFile: justFits, env })).token).toHaveLength(64 * 1024 - 1);
+  });
+
+  it('follows a symbolic link the user made, and judges the mode of the file read', async () => {
+    const target = await writeToken('real-token', 'linked\n', 0o640);
+    const link = path.join(dir, 'link-token');
+    await fs.symlink(target, link);
+    const resolved = await requireRemoteTarget({ baseUrl: 'https://x', tokenFile: link, env });
+    expect(resolved.token).toBe('linked');
+    expect(resolved.warnings).toEqual([`--token-file: ${link} is readable by group or others (mode 640); consider chmod 600 ${link}`]);
   });
 
   it('refuses an empty or multi-line token file', async () => {

@@ -253,7 +253,7 @@ describe('list, last and prune', () => {
     await recent.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
 
     const first = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 100, all: false }, now);
-    expect(first).toEqual({ removed: [oldFinished.id], keptUnfinished: [oldUnfinished.id] });
+    expect(first).toEqual({ removed: [oldFinished.id], keptUnfinished: [oldUnfinished.id], leftAlone: [] });
     const second = await pruneRuns(runsDir, { maxAgeDays: 30, keepFinished: 0, all: true }, now);
     expect(second.removed.sort()).toEqual([oldUnfinished.id, recent.id].sort());
     expect((await listRuns(runsDir)).runs).toEqual([]);

@@ -127,12 +127,17 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
   const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
-  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false });
+  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false }, new Date(), trustOf(deps));
   if (options.json) await deps.stdout.write(`${JSON.stringify({ runsDir, ...result })}\n`);
   else {
     await deps.stderr.write(`${terminalLine(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`)}\n`);
     if (result.keptUnfinished.length > 0) {
       await deps.stderr.write(`${terminalLine(`kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`)}\n`);
+    }
+    if (result.leftAlone.length > 0) {
+      const count = result.leftAlone.length;
+      const lines = [`left ${count} ${count === 1 ? 'entry' : 'entries'} not owned by you (or not a plain run directory) alone:`, ...result.leftAlone.map(({ id, reason }) => `  ${id}: ${reason}`)];
+      await deps.stderr.write(lines.map((line) => `${terminalLine(line)}\n`).join(''));
     }
   }
   return 0;
