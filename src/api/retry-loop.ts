@@ -13,6 +13,8 @@ export interface HttpAnswer {
   status: number;
   headers: ResponseHeaders;
   text: string;
+  /** Gives the text's bytes back to the run's answer budget once it is read (http-pool.ts `release`). */
+  release?: () => void;
 }
 
 export interface NetworkFailure {

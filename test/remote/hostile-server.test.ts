@@ -31,6 +31,33 @@ describe('whole-attempt deadline', () => {
   });
 });
 
+describe('the answer budget (QA D7)', () => {
+  const MiB = 1024 * 1024;
+  const padded = (bytes: number) => ({ Content: { UserId: 'u-1' }, Success: true, Errors: null, Pad: 'x'.repeat(bytes) });
+
+  it('an answer is held until parsed, then given back: 400 KiB answers one after another all fit a 1 MiB budget', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, padded(400 * 1024)));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 1, ...noWait });
+    try {
+      for (let i = 0; i < 5; i += 1) expect((await client.upsertUser(user)).envelope.Success).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an answer larger than half the budget could never be read: refused for its size', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, padded(600 * 1024)));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 2, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransientTargetError);
+      expect((failure as Error).message).toContain('the response body is larger than 524288 bytes');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('interrupt grace', () => {
   it('after the signal, a request the server never answers is abandoned once the grace is over', async () => {
     const interrupt = new AbortController();
