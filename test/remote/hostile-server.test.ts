@@ -148,6 +148,26 @@ describe('Retry-After', () => {
   });
 });
 
+describe('encoded tokens quoted back', () => {
+  it('base64("Bearer " + token), base64url(token) in a JSON message and a percent-encoded token reach no result or error', async () => {
+    const forms = [Buffer.from(`Bearer ${TOKEN}`).toString('base64'), Buffer.from(TOKEN).toString('base64url'), encodeURIComponent(`${TOKEN}/x`)];
+    let status = 400;
+    server = await startHostileServer((_request, res) => json(res, status, { Content: { Echo: forms }, Success: false, Errors: forms.map((form) => ({ Code: 209, Message: `bad ${form}` })) }));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1, ...noWait });
+    try {
+      const seen = [JSON.stringify(await client.upsertUser(user))];
+      status = 500;
+      seen.push(await client.upsertUser(user).then(() => '', (error: unknown) => (error as Error).message));
+      for (const shown of seen) {
+        expect(shown).toContain('[redacted]');
+        for (const form of forms) expect(shown).not.toContain(form.slice(12, 20));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the redaction gate (property)', () => {
   const visible = fc.string({ unit: fc.constantFrom(...Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))), minLength: 12, maxLength: 40 });
   const shapes = ['envelope', 'map', 'html500', 'text400', 'nested'] as const;
