@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../cli/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
+import { formatMilliseconds } from '../report/number-format.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -392,7 +393,7 @@ export class ResponseBudgetError extends Error {
 /** Headers and body did not arrive within the request timeout, however the server paced them. */
 export class AttemptDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
-    super(`no whole answer within the request timeout (${Math.round(deadlineMs / 1000)}s)`);
+    super(`no whole answer within the request timeout (${formatMilliseconds(deadlineMs)})`);
     this.name = 'AttemptDeadlineError';
   }
 }

@@ -27,6 +27,7 @@ import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './inte
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
+import { formatMilliseconds } from '../report/number-format.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -170,7 +171,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
     graceTimer ??= setTimeout(() => {
-      inFlight.abandon(new Error(`no answer within the ${graceMs < 1000 ? `${graceMs}ms` : `${Math.round(graceMs / 1000)}s`} grace after the interrupt`));
+      inFlight.abandon(new Error(`no answer within the ${formatMilliseconds(graceMs)} grace after the interrupt`));
       graceOver?.();
     }, graceMs);
     graceTimer.unref?.();

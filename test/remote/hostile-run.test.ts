@@ -168,7 +168,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       expect(doc.items).toHaveLength(2);
       for (const item of doc.items) {
         expect(item.status).toBe('skipped');
-        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50ms grace after the interrupt\): it may have been applied/);
+        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50 ms grace after the interrupt\): it may have been applied/);
       }
     });
   });

@@ -24,7 +24,7 @@ describe('whole-attempt deadline', () => {
       // bodyTimeout (between chunks) never fires: a byte comes every 20 ms.
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(TransientTargetError);
-      expect((failure as Error).message).toContain('no whole answer within the request timeout');
+      expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
     } finally {
       await client.close();
     }
