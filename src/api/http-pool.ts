@@ -4,9 +4,11 @@
  * `onResponseEnd`, `onResponseError`). One place owns what an attempt may cost: the whole-attempt
  * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../cli/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
+import { formatMilliseconds } from '../report/number-format.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -95,6 +97,11 @@ export interface TextResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /**
+   * Gives the text's bytes back to the run's budget: called once the text is read (parsed), not
+   * before, since until then it is held. Idempotent; a no-op without a budget.
+   */
+  release(): void;
 }
 
 /**
@@ -202,6 +209,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     let controller: Dispatcher.DispatchController | undefined;
     let stopped: Error | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let textHeld = 0;
     const settle = (): void => {
       if (timer !== undefined) clearTimeout(timer);
       abandon?.removeEventListener('abort', onAbandon);
@@ -231,6 +239,8 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
     }
     /** Keeps the pending spaces and then the chunk, within the shared budget; false when the attempt was stopped. */
     const hold = (pending: Buffer | undefined, chunk: Buffer | undefined): boolean => {
+      // A long run of spaces before anything else is padding too: JSON and a page's snippet skip it.
+      if (length === 0 && pending !== undefined && pending.length > PADDING_KEPT) pending = undefined;
       const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
       if (budget !== undefined && !budget.take(bytes)) {
         stop(new ResponseBudgetError(budget.limit));
@@ -276,11 +286,31 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       onResponseEnd() {
         if (stopped !== undefined) return;
         // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
-        if (spaces > 0 && spaces <= TRAILING_SPACES_KEPT && !hold(Buffer.alloc(spaces, 0x20), undefined)) return;
-        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+        if (spaces > 0 && spaces <= PADDING_KEPT && !hold(Buffer.alloc(spaces, 0x20), undefined)) return;
+        // The text is held beside the chunks while they are decoded, then alone until the caller
+        // has parsed it (`release`): both are charged, so the budget is what is really held.
+        // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
+        if (budget !== undefined && !budget.take(length)) {
+          stop(new ResponseBudgetError(budget.limit));
+          return;
+        }
+        textHeld = length;
+        const text = decodeReleasing(chunks);
+        const cost = heldBytesOfText(text);
+        if (budget !== undefined && cost > textHeld && !budget.take(cost - textHeld)) {
+          budget.give(textHeld);
+          textHeld = 0;
+          stop(new ResponseBudgetError(budget.limit));
+          return;
+        }
+        budget?.give(Math.max(0, textHeld - cost));
+        textHeld = cost;
         settle();
-        const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-        resolve({ statusCode, headers, text: body.toString('utf8', start) });
+        const release = (): void => {
+          budget?.give(textHeld);
+          textHeld = 0;
+        };
+        resolve({ statusCode, headers, text, release });
       },
       onResponseError(_controller, error) {
         if (stopped !== undefined) return;
@@ -297,14 +327,40 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
   });
 }
 
-/** A run of trailing spaces up to this is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
-const TRAILING_SPACES_KEPT = 64 * 1024;
+/** A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
+const PADDING_KEPT = 64 * 1024;
 /**
  * Of a 5xx or 429 answer, only this much is kept: its message or the snippet of its page comes
  * from the start (a page's snippet from its first 64 KiB), and it is never a record's result.
  */
 const KEPT_OF_FAILURE = 1024 * 1024;
 const SPACES = Buffer.alloc(64 * 1024, 0x20);
+
+/**
+ * The chunks as UTF-8 text, a leading BOM dropped (as `body.text()` reads them), without first
+ * copying them into one buffer; each chunk is let go once decoded.
+ */
+function decodeReleasing(chunks: (Buffer | undefined)[]): string {
+  if (chunks.length <= 1) {
+    const body = chunks[0] ?? Buffer.alloc(0);
+    chunks[0] = undefined;
+    return body.toString('utf8', body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0);
+  }
+  const decoder = new StringDecoder('utf8');
+  const parts: string[] = [];
+  for (let i = 0; i < chunks.length; i += 1) {
+    parts.push(decoder.write(chunks[i] as Buffer));
+    chunks[i] = undefined;
+  }
+  parts.push(decoder.end());
+  const text = parts.join('');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** What a string costs V8: a byte a character while every character is Latin-1, else two. */
+export function heldBytesOfText(text: string): number {
+  return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
+}
 
 /** Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a time). */
 export function spacePaddingStart(chunk: Buffer): number {
@@ -337,7 +393,7 @@ export class ResponseBudgetError extends Error {
 /** Headers and body did not arrive within the request timeout, however the server paced them. */
 export class AttemptDeadlineError extends Error {
   constructor(readonly deadlineMs: number) {
-    super(`no whole answer within the request timeout (${Math.round(deadlineMs / 1000)}s)`);
+    super(`no whole answer within the request timeout (${formatMilliseconds(deadlineMs)})`);
     this.name = 'AttemptDeadlineError';
   }
 }

@@ -8,6 +8,8 @@
  * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
  * over two messages, or upper-cased still shows nothing a guess could start from). A secret
  * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
+ * A secret's encoded forms (base64, percent-encoding, JSON escapes: `encodedForms`) count as
+ * secrets too.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -120,8 +122,40 @@ class SecretMatcher {
   }
 }
 
+/**
+ * A secret as a server may re-encode it: percent-encoded (`+` for a space too), JSON-escaped
+ * (`/` as `\/` too), and base64, standard and url-safe, of the secret and of any larger string
+ * holding it (`Basic`, `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the
+ * characters at either edge that depend on its neighbours. Each form is then matched as a secret.
+ */
+export function encodedForms(secret: string): string[] {
+  const forms = new Set<string>();
+  const percent = encodeURIComponent(secret);
+  forms.add(percent);
+  forms.add(percent.replace(/%20/g, '+'));
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  forms.add(escaped);
+  forms.add(escaped.replace(/\//g, '\\/'));
+  const bytes = Buffer.from(secret, 'utf8');
+  for (let before = 0; before < 3; before += 1) {
+    const all = before + bytes.length;
+    const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
+    // Whole 3-byte groups only, less the characters holding bits of the bytes before.
+    const piece = encoded.slice(Math.ceil((8 * before) / 6), Math.floor(all / 3) * 4);
+    forms.add(piece);
+    forms.add(piece.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  forms.delete(secret);
+  return [...forms].filter((form) => form.length >= MIN_PREFIX);
+}
+
+/** The secrets and their encoded forms; a short secret (a PIN) whole only: its forms would be too short to tell. */
+function withEncodedForms(secrets: readonly string[]): string[] {
+  return [...new Set([...secrets, ...secrets.filter((secret) => secret.length >= MIN_PREFIX).flatMap(encodedForms)])];
+}
+
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  const kept = [...new Set(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET))];
+  const kept = withEncodedForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET));
   const matcher = new SecretMatcher(kept);
   const text = (value: string): string => (matcher.empty ? value : matcher.redact(value));
   return {
@@ -139,7 +173,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown): Redactor {
   const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
   if (own.length === 0) return base;
-  const ownMatcher = new SecretMatcher(own);
+  const ownMatcher = new SecretMatcher(withEncodedForms(own));
   // Built only when an answer may hold a secret: most answers of a bulk run are checked, never walked.
   let full: Redactor | undefined;
   const get = (): Redactor => (full ??= createRedactor([...baseSecrets, ...own]));

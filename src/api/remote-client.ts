@@ -27,6 +27,7 @@ import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './inte
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
+import { formatMilliseconds } from '../report/number-format.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -43,7 +44,7 @@ export interface RemoteClientOptions {
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
   maxResponseBytes?: number;
-  /** Bytes of answers held at once by all requests together. Default 128 MiB. */
+  /** Bytes of answers held at once by all requests together (an answer counts twice while decoded). Default 96 MiB. */
   responseBudgetBytes?: number;
   /**
    * After `signal` aborts, requests already on the wire get this long to answer (ms), then are
@@ -85,7 +86,7 @@ export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** All answers held at once, whatever --concurrency: two of the largest answers (peak RSS measured in docs/remote.md). */
+/** All answers held at once, whatever --concurrency (peak RSS measured in docs/remote.md); an answer over half of it is refused. */
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
@@ -159,6 +160,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     proxy,
   });
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
+  // An answer is held twice while decoded (its bytes and its text): one larger than half the
+  // budget could never be read, and is refused for its size, not for the other answers.
+  const maxAnswerBytes = Math.min(maxResponseBytes, Math.floor(budget.limit / 2));
   // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
   const inFlight = new InFlight(requestTimeoutMs);
   const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
@@ -167,7 +171,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
     graceTimer ??= setTimeout(() => {
-      inFlight.abandon(new Error(`no answer within the ${graceMs < 1000 ? `${graceMs}ms` : `${Math.round(graceMs / 1000)}s`} grace after the interrupt`));
+      inFlight.abandon(new Error(`no answer within the ${formatMilliseconds(graceMs)} grace after the interrupt`));
       graceOver?.();
     }, graceMs);
     graceTimer.unref?.();
@@ -209,9 +213,11 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           // Retries are ours (with backoff and the lost-attempt note), never undici's.
           idempotent: false,
         },
-        { maxBytes: maxResponseBytes, budget, inFlight },
+        { maxBytes: maxAnswerBytes, budget, inFlight },
       );
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
+      // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
+      if (statusPolicy(response.statusCode) === 'retry') response.release();
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text, release: response.release };
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
@@ -244,7 +250,14 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           attempt: () => attemptOnce(method, path, body),
           // Belt and braces: no library message should carry a header value, but none may carry the token.
           describeFailure: (error) => gate.text(describeNetworkError(error)),
-          settle: (answer, lostAttempt) => settle<T>(answer, method, route, payload, lostAttempt, gate),
+          settle: (answer, lostAttempt) => {
+            try {
+              return settle<T>(answer, method, route, payload, lostAttempt, gate);
+            } finally {
+              // Parsed (or refused): the text is no longer held.
+              answer.release?.();
+            }
+          },
           onRetry: noteRetry,
         },
         limits,

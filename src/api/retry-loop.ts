@@ -7,12 +7,15 @@ import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTarge
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ResponseHeaders } from './envelope-reader.js';
+import { formatMilliseconds } from '../report/number-format.js';
 
 export interface HttpAnswer {
   kind: 'response';
   status: number;
   headers: ResponseHeaders;
   text: string;
+  /** Gives the text's bytes back to the run's answer budget once it is read (http-pool.ts `release`). */
+  release?: () => void;
 }
 
 export interface NetworkFailure {
@@ -140,15 +143,15 @@ async function attemptUntilSettled<T>(call: RetriedCall<T>, limits: RetryLimits,
     const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
     if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
       const asked =
-        retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${Math.ceil(retryAfterMs / 1000)}s)` : '';
+        retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})` : '';
       if (nothingSent) {
         throw new NeverSentTargetError(
-          `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${Math.round(elapsed / 1000)}s: ${retryReason}; nothing was sent`,
+          `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}; nothing was sent`,
         );
       }
       throw new TransientTargetError(
         `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
-          `in ${Math.round(elapsed / 1000)}s: ${retryReason}${asked}`,
+          `in ${formatMilliseconds(elapsed)}: ${retryReason}${asked}`,
       );
     }
     if (call.signal?.aborted) throw interrupted();

@@ -36,3 +36,8 @@ export function formatDuration(totalSeconds: number): string {
   if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
+
+/** A wait or a timeout given in ms: `500 ms` below a second, else as `formatDuration` (`16 s`, `4 min 5 s`). */
+export function formatMilliseconds(ms: number): string {
+  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : formatDuration(ms / 1000);
+}

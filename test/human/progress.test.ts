@@ -12,7 +12,7 @@ import {
   progressText,
   type IntervalTimers,
 } from '../../src/cli/progress.js';
-import { formatCount, formatDuration, formatRate } from '../../src/report/number-format.js';
+import { formatCount, formatDuration, formatMilliseconds, formatRate } from '../../src/report/number-format.js';
 
 class Capture extends Writable {
   text = '';
@@ -200,6 +200,11 @@ describe('plain progress line', () => {
     expect(formatDuration(15.2)).toBe('16 s');
     expect(formatDuration(245)).toBe('4 min 5 s');
     expect(formatDuration(7380)).toBe('2 h 3 min');
+    // Waits and timeouts the remote client names, in the same words; below a second in ms.
+    expect(formatMilliseconds(500)).toBe('500 ms');
+    expect(formatMilliseconds(10_000)).toBe('10 s');
+    expect(formatMilliseconds(60_000)).toBe('1 min 0 s');
+    expect(formatMilliseconds(245_000)).toBe('4 min 5 s');
   });
 });
 

@@ -53,6 +53,23 @@ describe('hostile answers through a whole run', () => {
     });
   });
 
+  it('the token and password re-encoded (base64 of "Bearer <token>", base64url in a message, percent-encoded): none reaches stderr, --json, --report or the journal', async () => {
+    const forms = [
+      Buffer.from(`Bearer ${TOKEN}`).toString('base64'),
+      Buffer.from(TOKEN).toString('base64url'),
+      encodeURIComponent(`${TOKEN}/`),
+      Buffer.from(`user:${PASSWORD}`).toString('base64'),
+    ];
+    server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })) }));
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await sync(dir, server!.url);
+      expect(code).toBe(1);
+      const everything = `${stdout}\n${stderr}\n${await allFiles(dir)}`;
+      expect(everything).toContain('[redacted]');
+      for (const form of forms) expect(everything).not.toContain(form.slice(12, 20));
+    });
+  });
+
   it('a 500 page of 176 characters then the token: no part of it survives the cut', async () => {
     server = await startHostileServer((_request, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });
@@ -168,7 +185,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       expect(doc.items).toHaveLength(2);
       for (const item of doc.items) {
         expect(item.status).toBe('skipped');
-        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50ms grace after the interrupt\): it may have been applied/);
+        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50 ms grace after the interrupt\): it may have been applied/);
       }
     });
   });

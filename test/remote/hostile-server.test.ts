@@ -24,7 +24,34 @@ describe('whole-attempt deadline', () => {
       // bodyTimeout (between chunks) never fires: a byte comes every 20 ms.
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(TransientTargetError);
-      expect((failure as Error).message).toContain('no whole answer within the request timeout');
+      expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the answer budget (QA D7)', () => {
+  const MiB = 1024 * 1024;
+  const padded = (bytes: number) => ({ Content: { UserId: 'u-1' }, Success: true, Errors: null, Pad: 'x'.repeat(bytes) });
+
+  it('an answer is held until parsed, then given back: 400 KiB answers one after another all fit a 1 MiB budget', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, padded(400 * 1024)));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 1, ...noWait });
+    try {
+      for (let i = 0; i < 5; i += 1) expect((await client.upsertUser(user)).envelope.Success).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an answer larger than half the budget could never be read: refused for its size', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, padded(600 * 1024)));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 2, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransientTargetError);
+      expect((failure as Error).message).toContain('the response body is larger than 524288 bytes');
     } finally {
       await client.close();
     }
@@ -118,6 +145,26 @@ describe('Retry-After', () => {
     expect(parseRetryAfter('Mon, 23 Nov 2026 09:00:00 GMT', now)).toBeUndefined();
     expect(parseRetryAfter('2', now)).toBe(2000);
     expect(parseRetryAfter('Mon, 23 Nov 2026 10:00:05 GMT', now)).toBe(5000);
+  });
+});
+
+describe('encoded tokens quoted back', () => {
+  it('base64("Bearer " + token), base64url(token) in a JSON message and a percent-encoded token reach no result or error', async () => {
+    const forms = [Buffer.from(`Bearer ${TOKEN}`).toString('base64'), Buffer.from(TOKEN).toString('base64url'), encodeURIComponent(`${TOKEN}/x`)];
+    let status = 400;
+    server = await startHostileServer((_request, res) => json(res, status, { Content: { Echo: forms }, Success: false, Errors: forms.map((form) => ({ Code: 209, Message: `bad ${form}` })) }));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1, ...noWait });
+    try {
+      const seen = [JSON.stringify(await client.upsertUser(user))];
+      status = 500;
+      seen.push(await client.upsertUser(user).then(() => '', (error: unknown) => (error as Error).message));
+      for (const shown of seen) {
+        expect(shown).toContain('[redacted]');
+        for (const form of forms) expect(shown).not.toContain(form.slice(12, 20));
+      }
+    } finally {
+      await client.close();
+    }
   });
 });
 

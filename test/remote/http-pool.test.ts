@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ByteBudget, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
+import { ByteBudget, ResponseBudgetError, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
 let server: Server;
@@ -39,6 +39,33 @@ beforeAll(async () => {
           res.write(' '.repeat(200_000));
           res.end('x"}  ');
           break;
+        case '/bom-split': {
+          // A BOM cut over two chunks, then text: dropped as body.text() drops it.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(Buffer.from([0xef]));
+          setTimeout(() => res.end(Buffer.concat([Buffer.from([0xbb, 0xbf]), Buffer.from('{"Success":true}')])), 5);
+          break;
+        }
+        case '/content-600k':
+          // 600 KiB of content (no padding): held as chunks, then as text, both within the budget.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(`{"Success":true,"Pad":"${'x'.repeat(300 * 1024)}`);
+          res.end(`${'y'.repeat(300 * 1024)}"}`);
+          break;
+        case '/content-400k':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(`{"Success":true,"Pad":"${'x'.repeat(400 * 1024)}"}`);
+          break;
+        case '/two-byte':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(`{"Success":true,"Name":"${'a'.repeat(1000)}€"}`);
+          break;
+        case '/leading-spaces':
+          // 8 MiB of spaces before the envelope: padding at the start costs no memory either.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          for (let i = 0; i < 128; i++) res.write(Buffer.alloc(64 * 1024, 0x20));
+          res.end('{"Success":true}');
+          break;
         case '/big-503':
           res.writeHead(503, { 'content-type': 'text/html' });
           res.end('<p>busy</p>'.padEnd(3 * 1024 * 1024, 'x'));
@@ -61,7 +88,7 @@ afterAll(async () => {
 });
 
 describe('requestText', () => {
-  it.each(['/bom', '/chunks', '/empty', '/missing'])('reads %s as request() then body.text() does', async (path) => {
+  it.each(['/bom', '/bom-split', '/chunks', '/empty', '/missing'])('reads %s as request() then body.text() does', async (path) => {
     const pool = new Pool(origin, { connections: 2 });
     try {
       const expected = await pool.request({ method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
@@ -103,6 +130,8 @@ describe('padding and the shared budget (QA D7)', () => {
       const got = await requestText(pool, { method: 'GET', path: '/padded' }, { budget, maxBytes: 64 * 1024 * 1024 });
       expect(got.statusCode).toBe(200);
       expect(got.text).toBe('{"Success":true,"Name":"a   b"}');
+      expect(budget.held).toBe(got.text.length);
+      got.release();
       expect(budget.held).toBe(0);
     } finally {
       await pool.close();
@@ -115,6 +144,7 @@ describe('padding and the shared budget (QA D7)', () => {
     try {
       const got = await requestText(pool, { method: 'GET', path: '/inner-spaces' }, { budget });
       expect(got.text).toBe(`{"Name":"${' '.repeat(300_000)}x"}  `);
+      got.release();
       expect(budget.held).toBe(0);
     } finally {
       await pool.close();
@@ -129,9 +159,63 @@ describe('padding and the shared budget (QA D7)', () => {
       expect(got.statusCode).toBe(503);
       expect(got.text.startsWith('<p>busy</p>xxx')).toBe(true);
       expect(got.text.length).toBe(1024 * 1024);
+      got.release();
       expect(budget.held).toBe(0);
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('the budget holds what is really held: the chunks while decoded, then the text until released (QA D7)', () => {
+  const MiB = 1024 * 1024;
+  const read = async (path: string, budget: ByteBudget) => {
+    const pool = new Pool(origin, { connections: 1 });
+    try {
+      return await requestText(pool, { method: 'GET', path }, { budget, maxBytes: 64 * MiB });
+    } finally {
+      await pool.close();
+    }
+  };
+
+  it('a 600 KiB answer does not fit a 1 MiB budget (1.2 MiB held while decoded) and is dropped with the budget message', async () => {
+    const budget = new ByteBudget(MiB);
+    const failure = await read('/content-600k', budget).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(ResponseBudgetError);
+    expect((failure as Error).message).toBe('the answers in flight together passed 1 MiB; this answer was dropped');
+    expect(budget.held).toBe(0);
+  });
+
+  it('the same answer fits 1.5 MiB: after decoding only its text is charged, until release()', async () => {
+    const budget = new ByteBudget(1.5 * MiB);
+    const got = await read('/content-600k', budget);
+    expect(got.text === `{"Success":true,"Pad":"${'x'.repeat(300 * 1024)}${'y'.repeat(300 * 1024)}"}`).toBe(true);
+    expect(budget.held).toBe(got.text.length);
+    // A second answer while the first text is held: 0.6 + 1.2 MiB would pass 1.5 MiB.
+    await expect(read('/content-600k', budget)).rejects.toBeInstanceOf(ResponseBudgetError);
+    got.release();
+    got.release();
+    expect(budget.held).toBe(0);
+    (await read('/content-600k', budget)).release();
+    expect(budget.held).toBe(0);
+  });
+
+  it('a text with a character beyond Latin-1 is held at two bytes a character', async () => {
+    const budget = new ByteBudget(MiB);
+    const got = await read('/two-byte', budget);
+    expect(got.text).toBe(`{"Success":true,"Name":"${'a'.repeat(1000)}€"}`);
+    expect(budget.held).toBe(2 * got.text.length);
+    expect(heldBytesOfText('Chloé')).toBe(5);
+    expect(heldBytesOfText('€uro')).toBe(8);
+    got.release();
+    expect(budget.held).toBe(0);
+  });
+
+  it('8 MiB of spaces before the envelope are not kept: read within a 1 MiB budget', async () => {
+    const budget = new ByteBudget(MiB);
+    const got = await read('/leading-spaces', budget);
+    expect(got.text).toBe('{"Success":true}');
+    got.release();
+    expect(budget.held).toBe(0);
   });
 });

@@ -51,3 +51,46 @@ describe('the redaction gate', () => {
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
   });
 });
+
+describe('encoded tokens: the token as a server would re-encode it', () => {
+  const token = 'Qz7K/xT+ok en"Se\\cretW9pLmN3vB8rT5yH2';
+  const gate = createRedactor([token]);
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  const leaks = (shown: string, form: string) => {
+    for (let at = 0; at + 8 <= form.length; at += 1) expect(shown).not.toContain(form.slice(at, at + 8));
+  };
+
+  it('base64 and base64url of the token inside any larger string, at each of the three byte alignments', () => {
+    for (const before of ['', 'B', 'Be', 'Bearer ', 'user:', 'x'.repeat(11)]) {
+      for (const after of ['', '!', '?&']) {
+        for (const encode of [b64, b64url]) {
+          const form = encode(`${before}${token}${after}`);
+          const shown = gate.text(`the server says ${form} is wrong`);
+          expect(shown).toContain('[redacted]');
+          // What is left of the form is only the characters holding bits of the neighbours.
+          const left = shown.replace('the server says ', '').replace(' is wrong', '').split('[redacted]').join('');
+          expect(left.length).toBeLessThanOrEqual(Math.ceil((8 * before.length) / 6) + 12);
+          leaks(shown, encode(token).slice(4, -4));
+        }
+      }
+    }
+  });
+
+  it('percent-encoded (encodeURIComponent, + for a space) and JSON-escaped', () => {
+    const percent = encodeURIComponent(token);
+    for (const form of [percent, percent.replace(/%20/g, '+'), percent.toLowerCase(), JSON.stringify(token).slice(1, -1), JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/')]) {
+      const shown = gate.text(`bad ${form} here`);
+      expect(shown).toBe('bad [redacted] here');
+    }
+  });
+
+  it('a proxy password and a record password are covered the same way; a PIN is matched whole only', () => {
+    const proxyGate = createRedactor(['prox-Pass/word+1']);
+    expect(proxyGate.text(`auth ${b64('alice:prox-Pass/word+1')}`)).not.toContain(b64('alice:prox-Pass/word+1').slice(8, 16));
+    const record = withRecordSecrets(gate, [token], { Password: 'Hunter2-correct-horse' });
+    const form = b64url('Hunter2-correct-horse');
+    expect(record.mayHold(`{"Message":"${form}"}`)).toBe(true);
+    expect(record.text(form)).not.toContain(form.slice(4, 12));
+  });
+});

@@ -116,7 +116,7 @@ describe('retries', () => {
     server.fallback = { status: 503, headers: { 'retry-after': '30' } };
     const error = await makeClient({ maxRetryTimeMs: 10_000 }).upsertUser(user).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
-    expect((error as Error).message).toContain('asked to wait 30s');
+    expect((error as Error).message).toContain('asked to wait 30 s');
     expect(server.requests).toHaveLength(1);
   });
 

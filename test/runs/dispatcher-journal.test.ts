@@ -80,7 +80,7 @@ describe('the dispatcher and the run journal', () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: () => Promise.reject(new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3s: service unavailable (503)')) },
+      { send: () => Promise.reject(new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3 s: service unavailable (503)')) },
       { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal },
     );
     const answer = dispatcher.dispatch(unit(0));
