@@ -124,7 +124,7 @@ function accessLine(session: ReviewSession, width: number): string {
   if (session.NavigationType) parts.push(`navigation: ${yesNo(session.NavigationType)}`);
   if (session.UseLockDownBrowser !== undefined) parts.push(`lockdown browser: ${yesNo(session.UseLockDownBrowser)}`);
   if (session.UseKeycode !== undefined) parts.push(`keycode: ${yesNo(session.UseKeycode)}`);
-  // The PIN value stays out of the table (it is a credential for candidates); --json has it.
+  // The PIN value stays out of every view (a credential for candidates; --json shows it withheld).
   if (session.UsePin !== undefined) parts.push(`PIN: ${session.UsePin === true ? 'used' : 'not used'}`);
   return parts.length === 0 ? 'not given' : wrapList(parts, width);
 }

@@ -12,6 +12,7 @@ import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import type { Problem, Validation } from './problem.js';
 import { idOf } from './record-id.js';
 import { SCHEDULE_FIELDS, validateScheduleRequest } from './schedule.js';
+import { SECRET_FIELDS } from './text-rules.js';
 import type { ScheduleRequest } from './types.js';
 
 /** What flags and --schedule give: defaults for what a row or a request leaves out. */
@@ -79,7 +80,10 @@ class SittingGroup<T> implements Sitting<T> {
           line,
           field: requestPath(name),
           code: null,
-          message: `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
+          // A PIN's digits stay out of the report: the lines say where to look.
+          message: SECRET_FIELDS.has(name)
+            ? `${name} differs from line ${firstLine}; rows of one schedule must agree`
+            : `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
         });
       }
     }

@@ -7,6 +7,7 @@
  * whatever the input format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
+import { SECRET_FIELDS } from './text-rules.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
 
@@ -56,7 +57,6 @@ const NAME_FIELDS: ReadonlySet<string> = new Set<RecordField>([
   'PostalAddress',
 ]);
 
-const SECRET_FIELDS: ReadonlySet<string> = new Set<RecordField>(['Password']);
 
 const quoted = quotedValue;
 

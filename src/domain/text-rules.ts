@@ -16,6 +16,8 @@ export const ALNUM = /^[A-Za-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 export const PIN_PATTERN = /^[0-9]{4}$/;
+/** Fields whose values are secrets (cli-contract.md): never quoted in a problem or a warning. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
 /** The practical e-mail check (interpretations.md), also the e-mail fields' schema pattern. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;

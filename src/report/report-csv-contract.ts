@@ -56,6 +56,19 @@ export function noStatusColumn(file: string): UsageError {
   return notARunReport(`no status column in ${file}`);
 }
 
+/**
+ * What a report writes in place of a schedule PIN (cli-contract.md: "Secrets ... never appear in
+ * ... reports"). Not a valid PIN (4 digits), so it can never be sent as one: a run that reads it
+ * back takes --pin instead, or is refused (schedule-push.ts). Also what `review-session show`
+ * prints for Content.Pin, so "a PIN exists" stays visible while its digits do not.
+ */
+export const WITHHELD_PIN = 'withheld';
+
+/** A PIN cell holding the marker (any case, spaces around: a spreadsheet may respell it). */
+export function isWithheldPin(value: unknown): boolean {
+  return typeof value === 'string' && value.trim().toLowerCase() === WITHHELD_PIN;
+}
+
 const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /**

@@ -1,7 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
-import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS } from './report-csv-contract.js';
+import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, WITHHELD_PIN } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -121,18 +121,21 @@ export function errorMessages(errors: readonly Problem[]): string {
 }
 
 /**
- * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"): kept
- * in the header so the report stays valid input, written empty, which the reader takes as "not
- * set", so a retry leaves the password as it is. (A schedule's PIN is not one: the service
- * shows it back in review sessions, and blanking it would drop it from a retried schedule.)
+ * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"), kept
+ * in the header so the report stays valid input. A password is written empty, which the reader
+ * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
+ * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
+ * schedule would silently lose it, so the marker makes a retry ask for --pin.
  */
-const SECRET_KEYS = new Set(['password']);
+const PASSWORD_KEY = normalizeColumnName('Password');
+const PIN_KEY = normalizeColumnName('PIN');
 
 /** What the CSV report does with an input column. */
 export const enum Column {
   Drop,
   Keep,
   Blank,
+  Withheld,
 }
 
 export function columnMode(name: string): Column {
@@ -140,7 +143,7 @@ export function columnMode(name: string): Column {
   // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
   // sit before them and make the report refused as input.
   if (key === '' || isReportColumn(name)) return Column.Drop;
-  return SECRET_KEYS.has(key) ? Column.Blank : Column.Keep;
+  return key === PASSWORD_KEY ? Column.Blank : key === PIN_KEY ? Column.Withheld : Column.Keep;
 }
 
 /**
@@ -176,7 +179,7 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
 }
 
 /**
- * One source row of an item as a report row (CSV or xlsx): the kept cells (secrets blanked),
+ * One source row of an item as a report row (CSV or xlsx): the kept cells (secrets blanked or withheld),
  * then status, error_codes, error_messages. Errors that name another line of a multi-row item
  * (a schedule's candidates) stay on that line.
  */
@@ -187,6 +190,7 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     const mode = modes[i];
     if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
     else if (mode === Column.Blank) cells.push('');
+    else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
   cells.push(item.status, errorCodes(errors), errorMessages(errors));
   return cells;

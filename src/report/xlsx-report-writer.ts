@@ -1,6 +1,6 @@
 /**
  * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
- * results) as one: the same columns as the CSV report (the input's columns, Password blank,
+ * results) as one: the same columns as the CSV report (the input's columns, Password blank, PIN withheld,
  * then status, error_codes, error_messages), every cell a text cell in a text-formatted column
  * so that Excel or LibreOffice keeps `00456`, long numbers and dates as typed, also in cells
  * edited or added later. Header frozen with a filter; failed rows filled red, partial and

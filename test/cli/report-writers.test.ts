@@ -98,6 +98,16 @@ describe('CSV report', () => {
     expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages\r\nu1,,a@x.test,failed,,\r\n');
   });
 
+  it('writes a PIN cell as withheld (any spelling of the header); an empty one stays empty', async () => {
+    const out = new StringSink();
+    const writer = new CsvReportWriter(out);
+    const rowHeader = ['ScheduleExtId', 'pin'];
+    const item = (line: number) => ({ source: { file: 's.csv', line }, id: 'S-1', status: 'failed' as const, errors: [] });
+    await writer.item({ item: item(2), rows: [{ line: 2, header: rowHeader, cells: ['S-1', '0420'] }, { line: 3, header: rowHeader, cells: ['S-1', ' '] }] });
+    await writer.finish();
+    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages\r\nS-1,withheld,failed,,\r\nS-1,,failed,,\r\n');
+  });
+
   it('leaves out unnamed columns (a spreadsheet\'s empty trailing ones), so status stays after named columns only', async () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out);

@@ -100,11 +100,11 @@ describe('world-alt: a scenario across all commands', () => {
         ['px-9', 'partial', ['UserExtId', 319]],
       ]);
 
-      // Review sessions: odd fields come back exactly as the world gave them.
-      const world = JSON.parse(await readFile(corpus('world-alt.json'), 'utf8')) as { ReviewSessions: unknown[] };
+      // Review sessions: odd fields come back exactly as the world gave them, but the PIN (withheld: cli-contract.md).
+      const world = JSON.parse(await readFile(corpus('world-alt.json'), 'utf8')) as { ReviewSessions: Record<string, unknown>[] };
       const odd = await run(['review-session', 'show', 'RS-ALT-ODD', '--json']);
       expect(odd.code).toBe(0);
-      expect(isDeepStrictEqual(JSON.parse(odd.stdout), world.ReviewSessions[0])).toBe(true);
+      expect(isDeepStrictEqual(JSON.parse(odd.stdout), { ...world.ReviewSessions[0], Pin: 'withheld' })).toBe(true);
       const csv = await run(['review-session', 'show', 'RS-ALT-ODD', '-o', 'csv']);
       const rows = parseCsv(csv.stdout);
       expect(rows[0]).toContain('Unexpected');

@@ -2,6 +2,7 @@ import { errorsOf } from '../../api/envelope-errors.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
 import { describeTarget } from '../../report/report-writers.js';
+import { WITHHELD_PIN } from '../../report/report-csv-contract.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openTargetApi, type TargetOf } from '../target.js';
@@ -42,7 +43,7 @@ async function show({ externalId, output, bom, ...globals }: Omit<ReviewSessionS
     }
     return 1;
   }
-  const session = result.envelope.Content as ReviewSession;
+  const session = withPinWithheld(result.envelope.Content as ReviewSession);
   if (options.json || output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
@@ -68,4 +69,31 @@ async function show({ externalId, output, bom, ...globals }: Omit<ReviewSessionS
   }
   await deps.stderr.write(terminalLine(`review session ${externalId} from ${where}`) + '\n');
   return 0;
+}
+
+const PIN_KEY = /^pin$/i;
+
+/** A copy of `fields` with each string under a PIN key written as WITHHELD_PIN; the object itself when it has none. */
+function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (PIN_KEY.test(key) && typeof fields[key] === 'string') (copy ??= { ...fields })[key] = WITHHELD_PIN;
+  }
+  return (copy ?? fields) as T;
+}
+
+/**
+ * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
+ * candidates' PIN, is a secret (cli-contract.md) and is written as the marker a run report uses.
+ * The marker, not null: null is the API's "no PIN" (UsePin false), and a PIN in use stays
+ * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
+ * result row is withheld as well. The local engine and `local serve` still return the PIN: they
+ * emulate the platform.
+ */
+export function withPinWithheld(session: ReviewSession): ReviewSession {
+  const withheld = pinsWithheld(session);
+  const results: unknown = session.Results;
+  if (!Array.isArray(results)) return withheld;
+  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
+  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
 }

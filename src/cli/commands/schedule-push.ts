@@ -27,6 +27,7 @@ import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
 import { readInput, sourceRowsOf } from './input-helpers.js';
+import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import type { SchedulePushOptions } from './schedule-push.options.js';
 
 
@@ -67,6 +68,8 @@ export async function run(
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
+  // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
+  if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
@@ -135,7 +138,11 @@ export async function schedulePushInput(
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   return {
     defaults,
-    records: () => oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding })),
+    records: () =>
+      withGivenPins(
+        oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding })),
+        () => stringOf(defaults.schedule.PIN),
+      ),
     units: (batches) => scheduleUnits(batches, defaults),
   };
 }

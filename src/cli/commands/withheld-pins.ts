@@ -1,0 +1,73 @@
+/**
+ * A run report never holds a schedule PIN: its PIN cells say WITHHELD_PIN (report-writers.ts).
+ * Fed back as input (--only-failed, or plain --file), such a cell takes the PIN the run was
+ * given (--pin, or the PIN of --schedule), and without one the run is refused before anything
+ * is sent: a schedule is never sent without its PIN, nor with the marker as its PIN.
+ */
+import { InputFileError } from '../../errors.js';
+import { normalizeColumnName } from '../../input/column-name.js';
+import { listWithCount } from '../../input/name-hints.js';
+import { reportStatusOf } from '../../input/index.js';
+import type { InputRecord } from '../../input/record.js';
+import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../../report/report-csv-contract.js';
+
+const PIN_KEY = normalizeColumnName('PIN');
+/** Lines named in the refusal before "and N more". */
+const LINES_SHOWN = 10;
+
+/** Where a record holds the marker as its PIN: its own PIN field (a row), or its Schedule's (a whole JSON request). */
+function withheldPinOf(record: InputRecord): 'row' | 'request' | undefined {
+  if (isWithheldPin(record.fields.PIN)) return 'row';
+  const schedule = record.fields.Schedule;
+  if (typeof schedule === 'object' && schedule !== null && isWithheldPin((schedule as Record<string, unknown>).PIN)) return 'request';
+  return undefined;
+}
+
+/** The records with each withheld PIN replaced by `pin()` (left as it is when there is none: `refuseWithheldPins` stops that run). */
+export async function* withGivenPins(records: AsyncIterable<InputRecord>, pin: () => string | undefined): AsyncIterable<InputRecord> {
+  for await (const record of records) {
+    const where = withheldPinOf(record);
+    const given = where === undefined ? undefined : pin();
+    if (given !== undefined) {
+      record.fields =
+        where === 'row' ? { ...record.fields, PIN: given } : { ...record.fields, Schedule: { ...(record.fields.Schedule as Record<string, unknown>), PIN: given } };
+    }
+    yield record;
+  }
+}
+
+/**
+ * Refuses (InputFileError, exit 2, before anything is sent) a run whose records to send still
+ * hold the withheld-PIN marker, naming the file, the lines and the column. With --only-failed
+ * the rows already ok are not sent, so their cells do not count. A CSV or xlsx file without a
+ * PIN column is settled by its first record.
+ */
+export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, onlyFailed: boolean): Promise<void> {
+  const lines: string[] = [];
+  let first: InputRecord | undefined;
+  let column = 'PIN';
+  for await (const record of records) {
+    if (first === undefined) {
+      first = record;
+      const header = record.raw?.header;
+      if (header !== undefined) {
+        const named = header.find((name) => normalizeColumnName(name) === PIN_KEY);
+        if (named === undefined) return;
+        column = named;
+      }
+    }
+    if (onlyFailed && isOkStatus(reportStatusOf(record))) continue;
+    const where = withheldPinOf(record);
+    if (where === undefined) continue;
+    if (where === 'request') column = 'Schedule.PIN';
+    lines.push(String(record.source.line));
+  }
+  if (first === undefined || lines.length === 0) return;
+  const [line] = lines;
+  throw new InputFileError(
+    first.source.file,
+    Number(line),
+    `${column} holds "${WITHHELD_PIN}" on ${lines.length === 1 ? 'line' : 'lines'} ${listWithCount(lines, LINES_SHOWN)} ` +
+      '(a run report never holds a PIN); nothing was sent: give the PIN with --pin (e.g. --pin 1234), or put the PIN back in the column',
+  );
+}
