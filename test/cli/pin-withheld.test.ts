@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IntegrationApi } from '../../src/api/integration-api.js';
 import type { CommandDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/program.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { ZipEntries } from '../../src/input/zip-entries.js';
 import { checkSpreadsheetValues } from '../../src/domain/spreadsheet-warnings.js';
 import { testDeps, withTempDir } from './helpers.js';
