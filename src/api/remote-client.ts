@@ -86,7 +86,7 @@ export const USER_AGENT = `examctl/${EXAMCTL_VERSION}`;
 
 /** Far above any answer of the API (a review session of thousands of results is a few MiB). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-/** All answers held at once, whatever --concurrency (peak RSS measured in docs/remote.md); an answer over half of it is refused. */
+/** All answers held at once, whatever --concurrency (peak RSS: bench/README.md, "remote"); an answer over half of it is refused. */
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 

@@ -9,8 +9,8 @@ export { neutraliseCell };
 const NEEDS_QUOTES = /[",\r\n;]/;
 
 /**
- * How a CSV file is written, taken from the input it answers (docs/input-formats.md, "Reports
- * in the input's dialect"): a report opens in Excel as its input did. Line ends are always CRLF.
+ * How a CSV file is written, taken from the input it answers (docs/cli.md, "Run
+ * report"): a report opens in Excel as its input did. Line ends are always CRLF.
  */
 export interface CsvDialect {
   /** `,`, `;` or a tab. */
