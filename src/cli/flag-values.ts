@@ -81,11 +81,21 @@ export function parseDuration(text: string): number | undefined {
   return Number.isFinite(total) ? Math.round(total) : undefined;
 }
 
-/** A flag holding a duration (`runs prune --older-than 30d`): milliseconds. */
+/** A flag holding a duration (`runs prune --older-than 30d`): milliseconds, 0 allowed. */
 export function duration(name: string) {
   return (value: string): number => {
     const ms = parseDuration(value);
     if (ms === undefined) throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
+    return ms;
+  };
+}
+
+/** A duration that must be above zero (an idle time, an interval): `0s` is refused. */
+export function positiveDuration(name: string) {
+  const read = duration(name);
+  return (value: string): number => {
+    const ms = read(value);
+    if (ms <= 0) throw new InvalidArgumentError(`${name} must be a duration above zero, e.g. 30s, 5m or "1h 30m"`);
     return ms;
   };
 }
