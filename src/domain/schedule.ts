@@ -3,7 +3,7 @@
  * each Candidate (integration-api.md "Schedule", "Candidate"; interpretations.md "Schedules").
  * Of the spec's codes the schedule endpoint uses only 249 and 250 (ReasonableAdjustmentPercentage);
  * every other spec problem here carries code null. A field examctl adds gets a code of its own
- * (EXAMCTL_CODES in codes.ts, 9000 up) or null, never a spec number: a whole-number field is an
+ * (OWN_CODES in codes.ts, 9000 up) or null, never a spec number: a whole-number field is an
  * integerRule with its code.
  */
 import type { Problem, Validation } from './problem.js';

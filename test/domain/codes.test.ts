@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, EXAMCTL_CODES, SPEC_CODES } from '../../src/domain/codes.js';
+import { ErrorCode, OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
 
-// The convention of codes.ts: the spec's codes in SPEC_CODES, examctl's own in EXAMCTL_CODES,
+// The convention of codes.ts: the spec's codes in SPEC_CODES, examctl's own in OWN_CODES,
 // 9000..9999 (tsc checks the range; this checks what a type cannot: no name or number twice).
 describe('error codes', () => {
   const spec = Object.entries(SPEC_CODES);
-  const own = Object.entries(EXAMCTL_CODES) as [string, number][];
+  const own = Object.entries(OWN_CODES) as [string, number][];
 
   it('examctl codes are 9000..9999 and the spec codes are below', () => {
     for (const [name, code] of own) expect({ name, code, inRange: code >= 9000 && code <= 9999 }).toEqual({ name, code, inRange: true });
