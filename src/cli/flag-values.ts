@@ -9,7 +9,8 @@
  *
  * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
  * rule for that field checks it, with its code. Environment variables in milliseconds
- * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms. No flag takes a
+ * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms, read by
+ * src/env-values.ts. No flag takes a
  * size today, so there is no size parser.
  */
 import { InvalidArgumentError } from 'commander';
