@@ -9,7 +9,8 @@
  *
  * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
  * rule for that field checks it, with its code. Environment variables in milliseconds
- * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms. No flag takes a
+ * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms, read by
+ * src/env-values.ts. No flag takes a
  * size today, so there is no size parser.
  */
 import { InvalidArgumentError } from 'commander';
@@ -81,11 +82,21 @@ export function parseDuration(text: string): number | undefined {
   return Number.isFinite(total) ? Math.round(total) : undefined;
 }
 
-/** A flag holding a duration (`runs prune --older-than 30d`): milliseconds. */
+/** A flag holding a duration (`runs prune --older-than 30d`): milliseconds, 0 allowed. */
 export function duration(name: string) {
   return (value: string): number => {
     const ms = parseDuration(value);
     if (ms === undefined) throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
+    return ms;
+  };
+}
+
+/** A duration that must be above zero (an idle time, an interval): `0s` is refused. */
+export function positiveDuration(name: string) {
+  const read = duration(name);
+  return (value: string): number => {
+    const ms = read(value);
+    if (ms <= 0) throw new InvalidArgumentError(`${name} must be a duration above zero, e.g. 30s, 5m or "1h 30m"`);
     return ms;
   };
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import { UsageError } from '../errors.js';
+import { wholeMillisecondsFromEnv } from '../env-values.js';
 import { terminalLine } from '../report/terminal-text.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { nonEmpty, type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './context.js';
@@ -121,11 +122,8 @@ async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Prom
 
 /** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
 function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { interruptGraceMs?: number } {
-  const raw = env.EXAMCTL_STOP_GRACE_MS;
-  if (raw === undefined || raw.trim() === '') return {};
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 0) throw new UsageError(`EXAMCTL_STOP_GRACE_MS: expected a whole number of milliseconds, got ${JSON.stringify(raw)}`);
-  return { interruptGraceMs: ms };
+  const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_STOP_GRACE_MS');
+  return ms === undefined ? {} : { interruptGraceMs: ms };
 }
 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {

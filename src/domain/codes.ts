@@ -1,9 +1,16 @@
 /**
- * Every numbered error code of the integration API (integration-api.md, "Errors").
- * Conditions the spec lists as "not numbered" carry `null` (interpretations.md) and are
- * told apart by their message only.
+ * Every numbered error code a problem can carry, in two blocks:
+ * - SPEC_CODES: the integration API's own (integration-api.md, "Errors"), with the spec's numbers.
+ *   Only a code the spec lists goes here.
+ * - OWN_CODES: codes examctl invents for a condition the spec does not number (an extension
+ *   field, a local rule). They are 9000..9999, a range the spec does not use, so a future spec code
+ *   cannot collide with one; tsc refuses any other number here (FourDigitsFrom9) and
+ *   test/domain/codes.test.ts checks that no two codes share a number.
+ * Conditions the spec lists as "not numbered" carry `null` (interpretations.md) and are told
+ * apart by their message only; a new condition of examctl's own may also stay null.
+ * Use them through ErrorCode, the union of both blocks.
  */
-export const ErrorCode = {
+export const SPEC_CODES = {
   // user (400)
   UnknownError: 102,
   RootHierarchyNotFound: 130,
@@ -78,6 +85,16 @@ export const ErrorCode = {
   InvigilatorScheduleFinished: 305,
   NotAnInvigilator: 319,
 } as const;
+
+type Digit = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';
+type NumberOf<S extends string> = S extends `${infer N extends number}` ? N : never;
+/** 9000 | 9001 | ... | 9999: tsc refuses any other number in OWN_CODES. */
+type FourDigitsFrom9 = NumberOf<`9${Digit}${Digit}${Digit}`>;
+
+/** examctl's own codes, 9000 up in the order they were added (none yet). See the header. Not named EXAMCTL_*: such names are environment variables (test/cli/environment-variables.test.ts). */
+export const OWN_CODES = {} as const satisfies Record<string, FourDigitsFrom9>;
+
+export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];

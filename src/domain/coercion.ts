@@ -9,7 +9,6 @@
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
 import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
-import { adjustmentInvalidProblem } from './common-rules.js';
 import { USER_TABLE, validateUser } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, validateCandidate, validateScheduleRequest } from './schedule.js';
 import { COLLECTION_TABLE, validateCollection } from './collection.js';
@@ -111,7 +110,19 @@ function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
   return out;
 }
 
-function coerceValue(name: string, kind: CoercionKind, value: unknown, problems: Problem[]): unknown {
+/** One cell of field `name` read by its kind; a text it cannot read stays, with a problem pushed. */
+export function coerceCell(name: string, kind: CoercionKind, value: unknown, problems: Problem[]): unknown {
+  if (typeof kind === 'object') {
+    // A whole number: the text stays when it is not one, and the field's own problem says so.
+    if (typeof value !== 'string') return value;
+    const t = value.trim();
+    if (t === '') return undefined;
+    if (!INTEGER.test(t)) {
+      problems.push(kind.invalid(name));
+      return value;
+    }
+    return Number(t);
+  }
   switch (kind) {
     case 'boolean': {
       if (typeof value !== 'string') return value;
@@ -122,16 +133,6 @@ function coerceValue(name: string, kind: CoercionKind, value: unknown, problems:
         return value;
       }
       return b;
-    }
-    case 'adjustment': {
-      if (typeof value !== 'string') return value;
-      const t = value.trim();
-      if (t === '') return undefined;
-      if (!INTEGER.test(t)) {
-        problems.push(adjustmentInvalidProblem(name));
-        return value;
-      }
-      return Number(t);
     }
     case 'list':
       return typeof value === 'string' ? value.split('|') : value;
@@ -154,7 +155,7 @@ function coerceWith(table: CoercionTable, fields: Record<string, unknown>): Coer
     const name = entry[0];
     const before = fields[name];
     if (before === undefined || !Object.hasOwn(fields, name)) continue;
-    const after = coerceValue(name, entry[1], before, problems);
+    const after = coerceCell(name, entry[1], before, problems);
     if (after === before) continue;
     out ??= { ...fields };
     if (after === undefined) delete out[name];

@@ -4,18 +4,23 @@
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
-import { codeNote, type FieldRule, type StringFormat } from './field-rules.js';
+import { codeNote, integerRule, type StringFormat } from './field-rules.js';
 import { DATE_TIME_PATTERN, EMAIL_PATTERN, parseDateTime } from './text-rules.js';
 
 export const ADJUSTMENT_MIN = 0;
 export const ADJUSTMENT_MAX = 999;
 
+/** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
+export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercentage', {
+  min: ADJUSTMENT_MIN,
+  max: ADJUSTMENT_MAX,
+  code: ErrorCode.AdjustmentPercentageInvalid,
+  doc: `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
+});
+
+/** 249: not a whole number in 0..999 (the rule's own problem, also a bad CSV cell's). */
 export function adjustmentInvalidProblem(path: string): Problem {
-  return {
-    field: path,
-    code: ErrorCode.AdjustmentPercentageInvalid,
-    message: `ReasonableAdjustmentPercentage must be a whole number from ${ADJUSTMENT_MIN} to ${ADJUSTMENT_MAX}`,
-  };
+  return reasonableAdjustmentRule.cell.invalid(path);
 }
 
 /** 250: the percentage is set (0 included) while SpecialNeeds is not true. */
@@ -26,31 +31,6 @@ export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
     message: 'ReasonableAdjustmentPercentage may be set only when SpecialNeeds is true',
   };
 }
-
-/** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
-export const reasonableAdjustmentRule: FieldRule<'ReasonableAdjustmentPercentage'> = {
-  name: 'ReasonableAdjustmentPercentage',
-  emptyIsUnset: true,
-  cell: 'adjustment',
-  wire: (zod) =>
-    zod
-      .number()
-      .int()
-      .min(ADJUSTMENT_MIN)
-      .max(ADJUSTMENT_MAX)
-      .describe(
-        `A whole number ${ADJUSTMENT_MIN}..${ADJUSTMENT_MAX}${codeNote(ErrorCode.AdjustmentPercentageInvalid)}; ` +
-          `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
-      ),
-  check(value, path, problems) {
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < ADJUSTMENT_MIN || value > ADJUSTMENT_MAX) {
-      problems.push(adjustmentInvalidProblem(path));
-      return undefined;
-    }
-    return value;
-  },
-};
 
 /**
  * The 250 rule for one record: call with the record's raw percentage (undefined when unset)

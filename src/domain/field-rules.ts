@@ -51,13 +51,24 @@ export interface FieldRule<Name extends string = string> {
   readonly emptyIsUnset?: boolean;
   /**
    * How a CSV cell's text becomes this field's value before the check (coercion.ts): yes/no
-   * spellings, an integer, a `|` list, the Hierarchies or id-title cell syntax. Absent: the text as is.
+   * spellings, a whole number, a `|` list, the Hierarchies or id-title cell syntax. Absent: the
+   * text as is. It also decides the problem a bad cell gets: a whole-number cell carries its
+   * field's own problem (IntegerCell), so use integerRule rather than copying another number field.
    */
   readonly cell?: CellKind;
 }
 
-/** The cell syntaxes of coercion.ts; a list kind makes the field a list column (columns.ts). */
-export type CellKind = 'boolean' | 'adjustment' | 'list' | 'hierarchies' | 'idTitleList';
+/**
+ * The cell syntaxes of coercion.ts; a list kind makes the field a list column (columns.ts).
+ * A whole-number cell is an object: it names the problem (and code) of a cell that is not one.
+ */
+export type CellKind = 'boolean' | IntegerCell | 'list' | 'hierarchies' | 'idTitleList';
+
+/** A whole-number cell (`42`, `+7`, `-3`); `invalid` is the field's problem for any other text. */
+export interface IntegerCell {
+  readonly kind: 'integer';
+  readonly invalid: (path: string) => Problem;
+}
 
 export interface RuleTable<Name extends string = string> {
   /** What one record is called in messages ("user", "candidate"). */
@@ -454,6 +465,44 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
         }
       }
       return ok ? out : undefined;
+    },
+  };
+}
+
+export interface IntegerRuleSpec {
+  min: number;
+  max: number;
+  /** The code of a value that is not a whole number in min..max (null when not numbered). */
+  code: ProblemCode;
+  /** Extra words for the description, after the range (another rule the record checks). */
+  doc?: string;
+}
+
+/**
+ * A whole-number field in min..max (a JSON number; a CSV cell is read as one). One problem,
+ * with the caller's code, for every way a value can miss: not a number, a fraction, out of range.
+ */
+export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSpec): FieldRule<Name> & { readonly cell: IntegerCell } {
+  const { min, max, code } = spec;
+  const invalid = (path: string): Problem => ({ field: path, code, message: `${name} must be a whole number from ${min} to ${max}` });
+  return {
+    name,
+    emptyIsUnset: true,
+    cell: { kind: 'integer', invalid },
+    wire: (zod) =>
+      zod
+        .number()
+        .int()
+        .min(min)
+        .max(max)
+        .describe(`A whole number ${min}..${max}${codeNote(code)}${spec.doc === undefined ? '.' : `; ${spec.doc}`}`),
+    check(value, path, problems) {
+      if (isUnset(value)) return undefined;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        problems.push(invalid(path));
+        return undefined;
+      }
+      return value;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { dateOrAge, duration, instantOf, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/cli/flag-values.js';
+import { dateOrAge, duration, instantOf, positiveDuration, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/cli/flag-values.js';
 import { formatDuration } from '../../src/report/number-format.js';
 
 describe('durations', () => {
@@ -29,6 +29,13 @@ describe('durations', () => {
 
   it('reads back what examctl writes', () => {
     for (const seconds of [16, 245, 7380]) expect(parseDuration(formatDuration(seconds))).toBe(seconds * 1000);
+  });
+
+  it('positiveDuration takes what duration takes above zero, and refuses zero naming the flag', () => {
+    expect(positiveDuration('--idle-exit')('90s')).toBe(90_000);
+    expect(positiveDuration('--idle-exit')('1ms')).toBe(1);
+    for (const zero of ['0s', '0 min', '0.0001ms']) expect(() => positiveDuration('--idle-exit')(zero)).toThrow('--idle-exit must be a duration above zero');
+    expect(() => positiveDuration('--idle-exit')('30')).toThrow(/--idle-exit must be a duration with its unit/);
   });
 });
 

@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, inTempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, inTempDir } from './helpers.js';
 
 // Issue 27 (5): CSV that examctl writes with no input to follow starts with a UTF-8 BOM, as
 // Excel's own "CSV UTF-8" does, so Excel on Windows shows "Chloé" and not "ChloÃ©"; --no-bom leaves it out.
-
-beforeAll(ensureBuilt, 180_000);
 
 describe('a UTF-8 BOM on CSV written for a spreadsheet', () => {
   it('template -o csv, schedule links -o csv and review-session show -o csv start with the BOM; --no-bom leaves it out', async () => {

@@ -1,12 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, inTempDir, parseReport } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, inTempDir, parseReport } from './helpers.js';
 
 // CSV messages say as much as xlsx ones (issue 23, 6): the offending value quoted (cut and
 // escaped), the | hint on a list cell split by , or ;, one field path for both formats.
-
-beforeAll(ensureBuilt, 180_000);
 
 interface Item {
   errors: { field: string; message: string }[];

@@ -1,12 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
 
 // Issue 27 (5): Excel for Windows "CSV (Comma delimited)" saves in the ANSI code page; --encoding
 // names it, and the refusal of a non-UTF-8 file names the flag.
-
-beforeAll(ensureBuilt, 180_000);
 
 const ansi = Buffer.concat([
   Buffer.from('ExternalId,FirstName,LastName,Email,Role\r\nu-1,Chlo', 'latin1'),

@@ -4,7 +4,7 @@ import { ROOT, type Finished } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 
-export { BIN, ROOT, ensureBuilt, examctl } from '../support/cli.js';
+export { BIN, ROOT, examctl } from '../support/cli.js';
 export { parseCsv } from '../support/csv.js';
 
 export const CORPUS = join(ROOT, 'fixtures/corpus');

@@ -1,13 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, inTempDir, parseReport, type Report } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, inTempDir, parseReport, type Report } from './helpers.js';
 
 // interpretations.md "One file, one id": the later record with an id an earlier record of the
 // same file has fails locally, naming the earlier line, in the dry run and the real run, and is
 // never sent (issue 23, 5). Against the demo world, a fresh store per test.
-
-beforeAll(ensureBuilt, 180_000);
 
 const failures = (report: Report): [number, string | null, string | null, string][] =>
   report.items.filter((i) => i.status !== 'ok').map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.message ?? '']);

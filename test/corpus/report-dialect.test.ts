@@ -1,12 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { corpus, ensureBuilt, examctl, inTempDir, parseReport } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, inTempDir, parseReport } from './helpers.js';
 
 // Reports in the input's dialect (issue 23, 4): the European admin's fix-and-retry loop keeps
 // the BOM, the `sep=;` line and the `;` delimiter, so Excel opens result.csv as it opened the input.
-
-beforeAll(ensureBuilt, 180_000);
 
 describe('a CSV report is written in its input dialect', () => {
   it('UTF-8 BOM, sep=; and ; in: the report starts with the BOM and sep=;, uses ; (CRLF), and --only-failed reads it back', async () => {

@@ -1,12 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { corpus, ensureBuilt, examctl, expectNoStack, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, expectNoStack, inTempDir, parseCsv, parseReport } from './helpers.js';
 
 // Run reports against the contract: --json on stdout only, --report x.json equal to it, the CSV
 // report neutralised and valid input again (--only-failed), and no secret anywhere.
-
-beforeAll(ensureBuilt, 180_000);
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 

@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { corpus, ensureBuilt, examctl, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, inTempDir, parseCsv, parseReport } from './helpers.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 // schedule push on request JSONs and a sittings CSV; invigilators remove on every id-file form.
 // Everything against the demo world (a fresh store per test), clock 2026-11-21T10:00:00Z.
-
-beforeAll(ensureBuilt, 180_000);
 
 describe('schedule push', () => {
   it('a whole request JSON: valid in a dry run, created for real', async () => {

@@ -1,10 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { corpus, ensureBuilt, examctl, expectRefused, inTempDir, parseReport, problems } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, expectRefused, inTempDir, parseReport, problems } from './helpers.js';
 
 // Real-world exports and broken files (fixtures/corpus/README.md) through `user sync`, as the
 // contract's "Input files", "Run report" and "Exit status" sections say they must behave.
-
-beforeAll(ensureBuilt, 180_000);
 
 type Problem = [number, string | null, string, ...[string | null, number | null][]];
 interface Case {

@@ -1,12 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, inTempDir, parseReport, ROOT } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, inTempDir, parseReport, ROOT } from './helpers.js';
 
 // Issue 27 (4): PowerShell 5.1's `>` writes UTF-16 LE with a BOM. Every file read through
 // src/input takes it (CSV, JSON, NDJSON, a --schedule request, a world/seed file), BE too.
-
-beforeAll(ensureBuilt, 180_000);
 
 function utf16(text: string, bigEndian = false): Buffer {
   const le = Buffer.from(`\uFEFF${text}`, 'utf16le');

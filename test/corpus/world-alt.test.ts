@@ -1,14 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { corpus, ensureBuilt, examctl, expectNoStack, inTempDir, parseCsv, parseReport, type Report } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { corpus, examctl, expectNoStack, inTempDir, parseCsv, parseReport, type Report } from './helpers.js';
 
 // An unseen world (fixtures/corpus/world-alt.json): other ids and roles, an API owner without
 // permissions, no proctoring templates, a nested inactive hierarchy, review sessions with odd
 // fields. A scenario across every command, then export / re-init round trip, then broken worlds.
-
-beforeAll(ensureBuilt, 180_000);
 
 type World = Record<string, unknown> & {
   Users: { ExternalId: string }[];

@@ -2,8 +2,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt } from '../support/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/cli.js';
 import { DocSession, docSteps, matchesOutput, normaliseVarying, type DocCommand } from '../support/doc-session.js';
 
 /**
@@ -83,7 +83,6 @@ const MANUAL_STEPS: Record<string, (cwd: string) => Promise<void>> = {
 
 let dirs: Scratch[] = [];
 
-beforeAll(() => ensureBuilt());
 afterAll(() => {
   for (const dir of dirs) rmSync(dir.root, { recursive: true, force: true });
   dirs = [];

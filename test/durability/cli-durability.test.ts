@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, beforeEach, afterEach } from 'vitest';
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,20 +10,18 @@ import {
   fingerprint,
   range,
   reportItems,
-  ensureBuilt,
   startExamctl,
   writeUsersCsv,
   type Finished,
 } from './helpers.js';
 
 // Issue 3, "Store": the durability promises checked at the level a user sees them, through the
-// real binary (bin/examctl over dist/: `npx tsc -p tsconfig.build.json` first; npm test does).
+// real binary (bin/examctl over dist/, built by the global setup).
 
 let dir: string;
 let store: string;
 const spawned: ChildProcess[] = [];
 
-beforeAll(ensureBuilt, 180_000);
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-durability-'));
   store = join(dir, 'store');

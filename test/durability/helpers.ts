@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export { BIN, DIST_MAIN, ROOT, ensureBuilt, examctl, startExamctl, type Finished, type Running } from '../support/cli.js';
+export { BIN, DIST_MAIN, ROOT, examctl, startExamctl, type Finished, type Running } from '../support/cli.js';
 
 /** Writes a users CSV of the given rows (ExternalId, names, e-mail, UserName, Role Candidate). */
 export async function writeUsersCsv(file: string, ids: readonly string[]): Promise<void> {

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
 import { mulberry32 as random } from '../../src/seeded-random.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import { startFaultServer } from '../support/fault-server.js';
@@ -17,7 +17,6 @@ import { startFaultServer } from '../support/fault-server.js';
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(() => ensureBuilt());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-resume-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STORE: join(dir, 'store') };

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
 
 /**
  * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
@@ -18,7 +18,6 @@ let server: Running;
 let serverLog: () => string;
 let baseUrl: string;
 
-beforeAll(() => ensureBuilt());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-ahead-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };

@@ -1,8 +1,8 @@
-import { describe, it, expect, beforeAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
+import { ROOT, examctl, startExamctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
@@ -12,8 +12,6 @@ const FIXTURES = join(ROOT, 'fixtures');
 function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
   return withTempDir(run, 'examctl-e2e-');
 }
-
-beforeAll(ensureBuilt, 180_000);
 
 describe('examctl binary', () => {
   it('--help lists the commands and exits 0; --version prints the package version', async () => {

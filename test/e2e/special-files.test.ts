@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, examctl, startExamctl } from '../support/cli.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, examctl, startExamctl } from '../support/cli.js';
 
 /**
  * Issue 22 (2c): only regular files are opened from the runs dir, the store and the config: a
@@ -18,7 +18,6 @@ let dir: string;
 const USERS = 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
 const mkfifo = (path: string): void => void execFileSync('mkfifo', [path]);
 
-beforeAll(() => ensureBuilt());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-special-'));
   writeFileSync(join(dir, 'users.csv'), USERS);

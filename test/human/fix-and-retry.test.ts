@@ -1,7 +1,7 @@
-import { describe, it, expect, beforeAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, ensureBuilt, examctl } from '../support/cli.js';
+import { ROOT, examctl } from '../support/cli.js';
 import { parseCsv } from '../support/csv.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -12,8 +12,6 @@ import { withTempDir } from '../support/temp-dir.js';
  */
 
 const FIXTURE = join(ROOT, 'fixtures/users-with-errors.csv');
-
-beforeAll(ensureBuilt, 180_000);
 
 function toCsv(rows: string[][]): string {
   return rows.map((row) => row.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')).join('\r\n') + '\r\n';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, startNode, type Finished } from '../support/cli.js';
+import { ROOT, startNode, type Finished } from '../support/cli.js';
 
 /**
  * What `npm pack` ships is what people install: the tarball holds LICENSE, dist/ (no build at
@@ -21,9 +21,8 @@ let packed: string[];
 let installed: string;
 
 beforeAll(() => {
-  ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'examctl-pack-'));
-  // --ignore-scripts: dist/ is built already (ensureBuilt); `prepare` would only build it again.
+  // --ignore-scripts: dist/ is built already (the global setup, test/support/global-build.ts); `prepare` would only build it again.
   // npm is npm.cmd on Windows, which only a shell runs.
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], shell: process.platform === 'win32' });
   const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];

@@ -7,7 +7,7 @@ import { StringSink } from '../../src/report/text-sink.js';
 import { fingerprintInput, RunJournal, type RunTrust } from '../../src/runs/index.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 import { examctl as examctlIn, serveWithFaults } from '../support/faulty-serve.js';
-import { ensureBuilt, examctl as spawned } from '../support/cli.js';
+import { examctl as spawned } from '../support/cli.js';
 
 /**
  * Issue 22 (4) and 26 (5): `runs resume|show|list` use only the current user's runs, in run
@@ -202,7 +202,6 @@ describe('runs resume and its recorded target', () => {
 
 describe('the built CLI on a shared runs dir', () => {
   it('runs resume in a mode-1777 runs dir exits 2 naming the mode, and sends nothing', async () => {
-    ensureBuilt();
     await plantRun({ yes: true });
     await chmod(runsDir, 0o1777);
     const run = await spawned(['--yes', 'runs', 'resume', '--target-from-run'], dir, { EXAMCTL_RUNS_DIR: runsDir, EXAMCTL_TOKEN: 'victim-token', CI: 'true' });

@@ -3,15 +3,14 @@ import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal } from '../../src/runs/index.js';
-import { ROOT, ensureBuilt, examctl } from '../support/cli.js';
+import { ROOT, examctl } from '../support/cli.js';
 
 let dir: string;
 let env: Record<string, string>;
 const runsDir = (): string => join(dir, 'runs');
 
-beforeAll(() => ensureBuilt());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-runs-cli-'));
   env = { EXAMCTL_RUNS_DIR: runsDir(), EXAMCTL_STORE: join(dir, 'store'), EXAMCTL_TOKEN: 'SECRET-TOKEN-1' };

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env.js';
 
 /**
- * `bin/examctl local serve` as a process (needs `npx tsc -p tsconfig.build.json` first): the
+ * `bin/examctl local serve` as a process (dist/, built by the global setup): the
  * real signal path through src/cli/main.ts. SIGTERM and SIGINT both stop it cleanly, exit 0.
  */
 const BIN = resolve(__dirname, '../../bin/examctl');

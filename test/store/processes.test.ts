@@ -9,7 +9,7 @@ import { StoreLockedError } from '../../src/errors.js';
 import type { StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 
-// These tests run real processes on the built code: `npx tsc -p tsconfig.build.json` first (npm test does).
+// These tests run real processes on the built code (dist/, built by the vitest global setup).
 const worker = fileURLToPath(new URL('./store-worker.mjs', import.meta.url));
 const builtStore = fileURLToPath(new URL('../../dist/engine/store/index.js', import.meta.url));
 
@@ -19,7 +19,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   await access(builtStore).catch(() => {
-    throw new Error(`${builtStore} is missing: run npx tsc -p tsconfig.build.json before these tests`);
+    throw new Error(`${builtStore} is missing: run these tests through vitest run (its global setup builds dist/)`);
   });
 });
 beforeEach(async () => {

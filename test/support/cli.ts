@@ -1,9 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { childEnv } from './child-env.js';
 
-/** Running the built CLI (bin/examctl over dist/) as a user would, for every test that spawns it. */
+/**
+ * Running the built CLI (bin/examctl over dist/) as a user would, for every test that spawns it.
+ * dist/ is brought up to date once per `vitest run`, before any test file starts, by the global
+ * setup (test/support/global-build.ts); a test file never builds, so an edit made while tests run
+ * cannot make a file's hook rebuild from a half-edited tree.
+ */
 
 export const ROOT = resolve(__dirname, '../..');
 export const BIN = join(ROOT, 'bin/examctl');
@@ -23,28 +27,6 @@ export interface Running {
   /** Everything written to stdout so far (grows while the process runs). */
   stdout(): string;
   done: Promise<Finished>;
-}
-
-/** The newest modification time under `dir` (ms), over files ending in `suffix`. */
-function newestMtime(dir: string, suffix: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(suffix)) continue;
-    newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * Builds dist/ when it is missing or older than any file of src/, so that a test spawning the
- * CLI always runs the current code, also in a lone `vitest run` after an edit. The suite's global
- * setup (test/support/global-build.ts) calls it once before any worker starts; the calls in test
- * files then find dist/ current and cost one walk of src/.
- */
-export function ensureBuilt(): void {
-  const built = existsSync(DIST_MAIN) ? statSync(DIST_MAIN).mtimeMs : 0;
-  if (built > 0 && newestMtime(join(ROOT, 'src'), '.ts') <= built) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 }
 
 /**

@@ -4,8 +4,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
 
 /**
  * The nightly sync (issue 24, docs/sync.md): a full sync, then the same export with some rows
@@ -87,7 +87,6 @@ function itemsOf(stdout: string): Item[] {
   return (JSON.parse(stdout) as { items: Item[] }).items;
 }
 
-beforeAll(() => ensureBuilt());
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-sync-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };

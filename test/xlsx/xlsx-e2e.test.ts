@@ -1,12 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, examctl } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { examctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { xlsxFixture } from './helpers.js';
 import { workbookBytes } from './zip-writer.js';
-
-beforeAll(ensureBuilt, 180_000);
 
 type User = { ExternalId: string; PostalCode?: string; PhoneNumber?: string; CellularPhone?: string; DateOfBirth?: string; Email?: string };
 

@@ -4,7 +4,8 @@ import { readRegularFile } from '../../regular-file.js';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreLockedError, UsageError } from '../../errors.js';
+import { StoreLockedError } from '../../errors.js';
+import { wholeMillisecondsFromEnv } from '../../env-values.js';
 import { ownStartTicks, processAlive } from '../../process-liveness.js';
 import { unlinkRetrying } from '../../busy-retry.js';
 
@@ -17,13 +18,7 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
  * store (the store itself reads no environment); undefined when unset.
  */
 export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const fromEnv = env.EXAMCTL_LOCK_TIMEOUT_MS;
-  if (fromEnv === undefined || fromEnv === '') return undefined;
-  const parsed = Number(fromEnv);
-  if (!Number.isInteger(parsed) || parsed < 0) {
-    throw new UsageError(`EXAMCTL_LOCK_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(fromEnv)}`);
-  }
-  return parsed;
+  return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
 }
 const BREAK_FILE = 'LOCK.break';
 /** Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is harmless. */

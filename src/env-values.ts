@@ -1,0 +1,19 @@
+/**
+ * The one reader of an environment variable holding a number of milliseconds
+ * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS), the environment's counterpart of
+ * src/cli/flag-values.ts: each variable is refused in the same words. Here, not under src/cli/,
+ * because the store's lock module offers its variable's reader and the store imports nothing of
+ * the CLI.
+ */
+import { UsageError } from './errors.js';
+
+/** A whole number of ms (0 allowed); undefined when unset or blank; anything else a UsageError naming the variable. */
+export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${name} must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  }
+  return Number(text);
+}
