@@ -56,6 +56,13 @@ export class TargetError extends ExamctlError {
 export class TransientTargetError extends TargetError {}
 
 /**
+ * The service answered 2xx, but examctl would not keep the answer (too large, or past the run's
+ * answer budget): the request was probably applied, so it is not sent again. Only this item ends
+ * (skipped, "may have been applied", as a lost answer); the run goes on with the others.
+ */
+export class AnswerUnreadableError extends TransientTargetError {}
+
+/**
  * The request certainly never reached the service (DNS, refused connection, TLS certificate, a
  * redirect answered before any processing): nothing was applied, so the item is "not sent".
  */

@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../cli/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
-import { formatMilliseconds } from '../report/number-format.js';
+import { formatBytes, formatMilliseconds } from '../report/number-format.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -243,7 +243,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
       if (length === 0 && pending !== undefined && pending.length > PADDING_KEPT) pending = undefined;
       const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
       if (budget !== undefined && !budget.take(bytes)) {
-        stop(new ResponseBudgetError(budget.limit));
+        stop(new ResponseBudgetError(budget.limit, statusCode));
         return false;
       }
       length += bytes;
@@ -268,7 +268,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
         received += chunk.length;
         if (received > maxBytes) {
           // A server that answers without end must not fill examctl's memory: the connection is dropped.
-          stop(new ResponseTooLargeError(maxBytes));
+          stop(new ResponseTooLargeError(maxBytes, statusCode, declaredLength(headers)));
           return;
         }
         // A failure's words are at its start: the rest of a long 5xx page is read, not kept.
@@ -291,7 +291,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
         // has parsed it (`release`): both are charged, so the budget is what is really held.
         // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
         if (budget !== undefined && !budget.take(length)) {
-          stop(new ResponseBudgetError(budget.limit));
+          stop(new ResponseBudgetError(budget.limit, statusCode));
           return;
         }
         textHeld = length;
@@ -300,7 +300,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
         if (budget !== undefined && cost > textHeld && !budget.take(cost - textHeld)) {
           budget.give(textHeld);
           textHeld = 0;
-          stop(new ResponseBudgetError(budget.limit));
+          stop(new ResponseBudgetError(budget.limit, statusCode));
           return;
         }
         budget?.give(Math.max(0, textHeld - cost));
@@ -376,18 +376,35 @@ export function spacePaddingStart(chunk: Buffer): number {
 
 /** The answer's body grew past the client's bound (no answer of the API comes near it). */
 export class ResponseTooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`the response body is larger than ${maxBytes} bytes; no answer of the API is that large`);
+  constructor(
+    readonly maxBytes: number,
+    /** The answer's status, its status line having arrived before the body (0: none yet). */
+    readonly status = 0,
+    /** Its Content-Length, when the server gave one. */
+    readonly declaredBytes?: number,
+  ) {
+    super(`the response body is larger than ${formatBytes(maxBytes)}; no answer of the API is that large`);
     this.name = 'ResponseTooLargeError';
   }
 }
 
 /** The answers in flight together passed the run's budget. */
 export class ResponseBudgetError extends Error {
-  constructor(readonly limit: number) {
-    super(`the answers in flight together passed ${Math.round(limit / (1024 * 1024))} MiB; this answer was dropped`);
+  constructor(
+    readonly limit: number,
+    /** The dropped answer's status (0: none yet). */
+    readonly status = 0,
+  ) {
+    super(`the answers in flight together passed ${formatBytes(limit)}; this answer was dropped`);
     this.name = 'ResponseBudgetError';
   }
+}
+
+/** The Content-Length the server announced, if a whole number. */
+function declaredLength(headers: TextResponse['headers']): number | undefined {
+  const raw = headers['content-length'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 }
 
 /** Headers and body did not arrive within the request timeout, however the server paced them. */

@@ -13,13 +13,13 @@ import type {
   UserRequest,
   UserResponseContent,
 } from '../domain/types.js';
-import { NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
+import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
 import { systemErrorCode, systemErrorWords } from '../cli/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
@@ -27,7 +27,7 @@ import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './inte
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
-import { formatMilliseconds } from '../report/number-format.js';
+import { formatBytes, formatMilliseconds } from '../report/number-format.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -109,6 +109,20 @@ export function neverSent(error: unknown): boolean {
   if (error instanceof ProxyTunnelError) return true;
   const code = codeOf(error);
   return code !== undefined && (NEVER_SENT_CODES.has(code) || isCertificateFailure(code));
+}
+
+/**
+ * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
+ * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
+ */
+export function unreadAnswer(error: unknown): string | undefined {
+  if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError)) return undefined;
+  if (error.status < 200 || error.status >= 300) return undefined;
+  const why =
+    error instanceof ResponseTooLargeError
+      ? `was too large to read (${error.declaredBytes === undefined ? `over ${formatBytes(error.maxBytes)}` : formatBytes(error.declaredBytes)})`
+      : `could not be held (the answers in flight together passed ${formatBytes(error.limit)})`;
+  return `the service answered ${error.status} but its answer ${why}: it was probably applied; not sent again`;
 }
 
 /** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */
@@ -219,6 +233,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       if (statusPolicy(response.statusCode) === 'retry') response.release();
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text, release: response.release };
     } catch (error) {
+      const unread = unreadAnswer(error);
+      // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
+      if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${path.slice(pathPrefix.length)}: ${unread}`);
       const err = error instanceof Error ? error : new Error(String(error));
       return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
     }

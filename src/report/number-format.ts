@@ -41,3 +41,17 @@ export function formatDuration(totalSeconds: number): string {
 export function formatMilliseconds(ms: number): string {
   return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : formatDuration(ms / 1000);
 }
+
+/** A size for people: `48 MiB`, `512 KiB`, `300 bytes` (binary units; one decimal only below 10, `1.5 MiB`). */
+export function formatBytes(bytes: number): string {
+  const units = ['KiB', 'MiB', 'GiB'];
+  if (!(bytes >= 1024)) return `${Math.max(0, Math.round(bytes))} bytes`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = value < 10 && !Number.isInteger(Math.round(value * 10) / 10) ? (Math.round(value * 10) / 10).toFixed(1) : String(Math.round(value));
+  return `${shown} ${units[unit]}`;
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
+import { json, largeBody, startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
 /**
  * Whole remote runs against hostile answers (issues 22 and 26): what reaches every sink (stderr,
@@ -117,6 +117,32 @@ describe('hostile answers through a whole run', () => {
       expect(io.stderr.text).toContain('outside visible ASCII');
       expect(io.stderr.text).not.toContain('secret-part');
       expect(server!.requests).toHaveLength(0);
+    });
+  });
+});
+
+describe('a 2xx too large to keep (W1)', () => {
+  it('60 MiB answering the first POST of each user: each sent once, skipped "probably applied", the run goes on, exit 1', async () => {
+    const seen = new Set<string>();
+    server = await startHostileServer((request, res) => {
+      const id = (JSON.parse(request.body) as { ExternalId: string }).ExternalId;
+      if (!seen.has(id)) {
+        seen.add(id);
+        largeBody(res, 200, 60 * 1024 * 1024);
+      } else json(res, 400, { Content: null, Success: false, Errors: [{ Code: 2001, Message: 'Duplicate' }] });
+    });
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
+      expect(code).toBe(1);
+      expect(server!.requests).toHaveLength(3);
+      const report = JSON.parse(stdout) as { summary: { retried: number }; items: { status: string; errors: { message: string }[] }[] };
+      expect(report.summary.retried).toBe(0);
+      expect(report.items.map((item) => item.status)).toEqual(['skipped', 'skipped', 'skipped']);
+      for (const item of report.items) {
+        expect(item.errors[0]!.message).toContain('the service answered 200 but its answer was too large to read (60 MiB): it was probably applied; not sent again');
+      }
+      expect(stderr).not.toContain('Duplicate');
+      expect(stderr).not.toContain('retried');
     });
   });
 });

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRemoteClient } from '../../src/api/remote-client.js';
+import { createRemoteClient, unreadAnswer } from '../../src/api/remote-client.js';
+import { ResponseBudgetError, ResponseTooLargeError } from '../../src/api/http-pool.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
-import { NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/errors.js';
-import { json, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
+import { AnswerUnreadableError, NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/errors.js';
+import { json, largeBody, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
 
 /** Issues 22 and 26: the remote client against servers that do what no honest server does. */
 const TOKEN = 'hostile-test-token-0123456789';
@@ -45,16 +46,43 @@ describe('the answer budget (QA D7)', () => {
     }
   });
 
-  it('an answer larger than half the budget could never be read: refused for its size', async () => {
+  it('a 200 larger than half the budget could never be read: refused for its size, and never sent again (it was probably applied)', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, padded(600 * 1024)));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 3, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): it was probably applied; not sent again$/);
+      expect(server.requests).toHaveLength(1);
+      expect(client.retryCounts?.().total).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a 503 over the size limit is no answer about the record: retried as before', async () => {
+    server = await startHostileServer((_request, res) => largeBody(res, 503, 2 * MiB));
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 2, ...noWait });
     try {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(TransientTargetError);
-      expect((failure as Error).message).toContain('the response body is larger than 524288 bytes');
+      expect(failure).not.toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as Error).message).toContain('the response body is larger than 512 KiB');
+      expect(server.requests).toHaveLength(2);
     } finally {
       await client.close();
     }
+  });
+
+  it('a 2xx dropped for the shared budget is never resent; a drop before the status line or of a 5xx may be', () => {
+    expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 201))).toBe(
+      'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): it was probably applied; not sent again',
+    );
+    expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 200))).toContain('too large to read (over 48 MiB)');
+    expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 0))).toBeUndefined();
+    expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 503))).toBeUndefined();
+    expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 429))).toBeUndefined();
+    expect(unreadAnswer(new Error('socket hang up'))).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount } from '../../src/report/number-format.js';
+import { formatBytes, formatCount } from '../../src/report/number-format.js';
 import { mulberry32 } from '../../src/seeded-random.js';
 
 describe('formatCount', () => {
@@ -8,5 +8,16 @@ describe('formatCount', () => {
     const next = mulberry32(7);
     const values = [...edges, ...Array.from({ length: 2000 }, () => (next() - 0.3) * 10 ** Math.floor(next() * 16))];
     for (const value of values) expect(formatCount(value), String(value)).toBe(Math.round(value).toLocaleString('en-US'));
+  });
+});
+
+describe('formatBytes', () => {
+  it('binary units, one decimal only below 10', () => {
+    expect(formatBytes(300)).toBe('300 bytes');
+    expect(formatBytes(512 * 1024)).toBe('512 KiB');
+    expect(formatBytes(48 * 1024 * 1024)).toBe('48 MiB');
+    expect(formatBytes(1.5 * 1024 * 1024)).toBe('1.5 MiB');
+    expect(formatBytes(60 * 1024 * 1024 + 1)).toBe('60 MiB');
+    expect(formatBytes(3 * 1024 ** 3)).toBe('3 GiB');
   });
 });

@@ -117,3 +117,23 @@ export function json(res: http.ServerResponse, status: number, body: unknown, he
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
+
+/**
+ * Answers `status` with a body of `bytes` bytes of `x` (Content-Length said), written as fast
+ * as the client reads, and stopped when the client drops the connection.
+ */
+export function largeBody(res: http.ServerResponse, status: number, bytes: number): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(bytes) });
+  const chunk = Buffer.alloc(1024 * 1024, 0x78);
+  let left = bytes;
+  res.on('error', () => undefined);
+  const pump = (): void => {
+    while (left > 0 && !res.destroyed) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      if (!res.write(part)) return void res.once('drain', pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  pump();
+}

@@ -1,6 +1,6 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
-import { AnswerLostError, InterruptedError } from '../../errors.js';
+import { AnswerLostError, AnswerUnreadableError, InterruptedError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
@@ -220,6 +220,11 @@ export class RecordDispatcher<P, R> {
       if (!(error instanceof AnswerLostError)) return skipped(unit);
       // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
       this.lost += 1;
+      return skipped(unit, [{ field: '', code: null, message: error.message }]);
+    }
+    // Answered 2xx but unreadable: this item's outcome is unknown, the target is fine.
+    if (error instanceof AnswerUnreadableError) {
+      this.countFailure();
       return skipped(unit, [{ field: '', code: null, message: error.message }]);
     }
     const fatal = this.targetFailed(error);
