@@ -8,8 +8,8 @@
  * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
  * over two messages, or upper-cased still shows nothing a guess could start from). A secret
  * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
- * A secret's encoded forms (base64, percent-encoding, JSON escapes: `encodedForms`) count as
- * secrets too.
+ * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
+ * `encodedForms`) count as secrets too; a short one's base64 and %XX forms whole only.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -73,7 +73,8 @@ class SecretMatcher {
   private readonly pieces = new Set<string>();
   private readonly shortOnes: string[] = [];
 
-  constructor(secrets: readonly string[]) {
+  constructor(secrets: readonly string[], whole: readonly string[] = []) {
+    for (const form of whole) this.shortOnes.push(foldAscii(form));
     for (const secret of secrets) {
       if (secret.length < MIN_SECRET) continue;
       const folded = foldAscii(secret);
@@ -137,6 +138,9 @@ export function encodedForms(secret: string): string[] {
   forms.add(escaped);
   forms.add(escaped.replace(/\//g, '\\/'));
   const bytes = Buffer.from(secret, 'utf8');
+  // Every byte as %XX (the matcher ignores letter case, so %4a and %4A alike), and hex.
+  forms.add(everyBytePercent(bytes));
+  forms.add(bytes.toString('hex'));
   for (let before = 0; before < 3; before += 1) {
     const all = before + bytes.length;
     const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
@@ -149,14 +153,37 @@ export function encodedForms(secret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_PREFIX);
 }
 
-/** The secrets and their encoded forms; a short secret (a PIN) whole only: its forms would be too short to tell. */
-function withEncodedForms(secrets: readonly string[]): string[] {
-  return [...new Set([...secrets, ...secrets.filter((secret) => secret.length >= MIN_PREFIX).flatMap(encodedForms)])];
+/** Every byte percent-encoded, letters and digits too (`%37%33%39%31`). */
+function everyBytePercent(bytes: Buffer): string {
+  let out = '';
+  for (const byte of bytes) out += `%${byte.toString(16).padStart(2, '0').toUpperCase()}`;
+  return out;
+}
+
+/**
+ * A short secret's (4..7 characters, a PIN) encoded forms, each matched whole: base64 and
+ * base64url at byte alignment 0, with and without `=` padding, and every byte percent-encoded.
+ * At least 6 characters each: specific enough, unlike its pieces.
+ */
+function shortEncodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+  const url = base64.replace(/\+/g, '-').replace(/\//g, '_');
+  return [base64, base64.replace(/=+$/, ''), url, url.replace(/=+$/, ''), everyBytePercent(bytes)];
+}
+
+/**
+ * What the matcher looks for: the secrets of 8+ characters and their encoded forms, by pieces;
+ * a short secret (a PIN) and its short forms whole only (its pieces would be too short to tell).
+ */
+function secretForms(secrets: readonly string[]): SecretMatcher {
+  const long = secrets.filter((secret) => secret.length >= MIN_PREFIX);
+  const short = secrets.filter((secret) => secret.length < MIN_PREFIX);
+  return new SecretMatcher([...new Set([...long, ...long.flatMap(encodedForms)])], [...new Set([...short, ...short.flatMap(shortEncodedForms)])]);
 }
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  const kept = withEncodedForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET));
-  const matcher = new SecretMatcher(kept);
+  const matcher = secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET));
   const text = (value: string): string => (matcher.empty ? value : matcher.redact(value));
   return {
     text,
@@ -173,7 +200,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown): Redactor {
   const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
   if (own.length === 0) return base;
-  const ownMatcher = new SecretMatcher(withEncodedForms(own));
+  const ownMatcher = secretForms(own);
   // Built only when an answer may hold a secret: most answers of a bulk run are checked, never walked.
   let full: Redactor | undefined;
   const get = (): Redactor => (full ??= createRedactor([...baseSecrets, ...own]));

@@ -85,6 +85,33 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
     }
   });
 
+  it('every byte percent-encoded (letters and digits too), in upper or lower hex, and hex of the token', () => {
+    const allBytes = [...Buffer.from(token)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+    const hex = Buffer.from(token).toString('hex');
+    for (const form of [allBytes, allBytes.toUpperCase(), hex, hex.toUpperCase()]) {
+      const shown = gate.text(`bad ${form} here`);
+      expect(shown).toBe('bad [redacted] here');
+    }
+    const record = withRecordSecrets(gate, [token], { Password: 'Hunter2-correct-horse' });
+    expect(record.text(`echo ${Buffer.from('Hunter2-correct-horse').toString('hex').toUpperCase()}`)).toBe('echo [redacted]');
+  });
+
+  it('a short secret\'s base64 and base64url (with and without padding) and its every-byte %XX form are matched whole', () => {
+    const pin = withRecordSecrets(gate, [token], { Pin: '7391' });
+    for (const form of ['NzM5MQ==', 'NzM5MQ', '%37%33%39%31', '%37%33%39%31'.toLowerCase()]) {
+      expect(pin.text(`PIN ${form} refused`)).toBe('PIN [redacted] refused');
+      expect(pin.mayHold(`{"Message":"PIN ${form}"}`)).toBe(true);
+    }
+    const short = withRecordSecrets(gate, [token], { Password: 'Zq9#Wx' });
+    expect(Buffer.from('Zq9#Wx').toString('base64')).toBe('WnE5I1d4');
+    expect(short.text('password WnE5I1d4 is weak')).toBe('password [redacted] is weak');
+    const urlSafe = withRecordSecrets(gate, [token], { Password: '~~~>?' });
+    expect(Buffer.from('~~~>?').toString('base64')).toBe('fn5+Pj8=');
+    expect(urlSafe.text('as fn5-Pj8 and fn5+Pj8=')).toBe('as [redacted] and [redacted]');
+    // Whole only: a piece of the form is no secret.
+    expect(pin.text('NzM5 stays')).toBe('NzM5 stays');
+  });
+
   it('a proxy password and a record password are covered the same way; a PIN is matched whole only', () => {
     const proxyGate = createRedactor(['prox-Pass/word+1']);
     expect(proxyGate.text(`auth ${b64('alice:prox-Pass/word+1')}`)).not.toContain(b64('alice:prox-Pass/word+1').slice(8, 16));
