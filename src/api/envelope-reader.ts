@@ -106,3 +106,15 @@ export function headerValue(headers: ResponseHeaders, name: string): string | un
 export function contentTypeOf(headers: ResponseHeaders): string {
   return (headerValue(headers, 'content-type') ?? 'untyped').split(';')[0] ?? 'untyped';
 }
+
+/**
+ * `an undecodable body (Content-Encoding: gzip, 1234 bytes)` when the body is no text to quote:
+ * a Content-Encoding examctl does not decode, or bytes that are not UTF-8 (decoded as U+FFFD);
+ * undefined when it is text. Quoting it would put binary garbage in a message.
+ */
+export function undecodableBody(headers: ResponseHeaders, text: string, bytes: number, redact: (text: string) => string): string | undefined {
+  const encoding = headerValue(headers, 'content-encoding')?.trim() ?? '';
+  const coded = encoding !== '' && encoding.toLowerCase() !== 'identity';
+  if (!coded && !text.includes('\uFFFD')) return undefined;
+  return `an undecodable body (${coded ? `Content-Encoding: ${redact(encoding).slice(0, 40)}` : 'not UTF-8'}, ${bytes} bytes)`;
+}

@@ -97,6 +97,8 @@ export interface TextResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** Bytes of body received (before any padding was dropped). */
+  bytes: number;
   /**
    * Gives the text's bytes back to the run's budget: called once the text is read (parsed), not
    * before, since until then it is held. Idempotent; a no-op without a budget.
@@ -310,7 +312,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
           budget?.give(textHeld);
           textHeld = 0;
         };
-        resolve({ statusCode, headers, text, release });
+        resolve({ statusCode, headers, text, bytes: received, release });
       },
       onResponseError(_controller, error) {
         if (stopped !== undefined) return;

@@ -39,8 +39,13 @@ export function mayHaveReachedService(status: number): boolean {
   return status === 502 || status === 504;
 }
 
-/** A short human phrase for a status, for messages. */
+/** A status in words with its code, for messages: `service unavailable (503)`; one without a phrase `HTTP 302` (the code said once). */
 export function describeStatus(status: number): string {
+  const phrase = statusPhrase(status);
+  return phrase === undefined ? `HTTP ${status}` : `${phrase} (${status})`;
+}
+
+function statusPhrase(status: number): string | undefined {
   switch (status) {
     case 400:
       return 'bad request';
@@ -67,6 +72,6 @@ export function describeStatus(status: number): string {
     case 504:
       return 'gateway timeout';
     default:
-      return `HTTP ${status}`;
+      return undefined;
   }
 }

@@ -6,9 +6,9 @@
 import { describeStatus } from './http-status.js';
 import { API_PREFIX } from './url-policy.js';
 
-/** `answered HTTP 301 (301) to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
+/** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
 export function redirectWords(status: number, location: string | undefined, requestUrl: string, redact: (text: string) => string): string {
-  const said = `${describeStatus(status)} (${status})`;
+  const said = describeStatus(status);
   if (location === undefined || location.trim() === '') {
     return `answered a redirect ${said} without a Location; examctl follows no redirect: check --base-url`;
   }

@@ -17,7 +17,7 @@ import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedE
 import { systemErrorCode, systemErrorWords } from '../cli/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
-import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope } from './envelope-reader.js';
+import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
@@ -231,7 +231,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       );
       // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
       if (statusPolicy(response.statusCode) === 'retry') response.release();
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text, release: response.release };
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text, bytes: response.bytes, release: response.release };
     } catch (error) {
       const unread = unreadAnswer(error);
       // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
@@ -294,7 +294,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
     if (policy === 'target') {
       // A 5xx: the service may have applied the request before it failed.
-      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)} (${answer.status})${serverSays(answer, gate)}`);
+      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
     }
     return toResult<T>(answer, method, route, payload, lostAttempt, gate);
   }
@@ -308,13 +308,18 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     return new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
   }
 
+  /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
+  function snippetOf(answer: HttpAnswer, gate: Redactor): string {
+    return undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ?? bodySnippet(answer.text, gate.text);
+  }
+
   function serverSays(answer: HttpAnswer, gate: Redactor): string {
     const envelope = readEnvelope(answer.text, answer.status);
     if (envelope) {
       const messages = errorsOf(gate.deep(envelope)).map((problem) => problem.message);
       if (messages.length > 0) return gate.text(`: ${messages.join('; ')}`);
     }
-    const snippet = bodySnippet(answer.text, gate.text);
+    const snippet = snippetOf(answer, gate);
     return snippet === '' ? '' : gate.text(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
   }
 
@@ -325,20 +330,20 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (!envelope) {
       if (isEndpointMismatch(answer.status)) {
         throw new TargetError(
-          `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(answer.status)} (${answer.status}) without an API envelope: ` +
+          `${host}: ${method} ${pathPrefix}${route} answered ${describeStatus(answer.status)} without an API envelope: ` +
             'check the base URL (it should be the address the /api/v1/integrations paths hang under)',
         );
       }
       if (answer.status >= 200 && answer.status < 300) {
         throw new TargetError(
           `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
-            `(${contentTypeOf(answer.headers)}${!/\S/.test(answer.text) ? ', empty' : `: ${bodySnippet(answer.text, gate.text)}`}): is the base URL the integration API?`,
+            `(${contentTypeOf(answer.headers)}${!/\S/.test(answer.text) ? ', empty' : `: ${snippetOf(answer, gate)}`}): is the base URL the integration API?`,
         );
       }
-      const snippet = bodySnippet(answer.text, gate.text);
+      const snippet = snippetOf(answer, gate);
       return {
         status: answer.status,
-        envelope: failureEnvelope<T>(gate.text(`${describeStatus(answer.status)} (${answer.status})${snippet === '' ? '' : `: ${snippet}`}`)),
+        envelope: failureEnvelope<T>(gate.text(`${describeStatus(answer.status)}${snippet === '' ? '' : `: ${snippet}`}`)),
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };

@@ -14,6 +14,8 @@ export interface HttpAnswer {
   status: number;
   headers: ResponseHeaders;
   text: string;
+  /** Bytes of body received, when known. */
+  bytes?: number;
   /** Gives the text's bytes back to the run's answer budget once it is read (http-pool.ts `release`). */
   release?: () => void;
 }
@@ -134,7 +136,7 @@ async function attemptUntilSettled<T>(call: RetriedCall<T>, limits: RetryLimits,
       cause = String(outcome.status);
       call.debug?.(`${call.debugLabel} ${outcome.status} ${ms}ms attempt ${attempt}`);
       if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
-      retryReason = `${describeStatus(outcome.status)} (${outcome.status})`;
+      retryReason = describeStatus(outcome.status);
       retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
       if (mayHaveReachedService(outcome.status)) lostAttempt = lost.attempt = retryReason;
     }

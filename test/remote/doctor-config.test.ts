@@ -65,7 +65,7 @@ describe('examctl doctor', () => {
       server.fallback = { status: 308, headers: { location: 'https://exam.example.test/api/v1/integrations/external/review-sessions/x' } };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
-      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 \(308\) to https:\/\/exam\.example\.test\/api\/v1\/integrations\/external\/review-sessions\/x/);
+      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 to https:\/\/exam\.example\.test\/api\/v1\/integrations\/external\/review-sessions\/x/);
       expect(stdout).toContain('set --base-url to https://exam.example.test');
       expect(server.requests).toHaveLength(1);
     });

@@ -92,6 +92,8 @@ describe('hostile answers through a whole run', () => {
       const { code, stdout, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
       expect(code).toBe(3);
       expect(stderr).toContain('set --base-url to https://exam.example.test');
+      // The code said once.
+      expect(stderr).toContain('POST /user answered HTTP 301 to https://exam.example.test/api/v1/integrations/user:');
       const report = JSON.parse(stdout) as { summary: { failed: number } };
       expect(report.summary.failed).toBe(0);
       expect(server!.requests).toHaveLength(1);

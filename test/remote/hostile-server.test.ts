@@ -86,6 +86,33 @@ describe('the answer budget (QA D7)', () => {
   });
 });
 
+describe('a body that is no text (C)', () => {
+  it('a gzip-encoded 200 is described, not quoted; a 400 of bytes that are not UTF-8 too', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const zipped = gzipSync(JSON.stringify({ Content: null, Success: true, Errors: null, Pad: 'x'.repeat(500) }));
+    server = await startHostileServer((request, res) => {
+      if (request.url.endsWith('/user')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(zipped);
+      } else {
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(Buffer.from([0xff, 0xfe, 0x00, 0x81, 0x41, 0x42]));
+      }
+    });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(TargetError);
+      expect((failure as Error).message).toContain(`(application/json: an undecodable body (Content-Encoding: gzip, ${zipped.length} bytes))`);
+      expect((failure as Error).message).not.toContain('\uFFFD');
+      const answer = await client.addCollection({ ExternalId: 'c-1', ScheduleExternalIds: [] } as never);
+      expect(answer.envelope.Errors).toEqual([expect.objectContaining({ Message: 'bad request (400): an undecodable body (not UTF-8, 6 bytes)' })]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('interrupt grace', () => {
   it('after the signal, a request the server never answers is abandoned once the grace is over', async () => {
     const interrupt = new AbortController();
