@@ -145,6 +145,13 @@ describe('a 2xx too large to keep (W1)', () => {
       }
       expect(stderr).not.toContain('Duplicate');
       expect(stderr).not.toContain('retried');
+      // runs show says it as of any answer lost: not done, it may have been applied.
+      const runId = /run (\S+) \(examctl runs show/.exec(stderr)?.[1];
+      expect(runId).toBeDefined();
+      const show = testDeps(dir, {}, { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      await runCli(['runs', 'show', runId!], show.deps);
+      expect(show.stdout.text + show.stderr.text).toContain('it may have been applied');
+      expect(show.stdout.text + show.stderr.text).toContain('too large to read (60 MiB)');
     });
   });
 });
