@@ -135,6 +135,11 @@ export interface CommandDeclaration {
   readonly options?: SpecTable;
   /** Erased to `never` for the registry's list; `declareCommand` checked it against `options`. */
   readonly load?: () => Promise<CommandRun<never>>;
+  /**
+   * Writes a run report, so honours the global `--report`. Absent (the default), `--report` is
+   * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
+   */
+  readonly takesReport?: boolean;
 }
 
 /**
@@ -147,6 +152,7 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   readonly examples: readonly string[];
   readonly options: T;
   readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
+  readonly takesReport?: boolean;
 }): CommandDeclaration {
   return declaration;
 }

@@ -45,6 +45,7 @@ export const RUNS_SHOW = declareCommand({
   examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
   options: RUNS_SHOW_OPTIONS,
   load: async () => (await import('./runs.js')).runShow,
+  takesReport: true,
 });
 
 export const RUNS_RESUME = declareCommand({
@@ -61,6 +62,7 @@ export const RUNS_RESUME = declareCommand({
   ],
   options: RUNS_RESUME_OPTIONS,
   load: async () => (await import('./runs.js')).runResume,
+  takesReport: true,
 });
 
 export const RUNS_PRUNE = declareCommand({

@@ -54,4 +54,5 @@ export const SCHEDULE_PUSH = declareCommand({
   ],
   options: SCHEDULE_PUSH_OPTIONS,
   load: async () => (await import('./schedule-push.js')).run,
+  takesReport: true,
 });

@@ -29,4 +29,5 @@ export const USER_SYNC = declareCommand({
   ],
   options: USER_SYNC_OPTIONS,
   load: async () => (await import('./user-sync.js')).run,
+  takesReport: true,
 });
