@@ -140,4 +140,12 @@ describe('the terminal gate', () => {
       expect(run.stderr).not.toMatch(RAW);
     });
   });
+  it("doctor's check lines (a path, a service message) are gated", async () => {
+    await withTempDir(async (dir) => {
+      const run = await cli(dir, ['--store', join(dir, `s${HOSTILE.join('')}`), 'doctor']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('s?[2J?]52;c;SGVsbG8=??31m?');
+      expect(run.stdout).not.toMatch(RAW);
+    });
+  });
 });
