@@ -66,6 +66,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       if (merged.report !== undefined && declaration.takesReport !== true) throw new UsageError(reportRefusal(declaration, commands));
+      if (merged.dryRun === true && declaration.takesDryRun !== true) {
+        throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
+      }
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.

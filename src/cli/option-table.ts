@@ -140,6 +140,12 @@ export interface CommandDeclaration {
    * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
    */
   readonly takesReport?: boolean;
+  /**
+   * Honours the global `--dry-run` (changes nothing with it) or only reads. Absent (the default),
+   * `--dry-run` is refused with exit 2: a command that would change things all the same (prune
+   * runs, forget, write the config) must not look rehearsed.
+   */
+  readonly takesDryRun?: boolean;
 }
 
 /**
@@ -153,6 +159,7 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   readonly options: T;
   readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
   readonly takesReport?: boolean;
+  readonly takesDryRun?: boolean;
 }): CommandDeclaration {
   return declaration;
 }

@@ -152,4 +152,16 @@ describe('argv to options, per command', () => {
       expect(existsSync(join(dir, 't.csv'))).toBe(false);
     });
   });
+  it('--dry-run is refused (exit 2, before it runs) by exactly the commands that would change things all the same', async () => {
+    const refused: string[] = [];
+    for (const [argv] of CASES) {
+      const declaration = COMMANDS.find((candidate) => candidate.load !== undefined && `${argv} `.startsWith(`${candidate.path.join(' ')} `))!;
+      const outcome = await program.parse([...argv.split(' '), '--dry-run']).catch((caught: unknown) => caught);
+      if (outcome instanceof UsageError) {
+        expect(outcome.message).toBe(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
+        refused.push(declaration.path.join(' '));
+      } else expect((outcome as Received).options.dryRun).toBe(true);
+    }
+    expect(refused.sort()).toEqual(['config remove', 'config set-profile', 'config use', 'local serve', 'login', 'runs prune', 'runs resume', 'synced forget']);
+  });
 });
