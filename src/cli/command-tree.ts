@@ -57,13 +57,18 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   registerSpecs(program, GLOBAL_OPTIONS);
 
   /** Wires a declared command's flags and its lazily loaded `run` (a group has neither). */
-  const register = (command: Command, { options: table, load }: CommandDeclaration): void => {
+  const register = (command: Command, declaration: CommandDeclaration): void => {
+    const { options: table, load } = declaration;
     if (table === undefined || load === undefined) return;
     registerSpecs(command, table);
     const keys = argumentKeys(table);
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
+      if (merged.report !== undefined && declaration.takesReport !== true) throw new UsageError(reportRefusal(declaration, commands));
+      if (merged.dryRun === true && declaration.takesDryRun !== true) {
+        throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
+      }
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
@@ -129,6 +134,18 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     });
 
   return program;
+}
+
+/**
+ * A global `--report` on a command that writes no run report (a read, a template): refused
+ * before anything runs rather than ignored, which would leave the user believing a file exists.
+ */
+export function reportRefusal(declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
+  const takers = commands.filter((candidate) => candidate.takesReport === true).map((candidate) => candidate.path.join(' '));
+  const name = declaration.path.join(' ');
+  const writesFile = declaration.options?.some((spec) => spec.kind === 'option' && spec.flags.startsWith('--out ')) === true;
+  const instead = writesFile ? `use --out <file> for ${name}` : `${name} writes no run report`;
+  return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
 }
 
 /** The line every subcommand's help ends with. */

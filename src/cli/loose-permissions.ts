@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 /*
  * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
  * `doctor` (docs/security.md, "Other local users"): a config file holding a token that others
- * can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
+ * can read; a token file that others can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
  * refuse it); a store others can write (they could change what the local engine holds).
  * Windows has no such modes: nothing is said there.
  */
@@ -19,6 +19,18 @@ export async function configTokenExposed(file: string, holdsToken: boolean): Pro
   const mode = await modeOf(file);
   if (mode === undefined || (mode & 0o077) === 0) return undefined;
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
+}
+
+/** A token file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and doctor alike. */
+export function tokenFileModeWarning(file: string, mode: number, via: string): string | undefined {
+  if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
+  return `${via}: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); consider chmod 600 ${file}`;
+}
+
+/** The token file a command would read (doctor's check): as above, from the file's current mode. */
+export async function tokenFileExposed(file: string, via: string): Promise<string | undefined> {
+  const mode = await modeOf(file);
+  return mode === undefined ? undefined : tokenFileModeWarning(file, mode, via);
 }
 
 /** A store that others can write. */

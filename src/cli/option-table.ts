@@ -135,6 +135,17 @@ export interface CommandDeclaration {
   readonly options?: SpecTable;
   /** Erased to `never` for the registry's list; `declareCommand` checked it against `options`. */
   readonly load?: () => Promise<CommandRun<never>>;
+  /**
+   * Writes a run report, so honours the global `--report`. Absent (the default), `--report` is
+   * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
+   */
+  readonly takesReport?: boolean;
+  /**
+   * Honours the global `--dry-run` (changes nothing with it) or only reads. Absent (the default),
+   * `--dry-run` is refused with exit 2: a command that would change things all the same (prune
+   * runs, forget, write the config) must not look rehearsed.
+   */
+  readonly takesDryRun?: boolean;
 }
 
 /**
@@ -147,6 +158,8 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   readonly examples: readonly string[];
   readonly options: T;
   readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
+  readonly takesReport?: boolean;
+  readonly takesDryRun?: boolean;
 }): CommandDeclaration {
   return declaration;
 }

@@ -3,6 +3,7 @@ import { configDir, configPath, expandPath, loadConfig, type Env } from './confi
 import { nonEmpty } from './context.js';
 import { decodeByBom } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../regular-file.js';
+import { tokenFileModeWarning } from './loose-permissions.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -24,6 +25,8 @@ export interface RemoteTarget {
   token?: string;
   /** Where the token came from, for `doctor`-style messages ("token: from EXAMCTL_TOKEN"). */
   tokenSource?: TokenSource;
+  /** The file the token was read from (--token-file or the profile's tokenFile), for doctor's permissions check. */
+  tokenFile?: string;
   profile?: string;
   /** The profile's defaults (flags override them). */
   concurrency?: number;
@@ -88,13 +91,15 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
   const flagFile = nonEmpty(input.tokenFile);
   const envToken = env.EXAMCTL_TOKEN;
   if (flagFile !== undefined) {
-    target.token = await readTokenFile(expandPath(flagFile, input.cwd ?? process.cwd(), env), '--token-file', warnings);
+    target.tokenFile = expandPath(flagFile, input.cwd ?? process.cwd(), env);
+    target.token = await readTokenFile(target.tokenFile, '--token-file', warnings);
     target.tokenSource = 'token-file';
   } else if (envToken !== undefined && envToken.trim() !== '') {
     target.token = envToken.trim();
     target.tokenSource = 'env';
   } else if (profile?.tokenFile !== undefined) {
-    target.token = await readTokenFile(expandPath(profile.tokenFile, configDir(env), env), `profile ${profileName}: tokenFile`, warnings);
+    target.tokenFile = expandPath(profile.tokenFile, configDir(env), env);
+    target.token = await readTokenFile(target.tokenFile, `profile ${profileName}: tokenFile`, warnings);
     target.tokenSource = 'profile-file';
   } else if (profile?.token !== undefined && profile.token.trim() !== '') {
     target.token = profile.token.trim();
@@ -153,9 +158,8 @@ export async function readTokenFile(file: string, via: string, warnings: string[
   let text: string;
   try {
     const { bytes, stat } = await readRegularFileWithStat(file, { followLinks: true, maxBytes: TOKEN_FILE_MAX_BYTES });
-    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
-      warnings.push(`${via}: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); consider chmod 600 ${file}`);
-    }
+    const exposed = tokenFileModeWarning(file, stat.mode, via);
+    if (exposed !== undefined) warnings.push(exposed);
     text = decodeByBom(bytes);
   } catch (error) {
     if (error instanceof NotRegularFileError) throw new UsageError(`${via}: ${error.message}`);

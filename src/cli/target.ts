@@ -35,6 +35,8 @@ export type ResolvedTarget =
       profile?: string;
       /** Absent: no token anywhere (a dry run needs none; sending fails with a usage error). */
       tokenSource?: TokenSource;
+      /** The file the token was read from, when it was (doctor checks its permissions). */
+      tokenFile?: string;
       report: ReportTarget;
       remote: RemoteConnection;
     };
@@ -136,6 +138,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
     baseUrl,
     ...(settings.profile === undefined ? {} : { profile: settings.profile }),
     ...(settings.tokenSource === undefined ? {} : { tokenSource: settings.tokenSource }),
+    ...(settings.tokenFile === undefined ? {} : { tokenFile: settings.tokenFile }),
     report: { kind: 'remote', baseUrl },
     remote: {
       baseUrl,

@@ -8,7 +8,7 @@ import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
 import { formatCount } from './number-format.js';
 import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
-import { terminalLine, terminalLines } from './terminal-text.js';
+import { terminalLine } from './terminal-text.js';
 
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
@@ -342,8 +342,10 @@ export class HumanSummaryWriter implements ReportSink {
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
     const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : [])];
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
-    // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?').
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), terminalLines(counts), ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
+    // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
+    // table's own colour escapes, which the gate would turn into `?[36m` debris.
+    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     const reportFile = this.extras.reportFile?.();
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));

@@ -4,7 +4,11 @@ import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import type { CommandDeclaration } from '../../src/cli/option-table.js';
-import { testDeps } from './helpers.js';
+import { UsageError } from '../../src/errors.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { testDeps, withTempDir } from './helpers.js';
 
 /**
  * argv to options, per command (gh's NewCmdX tests): each declared command parses a command line
@@ -118,5 +122,46 @@ describe('argv to options, per command', () => {
     const error = await program.parse(['runs', 'list', '--disable-missing']).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CommanderError);
     expect((error as CommanderError).code).toBe('commander.unknownOption');
+  });
+  it.each(CASES)('--report on %s: honoured by a command that writes a run report, else refused before it runs', async (argv) => {
+    const path = COMMANDS.find((declaration) => declaration.load !== undefined && `${argv} `.startsWith(`${declaration.path.join(' ')} `))!;
+    const outcome = await program.parse([...argv.split(' '), '--report', 'x.csv']).catch((caught: unknown) => caught);
+    if (path.takesReport === true) {
+      expect((outcome as Received).options.report).toBe('x.csv');
+      return;
+    }
+    expect(outcome).toBeInstanceOf(UsageError);
+    expect((outcome as UsageError).message).toMatch(/^--report is for commands that send or check records \(schedule push, user sync, .*runs show.*\); /);
+  });
+
+  it('--report on a read (review-session show, template): exit 2, says what to use instead, writes nothing', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), 'review-session', 'show', 'RS-MATH1-OCT', '--report', 'x.csv'], io.deps);
+      expect(code).toBe(2);
+      expect(io.stderr.text).toContain(
+        'examctl: --report is for commands that send or check records (schedule push, user sync, collection add, invigilators remove, runs show, runs resume); use --out <file> for review-session show',
+      );
+      expect(io.stdout.text).toBe('');
+      expect(existsSync(join(dir, 'x.csv'))).toBe(false);
+      expect(existsSync(join(dir, 'store'))).toBe(false);
+      const template = testDeps(dir);
+      expect(await runCli(['template', 'users', '--report', 't.csv'], template.deps)).toBe(2);
+      expect(template.stderr.text).toMatch(/use --out <file> for template\n/);
+      expect(template.stdout.text).toBe('');
+      expect(existsSync(join(dir, 't.csv'))).toBe(false);
+    });
+  });
+  it('--dry-run is refused (exit 2, before it runs) by exactly the commands that would change things all the same', async () => {
+    const refused: string[] = [];
+    for (const [argv] of CASES) {
+      const declaration = COMMANDS.find((candidate) => candidate.load !== undefined && `${argv} `.startsWith(`${candidate.path.join(' ')} `))!;
+      const outcome = await program.parse([...argv.split(' '), '--dry-run']).catch((caught: unknown) => caught);
+      if (outcome instanceof UsageError) {
+        expect(outcome.message).toBe(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
+        refused.push(declaration.path.join(' '));
+      } else expect((outcome as Received).options.dryRun).toBe(true);
+    }
+    expect(refused.sort()).toEqual(['config remove', 'config set-profile', 'config use', 'local serve', 'login', 'runs prune', 'runs resume', 'synced forget']);
   });
 });

@@ -79,4 +79,23 @@ describe('loose permissions', () => {
     expect(quiet.stderr).not.toMatch(/writable by others/);
     expect((await cli(['--target', 'local', '--store', store, 'doctor'])).stdout).toMatch(/ok {4}permissions/);
   });
+  it('a token file readable by others: doctor lists the one it uses (--token-file, a profile\'s tokenFile, a local target\'s --token-file)', async () => {
+    const token = join(dir, 'token.txt');
+    await writeFile(token, 'tok-0123456789abcdef\n');
+    await chmod(token, 0o644);
+    type Doctor = { checks: { name: string; status: string; detail: string }[] };
+    const permissions = async (argv: string[]) => (JSON.parse((await cli(['--json', ...argv, 'doctor'])).stdout) as Doctor).checks.find((check) => check.name === 'permissions');
+    // Port 1 on loopback refuses at once: the probe fails, the permissions check is made all the same.
+    const remote = ['--base-url', 'http://127.0.0.1:1', '--token-file', 'token.txt'];
+    expect(await permissions(remote)).toMatchObject({ status: 'warn', detail: `--token-file: ${token} is readable by group or others (mode 644); consider chmod 600 ${token}` });
+    expect(await permissions(['--target', 'local', '--store', join(dir, 'store'), '--token-file', 'token.txt'])).toMatchObject({ status: 'warn', detail: expect.stringContaining(`${token} is readable by group or others`) as string });
+    await mkdir(join(dir, '.config'));
+    await writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, defaultProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:1', tokenFile: token } } }));
+    expect(await permissions([])).toMatchObject({ status: 'warn', detail: expect.stringContaining(`the profile's token file: ${token} is readable by group or others (mode 644)`) as string });
+    await chmod(token, 0o600);
+    expect(await permissions(remote)).toMatchObject({ status: 'ok', detail: 'config, token file, runs directory and store are not open to other users' });
+    const text = await cli([...remote, 'doctor']);
+    expect(text.stdout).toMatch(/ok {4}permissions config, token file, runs directory/);
+    expect(text.stdout).not.toContain('tok-0123456789abcdef');
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
@@ -67,5 +67,28 @@ describe('a command group without its command', () => {
       const document = JSON.parse(io.stdout.text) as { error: { message: string } };
       expect(document.error.message).toContain(message);
       expect(document.error.message).not.toContain('outputHelp');
+    }));
+});
+
+describe('--out <file> without -o: the format its extension names', () => {
+  const head = async (file: string): Promise<string> => (await readFile(file)).subarray(0, 40).toString('latin1');
+  it.each([
+    ['r.xlsx', (text: string) => expect(text.startsWith('PK\x03\x04')).toBe(true)],
+    ['r.CSV', (text: string) => expect(text).toMatch(/^\ufeff?CandidateExtId,|^\xef\xbb\xbfCandidateExtId,/)],
+    ['r.json', (text: string) => expect(text).toMatch(/^\{\s*"ExternalId": "RS-MATH1-OCT"/)],
+    ['r.txt', (text: string) => expect(text).toMatch(/^\u250c|^\xe2\x94\x8c/)],
+  ] as const)('review-session show --out %s', (name, check) =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['--target', 'local', '--store', join(dir, 'store'), 'review-session', 'show', 'RS-MATH1-OCT', '--out', name], io.deps), io.stderr.text).toBe(0);
+      check(await head(join(dir, name)));
+    }));
+
+  it('template --out u.xlsx writes a workbook; an explicit -o still wins', () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['template', 'users', '--out', 'u.xlsx'], testDeps(dir).deps)).toBe(0);
+      expect((await head(join(dir, 'u.xlsx'))).startsWith('PK\x03\x04')).toBe(true);
+      expect(await runCli(['template', 'users', '-o', 'csv', '--out', 'v.xlsx'], testDeps(dir).deps)).toBe(0);
+      expect(await head(join(dir, 'v.xlsx'))).toMatch(/ExternalId,/);
     }));
 });

@@ -102,4 +102,50 @@ describe('the terminal gate', () => {
       expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
     });
   });
+  it("a colour terminal: examctl's own colours reach it as escapes, values from the input are still gated", async () => {
+    await withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      const rows = [...HOSTILE.map((bad, i) => `u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`), 'u-ok,Ann,Lee,ok@example.test,Candidate,'];
+      await writeFile(join(dir, 'users.csv'), `${HEAD}\n${rows.join('\n')}\n`);
+      const run = await cli(dir, ['--no-input', 'user', 'sync', '--file', 'users.csv'], { isTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1' } });
+      expect(run.code, run.stderr).toBe(1);
+      // The counts table: header and counts painted by examctl, not turned into `?[36m` debris.
+      expect(run.stderr).toContain('\x1b[36mtotal\x1b[39m');
+      expect(run.stderr).toContain('\x1b[32m1\x1b[39m');
+      expect(run.stderr).not.toMatch(/\?\[(36|32|31|39)m/);
+      // The hostile ids in the error lines are still made inert.
+      expect(run.stderr).toContain('u-e0?[2J');
+      expect(run.stderr).toContain('u-e1?]52;c;SGVsbG8=?');
+      expect(run.stderr).not.toMatch(/\x1b\[2J|\x1b\]52|[\x07\x9b\u202e]/);
+    });
+  });
+
+  it('schedule links on a colour terminal: the table keeps its colours, a hostile title or id is gated', async () => {
+    await withTempDir(async (dir) => {
+      const links = {
+        ScheduleExtId: `S-1${HOSTILE[0]}`,
+        Title: `T${HOSTILE[1]}`,
+        StartDateTime: '2026-12-14T09:00:00Z',
+        EndDateTime: '2026-12-14T12:00:00Z',
+        UseProctoringService: false,
+        Candidates: [{ CandidateExtId: `stu-${HOSTILE.join('')}`, FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', StartupLink: 'https://exam.example.test/s/1' }],
+      };
+      const directory = { scheduleLinks: () => links, close: async () => undefined } as unknown as OpenDirectory;
+      const run = await cli(dir, ['schedule', 'links', 'S-1'], { openDirectory: async () => directory, stdoutIsTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1' } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('\x1b[36mCandidate\x1b[39m');
+      expect(run.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
+      expect(run.stdout).not.toMatch(/\?\[(36|39)m|\x1b\[2J|[\x07\x9b\u202e]/);
+      expect(run.stderr).toContain('of S-1?[2J (T?]52;c;SGVsbG8=?)');
+      expect(run.stderr).not.toMatch(RAW);
+    });
+  });
+  it("doctor's check lines (a path, a service message) are gated", async () => {
+    await withTempDir(async (dir) => {
+      const run = await cli(dir, ['--store', join(dir, `s${HOSTILE.join('')}`), 'doctor']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('s?[2J?]52;c;SGVsbG8=??31m?');
+      expect(run.stdout).not.toMatch(RAW);
+    });
+  });
 });

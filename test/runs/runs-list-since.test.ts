@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -61,5 +62,24 @@ describe('runs list --since', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/--since <date-or-age>.*--since must be a date/s);
       expect(refused.stdout).toBe('');
+    }));
+  it('--since that leaves every run out says so, with how many are older (not "no runs")', () =>
+    withTempDir(async (dir) => {
+      await plantRuns(dir);
+      const none = await list(dir, '--since', '2026-11-21');
+      expect(none.code).toBe(0);
+      expect(none.stdout).toBe('');
+      expect(none.stderr).toBe(`no runs since 2026-11-21T00:00:00.000Z in ${join(dir, 'runs')} (3 older)\n`);
+      expect((await list(join(dir, 'empty'))).stderr).toMatch(/^no runs in \S+\n$/);
+    }));
+
+  it('a run of one item reads "1 item", of none "0 items"', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\n');
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(await runCli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv'], io.deps)).toBe(0);
+      expect((await list(dir)).stdout).toMatch(/ 1 item: 1 ok, 0 partial, 0 failed, 0 skipped /);
+      await plantRuns(dir);
+      expect((await list(dir)).stdout).toMatch(/ 0 items: 0 ok/);
     }));
 });

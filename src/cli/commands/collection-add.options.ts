@@ -28,4 +28,6 @@ export const COLLECTION_ADD = declareCommand({
   ],
   options: COLLECTION_ADD_OPTIONS,
   load: async () => (await import('./collection-add.js')).run,
+  takesDryRun: true,
+  takesReport: true,
 });

@@ -18,4 +18,5 @@ export const COMPLETION = declareCommand({
   ],
   options: COMPLETION_OPTIONS,
   load: async () => (await import('./completion.js')).run,
+  takesDryRun: true,
 });

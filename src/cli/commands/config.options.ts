@@ -26,6 +26,7 @@ export const CONFIG_LIST = declareCommand({
   examples: ['examctl config list', 'examctl config list --json'],
   options: NO_OPTIONS,
   load: async () => (await import('./config.js')).runList,
+  takesDryRun: true,
 });
 
 export const CONFIG_REMOVE = declareCommand({
@@ -50,4 +51,5 @@ export const CONFIG_SHOW = declareCommand({
   examples: ['examctl config show', 'examctl config show --json'],
   options: NO_OPTIONS,
   load: async () => (await import('./config.js')).runShow,
+  takesDryRun: true,
 });

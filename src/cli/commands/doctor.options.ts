@@ -7,4 +7,5 @@ export const DOCTOR = declareCommand({
   examples: ['examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'],
   options: NO_OPTIONS,
   load: async () => (await import('./doctor.js')).run,
+  takesDryRun: true,
 });

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
 import { ExamctlError, UsageError } from '../../errors.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import { nonEmpty, type CommandDeps, type GlobalOptions } from '../context.js';
 import type { ResolvedTarget, TargetOf } from '../target.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -39,8 +40,10 @@ const SKEW_WARN_SECONDS = 60;
  */
 export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   let report: DoctorReport;
+  let tokenFile: string | undefined;
   try {
     const target = await targetOf();
+    if (target.kind === 'remote') tokenFile = target.tokenFile;
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
     // What makes every other command a usage error (no base URL, unknown profile, unreadable
@@ -48,7 +51,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
     if (!(error instanceof UsageError)) throw error;
     report = { healthy: false, target: options.target === 'local' ? 'local' : 'remote', checks: [{ name: 'target', status: 'fail', detail: error.message }] };
   }
-  report.checks.push(await permissionsCheck(options, deps, report.store));
+  report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
   report.healthy = !report.checks.some((check) => check.status === 'fail');
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -167,21 +170,28 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   return report;
 }
 
-/** Loose permissions on the config (with a token), the runs directory and the store: a warning, not a failure. */
-async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, storeWritableByOthers }, { configPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
+/**
+ * Loose permissions on the config (with a token), the token file, the runs directory and the
+ * store: a warning, not a failure. The token file is the one the remote target read; on a local
+ * target (or one that failed to resolve), a --token-file given is checked all the same.
+ */
+async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
+  const [{ configTokenExposed, runsDirWarning, storeWritableByOthers, tokenFileExposed }, { configPath, expandPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
     import('../loose-permissions.js'),
     import('../config-file.js'),
     import('../../runs/runs-dir.js'),
   ]);
   const config = await loadConfig(deps.env).catch(() => undefined);
+  const flagFile = nonEmpty(options.tokenFile);
+  const tokenFile = tokenFileUsed ?? (flagFile === undefined ? undefined : expandPath(flagFile, deps.cwd, deps.env));
   const found = [
+    tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
     await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
     await runsDirWarning(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv)),
     store === undefined ? undefined : await storeWritableByOthers(store),
   ].filter((entry): entry is string => entry !== undefined);
   return found.length === 0
-    ? { name: 'permissions', status: 'ok', detail: 'config, runs directory and store are not open to other users' }
+    ? { name: 'permissions', status: 'ok', detail: `config, ${tokenFile === undefined ? '' : 'token file, '}runs directory and store are not open to other users` }
     : { name: 'permissions', status: 'warn', detail: found.join('; ') };
 }
 
@@ -200,7 +210,8 @@ function messageOf(error: unknown): string {
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };
 
 function renderReport(report: DoctorReport): string {
-  const lines = report.checks.map((check) => `${MARK[check.status]}  ${check.name.padEnd(10)} ${check.detail}`);
+  // A detail quotes paths and the service's messages: each line passes the terminal gate.
+  const lines = report.checks.map((check) => terminalLine(`${MARK[check.status]}  ${check.name.padEnd(10)} ${check.detail}`));
   lines.push(report.healthy ? 'healthy' : 'not healthy (exit 3)');
   return `${lines.join('\n')}\n`;
 }

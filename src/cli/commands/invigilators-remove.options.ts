@@ -23,4 +23,6 @@ export const INVIGILATORS_REMOVE = declareCommand({
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
   load: async () => (await import('./invigilators-remove.js')).run,
+  takesDryRun: true,
+  takesReport: true,
 });

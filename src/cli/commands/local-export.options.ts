@@ -12,4 +12,5 @@ export const LOCAL_EXPORT = declareCommand({
   examples: ['examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'],
   options: LOCAL_EXPORT_OPTIONS,
   load: async () => (await import('./local-export.js')).run,
+  takesDryRun: true,
 });

@@ -20,4 +20,5 @@ export const LOCAL_INIT = declareCommand({
   ],
   options: LOCAL_INIT_OPTIONS,
   load: async () => (await import('./local-init.js')).run,
+  takesDryRun: true,
 });

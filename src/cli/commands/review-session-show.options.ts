@@ -28,4 +28,5 @@ export const REVIEW_SESSION_SHOW = declareCommand({
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
   load: async () => (await import('./review-session-show.js')).run,
+  takesDryRun: true,
 });

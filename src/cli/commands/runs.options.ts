@@ -37,6 +37,7 @@ export const RUNS_LIST = declareCommand({
   examples: ['examctl runs list', 'examctl runs list --since 7d --json', 'examctl runs list --since 2026-11-01', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
   options: RUNS_LIST_OPTIONS,
   load: async () => (await import('./runs.js')).runList,
+  takesDryRun: true,
 });
 
 export const RUNS_SHOW = declareCommand({
@@ -45,6 +46,8 @@ export const RUNS_SHOW = declareCommand({
   examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
   options: RUNS_SHOW_OPTIONS,
   load: async () => (await import('./runs.js')).runShow,
+  takesDryRun: true,
+  takesReport: true,
 });
 
 export const RUNS_RESUME = declareCommand({
@@ -61,6 +64,7 @@ export const RUNS_RESUME = declareCommand({
   ],
   options: RUNS_RESUME_OPTIONS,
   load: async () => (await import('./runs.js')).runResume,
+  takesReport: true,
 });
 
 export const RUNS_PRUNE = declareCommand({

@@ -68,12 +68,15 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     return 0;
   }
   if (runs.length === 0 && unreadable.length === 0) {
-    await deps.stderr.write(`${terminalLine(`no runs in ${runsDir}`)}\n`);
+    // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
+    const older = listed.runs.length;
+    const what = from === undefined ? `no runs in ${runsDir}` : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
+    await deps.stderr.write(`${terminalLine(what)}\n`);
     return 0;
   }
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
-    const counts = `${total} items: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
+    const counts = `${total} ${total === 1 ? 'item' : 'items'}: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
   for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');

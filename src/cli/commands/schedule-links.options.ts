@@ -30,4 +30,5 @@ export const SCHEDULE_LINKS = declareCommand({
   ],
   options: SCHEDULE_LINKS_OPTIONS,
   load: async () => (await import('./schedule-links.js')).run,
+  takesDryRun: true,
 });

@@ -1,4 +1,4 @@
-import { dataForStdout } from '../../report/terminal-text.js';
+import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
 import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
 import { UsageError } from '../../errors.js';
 import { csvLine, withUtf8Bom } from '../../report/csv-cell.js';
@@ -56,8 +56,9 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
     await deps.stdout.write(await linksTable(links, { color, ...(width === undefined ? {} : { width }) }));
   }
   const count = links.Candidates.length;
+  // The id and the title come from the store or the service: gated like every such text.
   await deps.stderr.write(
-    `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}\n`,
+    `${terminalLine(`${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`)}\n`,
   );
   return 0;
 }

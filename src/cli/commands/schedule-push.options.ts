@@ -54,4 +54,6 @@ export const SCHEDULE_PUSH = declareCommand({
   ],
   options: SCHEDULE_PUSH_OPTIONS,
   load: async () => (await import('./schedule-push.js')).run,
+  takesDryRun: true,
+  takesReport: true,
 });

@@ -16,4 +16,5 @@ export const SCHEMA = declareCommand({
   ],
   options: SCHEMA_OPTIONS,
   load: async () => (await import('./schema.js')).run,
+  takesDryRun: true,
 });

@@ -14,6 +14,7 @@ export const SYNCED_SHOW = declareCommand({
   examples: ['examctl synced show', 'examctl synced show --json'],
   options: SYNCED_SHOW_OPTIONS,
   load: async () => (await import('./synced.js')).runShow,
+  takesDryRun: true,
 });
 
 export const SYNCED_FORGET = declareCommand({

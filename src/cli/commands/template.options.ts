@@ -23,4 +23,5 @@ export const TEMPLATE = declareCommand({
   ],
   options: TEMPLATE_OPTIONS,
   load: async () => (await import('./template.js')).run,
+  takesDryRun: true,
 });

@@ -29,4 +29,6 @@ export const USER_SYNC = declareCommand({
   ],
   options: USER_SYNC_OPTIONS,
   load: async () => (await import('./user-sync.js')).run,
+  takesDryRun: true,
+  takesReport: true,
 });
