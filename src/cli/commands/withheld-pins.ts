@@ -6,7 +6,6 @@
  */
 import { InputFileError } from '../../errors.js';
 import { normalizeColumnName } from '../../input/column-name.js';
-import { listWithCount } from '../../input/name-hints.js';
 import { reportStatusOf } from '../../input/index.js';
 import type { InputRecord } from '../../input/record.js';
 import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../../report/report-csv-contract.js';
@@ -43,7 +42,9 @@ export async function* withGivenPins(records: AsyncIterable<InputRecord>, pin: (
  * PIN column is settled by its first record.
  */
 export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, onlyFailed: boolean): Promise<void> {
+  // The lines named in the message, and how many there are: memory stays flat on a 500k-row report.
   const lines: string[] = [];
+  let count = 0;
   let first: InputRecord | undefined;
   let column = 'PIN';
   for await (const record of records) {
@@ -60,14 +61,15 @@ export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, on
     const where = withheldPinOf(record);
     if (where === undefined) continue;
     if (where === 'request') column = 'Schedule.PIN';
-    lines.push(String(record.source.line));
+    count += 1;
+    if (lines.length < LINES_SHOWN) lines.push(String(record.source.line));
   }
-  if (first === undefined || lines.length === 0) return;
+  if (first === undefined || count === 0) return;
   const [line] = lines;
   throw new InputFileError(
     first.source.file,
     Number(line),
-    `${column} holds "${WITHHELD_PIN}" on ${lines.length === 1 ? 'line' : 'lines'} ${listWithCount(lines, LINES_SHOWN)} ` +
+    `${column} holds "${WITHHELD_PIN}" on ${count === 1 ? 'line' : 'lines'} ${lines.join(', ')}${count > LINES_SHOWN ? `, … and ${(count - LINES_SHOWN).toLocaleString('en-US')} more` : ''} ` +
       '(a run report never holds a PIN); nothing was sent: give the PIN with --pin (e.g. --pin 1234), or put the PIN back in the column',
   );
 }
