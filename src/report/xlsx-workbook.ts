@@ -1,0 +1,217 @@
+/**
+ * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets of text,
+ * each written row by row into a streamed zip entry (zip-writer.ts), so a sheet of a million
+ * rows is never in memory and the writer waits whenever the output does. What it writes is what
+ * every workbook of examctl needs and no more: one styles part shared by every sheet (text
+ * number format `@`, a bold header, solid red and amber fills), per sheet the column widths
+ * with the text format as column style (a cell typed in later is text too), the first row frozen,
+ * an auto-filter over the written range, and every value an inline string (`t="inlineStr"`)
+ * with Excel's escapes for what XML cannot hold (xstring.ts). No shared strings: they would have
+ * to be held until the end. Read back by src/input/xlsx-reader.ts, openpyxl, LibreOffice, Excel
+ * (scripts/test-interop.mjs).
+ */
+import type { Writable } from 'node:stream';
+import { columnLetters as columnName } from '../input/sheet-rows.js';
+import { encodeXstring } from '../input/xstring.js';
+import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
+
+/** How a row looks: the index of its cell format in the styles part (STYLES_XML's cellXfs). */
+export const RowLook = {
+  plain: 1,
+  header: 2,
+  red: 3,
+  amber: 4,
+} as const;
+export type RowLook = (typeof RowLook)[keyof typeof RowLook];
+
+/** Excel's last row (1,048,576): a sheet with more rows does not open. */
+export const MAX_SHEET_ROWS = 1_048_576;
+
+const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PKG_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+/** Built-in number format 49 is `@`, text. */
+const TEXT_FORMAT = 49;
+
+// Fills: 0 and 1 are the two every styles part must start with; 2 red (failed), 3 amber.
+// cellXfs: 0 the default, then RowLook's: text, bold text, text on red, text on amber.
+const STYLES_XML =
+  `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
+  '<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>' +
+  '<fills count="4"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
+  '<fill><patternFill patternType="solid"><fgColor rgb="FFF8CBAD"/><bgColor indexed="64"/></patternFill></fill>' +
+  '<fill><patternFill patternType="solid"><fgColor rgb="FFFFE699"/><bgColor indexed="64"/></patternFill></fill></fills>' +
+  '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
+  '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
+  '<cellXfs count="5"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
+  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
+  `<xf numFmtId="${TEXT_FORMAT}" fontId="1" fillId="0" borderId="0" xfId="0" applyNumberFormat="1" applyFont="1"/>` +
+  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="2" borderId="0" xfId="0" applyNumberFormat="1" applyFill="1"/>` +
+  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="3" borderId="0" xfId="0" applyNumberFormat="1" applyFill="1"/></cellXfs>` +
+  '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
+  '</styleSheet>';
+
+const XML_TEXT = /[&<>]/g;
+const XML_ATTRIBUTE = /[&<>"]/g;
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const escapeText = (text: string): string => text.replace(XML_TEXT, (c) => ENTITIES[c] as string);
+const escapeAttribute = (text: string): string => text.replace(XML_ATTRIBUTE, (c) => ENTITIES[c] as string);
+/** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
+const NEEDS_PRESERVE = /^\s|\s$|\n/;
+
+/** A column's width in characters: its header's length and some room, within 10..60. */
+const widthOf = (header: string): number => Math.min(60, Math.max(10, header.length + 2));
+
+/** A sheet's name as Excel allows it: at most 31 characters, none of `[]:*?/\`. */
+function checkSheetName(name: string): void {
+  if (name.length === 0 || name.length > 31 || /[[\]:*?/\\]/.test(name) || name.startsWith("'") || name.endsWith("'")) {
+    throw new Error(`"${name}" cannot name an .xlsx sheet`);
+  }
+}
+
+/** Raised when a sheet would get more rows than Excel opens. */
+export class SheetFullError extends Error {
+  constructor() {
+    super(`an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`);
+  }
+}
+
+/**
+ * One sheet being written: its header row first (it fixes the columns and their widths), then
+ * rows, each `void` unless the caller must wait for the output (then a promise: await it).
+ */
+export class SheetWriter {
+  private rows = 0;
+  private width = 0;
+  private letters: string[] = [];
+
+  constructor(
+    private readonly entry: ZipEntryStream,
+    readonly name: string,
+  ) {}
+
+  get rowCount(): number {
+    return this.rows;
+  }
+
+  /** The sheet's start, its columns and the header row (bold, frozen, with the filter). */
+  header(cells: readonly string[]): void | Promise<void> {
+    this.width = cells.length;
+    this.letters = cells.map((_, i) => columnName(i + 1));
+    const cols = cells.map((cell, i) => `<col min="${i + 1}" max="${i + 1}" width="${widthOf(cell)}" style="${RowLook.plain}" customWidth="1"/>`).join('');
+    const pending = this.entry.write(
+      `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
+        '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
+        '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>' +
+        '<sheetFormatPr defaultRowHeight="15"/>' +
+        (cells.length > 0 ? `<cols>${cols}</cols>` : '') +
+        '<sheetData>',
+    );
+    if (pending !== undefined) return pending.then(() => this.row(cells, RowLook.header));
+    return this.row(cells, RowLook.header);
+  }
+
+  /** One row of text cells in `look`; an empty cell keeps the row's look but holds no value. */
+  row(cells: readonly string[], look: RowLook): void | Promise<void> {
+    if (this.rows === MAX_SHEET_ROWS) throw new SheetFullError();
+    const r = ++this.rows;
+    let xml = `<row r="${r}">`;
+    for (let i = 0; i < cells.length; i++) {
+      const ref = `${this.letters[i] ?? columnName(i + 1)}${r}`;
+      const value = cells[i] as string;
+      if (value === '') {
+        xml += `<c r="${ref}" s="${look}"/>`;
+        continue;
+      }
+      const text = escapeText(encodeXstring(value));
+      xml += NEEDS_PRESERVE.test(text) ? `<c r="${ref}" s="${look}" t="inlineStr"><is><t xml:space="preserve">${text}</t></is></c>` : `<c r="${ref}" s="${look}" t="inlineStr"><is><t>${text}</t></is></c>`;
+    }
+    return this.entry.write(`${xml}</row>`);
+  }
+
+  /** The end of the sheet: the filter over every written row, then the entry is closed. */
+  async end(): Promise<string | undefined> {
+    const range = this.width > 0 && this.rows > 0 ? `A1:${columnName(this.width)}${this.rows}` : undefined;
+    await this.entry.write(`</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>`);
+    await this.entry.end();
+    return range;
+  }
+}
+
+interface EndedSheet {
+  name: string;
+  filter: string | undefined;
+}
+
+/**
+ * A workbook written onto `out`: `sheet(name)` opens the next sheet (the previous must be ended),
+ * `finish()` writes the workbook part, the relationships and the content types and ends `out`.
+ */
+export class WorkbookWriter {
+  private readonly zip: ZipWriter;
+  private readonly ended: EndedSheet[] = [];
+  private current: SheetWriter | undefined;
+  private started = false;
+
+  constructor(out: Writable) {
+    this.zip = new ZipWriter(out);
+  }
+
+  async sheet(name: string): Promise<SheetWriter> {
+    checkSheetName(name);
+    if (this.current !== undefined) throw new Error('the previous sheet is not ended');
+    if (this.ended.some((sheet) => sheet.name.toLowerCase() === name.toLowerCase())) throw new Error(`two sheets named "${name}"`);
+    if (!this.started) {
+      this.started = true;
+      await this.zip.add('xl/styles.xml', STYLES_XML);
+    }
+    const entry = await this.zip.stream(`xl/worksheets/sheet${this.ended.length + 1}.xml`);
+    this.current = new SheetWriter(entry, name);
+    return this.current;
+  }
+
+  async endSheet(): Promise<void> {
+    const sheet = this.current;
+    if (sheet === undefined) throw new Error('no sheet is open');
+    const filter = await sheet.end();
+    this.current = undefined;
+    this.ended.push({ name: sheet.name, filter });
+  }
+
+  async finish(): Promise<void> {
+    if (this.current !== undefined) await this.endSheet();
+    if (this.ended.length === 0) throw new Error('a workbook needs a sheet');
+    const sheets = this.ended;
+    const sheetList = sheets.map((sheet, i) => `<sheet name="${escapeAttribute(sheet.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('');
+    // Excel keeps a filter's range also as this hidden name; without it some versions drop the filter buttons.
+    const names = sheets
+      .map((sheet, i) => (sheet.filter === undefined ? '' : `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">'${escapeText(sheet.name.replaceAll("'", "''"))}'!${absolute(sheet.filter)}</definedName>`))
+      .join('');
+    await this.zip.add(
+      'xl/workbook.xml',
+      `${XML_DECLARATION}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><bookViews><workbookView activeTab="0"/></bookViews>` +
+        `<sheets>${sheetList}</sheets>${names === '' ? '' : `<definedNames>${names}</definedNames>`}</workbook>`,
+    );
+    const relationships = sheets.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('');
+    await this.zip.add(
+      'xl/_rels/workbook.xml.rels',
+      `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}">${relationships}<Relationship Id="rId${sheets.length + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
+    );
+    await this.zip.add('_rels/.rels', `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
+    const overrides = sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('');
+    await this.zip.add(
+      '[Content_Types].xml',
+      `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+        `${overrides}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
+    );
+    await this.zip.finish();
+  }
+}
+
+/** `A1:K9` as `$A$1:$K$9`. */
+function absolute(range: string): string {
+  return range.replace(/([A-Z]+)(\d+)/g, '$$$1$$$2');
+}
