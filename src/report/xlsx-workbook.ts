@@ -57,6 +57,10 @@ const XML_ATTRIBUTE = /[&<>"]/g;
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 const escapeText = (text: string): string => text.replace(XML_TEXT, (c) => ENTITIES[c] as string);
 const escapeAttribute = (text: string): string => text.replace(XML_ATTRIBUTE, (c) => ENTITIES[c] as string);
+const LOOKS = Object.values(RowLook);
+/** What follows a cell's reference: its look, and for a value the inline string's start. */
+const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${look}" t="inlineStr"><is>`])) as Record<RowLook, string>;
+const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${look}"/>`])) as Record<RowLook, string>;
 /** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
 const NEEDS_PRESERVE = /^\s|\s$|\n/;
 
@@ -84,6 +88,7 @@ export class SheetFullError extends Error {
 export class SheetWriter {
   private rows = 0;
   private width = 0;
+  /** `<c r="A`, `<c r="B`, ...: the start of each column's cells. */
   private letters: string[] = [];
 
   constructor(
@@ -98,7 +103,7 @@ export class SheetWriter {
   /** The sheet's start, its columns and the header row (bold, frozen, with the filter). */
   header(cells: readonly string[]): void | Promise<void> {
     this.width = cells.length;
-    this.letters = cells.map((_, i) => columnName(i + 1));
+    this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
     const cols = cells.map((cell, i) => `<col min="${i + 1}" max="${i + 1}" width="${widthOf(cell)}" style="${RowLook.plain}" customWidth="1"/>`).join('');
     const pending = this.entry.write(
       `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
@@ -116,16 +121,19 @@ export class SheetWriter {
   row(cells: readonly string[], look: RowLook): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw new SheetFullError();
     const r = ++this.rows;
+    // Every cell has its reference: optional in SpreadsheetML, but some readers (exceljs) need it.
+    const open = CELL_OPEN[look];
+    const empty = EMPTY_CELL[look];
     let xml = `<row r="${r}">`;
     for (let i = 0; i < cells.length; i++) {
-      const ref = `${this.letters[i] ?? columnName(i + 1)}${r}`;
+      const ref = this.letters[i] ?? `<c r="${columnName(i + 1)}`;
       const value = cells[i] as string;
       if (value === '') {
-        xml += `<c r="${ref}" s="${look}"/>`;
+        xml += `${ref}${r}${empty}`;
         continue;
       }
       const text = escapeText(encodeXstring(value));
-      xml += NEEDS_PRESERVE.test(text) ? `<c r="${ref}" s="${look}" t="inlineStr"><is><t xml:space="preserve">${text}</t></is></c>` : `<c r="${ref}" s="${look}" t="inlineStr"><is><t>${text}</t></is></c>`;
+      xml += NEEDS_PRESERVE.test(text) ? `${ref}${r}${open}<t xml:space="preserve">${text}</t></is></c>` : `${ref}${r}${open}<t>${text}</t></is></c>`;
     }
     return this.entry.write(`${xml}</row>`);
   }

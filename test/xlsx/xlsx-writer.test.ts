@@ -137,7 +137,7 @@ describe('the workbook parts', () => {
       expect(xml).toContain('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>');
       expect(xml).toContain('<autoFilter ref="A1:C4"/>');
       expect(xml).toContain('<col min="1" max="1" width="12" style="1" customWidth="1"/>');
-      expect(xml).toContain('<c r="A3" s="3" t="inlineStr"><is><t>u-2</t></is></c><c r="B3" s="3"/>');
+      expect(xml).toContain('<row r="3"><c r="A3" s="3" t="inlineStr"><is><t>u-2</t></is></c><c r="B3" s="3"/>');
       expect(xml).toContain('<t xml:space="preserve"> a &lt;b&gt; &amp; "c" </t>');
       expect(await entryText(path, 'xl/workbook.xml')).toContain(`<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Report'!$A$1:$C$4</definedName>`);
       const styles = await entryText(path, 'xl/styles.xml');
