@@ -24,6 +24,71 @@ export const RowLook = {
 } as const;
 export type RowLook = (typeof RowLook)[keyof typeof RowLook];
 
+/**
+ * A row's XML as UTF-8 in one reused buffer, encoded by hand: the text of a cell escaped for
+ * XML (`&`, `<`, `>`) as it is copied, so that no escaped copy of it is made.
+ */
+class RowBytes {
+  buffer = Buffer.allocUnsafe(16 * 1024);
+  length = 0;
+
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(bigger, 0, 0, this.length);
+    this.buffer = bigger;
+  }
+
+  /** Text known to be ASCII with nothing to escape (markup, numbers, references). */
+  ascii(text: string): void {
+    this.room(text.length);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  /** A cell's text: UTF-8, `&<>` as entities. Lone surrogates were escaped before (xstring.ts). */
+  xmlText(text: string): void {
+    // At most 5 bytes per UTF-16 unit (`&amp;`); a pair takes 4 for its two.
+    this.room(text.length * 5);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) {
+        if (c === 0x26) at = put(buffer, at, AMP);
+        else if (c === 0x3c) at = put(buffer, at, LT);
+        else if (c === 0x3e) at = put(buffer, at, GT);
+        else buffer[at++] = c;
+      } else if (c < 0x800) {
+        buffer[at++] = 0xc0 | (c >> 6);
+        buffer[at++] = 0x80 | (c & 0x3f);
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        const point = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+        buffer[at++] = 0xf0 | (point >> 18);
+        buffer[at++] = 0x80 | ((point >> 12) & 0x3f);
+        buffer[at++] = 0x80 | ((point >> 6) & 0x3f);
+        buffer[at++] = 0x80 | (point & 0x3f);
+      } else {
+        buffer[at++] = 0xe0 | (c >> 12);
+        buffer[at++] = 0x80 | ((c >> 6) & 0x3f);
+        buffer[at++] = 0x80 | (c & 0x3f);
+      }
+    }
+    this.length = at;
+  }
+}
+
+const AMP = [0x26, 0x61, 0x6d, 0x70, 0x3b];
+const LT = [0x26, 0x6c, 0x74, 0x3b];
+const GT = [0x26, 0x67, 0x74, 0x3b];
+
+function put(buffer: Buffer, at: number, bytes: readonly number[]): number {
+  for (const byte of bytes) buffer[at++] = byte;
+  return at;
+}
+
 /** Excel's last row (1,048,576): a sheet with more rows does not open. */
 export const MAX_SHEET_ROWS = 1_048_576;
 
@@ -88,6 +153,7 @@ export class SheetFullError extends Error {
 export class SheetWriter {
   private rows = 0;
   private width = 0;
+  private readonly bytes = new RowBytes();
   /** `<c r="A`, `<c r="B`, ...: the start of each column's cells. */
   private letters: string[] = [];
 
@@ -117,25 +183,39 @@ export class SheetWriter {
     return this.row(cells, RowLook.header);
   }
 
-  /** One row of text cells in `look`; an empty cell keeps the row's look but holds no value. */
+  /**
+   * One row of text cells in `look`; an empty cell keeps the row's look but holds no value.
+   * Encoded straight into bytes (RowBytes): a million rows make no strings but their numbers,
+   * so the garbage collector has next to nothing to keep up with.
+   */
   row(cells: readonly string[], look: RowLook): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw new SheetFullError();
     const r = ++this.rows;
+    const number = String(r);
+    const out = this.bytes;
+    out.length = 0;
+    out.ascii('<row r="');
+    out.ascii(number);
+    out.ascii('">');
     // Every cell has its reference: optional in SpreadsheetML, but some readers (exceljs) need it.
     const open = CELL_OPEN[look];
     const empty = EMPTY_CELL[look];
-    let xml = `<row r="${r}">`;
     for (let i = 0; i < cells.length; i++) {
-      const ref = this.letters[i] ?? `<c r="${columnName(i + 1)}`;
+      out.ascii(this.letters[i] ?? `<c r="${columnName(i + 1)}`);
+      out.ascii(number);
       const value = cells[i] as string;
       if (value === '') {
-        xml += `${ref}${r}${empty}`;
+        out.ascii(empty);
         continue;
       }
-      const text = escapeText(encodeXstring(value));
-      xml += NEEDS_PRESERVE.test(text) ? `${ref}${r}${open}<t xml:space="preserve">${text}</t></is></c>` : `${ref}${r}${open}<t>${text}</t></is></c>`;
+      const text = encodeXstring(value);
+      out.ascii(open);
+      out.ascii(NEEDS_PRESERVE.test(text) ? '<t xml:space="preserve">' : '<t>');
+      out.xmlText(text);
+      out.ascii('</t></is></c>');
     }
-    return this.entry.write(`${xml}</row>`);
+    out.ascii('</row>');
+    return this.entry.writeBytes(out.buffer, out.length);
   }
 
   /** The end of the sheet: the filter over every written row, then the entry is closed. */

@@ -257,6 +257,24 @@ export class ZipEntryStream {
     if (this.used >= PIECE) return this.deflatePiece(false);
   }
 
+  /**
+   * Adds `length` bytes of `bytes` (a row the caller encoded into a buffer of its own), copied
+   * now: the caller may reuse its buffer at once, also when a promise (wait) is returned.
+   */
+  writeBytes(bytes: Uint8Array, length: number): void | Promise<void> {
+    if (this.ended) throw new Error('the zip entry is ended');
+    let wait: void | Promise<void> = undefined;
+    for (let at = 0; at < length; ) {
+      const n = Math.min(length - at, this.buffer.length - this.used);
+      this.buffer.set(bytes.subarray(at, at + n), this.used);
+      this.used += n;
+      at += n;
+      // Deflated synchronously: the buffer is free again, whether or not the stream asks to wait.
+      if (this.used >= PIECE) wait = this.deflatePiece(false) ?? wait;
+    }
+    return wait;
+  }
+
   private async writeLong(text: string): Promise<void> {
     let at = 0;
     while (at < text.length) {

@@ -130,7 +130,7 @@ describe('the workbook parts', () => {
       await sheet.header(['ExternalId', 'Phone', 'Note']);
       await sheet.row(['00123', '+49 30 1234567', ' a <b> & "c" '], RowLook.plain);
       await sheet.row(['u-2', '', 'two\nlines'], RowLook.red);
-      await sheet.row(['u-3', '1E5', ''], RowLook.amber);
+      await sheet.row(['u-3', '1E5', '日本 € ü 😀 &amp;'], RowLook.amber);
       await workbook.finish();
       await closed;
       const xml = await entryText(path, 'xl/worksheets/sheet1.xml');
@@ -148,7 +148,7 @@ describe('the workbook parts', () => {
       expect(back.map((record) => record.raw?.cells)).toEqual([
         ['00123', '+49 30 1234567', 'a <b> & "c"'],
         ['u-2', '', 'two\nlines'],
-        ['u-3', '1E5', ''],
+        ['u-3', '1E5', '日本 € ü 😀 &amp;'],
       ]);
       expect((await readFile(path)).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
     });
