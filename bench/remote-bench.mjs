@@ -98,6 +98,16 @@ export function localServe() {
   return inScratchDir('examctl-bench-serve-', (dir) => spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN));
 }
 
+/** One measurement on a server of its own, started for it and stopped after. */
+export async function onFresh(start, measure) {
+  const target = await start();
+  try {
+    return await measure(target);
+  } finally {
+    await target.close();
+  }
+}
+
 /** A server started with a temp dir of its own, removed when the server is closed. */
 async function inScratchDir(prefix, start) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
