@@ -8,6 +8,7 @@ import { runServeBench } from './serve-bench.mjs';
 import { runSyncBench } from './sync-bench.mjs';
 import { runStartupBench } from './startup-bench.mjs';
 import { runLimitBench } from './limit-bench.mjs';
+import { runScaleBench } from './scale-bench.mjs';
 
 const only = process.argv[2];
 
@@ -21,6 +22,11 @@ if (!only || only === 'limit') {
     'CPU <= 100 ms per 1,000 users; ratio >= 0.95 at 20 ms latency, >= 0.5 at none; local serve >= 0.6 of the durable minimal server',
   );
   console.table(await runLimitBench());
+}
+
+if (!only || only === 'scale') {
+  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; the sync memory over 3 full runs', 'runs list per run, not per journal byte; the memory does not grow night after night');
+  console.table(await runScaleBench());
 }
 
 if (!only || only === 'dry-run') {
