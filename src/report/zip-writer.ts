@@ -27,7 +27,7 @@ const MAX32 = 0xffffffff;
 const MAX16 = 0xffff;
 /**
  * zlib level 3: on a report's sheet XML, 35% less CPU than zlib's default (6) for a file 8%
- * larger, still smaller than exceljs's (bench/README.md, "xlsx report").
+ * larger, still smaller than exceljs's (bench/README.md, "The run report as .xlsx").
  */
 const LEVEL = 3;
 /** Bytes of an entry deflated at a time: one deflate call per 256 KiB, not one per row. */
