@@ -102,7 +102,9 @@ export class XlsxReportWriter implements ReportSink {
     const look = LOOKS[item.status];
     if (rows === undefined || rows.length === 0) return sheet.row([...sourceRowCells(item), warningMessages(item.warnings)], look);
     // A sitting's warnings stay on the row the value is on, as its errors do.
-    return inSequence(rows.map((row) => () => sheet.row([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], look)));
+    const write = (row: SourceRow) => () => sheet.row([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], look);
+    // One row (a user, a candidate) is the common case: no list of steps for it.
+    return rows.length === 1 ? write(rows[0] as SourceRow)() : inSequence(rows.map(write));
   }
 
   async finish(): Promise<void> {
