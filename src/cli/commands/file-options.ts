@@ -1,4 +1,5 @@
-import { option } from '../option-table.js';
+import { option, parsed } from '../option-table.js';
+import { collect } from '../flag-values.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');
@@ -12,14 +13,26 @@ export const ENCODING_OPTION = option(
   'CSV input without a BOM: its encoding, e.g. windows-1252 (Excel\'s "CSV (Comma delimited)" on Windows); default UTF-8',
 );
 
+/**
+ * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
+ * declared once, taken by every command that reads records. Also a profile's defaults.
+ */
+export const RECORD_INPUT_OPTIONS = [
+  parsed('--map <column=Field>', 'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable', collect),
+  option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win'),
+  parsed('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable', collect),
+  option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'),
+  option(
+    '--timezone <zone>',
+    'IANA zone (e.g. Europe/Berlin) of date-times written without an offset: text in any input, .xlsx date cells, --start/--end and prompts; a time the clocks skip or repeat fails its record. Without it an offset is required',
+  ),
+] as const;
+
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = [
   option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing'),
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
   ENCODING_OPTION,
-  option(
-    '--timezone <zone>',
-    '.xlsx input: IANA zone (e.g. Europe/Paris) of zone-less date-time cells in StartDateTime/EndDateTime; an unknown zone is refused before anything is read (CSV and JSON texts carry their own offset)',
-  ),
+  ...RECORD_INPUT_OPTIONS,
 ] as const;
