@@ -267,7 +267,7 @@ function realTime(w: WallClock): boolean {
  */
 export function likelyDateFormat(text: string): string | undefined {
   const m = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
-  const time = (m: RegExpExecArray, at: number): string => (m[at + 1] === undefined ? '' : ` HH:mm${m[at + 3] === undefined ? '' : ':ss'}`);
+  const time = (m: RegExpExecArray, at: number): string => (m[at + 1] === undefined ? '' : ` HH:mm${m[at + 4] === undefined ? '' : ':ss'}`);
   if (m !== null) {
     const sep = m[2] as string;
     const first = Number(m[1]);

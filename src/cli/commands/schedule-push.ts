@@ -29,6 +29,7 @@ import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
 import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import type { RecordShaping } from '../../input/field-map.js';
 import { readDateTimeText, readRecordDates } from '../../domain/local-time.js';
+import { parseDateTime } from '../../domain/date-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import type { SchedulePushOptions } from './schedule-push.options.js';
 
@@ -213,7 +214,7 @@ async function scheduleDefaults(
     if (value === undefined) continue;
     if (typeof value === 'string' && (flag === 'start' || flag === 'end')) {
       // --start/--end as a file's date-time would be read: an offset, or a local time in --timezone.
-      const reading = shaping.dates.timeZone === undefined && shaping.dates.format === undefined ? { ok: true as const, value } : readDateTimeText(field, value, shaping.dates);
+      const reading = parseDateTime(value).ok && shaping.dates.format === undefined ? { ok: true as const, value } : readDateTimeText(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;
       continue;
