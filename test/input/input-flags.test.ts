@@ -134,3 +134,22 @@ describe('messages that teach the fix', () => {
       expect(placed.stdout).not.toContain('StartDateTime');
     }));
 });
+
+describe('review-session show -o csv in the dialect asked', () => {
+  it("--delimiter ';' writes the rows for Excel in a German locale (BOM kept, CRLF), the default stays ','", () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
+      const comma = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
+      const semicolon = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';']);
+      expect(semicolon.code, semicolon.stderr).toBe(0);
+      const header = (text: string) => text.replace(/^\ufeff/, '').split('\r\n')[0] as string;
+      expect(semicolon.stdout.charCodeAt(0)).toBe(0xfeff);
+      expect(header(comma.stdout)).toContain(',');
+      expect(header(semicolon.stdout)).toBe(header(comma.stdout).split(',').join(';'));
+      expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
+      const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
+      expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
+      const bad = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', '|']);
+      expect(bad.code).toBe(2);
+    }));
+});

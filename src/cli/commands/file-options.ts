@@ -1,4 +1,4 @@
-import { option, parsed } from '../option-table.js';
+import { choice, option, parsed } from '../option-table.js';
 import { collect } from '../flag-values.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
@@ -6,6 +6,12 @@ export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the wo
 
 /** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
 export const NO_BOM_OPTION = option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)');
+
+/**
+ * The delimiter of CSV that examctl writes with no input to answer (a run report answers in its
+ * input's): `;` is what Excel in a locale with a decimal comma (German, French...) splits on.
+ */
+export const DELIMITER_OPTION = choice('--delimiter <delimiter>', "csv output: the cell delimiter, ',' (default), ';' (Excel in a locale with a decimal comma, e.g. German) or tab", [',', ';', 'tab']);
 
 /** The encoding of a CSV input without a BOM (a WHATWG label, read by TextDecoder). */
 export const ENCODING_OPTION = option(
