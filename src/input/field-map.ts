@@ -42,12 +42,17 @@ export interface RecordShaping {
 /** Every field any record command takes, to tell a misspelt field from one this command does not take. */
 const ALL_FIELDS: readonly string[] = [...new Set([...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].map((spec) => spec.name))];
 
-function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string): ColumnSpec {
+/**
+ * The command's column for a field name; a field of another command is refused, except from a
+ * profile (`lenient`), which serves every command: there it is left out (undefined).
+ */
+function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false): ColumnSpec | undefined {
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
   if (spec !== undefined) return spec;
   const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
   if (elsewhere !== undefined) {
+    if (lenient) return undefined;
     throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
@@ -80,7 +85,8 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const chosen = new Map<string, { source: string; field: string; origin: Origin; level: number }>();
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
-    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command);
+    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command, entry.level === 0);
+    if (spec === undefined) continue;
     const key = normalizeColumnName(entry.source);
     for (const [other, earlier] of chosen) {
       if (earlier.level < entry.level && (other === key || earlier.field === spec.name)) chosen.delete(other);
@@ -101,7 +107,8 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const set = new Map<string, unknown>();
   for (const entry of flags.set) {
     const what = `${entry.origin} ${entry.field}`;
-    const spec = fieldOf(entry.field, columns, what, command);
+    const spec = fieldOf(entry.field, columns, what, command, entry.level === 0);
+    if (spec === undefined) continue;
     if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${what}: ${spec.name} is a secret and is not taken from a command line or profile (other users can see a command line)`);
     if (entry.value === '') throw new UsageError(`${what}=: no value (to leave ${spec.name} out, leave out --set)`);
     set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));

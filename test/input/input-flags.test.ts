@@ -153,3 +153,41 @@ describe('review-session show -o csv in the dialect asked', () => {
       expect(bad.code).toBe(2);
     }));
 });
+
+describe('invigilators remove --map names the id column', () => {
+  it('reads the mapped column of a CSV; a map onto another field is exit 2', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'staff.csv'), 'Name;Staff ID\nAnn Lee;inv-1\nBo Ng;inv-2\n');
+      const unmapped = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--dry-run']);
+      expect(unmapped.code).toBe(2);
+      expect(unmapped.stderr).toContain('no id column');
+      expect(unmapped.stderr).toContain('--map "Column=UserExtId"');
+      const mapped = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=UserExtId', '--dry-run', '--json']);
+      const items = (JSON.parse(mapped.stdout) as { items: { id: string; source: { line: number } }[] }).items;
+      expect(items.map((item) => [item.id, item.source.line])).toEqual([
+        ['inv-1', 2],
+        ['inv-2', 3],
+      ]);
+      const wrong = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=ExternalId', '--dry-run']);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('invigilators remove takes no field ExternalId');
+    }));
+});
+
+describe('a profile serves every command', () => {
+  it("its map or --set onto another command's field is left out, not refused; an unknown field still is", () =>
+    withTempDir(async (dir) => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(join(dir, '.config'));
+      const profile = (defaults: unknown) =>
+        writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults } } }), { mode: 0o600 });
+      await writeFile(join(dir, 'users.csv'), 'Student ID,FirstName,LastName,Email,UserName\nS-1,Ann,Lee,ann@example.test,ann\n');
+      await profile({ map: { 'Student ID': 'ExternalId', Exam: 'AssessmentExtId' }, set: { Role: 'Candidate', GroupExtId: 'G-1' } });
+      const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
+      expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps), io.stderr.text).toBe(0);
+      await profile({ map: { 'Student ID': 'ExternId' } });
+      const bad = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
+      expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], bad.deps)).toBe(2);
+      expect(bad.stderr.text).toContain('profile sis: map "Student ID=ExternId": unknown field "ExternId" (did you mean ExternalId?)');
+    }));
+});

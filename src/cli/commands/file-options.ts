@@ -19,13 +19,21 @@ export const ENCODING_OPTION = option(
   'CSV input without a BOM: its encoding, e.g. windows-1252 (Excel\'s "CSV (Comma delimited)" on Windows); default UTF-8',
 );
 
+/** A column of the file read as an API field (also `invigilators remove`'s id column). */
+export const MAP_OPTION = parsed(
+  '--map <column=Field>',
+  'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
+  collect,
+);
+export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win');
+
 /**
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
  * declared once, taken by every command that reads records. Also a profile's defaults.
  */
 export const RECORD_INPUT_OPTIONS = [
-  parsed('--map <column=Field>', 'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable', collect),
-  option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win'),
+  MAP_OPTION,
+  MAP_FILE_OPTION,
   parsed('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable', collect),
   option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'),
   option(
