@@ -119,6 +119,50 @@ describe('an SIS export through user sync', () => {
       ).toBe(0);
     }));
 
+  it('JSON keys are mapped and read the same way; runs show rebuilds a mapped run from its journal', () =>
+    withTempDir(async (dir) => {
+      const records = [
+        { 'Student ID': 'S-2001', 'Given name': 'Ann', Surname: 'Lee', Email: 'ann@example.test', 'Date of birth': '31.12.1999', Labels: ['x'] },
+        { 'Student ID': 'S-2002', 'Given name': 'Bo', Surname: 'Ng', Email: 'bo@example.test', 'Date of birth': '31.04.1999', Role: 'Author' },
+      ];
+      await writeFile(join(dir, 'students.json'), JSON.stringify(records));
+      await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
+      received.length = 0;
+      const env = { ...TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const io = testDeps(dir, {}, env);
+      const code = await runCli(remote('user', 'sync', '--file', 'students.json', '--map-file', 'map.json', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY', '--json'), io.deps);
+      expect(code, io.stderr.text).toBe(1);
+      expect(received.map((r) => r.body)).toEqual([{ ExternalId: 'S-2001', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', DateOfBirth: '1999-12-31', Labels: ['x'], Role: 'Candidate' }]);
+      const items = (JSON.parse(io.stdout.text) as { items: { id: string; status: string; errors?: { field: string; message: string }[] }[] }).items;
+      expect(items[1]).toMatchObject({ id: 'S-2002', status: 'failed', errors: [{ field: 'DateOfBirth', message: expect.stringContaining('"31.04.1999" is not a real date') }] });
+      const shown = testDeps(dir, {}, env);
+      expect(await runCli(['runs', 'show', 'last', '--json'], shown.deps), shown.stderr.text).toBe(1);
+      const again = (JSON.parse(shown.stdout.text) as { items: { id: string; status: string }[] }).items;
+      expect(again.map((item) => [item.id, item.status])).toEqual([
+        ['S-2001', 'ok'],
+        ['S-2002', 'failed'],
+      ]);
+    }));
+
+  it('the report of a mapped run, fixed and fed back with --only-failed and the same flags, sends only the fixed row', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'students.csv'), STUDENTS.replace('15.07.2000', '31.06.2000'));
+      await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
+      const flags = ['--map-file', 'map.json', '--map', 'Nickname=Labels', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY'];
+      received.length = 0;
+      const first = testDeps(dir, {}, TOKEN);
+      expect(await runCli(remote('user', 'sync', '--file', 'students.csv', ...flags, '--report', 'result.csv'), first.deps)).toBe(1);
+      expect(received.map((r) => r.body.ExternalId).sort()).toEqual(['S-1002', 'S-1003']);
+      const report = await readFile(join(dir, 'result.csv'), 'utf8');
+      expect(report.charCodeAt(0)).toBe(0xfeff);
+      expect(report).toContain('is not a real date (read as DD.MM.YYYY: day 31, month 6)');
+      await writeFile(join(dir, 'result.csv'), report.replace('31.06.2000', '30.06.2000'));
+      received.length = 0;
+      const retry = testDeps(dir, {}, TOKEN);
+      expect(await runCli(remote('user', 'sync', '--file', 'result.csv', '--only-failed', ...flags), retry.deps), retry.stderr.text).toBe(0);
+      expect(received.map((r) => [r.body.ExternalId, r.body.DateOfBirth, r.body.Role])).toEqual([['S-1001', '2000-06-30', 'Candidate']]);
+    }));
+
   it('the same from a profile: one --profile instead of the flags', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'students.csv'), STUDENTS);
