@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { writeWorkbook } from '../xlsx/helpers.js';
 
 interface Received {
   path: string;
@@ -276,5 +277,26 @@ describe('an SIS sittings export through schedule push, across daylight saving',
       expect(schedules.get('S-FALL-OFFSET')?.Schedule).toMatchObject({ StartDateTime: '2027-11-07T06:30:00.000Z', EndDateTime: '2027-11-07T09:00:00.000Z' });
       expect(schedules.has('S-FALL')).toBe(false);
       expect(stdout).toContain('happens twice in America/New_York');
+    }));
+});
+
+describe('the same sittings as a workbook', () => {
+  it('mapped headers; a date-time cell and a text cell both placed in --timezone', () =>
+    withTempDir(async (dir) => {
+      await writeWorkbook(join(dir, 'sittings.xlsx'), [
+        {
+          name: 'Export',
+          rows: [
+            ['Exam', 'Sitting', 'Exam start', 'Exam end', 'Student ID', 'Given name', 'Surname', 'E-Mail'],
+            ['A-MATH', 'S-CELL', { value: new Date(Date.UTC(2027, 6, 15, 9, 0)), numFmt: 'dd.mm.yyyy hh:mm' }, '15.07.2027 11:00', 'S-1', 'Ann', 'Lee', 'ann@example.test'],
+          ],
+        },
+      ]);
+      const { code, schedules, stderr } = await push(dir, 'sittings.xlsx', 'Europe/Berlin');
+      expect(code, stderr).toBe(0);
+      expect(schedules.get('S-CELL')).toEqual({
+        Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-CELL', StartDateTime: '2027-07-15T07:00:00.000Z', EndDateTime: '2027-07-15T09:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Candidates: [candidate('S-1', 'Ann', 'Lee', 'ann@example.test')],
+      });
     }));
 });
