@@ -136,35 +136,59 @@ function unset(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
+/** Keys renamed by the map; a mapped key whose field is also given is a problem of the record. */
+function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, string>, record: InputRecord, prefix: string): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const field = map.get(normalizeColumnName(key));
+    if (field === undefined || field === key) continue;
+    out ??= { ...fields };
+    const value = out[key];
+    delete out[key];
+    if (Object.hasOwn(out, field)) {
+      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as "${key}" (mapped) and as ${field}` });
+      continue;
+    }
+    out[field] = value;
+  }
+  return out ?? fields;
+}
+
+/** `--set` values where the fields lack them (`only`: the fields that belong here). */
+function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string, unknown>, only?: (field: string) => boolean): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [field, value] of set) {
+    if ((only !== undefined && !only(field)) || !unset(fields[field])) continue;
+    (out ??= { ...fields })[field] = value;
+  }
+  return out ?? fields;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
+
 /**
  * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
- * reader), `--set` values where the field is missing, dates and local times read. A date that
- * cannot be read fails its record (a reader problem), not the file.
+ * reader), `--set` values where the field is missing, dates and local times read. A whole
+ * schedule request (JSON with Schedule and Candidates) is shaped inside: schedule fields in its
+ * Schedule, candidate fields in each candidate. A date that cannot be read fails its record (a
+ * reader problem), not the file.
  */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
-  if (record.raw === undefined && shaping.map.size > 0) {
-    let renamed: Record<string, unknown> | undefined;
-    for (const key of Object.keys(fields)) {
-      const field = shaping.map.get(normalizeColumnName(key));
-      if (field === undefined || field === key) continue;
-      renamed ??= { ...fields };
-      const value = renamed[key];
-      delete renamed[key];
-      if (Object.hasOwn(renamed, field)) {
-        (record.problems ??= []).push({ field, code: null, message: `${field} is given twice: as "${key}" (mapped) and as ${field}` });
-        continue;
-      }
-      renamed[field] = value;
-    }
-    if (renamed !== undefined) fields = renamed;
-  }
-  if (shaping.set.size > 0) {
-    for (const [field, value] of shaping.set) {
-      if (!unset(fields[field])) continue;
-      if (fields === record.fields) fields = { ...fields };
-      fields[field] = value;
-    }
+  const request = record.raw === undefined && isObject(fields.Schedule) && Array.isArray(fields.Candidates);
+  if (request) {
+    const schedule = withConstants(renamed(fields.Schedule as Record<string, unknown>, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field));
+    const candidates = (fields.Candidates as unknown[]).map((candidate, i) =>
+      isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
+    );
+    if (schedule !== fields.Schedule || candidates.some((candidate, i) => candidate !== (fields.Candidates as unknown[])[i])) fields = { ...fields, Schedule: schedule, Candidates: candidates };
+  } else {
+    if (record.raw === undefined && shaping.map.size > 0) fields = renamed(fields, shaping.map, record, '');
+    fields = withConstants(fields, shaping.set);
   }
   // Also without --date-format: a local date gets the hint that names it.
   const problems: { field: string; code: null; message: string }[] = [];

@@ -300,3 +300,27 @@ describe('the same sittings as a workbook', () => {
       });
     }));
 });
+
+describe('whole schedule requests in JSON', () => {
+  it('are mapped, completed by --set and read by --date-format and --timezone inside Schedule and each candidate', () =>
+    withTempDir(async (dir) => {
+      const request = {
+        Schedule: { Exam: 'A-MATH', Sitting: 'S-JSON', 'Exam start': '31.10.2027 03:00', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Candidates: [{ 'Student ID': 'S-1', 'Given name': 'Ann', Surname: 'Lee', Email: 'ann@example.test' }],
+      };
+      await writeFile(join(dir, 'requests.json'), JSON.stringify([request]));
+      received.length = 0;
+      const io = testDeps(dir, {}, TOKEN);
+      const code = await runCli(
+        remote('schedule', 'push', '--file', 'requests.json', ...SITTING_MAP, '--set', 'Title=Maths', '--date-format', 'DD.MM.YYYY HH:mm', '--timezone', 'Europe/Berlin'),
+        io.deps,
+      );
+      expect(code, io.stderr.text).toBe(0);
+      expect(received.map((r) => r.body)).toEqual([
+        {
+          Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-JSON', StartDateTime: '2027-10-31T02:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December', Title: 'Maths' },
+          Candidates: [candidate('S-1', 'Ann', 'Lee', 'ann@example.test')],
+        },
+      ]);
+    }));
+});
