@@ -292,9 +292,12 @@ function notReadMessage(field: string, text: string, kind: 'date' | 'date-time',
   }
   const looks = likelyDateFormat(text);
   const iso = kind === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 (2027-01-25T14:00:00+01:00)';
-  return looks === undefined
-    ? `${field} ${quoted} is not an ISO date${kind === 'date' ? '' : '-time'}: write it ${iso}, or say how it is written with --date-format`
-    : `${field} ${quoted} is not ISO ${iso}; it looks like ${looks}: give --date-format ${looks.split(' or ')[0]!.includes(' ') ? `"${looks.split(' or ')[0]}"` : looks.split(' or ')[0]} (examctl never guesses a date's order)`;
+  if (looks === undefined) return `${field} ${quoted} is not an ISO date${kind === 'date' ? '' : '-time'}: write it ${iso}, or say how it is written with --date-format`;
+  // The flag as it is typed: a format with a blank needs quotes.
+  const first = looks.split(' or ')[0] as string;
+  const flag = first.includes(' ') ? `"${first}"` : first;
+  const give = looks.includes(' or ') ? `give --date-format with the one the export uses, e.g. --date-format ${flag}` : `give --date-format ${flag}`;
+  return `${field} ${quoted} is not ISO ${iso}; it looks like ${looks}: ${give} (examctl never guesses a date's order)`;
 }
 
 function impossible(field: string, text: string): TextReading {

@@ -118,3 +118,12 @@ describe('e-mail: WHATWG valid e-mail address with a dotted domain', () => {
     expect(emailFault("o'brien@x.ie")).toBeUndefined();
   });
 });
+
+describe('an ambiguous day and month', () => {
+  it('names both orders and asks for the one the export uses', () => {
+    expect(readDateText('DateOfBirth', '07/08/2000', {})).toEqual({
+      ok: false,
+      message: expect.stringContaining('it looks like DD/MM/YYYY or MM/DD/YYYY: give --date-format with the one the export uses'),
+    });
+  });
+});
