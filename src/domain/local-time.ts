@@ -6,6 +6,8 @@
  * refused. Pure (Intl only). docs/input-formats.md, "Dates, times and time zones".
  */
 import { isCalendarDate, parseDateTime } from './date-time.js';
+import { ErrorCode } from './codes.js';
+import type { Problem } from './problem.js';
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
@@ -403,7 +405,7 @@ function apiForm(field: string, text: string): boolean {
 export function readRecordDates(
   fields: Record<string, unknown>,
   options: LocalTimeOptions,
-  problems: { field: string; code: null; message: string }[],
+  problems: Problem[],
   prefix = '',
 ): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
@@ -434,7 +436,8 @@ export function readRecordDates(
     } else {
       out ??= { ...fields };
       delete out[key];
-      problems.push({ field: prefix + key, code: null, message: reading.message });
+      // A date of birth keeps its field's code (246), as the rule would have given it.
+      problems.push({ field: prefix + key, code: isDate ? ErrorCode.DateOfBirthInvalid : null, message: reading.message });
     }
   }
   return out ?? fields;

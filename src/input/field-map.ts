@@ -119,7 +119,7 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
 /** A --set value read like a cell of its column, checked by the field's rule; its problem is a UsageError. */
 function checkedConstant(spec: ColumnSpec, text: string, dates: LocalTimeOptions, what: string): unknown {
   const problems: Problem[] = [];
-  const read = readRecordDates({ [spec.name]: text }, dates, problems as { field: string; code: null; message: string }[]);
+  const read = readRecordDates({ [spec.name]: text }, dates, problems);
   let value: unknown = read[spec.name];
   if (value !== undefined) {
     if (spec.kind === 'list') value = text.split('|').map((entry) => entry.trim()).filter((entry) => entry !== '');
@@ -191,7 +191,7 @@ export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputR
     fields = withConstants(fields, shaping.set);
   }
   // Also without --date-format: a local date gets the hint that names it.
-  const problems: { field: string; code: null; message: string }[] = [];
+  const problems: Problem[] = [];
   fields = readRecordDates(fields, shaping.dates, problems);
   if (problems.length > 0) record = { ...record, problems: [...(record.problems ?? []), ...problems] };
   return fields === record.fields ? record : { ...record, fields };

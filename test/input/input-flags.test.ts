@@ -105,7 +105,7 @@ describe('messages that teach the fix', () => {
       const refused = await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--json']);
       expect(refused.code).toBe(1);
       const problem = JSON.parse(refused.stdout).items[0].errors[0];
-      expect(problem).toMatchObject({ field: 'DateOfBirth', message: expect.stringContaining('it looks like DD.MM.YYYY: give --date-format DD.MM.YYYY') });
+      expect(problem).toMatchObject({ field: 'DateOfBirth', code: 246, message: expect.stringContaining('it looks like DD.MM.YYYY: give --date-format DD.MM.YYYY') });
       expect((await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD.MM.YYYY'])).code).toBe(0);
     }));
 

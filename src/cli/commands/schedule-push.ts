@@ -205,7 +205,7 @@ async function scheduleDefaults(
 ): Promise<ScheduleDefaults> {
   const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
   if (scheduleFile !== undefined) {
-    const problems: { field: string; code: null; message: string }[] = [];
+    const problems: Problem[] = [];
     defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems);
     if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
   }
