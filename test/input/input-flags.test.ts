@@ -191,3 +191,18 @@ describe('a profile serves every command', () => {
       expect(bad.stderr.text).toContain('profile sis: map "Student ID=ExternId": unknown field "ExternId" (did you mean ExternalId?)');
     }));
 });
+
+describe('docs/input-formats.md, "Worked example"', () => {
+  it('the first dry run of the SIS export prints what the doc shows', () =>
+    withTempDir(async (dir) => {
+      const { readFile } = await import('node:fs/promises');
+      const doc = await readFile(join(__dirname, '../../docs/input-formats.md'), 'utf8');
+      const block = /```console\n\$ examctl user sync --file students.csv --dry-run\n(.*)\n```/.exec(doc);
+      expect(block).not.toBeNull();
+      const csv = /```text\n(Student ID;[^\n]*\n[^\n]*)\n```/.exec(doc)![1]!;
+      await writeFile(join(dir, 'students.csv'), `\ufeff${csv.replace(/\n/g, '\r\n')}\r\n`);
+      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'students.csv', '--dry-run']);
+      expect(code).toBe(2);
+      expect(stderr.trim().split('\n').at(-1)).toBe(block![1]);
+    }));
+});
