@@ -35,10 +35,12 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
     ['a --set onto a field schedule push does not take', ['schedule', 'push', ...MISSING, '--set', 'Role=Candidate'], '--set Role: schedule push takes no field Role'],
     ['a map on collection add onto a user field', ['collection', 'add', '--file', 'not-there.json', '--dry-run', '--map', 'Name=FirstName'], 'collection add takes no field FirstName'],
     ['a --start in the spring-forward gap', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--start', '2027-03-28 02:30'], '--start: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
+    ['a --schedule file whose local start the clocks skip', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--schedule', 'gap-schedule.json'], '--schedule gap-schedule.json: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
     ['a --start in the autumn overlap', ['schedule', 'push', ...MISSING, '--timezone', 'America/New_York', '--start', '2027-11-07 01:30'], '--start: StartDateTime "2027-11-07 01:30" happens twice in America/New_York'],
   ];
   it.each(cases)('%s', (_name, args, message) =>
     withTempDir(async (dir) => {
+      await writeFile(join(dir, 'gap-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-28 02:30' }));
       const { code, stderr } = await run(dir, args);
       expect(code, stderr).toBe(2);
       expect(stderr).toContain(message);
