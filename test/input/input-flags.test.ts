@@ -208,3 +208,29 @@ describe('docs/input-formats.md, "Worked example"', () => {
       expect(stderr.trim().split('\n').at(-1)).toBe(block![1]);
     }));
 });
+
+describe('runs resume of a mapped run', () => {
+  it('replays --map-file, --map, --set and --date-format from the journal', () =>
+    withTempDir(async (dir) => {
+      const { RunJournal } = await import('../../src/runs/index.js');
+      const store = join(dir, 'store');
+      const runsDir = join(dir, 'runs');
+      expect(await runCli(['local', 'init', '--store', store], testDeps(dir).deps)).toBe(0);
+      await writeFile(join(dir, 'export.csv'), '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n');
+      await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', Surname: 'LastName' }));
+      // A run started with the flags and stopped before it sent anything.
+      const started = await RunJournal.start(runsDir, {
+        command: 'user sync',
+        options: { file: join(dir, 'export.csv'), mapFile: 'map.json', map: ['Given name=FirstName'], set: ['Role=Candidate'], dateFormat: 'DD.MM.YYYY', cwd: dir },
+        target: { kind: 'local', store },
+        input: null,
+      });
+      await started.close();
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: runsDir });
+      expect(await runCli(['--store', store, 'runs', 'resume'], io.deps), io.stderr.text).toBe(0);
+      const shown = testDeps(dir);
+      await runCli(['--store', store, 'local', 'export', '--json'], shown.deps);
+      const user = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.find((u) => u.ExternalId === 'S-9');
+      expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', Role: 'Candidate', DateOfBirth: '2000-07-15' });
+    }));
+});
