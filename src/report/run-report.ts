@@ -26,6 +26,13 @@ export interface ReportItem {
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
+  /**
+   * --prune-memberships (docs/sync.md): the links (`H-A`) and flags (`H-A:coordinator`) examctl
+   * sent before that this request removes; in the JSON report.
+   */
+  removed?: string[];
+  /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
+  joined?: string[];
 }
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
