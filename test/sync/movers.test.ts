@@ -221,17 +221,23 @@ describe('remote target: requests counted by the server', () => {
 
   it('a 131 for a link examctl deletes is done; a file without a Hierarchies column prunes nothing and says so once', async () => {
     expect((await sync('night1.csv')).code).toBe(0);
-    server.setGroupErrors((user) =>
-      (user.Hierarchies ?? []).filter((h) => h.Action === 'DELETE').map((h) => ({ ExternalId: h.ExternalId, Code: 131, Error: `Hierarchy ${h.ExternalId} not found` })),
-    );
+    // 131 (not found) or 1134 (inactive) for every DELETE examctl added; jm-1's own H-D is not found either.
+    server.setGroupErrors((user) => [
+      ...(user.Hierarchies ?? [])
+        .filter((h) => h.Action === 'DELETE')
+        .map((h, i) => ({ ExternalId: h.ExternalId, Code: i % 2 === 0 && user.ExternalId.endsWith('0') ? 1134 : 131, Error: `Hierarchy ${h.ExternalId} gone` })),
+      ...(user.ExternalId === 'jm-1' ? [{ ExternalId: 'H-D', Code: 131, Error: 'Hierarchy H-D not found' }] : []),
+    ]);
     server.applied.length = 0;
     const second = await sync('night2.csv', ...NIGHTLY);
-    expect(second.code, second.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(1);
     const items = itemsOf(second.stdout);
-    expect(items.filter((item) => item.status !== 'ok')).toEqual([]);
+    expect(items.filter((item) => item.status !== 'ok').map((item) => [item.id, item.status, item.errors.length])).toEqual([['jm-1', 'partial', 1]]);
     expect(items.find((item) => item.id === 'jm-0')?.errors).toEqual([]);
+    expect(items.find((item) => item.id === 'jm-200')?.errors).toEqual([]);
 
     writeNight(join(dir, 'no-column.csv'), 2, 'ExternalId,FirstName,LastName,Email,UserName,Role');
+    server.setGroupErrors(() => []);
     server.applied.length = 0;
     const noColumn = await sync('no-column.csv', '--prune-memberships');
     expect(noColumn.code, noColumn.stderr).toBe(0);
