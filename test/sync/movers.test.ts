@@ -54,12 +54,12 @@ interface Applied {
 async function startCountingServer(): Promise<{
   url: string;
   applied: Applied[];
-  groupErrors: (user: { Hierarchies?: Membership[] }) => unknown[];
-  setGroupErrors: (f: (user: { Hierarchies?: Membership[] }) => unknown[]) => void;
+  groupErrors: (user: { ExternalId: string; Hierarchies?: Membership[] }) => unknown[];
+  setGroupErrors: (f: (user: { ExternalId: string; Hierarchies?: Membership[] }) => unknown[]) => void;
   close: () => Promise<void>;
 }> {
   const applied: Applied[] = [];
-  let groupErrors = (_user: { Hierarchies?: Membership[] }): unknown[] => [];
+  let groupErrors = (_user: { ExternalId: string; Hierarchies?: Membership[] }): unknown[] => [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -124,6 +124,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     } else if (notStated > 0) {
       await this.deps.stderr.write(`--prune-memberships: ${n(notStated)} ${notStated === 1 ? 'record gives' : 'records give'} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
     }
+    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && ![...memory.entries.values()].some((entry) => entry.links !== undefined)) {
+      // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
+      await this.deps.stderr.write(
+        `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them\n`,
+      );
+    }
     const remembered = memory.remembered;
     const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
     if (losing > limit) {
