@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, examctl } from '../durability/helpers.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
 
 /**
  * Joiners, movers, leavers (issue 33, docs/sync.md "Movers"): 300 users synced, then a night
@@ -243,6 +244,31 @@ describe('remote target: requests counted by the server', () => {
     expect(noColumn.code, noColumn.stderr).toBe(0);
     expect(noColumn.stderr.match(/no Hierarchies column/g)).toHaveLength(1);
     expect(server.applied.filter((a) => a.hierarchies !== undefined)).toEqual([]);
+  });
+
+  it('a memory an earlier examctl wrote (no links) prunes nothing and says so; a full sync records the links', async () => {
+    expect((await sync('night1.csv')).code).toBe(0);
+    const synced = join(dir, 'state', 'synced');
+    const file = join(synced, readdirSync(synced)[0]!, 'users.ndjson');
+    const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+    const withoutLinks = lines.map((line) => {
+      const decoded = decodeChecksummedLine(Buffer.from(line));
+      if (!decoded.ok) throw new Error(decoded.reason);
+      const { h: _links, ...body } = decoded.body as { h?: unknown };
+      return encodeChecksummedLine(JSON.stringify(body));
+    });
+    expect(lines.some((line) => line.includes('"h":'))).toBe(true);
+    writeFileSync(file, withoutLinks.join(''));
+    server.applied.length = 0;
+    const night = await sync('night2.csv', ...NIGHTLY);
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('records no hierarchy links yet, so nothing is pruned');
+    expect(server.applied.filter((a) => a.hierarchies?.some((h) => h.Action === 'DELETE'))).toEqual([]);
+    // The full night (every row sent) records them: a later change is pruned.
+    expect((await sync('night1.csv')).code).toBe(0);
+    server.applied.length = 0;
+    expect((await sync('night2.csv', ...NIGHTLY)).code).toBe(0);
+    expect(server.applied.find((a) => a.id === 'jm-0')?.hierarchies).toEqual(expectedSecondNight('jm-0'));
   });
 
   it('JSON input: a flag examctl sent true that the record no longer gives is sent false; one never sent is never touched', async () => {
