@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 import type { UserRequest } from '../../domain/types.js';
 import { formatCount } from '../../report/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import type { MemoryEntry, SyncMemory } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -126,8 +127,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && ![...memory.entries.values()].some((entry) => entry.links !== undefined)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
+      // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
       await this.deps.stderr.write(
-        `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them\n`,
+        `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
       );
     }
     const remembered = memory.remembered;
