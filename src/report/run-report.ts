@@ -46,6 +46,8 @@ export interface ReportSummary {
   /** Remote runs: requests retried (each retry once), and by cause (`503`, `network`, `timeout`...). */
   retried?: number;
   retriedByCause?: Record<string, number>;
+  /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
+  movers?: number;
 }
 
 

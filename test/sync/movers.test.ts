@@ -173,6 +173,7 @@ describe('remote target: requests counted by the server', () => {
     for (const id of changedIds) expect(items.find((item) => item.id === id)?.removed, id).toEqual(expectedRemoved(id));
     expect(items.filter((item) => item.action === 'unchanged')).toHaveLength(USERS - 110);
     expect(second.stderr).toContain('110 movers (lost a link or flag examctl sent)');
+    expect((JSON.parse(second.stdout) as { summary: { movers?: number } }).summary.movers).toBe(110);
 
     server.applied.length = 0;
     const third = await sync('night2.csv', ...NIGHTLY);
