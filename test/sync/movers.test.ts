@@ -189,6 +189,13 @@ describe('remote target: requests counted by the server', () => {
     expect(refused.stderr).toContain('would remove links or flags of 300 of the 300 users');
     expect(refused.stderr).toContain('--max-prune');
     expect(server.applied).toEqual([]);
+    const alone = await sync('all-move.csv', '--max-prune', '5%');
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--max-prune goes with --prune-memberships');
+    // Said plainly that it is meant: it goes.
+    const meant = await sync('all-move.csv', '--changed-only', '--prune-memberships', '--max-prune', '100%');
+    expect(meant.code, meant.stderr).toBe(0);
+    expect(server.applied).toHaveLength(USERS);
   });
 
   it('a killed pruning run, resumed, sends each remaining change once', async () => {
