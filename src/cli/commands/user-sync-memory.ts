@@ -125,7 +125,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     } else if (notStated > 0) {
       await this.deps.stderr.write(`--prune-memberships: ${n(notStated)} ${notStated === 1 ? 'record gives' : 'records give'} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
     }
-    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && ![...memory.entries.values()].some((entry) => entry.links !== undefined)) {
+    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
       // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
       await this.deps.stderr.write(
@@ -229,6 +229,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(links === undefined ? {} : { links }),
     });
   }
+}
+
+/** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */
+function recordsLinks(memory: SyncMemory): boolean {
+  for (const entry of memory.entries.values()) if (entry.links !== undefined) return true;
+  return false;
 }
 
 /** A GroupErrors problem saying a link examctl asked to DELETE no longer exists (131) or is inactive (1134). */
