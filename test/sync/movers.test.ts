@@ -221,6 +221,19 @@ describe('remote target: requests counted by the server', () => {
     expect([...new Set([...beforeKill, ...byResume])].sort()).toEqual(changedIds);
     // A change sent twice is only one whose answer the kill kept off the journal.
     expect(byResume.filter((id) => beforeKill.includes(id) && done.has(id))).toEqual([]);
+    // The resumed report, and the one `runs show` rebuilds, say what each of the 110 removed.
+    const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    // (A change the killed run sent, whose answer the kill kept off the journal but the memory
+    // had already remembered, is unchanged for the resume: it was applied.)
+    const reported = changedIds.filter((id) => done.has(id) || byResume.includes(id));
+    expect(reported.length).toBeGreaterThan(60);
+    for (const report of [resumed.stdout, shown.stdout]) {
+      const items = itemsOf(report);
+      for (const id of reported) expect(items.find((item) => item.id === id)?.removed, id).toEqual(expectedRemoved(id));
+      for (const id of changedIds.filter((id) => !reported.includes(id))) expect(items.find((item) => item.id === id)?.action, id).toBe('unchanged');
+    }
+    expect((JSON.parse(resumed.stdout) as { summary: { movers?: number } }).summary.movers).toBe(reported.length);
     for (const a of server.applied) expect(a.hierarchies, a.id).toEqual(expectedSecondNight(a.id));
     server.applied.length = 0;
     const next = await sync('night2.csv', ...NIGHTLY);
