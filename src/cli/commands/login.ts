@@ -56,7 +56,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
-  await writeTokenFile(file, typed);
+  await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   await deps.stderr.write(
