@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
@@ -153,4 +153,20 @@ export async function directoryProblem(path: string, context: TrustContext, opti
 export async function assertDirectoryTrusted(place: string, path: string, context: TrustContext, options: DirectoryTrustOptions = {}): Promise<void> {
   const problem = await directoryProblem(path, context, options);
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
+}
+
+/**
+ * Why a file examctl is about to replace (a report, an --out file) must not be: an entry another
+ * user planted at that path in a sticky folder (/tmp). There the final rename fails only after
+ * every record was sent (nobody but its owner may replace it), or, as root, would replace a file
+ * whose place another user chose. Undefined when the path is free, the user's own, or not in a
+ * sticky folder. Never follows a link (lstat). Windows: nothing is checked.
+ */
+export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
+  if (context.uid === undefined) return undefined;
+  const entry = await lstat(path).catch(() => undefined);
+  if (entry === undefined || entry.uid === context.uid) return undefined;
+  const dir = await stat(dirname(resolve(path))).catch(() => undefined);
+  if (dir === undefined || (dir.mode & 0o1000) === 0) return undefined;
+  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a sticky folder (${dirname(resolve(path))}): another user put it there; choose another path or remove it`;
 }

@@ -44,7 +44,8 @@ function ownerProblem(what: string, path: string, entry: Owned, trust: RunTrust,
 export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<string | undefined> {
   if (trust.uid === undefined) return undefined;
   const problem = await directoryProblem(runsDir, { uid: trust.uid, home: currentTrustContext().home });
-  return problem === undefined ? undefined : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
+  if (problem === undefined) return undefined;
+  return problem.startsWith(`${runsDir} `) ? `the runs directory ${problem}` : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
 /** Why one run cannot be used, or undefined: its directory and journal, without following links. */
