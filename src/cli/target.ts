@@ -214,8 +214,6 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     return target.remote.connect();
   }
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
-  const loose = await (await import('./loose-permissions.js')).storeWritableByOthers(target.store);
-  if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
