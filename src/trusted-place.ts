@@ -138,7 +138,8 @@ export async function directoryProblem(path: string, context: TrustContext, opti
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return directoriesProblem(path, context);
-    if (code === 'ELOOP') return `${path} is a symbolic link: refused`;
+    // O_DIRECTORY|O_NOFOLLOW on a link: ELOOP on some systems, ENOTDIR on Linux.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && options.noLink && (await lstat(path).catch(() => undefined))?.isSymbolicLink())) return `${path} is a symbolic link: refused, never followed`;
     if (code === 'ENOTDIR') return `${path} is not a directory`;
     return `cannot open ${path}: ${code ?? String(error)}`;
   }
