@@ -48,7 +48,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     }
     if (server.acceptsPublishedToken) {
       log(
-        'warning: this store accepts the token published in the demo world (dev-token): anyone who can reach this port can change it; ' +
+        'warning: this store accepts the token published in the demo world (fixtures/world.json, in the README): anyone who can reach this port can change it; ' +
           'make a store with a token of its own (examctl local init, or --seed a world with your own Settings.ApiTokens)',
       );
     }
