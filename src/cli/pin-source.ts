@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../regular-file.js';
 import { terminalLine } from '../report/terminal-text.js';
+import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../trusted-place.js';
 import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from './context.js';
 
 /*
@@ -31,12 +32,19 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
   const path = resolve(deps.cwd, file);
   let text: string;
   try {
-    const { bytes, stat } = await readRegularFileWithStat(path, { followLinks: true, maxBytes: PIN_FILE_MAX_BYTES });
+    const context = currentTrustContext(deps.env);
+    // Whoever can write the file or a folder above it chooses the PIN candidates type: the trust rule.
+    const { bytes, stat } = await readRegularFileWithStat(path, {
+      followLinks: true,
+      maxBytes: PIN_FILE_MAX_BYTES,
+      check: (handle, opened) => assertOpenedTrusted('--pin-file', path, handle, context, { stat: opened }),
+    });
     if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
       await deps.stderr.write(`${terminalLine(`warning: --pin-file: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 ${file}`)}\n`);
     }
     text = bytes.toString('utf8');
   } catch (error) {
+    if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof NotRegularFileError) throw new UsageError(`--pin-file: ${error.message}`);
     if (error instanceof FileTooLargeError) throw new UsageError(`--pin-file: ${file} is larger than ${PIN_FILE_MAX_BYTES} bytes: not a PIN file, not read`);
     throw new UsageError(`--pin-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

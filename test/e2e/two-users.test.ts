@@ -198,6 +198,10 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
     const fromEnv = await push({ EXAMCTL_PIN: '12' });
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stdout).toMatch(/PIN/);
+    attack(`printf '0000' > ${shared}/pin`);
+    const planted = await push({}, '--pin-file', join(shared, 'pin'));
+    expect(planted.code).toBe(2);
+    expect(planted.stderr).toContain(`${join(shared, 'pin')} is owned by uid ${attackerUid}`);
     const help = await admin(['schedule', 'push', '--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--pin <pin> .*shows in `ps`/);
   });
