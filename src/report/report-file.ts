@@ -104,8 +104,12 @@ export async function checkReplaceable(path: string, check: ReplaceableCheck = {
   try {
     info = await stat(path);
   } catch {
-    return; // No file yet (or unreadable: the temp file's creation reports the real problem).
+    info = undefined; // No file yet (or unreadable: the temp file's creation reports the real problem).
   }
+  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (src/trusted-place.ts).
+  const planted = await (await import('../trusted-place.js')).plantedEntryProblem(path);
+  if (planted !== undefined) throw new Error(planted);
+  if (info === undefined) return;
   if (info.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
   if ((check.platform ?? process.platform) !== 'win32') return;
   try {

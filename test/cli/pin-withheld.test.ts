@@ -104,6 +104,32 @@ describe('schedule PINs in run reports', () => {
     });
   });
 
+  it('the PIN off the command line (ps shows it): --pin-file, EXAMCTL_PIN, or asked on a terminal; each reaches the schedule', async () => {
+    for (const way of ['file', 'env', 'prompt'] as const) {
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, 's.csv'), SITTINGS);
+        expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--report', 'r.csv'])).code).toBe(1);
+        await writeFile(join(dir, 'r.csv'), (await readFile(join(dir, 'r.csv'), 'utf8')).replace('not-an-address', 'c@example.test'));
+        await writeFile(join(dir, 'pin.txt'), '4821\n', { mode: 0o600 });
+        const asked: string[] = [];
+        const askSecret = async (message: string) => (asked.push(message), '4821');
+        const argv = ['schedule', 'push', '--file', 'r.csv', '--only-failed', ...(way === 'file' ? ['--pin-file', 'pin.txt'] : [])];
+        const io = testDeps(dir, way === 'prompt' ? ({ isTTY: true, askSecret } as Partial<CommandDeps>) : {}, {
+          EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+          ...(way === 'env' ? { EXAMCTL_PIN: '4821' } : {}),
+        });
+        const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), '--yes', ...argv], io.deps);
+        expect(code, `${way}: ${io.stderr.text}`).toBe(0);
+        expect(asked).toEqual(way === 'prompt' ? ['the report withholds the schedule PIN: PIN'] : []);
+        expect((await schedulesOf(dir)).find((s) => s.ScheduleExtId === 'S-BAD')?.PIN).toBe('4821');
+      });
+    }
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'pin.txt'), '4821\n');
+      expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--pin', '1', '--pin-file', 'pin.txt'])).stderr).toContain('--pin and --pin-file: give one of them');
+    });
+  });
+
   it('a PIN cell that is a real PIN still wins over --pin, and a file without a PIN column is not read for it', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 's.csv'), SITTINGS.replace('not-an-address', 'c@example.test'));

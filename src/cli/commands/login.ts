@@ -56,7 +56,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
-  await writeTokenFile(file, typed);
+  await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   await deps.stderr.write(
@@ -108,7 +108,8 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
   await deps.stderr.write(`${terminalLine(`token accepted by ${baseUrl}`)}\n`);
 }
 
-async function inquirerSecret(message: string, signal?: AbortSignal): Promise<string> {
+/** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
+export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
   const { password } = await import('@inquirer/prompts');
   // Inquirer ends the stream it writes to; a pass-through keeps process.stderr open for later output.
   const output = new PassThrough();
@@ -119,7 +120,7 @@ async function inquirerSecret(message: string, signal?: AbortSignal): Promise<st
     return await password({ message, mask: true }, signal === undefined ? { output } : { output, signal });
   } catch (error) {
     if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
-      throw new InterruptedError('interrupted at the token prompt: nothing was changed', { cause: error });
+      throw new InterruptedError(`interrupted at the ${what} prompt: nothing was changed`, { cause: error });
     }
     throw error;
   } finally {
