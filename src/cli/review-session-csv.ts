@@ -1,30 +1,10 @@
 /** A review session's results as a table (`examctl review-session show -o csv` and `-o xlsx`). */
+import { answerFieldNames, RESULT_FIELDS } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
 import { csvLine } from '../report/csv-cell.js';
 
-/** The result fields of integration-api.md, in the spec's order: the CSV export's first columns. */
-export const RESULT_COLUMNS: readonly string[] = [
-  'CandidateExtId',
-  'ScheduleExtId',
-  'ScheduleTitle',
-  'ScheduleGroupName',
-  'FirstName',
-  'LastName',
-  'UserName',
-  'Email',
-  'DateOfBirth',
-  'SpecialNeeds',
-  'Labels',
-  'LastSatDate',
-  'PassedStatus',
-  'Score',
-  'PublishedDate',
-  'IsVisited',
-  'VisitedDate',
-  'HasConflicts',
-  'Keycode',
-  'Grade',
-];
+/** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
+export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
 
 function csvValue(value: unknown): string {
   if (value === null || value === undefined) return '';

@@ -4,6 +4,7 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
+import type { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
 import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
@@ -27,7 +28,7 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   VOIDED: 'gray',
 };
 
-const RESULTS_OPTION_LABELS: Record<string, string> = {
+const RESULTS_OPTION_LABELS: Record<keyof typeof RESULTS_OPTIONS_FIELDS, string> = {
   ShowSummary: 'summary',
   ShowDetailed: 'detailed',
   ScoreReportWithSubjects: 'score by subjects',
@@ -38,7 +39,7 @@ const RESULTS_OPTION_LABELS: Record<string, string> = {
   Feedback: 'feedback',
 };
 
-const OVERVIEW_OPTION_LABELS: Record<string, string> = {
+const OVERVIEW_OPTION_LABELS: Record<keyof typeof OVERVIEW_OPTIONS_FIELDS, string> = {
   ShowGrade: 'grade',
   ShowPercentageToPass: 'percentage to pass',
   ShowResultOutcome: 'result outcome',
