@@ -38,6 +38,12 @@ export async function withOutFile(out: string | undefined, deps: CommandDeps, pr
   let code: number;
   try {
     code = await produce(fileDeps);
+    // A workbook's last chunks may still wait in `bytes` when the producer is done: all of them
+    // reach the file before it is renamed into place (else a cut-short zip, exit 0).
+    await new Promise<void>((resolveEnd, reject) => {
+      bytes.once('error', reject);
+      bytes.end(() => resolveEnd());
+    });
   } catch (error) {
     await file.discard();
     throw error;
