@@ -18,7 +18,7 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
   option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
   option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
-  option('--pin <pin>', 'PIN for candidates: 4 digits'),
+  option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning)'),
   option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
   option('--no-proctoring', 'UseProctoringService false'),
   option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
