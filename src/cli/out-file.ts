@@ -18,7 +18,14 @@ export async function withOutFile(out: string | undefined, deps: CommandDeps, pr
   const path = resolve(deps.cwd, out);
   let file: ReplacementFile;
   try {
-    await checkReplaceable(path);
+    await checkReplaceable(path, { platform: deps.platform ?? process.platform });
+  } catch (error) {
+    // A file another program holds (Windows: open in Excel): checkReplaceable's own words carry
+    // the hint ("close it in Excel"); a system error (EISDIR) is put into words as below.
+    const held = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
+    throw new UsageError(`cannot write ${out}: ${held ? error.message : describeSystemError(error, 'file')}`, { cause: error });
+  }
+  try {
     file = await ReplacementFile.open(path, { mode: 0o666, keepOnFailedReplace: true });
   } catch (error) {
     throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
