@@ -6,7 +6,8 @@
 // Windows process, two racing runs on one store, and a stale lock left by a dead process.
 //
 // Wine's own limits, worked around here only (docs/windows.md, "Under Wine"): a Linux pipe given
-// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files.
+// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files; Wine 8
+// rejects the TCP keep-alive option, so the HTTP run preloads a setKeepAlive that does nothing.
 //
 // Usage: node scripts/interop-windows.mjs (also run by scripts/test-interop.mjs). Exit 1 on a failure.
 import { spawn, spawnSync } from 'node:child_process';
@@ -74,6 +75,31 @@ export async function windowsTier() {
     const dry = await examctl(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run']);
     check('README: the dry run with errors', [dry.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
 
+    // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP. Wine 8
+    // rejects the TCP keep-alive option libuv sets on a Windows socket (connect UNKNOWN): a
+    // preload that skips setKeepAlive, for this tier only, never in examctl.
+    writeFileSync(join(work, 'no-keepalive.cjs'), "require('net').Socket.prototype.setKeepAlive = function () { return this; };\n");
+    const serve = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(work, 'served')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
+    try {
+      const url = await listeningUrl(serve);
+      const remote = await windowsNode({ ...examctlEnv, EXAMCTL_TOKEN: 'dev-token' }, nodeExe, work, [
+        '-r',
+        win(join(work, 'no-keepalive.cjs')),
+        win(join(root, 'bin', 'examctl')),
+        '--base-url',
+        url,
+        '--yes',
+        'user',
+        'sync',
+        '--file',
+        win(join(root, 'fixtures', 'users.csv')),
+      ]);
+      check('README: user sync to local serve over HTTP', [remote.code, /20 items: 20 ok/.test(remote.stderr) || remote.stderr], [0, true]);
+    } finally {
+      serve.kill('SIGTERM');
+      if (serve.exitCode === null && serve.signalCode === null) await once(serve, 'exit');
+    }
+
     // A UTF-16 CSV (Excel's "Unicode Text": BOM, tabs, CRLF) and a `;` CSV (Excel in a comma-decimal locale).
     const header = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role'];
     const rows = [
@@ -134,6 +160,19 @@ export async function windowsTier() {
     rmSync(scratch, { recursive: true, force: true });
   }
   return failures;
+}
+
+/** The URL `local serve` says it listens on (stderr), or a rejection when it exits first. */
+function listeningUrl(child) {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (text) => {
+      seen += text;
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`local serve exited ${code}: ${seen}`)));
+  });
 }
 
 /** node.exe from the npm package, unpacked with `npm pack` (npm would refuse to install a win32 package here). */
