@@ -99,7 +99,7 @@ function storedUserSchema(): z.ZodType {
     const wire = wireSchema(rule);
     shape[name] = rule.required === true ? wire : wire.nullable().optional();
   }
-  return z.looseObject(shape).describe('The stored user (integration-api reading in docs/domain-rules.md, "Answers").');
+  return z.looseObject(shape).describe('The stored user (docs/domain-rules.md, "Answers").');
 }
 
 const responseContents = {

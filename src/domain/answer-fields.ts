@@ -1,6 +1,6 @@
 /**
  * The answer objects the API describes but examctl does not validate as requests: the review
- * session (integration-api reading in docs/domain-rules.md, "Answers"), its Results entries,
+ * session (docs/domain-rules.md, "Answers"), its Results entries,
  * ResultsOptions, OverviewOptions and Hierarchy, the collection's and the invigilators' Content.
  * Each object is declared once here, as data: its TypeScript type (types.ts), the OpenAPI
  * document's answer schemas (answer-schemas.ts) and the review-session CSV columns derive from it.

@@ -90,7 +90,7 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
  * candidates' PIN, is a secret (cli-contract.md) and is written as the marker a run report uses.
  * The marker, not null: null is the API's "no PIN" (UsePin false), and a PIN in use stays
  * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
- * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "review-session show").
+ * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
  * The local engine and `local serve` still return the PIN: they emulate the platform.
  */
 export function withPinWithheld(session: ReviewSession): ReviewSession {
