@@ -17,7 +17,7 @@ function objectType(path) {
   return `NonNullable<${type}>`;
 }
 
-export function checkFile(objects) {
+function checkFile(objects) {
   const lines = [
     "import type { components } from './api.js';",
     "type S = components['schemas'];",

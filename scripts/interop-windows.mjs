@@ -176,7 +176,7 @@ function listeningUrl(child) {
 }
 
 /** node.exe from the npm package, unpacked with `npm pack` (npm would refuse to install a win32 package here). */
-export function unpackNodeForWindows(scratch) {
+function unpackNodeForWindows(scratch) {
   const dir = join(scratch, 'node-win');
   mkdirSync(dir);
   const pack = spawnSync('npm', ['pack', '--loglevel=error', NODE_FOR_WINDOWS], { cwd: dir, encoding: 'utf8' });
@@ -193,7 +193,7 @@ let runs = 0;
  * Runs node.exe under Wine with stdin, stdout and stderr on regular files (a Linux pipe given to
  * node.exe fails with EBADF under Wine), and resolves with the exit code and both texts.
  */
-export async function windowsNode(env, nodeExe, cwd, args, options = {}) {
+async function windowsNode(env, nodeExe, cwd, args, options = {}) {
   const id = `${(runs += 1)}`;
   const files = join(cwd, `.io-${id}`);
   mkdirSync(files, { recursive: true });
@@ -213,7 +213,7 @@ export async function windowsNode(env, nodeExe, cwd, args, options = {}) {
  * Excel denies writes the same way). It says so by creating a marker file and lets go when the release
  * file appears; both waits are bounded.
  */
-export function holdFiles(env, nodeExe, cwd, paths) {
+function holdFiles(env, nodeExe, cwd, paths) {
   const marker = join(cwd, 'held.marker');
   const release = join(cwd, 'held.release');
   const script = `

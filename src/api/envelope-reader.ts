@@ -44,7 +44,7 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
 }
 
 /** Why a failure status whose body says `Success: true` is reported failed. */
-export function contradictoryStatusMessage(status: number): string {
+function contradictoryStatusMessage(status: number): string {
   return `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
 }
 

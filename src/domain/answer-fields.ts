@@ -8,7 +8,7 @@
  */
 
 /** One answer field: its kind, whether the object always carries it, whether it may be null. */
-export type AnswerField = AnswerValue & { readonly required?: true; readonly nullable?: true; readonly description: string };
+type AnswerField = AnswerValue & { readonly required?: true; readonly nullable?: true; readonly description: string };
 
 export type AnswerValue =
   | { readonly kind: 'string' | 'boolean' | 'number' | 'integer' | 'date-time' }
@@ -19,7 +19,7 @@ export type AnswerValue =
 export type AnswerFields = Readonly<Record<string, AnswerField>>;
 
 /** The value type of one field kind. */
-export type AnswerValueOf<V> = V extends { kind: 'string' | 'date-time' }
+type AnswerValueOf<V> = V extends { kind: 'string' | 'date-time' }
   ? string
   : V extends { kind: 'boolean' }
     ? boolean
@@ -51,10 +51,10 @@ const oneOf = <const V extends readonly string[]>(values: V, description: string
 
 /** Result PassedStatus (integration-api reading: "States and transitions"), passes first. */
 export const PASSED_STATUSES = ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED'] as const;
-export const REVIEW_PERIOD_MODES = ['ALWAYS', 'TIME_SPAN'] as const;
-export const REVIEW_SESSION_STATUSES = ['ACTIVE', 'DRAFT'] as const;
-export const NAVIGATION_TYPES = ['CANDIDATE_DELIVERY', 'ORIGINAL_FORM'] as const;
-export const FEEDBACK_MODES = ['ON_ALTERNATIVES', 'ON_QUESTIONS', 'NO_FEEDBACK'] as const;
+const REVIEW_PERIOD_MODES = ['ALWAYS', 'TIME_SPAN'] as const;
+const REVIEW_SESSION_STATUSES = ['ACTIVE', 'DRAFT'] as const;
+const NAVIGATION_TYPES = ['CANDIDATE_DELIVERY', 'ORIGINAL_FORM'] as const;
+const FEEDBACK_MODES = ['ON_ALTERNATIVES', 'ON_QUESTIONS', 'NO_FEEDBACK'] as const;
 
 /** A Results entry, in the API text's order (the CSV export's first columns). */
 export const RESULT_FIELDS = {
@@ -97,7 +97,7 @@ export const OVERVIEW_OPTIONS_FIELDS = {
   ShowResultOutcome: flag('Show the result outcome on the dashboard and the overview.'),
 } as const satisfies AnswerFields;
 
-export const REVIEW_HIERARCHY_FIELDS = {
+const REVIEW_HIERARCHY_FIELDS = {
   ExternalId: { ...text('Hierarchy external id.'), required: true },
   FullPath: { ...text('Path up to the root hierarchy.'), required: true },
 } as const satisfies AnswerFields;
@@ -133,7 +133,7 @@ export const REVIEW_SESSION_FIELDS = {
 } as const satisfies AnswerFields;
 
 /** One entry of the collection's Content.Errors: the envelope's error shape (docs/domain-rules.md, "Answers"). */
-export const ERROR_ENTRY_FIELDS = {
+const ERROR_ENTRY_FIELDS = {
   Code: { kind: 'integer', required: true, nullable: true, description: 'The API code; null where the API does not number the condition.' },
   Message: { ...text('The problem in words.'), required: true },
   Field: text('The field the problem is about.'),

@@ -70,7 +70,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
  * no mode bits (Node maps a mode to the read-only attribute only): the folder's access list does
  * it (docs/windows.md, "Where examctl keeps its files").
  */
-export function protectionOf(platform: NodeJS.Platform): string {
+function protectionOf(platform: NodeJS.Platform): string {
   return platform === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
 }
 
