@@ -50,10 +50,10 @@ export function reviewSessionResultsTable(session: ReviewSession, options: PinCo
 }
 
 /**
- * The Results as CSV (RFC 4180, CRLF, header row); cells a spreadsheet would run as a formula
+ * The Results as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other locales); cells a spreadsheet would run as a formula
  * are neutralised by the shared cell writer.
  */
-export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}): string {
+export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ','): string {
   const { header, rows } = reviewSessionResultsTable(session, options);
-  return [header, ...rows].map((cells) => csvLine(cells)).join('');
+  return [header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
 }
