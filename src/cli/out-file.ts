@@ -26,7 +26,14 @@ export async function withOutFile(
   const path = resolve(deps.cwd, out);
   let file: ReplacementFile;
   try {
-    await checkReplaceable(path);
+    await checkReplaceable(path, { platform: deps.platform ?? process.platform });
+  } catch (error) {
+    // A file another program holds (Windows: open in Excel): checkReplaceable's own words carry
+    // the hint ("close it in Excel"); a system error (EISDIR) is put into words as below.
+    const held = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
+    throw new UsageError(`cannot write ${out}: ${held ? error.message : describeSystemError(error, 'file')}`, { cause: error });
+  }
+  try {
     file = await ReplacementFile.open(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true });
   } catch (error) {
     throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
@@ -46,6 +53,12 @@ export async function withOutFile(
   let code: number;
   try {
     code = await produce(fileDeps);
+    // A workbook's last chunks may still wait in `bytes` when the producer is done: all of them
+    // reach the file before it is renamed into place (else a cut-short zip, exit 0).
+    await new Promise<void>((resolveEnd, reject) => {
+      bytes.once('error', reject);
+      bytes.end(() => resolveEnd());
+    });
   } catch (error) {
     await file.discard();
     throw error;

@@ -31,12 +31,12 @@ export interface AtomicFile {
  * The report's own failure, worded once for every report format. A failed final replace says
  * who usually holds the file (the caller says where the finished report was kept).
  */
-export function cannotWriteReport(path: string, error: unknown): UsageError {
+export function cannotWriteReport(path: string, error: unknown): UsageError & { reason: string } {
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  if (error instanceof ReplaceFailedError) {
-    return new UsageError(`cannot write report ${path}: ${code}, another program holds the file open (close it in Excel)`, { cause: error });
-  }
-  return new UsageError(`cannot write report ${path}: ${code}`, { cause: error });
+  // `reason` without the path, for a message that names the report already (cli/output.ts):
+  // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
+  const reason = error instanceof ReplaceFailedError ? `${code}, another program holds the file open (close it in Excel)` : code;
+  return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
 /** How a report file is opened: mode 0666 as any file a tool writes, kept when only its final replace fails. */

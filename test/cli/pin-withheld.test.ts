@@ -192,4 +192,32 @@ describe('review-session show and the PIN', () => {
       expect(table.stdout).not.toContain('3197');
     });
   });
+
+  it('--show-pin shows the exact PIN in the table, JSON, CSV and xlsx, and nowhere on stderr (--debug included)', async () => {
+    await withTempDir(async (dir) => {
+      const show = (extra: string[]) => cli(dir, ['--debug', 'review-session', 'show', 'RS-MATH1-OCT', '--show-pin', ...extra]);
+      const json = await show(['--json']);
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { Pin: unknown }).Pin).toBe('3197');
+      const table = await show([]);
+      expect(table.stdout).toContain('PIN: 3197');
+      const csv = await show(['-o', 'csv']);
+      const lines = csv.stdout.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+      expect(lines[0]).toMatch(/,Grade,Pin$/);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines.slice(1)) expect(line).toMatch(/,3197$/);
+      const xlsx = await show(['-o', 'xlsx', '--out', join(dir, 'results.xlsx')]);
+      expect(xlsx.code).toBe(0);
+      // The whole workbook reached --out before it was renamed into place (it was cut short once).
+      expect(await xlsxText(join(dir, 'results.xlsx'))).toContain('3197');
+      for (const run of [json, table, csv, xlsx]) expect(run.stderr).not.toContain('3197');
+      // Without the flag, the same outputs withhold it; a session without a PIN shows none.
+      const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
+      expect(plain.stdout).not.toContain('3197');
+      expect(plain.stdout).not.toMatch(/,Pin\r\n/);
+      const none = await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '-o', 'csv']);
+      expect(none.stdout).toMatch(/,Pin\r\n/);
+      expect((JSON.parse((await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '--json'])).stdout) as { Pin: unknown }).Pin).toBeNull();
+    });
+  });
 });

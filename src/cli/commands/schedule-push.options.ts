@@ -18,7 +18,7 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
   option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
   option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
-  option('--pin <pin>', 'PIN for candidates: 4 digits; a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
+  option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
   option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'),
   option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
   option('--no-proctoring', 'UseProctoringService false'),

@@ -12,6 +12,7 @@ import {
   type PreparedSchedule,
   type ScheduleDefaults,
 } from '../../domain/index.js';
+import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
 import { SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
@@ -398,7 +399,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record)));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -409,9 +410,15 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
     const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined };
-    units.push(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record))));
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
   }
   if (units.length > 0) yield units;
+}
+
+/** A valid schedule wider than the API text's words (PIN, template id) is sent with warnings (docs/domain-rules.md). */
+function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule) : [];
+  return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
 /**
