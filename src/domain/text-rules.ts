@@ -26,7 +26,7 @@ const WHITESPACE = /\s/;
  * fields' schema pattern.
  */
 export const EMAIL_PATTERN =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+  /^[a-zA-Z0-9.!#\$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
 const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
 
