@@ -4,6 +4,7 @@ import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } fr
 import {
   CsvReportWriter,
   HumanSummaryWriter,
+  noMemorySentence,
   JsonReportWriter,
   RunReportBuilder,
   type ReportEntry,
@@ -147,10 +148,10 @@ export async function openRunReport(
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header) }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
   sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined) }));
-  const builder = new RunReportBuilder(sinks);
+  const builder = new RunReportBuilder(sinks, header.dryRun);
   return {
     builder,
     async close() {

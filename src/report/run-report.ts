@@ -26,6 +26,8 @@ export interface ReportItem {
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
+  /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
+  dryRun?: true;
 }
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };

@@ -169,8 +169,11 @@ export async function runResume({ id, pin, targetFromRun, ...globals }: RunsResu
   const opened = await openResume(runsDir, wanted);
   try {
     const options = resumedOptions(opened, given, pin);
-    const { confirmResumeTarget } = await import('./resume-target.js');
+    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    // The token comes from where every command takes it: flags, environment, the default profile.
+    const profile = await configuredProfileFor(opened, given, deps);
+    if (profile !== undefined) options.profile = profile;
     const load = COMMANDS[opened.record.header.command];
     if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
     const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);

@@ -57,7 +57,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, ...rest }: SchedulePushOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -66,10 +66,9 @@ export async function run(
   const runOptions = { ...options, onlyFailed };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
-  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
-  // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
-  if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
@@ -79,7 +78,13 @@ export async function run(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
     describeSend: (records) => describeRequests(records, defaults),
-    prepare: async () => void (await memory.open(changedOnly ?? false)),
+    prepare: async () => {
+      // A report's withheld PIN cells take the given PIN; none given, the run is refused before
+      // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
+      if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+      await memory.open(changedOnly ?? false);
+    },
+    syncMemory: () => memory.note(),
     acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused

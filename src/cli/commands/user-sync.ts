@@ -22,17 +22,17 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, requireMemory, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding }, sync, runOptions, deps, target);
   }
-  if (changedOnly || disableMissing) throw new UsageError(`${changedOnly ? '--changed-only' : '--disable-missing'} needs --file (the export to sync)`);
+  if (changedOnly || disableMissing || requireMemory) throw new UsageError(`${changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : '--require-memory'} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
@@ -72,6 +72,7 @@ async function syncFile(
 ): Promise<number> {
   if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
+  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing) throw new UsageError('--require-memory goes with --changed-only or --disable-missing');
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, async function* () {
     for await (const record of read.records()) yield idOf(record.fields, 'ExternalId');
@@ -86,6 +87,7 @@ async function syncFile(
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
+    syncMemory: () => memory.note(),
     send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
     acknowledged: (unit, user, _outcome, run, kept) => memory.rememberUser(unit, user, run, kept),
   };
