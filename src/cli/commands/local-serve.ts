@@ -5,6 +5,7 @@ import { onlyGlobals } from '../global-options.js';
 import { usedStorePath } from '../target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { setInterruptNotice } from '../interrupt-notice.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
@@ -50,6 +51,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     await say(`listening on ${server.url}`);
     if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
+    setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await stopped(deps.signal);
     await say('stopping: finishing requests in flight');
   } finally {

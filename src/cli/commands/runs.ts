@@ -28,6 +28,7 @@ import { runInput } from './runs-input.js';
 import { instantOf } from '../flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { formatCount } from '../../report/number-format.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -76,7 +77,8 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   }
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
-    const counts = `${total} ${total === 1 ? 'item' : 'items'}: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
+    const n = formatCount;
+    const counts = `${n(total)} ${total === 1 ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
   for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');

@@ -77,7 +77,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const n = formatCount;
       throw new UsageError(
         `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
-          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? If so, raise --max-disable (e.g. --max-disable ${this.leavers.length}).`,
+          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
   }
