@@ -131,7 +131,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         )
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)
-        : unreadableAnswers(dispatcher.unreadable, resumeHint);
+        : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
   if (stopError !== undefined) report.builder.stopped(stopError);
   try {
@@ -175,8 +175,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
  * them, so the run ends with exit 3 as after a 5xx that retries did not cure (docs/runs.md,
  * "Honest ends"); they stay on record as possibly applied, and a resume sends them again.
  */
-function unreadableAnswers(count: number, resumeHint: string): TransientTargetError | undefined {
+function unreadableAnswers(count: number, run: string | undefined): TransientTargetError | undefined {
   if (count === 0) return undefined;
+  const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
   return new TransientTargetError(
     `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
       `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
