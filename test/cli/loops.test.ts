@@ -356,3 +356,30 @@ describe('6. an answer lost after a 2xx is a target failure', () => {
       expect(service.received.length).toBe(8);
     }));
 });
+
+describe('3. a withheld PIN without --pin is refused with the run\'s documents', () => {
+  it('schedule push of a report: exit 2, --json lists every schedule skipped, the JUnit report holds the refusal', () =>
+    withTempDir(async (dir) => {
+      const local = ['--target', 'local', '--store', join(dir, 'store')];
+      writeFileSync(
+        join(dir, 's.csv'),
+        [
+          'ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,Pin,CandidateExtId,FirstName,LastName,Email',
+          'S-1,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,7391,c-1,Ann,Lee,a@example.test',
+          'S-2,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,7391,c-2,Ben,Ray,b@example.test',
+          '',
+        ].join('\n'),
+      );
+      expect((await cli(dir, [...local, 'schedule', 'push', '--file', 's.csv', '--upsert', '--report', 'r.csv'])).code).toBe(0);
+      const refused = await cli(dir, [...local, 'schedule', 'push', '--file', 'r.csv', '--upsert', '--json', '--report', 'again.xml']);
+      expect(refused.code).toBe(2);
+      const doc = JSON.parse(refused.stdout) as { error: { kind: string; message: string }; items: { id: string; status: string; errors: { message: string }[] }[] };
+      expect(doc.error.kind).toBe('input-file');
+      expect(doc.items.map((item) => [item.id, item.status])).toEqual([
+        ['S-1', 'skipped'],
+        ['S-2', 'skipped'],
+      ]);
+      expect(doc.items[0]?.errors[0]?.message).toMatch(/^not sent: the run was refused: .*withheld/);
+      expect(readFileSync(join(dir, 'again.xml'), 'utf8')).toMatch(/<failure message="[^"]*withheld/);
+    }));
+});
