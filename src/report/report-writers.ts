@@ -297,6 +297,8 @@ export interface HumanSummaryExtras {
    * stops suggesting --report. Undefined then when the file could not be written.
    */
   reportFile?: () => string | undefined;
+  /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
+  countsOnly?: boolean;
 }
 
 /**
@@ -362,9 +364,14 @@ export class HumanSummaryWriter implements ReportSink {
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
     // table's own colour escapes, which the gate would turn into `?[36m` debris.
     const noMemory = noMemorySentence(this.header);
+    const reportFile = this.extras.reportFile?.();
+    if (this.extras.countsOnly === true) {
+      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
+      await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
+      return;
+    }
     const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    const reportFile = this.extras.reportFile?.();
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
     if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));

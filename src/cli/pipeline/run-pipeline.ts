@@ -59,16 +59,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     if (kept === 0) return what;
     return job.describeSend ? `${what}, of which ${formatCount(kept)} already settled by run ${deps.resume?.record.id} (kept, not sent again)` : `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${deps.resume?.record.id}: ${formatCount(kept)} settled, kept)`;
   };
-  let opened: Awaited<ReturnType<typeof openRun>>;
   try {
     await job.prepare?.();
-    opened = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.syncMemory?.());
   } catch (error) {
-    // Refused after the input was read (a threshold, a withheld PIN, no memory, no --yes...): the
-    // run's documents are still written, every item skipped with the reason (docs/ci.md).
+    // Refused after the input was read (a threshold, a withheld PIN, no memory, a memory that
+    // cannot be read): the run's documents are still written, every item skipped with the reason.
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
-  const { api, report, target, journal } = opened;
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.syncMemory?.());
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
@@ -192,8 +190,9 @@ function settledBelow(items: Iterable<ItemHistory>, total: number): number {
 }
 
 /**
- * A run refused after its input was read (exit 2 or 3: --max-disable, a withheld PIN with no
- * --pin, --require-memory, a memory that cannot be read, no --yes...) still gives CI its
+ * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
+ * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
+ * or is locked) still gives CI its
  * documents: --json's whole document and every --report file, each item skipped with the reason,
  * the refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
  * kept. Returns the error to end with; when even the report cannot be opened (no target, an
@@ -205,7 +204,8 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
   try {
     const target = await targetOf();
     const syncMemory = job.syncMemory?.();
-    report = await openRunReport({ command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps);
+    const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) };
+    report = await openRunReport(header, options, deps, { countsOnly: true });
   } catch {
     return error;
   }
