@@ -383,3 +383,34 @@ describe('3. a withheld PIN without --pin is refused with the run\'s documents',
       expect(readFileSync(join(dir, 'again.xml'), 'utf8')).toMatch(/<failure message="[^"]*withheld/);
     }));
 });
+
+describe('smaller items of the same trial', () => {
+  it('runs list writes its counts as the run summary does (1,200, not 1200)', () =>
+    withTempDir(async (dir) => {
+      writeCsv(join(dir, 'users.csv'), ids(1200).map((id) => row(id)));
+      const run = await cli(dir, ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv']);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain('1,200 items: 1,200 ok');
+      const list = await cli(dir, ['runs', 'list']);
+      expect(list.stdout).toContain('1,200 items: 1,200 ok, 0 partial, 0 failed, 0 skipped');
+    }));
+
+  it('local serve on Ctrl-C says it stops the server, not that it writes a report', () =>
+    withTempDir(async (dir) => {
+      const { startExamctl } = await import('../support/cli.js');
+      const running = startExamctl(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0'], dir);
+      // Interrupted once it says it listens: a marker, not a delay.
+      await new Promise<void>((resolve) => {
+        let text = '';
+        running.child.stderr?.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+          if (text.includes('stop with Ctrl-C')) resolve();
+        });
+      });
+      running.child.kill('SIGINT');
+      const { stderr, code } = await running.done;
+      expect(code).toBe(0);
+      expect(stderr).toContain('interrupted: stopping the server after the requests in flight');
+      expect(stderr).not.toContain('report');
+    }));
+});

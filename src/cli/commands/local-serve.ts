@@ -50,8 +50,9 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
     if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
-    await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
+    // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
+    await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
     await stopped(deps.signal);
     await say('stopping: finishing requests in flight');
   } finally {
