@@ -108,7 +108,15 @@ export class GithubAnnotationsWriter implements ReportSink {
     return this.out.write(lines.join(''));
   }
 
+  /** The run stopped or was refused: the job page says why, not only the exit code. */
+  stopped(error: unknown): void {
+    this.stopLine = `::error title=examctl: the run stopped::${escapeData(error instanceof Error ? error.message : String(error))}\n`;
+  }
+
+  private stopLine = '';
+
   finish(): void | Promise<void> {
+    if (this.stopLine !== '') void this.out.write(this.stopLine);
     // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
     const noMemory = this.options.noMemory === undefined ? '' : `::warning title=examctl: no sync memory::${escapeData(this.options.noMemory)}\n`;
     if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);

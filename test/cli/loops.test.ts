@@ -222,12 +222,13 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
     withTempDir(async (dir) => {
       writeCsv(join(dir, 'users.csv'), ids(3).map((id) => row(id)));
       const nightly = ['user', 'sync', '--file', 'users.csv', '--changed-only', '--disable-missing', '--yes'];
-      const refused = await cli(dir, [...nightly, '--require-memory', '--report', 'r.xml']);
+      const refused = await cli(dir, [...nightly, '--require-memory', '--report', 'r.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
       expect(refused.code).toBe(2);
       expect(service.received).toEqual([]);
       expect(refused.stderr).toContain(`--require-memory: no sync memory for remote ${service.url}`);
       expect(refused.stderr).toContain(join(dir, 'synced'));
       expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('<failure message="--require-memory: no sync memory');
+      expect(refused.stderr).toContain('::error title=examctl: the run stopped::--require-memory: no sync memory');
 
       const run = await cli(dir, [...nightly, '--json', '--report', 'sync.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
       expect(run.code).toBe(0);
