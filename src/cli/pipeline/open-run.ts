@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { openRunReport, type OpenReport } from '../output.js';
 import type { SyncMemoryNote } from '../../report/report-writers.js';
+import { formatCount } from '../../report/number-format.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
 import { startJournaling, type RunJournaling } from './run-journaling.js';
@@ -50,9 +51,9 @@ export async function openRun(
   }
 }
 
-/** "1 record", "12 records". */
+/** "1 record", "12,000 records" (numbers as in the summary: number-format.ts). */
 export function recordCount(count: number): string {
-  return `${count} ${count === 1 ? 'record' : 'records'}`;
+  return `${formatCount(count)} ${count === 1 ? 'record' : 'records'}`;
 }
 
 /** Before sending to a remote target: a person confirms, or --yes says so up front. */

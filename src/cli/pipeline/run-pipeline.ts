@@ -4,11 +4,10 @@ import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { formatCount } from '../../report/number-format.js';
 import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
-import { openRunReport } from '../output.js';
 import type { ItemHistory } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
-import { checkReportOption } from '../output.js';
+import { checkReportOption, openRunReport } from '../output.js';
 import { createRunProgress, progressColor, progressEnabled } from '../progress.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
@@ -57,7 +56,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : settledBelow(deps.resume.record.items.values(), total ?? 0);
     if (kept === 0) return what;
-    return job.describeSend ? `${what}, of which ${formatCount(kept)} already settled by run ${deps.resume?.record.id} (kept, not sent again)` : `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${deps.resume?.record.id}: ${formatCount(kept)} settled, kept)`;
+    const run = deps.resume?.record.id;
+    if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
+    return `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
   try {
     await job.prepare?.();
@@ -192,9 +193,9 @@ function settledBelow(items: Iterable<ItemHistory>, total: number): number {
 /**
  * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
  * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
- * or is locked) still gives CI its
- * documents: --json's whole document and every --report file, each item skipped with the reason,
- * the refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
+ * or is locked) still gives CI its documents (docs/ci.md, "What examctl does under CI"):
+ * --json's whole document and every --report file, each item skipped with the reason, the
+ * refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
  * kept. Returns the error to end with; when even the report cannot be opened (no target, an
  * unwritable --report), the refusal as it was.
  */
@@ -219,7 +220,11 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     // The input could not be read again: the items reported so far stand, the refusal is what is said.
   }
   report.builder.stopped(error);
-  await report.close();
+  try {
+    await report.close();
+  } catch {
+    // The refusal is what the run ends with; a report that could not be completed is said below.
+  }
   const failure = report.failure();
   if (failure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${failure.message}`)}\n`);
   return error;
