@@ -396,6 +396,13 @@ describe('smaller items of the same trial', () => {
       expect(list.stdout).toContain('1,200 items: 1,200 ok, 0 partial, 0 failed, 0 skipped');
     }));
 
+  it('login says the token is masked (each character shows as *), not that it is not echoed', () =>
+    withTempDir(async (dir) => {
+      const help = await cli(dir, ['login', '--help']);
+      expect(help.stdout + help.stderr).toContain('masked');
+      expect(help.stdout + help.stderr).not.toMatch(/not echoed|without echo/);
+    }));
+
   it('local serve on Ctrl-C says it stops the server, not that it writes a report', () =>
     withTempDir(async (dir) => {
       const { startExamctl } = await import('../support/cli.js');
