@@ -469,7 +469,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect } };
+      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect, names: (mapping as HeaderMapping).names } };
       const warnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (warnings !== undefined) record.warnings = warnings;
       pending.push(record);

@@ -67,6 +67,12 @@ export function emptySummary(): ReportSummary {
   return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
 }
 
+/** The summary's count of movers (--prune-memberships, docs/sync.md). */
+function moversCount(movers: number, dryRun: boolean): string[] {
+  if (movers === 0) return [];
+  return [`${formatCount(movers)} ${movers === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`];
+}
+
 export function describeTarget(target: ReportTarget): string {
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
 }
@@ -77,6 +83,7 @@ function itemJson(item: ReportItem): string {
   if (item.warnings !== undefined) ordered.warnings = item.warnings;
   if (item.action !== undefined) ordered.action = item.action;
   if (item.note !== undefined) ordered.note = item.note;
+  if (item.removed !== undefined) ordered.removed = item.removed;
   return JSON.stringify(ordered);
 }
 
@@ -89,6 +96,8 @@ export class JsonReportWriter implements ReportSink {
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
+  /** --prune-memberships: items whose request removed a link or flag (docs/sync.md); in the summary when any. */
+  private movers = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -107,6 +116,7 @@ export class JsonReportWriter implements ReportSink {
   // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
   item(entry: ReportEntry): void | Promise<void> {
     this.plan?.add(entry.item);
+    if (entry.item.removed !== undefined && entry.item.status !== 'failed') this.movers += 1;
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);
@@ -117,7 +127,7 @@ export class JsonReportWriter implements ReportSink {
     if (!this.opened) await this.open();
     // A dry run that planned against a store says so in the words of the screen's plan line.
     const plan = this.plan?.planned ? `,"plan":${JSON.stringify(this.plan.counts)}` : '';
-    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(summary)}${plan}}\n`);
+    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(this.movers > 0 ? { ...summary, movers: this.movers } : summary)}${plan}}\n`);
   }
 
   stopped(error: unknown): void {
@@ -315,6 +325,8 @@ export class HumanSummaryWriter implements ReportSink {
   /** --changed-only and --disable-missing (docs/sync.md): said beside the counts. */
   private notSent = 0;
   private disabled = 0;
+  /** --prune-memberships: users who lose a link or a flag examctl sent (movers). */
+  private movers = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -325,6 +337,7 @@ export class HumanSummaryWriter implements ReportSink {
   ) {}
 
   item({ item }: ReportEntry): void {
+    if (item.removed !== undefined && item.status !== 'failed') this.movers += 1;
     if (this.header.dryRun) this.plan.add(item);
     // --changed-only's unchanged items carry the note naming the run that sent them (a rebuilt report too).
     else if (item.action === 'unchanged' && item.note !== undefined) this.notSent += 1;
@@ -358,7 +371,7 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : [])];
+    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : []), ...moversCount(this.movers, dryRun)];
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the

@@ -30,6 +30,8 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'changedOnly',
   'disableMissing',
   'maxDisable',
+  'pruneMemberships',
+  'maxPrune',
   'syncDir',
   'encoding',
   // schedule push

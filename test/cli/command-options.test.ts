@@ -55,8 +55,8 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ],
   ['schedule links S-1 -o csv --no-bom', { scheduleExtId: 'S-1', output: 'csv', bom: false }],
   [
-    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --sync-dir d',
-    { file: 'u.csv', onlyFailed: true, sheet: '2', encoding: 'windows-1252', disableMissing: true, maxDisable: '5%', syncDir: 'd' },
+    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --prune-memberships --max-prune 3% --sync-dir d',
+    { file: 'u.csv', onlyFailed: true, sheet: '2', encoding: 'windows-1252', disableMissing: true, maxDisable: '5%', pruneMemberships: true, maxPrune: '3%', syncDir: 'd' },
   ],
   ['collection add --title T --taxonomy TX-1 --taxonomy TX-2 --repository LO-1', { title: 'T', taxonomy: ['TX-1', 'TX-2'], repository: ['LO-1'] }],
   ['invigilators remove S-1 inv-1 inv-2 --only-failed', { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true }],

@@ -22,17 +22,18 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, requireMemory, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding }, sync, runOptions, deps, target);
   }
-  if (changedOnly || disableMissing || requireMemory) throw new UsageError(`${changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : '--require-memory'} needs --file (the export to sync)`);
+  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : undefined;
+  if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: 'user sync',
@@ -61,7 +62,8 @@ export async function run(
 
 /**
  * A file run, with the sync memory (docs/sync.md): fed by every real run, read to leave out
- * unchanged users (--changed-only) and to disable leavers (--disable-missing).
+ * unchanged users (--changed-only), to disable leavers (--disable-missing) and to remove the
+ * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
   input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
@@ -72,11 +74,12 @@ async function syncFile(
 ): Promise<number> {
   if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
-  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing) throw new UsageError('--require-memory goes with --changed-only or --disable-missing');
+  if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
+  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
+    throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
+  }
   const read = userSyncInput(input, deps);
-  const memory = new UserSyncMemory(flags, deps, target, async function* () {
-    for await (const record of read.records()) yield idOf(record.fields, 'ExternalId');
-  });
+  const memory = new UserSyncMemory(flags, deps, target, read.records);
   const job: RecordJob<UserRequest> = {
     command: 'user sync',
     ...read,
