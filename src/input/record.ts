@@ -1,6 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../report/csv-cell.js';
+import type { FieldRule } from '../domain/field-rules.js';
 
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
@@ -40,4 +41,6 @@ export interface ColumnSpec {
   /** Canonical API field name, e.g. `FirstName`. */
   name: string;
   kind: ColumnKind;
+  /** The field's rule: how a `--set` value is read and checked, as a cell of this column would be. */
+  rule?: FieldRule;
 }

@@ -1,12 +1,13 @@
 import { declareCommand, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { collect } from '../flag-values.js';
-import { ENCODING_OPTION, SHEET_OPTION } from './file-options.js';
+import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
   option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
   SHEET_OPTION,
   ENCODING_OPTION,
+  ...RECORD_INPUT_OPTIONS,
   option('--title <title>', 'Title (required, under 100 characters)'),
   option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
   option('--owner <username>', 'Owner user name (default: the API settings owner)'),

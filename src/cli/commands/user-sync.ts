@@ -11,7 +11,7 @@ import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipel
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
-import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import type { UserSyncOptions } from './user-sync.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
@@ -22,7 +22,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -30,7 +30,7 @@ export async function run(
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
     const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
-    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding }, sync, runOptions, deps, target);
+    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
@@ -66,7 +66,7 @@ export async function run(
  * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
-  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
+  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
   flags: UserSyncFlags,
   runOptions: RunOptions,
   deps: CommandDeps,
@@ -107,11 +107,11 @@ async function syncFile(
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, timezone, encoding }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
+  { file, ignoreUnknownColumns, sheet, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
   return {
-    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding }),
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', ...inputFlagsOf(flags) }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
   };
 }
