@@ -4,6 +4,7 @@ import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } fr
 import {
   CsvReportWriter,
   HumanSummaryWriter,
+  noMemorySentence,
   JsonReportWriter,
   RunReportBuilder,
   type ReportEntry,
@@ -116,6 +117,8 @@ export async function openRunReport(
   header: ReportHeader,
   options: GlobalOptions & { onlyFailed?: boolean },
   deps: CommandDeps,
+  /** A refused run (run-pipeline.ts): the summary says only the counts; the error line says why. */
+  summary: { countsOnly?: boolean } = {},
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
   const buffers: BufferedSink[] = [];
@@ -149,10 +152,10 @@ export async function openRunReport(
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header) }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined) }));
-  const builder = new RunReportBuilder(sinks);
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
+  const builder = new RunReportBuilder(sinks, header.dryRun);
   return {
     builder,
     async close() {

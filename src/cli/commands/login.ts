@@ -8,7 +8,7 @@ import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from '
 
 export type LoginOptions = GlobalOptions & { withToken?: boolean; verify?: boolean };
 
-/** Asks for a secret without echoing it; resolves with what was typed. */
+/** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
 export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
 
 export interface LoginDeps extends CommandDeps {
@@ -17,7 +17,7 @@ export interface LoginDeps extends CommandDeps {
 }
 
 /**
- * `examctl login [--profile name]`: prompts for the EAPI token without echo and stores it in a
+ * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
  * token file beside the config (`<config dir>/<profile>.token`, mode 0600), referenced by the
  * profile's tokenFile. A file of its own, rather than the token inside config.json, keeps the
  * config file free of secrets (it can be shown, diffed, shared) and lets one profile's token be

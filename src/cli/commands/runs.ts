@@ -28,6 +28,7 @@ import { runInput } from './runs-input.js';
 import { instantOf } from '../flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { formatCount } from '../../report/number-format.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -76,7 +77,8 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   }
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
-    const counts = `${total} ${total === 1 ? 'item' : 'items'}: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
+    const n = formatCount;
+    const counts = `${n(total)} ${total === 1 ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
   for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');
@@ -173,8 +175,11 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...g
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
     const options = resumedOptions(opened, given, pin);
-    const { confirmResumeTarget } = await import('./resume-target.js');
+    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    // The token comes from where every command takes it: flags, environment, the default profile.
+    const profile = await configuredProfileFor(opened, given, deps);
+    if (profile !== undefined) options.profile = profile;
     const load = COMMANDS[opened.record.header.command];
     if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
     const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);

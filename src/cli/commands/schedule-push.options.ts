@@ -1,7 +1,7 @@
 import { declareCommand, choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SCHEDULE_PUSH_OPTIONS = [
   mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates'),
@@ -32,6 +32,7 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
+  REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 ] as const;
 

@@ -62,7 +62,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -75,19 +75,22 @@ export async function run(
   const runOptions = { ...options, onlyFailed };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
-  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
-  // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
+  // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
+  // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
   if (defaults.schedule.PIN === undefined) {
     try {
       await refuseWithheldPins(records(), onlyFailed ?? false);
     } catch (error) {
-      // On a terminal the PIN is asked instead (never typed on the command line, where `ps` shows it).
-      const asked = error instanceof InputFileError ? await askPin('the report withholds the schedule PIN', options, deps) : undefined;
-      if (asked === undefined) throw error;
-      defaults.schedule.PIN = asked;
-      deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
+      if (!(error instanceof InputFileError)) throw error;
+      const asked = await askPin('the report withholds the schedule PIN', options, deps);
+      if (asked !== undefined) {
+        defaults.schedule.PIN = asked;
+        deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
+      }
     }
   }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
@@ -99,7 +102,13 @@ export async function run(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
     describeSend: (records) => describeRequests(records, defaults),
-    prepare: async () => void (await memory.open(changedOnly ?? false)),
+    prepare: async () => {
+      // A report's withheld PIN cells take the given PIN; none given, the run is refused before
+      // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
+      if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+      await memory.open(changedOnly ?? false);
+    },
+    syncMemory: () => memory.note(),
     acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
