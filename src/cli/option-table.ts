@@ -23,6 +23,13 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
   readonly always: Always;
   readonly mandatory?: boolean;
+  /**
+   * The heading `--help` lists the flag under (`Input`, `Schedule fields`), when the command has
+   * more than HELP_GROUPS_ABOVE flags. Absent: the group of the flag before it in the table, so a
+   * flag added inside a `grouped(...)` block or after one lands in that group without naming it;
+   * before any group, `Options`. Set through `grouped`.
+   */
+  readonly group?: string;
 }
 
 export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
@@ -92,8 +99,51 @@ export function argument<const K extends string, const S extends string>(key: K,
   return { kind: 'argument', key, syntax, description };
 }
 
-/** Registers a table's flags and arguments on a commander command, in table order. */
+/** A command with more flags than this shows them under their groups' headings in `--help`. */
+export const HELP_GROUPS_ABOVE = 10;
+
+/** The heading of flags declared before any group. */
+export const DEFAULT_HELP_GROUP = 'Options';
+
+/** The `--help` headings the record commands share, so that one kind of flag has one heading everywhere. */
+export const HELP_GROUP = {
+  input: 'Input',
+  request: 'Request',
+  scheduleFields: 'Schedule fields',
+  collectionFields: 'Collection fields',
+  nightlySync: 'Nightly sync',
+  target: 'Target',
+  output: 'Output',
+  sending: 'Sending',
+} as const;
+
+/**
+ * The flags of `specs` under one `--help` heading (a flag that names its own group keeps it).
+ * The types stay the table's: a group is help layout, not part of the options a command reads.
+ */
+export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
+  return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;
+}
+
+/** Each option of `table` with the heading `--help` shows it under (see OptionSpec.group). */
+export function helpGroups(table: SpecTable): Map<OptionSpec, string> {
+  const groups = new Map<OptionSpec, string>();
+  let current = DEFAULT_HELP_GROUP;
+  for (const spec of table) {
+    if (spec.kind !== 'option') continue;
+    current = spec.group ?? current;
+    groups.set(spec, current);
+  }
+  return groups;
+}
+
+/**
+ * Registers a table's flags and arguments on a commander command, in table order; with more than
+ * HELP_GROUPS_ABOVE flags, each under its group's heading (commander's Option.helpGroup).
+ */
 export function registerSpecs(command: Command, table: SpecTable): Command {
+  const groups = helpGroups(table);
+  const headed = groups.size > HELP_GROUPS_ABOVE;
   for (const spec of table) {
     if (spec.kind === 'argument') {
       command.addArgument(new Argument(spec.syntax, spec.description));
@@ -104,6 +154,7 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (spec.choices !== undefined) registered.choices(spec.choices);
     if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
     if (spec.mandatory) registered.makeOptionMandatory();
+    if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
     command.addOption(registered);
   }
   return command;

@@ -1,4 +1,4 @@
-import { option } from '../option-table.js';
+import { grouped, HELP_GROUP, option } from '../option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');
@@ -13,7 +13,7 @@ export const ENCODING_OPTION = option(
 );
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
-export const FILE_OPTIONS = [
+export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing'),
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
@@ -22,4 +22,4 @@ export const FILE_OPTIONS = [
     '--timezone <zone>',
     '.xlsx input: IANA zone (e.g. Europe/Paris) of zone-less date-time cells in StartDateTime/EndDateTime; an unknown zone is refused before anything is read (CSV and JSON texts carry their own offset)',
   ),
-] as const;
+] as const);
