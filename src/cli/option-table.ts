@@ -1,6 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import type { CommandDeps } from './context.js';
 import type { GlobalOptions } from './global-options.js';
+import type { RecordJob } from './pipeline/record-job.js';
 import type { TargetOf } from './target.js';
 
 /**
@@ -176,6 +177,20 @@ export function argumentKeys(table: SpecTable): string[] {
 /** A command's entry point, typed by the table it is declared with. */
 export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: TargetOf) => Promise<number>;
 
+/** A run's input read again with the job its command builds: its records and how they group into units. */
+export type RerunInput = (
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself'>>;
+
+/**
+ * How a report-writing command's journaled run is continued (`runs resume`, which runs the
+ * command's own `load` again) and listed whole (`runs show`, which reads the input again through
+ * `input`, loaded on demand); or, in words, why a run of it cannot be resumed.
+ * test/runs/resume-registry.test.ts fails for a command with `takesReport` and neither.
+ */
+export type ResumeSupport = { readonly input: () => Promise<RerunInput> } | { readonly notResumable: string };
+
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
   readonly path: readonly [string] | readonly [string, string];
@@ -197,6 +212,8 @@ export interface CommandDeclaration {
    * runs, forget, write the config) must not look rehearsed.
    */
   readonly takesDryRun?: boolean;
+  /** Required with `takesReport` (a test checks): see ResumeSupport. */
+  readonly resume?: ResumeSupport;
 }
 
 /**
@@ -211,6 +228,7 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
   readonly takesReport?: boolean;
   readonly takesDryRun?: boolean;
+  readonly resume?: ResumeSupport;
 }): CommandDeclaration {
   return declaration;
 }

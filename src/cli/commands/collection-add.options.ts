@@ -30,4 +30,5 @@ export const COLLECTION_ADD = declareCommand({
   load: async () => (await import('./collection-add.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./collection-add.js')).rerunInput },
 });

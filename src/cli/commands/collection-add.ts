@@ -6,6 +6,7 @@ import type { CollectionRequest, CollectionResponseContent } from '../../domain/
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import type { RerunInput } from '../option-table.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -43,6 +44,9 @@ export async function run(
  * The collections to add, from the file or from the flags (the title asked when prompts are
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
+
 export async function collectionAddInput(
   { file, sheet, encoding, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & CollectionFieldFlags,
   options: GlobalOptions,

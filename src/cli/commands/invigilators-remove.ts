@@ -11,6 +11,7 @@ import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-c
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import type { RerunInput } from '../option-table.js';
 import { checkReportOption } from '../output.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
@@ -58,6 +59,10 @@ export async function run(
  * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
  * list: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
+export const rerunInput: RerunInput = async (options, deps) =>
+  invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
+
 export async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, onlyFailed }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'>,
   options: GlobalOptions,

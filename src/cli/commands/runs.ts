@@ -23,7 +23,7 @@ import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openRunReport } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
-import type { CommandRun } from '../option-table.js';
+import { resumeEntry } from '../resume-registry.js';
 import { runInput } from './runs-input.js';
 import { instantOf } from '../flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
@@ -146,14 +146,6 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   return 0;
 }
 
-/** The commands a run journal can name, loaded as `register` loads them. */
-const COMMANDS: Readonly<Record<string, () => Promise<CommandRun<never>>>> = {
-  'user sync': async () => (await import('./user-sync.js')).run as CommandRun<never>,
-  'schedule push': async () => (await import('./schedule-push.js')).run as CommandRun<never>,
-  'collection add': async () => (await import('./collection-add.js')).run as CommandRun<never>,
-  'invigilators remove': async () => (await import('./invigilators-remove.js')).run as CommandRun<never>,
-};
-
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
 const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
 
@@ -171,9 +163,10 @@ export async function runResume({ id, pin, targetFromRun, ...globals }: RunsResu
     const options = resumedOptions(opened, given, pin);
     const { confirmResumeTarget } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
-    const load = COMMANDS[opened.record.header.command];
-    if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
-    const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
+    // The command as its declaration says (program.ts), not a list of runs.ts's own.
+    const entry = resumeEntry(opened.record.header.command);
+    if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
+    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../target.js')]);
     const recordedCwd = opened.record.header.options.cwd;
     const resumedDeps: CommandDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));

@@ -62,4 +62,5 @@ export const SCHEDULE_PUSH = declareCommand({
   load: async () => (await import('./schedule-push.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./schedule-push.js')).rerunInput },
 });

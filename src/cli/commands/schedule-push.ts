@@ -21,6 +21,7 @@ import type { SourceRow } from '../../report/report-writers.js';
 import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import type { RerunInput } from '../option-table.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -128,6 +129,9 @@ export async function run(
  * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
  * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
  */
+/** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
+
 export async function schedulePushInput(
   options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & FieldFlags,
   deps: CommandDeps,

@@ -32,4 +32,5 @@ export const USER_SYNC = declareCommand({
   load: async () => (await import('./user-sync.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./user-sync.js')).rerunInput },
 });

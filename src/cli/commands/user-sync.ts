@@ -13,6 +13,7 @@ import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 import type { UserSyncOptions } from './user-sync.options.js';
+import type { RerunInput } from '../option-table.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
@@ -99,6 +100,12 @@ async function syncFile(
   await memory.close();
   return exitCode;
 }
+
+/** `runs show` reads a run again (USER_SYNC's resume.input); a run without --file took its user at prompts. */
+export const rerunInput: RerunInput = async (options, deps) => {
+  if (typeof options.file !== 'string') throw new UsageError('no input file: its user was given at prompts');
+  return userSyncInput(options as never, deps);
+};
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
