@@ -1,3 +1,4 @@
+import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
 import { choice, grouped, HELP_GROUP, option, parsed, type OptionsOf } from './option-table.js';
 
@@ -20,7 +21,7 @@ export const GLOBAL_OPTIONS = [
     // commander sets `input` to true, and to false with --no-input.
     option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
     option('--yes', 'skip the confirmation before sending to a remote target'),
-    parsed('--concurrency <n>', 'requests in flight at once on the remote target (default 8)', positiveInt('--concurrency')),
+    parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')),
     parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')),
     parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')),
   ] as const),

@@ -12,13 +12,8 @@ import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunObserver, RunOptions, RunOutcome } from './record-job.js';
 import { RecordSource } from './record-source.js';
+import { LOCAL_CONCURRENCY } from '../../defaults.js';
 
-/**
- * In flight at once on the local engine: the store group-commits what is queued, so this is
- * about the records per fsync. 64 made a 100k-user sync ~1,560 fsyncs (10-15 s); 256 makes
- * ~390 (~5 s on a loaded 2-core machine); 1024 was no faster and used more memory and CPU.
- */
-const LOCAL_CONCURRENCY = 256;
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
