@@ -55,7 +55,7 @@ const responseContents = {
         }),
       ),
     })
-    .describe('The review session object (integration-api.md, Review session).'),
+    .describe('The review session object (docs/api-reference.md, "Review session").'),
   collection: z.looseObject({ ExternalId: z.string(), Errors: z.array(z.unknown()) }),
   user: z.looseObject({
     User: z.looseObject({ ExternalId: z.string(), FirstName: z.string(), LastName: z.string() }),
@@ -276,7 +276,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
         ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
         CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
         UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
-        // Whole-request errors of this route come with 200 too (interpretations.md): either envelope.
+        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either envelope.
         InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
         FailureEnvelope: jsonSchema(failureEnvelope),
       },

@@ -2,7 +2,7 @@ import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
 import { choice, grouped, HELP_GROUP, option, parsed, type OptionsOf } from './option-table.js';
 
-/** The global options of cli-contract.md's table: registered on the program, read by every command. */
+/** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [
   ...grouped(HELP_GROUP.target, [
     choice('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)', ['local', 'remote']),

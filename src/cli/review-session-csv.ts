@@ -2,7 +2,7 @@
 import type { ReviewSession } from '../domain/types.js';
 import { csvLine } from '../report/csv-cell.js';
 
-/** The result fields of integration-api.md, in the spec's order: the CSV export's first columns. */
+/** The result fields of docs/api-reference.md, "Review session", in the spec's order: the CSV export's first columns. */
 export const RESULT_COLUMNS: readonly string[] = [
   'CandidateExtId',
   'ScheduleExtId',

@@ -91,7 +91,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 }
 
 /**
- * The target of a command (cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
+ * The target of a command (docs/cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
  * else remote when a base URL is configured (flag, env, or a profile), else local.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {

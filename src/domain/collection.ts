@@ -1,6 +1,6 @@
 /**
  * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
- * (integration-api.md "Collection", codes 802-1004; interpretations.md "Collections").
+ * (docs/api-reference.md, "Collection", codes 802-1004; docs/interpretations.md, "Collections").
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
@@ -169,7 +169,7 @@ export function validateCollection(input: unknown): Validation<CollectionRequest
 
 /**
  * The repositories a collection names, from both list names, without duplicates (first
- * occurrence wins; interpretations.md "Collections"). For the engine, on a validated request.
+ * occurrence wins; docs/interpretations.md, "Collections"). For the engine, on a validated request.
  */
 export function collectionRepositories(request: CollectionRequest): { ExternalId: string; Title?: string }[] {
   const seen = new Set<string>();

@@ -9,17 +9,17 @@ import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
 export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.js';
 
-/** "Alphanumeric and dashes" (interpretations.md). */
+/** "Alphanumeric and dashes" (docs/interpretations.md, "Field rules"). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
 /** Collection ExternalId "alphanumeric, a-z and 0-9" (802). */
 export const ALNUM = /^[A-Za-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 export const PIN_PATTERN = /^[0-9]{4}$/;
-/** Fields whose values are secrets (cli-contract.md): never quoted in a problem or a warning. */
+/** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
-/** The practical e-mail check (interpretations.md), also the e-mail fields' schema pattern. */
+/** The practical e-mail check (docs/interpretations.md, "Field rules"), also the e-mail fields' schema pattern. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 /** SynchronizationKey (231): a GUID, any case, optionally in braces; also its schema pattern. */
 export const GUID_PATTERN = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
@@ -29,7 +29,7 @@ const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d
 const DIGITS = /^[0-9]+$/;
 
 /**
- * Length in Unicode code points (interpretations.md: string(N) counts characters, not bytes
+ * Length in Unicode code points (docs/interpretations.md, "Field rules": string(N) counts characters, not bytes
  * or UTF-16 units). UTF-16 length is an upper bound, so the slow count runs only near the limit.
  */
 export function codePointLength(s: string): number {
@@ -53,7 +53,7 @@ export function hasWhitespace(s: string): boolean {
   return WHITESPACE.test(s);
 }
 
-/** Practical address check (interpretations.md): one @, a dotted domain, no spaces. */
+/** Practical address check (docs/interpretations.md, "Field rules"): one @, a dotted domain, no spaces. */
 export function isEmail(s: string): boolean {
   return EMAIL_PATTERN.test(s);
 }

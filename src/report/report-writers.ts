@@ -121,7 +121,7 @@ export function errorMessages(errors: readonly Problem[]): string {
 }
 
 /**
- * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"), kept
+ * Columns whose cells are secrets (docs/cli-contract.md, "Run report": "Secrets never appear in ... reports"), kept
  * in the header so the report stays valid input. A password is written empty, which the reader
  * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
  * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
@@ -418,7 +418,7 @@ export class RunReportBuilder {
   }
 }
 
-/** Exit status of a completed run: 0 when every item is ok, else 1 (cli-contract.md). */
+/** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */
 export function exitCodeFor(summary: ReportSummary): 0 | 1 {
   return summary.ok === summary.total ? 0 : 1;
 }

@@ -15,7 +15,7 @@ const doc = readFileSync(join(ROOT, 'docs/api-reference.md'), 'utf8');
 describe('docs/api-reference.md', () => {
   it('every generated block is up to date with the rule tables', () => {
     const { blocks } = renderApiBlocks(doc);
-    expect(blocks.filter((block) => !block.upToDate).map((block) => `docs/api-reference.md: "${block.marker}" changed; run npm run docs:flags`)).toEqual([]);
+    expect(blocks.filter((block) => !block.upToDate).map((block) => `the block "${block.marker}" of docs/api-reference.md changed; run npm run docs:flags`)).toEqual([]);
     expect(blocks.map((block) => block.marker)).toEqual([
       'fields schedule-request',
       'fields schedule',
@@ -41,7 +41,7 @@ describe('docs/api-reference.md', () => {
   it('the codes table lists every numbered code once, in order, saying where examctl gives it', () => {
     const codes = apiTable('codes');
     const numbers = [...codes.matchAll(/^\| (\d+) \|/gm)].map((match) => Number(match[1]));
-    const expected = [...Object.values(SPEC_CODES), ...Object.values(OWN_CODES)].sort((a, b) => a - b);
+    const expected = [...Object.values(SPEC_CODES), ...(Object.values(OWN_CODES) as number[])].sort((a, b) => a - b);
     expect(numbers).toEqual(expected);
     expect(codes).toContain('| 219 | user ExternalId invalid | API | locally: user.ExternalId |');
     expect(codes).toContain('| 1101 | review session not found | API | by the platform');
