@@ -158,7 +158,7 @@ export const COLLECTION_TABLE = ruleTable('collection', [
 export type CollectionField = FieldOf<typeof COLLECTION_TABLE>;
 export const COLLECTION_FIELDS: readonly CollectionField[] = fieldNames(COLLECTION_TABLE);
 /** tsc stops here when CollectionRequest (types.ts) and COLLECTION_TABLE do not name the same fields. */
-export type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
+type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];

@@ -148,8 +148,8 @@ export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
 export const CANDIDATE_FIELDS: readonly CandidateField[] = fieldNames(CANDIDATE_TABLE);
 /** tsc stops here when Schedule or Candidate (types.ts) and their tables do not name the same fields. */
-export type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
-export type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
+type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
+type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);

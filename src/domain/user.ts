@@ -262,11 +262,11 @@ const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
 
 /** tsc stops here when UserRequest (types.ts) and USER_TABLE do not name the same fields. */
-export type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
+type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
 /** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
-export type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
+type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
 /** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
 export function booleanState(value: unknown): boolean | undefined | 'invalid' {
