@@ -181,7 +181,7 @@ export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: 
 export type RerunInput = (
   options: Record<string, unknown>,
   deps: CommandDeps,
-) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself'>>;
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;
 
 /**
  * How a report-writing command's journaled run is continued (`runs resume`, which runs the

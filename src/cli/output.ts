@@ -9,6 +9,7 @@ import {
   type ReportEntry,
   type ReportHeader,
   type ReportSink,
+  type SummaryNote,
 } from '../report/report-writers.js';
 import { ReportWriteError } from '../errors.js';
 import { ReplaceFailedError } from '../atomic-file.js';
@@ -114,6 +115,8 @@ export async function openRunReport(
   header: ReportHeader,
   options: GlobalOptions & { onlyFailed?: boolean },
   deps: CommandDeps,
+  /** The job's lines beside the summary's counts (RecordJob.summaryNotes). */
+  notes: readonly SummaryNote[] = [],
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
   const buffers: BufferedSink[] = [];
@@ -149,7 +152,7 @@ export async function openRunReport(
   }
   if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined) }));
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), notes }));
   const builder = new RunReportBuilder(sinks);
   return {
     builder,

@@ -281,6 +281,20 @@ export interface HumanSummaryExtras {
    * stops suggesting --report. Undefined then when the file could not be written.
    */
   reportFile?: () => string | undefined;
+  /** The lines the command's job adds beside the counts (RecordJob.summaryNotes). */
+  notes?: readonly SummaryNote[];
+}
+
+/**
+ * A count the human summary says beside the totals, in the command's own words: `4,950
+ * unchanged (not sent)`. Declared by the command's job, not here: a report knows items, not what
+ * a kind of item means to a command.
+ */
+export interface SummaryNote {
+  /** True for an item the note counts (a real run's items only: a dry run has its plan). */
+  counts(item: ReportItem): boolean;
+  /** What the counted items are, after their number. */
+  readonly words: string;
 }
 
 /**
@@ -294,9 +308,8 @@ export class HumanSummaryWriter implements ReportSink {
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
   private readonly plan = new RunPlan();
-  /** --changed-only and --disable-missing (docs/sync.md): said beside the counts. */
-  private notSent = 0;
-  private disabled = 0;
+  /** How many items each of the job's notes counts. */
+  private readonly noted: number[];
 
   constructor(
     private readonly out: TextSink,
@@ -304,13 +317,13 @@ export class HumanSummaryWriter implements ReportSink {
     /** Draws the counts (a table on a terminal); default: one plain line. */
     private readonly renderCounts?: (summary: ReportSummary, dryRun: boolean) => string,
     private readonly extras: HumanSummaryExtras = {},
-  ) {}
+  ) {
+    this.noted = (extras.notes ?? []).map(() => 0);
+  }
 
   item({ item }: ReportEntry): void {
     if (this.header.dryRun) this.plan.add(item);
-    // --changed-only's unchanged items carry the note naming the run that sent them (a rebuilt report too).
-    else if (item.action === 'unchanged' && item.note !== undefined) this.notSent += 1;
-    else if (item.action === 'disabled') this.disabled += 1;
+    else this.extras.notes?.forEach((note, i) => note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
@@ -340,7 +353,7 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : [])];
+    const sync = (this.extras.notes ?? []).flatMap((note, i) => ((this.noted[i] ?? 0) > 0 ? [`${n(this.noted[i] ?? 0)} ${note.words}`] : []));
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the

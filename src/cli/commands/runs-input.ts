@@ -1,6 +1,7 @@
 import { changedScheduleFile, fingerprintInput, inputChange, type RunRecord } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
+import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
 
@@ -10,13 +11,13 @@ import { resumeEntry } from '../resume-registry.js';
  * of the journal), grouped as the command groups them (schedule push: one unit per request).
  */
 
-type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself'>;
+type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>;
 
 /** Why a run whose items were not read from a file (a builder that found nothing to read again) is not listed. */
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
 /** The input's units in order (a fresh read each call), or why the input cannot be read again. */
-export type RunInput = { units: () => AsyncIterable<Unit<unknown>> } | { unlisted: string };
+export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -49,7 +50,7 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
     for await (const _unit of units(input)) {
       // Read through once: an error surfaces here, before anything is reported.
     }
-    return { units: () => units(input) };
+    return { units: () => units(input), ...(input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

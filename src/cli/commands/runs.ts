@@ -97,7 +97,7 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const missing = 'unlisted' in input ? unjournaledCount(record) : 0;
   const unlisted = 'unlisted' in input && missing !== 0 ? { count: missing, reason: input.unlisted } : undefined;
   const { command, target } = record.header;
-  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps);
+  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, 'units' in input ? input.summaryNotes : undefined);
   if (unlisted !== undefined) {
     const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
     await deps.stderr.write(`${terminalLine(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);

@@ -13,7 +13,7 @@ import {
   type ScheduleDefaults,
 } from '../../domain/index.js';
 import { InputFileError, UsageError } from '../../errors.js';
-import { SentMemory } from './sent-memory.js';
+import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -68,7 +68,7 @@ export async function run(
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
-  const { defaults, records, units } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
+  const { defaults, records, units, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
   if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
@@ -76,6 +76,7 @@ export async function run(
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: 'schedule push',
     records,
+    summaryNotes,
     async *units(batches) {
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
@@ -135,7 +136,7 @@ export const rerunInput: RerunInput = async (options, deps) => schedulePushInput
 export async function schedulePushInput(
   options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & FieldFlags,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+): Promise<{ defaults: ScheduleDefaults } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
@@ -148,6 +149,7 @@ export async function schedulePushInput(
         () => stringOf(defaults.schedule.PIN),
       ),
     units: (batches) => scheduleUnits(batches, defaults),
+    summaryNotes: [NOT_SENT_NOTE],
   };
 }
 

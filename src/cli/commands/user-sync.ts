@@ -14,6 +14,8 @@ import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 import type { UserSyncOptions } from './user-sync.options.js';
 import type { RerunInput } from '../option-table.js';
+import type { SummaryNote } from '../../report/report-writers.js';
+import { NOT_SENT_NOTE } from './sent-memory.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
@@ -107,14 +109,18 @@ export const rerunInput: RerunInput = async (options, deps) => {
   return userSyncInput(options as never, deps);
 };
 
+/** --disable-missing's word in the summary: the leavers whose login this run disabled. */
+const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: 'disabled (not in the file)' };
+
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
   { file, ignoreUnknownColumns, sheet, timezone, encoding }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
   deps: CommandDeps,
-): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
+): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   return {
     records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
+    summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE],
   };
 }
 

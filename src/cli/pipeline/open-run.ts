@@ -4,6 +4,7 @@ import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptio
 import { openRunReport, type OpenReport } from '../output.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
+import type { SummaryNote } from '../../report/report-writers.js';
 import { startJournaling, type RunJournaling } from './run-journaling.js';
 
 export interface OpenedRun {
@@ -27,6 +28,7 @@ export async function openRun(
   deps: CommandDeps,
   targetOf: TargetOf,
   units?: number,
+  notes?: readonly SummaryNote[],
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
@@ -35,7 +37,7 @@ export async function openRun(
   let journal: RunJournaling | undefined;
   try {
     if (!dryRun && api !== null) journal = await startJournaling(command, target.report, units, options, deps);
-    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }) }, options, deps);
+    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }) }, options, deps, notes);
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };

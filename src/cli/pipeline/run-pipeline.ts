@@ -47,7 +47,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   await job.prepare?.();
   const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
 
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.summaryNotes);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
