@@ -291,10 +291,12 @@ export interface HumanSummaryExtras {
  * a kind of item means to a command.
  */
 export interface SummaryNote {
-  /** True for an item the note counts (a real run's items only: a dry run has its plan). */
+  /** True for an item the note counts. */
   counts(item: ReportItem): boolean;
-  /** What the counted items are, after their number. */
-  readonly words: string;
+  /** What the counted items are, said after their number (`4,950`), in a real run or a dry run. */
+  words(count: number, dryRun: boolean): string;
+  /** Said of a dry run too; by default a dry run has its plan instead. */
+  readonly inDryRun?: boolean;
 }
 
 /**
@@ -322,8 +324,9 @@ export class HumanSummaryWriter implements ReportSink {
   }
 
   item({ item }: ReportEntry): void {
-    if (this.header.dryRun) this.plan.add(item);
-    else this.extras.notes?.forEach((note, i) => note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
+    const { dryRun } = this.header;
+    if (dryRun) this.plan.add(item);
+    this.extras.notes?.forEach((note, i) => (!dryRun || note.inDryRun === true) && note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
@@ -353,7 +356,10 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const sync = (this.extras.notes ?? []).flatMap((note, i) => ((this.noted[i] ?? 0) > 0 ? [`${n(this.noted[i] ?? 0)} ${note.words}`] : []));
+    const sync = (this.extras.notes ?? []).flatMap((note, i) => {
+      const count = this.noted[i] ?? 0;
+      return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
+    });
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the

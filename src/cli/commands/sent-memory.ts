@@ -12,7 +12,7 @@ import type { TargetOf } from '../target.js';
  * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
-export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: 'unchanged (not sent)' };
+export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: () => 'unchanged (not sent)' };
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {

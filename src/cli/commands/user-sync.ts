@@ -110,7 +110,7 @@ export const rerunInput: RerunInput = async (options, deps) => {
 };
 
 /** --disable-missing's word in the summary: the leavers whose login this run disabled. */
-const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: 'disabled (not in the file)' };
+const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: () => 'disabled (not in the file)' };
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
