@@ -233,6 +233,11 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   return declaration;
 }
 
+/** A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it (resume-registry.ts). */
+export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
+  return declaration.path.join(' ');
+}
+
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */
 export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
   return { path: [declaration.name], description: declaration.description, examples: declaration.examples };

@@ -1,4 +1,4 @@
-import type { CommandDeclaration, CommandRun, RerunInput } from './option-table.js';
+import { commandName, type CommandDeclaration, type CommandRun, type RerunInput } from './option-table.js';
 import { COMMANDS } from './program.js';
 
 /**
@@ -10,7 +10,7 @@ import { COMMANDS } from './program.js';
 export type ResumeEntry = { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput> } | { readonly notResumable: string };
 
 export function resumeEntry(command: string, commands: readonly CommandDeclaration[] = COMMANDS): ResumeEntry {
-  const declaration = commands.find((each) => each.path.join(' ') === command);
+  const declaration = commands.find((each) => commandName(each) === command);
   if (declaration?.load === undefined) return { notResumable: `this examctl has no command "${command}"` };
   const support = declaration.resume;
   if (support === undefined) return { notResumable: 'its command declares no way to resume' };

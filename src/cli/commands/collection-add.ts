@@ -6,12 +6,12 @@ import type { CollectionRequest, CollectionResponseContent } from '../../domain/
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import type { RerunInput } from '../option-table.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
-import type { CollectionAddOptions } from './collection-add.options.js';
+import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -26,7 +26,7 @@ export async function run(
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
   const job: RecordJob<CollectionRequest, Outcome> = {
-    command: 'collection add',
+    command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput({ file, sheet, encoding, title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),

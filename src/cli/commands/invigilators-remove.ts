@@ -11,13 +11,13 @@ import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-c
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import type { RerunInput } from '../option-table.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { checkReportOption } from '../output.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
-import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
+import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import { displayNameOf, inputPathOf } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -43,7 +43,7 @@ export async function run(
   checkReportOption(options);
   const removal = new RemovalCall(scheduleExtId);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
-    command: 'invigilators remove',
+    command: commandName(INVIGILATORS_REMOVE),
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,

@@ -21,7 +21,7 @@ import type { SourceRow } from '../../report/report-writers.js';
 import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import type { RerunInput } from '../option-table.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -29,7 +29,7 @@ import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
 import { readInput, sourceRowsOf } from './input-helpers.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
-import type { SchedulePushOptions } from './schedule-push.options.js';
+import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
 
 /** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
@@ -74,7 +74,7 @@ export async function run(
   const asked = await completeRequiredFields(defaults, records, options, deps, target);
   await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
-    command: 'schedule push',
+    command: commandName(SCHEDULE_PUSH),
     records,
     summaryNotes,
     async *units(batches) {

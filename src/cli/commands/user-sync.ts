@@ -12,8 +12,8 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
-import type { UserSyncOptions } from './user-sync.options.js';
-import type { RerunInput } from '../option-table.js';
+import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from './sent-memory.js';
 import { terminalLine } from '../../report/terminal-text.js';
@@ -38,7 +38,7 @@ export async function run(
   if (changedOnly || disableMissing) throw new UsageError(`${changedOnly ? '--changed-only' : '--disable-missing'} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
-    command: 'user sync',
+    command: commandName(USER_SYNC),
     records: promptedRecord(() => fields ?? {}),
     ...unitPerRecord(userUnit),
     send: sendUser,
@@ -80,7 +80,7 @@ async function syncFile(
     for await (const record of read.records()) yield idOf(record.fields, 'ExternalId');
   });
   const job: RecordJob<UserRequest> = {
-    command: 'user sync',
+    command: commandName(USER_SYNC),
     ...read,
     // The leavers come after the file's units, so they count in neither the structure pass nor the progress total.
     oneUnitPerRecord: !flags.disableMissing,
