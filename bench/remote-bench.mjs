@@ -36,20 +36,23 @@ export function userBody(i, prefix) {
 const MINIMAL_SERVER = `
 import http from 'node:http';
 const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+const latency = Number(process.env.BENCH_LATENCY_MS ?? 0);
+const answer = (res) => {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
+  res.end(reply);
+};
 const server = http.createServer((req, res) => {
   req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
-    res.end(reply);
-  });
+  req.on('end', () => (latency > 0 ? setTimeout(answer, latency, res) : answer(res)));
 });
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-export function minimalServer() {
-  return spawnServer(['--input-type=module', '-e', MINIMAL_SERVER], TOKEN);
+/** `latencyMs`: each answer held that long (a real platform's latency: the limit is then concurrency / latency). */
+export function minimalServer(latencyMs = 0) {
+  return spawnServer(['--input-type=module', '-e', MINIMAL_SERVER], TOKEN, { BENCH_LATENCY_MS: String(latencyMs) });
 }
 
 // The minimal server plus the one thing a store must do before it answers a create: make it
@@ -93,6 +96,16 @@ export function minimalDurableServer() {
 /** `examctl local serve` on a fresh store from the demo world. */
 export function localServe() {
   return inScratchDir('examctl-bench-serve-', (dir) => spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN));
+}
+
+/** One measurement on a server of its own, started for it and stopped after. */
+export async function onFresh(start, measure) {
+  const target = await start();
+  try {
+    return await measure(target);
+  } finally {
+    await target.close();
+  }
 }
 
 /** A server started with a temp dir of its own, removed when the server is closed. */
@@ -172,14 +185,14 @@ export async function bareLoop(target, users, concurrency, prefix) {
 }
 
 /** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */
-export async function cliSync(target, file, users, concurrency) {
+export async function cliSync(target, file, users, concurrency, cli = cliPath) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
   const cpuFile = join(scratch, 'cpu.json');
   try {
     const started = performance.now();
     const child = spawn(
       process.execPath,
-      ['--import', cpuProbePath, cliPath, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
+      ['--import', cpuProbePath, cli, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: {

@@ -7,6 +7,8 @@ import { runXlsxBench } from './xlsx-bench.mjs';
 import { runServeBench } from './serve-bench.mjs';
 import { runSyncBench } from './sync-bench.mjs';
 import { runStartupBench } from './startup-bench.mjs';
+import { runLimitBench } from './limit-bench.mjs';
+import { runScaleBench } from './scale-bench.mjs';
 
 const only = process.argv[2];
 
@@ -14,8 +16,21 @@ function section(title, goal) {
   process.stdout.write(`\n== ${title}\n${goal ? `goal: ${goal}\n` : ''}`);
 }
 
+if (!only || only === 'limit') {
+  section(
+    "issue 37, back to the network's limit: user sync --target remote (spawned) vs a bare undici loop, paired rounds; local serve vs a durable minimal server",
+    'CPU <= 100 ms per 1,000 users; ratio >= 0.95 at 20 ms latency, >= 0.5 at none; local serve >= 0.6 of the durable minimal server',
+  );
+  console.table(await runLimitBench());
+}
+
+if (!only || only === 'scale') {
+  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; the sync memory over 3 full runs', 'runs list per run, not per journal byte; the memory does not grow night after night');
+  console.table(await runScaleBench());
+}
+
 if (!only || only === 'dry-run') {
-  section('user sync --dry-run vs raw csv-parse, which it reads CSV with (100k-500k-row users files)', 'ratio >= 0.6 (csv-parse share of the dry run = what the parser costs), peak RSS <= 256 MB and flat as the file grows');
+  section('user sync --dry-run vs raw csv-parse, which it reads CSV with (100k-500k-row users files; EXAMCTL_BENCH_SIZES=100000,1000000,2000000 for the curve)', 'ratio >= 0.7 and peak RSS < 256 MB at 500k (issue 37); 2M rows under 400 MB');
   console.table(await runDryRunBench());
 }
 

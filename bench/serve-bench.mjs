@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { usersCsv } from './generate.mjs';
-import { bareLoop, cliSync, closedLoop, localServe, minimalDurableServer, minimalServer, userBody } from './remote-bench.mjs';
+import { bareLoop, cliSync, closedLoop, localServe, minimalDurableServer, minimalServer, onFresh, userBody } from './remote-bench.mjs';
 
 const REVIEW_SESSION = '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT';
 
@@ -73,16 +73,6 @@ async function throughput(target, users, concurrency) {
   const before = cpuMs(target.pid);
   const rate = await bareLoop(target, users, concurrency, 't');
   return { rate, cpuPerThousand: ((cpuMs(target.pid) - before) / users) * 1000 };
-}
-
-/** One measurement on a server of its own, started for it and stopped after. */
-async function onFresh(start, measure) {
-  const target = await start();
-  try {
-    return await measure(target);
-  } finally {
-    await target.close();
-  }
 }
 
 export async function runServeBench({ rounds = 5 } = {}) {

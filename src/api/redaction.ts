@@ -50,9 +50,14 @@ export function secretsOfPayload(payload: unknown): string[] {
       for (const item of value) stack.push(item);
       continue;
     }
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (SECRET_FIELD.test(key) && typeof inner === 'string') secrets.push(inner);
-      else if (inner !== null && typeof inner === 'object') stack.push(inner);
+    const record = value as Record<string, unknown>;
+    // for...in, not Object.entries: no pair arrays per request.
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const inner = record[key];
+      if (typeof inner === 'string') {
+        if (SECRET_FIELD.test(key)) secrets.push(inner);
+      } else if (inner !== null && typeof inner === 'object') stack.push(inner);
     }
   }
   return secrets;
@@ -63,23 +68,66 @@ function foldAscii(text: string): string {
   return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (run) => run.toLowerCase()) : text;
 }
 
+/** The UTF-16 unit at `at`, A-Z folded to a-z. */
+function foldedAt(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return c >= 65 && c <= 90 ? c + 32 : c;
+}
+
+/** A mark on a character: redacted; or redacted and part of a base64 form (then widened to the whole encoding). */
+const MARK = 1;
+const MARK_BASE64 = 2;
+
+/** A form the matcher looks for, and whether it is base64 text. */
+interface Form {
+  text: string;
+  base64: boolean;
+}
+
+const HASH_BASE = 31;
+/** HASH_BASE ** (MIN_PREFIX - 1), modulo 2^32: what the character leaving the window weighs. */
+const HASH_TOP = (() => {
+  let power = 1;
+  for (let i = 1; i < MIN_PREFIX; i += 1) power = Math.imul(power, HASH_BASE);
+  return power;
+})();
+
 /**
  * Finds the secrets in a text: a secret of 8 or more characters by each of its 8-character pieces
  * (so any run of 8+ characters that occurs in the secret, whether its head, its tail or its middle,
  * and whether the server echoed it whole, split over two messages, or in another case); a shorter
- * one (a 4-digit PIN) whole only. Linear in the text: one set lookup per position.
+ * one (a 4-digit PIN) whole only. One pass with a rolling hash over the text folded on the fly: a
+ * position costs a few integer operations and a bit test, no string; only a bit hit (a piece, or
+ * about 1 position in 64 by chance) slices and looks the piece up. Built once per run for the
+ * client's secrets, once per record for its own.
  */
 class SecretMatcher {
-  private readonly pieces = new Set<string>();
-  private readonly shortOnes: string[] = [];
+  /** Each 8-character piece (folded) and its mark. */
+  private readonly pieces = new Map<string, number>();
+  private readonly bits: Uint8Array;
+  private readonly mask: number;
+  private readonly shortOnes: { folded: string; mark: number }[] = [];
 
-  constructor(secrets: readonly string[], whole: readonly string[] = []) {
-    for (const form of whole) this.shortOnes.push(foldAscii(form));
-    for (const secret of secrets) {
-      if (secret.length < MIN_SECRET) continue;
-      const folded = foldAscii(secret);
-      if (secret.length < MIN_PREFIX) this.shortOnes.push(folded);
-      else for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) this.pieces.add(folded.slice(at, at + MIN_PREFIX));
+  constructor(long: readonly Form[], whole: readonly Form[] = []) {
+    for (const form of whole) this.shortOnes.push({ folded: foldAscii(form.text), mark: form.base64 ? MARK_BASE64 : MARK });
+    for (const form of long) {
+      const folded = foldAscii(form.text);
+      const mark = form.base64 ? MARK_BASE64 : MARK;
+      for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) {
+        const piece = folded.slice(at, at + MIN_PREFIX);
+        this.pieces.set(piece, (this.pieces.get(piece) ?? 0) | mark);
+      }
+    }
+    // About 64 bits per piece: a position that starts no piece passes the bit test 1 time in 64.
+    let size = 64;
+    while (size < this.pieces.size * 64) size *= 2;
+    this.bits = new Uint8Array(size / 8);
+    this.mask = size - 1;
+    for (const piece of this.pieces.keys()) {
+      let hash = 0;
+      for (let i = 0; i < MIN_PREFIX; i += 1) hash = (Math.imul(hash, HASH_BASE) + piece.charCodeAt(i)) | 0;
+      const bit = hash & this.mask;
+      this.bits[bit >>> 3]! |= 1 << (bit & 7);
     }
   }
 
@@ -89,68 +137,118 @@ class SecretMatcher {
 
   /** Whether any piece of a secret occurs in `text`. */
   occursIn(text: string): boolean {
-    const folded = foldAscii(text);
-    for (const short of this.shortOnes) if (folded.includes(short)) return true;
-    if (this.pieces.size === 0) return false;
-    for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) if (this.pieces.has(folded.slice(at, at + MIN_PREFIX))) return true;
-    return false;
+    return this.find(text, () => true);
   }
 
-  redact(text: string): string {
-    const folded = foldAscii(text);
-    let marked: Uint8Array | undefined;
-    const mark = (from: number, length: number): void => {
-      marked ??= new Uint8Array(text.length);
-      marked.fill(1, from, from + length);
-    };
-    if (this.pieces.size > 0) {
-      for (let at = 0; at + MIN_PREFIX <= folded.length; at += 1) if (this.pieces.has(folded.slice(at, at + MIN_PREFIX))) mark(at, MIN_PREFIX);
-    }
-    for (const short of this.shortOnes) {
-      for (let at = folded.indexOf(short); at >= 0; at = folded.indexOf(short, at + short.length)) mark(at, short.length);
-    }
-    if (marked === undefined) return text;
-    const flags = marked;
-    let out = '';
-    let at = 0;
-    while (at < text.length) {
-      let end = at;
-      while (end < text.length && flags[end] === flags[at]) end += 1;
-      out += flags[at] === 1 ? REDACTED : text.slice(at, end);
-      at = end;
-    }
+  /** `marks` (allocated at the first hit) with every occurrence marked; undefined when there is none. */
+  mark(text: string, marks: Uint8Array | undefined): Uint8Array | undefined {
+    let out = marks;
+    this.find(text, (at, length, mark) => {
+      out ??= new Uint8Array(text.length);
+      for (let i = at; i < at + length; i += 1) out[i]! |= mark;
+      return false;
+    });
     return out;
   }
+
+  /** Calls `hit` for each occurrence until it returns true; true when it did. */
+  private find(text: string, hit: (at: number, length: number, mark: number) => boolean): boolean {
+    if (this.shortOnes.length > 0) {
+      const folded = foldAscii(text);
+      for (const short of this.shortOnes) {
+        for (let at = folded.indexOf(short.folded); at >= 0; at = folded.indexOf(short.folded, at + short.folded.length)) {
+          if (hit(at, short.folded.length, short.mark)) return true;
+        }
+      }
+    }
+    if (this.pieces.size === 0) return false;
+    const { bits, mask, pieces } = this;
+    let hash = 0;
+    for (let end = 0; end < text.length; end += 1) {
+      if (end >= MIN_PREFIX) hash = (hash - Math.imul(foldedAt(text, end - MIN_PREFIX), HASH_TOP)) | 0;
+      hash = (Math.imul(hash, HASH_BASE) + foldedAt(text, end)) | 0;
+      if (end < MIN_PREFIX - 1) continue;
+      const bit = hash & mask;
+      if ((bits[bit >>> 3]! & (1 << (bit & 7))) === 0) continue;
+      const at = end + 1 - MIN_PREFIX;
+      const mark = pieces.get(foldAscii(text.slice(at, end + 1)));
+      if (mark !== undefined && hit(at, MIN_PREFIX, mark)) return true;
+    }
+    return false;
+  }
+}
+
+/** A character of either base64 alphabet (standard or url-safe). */
+function isBase64Char(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 45 || c === 95;
+}
+
+/**
+ * A base64 form's match widened to the whole encoding around it: the characters at its edges
+ * (the last quantum, `NDU=`, and the first, which hold bits of the secret as well as of its
+ * neighbours) and the padding after it. Otherwise `[redacted]NDU=` would show the secret's last
+ * two characters.
+ */
+function widenBase64(text: string, marks: Uint8Array): void {
+  for (let i = 0; i < text.length; i += 1) {
+    if ((marks[i]! & MARK_BASE64) === 0) continue;
+    let from = i;
+    while (from > 0 && isBase64Char(text.charCodeAt(from - 1))) from -= 1;
+    let to = i;
+    while (to + 1 < text.length && (marks[to + 1] !== 0 || isBase64Char(text.charCodeAt(to + 1)))) to += 1;
+    while (to + 1 < text.length && text.charCodeAt(to + 1) === 61) to += 1; // '=' padding
+    marks.fill(MARK, from, to + 1);
+    i = to;
+  }
+}
+
+/** The text with every marked run replaced by one REDACTED. */
+function redactMarked(text: string, marks: Uint8Array): string {
+  let out = '';
+  let at = 0;
+  while (at < text.length) {
+    const redacted = marks[at] !== 0;
+    let end = at;
+    while (end < text.length && (marks[end] !== 0) === redacted) end += 1;
+    out += redacted ? REDACTED : text.slice(at, end);
+    at = end;
+  }
+  return out;
 }
 
 /**
  * A secret as a server may re-encode it: percent-encoded (`+` for a space too), JSON-escaped
  * (`/` as `\/` too), and base64, standard and url-safe, of the secret and of any larger string
  * holding it (`Basic`, `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the
- * characters at either edge that depend on its neighbours. Each form is then matched as a secret.
+ * characters at either edge that depend on its neighbours (a match is widened to the whole
+ * encoding, edges included: `widenBase64`). Each form is then matched as a secret.
  */
 export function encodedForms(secret: string): string[] {
-  const forms = new Set<string>();
+  return encodedFormList(secret).map((form) => form.text);
+}
+
+function encodedFormList(secret: string): Form[] {
+  const forms = new Map<string, boolean>();
   const percent = encodeURIComponent(secret);
-  forms.add(percent);
-  forms.add(percent.replace(/%20/g, '+'));
+  forms.set(percent, false);
+  forms.set(percent.replace(/%20/g, '+'), false);
   const escaped = JSON.stringify(secret).slice(1, -1);
-  forms.add(escaped);
-  forms.add(escaped.replace(/\//g, '\\/'));
+  forms.set(escaped, false);
+  forms.set(escaped.replace(/\//g, '\\/'), false);
   const bytes = Buffer.from(secret, 'utf8');
   // Every byte as %XX (the matcher ignores letter case, so %4a and %4A alike), and hex.
-  forms.add(everyBytePercent(bytes));
-  forms.add(bytes.toString('hex'));
+  forms.set(everyBytePercent(bytes), false);
+  forms.set(bytes.toString('hex'), false);
   for (let before = 0; before < 3; before += 1) {
     const all = before + bytes.length;
     const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
     // Whole 3-byte groups only, less the characters holding bits of the bytes before.
     const piece = encoded.slice(Math.ceil((8 * before) / 6), Math.floor(all / 3) * 4);
-    forms.add(piece);
-    forms.add(piece.replace(/\+/g, '-').replace(/\//g, '_'));
+    forms.set(piece, true);
+    forms.set(piece.replace(/\+/g, '-').replace(/\//g, '_'), true);
   }
   forms.delete(secret);
-  return [...forms].filter((form) => form.length >= MIN_PREFIX);
+  return [...forms].filter(([text]) => text.length >= MIN_PREFIX).map(([text, base64]) => ({ text, base64 }));
 }
 
 /** Every byte percent-encoded, letters and digits too (`%37%33%39%31`). */
@@ -165,11 +263,21 @@ function everyBytePercent(bytes: Buffer): string {
  * base64url at byte alignment 0, with and without `=` padding, and every byte percent-encoded.
  * At least 6 characters each: specific enough, unlike its pieces.
  */
-function shortEncodedForms(secret: string): string[] {
+function shortEncodedForms(secret: string): Form[] {
   const bytes = Buffer.from(secret, 'utf8');
   const base64 = bytes.toString('base64');
   const url = base64.replace(/\+/g, '-').replace(/\//g, '_');
-  return [base64, base64.replace(/=+$/, ''), url, url.replace(/=+$/, ''), everyBytePercent(bytes)];
+  return [
+    ...[base64, base64.replace(/=+$/, ''), url, url.replace(/=+$/, '')].map((text) => ({ text, base64: true })),
+    { text: everyBytePercent(bytes), base64: false },
+  ];
+}
+
+/** Forms by their text, one of them base64 if any is. */
+function uniqueForms(forms: readonly Form[]): Form[] {
+  const seen = new Map<string, boolean>();
+  for (const form of forms) seen.set(form.text, (seen.get(form.text) ?? false) || form.base64);
+  return [...seen].map(([text, base64]) => ({ text, base64 }));
 }
 
 /**
@@ -178,37 +286,49 @@ function shortEncodedForms(secret: string): string[] {
  */
 function secretForms(secrets: readonly string[]): SecretMatcher {
   const long = secrets.filter((secret) => secret.length >= MIN_PREFIX);
-  const short = secrets.filter((secret) => secret.length < MIN_PREFIX);
-  return new SecretMatcher([...new Set([...long, ...long.flatMap(encodedForms)])], [...new Set([...short, ...short.flatMap(shortEncodedForms)])]);
+  const short = secrets.filter((secret) => secret.length >= MIN_SECRET && secret.length < MIN_PREFIX);
+  const plain = (text: string): Form => ({ text, base64: false });
+  return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]));
+}
+
+/** The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them. */
+const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
+
+function gateOf(matchers: readonly SecretMatcher[]): Redactor {
+  const live = matchers.filter((matcher) => !matcher.empty);
+  const text = (value: string): string => {
+    let marks: Uint8Array | undefined;
+    for (const matcher of live) marks = matcher.mark(value, marks);
+    if (marks === undefined) return value;
+    widenBase64(value, marks);
+    return redactMarked(value, marks);
+  };
+  const gate: Redactor = {
+    text,
+    // A JSON escape can spell a secret in other characters: such an answer is always walked.
+    mayHold: (jsonText) => live.length > 0 && (jsonText.includes('\\') || live.some((matcher) => matcher.occursIn(jsonText))),
+    deep<T>(value: T): T {
+      return live.length === 0 ? value : redactDeep(value, text);
+    },
+  };
+  matchersOf.set(gate, live);
+  return gate;
 }
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  const matcher = secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET));
-  const text = (value: string): string => (matcher.empty ? value : matcher.redact(value));
-  return {
-    text,
-    // A JSON escape can spell a secret in other characters: such an answer is always walked.
-    mayHold: (jsonText) => !matcher.empty && (jsonText.includes('\\') || matcher.occursIn(jsonText)),
-    deep<T>(value: T): T {
-      if (matcher.empty) return value;
-      return redactDeep(value, text);
-    },
-  };
+  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET))]);
 }
 
-/** The gate for one request: the client's gate when the record has no secret of its own, else one with them added. */
+/**
+ * The gate for one request: the client's gate when the record has no secret of its own, else the
+ * client's matchers (built once per run) plus one for the record's own secrets.
+ */
 export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown): Redactor {
   const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
   if (own.length === 0) return base;
-  const ownMatcher = secretForms(own);
-  // Built only when an answer may hold a secret: most answers of a bulk run are checked, never walked.
-  let full: Redactor | undefined;
-  const get = (): Redactor => (full ??= createRedactor([...baseSecrets, ...own]));
-  return {
-    text: (value) => get().text(value),
-    deep: (value) => get().deep(value),
-    mayHold: (jsonText) => base.mayHold(jsonText) || ownMatcher.occursIn(jsonText),
-  };
+  const baseMatchers = matchersOf.get(base);
+  if (baseMatchers === undefined) return createRedactor([...baseSecrets, ...own]);
+  return gateOf([...baseMatchers, secretForms(own)]);
 }
 
 function redactDeep<T>(root: T, text: (value: string) => string): T {

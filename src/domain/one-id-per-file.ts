@@ -28,9 +28,17 @@ export const INVIGILATOR_ID_RULE: IdRule = { field: 'UserExtId', ignoreCase: tru
 /** A candidate within one schedule's rows (one candidate may sit several schedules). */
 export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: true };
 
-/** The ids one read of one input has met so far: make one per read (a real run reads its file twice). */
+/**
+ * The ids one read of one input has met so far: make one per read (a real run reads its file twice).
+ * Held compactly, since a dry run of millions of rows holds them all (issue 37): each
+ * id maps to one number, its line and the index of its file (`line + file * 2^32`, a small
+ * integer for the first file, so nothing is allocated per row); the id as first spelled only when
+ * it differs from its key (another letter case).
+ */
 export class IdsOfOneInput {
-  private readonly first = new Map<string, { id: string; place: IdPlace }>();
+  private readonly first = new Map<string, number>();
+  private readonly files: string[] = [];
+  private readonly spelled = new Map<string, string>();
 
   constructor(private readonly rule: IdRule) {}
 
@@ -43,14 +51,31 @@ export class IdsOfOneInput {
     const key = this.rule.ignoreCase ? id.toLowerCase() : id;
     const earlier = this.first.get(key);
     if (earlier === undefined) {
-      this.first.set(key, { id, place });
+      this.first.set(key, place.line + this.fileIndex(place.file) * LINE_SPAN);
+      if (key !== id) this.spelled.set(key, id);
       return undefined;
     }
-    const where = earlier.place.file === place.file ? `line ${earlier.place.line}` : `${earlier.place.file} line ${earlier.place.line}`;
-    const spelled = earlier.id === id ? '' : ` (as ${earlier.id})`;
+    const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
+    const line = earlier % LINE_SPAN;
+    const earlierId = this.spelled.get(key) ?? key;
+    const where = file === place.file ? `line ${line}` : `${file} line ${line}`;
+    const spelled = earlierId === id ? '' : ` (as ${earlierId})`;
     return { field: this.rule.field, code: null, message: `${this.rule.field} ${id} is also on ${where}${spelled}; an id appears once in one file` };
   }
+
+  private fileIndex(file: string): number {
+    // Almost always the one file, or the last one read.
+    const last = this.files.length - 1;
+    if (last >= 0 && this.files[last] === file) return last;
+    const at = this.files.indexOf(file);
+    if (at >= 0) return at;
+    this.files.push(file);
+    return this.files.length - 1;
+  }
 }
+
+/** Lines per file in the packed place: far above any file's line count. */
+const LINE_SPAN = 2 ** 32;
 
 /** A validation with one more problem (the record fails whatever else it had). */
 export function withProblem<T>(validation: Validation<T>, problem: Problem): Validation<T> {

@@ -11,6 +11,7 @@ import { openRegularFile } from '../regular-file.js';
 import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
+import { quickRun } from './run-summary.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -289,6 +290,21 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       continue;
     }
     try {
+      // A finished run: its summary and header line, not every line of its journal.
+      const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
+      if (quick !== undefined) {
+        runs.push({
+          id,
+          command: quick.header.command,
+          target: quick.header.target,
+          startedAt: quick.header.startedAt,
+          endedAt: quick.endedAt,
+          state: 'finished',
+          summary: quick.summary,
+          input: quick.header.input?.path ?? null,
+        });
+        continue;
+      }
       const record = await readRun(runsDir, id);
       runs.push({
         id,
@@ -333,6 +349,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     return ids[0] as string;
   }
   for (const id of ids) {
+    if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id))) !== undefined) continue; // finished
     const record = await readRun(runsDir, id).catch(() => undefined);
     if (record !== undefined && (await runState(runsDir, record)) === 'interrupted') return id;
   }
@@ -383,8 +400,9 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
       continue;
     }
-    const record = await readRun(runsDir, id).catch(() => undefined);
-    const state = record === undefined ? 'damaged' : await runState(runsDir, record);
+    const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
+    const record = quick !== undefined ? undefined : await readRun(runsDir, id).catch(() => undefined);
+    const state = quick !== undefined ? 'finished' : record === undefined ? 'damaged' : await runState(runsDir, record);
     if (state === 'running') continue;
     const finished = state === 'finished';
     const rank = finished ? finishedSeen++ : unfinishedSeen++;

@@ -8,10 +8,11 @@ import { encodeChecksummedLine } from '../engine/store/journal.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { RUN_JOURNAL_VERSION, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
+import { RUN_JOURNAL_VERSION, finishesRun, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../busy-retry.js';
+import { writeRunSummary } from './run-summary.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
 export const JOURNAL_FILE = 'journal.ndjson';
@@ -206,8 +207,13 @@ export class RunJournal {
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
+    const at = new Date().toISOString();
     try {
-      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
+      await this.append({ t: 'end', at, reason, summary }, true);
+      // After the end line is durable, under the run's lock: a summary never describes a journal
+      // without its end. Best effort: without it (a full disk now) `runs list` reads the journal,
+      // as it does for an interrupted run or one of an older examctl (src/runs/run-summary.ts).
+      if (finishesRun(reason)) await writeRunSummary(dirname(this.file), this.position, at, reason, summary).catch(() => undefined);
     } finally {
       await this.close();
     }

@@ -197,7 +197,7 @@ export interface OpenMemoryOptions {
   onWait?: OnWait;
 }
 
-/** Superseded lines a memory may carry before a locked run rewrites it. */
+/** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
 const COMPACT_SLACK = 10_000;
 
 /**
@@ -224,6 +224,27 @@ async function compact(contents: MemoryContents, target: ReportTarget): Promise<
   return { ...contents, validLength: length, lines: contents.entries.size + 1 };
 }
 
+/**
+ * Compacts a memory if no run feeds or decides from it now (best effort: else a later run does):
+ * read again under the lock, since other runs may have appended since this one read it.
+ */
+async function compactIdle(file: string, kind: SyncKind, target: ReportTarget, lockTimeoutMs: number): Promise<void> {
+  let lock: StoreLock;
+  try {
+    lock = await lockForDeciding(dirname(file), Math.min(lockTimeoutMs, 0));
+  } catch {
+    return;
+  }
+  try {
+    const contents = await readMemory(file, kind);
+    if (contents.lines > contents.entries.size * 1.5 + COMPACT_SLACK) await compact(contents, target);
+  } catch {
+    // Left as it is: still valid, only longer.
+  } finally {
+    await lock.release();
+  }
+}
+
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC_FLAG;
 const GROUP_DELAY_MS = 20;
 const GROUP_LINES = 1024;
@@ -248,6 +269,9 @@ export class SyncMemory {
     readonly entries: Map<string, MemoryEntry>,
     private readonly lock: StoreLock | undefined,
     private readonly marker: FeedingMarker | undefined,
+    /** Lines in the file: those read on open, then those this run appended. */
+    private lines: number,
+    private readonly lockTimeoutMs: number,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -268,8 +292,8 @@ export class SyncMemory {
     try {
       let contents = await readMemory(file, kind);
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
-      if (lock !== undefined && contents.lines > 2 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker);
+      if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs);
       if (!options.readOnly) await memory.openForAppend(contents);
       return memory;
     } catch (error) {
@@ -312,6 +336,7 @@ export class SyncMemory {
     this.entries.set(id, entry);
     if (this.handle === undefined || this.failure !== undefined) return;
     this.pending.push(entryLine(id, entry));
+    this.lines += 1;
     if (this.pending.length >= GROUP_LINES) this.kick();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => this.kick(), GROUP_DELAY_MS);
@@ -346,10 +371,17 @@ export class SyncMemory {
         this.handle = undefined;
       }
     } finally {
+      if (this.lock !== undefined && this.failure === undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) {
+        // A deciding run holds the lock: nobody appended meanwhile, so its map is the file's.
+        await compact({ file: this.file, target: this.target, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
+      }
       await this.lock?.release();
       await this.marker?.leave();
     }
     if (this.failure !== undefined) throw this.failure;
+    // A run that only fed the memory (a full run appends every id) compacts it once it grew by half,
+    // so full nights keep it at one line per id: when no other run feeds or decides (never waits).
+    if (this.marker !== undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) await compactIdle(this.file, this.kind, this.target, this.lockTimeoutMs);
   }
 
   private cannotWrite(error: unknown): RunJournalWriteError {

@@ -67,6 +67,12 @@ describe('hostile answers through a whole run', () => {
       const everything = `${stdout}\n${stderr}\n${await allFiles(dir)}`;
       expect(everything).toContain('[redacted]');
       for (const form of forms) expect(everything).not.toContain(form.slice(12, 20));
+      // The whole encoding goes, its last quantum too (`[redacted]NDU=` decoded to the secret's tail).
+      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) => item.errors.map((error) => error.message));
+      // Per record: the three base64 forms wholly redacted, the percent form's own `/` (%2F) kept.
+      expect(messages.filter((message) => message === 'bad credentials [redacted]')).toHaveLength(9);
+      expect(messages.filter((message) => message === 'bad credentials [redacted]%2F')).toHaveLength(3);
+      for (const form of forms.slice(0, 2)) expect(everything).not.toContain(`[redacted]${form.slice(-3)}`);
     });
   });
 

@@ -77,6 +77,26 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
     }
   });
 
+  it('a base64/base64url echo is redacted whole: no last quantum (`[redacted]NDU=`) or first one is left', () => {
+    const secret = 'tok-0123456789012345';
+    const tokenGate = createRedactor([secret]);
+    const record = withRecordSecrets(tokenGate, [secret], { Password: 'Hunter2-correct-horse45' });
+    for (const [redactor, value] of [[tokenGate, secret], [record, 'Hunter2-correct-horse45']] as const) {
+      for (const before of ['', 'B', 'Be', 'Bearer ', 'user:']) {
+        for (const encode of [b64, b64url]) {
+          const form = encode(`${before}${value}`);
+          // The message as the server sent it, and inside a parsed answer (the other sinks' path).
+          expect(redactor.text(`echo ${form} end`)).toBe('echo [redacted] end');
+          expect(redactor.deep({ Errors: [{ Message: `"${form}"` }] })).toEqual({ Errors: [{ Message: '"[redacted]"' }] });
+        }
+      }
+    }
+    // The bug this pins: the last quantum decoded to the secret's last characters.
+    const shown = tokenGate.text(b64(secret));
+    expect(shown).toBe('[redacted]');
+    expect(Buffer.from(shown.replace('[redacted]', ''), 'base64').toString()).toBe('');
+  });
+
   it('percent-encoded (encodeURIComponent, + for a space) and JSON-escaped', () => {
     const percent = encodeURIComponent(token);
     for (const form of [percent, percent.replace(/%20/g, '+'), percent.toLowerCase(), JSON.stringify(token).slice(1, -1), JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/')]) {

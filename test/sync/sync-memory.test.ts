@@ -85,9 +85,12 @@ describe('the sync memory file', () => {
   });
 
   it('a run that decides from it compacts it to one line per id', async () => {
+    // Another run feeding meanwhile: the first cannot compact at its end (it never waits for that).
+    const other = await SyncMemory.open(dir, target, 'users', plain);
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     for (let i = 0; i < 12_000; i++) memory.record(`u${i % 3}`, { digest: `d${i}`, run: 'r1' });
     await memory.close();
+    await other.close();
     const file = memoryFile(dir, target, 'users');
     expect(readFileSync(file, 'utf8').split('\n').length).toBeGreaterThan(12_000);
     const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
@@ -159,5 +162,28 @@ describe('the sync memory file', () => {
     const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     await decider.close();
     expect(existsSync(stale)).toBe(false);
+  });
+});
+
+describe('compaction by full runs (issue 37)', () => {
+  it('runs that only feed the memory (no --changed-only) leave it at about one line per id, not one per id per night', async () => {
+    const ids = 25_000;
+    const file = memoryFile(dir, target, 'users');
+    const sizes: number[] = [];
+    const lines: number[] = [];
+    for (let night = 1; night <= 3; night += 1) {
+      const memory = await SyncMemory.open(dir, target, 'users', plain);
+      for (let i = 0; i < ids; i += 1) memory.record(`u-${i}`, { digest: `d-${night}-${i}`, run: `run-${night}` });
+      await memory.close();
+      sizes.push(statSync(file).size);
+      lines.push(readFileSync(file, 'utf8').split('\n').length - 1);
+    }
+    // Each night appends every id; the night that passes 1.5 lines per id (+ slack) rewrites it.
+    expect(Math.max(...lines)).toBeLessThanOrEqual(ids * 1.5 + 10_001);
+    expect(sizes[2]).toBeLessThan(sizes[0]! * 1.6);
+    const last = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(last.entries.size).toBe(ids);
+    expect(last.get('u-7')).toEqual({ digest: 'd-3-7', run: 'run-3' });
+    await last.close();
   });
 });
