@@ -50,7 +50,7 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://12
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-async function latencyServer(latencyMs) {
+export async function latencyServer(latencyMs) {
   const child = spawn(process.execPath, ['--input-type=module', '-e', LATENCY_SERVER], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BENCH_LATENCY_MS: String(latencyMs) } });
   let log = '';
   child.stderr.setEncoding('utf8').on('data', (text) => (log += text));
@@ -69,18 +69,19 @@ async function latencyServer(latencyMs) {
   };
 }
 
-function writeUsers(file, users, change = () => false, drop = () => false) {
-  const lines = [USER_HEADER.join(',')];
+export function writeUsers(file, users, change = () => false, drop = () => false, hierarchies = undefined) {
+  const lines = [[...USER_HEADER, ...(hierarchies ? ['Hierarchies'] : [])].join(',')];
   for (let i = 1; i <= users; i++) {
     if (drop(i)) continue;
     const row = userRow(i, 's');
     if (change(i)) row[2] = `${row[2]}-Moved`;
+    if (hierarchies) row.push(hierarchies(i));
     lines.push(row.map((cell) => (/[",\n\r]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(','));
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
-async function cli(scratch, server, file, concurrency, flags) {
+export async function cli(scratch, server, file, concurrency, flags) {
   const cpuFile = join(scratch, 'cpu.json');
   const started = performance.now();
   const child = spawn(

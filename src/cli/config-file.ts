@@ -26,6 +26,12 @@ function buildSchemas(zod: typeof z) {
   const profileDefaultsSchema = zod.looseObject({
     concurrency: zod.number().int().min(1).max(256).optional(),
     rate: zod.number().positive().optional(),
+    // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
+    map: zod.record(zod.string(), zod.string()).optional(),
+    mapFile: zod.string().min(1).optional(),
+    set: zod.record(zod.string(), zod.string()).optional(),
+    dateFormat: zod.string().min(1).optional(),
+    timezone: zod.string().min(1).optional(),
   });
   const profileSchema = zod.looseObject({
     baseUrl: zod.string().min(1),

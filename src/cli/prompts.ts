@@ -11,6 +11,7 @@ import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../api/local-directory.js';
 import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
+import { readDateTimeText } from '../domain/local-time.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../errors.js';
 
@@ -378,6 +379,8 @@ export interface ScheduleFieldsOptions {
   choices?: StoreChoices;
   /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
   defaults?: Partial<Record<ScheduleFieldName, string>>;
+  /** `--timezone`: a start typed without an offset (`2027-01-25 14:00`) is a local time there. */
+  timeZone?: string | undefined;
 }
 
 /**
@@ -396,8 +399,14 @@ export async function promptScheduleFields(
 ): Promise<Partial<Record<ScheduleFieldName, string>>> {
   const answers: Partial<Record<ScheduleFieldName, string>> = {};
   const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
+  const timeZone = options.timeZone;
+  // With --timezone a start is read as a file's would be (a local time placed in that zone); sent in UTC.
+  const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
+    name === 'StartDateTime' && timeZone !== undefined && value.trim() !== '' ? readDateTimeText('Start', value, { timeZone }) : { ok: true, value: value.trim() };
   const check = (name: ScheduleFieldName, value: string): true | string => {
-    const draft = { Schedule: { ...known, ...answers, [name]: value.trim() }, Candidates: [] };
+    const answer = answerOf(name, value);
+    if (!answer.ok) return answer.message;
+    const draft = { Schedule: { ...known, ...answers, [name]: answer.value }, Candidates: [] };
     return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
   };
   const { assessments, hierarchies } = options.choices ?? {};
@@ -424,12 +433,13 @@ export async function promptScheduleFields(
       const fallback = defaults[name];
       value = await ask(io, (context) =>
         input(
-          { message: SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
+          { message: name === 'StartDateTime' && timeZone !== undefined ? `Start in ${timeZone} (e.g. 2027-01-25 14:00, or with an offset)` : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
           context,
         ),
       );
     }
-    answers[name] = value.trim();
+    const answer = answerOf(name, value);
+    answers[name] = answer.ok ? answer.value : value.trim();
   }
   return answers;
 }

@@ -59,10 +59,10 @@ export function reviewSessionResultsTable(session: ReviewSession): { header: str
 }
 
 /**
- * The Results as CSV (RFC 4180, CRLF, header row); cells a spreadsheet would run as a formula
+ * The Results as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other locales); cells a spreadsheet would run as a formula
  * are neutralised by the shared cell writer.
  */
-export function reviewSessionResultsCsv(session: ReviewSession): string {
+export function reviewSessionResultsCsv(session: ReviewSession, delimiter = ','): string {
   const { header, rows } = reviewSessionResultsTable(session);
-  return [header, ...rows].map((cells) => csvLine(cells)).join('');
+  return [header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
 }

@@ -13,7 +13,7 @@ function columns(rules: readonly FieldRule[]): readonly ColumnSpec[] {
   return Object.freeze(
     rules.map((rule) => {
       const list = rule.cell === 'list' || rule.cell === 'hierarchies' || rule.cell === 'idTitleList';
-      return Object.freeze({ name: rule.name, kind: list ? 'list' : 'string' } as const);
+      return Object.freeze({ name: rule.name, kind: list ? 'list' : 'string', rule } as const);
     }),
   );
 }

@@ -5,7 +5,7 @@
 import { ErrorCode, type ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codeNote, integerRule, type StringFormat } from './field-rules.js';
-import { DATE_TIME_PATTERN, EMAIL_PATTERN, parseDateTime } from './text-rules.js';
+import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault, parseDateTime } from './text-rules.js';
 
 export const ADJUSTMENT_MIN = 0;
 export const ADJUSTMENT_MAX = 999;
@@ -48,8 +48,8 @@ export function emailFormat(code: ProblemCode): StringFormat {
   return {
     normalise: (s) => (EMAIL_PATTERN.test(s) ? s : undefined),
     code,
-    message: () => 'Email is not a valid address (expected name@domain.tld, no spaces)',
-    doc: 'an e-mail address: one @, no spaces, a dotted domain',
+    message: (s) => `Email is not a valid address: ${emailFault(s) ?? 'expected name@domain.tld'}`,
+    doc: "an e-mail address as browsers check one (WHATWG HTML's valid e-mail address: letters, digits and .!#$%&'*+/=?^_`{|}~- before the @) with a dotted domain of letters, digits and - (no label starting or ending with -)",
     wire: (s) => s.regex(EMAIL_PATTERN),
   };
 }

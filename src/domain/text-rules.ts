@@ -19,8 +19,63 @@ export const PIN_PATTERN = /^[0-9]{4}$/;
 /** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
-/** The practical e-mail check (docs/interpretations.md, "Field rules"), also the e-mail fields' schema pattern. */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/**
+ * WHATWG HTML's "valid e-mail address" (what browsers enforce for type=email) plus a dotted
+ * domain: the local part of letters, digits and .!#$%&'*+/=?^_`{|}~- ; domain labels of letters,
+ * digits and -, neither starting nor ending with -, at most 63 each, at least two labels. ASCII
+ * only, as the grammar is: an international domain is written in its xn-- form. Also the e-mail
+ * fields' schema pattern.
+ */
+export const EMAIL_PATTERN =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
+const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
+
+/** A character as a message shows it: visible ones quoted, the others by code point. */
+function shownCharacter(c: string): string {
+  const code = c.codePointAt(0) as number;
+  if (c === ' ') return 'a space';
+  if (code < 0x21 || (code >= 0x7f && code <= 0xa0)) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return JSON.stringify(c);
+}
+
+/**
+ * Why `s` is not an e-mail address EMAIL_PATTERN takes, naming the first offending character
+ * and its 1-based position; undefined when it is one.
+ */
+export function emailFault(s: string): string | undefined {
+  if (EMAIL_PATTERN.test(s)) return undefined;
+  const at = s.indexOf('@');
+  if (at === -1) return 'it has no @ (expected name@domain.tld)';
+  if (at === 0) return 'nothing before the @';
+  const chars = Array.from(s);
+  let position = 0;
+  let seenAt = false;
+  for (const c of chars) {
+    position += 1;
+    if (c === '@' && !seenAt) {
+      seenAt = true;
+      continue;
+    }
+    const allowed = seenAt ? EMAIL_DOMAIN_CHAR.test(c) : EMAIL_LOCAL_CHAR.test(c);
+    if (!allowed) {
+      const where = seenAt ? 'in the domain' : 'before the @';
+      const hint = seenAt && c.codePointAt(0)! > 0x7f ? ' (write an international domain in its xn-- form)' : '';
+      return `${shownCharacter(c)} at position ${position} is not allowed ${where}${hint}`;
+    }
+  }
+  const domain = s.slice(at + 1);
+  if (domain === '') return 'nothing after the @';
+  const labels = domain.split('.');
+  if (labels.length < 2) return `the domain "${domain}" has no dot (expected name@domain.tld)`;
+  const empty = labels.findIndex((label) => label === '');
+  if (empty !== -1) return `the domain "${domain}" has an empty label (${empty === 0 ? 'a leading' : empty === labels.length - 1 ? 'a trailing' : 'two'} dot${empty > 0 && empty < labels.length - 1 ? 's in a row' : ''})`;
+  const dashed = labels.find((label) => label.startsWith('-') || label.endsWith('-'));
+  if (dashed !== undefined) return `the domain label "${dashed}" ${dashed.startsWith('-') ? 'starts' : 'ends'} with -`;
+  const long = labels.find((label) => label.length > 63);
+  if (long !== undefined) return `a domain label is longer than 63 characters`;
+  return 'expected name@domain.tld';
+}
 /** SynchronizationKey (231): a GUID, any case, optionally in braces; also its schema pattern. */
 export const GUID_PATTERN = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -53,7 +108,7 @@ export function hasWhitespace(s: string): boolean {
   return WHITESPACE.test(s);
 }
 
-/** Practical address check (docs/interpretations.md, "Field rules"): one @, a dotted domain, no spaces. */
+/** The e-mail check of EMAIL_PATTERN. */
 export function isEmail(s: string): boolean {
   return EMAIL_PATTERN.test(s);
 }

@@ -9,6 +9,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
+import { likelyField } from './column-synonyms.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -18,6 +19,8 @@ export interface CsvReadOptions {
   displayName?: string;
   /** The encoding of a CSV file without a BOM (`--encoding`, a WHATWG label); default UTF-8. */
   encoding?: string;
+  /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
+  map?: ReadonlyMap<string, string>;
 }
 
 export { normalizeColumnName };
@@ -349,7 +352,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
       return;
     }
     const key = normalizeColumnName(cell);
-    const spec = byKey.get(key);
+    const mapped = options.map?.get(key);
+    const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
       // A report fed back as input: the columns it added are not the command's.
       if (!isReportColumn(cell)) unknown.push(cell);
@@ -373,16 +377,7 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   if (duplicates.length > 0) {
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
-  if (unknown.length > 0 && options.ignoreUnknownColumns !== true) {
-    const fieldNames = options.columns.map((spec) => spec.name);
-    // Suggestions only for the names shown: a near miss is worth a hint, ten thousand are not.
-    const shown = unknown.slice(0, NAMES_SHOWN).map((name) => {
-      const meant = closestName(name, fieldNames, normalizeColumnName);
-      return meant === undefined ? `"${name}"` : `"${name}" (did you mean "${meant}"?)`;
-    });
-    const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)), NAMES_SHOWN);
-    problems.push(`${unknown.length === 1 ? 'unknown column' : 'unknown columns'}: ${listed} (use --ignore-unknown-columns to skip them)`);
-  }
+  if (unknown.length > 0 && options.ignoreUnknownColumns !== true) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
   if (problems.length === 0 && takenBy.size === 0) {
     const expected = options.columns
       .slice(0, 6)
@@ -392,6 +387,37 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };
+}
+
+/**
+ * The unknown columns, each with the field it likely holds (a synonym, else a near spelling),
+ * and the `--map` flags that would read them: the message teaches the fix.
+ */
+function unknownColumnsProblem(unknown: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>): string {
+  const fieldNames = columns.map((spec) => spec.name);
+  const free = new Set(fieldNames.filter((name) => !takenBy.has(name)));
+  const maps: string[] = [];
+  const claimed = new Set<string>();
+  // Suggestions only for the names shown: a near miss is worth a hint, ten thousand are not.
+  const shown = unknown.slice(0, NAMES_SHOWN).map((name) => {
+    const likely = likelyField(name, free);
+    if (likely !== undefined && !claimed.has(likely)) {
+      claimed.add(likely);
+      maps.push(`--map ${shellWord(`${name}=${likely}`)}`);
+      return `"${name}" (likely ${likely})`;
+    }
+    const meant = closestName(name, fieldNames, normalizeColumnName);
+    return meant === undefined ? `"${name}"` : `"${name}" (did you mean "${meant}"?)`;
+  });
+  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)), NAMES_SHOWN);
+  const fix = maps.length > 0 ? `read them as API fields with ${maps.join(' ')} (or a --map-file), or skip them with --ignore-unknown-columns` : 'use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns to skip them';
+  return `${unknown.length === 1 ? 'unknown column' : 'unknown columns'}: ${listed}; ${fix}`;
+}
+
+/** A word as a shell reads it back (POSIX shells, PowerShell and cmd alike for the usual headers): quoted unless plain. */
+function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_=.,:/@%+-]+$/.test(word)) return word;
+  return /["$`\\!]/.test(word) ? `'${word.replace(/'/g, `'\\''`)}'` : `"${word}"`;
 }
 
 /** A list cell: entries separated by `|`, each trimmed, empty entries dropped. */
@@ -469,7 +495,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect } };
+      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect, names: (mapping as HeaderMapping).names } };
       const warnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (warnings !== undefined) record.warnings = warnings;
       pending.push(record);

@@ -5,6 +5,7 @@ import { readJsonRecords } from './json-reader.js';
 import { readXlsxRecords } from './xlsx-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import { readTextHead } from './text-source.js';
+import { shapeRecord, type RecordShaping } from './field-map.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
 export type InputFormat = 'csv' | 'json' | 'xlsx';
@@ -49,24 +50,33 @@ export interface ReadRecordsOptions {
   encoding?: string;
   /** xlsx: whether an unreadable cell fails its record or refuses the file (XlsxReadOptions). */
   cellProblems?: 'record' | 'refuse';
+  /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */
+  shaping?: RecordShaping;
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
   // Batches (one array per chunk read) let the CLI process many records per await.
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
+  const shaping = options.shaping;
+  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map };
+  async function* read(): AsyncGenerator<readonly InputRecord[]> {
+    const format = await formatOf();
+    if (format === 'csv') yield* readCsvRecords(path, readOptions).batches();
+    else if (format === 'xlsx') yield* readXlsxRecords(path, readOptions).batches();
+    else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
+  }
   return batchedRecords(
-    async function* () {
-      const format = await formatOf();
-      if (format === 'csv') yield* readCsvRecords(path, options).batches();
-      else if (format === 'xlsx') yield* readXlsxRecords(path, options).batches();
-      else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
-    },
+    shaping === undefined
+      ? read
+      : async function* () {
+          for await (const batch of read()) yield batch.map((record) => shapeRecord(record, shaping));
+        },
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
       const format = await formatOf();
-      if (format === 'csv') return (readCsvRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      if (format === 'xlsx') return (readXlsxRecords(path, options).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      if (format === 'csv') return (readCsvRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      if (format === 'xlsx') return (readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
       let count = 0;
       for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
       return count;

@@ -17,6 +17,8 @@ export interface IdListOptions {
   displayName?: string;
   /** .xlsx: the worksheet, by name or 1-based position. */
   sheet?: string;
+  /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
+  idColumn?: string;
 }
 
 /** Header names (normalised) that mark the id column, in order of preference. */
@@ -103,7 +105,7 @@ function readPlainIds(text: string, file: string): IdListEntry[] {
   return entries;
 }
 
-async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
+async function readCsvIds(path: string, file: string, mapped?: string): Promise<IdListEntry[]> {
   const entries: IdListEntry[] = [];
   let idColumn = -1;
   let statusColumn = -1;
@@ -121,7 +123,7 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
   const rows = csvRows(path, file, {
     header(cells, line) {
       const keys = cells.map(normalizeColumnName);
-      for (const key of ID_COLUMN_KEYS) {
+      for (const key of mapped === undefined ? ID_COLUMN_KEYS : [normalizeColumnName(mapped), ...ID_COLUMN_KEYS]) {
         idColumn = keys.indexOf(key);
         if (idColumn !== -1) break;
       }
@@ -138,7 +140,7 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
         add(cells, line);
         return;
       }
-      throw new InputFileError(file, line, `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}`);
+      throw new InputFileError(file, line, `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}, or say which with --map "Column=UserExtId"`);
     },
     row: add,
   });
@@ -152,15 +154,16 @@ async function readCsvIds(path: string, file: string): Promise<IdListEntry[]> {
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, sheet: string | undefined): Promise<IdListEntry[]> {
+async function readXlsxIds(path: string, file: string, sheet: string | undefined, mapped?: string): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
-  const columns = ID_COLUMN_NAMES.map((name) => ({ name, kind: 'string' as const }));
+  const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
+  const columns = names.map((name) => ({ name, kind: 'string' as const }));
   const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}) });
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
-    idName ??= ID_COLUMN_NAMES.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
+    idName ??= names.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
     const id = record.fields[idName];
     if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };
@@ -179,12 +182,12 @@ async function readXlsxIds(path: string, file: string, sheet: string | undefined
 export async function readIdList(path: string, options: IdListOptions = {}): Promise<IdListEntry[]> {
   const file = options.displayName ?? path;
   const byExtension = formatFromExtension(path);
-  if (byExtension === 'csv') return readCsvIds(path, file);
-  if (byExtension === 'xlsx') return readXlsxIds(path, file, options.sheet);
+  if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
+  if (byExtension === 'xlsx') return readXlsxIds(path, file, options.sheet, options.idColumn);
   const text = await readWholeText(path, file);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);
   const firstLine = start.split(/\r\n|\n|\r/, 1)[0] ?? '';
-  if (firstLine.includes(',') || firstLine.includes(';')) return readCsvIds(path, file);
+  if (firstLine.includes(',') || firstLine.includes(';')) return readCsvIds(path, file, options.idColumn);
   return readPlainIds(text, file);
 }

@@ -1,6 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../report/csv-cell.js';
+import type { FieldRule } from '../domain/field-rules.js';
 
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
@@ -15,13 +16,14 @@ export interface SourceRef {
  * One record as read from an input file, before domain coercion and validation.
  * CSV: `fields` is keyed by the canonical API field name; values are non-empty strings, or
  * string[] for list columns (split on `|`); an empty cell is absent. `raw` keeps the original
- * header and cells so a CSV run report can write the row back unchanged (fix-and-retry).
+ * header and cells so a CSV run report can write the row back unchanged (fix-and-retry), and
+ * `names`, the field each column is read as (a column is there even when its cell is empty).
  * JSON/NDJSON: `fields` is the parsed object as-is (any JSON values).
  */
 export interface InputRecord {
   source: SourceRef;
   fields: Record<string, unknown>;
-  raw?: { header: readonly string[]; cells: readonly string[]; dialect?: CsvDialect };
+  raw?: { header: readonly string[]; cells: readonly string[]; dialect?: CsvDialect; names?: readonly (string | undefined)[] };
   /**
    * Cells the reader could not turn into a value (xlsx: an error value, a formula never
    * calculated, a date-time without a zone); the field is left out of `fields`. The record fails
@@ -39,4 +41,6 @@ export interface ColumnSpec {
   /** Canonical API field name, e.g. `FirstName`. */
   name: string;
   kind: ColumnKind;
+  /** The field's rule: how a `--set` value is read and checked, as a cell of this column would be. */
+  rule?: FieldRule;
 }

@@ -5,6 +5,10 @@
  * plain shapes, so every cell rule is testable without a workbook.
  */
 
+import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
+
+export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
+
 /** A cell's stored value, as the sheet reader hands it over. */
 export type SheetValue =
   | null
@@ -22,11 +26,6 @@ export type SheetValue =
   | Record<string, unknown>;
 
 export type CellReading = { text: string; warning?: string } | { problem: string };
-
-/** Fields whose date cell means a calendar date. */
-const DATE_FIELDS: ReadonlySet<string> = new Set(['DateOfBirth']);
-/** Fields whose date cell means an instant, which needs a zone. */
-const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', 'EndDateTime']);
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -94,16 +93,6 @@ export function isDateFormat(numFmt: string | undefined): boolean {
   return known;
 }
 
-/** The wall-clock fields of a date cell (held as the UTC fields of a Date: a spreadsheet date has no zone). */
-interface WallClock {
-  y: number;
-  mo: number;
-  d: number;
-  h: number;
-  mi: number;
-  s: number;
-}
-
 function wallClockOf(date: Date): WallClock | undefined {
   if (!Number.isFinite(date.getTime())) return undefined;
   // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
@@ -116,87 +105,6 @@ function wallClockOf(date: Date): WallClock | undefined {
     mi: rounded.getUTCMinutes(),
     s: rounded.getUTCSeconds(),
   };
-}
-
-function dateText(w: WallClock): string {
-  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
-}
-
-function dateTimeText(w: WallClock): string {
-  return `${dateText(w)}T${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`;
-}
-
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-function zoneFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = zoneFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
-    zoneFormats.set(timeZone, format);
-  }
-  return format;
-}
-
-/** True when `timeZone` is a zone name Intl knows (an IANA name such as Europe/Paris, or UTC). */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    zoneFormat(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The zone's offset from UTC at an instant, in minutes. */
-function offsetMinutesAt(timeZone: string, epochMs: number): number {
-  const parts: Record<string, string> = {};
-  for (const part of zoneFormat(timeZone).formatToParts(new Date(epochMs))) parts[part.type] = part.value;
-  let year = Number(parts['year']);
-  if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year;
-  const date = new Date(0);
-  date.setUTCFullYear(year, Number(parts['month']) - 1, Number(parts['day']));
-  date.setUTCHours(Number(parts['hour']), Number(parts['minute']), Number(parts['second']), 0);
-  return Math.round((date.getTime() - Math.floor(epochMs / 1000) * 1000) / 60_000);
-}
-
-function offsetText(minutes: number): string {
-  const sign = minutes < 0 ? '-' : '+';
-  const abs = Math.abs(minutes);
-  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
-}
-
-export type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
-
-/**
- * A wall-clock time in an IANA zone as RFC 3339 with that zone's offset at the time, daylight
- * saving included. A time the clocks skip (spring forward) or pass twice (fall back) has no
- * single meaning: refused rather than guessed.
- */
-export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
-  const asUtc = new Date(0);
-  asUtc.setUTCFullYear(w.y, w.mo - 1, w.d);
-  asUtc.setUTCHours(w.h, w.mi, w.s, 0);
-  const wall = asUtc.getTime();
-  // The instant is wall - offset, for the offset in force at that instant: try the offsets in
-  // force a day around it (a zone changes offset at most once in that span).
-  const candidates = new Set([offsetMinutesAt(timeZone, wall - 86_400_000), offsetMinutesAt(timeZone, wall + 86_400_000)]);
-  const matches: number[] = [];
-  for (const offset of candidates) {
-    if (offsetMinutesAt(timeZone, wall - offset * 60_000) === offset) matches.push(offset);
-  }
-  if (matches.length === 0) return { ok: false, reason: 'gap' };
-  if (matches.length > 1) return { ok: false, reason: 'ambiguous' };
-  return { ok: true, text: `${dateTimeText(w)}${offsetText(matches[0] as number)}` };
 }
 
 function dateCell(date: Date, context: CellContext): CellReading {
@@ -218,14 +126,7 @@ function dateCell(date: Date, context: CellContext): CellReading {
       };
     }
     const converted = wallClockInZone(w, zone);
-    if (!converted.ok) {
-      return {
-        problem:
-          converted.reason === 'gap'
-            ? `${field} ${dateTimeText(w)} does not exist in ${zone} (the clocks skip it when daylight saving starts); write the time with its offset as text`
-            : `${field} ${dateTimeText(w)} happens twice in ${zone} (the clocks go back); write the time with its offset as text`,
-      };
-    }
+    if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text` };
     return { text: converted.text };
   }
   const text = midnight ? dateText(w) : dateTimeText(w);

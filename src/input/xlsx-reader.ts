@@ -388,7 +388,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       return mapping;
     },
     row({ cells, line, problems, warnings }, file) {
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells } };
+      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
       if (problems.length > 0) {
         if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
         // A field whose cell could not be read is left unset; its problem says why.

@@ -61,6 +61,7 @@ function itemJson(item: ReportItem): string {
   if (item.warnings !== undefined) ordered.warnings = item.warnings;
   if (item.action !== undefined) ordered.action = item.action;
   if (item.note !== undefined) ordered.note = item.note;
+  if (item.removed !== undefined) ordered.removed = item.removed;
   return JSON.stringify(ordered);
 }
 
@@ -73,6 +74,8 @@ export class JsonReportWriter implements ReportSink {
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
+  /** --prune-memberships: items whose request removed a link or flag (docs/sync.md); in the summary when any. */
+  private movers = 0;
 
   constructor(
     private readonly out: TextSink,
@@ -91,6 +94,7 @@ export class JsonReportWriter implements ReportSink {
   // Not async: a write that needs no waiting (most, behind a BufferedSink) costs no promise.
   item(entry: ReportEntry): void | Promise<void> {
     this.plan?.add(entry.item);
+    if (entry.item.removed !== undefined && entry.item.status !== 'failed') this.movers += 1;
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);
@@ -101,7 +105,7 @@ export class JsonReportWriter implements ReportSink {
     if (!this.opened) await this.open();
     // A dry run that planned against a store says so in the words of the screen's plan line.
     const plan = this.plan?.planned ? `,"plan":${JSON.stringify(this.plan.counts)}` : '';
-    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(summary)}${plan}}\n`);
+    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(this.movers > 0 ? { ...summary, movers: this.movers } : summary)}${plan}}\n`);
   }
 
   stopped(error: unknown): void {

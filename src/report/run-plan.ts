@@ -6,6 +6,7 @@
  */
 import { formatCount } from './number-format.js';
 import type { ReportItem } from './run-report.js';
+import { describeMove } from '../sync/memberships.js';
 
 export interface PlanCounts {
   toCreate: number;
@@ -37,6 +38,12 @@ export class RunPlan {
     if (item.action === 'created') {
       this.counts.toCreate += 1;
       line = `+ ${item.id ?? '-'}`;
+    } else if (item.removed !== undefined && (item.status === 'ok' || item.status === 'partial')) {
+      // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
+      if (item.action === 'updated') this.counts.toUpdate += 1;
+      else this.counts.toSend = (this.counts.toSend ?? 0) + 1;
+      line = `~ ${item.id ?? '-'} (${describeMove(item.removed, item.joined)})`;
+      this.planned = true;
     } else if (item.action === 'updated') {
       this.counts.toUpdate += 1;
       line = `~ ${item.id ?? '-'}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;

@@ -26,6 +26,13 @@ export interface ReportItem {
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
+  /**
+   * --prune-memberships (docs/sync.md): the links (`H-A`) and flags (`H-A:coordinator`) examctl
+   * sent before that this request removes; in the JSON report.
+   */
+  removed?: string[];
+  /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
+  joined?: string[];
 }
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
@@ -39,6 +46,8 @@ export interface ReportSummary {
   /** Remote runs: requests retried (each retry once), and by cause (`503`, `network`, `timeout`...). */
   retried?: number;
   retriedByCause?: Record<string, number>;
+  /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
+  movers?: number;
 }
 
 

@@ -62,6 +62,8 @@ export interface OutcomeLine extends ItemRef {
   action?: ItemAction;
   /** --changed-only: why the item was not sent (the run that last sent the same request). */
   note?: string;
+  /** --prune-memberships: the links and flags the request removed (docs/sync.md). */
+  removed?: string[];
   /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
   transient: boolean;
 }

@@ -226,6 +226,7 @@ export function reportItemOf(record: RunRecord, history: ItemHistory): ReportIte
   const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
+  if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;
   return item;
 }
 

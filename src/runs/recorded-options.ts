@@ -26,10 +26,17 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'onlyFailed',
   'sheet',
   'timezone',
+  // how the export is read (docs/input-formats.md, "Mapping an export"); --set refuses secrets
+  'map',
+  'mapFile',
+  'set',
+  'dateFormat',
   // the nightly sync (docs/sync.md)
   'changedOnly',
   'disableMissing',
   'maxDisable',
+  'pruneMemberships',
+  'maxPrune',
   'syncDir',
   'encoding',
   // schedule push

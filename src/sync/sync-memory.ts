@@ -29,6 +29,11 @@ export interface MemoryEntry {
   lastName?: string;
   /** Users: login disabled by --disable-missing (a leaver). */
   disabled?: boolean;
+  /**
+   * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
+   * as `H-A` or `H-A:coordinator+reports` (src/sync/memberships.ts): what --prune-memberships may remove.
+   */
+  links?: string[];
 }
 
 /**
@@ -98,6 +103,7 @@ interface EntryBody {
   f?: string;
   l?: string;
   x?: true;
+  h?: string[];
 }
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */
@@ -162,12 +168,14 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
       target = body.target;
     } else {
       if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
+      if (body.h !== undefined && !(Array.isArray(body.h) && body.h.every((link) => typeof link === 'string'))) throw damaged(file, line, 'its links are not a list of hierarchy ids');
       entries.set(body.id, {
         digest: body.d,
         run: body.r,
         ...(body.f === undefined ? {} : { firstName: body.f }),
         ...(body.l === undefined ? {} : { lastName: body.l }),
         ...(body.x === true ? { disabled: true } : {}),
+        ...linksOf(body.h),
       });
     }
     start = end + 1;
@@ -175,11 +183,17 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
   return { file, target, kind, entries, validLength: start, lines: line };
 }
 
+/** A line's links, checked by the reader (an older examctl's line has none: a user with no link recorded). */
+function linksOf(h: string[] | undefined): Pick<MemoryEntry, 'links'> {
+  return h === undefined || h.length === 0 ? {} : { links: h };
+}
+
 function entryLine(id: string, entry: MemoryEntry): string {
   const body: EntryBody = { id, d: entry.digest, r: entry.run };
   if (entry.firstName !== undefined) body.f = entry.firstName;
   if (entry.lastName !== undefined) body.l = entry.lastName;
   if (entry.disabled === true) body.x = true;
+  if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   return encodeChecksummedLine(JSON.stringify(body));
 }
 

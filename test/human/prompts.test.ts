@@ -270,6 +270,16 @@ describe('promptScheduleFields', () => {
     expect(terminal.screen).not.toContain('Assessment external id');
   });
 
+  it('with --timezone takes a local start (2027-01-25 14:00), re-asks one the clocks skip, and answers in UTC', async () => {
+    const terminal = new FakeTerminal();
+    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { timeZone: 'Europe/Berlin' });
+    await terminal.play([
+      { expect: 'Start in Europe/Berlin', keys: `2027-03-28 02:30${KEY.enter}` },
+      { expect: 'does not exist in Europe/Berlin', keys: `${KEY.clearLine}2027-01-25 14:00${KEY.enter}` },
+    ]);
+    expect(await fields).toEqual({ StartDateTime: '2027-01-25T13:00:00.000Z' });
+  });
+
   it('rejects a group id outside letters, digits and dashes', async () => {
     const terminal = new FakeTerminal();
     const fields = promptScheduleFields(['GroupExtId'], terminal.io);

@@ -95,7 +95,7 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
   it('10,000 unknown columns make one short line with a count, and a near miss gets a suggestion', async () => {
     const error = await expectInputFileError(read('many-unknown-columns.csv'), {
       line: 1,
-      reason: /^unknown columns: "Emial" \(did you mean "Email"\?\), "Extra0", .*"Extra8", … and 9,990 more \(use --ignore-unknown-columns/,
+      reason: /^unknown columns: "Emial" \(did you mean "Email"\?\), "Extra0", .*"Extra8", … and 9,990 more; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/
     });
     expect(error.message.length).toBeLessThan(400);
   });

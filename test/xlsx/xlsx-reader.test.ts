@@ -210,7 +210,7 @@ describe('xlsx written by exceljs', () => {
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'h.xlsx' }), {
         file: 'h.xlsx[S]',
         line: 1,
-        reason: /duplicate column: "FirstName" and "first name" both mean FirstName.*unknown column: "Nickname" \(use --ignore-unknown-columns/s,
+        reason: /duplicate column: "FirstName" and "first name" both mean FirstName.*unknown column: "Nickname"; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/s,
       });
       await writeWorkbook(path, [{ name: 'S', rows: [undefined, ['ExternalId', null, 'LastName']] }]);
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), { line: 2, reason: /header column 2 has no name/ });

@@ -1,10 +1,15 @@
 import { declareCommand, grouped, HELP_GROUP, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { collect } from '../flag-values.js';
-import { ENCODING_OPTION, SHEET_OPTION } from './file-options.js';
+import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
-  ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'), SHEET_OPTION, ENCODING_OPTION] as const),
+  ...grouped(HELP_GROUP.input, [
+    option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
+    SHEET_OPTION,
+    ENCODING_OPTION,
+    ...RECORD_INPUT_OPTIONS,
+  ] as const),
   ...grouped(HELP_GROUP.collectionFields, [
     option('--title <title>', 'Title (required, under 100 characters)'),
     option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),

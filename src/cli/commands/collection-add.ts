@@ -12,14 +12,14 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
-import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, sheet, encoding, title, externalId, owner, taxonomy, repository, ...globals }: CollectionAddOptions,
+  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, ...globals }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -27,7 +27,7 @@ export async function run(
   const fromFile = file !== undefined;
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
-    ...(await collectionAddInput({ file, sheet, encoding, title, externalId, owner, taxonomy, repository }, options, deps)),
+    ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
@@ -48,12 +48,15 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
 
 export async function collectionAddInput(
-  { file, sheet, encoding, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & CollectionFieldFlags,
+  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
   return {
-    records: file !== undefined ? await fileRecords(file, { sheet, encoding }, fieldFlags, deps) : await flagRecord(fieldFlags, options, deps),
+    records:
+      file !== undefined
+        ? await fileRecords(file, { sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
+        : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
 }
@@ -73,13 +76,18 @@ interface CollectionFieldFlags {
   repository: string[] | undefined;
 }
 
-async function fileRecords(file: string, { sheet, encoding }: { sheet: string | undefined; encoding: string | undefined }, flags: CollectionFieldFlags, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+async function fileRecords(
+  file: string,
+  { sheet, encoding, ...input }: { sheet: string | undefined; encoding: string | undefined } & InputFlagOptions,
+  flags: CollectionFieldFlags,
+  deps: CommandDeps,
+): Promise<() => AsyncIterable<InputRecord>> {
   const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
   if (given.length > 0) {
     const { UsageError } = await import('../../errors.js');
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
-  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, encoding });
+  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, encoding, command: 'collection add', ...input });
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {

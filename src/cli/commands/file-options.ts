@@ -1,4 +1,5 @@
-import { grouped, HELP_GROUP, option } from '../option-table.js';
+import { choice, grouped, HELP_GROUP, option, parsed } from '../option-table.js';
+import { collect } from '../flag-values.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');
@@ -6,11 +7,40 @@ export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the wo
 /** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
 export const NO_BOM_OPTION = option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)');
 
+/**
+ * The delimiter of CSV that examctl writes with no input to answer (a run report answers in its
+ * input's): `;` is what Excel in a locale with a decimal comma (German, French...) splits on.
+ */
+export const DELIMITER_OPTION = choice('--delimiter <delimiter>', "csv output: the cell delimiter, ',' (default), ';' (Excel in a locale with a decimal comma, e.g. German) or tab", [',', ';', 'tab']);
+
 /** The encoding of a CSV input without a BOM (a WHATWG label, read by TextDecoder). */
 export const ENCODING_OPTION = option(
   '--encoding <label>',
   'CSV input without a BOM: its encoding, e.g. windows-1252 (Excel\'s "CSV (Comma delimited)" on Windows); default UTF-8',
 );
+
+/** A column of the file read as an API field (also `invigilators remove`'s id column). */
+export const MAP_OPTION = parsed(
+  '--map <column=Field>',
+  'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
+  collect,
+);
+export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win');
+
+/**
+ * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
+ * declared once, taken by every command that reads records. Also a profile's defaults.
+ */
+export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
+  MAP_OPTION,
+  MAP_FILE_OPTION,
+  parsed('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable', collect),
+  option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'),
+  option(
+    '--timezone <zone>',
+    'IANA zone (e.g. Europe/Berlin) of date-times written without an offset: text in any input, .xlsx date cells, --start/--end and prompts; a time the clocks skip or repeat fails its record. Without it an offset is required',
+  ),
+] as const);
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
@@ -18,8 +48,5 @@ export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
   ENCODING_OPTION,
-  option(
-    '--timezone <zone>',
-    '.xlsx input: IANA zone (e.g. Europe/Paris) of zone-less date-time cells in StartDateTime/EndDateTime; an unknown zone is refused before anything is read (CSV and JSON texts carry their own offset)',
-  ),
+  ...RECORD_INPUT_OPTIONS,
 ] as const);

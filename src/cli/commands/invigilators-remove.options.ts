@@ -1,12 +1,14 @@
 import { declareCommand, argument, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { SHEET_OPTION } from './file-options.js';
+import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTION } from './file-options.js';
 
 export const INVIGILATORS_REMOVE_OPTIONS = [
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
   option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
   SHEET_OPTION,
+  MAP_OPTION,
+  MAP_FILE_OPTION,
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok'),
 ] as const;
 

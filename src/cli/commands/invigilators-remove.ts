@@ -18,7 +18,7 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf } from './input-helpers.js';
+import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
@@ -35,7 +35,7 @@ interface IdEntry {
  * is `partial`: the call went through and the person is not an invigilator there afterwards.
  */
 export async function run(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...globals }: InvigilatorsRemoveOptions,
+  { scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, ...globals }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -44,7 +44,7 @@ export async function run(
   const removal = new RemovalCall(scheduleExtId);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed }, options, deps, target)),
+    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
@@ -64,12 +64,12 @@ export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
 export async function invigilatorsRemoveInput(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'>,
+  { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readsOnlyFailedItself'>> {
-  const entries = await idEntries({ userExtIds, file, sheet, onlyFailed }, deps, () => promptedIds(scheduleExtId, options, deps, target));
+  const entries = await idEntries({ userExtIds, file, sheet, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
@@ -101,14 +101,17 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { userExtIds, file, sheet, onlyFailed }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'>,
+  { userExtIds, file, sheet, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
   const entries: IdEntry[] = (userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
-    const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}) });
+    // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
+    const shaping = await inputShaping({ map, mapFile, profile, baseUrl }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
+    const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
+    const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}), ...(idColumn !== undefined ? { idColumn } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
     for (const entry of listed) {

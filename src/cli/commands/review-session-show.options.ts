@@ -1,7 +1,7 @@
 import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { NO_BOM_OPTION } from './file-options.js';
+import { DELIMITER_OPTION, NO_BOM_OPTION } from './file-options.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalId', '<externalId>', 'review session external id'),
@@ -13,6 +13,7 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
   ),
   OUT_OPTION,
   NO_BOM_OPTION,
+  DELIMITER_OPTION,
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;
@@ -23,6 +24,8 @@ export const REVIEW_SESSION_SHOW = declareCommand({
   examples: [
     'examctl review-session show RS-MATH1-OCT',
     'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+    '# for Excel in a German (decimal comma) locale',
+    "examctl review-session show RS-MATH1-OCT -o csv --delimiter ';' > results.csv",
     'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
     'examctl review-session show RS-MATH1-OCT --json',
   ],

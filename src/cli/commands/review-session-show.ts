@@ -20,7 +20,7 @@ export function run({ out, ...options }: ReviewSessionShowOptions, deps: Command
   return withOutFile(out, deps, (to) => show(options, to, targetOf));
 }
 
-async function show({ externalId, output, bom, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+async function show({ externalId, output, bom, delimiter, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
@@ -49,7 +49,7 @@ async function show({ externalId, output, bom, ...globals }: Omit<ReviewSessionS
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
     const { withUtf8Bom } = await import('../../report/csv-cell.js');
-    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session), bom !== false), deps.stdoutIsTTY));
+    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session, delimiter === 'tab' ? '\t' : (delimiter ?? ',')), bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),

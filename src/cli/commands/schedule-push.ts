@@ -27,7 +27,10 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
-import { readInput, sourceRowsOf } from './input-helpers.js';
+import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
+import type { RecordShaping } from '../../input/field-map.js';
+import { readDateTimeText, readRecordDates } from '../../domain/local-time.js';
+import { parseDateTime } from '../../domain/date-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
@@ -58,7 +61,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, map, mapFile, set, dateFormat, ...rest }: SchedulePushOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -68,11 +71,12 @@ export async function run(
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
-  const { defaults, records, units, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding, ...fieldFlags }, deps);
+  const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
+  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
   if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
-  const asked = await completeRequiredFields(defaults, records, options, deps, target);
-  await warnBeforeSending(defaults, records, options.dryRun ?? false, deps);
+  const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
+  await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: commandName(SCHEDULE_PUSH),
     records,
@@ -134,18 +138,21 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
 
 export async function schedulePushInput(
-  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & FieldFlags,
+  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & FieldFlags,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
-  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, timezone, encoding } = options;
+): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
-  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, deps);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
+  // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
+  const shaping = await inputShaping(options, deps, columns, 'schedule push');
+  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, shaping, deps);
   return {
     defaults,
+    shaping,
     records: () =>
       withGivenPins(
-        oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding })),
+        oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping })),
         () => stringOf(defaults.schedule.PIN),
       ),
     units: (batches) => scheduleUnits(batches, defaults),
@@ -164,6 +171,7 @@ function refusedProblems(remembered: readonly Remembered[]): Problem[] | undefin
 interface AskedFields {
   names: ScheduleFieldName[];
   choices: StoreChoices | undefined;
+  timeZone?: string;
 }
 
 async function correctAnswers(asked: AskedFields, problems: readonly Problem[], defaults: ScheduleDefaults, deps: CommandDeps): Promise<boolean> {
@@ -174,7 +182,7 @@ async function correctAnswers(asked: AskedFields, problems: readonly Problem[], 
   if (again === null) return false;
   const earlier = Object.fromEntries(given.map((answer) => [answer.name, answer.value]).filter(([, value]) => value !== undefined));
   const known = Object.fromEntries(Object.entries(defaults.schedule).filter(([field]) => !again.includes(field as ScheduleFieldName)));
-  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier }));
+  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier, timeZone: asked.timeZone }));
   return true;
 }
 
@@ -198,12 +206,26 @@ async function scheduleDefaults(
   fieldFlags: FieldFlags,
   workflow: SchedulePushOptions['workflow'],
   upsert: boolean | undefined,
+  shaping: RecordShaping,
   deps: CommandDeps,
 ): Promise<ScheduleDefaults> {
   const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
+  if (scheduleFile !== undefined) {
+    const problems: Problem[] = [];
+    defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems);
+    if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
+  }
   for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
     const value = fieldFlags[flag as keyof typeof FLAG_FIELDS];
-    if (value !== undefined) defaults.schedule[field] = value;
+    if (value === undefined) continue;
+    if (typeof value === 'string' && (flag === 'start' || flag === 'end')) {
+      // --start/--end as a file's date-time would be read: an offset, or a local time in --timezone.
+      const reading = parseDateTime(value).ok && shaping.dates.format === undefined ? { ok: true as const, value } : readDateTimeText(field, value, shaping.dates);
+      if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
+      defaults.schedule[field] = reading.value;
+      continue;
+    }
+    defaults.schedule[field] = value;
   }
   if (workflow !== undefined) defaults.workflow = workflow;
   if (upsert !== undefined) defaults.upsert = upsert;
@@ -227,6 +249,7 @@ type RequiredField = keyof typeof REQUIRED_FIELD_FLAGS;
 async function completeRequiredFields(
   defaults: ScheduleDefaults,
   records: () => AsyncIterable<InputRecord>,
+  shaping: RecordShaping,
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
@@ -237,7 +260,7 @@ async function completeRequiredFields(
     break;
   }
   if (first === undefined || isRequestRecord(first)) return undefined;
-  const header = new Set((first.raw?.header ?? Object.keys(first.fields)).map(normalizeColumnName));
+  const header = new Set(fieldColumns(first, shaping).map(normalizeColumnName));
   const missing = (Object.keys(REQUIRED_FIELD_FLAGS) as RequiredField[]).filter(
     (field) => defaults.schedule[field] === undefined && !header.has(normalizeColumnName(field)),
   );
@@ -248,8 +271,9 @@ async function completeRequiredFields(
   await deps.stderr.write(`${terminalLine(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`)}\n`);
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
-  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, choices ? { choices } : {}));
-  return { names: missing, choices };
+  const timeZone = shaping.dates.timeZone;
+  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, { ...(choices ? { choices } : {}), ...(timeZone !== undefined ? { timeZone } : {}) }));
+  return { names: missing, choices, ...(timeZone !== undefined ? { timeZone } : {}) };
 }
 
 async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreChoices | undefined> {
@@ -270,7 +294,7 @@ const PAST_SHOWN = 5;
  * schedule id makes a new schedule on every run (three runs, three schedules), and a schedule
  * whose StartDateTime is already past is activated at once and can no longer be updated.
  */
-async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, dryRun: boolean, deps: CommandDeps): Promise<void> {
+async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, shaping: RecordShaping, dryRun: boolean, deps: CommandDeps): Promise<void> {
   const { clockFromEnv } = await import('../../engine/clock.js');
   const now = clockFromEnv(deps.env)().getTime();
   const past: string[] = [];
@@ -279,7 +303,7 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
   const seen = new Set<string>();
   for await (const record of records()) {
     // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
-    const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record);
+    const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
     const schedule = isRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
     const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
     if (id === undefined) generatesId = true;
@@ -307,8 +331,17 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
   }
 }
 
-function hasScheduleColumns(record: InputRecord): boolean {
-  const header = (record.raw?.header ?? Object.keys(record.fields)).map(normalizeColumnName);
+/**
+ * The API fields a record's file gives as columns: its header read through --map (or its keys),
+ * and the --set fields, which count as a column of every row.
+ */
+function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
+  const names = (record.raw?.header ?? Object.keys(record.fields)).map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);
+  return [...names, ...shaping.set.keys()];
+}
+
+function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
+  const header = fieldColumns(record, shaping).map(normalizeColumnName);
   return header.includes(normalizeColumnName('ScheduleExtId')) || header.includes(normalizeColumnName('StartDateTime'));
 }
 

@@ -17,6 +17,8 @@ export const TEMPLATE = declareCommand({
   description: 'print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)',
   examples: [
     'examctl template users > users.csv',
+    '# an export with its own headers needs no rewrite: map its columns, set what it lacks (docs/input-formats.md)',
+    'examctl user sync --file export.csv --map "Student ID=ExternalId" --map "Given name=FirstName" --set Role=Candidate --date-format DD.MM.YYYY',
     '# a workbook: text columns (00456 stays 00456) and a Columns sheet describing each column',
     'examctl template sittings -o xlsx > sittings.xlsx',
     'examctl template candidates -o json > candidates.json',

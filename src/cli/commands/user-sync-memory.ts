@@ -2,32 +2,57 @@ import { UsageError } from '../../errors.js';
 import type { UserRequest } from '../../domain/types.js';
 import { formatCount } from '../../report/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
+import { terminalLine } from '../../report/terminal-text.js';
 import type { MemoryEntry, SyncMemory } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../target.js';
 import { SentMemory, type SyncFlags } from './sent-memory.js';
 import { parseCountOrPercent } from '../flag-values.js';
+import { ErrorCode } from '../../domain/index.js';
+import { coerceCell } from '../../domain/coercion.js';
+import type { Problem } from '../../domain/problem.js';
+import type { InputRecord } from '../../input/record.js';
+import { linksAfter, pruneOf, removalsOf } from '../../sync/memberships.js';
+import { idOf } from './input-helpers.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
   maxDisable?: string;
+  pruneMemberships?: boolean;
+  maxPrune?: string;
 }
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
 
 /**
- * The most users --disable-missing may disable: `N`, `P%` of the remembered users, or by default
- * 10 % or 100, whichever is larger (a file that holds only some of the users trips it).
+ * The most users a threshold flag (--max-disable, --max-prune) lets a run touch: `N`, `P%` of
+ * the remembered users, or by default 10 % or 100, whichever is larger (a file that holds only
+ * some of the users, or the wrong file, trips it).
  */
+export function thresholdOf(flag: string, value: string | undefined, remembered: number): { limit: number; why: string } {
+  if (value === undefined) return { limit: Math.max(Math.ceil(remembered / 10), 100), why: 'the default: 10 % of them, or 100, whichever is larger' };
+  const text = value.trim();
+  const parsed = parseCountOrPercent(text);
+  if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
+  if (parsed !== undefined) return { limit: Math.floor((parsed.percent * remembered) / 100), why: `${flag} ${text} of them` };
+  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
+}
+
+/** --max-disable's limit (docs/sync.md). */
 export function disableLimit(maxDisable: string | undefined, remembered: number): { limit: number; why: string } {
-  if (maxDisable === undefined) return { limit: Math.max(Math.ceil(remembered / 10), 100), why: 'the default: 10 % of them, or 100, whichever is larger' };
-  const text = maxDisable.trim();
-  const value = parseCountOrPercent(text);
-  if (value !== undefined && 'count' in value) return { limit: value.count, why: `--max-disable ${text}` };
-  if (value !== undefined) return { limit: Math.floor((value.percent * remembered) / 100), why: `--max-disable ${text} of them` };
-  throw new UsageError(`--max-disable must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(maxDisable)}`);
+  return thresholdOf('--max-disable', maxDisable, remembered);
+}
+
+/** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
+function recordMemberships(record: InputRecord): { id: string | null; hierarchies: unknown; given: boolean; table: boolean } {
+  const id = idOf(record.fields, 'ExternalId');
+  const value = record.fields.Hierarchies;
+  if (record.raw === undefined) return { id, hierarchies: value, given: value !== undefined, table: false };
+  // A table's column is there even where a cell is empty: an empty cell is "no managed links".
+  const given = record.raw.names === undefined ? value !== undefined : record.raw.names.includes('Hierarchies');
+  return { id, hierarchies: value === undefined ? undefined : coerceCell('Hierarchies', 'hierarchies', value, []), given, table: true };
 }
 
 /**
@@ -37,42 +62,94 @@ export function disableLimit(maxDisable: string | undefined, remembered: number)
  */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
-  /** A leaver back, sent with the DisableLogin false examctl added: the request as the file gives it. */
+  /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
+  /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
+  private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
+  /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
+  private hierarchiesColumn: boolean | undefined;
 
   constructor(
     flags: UserSyncFlags,
     deps: CommandDeps,
     target: TargetOf,
-    /** The ids of the file, read once before the run (--disable-missing). */
-    private readonly fileIds: () => AsyncIterable<string | null>,
+    /** The file's records, read once before the run (--disable-missing, --prune-memberships). */
+    private readonly fileRecords: () => AsyncIterable<InputRecord>,
   ) {
     super('users', flags, deps, target, (user) => user);
   }
 
-  /** Opens the memory and checks --max-disable, before anything is sent. */
+  private get userFlags(): UserSyncFlags {
+    return this.flags as UserSyncFlags;
+  }
+
+  /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
-    const { changedOnly = false, disableMissing = false } = this.flags as UserSyncFlags;
-    const memory = await this.open(changedOnly || disableMissing);
+    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
     try {
-      if (disableMissing) await this.findLeavers(memory);
+      if (disableMissing || pruneMemberships) await this.readFile(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
     }
   }
 
-  private async findLeavers(memory: SyncMemory): Promise<void> {
+  /** One read of the file before the run: the leavers, and the users who would lose a link or flag. */
+  private async readFile(memory: SyncMemory): Promise<void> {
+    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    for await (const id of this.fileIds()) if (id !== null) inFile.add(id);
+    let losing = 0;
+    let notStated = 0;
+    for await (const record of this.fileRecords()) {
+      const read = recordMemberships(record);
+      if (read.id === null) continue;
+      inFile.add(read.id);
+      if (!pruneMemberships) continue;
+      if (read.table) this.hierarchiesColumn ??= read.given;
+      const links = memory.get(read.id)?.links;
+      if (links === undefined) continue;
+      if (!read.given) notStated += 1;
+      else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
+    }
+    if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
+    if (disableMissing) this.findLeavers(memory, inFile);
+  }
+
+  /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
+  private async checkPrune(memory: SyncMemory, losing: number, notStated: number): Promise<void> {
+    const n = formatCount;
+    if (this.hierarchiesColumn === false) {
+      await this.deps.stderr.write('--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned\n');
+    } else if (notStated > 0) {
+      await this.deps.stderr.write(`--prune-memberships: ${n(notStated)} ${notStated === 1 ? 'record gives' : 'records give'} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
+    }
+    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
+      // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
+      // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
+      await this.deps.stderr.write(
+        `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
+      );
+    }
+    const remembered = memory.remembered;
+    const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
+    if (losing > limit) {
+      throw new UsageError(
+        `--prune-memberships would remove links or flags of ${n(losing)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
+          `more than ${n(limit)} (${why}); nothing was sent. Is this the right file, with its Hierarchies? If so, raise --max-prune (e.g. --max-prune ${losing}).`,
+      );
+    }
+  }
+
+  private findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>): void {
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
     this.leavers = [...memory.entries]
       .filter(([id, entry]) => !inFile.has(id) && (entry.disabled !== true || entry.run === thisRun))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const remembered = memory.remembered + this.leavers.filter(([, entry]) => entry.disabled === true).length;
-    const { limit, why } = disableLimit((this.flags as UserSyncFlags).maxDisable, remembered);
+    const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
       throw new UsageError(
@@ -82,15 +159,29 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  /** A unit of the file: DisableLogin false for a leaver who is back, and left out when unchanged (--changed-only). */
+  /**
+   * A unit of the file: DisableLogin false for a leaver who is back, the DELETEs and false flags
+   * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
+   * added to is a change: it is sent.
+   */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
-    const entry = unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
-    if (entry?.disabled === true && unit.prepared.ok && unit.prepared.value.DisableLogin === undefined) {
-      const enabled: UserRequest = { ...unit.prepared.value, DisableLogin: false };
-      this.asTheFileGives.set(enabled, unit.prepared.value);
-      return { ...unit, prepared: { ok: true, value: enabled } };
+    if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
+    const entry = this.memory?.get(unit.id);
+    const given = unit.prepared.value;
+    let value = given;
+    if (entry?.disabled === true && value.DisableLogin === undefined) value = { ...value, DisableLogin: false };
+    const prune = this.userFlags.pruneMemberships ? pruneOf(entry?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    if (prune?.added === true) {
+      value = prune.request;
+      this.pruned.set(value, new Set(prune.removed.filter((removed) => !removed.includes(':'))));
     }
-    return super.unit(unit);
+    let next = unit;
+    if (value !== given) {
+      this.asTheFileGives.set(value, given);
+      next = { ...unit, prepared: { ok: true, value } };
+    }
+    if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
+    return value !== given ? next : super.unit(next);
   }
 
   /** The leavers as units of their own, after the file's (--disable-missing). */
@@ -104,25 +195,52 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  /** The answer to a leaver's request says `disabled`. */
+  /**
+   * The answer to a leaver's request says `disabled`. A 131 (not found) or 1134 (inactive) for a
+   * link examctl asked to DELETE is the link gone: done, not a problem (docs/sync.md).
+   */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
-    return this.disables.has(payload) && outcome.status === 'ok' ? { ...outcome, action: 'disabled' } : outcome;
+    if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
+    const deleted = this.pruned.get(payload);
+    if (deleted === undefined || outcome.status !== 'partial') return outcome;
+    const errors = outcome.errors.filter((problem) => !isGoneLink(problem, payload, deleted));
+    if (errors.length === outcome.errors.length) return outcome;
+    return { ...outcome, errors, status: errors.length === 0 ? 'ok' : 'partial' };
   }
 
   /**
-   * A re-enabled user is remembered by the request as the file gives it (without the added
-   * DisableLogin false): the next night the file gives the same, so the user is unchanged.
+   * A request examctl added to is remembered as the file gives it (without the DisableLogin
+   * false or the DELETEs it added): the next night the file gives the same, so it is unchanged.
    */
   protected override digestOf(payload: UserRequest): string {
     return super.digestOf(this.asTheFileGives.get(payload) ?? payload);
   }
 
-  /** Users: also what a disable request needs without the file, and whether this was one. */
+  /**
+   * Users: also what a disable request needs without the file, whether this was one, and the
+   * links and flags examctl manages after this request (what --prune-memberships may remove).
+   */
   rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
+    const links = unit.id === null ? undefined : linksAfter(this.memory?.get(unit.id)?.links, payload.Hierarchies);
     this.acknowledged(unit, payload, run, kept, {
       ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
       ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
       ...(this.disables.has(payload) ? { disabled: true } : {}),
+      ...(links === undefined ? {} : { links }),
     });
   }
+}
+
+/** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */
+function recordsLinks(memory: SyncMemory): boolean {
+  for (const entry of memory.entries.values()) if (entry.links !== undefined) return true;
+  return false;
+}
+
+/** A GroupErrors problem saying a link examctl asked to DELETE no longer exists (131) or is inactive (1134). */
+function isGoneLink(problem: Problem, payload: UserRequest, deleted: ReadonlySet<string>): boolean {
+  if (problem.code !== ErrorCode.HierarchyNotFound && problem.code !== ErrorCode.HierarchyInactive) return false;
+  const index = /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1];
+  const entry = index === undefined ? undefined : payload.Hierarchies?.[Number(index)];
+  return entry !== undefined && entry.Action === 'DELETE' && deleted.has(entry.ExternalId);
 }

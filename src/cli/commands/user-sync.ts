@@ -11,7 +11,7 @@ import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipel
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
-import { idOf, readInput, sourceRowsOf } from './input-helpers.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
 import { commandName, type RerunInput } from '../option-table.js';
 import type { SummaryNote } from '../../report/report-writers.js';
@@ -25,17 +25,18 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, changedOnly, disableMissing, maxDisable, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
-    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding }, sync, runOptions, deps, target);
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
-  if (changedOnly || disableMissing) throw new UsageError(`${changedOnly ? '--changed-only' : '--disable-missing'} needs --file (the export to sync)`);
+  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : undefined;
+  if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
     command: commandName(USER_SYNC),
@@ -64,10 +65,11 @@ export async function run(
 
 /**
  * A file run, with the sync memory (docs/sync.md): fed by every real run, read to leave out
- * unchanged users (--changed-only) and to disable leavers (--disable-missing).
+ * unchanged users (--changed-only), to disable leavers (--disable-missing) and to remove the
+ * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
-  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
+  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
   flags: UserSyncFlags,
   runOptions: RunOptions,
   deps: CommandDeps,
@@ -75,10 +77,9 @@ async function syncFile(
 ): Promise<number> {
   if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
+  if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
   const read = userSyncInput(input, deps);
-  const memory = new UserSyncMemory(flags, deps, target, async function* () {
-    for await (const record of read.records()) yield idOf(record.fields, 'ExternalId');
-  });
+  const memory = new UserSyncMemory(flags, deps, target, read.records);
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
@@ -112,15 +113,22 @@ export const rerunInput: RerunInput = async (options, deps) => {
 /** --disable-missing's word in the summary: the leavers whose login this run disabled. */
 const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: () => 'disabled (not in the file)' };
 
+/** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says it too. */
+const MOVERS_NOTE: SummaryNote = {
+  counts: (item) => item.removed !== undefined && item.status !== 'failed',
+  words: (count, dryRun) => `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
+  inDryRun: true,
+};
+
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, timezone, encoding }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'timezone' | 'encoding'> & { file: string },
+  { file, ignoreUnknownColumns, sheet, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   return {
-    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, timezone, encoding }),
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', ...inputFlagsOf(flags) }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
-    summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE],
+    summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
 }
 

@@ -253,7 +253,11 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
   return { item: withWarnings({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit), rows: unit.rows };
 }
 
-/** The unit's warnings on its report item; no key at all when there are none (most items). */
+/**
+ * The unit's warnings on its report item; no key at all when there are none (most items). So
+ * too what a sent or planned request removes (--prune-memberships, docs/sync.md).
+ */
 function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
-  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...item, warnings: unit.warnings } : item;
+  const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
+  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
 }

@@ -4,6 +4,7 @@ import type { Problem, Validation } from '../../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import type { ReportEntry, SourceRow, SummaryNote } from '../../report/report-writers.js';
+import type { ReportItem } from '../../report/run-report.js';
 import type { ItemAction, ItemStatus, ReportSummary } from '../../report/run-report.js';
 import type { GlobalOptions } from '../context.js';
 
@@ -23,6 +24,8 @@ export interface Unit<P> {
   unsent?: { note: string };
   /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
   plannedAction?: ItemAction;
+  /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
+  membership?: Pick<ReportItem, 'removed' | 'joined'>;
 }
 
 /**

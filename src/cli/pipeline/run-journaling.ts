@@ -73,8 +73,8 @@ export async function startJournaling(
       kept(n, unit) {
         const decision = plan.decide(refOf(n, unit));
         if (decision.action === 'keep') {
-          const { status, errors, action, note } = decision.outcome;
-          const base = { source: unit.source, id: unit.id, status, errors };
+          const { status, errors, action, note, removed } = decision.outcome;
+          const base = { source: unit.source, id: unit.id, status, errors, ...(removed === undefined ? {} : { removed }) };
           const item = note === undefined ? base : { ...base, note };
           return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
         }
@@ -150,7 +150,10 @@ function journaling(
       const settled = resume.settle(n, outcome);
       const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
       const withAction = settled.action === undefined ? line : { ...line, action: settled.action };
-      journal.outcome(settled.note === undefined ? withAction : { ...withAction, note: settled.note });
+      // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
+      const removed = unit.membership?.removed;
+      const withRemoved = removed === undefined || settled.status === 'failed' ? withAction : { ...withAction, removed };
+      journal.outcome(settled.note === undefined ? withRemoved : { ...withRemoved, note: settled.note });
       testSignal.counted('outcome');
       return settled;
     },

@@ -1,0 +1,444 @@
+/**
+ * Dates and times as an admin's export writes them: a `--date-format` (tokens YYYY MM DD HH mm ss,
+ * any separators) and a `--timezone` (an IANA zone, through Intl: Node's ICU, no library) for
+ * date-times without an offset. Nothing is guessed: a text that is neither ISO nor the given
+ * format is refused with the format it looks like; a local time the clocks skip or pass twice is
+ * refused. Pure (Intl only). docs/input-formats.md, "Dates, times and time zones".
+ */
+import { isCalendarDate, parseDateTime } from './date-time.js';
+import { ErrorCode } from './codes.js';
+import type { Problem } from './problem.js';
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** A wall-clock time with no zone. */
+export interface WallClock {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+}
+
+export function dateText(w: WallClock): string {
+  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}`;
+}
+
+export function dateTimeText(w: WallClock): string {
+  return `${dateText(w)}T${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`;
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = zoneFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
+    });
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** True when `timeZone` is a zone name Intl knows (an IANA name such as Europe/Paris, or UTC). */
+export function isKnownTimeZone(timeZone: string): boolean {
+  if (timeZone.trim() === '') return false;
+  try {
+    zoneFormat(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The message of an unknown `--timezone` (or a profile's timezone). */
+export function unknownTimeZoneMessage(timeZone: string): string {
+  return `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`;
+}
+
+/** The zone's offset from UTC at an instant, in minutes. */
+function offsetMinutesAt(timeZone: string, epochMs: number): number {
+  const parts: Record<string, string> = {};
+  for (const part of zoneFormat(timeZone).formatToParts(new Date(epochMs))) parts[part.type] = part.value;
+  let year = Number(parts['year']);
+  if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year;
+  const date = new Date(0);
+  date.setUTCFullYear(year, Number(parts['month']) - 1, Number(parts['day']));
+  date.setUTCHours(Number(parts['hour']), Number(parts['minute']), Number(parts['second']), 0);
+  return Math.round((date.getTime() - Math.floor(epochMs / 1000) * 1000) / 60_000);
+}
+
+function offsetText(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+export type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
+
+/**
+ * A wall-clock time in an IANA zone as RFC 3339 with that zone's offset at the time, daylight
+ * saving included. A time the clocks skip (spring forward) or pass twice (fall back) has no
+ * single meaning: refused rather than guessed.
+ */
+export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
+  const asUtc = new Date(0);
+  asUtc.setUTCFullYear(w.y, w.mo - 1, w.d);
+  asUtc.setUTCHours(w.h, w.mi, w.s, 0);
+  const wall = asUtc.getTime();
+  // The instant is wall - offset, for the offset in force at that instant: try the offsets in
+  // force a day around it (a zone changes offset at most once in that span).
+  const candidates = new Set([offsetMinutesAt(timeZone, wall - 86_400_000), offsetMinutesAt(timeZone, wall + 86_400_000)]);
+  const matches: number[] = [];
+  for (const offset of candidates) {
+    if (offsetMinutesAt(timeZone, wall - offset * 60_000) === offset) matches.push(offset);
+  }
+  if (matches.length === 0) return { ok: false, reason: 'gap' };
+  if (matches.length > 1) return { ok: false, reason: 'ambiguous' };
+  return { ok: true, text: `${dateTimeText(w)}${offsetText(matches[0] as number)}` };
+}
+
+/** Why a local time has no single instant, in words (`field` already names the value). */
+export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous', timeZone: string): string {
+  return reason === 'gap'
+    ? `${what} does not exist in ${timeZone} (the clocks skip it when daylight saving starts); write the time with its offset`
+    : `${what} happens twice in ${timeZone} (the clocks go back); write the time with its offset`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --date-format
+
+type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'mm' | 'ss';
+const TOKENS: readonly Token[] = ['YYYY', 'MM', 'DD', 'HH', 'mm', 'ss'];
+const TIME_TOKENS: ReadonlySet<Token> = new Set(['HH', 'mm', 'ss']);
+
+type Part = { token: Token } | { literal: string };
+
+/** A parsed `--date-format`: how a date (and, with time tokens, a date-time) is written. */
+export interface DateFormat {
+  readonly text: string;
+  /** The date part alone (for a date of birth when the format also has a time). */
+  readonly date: RegExp;
+  readonly dateOrder: readonly Token[];
+  /** The whole format with its time, when it has time tokens. */
+  readonly dateTime: RegExp | undefined;
+  readonly dateTimeOrder: readonly Token[];
+  /** The date part's text, e.g. `DD.MM.YYYY`. */
+  readonly dateText: string;
+}
+
+export type DateFormatParse = { ok: true; format: DateFormat } | { ok: false; message: string };
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A number is 1 or 2 digits when a separator or the end follows it (`5.7.2000`), else exactly 2. */
+function regexOf(parts: readonly Part[]): { source: string; order: Token[] } {
+  let source = '';
+  const order: Token[] = [];
+  parts.forEach((part, i) => {
+    if ('literal' in part) {
+      // A run of blanks matches any run of blanks; every other character itself.
+      for (const run of part.literal.match(/\s+|[^\s]/g) ?? []) source += run.trim() === '' ? '\\s+' : escapeRegExp(run);
+      return;
+    }
+    order.push(part.token);
+    const next = parts[i + 1];
+    if (part.token === 'YYYY') source += '(\\d{4})';
+    else source += next === undefined || 'literal' in next ? '(\\d{1,2})' : '(\\d{2})';
+  });
+  return { source, order };
+}
+
+/** The trailing offset a formatted date-time may carry: `Z`, `+01:00`, `+0100`. */
+const OFFSET_TAIL = '\\s*(Z|z|[+-]\\d{2}:?\\d{2})?';
+/** A time after a date-only format, in a date-time field: `14:00`, `14:00:30`, after a space or T. */
+const TIME_TAIL = '(?:[Tt]|\\s+)(\\d{1,2}):(\\d{2})(?::(\\d{2}))?';
+
+/**
+ * Parses a `--date-format`: tokens YYYY MM DD (all three, once each) and optionally HH mm (both)
+ * and ss, with any other characters between them as written. An unknown token (`YY`, `hh`, `M`)
+ * is refused: a letter that is not a token is never taken for a separator.
+ */
+export function parseDateFormat(text: string): DateFormatParse {
+  const parts: Part[] = [];
+  const seen = new Set<Token>();
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (/[A-Za-z]/.test(c)) {
+      const token = TOKENS.find((t) => text.startsWith(t, i));
+      if (token === undefined) {
+        const run = /^[A-Za-z]+/.exec(text.slice(i))?.[0] ?? c;
+        return { ok: false, message: `unknown token "${run}" in "${text}": use YYYY, MM, DD, HH, mm and ss with any separators, e.g. DD.MM.YYYY or DD.MM.YYYY HH:mm` };
+      }
+      if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
+      seen.add(token);
+      parts.push({ token });
+      i += token.length;
+      continue;
+    }
+    let j = i;
+    while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j++;
+    if (/\d/.test(text.slice(i, j))) return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
+    parts.push({ literal: text.slice(i, j) });
+    i = j;
+  }
+  for (const token of ['YYYY', 'MM', 'DD'] as const) {
+    if (!seen.has(token)) return { ok: false, message: `"${text}" has no ${token}: a date format needs YYYY, MM and DD` };
+  }
+  if (seen.has('HH') !== seen.has('mm') || (seen.has('ss') && !seen.has('HH'))) {
+    return { ok: false, message: `"${text}": a time needs HH and mm (and ss only with them)` };
+  }
+  const firstTime = parts.findIndex((part) => 'token' in part && TIME_TOKENS.has(part.token));
+  const dateParts = firstTime === -1 ? parts.slice() : parts.slice(0, firstTime);
+  while (dateParts.length > 0 && 'literal' in (dateParts.at(-1) as Part)) dateParts.pop();
+  if (dateParts.some((part) => 'token' in part && TIME_TOKENS.has(part.token))) return { ok: false, message: `"${text}": the time must follow the date` };
+  const dateOnly = regexOf(dateParts);
+  const dateText = dateParts.map((part) => ('token' in part ? part.token : part.literal)).join('');
+  // A format that reads an ISO date another way (YYYY-DD-MM) would make every ISO text ambiguous.
+  if (/^YYYY-?DD-?MM$/.test(dateText)) return { ok: false, message: `"${text}" would read ISO dates (YYYY-MM-DD) with day and month swapped` };
+  const whole = firstTime === -1 ? undefined : regexOf(parts);
+  return {
+    ok: true,
+    format: {
+      text,
+      date: new RegExp(`^${dateOnly.source}$`),
+      dateOrder: dateOnly.order,
+      dateTime: whole === undefined ? undefined : new RegExp(`^${whole.source}${OFFSET_TAIL}$`),
+      dateTimeOrder: whole?.order ?? [],
+      dateText,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading one text
+
+/** The outcome of reading one date or date-time text: the API's form, or a message that names the value. */
+export type TextReading = { ok: true; value: string } | { ok: false; message: string };
+
+export interface LocalTimeOptions {
+  format?: DateFormat | undefined;
+  timeZone?: string | undefined;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
+/** ISO date and time with or without seconds and offset: `2027-01-25 14:00`, `2027-01-25T14:00:00+01:00`. */
+const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]): WallClock {
+  const w: WallClock = { y: 0, mo: 0, d: 0, h: 0, mi: 0, s: 0 };
+  order.forEach((token, i) => {
+    const n = Number(groups[i] ?? 0);
+    if (token === 'YYYY') w.y = n;
+    else if (token === 'MM') w.mo = n;
+    else if (token === 'DD') w.d = n;
+    else if (token === 'HH') w.h = n;
+    else if (token === 'mm') w.mi = n;
+    else w.s = n;
+  });
+  return w;
+}
+
+function realDate(w: WallClock): boolean {
+  return isCalendarDate(w.y, w.mo, w.d);
+}
+
+function realTime(w: WallClock): boolean {
+  return w.h <= 23 && w.mi <= 59 && w.s <= 59;
+}
+
+/**
+ * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
+ * month that could be either way are named both ways. Undefined when it looks like no date.
+ */
+export function likelyDateFormat(text: string): string | undefined {
+  const m = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
+  const time = (m: RegExpExecArray, at: number): string => (m[at + 1] === undefined ? '' : ` HH:mm${m[at + 4] === undefined ? '' : ':ss'}`);
+  if (m !== null) {
+    const sep = m[2] as string;
+    const first = Number(m[1]);
+    const second = Number(m[3]);
+    const dm = `DD${sep}MM${sep}YYYY${time(m, 4)}`;
+    const md = `MM${sep}DD${sep}YYYY${time(m, 4)}`;
+    if (first > 12 || sep === '.') return dm;
+    if (second > 12) return md;
+    return `${dm} or ${md}`;
+  }
+  const y = /^(\d{4})([./])(\d{1,2})\2(\d{1,2})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
+  if (y !== null) return `YYYY${y[2]}MM${y[2]}DD${time(y, 4)}`;
+  if (/^\d{8}$/.test(text.trim())) return 'DDMMYYYY';
+  return undefined;
+}
+
+function notReadMessage(field: string, text: string, kind: 'date' | 'date-time', options: LocalTimeOptions): string {
+  const quoted = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  if (options.format !== undefined) {
+    const shape = kind === 'date' ? options.format.dateText : options.format.dateTime === undefined ? `${options.format.dateText} HH:mm` : options.format.text;
+    return `${field} ${quoted} is neither ${shape} (--date-format) nor ISO ${kind === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DDTHH:mm:ss'}`;
+  }
+  const looks = likelyDateFormat(text);
+  const iso = kind === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 (2027-01-25T14:00:00+01:00)';
+  if (looks === undefined) return `${field} ${quoted} is not an ISO date${kind === 'date' ? '' : '-time'}: write it ${iso}, or say how it is written with --date-format`;
+  // The flag as it is typed: a format with a blank needs quotes.
+  const first = looks.split(' or ')[0] as string;
+  const flag = first.includes(' ') ? `"${first}"` : first;
+  const give = looks.includes(' or ') ? `give --date-format with the one the export uses, e.g. --date-format ${flag}` : `give --date-format ${flag}`;
+  return `${field} ${quoted} is not ISO ${iso}; it looks like ${looks}: ${give} (examctl never guesses a date's order)`;
+}
+
+function impossible(field: string, text: string): TextReading {
+  return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date and time (check day, month, hour and minute)` };
+}
+
+/**
+ * A calendar date (a date of birth) as `YYYY-MM-DD`: ISO (`YYYY-MM-DD`, `YYYYMMDD`) as today, or
+ * the `--date-format`'s date part, tried first when the text has its shape.
+ */
+export function readDateText(field: string, text: string, options: LocalTimeOptions): TextReading {
+  const t = text.trim();
+  const format = options.format;
+  if (format !== undefined) {
+    const m = format.date.exec(t);
+    if (m !== null) {
+      const w = wallOf(format.dateOrder, m.slice(1));
+      return realDate(w) ? { ok: true, value: dateText(w) } : { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (read as ${format.dateText}: day ${w.d}, month ${w.mo})` };
+    }
+  }
+  const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
+  if (iso !== null) {
+    const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
+    if (realDate(w)) return { ok: true, value: dateText(w) };
+    if (format === undefined && ISO_DATE.test(t)) return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (month ${w.mo}, day ${w.d})` };
+  }
+  return { ok: false, message: notReadMessage(field, text, 'date', options) };
+}
+
+/** A wall time, or one with its offset, as the RFC 3339 text the date-time rule reads. */
+function placed(field: string, text: string, w: WallClock, fraction: string | undefined, offset: string | undefined, options: LocalTimeOptions): TextReading {
+  if (!realDate(w) || !realTime(w)) return impossible(field, text);
+  const frac = fraction === undefined ? '' : `.${fraction}`;
+  if (offset !== undefined) {
+    const zone = offset === 'z' || offset === 'Z' ? 'Z' : offset.includes(':') ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+    const parsed = parseDateTime(`${dateTimeText(w)}${frac}${zone}`);
+    return parsed.ok ? { ok: true, value: parsed.iso } : impossible(field, text);
+  }
+  if (options.timeZone === undefined) {
+    return {
+      ok: false,
+      message: `${field} ${JSON.stringify(text)} has no time zone: add Z or an offset such as +01:00, or give --timezone with the zone the file's times are in (e.g. Europe/Berlin)`,
+    };
+  }
+  const converted = wallClockInZone(w, options.timeZone);
+  if (!converted.ok) return { ok: false, message: zoneConversionMessage(`${field} ${JSON.stringify(text)}`, converted.reason, options.timeZone) };
+  const parsed = parseDateTime(converted.text.replace(/([+-]\d{2}:\d{2})$/, `${frac}$1`));
+  return parsed.ok ? { ok: true, value: parsed.iso } : impossible(field, text);
+}
+
+/**
+ * A date-time as the API's UTC form: RFC 3339 with an offset as today; ISO without an offset
+ * (seconds optional: `2027-01-25 14:00`) or the `--date-format` (its time, or a date-only
+ * format followed by `HH:mm[:ss]`), an offset after it optional; a time without an offset is
+ * placed in `--timezone`, and refused without one.
+ */
+export function readDateTimeText(field: string, text: string, options: LocalTimeOptions): TextReading {
+  const t = text.trim();
+  const format = options.format;
+  if (format !== undefined) {
+    if (format.dateTime !== undefined) {
+      const m = format.dateTime.exec(t);
+      if (m !== null) {
+        const order = format.dateTimeOrder;
+        return placed(field, text, wallOf(order, m.slice(1, order.length + 1)), undefined, m[order.length + 1], options);
+      }
+    }
+    const dateTime = new RegExp(`^${format.date.source.slice(1, -1)}${TIME_TAIL}${OFFSET_TAIL}$`).exec(t);
+    if (dateTime !== null) {
+      const n = format.dateOrder.length;
+      const w = wallOf(format.dateOrder, dateTime.slice(1, n + 1));
+      w.h = Number(dateTime[n + 1]);
+      w.mi = Number(dateTime[n + 2]);
+      w.s = Number(dateTime[n + 3] ?? 0);
+      return placed(field, text, w, undefined, dateTime[n + 4], options);
+    }
+  }
+  const iso = ISO_LOCAL.exec(t);
+  if (iso !== null) {
+    const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: Number(iso[4]), mi: Number(iso[5]), s: Number(iso[6] ?? 0) };
+    return placed(field, text, w, iso[7], iso[8], options);
+  }
+  return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
+}
+
+/** Fields whose text is a calendar date, and fields whose text is an instant. */
+export const DATE_FIELDS: ReadonlySet<string> = new Set(['DateOfBirth']);
+export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', 'EndDateTime']);
+
+/**
+ * True when a text is the API's form already (a date YYYY-MM-DD/YYYYMMDD, or RFC 3339 with an
+ * offset), so the record's fields need no reading: the common case costs one test.
+ */
+function apiForm(field: string, text: string): boolean {
+  return DATE_FIELDS.has(field) ? ISO_DATE.test(text) || ISO_COMPACT.test(text) : parseDateTime(text).ok;
+}
+
+/**
+ * The date and date-time texts of one record read by `options` (a key of `fields` names its
+ * field; a whole schedule request's Schedule and Candidates are read too). A text that cannot
+ * be read is left out of the fields and named in `problems`: it fails its record only.
+ */
+export function readRecordDates(
+  fields: Record<string, unknown>,
+  options: LocalTimeOptions,
+  problems: Problem[],
+  prefix = '',
+): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if ((key === 'Schedule' || key === 'Candidates') && prefix === '') {
+      if (key === 'Schedule' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        const read = readRecordDates(value as Record<string, unknown>, options, problems, 'Schedule.');
+        if (read !== value) (out ??= { ...fields })[key] = read;
+      } else if (key === 'Candidates' && Array.isArray(value)) {
+        const read = value.map((candidate: unknown, i) =>
+          typeof candidate === 'object' && candidate !== null && !Array.isArray(candidate) ? readRecordDates(candidate as Record<string, unknown>, options, problems, `Candidates[${i}].`) : candidate,
+        );
+        if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
+      }
+      continue;
+    }
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    const isDate = DATE_FIELDS.has(key);
+    if (!isDate && !DATE_TIME_FIELDS.has(key)) continue;
+    // Without --date-format or --timezone an API-form text stays as written (the rule reads it).
+    if (apiForm(key, value) && options.format === undefined) continue;
+    // Without either flag, only a text that looks like a local date gets the hint; the rest is the rule's to refuse.
+    if (options.format === undefined && options.timeZone === undefined && likelyDateFormat(value) === undefined) continue;
+    const reading = isDate ? readDateText(key, value, options) : readDateTimeText(key, value, options);
+    if (reading.ok) {
+      if (reading.value !== value) (out ??= { ...fields })[key] = reading.value;
+    } else {
+      out ??= { ...fields };
+      delete out[key];
+      // A date of birth keeps its field's code (246), as the rule would have given it.
+      problems.push({ field: prefix + key, code: isDate ? ErrorCode.DateOfBirthInvalid : null, message: reading.message });
+    }
+  }
+  return out ?? fields;
+}

@@ -1,0 +1,198 @@
+/**
+ * The admin's export as exported (docs/input-formats.md, "Mapping an export"): `--map
+ * SOURCE=Field` (and a map file, and a profile's map) reads a column under another name as an
+ * API field; `--set Field=value` gives a field where the column is missing or the cell empty;
+ * `--date-format`/`--timezone` read dates and local times. Every flag is checked before anything
+ * is read (UsageError naming the flag, exit 2); then each record is shaped as it is read.
+ */
+import { UsageError } from '../errors.js';
+import { coerceCell } from '../domain/coercion.js';
+import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
+import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
+import type { Problem } from '../domain/problem.js';
+import { SECRET_FIELDS } from '../domain/text-rules.js';
+import { normalizeColumnName } from './column-name.js';
+import { closestName } from './name-hints.js';
+import type { ColumnSpec, InputRecord } from './record.js';
+
+/** Where a map or a constant came from, as a message names it. */
+export type Origin = string;
+
+/**
+ * The input flags as given, each entry with where it came from and its level (0 a profile, 1 a
+ * map file, 2 a flag): a higher level overrides what a lower one says about a column or a field.
+ */
+export interface InputFlags {
+  /** Source column -> field, in order; a later entry for the same column wins (flags after files, files after the profile). */
+  map: readonly { source: string; field: string; origin: Origin; level: number }[];
+  set: readonly { field: string; value: string; origin: Origin; level: number }[];
+  dateFormat?: { text: string; origin: Origin } | undefined;
+  timezone?: { text: string; origin: Origin } | undefined;
+}
+
+/** What the readers and the record shaping use. */
+export interface RecordShaping {
+  /** Normalized header -> API field (readers: CSV and xlsx headers; JSON keys). */
+  map: ReadonlyMap<string, string>;
+  /** Field -> value (already coerced) for a missing column or an empty cell. */
+  set: ReadonlyMap<string, unknown>;
+  dates: LocalTimeOptions;
+}
+
+/** Every field any record command takes, to tell a misspelt field from one this command does not take. */
+const ALL_FIELDS: readonly string[] = [...new Set([...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].map((spec) => spec.name))];
+
+/**
+ * The command's column for a field name; a field of another command is refused, except from a
+ * profile (`lenient`), which serves every command: there it is left out (undefined).
+ */
+function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false): ColumnSpec | undefined {
+  const key = normalizeColumnName(name);
+  const spec = columns.find((column) => normalizeColumnName(column.name) === key);
+  if (spec !== undefined) return spec;
+  const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
+  if (elsewhere !== undefined) {
+    if (lenient) return undefined;
+    throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
+  }
+  const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
+  throw new UsageError(`${what}: unknown field "${name}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+}
+
+/** `SOURCE=Field` / `Field=value`: split at the last `=` for a map (a header may hold one), at the first for --set. */
+export function splitPair(entry: string, flag: string, last: boolean): [string, string] {
+  const at = last ? entry.lastIndexOf('=') : entry.indexOf('=');
+  if (at <= 0) throw new UsageError(`${flag} ${JSON.stringify(entry)}: expected ${flag === '--set' ? 'Field=value, e.g. --set Role=Candidate' : 'SOURCE=Field, e.g. --map "Student ID=ExternalId"'}`);
+  return [entry.slice(0, at).trim(), entry.slice(at + 1).trim()];
+}
+
+/**
+ * Checks every input flag against the command's fields and rules and builds the shaping: an
+ * unknown field, a field the command does not take, two columns onto one field, a `--set` value
+ * its rule refuses, an unknown `--date-format` token or zone: UsageError naming the flag.
+ */
+export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[], command: string): RecordShaping {
+  let format;
+  if (flags.dateFormat !== undefined) {
+    const parsed = parseDateFormat(flags.dateFormat.text);
+    if (!parsed.ok) throw new UsageError(`${flags.dateFormat.origin} ${flags.dateFormat.text}: ${parsed.message}`);
+    format = parsed.format;
+  }
+  const timeZone = flags.timezone?.text;
+  if (flags.timezone !== undefined && !isKnownTimeZone(flags.timezone.text)) throw new UsageError(`${flags.timezone.origin}: ${unknownTimeZoneMessage(flags.timezone.text)}`);
+  const dates: LocalTimeOptions = { format, timeZone };
+
+  const chosen = new Map<string, { source: string; field: string; origin: Origin; level: number }>();
+  for (const entry of flags.map) {
+    if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
+    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command, entry.level === 0);
+    if (spec === undefined) continue;
+    const key = normalizeColumnName(entry.source);
+    for (const [other, earlier] of chosen) {
+      if (earlier.level < entry.level && (other === key || earlier.field === spec.name)) chosen.delete(other);
+    }
+    const twice = chosen.get(key);
+    if (twice !== undefined && twice.field !== spec.name) {
+      throw new UsageError(`${entry.origin}: "${entry.source}" is mapped twice, onto ${twice.field} (${twice.origin}) and onto ${spec.name}`);
+    }
+    for (const [other, earlier] of chosen) {
+      if (other !== key && earlier.field === spec.name) {
+        throw new UsageError(`${entry.origin}: "${earlier.source}" (${earlier.origin}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
+      }
+    }
+    chosen.set(key, { ...entry, field: spec.name });
+  }
+  const map = new Map<string, string>([...chosen].map(([key, entry]) => [key, entry.field]));
+
+  const set = new Map<string, unknown>();
+  for (const entry of flags.set) {
+    const what = `${entry.origin} ${entry.field}`;
+    const spec = fieldOf(entry.field, columns, what, command, entry.level === 0);
+    if (spec === undefined) continue;
+    if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${what}: ${spec.name} is a secret and is not taken from a command line or profile (other users can see a command line)`);
+    if (entry.value === '') throw new UsageError(`${what}=: no value (to leave ${spec.name} out, leave out --set)`);
+    set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));
+  }
+  return { map, set, dates };
+}
+
+/** A --set value read like a cell of its column, checked by the field's rule; its problem is a UsageError. */
+function checkedConstant(spec: ColumnSpec, text: string, dates: LocalTimeOptions, what: string): unknown {
+  const problems: Problem[] = [];
+  const read = readRecordDates({ [spec.name]: text }, dates, problems);
+  let value: unknown = read[spec.name];
+  if (value !== undefined) {
+    if (spec.kind === 'list') value = text.split('|').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    if (spec.rule?.cell !== undefined) value = coerceCell(spec.name, spec.rule.cell, value, problems);
+    if (problems.length === 0 && spec.rule !== undefined) spec.rule.check(value, spec.name, problems);
+  }
+  const first = problems[0];
+  if (first !== undefined) throw new UsageError(`${what}: ${first.message}${first.code !== null ? ` (code ${first.code})` : ''}`);
+  return value;
+}
+
+/** True when a value counts as not given (an absent or empty cell, an empty list). */
+function unset(value: unknown): boolean {
+  return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/** Keys renamed by the map; a mapped key whose field is also given is a problem of the record. */
+function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, string>, record: InputRecord, prefix: string): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const field = map.get(normalizeColumnName(key));
+    if (field === undefined || field === key) continue;
+    out ??= { ...fields };
+    const value = out[key];
+    delete out[key];
+    if (Object.hasOwn(out, field)) {
+      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as "${key}" (mapped) and as ${field}` });
+      continue;
+    }
+    out[field] = value;
+  }
+  return out ?? fields;
+}
+
+/** `--set` values where the fields lack them (`only`: the fields that belong here). */
+function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string, unknown>, only?: (field: string) => boolean): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [field, value] of set) {
+    if ((only !== undefined && !only(field)) || !unset(fields[field])) continue;
+    (out ??= { ...fields })[field] = value;
+  }
+  return out ?? fields;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
+
+/**
+ * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
+ * reader), `--set` values where the field is missing, dates and local times read. A whole
+ * schedule request (JSON with Schedule and Candidates) is shaped inside: schedule fields in its
+ * Schedule, candidate fields in each candidate. A date that cannot be read fails its record (a
+ * reader problem), not the file.
+ */
+export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
+  let fields = record.fields;
+  const request = record.raw === undefined && isObject(fields.Schedule) && Array.isArray(fields.Candidates);
+  if (request) {
+    const schedule = withConstants(renamed(fields.Schedule as Record<string, unknown>, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field));
+    const candidates = (fields.Candidates as unknown[]).map((candidate, i) =>
+      isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
+    );
+    if (schedule !== fields.Schedule || candidates.some((candidate, i) => candidate !== (fields.Candidates as unknown[])[i])) fields = { ...fields, Schedule: schedule, Candidates: candidates };
+  } else {
+    if (record.raw === undefined && shaping.map.size > 0) fields = renamed(fields, shaping.map, record, '');
+    fields = withConstants(fields, shaping.set);
+  }
+  // Also without --date-format: a local date gets the hint that names it.
+  const problems: Problem[] = [];
+  fields = readRecordDates(fields, shaping.dates, problems);
+  if (problems.length > 0) record = { ...record, problems: [...(record.problems ?? []), ...problems] };
+  return fields === record.fields ? record : { ...record, fields };
+}

@@ -1,0 +1,153 @@
+/**
+ * Joiners, movers, leavers (docs/sync.md, "Movers: --prune-memberships"): the hierarchy links
+ * and permission flags examctl itself sent to a target, as the sync memory records them, and
+ * what a user's request must add so the platform drops those the file no longer gives.
+ * Pure: no fs, no process. A link is written in the CSV cell's own words: `H-A`, or
+ * `H-A:coordinator+reports` with the flags examctl last sent true.
+ */
+import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
+import type { HierarchyMembership, UserRequest } from '../domain/types.js';
+
+type FlagField = (typeof HIERARCHY_CELL_FLAGS)[keyof typeof HIERARCHY_CELL_FLAGS];
+const FLAGS = Object.entries(HIERARCHY_CELL_FLAGS) as [string, FlagField][];
+const WORD_OF = new Map<FlagField, string>(FLAGS.map(([word, field]) => [field, word]));
+const FIELD_OF = new Map<string, FlagField>(FLAGS);
+
+/** Links by hierarchy id, each with the flags examctl last sent true. */
+type Links = Map<string, Set<FlagField>>;
+
+function parseLinks(links: readonly string[] | undefined): Links {
+  const map: Links = new Map();
+  for (const link of links ?? []) {
+    const colon = link.indexOf(':');
+    if (colon < 0) {
+      map.set(link, new Set());
+      continue;
+    }
+    const flags = new Set<FlagField>();
+    for (const word of link.slice(colon + 1).split('+')) {
+      const field = FIELD_OF.get(word);
+      if (field !== undefined) flags.add(field);
+    }
+    map.set(link.slice(0, colon), flags);
+  }
+  return map;
+}
+
+function formatLinks(map: Links): string[] {
+  const out: string[] = [];
+  for (const [id, flags] of map) {
+    const words = FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word);
+    out.push(words.length === 0 ? id : `${id}:${words.join('+')}`);
+  }
+  return out.sort();
+}
+
+function isMembership(entry: unknown): entry is HierarchyMembership {
+  return typeof entry === 'object' && entry !== null && typeof (entry as { ExternalId?: unknown }).ExternalId === 'string';
+}
+
+/**
+ * The links examctl manages after the target acknowledged `sent` (a request's Hierarchies):
+ * an UPSERT adds the link (a flag sent true is kept, one sent false dropped, one not sent left
+ * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged.
+ */
+export function linksAfter(previous: readonly string[] | undefined, sent: readonly unknown[] | undefined): string[] | undefined {
+  if (sent === undefined) return previous === undefined || previous.length === 0 ? undefined : [...previous];
+  const map = parseLinks(previous);
+  for (const entry of sent) {
+    if (!isMembership(entry)) continue;
+    if (entry.Action === 'DELETE') {
+      map.delete(entry.ExternalId);
+      continue;
+    }
+    const flags = map.get(entry.ExternalId) ?? new Set<FlagField>();
+    for (const [, field] of FLAGS) {
+      if (entry[field] === true) flags.add(field);
+      else if (entry[field] === false) flags.delete(field);
+    }
+    map.set(entry.ExternalId, flags);
+  }
+  const links = formatLinks(map);
+  return links.length === 0 ? undefined : links;
+}
+
+/** What pruning does to one user: the request to send, what it removes and (for the plan) the links it adds. */
+export interface Prune {
+  /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */
+  request: UserRequest;
+  /** `H-A` (a link left) or `H-A:coordinator` (a flag revoked), in the order of the plan line. */
+  removed: string[];
+  /** Links the request adds that examctl did not manage yet (`joins H-D` in the plan). */
+  joined: string[];
+  /** Whether `request` differs from the file's (DELETEs or false flags were added). */
+  added: boolean;
+}
+
+/**
+ * The prune of one user: undefined when nothing examctl sent is lost. `given`: whether the
+ * input states this user's memberships at all (a CSV with a Hierarchies column, an empty cell
+ * included; a JSON record with a Hierarchies key): without it nothing is pruned. Links and
+ * flags examctl never sent are never touched; an entry the file deletes itself is the file's.
+ */
+export function pruneOf(links: readonly string[] | undefined, request: UserRequest, given: boolean): Prune | undefined {
+  if (!given || links === undefined || links.length === 0) return undefined;
+  const hierarchies: readonly unknown[] = Array.isArray(request.Hierarchies) ? request.Hierarchies : [];
+  const managed = parseLinks(links);
+  const listed = new Map<string, HierarchyMembership>();
+  const deletedByFile = new Set<string>();
+  for (const entry of hierarchies) {
+    if (!isMembership(entry)) continue;
+    if (entry.Action === 'DELETE') deletedByFile.add(entry.ExternalId);
+    else listed.set(entry.ExternalId, entry);
+  }
+  const removed: string[] = [];
+  const deletes: HierarchyMembership[] = [];
+  const patched = new Map<string, HierarchyMembership>();
+  for (const [id, flags] of managed) {
+    const entry = listed.get(id);
+    if (entry === undefined) {
+      if (deletedByFile.has(id)) continue;
+      deletes.push({ ExternalId: id, Action: 'DELETE' });
+      removed.push(id);
+      continue;
+    }
+    for (const field of flags) {
+      if (entry[field] === true) continue;
+      if (entry[field] === undefined) patched.set(id, { ...(patched.get(id) ?? entry), [field]: false });
+      removed.push(`${id}:${WORD_OF.get(field)!}`);
+    }
+  }
+  if (removed.length === 0) return undefined;
+  const joined = [...listed.keys()].filter((id) => !managed.has(id));
+  const added = deletes.length > 0 || patched.size > 0;
+  const sent = added ? [...hierarchies.map((entry) => (isMembership(entry) ? (patched.get(entry.ExternalId) ?? entry) : entry)), ...deletes] : undefined;
+  return { request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] }, removed, joined, added };
+}
+
+/**
+ * How many of a user's managed links or flags the input's Hierarchies value (as read, before
+ * validation: a CSV cell already coerced, or a JSON value) would remove: the --max-prune count.
+ */
+export function removalsOf(links: readonly string[] | undefined, hierarchies: unknown, given: boolean): number {
+  const request = { Hierarchies: Array.isArray(hierarchies) ? hierarchies : hierarchies === undefined ? [] : null } as unknown as UserRequest;
+  // A value that is not a list fails validation: that user is not sent, so loses nothing.
+  if (request.Hierarchies === null) return 0;
+  return pruneOf(links, request, given)?.removed.length ?? 0;
+}
+
+/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
+export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
+  const left: string[] = [];
+  const revoked = new Map<string, string[]>();
+  for (const entry of removed) {
+    const colon = entry.indexOf(':');
+    if (colon < 0) left.push(entry);
+    else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
+  }
+  const parts: string[] = [];
+  if (left.length > 0) parts.push(`leaves ${left.join(', ')}`);
+  for (const [id, words] of revoked) parts.push(`${id}: no longer ${words.join(', ')}`);
+  if (joined.length > 0) parts.push(`joins ${joined.join(', ')}`);
+  return parts.join('; ');
+}

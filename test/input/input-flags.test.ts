@@ -1,0 +1,236 @@
+/**
+ * The bad-input cases of --map, --map-file, --set, --date-format and --timezone: each is exit 2
+ * before anything is read (the file named does not even exist) and names the flag; and the
+ * messages that teach the fix.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+async function run(dir: string, args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
+  const io = testDeps(dir);
+  const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
+  return { code, stderr: io.stderr.text, stdout: io.stdout.text };
+}
+
+/** A --file that does not exist: a flag problem must be found before the file is read. */
+const MISSING = ['--file', 'not-there.csv', '--dry-run'];
+
+describe('bad input flags: exit 2 before anything is read, naming the flag', () => {
+  const cases: [string, string[], string][] = [
+    ['an unknown --date-format token', ['user', 'sync', ...MISSING, '--date-format', 'DD.MM.YY'], '--date-format DD.MM.YY: unknown token "YY"'],
+    ['an unknown zone', ['user', 'sync', ...MISSING, '--timezone', 'Europe/Atlantis'], '--timezone: unknown time zone "Europe/Atlantis"'],
+    ['a --set value its rule refuses', ['user', 'sync', ...MISSING, '--set', 'Email=a@stud.uni-example,de'], '--set Email=a@stud.uni-example,de: Email is not a valid address: "," at position 19'],
+    ['a --set boolean that is none', ['user', 'sync', ...MISSING, '--set', 'EnableReadSpeaker=maybe'], '--set EnableReadSpeaker=maybe: EnableReadSpeaker must be true/false'],
+    ['a --set date that is not real', ['user', 'sync', ...MISSING, '--set', 'DateOfBirth=31.04.2000', '--date-format', 'DD.MM.YYYY'], '"31.04.2000" is not a real date'],
+    ['a --set of a secret', ['user', 'sync', ...MISSING, '--set', 'Password=hunter22'], '--set Password: Password is a secret'],
+    ['a --set without =', ['user', 'sync', ...MISSING, '--set', 'Role'], '--set "Role": expected Field=value'],
+    ['a --set of an empty value', ['user', 'sync', ...MISSING, '--set', 'Role='], '--set Role=: no value'],
+    ['a map onto a field the command does not take', ['user', 'sync', ...MISSING, '--map', 'Exam start=StartDateTime'], '--map "Exam start=StartDateTime": user sync takes no field StartDateTime'],
+    ['a map onto an unknown field', ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternlId'], '--map "Student ID=ExternlId": unknown field "ExternlId" (did you mean ExternalId?)'],
+    ['two columns onto one field', ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternalId', '--map', 'Matrikel=externalid'], '"Student ID" (--map) and "Matrikel" both map onto ExternalId'],
+    ['one column onto two fields', ['user', 'sync', ...MISSING, '--map', 'Name=FirstName', '--map', 'Name=LastName'], '"Name" is mapped twice'],
+    ['a --set onto a field schedule push does not take', ['schedule', 'push', ...MISSING, '--set', 'Role=Candidate'], '--set Role: schedule push takes no field Role'],
+    ['a map on collection add onto a user field', ['collection', 'add', '--file', 'not-there.json', '--dry-run', '--map', 'Name=FirstName'], 'collection add takes no field FirstName'],
+    ['a --start in the spring-forward gap', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--start', '2027-03-28 02:30'], '--start: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
+    ['a --schedule file whose local start the clocks skip', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--schedule', 'gap-schedule.json'], '--schedule gap-schedule.json: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
+    ['a --start in the autumn overlap', ['schedule', 'push', ...MISSING, '--timezone', 'America/New_York', '--start', '2027-11-07 01:30'], '--start: StartDateTime "2027-11-07 01:30" happens twice in America/New_York'],
+  ];
+  it.each(cases)('%s', (_name, args, message) =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'gap-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-28 02:30' }));
+      const { code, stderr } = await run(dir, args);
+      expect(code, stderr).toBe(2);
+      expect(stderr).toContain(message);
+      expect(stderr).not.toContain('not-there');
+    }),
+  );
+
+  it('a map file: two columns onto one field, a value that is not a field name, not an object, unreadable', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }));
+      await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
+      await writeFile(join(dir, 'array.json'), '["Student ID"]');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('"Student ID" (--map-file two.json) and "Matrikelnummer" both map onto ExternalId');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json: the value of "Student ID" must be an API field name');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
+      const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--map-file nope.json: cannot read: ENOENT');
+      // A flag for the same field overrides the file's map rather than clashing with it.
+      await writeFile(join(dir, 'users.csv'), 'Student ID,Matrikel,FirstName,LastName,Email,UserName,Role\nS-1,M-1,Ann,Lee,ann@example.test,ann,Candidate\n');
+      await writeFile(join(dir, 'one.json'), JSON.stringify({ 'Student ID': 'ExternalId' }));
+      const overridden = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'one.json', '--map', 'Matrikel=ExternalId', '--ignore-unknown-columns', '--dry-run', '--json']);
+      expect(overridden.code, overridden.stderr).toBe(0);
+      expect(JSON.parse(overridden.stdout).items[0].id).toBe('M-1');
+    }));
+
+  it('a profile with a bad timezone or date format names the profile key', () =>
+    withTempDir(async (dir) => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(join(dir, '.config'));
+      await writeFile(
+        join(dir, '.config', 'config.json'),
+        JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults: { timezone: 'Mars/Olympus' } } } }),
+        { mode: 0o600 },
+      );
+      const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
+      expect(await runCli(['--profile', 'sis', 'user', 'sync', ...MISSING], io.deps)).toBe(2);
+      expect(io.stderr.text).toContain('profile sis: timezone: unknown time zone "Mars/Olympus"');
+    }));
+});
+
+describe('messages that teach the fix', () => {
+  it('unknown columns: each with its likely field and the --map flags that read them', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'sis.csv'), 'Student ID;Given name;Surname;Email;Mobile;Shoe size\nS-1;Ann;Lee;ann@example.test;+1 555;42\n');
+      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--dry-run']);
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        'sis.csv:1: unknown columns: "Student ID" (likely ExternalId), "Given name" (likely FirstName), "Surname" (likely LastName), "Mobile" (likely CellularPhone), "Shoe size"; ' +
+          'read them as API fields with --map "Student ID=ExternalId" --map "Given name=FirstName" --map Surname=LastName --map Mobile=CellularPhone (or a --map-file), or skip them with --ignore-unknown-columns',
+      );
+    }));
+
+  it('a column already there is not suggested twice; a near spelling still gets "did you mean"', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'sis.csv'), 'ExternalId,Student ID,FirstNme,LastName\nS-1,S-1,Ann,Lee\n');
+      const { stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--dry-run']);
+      expect(stderr).toContain('"Student ID", "FirstNme" (did you mean "FirstName"?); use --map "Column=Field"');
+    }));
+
+  it('a local date without --date-format fails its record with the format it looks like; with it the row is good', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,DateOfBirth\nS-1,Ann,Lee,ann@example.test,ann,Candidate,15.07.2000\n');
+      const refused = await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--json']);
+      expect(refused.code).toBe(1);
+      const problem = JSON.parse(refused.stdout).items[0].errors[0];
+      expect(problem).toMatchObject({ field: 'DateOfBirth', code: 246, message: expect.stringContaining('it looks like DD.MM.YYYY: give --date-format DD.MM.YYYY') });
+      expect((await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD.MM.YYYY'])).code).toBe(0);
+    }));
+
+  it('--set fills a missing column and an empty cell, never a value the file has', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nS-1,Ann,Lee,ann@example.test,ann,\nS-2,Bo,Ng,bo@example.test,bo,Author\n');
+      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'users.csv', '--set', 'Role=Candidate', '--set', 'Labels=sis|2027']);
+      expect(code, stderr).toBe(0);
+      const shown = testDeps(dir);
+      await runCli(['--store', join(dir, 'store'), 'local', 'export', '--json'], shown.deps);
+      const users = (JSON.parse(shown.stdout.text) as { Users: { ExternalId: string; Role: string; Labels?: string[] }[] }).Users;
+      expect(users.filter((u) => u.ExternalId.startsWith('S-')).map((u) => [u.ExternalId, u.Role, u.Labels])).toEqual([
+        ['S-1', 'Candidate', ['sis', '2027']],
+        ['S-2', 'Author', ['sis', '2027']],
+      ]);
+    }));
+
+  it('without --timezone a --start without an offset is refused as today (exit 2, naming --timezone); with it, placed in the zone', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,ann@example.test\n');
+      const base = ['schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-1', '--assessment', 'A-1', '--group', 'G-1', '--group-name', 'G', '--dry-run', '--json'];
+      const refused = await run(dir, [...base, '--start', '2027-01-25 14:00']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--start: StartDateTime "2027-01-25 14:00" has no time zone: add Z or an offset such as +01:00, or give --timezone');
+      const placed = await run(dir, [...base, '--start', '2027-01-25 14:00', '--timezone', 'Europe/Berlin']);
+      expect(placed.stdout).not.toContain('StartDateTime');
+    }));
+});
+
+describe('review-session show -o csv in the dialect asked', () => {
+  it("--delimiter ';' writes the rows for Excel in a German locale (BOM kept, CRLF), the default stays ','", () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
+      const comma = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
+      const semicolon = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';']);
+      expect(semicolon.code, semicolon.stderr).toBe(0);
+      const header = (text: string) => text.replace(/^\ufeff/, '').split('\r\n')[0] as string;
+      expect(semicolon.stdout.charCodeAt(0)).toBe(0xfeff);
+      expect(header(comma.stdout)).toContain(',');
+      expect(header(semicolon.stdout)).toBe(header(comma.stdout).split(',').join(';'));
+      expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
+      const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
+      expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
+      const bad = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', '|']);
+      expect(bad.code).toBe(2);
+    }));
+});
+
+describe('invigilators remove --map names the id column', () => {
+  it('reads the mapped column of a CSV; a map onto another field is exit 2', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'staff.csv'), 'Name;Staff ID\nAnn Lee;inv-1\nBo Ng;inv-2\n');
+      const unmapped = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--dry-run']);
+      expect(unmapped.code).toBe(2);
+      expect(unmapped.stderr).toContain('no id column');
+      expect(unmapped.stderr).toContain('--map "Column=UserExtId"');
+      const mapped = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=UserExtId', '--dry-run', '--json']);
+      const items = (JSON.parse(mapped.stdout) as { items: { id: string; source: { line: number } }[] }).items;
+      expect(items.map((item) => [item.id, item.source.line])).toEqual([
+        ['inv-1', 2],
+        ['inv-2', 3],
+      ]);
+      const wrong = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=ExternalId', '--dry-run']);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain('invigilators remove takes no field ExternalId');
+    }));
+});
+
+describe('a profile serves every command', () => {
+  it("its map or --set onto another command's field is left out, not refused; an unknown field still is", () =>
+    withTempDir(async (dir) => {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(join(dir, '.config'));
+      const profile = (defaults: unknown) =>
+        writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults } } }), { mode: 0o600 });
+      await writeFile(join(dir, 'users.csv'), 'Student ID,FirstName,LastName,Email,UserName\nS-1,Ann,Lee,ann@example.test,ann\n');
+      await profile({ map: { 'Student ID': 'ExternalId', Exam: 'AssessmentExtId' }, set: { Role: 'Candidate', GroupExtId: 'G-1' } });
+      const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
+      expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps), io.stderr.text).toBe(0);
+      await profile({ map: { 'Student ID': 'ExternId' } });
+      const bad = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
+      expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], bad.deps)).toBe(2);
+      expect(bad.stderr.text).toContain('profile sis: map "Student ID=ExternId": unknown field "ExternId" (did you mean ExternalId?)');
+    }));
+});
+
+describe('docs/input-formats.md, "Worked example"', () => {
+  it('the first dry run of the SIS export prints what the doc shows', () =>
+    withTempDir(async (dir) => {
+      const { readFile } = await import('node:fs/promises');
+      const doc = await readFile(join(__dirname, '../../docs/input-formats.md'), 'utf8');
+      const block = /```console\n\$ examctl user sync --file students.csv --dry-run\n(.*)\n```/.exec(doc);
+      expect(block).not.toBeNull();
+      const csv = /```text\n(Student ID;[^\n]*\n[^\n]*)\n```/.exec(doc)![1]!;
+      await writeFile(join(dir, 'students.csv'), `\ufeff${csv.replace(/\n/g, '\r\n')}\r\n`);
+      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'students.csv', '--dry-run']);
+      expect(code).toBe(2);
+      expect(stderr.trim().split('\n').at(-1)).toBe(block![1]);
+    }));
+});
+
+describe('runs resume of a mapped run', () => {
+  it('replays --map-file, --map, --set and --date-format from the journal', () =>
+    withTempDir(async (dir) => {
+      const { RunJournal } = await import('../../src/runs/index.js');
+      const store = join(dir, 'store');
+      const runsDir = join(dir, 'runs');
+      expect(await runCli(['local', 'init', '--store', store], testDeps(dir).deps)).toBe(0);
+      await writeFile(join(dir, 'export.csv'), '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n');
+      await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', Surname: 'LastName' }));
+      // A run started with the flags and stopped before it sent anything.
+      const started = await RunJournal.start(runsDir, {
+        command: 'user sync',
+        options: { file: join(dir, 'export.csv'), mapFile: 'map.json', map: ['Given name=FirstName'], set: ['Role=Candidate'], dateFormat: 'DD.MM.YYYY', cwd: dir },
+        target: { kind: 'local', store },
+        input: null,
+      });
+      await started.close();
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: runsDir });
+      expect(await runCli(['--store', store, 'runs', 'resume'], io.deps), io.stderr.text).toBe(0);
+      const shown = testDeps(dir);
+      await runCli(['--store', store, 'local', 'export', '--json'], shown.deps);
+      const user = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.find((u) => u.ExternalId === 'S-9');
+      expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', Role: 'Candidate', DateOfBirth: '2000-07-15' });
+    }));
+});

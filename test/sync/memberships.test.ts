@@ -1,0 +1,122 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { UserRequest } from '../../src/domain/types.js';
+import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { UsageError } from '../../src/errors.js';
+import { thresholdOf } from '../../src/cli/commands/user-sync-memory.js';
+import { describeMove, linksAfter, pruneOf, removalsOf } from '../../src/sync/memberships.js';
+import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { RunPlan } from '../../src/report/run-plan.js';
+
+const user = (hierarchies?: UserRequest['Hierarchies']): UserRequest =>
+  ({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', ...(hierarchies === undefined ? {} : { Hierarchies: hierarchies }) }) as UserRequest;
+const csv = (id: string, flags: Partial<Record<'IsCoordinator' | 'IsAdministrator' | 'HasViewReportsPermissions' | 'HasReScoringPermissions', boolean>> = {}) => ({
+  ExternalId: id,
+  IsCoordinator: false,
+  IsAdministrator: false,
+  HasViewReportsPermissions: false,
+  HasReScoringPermissions: false,
+  ...flags,
+});
+
+describe('the links examctl manages (what the sync memory records)', () => {
+  it('adds what an UPSERT sends, keeps a flag not sent, drops a flag sent false and a link deleted', () => {
+    expect(linksAfter(undefined, [csv('H-A', { IsCoordinator: true }), csv('H-B')])).toEqual(['H-A:coordinator', 'H-B']);
+    // JSON: a flag not sent stays as the platform keeps it.
+    expect(linksAfter(['H-A:coordinator+reports'], [{ ExternalId: 'H-A', HasViewReportsPermissions: false }])).toEqual(['H-A:coordinator']);
+    expect(linksAfter(['H-A', 'H-B'], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toEqual(['H-B']);
+    expect(linksAfter(['H-A'], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toBeUndefined();
+    // A request without Hierarchies (a leaver's disable) changes nothing; a non-prune night keeps what it did not delete.
+    expect(linksAfter(['H-A'], undefined)).toEqual(['H-A']);
+    expect(linksAfter(['H-A'], [csv('H-B')])).toEqual(['H-A', 'H-B']);
+  });
+});
+
+describe('pruneOf: what the request of a mover adds', () => {
+  it('DELETEs each managed link the file no longer lists; joins are said, never touched', () => {
+    const prune = pruneOf(['H-A'], user([csv('H-D')]), true)!;
+    expect(prune.request.Hierarchies).toEqual([csv('H-D'), { ExternalId: 'H-A', Action: 'DELETE' }]);
+    expect(prune.removed).toEqual(['H-A']);
+    expect(prune.joined).toEqual(['H-D']);
+    expect(describeMove(prune.removed, prune.joined)).toBe('leaves H-A; joins H-D');
+  });
+
+  it('sends false for a flag examctl sent true that a JSON record no longer gives; a CSV cell already says false', () => {
+    const json = pruneOf(['H-A:coordinator'], user([{ ExternalId: 'H-A' }]), true)!;
+    expect(json.request.Hierarchies).toEqual([{ ExternalId: 'H-A', IsCoordinator: false }]);
+    expect(json.added).toBe(true);
+    const cell = pruneOf(['H-A:coordinator'], user([csv('H-A')]), true)!;
+    expect(cell.added).toBe(false);
+    expect(cell.request.Hierarchies).toEqual([csv('H-A')]);
+    expect(describeMove(cell.removed)).toBe('H-A: no longer coordinator');
+  });
+
+  it('an empty cell removes every managed link; no Hierarchies stated, nothing; what examctl never sent, nothing', () => {
+    expect(pruneOf(['H-A', 'H-B:reports'], user(), true)!.request.Hierarchies).toEqual([
+      { ExternalId: 'H-A', Action: 'DELETE' },
+      { ExternalId: 'H-B', Action: 'DELETE' },
+    ]);
+    expect(pruneOf(['H-A'], user(), false)).toBeUndefined();
+    expect(pruneOf(undefined, user([csv('H-B')]), true)).toBeUndefined();
+    // A flag examctl never sent true is left alone (the file's own value is sent as it is).
+    expect(pruneOf(['H-A'], user([{ ExternalId: 'H-A' }]), true)).toBeUndefined();
+    // A link the file deletes itself is the file's.
+    expect(pruneOf(['H-A'], user([{ ExternalId: 'H-A', Action: 'DELETE' }]), true)).toBeUndefined();
+  });
+
+  it('counts removals from a value as read (the --max-prune count), a value that is not a list counting none', () => {
+    expect(removalsOf(['H-A', 'H-B'], [csv('H-B')], true)).toBe(1);
+    expect(removalsOf(['H-A'], undefined, true)).toBe(1);
+    expect(removalsOf(['H-A'], 'H-A', true)).toBe(0);
+  });
+});
+
+describe('--max-prune', () => {
+  it('defaults to 10 % or 100 of the remembered users; N or P%; anything else is exit 2', () => {
+    expect(thresholdOf('--max-prune', undefined, 300).limit).toBe(100);
+    expect(thresholdOf('--max-prune', undefined, 50_000).limit).toBe(5_000);
+    expect(thresholdOf('--max-prune', '40%', 300).limit).toBe(120);
+    expect(thresholdOf('--max-prune', '12', 300).limit).toBe(12);
+    expect(() => thresholdOf('--max-prune', 'many', 300)).toThrow(/--max-prune must be/);
+    expect(() => thresholdOf('--max-prune', 'many', 300)).toThrow(UsageError);
+  });
+});
+
+describe('the plan line of a mover', () => {
+  it('says what it leaves, joins and no longer is', () => {
+    const plan = new RunPlan();
+    plan.add({ source: { file: 'f', line: 2 }, id: 'jm-0', status: 'ok', errors: [], removed: ['H-A'], joined: ['H-D'] });
+    plan.add({ source: { file: 'f', line: 3 }, id: 'jm-100', status: 'ok', errors: [], action: 'updated', changedFields: ['Hierarchies'], removed: ['H-A:coordinator'] });
+    expect(plan.lines()).toEqual(['plan: 1 to update, 1 to send', '  ~ jm-0 (leaves H-A; joins H-D)', '  ~ jm-100 (H-A: no longer coordinator)']);
+  });
+});
+
+describe('the sync memory keeps the links', () => {
+  let dir: string;
+  const target = { kind: 'local', store: '/s' } as const;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'examctl-links-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('across opens; a line whose links are not a list of ids is damage (exit 2 naming the file), never dropped', async () => {
+    const plain = { lock: false, lockTimeoutMs: 0, readOnly: false };
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    memory.record('u1', { digest: 'd', run: 'r', links: ['H-A:coordinator', 'H-B'] });
+    memory.record('u2', { digest: 'd', run: 'r' });
+    await memory.close();
+    const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(again.get('u1')?.links).toEqual(['H-A:coordinator', 'H-B']);
+    expect(again.get('u2')?.links).toBeUndefined();
+    await again.close();
+    const file = memoryFile(dir, target, 'users');
+    const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));
+    writeFileSync(file, header + encodeChecksummedLine(JSON.stringify({ id: 'u1', d: 'd', r: 'r', h: [1] })));
+    await expect(SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true })).rejects.toThrow(/links are not a list/);
+  });
+});
