@@ -3,7 +3,7 @@
 import { runDryRunBench } from './dry-run-bench.mjs';
 import { runEngineBench } from './engine-bench.mjs';
 import { runRemoteBench } from './remote-bench.mjs';
-import { runXlsxBench } from './xlsx-bench.mjs';
+import { runXlsxBench, runXlsxReportBench } from './xlsx-bench.mjs';
 import { runServeBench } from './serve-bench.mjs';
 import { runSyncBench } from './sync-bench.mjs';
 import { runMoversBench } from './movers-bench.mjs';
@@ -51,6 +51,8 @@ if (!only || only === 'remote') {
 if (!only || only === 'xlsx') {
   section('100k users as .xlsx beside the same rows as CSV: read + coerce + validate (readers called directly)', 'xlsx peak RSS <= 256 MB, time within a few times CSV');
   console.table(await runXlsxBench());
+  section('the run report as .xlsx: user sync --dry-run of XLSX_REPORT_ROWS users (default 100k) without a report, with .csv, with .xlsx', 'the .xlsx report adds <= 64 MB to the peak RSS');
+  console.table(await runXlsxReportBench());
 }
 
 if (!only || only === 'serve') {

@@ -62,9 +62,9 @@ const ON_EXIT = `data:text/javascript,${encodeURIComponent(
   "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\nmaxRSS ' + u.maxRSS + ' cpuMicros ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); })",
 )}`;
 
-function cliRun(file) {
+function cliRun(file, extra = [], main = join(root, 'dist/cli/main.js')) {
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--import', ON_EXIT, join(root, 'dist/cli/main.js'), '--store', join(dataDir, 'no-store'), 'user', 'sync', '--file', file, '--dry-run'], {
+  const child = spawnSync(process.execPath, ['--import', ON_EXIT, main, '--store', join(dataDir, 'no-store'), 'user', 'sync', '--file', file, '--dry-run', ...extra], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
     env: { ...process.env, CI: 'true' },
@@ -125,10 +125,36 @@ export async function runXlsxBench(rounds = Number(process.env.XLSX_BENCH_ROUNDS
   ];
 }
 
+/**
+ * The run report as a workbook: `user sync --file users.csv --dry-run` of XLSX_REPORT_ROWS users
+ * (default 100,000) with no report, `--report r.csv` and `--report r.xlsx`, each spawned, peak
+ * RSS and CPU time as the child ends. EXAMCTL_BENCH_AGAINST=<dist/cli/main.js of another build>
+ * runs that build's .xlsx report too (the exceljs writer before issue 36). One run each: a
+ * report of 1M rows takes a minute. Goal: the .xlsx report adds at most 64 MB to the peak of the
+ * run without a report, and takes no more time than the build it replaced.
+ */
+export async function runXlsxReportBench(rows = Number(process.env.XLSX_REPORT_ROWS ?? 100_000)) {
+  const csv = await usersCsv(rows);
+  const report = (ext) => ['--report', join(dataDir, `bench-report.${ext}`)];
+  const runs = [['no report', () => cliRun(csv)], ['--report .csv', () => cliRun(csv, report('csv'))], ['--report .xlsx', () => cliRun(csv, report('xlsx'))]];
+  const against = process.env.EXAMCTL_BENCH_AGAINST;
+  if (against !== undefined) runs.push([`--report .xlsx, ${against}`, () => cliRun(csv, report('xlsx'), against)]);
+  const table = [];
+  let base;
+  for (const [name, run] of runs) {
+    const result = run();
+    base ??= result;
+    table.push({ run: name, records: result.total, seconds: Number(result.seconds.toFixed(2)), 'cpu s': Number(result.cpuSeconds.toFixed(2)), 'peak RSS MB': Math.round(result.rssMB), 'added MB': Math.round(result.rssMB - base.rssMB) });
+  }
+  return table;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.stdout.write(
     `== ${ROWS} users, read + coerce + validate (dry run's work); csv and xlsx run alternately, median of each (XLSX_BENCH_ROUNDS, default 3)\n` +
       'goal: xlsx peak RSS <= 256 MB, CLI time within ~2x CSV (compare the cpu s column: other processes share the cores)\n',
   );
   console.table(await runXlsxBench());
+  process.stdout.write('== the run report as .xlsx (XLSX_REPORT_ROWS users, dry run, spawned, one run each)\ngoal: adds <= 64 MB to the peak RSS of the run without a report\n');
+  console.table(await runXlsxReportBench());
 }

@@ -7,6 +7,12 @@
 //     strings, =+-@ text, dates as text), has LibreOffice open and save it (xlsx -> ods -> xlsx),
 //     changes cells as a fix would (a program edit: headless LibreOffice takes no typing), has
 //     LibreOffice save it again, and checks that --only-failed reads back exactly what was written;
+//  2b. (scripts/xlsx-interop.mjs) every workbook examctl writes (run report, the report kept
+//     beside a target held open, templates with their Columns sheet, review-session show -o xlsx)
+//     read by openpyxl, LibreOffice (CSV of every sheet, and saved again) and examctl's reader:
+//     the same values, and the fills, filter, text format and frozen header;
+//  2c. packs examctl and installs the tarball with --omit=dev into an empty folder: at most 60
+//     packages and 20 MB, no "deprecated" warning; its report workbook opens in openpyxl;
 //  3. starts `examctl local serve` on a fresh store and runs scripts/openapi-python-check.py against
 //     it: hypothesis generates bodies from the served document (its patterns read by Python's re,
 //     as schemathesis reads them), jsonschema checks bodies and answers against the document;
@@ -30,6 +36,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { leanInstallInterop, xlsxWriterInterop } from './xlsx-interop.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 const dist = (path) => pathToFileURL(join(root, 'dist', path)).href;
@@ -145,6 +152,11 @@ try {
   const failed = afterEdit.filter((r) => reportStatusOf(r)?.trim().toLowerCase() !== 'ok');
   check('edited and saved again: --only-failed rows as typed', failed.map((r) => r.fields['ExternalId']), ['02134', '000789', undefined]);
   check('edited and saved again: a new row added under the header', afterEdit.at(-1)?.fields['FirstName'], '00012');
+
+  // 2b. Every workbook examctl writes, through openpyxl, LibreOffice and examctl's reader (scripts/xlsx-interop.mjs).
+  await xlsxWriterInterop({ root, dir, check, soffice });
+  // 2c. The production install of the tarball: package count, size, no deprecated package; its report opens in openpyxl.
+  leanInstallInterop({ root, dir, check });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

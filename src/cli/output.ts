@@ -137,7 +137,7 @@ export async function openRunReport(
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
     if (format === 'xlsx') {
-      // The workbook writer streams its own zip: no text sink in between (exceljs loads here only).
+      // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const { openXlsxReportFile } = await import('../report/xlsx-report-writer.js');
       const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false });
       file = workbook;

@@ -4,7 +4,8 @@
  * then status, error_codes, error_messages), every cell a text cell in a text-formatted column
  * so that Excel or LibreOffice keeps `00456`, long numbers and dates as typed, also in cells
  * edited or added later. Header frozen with a filter; failed rows filled red, partial and
- * skipped ones amber. Written by exceljs's streaming writer: rows leave memory as they are added.
+ * skipped ones amber. Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each row
+ * goes through the deflater to the file, and a row waits (its promise) while the file is behind.
  *
  * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
@@ -12,75 +13,24 @@
 import { Writable } from 'node:stream';
 import { ReplacementFile } from '../atomic-file.js';
 import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
-import type { Fill, Style, Worksheet, stream as ExcelStream } from 'exceljs';
-import { encodeXstring } from '../input/xstring.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
 import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
+import { RowLook, WorkbookWriter, type SheetWriter } from './xlsx-workbook.js';
 
-type WorkbookWriter = ExcelStream.xlsx.WorkbookWriter;
-
-const TEXT = '@';
-const solid = (argb: string): Fill => ({ type: 'pattern', pattern: 'solid', fgColor: { argb } });
-
-/** One shared style object per look: exceljs caches the style id by object identity. */
-const STYLES: Readonly<Record<'header' | ItemStatus, Partial<Style>>> = {
-  header: { numFmt: TEXT, font: { bold: true } },
-  ok: { numFmt: TEXT },
-  failed: { numFmt: TEXT, fill: solid('FFF8CBAD') },
-  partial: { numFmt: TEXT, fill: solid('FFFFE699') },
-  skipped: { numFmt: TEXT, fill: solid('FFFFE699') },
+/** How a report row looks by its item's status: failed red, partial and skipped amber. */
+const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
+  ok: RowLook.plain,
+  failed: RowLook.red,
+  partial: RowLook.amber,
+  skipped: RowLook.amber,
 };
 
-const COLUMN_STYLE: Partial<Style> = { numFmt: TEXT };
-
-/** Workbook writer over `stream`; exceljs is loaded here, on first use only. */
-async function openWorkbook(stream: Writable): Promise<WorkbookWriter> {
-  const ExcelJS = (await import('exceljs')).default;
-  return new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
-}
-
-/** A sheet written row by row: text columns, frozen bold header with a filter. */
-class TableSheet {
-  private width = 0;
-  private sheet: Worksheet | undefined;
-
-  constructor(
-    private readonly workbook: WorkbookWriter,
-    private readonly name: string,
-  ) {}
-
-  get started(): boolean {
-    return this.sheet !== undefined;
-  }
-
-  header(cells: readonly string[]): void {
-    this.width = cells.length;
-    const sheet = this.workbook.addWorksheet(this.name, { views: [{ state: 'frozen', ySplit: 1 }] });
-    // Column styles make a cell typed in later (a new row, an emptied cell) text as well.
-    sheet.columns = cells.map((cell) => ({ width: Math.min(60, Math.max(10, cell.length + 2)), style: COLUMN_STYLE }));
-    this.sheet = sheet;
-    this.add(cells, STYLES.header);
-  }
-
-  add(cells: readonly string[], style: Partial<Style>): void {
-    const sheet = this.sheet as Worksheet;
-    // Escaped as Excel does: a CR, a control character or DEL would otherwise not read back.
-    const row = sheet.addRow(cells.map(encodeXstring));
-    for (let i = 1; i <= cells.length; i++) row.getCell(i).style = style;
-    row.commit();
-  }
-
-  /** Ends the sheet (its filter is written with its last part). */
-  commitSheet(): void {
-    const sheet = this.sheet as Worksheet;
-    if (this.width > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: this.width } };
-    sheet.commit();
-  }
-
-  async finish(): Promise<void> {
-    this.commitSheet();
-    await this.workbook.commit();
+/** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
+function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
+  for (let i = from; i < steps.length; i++) {
+    const pending = (steps[i] as () => void | Promise<void>)();
+    if (pending !== undefined) return pending.then(() => inSequence(steps, i + 1));
   }
 }
 
@@ -91,50 +41,77 @@ class TableSheet {
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
   private readonly columnModes = new ColumnModes();
+  private sheet: SheetWriter | undefined;
 
   private constructor(
-    private readonly table: TableSheet,
+    private readonly workbook: WorkbookWriter,
     private readonly onlyNotOk: boolean,
   ) {}
 
   static async create(stream: Writable, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportWriter> {
-    return new XlsxReportWriter(new TableSheet(await openWorkbook(stream), 'Report'), options.onlyNotOk ?? false);
+    return new XlsxReportWriter(new WorkbookWriter(stream), options.onlyNotOk ?? false);
   }
 
-  private startWith(header: readonly string[]): void {
-    const modes = this.columnModes.of(header);
-    this.table.header([...keptHeader(header, modes), ...REPORT_COLUMNS, WARNINGS_COLUMN]);
+  /** Opens the sheet with its header (the first reported row's input header, or `header`). */
+  private async start(header: readonly string[]): Promise<SheetWriter> {
+    const sheet = await this.workbook.sheet('Report');
+    this.sheet = sheet;
+    await sheet.header(header);
+    return sheet;
+  }
+
+  private headerOf(input: readonly string[]): readonly string[] {
+    return [...keptHeader(input, this.columnModes.of(input)), ...REPORT_COLUMNS, WARNINGS_COLUMN];
   }
 
   sourceHeader(header: readonly string[]): void {
     this.inputHeader ??= header;
   }
 
-  item({ item, rows }: ReportEntry): void {
+  /**
+   * The write still under way when `item` gave a promise: a caller that did not wait for it
+   * (the builder does; a test may not) gets its rows after it, never in a sheet opened twice.
+   */
+  private pending: Promise<void> | undefined;
+
+  item(entry: ReportEntry): void | Promise<void> {
+    const pending = this.pending === undefined ? this.write(entry) : this.pending.then(() => this.write(entry));
+    if (pending === undefined) return;
+    this.pending = pending;
+    const settled = (): void => {
+      if (this.pending === pending) this.pending = undefined;
+    };
+    pending.then(settled, settled);
+    return pending;
+  }
+
+  private write(entry: ReportEntry): void | Promise<void> {
+    const { item, rows } = entry;
     if (this.onlyNotOk && item.status === 'ok') {
       if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
       return;
     }
-    const style = STYLES[item.status];
-    if (rows === undefined || rows.length === 0) {
-      if (!this.table.started) this.table.header(SOURCE_HEADER);
-      this.table.add([...sourceRowCells(item), warningMessages(item.warnings)], style);
-      return;
+    if (this.sheet === undefined) {
+      const first = rows?.[0];
+      return this.start(first === undefined ? SOURCE_HEADER : this.headerOf(first.header)).then((sheet) => this.rowsOf(sheet, entry));
     }
+    return this.rowsOf(this.sheet, entry);
+  }
+
+  private rowsOf(sheet: SheetWriter, { item, rows }: ReportEntry): void | Promise<void> {
+    const look = LOOKS[item.status];
+    if (rows === undefined || rows.length === 0) return sheet.row([...sourceRowCells(item), warningMessages(item.warnings)], look);
     // A sitting's warnings stay on the row the value is on, as its errors do.
-    for (const row of rows) {
-      if (!this.table.started) this.startWith(row.header);
-      this.table.add([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], style);
-    }
+    const write = (row: SourceRow) => () => sheet.row([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], look);
+    // One row (a user, a candidate) is the common case: no list of steps for it.
+    return rows.length === 1 ? write(rows[0] as SourceRow)() : inSequence(rows.map(write));
   }
 
   async finish(): Promise<void> {
+    await this.pending;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    if (!this.table.started) {
-      if (this.inputHeader !== undefined) this.startWith(this.inputHeader);
-      else this.table.header(SOURCE_HEADER);
-    }
-    await this.table.finish();
+    if (this.sheet === undefined) await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
+    await this.workbook.finish();
   }
 }
 
@@ -152,16 +129,14 @@ export interface SheetTable {
  * template and its column descriptions): every cell text, header frozen with a filter.
  */
 export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<void> {
-  const workbook = await openWorkbook(stream);
-  const tables = sheets.map((sheet) => new TableSheet(workbook, sheet.name));
-  for (let i = 0; i < sheets.length; i++) {
-    const { header, rows } = sheets[i] as SheetTable;
-    const table = tables[i] as TableSheet;
-    table.header(header);
-    for (const row of rows) table.add(row, STYLES.ok);
-    table.commitSheet();
+  const workbook = new WorkbookWriter(stream);
+  for (const { name, header, rows } of sheets) {
+    const sheet = await workbook.sheet(name);
+    await sheet.header(header);
+    for (const row of rows) await sheet.row(row, RowLook.plain);
+    await workbook.endSheet();
   }
-  await workbook.commit();
+  await workbook.finish();
 }
 
 /** A report workbook written beside its final name and renamed into place when complete. */

@@ -10,7 +10,11 @@ import { ROOT, startNode, type Finished } from '../support/cli.js';
  * install: `prepare` needs tsc, a dev dependency), the docs the README links, the fixtures the
  * README and tutorial use; and, unpacked into a scratch prefix beside its runtime dependencies
  * only, it runs from another directory. The same with a real `npm install --global` from the
- * registry is in scripts/test-interop.mjs (it needs the network).
+ * registry is in scripts/test-interop.mjs (it needs the network), and there too the production
+ * install of the tarball into an empty folder: its package count, size and no "deprecated"
+ * warning, from npm's own output (an install resolves the ranges of package.json afresh, which
+ * needs the registry: npm ci's cache holds tarballs, not the registry's lists of versions).
+ * Here, offline, the production tree the lockfile pins: what `npm ci --omit=dev` installs.
  */
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
@@ -46,6 +50,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function runInstalled(args: string[], cwd: string): Promise<Finished> {
   return startNode([join(installed, 'bin', 'examctl'), ...args], cwd).done;
 }
+
+/** At most this many packages in a production install (the lean install: no exceljs and its ~200). */
+const MAX_PRODUCTION_PACKAGES = 60;
+
+describe('the production dependency tree (package-lock.json)', () => {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+  const production = Object.entries(lock.packages)
+    .filter(([path, entry]) => path.includes('node_modules/') && entry.dev !== true && entry.devOptional !== true)
+    .map(([path]) => path.replace(/^.*node_modules\//, ''));
+
+  it(`holds at most ${MAX_PRODUCTION_PACKAGES} packages, none of them exceljs or what it pulled in`, () => {
+    expect(production.length).toBeGreaterThan(0);
+    expect(production.length).toBeLessThanOrEqual(MAX_PRODUCTION_PACKAGES);
+    expect(production.filter((name) => /^(exceljs|archiver|unzipper|fstream|rimraf|glob|inflight)$/.test(name))).toEqual([]);
+    expect(Object.keys(pkg.dependencies).every((name) => production.includes(name))).toBe(true);
+  });
+});
 
 describe('the npm tarball', () => {
   it('holds LICENSE (MIT, examctl contributors), README, bin, the built dist/ and the fixtures the docs use; no sources or tests', () => {

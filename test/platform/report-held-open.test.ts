@@ -3,6 +3,9 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { USER_COLUMNS } from '../../src/domain/columns.js';
+import { reportStatusOf } from '../../src/input/csv-reader.js';
+import { readAll } from '../xlsx/helpers.js';
 
 /** Renames onto a name matching `heldOpen` fail with EPERM, as on Windows while Excel has the file open. */
 const held = vi.hoisted(() => ({ heldOpen: undefined as RegExp | undefined }));
@@ -38,6 +41,29 @@ describe('a --report held open by another program at the end of the run', () => 
         expect(lines.slice(1).every((line) => /,ok,/.test(line))).toBe(true);
         expect(await readFile(join(dir, 'report.csv'), 'utf8')).toBe('yesterday');
         expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+      } finally {
+        held.heldOpen = undefined;
+      }
+    }), 20_000);
+  it('an .xlsx report: the workbook kept beside it is complete: examctl reads back every row and its status', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(resolve(__dirname, '../../fixtures/users-with-errors.csv'), 'utf8'));
+      await writeFile(join(dir, 'report.xlsx'), 'open in Excel');
+      held.heldOpen = /report\.xlsx$/;
+      const io = testDeps(dir);
+      try {
+        expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'report.xlsx'], io.deps)).toBe(3);
+        const kept = (await readdir(dir)).find((name) => /^report\.examctl-\d{8}-\d{6}\.xlsx$/.test(name));
+        expect(kept).toBeDefined();
+        const records = await readAll(join(dir, kept!), { columns: USER_COLUMNS });
+        expect(records.map((record) => [record.fields['ExternalId'], reportStatusOf(record)])).toEqual([
+          ['stu-3001', 'ok'],
+          ['stu-3002', 'failed'],
+          ['stu-3003', 'failed'],
+          ['stu 3004', 'failed'],
+          ['stu-3005', 'ok'],
+        ]);
+        expect(await readFile(join(dir, 'report.xlsx'), 'utf8')).toBe('open in Excel');
       } finally {
         held.heldOpen = undefined;
       }
