@@ -47,7 +47,7 @@ export function isOkStatus(cell: string | undefined): boolean {
 }
 
 /**
- * A dry run's report never says `ok`: nothing in it was sent (docs/runs.md, "A dry run's report").
+ * A dry run's report never says `ok`: nothing in it was sent (docs/cli.md, "A dry run's report").
  * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
  * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
  * with --only-failed it is refused (exit 2): every row of it still needs sending.

@@ -70,7 +70,7 @@ describe('--help', () => {
     const flagsUnder = new Map(sections);
     expect(flagsUnder.get('Input')).toEqual(expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']));
     expect(flagsUnder.get('Schedule fields')).toEqual(expect.arrayContaining(['--schedule-id', '--start', '--pin', '--no-keycode']));
-    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--sync-dir']);
+    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--require-memory', '--sync-dir']);
     // Only commander's own --help is left under the plain heading.
     expect(flagsUnder.get('Options')).toEqual(['-h, --help']);
   });
