@@ -31,7 +31,8 @@ const INPUTS: Readonly<Record<string, (options: Record<string, unknown>, deps: C
 };
 
 /** The input's units in order (a fresh read each call), or why the input cannot be read again. */
-export type RunInput = { units: () => AsyncIterable<Unit<unknown>> } | { unlisted: string };
+/** `count`: how many units the input gives (user sync --disable-missing adds its leavers after them). */
+export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; count: number } | { unlisted: string };
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -59,10 +60,10 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   };
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
-    for await (const _unit of units(input)) {
-      // Read through once: an error surfaces here, before anything is reported.
-    }
-    return { units: () => units(input) };
+    let count = 0;
+    // Read through once: an error surfaces here, before anything is reported.
+    for await (const _unit of units(input)) count += 1;
+    return { units: () => units(input), count };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? fromPrompts().message : `reading its input again failed: ${message}` };
