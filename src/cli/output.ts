@@ -90,7 +90,9 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    const why = error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
+    // The report's own words without its path (report-file.ts `reason`): the path is named once, as given.
+    const reason = (error as { reason?: unknown } | undefined)?.reason;
+    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
     const kept = keptReplacement(error);
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
   }

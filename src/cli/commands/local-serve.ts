@@ -46,6 +46,12 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
+    if (server.acceptsPublishedToken) {
+      log(
+        'warning: this store accepts the token published in the demo world (fixtures/world.json, in the README): anyone who can reach this port can change it; ' +
+          'make a store with a token of its own (examctl local init, or --seed a world with your own Settings.ApiTokens)',
+      );
+    }
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
     if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));

@@ -174,12 +174,16 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
+  const { askPin, givenPin } = await import('../pin-source.js');
+  let pin = await givenPin({ pin: pinFlag, pinFile }, deps);
   const opened = await openResume(runsDir, wanted);
   try {
+    // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
+    if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
     const options = resumedOptions(opened, given, pin);
     const { confirmResumeTarget } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
@@ -207,7 +211,7 @@ function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string 
   }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
-    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same --pin again (the journal keeps only its hash)`);
+    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
     if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: this --pin differs from the one the run was started with; give the same PIN`);
     options.pin = pin;
   } else if (pin !== undefined) {
