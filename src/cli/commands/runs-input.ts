@@ -17,7 +17,8 @@ type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedI
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
 /** The input's units in order (a fresh read each call), or why the input cannot be read again. */
-export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
+/** `count`: how many units the input gives (user sync --disable-missing adds its leavers after them). */
+export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -47,10 +48,10 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   };
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
-    for await (const _unit of units(input)) {
-      // Read through once: an error surfaces here, before anything is reported.
-    }
-    return { units: () => units(input), ...(input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes }) };
+    let count = 0;
+    // Read through once: an error surfaces here, before anything is reported.
+    for await (const _unit of units(input)) count += 1;
+    return { units: () => units(input), count, ...(input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

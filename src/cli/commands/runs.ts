@@ -96,8 +96,9 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const runsDir = runsDirOf(options, deps);
   const record = await readRun(runsDir, await trustedRunId(runsDir, id, deps));
   const input = await runInput(record, deps);
-  const missing = 'unlisted' in input ? unjournaledCount(record) : 0;
-  const unlisted = 'unlisted' in input && missing !== 0 ? { count: missing, reason: input.unlisted } : undefined;
+  const missing = 'unlisted' in input ? unjournaledCount(record) : unreachedLeavers(record, input.count);
+  const reason = 'unlisted' in input ? input.unlisted : LEAVERS_UNLISTED;
+  const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
   const { command, target } = record.header;
   const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, { notes: 'units' in input ? input.summaryNotes : undefined });
   if (unlisted !== undefined) {
@@ -122,6 +123,17 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const failure = report.failure();
   if (failure !== undefined) throw new UsageError(failure.message);
   return builder.summary.ok === builder.summary.total ? 0 : 1;
+}
+
+const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
+
+/** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
+function unreachedLeavers(record: Parameters<typeof unjournaledCount>[0], inputUnits: number): number {
+  const total = record.header.units;
+  if (total === undefined) return 0;
+  let journaled = 0;
+  for (const n of record.items.keys()) if (n >= inputUnits) journaled += 1;
+  return Math.max(0, total - inputUnits - journaled);
 }
 
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */

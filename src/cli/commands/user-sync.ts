@@ -86,10 +86,11 @@ async function syncFile(
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
-    // The leavers come after the file's units, so they count in neither the structure pass nor the progress total.
+    // The leavers come after the file's units: known once prepare ran, they are added to the count.
     oneUnitPerRecord: !flags.disableMissing,
+    unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
-      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.unit(unit));
+      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.reportRows(memory.unit(unit)));
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),

@@ -79,6 +79,12 @@ export interface RecordJob<P, R = never> {
    * (not sent)`); part of the input, so `runs show` says it of a rebuilt report too.
    */
   summaryNotes?: readonly SummaryNote[];
+  /**
+   * A job that is not one unit per record but knows its count once `prepare` ran (user sync
+   * with --disable-missing: the file's records and the leavers), given the record count: the
+   * journal's first line records it, so `runs list` counts an interrupted run's whole input.
+   */
+  unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /**
    * What the remote confirmation says will be sent, when a unit is not one record (schedule

@@ -62,9 +62,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     // cannot be read): the run's documents are still written, every item skipped with the reason.
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.syncMemory?.(), job.summaryNotes);
+  // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
+  const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
-  const observers = progressObservers(job, total, options, deps);
+  const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const dispatcher = new RecordDispatcher(job, {
@@ -252,12 +254,12 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
  * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
  * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
  */
-function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+function progressObservers(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
   const progress = createRunProgress({
     terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
     write: (line) => void deps.stderr.write(line),
-    total: job.oneUnitPerRecord ? total : undefined,
+    total: units,
     label: job.command,
     color: progressColor(deps.env),
   });
