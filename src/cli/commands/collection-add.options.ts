@@ -4,7 +4,7 @@ import { collect } from '../flag-values.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
-  option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
+  option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'),
   SHEET_OPTION,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,

@@ -4,7 +4,7 @@ import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SCHEDULE_PUSH_OPTIONS = [
-  mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates'),
+  mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file'),
   option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'),
   choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']),
   option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)'),

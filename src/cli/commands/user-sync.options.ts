@@ -4,7 +4,7 @@ import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const USER_SYNC_OPTIONS = [
-  option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON (API field names as columns/keys)'),
+  option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file'),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
   option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds'),
