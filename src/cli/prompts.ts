@@ -403,7 +403,7 @@ export async function promptScheduleFields(
   const timeZone = dates.timeZone;
   // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
   const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
-    name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('Start', value, dates) : { ok: true, value: value.trim() };
+    name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('StartDateTime', value, dates) : { ok: true, value: value.trim() };
   const startMessage =
     timeZone !== undefined ? `Start in ${timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
   const check = (name: ScheduleFieldName, value: string): true | string => {
