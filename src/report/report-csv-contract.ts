@@ -1,6 +1,6 @@
 /**
  * The run report CSV as both its writer (report-writers.ts, csv-cell.ts) and its readers
- * (the CSV reader, --only-failed, invigilator id lists) must see it (cli-contract.md, "Run
+ * (the CSV reader, --only-failed, invigilator id lists) must see it (docs/cli-contract.md, "Run
  * report"; docs/cli.md): the columns a report adds, what "ok" is, and the one quote that keeps
  * a spreadsheet from running a cell as a formula. Pure.
  */
@@ -46,6 +46,34 @@ export function isOkStatus(cell: string | undefined): boolean {
   return cell !== undefined && cell.trim().toLowerCase() === 'ok';
 }
 
+/**
+ * A dry run's report never says `ok`: nothing in it was sent (docs/cli.md, "A dry run's report").
+ * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
+ * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
+ * with --only-failed it is refused (exit 2): every row of it still needs sending.
+ */
+export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
+
+const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
+
+/** The status cell of a report row: the item's status, or for a dry run its DRY_RUN_STATUS word. */
+export function statusCell(status: string, dryRun: boolean | undefined): string {
+  return dryRun === true ? (DRY_RUN_STATUS[status] ?? status) : status;
+}
+
+/** A status cell written by a dry run (any case, spaces around). */
+export function isDryRunStatus(cell: string | undefined): boolean {
+  return cell !== undefined && DRY_RUN_CELLS.has(cell.trim().toLowerCase());
+}
+
+/** --only-failed on a dry run's report: its valid rows were never sent, so leaving them out would drop them. */
+export function dryRunReportRefused(file: string, line: number, command: string): UsageError {
+  return new UsageError(
+    `${file}:${line}: this is a dry run's report (its status column says valid/invalid): nothing in it was sent, so --only-failed would leave out ` +
+      `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): examctl ${command} --file ${file}`,
+  );
+}
+
 /** The usage error for --only-failed on a file that is not a run report (CSV or xlsx). */
 export function notARunReport(why: string): UsageError {
   return new UsageError(`--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): ${why}`);
@@ -57,7 +85,7 @@ export function noStatusColumn(file: string): UsageError {
 }
 
 /**
- * What a report writes in place of a schedule PIN (cli-contract.md: "Secrets ... never appear in
+ * What a report writes in place of a schedule PIN (docs/cli-contract.md, "Run report": "Secrets ... never appear in
  * ... reports"). Not a valid PIN (4 digits), so it can never be sent as one: a run that reads it
  * back takes --pin instead, or is refused (schedule-push.ts). Also what `review-session show`
  * prints for Content.Pin, so "a PIN exists" stays visible while its digits do not.

@@ -1,7 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
-import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, WITHHELD_PIN } from './report-csv-contract.js';
+import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -22,6 +22,22 @@ export interface ReportHeader {
    * (counted as skipped, not listed; null when the journal cannot tell) and why.
    */
   unlisted?: { count: number | null; reason: string };
+  /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
+  syncMemory?: SyncMemoryNote;
+}
+
+/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
+export interface SyncMemoryNote {
+  found: boolean;
+  file: string;
+  remembered: number;
+}
+
+/** What every sink says of a run that decides from the sync memory and found none (docs/ci.md). */
+export function noMemorySentence(header: ReportHeader): string | undefined {
+  const note = header.syncMemory;
+  if (note === undefined || note.found) return undefined;
+  return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged and no leaver was disabled`;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -49,12 +65,6 @@ export interface ReportSink {
 
 export function emptySummary(): ReportSummary {
   return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-}
-
-/** The summary's count of movers (--prune-memberships, docs/sync.md). */
-function moversCount(movers: number, dryRun: boolean): string[] {
-  if (movers === 0) return [];
-  return [`${formatCount(movers)} ${movers === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`];
 }
 
 export function describeTarget(target: ReportTarget): string {
@@ -92,8 +102,8 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run, unlisted } = this.header;
-    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }) });
+    const { command, target, dryRun, run, unlisted, syncMemory } = this.header;
+    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }), ...(syncMemory === undefined ? {} : { syncMemory }) });
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 
@@ -131,7 +141,7 @@ export function errorMessages(errors: readonly Problem[]): string {
 }
 
 /**
- * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"), kept
+ * Columns whose cells are secrets (docs/cli-contract.md, "Run report": "Secrets never appear in ... reports"), kept
  * in the header so the report stays valid input. A password is written empty, which the reader
  * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
  * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
@@ -202,13 +212,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(item.status, errorCodes(errors), errorMessages(errors));
+  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors));
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)];
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors)];
 }
 
 /** Runs `next` after `first`, awaiting only when `first` is a promise. */
@@ -291,6 +301,24 @@ export interface HumanSummaryExtras {
    * stops suggesting --report. Undefined then when the file could not be written.
    */
   reportFile?: () => string | undefined;
+  /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
+  countsOnly?: boolean;
+  /** The lines the command's job adds beside the counts (RecordJob.summaryNotes). */
+  notes?: readonly SummaryNote[];
+}
+
+/**
+ * A count the human summary says beside the totals, in the command's own words: `4,950
+ * unchanged (not sent)`. Declared by the command's job, not here: a report knows items, not what
+ * a kind of item means to a command.
+ */
+export interface SummaryNote {
+  /** True for an item the note counts. */
+  counts(item: ReportItem): boolean;
+  /** What the counted items are, said after their number (`4,950`), in a real run or a dry run. */
+  words(count: number, dryRun: boolean): string;
+  /** Said of a dry run too; by default a dry run has its plan instead. */
+  readonly inDryRun?: boolean;
 }
 
 /**
@@ -304,11 +332,8 @@ export class HumanSummaryWriter implements ReportSink {
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
   private readonly plan = new RunPlan();
-  /** --changed-only and --disable-missing (docs/sync.md): said beside the counts. */
-  private notSent = 0;
-  private disabled = 0;
-  /** --prune-memberships: users who lose a link or a flag examctl sent (movers). */
-  private movers = 0;
+  /** How many items each of the job's notes counts. */
+  private readonly noted: number[];
 
   constructor(
     private readonly out: TextSink,
@@ -316,14 +341,14 @@ export class HumanSummaryWriter implements ReportSink {
     /** Draws the counts (a table on a terminal); default: one plain line. */
     private readonly renderCounts?: (summary: ReportSummary, dryRun: boolean) => string,
     private readonly extras: HumanSummaryExtras = {},
-  ) {}
+  ) {
+    this.noted = (extras.notes ?? []).map(() => 0);
+  }
 
   item({ item }: ReportEntry): void {
-    if (item.removed !== undefined && item.status !== 'failed') this.movers += 1;
-    if (this.header.dryRun) this.plan.add(item);
-    // --changed-only's unchanged items carry the note naming the run that sent them (a rebuilt report too).
-    else if (item.action === 'unchanged' && item.note !== undefined) this.notSent += 1;
-    else if (item.action === 'disabled') this.disabled += 1;
+    const { dryRun } = this.header;
+    if (dryRun) this.plan.add(item);
+    this.extras.notes?.forEach((note, i) => (!dryRun || note.inDryRun === true) && note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
@@ -353,14 +378,23 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : []), ...moversCount(this.movers, dryRun)];
+    const sync = (this.extras.notes ?? []).flatMap((note, i) => {
+      const count = this.noted[i] ?? 0;
+      return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
+    });
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
     // table's own colour escapes, which the gate would turn into `?[36m` debris.
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
-    // Say where the rest can be read, so a long run's errors are never a dead end.
+    const noMemory = noMemorySentence(this.header);
     const reportFile = this.extras.reportFile?.();
+    if (this.extras.countsOnly === true) {
+      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
+      await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
+      return;
+    }
+    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
     if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
@@ -388,7 +422,11 @@ function retriedLine(summary: ReportSummary): string[] {
 export class RunReportBuilder {
   readonly summary: ReportSummary = emptySummary();
 
-  constructor(private readonly sinks: readonly ReportSink[]) {}
+  constructor(
+    private readonly sinks: readonly ReportSink[],
+    /** A dry run's items are marked, so a CSV or xlsx report never writes `ok` for what was not sent. */
+    private readonly dryRun = false,
+  ) {}
 
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
@@ -402,6 +440,7 @@ export class RunReportBuilder {
 
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
+    if (this.dryRun) entry = { ...entry, item: { ...entry.item, dryRun: true } };
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
       const pending = (sinks[i] as ReportSink).item(entry);
@@ -431,7 +470,7 @@ export class RunReportBuilder {
   }
 }
 
-/** Exit status of a completed run: 0 when every item is ok, else 1 (cli-contract.md). */
+/** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */
 export function exitCodeFor(summary: ReportSummary): 0 | 1 {
   return summary.ok === summary.total ? 0 : 1;
 }

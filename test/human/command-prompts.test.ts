@@ -239,7 +239,7 @@ describe('schedule push: the Start prompt reads --date-format and --timezone as 
       expect(session.code, session.stderr).toBe(0);
       expect(session.screen + session.stderr).not.toContain('--date-format');
       const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-LOCAL')!;
-      expect(schedule.StartDateTime).toBe('2027-01-25T13:00:00.000Z');
+      expect((schedule as unknown as { StartDateTime: string }).StartDateTime).toBe('2027-01-25T13:00:00.000Z');
     });
   });
 });

@@ -1,16 +1,18 @@
 import type { IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
+import { collectionTextDoubts } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
-import type { CollectionAddOptions } from './collection-add.options.js';
+import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -25,7 +27,7 @@ export async function run(
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
   const job: RecordJob<CollectionRequest, Outcome> = {
-    command: 'collection add',
+    command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
@@ -43,6 +45,9 @@ export async function run(
  * The collections to add, from the file or from the flags (the title asked when prompts are
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
+
 export async function collectionAddInput(
   { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
@@ -60,7 +65,10 @@ export async function collectionAddInput(
 function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
   // CSV cells are strings to coerce; JSON values are taken as typed.
   const prepared = record.raw ? coerceAndValidateCollection(record.fields) : validateCollection(record.fields);
-  return { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
+  const unit: Unit<CollectionRequest> = { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
+  // Valid, but wider than the API text's words: sent, with the warning (docs/domain-rules.md).
+  const doubts = prepared.ok ? collectionTextDoubts(prepared.value) : [];
+  return doubts.length > 0 ? { ...unit, warnings: doubts } : unit;
 }
 
 /** The flags that give one collection's fields; with --file the fields come from the file instead. */

@@ -7,16 +7,17 @@ import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { checkReportOption } from '../output.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
-import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
+import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -42,7 +43,7 @@ export async function run(
   checkReportOption(options);
   const removal = new RemovalCall(scheduleExtId);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
-    command: 'invigilators remove',
+    command: commandName(INVIGILATORS_REMOVE),
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
@@ -58,6 +59,10 @@ export async function run(
  * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
  * list: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
+export const rerunInput: RerunInput = async (options, deps) =>
+  invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
+
 export async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
@@ -109,6 +114,9 @@ async function idEntries(
     const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}), ...(idColumn !== undefined ? { idColumn } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
+    // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
+    const dry = onlyFailed ? listed.find((entry) => isDryRunStatus(entry.status)) : undefined;
+    if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
     for (const entry of listed) {
       if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });

@@ -12,8 +12,9 @@ import {
   type PreparedSchedule,
   type ScheduleDefaults,
 } from '../../domain/index.js';
+import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
-import { SentMemory } from './sent-memory.js';
+import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -21,6 +22,7 @@ import type { SourceRow } from '../../report/report-writers.js';
 import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -30,7 +32,8 @@ import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOpti
 import type { RecordShaping } from '../../input/field-map.js';
 import { readRecordDates, readTypedDateTime, type LocalTimeOptions } from '../../domain/local-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
-import type { SchedulePushOptions } from './schedule-push.options.js';
+import { askPin, givenPin } from '../pin-source.js';
+import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
 
 /** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
@@ -59,30 +62,54 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, map, mapFile, set, dateFormat, ...rest }: SchedulePushOptions,
-  deps: CommandDeps,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, ...rest }: SchedulePushOptions,
+  givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
+  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records its digest whichever it came from.
+  const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
+  if (pin !== undefined) fieldFlags.pin = pin;
+  let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
   const runOptions = { ...options, onlyFailed };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
-  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
-  // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
-  if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
+  // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
+  // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
+  if (defaults.schedule.PIN === undefined) {
+    try {
+      await refuseWithheldPins(records(), onlyFailed ?? false);
+    } catch (error) {
+      if (!(error instanceof InputFileError)) throw error;
+      const asked = await askPin('the report withholds the schedule PIN', options, deps);
+      if (asked !== undefined) {
+        defaults.schedule.PIN = asked;
+        deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
+      }
+    }
+  }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
   await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
-    command: 'schedule push',
+    command: commandName(SCHEDULE_PUSH),
     records,
+    summaryNotes,
     async *units(batches) {
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
     describeSend: (records) => describeRequests(records, defaults),
-    prepare: async () => void (await memory.open(changedOnly ?? false)),
+    prepare: async () => {
+      // A report's withheld PIN cells take the given PIN; none given, the run is refused before
+      // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
+      if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+      await memory.open(changedOnly ?? false);
+    },
+    syncMemory: () => memory.note(),
     acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
@@ -131,10 +158,13 @@ export async function run(
  * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
  * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
  */
+/** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
+
 export async function schedulePushInput(
   options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & FieldFlags,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
@@ -150,6 +180,7 @@ export async function schedulePushInput(
         () => stringOf(defaults.schedule.PIN),
       ),
     units: (batches) => scheduleUnits(batches, defaults),
+    summaryNotes: [NOT_SENT_NOTE],
   };
 }
 
@@ -382,7 +413,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record)));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -393,9 +424,15 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
     const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined };
-    units.push(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record))));
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
   }
   if (units.length > 0) yield units;
+}
+
+/** A valid schedule wider than the API text's words (PIN, template id) is sent with warnings (docs/domain-rules.md). */
+function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule) : [];
+  return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
 /**
