@@ -11,7 +11,7 @@ import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../api/local-directory.js';
 import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
-import { readDateTimeText } from '../domain/local-time.js';
+import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../domain/local-time.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../errors.js';
 
@@ -379,8 +379,8 @@ export interface ScheduleFieldsOptions {
   choices?: StoreChoices;
   /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
   defaults?: Partial<Record<ScheduleFieldName, string>>;
-  /** `--timezone`: a start typed without an offset (`2027-01-25 14:00`) is a local time there. */
-  timeZone?: string | undefined;
+  /** `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime), e.g. `25.01.2027 14:00` in Europe/Berlin. */
+  dates?: LocalTimeOptions | undefined;
 }
 
 /**
@@ -399,10 +399,13 @@ export async function promptScheduleFields(
 ): Promise<Partial<Record<ScheduleFieldName, string>>> {
   const answers: Partial<Record<ScheduleFieldName, string>> = {};
   const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
-  const timeZone = options.timeZone;
-  // With --timezone a start is read as a file's would be (a local time placed in that zone); sent in UTC.
+  const dates = options.dates ?? {};
+  const timeZone = dates.timeZone;
+  // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
   const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
-    name === 'StartDateTime' && timeZone !== undefined && value.trim() !== '' ? readDateTimeText('Start', value, { timeZone }) : { ok: true, value: value.trim() };
+    name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('StartDateTime', value, dates) : { ok: true, value: value.trim() };
+  const startMessage =
+    timeZone !== undefined ? `Start in ${timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
   const check = (name: ScheduleFieldName, value: string): true | string => {
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;
@@ -433,7 +436,7 @@ export async function promptScheduleFields(
       const fallback = defaults[name];
       value = await ask(io, (context) =>
         input(
-          { message: name === 'StartDateTime' && timeZone !== undefined ? `Start in ${timeZone} (e.g. 2027-01-25 14:00, or with an offset)` : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
+          { message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
           context,
         ),
       );

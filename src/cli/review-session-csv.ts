@@ -14,11 +14,17 @@ export interface PinColumn {
 /** The API's name of the review session's PIN, as the CSV and workbook column. */
 const SESSION_PIN_COLUMN = 'Pin';
 
-function csvValue(value: unknown): string {
+/**
+ * A cell's text. With `decimalComma` (the `;` dialect, which Excel uses where the decimal
+ * separator is a comma) a fractional number is written `87,5`: German Excel reads `87.5` there
+ * as text or a date, never as the number. Integers and texts are the same in both dialects.
+ */
+function csvValue(value: unknown, decimalComma = false): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : csvValue(entry))).join('|');
+  if (typeof value === 'number') return decimalComma ? String(value).replace('.', ',') : String(value);
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : csvValue(entry, decimalComma))).join('|');
   return JSON.stringify(value);
 }
 
@@ -27,7 +33,7 @@ function csvValue(value: unknown): string {
  * extra field a server sent, in first-seen order. Lists are joined with `|` (the CLI's list
  * syntax).
  */
-export function reviewSessionResultsTable(session: ReviewSession, options: PinColumn = {}): { header: string[]; rows: string[][] } {
+export function reviewSessionResultsTable(session: ReviewSession, options: PinColumn & { decimalComma?: boolean } = {}): { header: string[]; rows: string[][] } {
   const results = Array.isArray(session.Results) ? session.Results : [];
   const columns = [...RESULT_COLUMNS];
   const known = new Set(columns);
@@ -44,16 +50,17 @@ export function reviewSessionResultsTable(session: ReviewSession, options: PinCo
   if (sessionPin) columns.push(SESSION_PIN_COLUMN);
   const rows = results.map((result) => {
     const record: Record<string, unknown> = sessionPin ? { ...result, [SESSION_PIN_COLUMN]: session.Pin } : result;
-    return columns.map((column) => csvValue(record[column]));
+    return columns.map((column) => csvValue(record[column], options.decimalComma === true));
   });
   return { header: columns, rows };
 }
 
 /**
  * The Results as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other locales); cells a spreadsheet would run as a formula
- * are neutralised by the shared cell writer.
+ * are neutralised by the shared cell writer. With `;` decimals take a comma (docs/cli.md,
+ * "review-session show -o csv"); with `,` and tab a point.
  */
 export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ','): string {
-  const { header, rows } = reviewSessionResultsTable(session, options);
+  const { header, rows } = reviewSessionResultsTable(session, { ...options, decimalComma: delimiter === ';' });
   return [header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
 }

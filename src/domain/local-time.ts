@@ -324,7 +324,8 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
   if (iso !== null) {
     const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
     if (realDate(w)) return { ok: true, value: dateText(w) };
-    if (format === undefined && ISO_DATE.test(t)) return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (month ${w.mo}, day ${w.d})` };
+    // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
+    if (ISO_DATE.test(t)) return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (month ${w.mo}, day ${w.d})` };
   }
   return { ok: false, message: notReadMessage(field, text, 'date', options) };
 }
@@ -383,6 +384,23 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
     return placed(field, text, w, iso[7], iso[8], options);
   }
   return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
+}
+
+/**
+ * A date-time typed by hand (`--start`/`--end`, the Start prompt): RFC 3339 with an offset as it
+ * is, else read as a file's text would be (`--date-format`, then ISO; a local time in `--timezone`).
+ * One function, so the prompt and the flag never disagree about what they take.
+ */
+export function readTypedDateTime(field: string, text: string, options: LocalTimeOptions): TextReading {
+  return parseDateTime(text).ok && options.format === undefined ? { ok: true, value: text.trim() } : readDateTimeText(field, text, options);
+}
+
+/** An example start as the admin would type it (`25.01.2027 14:00` for DD.MM.YYYY), for a prompt. */
+export function exampleDateTime(options: LocalTimeOptions): string {
+  const format = options.format;
+  const text = format === undefined ? '2027-01-25 14:00' : format.dateTime === undefined ? `${format.dateText} HH:mm` : format.text;
+  const example = text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => ({ YYYY: '2027', MM: '01', DD: '25', HH: '14', mm: '00', ss: '00' })[token] as string);
+  return options.timeZone === undefined ? `${example}+01:00` : example;
 }
 
 /** Fields whose text is a calendar date, and fields whose text is an instant. */

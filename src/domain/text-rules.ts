@@ -30,11 +30,18 @@ export const EMAIL_PATTERN =
 const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
 const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
 
-/** A character as a message shows it: visible ones quoted, the others by code point. */
+/**
+ * Characters a terminal shows as nothing or as something else: controls, format characters
+ * (U+200B, U+00AD, U+FEFF), every space but the plain one, default-ignorables (variation
+ * selectors) and combining marks, which draw over the quote before them.
+ */
+const UNSEEN = /^[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}]$/u;
+
+/** A character as a message shows it: visible ones quoted, the invisible and format ones by code point. */
 function shownCharacter(c: string): string {
   const code = c.codePointAt(0) as number;
   if (c === ' ') return 'a space';
-  if (code < 0x21 || (code >= 0x7f && code <= 0xa0)) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (UNSEEN.test(c)) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   return JSON.stringify(c);
 }
 
@@ -59,7 +66,7 @@ export function emailFault(s: string): string | undefined {
     const allowed = seenAt ? EMAIL_DOMAIN_CHAR.test(c) : EMAIL_LOCAL_CHAR.test(c);
     if (!allowed) {
       const where = seenAt ? 'in the domain' : 'before the @';
-      const hint = seenAt && c.codePointAt(0)! > 0x7f ? ' (write an international domain in its xn-- form)' : '';
+      const hint = seenAt && c.codePointAt(0)! > 0x7f && !UNSEEN.test(c) ? ' (write an international domain in its xn-- form)' : '';
       return `${shownCharacter(c)} at position ${position} is not allowed ${where}${hint}`;
     }
   }

@@ -390,28 +390,35 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
 }
 
 /**
- * The unknown columns, each with the field it likely holds (a synonym, else a near spelling),
- * and the `--map` flags that would read them: the message teaches the fix.
+ * The unknown columns (or JSON keys), each with the field it likely holds (a synonym, else a
+ * near spelling), and the `--map` flags that would read them: the message teaches the fix.
+ * Every synonym gets its --map (a lookup each); near spellings only for the names shown.
  */
-function unknownColumnsProblem(unknown: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>): string {
+export function unknownColumnsProblem(unknown: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>, noun: 'column' | 'key' = 'column'): string {
   const fieldNames = columns.map((spec) => spec.name);
   const free = new Set(fieldNames.filter((name) => !takenBy.has(name)));
   const maps: string[] = [];
   const claimed = new Set<string>();
-  // Suggestions only for the names shown: a near miss is worth a hint, ten thousand are not.
-  const shown = unknown.slice(0, NAMES_SHOWN).map((name) => {
+  const likelyOf = unknown.map((name) => {
     const likely = likelyField(name, free);
-    if (likely !== undefined && !claimed.has(likely)) {
-      claimed.add(likely);
-      maps.push(`--map ${shellWord(`${name}=${likely}`)}`);
-      return `"${name}" (likely ${likely})`;
-    }
+    if (likely === undefined || claimed.has(likely)) return undefined;
+    claimed.add(likely);
+    maps.push(`--map ${shellWord(`${name}=${likely}`)}`);
+    return likely;
+  });
+  const shown = unknown.slice(0, NAMES_SHOWN).map((name, i) => {
+    const likely = likelyOf[i];
+    if (likely !== undefined) return `"${name}" (likely ${likely})`;
     const meant = closestName(name, fieldNames, normalizeColumnName);
     return meant === undefined ? `"${name}"` : `"${name}" (did you mean "${meant}"?)`;
   });
-  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN)), NAMES_SHOWN);
-  const fix = maps.length > 0 ? `read them as API fields with ${maps.join(' ')} (or a --map-file), or skip them with --ignore-unknown-columns` : 'use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns to skip them';
-  return `${unknown.length === 1 ? 'unknown column' : 'unknown columns'}: ${listed}; ${fix}`;
+  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN).map((name) => `"${name}"`)), NAMES_SHOWN);
+  const skip = '--ignore-unknown-columns';
+  const fix =
+    maps.length > 0
+      ? `read them as API fields with ${maps.join(' ')} (or a --map-file), or skip them with ${skip}`
+      : `use --map "${noun === 'column' ? 'Column' : 'key'}=Field" to read a ${noun} as an API field, or ${skip} to skip them`;
+  return `${unknown.length === 1 ? `unknown ${noun}` : `unknown ${noun}s`}: ${listed}; ${fix}`;
 }
 
 /** A word as a shell reads it back (POSIX shells, PowerShell and cmd alike for the usual headers): quoted unless plain. */

@@ -37,6 +37,8 @@ export interface RecordShaping {
   /** Field -> value (already coerced) for a missing column or an empty cell. */
   set: ReadonlyMap<string, unknown>;
   dates: LocalTimeOptions;
+  /** Map-file entries onto another record command's field, left out (one map file serves several commands): one line for stderr. */
+  skipped?: string | undefined;
 }
 
 /** Every field any record command takes, to tell a misspelt field from one this command does not take. */
@@ -44,7 +46,8 @@ const ALL_FIELDS: readonly string[] = [...new Set([...USER_COLUMNS, ...CANDIDATE
 
 /**
  * The command's column for a field name; a field of another command is refused, except from a
- * profile (`lenient`), which serves every command: there it is left out (undefined).
+ * profile or a map file (`lenient`), which serve every command: there it is left out (undefined).
+ * An unknown field is refused from anywhere.
  */
 function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false): ColumnSpec | undefined {
   const key = normalizeColumnName(name);
@@ -83,10 +86,15 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const dates: LocalTimeOptions = { format, timeZone };
 
   const chosen = new Map<string, { source: string; field: string; origin: Origin; level: number }>();
+  const skipped: { origin: Origin; text: string }[] = [];
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
-    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command, entry.level === 0);
-    if (spec === undefined) continue;
+    // A profile and a map file serve every record command: an entry for another command's field is left out.
+    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command, entry.level <= 1);
+    if (spec === undefined) {
+      if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${JSON.stringify(entry.source)} -> ${entry.field}` });
+      continue;
+    }
     const key = normalizeColumnName(entry.source);
     for (const [other, earlier] of chosen) {
       if (earlier.level < entry.level && (other === key || earlier.field === spec.name)) chosen.delete(other);
@@ -113,7 +121,8 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     if (entry.value === '') throw new UsageError(`${what}=: no value (to leave ${spec.name} out, leave out --set)`);
     set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));
   }
-  return { map, set, dates };
+  const line = skipped[0] === undefined ? undefined : `${skipped[0].origin}: left out, ${command} takes no such field: ${skipped.map((entry) => entry.text).join(', ')}`;
+  return { map, set, dates, ...(line !== undefined ? { skipped: line } : {}) };
 }
 
 /** A --set value read like a cell of its column, checked by the field's rule; its problem is a UsageError. */

@@ -1,9 +1,10 @@
 import { extname } from 'node:path';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
-import { readCsvRecords } from './csv-reader.js';
+import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import { readJsonRecords } from './json-reader.js';
 import { readXlsxRecords } from './xlsx-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
+import type { Problem } from '../domain/problem.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
 
@@ -60,18 +61,21 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
   const shaping = options.shaping;
   const readOptions = shaping === undefined ? options : { ...options, map: shaping.map };
+  let json = false;
   async function* read(): AsyncGenerator<readonly InputRecord[]> {
     const format = await formatOf();
+    json = format === 'json';
     if (format === 'csv') yield* readCsvRecords(path, readOptions).batches();
     else if (format === 'xlsx') yield* readXlsxRecords(path, readOptions).batches();
     else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
   }
+  // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
+  const known = new Set(options.columns.map((spec) => spec.name));
+  const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
-    shaping === undefined
-      ? read
-      : async function* () {
-          for await (const batch of read()) yield batch.map((record) => shapeRecord(record, shaping));
-        },
+    async function* () {
+      for await (const batch of read()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+    },
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
       const format = await formatOf();
@@ -82,4 +86,41 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
       return count;
     },
   );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A JSON record's keys that are no field of the command (after --map): dropped with
+ * --ignore-unknown-columns, as a CSV's unknown columns are; otherwise each object with such keys
+ * fails its record with the message that teaches --map (the synonym table), like CSV's header.
+ * A whole schedule request (Schedule and Candidates) is checked inside its Schedule and candidates;
+ * its own keys are the validator's to judge.
+ */
+function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
+  const fields = record.fields as unknown;
+  // Not an object at all (`[1, "x"]`): the validator's message says so.
+  if (!isObject(fields)) return record;
+  const problems: Problem[] = [];
+  const checked = (object: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+    const unknown = Object.keys(object).filter((key) => !known.has(key));
+    if (unknown.length === 0) return object;
+    if (options.ignoreUnknownColumns !== true) {
+      const taken = new Map(Object.keys(object).filter((key) => known.has(key)).map((key) => [key, key] as const));
+      problems.push({ field: prefix + (unknown[0] as string), code: null, message: unknownColumnsProblem(unknown, options.columns, taken, 'key') });
+    }
+    return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
+  };
+  let out: Record<string, unknown>;
+  if (isObject(fields.Schedule) && Array.isArray(fields.Candidates)) {
+    const schedule = checked(fields.Schedule, 'Schedule.');
+    const candidates = fields.Candidates.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate));
+    out = schedule === fields.Schedule && candidates.every((candidate, i) => candidate === (fields.Candidates as unknown[])[i]) ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
+  } else {
+    out = checked(fields, '');
+  }
+  if (out === fields) return record;
+  return { ...record, fields: out, ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}) };
 }

@@ -14,18 +14,21 @@ const BINARY = 'not a text file (binary content)';
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
 export function cannotRead(file: string, error: unknown): InputFileError {
+  return new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`);
+}
+
+/** Why a file could not be read, in the words every input file's message uses (`no such file`). */
+export function cannotReadReason(error: unknown, otherwise = 'unreadable'): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason =
-    code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EISDIR'
-        ? 'is a directory'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : code !== undefined
-            ? code
-            : 'unreadable';
-  return new InputFileError(file, undefined, `cannot read: ${reason}`);
+  return code === 'ENOENT'
+    ? 'no such file'
+    : code === 'EISDIR'
+      ? 'is a directory'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code !== undefined
+          ? code
+          : otherwise;
 }
 
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */

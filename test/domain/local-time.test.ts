@@ -93,6 +93,18 @@ describe('--timezone', () => {
   });
 });
 
+describe('an impossible ISO date with --date-format', () => {
+  it('says it is not a real date, as without the flag (not "neither format")', () => {
+    const parsed = parseDateFormat('DD.MM.YYYY');
+    if (!parsed.ok) throw new Error(parsed.message);
+    const withFlag = readDateText('DateOfBirth', '2000-02-30', { format: parsed.format });
+    const without = readDateText('DateOfBirth', '2000-02-30', {});
+    expect(withFlag).toEqual({ ok: false, message: 'DateOfBirth "2000-02-30" is not a real date (month 2, day 30)' });
+    expect(withFlag).toEqual(without);
+    expect(readDateText('DateOfBirth', '2000-02-29', { format: parsed.format })).toEqual({ ok: true, value: '2000-02-29' });
+  });
+});
+
 describe('e-mail: WHATWG valid e-mail address with a dotted domain', () => {
   it('takes what browsers take', () => {
     for (const address of ["o'brien@x.ie", 'first.last+tag@sub.example.co.uk', 'a_b-c@uni-example.de', "!#$%&'*+/=?^_`{|}~-@example.com", 'x@xn--mller-kva.de']) {
@@ -116,6 +128,13 @@ describe('e-mail: WHATWG valid e-mail address with a dotted domain', () => {
     expect(emailFault('@example.com')).toBe('nothing before the @');
     expect(emailFault('example.com')).toContain('no @');
     expect(emailFault("o'brien@x.ie")).toBeUndefined();
+    // Invisible and format characters by code point, like U+00A0: never a raw "​" that shows as "".
+    expect(emailFault('ann\u200b@example.com')).toBe('U+200B at position 4 is not allowed before the @');
+    expect(emailFault('a@exam\u00adple.com')).toBe('U+00AD at position 7 is not allowed in the domain');
+    expect(emailFault('\ufeffann@example.com')).toBe('U+FEFF at position 1 is not allowed before the @');
+    expect(emailFault('ann\u00a0lee@example.com')).toBe('U+00A0 at position 4 is not allowed before the @');
+    expect(emailFault('ann\u3000@example.com')).toBe('U+3000 at position 4 is not allowed before the @');
+    expect(emailFault('ann\u0301@example.com')).toBe('U+0301 at position 4 is not allowed before the @');
   });
 });
 

@@ -214,7 +214,8 @@ describe('schedule push on a terminal with a candidates file and no schedule fla
       await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\nstu-9002,Ben,Okafor,ben@example.test\n');
       const session = await atTerminal(dir, ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-PROMPTED'], [
         { expect: 'Start', keys: `next monday${KEY.enter}` },
-        { expect: 'StartDateTime "next monday" must be RFC 3339', keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}` },
+        // The same message --start gives: the prompt reads the start as --start does.
+        { expect: 'StartDateTime "next monday" is not an ISO date-time', keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}` },
         { expect: 'Group (hierarchy) external id', keys: `H-PROMPT${KEY.enter}` },
         { expect: 'Group name', keys: `Prompted group${KEY.enter}` },
       ]);
@@ -222,6 +223,23 @@ describe('schedule push on a terminal with a candidates file and no schedule fla
       expect(session.screen).not.toContain('Assessment external id');
       const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-PROMPTED')!;
       expect(schedule.Candidates.map((c) => c.CandidateExtId)).toEqual(['stu-9001', 'stu-9002']);
+    });
+  });
+});
+
+describe('schedule push: the Start prompt reads --date-format and --timezone as --start does', () => {
+  it('takes 25.01.2027 14:00 with --date-format "DD.MM.YYYY HH:mm" --timezone Europe/Berlin, and sends it in UTC', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      const session = await atTerminal(
+        dir,
+        ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-LOCAL', '--group', 'H-LOCAL', '--group-name', 'Local', '--date-format', 'DD.MM.YYYY HH:mm', '--timezone', 'Europe/Berlin'],
+        [{ expect: 'Start in Europe/Berlin', keys: `25.01.2027 14:00${KEY.enter}` }],
+      );
+      expect(session.code, session.stderr).toBe(0);
+      expect(session.screen + session.stderr).not.toContain('--date-format');
+      const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-LOCAL')!;
+      expect((schedule as unknown as { StartDateTime: string }).StartDateTime).toBe('2027-01-25T13:00:00.000Z');
     });
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '../../src/cli/prompts.js';
 import { InterruptedError, UsageError } from '../../src/errors.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
+import { parseDateFormat } from '../../src/domain/local-time.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -272,12 +273,25 @@ describe('promptScheduleFields', () => {
 
   it('with --timezone takes a local start (2027-01-25 14:00), re-asks one the clocks skip, and answers in UTC', async () => {
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { timeZone: 'Europe/Berlin' });
+    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { dates: { timeZone: 'Europe/Berlin' } });
     await terminal.play([
       { expect: 'Start in Europe/Berlin', keys: `2027-03-28 02:30${KEY.enter}` },
       { expect: 'does not exist in Europe/Berlin', keys: `${KEY.clearLine}2027-01-25 14:00${KEY.enter}` },
     ]);
     expect(await fields).toEqual({ StartDateTime: '2027-01-25T13:00:00.000Z' });
+  });
+
+  it('with --date-format and --timezone takes the start as --start does (25.01.2027 14:00), and says the format', async () => {
+    const parsed = parseDateFormat('DD.MM.YYYY HH:mm');
+    if (!parsed.ok) throw new Error(parsed.message);
+    const terminal = new FakeTerminal();
+    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { dates: { format: parsed.format, timeZone: 'Europe/Berlin' } });
+    await terminal.play([
+      { expect: 'Start in Europe/Berlin (e.g. 25.01.2027 14:00', keys: `31.04.2027 14:00${KEY.enter}` },
+      { expect: 'is not a real date', keys: `${KEY.clearLine}25.01.2027 14:00${KEY.enter}` },
+    ]);
+    expect(await fields).toEqual({ StartDateTime: '2027-01-25T13:00:00.000Z' });
+    expect(terminal.screen).not.toContain('--date-format');
   });
 
   it('rejects a group id outside letters, digits and dashes', async () => {

@@ -58,13 +58,39 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain('--map-file nope.json: cannot read: ENOENT');
+      expect(missing.stderr).toContain('--map-file nope.json: cannot read: no such file');
       // A flag for the same field overrides the file's map rather than clashing with it.
       await writeFile(join(dir, 'users.csv'), 'Student ID,Matrikel,FirstName,LastName,Email,UserName,Role\nS-1,M-1,Ann,Lee,ann@example.test,ann,Candidate\n');
       await writeFile(join(dir, 'one.json'), JSON.stringify({ 'Student ID': 'ExternalId' }));
       const overridden = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'one.json', '--map', 'Matrikel=ExternalId', '--ignore-unknown-columns', '--dry-run', '--json']);
       expect(overridden.code, overridden.stderr).toBe(0);
       expect(JSON.parse(overridden.stdout).items[0].id).toBe('M-1');
+    }));
+
+  it('a map file with a key given twice is refused like --map twice, not the last kept', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'dup.json'), '{"Student ID":"ExternalId",\n "Mobile":"CellularPhone",\n "Mobile":"PhoneNumber"}');
+      const { code, stderr } = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'dup.json']);
+      expect(code, stderr).toBe(2);
+      expect(stderr).toContain('--map-file dup.json: "Mobile" is mapped twice (again on line 3)');
+      expect(stderr).not.toContain('not-there');
+    }));
+
+  it("a map file shared with another command: entries onto the other command's fields are left out in one stderr line; an unknown field is refused", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', 'Given name': 'FirstName', Surname: 'LastName', Mobile: 'CellularPhone' }));
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,Given name,Surname,Email\nc-1,Ann,Lee,ann@example.test\n');
+      const base = ['schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-1', '--assessment', 'A-1', '--group', 'G-1', '--group-name', 'G', '--start', '2027-01-25T14:00:00Z', '--dry-run'];
+      const shared = await run(dir, [...base, '--map-file', 'map.json', '--json']);
+      expect(shared.code, shared.stderr).toBe(0);
+      expect(shared.stderr.split('\n').filter((line) => line.includes('left out'))).toEqual(['--map-file map.json: left out, schedule push takes no such field: "Student ID" -> ExternalId, "Mobile" -> CellularPhone']);
+      expect(JSON.parse(shared.stdout).items[0].errors).toEqual([]);
+      await writeFile(join(dir, 'typo.json'), JSON.stringify({ 'Given name': 'FirstNam' }));
+      const typo = await run(dir, [...base, '--map-file', 'typo.json']);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain('unknown field "FirstNam"');
+      // A --map flag onto another command's field stays exit 2 (the issue's rule).
+      expect((await run(dir, [...base, '--map', 'Student ID=ExternalId'])).code).toBe(2);
     }));
 
   it('a profile with a bad timezone or date format names the profile key', () =>
@@ -92,6 +118,56 @@ describe('messages that teach the fix', () => {
         'sis.csv:1: unknown columns: "Student ID" (likely ExternalId), "Given name" (likely FirstName), "Surname" (likely LastName), "Mobile" (likely CellularPhone), "Shoe size"; ' +
           'read them as API fields with --map "Student ID=ExternalId" --map "Given name=FirstName" --map Surname=LastName --map Mobile=CellularPhone (or a --map-file), or skip them with --ignore-unknown-columns',
       );
+    }));
+
+  it('every unknown column with a likely field gets its --map, also past the 10 listed', () =>
+    withTempDir(async (dir) => {
+      const extra = Array.from({ length: 10 }, (_, i) => `Note ${i + 1}`);
+      await writeFile(join(dir, 'sis.csv'), `${[...extra, 'ExternalId', 'Given name', 'Surname', 'Mobile'].join(',')}\n${[...extra.map(() => 'x'), 'S-1', 'Ann', 'Lee', '+1 555'].join(',')}\n`);
+      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--dry-run']);
+      expect(code).toBe(2);
+      expect(stderr).toContain('… and 3 more');
+      expect(stderr).toContain('--map "Given name=FirstName" --map Surname=LastName --map Mobile=CellularPhone (or a --map-file)');
+    }));
+
+  it('JSON keys that are no field: the record fails with the likely field and the --map flags; --ignore-unknown-columns skips them', () =>
+    withTempDir(async (dir) => {
+      const records = [
+        { ExternalId: 'J-1', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', UserName: 'ann', Role: 'Candidate', phone: '+1 555', campus: 'x' },
+        { ExternalId: 'J-2', FirstName: 'Bo', LastName: 'Ng', Email: 'bo@example.test', UserName: 'bo', Role: 'Candidate', campus: 'y' },
+      ];
+      await writeFile(join(dir, 'export.json'), JSON.stringify(records, null, 1));
+      await writeFile(join(dir, 'export.ndjson'), records.map((record) => JSON.stringify(record)).join('\n'));
+      const refused = await run(dir, ['user', 'sync', '--file', 'export.json', '--dry-run', '--json']);
+      expect(refused.code).toBe(1);
+      const items = JSON.parse(refused.stdout).items as { errors: { field: string; message: string }[] }[];
+      expect(items[0]!.errors).toEqual([
+        expect.objectContaining({
+          field: 'phone',
+          message: 'unknown keys: "phone" (likely PhoneNumber), "campus"; read them as API fields with --map phone=PhoneNumber (or a --map-file), or skip them with --ignore-unknown-columns',
+        }),
+      ]);
+      expect(items[1]!.errors[0]!.message).toContain('unknown key: "campus"; use --map "key=Field"');
+      for (const file of ['export.json', 'export.ndjson']) {
+        const skipped = await run(dir, ['user', 'sync', '--file', file, '--dry-run', '--json', '--ignore-unknown-columns', '--map', 'phone=PhoneNumber']);
+        expect(skipped.code, skipped.stderr).toBe(0);
+        expect((JSON.parse(skipped.stdout).items as { errors: unknown[] }[]).map((item) => item.errors)).toEqual([[], []]);
+      }
+      // Sent: the mapped key arrives as its field, the skipped one not at all.
+      expect((await run(dir, ['user', 'sync', '--file', 'export.json', '--ignore-unknown-columns', '--map', 'phone=PhoneNumber'])).code).toBe(0);
+      const shown = testDeps(dir);
+      await runCli(['--store', join(dir, 'store'), 'local', 'export', '--json'], shown.deps);
+      const users = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.filter((user) => String(user.ExternalId).startsWith('J-'));
+      expect(users.map((user) => [user.ExternalId, user.PhoneNumber, 'campus' in user])).toEqual([
+        ['J-1', '+1 555', false],
+        ['J-2', undefined, false],
+      ]);
+    }));
+
+  it('user sync --help says --file takes the export\'s own names with --map', () =>
+    withTempDir(async (dir) => {
+      const help = await run(dir, ['user', 'sync', '--help']);
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain("or the export's own names read with --map/--map-file");
     }));
 
   it('a column already there is not suggested twice; a near spelling still gets "did you mean"', () =>
@@ -151,6 +227,16 @@ describe('review-session show -o csv in the dialect asked', () => {
       expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
       const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
       expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
+      // With ';' (Excel where the decimal separator is a comma) a decimal takes a comma; ',' and tab keep the point.
+      const { parse } = await import('csv-parse/sync');
+      const score = (text: string, delimiter: string) => {
+        const [head, ...rows] = parse(text.replace(/^\ufeff/, ''), { delimiter }) as string[][];
+        return rows.map((row) => row[head!.indexOf('Score')]);
+      };
+      expect(score(semicolon.stdout, ';')).toContain('87,5');
+      expect(score(semicolon.stdout, ';')).not.toContain('87.5');
+      expect(score(comma.stdout, ',')).toContain('87.5');
+      expect(score(tab.stdout, '\t')).toContain('87.5');
       const bad = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', '|']);
       expect(bad.code).toBe(2);
     }));

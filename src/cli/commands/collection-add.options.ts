@@ -5,7 +5,7 @@ import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-opti
 
 export const COLLECTION_ADD_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
-    option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
+    option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'),
     SHEET_OPTION,
     ENCODING_OPTION,
     ...RECORD_INPUT_OPTIONS,

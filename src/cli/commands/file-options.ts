@@ -44,7 +44,7 @@ export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
-  option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing'),
+  option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing'),
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
   ENCODING_OPTION,

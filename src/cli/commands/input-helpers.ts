@@ -2,8 +2,9 @@ import { resolve } from 'node:path';
 import type { ColumnSpec, InputRecord } from '../../input/record.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../../input/field-map.js';
-import { decodeByBom } from '../../input/text-source.js';
+import { cannotReadReason, decodeByBom } from '../../input/text-source.js';
 import { parseJsonDocument } from '../../input/json-document.js';
+import { findDuplicateKey } from '../../input/json-reader.js';
 import { readRegularFileBytes } from '../../regular-file.js';
 import type { ProfileDefaults } from '../config-file.js';
 import { isKnownEncoding } from '../../input/text-source.js';
@@ -11,6 +12,7 @@ import type { SourceRow } from '../../report/report-writers.js';
 import type { CommandDeps } from '../context.js';
 import { UsageError } from '../../errors.js';
 import { STDIN_NAME } from '../stdin-file.js';
+import { terminalLine } from '../../report/terminal-text.js';
 
 /**
  * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
@@ -85,7 +87,7 @@ async function readMapFile(path: string, origin: string, level: number): Promise
   try {
     text = decodeByBom(await readRegularFileBytes(path, { followLinks: true }));
   } catch (error) {
-    throw new UsageError(`${origin}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
   }
   let parsed: unknown;
   try {
@@ -94,6 +96,11 @@ async function readMapFile(path: string, origin: string, level: number): Promise
     throw new UsageError(`${origin}: ${(error as Error).message}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...}`);
+  // JSON.parse keeps the last of a key given twice; like --map twice, that is refused (the JSON reader's check).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw new UsageError(`${origin}: "${duplicate.key}" is mapped twice (again on line ${duplicate.lineOffset + 1}); JSON would keep only the last: one entry per column`);
+  }
   return Object.entries(parsed).map(([source, field]) => {
     if (typeof field !== 'string') throw new UsageError(`${origin}: the value of ${JSON.stringify(source)} must be an API field name (a string)`);
     return { source, field, origin, level };
@@ -102,8 +109,20 @@ async function readMapFile(path: string, origin: string, level: number): Promise
 
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
 export async function inputShaping(options: InputFlagOptions, deps: CommandDeps, columns: readonly ColumnSpec[], command: string): Promise<RecordShaping> {
-  return recordShaping(await resolveInputFlags(options, deps), columns, command);
+  const shaping = recordShaping(await resolveInputFlags(options, deps), columns, command);
+  if (shaping.skipped !== undefined) {
+    // Said once per run, though a command may read its file (and resolve its flags) more than once.
+    const said = SAID.get(deps) ?? new Set<string>();
+    SAID.set(deps, said);
+    if (!said.has(shaping.skipped)) {
+      said.add(shaping.skipped);
+      await deps.stderr.write(`${terminalLine(shaping.skipped)}\n`);
+    }
+  }
+  return shaping;
 }
+
+const SAID = new WeakMap<CommandDeps, Set<string>>();
 
 /**
  * Reads an input file named as the user typed it (relative to the working directory); messages

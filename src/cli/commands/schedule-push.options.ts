@@ -5,7 +5,7 @@ import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './s
 
 export const SCHEDULE_PUSH_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
-    mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates'),
+    mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file'),
     option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'),
   ] as const),
   ...FILE_OPTIONS,

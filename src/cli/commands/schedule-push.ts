@@ -30,8 +30,7 @@ import { openTargetDirectory, type TargetOf } from '../target.js';
 import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
 import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import type { RecordShaping } from '../../input/field-map.js';
-import { readDateTimeText, readRecordDates } from '../../domain/local-time.js';
-import { parseDateTime } from '../../domain/date-time.js';
+import { readRecordDates, readTypedDateTime, type LocalTimeOptions } from '../../domain/local-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import { askPin, givenPin } from '../pin-source.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
@@ -196,7 +195,7 @@ function refusedProblems(remembered: readonly Remembered[]): Problem[] | undefin
 interface AskedFields {
   names: ScheduleFieldName[];
   choices: StoreChoices | undefined;
-  timeZone?: string;
+  dates: LocalTimeOptions;
 }
 
 async function correctAnswers(asked: AskedFields, problems: readonly Problem[], defaults: ScheduleDefaults, deps: CommandDeps): Promise<boolean> {
@@ -207,7 +206,7 @@ async function correctAnswers(asked: AskedFields, problems: readonly Problem[], 
   if (again === null) return false;
   const earlier = Object.fromEntries(given.map((answer) => [answer.name, answer.value]).filter(([, value]) => value !== undefined));
   const known = Object.fromEntries(Object.entries(defaults.schedule).filter(([field]) => !again.includes(field as ScheduleFieldName)));
-  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier, timeZone: asked.timeZone }));
+  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier, dates: asked.dates }));
   return true;
 }
 
@@ -245,7 +244,7 @@ async function scheduleDefaults(
     if (value === undefined) continue;
     if (typeof value === 'string' && (flag === 'start' || flag === 'end')) {
       // --start/--end as a file's date-time would be read: an offset, or a local time in --timezone.
-      const reading = parseDateTime(value).ok && shaping.dates.format === undefined ? { ok: true as const, value } : readDateTimeText(field, value, shaping.dates);
+      const reading = readTypedDateTime(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;
       continue;
@@ -296,9 +295,9 @@ async function completeRequiredFields(
   await deps.stderr.write(`${terminalLine(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`)}\n`);
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
-  const timeZone = shaping.dates.timeZone;
-  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, { ...(choices ? { choices } : {}), ...(timeZone !== undefined ? { timeZone } : {}) }));
-  return { names: missing, choices, ...(timeZone !== undefined ? { timeZone } : {}) };
+  // The Start prompt reads what --start would (--date-format, --timezone).
+  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, { ...(choices ? { choices } : {}), dates: shaping.dates }));
+  return { names: missing, choices, dates: shaping.dates };
 }
 
 async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreChoices | undefined> {

@@ -4,7 +4,7 @@ import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const USER_SYNC_OPTIONS = [
-  ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON (API field names as columns/keys)')] as const),
+  ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file')] as const),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
