@@ -11,6 +11,7 @@ import { FeedingMarker, lockForDeciding, type OnWait } from './memory-access.js'
 import { NotRegularFileError, openRegularFile } from '../regular-file.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
+import { readLinks, type ManagedLink } from './memberships.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
 export const SYNC_MEMORY_VERSION = 1;
@@ -31,9 +32,9 @@ export interface MemoryEntry {
   disabled?: boolean;
   /**
    * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
-   * as `H-A` or `H-A:coordinator+reports` (src/sync/memberships.ts): what --prune-memberships may remove.
+   * as `["H-A", ["coordinator", "reports"]]` (src/sync/memberships.ts): what --prune-memberships may remove.
    */
-  links?: string[];
+  links?: ManagedLink[];
 }
 
 /**
@@ -103,7 +104,7 @@ interface EntryBody {
   f?: string;
   l?: string;
   x?: true;
-  h?: string[];
+  h?: unknown;
 }
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */
@@ -168,24 +169,20 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
       target = body.target;
     } else {
       if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
-      if (body.h !== undefined && !(Array.isArray(body.h) && body.h.every((link) => typeof link === 'string'))) throw damaged(file, line, 'its links are not a list of hierarchy ids');
+      const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
+      if (links === undefined) throw damaged(file, line, 'its links are not a list of hierarchy links');
       entries.set(body.id, {
         digest: body.d,
         run: body.r,
         ...(body.f === undefined ? {} : { firstName: body.f }),
         ...(body.l === undefined ? {} : { lastName: body.l }),
         ...(body.x === true ? { disabled: true } : {}),
-        ...linksOf(body.h),
+        ...(links.links.length === 0 ? {} : { links: links.links }),
       });
     }
     start = end + 1;
   }
   return { file, target, kind, entries, validLength: start, lines: line };
-}
-
-/** A line's links, checked by the reader (an older examctl's line has none: a user with no link recorded). */
-function linksOf(h: string[] | undefined): Pick<MemoryEntry, 'links'> {
-  return h === undefined || h.length === 0 ? {} : { links: h };
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {

@@ -173,7 +173,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const prune = this.userFlags.pruneMemberships ? pruneOf(entry?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
-      this.pruned.set(value, new Set(prune.removed.filter((removed) => !removed.includes(':'))));
+      this.pruned.set(value, new Set(prune.deleted));
     }
     let next = unit;
     if (value !== given) {
