@@ -95,6 +95,13 @@ interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
+  /** A local store's instance id (src/engine/store/store-instance.ts); absent for a remote or a store without one. */
+  i?: string;
+}
+
+function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance === undefined ? {} : { i: instance }) };
+  return encodeChecksummedLine(JSON.stringify(header));
 }
 
 interface EntryBody {
@@ -111,6 +118,8 @@ interface EntryBody {
 export interface MemoryContents {
   file: string;
   target: ReportTarget | undefined;
+  /** The store instance the memory is of (its first line), for a local target. */
+  instance?: string | undefined;
   kind: SyncKind;
   entries: Map<string, MemoryEntry>;
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
@@ -152,6 +161,7 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
   }
   const entries = new Map<string, MemoryEntry>();
   let target: ReportTarget | undefined;
+  let instance: string | undefined;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
@@ -167,6 +177,7 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
       if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       target = body.target;
+      if (typeof body.i === 'string') instance = body.i;
     } else {
       if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
       const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
@@ -182,7 +193,7 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
     }
     start = end + 1;
   }
-  return { file, target, kind, entries, validLength: start, lines: line };
+  return { file, target, instance, kind, entries, validLength: start, lines: line };
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {
@@ -206,6 +217,19 @@ export interface OpenMemoryOptions {
   readOnly: boolean;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;
+  /** A local target: its store's instance id (undefined for a store made before stores had one). */
+  instance?: string;
+  /** Told when the memory is of another instance of the store (replaced since): it is not used. */
+  onOtherInstance?: OnWait;
+}
+
+/**
+ * Whether a memory answers for the store the run uses (docs/sync.md, "The sync memory"): it
+ * records the store's instance id, and a store replaced at the same path has a new one. A
+ * memory and a store that both predate instance ids (and any remote target) match as before.
+ */
+export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
+  return contents.lines > 0 && contents.instance !== instance;
 }
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
@@ -216,12 +240,11 @@ const COMPACT_SLACK = 10_000;
  * no run feeds the memory meanwhile (memory-access.ts), so no appended line is lost.
  */
 async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
-  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: contents.kind, target };
   let length = 0;
   await writeFileAtomic(
     contents.file,
     async (writer) => {
-      const head = encodeChecksummedLine(JSON.stringify(header));
+      const head = headerLine(contents.kind, target, contents.instance);
       length += Buffer.byteLength(head);
       await writer.write(head);
       for (const [id, entry] of contents.entries) {
@@ -283,6 +306,7 @@ export class SyncMemory {
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
     private readonly lockTimeoutMs: number,
+    private readonly instance: string | undefined,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -302,9 +326,14 @@ export class SyncMemory {
     }
     try {
       let contents = await readMemory(file, kind);
+      if (ofOtherInstance(contents, options.instance)) {
+        // Not used: as with no memory. A run that writes starts the file again (openForAppend).
+        options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
+        contents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+      }
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
       if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance);
       if (!options.readOnly) await memory.openForAppend(contents);
       return memory;
     } catch (error) {
@@ -323,8 +352,7 @@ export class SyncMemory {
       if (size > contents.validLength && contents.lines > 0) await handle.truncate(contents.validLength);
       if (contents.lines === 0) {
         if (size > 0) await handle.truncate(0);
-        const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: this.kind, target: this.target };
-        await appendDurably(handle, Buffer.from(encodeChecksummedLine(JSON.stringify(header)), 'utf8'), null);
+        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
       }
     } catch (error) {
       throw this.cannotWrite(error);
@@ -384,7 +412,7 @@ export class SyncMemory {
     } finally {
       if (this.lock !== undefined && this.failure === undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) {
         // A deciding run holds the lock: nobody appended meanwhile, so its map is the file's.
-        await compact({ file: this.file, target: this.target, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
+        await compact({ file: this.file, target: this.target, instance: this.instance, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
       }
       await this.lock?.release();
       await this.marker?.leave();

@@ -90,3 +90,45 @@ describe('a hierarchy id holding ":" or a flag word (QA D1)', () => {
     expect(links('c-2')).toEqual(['SCH']);
   });
 });
+
+describe('a local store replaced at the same path (QA D2)', () => {
+  const NIGHTLY = ['--changed-only', '--disable-missing', '--prune-memberships'];
+  const ids = ['s-1', 's-2', 's-3'];
+  const init = (...flags: string[]) => examctl(['local', 'init', '--store', 'store', ...flags], dir, env);
+  const sync = (...flags: string[]) => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--json', ...NIGHTLY, ...flags], dir, env);
+  const storedIds = async () => {
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    expect(exported.code, exported.stderr).toBe(0);
+    return (JSON.parse(exported.stdout) as { Users: { ExternalId: string }[] }).Users.map((user) => user.ExternalId).filter((id) => id.startsWith('s-'));
+  };
+  beforeEach(async () => {
+    writeFileSync(join(dir, 'users.json'), JSON.stringify(ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] }))));
+    expect((await init()).code).toBe(0);
+  });
+
+  it('local init --force forgets the store\'s memory: the next night sends everything', async () => {
+    expect((await sync()).code).toBe(0);
+    const replaced = await init('--force');
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain('forgot the sync memory of the replaced store (3 ids)');
+    const night = await sync();
+    expect(night.code, night.stderr).toBe(0);
+    expect(await storedIds()).toEqual(ids);
+  });
+
+  it('a memory the replacement could not forget (another --sync-dir) records the old instance: not used, said, everything sent', async () => {
+    const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
+    expect((await sync(...elsewhere)).code).toBe(0);
+    expect((await init('--force')).code).toBe(0);
+    const night = await sync(...elsewhere);
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('is of another instance of this store');
+    const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
+    expect(items.map((item) => [item.id, item.action])).toEqual(ids.map((id) => [id, 'created']));
+    expect(await storedIds()).toEqual(ids);
+    // The memory now records the new instance: the same night again sends nothing.
+    const again = await sync(...elsewhere);
+    expect(again.stderr).not.toContain('another instance');
+    expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+});
