@@ -57,8 +57,9 @@ export class TransientTargetError extends TargetError {}
 
 /**
  * The service answered 2xx, but examctl would not keep the answer (too large, or past the run's
- * answer budget): the request was probably applied, so it is not sent again. Only this item ends
- * (skipped, "may have been applied", as a lost answer); the run goes on with the others.
+ * answer budget): the request may have been applied, so it is not retried. The item ends skipped
+ * ("may have been applied", as a lost answer) and the run goes on with the others, but it ends as
+ * a target failure (exit 3, resumable: a resume sends it again), as a 5xx after retries does.
  */
 export class AnswerUnreadableError extends TransientTargetError {}
 

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
  * after a reboot or a long time its pid may belong to another process. On Linux /proc tells
  * both apart: the state letter, and the start time (clock ticks since boot), which a lock
  * records so that the same pid started later is not taken for its holder. Elsewhere only
- * `kill(pid, 0)` is asked.
+ * `kill(pid, 0)` is asked: /proc is read on Linux only (a Windows Node under Wine, or a
+ * BSD with linprocfs, may see a /proc that does not describe its own processes' pids).
  */
 
 interface ProcStat {
@@ -14,8 +15,9 @@ interface ProcStat {
   startTicks: number;
 }
 
-/** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined when there is no such file to read. */
-function procStat(pid: number | 'self'): ProcStat | undefined {
+/** Fields 3 (state) and 22 (starttime) of /proc/<pid>/stat; undefined off Linux or when there is no such file to read. */
+function procStat(pid: number | 'self', platform: NodeJS.Platform): ProcStat | undefined {
+  if (platform !== 'linux') return undefined;
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -31,8 +33,8 @@ function procStat(pid: number | 'self'): ProcStat | undefined {
 }
 
 /** This process's start time as /proc gives it, for a lock to record; undefined off Linux. */
-export function ownStartTicks(): number | undefined {
-  return procStat('self')?.startTicks;
+export function ownStartTicks(platform: NodeJS.Platform = process.platform): number | undefined {
+  return procStat('self', platform)?.startTicks;
 }
 
 /**
@@ -40,13 +42,13 @@ export function ownStartTicks(): number | undefined {
  * process that recorded it. EPERM (another user's process) counts as alive. When /proc cannot
  * be read, only `kill(pid, 0)` decides.
  */
-export function processAlive(pid: number, startTicks?: number): boolean {
+export function processAlive(pid: number, startTicks?: number, platform: NodeJS.Platform = process.platform): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  const stat = procStat(pid);
+  const stat = procStat(pid, platform);
   if (stat === undefined) return true;
   if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return false;
   return startTicks === undefined || stat.startTicks === startTicks;

@@ -42,6 +42,8 @@ export interface RegularOpenOptions {
   followLinks?: boolean;
   /** The mode of a file the flags create (O_CREAT); default 0o666 less the umask. */
   mode?: number;
+  /** Judges the opened handle before a byte is read (src/trusted-place.ts); throwing closes it. */
+  check?: (handle: FileHandle, stat: Stats) => Promise<void>;
 }
 
 /** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link). */
@@ -65,6 +67,14 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
   if (!stat.isFile()) {
     await handle.close().catch(() => undefined);
     throw new NotRegularFileError(path, kindOf(stat));
+  }
+  if (options.check !== undefined) {
+    try {
+      await options.check(handle, stat);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
   }
   return { handle, stat };
 }

@@ -35,7 +35,17 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   if ('Success' in body) envelope.Success = body.Success === true;
   else if ('success' in body) envelope.Success = body.success === true;
   else envelope.Success = status >= 200 && status < 300 && errorsOf(envelope).length === 0;
+  // A 4xx is never a success, whatever the body says: the status is the protocol's verdict.
+  if (envelope.Success === true && status >= 400) {
+    envelope.Success = false;
+    if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: contradictoryStatusMessage(status) }];
+  }
   return envelope as unknown as Envelope<T>;
+}
+
+/** Why a failure status whose body says `Success: true` is reported failed. */
+function contradictoryStatusMessage(status: number): string {
+  return `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
 }
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import {
+  COLLECTION_CONTENT_FIELDS,
+  GROUP_ERROR_FIELDS,
+  INVIGILATORS_CONTENT_FIELDS,
+  REVIEW_SESSION_FIELDS,
+  type AnswerFields,
+  type AnswerValue,
+} from '../domain/answer-fields.js';
+import {
   collectionRequestSchema,
   invigilatorIdsSchema,
   scheduleRequestSchema,
   userRequestSchema,
+  wireSchema,
 } from '../domain/schemas.js';
+import { USER_TABLE, USER_VIEW_FIELDS } from '../domain/user.js';
 import { withPortablePatterns } from '../domain/portable-pattern.js';
 import { API_PREFIX } from './url-policy.js';
 import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
@@ -13,8 +23,9 @@ import { operationExamples, statusFailureExample, type OperationExamples } from 
  * The OpenAPI document of the integration API. The request bodies are generated from the
  * domain's zod schemas (src/domain/schemas.ts), which are composed from the rule tables: each
  * field's type, maxLength, pattern, enum and range come from the same parameters as the check
- * that validates it, and each description names the API's codes. The response envelopes are
- * written here: they describe answers, not rules.
+ * that validates it, and each description names the API's codes. The answers' Content is
+ * typed from domain/answer-fields.ts (review session, collection, invigilators) and, for
+ * Content.User, from the user rule table's wire values; the envelopes are written here.
  */
 
 const errorEntry = z.looseObject({
@@ -39,32 +50,67 @@ const failureEnvelope = z.looseObject({
   Errors: z.array(errorEntry),
 });
 
+/** The zod schema of one answer field declared in domain/answer-fields.ts. */
+function answerValueSchema(value: AnswerValue): z.ZodType {
+  switch (value.kind) {
+    case 'string':
+      return z.string();
+    case 'date-time':
+      // The API's DateTime; not format date-time: a server may answer without an offset.
+      return z.string();
+    case 'boolean':
+      return z.boolean();
+    case 'number':
+      return z.number();
+    case 'integer':
+      return z.number().int();
+    case 'enum':
+      return z.enum(value.values as [string, ...string[]]);
+    case 'list':
+      return z.array(answerValueSchema(value.of));
+    case 'object':
+      return answerObjectSchema(value.fields);
+  }
+}
+
+/**
+ * An answer object: every declared field typed, the required ones required; loose, because a
+ * server may send more than the API text lists (examctl keeps and shows it).
+ */
+function answerObjectSchema(fields: AnswerFields): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    let schema = answerValueSchema(field);
+    if (field.nullable === true) schema = schema.nullable();
+    schema = schema.describe(field.description);
+    shape[name] = field.required === true ? schema : schema.optional();
+  }
+  return z.looseObject(shape);
+}
+
+/**
+ * Content.User: the stored user, each field the request field's wire value (what the engine
+ * stored), never the password or the memberships; an optional field may be absent or null.
+ */
+function storedUserSchema(): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of USER_VIEW_FIELDS) {
+    const rule = USER_TABLE.byName.get(name)!;
+    const wire = wireSchema(rule);
+    shape[name] = rule.required === true ? wire : wire.nullable().optional();
+  }
+  return z.looseObject(shape).describe('The stored user (docs/domain-rules.md, "Answers").');
+}
+
 const responseContents = {
   schedule: z.string().describe('The schedule external id.'),
-  reviewSession: z
-    .looseObject({
-      ExternalId: z.string(),
-      AssessmentExtId: z.string().optional(),
-      ScheduleExtId: z.string().nullable().optional(),
-      Title: z.string().optional(),
-      Results: z.array(
-        z.looseObject({
-          CandidateExtId: z.string(),
-          PassedStatus: z.enum(['NOT_SATISFACTORY', 'SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED']),
-          Score: z.number().nullable().optional(),
-        }),
-      ),
-    })
-    .describe('The review session object (integration-api.md, Review session).'),
-  collection: z.looseObject({ ExternalId: z.string(), Errors: z.array(z.unknown()) }),
+  reviewSession: answerObjectSchema(REVIEW_SESSION_FIELDS).describe('The review session object (docs/domain-rules.md, "Answers").'),
+  collection: answerObjectSchema(COLLECTION_CONTENT_FIELDS),
   user: z.looseObject({
-    User: z.looseObject({ ExternalId: z.string(), FirstName: z.string(), LastName: z.string() }),
-    GroupErrors: z.array(z.looseObject({ ExternalId: z.string(), Code: z.number().int(), Error: z.string() })),
+    User: storedUserSchema(),
+    GroupErrors: z.array(answerObjectSchema(GROUP_ERROR_FIELDS)).describe('One entry per hierarchy that could not be processed.'),
   }),
-  invigilators: z.looseObject({
-    SuccessfullyRemoved: z.array(z.string()),
-    Errors: z.array(z.looseObject({ UserExtId: z.string(), Code: z.number().int(), Error: z.string() })),
-  }),
+  invigilators: answerObjectSchema(INVIGILATORS_CONTENT_FIELDS),
 };
 
 type JsonSchema = Record<string, unknown>;

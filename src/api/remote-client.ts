@@ -122,7 +122,7 @@ export function unreadAnswer(error: unknown): string | undefined {
     error instanceof ResponseTooLargeError
       ? `was too large to read (${error.declaredBytes === undefined ? `over ${formatBytes(error.maxBytes)}` : formatBytes(error.declaredBytes)})`
       : `could not be held (the answers in flight together passed ${formatBytes(error.limit)})`;
-  return `the service answered ${error.status} but its answer ${why}: it was probably applied; not sent again`;
+  return `the service answered ${error.status} but its answer ${why}: it may have been applied; not retried`;
 }
 
 /** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */

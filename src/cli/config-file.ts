@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeByBom } from '../input/text-source.js';
 import { userConfigDir } from '../user-dirs.js';
+import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../trusted-place.js';
 
 /**
  * The user's examctl config file: named profiles of remote targets.
@@ -92,9 +93,12 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   let text: string;
   try {
     // A regular file only (a link to one is fine): a FIFO there would hang every command. Decoded
-    // by its BOM: Windows PowerShell 5.1 writes UTF-16.
-    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true }));
+    // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
+    // a config another user can write or plant names their server and a token file of ours.
+    const context = currentTrustContext(env);
+    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }));
   } catch (error) {
+    if (error instanceof UntrustedPlaceError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
@@ -111,7 +115,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
 /** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
-  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`);
+  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, env);
   return file;
 }
 
@@ -120,8 +124,10 @@ export async function saveConfig(config: ExamctlConfig, env: Env = process.env):
  * a crash leaves the old file or the new one. The config file and token files both hold what
  * must not leak or tear.
  */
-async function writePrivateFileAtomic(file: string, text: string): Promise<void> {
+async function writePrivateFileAtomic(file: string, text: string, env: Env): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Never a secret into a directory another user can write (they could read, swap or plant beside it).
+  await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
   await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 });
 }
 
@@ -211,6 +217,6 @@ export async function useProfile(name: string, env: Env = process.env): Promise<
  * Writes a token file atomically with mode 0600 (`examctl login`). The directory is created
  * 0700 like the config's. The token is written as one line and never echoed anywhere.
  */
-export async function writeTokenFile(file: string, token: string): Promise<void> {
-  await writePrivateFileAtomic(file, `${token}\n`);
+export async function writeTokenFile(file: string, token: string, env: Env = process.env): Promise<void> {
+  await writePrivateFileAtomic(file, `${token}\n`, env);
 }

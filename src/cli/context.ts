@@ -59,6 +59,8 @@ export interface CommandDeps {
   resume?: ResumeContext;
   /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
   runTrust?: import('../runs/run-trust.js').RunTrust;
+  /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
+  platform?: NodeJS.Platform;
 }
 
 /** A run taken over by `runs resume` (src/runs/resume-plan.ts). */

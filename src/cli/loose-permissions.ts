@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
  * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
  * `doctor` (docs/security.md, "Other local users"): a config file holding a token that others
  * can read; a token file that others can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
- * refuse it); a store others can write (they could change what the local engine holds).
+ * refuse it). Places others can write are refused outright (src/trusted-place.ts); doctor names them (`untrustedPlaces`).
  * Windows has no such modes: nothing is said there.
  */
 
@@ -33,16 +33,47 @@ export async function tokenFileExposed(file: string, via: string): Promise<strin
   return mode === undefined ? undefined : tokenFileModeWarning(file, mode, via);
 }
 
-/** A store that others can write. */
-export async function storeWritableByOthers(dir: string): Promise<string | undefined> {
-  const mode = await modeOf(dir);
-  if (mode === undefined || (mode & 0o002) === 0) return undefined;
-  return `the store ${dir} is writable by others (mode ${(mode & 0o7777).toString(8)}): any local user can change what the local engine holds; chmod o-w ${dir}`;
-}
-
 /** A runs directory whose runs `runs resume|show|list` would refuse (another's, or writable by group or others). */
 export async function runsDirWarning(runsDir: string): Promise<string | undefined> {
   const { currentTrust, runsDirProblem } = await import('../runs/run-trust.js');
   const problem = await runsDirProblem(runsDir, currentTrust());
   return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
+}
+
+/** A place examctl takes trust from, as doctor names it. */
+export interface TrustedPlace {
+  what: string;
+  path: string;
+  kind: 'file' | 'directory';
+}
+
+/**
+ * Each place that fails the trust rule (src/trusted-place.ts), by path: what commands would
+ * refuse with exit 2. A file is opened (a link followed, as the commands do) and judged on the
+ * handle; a file not there is judged by its directory; a directory not there by where it would be made.
+ */
+export async function untrustedPlaces(places: readonly TrustedPlace[], env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
+  const { currentTrustContext, directoryProblem, openedProblem } = await import('../trusted-place.js');
+  const { open } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const context = currentTrustContext(env);
+  const found: string[] = [];
+  for (const place of places) {
+    let problem: string | undefined;
+    if (place.kind === 'directory') problem = await directoryProblem(place.path, context);
+    else {
+      const handle = await open(place.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+      if (handle === undefined) problem = await directoryProblem(dirname(place.path), context);
+      else {
+        try {
+          problem = await openedProblem(place.path, handle, context);
+        } finally {
+          await handle.close();
+        }
+      }
+    }
+    if (problem !== undefined) found.push(`${place.what} ${place.path} is not trusted: ${problem}`);
+  }
+  return found;
 }

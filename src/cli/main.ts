@@ -6,6 +6,7 @@ import { drainedOrGone } from './drained-or-gone.js';
 import { promptIsOpen } from './prompt-state.js';
 import { runCli } from './run-cli.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
+import { interruptNotice } from './interrupt-notice.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
@@ -22,7 +23,7 @@ const onInterrupt = (): void => {
     removeOpenTempsSync();
     process.exit(ExitCode.Interrupted);
   }
-  if (!lostStreams.has(process.stderr)) process.stderr.write('\ninterrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)\n');
+  if (!lostStreams.has(process.stderr)) process.stderr.write(`\n${interruptNotice()}\n`);
   interrupt.abort();
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);

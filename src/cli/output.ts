@@ -4,6 +4,7 @@ import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } fr
 import {
   CsvReportWriter,
   HumanSummaryWriter,
+  noMemorySentence,
   JsonReportWriter,
   RunReportBuilder,
   type ReportEntry,
@@ -90,7 +91,9 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    const why = error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
+    // The report's own words without its path (report-file.ts `reason`): the path is named once, as given.
+    const reason = (error as { reason?: unknown } | undefined)?.reason;
+    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
     const kept = keptReplacement(error);
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
   }
@@ -114,6 +117,8 @@ export async function openRunReport(
   header: ReportHeader,
   options: GlobalOptions & { onlyFailed?: boolean },
   deps: CommandDeps,
+  /** A refused run (run-pipeline.ts): the summary says only the counts; the error line says why. */
+  summary: { countsOnly?: boolean } = {},
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
   const buffers: BufferedSink[] = [];
@@ -147,10 +152,10 @@ export async function openRunReport(
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE }));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header) }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined) }));
-  const builder = new RunReportBuilder(sinks);
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
+  const builder = new RunReportBuilder(sinks, header.dryRun);
   return {
     builder,
     async close() {

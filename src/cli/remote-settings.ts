@@ -4,6 +4,7 @@ import { nonEmpty } from './context.js';
 import { decodeByBom } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
+import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../trusted-place.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -92,14 +93,14 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
   const envToken = env.EXAMCTL_TOKEN;
   if (flagFile !== undefined) {
     target.tokenFile = expandPath(flagFile, input.cwd ?? process.cwd(), env);
-    target.token = await readTokenFile(target.tokenFile, '--token-file', warnings);
+    target.token = await readTokenFile(target.tokenFile, '--token-file', warnings, env);
     target.tokenSource = 'token-file';
   } else if (envToken !== undefined && envToken.trim() !== '') {
     target.token = envToken.trim();
     target.tokenSource = 'env';
   } else if (profile?.tokenFile !== undefined) {
     target.tokenFile = expandPath(profile.tokenFile, configDir(env), env);
-    target.token = await readTokenFile(target.tokenFile, `profile ${profileName}: tokenFile`, warnings);
+    target.token = await readTokenFile(target.tokenFile, `profile ${profileName}: tokenFile`, warnings, env);
     target.tokenSource = 'profile-file';
   } else if (profile?.token !== undefined && profile.token.trim() !== '') {
     target.token = profile.token.trim();
@@ -154,14 +155,21 @@ const TOKEN_FILE_MAX_BYTES = 64 * 1024;
  * without blocking), and its mode judged from that open handle, so another user cannot swap the
  * file between the check and the read. A symbolic link the user made is followed.
  */
-export async function readTokenFile(file: string, via: string, warnings: string[]): Promise<string> {
+export async function readTokenFile(file: string, via: string, warnings: string[], env: Env = process.env): Promise<string> {
   let text: string;
+  const context = currentTrustContext(env);
   try {
-    const { bytes, stat } = await readRegularFileWithStat(file, { followLinks: true, maxBytes: TOKEN_FILE_MAX_BYTES });
+    const { bytes, stat } = await readRegularFileWithStat(file, {
+      followLinks: true,
+      maxBytes: TOKEN_FILE_MAX_BYTES,
+      // Another user who can write the file or a directory above it chooses the token sent.
+      check: (handle, opened) => assertOpenedTrusted(`${via}: the token file`, file, handle, context, { stat: opened }),
+    });
     const exposed = tokenFileModeWarning(file, stat.mode, via);
     if (exposed !== undefined) warnings.push(exposed);
     text = decodeByBom(bytes);
   } catch (error) {
+    if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof NotRegularFileError) throw new UsageError(`${via}: ${error.message}`);
     if (error instanceof FileTooLargeError) throw new UsageError(`${via}: ${file} is larger than ${TOKEN_FILE_MAX_BYTES / 1024} KiB: not a token file, not read`);
     throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);

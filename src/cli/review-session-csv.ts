@@ -1,30 +1,18 @@
 /** A review session's results as a table (`examctl review-session show -o csv` and `-o xlsx`). */
+import { answerFieldNames, RESULT_FIELDS } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
 import { csvLine } from '../report/csv-cell.js';
 
-/** The result fields of integration-api.md, in the spec's order: the CSV export's first columns. */
-export const RESULT_COLUMNS: readonly string[] = [
-  'CandidateExtId',
-  'ScheduleExtId',
-  'ScheduleTitle',
-  'ScheduleGroupName',
-  'FirstName',
-  'LastName',
-  'UserName',
-  'Email',
-  'DateOfBirth',
-  'SpecialNeeds',
-  'Labels',
-  'LastSatDate',
-  'PassedStatus',
-  'Score',
-  'PublishedDate',
-  'IsVisited',
-  'VisitedDate',
-  'HasConflicts',
-  'Keycode',
-  'Grade',
-];
+/** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
+export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
+
+export interface PinColumn {
+  /** `--show-pin`: a last column `Pin` with the session's Pin as sent (empty when it has none). */
+  pinColumn?: boolean;
+}
+
+/** The API's name of the review session's PIN, as the CSV and workbook column. */
+const SESSION_PIN_COLUMN = 'Pin';
 
 function csvValue(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -39,10 +27,12 @@ function csvValue(value: unknown): string {
  * extra field a server sent, in first-seen order. Lists are joined with `|` (the CLI's list
  * syntax).
  */
-export function reviewSessionResultsTable(session: ReviewSession): { header: string[]; rows: string[][] } {
+export function reviewSessionResultsTable(session: ReviewSession, options: PinColumn = {}): { header: string[]; rows: string[][] } {
   const results = Array.isArray(session.Results) ? session.Results : [];
   const columns = [...RESULT_COLUMNS];
   const known = new Set(columns);
+  // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
+  const sessionPin = options.pinColumn === true && !results.some((result) => Object.hasOwn(result, SESSION_PIN_COLUMN));
   for (const result of results) {
     for (const key of Object.keys(result)) {
       if (!known.has(key)) {
@@ -51,8 +41,9 @@ export function reviewSessionResultsTable(session: ReviewSession): { header: str
       }
     }
   }
+  if (sessionPin) columns.push(SESSION_PIN_COLUMN);
   const rows = results.map((result) => {
-    const record = result as Record<string, unknown>;
+    const record: Record<string, unknown> = sessionPin ? { ...result, [SESSION_PIN_COLUMN]: session.Pin } : result;
     return columns.map((column) => csvValue(record[column]));
   });
   return { header: columns, rows };
@@ -62,7 +53,7 @@ export function reviewSessionResultsTable(session: ReviewSession): { header: str
  * The Results as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other locales); cells a spreadsheet would run as a formula
  * are neutralised by the shared cell writer.
  */
-export function reviewSessionResultsCsv(session: ReviewSession, delimiter = ','): string {
-  const { header, rows } = reviewSessionResultsTable(session);
+export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ','): string {
+  const { header, rows } = reviewSessionResultsTable(session, options);
   return [header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
 }

@@ -1,8 +1,9 @@
 /** Counts and the mean score of a review session's results, for `review-session show`. */
+import { PASSED_STATUSES as ANSWER_PASSED_STATUSES } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSessionResult } from '../domain/types.js';
 
 /** Every PassedStatus the API defines, in the order a reader scans them (passes first). */
-export const PASSED_STATUSES: readonly PassedStatus[] = ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED'];
+export const PASSED_STATUSES: readonly PassedStatus[] = ANSWER_PASSED_STATUSES;
 
 /** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
 export function numericScore(score: unknown): number | undefined {

@@ -4,6 +4,7 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
+import type { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
 import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
@@ -18,6 +19,8 @@ export interface RenderOptions {
    * their column) instead of being wrapped by the terminal, which breaks every border.
    */
   width?: number;
+  /** `--show-pin`: the Access line names the PIN instead of "PIN: used". */
+  showPin?: boolean;
 }
 
 const STATUS_COLOUR: Record<PassedStatus, Colour> = {
@@ -27,7 +30,7 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   VOIDED: 'gray',
 };
 
-const RESULTS_OPTION_LABELS: Record<string, string> = {
+const RESULTS_OPTION_LABELS: Record<keyof typeof RESULTS_OPTIONS_FIELDS, string> = {
   ShowSummary: 'summary',
   ShowDetailed: 'detailed',
   ScoreReportWithSubjects: 'score by subjects',
@@ -38,7 +41,7 @@ const RESULTS_OPTION_LABELS: Record<string, string> = {
   Feedback: 'feedback',
 };
 
-const OVERVIEW_OPTION_LABELS: Record<string, string> = {
+const OVERVIEW_OPTION_LABELS: Record<keyof typeof OVERVIEW_OPTIONS_FIELDS, string> = {
   ShowGrade: 'grade',
   ShowPercentageToPass: 'percentage to pass',
   ShowResultOutcome: 'result outcome',
@@ -119,20 +122,21 @@ function candidatesLine(session: ReviewSession): string {
   return declared === shown ? `${declared}` : `${declared} (${shown} results listed)`;
 }
 
-function accessLine(session: ReviewSession, width: number): string {
+function accessLine(session: ReviewSession, width: number, showPin: boolean): string {
   const parts: string[] = [];
   if (session.NavigationType) parts.push(`navigation: ${yesNo(session.NavigationType)}`);
   if (session.UseLockDownBrowser !== undefined) parts.push(`lockdown browser: ${yesNo(session.UseLockDownBrowser)}`);
   if (session.UseKeycode !== undefined) parts.push(`keycode: ${yesNo(session.UseKeycode)}`);
-  // The PIN value stays out of every view (a credential for candidates; --json shows it withheld).
-  if (session.UsePin !== undefined) parts.push(`PIN: ${session.UsePin === true ? 'used' : 'not used'}`);
+  // The PIN value stays out of the view (a credential for candidates) unless --show-pin asked for it.
+  if (showPin && typeof session.Pin === 'string') parts.push(`PIN: ${displayText(session.Pin)}`);
+  else if (session.UsePin !== undefined) parts.push(`PIN: ${session.UsePin === true ? 'used' : 'not used'}`);
   return parts.length === 0 ? 'not given' : wrapList(parts, width);
 }
 
 /** Width of the header block's label column, borders and padding included. */
 const LABEL_COLUMN = 18 + 2;
 
-function headerBlock(session: ReviewSession, color: boolean, width: number | undefined): string {
+function headerBlock(session: ReviewSession, color: boolean, width: number | undefined, showPin: boolean): string {
   // Value column: what is left of the terminal after the label column and three borders.
   const valueWidth = width === undefined ? undefined : Math.max(12, width - LABEL_COLUMN - 3);
   const listWidth = Math.min(OPTION_LINE_WIDTH, valueWidth === undefined ? OPTION_LINE_WIDTH : valueWidth - 2);
@@ -147,7 +151,7 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Review window', reviewWindow(session)],
     ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS, listWidth)],
     ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS, listWidth)],
-    ['Access', accessLine(session, listWidth)],
+    ['Access', accessLine(session, listWidth, showPin)],
     ['Owner', displayText(session.Owner)],
     ['Hierarchy', hierarchyLine(session)],
     ['Candidates', candidatesLine(session)],
@@ -240,7 +244,7 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const color = options.color === true;
   const results = Array.isArray(session.Results) ? session.Results : [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
-  const parts = [headerBlock({ ...session, Results: results }, color, width), ''];
+  const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true), ''];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
   parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width));
   parts.push('');

@@ -3,7 +3,9 @@
  * so `examctl` run from a project's subdirectory uses the project's store instead of quietly
  * creating a second one. The search stops below the home directory and below the filesystem
  * root (neither is searched unless it is where examctl runs): a stray `~/.examctl-store` must
- * not capture every project under the home directory. Nothing found: the store is the one in the
+ * not capture every project under the home directory. It also stops at the first folder not owned
+ * by the user or writable by group or others (docs/security.md, "Other local users"): a store
+ * there may be another user's. Nothing found: the store is the one in the
  * current directory, created on first use as before. `--store` and EXAMCTL_STORE skip the search.
  */
 import { dirname, join, posix, relative, resolve, win32 } from 'node:path';
@@ -18,9 +20,14 @@ export function samePath(a: string, b: string, platform: NodeJS.Platform = proce
   return a === b;
 }
 
-/** The one fs question the search asks; the CLI answers it with the store's own check (its CURRENT file). */
+/** The fs questions the search asks; the CLI answers them with the store's own check (its CURRENT file) and the trust rule. */
 export interface StoreProbe {
   isStore(dir: string): Promise<boolean>;
+  /**
+   * Why the search must not look in `dir` nor above it (a folder another user owns or group or
+   * others can write: what is found there could be theirs), or undefined. Absent: no such stop.
+   */
+  stopAt?(dir: string): Promise<string | undefined>;
 }
 
 export interface StoreDiscovery {
@@ -30,6 +37,8 @@ export interface StoreDiscovery {
   found: boolean;
   /** The directories whose store was looked for, nearest first. */
   searched: string[];
+  /** Where and why the search stopped before the home directory or the root, if it did. */
+  stopped?: { dir: string; reason: string };
 }
 
 /** The directories to look in, nearest first: `start`, then its parents, stopping before `home` and the root. */
@@ -51,6 +60,8 @@ export function searchDirectories(start: string, home: string | undefined, platf
 export async function discoverStore(options: { cwd: string; home: string | undefined; storeName: string; probe: StoreProbe }): Promise<StoreDiscovery> {
   const searched: string[] = [];
   for (const dir of searchDirectories(options.cwd, options.home)) {
+    const reason = await options.probe.stopAt?.(dir);
+    if (reason !== undefined) return { store: join(resolve(options.cwd), options.storeName), found: false, searched, stopped: { dir, reason } };
     searched.push(dir);
     const candidate = join(dir, options.storeName);
     if (await options.probe.isStore(candidate)) return { store: candidate, found: true, searched };

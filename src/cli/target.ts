@@ -59,19 +59,36 @@ export function localStorePath(options: GlobalOptions, deps: CommandDeps): strin
 }
 
 /**
+ * Refuses (exit 2) a store another user owns or could change, or one inside a folder they own or
+ * can write (src/trusted-place.ts); one not there yet is judged by where it would be made.
+ * `ownerOnly`: a store found by searching must be the user's own, not even root's.
+ */
+export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
+  const { assertDirectoryTrusted, currentTrustContext } = await import('../trusted-place.js');
+  await assertDirectoryTrusted('the local store', store, currentTrustContext(deps.env), { ownerOnly });
+}
+
+/**
  * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
  * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
- * A parent's store is named on stderr, so nobody writes to a store they did not mean.
+ * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
+ * it is, it passes the trust rule before it is opened.
  */
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
-  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return localStorePath(options, deps);
-  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access }, { join }, { homedir }] = await Promise.all([
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) {
+    const store = localStorePath(options, deps);
+    await assertTrustedStore(store, deps);
+    return store;
+  }
+  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
     import('node:fs/promises'),
     import('node:path'),
     import('node:os'),
+    import('../trusted-place.js'),
   ]);
+  const context = currentTrustContext(deps.env);
   const discovery = await discoverStore({
     cwd: deps.cwd,
     home: nonEmpty(deps.env.HOME) ?? homedir(),
@@ -82,10 +99,17 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
           () => true,
           () => false,
         ),
+      // The current directory is always looked in (its store is judged below like any); above it, only folders of the user's own.
+      stopAt: async (dir) => {
+        if (dir === resolve(deps.cwd)) return undefined;
+        const entry = await stat(dir).catch(() => undefined);
+        return entry === undefined ? 'cannot read it' : entryProblem(dir, entry, context, { ownerOnly: true });
+      },
     },
   });
   const line = describeDiscovery(discovery, deps.cwd);
   if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  await assertTrustedStore(discovery.store, deps, discovery.found);
   return discovery.store;
 }
 
@@ -190,8 +214,6 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     return target.remote.connect();
   }
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
-  const loose = await (await import('./loose-permissions.js')).storeWritableByOthers(target.store);
-  if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),

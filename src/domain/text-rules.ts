@@ -11,11 +11,10 @@ export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.j
 
 /** "Alphanumeric and dashes" (interpretations.md). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
-/** Collection ExternalId "alphanumeric, a-z and 0-9" (802). */
+/** Collection ExternalId: the API text says "a-z and 0-9" (802); upper case is taken with a warning (api-text-doubts.ts). */
 export const ALNUM = /^[A-Za-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
-export const PIN_PATTERN = /^[0-9]{4}$/;
 /** Fields whose values are secrets (cli-contract.md): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
@@ -27,7 +26,7 @@ const WHITESPACE = /\s/;
  * fields' schema pattern.
  */
 export const EMAIL_PATTERN =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+  /^[a-zA-Z0-9.!#\$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
 const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
 

@@ -6,8 +6,19 @@
  *
  * The request types list the fields their rule tables declare (domain/user.ts, schedule.ts):
  * each table module has an `AssertSameNames` check, so a field added to a table and not here
- * (or here and not there) fails to compile.
+ * (or here and not there) fails to compile. The answer objects the API describes (review
+ * session, Content of collections and invigilators) derive from answer-fields.ts.
  */
+import type {
+  AnswerObject,
+  COLLECTION_CONTENT_FIELDS,
+  GROUP_ERROR_FIELDS,
+  INVIGILATOR_ERROR_FIELDS,
+  INVIGILATORS_CONTENT_FIELDS,
+  PASSED_STATUSES,
+  RESULT_FIELDS,
+  REVIEW_SESSION_FIELDS,
+} from './answer-fields.js';
 import type { UserFieldNotInView } from './user.js';
 
 export type Workflow = 'DEFAULT' | 'EXTERNAL_ATTEMPTS';
@@ -109,11 +120,7 @@ export interface UserRequest {
 /** Content.User of POST /user: the stored user, never the password. */
 export type StoredUserView = Omit<UserRequest, UserFieldNotInView>;
 
-export interface GroupError {
-  ExternalId: string;
-  Code: number;
-  Error: string;
-}
+export type GroupError = AnswerObject<typeof GROUP_ERROR_FIELDS>;
 
 export interface UserResponseContent {
   User: StoredUserView;
@@ -135,69 +142,16 @@ export interface CollectionRequest {
   ObjectiveRepositories?: IdTitle[] | null;
 }
 
-export interface CollectionResponseContent {
-  ExternalId: string;
-  Errors: unknown[];
-}
+export type CollectionResponseContent = AnswerObject<typeof COLLECTION_CONTENT_FIELDS>;
 
-export interface InvigilatorError {
-  UserExtId: string;
-  Code: number;
-  Error: string;
-}
+export type InvigilatorError = AnswerObject<typeof INVIGILATOR_ERROR_FIELDS>;
 
-export interface InvigilatorsResponseContent {
-  SuccessfullyRemoved: string[];
-  Errors: InvigilatorError[];
-}
+export type InvigilatorsResponseContent = AnswerObject<typeof INVIGILATORS_CONTENT_FIELDS>;
 
-export type PassedStatus = 'NOT_SATISFACTORY' | 'SATISFACTORY' | 'NOT_SUBMITTED' | 'VOIDED';
+export type PassedStatus = (typeof PASSED_STATUSES)[number];
 
-export interface ReviewSessionResult {
-  CandidateExtId: string;
-  ScheduleExtId?: string | null;
-  ScheduleTitle?: string | null;
-  ScheduleGroupName?: string | null;
-  FirstName?: string | null;
-  LastName?: string | null;
-  UserName?: string | null;
-  Email?: string | null;
-  DateOfBirth?: string | null;
-  SpecialNeeds?: boolean;
-  Labels?: string[];
-  LastSatDate?: string | null;
-  PassedStatus: PassedStatus;
-  Score?: number | null;
-  PublishedDate?: string | null;
-  IsVisited?: boolean;
-  VisitedDate?: string | null;
-  HasConflicts?: boolean;
-  Keycode?: string | null;
-  Grade?: string | null;
-  [extra: string]: unknown;
-}
+/** A Results entry (answer-fields.ts RESULT_FIELDS). */
+export type ReviewSessionResult = AnswerObject<typeof RESULT_FIELDS>;
 
-export interface ReviewSession {
-  ExternalId: string;
-  AssessmentExtId?: string;
-  ScheduleExtId?: string | null;
-  Results: ReviewSessionResult[];
-  Title?: string;
-  Hierarchy?: { ExternalId: string; FullPath: string } | null;
-  Code?: string;
-  ReviewPeriodMode?: 'ALWAYS' | 'TIME_SPAN';
-  StartDate?: string | null;
-  EndDate?: string | null;
-  NumOfCandidates?: number;
-  Status?: 'ACTIVE' | 'DRAFT';
-  Owner?: string;
-  IsArchived?: boolean;
-  UseKeycode?: boolean;
-  ResultsOptions?: Record<string, unknown>;
-  OverviewOptions?: Record<string, unknown>;
-  NavigationType?: 'CANDIDATE_DELIVERY' | 'ORIGINAL_FORM';
-  UseLockDownBrowser?: boolean;
-  UsePin?: boolean;
-  Pin?: string | null;
-  [extra: string]: unknown;
-}
+/** The review session answer (answer-fields.ts REVIEW_SESSION_FIELDS). */
+export type ReviewSession = AnswerObject<typeof REVIEW_SESSION_FIELDS>;

@@ -59,7 +59,19 @@ function describe(code: number): string {
   if (char === '-' || (char >= '0' && char <= '9')) return 'a number';
   if (char === 't' || char === 'f') return 'a boolean';
   if (char === 'n') return 'null';
-  return `"${char}"`;
+  return strayCharacter(code) ?? `"${char}"`;
+}
+
+/**
+ * An invisible character named by its code point (quoted, it would print as `""`): a byte order
+ * mark left inside a file by joining files or by an editor, a control or format character.
+ */
+function strayCharacter(code: number): string | undefined {
+  if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0x200b && code <= 0x200f) || (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x2069)) {
+    return `an invisible character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  }
+  return undefined;
 }
 
 /**
@@ -345,8 +357,10 @@ class JsonElementScanner {
     try {
       value = JSON.parse(source);
     } catch (error) {
-      const line = this.elementLine + lineAt(source, jsonSyntaxErrorOffset(source)) - 1;
-      throw this.error(line, `malformed JSON: ${jsonErrorReason(error)}`);
+      const offset = jsonSyntaxErrorOffset(source);
+      const line = this.elementLine + lineAt(source, offset) - 1;
+      const stray = strayCharacter(source.charCodeAt(offset));
+      throw this.error(line, `malformed JSON: ${stray === undefined ? jsonErrorReason(error) : `found ${stray}`}`);
     }
     if (countKeys(value as object) !== this.keyCount) {
       // A key given twice: JSON.parse silently keeps the last value, which would send a

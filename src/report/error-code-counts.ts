@@ -20,12 +20,20 @@ export interface ErrorCodeCount {
 const UNNUMBERED_KINDS = 50;
 const OTHER = 'other problems without a code';
 
+/**
+ * An unnumbered message with the values it quotes taken out (numbers, sizes, quoted text, ids in
+ * brackets): "answer was too large to read (3 MiB)" and "(4 MiB)" are one cause, counted once.
+ */
+export function causeOf(message: string): string {
+  return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
+}
+
 export class ErrorCodeTally implements ReportSink {
   private readonly counts = new Map<string, ErrorCodeCount>();
   private unnumberedKinds = 0;
 
   add(problem: Problem): void {
-    let key = problem.code === null ? `-${problem.message}` : String(problem.code);
+    let key = problem.code === null ? `-${causeOf(problem.message)}` : String(problem.code);
     let entry = this.counts.get(key);
     if (entry === undefined && problem.code === null) {
       if (this.unnumberedKinds >= UNNUMBERED_KINDS) {

@@ -36,6 +36,8 @@ export interface AnnotationOptions {
   workspace?: string | undefined;
   /** Annotations written before the closing notice (default 50, GitHub's per-job bound). */
   limit?: number;
+  /** A run that decides from the sync memory found none: said as a warning (report-writers.ts, noMemorySentence). */
+  noMemory?: string | undefined;
 }
 
 /** Sources that name no file (flags, arguments, answers, stdin) get no `file=`. */
@@ -106,9 +108,19 @@ export class GithubAnnotationsWriter implements ReportSink {
     return this.out.write(lines.join(''));
   }
 
+  /** The run stopped or was refused: the job page says why, not only the exit code. */
+  stopped(error: unknown): void {
+    this.stopLine = `::error title=examctl: the run stopped::${escapeData(error instanceof Error ? error.message : String(error))}\n`;
+  }
+
+  private stopLine = '';
+
   finish(): void | Promise<void> {
-    if (this.notAnnotated === 0) return;
+    if (this.stopLine !== '') void this.out.write(this.stopLine);
+    // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
+    const noMemory = this.options.noMemory === undefined ? '' : `::warning title=examctl: no sync memory::${escapeData(this.options.noMemory)}\n`;
+    if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);
     const records = this.notAnnotated === 1 ? 'record' : 'records';
-    return this.out.write(`::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);
+    return this.out.write(`${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);
   }
 }

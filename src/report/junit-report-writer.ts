@@ -11,7 +11,8 @@
  * stays flat for 500k records.
  */
 import type { Problem } from '../domain/problem.js';
-import { describeTarget, type ReportEntry, type ReportHeader, type ReportSink } from './report-writers.js';
+import { describeTarget, noMemorySentence, type ReportEntry, type ReportHeader, type ReportSink } from './report-writers.js';
+import { runErrorJson } from './error-document.js';
 import type { ReportItem, ReportSummary } from './run-report.js';
 import { SpoolSink, type TextSink } from './text-sink.js';
 
@@ -102,11 +103,28 @@ export class JunitReportWriter implements ReportSink {
     );
   }
 
+  /**
+   * The run stopped or was refused (exit 2, 3, 130): one more test case, failing with why, so a
+   * CI's test view shows the refusal and not only skipped records.
+   */
+  stopped(error: unknown): void {
+    const { message, kind, exitCode } = runErrorJson(error);
+    this.stopCase =
+      `    <testcase${attributes({ name: `examctl ${this.header.command}: the run stopped (exit ${exitCode})`, classname: this.header.command })}>\n` +
+      `      <failure${attributes({ message, type: kind })}>${xmlText(message)}</failure>\n    </testcase>\n`;
+  }
+
+  private stopCase = '';
+
   async finish(summary: ReportSummary): Promise<void> {
     const seconds = ((this.now().getTime() - this.startedAt.getTime()) / 1000).toFixed(3);
+    const stops = this.stopCase === '' ? 0 : 1;
+    if (stops > 0) await this.cases.write(this.stopCase);
+    const memory = this.header.syncMemory;
+    const memoryValue = memory === undefined ? undefined : memory.found ? `found: ${memory.remembered} remembered (${memory.file})` : `none: ${noMemorySentence(this.header)}`;
     const counts = {
-      tests: summary.total,
-      failures: summary.failed + summary.partial,
+      tests: summary.total + stops,
+      failures: summary.failed + summary.partial + stops,
       errors: 0,
       skipped: summary.skipped,
       time: seconds,
@@ -118,7 +136,9 @@ export class JunitReportWriter implements ReportSink {
         `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attributes({ name: this.suiteName, ...counts })}>\n` +
           `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
           `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
-          `      <property${attributes({ name: 'dryRun', value: String(this.header.dryRun) })}/>\n    </properties>\n`,
+          `      <property${attributes({ name: 'dryRun', value: String(this.header.dryRun) })}/>\n` +
+          (memoryValue === undefined ? '' : `      <property${attributes({ name: 'syncMemory', value: memoryValue })}/>\n`) +
+          '    </properties>\n',
       );
       await this.cases.commit();
     } catch (error) {

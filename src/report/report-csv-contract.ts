@@ -46,6 +46,34 @@ export function isOkStatus(cell: string | undefined): boolean {
   return cell !== undefined && cell.trim().toLowerCase() === 'ok';
 }
 
+/**
+ * A dry run's report never says `ok`: nothing in it was sent (docs/runs.md, "A dry run's report").
+ * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
+ * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
+ * with --only-failed it is refused (exit 2): every row of it still needs sending.
+ */
+export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
+
+const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
+
+/** The status cell of a report row: the item's status, or for a dry run its DRY_RUN_STATUS word. */
+export function statusCell(status: string, dryRun: boolean | undefined): string {
+  return dryRun === true ? (DRY_RUN_STATUS[status] ?? status) : status;
+}
+
+/** A status cell written by a dry run (any case, spaces around). */
+export function isDryRunStatus(cell: string | undefined): boolean {
+  return cell !== undefined && DRY_RUN_CELLS.has(cell.trim().toLowerCase());
+}
+
+/** --only-failed on a dry run's report: its valid rows were never sent, so leaving them out would drop them. */
+export function dryRunReportRefused(file: string, line: number, command: string): UsageError {
+  return new UsageError(
+    `${file}:${line}: this is a dry run's report (its status column says valid/invalid): nothing in it was sent, so --only-failed would leave out ` +
+      `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): examctl ${command} --file ${file}`,
+  );
+}
+
 /** The usage error for --only-failed on a file that is not a run report (CSV or xlsx). */
 export function notARunReport(why: string): UsageError {
   return new UsageError(`--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): ${why}`);

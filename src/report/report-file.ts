@@ -31,12 +31,12 @@ export interface AtomicFile {
  * The report's own failure, worded once for every report format. A failed final replace says
  * who usually holds the file (the caller says where the finished report was kept).
  */
-export function cannotWriteReport(path: string, error: unknown): UsageError {
+export function cannotWriteReport(path: string, error: unknown): UsageError & { reason: string } {
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  if (error instanceof ReplaceFailedError) {
-    return new UsageError(`cannot write report ${path}: ${code}, another program holds the file open (close it in Excel)`, { cause: error });
-  }
-  return new UsageError(`cannot write report ${path}: ${code}`, { cause: error });
+  // `reason` without the path, for a message that names the report already (cli/output.ts):
+  // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
+  const reason = error instanceof ReplaceFailedError ? `${code}, another program holds the file open (close it in Excel)` : code;
+  return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
 /** How a report file is opened: mode 0666 as any file a tool writes, kept when only its final replace fails. */
@@ -104,8 +104,12 @@ export async function checkReplaceable(path: string, check: ReplaceableCheck = {
   try {
     info = await stat(path);
   } catch {
-    return; // No file yet (or unreadable: the temp file's creation reports the real problem).
+    info = undefined; // No file yet (or unreadable: the temp file's creation reports the real problem).
   }
+  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (src/trusted-place.ts).
+  const planted = await (await import('../trusted-place.js')).plantedEntryProblem(path);
+  if (planted !== undefined) throw new Error(planted);
+  if (info === undefined) return;
   if (info.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
   if ((check.platform ?? process.platform) !== 'win32') return;
   try {

@@ -1,7 +1,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
-import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, WITHHELD_PIN } from './report-csv-contract.js';
+import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
 import type { TextSink } from './text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -22,6 +22,22 @@ export interface ReportHeader {
    * (counted as skipped, not listed; null when the journal cannot tell) and why.
    */
   unlisted?: { count: number | null; reason: string };
+  /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
+  syncMemory?: SyncMemoryNote;
+}
+
+/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
+export interface SyncMemoryNote {
+  found: boolean;
+  file: string;
+  remembered: number;
+}
+
+/** What every sink says of a run that decides from the sync memory and found none (docs/ci.md). */
+export function noMemorySentence(header: ReportHeader): string | undefined {
+  const note = header.syncMemory;
+  if (note === undefined || note.found) return undefined;
+  return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged and no leaver was disabled`;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -92,8 +108,8 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run, unlisted } = this.header;
-    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }) });
+    const { command, target, dryRun, run, unlisted, syncMemory } = this.header;
+    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }), ...(syncMemory === undefined ? {} : { syncMemory }) });
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 
@@ -202,13 +218,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(item.status, errorCodes(errors), errorMessages(errors));
+  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors));
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', item.status, errorCodes(item.errors), errorMessages(item.errors)];
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors)];
 }
 
 /** Runs `next` after `first`, awaiting only when `first` is a promise. */
@@ -291,6 +307,8 @@ export interface HumanSummaryExtras {
    * stops suggesting --report. Undefined then when the file could not be written.
    */
   reportFile?: () => string | undefined;
+  /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
+  countsOnly?: boolean;
 }
 
 /**
@@ -358,9 +376,15 @@ export class HumanSummaryWriter implements ReportSink {
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
     // table's own colour escapes, which the gate would turn into `?[36m` debris.
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
-    // Say where the rest can be read, so a long run's errors are never a dead end.
+    const noMemory = noMemorySentence(this.header);
     const reportFile = this.extras.reportFile?.();
+    if (this.extras.countsOnly === true) {
+      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
+      await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
+      return;
+    }
+    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
     if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
@@ -388,7 +412,11 @@ function retriedLine(summary: ReportSummary): string[] {
 export class RunReportBuilder {
   readonly summary: ReportSummary = emptySummary();
 
-  constructor(private readonly sinks: readonly ReportSink[]) {}
+  constructor(
+    private readonly sinks: readonly ReportSink[],
+    /** A dry run's items are marked, so a CSV or xlsx report never writes `ok` for what was not sent. */
+    private readonly dryRun = false,
+  ) {}
 
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
@@ -402,6 +430,7 @@ export class RunReportBuilder {
 
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
+    if (this.dryRun) entry = { ...entry, item: { ...entry.item, dryRun: true } };
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
       const pending = (sinks[i] as ReportSink).item(entry);

@@ -33,6 +33,8 @@ export interface ReportItem {
   removed?: string[];
   /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
   joined?: string[];
+  /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
+  dryRun?: true;
 }
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };

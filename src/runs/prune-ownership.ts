@@ -1,6 +1,6 @@
-import { lstat, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RM_RETRY } from '../busy-retry.js';
 import { kindOf } from '../regular-file.js';
 import type { RunTrust } from './run-trust.js';
 
@@ -33,22 +33,74 @@ export function pruneRefusal(entry: EntryStat, want: 'directory' | 'file', trust
   return undefined;
 }
 
+/** A run directory opened once (O_DIRECTORY, O_NOFOLLOW): what is read and removed is reached through the handle. */
+interface OpenedRunDir {
+  handle: FileHandle;
+  /** The directory as the handle sees it: /proc/self/fd/N on Linux (a rename or swap of the path changes nothing), else the path. */
+  base: string;
+}
+
+const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** Opens and judges the run directory itself; a reason to leave it (never a throw). */
+async function openRunDir(dir: string, trust: RunTrust): Promise<OpenedRunDir | string> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, DIR_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'gone';
+    if (code === 'ELOOP') return 'a symbolic link, not a directory';
+    if (code === 'ENOTDIR') {
+      const entry = await lstat(dir).catch(() => undefined);
+      return entry === undefined ? 'gone' : `${kindOf(entry)}, not a directory`;
+    }
+    return `cannot read it: ${code ?? String(error)}`;
+  }
+  try {
+    const refusal = pruneRefusal(await handle.stat(), 'directory', trust);
+    if (refusal !== undefined) {
+      await handle.close();
+      return refusal;
+    }
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    return `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  }
+  const base = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : dir;
+  return { handle, base };
+}
+
+/** Why something the opened directory holds must be left alone, or undefined; each entry judged with lstat (never followed). */
+async function contentsRefusal(opened: OpenedRunDir, trust: RunTrust): Promise<{ names: string[] } | string> {
+  try {
+    const names = await readdir(opened.base);
+    for (const name of names) {
+      const inner = await lstat(join(opened.base, name)).catch(() => undefined);
+      if (inner === undefined) continue; // removed meanwhile
+      const innerRefusal = pruneRefusal(inner, 'file', trust);
+      if (innerRefusal !== undefined) return `${name} is ${innerRefusal}`;
+    }
+    return { names };
+  } catch (error) {
+    return `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  }
+}
+
 /**
- * Why the run directory `dir` (and what it holds) must be left alone, or undefined. Read with
- * lstat only: a link is judged as a link, never followed.
+ * Why the run directory `dir` (and what it holds) must be left alone, or undefined. Opened once
+ * without following a link and judged on that handle; never throws (a run directory that
+ * vanished or changed kind meanwhile is a reason, not an internal error).
  */
 export async function runDirRefusal(dir: string, trust: RunTrust): Promise<string | undefined> {
-  const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
-  if (entry instanceof Error) return entry.code === 'ENOENT' ? 'gone' : `cannot read it: ${entry.code ?? entry.message}`;
-  const refusal = pruneRefusal(entry, 'directory', trust);
-  if (refusal !== undefined) return refusal;
-  for (const name of await readdir(dir)) {
-    const inner = await lstat(join(dir, name)).catch(() => undefined);
-    if (inner === undefined) continue; // removed meanwhile
-    const innerRefusal = pruneRefusal(inner, 'file', trust);
-    if (innerRefusal !== undefined) return `${name} is ${innerRefusal}`;
+  const opened = await openRunDir(dir, trust);
+  if (typeof opened === 'string') return opened;
+  try {
+    const contents = await contentsRefusal(opened, trust);
+    return typeof contents === 'string' ? contents : undefined;
+  } finally {
+    await opened.handle.close().catch(() => undefined);
   }
-  return undefined;
 }
 
 /**
@@ -64,14 +116,41 @@ export async function runsDirPruneRefusal(runsDir: string, trust: RunTrust): Pro
 }
 
 /**
- * Removes a run directory that `runDirRefusal` accepted (checked again here, after the caller took
- * the run's lock): each regular file the user owns, then the directory. Resolves the reason it
- * was left instead, when something changed meanwhile.
+ * Removes a run directory that `runDirRefusal` accepted (judged again here on the handle it is
+ * removed through, after the caller took the run's lock): each regular file the user owns, then
+ * the directory. Resolves the reason it was left instead, when something changed meanwhile;
+ * never throws. `release` (the caller's lock) is let go whenever the directory stays.
  */
-export async function removeOwnedRun(dir: string, trust: RunTrust): Promise<string | undefined> {
-  const refusal = await runDirRefusal(dir, trust);
-  if (refusal !== undefined) return refusal;
-  for (const name of await readdir(dir)) await rm(join(dir, name), { force: true, ...RM_RETRY });
-  await rmdir(dir);
-  return undefined;
+export async function removeOwnedRun(dir: string, trust: RunTrust, release: () => Promise<void> = async () => undefined): Promise<string | undefined> {
+  const opened = await openRunDir(dir, trust);
+  if (typeof opened === 'string') {
+    await release().catch(() => undefined);
+    return opened;
+  }
+  try {
+    const contents = await contentsRefusal(opened, trust);
+    if (typeof contents === 'string') {
+      await release().catch(() => undefined);
+      return contents;
+    }
+    // Through the handle: a path swapped for a link meanwhile is not where these unlinks land.
+    for (const name of contents.names) {
+      await unlink(join(opened.base, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+    }
+  } catch (error) {
+    await release().catch(() => undefined);
+    return `cannot remove it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
+  try {
+    // rmdir never follows a link and removes only an empty directory.
+    await rmdir(dir);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    await release().catch(() => undefined);
+    return `cannot remove it: ${code ?? String(error)}`;
+  }
 }

@@ -401,9 +401,10 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
       continue;
     }
-    const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
+    const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
     const record = quick !== undefined ? undefined : await readRun(runsDir, id).catch(() => undefined);
-    const state = quick !== undefined ? 'finished' : record === undefined ? 'damaged' : await runState(runsDir, record);
+    // A run whose state cannot be read (changed under us) is left, never an internal error.
+    const state = quick !== undefined ? 'finished' : record === undefined ? 'damaged' : await runState(runsDir, record).catch(() => 'running' as const);
     if (state === 'running') continue;
     const finished = state === 'finished';
     const rank = finished ? finishedSeen++ : unfinishedSeen++;
@@ -413,13 +414,14 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue;
     }
     if (!expired) continue;
+    let lock: Awaited<ReturnType<typeof lockRun>>;
     try {
-      await lockRun(runDir(runsDir, id), id);
+      lock = await lockRun(runDir(runsDir, id), id);
     } catch {
-      continue; // taken by a resume meanwhile
+      continue; // taken by a resume meanwhile, or no longer a directory to lock in
     }
-    // The lock lives inside the directory: removing the directory removes it.
-    const changed = await removeOwnedRun(runDir(runsDir, id), trust).catch((error: NodeJS.ErrnoException) => `cannot remove it: ${error.code ?? error.message}`);
+    // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
+    const changed = await removeOwnedRun(runDir(runsDir, id), trust, () => lock.release());
     if (changed === undefined) removed.push(id);
     else leftAlone.push({ id, reason: changed });
   }

@@ -1,8 +1,9 @@
-import { lstat, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { RunJournalError } from './run-errors.js';
 import { JOURNAL_FILE, runDir } from './run-journal.js';
 import { join } from 'node:path';
 import { kindOf } from '../regular-file.js';
+import { currentTrustContext, directoryProblem } from '../trusted-place.js';
 
 /**
  * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users"): a run
@@ -35,16 +36,16 @@ function ownerProblem(what: string, path: string, entry: Owned, trust: RunTrust,
   return undefined;
 }
 
-/** Why the runs directory cannot be used, or undefined (also when it does not exist yet). */
+/**
+ * Why the runs directory cannot be used, or undefined (also when it does not exist yet and the
+ * directories it would be made in are sound): the one rule of src/trusted-place.ts, so a runs
+ * directory inside a folder another user owns or can write is refused like one they can write.
+ */
 export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<string | undefined> {
   if (trust.uid === undefined) return undefined;
-  // stat, not lstat: a runs directory may be a symbolic link the user made (its target is checked).
-  const entry = await stat(runsDir).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : error));
-  if (entry === null) return undefined;
-  if (entry instanceof Error) return `cannot read the runs directory ${runsDir}: ${entry.code ?? entry.message}`;
-  if (!entry.isDirectory()) return `the runs directory ${runsDir} is not a directory`;
-  // root could change anything anyway: a root-owned runs directory only it can write is fine.
-  return ownerProblem('the runs directory', runsDir, entry, trust, true);
+  const problem = await directoryProblem(runsDir, { uid: trust.uid, home: currentTrustContext().home });
+  if (problem === undefined) return undefined;
+  return problem.startsWith(`${runsDir} `) ? `the runs directory ${problem}` : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
 /** Why one run cannot be used, or undefined: its directory and journal, without following links. */

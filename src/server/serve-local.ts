@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { buildOpenApiDocument } from '../api/openapi.js';
-import { createLocalEngine, ensureLocalStore, type Clock } from '../engine/index.js';
+import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type Clock } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
@@ -29,6 +29,14 @@ export interface ServeLocalOptions {
 export interface LocalServer extends RunningServer {
   /** The store's absolute path. */
   store: string;
+  /** The store accepts a token published with examctl (the demo world's): anyone who read the README can call it. */
+  acceptsPublishedToken: boolean;
+}
+
+/** Whether `accepted` (plain tokens or digests) holds a token of the bundled demo world. */
+export async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
+  const published = new Set((await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()));
+  return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
 }
 
 /**
@@ -41,10 +49,13 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
   const store = await openStore(location, { lockTimeoutMs: options.lockTimeoutMs });
   const engine = createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
   let server: RunningServer;
+  const tokens = storeTokens(store);
+  let published: boolean;
   try {
+    published = await acceptsPublishedToken(tokens());
     server = await startServer({
       api: engine,
-      tokens: storeTokens(store),
+      tokens,
       host: options.host,
       port: options.port,
       bodyLimitBytes: options.bodyLimitBytes,
@@ -61,6 +72,7 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
     url: server.url,
     port: server.port,
     store: location,
+    acceptsPublishedToken: published,
     async close() {
       try {
         await server.close();

@@ -1,8 +1,11 @@
-import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreLockedError } from '../errors.js';
+import { StoreLockedError, UsageError } from '../errors.js';
+import { kindOf, NotRegularFileError } from '../regular-file.js';
+import { assertDirectoryTrusted, currentTrustContext, entryProblem, UntrustedPlaceError } from '../trusted-place.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale, ownLockInfo, readLockInfo, unreadableAge, type LockInfo } from '../engine/store/lock.js';
 
@@ -147,4 +150,96 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
     wait(`waiting for ${who}: it is feeding the sync memory of this target (${dir}); this run decides from it`);
     await pause(attempt, deadline);
   }
+}
+
+/*
+ * How a memory file is reached (docs/security.md, "Other local users"): the sync directory and
+ * the target's memory directory pass the one trust rule (src/trusted-place.ts) before anything in
+ * them is read, made or removed; the memory directory is a real directory of the user's (a link
+ * planted there, even by root's own hand, is never followed); each memory file is opened once,
+ * O_NOFOLLOW, made with O_EXCL, and judged on that handle (a regular file of the user's that
+ * neither group nor others can write) before a byte is read.
+ */
+
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** Refuses (exit 2) a sync directory or memory directory another user owns or can write. Missing ones are judged by where they would be made. */
+export async function assertTrustedMemoryDir(syncDir: string, dir: string): Promise<void> {
+  const context = currentTrustContext();
+  await assertDirectoryTrusted('the sync directory', syncDir, context);
+  await assertDirectoryTrusted('the sync memory', dir, context, { noLink: true, ownerOnly: true });
+}
+
+/** Makes the memory directory (0700) in a sync directory that passed the rule, and judges what is there after. */
+export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promise<void> {
+  await assertTrustedMemoryDir(syncDir, dir);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  await assertTrustedMemoryDir(syncDir, dir);
+}
+
+/** A memory file opened for a run: the handle (appends go through it) and what it held when opened. */
+export interface OpenedMemoryFile {
+  handle: FileHandle;
+  bytes: Buffer;
+}
+
+/**
+ * Opens a memory file once: read-only (undefined when there is none), or for appending, made
+ * with O_EXCL (0600) when absent. Judged on the handle; a link, FIFO, another user's file or one
+ * others can write is exit 2 naming it.
+ */
+export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number): Promise<OpenedMemoryFile | undefined> {
+  const base = NONBLOCK | NOFOLLOW;
+  for (let attempt = 0; ; attempt++) {
+    let handle: FileHandle;
+    try {
+      handle = await open(file, (mode === 'read' ? constants.O_RDONLY : appendFlags) | base);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+      if (code !== 'ENOENT') throw new UsageError(`cannot read the sync memory ${file}: ${code ?? String(error)}`);
+      if (mode === 'read') return undefined;
+      try {
+        handle = await open(file, appendFlags | constants.O_CREAT | constants.O_EXCL | base, 0o600);
+      } catch (created) {
+        // Another feeder made it between the two opens: open theirs (ours, same user) as it is.
+        if ((created as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;
+        throw new RunJournalWriteError(`cannot create the sync memory ${file}: ${(created as NodeJS.ErrnoException).code ?? String(created)}`);
+      }
+    }
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
+      const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
+      if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
+      return { handle, bytes: await readAllFrom(handle, stat.size) };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+/** The whole file from position 0, whatever the handle's own position (an O_APPEND handle). */
+async function readAllFrom(handle: FileHandle, size: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let position = 0;
+  for (;;) {
+    const buffer = Buffer.alloc(Math.max(64 * 1024, size - position));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Removes a target's memory files (never following a link: unlink removes a link itself) and its directory. */
+export async function removeMemoryFiles(files: readonly string[]): Promise<void> {
+  for (const file of files) await unlink(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
 }

@@ -1,14 +1,13 @@
 import { createHash, hash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { readdir, rm, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-file.js';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
 import type { StoreLock } from '../engine/store/lock.js';
-import { FeedingMarker, lockForDeciding, type OnWait } from './memory-access.js';
-import { NotRegularFileError, openRegularFile } from '../regular-file.js';
+import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { readLinks, type ManagedLink } from './memberships.js';
@@ -134,31 +133,19 @@ function damaged(file: string, line: number, reason: string): UsageError {
 }
 
 /**
- * Reads one memory file: never silently empty. A damaged line, a newer format or a file of
- * another user is exit 2 naming the file; a missing file is an empty memory.
+ * Reads one memory file: never silently empty. A damaged line, a newer format, a file of another
+ * user or one recording another target than `expected` is exit 2 naming the file; a missing file
+ * is an empty memory.
  */
-export async function readMemory(file: string, kind: SyncKind): Promise<MemoryContents> {
-  const empty: MemoryContents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
-  let handle: FileHandle;
-  try {
-    // A regular file only: a FIFO planted there would block the open past Ctrl-C.
-    handle = await openRegularFile(file);
-  } catch (error) {
-    if (error instanceof NotRegularFileError) throw new UsageError(`the sync memory ${error.message}`);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return empty;
-    throw new UsageError(`cannot read the sync memory ${file}: ${code ?? String(error)}`);
-  }
-  let bytes: Buffer;
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new UsageError(`the sync memory ${file} is not a regular file`);
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw new UsageError(`the sync memory ${file} belongs to another user (uid ${stat.uid}); examctl reads only its own`);
-    bytes = await handle.readFile();
-  } finally {
-    await handle.close();
-  }
+export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget): Promise<MemoryContents> {
+  const opened = await openMemoryFile(file, 'read', APPEND_FLAGS);
+  if (opened === undefined) return { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+  await opened.handle.close();
+  return parseMemory(opened.bytes, file, kind, expected);
+}
+
+/** A memory's bytes read into its contents (see readMemory). */
+function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: ReportTarget | undefined): MemoryContents {
   const entries = new Map<string, MemoryEntry>();
   let target: ReportTarget | undefined;
   let instance: string | undefined;
@@ -178,6 +165,7 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       target = body.target;
       if (typeof body.i === 'string') instance = body.i;
+      if (expected !== undefined) assertSameTarget(file, target, expected);
     } else {
       if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
       const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
@@ -194,6 +182,21 @@ export async function readMemory(file: string, kind: SyncKind): Promise<MemoryCo
     start = end + 1;
   }
   return { file, target, instance, kind, entries, validLength: start, lines: line };
+}
+
+/**
+ * A memory answers for the target it names in its first line, and only that one: a memory moved
+ * into another target's place (another user renaming in a shared directory, a copy by hand)
+ * would make this run skip what it never sent there. Exit 2 naming both.
+ */
+function assertSameTarget(file: string, recorded: ReportTarget | undefined, expected: ReportTarget): void {
+  const got = recorded === undefined || typeof recorded !== 'object' ? 'no target' : targetIdentity(recorded);
+  if (got !== targetIdentity(expected)) {
+    throw new UsageError(
+      `${file}: this sync memory records the target ${got}, but this run's target is ${targetIdentity(expected)}: refused, nothing sent; ` +
+        'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
+    );
+  }
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {
@@ -270,7 +273,7 @@ async function compactIdle(file: string, kind: SyncKind, target: ReportTarget, l
     return;
   }
   try {
-    const contents = await readMemory(file, kind);
+    const contents = await readMemory(file, kind, target);
     if (contents.lines > contents.entries.size * 1.5 + COMPACT_SLACK) await compact(contents, target);
   } catch {
     // Left as it is: still valid, only longer.
@@ -279,7 +282,7 @@ async function compactIdle(file: string, kind: SyncKind, target: ReportTarget, l
   }
 }
 
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | DSYNC_FLAG;
+const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 const GROUP_DELAY_MS = 20;
 const GROUP_LINES = 1024;
 
@@ -314,39 +317,48 @@ export class SyncMemory {
     const file = memoryFile(syncDir, target, kind);
     let lock: StoreLock | undefined;
     let marker: FeedingMarker | undefined;
-    if (!options.readOnly) {
-      try {
-        await mkdir(dir, { recursive: true, mode: 0o700 });
-      } catch (error) {
-        throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-      }
+    if (options.readOnly) await assertTrustedMemoryDir(syncDir, dir);
+    else {
+      await makeTrustedMemoryDir(syncDir, dir);
       // A decider holds LOCK while no run feeds; a feeder holds a marker while no run decides (memory-access.ts).
       if (options.lock) lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
       else marker = await FeedingMarker.enter(dir, options.lockTimeoutMs, options.onWait);
     }
+    let handle: FileHandle | undefined;
     try {
-      let contents = await readMemory(file, kind);
+      // Opened once: what is read and what is appended to are the same file.
+      let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS);
+      handle = opened?.handle;
+      let contents = opened === undefined ? { file, target: undefined, kind, entries: new Map<string, MemoryEntry>(), validLength: 0, lines: 0 } : parseMemory(opened.bytes, file, kind, target);
       if (ofOtherInstance(contents, options.instance)) {
         // Not used: as with no memory. A run that writes starts the file again (openForAppend).
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
         contents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
       }
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
-      if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) contents = await compact(contents, target);
+      if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) {
+        contents = await compact(contents, target);
+        // The compacted file replaced the one open: open it (in the same trusted directory) again.
+        await handle?.close();
+        handle = undefined;
+        opened = await openMemoryFile(file, 'append', APPEND_FLAGS);
+        handle = opened?.handle;
+      }
+      if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance);
-      if (!options.readOnly) await memory.openForAppend(contents);
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle);
       return memory;
     } catch (error) {
+      await handle?.close().catch(() => undefined);
       await lock?.release();
       await marker?.leave();
       throw error;
     }
   }
 
-  private async openForAppend(contents: MemoryContents): Promise<void> {
+  private async openForAppend(contents: MemoryContents, handle: FileHandle): Promise<void> {
+    this.handle = handle;
     try {
-      const handle = await openRegularFile(this.file, { flags: APPEND_FLAGS, mode: 0o600 });
-      this.handle = handle;
       const { size } = await handle.stat();
       // A torn last line (a kill mid-write) is cut off, so the next line does not glue onto it.
       if (size > contents.validLength && contents.lines > 0) await handle.truncate(contents.validLength);
@@ -431,6 +443,7 @@ export class SyncMemory {
 
 /** Every memory under the sync directory, for `synced show`. */
 export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
+  await assertTrustedMemoryDir(syncDir, syncDir);
   let dirs: string[];
   try {
     dirs = await readdir(syncDir);
@@ -441,6 +454,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   const found: MemoryContents[] = [];
   for (const dir of dirs.sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    await assertTrustedMemoryDir(syncDir, join(syncDir, dir));
     for (const kind of ['users', 'schedules'] as const) {
       const contents = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind);
       if (contents.lines > 0) found.push(contents);
@@ -449,23 +463,24 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   return found;
 }
 
-/** Forgets a target's memories (both kinds), under its lock; returns how many ids were forgotten. */
+/**
+ * Forgets a target's memories (both kinds), under its lock; returns how many ids were forgotten.
+ * Never follows a link: the directories pass the trust rule (the memory directory a real one of
+ * the user's), and files are unlinked, which removes a link itself.
+ */
 export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
   const dir = memoryDir(syncDir, target);
+  await assertTrustedMemoryDir(syncDir, dir);
+  const files = (['users', 'schedules'] as const).map((kind) => memoryFile(syncDir, target, kind));
   let forgotten = 0;
-  for (const kind of ['users', 'schedules'] as const) {
-    const file = memoryFile(syncDir, target, kind);
-    forgotten += (await readMemory(file, kind).catch(() => ({ entries: new Map() }))).entries.size;
+  for (const [index, kind] of (['users', 'schedules'] as const).entries()) {
+    forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new Map() }))).entries.size;
   }
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-  } catch {
-    return forgotten;
-  }
+  if (!(await readdir(dir).then(() => true, () => false))) return forgotten;
   // Like a deciding run: never while another run feeds or decides from it.
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
-    for (const kind of ['users', 'schedules'] as const) await rm(memoryFile(syncDir, target, kind), { force: true });
+    await removeMemoryFiles(files);
   } finally {
     await lock.release();
   }

@@ -50,8 +50,8 @@ function recordingProgram(): { parse: (argv: readonly string[]) => Promise<Recei
 /** One command line per declared command, and (part of) the options its behaviour must receive. */
 const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unknown>]> = [
   [
-    'schedule push -f s.csv --schedule-id S-1 --assessment A-1 --start 2026-12-14T09:00:00Z --no-proctoring --keycode --workflow EXTERNAL_ATTEMPTS --changed-only',
-    { file: 's.csv', scheduleId: 'S-1', assessment: 'A-1', start: '2026-12-14T09:00:00Z', proctoring: false, keycode: true, workflow: 'EXTERNAL_ATTEMPTS', changedOnly: true },
+    'schedule push -f s.csv --schedule-id S-1 --assessment A-1 --start 2026-12-14T09:00:00Z --no-proctoring --keycode --workflow EXTERNAL_ATTEMPTS --changed-only --require-memory',
+    { file: 's.csv', scheduleId: 'S-1', assessment: 'A-1', start: '2026-12-14T09:00:00Z', proctoring: false, keycode: true, workflow: 'EXTERNAL_ATTEMPTS', changedOnly: true, requireMemory: true },
   ],
   ['schedule links S-1 -o csv --no-bom', { scheduleExtId: 'S-1', output: 'csv', bom: false }],
   [

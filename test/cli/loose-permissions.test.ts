@@ -60,22 +60,25 @@ describe('loose permissions', () => {
     expect(count(run.stderr, /warning: the runs directory \S+ is writable by group \(mode 775\)/)).toBe(1);
   });
 
-  it('a runs directory and a store writable by others: each warned once by a run, and listed by doctor', async () => {
+  it('a runs directory writable by others is warned of by a run; a store writable by others is refused (exit 2, naming it and the fix); doctor fails naming both', async () => {
     const store = join(dir, 'store');
     expect((await cli(['--target', 'local', '--store', store, 'local', 'init'])).code).toBe(0);
     await mkdir(join(dir, 'runs'));
     await chmod(join(dir, 'runs'), 0o1777);
-    await chmod(store, 0o777);
     const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(run.code, run.stderr).toBe(0);
     expect(count(run.stderr, /warning: the runs directory \S+ is writable by others \(mode 1777\).*; runs resume, show and list refuse the runs kept there/)).toBe(1);
-    expect(count(run.stderr, /warning: the store \S+ is writable by others \(mode 777\)/)).toBe(1);
+    await chmod(store, 0o777);
+    const refused = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`the local store: ${store} is writable by others (mode 777); chmod go-w ${store}`);
     const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
-    expect(doctor.stdout).toMatch(/warn {2}permissions the runs directory .* writable by others.*; the store .* writable by others/);
-    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toMatch(/FAIL {2}permissions the runs directory .* writable by others.*; the local store .* writable by others/);
+    expect(doctor.code).toBe(3);
     await chmod(join(dir, 'runs'), 0o700);
     await chmod(store, 0o700);
     const quiet = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
+    expect(quiet.code).toBe(0);
     expect(quiet.stderr).not.toMatch(/writable by others/);
     expect((await cli(['--target', 'local', '--store', store, 'doctor'])).stdout).toMatch(/ok {4}permissions/);
   });
@@ -93,9 +96,9 @@ describe('loose permissions', () => {
     await writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, defaultProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:1', tokenFile: token } } }));
     expect(await permissions([])).toMatchObject({ status: 'warn', detail: expect.stringContaining(`the profile's token file: ${token} is readable by group or others (mode 644)`) as string });
     await chmod(token, 0o600);
-    expect(await permissions(remote)).toMatchObject({ status: 'ok', detail: 'config, token file, runs directory and store are not open to other users' });
+    expect(await permissions(remote)).toMatchObject({ status: 'ok', detail: "config, token file, runs and sync directories and store are the user's own, and not open to other users" });
     const text = await cli([...remote, 'doctor']);
-    expect(text.stdout).toMatch(/ok {4}permissions config, token file, runs directory/);
+    expect(text.stdout).toMatch(/ok {4}permissions config, token file, runs and sync directories/);
     expect(text.stdout).not.toContain('tok-0123456789abcdef');
   });
 });

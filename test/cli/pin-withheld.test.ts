@@ -104,6 +104,32 @@ describe('schedule PINs in run reports', () => {
     });
   });
 
+  it('the PIN off the command line (ps shows it): --pin-file, EXAMCTL_PIN, or asked on a terminal; each reaches the schedule', async () => {
+    for (const way of ['file', 'env', 'prompt'] as const) {
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, 's.csv'), SITTINGS);
+        expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--report', 'r.csv'])).code).toBe(1);
+        await writeFile(join(dir, 'r.csv'), (await readFile(join(dir, 'r.csv'), 'utf8')).replace('not-an-address', 'c@example.test'));
+        await writeFile(join(dir, 'pin.txt'), '4821\n', { mode: 0o600 });
+        const asked: string[] = [];
+        const askSecret = async (message: string) => (asked.push(message), '4821');
+        const argv = ['schedule', 'push', '--file', 'r.csv', '--only-failed', ...(way === 'file' ? ['--pin-file', 'pin.txt'] : [])];
+        const io = testDeps(dir, way === 'prompt' ? ({ isTTY: true, askSecret } as Partial<CommandDeps>) : {}, {
+          EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+          ...(way === 'env' ? { EXAMCTL_PIN: '4821' } : {}),
+        });
+        const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), '--yes', ...argv], io.deps);
+        expect(code, `${way}: ${io.stderr.text}`).toBe(0);
+        expect(asked).toEqual(way === 'prompt' ? ['the report withholds the schedule PIN: PIN'] : []);
+        expect((await schedulesOf(dir)).find((s) => s.ScheduleExtId === 'S-BAD')?.PIN).toBe('4821');
+      });
+    }
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'pin.txt'), '4821\n');
+      expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--pin', '1', '--pin-file', 'pin.txt'])).stderr).toContain('--pin and --pin-file: give one of them');
+    });
+  });
+
   it('a PIN cell that is a real PIN still wins over --pin, and a file without a PIN column is not read for it', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 's.csv'), SITTINGS.replace('not-an-address', 'c@example.test'));
@@ -164,6 +190,34 @@ describe('review-session show and the PIN', () => {
       const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { openApi: async () => api });
       expect(table.stdout).toContain('PIN: used');
       expect(table.stdout).not.toContain('3197');
+    });
+  });
+
+  it('--show-pin shows the exact PIN in the table, JSON, CSV and xlsx, and nowhere on stderr (--debug included)', async () => {
+    await withTempDir(async (dir) => {
+      const show = (extra: string[]) => cli(dir, ['--debug', 'review-session', 'show', 'RS-MATH1-OCT', '--show-pin', ...extra]);
+      const json = await show(['--json']);
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { Pin: unknown }).Pin).toBe('3197');
+      const table = await show([]);
+      expect(table.stdout).toContain('PIN: 3197');
+      const csv = await show(['-o', 'csv']);
+      const lines = csv.stdout.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+      expect(lines[0]).toMatch(/,Grade,Pin$/);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines.slice(1)) expect(line).toMatch(/,3197$/);
+      const xlsx = await show(['-o', 'xlsx', '--out', join(dir, 'results.xlsx')]);
+      expect(xlsx.code).toBe(0);
+      // The whole workbook reached --out before it was renamed into place (it was cut short once).
+      expect(await xlsxText(join(dir, 'results.xlsx'))).toContain('3197');
+      for (const run of [json, table, csv, xlsx]) expect(run.stderr).not.toContain('3197');
+      // Without the flag, the same outputs withhold it; a session without a PIN shows none.
+      const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
+      expect(plain.stdout).not.toContain('3197');
+      expect(plain.stdout).not.toMatch(/,Pin\r\n/);
+      const none = await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '-o', 'csv']);
+      expect(none.stdout).toMatch(/,Pin\r\n/);
+      expect((JSON.parse((await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '--json'])).stdout) as { Pin: unknown }).Pin).toBeNull();
     });
   });
 });

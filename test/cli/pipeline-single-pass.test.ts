@@ -33,8 +33,8 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}) {
-  const io = testDeps(dir, overrides);
+async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
+  const io = testDeps(dir, overrides, env);
   const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
@@ -201,7 +201,8 @@ describe('real run on the local engine', () => {
       rows[2] = 'u-3,Ada,Ng,bad-email,user3,Candidate';
       await writeFile(input, `${HEADER}\n${rows.join('\n')}\n`);
       const report = join(dir, 'report.csv');
-      expect((await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--report', report])).code).toBe(1);
+      // A real run's report (a dry run's is refused by --only-failed: test/cli/loops.test.ts).
+      expect((await cli(dir, ['user', 'sync', '--file', input, '--report', report], {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') })).code).toBe(1);
       const text = await readFile(report, 'utf8');
       expect(text.split('\r\n')[3]).toMatch(/^u-3,.*,failed,/);
       const again = await cli(dir, ['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json']);

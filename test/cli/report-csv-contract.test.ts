@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  isDryRunStatus,
+  statusCell,
   isOkStatus,
   isReportColumn,
   isRunReportHeader,
@@ -43,5 +45,18 @@ describe('the report CSV contract', () => {
     const error = noStatusColumn('users.csv');
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe('--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): no status column in users.csv');
+  });
+
+  it('a dry run never writes ok: its statuses are dry-run marks the reader knows, a real run\'s never are', () => {
+    for (const status of ['ok', 'partial', 'failed', 'skipped']) {
+      const dry = statusCell(status, true);
+      expect(isOkStatus(dry)).toBe(false);
+      expect(isDryRunStatus(statusCell(status, false))).toBe(false);
+      if (status === 'ok' || status === 'failed') expect(isDryRunStatus(dry)).toBe(true);
+    }
+    expect([statusCell('ok', true), statusCell('failed', true)]).toEqual(['valid', 'invalid']);
+    // A spreadsheet may respell the cell.
+    expect(isDryRunStatus(' Valid ')).toBe(true);
+    expect(isDryRunStatus('INVALID')).toBe(true);
   });
 });

@@ -50,7 +50,7 @@ describe('a CSV report is written in its input dialect', () => {
       await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u1@students.example.test,Candidate\n');
       const report = join(dir, 'r.csv');
       expect((await examctl(['user', 'sync', '--file', input, '--report', report, '--dry-run', '--store', join(dir, 'store')], dir)).code).toBe(0);
-      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages\r\nu-1,Ann,Lee,u1@students.example.test,Candidate,ok,,\r\n');
+      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages\r\nu-1,Ann,Lee,u1@students.example.test,Candidate,valid,,\r\n');
     });
   });
 });

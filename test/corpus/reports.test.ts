@@ -86,9 +86,10 @@ describe('--json and --report x.json', () => {
       const rows = parseCsv(await readFile(file, 'utf8'));
       expect(rows[0]).toEqual(['file', 'line', 'id', 'status', 'error_codes', 'error_messages']);
       expect(rows.slice(1).map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
-        ['1', 'cx-1', 'ok', ''],
-        ['2', 'cx-2', 'ok', ''],
-        ['3', 'cx-3', 'failed', '209'],
+        // A dry run's report never says ok (nothing was sent): valid / invalid.
+        ['1', 'cx-1', 'valid', ''],
+        ['2', 'cx-2', 'valid', ''],
+        ['3', 'cx-3', 'invalid', '209'],
       ]);
     });
   });

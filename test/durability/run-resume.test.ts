@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
+import { BIN, ROOT, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
 import { mulberry32 as random } from '../../src/seeded-random.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import { startFaultServer } from '../support/fault-server.js';
@@ -20,7 +20,7 @@ let env: Record<string, string>;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-resume-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STORE: join(dir, 'store') };
-  expect((await examctl(['local', 'init'], dir, env)).code).toBe(0);
+  expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json')], dir, env)).code).toBe(0);
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
+import { ROOT, examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
 
 /**
  * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
@@ -21,7 +21,7 @@ let baseUrl: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-ahead-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  expect((await examctl(['local', 'init', '--store', join(dir, 'store')], dir, env)).code).toBe(0);
+  expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')], dir, env)).code).toBe(0);
   server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store'), '--faults', 'latency:15-15ms', '--faults-seed', '1'], dir, env);
   let log = '';
   server.child.stderr!.on('data', (chunk: string) => (log += chunk));

@@ -45,6 +45,23 @@ describe('a --report held open by another program at the end of the run', () => 
         held.heldOpen = undefined;
       }
     }), 20_000);
+
+  it('a report name with spaces (C:\\Users\\Ann Lee\\...): the message names it once, as given', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      await writeFile(join(dir, 'my report.csv'), 'yesterday');
+      held.heldOpen = /my report\.csv$/;
+      const io = testDeps(dir);
+      try {
+        expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', 'my report.csv'], io.deps)).toBe(3);
+        const said = io.stderr.text;
+        expect(said).toContain('cannot write report my report.csv: EPERM, another program holds the file open (close it in Excel)');
+        expect(said.match(/cannot write report/g)).toHaveLength(1);
+      } finally {
+        held.heldOpen = undefined;
+      }
+    }), 20_000);
+
   it('an .xlsx report: the workbook kept beside it is complete: examctl reads back every row and its status', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), await readFile(resolve(__dirname, '../../fixtures/users-with-errors.csv'), 'utf8'));

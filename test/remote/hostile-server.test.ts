@@ -52,7 +52,7 @@ describe('the answer budget (QA D7)', () => {
     try {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): it was probably applied; not sent again$/);
+      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): it may have been applied; not retried$/);
       expect(server.requests).toHaveLength(1);
       expect(client.retryCounts?.().total).toBe(0);
     } finally {
@@ -76,7 +76,7 @@ describe('the answer budget (QA D7)', () => {
 
   it('a 2xx dropped for the shared budget is never resent; a drop before the status line or of a 5xx may be', () => {
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 201))).toBe(
-      'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): it was probably applied; not sent again',
+      'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): it may have been applied; not retried',
     );
     expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 200))).toContain('too large to read (over 48 MiB)');
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 0))).toBeUndefined();

@@ -194,9 +194,23 @@ describe('error counts by code', () => {
     ]);
   });
 
+  it('one cause is one entry even when its messages quote different values (numbers, sizes, quoted text)', () => {
+    const tally = new ErrorCodeTally();
+    tally.add({ field: '', code: null, message: '127.0.0.1:4001: POST /user: the service answered 200 but its answer was too large to read (60 MiB)' });
+    tally.add({ field: '', code: null, message: '127.0.0.1:4001: POST /user: the service answered 201 but its answer was too large to read (64 MiB)' });
+    tally.add({ field: '', code: null, message: 'no hierarchy "north"' });
+    tally.add({ field: '', code: null, message: 'no hierarchy "south"' });
+    expect(tally.entries().map((entry) => [entry.count, entry.message])).toEqual([
+      [2, '127.0.0.1:4001: POST /user: the service answered 200 but its answer was too large to read (60 MiB)'],
+      [2, 'no hierarchy "north"'],
+    ]);
+  });
+
   it('keeps memory bounded for unnumbered problems with ever-new messages', () => {
     const tally = new ErrorCodeTally();
-    for (let i = 0; i < 500; i++) tally.add({ field: '', code: null, message: `problem ${i}` });
+    // Messages that differ in words, not only in the values they quote.
+    const word = (i: number) => [i % 10, Math.floor(i / 10) % 10, Math.floor(i / 100)].map((d) => 'abcdefghij'[d]).join('');
+    for (let i = 0; i < 500; i++) tally.add({ field: '', code: null, message: `problem ${word(i)}` });
     const entries = tally.entries();
     expect(entries).toHaveLength(51);
     expect(entries[0]).toEqual({ code: null, count: 450, message: 'other problems without a code' });

@@ -248,7 +248,7 @@ describe('the served OpenAPI document and the server agree', () => {
   });
 
   it('answers the review-session GET, found and not, as declared', async () => {
-    for (const id of ['RS-MATH1-OCT', 'RS-NOPE']) {
+    for (const id of ['RS-MATH1-OCT', 'RS-LANG-PRACTICE', 'RS-NOPE']) {
       const answer = await send(server, 'GET', `/api/v1/integrations/external/review-sessions/${id}`, undefined);
       expectDeclaredAnswer('/external/review-sessions/{externalId}', 'get', undefined, answer);
     }

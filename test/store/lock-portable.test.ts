@@ -97,15 +97,27 @@ describe('stale locks', () => {
     await expect(new StoreLock(dir, 0).acquire()).rejects.toBeInstanceOf(StoreLockedError);
   });
 
-  it('with no start time recorded (macOS, Windows), a live pid from before the last boot is stale', () => {
+  it('with no start time recorded (macOS, Windows), a live pid from before the last boot is stale', async () => {
     const now = bootTime();
-    const base: LockInfo = { pid: process.pid, host: hostname(), command: 'x', since: 'x', token: 't' };
+    // A live process that is not this one (this one's pid on a lock it never took is a dead process's: below).
+    const base: LockInfo = { pid: process.ppid, host: hostname(), command: 'x', since: 'x', token: 't' };
     expect(isStale({ ...base, boot: now - 24 * 3600_000 }, now)).toBe(true);
     expect(isStale({ ...base, boot: now - 30_000 }, now)).toBe(false);
     expect(isStale(base, now)).toBe(false);
     // A recorded start time decides alone (Linux): the boot reading is not consulted.
     const started = ownStartTicks();
-    if (started !== undefined) expect(isStale({ ...base, started, boot: now - 24 * 3600_000 }, now)).toBe(false);
+    await createStore(dir, []);
+    const lock = new StoreLock(dir, 0);
+    await lock.acquire();
+    const own = JSON.parse(await readFile(join(dir, 'LOCK'), 'utf8')) as LockInfo;
+    if (started !== undefined) expect(isStale({ ...own, started, boot: now - 24 * 3600_000 }, now)).toBe(false);
+    expect(isStale(own, now)).toBe(false);
+    await lock.release();
+  });
+
+  it("without a start time, a lock naming this process's pid with a token it never made is stale (a dead process's pid, handed out again)", () => {
+    const now = bootTime();
+    expect(isStale({ pid: process.pid, host: hostname(), command: 'x', since: 'x', token: 'dead-process-token', boot: now }, now)).toBe(true);
   });
 
   it('records the boot time where no start time can be read', async () => {

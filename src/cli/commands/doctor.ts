@@ -171,28 +171,45 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
 }
 
 /**
- * Loose permissions on the config (with a token), the token file, the runs directory and the
- * store: a warning, not a failure. The token file is the one the remote target read; on a local
- * target (or one that failed to resolve), a --token-file given is checked all the same.
+ * Places other users could write (src/trusted-place.ts), each by path: a failure, since the
+ * commands refuse them (exit 2). Then loose permissions on the config (with a token), the token
+ * file, the runs directory and the store: a warning. The token file is the one the remote target
+ * read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, storeWritableByOthers, tokenFileExposed }, { configPath, expandPath, loadConfig }, { resolveRunsDir }] = await Promise.all([
-    import('../loose-permissions.js'),
-    import('../config-file.js'),
-    import('../../runs/runs-dir.js'),
-  ]);
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
+    await Promise.all([import('../loose-permissions.js'), import('../config-file.js'), import('../../runs/runs-dir.js'), import('./sent-memory.js'), import('../target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = nonEmpty(options.tokenFile);
-  const tokenFile = tokenFileUsed ?? (flagFile === undefined ? undefined : expandPath(flagFile, deps.cwd, deps.env));
+  const profileName = nonEmpty(options.profile) ?? nonEmpty(deps.env.EXAMCTL_PROFILE) ?? config?.defaultProfile;
+  const profileFile = profileName === undefined ? undefined : config?.profiles[profileName]?.tokenFile;
+  const tokenFile =
+    tokenFileUsed ??
+    (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const untrusted = await untrustedPlaces(
+    [
+      { what: 'the config file', path: configPath(deps.env), kind: 'file' },
+      ...(tokenFile === undefined ? [] : [{ what: 'the token file', path: tokenFile, kind: 'file' as const }]),
+      { what: 'the runs directory', path: runsDir, kind: 'directory' },
+      { what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' },
+      { what: 'the local store', path: store ?? localStorePath(options, deps), kind: 'directory' },
+    ],
+    deps.env,
+  );
+  if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
   const found = [
     tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
     await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
-    await runsDirWarning(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv)),
-    store === undefined ? undefined : await storeWritableByOthers(store),
+    await runsDirWarning(runsDir),
   ].filter((entry): entry is string => entry !== undefined);
-  return found.length === 0
-    ? { name: 'permissions', status: 'ok', detail: `config, ${tokenFile === undefined ? '' : 'token file, '}runs directory and store are not open to other users` }
-    : { name: 'permissions', status: 'warn', detail: found.join('; ') };
+  if (found.length > 0) return { name: 'permissions', status: 'warn', detail: found.join('; ') };
+  const checked = `config, ${tokenFile === undefined ? '' : 'token file, '}runs and sync directories and store`;
+  // Windows has no mode bits to judge (docs/windows.md): say what protects them instead of a claim not checked.
+  if ((deps.platform ?? process.platform) === 'win32') {
+    return { name: 'permissions', status: 'skip', detail: `not checked on Windows (no mode bits): the folders' access lists protect the ${checked}` };
+  }
+  return { name: 'permissions', status: 'ok', detail: `${checked} are the user's own, and not open to other users` };
 }
 
 function describeErrors(envelope: unknown): string {

@@ -7,7 +7,7 @@ import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { UsageError } from '../../errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
@@ -109,6 +109,9 @@ async function idEntries(
     const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}), ...(idColumn !== undefined ? { idColumn } : {}) });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
+    // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
+    const dry = onlyFailed ? listed.find((entry) => isDryRunStatus(entry.status)) : undefined;
+    if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
     for (const entry of listed) {
       if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });

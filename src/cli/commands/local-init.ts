@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { terminalLine } from '../../report/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
-import { localStorePath } from '../target.js';
+import { assertTrustedStore, localStorePath } from '../target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../engine/store/lock.js';
 import { formatCount } from '../../report/number-format.js';
 import { forgetMemory } from '../../sync/sync-memory.js';
@@ -29,8 +30,13 @@ async function forgetReplacedStore(store: string, runsDir: string | undefined, d
 export async function run({ seed: seedFile, force, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const store = localStorePath(options, deps);
+  await assertTrustedStore(store, deps);
   const seed = seedFile === undefined ? BUNDLED_WORLD_PATH : resolve(deps.cwd, seedFile);
   const world = await loadWorldFile(seed);
+  // The demo world's token is published (README, fixtures/world.json): a store made without
+  // --seed gets a random token of its own instead, shown once (the store keeps only its digest).
+  const token = seedFile === undefined && !options.dryRun ? randomBytes(24).toString('base64url') : undefined;
+  if (token !== undefined) world.Settings.ApiTokens = [token];
   if (options.dryRun) {
     await deps.stderr.write(`${terminalLine(`dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`)}\n`);
   } else {
@@ -38,9 +44,12 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}`)}\n`);
     if (force) await forgetReplacedStore(store, options.runsDir, deps, lockTimeoutMs);
+    if (token !== undefined && !options.json) {
+      await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);
+    }
   }
   if (options.json) {
-    const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed };
+    const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed, ...(token === undefined ? {} : { token }) };
     await deps.stdout.write(`${JSON.stringify(document)}\n`);
   }
   return 0;

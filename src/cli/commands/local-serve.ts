@@ -5,6 +5,7 @@ import { onlyGlobals } from '../global-options.js';
 import { usedStorePath } from '../target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { setInterruptNotice } from '../interrupt-notice.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
@@ -46,9 +47,17 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
       // Plain HTTP: the EAPI token of every caller crosses the network readable.
       log(`warning: serving plain http on ${host}: tokens travel in clear text; bind 127.0.0.1 or put TLS in front`);
     }
+    if (server.acceptsPublishedToken) {
+      log(
+        'warning: this store accepts the token published in the demo world (fixtures/world.json, in the README): anyone who can reach this port can change it; ' +
+          'make a store with a token of its own (examctl local init, or --seed a world with your own Settings.ApiTokens)',
+      );
+    }
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
     if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
+    // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
+    setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
     await stopped(deps.signal);
     await say('stopping: finishing requests in flight');

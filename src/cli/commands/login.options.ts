@@ -10,7 +10,7 @@ export type LoginOptions = OptionsOf<typeof LOGIN_OPTIONS> & GlobalOptions;
 
 export const LOGIN = declareCommand({
   path: ['login'],
-  description: 'prompt for the EAPI token (not echoed), check it against the service, and store it 0600 beside the config for --profile (or the default)',
+  description: 'prompt for the EAPI token (masked: each character shows as *), check it against the service, and store it beside the config, readable by you only (0600; on Windows the folder access list) for --profile (or the default)',
   examples: [
     'examctl login',
     '# create the profile on the way',

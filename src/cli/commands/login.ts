@@ -8,7 +8,7 @@ import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from '
 
 export type LoginOptions = GlobalOptions & { withToken?: boolean; verify?: boolean };
 
-/** Asks for a secret without echoing it; resolves with what was typed. */
+/** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
 export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
 
 export interface LoginDeps extends CommandDeps {
@@ -17,7 +17,7 @@ export interface LoginDeps extends CommandDeps {
 }
 
 /**
- * `examctl login [--profile name]`: prompts for the EAPI token without echo and stores it in a
+ * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
  * token file beside the config (`<config dir>/<profile>.token`, mode 0600), referenced by the
  * profile's tokenFile. A file of its own, rather than the token inside config.json, keeps the
  * config file free of secrets (it can be shown, diffed, shared) and lets one profile's token be
@@ -56,24 +56,49 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
-  await writeTokenFile(file, typed);
+  await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   await deps.stderr.write(
-    `token stored in ${file} (mode 0600) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
+    `token stored in ${file} (${protectionOf(deps.platform ?? process.platform)}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
   );
   return 0;
 }
 
-/** The token piped in (gh's `--with-token`): the whole of stdin, one trailing line break dropped. */
+/**
+ * How the token file is protected, as the message says it: a mode on POSIX; on Windows there are
+ * no mode bits (Node maps a mode to the read-only attribute only): the folder's access list does
+ * it (docs/windows.md, "Where examctl keeps its files").
+ */
+function protectionOf(platform: NodeJS.Platform): string {
+  return platform === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
+}
+
+/**
+ * The token piped in (gh's `--with-token`): the whole of stdin, decoded as a token file is (UTF-8,
+ * or UTF-16 with a BOM: `Get-Content token.txt | examctl login --with-token` in Windows
+ * PowerShell 5.1, `type token.txt |` in cmd), surrounding whitespace dropped. Anything but a
+ * printable ASCII token is refused, as `--token-file` refuses it, never stored to be answered 401.
+ */
 async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   const stdin = deps.stdin ?? process.stdin;
-  let text = '';
+  const chunks: Buffer[] = [];
+  let size = 0;
   for await (const chunk of stdin) {
-    text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
-    if (text.length > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
+    chunks.push(bytes);
+    size += bytes.length;
+    if (size > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
   }
-  return text.trim();
+  const { decodeByBom } = await import('../../input/text-source.js');
+  const token = decodeByBom(Buffer.concat(chunks)).trim();
+  if (/[^\x20-\x7e\r\n]/.test(token)) {
+    throw new UsageError(
+      'examctl login --with-token: stdin does not hold a plain token (it has characters a token never has: another encoding?); ' +
+        'give it as text (UTF-8, or UTF-16 with a BOM), e.g. in PowerShell: Set-Content -Encoding ascii token.txt $token; nothing was changed',
+    );
+  }
+  return token;
 }
 
 /**
@@ -108,7 +133,8 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
   await deps.stderr.write(`${terminalLine(`token accepted by ${baseUrl}`)}\n`);
 }
 
-async function inquirerSecret(message: string, signal?: AbortSignal): Promise<string> {
+/** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
+export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
   const { password } = await import('@inquirer/prompts');
   // Inquirer ends the stream it writes to; a pass-through keeps process.stderr open for later output.
   const output = new PassThrough();
@@ -119,7 +145,7 @@ async function inquirerSecret(message: string, signal?: AbortSignal): Promise<st
     return await password({ message, mask: true }, signal === undefined ? { output } : { output, signal });
   } catch (error) {
     if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
-      throw new InterruptedError('interrupted at the token prompt: nothing was changed', { cause: error });
+      throw new InterruptedError(`interrupted at the ${what} prompt: nothing was changed`, { cause: error });
     }
     throw error;
   } finally {

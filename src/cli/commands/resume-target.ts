@@ -66,3 +66,19 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
       'or give the same --base-url (and --token-file) again',
   );
 }
+
+/**
+ * The profile a resume of a remote run takes its token from when neither the run nor today's
+ * flags name one: the profile configured now (the default one) when it points at the recorded
+ * base URL, as for any other command. Another base URL's profile is never used: its token is
+ * for another service.
+ */
+export async function configuredProfileFor(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
+  const { header } = opened.record;
+  if (header.target.kind !== 'remote' || given.profile !== undefined || typeof header.options.profile === 'string') return undefined;
+  const { resolveRemoteTarget } = await import('../remote-settings.js');
+  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, env: deps.env, cwd: deps.cwd });
+  if (now?.profile === undefined) return undefined;
+  const recordedUrl = typeof header.options.baseUrl === 'string' ? header.options.baseUrl : header.target.baseUrl;
+  return redactUrl(now.baseUrl) === redactUrl(recordedUrl) ? now.profile : undefined;
+}

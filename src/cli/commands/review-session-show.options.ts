@@ -1,4 +1,4 @@
-import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
+import { declareCommand, argument, choice, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION } from './file-options.js';
@@ -10,6 +10,10 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
     'table (header, results, counts per status, mean score), json (the Content as sent), csv (one row per result, spreadsheet-safe) or xlsx (the same rows as a workbook, every cell text; to a file: --out or redirect stdout)',
     ['table', 'json', 'csv', 'xlsx'],
     'table',
+  ),
+  option(
+    '--show-pin',
+    "show the review session's PIN (Content.Pin) exactly as the service sent it, in every format (csv and xlsx: a Pin column); withheld otherwise",
   ),
   OUT_OPTION,
   NO_BOM_OPTION,
@@ -28,6 +32,7 @@ export const REVIEW_SESSION_SHOW = declareCommand({
     "examctl review-session show RS-MATH1-OCT -o csv --delimiter ';' > results.csv",
     'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
     'examctl review-session show RS-MATH1-OCT --json',
+    'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
   load: async () => (await import('./review-session-show.js')).run,

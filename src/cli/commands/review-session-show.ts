@@ -20,7 +20,7 @@ export function run({ out, ...options }: ReviewSessionShowOptions, deps: Command
   return withOutFile(out, deps, (to) => show(options, to, targetOf));
 }
 
-async function show({ externalId, output, bom, delimiter, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+async function show({ externalId, output, bom, delimiter, showPin, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
@@ -43,13 +43,16 @@ async function show({ externalId, output, bom, delimiter, ...globals }: Omit<Rev
     }
     return 1;
   }
-  const session = withPinWithheld(result.envelope.Content as ReviewSession);
+  // --show-pin: the session as sent (the admin asked for the PIN to hand it to candidates).
+  const sent = result.envelope.Content as ReviewSession;
+  const session = showPin === true ? sent : withPinWithheld(sent);
+  const pinColumn = showPin === true;
   if (options.json || output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
     const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
     const { withUtf8Bom } = await import('../../report/csv-cell.js');
-    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session, delimiter === 'tab' ? '\t' : (delimiter ?? ',')), bom !== false), deps.stdoutIsTTY));
+    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session, { pinColumn }, delimiter === 'tab' ? '\t' : (delimiter ?? ',')), bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
       import('../review-session-csv.js'),
@@ -57,7 +60,7 @@ async function show({ externalId, output, bom, delimiter, ...globals }: Omit<Rev
       import('../workbook-stdout.js'),
     ]);
     // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
-    const table = reviewSessionResultsTable(session);
+    const table = reviewSessionResultsTable(session, { pinColumn });
     await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
@@ -65,7 +68,7 @@ async function show({ externalId, output, bom, delimiter, ...globals }: Omit<Rev
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(renderReviewSession(session, { color, ...(width === undefined ? {} : { width }) }));
+    await deps.stdout.write(renderReviewSession(session, { color, showPin: pinColumn, ...(width === undefined ? {} : { width }) }));
   }
   await deps.stderr.write(terminalLine(`review session ${externalId} from ${where}`) + '\n');
   return 0;
@@ -87,8 +90,8 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
  * candidates' PIN, is a secret (cli-contract.md) and is written as the marker a run report uses.
  * The marker, not null: null is the API's "no PIN" (UsePin false), and a PIN in use stays
  * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
- * result row is withheld as well. The local engine and `local serve` still return the PIN: they
- * emulate the platform.
+ * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
+ * The local engine and `local serve` still return the PIN: they emulate the platform.
  */
 export function withPinWithheld(session: ReviewSession): ReviewSession {
   const withheld = pinsWithheld(session);

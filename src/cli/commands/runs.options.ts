@@ -14,7 +14,8 @@ export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl 
 
 export const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
-  option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it)'),
+  option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN'),
+  option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'),
   option(
     '--target-from-run',
     "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
@@ -60,7 +61,7 @@ export const RUNS_RESUME = declareCommand({
     'examctl runs resume',
     'examctl runs resume 20261122T110502.481Z-3f9a --yes',
     '# a schedule push with a PIN: give the same PIN again (the journal keeps only its hash)',
-    'examctl runs resume last --pin 4821 --json',
+    'EXAMCTL_PIN=4821 examctl runs resume last --json',
   ],
   options: RUNS_RESUME_OPTIONS,
   load: async () => (await import('./runs.js')).runResume,

@@ -28,6 +28,7 @@ import { runInput } from './runs-input.js';
 import { instantOf } from '../flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../report/terminal-text.js';
+import { formatCount } from '../../report/number-format.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -76,7 +77,8 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   }
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
-    const counts = `${total} ${total === 1 ? 'item' : 'items'}: ${ok} ok, ${partial} partial, ${failed} failed, ${skipped} skipped`;
+    const n = formatCount;
+    const counts = `${n(total)} ${total === 1 ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
   for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');
@@ -162,15 +164,22 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
+  const { askPin, givenPin } = await import('../pin-source.js');
+  let pin = await givenPin({ pin: pinFlag, pinFile }, deps);
   const opened = await openResume(runsDir, wanted);
   try {
+    // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
+    if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
     const options = resumedOptions(opened, given, pin);
-    const { confirmResumeTarget } = await import('./resume-target.js');
+    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    // The token comes from where every command takes it: flags, environment, the default profile.
+    const profile = await configuredProfileFor(opened, given, deps);
+    if (profile !== undefined) options.profile = profile;
     const load = COMMANDS[opened.record.header.command];
     if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
     const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
@@ -195,7 +204,7 @@ function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string 
   }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
-    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same --pin again (the journal keeps only its hash)`);
+    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
     if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: this --pin differs from the one the run was started with; give the same PIN`);
     options.pin = pin;
   } else if (pin !== undefined) {

@@ -1,7 +1,7 @@
 import { declareCommand, choice, mandatory, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SCHEDULE_PUSH_OPTIONS = [
   mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates'),
@@ -18,7 +18,8 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
   option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
   option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
-  option('--pin <pin>', 'PIN for candidates: 4 digits'),
+  option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
+  option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'),
   option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
   option('--no-proctoring', 'UseProctoringService false'),
   option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
@@ -31,6 +32,7 @@ export const SCHEDULE_PUSH_OPTIONS = [
   option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
+  REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 ] as const;
 

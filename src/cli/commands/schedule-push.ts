@@ -12,6 +12,7 @@ import {
   type PreparedSchedule,
   type ScheduleDefaults,
 } from '../../domain/index.js';
+import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
 import { SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
@@ -31,6 +32,7 @@ import type { RecordShaping } from '../../input/field-map.js';
 import { readDateTimeText, readRecordDates } from '../../domain/local-time.js';
 import { parseDateTime } from '../../domain/date-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
+import { askPin, givenPin } from '../pin-source.js';
 import type { SchedulePushOptions } from './schedule-push.options.js';
 
 
@@ -60,20 +62,37 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, syncDir, encoding, map, mapFile, set, dateFormat, ...rest }: SchedulePushOptions,
-  deps: CommandDeps,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, ...rest }: SchedulePushOptions,
+  givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
+  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records its digest whichever it came from.
+  const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
+  if (pin !== undefined) fieldFlags.pin = pin;
+  let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
   const runOptions = { ...options, onlyFailed };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
-  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
-  // A report's withheld PIN cells take the given PIN; none given, nothing is sent (withheld-pins.ts).
-  if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+  // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
+  // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
+  if (defaults.schedule.PIN === undefined) {
+    try {
+      await refuseWithheldPins(records(), onlyFailed ?? false);
+    } catch (error) {
+      if (!(error instanceof InputFileError)) throw error;
+      const asked = await askPin('the report withholds the schedule PIN', options, deps);
+      if (asked !== undefined) {
+        defaults.schedule.PIN = asked;
+        deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
+      }
+    }
+  }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
   await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
@@ -83,7 +102,13 @@ export async function run(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
     describeSend: (records) => describeRequests(records, defaults),
-    prepare: async () => void (await memory.open(changedOnly ?? false)),
+    prepare: async () => {
+      // A report's withheld PIN cells take the given PIN; none given, the run is refused before
+      // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
+      if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+      await memory.open(changedOnly ?? false);
+    },
+    syncMemory: () => memory.note(),
     acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
@@ -383,7 +408,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record)));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -394,9 +419,15 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
     const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined };
-    units.push(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record))));
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
   }
   if (units.length > 0) yield units;
+}
+
+/** A valid schedule wider than the API text's words (PIN, template id) is sent with warnings (docs/domain-rules.md). */
+function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule) : [];
+  return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
 /**

@@ -9,5 +9,5 @@ export function run({ kind, out }: SchemaOptions, deps: CommandDeps): Promise<nu
   return withOutFile(out, deps, async (to) => {
     await to.stdout.write(`${JSON.stringify(jsonSchemaOf(templateKindOf(kind)), null, 2)}\n`);
     return 0;
-  });
+  }, 'public');
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
-import { describeTarget } from '../../report/report-writers.js';
+import { describeTarget, type SyncMemoryNote } from '../../report/report-writers.js';
+import { UsageError } from '../../errors.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
 import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
@@ -12,6 +13,8 @@ import type { TargetOf } from '../target.js';
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
   changedOnly?: boolean;
+  /** Refuse (exit 2) a deciding run that finds no memory (docs/ci.md). */
+  requireMemory?: boolean;
   syncDir?: string;
   runsDir?: string;
   dryRun?: boolean;
@@ -34,6 +37,8 @@ async function storeInstanceOption(store: string): Promise<{ instance?: string }
  */
 export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
+  /** What a deciding run found, kept past close for the report (docs/ci.md). */
+  private found: SyncMemoryNote | undefined;
   private readonly digests = new WeakMap<object, string>();
 
   constructor(
@@ -60,10 +65,26 @@ export class SentMemory<P> {
       ...(resolved.kind === 'local' ? await storeInstanceOption(resolved.store) : {}),
       onOtherInstance: say,
     });
-    if (this.flags.changedOnly && this.memory.entries.size === 0) {
-      await this.deps.stderr.write(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)\n`);
+    const remembered = this.memory.entries.size;
+    this.found = decides ? { found: remembered > 0, file: this.memory.file, remembered } : undefined;
+    if (decides && remembered === 0 && this.flags.requireMemory) {
+      await this.close();
+      throw new UsageError(
+        terminalLine(
+          `--require-memory: no sync memory for ${describeTarget(target)} (looked for ${this.found?.file}); nothing was sent. ` +
+            'Restore it (a CI cache: docs/ci.md, "A nightly sync"), point --sync-dir or EXAMCTL_SYNC_DIR at it, or run once without --require-memory to start it',
+        ),
+      );
+    }
+    if (this.flags.changedOnly && remembered === 0) {
+      await this.deps.stderr.write(`${terminalLine(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)`)}\n`);
     }
     return this.memory;
+  }
+
+  /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */
+  note(): SyncMemoryNote | undefined {
+    return this.found;
   }
 
   /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */

@@ -8,3 +8,9 @@ export const CHANGED_ONLY_OPTION = option(
   '--changed-only',
   'send only records whose request differs from the last one this target acknowledged (the sync memory, docs/sync.md); the others are reported ok, unchanged, not sent',
 );
+
+/** --require-memory: a nightly job that must not run as a first night (docs/ci.md). */
+export const REQUIRE_MEMORY_OPTION = option(
+  '--require-memory',
+  'with --changed-only or --disable-missing: refuse (exit 2, nothing sent) when this target has no sync memory yet (a lost CI cache), naming where it was looked for',
+);

@@ -16,7 +16,7 @@ export function templateKindOf(kind: string): TemplateKind {
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
 export function run({ kind, output, out, bom }: TemplateOptions, deps: CommandDeps): Promise<number> {
-  return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to));
+  return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
 }
 
 async function writeTemplate(kind: string, output: TemplateOptions['output'], bom: boolean | undefined, deps: CommandDeps): Promise<number> {

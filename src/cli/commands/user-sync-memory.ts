@@ -137,7 +137,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (losing > limit) {
       throw new UsageError(
         `--prune-memberships would remove links or flags of ${n(losing)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
-          `more than ${n(limit)} (${why}); nothing was sent. Is this the right file, with its Hierarchies? If so, raise --max-prune (e.g. --max-prune ${losing}).`,
+          `more than ${n(limit)} (${why}); nothing was sent. Is this the right file, with its Hierarchies? Check it first; only if it is, raise --max-prune (docs/sync.md).`,
       );
     }
   }
@@ -154,7 +154,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const n = formatCount;
       throw new UsageError(
         `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
-          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? If so, raise --max-disable (e.g. --max-disable ${this.leavers.length}).`,
+          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
   }

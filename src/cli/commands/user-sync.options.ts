@@ -1,7 +1,7 @@
 import { declareCommand, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const USER_SYNC_OPTIONS = [
   option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON (API field names as columns/keys)'),
@@ -14,6 +14,7 @@ export const USER_SYNC_OPTIONS = [
     'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
   ),
   option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, at least 100)'),
+  REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 ] as const;
 

@@ -22,17 +22,17 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
-  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : undefined;
+  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
@@ -75,6 +75,9 @@ async function syncFile(
   if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
   if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
+  if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
+    throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
+  }
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records);
   const job: RecordJob<UserRequest> = {
@@ -87,6 +90,7 @@ async function syncFile(
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
+    syncMemory: () => memory.note(),
     send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
     acknowledged: (unit, user, _outcome, run, kept) => memory.rememberUser(unit, user, run, kept),
   };

@@ -2,6 +2,8 @@ import type { IntegrationApi } from '../../api/integration-api.js';
 import { UsageError } from '../../errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { openRunReport, type OpenReport } from '../output.js';
+import type { SyncMemoryNote } from '../../report/report-writers.js';
+import { formatCount } from '../../report/number-format.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
 import { startJournaling, type RunJournaling } from './run-journaling.js';
@@ -27,6 +29,7 @@ export async function openRun(
   deps: CommandDeps,
   targetOf: TargetOf,
   units?: number,
+  syncMemory?: SyncMemoryNote,
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
@@ -35,7 +38,7 @@ export async function openRun(
   let journal: RunJournaling | undefined;
   try {
     if (!dryRun && api !== null) journal = await startJournaling(command, target.report, units, options, deps);
-    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }) }, options, deps);
+    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps);
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };
@@ -48,9 +51,9 @@ export async function openRun(
   }
 }
 
-/** "1 record", "12 records". */
+/** "1 record", "12,000 records" (numbers as in the summary: number-format.ts). */
 export function recordCount(count: number): string {
-  return `${count} ${count === 1 ? 'record' : 'records'}`;
+  return `${formatCount(count)} ${count === 1 ? 'record' : 'records'}`;
 }
 
 /** Before sending to a remote target: a person confirms, or --yes says so up front. */
@@ -62,6 +65,8 @@ async function confirmRemote(
   deps: CommandDeps,
 ): Promise<void> {
   if (target.kind !== 'remote' || options.yes) return;
+  // No token anywhere: said before a person is asked to confirm a send that could not happen.
+  if (target.tokenSource === undefined) throw new UsageError('no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token');
   if (!promptsAllowed(options, deps)) {
     const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
     throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`);

@@ -61,6 +61,8 @@ export class RecordDispatcher<P, R> {
   answered = 0;
   /** Units sent whose answer was lost to an interrupt (they may have been applied). */
   lost = 0;
+  /** Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target failure. */
+  unreadable = 0;
   readonly remembered: R[] = [];
 
   constructor(
@@ -222,9 +224,10 @@ export class RecordDispatcher<P, R> {
       this.lost += 1;
       return skipped(unit, [{ field: '', code: null, message: error.message }]);
     }
-    // Answered 2xx but unreadable: this item's outcome is unknown, the target is fine.
+    // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
+    // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
     if (error instanceof AnswerUnreadableError) {
-      this.countFailure();
+      this.unreadable += 1;
       return skipped(unit, [{ field: '', code: null, message: error.message }]);
     }
     const fatal = this.targetFailed(error);

@@ -3,7 +3,7 @@ import { IdsOfOneInput, withProblem, type IdRule } from '../../domain/one-id-per
 import type { Problem, Validation } from '../../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import type { ReportEntry, SourceRow } from '../../report/report-writers.js';
+import type { ReportEntry, SourceRow, SyncMemoryNote } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { ItemAction, ItemStatus, ReportSummary } from '../../report/run-report.js';
 import type { GlobalOptions } from '../context.js';
@@ -86,6 +86,8 @@ export interface RecordJob<P, R = never> {
    * and anything sent): a check that must refuse the whole run, like --max-disable, goes here.
    */
   prepare?(): Promise<void>;
+  /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
+  syncMemory?(): SyncMemoryNote | undefined;
   /**
    * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).

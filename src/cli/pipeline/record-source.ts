@@ -2,7 +2,7 @@ import type { CsvDialect } from '../../report/csv-cell.js';
 import { recordBatches, reportStatusOf, type BatchedRecords } from '../../input/index.js';
 import { checkSpreadsheetValues } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../../input/record.js';
-import { isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
 
 /**
  * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
@@ -16,6 +16,8 @@ export class RecordSource {
   constructor(
     private readonly read: () => AsyncIterable<InputRecord>,
     private readonly onlyFailed: boolean,
+    /** The command, for the way on that a refusal names. */
+    private readonly command = 'user sync',
   ) {}
 
   /** Receives the header of the first row --only-failed passes over. */
@@ -26,14 +28,24 @@ export class RecordSource {
   /**
    * --only-failed reads a run report CSV (from --report x.csv). Any other file (the original
    * CSV picked by mistake, JSON) has no status to go by and would re-send every record: a usage
-   * error before anything is created or sent. Reads only up to the first record.
+   * error before anything is created or sent. So is a dry run's report (a status `valid` or
+   * `invalid` on any row, report-csv-contract.ts): none of its rows was sent, and leaving out
+   * its valid ones would drop them. Reads the whole file (sorted or edited in a spreadsheet,
+   * any row may be the one that tells), stopping at a refusal.
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;
-    for await (const record of this.read()) {
-      if (reportStatusOf(record) !== undefined) return;
-      const file = record.source.file;
-      throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
+    let first = true;
+    for await (const batch of recordBatches(this.read())) {
+      for (const record of batch) {
+        const status = reportStatusOf(record);
+        if (first && status === undefined) {
+          const file = record.source.file;
+          throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
+        }
+        first = false;
+        if (isDryRunStatus(status)) throw dryRunReportRefused(record.source.file, record.source.line, this.command);
+      }
     }
   }
 

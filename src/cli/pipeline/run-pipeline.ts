@@ -1,11 +1,13 @@
 import type { CallOptions } from '../../api/integration-api.js';
 import { terminalLine } from '../../report/terminal-text.js';
-import { CLOSED_PIPE, ClosedPipeError, InterruptedError, ReportWriteError } from '../../errors.js';
 import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
+import { formatCount } from '../../report/number-format.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
+import type { ItemHistory } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
-import { checkReportOption } from '../output.js';
+import { checkReportOption, openRunReport } from '../output.js';
 import { createRunProgress, progressColor, progressEnabled } from '../progress.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
@@ -43,16 +45,29 @@ export function recordAheadFor(window: number): number {
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   checkReportOption(options);
   const dryRun = options.dryRun ?? false;
-  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true);
+  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
-  await job.prepare?.();
-  const describeSend = async (): Promise<string> => (job.describeSend ? job.describeSend(input.records()) : recordCount(total ?? 0));
-
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined);
+  const describeSend = async (): Promise<string> => {
+    const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
+    // A resume sends only what the journal did not settle: said, so the count is what remains.
+    const kept = deps.resume === undefined ? 0 : settledBelow(deps.resume.record.items.values(), total ?? 0);
+    if (kept === 0) return what;
+    const run = deps.resume?.record.id;
+    if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
+    return `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
+  };
+  try {
+    await job.prepare?.();
+  } catch (error) {
+    // Refused after the input was read (a threshold, a withheld PIN, no memory, a memory that
+    // cannot be read): the run's documents are still written, every item skipped with the reason.
+    throw await writeRefusedRun(job, input, options, deps, targetOf, error);
+  }
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.syncMemory?.());
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = progressObservers(job, total, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
@@ -115,7 +130,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         )
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)
-        : undefined;
+        : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
   if (stopError !== undefined) report.builder.stopped(stopError);
   try {
@@ -126,7 +141,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   try {
     await journal?.end(
-      stop === undefined ? 'completed' : stop.kind === 'target-failed' ? 'target-error' : closedPipe ? 'closed-pipe' : stop.kind,
+      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
       report.builder.summary,
     );
   } catch (error) {
@@ -152,6 +167,74 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * Answers lost after a 2xx (too large, cut, past the budget): the target could not be used for
+ * them, so the run ends with exit 3 as after a 5xx that retries did not cure (docs/runs.md,
+ * "Honest ends"); they stay on record as possibly applied, and a resume sends them again.
+ */
+function unreadableAnswers(count: number, run: string | undefined): TransientTargetError | undefined {
+  if (count === 0) return undefined;
+  const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
+  return new TransientTargetError(
+    `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
+      `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
+  );
+}
+
+/** Units below `total` whose outcome a resume keeps (answered definitely, or refused by the local checks). */
+function settledBelow(items: Iterable<ItemHistory>, total: number): number {
+  let kept = 0;
+  for (const history of items) if (history.ref.n < total && !history.inFlight && history.outcome !== undefined && history.outcome.transient !== true) kept += 1;
+  return kept;
+}
+
+/**
+ * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
+ * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
+ * or is locked) still gives CI its documents (docs/ci.md, "What examctl does under CI"):
+ * --json's whole document and every --report file, each item skipped with the reason, the
+ * refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
+ * kept. Returns the error to end with; when even the report cannot be opened (no target, an
+ * unwritable --report), the refusal as it was.
+ */
+async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
+  if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
+  let report: Awaited<ReturnType<typeof openRunReport>>;
+  try {
+    const target = await targetOf();
+    const syncMemory = job.syncMemory?.();
+    const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) };
+    report = await openRunReport(header, options, deps, { countsOnly: true });
+  } catch {
+    return error;
+  }
+  const reason = [{ field: '', code: null, message: `not sent: the run was refused: ${firstClause(error.message)}` }];
+  try {
+    input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
+    for await (const units of job.units(input.batches())) {
+      for (const unit of units) await report.builder.add({ item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason }, rows: unit.rows });
+    }
+  } catch {
+    // The input could not be read again: the items reported so far stand, the refusal is what is said.
+  }
+  report.builder.stopped(error);
+  try {
+    await report.close();
+  } catch {
+    // The refusal is what the run ends with; a report that could not be completed is said below.
+  }
+  const failure = report.failure();
+  if (failure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${failure.message}`)}\n`);
+  return error;
+}
+
+/** A refusal's first clause, short enough to repeat on every item (the whole message is the run's error). */
+function firstClause(message: string): string {
+  const end = message.search(/; |\. /);
+  const clause = end === -1 ? message : message.slice(0, end);
+  return clause.length > 200 ? `${clause.slice(0, 199)}…` : clause;
 }
 
 /** What became of a --report file that failed: kept under another name (its final replace failed), or not kept. */

@@ -117,6 +117,9 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
   }
 }
 
+/** The lock tokens this process made (several stores, or a test's two writers, may live in one process). */
+const tokensIssuedHere = new Set<string>();
+
 /**
  * Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is
  * gone, or is another process now (a different start time, Linux), or (where no start time is
@@ -124,6 +127,10 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
  */
 export function isStale(info: LockInfo, currentBoot: number = bootTime()): boolean {
   if (info.host !== hostname()) return false;
+  // Where no start time tells pids apart (Windows, macOS): our own pid on a lock this process
+  // never took is a dead process's, whose pid we were given (Windows, and Wine more so, hands
+  // freed pids out again soon).
+  if (info.started === undefined && info.pid === process.pid) return !tokensIssuedHere.has(info.token);
   if (!processAlive(info.pid, info.started)) return true;
   return info.started === undefined && info.boot !== undefined && Math.abs(info.boot - currentBoot) > SAME_BOOT_TOLERANCE_MS;
 }
@@ -202,6 +209,7 @@ export class StoreLock {
   async acquire(): Promise<void> {
     if (this.heldToken) return;
     const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
+    tokensIssuedHere.add(token);
     const info = ownLockInfo(token);
     const text = `${JSON.stringify(info)}\n`;
     const announce = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);

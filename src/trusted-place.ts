@@ -1,0 +1,173 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { UsageError } from './errors.js';
+
+/*
+ * The one rule for every place examctl takes trust from (docs/security.md, "Other local users"):
+ * the config, a token file, the runs directory, the sync memory, the store (named or found).
+ * The entry itself and every directory above it, up to the user's home directory or the first
+ * sticky directory root owns (/tmp), must be owned by the user (or root) and writable by neither
+ * group nor others. Whoever can write one of them can swap what examctl reads: a planted config
+ * sends the token elsewhere; a renamed sync memory makes a night send nothing. The entry is judged
+ * on the handle examctl reads it through (fstat, opened with O_NOFOLLOW where examctl owns the
+ * name), never by a path checked and then opened; its directories are judged both as the path
+ * names them and as the opened handle really lies (/proc/self/fd on Linux, else realpath).
+ *
+ * Windows has no uid or mode bits that say this: nothing is checked there (docs/security.md,
+ * "On Windows"); neither is anything where process.getuid is missing.
+ */
+
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const DIRECTORY = constants.O_DIRECTORY ?? 0;
+
+export interface TrustContext {
+  /** The user's id; undefined (Windows): nothing is checked. */
+  uid: number | undefined;
+  /** Where the walk up stops (inclusive): the user's own directory. */
+  home: string | undefined;
+}
+
+/** The real context: the process's uid (none on Windows) and HOME. */
+export function currentTrustContext(env: Readonly<Record<string, string | undefined>> = process.env): TrustContext {
+  const uid = process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
+  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
+  return { uid, home: resolve(home) };
+}
+
+/** A place examctl will not take trust from: exit 2, naming the path and the fix. */
+export class UntrustedPlaceError extends UsageError {
+  constructor(
+    readonly place: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${place}: ${reason}; examctl trusts nothing another user can write (docs/security.md, "Other local users")`);
+  }
+}
+
+/** Why one entry (the place itself, or a directory above it) is not to be trusted, or undefined. */
+export function entryProblem(path: string, entry: Pick<Stats, 'uid' | 'mode'>, context: TrustContext, options: { ownerOnly?: boolean } = {}): string | undefined {
+  if (context.uid === undefined) return undefined;
+  const ownerOk = entry.uid === context.uid || (!options.ownerOnly && entry.uid === 0);
+  if (!ownerOk) {
+    return `${path} is owned by uid ${entry.uid}, not by you (uid ${context.uid})${options.ownerOnly ? '' : ' or root'}: use a place of your own`;
+  }
+  if ((entry.mode & 0o022) !== 0) {
+    const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
+    return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}); chmod go-w ${path}`;
+  }
+  return undefined;
+}
+
+/** Sticky and root's: like /tmp, where nobody can rename or remove another user's entries. The walk stops there. */
+function isStickyRootDir(entry: Stats): boolean {
+  return entry.isDirectory() && entry.uid === 0 && (entry.mode & 0o1000) !== 0;
+}
+
+/** Why a directory above a place (from `dir` upward) is not to be trusted, or undefined. */
+async function walkUp(dir: string, context: TrustContext): Promise<string | undefined> {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const entry = await stat(current).catch(() => undefined);
+    // A directory that is not there yet is made by examctl (0700); it is judged once it exists.
+    if (entry !== undefined) {
+      if (isStickyRootDir(entry)) return undefined;
+      const problem = entryProblem(current, entry, context);
+      if (problem !== undefined) return problem;
+    }
+    if (context.home !== undefined && current === context.home) return undefined;
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+/** The directories above `path` as named, and as the real path lies (links resolved), checked. */
+export async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
+  if (context.uid === undefined) return undefined;
+  const named = dirname(resolve(path));
+  const problem = await walkUp(named, context);
+  if (problem !== undefined) return problem;
+  const real = realPath ?? (await realpath(named).catch(() => undefined));
+  const realDir = realPath === undefined ? real : dirname(realPath);
+  if (realDir !== undefined && realDir !== named) return walkUp(realDir, context);
+  return undefined;
+}
+
+/** Where the opened handle really is: /proc/self/fd on Linux, else the path's realpath. */
+async function realPathOf(handle: FileHandle, path: string): Promise<string | undefined> {
+  if (process.platform === 'linux') {
+    const link = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (link !== undefined && link.startsWith('/')) return link;
+  }
+  return realpath(path).catch(() => undefined);
+}
+
+/** Why an opened file (or directory) is not to be trusted: its own fstat, then the directories above it. */
+export async function openedProblem(path: string, handle: FileHandle, context: TrustContext, options: { ownerOnly?: boolean; stat?: Stats } = {}): Promise<string | undefined> {
+  if (context.uid === undefined) return undefined;
+  const entry = options.stat ?? (await handle.stat());
+  const own = entryProblem(path, entry, context, options);
+  if (own !== undefined) return own;
+  return directoriesProblem(path, context, await realPathOf(handle, path));
+}
+
+/** Throws UntrustedPlaceError for an opened file that fails the rule. */
+export async function assertOpenedTrusted(place: string, path: string, handle: FileHandle, context: TrustContext, options: { ownerOnly?: boolean; stat?: Stats } = {}): Promise<void> {
+  const problem = await openedProblem(path, handle, context, options);
+  if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
+}
+
+export interface DirectoryTrustOptions {
+  /** Only the user, not root, may own the directory itself (a store found by searching). */
+  ownerOnly?: boolean;
+  /** Refuse the directory itself being a symbolic link (one examctl names and makes itself). */
+  noLink?: boolean;
+}
+
+/**
+ * Why a directory place (runs, store, sync directory) is not to be trusted, or undefined. It is
+ * opened (O_DIRECTORY, O_NOFOLLOW with `noLink`) and judged by fstat; one not there yet is judged
+ * by the directories it would be made in.
+ */
+export async function directoryProblem(path: string, context: TrustContext, options: DirectoryTrustOptions = {}): Promise<string | undefined> {
+  if (context.uid === undefined) return undefined;
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | DIRECTORY | NONBLOCK | (options.noLink ? NOFOLLOW : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return directoriesProblem(path, context);
+    // O_DIRECTORY|O_NOFOLLOW on a link: ELOOP on some systems, ENOTDIR on Linux.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && options.noLink && (await lstat(path).catch(() => undefined))?.isSymbolicLink())) return `${path} is a symbolic link: refused, never followed`;
+    if (code === 'ENOTDIR') return `${path} is not a directory`;
+    return `cannot open ${path}: ${code ?? String(error)}`;
+  }
+  try {
+    return await openedProblem(path, handle, context, options);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** Throws UntrustedPlaceError for a directory place that fails the rule (see directoryProblem). */
+export async function assertDirectoryTrusted(place: string, path: string, context: TrustContext, options: DirectoryTrustOptions = {}): Promise<void> {
+  const problem = await directoryProblem(path, context, options);
+  if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
+}
+
+/**
+ * Why a file examctl is about to replace (a report, an --out file) must not be: an entry another
+ * user planted at that path in a sticky folder (/tmp). There the final rename fails only after
+ * every record was sent (nobody but its owner may replace it), or, as root, would replace a file
+ * whose place another user chose. Undefined when the path is free, the user's own, or not in a
+ * sticky folder. Never follows a link (lstat). Windows: nothing is checked.
+ */
+export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
+  if (context.uid === undefined) return undefined;
+  const entry = await lstat(path).catch(() => undefined);
+  if (entry === undefined || entry.uid === context.uid) return undefined;
+  const dir = await stat(dirname(resolve(path))).catch(() => undefined);
+  if (dir === undefined || (dir.mode & 0o1000) === 0) return undefined;
+  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a sticky folder (${dirname(resolve(path))}): another user put it there; choose another path or remove it`;
+}
