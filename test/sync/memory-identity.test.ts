@@ -37,20 +37,26 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A loopback service answering POST /user ok (with `groupErrors` of each request) and keeping what it was sent. */
+async function countingServer(groupErrors: (user: { Hierarchies?: Membership[] }) => unknown[]) {
+  const sent: { ExternalId: string; Hierarchies?: Membership[] }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ExternalId: string; Hierarchies?: Membership[] };
+      sent.push(user);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ Content: { User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) }, Success: true, Errors: null }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sent };
+}
+
 describe('a hierarchy id holding ":" or a flag word (QA D1)', () => {
   it('remote: the second night deletes exactly the links sent and revokes the flag sent, nothing else', async () => {
-    const sent: { ExternalId: string; Hierarchies?: Membership[] }[] = [];
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ExternalId: string; Hierarchies?: Membership[] };
-        sent.push(user);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ Content: { User: { ExternalId: user.ExternalId }, GroupErrors: [] }, Success: true, Errors: null }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { server, sent } = await countingServer(() => []);
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
@@ -130,5 +136,33 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const again = await sync(...elsewhere);
     expect(again.stderr).not.toContain('another instance');
     expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+});
+
+describe('a partial mover (QA D6)', () => {
+  it('its DELETE went through, the file\'s own link failed: sent again the next night, but not as a mover again', async () => {
+    // H-X does not exist on the platform: 131 for it, every night.
+    const { server, sent } = await countingServer((user) =>
+      (user.Hierarchies ?? []).flatMap((h) => (h.ExternalId === 'H-X' ? [{ ExternalId: 'H-X', Code: 131, Error: 'Hierarchy H-X not found' }] : [])),
+    );
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
+      writeFileSync(join(dir, 'a.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-A' }])]));
+      writeFileSync(join(dir, 'b.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-X' }])]));
+      expect((await sync('a.json')).code).toBe(0);
+      const moved = await sync('b.json');
+      expect(moved.code).toBe(1);
+      const items = (out: string) => (JSON.parse(out) as { items: { status: string; removed?: string[] }[] }).items;
+      expect(items(moved.stdout).map((item) => [item.status, item.removed])).toEqual([['partial', ['H-A']]]);
+      sent.length = 0;
+      const next = await sync('b.json');
+      expect(next.code).toBe(1);
+      expect(sent.map((user) => user.Hierarchies)).toEqual([[{ ExternalId: 'H-X' }]]);
+      expect(items(next.stdout).map((item) => [item.status, item.removed])).toEqual([['partial', undefined]]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
