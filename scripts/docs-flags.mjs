@@ -1,5 +1,6 @@
 // `npm run docs:flags`: rewrites every `<!-- flags: ... -->` block of docs/*.md and README.md from
-// the built command tree (dist/, which `npm run docs:flags` builds first). How a block is written:
+// the built command tree, every `<!-- default: name -->` span from src/defaults.ts, and every
+// `<!-- api: ... -->` block of docs/api-reference.md from the rule tables (src/api/api-reference.ts) (dist/, which `npm run docs:flags` builds first). How a block is written:
 // src/cli/flag-tables.ts; test/docs/flag-tables.test.ts fails while a block is out of date.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -7,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
-const { renderFlagBlocks } = await import(join(root, 'dist/cli/flag-tables.js'));
+const { renderDefaultSpans, renderFlagBlocks } = await import(join(root, 'dist/cli/flag-tables.js'));
+const { renderApiBlocks } = await import(join(root, 'dist/api/api-reference.js'));
 
 const quiet = { write: () => undefined };
 const program = buildProgram({ stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root }, () => undefined);
@@ -15,8 +17,12 @@ const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter
 let rewritten = 0;
 for (const file of docs) {
   const before = readFileSync(file, 'utf8');
-  const { text, blocks } = renderFlagBlocks(before, program);
-  for (const block of blocks.filter((each) => !each.upToDate)) console.error(`${relative(root, file)}: flags: ${block.marker}`);
+  const flags = renderFlagBlocks(before, program);
+  const defaults = renderDefaultSpans(flags.text);
+  const api = renderApiBlocks(defaults.text);
+  const text = api.text;
+  const blocks = [...flags.blocks, ...defaults.blocks, ...api.blocks];
+  for (const block of blocks.filter((each) => !each.upToDate)) console.error(`${relative(root, file)}: rewrote ${block.marker}`);
   if (text !== before) {
     writeFileSync(file, text);
     rewritten += 1;

@@ -1,5 +1,5 @@
 /**
- * Typed errors that carry the process exit code (cli-contract.md, "Exit status").
+ * Typed errors that carry the process exit code (docs/cli-contract.md, "Exit status").
  * Only src/cli/main.ts turns them into an exit; everything else throws them.
  */
 export const ExitCode = {

@@ -26,7 +26,7 @@ interface AlreadyExistsRule {
 
 const RULES: readonly AlreadyExistsRule[] = [
   { method: 'POST', route: '/collections', code: ErrorCode.CollectionExternalIdTaken },
-  // integration-api.md, Schedule errors; interpretations.md: HTTP 400, Code null.
+  // docs/api-reference.md, "Errors"; docs/interpretations.md, "Envelope and errors": HTTP 400, Code null.
   {
     method: 'POST',
     route: '/schedule',

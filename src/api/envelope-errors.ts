@@ -3,7 +3,7 @@ import type { ProblemCode } from '../domain/codes.js';
 
 /**
  * Normalises the Errors member of any envelope into Problems. The spec does not show its
- * shape (integration-api.md, "Errors"), so a real server may send null, a string, an array of
+ * shape (docs/api-reference.md, "Errors"), so a real server may send null, a string, an array of
  * strings, an array of objects spelled `Code/Message/Field`, `code/message/field`,
  * `ErrorCode/ErrorMessage`, `Error`, `UserExtId`, `ExternalId`..., or an object map of
  * field -> message(s). Every message the server gave is kept; nothing is dropped.

@@ -41,7 +41,7 @@ export interface CallOptions {
 }
 
 /**
- * One method per endpoint of integration-api.md. Implemented by the remote client
+ * One method per endpoint of docs/api-reference.md, "Endpoints". Implemented by the remote client
  * (src/api/remote-client.ts) and by the local engine (src/engine/engine.ts); commands hold
  * this interface and never know which one they have.
  *

@@ -59,7 +59,7 @@ export interface ScheduleEntry {
   candidates: number;
 }
 
-/** One candidate of a schedule and what to send them (integration-api.md: StartupLink, LaunchUrl). */
+/** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl). */
 export interface CandidateLink {
   CandidateExtId: string;
   FirstName: string;

@@ -322,7 +322,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
         ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
         CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
         UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
-        // Whole-request errors of this route come with 200 too (interpretations.md): either envelope.
+        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either envelope.
         InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
         FailureEnvelope: jsonSchema(failureEnvelope),
       },

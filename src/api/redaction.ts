@@ -9,7 +9,7 @@
  * over two messages, or upper-cased still shows nothing a guess could start from). A secret
  * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
  * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
- * `encodedForms`) count as secrets too; a short one's base64 and %XX forms whole only.
+ * `encodedFormList`) count as secrets too; a short one's base64 and %XX forms whole only.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -223,10 +223,6 @@ function redactMarked(text: string, marks: Uint8Array): string {
  * characters at either edge that depend on its neighbours (a match is widened to the whole
  * encoding, edges included: `widenBase64`). Each form is then matched as a secret.
  */
-export function encodedForms(secret: string): string[] {
-  return encodedFormList(secret).map((form) => form.text);
-}
-
 function encodedFormList(secret: string): Form[] {
   const forms = new Map<string, boolean>();
   const percent = encodeURIComponent(secret);

@@ -27,6 +27,7 @@ import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './inte
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
+import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../report/number-format.js';
 
 export interface RemoteClientOptions {
@@ -148,7 +149,7 @@ export function describeNetworkError(error: Error): string {
 export function createRemoteClient(options: RemoteClientOptions): IntegrationApi {
   const { origin, pathPrefix, host } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   checkToken(options.token);
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? REMOTE_CONCURRENCY));
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const sleep = options.sleep ?? abortableSleep;

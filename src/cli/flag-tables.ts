@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { NAMED_DEFAULTS } from '../defaults.js';
 
 /**
  * Flag tables in the docs, generated from the command tree so that a doc never says another
@@ -60,6 +61,23 @@ export function flagTable(program: Command, marker: string): string {
   const help = command.createHelp();
   const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(help.optionDescription(option)).replace(/</g, '\\<')} |`);
   return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
+}
+
+const DEFAULT_SPAN = /(<!-- default: ([a-z-]+) -->)([^<]*)(<!-- \/default -->)/g;
+
+/**
+ * The text with every span `<!-- default: remote-concurrency -->8<!-- /default -->` rewritten from
+ * src/defaults.ts, so a doc says the number the code applies. Throws naming an unknown default.
+ */
+export function renderDefaultSpans(markdown: string): { text: string; blocks: FlagBlock[] } {
+  const blocks: FlagBlock[] = [];
+  const text = markdown.replace(DEFAULT_SPAN, (_whole, open: string, name: string, content: string, close: string) => {
+    const value = NAMED_DEFAULTS[name];
+    if (value === undefined) throw new Error(`default "${name}": no such named default (src/defaults.ts)`);
+    blocks.push({ marker: `default: ${name}`, upToDate: content === String(value) });
+    return `${open}${value}${close}`;
+  });
+  return { text, blocks };
 }
 
 /** A table cell on one line, its pipes escaped (GitHub reads `\|` as a pipe inside code spans too); a description's `<` too, else `<file>` would read as HTML. */

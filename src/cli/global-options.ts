@@ -1,26 +1,35 @@
+import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
-import { choice, option, parsed, type OptionsOf } from './option-table.js';
+import { choice, grouped, HELP_GROUP, option, parsed, type OptionsOf } from './option-table.js';
 
-/** The global options of cli-contract.md's table: registered on the program, read by every command. */
+/** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [
-  choice('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)', ['local', 'remote']),
-  option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)'),
-  option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)"),
-  option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
-  option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'),
-  option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr'),
-  option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)'),
-  option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'),
-  option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'),
-  // commander sets `input` to true, and to false with --no-input.
-  option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
-  option('--yes', 'skip the confirmation before sending to a remote target'),
-  parsed('--concurrency <n>', 'requests in flight at once on the remote target (default 8)', positiveInt('--concurrency')),
-  parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')),
-  parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')),
-  option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
-  option('--runs-dir <dir>', 'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)'),
-  option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
+  ...grouped(HELP_GROUP.target, [
+    choice('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)', ['local', 'remote']),
+    option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)'),
+    option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)"),
+    option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
+    option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'),
+  ] as const),
+  ...grouped(HELP_GROUP.output, [
+    option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr'),
+    option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)'),
+    option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'),
+  ] as const),
+  ...grouped(HELP_GROUP.sending, [
+    option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'),
+    // commander sets `input` to true, and to false with --no-input.
+    option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
+    option('--yes', 'skip the confirmation before sending to a remote target'),
+    parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')),
+    parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')),
+    parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')),
+  ] as const),
+  ...grouped(HELP_GROUP.target, [option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback')] as const),
+  ...grouped(HELP_GROUP.sending, [
+    option('--runs-dir <dir>', 'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)'),
+  ] as const),
+  ...grouped(HELP_GROUP.output, [option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted')] as const),
 ] as const;
 
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;

@@ -1,6 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import type { CommandDeps } from './context.js';
 import type { GlobalOptions } from './global-options.js';
+import type { RecordJob } from './pipeline/record-job.js';
 import type { TargetOf } from './target.js';
 
 /**
@@ -23,6 +24,13 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
   readonly always: Always;
   readonly mandatory?: boolean;
+  /**
+   * The heading `--help` lists the flag under (`Input`, `Schedule fields`), when the command has
+   * more than HELP_GROUPS_ABOVE flags. Absent: the group of the flag before it in the table, so a
+   * flag added inside a `grouped(...)` block or after one lands in that group without naming it;
+   * before any group, `Options`. Set through `grouped`.
+   */
+  readonly group?: string;
 }
 
 export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
@@ -92,8 +100,51 @@ export function argument<const K extends string, const S extends string>(key: K,
   return { kind: 'argument', key, syntax, description };
 }
 
-/** Registers a table's flags and arguments on a commander command, in table order. */
+/** A command with more flags than this shows them under their groups' headings in `--help`. */
+export const HELP_GROUPS_ABOVE = 10;
+
+/** The heading of flags declared before any group. */
+export const DEFAULT_HELP_GROUP = 'Options';
+
+/** The `--help` headings the record commands share, so that one kind of flag has one heading everywhere. */
+export const HELP_GROUP = {
+  input: 'Input',
+  request: 'Request',
+  scheduleFields: 'Schedule fields',
+  collectionFields: 'Collection fields',
+  nightlySync: 'Nightly sync',
+  target: 'Target',
+  output: 'Output',
+  sending: 'Sending',
+} as const;
+
+/**
+ * The flags of `specs` under one `--help` heading (a flag that names its own group keeps it).
+ * The types stay the table's: a group is help layout, not part of the options a command reads.
+ */
+export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
+  return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;
+}
+
+/** Each option of `table` with the heading `--help` shows it under (see OptionSpec.group). */
+export function helpGroups(table: SpecTable): Map<OptionSpec, string> {
+  const groups = new Map<OptionSpec, string>();
+  let current = DEFAULT_HELP_GROUP;
+  for (const spec of table) {
+    if (spec.kind !== 'option') continue;
+    current = spec.group ?? current;
+    groups.set(spec, current);
+  }
+  return groups;
+}
+
+/**
+ * Registers a table's flags and arguments on a commander command, in table order; with more than
+ * HELP_GROUPS_ABOVE flags, each under its group's heading (commander's Option.helpGroup).
+ */
 export function registerSpecs(command: Command, table: SpecTable): Command {
+  const groups = helpGroups(table);
+  const headed = groups.size > HELP_GROUPS_ABOVE;
   for (const spec of table) {
     if (spec.kind === 'argument') {
       command.addArgument(new Argument(spec.syntax, spec.description));
@@ -104,6 +155,7 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (spec.choices !== undefined) registered.choices(spec.choices);
     if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
     if (spec.mandatory) registered.makeOptionMandatory();
+    if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
     command.addOption(registered);
   }
   return command;
@@ -124,6 +176,20 @@ export function argumentKeys(table: SpecTable): string[] {
 
 /** A command's entry point, typed by the table it is declared with. */
 export type CommandRun<Options> = (options: Options, deps: CommandDeps, target: TargetOf) => Promise<number>;
+
+/** A run's input read again with the job its command builds: its records and how they group into units. */
+export type RerunInput = (
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;
+
+/**
+ * How a report-writing command's journaled run is continued (`runs resume`, which runs the
+ * command's own `load` again) and listed whole (`runs show`, which reads the input again through
+ * `input`, loaded on demand); or, in words, why a run of it cannot be resumed.
+ * test/runs/resume-registry.test.ts fails for a command with `takesReport` and neither.
+ */
+export type ResumeSupport = { readonly input: () => Promise<RerunInput> } | { readonly notResumable: string };
 
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
@@ -146,6 +212,8 @@ export interface CommandDeclaration {
    * runs, forget, write the config) must not look rehearsed.
    */
   readonly takesDryRun?: boolean;
+  /** Required with `takesReport` (a test checks): see ResumeSupport. */
+  readonly resume?: ResumeSupport;
 }
 
 /**
@@ -160,8 +228,14 @@ export function declareCommand<const T extends SpecTable>(declaration: {
   readonly load: () => Promise<CommandRun<OptionsOf<T> & GlobalOptions>>;
   readonly takesReport?: boolean;
   readonly takesDryRun?: boolean;
+  readonly resume?: ResumeSupport;
 }): CommandDeclaration {
   return declaration;
+}
+
+/** A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it (resume-registry.ts). */
+export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
+  return declaration.path.join(' ');
 }
 
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */

@@ -10,6 +10,7 @@ import {
   type ReportEntry,
   type ReportHeader,
   type ReportSink,
+  type SummaryNote,
 } from '../report/report-writers.js';
 import { ReportWriteError } from '../errors.js';
 import { ReplaceFailedError } from '../atomic-file.js';
@@ -117,8 +118,8 @@ export async function openRunReport(
   header: ReportHeader,
   options: GlobalOptions & { onlyFailed?: boolean },
   deps: CommandDeps,
-  /** A refused run (run-pipeline.ts): the summary says only the counts; the error line says why. */
-  summary: { countsOnly?: boolean } = {},
+  /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
+  summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
   const buffers: BufferedSink[] = [];

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { IntegrationApi } from '../api/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
+import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../errors.js';
 import { wholeMillisecondsFromEnv } from '../env-values.js';
 import { terminalLine } from '../report/terminal-text.js';
@@ -13,7 +14,7 @@ export const DEFAULT_STORE_DIR = '.examctl-store';
 
 export interface RemoteConnection {
   baseUrl: string;
-  /** Requests in flight: --concurrency, else the profile's default, else 8. */
+  /** Requests in flight: --concurrency, else the profile's default, else REMOTE_CONCURRENCY. */
   concurrency: number;
   /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
   connect(): Promise<IntegrationApi>;
@@ -114,7 +115,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 }
 
 /**
- * The target of a command (cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
+ * The target of a command (docs/cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
  * else remote when a base URL is configured (flag, env, or a profile), else local.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
@@ -155,7 +156,7 @@ function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
-  const concurrency = options.concurrency ?? settings.concurrency ?? 8;
+  const concurrency = options.concurrency ?? settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   return {
     kind: 'remote',

@@ -265,6 +265,3 @@ export function coerceAndValidateScheduleRequest(body: Record<string, unknown>):
   const c = coerceScheduleRequestFields(body);
   return combine(c.problems, validateScheduleRequest(c.fields));
 }
-
-/** The accepted boolean spellings, for help texts. */
-export const BOOLEAN_SPELLINGS_HELP = BOOLEAN_SPELLINGS;

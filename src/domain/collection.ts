@@ -1,6 +1,6 @@
 /**
  * POST /collections: ExternalId, Title, Owner, Taxonomies and the repository lists
- * (integration-api.md "Collection", codes 802-1004; interpretations.md "Collections").
+ * (docs/api-reference.md, "Collection", codes 802-1004; docs/interpretations.md, "Collections").
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
@@ -158,7 +158,7 @@ export const COLLECTION_TABLE = ruleTable('collection', [
 export type CollectionField = FieldOf<typeof COLLECTION_TABLE>;
 export const COLLECTION_FIELDS: readonly CollectionField[] = fieldNames(COLLECTION_TABLE);
 /** tsc stops here when CollectionRequest (types.ts) and COLLECTION_TABLE do not name the same fields. */
-export type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
+type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];
@@ -169,7 +169,7 @@ export function validateCollection(input: unknown): Validation<CollectionRequest
 
 /**
  * The repositories a collection names, from both list names, without duplicates (first
- * occurrence wins; interpretations.md "Collections"). For the engine, on a validated request.
+ * occurrence wins; docs/interpretations.md, "Collections"). For the engine, on a validated request.
  */
 export function collectionRepositories(request: CollectionRequest): { ExternalId: string; Title?: string }[] {
   const seen = new Set<string>();

@@ -18,11 +18,6 @@ export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercent
   doc: `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
 });
 
-/** 249: not a whole number in 0..999 (the rule's own problem, also a bad CSV cell's). */
-export function adjustmentInvalidProblem(path: string): Problem {
-  return reasonableAdjustmentRule.cell.invalid(path);
-}
-
 /** 250: the percentage is set (0 included) while SpecialNeeds is not true. */
 export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
   return {

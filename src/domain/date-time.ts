@@ -24,7 +24,7 @@ export type DateTimeParse =
 
 /**
  * An RFC 3339 date-time with an explicit zone, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`.
- * A value without a zone is refused rather than guessed (interpretations.md). Fractions beyond
+ * A value without a zone is refused rather than guessed (docs/interpretations.md, "Field rules"). Fractions beyond
  * milliseconds are truncated; leap seconds (60) are refused because the wire form cannot carry them.
  */
 export function parseDateTime(s: string): DateTimeParse {

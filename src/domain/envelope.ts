@@ -9,7 +9,7 @@ export interface ApiErrorEntry {
 
 /**
  * The response envelope of every operation. A real server may send any shape of Errors
- * (interpretations.md, Tolerance), so readers must go through `errorsOf` in the API layer.
+ * (docs/interpretations.md, "Tolerance (remote client)"), so readers must go through `errorsOf` in the API layer.
  */
 export interface Envelope<T> {
   Content: T | null;

@@ -44,7 +44,7 @@ export interface FieldRule<Name extends string = string> {
   /**
    * What the API takes beyond the wire value, when the check tolerates more (any case of an
    * enum, a JSON boolean for a string field): the OpenAPI document declares this, so the document
-   * and the engine never disagree about a body (interpretations.md, Tolerance).
+   * and the engine never disagree about a body (docs/interpretations.md, "Tolerance (engine and local serve)").
    */
   readonly input?: WireBuilder;
   /** True when the check reads '' as "not set" (null always is, for an optional field). */
@@ -117,7 +117,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Unset for an optional field: absent, null, or the empty string (CSV empty cell, interpretations.md). */
+/** Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field rules"). */
 export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }

@@ -24,7 +24,7 @@ function spanMinutes(startUtc: string, endUtc: string): number {
   return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
 }
 
-/** The span rule's failure, naming both figures (interpretations.md "Schedules"). */
+/** The span rule's failure, naming both figures (docs/interpretations.md, "Schedules"). */
 export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number): Problem {
   return p(
     'Schedule.EndDateTime',

@@ -1,5 +1,5 @@
 /**
- * interpretations.md, "One file, one id": within one input an id appears once (a user's
+ * docs/interpretations.md, "One file, one id": within one input an id appears once (a user's
  * ExternalId, a collection's ExternalId, an invigilator id, a sitting's ScheduleExtId +
  * CandidateExtId). A later record with the same id fails locally, naming the earlier line, so
  * nothing is sent twice in one run and no race between concurrent requests decides which wins.

@@ -1,6 +1,6 @@
 /**
  * POST /schedule: the request (Workflow, Upsert, Schedule, Candidates), the Schedule object and
- * each Candidate (integration-api.md "Schedule", "Candidate"; interpretations.md "Schedules").
+ * each Candidate (docs/api-reference.md, "Schedule", "Candidate"; docs/interpretations.md, "Schedules").
  * Of the spec's codes the schedule endpoint uses only 249 and 250 (ReasonableAdjustmentPercentage);
  * every other spec problem here carries code null. A field examctl adds gets a code of its own
  * (OWN_CODES in codes.ts, 9000 up) or null, never a spec number: a whole-number field is an
@@ -141,8 +141,8 @@ export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
 export const CANDIDATE_FIELDS: readonly CandidateField[] = fieldNames(CANDIDATE_TABLE);
 /** tsc stops here when Schedule or Candidate (types.ts) and their tables do not name the same fields. */
-export type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
-export type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
+type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
+type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);

@@ -9,13 +9,13 @@ import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
 export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.js';
 
-/** "Alphanumeric and dashes" (interpretations.md). */
+/** "Alphanumeric and dashes" (docs/interpretations.md, "Field rules"). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
 /** Collection ExternalId: the API text says "a-z and 0-9" (802); upper case is taken with a warning (api-text-doubts.ts). */
 export const ALNUM = /^[A-Za-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
-/** Fields whose values are secrets (cli-contract.md): never quoted in a problem or a warning. */
+/** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
 /**
@@ -83,7 +83,7 @@ const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d
 const DIGITS = /^[0-9]+$/;
 
 /**
- * Length in Unicode code points (interpretations.md: string(N) counts characters, not bytes
+ * Length in Unicode code points (docs/interpretations.md, "Field rules": string(N) counts characters, not bytes
  * or UTF-16 units). UTF-16 length is an upper bound, so the slow count runs only near the limit.
  */
 export function codePointLength(s: string): number {

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the integration API (integration-api.md), after local validation and
+ * Wire shapes of the integration API (docs/api-reference.md, "Fields"), after local validation and
  * normalisation: DateTimes in UTC `yyyy-mm-ddThh:mm:ss.sssZ`, candidate SpecialNeeds as the
  * string "true"/"false", unset optional fields absent (never empty strings).
  * The zod schemas in this folder produce exactly these types.
@@ -137,7 +137,7 @@ export interface CollectionRequest {
   Title: string;
   Owner?: string;
   Taxonomies?: IdTitle[] | null;
-  /** The parameter-list name; merged with ObjectiveRepositories (interpretations.md). */
+  /** The parameter-list name; merged with ObjectiveRepositories (docs/interpretations.md, "Collections"). */
   LoRepositoryExternalIds?: IdTitle[] | null;
   ObjectiveRepositories?: IdTitle[] | null;
 }

@@ -1,6 +1,6 @@
 /**
  * POST /user: every field rule of the user request and its Hierarchies elements
- * (integration-api.md "User", codes 206-250; interpretations.md "Users").
+ * (docs/api-reference.md, "User", codes 206-250; docs/interpretations.md, "Users").
  */
 import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
@@ -258,15 +258,15 @@ export type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
 export type StoredUserField = Exclude<UserField, UserFieldNotInView>;
 
 const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
-/** The fields Content.User shows (integration-api.md, "Add a user"), in the spec's order; never the password. */
+/** The fields Content.User shows (docs/api-reference.md, "Add a user"), in the spec's order; never the password. */
 export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
 
 /** tsc stops here when UserRequest (types.ts) and USER_TABLE do not name the same fields. */
-export type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
+type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
 /** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
-export type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
+type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
 /** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
 export function booleanState(value: unknown): boolean | undefined | 'invalid' {

@@ -5,7 +5,7 @@ import type { CandidateField, ScheduleField } from './schedule.js';
 import { normaliseGuid } from './text-rules.js';
 
 /**
- * The world file (cli-contract.md, "World file"): what exists on the platform before the API is
+ * The world file (docs/cli-contract.md, "World file"): what exists on the platform before the API is
  * called. Every object is strict (an unknown field is an error with its path) except review
  * sessions, which are kept exactly as the API returns them.
  */

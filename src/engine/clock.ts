@@ -6,7 +6,7 @@ export type Clock = () => Date;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /**
- * The system clock, or a fixed instant when EXAMCTL_NOW is set (cli-contract.md, "Local engine
+ * The system clock, or a fixed instant when EXAMCTL_NOW is set (docs/cli-contract.md, "Local engine
  * clock"). A value without a zone is refused rather than guessed.
  */
 export function clockFromEnv(env: Readonly<Record<string, string | undefined>>): Clock {

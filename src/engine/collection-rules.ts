@@ -15,7 +15,7 @@ import type { WorldCollection, WorldLoRepository, WorldSettings, WorldTaxonomy, 
 import { accept, refuse, withoutUndefined, type Decision } from './decision.js';
 import { SETTINGS_KEY, type EngineView } from './view.js';
 
-/** POST /collections over a validated request (interpretations.md, "Collections"). */
+/** POST /collections over a validated request (docs/interpretations.md, "Collections"). */
 export function decideCollection(
   view: EngineView,
   request: CollectionRequest,

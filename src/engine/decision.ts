@@ -14,7 +14,7 @@ export function errorEntries(problems: readonly Problem[]): ApiErrorEntry[] {
   return problems.map((p) => (p.field === '' ? { Code: p.code, Message: p.message } : { Code: p.code, Message: p.message, Field: p.field }));
 }
 
-/** interpretations.md: failures answer Success false, Content null and every problem found. */
+/** docs/interpretations.md, "Envelope and errors": failures answer Success false, Content null and every problem found. */
 export function refuse<T>(problems: readonly Problem[], status = 400): Decision<T> {
   return { result: { status, envelope: { Content: null, Success: false, Errors: errorEntries(problems) } }, changes: [] };
 }

@@ -45,7 +45,7 @@ export function newToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-/** interpretations.md: generated collection ids are 16 lowercase letters and digits. */
+/** docs/interpretations.md, "Collections": generated collection ids are 16 lowercase letters and digits. */
 export function newCollectionExternalId(): string {
   let id = '';
   for (let i = 0; i < COLLECTION_ID_LENGTH; i++) id += COLLECTION_ID_ALPHABET[randomInt(COLLECTION_ID_ALPHABET.length)];
@@ -72,7 +72,7 @@ function externalIdOf(raw: unknown): string | undefined {
 }
 
 /**
- * Every state rule of interpretations.md over a Store. Each call validates its request with the
+ * Every state rule of docs/interpretations.md over a Store. Each call validates its request with the
  * domain rules (the same functions the CLI's dry run uses), prepares what is random or slow
  * (tokens, password hashes) and then decides in one synchronous `store.transact`. With
  * `dryRun`, the decision runs against a private overlay of earlier planned changes and nothing
@@ -174,7 +174,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
     async removeInvigilators(scheduleExtId, userExtIds, callOptions): Promise<ApiResult<InvigilatorsResponseContent>> {
       const validation = validateInvigilatorRemoval(scheduleExtId, userExtIds);
       // The listed whole-request errors come with HTTP 200; a body of the wrong shape is 400
-      // (interpretations.md, Tolerance).
+      // (docs/interpretations.md, "Tolerance (engine and local serve)").
       if (!validation.ok) {
         const listed = validation.problems.every((problem) => problem.code !== null);
         return refuse<InvigilatorsResponseContent>(validation.problems, listed ? 200 : 400).result;

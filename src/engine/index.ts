@@ -1,15 +1,8 @@
 export { clockFromEnv, type Clock } from './clock.js';
 export { lockTimeoutFromEnv } from './store/lock.js';
-export { createLocalEngine, type LocalEngine, type LocalEngineOptions } from './engine.js';
+export { createLocalEngine } from './engine.js';
 export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
-export { hashPassword, verifyPassword, SCRYPT_PARAMS } from './password.js';
 export { ENGINE_INDEXER } from './view.js';
 // The CLI's local runs import local-target.js directly: this index re-exports world-io.ts, which
 // loads the world schemas (zod), so importing it costs start-up that a run does not need.
-export {
-  BUNDLED_WORLD_PATH,
-  loadWorldFile,
-  ensureLocalStore,
-  openLocalTarget,
-  type OpenLocalTargetOptions,
-} from './local-target.js';
+export { BUNDLED_WORLD_PATH, loadWorldFile, ensureLocalStore, openLocalTarget } from './local-target.js';

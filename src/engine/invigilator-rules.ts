@@ -14,7 +14,7 @@ import type { EngineView } from './view.js';
 
 /**
  * DELETE /schedule/{id}/invigilators over validated ids. Whole-request failures come with
- * HTTP 200 and Success false (interpretations.md); unknown ids are per-user 319 entries.
+ * HTTP 200 and Success false (docs/interpretations.md, "Envelope and errors"); unknown ids are per-user 319 entries.
  */
 export function decideInvigilatorRemoval(
   view: EngineView,

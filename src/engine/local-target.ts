@@ -58,7 +58,7 @@ export interface OpenLocalTargetOptions {
 
 /**
  * Creates the store at `storeDir` from the bundled demo world when none exists yet
- * (cli-contract.md, "Targets"), reporting creation through `onCreated`; returns its absolute path.
+ * (docs/cli-contract.md, "Targets"), reporting creation through `onCreated`; returns its absolute path.
  * Two processes may race to create it: the loser uses the winner's store.
  */
 export async function ensureLocalStore(storeDir: string, onCreated?: (location: string) => void): Promise<string> {
@@ -77,7 +77,7 @@ export async function ensureLocalStore(storeDir: string, onCreated?: (location: 
 
 /**
  * Opens the local target. A store that does not exist yet is created from the bundled demo
- * world (cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
+ * world (docs/cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
  * validates only, and nothing is created.
  */
 export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {

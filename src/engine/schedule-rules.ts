@@ -73,7 +73,7 @@ export function participateRole(view: EngineView): WorldRole | undefined {
   return found;
 }
 
-/** POST /schedule over an already validated request (interpretations.md, "Schedules"). */
+/** POST /schedule over an already validated request (docs/interpretations.md, "Schedules"). */
 export function decideSchedule(
   view: EngineView,
   request: ScheduleRequest,

@@ -509,7 +509,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
 }
 
 /**
- * Streams the records of a CSV file (cli-contract.md, "Input files"). Every iteration re-reads
+ * Streams the records of a CSV file (docs/cli-contract.md, "Input files"). Every iteration re-reads
  * the file, so a caller can validate everything in a first pass and send in a second.
  * Structural problems throw InputFileError (`file:line: reason`). `batches()` gives the same
  * records in arrays, one per chunk read, for callers that process many records per await.

@@ -1,6 +1,6 @@
 /**
  * The run report CSV as both its writer (report-writers.ts, csv-cell.ts) and its readers
- * (the CSV reader, --only-failed, invigilator id lists) must see it (cli-contract.md, "Run
+ * (the CSV reader, --only-failed, invigilator id lists) must see it (docs/cli-contract.md, "Run
  * report"; docs/cli.md): the columns a report adds, what "ok" is, and the one quote that keeps
  * a spreadsheet from running a cell as a formula. Pure.
  */
@@ -47,7 +47,7 @@ export function isOkStatus(cell: string | undefined): boolean {
 }
 
 /**
- * A dry run's report never says `ok`: nothing in it was sent (docs/runs.md, "A dry run's report").
+ * A dry run's report never says `ok`: nothing in it was sent (docs/cli.md, "A dry run's report").
  * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
  * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
  * with --only-failed it is refused (exit 2): every row of it still needs sending.
@@ -85,7 +85,7 @@ export function noStatusColumn(file: string): UsageError {
 }
 
 /**
- * What a report writes in place of a schedule PIN (cli-contract.md: "Secrets ... never appear in
+ * What a report writes in place of a schedule PIN (docs/cli-contract.md, "Run report": "Secrets ... never appear in
  * ... reports"). Not a valid PIN (4 digits), so it can never be sent as one: a run that reads it
  * back takes --pin instead, or is refused (schedule-push.ts). Also what `review-session show`
  * prints for Content.Pin, so "a PIN exists" stays visible while its digits do not.

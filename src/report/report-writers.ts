@@ -67,12 +67,6 @@ export function emptySummary(): ReportSummary {
   return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
 }
 
-/** The summary's count of movers (--prune-memberships, docs/sync.md). */
-function moversCount(movers: number, dryRun: boolean): string[] {
-  if (movers === 0) return [];
-  return [`${formatCount(movers)} ${movers === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`];
-}
-
 export function describeTarget(target: ReportTarget): string {
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
 }
@@ -147,7 +141,7 @@ export function errorMessages(errors: readonly Problem[]): string {
 }
 
 /**
- * Columns whose cells are secrets (cli-contract.md: "Secrets never appear in ... reports"), kept
+ * Columns whose cells are secrets (docs/cli-contract.md, "Run report": "Secrets never appear in ... reports"), kept
  * in the header so the report stays valid input. A password is written empty, which the reader
  * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
  * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
@@ -309,6 +303,22 @@ export interface HumanSummaryExtras {
   reportFile?: () => string | undefined;
   /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
   countsOnly?: boolean;
+  /** The lines the command's job adds beside the counts (RecordJob.summaryNotes). */
+  notes?: readonly SummaryNote[];
+}
+
+/**
+ * A count the human summary says beside the totals, in the command's own words: `4,950
+ * unchanged (not sent)`. Declared by the command's job, not here: a report knows items, not what
+ * a kind of item means to a command.
+ */
+export interface SummaryNote {
+  /** True for an item the note counts. */
+  counts(item: ReportItem): boolean;
+  /** What the counted items are, said after their number (`4,950`), in a real run or a dry run. */
+  words(count: number, dryRun: boolean): string;
+  /** Said of a dry run too; by default a dry run has its plan instead. */
+  readonly inDryRun?: boolean;
 }
 
 /**
@@ -322,11 +332,8 @@ export class HumanSummaryWriter implements ReportSink {
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
   private readonly plan = new RunPlan();
-  /** --changed-only and --disable-missing (docs/sync.md): said beside the counts. */
-  private notSent = 0;
-  private disabled = 0;
-  /** --prune-memberships: users who lose a link or a flag examctl sent (movers). */
-  private movers = 0;
+  /** How many items each of the job's notes counts. */
+  private readonly noted: number[];
 
   constructor(
     private readonly out: TextSink,
@@ -334,14 +341,14 @@ export class HumanSummaryWriter implements ReportSink {
     /** Draws the counts (a table on a terminal); default: one plain line. */
     private readonly renderCounts?: (summary: ReportSummary, dryRun: boolean) => string,
     private readonly extras: HumanSummaryExtras = {},
-  ) {}
+  ) {
+    this.noted = (extras.notes ?? []).map(() => 0);
+  }
 
   item({ item }: ReportEntry): void {
-    if (item.removed !== undefined && item.status !== 'failed') this.movers += 1;
-    if (this.header.dryRun) this.plan.add(item);
-    // --changed-only's unchanged items carry the note naming the run that sent them (a rebuilt report too).
-    else if (item.action === 'unchanged' && item.note !== undefined) this.notSent += 1;
-    else if (item.action === 'disabled') this.disabled += 1;
+    const { dryRun } = this.header;
+    if (dryRun) this.plan.add(item);
+    this.extras.notes?.forEach((note, i) => (!dryRun || note.inDryRun === true) && note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
@@ -371,7 +378,10 @@ export class HumanSummaryWriter implements ReportSink {
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
-    const sync = [...(this.notSent > 0 ? [`${n(this.notSent)} unchanged (not sent)`] : []), ...(this.disabled > 0 ? [`${n(this.disabled)} disabled (not in the file)`] : []), ...moversCount(this.movers, dryRun)];
+    const sync = (this.extras.notes ?? []).flatMap((note, i) => {
+      const count = this.noted[i] ?? 0;
+      return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
+    });
     // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
     // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
@@ -460,7 +470,7 @@ export class RunReportBuilder {
   }
 }
 
-/** Exit status of a completed run: 0 when every item is ok, else 1 (cli-contract.md). */
+/** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */
 export function exitCodeFor(summary: ReportSummary): 0 | 1 {
   return summary.ok === summary.total ? 0 : 1;
 }

@@ -3,7 +3,7 @@ import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { SourceRef } from '../input/record.js';
 
-/** cli-contract.md, "Run report". */
+/** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 
 /**

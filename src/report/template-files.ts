@@ -21,8 +21,6 @@ import { mapHeader, rowFields } from '../input/csv-reader.js';
 import { csvLine } from './csv-cell.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
 
-export type TemplateFormat = 'csv' | 'xlsx' | 'json';
-
 const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
   users: 'Users',
   candidates: 'Candidates',

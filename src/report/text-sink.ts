@@ -12,16 +12,6 @@ export interface TextSink {
   write(text: string): void | Promise<void>;
 }
 
-/** A sink over a Node stream that honours back-pressure. */
-export function streamSink(stream: NodeJS.WritableStream): TextSink {
-  return {
-    write(text: string): void | Promise<void> {
-      if (stream.write(text)) return;
-      return new Promise<void>((resolve) => stream.once('drain', () => resolve()));
-    },
-  };
-}
-
 /** Collects everything written; used by tests and by commands that render into a string first. */
 export class StringSink implements TextSink {
   private readonly parts: string[] = [];

@@ -99,7 +99,3 @@ export function recordedOptions(options: Readonly<Record<string, unknown>>): Rec
   }
   return kept;
 }
-
-export function isRecordedOption(name: string): boolean {
-  return allowed.has(name);
-}

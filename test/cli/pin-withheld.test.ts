@@ -9,7 +9,7 @@ import { checkSpreadsheetValues } from '../../src/domain/spreadsheet-warnings.js
 import { testDeps, withTempDir } from './helpers.js';
 
 /**
- * cli-contract.md, "Run report": schedule PINs never appear in output or reports. A report's PIN
+ * docs/cli-contract.md, "Run report": schedule PINs never appear in output or reports. A report's PIN
  * cell says `withheld`; fed back, it takes --pin or the run is refused before anything is sent.
  */
 

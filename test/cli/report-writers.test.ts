@@ -168,6 +168,34 @@ describe('human summary', () => {
     expect(out.text).toContain('... and 5 more');
   });
 
+  it("says the job's notes beside the counts in the job's words, and none of its own (a report knows items, not what they mean to a command)", async () => {
+    const unchanged = { source: { file: 'users.csv', line: 2 }, id: 'u-2', status: 'ok' as const, errors: [], action: 'unchanged' as const, note: 'sent by run R-1' };
+    const out = new StringSink();
+    const notes = [{ counts: (item: { action?: string }) => item.action === 'unchanged', words: (count: number) => `${count === 1 ? 'was' : 'were'} left alone (same as last night)` }];
+    const builder = new RunReportBuilder([new HumanSummaryWriter(out, header, undefined, { notes })]);
+    await builder.add({ item: unchanged });
+    await builder.add({ item: { ...unchanged, id: 'u-3' } });
+    await builder.finish();
+    expect(out.text).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped\n2 were left alone (same as last night)\n');
+    const plain = new StringSink();
+    const without = new RunReportBuilder([new HumanSummaryWriter(plain, header)]);
+    await without.add({ item: unchanged });
+    await without.finish();
+    expect(plain.text).not.toContain('unchanged');
+    expect(plain.text).not.toContain('not sent');
+    // A dry run says only the notes that ask to be said of it, in their dry-run words.
+    const dry = new StringSink();
+    const dryNotes = [
+      { counts: () => true, words: (_count: number, dryRun: boolean) => (dryRun ? 'would move' : 'moved'), inDryRun: true },
+      { counts: () => true, words: () => 'said of real runs only' },
+    ];
+    const dryBuilder = new RunReportBuilder([new HumanSummaryWriter(dry, { ...header, dryRun: true }, undefined, { notes: dryNotes })]);
+    await dryBuilder.add({ item: unchanged });
+    await dryBuilder.finish();
+    expect(dry.text).toContain('1 would move');
+    expect(dry.text).not.toContain('real runs only');
+  });
+
   it('makes ids, file names and messages from the input or the service inert for the terminal (no ESC, no bidi override, no forged line)', async () => {
     const out = new StringSink();
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);

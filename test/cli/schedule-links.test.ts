@@ -35,7 +35,7 @@ async function storeWithSchedule(dir: string): Promise<string> {
 
 function linksRun(dir: string, options: Record<string, unknown>, overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
   const io = testDeps(dir, overrides, env);
-  return { io, done: run({ store: join(dir, 'store'), ...options }, io.deps) };
+  return { io, done: run({ store: join(dir, 'store'), output: 'table', ...options }, io.deps) };
 }
 
 describe('schedule links', () => {

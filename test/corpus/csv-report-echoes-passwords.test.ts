@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { corpus, examctl, inTempDir, parseCsv } from './helpers.js';
 
-// The CSV run report never holds a password (cli-contract.md: secrets never appear in
+// The CSV run report never holds a password (docs/cli-contract.md, "Run report": secrets never appear in
 // reports): the Password column is kept, so the report is still valid input, but its cells are
 // written empty, and an empty cell means "not set", so a retry does not change the password.
 // The JSON report and the human summary carry no input cells at all.

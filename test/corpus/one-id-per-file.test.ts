@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctl, inTempDir, parseReport, type Report } from './helpers.js';
 
-// interpretations.md "One file, one id": the later record with an id an earlier record of the
+// docs/interpretations.md, "One file, one id": the later record with an id an earlier record of the
 // same file has fails locally, naming the earlier line, in the dry run and the real run, and is
 // never sent (issue 23, 5). Against the demo world, a fresh store per test.
 

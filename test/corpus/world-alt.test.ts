@@ -98,7 +98,7 @@ describe('world-alt: a scenario across all commands', () => {
         ['px-9', 'partial', ['UserExtId', 319]],
       ]);
 
-      // Review sessions: odd fields come back exactly as the world gave them, but the PIN (withheld: cli-contract.md).
+      // Review sessions: odd fields come back exactly as the world gave them, but the PIN (withheld: docs/cli-contract.md, "Run report").
       const world = JSON.parse(await readFile(corpus('world-alt.json'), 'utf8')) as { ReviewSessions: Record<string, unknown>[] };
       const odd = await run(['review-session', 'show', 'RS-ALT-ODD', '--json']);
       expect(odd.code).toBe(0);

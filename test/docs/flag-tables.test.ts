@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/command-tree.js';
-import { flagTable, renderFlagBlocks } from '../../src/cli/flag-tables.js';
+import { flagTable, renderDefaultSpans, renderFlagBlocks } from '../../src/cli/flag-tables.js';
+import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY } from '../../src/defaults.js';
 import { testDeps } from '../cli/helpers.js';
 import { ROOT } from '../support/cli.js';
 
@@ -50,6 +51,24 @@ describe('generated flag tables', () => {
     expect(table.split('\n').filter((line) => line.startsWith('| `'))).toHaveLength(serve.options.length);
     expect(table).toContain('(default: "127.0.0.1")');
     expect(table).not.toContain('--json');
+  });
+
+  it('the defaults the docs state are the named constants the code applies (src/defaults.ts), as --help states them', () => {
+    const stale = DOCS.flatMap((doc) =>
+      renderDefaultSpans(readFileSync(join(ROOT, doc), 'utf8'))
+        .blocks.filter((block) => !block.upToDate)
+        .map((block) => `${doc}: ${block.marker} changed; run npm run docs:flags`),
+    );
+    expect(stale).toEqual([]);
+    const spans = DOCS.flatMap((doc) => renderDefaultSpans(readFileSync(join(ROOT, doc), 'utf8')).blocks.map((block) => `${doc} ${block.marker}`));
+    expect(spans).toEqual(expect.arrayContaining(['docs/cli.md default: remote-concurrency', 'docs/remote.md default: remote-concurrency', 'docs/cli.md default: local-concurrency']));
+    expect(renderDefaultSpans('at <!-- default: remote-concurrency -->16<!-- /default --> in flight')).toEqual({
+      text: `at <!-- default: remote-concurrency -->${REMOTE_CONCURRENCY}<!-- /default --> in flight`,
+      blocks: [{ marker: 'default: remote-concurrency', upToDate: false }],
+    });
+    expect(() => renderDefaultSpans('<!-- default: nope -->1<!-- /default -->')).toThrow('default "nope": no such named default');
+    expect(flagTable(program, 'user sync --concurrency')).toContain(`(default ${REMOTE_CONCURRENCY})`);
+    expect(LOCAL_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
   });
 
   it('a block naming an unknown command or flag is an error naming it', () => {

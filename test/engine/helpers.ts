@@ -5,7 +5,7 @@ import { createLocalEngine, type LocalEngine } from '../../src/engine/engine.js'
 import { worldToChanges } from '../../src/engine/world-io.js';
 import { MemoryStore } from './memory-store.js';
 
-/** Tests pin the engine clock (cli-contract.md: EXAMCTL_NOW). The demo world is dated around it. */
+/** Tests pin the engine clock (docs/cli-contract.md, "Local engine clock": EXAMCTL_NOW). The demo world is dated around it. */
 export const NOW = new Date('2026-11-21T12:00:00.000Z');
 
 const WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.json', import.meta.url));

@@ -3,7 +3,7 @@ import type { CollectionRequest, ScheduleRequest, UserRequest } from '../../src/
 import type { WorldUser } from '../../src/domain/world.js';
 import { candidate, codes, demoEngine, scheduleRequest } from './helpers.js';
 
-// A second pass over interpretations.md: the points not covered elsewhere, each producing its
+// A second pass over docs/interpretations.md: the points not covered elsewhere, each producing its
 // code through the engine (the engine calls the domain rules; these prove the codes reach a caller).
 
 const user = (store: ReturnType<typeof demoEngine>['store'], id: string) => store.state.get('users')!.get(id) as WorldUser;

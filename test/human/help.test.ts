@@ -2,6 +2,8 @@ import { describe, it, expect } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { grouped, HELP_GROUPS_ABOVE, option, registerSpecs } from '../../src/cli/option-table.js';
+import { Command as Commander } from 'commander';
 import { testDeps } from '../cli/helpers.js';
 
 /**
@@ -52,6 +54,59 @@ describe('--help', () => {
     expect(exampleLines.length).toBeGreaterThanOrEqual(2);
     // Each example names this command (or, for a group, one of its subcommands).
     if (path.length > 0) expect(exampleLines.some((line) => line.includes(path.join(' ')))).toBe(true);
+  });
+
+  /** The headings of a help text's flag sections, in order, with the flags under each. */
+  function flagSections(help: string): [string, string[]][] {
+    const before = help.split('\nExamples:\n')[0]!;
+    return [...before.matchAll(/^([A-Z][A-Za-z ]*):\n((?: {2}.*\n?)+)/gm)]
+      .filter(([, heading]) => heading !== 'Usage' && heading !== 'Arguments' && heading !== 'Commands')
+      .map(([, heading, body]) => [heading!, [...body!.matchAll(/^ {2}(-[^\s,]+(?:, --\S+)?)/gm)].map((flag) => flag[1]!)]);
+  }
+
+  it('schedule push shows its flags under headings: input, request, schedule fields, nightly sync', async () => {
+    const sections = flagSections((await helpOf(['schedule', 'push'])).stdout);
+    expect(sections.map(([heading]) => heading)).toEqual(['Input', 'Request', 'Schedule fields', 'Nightly sync', 'Options']);
+    const flagsUnder = new Map(sections);
+    expect(flagsUnder.get('Input')).toEqual(expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']));
+    expect(flagsUnder.get('Schedule fields')).toEqual(expect.arrayContaining(['--schedule-id', '--start', '--pin', '--no-keycode']));
+    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--require-memory', '--sync-dir']);
+    // Only commander's own --help is left under the plain heading.
+    expect(flagsUnder.get('Options')).toEqual(['-h, --help']);
+  });
+
+  it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))('%s: with more than ten flags, every flag under a heading of its group', async (_name, path) => {
+    const command = commandAt(path);
+    const own = command.options.filter((flag) => !flag.hidden && flag.long !== '--version');
+    const sections = flagSections((await helpOf(path)).stdout);
+    if (own.length <= HELP_GROUPS_ABOVE) {
+      expect(sections.map(([heading]) => heading).filter((heading) => heading !== 'Options')).toEqual([]);
+      return;
+    }
+    const listed = sections.filter(([heading]) => heading !== 'Options').flatMap(([, flags]) => flags);
+    expect(listed).toHaveLength(own.length);
+  });
+
+  it('a flag added to a table without a group lands in the group of the flag before it; before any group, under Options', () => {
+    const table = [
+      option('--first', 'before any group'),
+      ...grouped('Input', [option('--file <path>', 'a file')] as const),
+      option('--added-later', 'added by someone else, naming no group'),
+      ...grouped('Nightly sync', [option('--changed-only', 'only changes')] as const),
+      ...Array.from({ length: 8 }, (_, i) => option(`--more-${i}`, 'filler')),
+    ];
+    const command = registerSpecs(new Commander('x'), table);
+    const groupOf = (flag: string): string | undefined => command.options.find((each) => each.long === flag)?.helpGroupHeading;
+    expect([groupOf('--first'), groupOf('--file'), groupOf('--added-later'), groupOf('--changed-only'), groupOf('--more-7')]).toEqual([
+      'Options:',
+      'Input:',
+      'Input:',
+      'Nightly sync:',
+      'Nightly sync:',
+    ]);
+    // Ten flags or fewer: one list, no headings.
+    const small = registerSpecs(new Commander('y'), table.slice(0, HELP_GROUPS_ABOVE));
+    expect(small.options.map((each) => each.helpGroupHeading)).toEqual(Array(HELP_GROUPS_ABOVE).fill(undefined));
   });
 
   it('a subcommand lists its own flags and points at `examctl options` for the global ones (--dry-run, --report, --yes)', async () => {

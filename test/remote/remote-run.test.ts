@@ -8,7 +8,7 @@ import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault
 /**
  * Whole remote runs (`examctl user sync --target remote`) against the fault-injecting server:
  * interrupt, a refused token, a service that stays down. What is asserted is the contract of
- * cli-contract.md: exit code, report written, unsent rows `skipped`, no call after the end.
+ * docs/cli-contract.md, "Exit status": exit code, report written, unsent rows `skipped`, no call after the end.
  */
 
 const TOKEN = 'remote-run-token';

@@ -89,9 +89,9 @@ describe('OpenAPI document', () => {
 });
 
 /*
- * The spec's request tables (integration-api.md, "Resources and their fields"), transcribed:
+ * The spec's request tables (docs/api-reference.md, "Fields"), transcribed:
  * field -> the constraints the document must carry. string(N) is maxLength N; "Alphanumeric and
- * dashes" is a pattern. Where interpretations.md decides otherwise it is noted on the row.
+ * dashes" is a pattern. Where docs/interpretations.md, "Field rules" decides otherwise it is noted on the row.
  * Patterns are written as ECMA regular expressions and compared in their served, engine-portable
  * form (src/domain/portable-pattern.ts).
  */
@@ -145,7 +145,7 @@ const specCandidate: Record<string, Expect> = {
 };
 const specCollection: Record<string, Expect> = {
   ExternalId: str(64, { pattern: portablePattern('^[A-Za-z0-9]+$') }),
-  // string(100) "shorter than 100 symbols": 99 (interpretations.md).
+  // string(100) "shorter than 100 symbols": 99 (docs/interpretations.md, "Field rules").
   Title: str(99, { minLength: 1 }),
   Owner: str(64),
   Taxonomies: { type: 'array' },

@@ -1,18 +1,22 @@
-import { declareCommand, option, parsed, type OptionsOf } from '../option-table.js';
+import { declareCommand, grouped, HELP_GROUP, option, parsed, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { collect } from '../flag-values.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
-  option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
-  SHEET_OPTION,
-  ENCODING_OPTION,
-  ...RECORD_INPUT_OPTIONS,
-  option('--title <title>', 'Title (required, under 100 characters)'),
-  option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
-  option('--owner <username>', 'Owner user name (default: the API settings owner)'),
-  parsed('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect),
-  parsed('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect),
+  ...grouped(HELP_GROUP.input, [
+    option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names'),
+    SHEET_OPTION,
+    ENCODING_OPTION,
+    ...RECORD_INPUT_OPTIONS,
+  ] as const),
+  ...grouped(HELP_GROUP.collectionFields, [
+    option('--title <title>', 'Title (required, under 100 characters)'),
+    option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
+    option('--owner <username>', 'Owner user name (default: the API settings owner)'),
+    parsed('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect),
+    parsed('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect),
+  ] as const),
 ] as const;
 
 export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;
@@ -31,4 +35,5 @@ export const COLLECTION_ADD = declareCommand({
   load: async () => (await import('./collection-add.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./collection-add.js')).rerunInput },
 });

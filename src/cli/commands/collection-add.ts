@@ -7,11 +7,12 @@ import type { CollectionRequest, CollectionResponseContent } from '../../domain/
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import type { TargetOf } from '../target.js';
-import type { CollectionAddOptions } from './collection-add.options.js';
+import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -26,7 +27,7 @@ export async function run(
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
   const job: RecordJob<CollectionRequest, Outcome> = {
-    command: 'collection add',
+    command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
@@ -44,6 +45,9 @@ export async function run(
  * The collections to add, from the file or from the flags (the title asked when prompts are
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
+
 export async function collectionAddInput(
   { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,

@@ -1,10 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { completionScript, SHELLS, type Shell } from '../completion.js';
 import type { CommandDeps } from '../context.js';
-
-export interface CompletionOptions {
-  shell?: string | undefined;
-}
+import type { CompletionOptions } from './completion.options.js';
 
 /** `examctl completion bash|zsh|fish|powershell`: the script on stdout, generated from the program it is part of. */
 export async function run(options: CompletionOptions, deps: CommandDeps): Promise<number> {

@@ -1,4 +1,4 @@
-import { choice, option, parsed } from '../option-table.js';
+import { choice, grouped, HELP_GROUP, option, parsed } from '../option-table.js';
 import { collect } from '../flag-values.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
@@ -31,7 +31,7 @@ export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field 
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
  * declared once, taken by every command that reads records. Also a profile's defaults.
  */
-export const RECORD_INPUT_OPTIONS = [
+export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   MAP_OPTION,
   MAP_FILE_OPTION,
   parsed('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable', collect),
@@ -40,13 +40,13 @@ export const RECORD_INPUT_OPTIONS = [
     '--timezone <zone>',
     'IANA zone (e.g. Europe/Berlin) of date-times written without an offset: text in any input, .xlsx date cells, --start/--end and prompts; a time the clocks skip or repeat fails its record. Without it an offset is required',
   ),
-] as const;
+] as const);
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
-export const FILE_OPTIONS = [
+export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   option('--ignore-unknown-columns', 'ignore CSV columns that are not API fields instead of failing'),
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
   SHEET_OPTION,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,
-] as const;
+] as const);

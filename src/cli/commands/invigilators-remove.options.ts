@@ -27,4 +27,5 @@ export const INVIGILATORS_REMOVE = declareCommand({
   load: async () => (await import('./invigilators-remove.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./invigilators-remove.js')).rerunInput },
 });

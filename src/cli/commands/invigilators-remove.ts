@@ -11,12 +11,13 @@ import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARu
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { checkReportOption } from '../output.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { failureProblems } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
-import type { InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
+import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from './input-helpers.js';
 import { terminalLine } from '../../report/terminal-text.js';
 
@@ -42,7 +43,7 @@ export async function run(
   checkReportOption(options);
   const removal = new RemovalCall(scheduleExtId);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
-    command: 'invigilators remove',
+    command: commandName(INVIGILATORS_REMOVE),
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
@@ -58,6 +59,10 @@ export async function run(
  * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
  * list: what the pipeline reads, and what `runs show` reads again.
  */
+/** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
+export const rerunInput: RerunInput = async (options, deps) =>
+  invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
+
 export async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,

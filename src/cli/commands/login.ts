@@ -4,9 +4,9 @@ import { promptClosed, promptOpened } from '../prompt-state.js';
 import { PassThrough } from 'node:stream';
 import { InterruptedError, TargetError, UsageError } from '../../errors.js';
 import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../config-file.js';
-import { nonEmpty, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { nonEmpty, promptsAllowed, type CommandDeps } from '../context.js';
 
-export type LoginOptions = GlobalOptions & { withToken?: boolean; verify?: boolean };
+import type { LoginOptions } from './login.options.js';
 
 /** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
 export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;

@@ -87,7 +87,7 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 
 /**
  * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
- * candidates' PIN, is a secret (cli-contract.md) and is written as the marker a run report uses.
+ * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
  * The marker, not null: null is the API's "no PIN" (UsePin false), and a PIN in use stays
  * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
  * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").

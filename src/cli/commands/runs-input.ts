@@ -1,9 +1,9 @@
-import { UsageError } from '../../errors.js';
 import { changedScheduleFile, fingerprintInput, inputChange, type RunRecord } from '../../runs/index.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
+import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
+import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../pipeline/record-source.js';
-import type { TargetOf } from '../target.js';
+import { resumeEntry } from '../resume-registry.js';
 
 /*
  * `runs show` reads a run's input again, with the job its command builds, so that the items the
@@ -11,27 +11,14 @@ import type { TargetOf } from '../target.js';
  * of the journal), grouped as the command groups them (schedule push: one unit per request).
  */
 
-type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself'>;
+type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>;
 
-/** Thrown by a builder that has nothing to read again. */
-const fromPrompts = (): UsageError => new UsageError('its items were given at prompts, which the journal does not keep');
-
-/** Reading needs no target; asking for one means the items came from prompts. */
-const noTarget: TargetOf = () => Promise.reject(fromPrompts());
-
-/** Each command's input builder (the one its `run` uses), loaded on demand as `register` loads commands. */
-const INPUTS: Readonly<Record<string, (options: Record<string, unknown>, deps: CommandDeps) => Promise<JobInput>>> = {
-  async 'user sync'(options, deps) {
-    if (typeof options.file !== 'string') throw fromPrompts();
-    return (await import('./user-sync.js')).userSyncInput(options as never, deps);
-  },
-  'schedule push': async (options, deps) => (await import('./schedule-push.js')).schedulePushInput(options as never, deps),
-  'collection add': async (options, deps) => (await import('./collection-add.js')).collectionAddInput(options as never, options as GlobalOptions, deps),
-  'invigilators remove': async (options, deps) => (await import('./invigilators-remove.js')).invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, noTarget),
-};
+/** Why a run whose items were not read from a file (a builder that found nothing to read again) is not listed. */
+const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
 /** The input's units in order (a fresh read each call), or why the input cannot be read again. */
-export type RunInput = { units: () => AsyncIterable<Unit<unknown>> } | { unlisted: string };
+/** `count`: how many units the input gives (user sync --disable-missing adds its leavers after them). */
+export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -49,8 +36,10 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   }
   const scheduleChanged = await changedScheduleFile(record);
   if (scheduleChanged !== undefined) return { unlisted: scheduleChanged };
-  const build = INPUTS[header.command];
-  if (build === undefined) return { unlisted: `${header.command} runs cannot be read again` };
+  // The command's own input builder, as its declaration names it (resume.input), loaded on demand.
+  const entry = resumeEntry(header.command);
+  if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
+  const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
   const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
@@ -59,12 +48,12 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   };
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
-    for await (const _unit of units(input)) {
-      // Read through once: an error surfaces here, before anything is reported.
-    }
-    return { units: () => units(input) };
+    let count = 0;
+    // Read through once: an error surfaces here, before anything is reported.
+    for await (const _unit of units(input)) count += 1;
+    return { units: () => units(input), count, ...(input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { unlisted: header.input === null ? fromPrompts().message : `reading its input again failed: ${message}` };
+    return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };
   }
 }

@@ -49,6 +49,7 @@ export const RUNS_SHOW = declareCommand({
   load: async () => (await import('./runs.js')).runShow,
   takesDryRun: true,
   takesReport: true,
+  resume: { notResumable: 'it only reads a journal and sends nothing: run it again' },
 });
 
 export const RUNS_RESUME = declareCommand({
@@ -66,6 +67,7 @@ export const RUNS_RESUME = declareCommand({
   options: RUNS_RESUME_OPTIONS,
   load: async () => (await import('./runs.js')).runResume,
   takesReport: true,
+  resume: { notResumable: 'it continues the journal of the run it resumed: resume that run again' },
 });
 
 export const RUNS_PRUNE = declareCommand({

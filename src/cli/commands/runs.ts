@@ -23,7 +23,7 @@ import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openRunReport } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
-import type { CommandRun } from '../option-table.js';
+import { resumeEntry } from '../resume-registry.js';
 import { runInput } from './runs-input.js';
 import { instantOf } from '../flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
@@ -96,10 +96,11 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const runsDir = runsDirOf(options, deps);
   const record = await readRun(runsDir, await trustedRunId(runsDir, id, deps));
   const input = await runInput(record, deps);
-  const missing = 'unlisted' in input ? unjournaledCount(record) : 0;
-  const unlisted = 'unlisted' in input && missing !== 0 ? { count: missing, reason: input.unlisted } : undefined;
+  const missing = 'unlisted' in input ? unjournaledCount(record) : unreachedLeavers(record, input.count);
+  const reason = 'unlisted' in input ? input.unlisted : LEAVERS_UNLISTED;
+  const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
   const { command, target } = record.header;
-  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps);
+  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, { notes: 'units' in input ? input.summaryNotes : undefined });
   if (unlisted !== undefined) {
     const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
     await deps.stderr.write(`${terminalLine(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
@@ -122,6 +123,17 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const failure = report.failure();
   if (failure !== undefined) throw new UsageError(failure.message);
   return builder.summary.ok === builder.summary.total ? 0 : 1;
+}
+
+const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
+
+/** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
+function unreachedLeavers(record: Parameters<typeof unjournaledCount>[0], inputUnits: number): number {
+  const total = record.header.units;
+  if (total === undefined) return 0;
+  let journaled = 0;
+  for (const n of record.items.keys()) if (n >= inputUnits) journaled += 1;
+  return Math.max(0, total - inputUnits - journaled);
 }
 
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
@@ -148,14 +160,6 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   return 0;
 }
 
-/** The commands a run journal can name, loaded as `register` loads them. */
-const COMMANDS: Readonly<Record<string, () => Promise<CommandRun<never>>>> = {
-  'user sync': async () => (await import('./user-sync.js')).run as CommandRun<never>,
-  'schedule push': async () => (await import('./schedule-push.js')).run as CommandRun<never>,
-  'collection add': async () => (await import('./collection-add.js')).run as CommandRun<never>,
-  'invigilators remove': async () => (await import('./invigilators-remove.js')).run as CommandRun<never>,
-};
-
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
 const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
 
@@ -180,9 +184,10 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...g
     // The token comes from where every command takes it: flags, environment, the default profile.
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
-    const load = COMMANDS[opened.record.header.command];
-    if (load === undefined) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed`);
-    const [run, { targetOnce }] = await Promise.all([load(), import('../target.js')]);
+    // The command as its declaration says (program.ts), not a list of runs.ts's own.
+    const entry = resumeEntry(opened.record.header.command);
+    if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
+    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../target.js')]);
     const recordedCwd = opened.record.header.options.cwd;
     const resumedDeps: CommandDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));

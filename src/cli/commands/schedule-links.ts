@@ -3,18 +3,11 @@ import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js'
 import { UsageError } from '../../errors.js';
 import { csvLine, withUtf8Bom } from '../../report/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
 import { withOutFile } from '../out-file.js';
 
-/** `scheduleExtId` absent: on a terminal, picked from the store's schedules; otherwise a usage error. */
-export interface ScheduleLinksOptions extends GlobalOptions {
-  scheduleExtId?: string | undefined;
-  output?: 'table' | 'json' | 'csv';
-  out?: string | undefined;
-  /** csv: start with a UTF-8 BOM (default true; `--no-bom`). */
-  bom?: boolean;
-}
+import type { ScheduleLinksOptions } from './schedule-links.options.js';
 
 /** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
 export const LINK_COLUMNS = ['CandidateExtId', 'FirstName', 'LastName', 'Email', 'StartupLink', 'LaunchUrl'] as const;

@@ -14,7 +14,7 @@ import {
 } from '../../domain/index.js';
 import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
-import { SentMemory } from './sent-memory.js';
+import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -22,6 +22,7 @@ import type { SourceRow } from '../../report/report-writers.js';
 import type { Problem } from '../../domain/problem.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
 import { onlyGlobals, type GlobalOptions } from '../global-options.js';
+import { commandName, type RerunInput } from '../option-table.js';
 import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
 import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
@@ -33,7 +34,7 @@ import { readDateTimeText, readRecordDates } from '../../domain/local-time.js';
 import { parseDateTime } from '../../domain/date-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import { askPin, givenPin } from '../pin-source.js';
-import type { SchedulePushOptions } from './schedule-push.options.js';
+import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
 
 /** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
@@ -78,7 +79,7 @@ export async function run(
   if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
   const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
+  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
   if (defaults.schedule.PIN === undefined) {
@@ -96,8 +97,9 @@ export async function run(
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
   await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, deps);
   const job: RecordJob<PreparedSchedule, Remembered> = {
-    command: 'schedule push',
+    command: commandName(SCHEDULE_PUSH),
     records,
+    summaryNotes,
     async *units(batches) {
       for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
     },
@@ -157,10 +159,13 @@ export async function run(
  * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
  * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
  */
+/** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
+
 export async function schedulePushInput(
   options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & FieldFlags,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
@@ -176,6 +181,7 @@ export async function schedulePushInput(
         () => stringOf(defaults.schedule.PIN),
       ),
     units: (batches) => scheduleUnits(batches, defaults),
+    summaryNotes: [NOT_SENT_NOTE],
   };
 }
 

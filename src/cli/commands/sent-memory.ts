@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
-import { describeTarget, type SyncMemoryNote } from '../../report/report-writers.js';
+import { describeTarget, type SummaryNote, type SyncMemoryNote } from '../../report/report-writers.js';
 import { UsageError } from '../../errors.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
@@ -9,6 +9,12 @@ import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../target.js';
+
+/**
+ * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
+ * items carry the note naming the run that sent them (a rebuilt report's too).
+ */
+export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: () => 'unchanged (not sent)' };
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {

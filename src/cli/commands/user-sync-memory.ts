@@ -15,6 +15,8 @@ import type { Problem } from '../../domain/problem.js';
 import type { InputRecord } from '../../input/record.js';
 import { linksAfter, pruneOf, removalsOf } from '../../sync/memberships.js';
 import { idOf } from './input-helpers.js';
+import type { SourceRow } from '../../report/report-writers.js';
+import type { CsvDialect } from '../../report/csv-cell.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -69,6 +71,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private leavers: [string, MemoryEntry][] = [];
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
+  /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
+  private table: LeaverTable | undefined;
 
   constructor(
     flags: UserSyncFlags,
@@ -106,6 +110,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const read = recordMemberships(record);
       if (read.id === null) continue;
       inFile.add(read.id);
+      if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
       const links = memory.get(read.id)?.links;
@@ -184,13 +189,32 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return value !== given ? next : super.unit(next);
   }
 
+  /**
+   * A file unit's report row under the header the leavers' rows need: a table without a
+   * DisableLogin column gets one (empty for the file's rows: not set, as the file gives it), only
+   * when there are leavers, so every row of the report has the same columns.
+   */
+  reportRows(unit: Unit<UserRequest>): Unit<UserRequest> {
+    const table = this.table;
+    if (table === undefined || this.leavers.length === 0 || table.header === table.source || unit.rows === undefined) return unit;
+    // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
+    const width = table.source.length;
+    return { ...unit, rows: unit.rows.map((row) => (sameHeader(table, row.header) ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells } : row)) };
+  }
+
+  /** How many leavers `leaverBatches` gives (known once `prepare` ran). */
+  get leaverCount(): number {
+    return this.leavers.length;
+  }
+
   /** The leavers as units of their own, after the file's (--disable-missing). */
   *leaverBatches(): Iterable<readonly Unit<UserRequest>[]> {
     for (let from = 0; from < this.leavers.length; from += LEAVER_BATCH) {
       yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry]) => {
         const payload: UserRequest = { ExternalId: id, FirstName: entry.firstName ?? '', LastName: entry.lastName ?? '', DisableLogin: true } as UserRequest;
         this.disables.add(payload);
-        return { source: { file: `<synced by run ${entry.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' as const };
+        const unit: Unit<UserRequest> = { source: { file: `<synced by run ${entry.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
+        return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
       });
     }
   }
@@ -247,6 +271,56 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(links === undefined ? {} : { links }),
     });
   }
+}
+
+/**
+ * How a leaver's row sits in the report of a table input (docs/sync.md, "Leavers"): the input's
+ * header (plus DisableLogin when it has none) and where the request's fields go.
+ */
+interface LeaverTable {
+  /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
+  source: readonly string[];
+  /** The report's header: `source`, or `source` and DisableLogin. */
+  header: readonly string[];
+  dialect?: CsvDialect;
+  /** The header array of the read being sent, once found equal to `source`. */
+  seen?: readonly string[];
+  columns: { [K in LeaverField]: number };
+}
+
+const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
+type LeaverField = (typeof LEAVER_FIELDS)[number];
+
+/** Whether `header` is the input's (compared once per array: the rows of one read share it). */
+function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
+  if (header === table.seen) return true;
+  if (header.length !== table.source.length || header.some((name, i) => name !== table.source[i])) return false;
+  table.seen = header;
+  return true;
+}
+
+function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
+  const nameOf = (i: number): string | undefined => raw.names?.[i] ?? raw.header[i];
+  const find = (field: LeaverField): number => raw.header.findIndex((_, i) => nameOf(i) === field);
+  const disableLogin = find('DisableLogin');
+  const header = disableLogin >= 0 ? raw.header : [...raw.header, 'DisableLogin'];
+  return {
+    source: raw.header,
+    header,
+    ...(raw.dialect === undefined ? {} : { dialect: raw.dialect }),
+    columns: { ExternalId: find('ExternalId'), FirstName: find('FirstName'), LastName: find('LastName'), DisableLogin: disableLogin >= 0 ? disableLogin : raw.header.length },
+  };
+}
+
+/** A leaver's request as a row of the report: fed back (--only-failed), it sends the disable again. */
+function leaverRow(table: LeaverTable, payload: UserRequest): SourceRow {
+  const cells: string[] = table.header.map(() => '');
+  const values: { [K in LeaverField]: string } = { ExternalId: payload.ExternalId, FirstName: payload.FirstName ?? '', LastName: payload.LastName ?? '', DisableLogin: 'true' };
+  for (const field of LEAVER_FIELDS) {
+    const column = table.columns[field];
+    if (column >= 0) cells[column] = values[field];
+  }
+  return { line: 0, header: table.header, cells, ...(table.dialect === undefined ? {} : { dialect: table.dialect }) };
 }
 
 /** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */

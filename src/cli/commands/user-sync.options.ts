@@ -1,12 +1,13 @@
-import { declareCommand, option, type OptionsOf } from '../option-table.js';
+import { declareCommand, grouped, HELP_GROUP, option, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 export const USER_SYNC_OPTIONS = [
-  option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON (API field names as columns/keys)'),
+  ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON (API field names as columns/keys)')] as const),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
+  // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
   option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds'),
   option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, at least 100)'),
   option(
@@ -37,4 +38,5 @@ export const USER_SYNC = declareCommand({
   load: async () => (await import('./user-sync.js')).run,
   takesDryRun: true,
   takesReport: true,
+  resume: { input: async () => (await import('./user-sync.js')).rerunInput },
 });

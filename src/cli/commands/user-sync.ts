@@ -12,7 +12,10 @@ import { runPipeline } from '../pipeline/run-pipeline.js';
 import { outcomeOf } from '../pipeline/service-answer.js';
 import { openTargetDirectory, type TargetOf } from '../target.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
-import type { UserSyncOptions } from './user-sync.options.js';
+import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
+import { commandName, type RerunInput } from '../option-table.js';
+import type { SummaryNote } from '../../report/report-writers.js';
+import { NOT_SENT_NOTE } from './sent-memory.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
@@ -36,7 +39,7 @@ export async function run(
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
-    command: 'user sync',
+    command: commandName(USER_SYNC),
     records: promptedRecord(() => fields ?? {}),
     ...unitPerRecord(userUnit),
     send: sendUser,
@@ -81,12 +84,13 @@ async function syncFile(
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records);
   const job: RecordJob<UserRequest> = {
-    command: 'user sync',
+    command: commandName(USER_SYNC),
     ...read,
-    // The leavers come after the file's units, so they count in neither the structure pass nor the progress total.
+    // The leavers come after the file's units: known once prepare ran, they are added to the count.
     oneUnitPerRecord: !flags.disableMissing,
+    unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
-      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.unit(unit));
+      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.reportRows(memory.unit(unit)));
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
@@ -105,14 +109,31 @@ async function syncFile(
   return exitCode;
 }
 
+/** `runs show` reads a run again (USER_SYNC's resume.input); a run without --file took its user at prompts. */
+export const rerunInput: RerunInput = async (options, deps) => {
+  if (typeof options.file !== 'string') throw new UsageError('no input file: its user was given at prompts');
+  return userSyncInput(options as never, deps);
+};
+
+/** --disable-missing's word in the summary: the leavers whose login this run disabled. */
+const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: () => 'disabled (not in the file)' };
+
+/** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says it too. */
+const MOVERS_NOTE: SummaryNote = {
+  counts: (item) => item.removed !== undefined && item.status !== 'failed',
+  words: (count, dryRun) => `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
+  inDryRun: true,
+};
+
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
   { file, ignoreUnknownColumns, sheet, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
   deps: CommandDeps,
-): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord'> {
+): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   return {
     records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', ...inputFlagsOf(flags) }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
+    summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
 }
 

@@ -2,7 +2,7 @@ import type { IntegrationApi } from '../../api/integration-api.js';
 import { UsageError } from '../../errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
 import { openRunReport, type OpenReport } from '../output.js';
-import type { SyncMemoryNote } from '../../report/report-writers.js';
+import type { SummaryNote, SyncMemoryNote } from '../../report/report-writers.js';
 import { formatCount } from '../../report/number-format.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
@@ -30,6 +30,7 @@ export async function openRun(
   targetOf: TargetOf,
   units?: number,
   syncMemory?: SyncMemoryNote,
+  notes?: readonly SummaryNote[],
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
@@ -38,7 +39,7 @@ export async function openRun(
   let journal: RunJournaling | undefined;
   try {
     if (!dryRun && api !== null) journal = await startJournaling(command, target.report, units, options, deps);
-    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps);
+    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps, { notes });
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };

@@ -3,7 +3,7 @@ import { IdsOfOneInput, withProblem, type IdRule } from '../../domain/one-id-per
 import type { Problem, Validation } from '../../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../../domain/spreadsheet-warnings.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import type { ReportEntry, SourceRow, SyncMemoryNote } from '../../report/report-writers.js';
+import type { ReportEntry, SourceRow, SummaryNote, SyncMemoryNote } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { ItemAction, ItemStatus, ReportSummary } from '../../report/run-report.js';
 import type { GlobalOptions } from '../context.js';
@@ -74,6 +74,17 @@ export interface RecordJob<P, R = never> {
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
   /** True when each record is one unit, so the record count is the progress line's total. */
   oneUnitPerRecord?: boolean;
+  /**
+   * What the human summary says beside the counts in this command's words (`4,950 unchanged
+   * (not sent)`); part of the input, so `runs show` says it of a rebuilt report too.
+   */
+  summaryNotes?: readonly SummaryNote[];
+  /**
+   * A job that is not one unit per record but knows its count once `prepare` ran (user sync
+   * with --disable-missing: the file's records and the leavers), given the record count: the
+   * journal's first line records it, so `runs list` counts an interrupted run's whole input.
+   */
+  unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /**
    * What the remote confirmation says will be sent, when a unit is not one record (schedule

@@ -4,7 +4,7 @@ import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { formatCount } from '../../report/number-format.js';
 import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
-import type { ItemHistory } from '../../runs/index.js';
+import type { ItemHistory } from '../../runs/read-run.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption, openRunReport } from '../output.js';
@@ -14,13 +14,8 @@ import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunObserver, RunOptions, RunOutcome } from './record-job.js';
 import { RecordSource } from './record-source.js';
+import { LOCAL_CONCURRENCY } from '../../defaults.js';
 
-/**
- * In flight at once on the local engine: the store group-commits what is queued, so this is
- * about the records per fsync. 64 made a 100k-user sync ~1,560 fsyncs (10-15 s); 256 makes
- * ~390 (~5 s on a loaded 2-core machine); 1024 was no faster and used more memory and CPU.
- */
-const LOCAL_CONCURRENCY = 256;
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
@@ -67,9 +62,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     // cannot be read): the run's documents are still written, every item skipped with the reason.
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, job.oneUnitPerRecord ? total : undefined, job.syncMemory?.());
+  // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
+  const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
-  const observers = progressObservers(job, total, options, deps);
+  const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const dispatcher = new RecordDispatcher(job, {
@@ -257,12 +254,12 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
  * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
  * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
  */
-function progressObservers(job: RecordJob<unknown, unknown>, total: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+function progressObservers(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
   const progress = createRunProgress({
     terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
     write: (line) => void deps.stderr.write(line),
-    total: job.oneUnitPerRecord ? total : undefined,
+    total: units,
     label: job.command,
     color: progressColor(deps.env),
   });

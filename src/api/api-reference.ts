@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { OWN_CODES, SPEC_CODES } from '../domain/codes.js';
+import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../domain/collection.js';
+import type { RuleTable } from '../domain/field-rules.js';
+import { invigilatorIdsWire } from '../domain/invigilators.js';
+import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../domain/schedule.js';
+import { wireSchema } from '../domain/schemas.js';
+import { HIERARCHY_TABLE, USER_TABLE } from '../domain/user.js';
+
+/**
+ * docs/api-reference.md's tables, generated from the rule tables of src/domain/ the way the flag
+ * tables are generated from the option tables: a block `<!-- api: fields user -->` ...
+ * `<!-- /api -->` (or `<!-- api: codes -->`) is rewritten with each field's type, limits and codes
+ * as its rule checks them (the rule's wire schema and its description, the ones the OpenAPI
+ * document is made of). `npm run docs:flags` rewrites the blocks; test/docs/api-reference.test.ts
+ * fails while one is stale. Loaded by neither a command nor the engine.
+ */
+
+const TABLES: Readonly<Record<string, RuleTable>> = {
+  'schedule-request': SCHEDULE_REQUEST_TABLE,
+  schedule: SCHEDULE_TABLE,
+  candidate: CANDIDATE_TABLE,
+  user: USER_TABLE,
+  hierarchy: HIERARCHY_TABLE,
+  collection: COLLECTION_TABLE,
+  'id-title': ID_TITLE_ENTRY_TABLE,
+};
+
+const BLOCK = /(<!-- api: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/api -->)/g;
+
+export interface ApiBlock {
+  readonly marker: string;
+  readonly upToDate: boolean;
+}
+
+/** The text with every api block rewritten from the rule tables, and whether each already said that. */
+export function renderApiBlocks(markdown: string): { text: string; blocks: ApiBlock[] } {
+  const blocks: ApiBlock[] = [];
+  const text = markdown.replace(BLOCK, (_whole, open: string, marker: string, content: string, close: string) => {
+    const table = apiTable(marker.trim());
+    blocks.push({ marker: marker.trim(), upToDate: content === table });
+    return `${open}${table}${close}`;
+  });
+  return { text, blocks };
+}
+
+/** The table a marker asks for (`fields user`, `fields invigilators`, `codes`), ending with a newline. */
+export function apiTable(marker: string): string {
+  const [kind, name] = marker.split(/\s+/);
+  if (kind === 'codes' && name === undefined) return codesTable();
+  if (kind === 'fields' && name === 'invigilators') {
+    return rows(['field', 'type', 'rules'], [['(body)*', 'list of string', describe(invigilatorIdsWire(z))]]);
+  }
+  const table = kind === 'fields' && name !== undefined ? TABLES[name] : undefined;
+  if (table === undefined) throw new Error(`api table "${marker}": expected "codes" or "fields <${[...Object.keys(TABLES), 'invigilators'].join('|')}>"`);
+  return rows(
+    ['field', 'type', 'rules'],
+    table.rules.map((rule) => [`${rule.name}${rule.required === true ? '*' : ''}`, typeOf(wireSchema(rule)), describe(wireSchema(rule))]),
+  );
+}
+
+type JsonSchema = { type?: string; maxLength?: number; minimum?: number; maximum?: number; maxItems?: number; enum?: unknown[]; items?: JsonSchema; description?: string };
+
+function jsonSchema(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** `string(64)`, `integer 0..999`, `UPSERT \| DELETE`, `list of string (at most 20)`, as the API text writes types. */
+function typeOf(schema: z.ZodType): string {
+  return typeWords(jsonSchema(schema));
+}
+
+function typeWords(json: JsonSchema): string {
+  if (json.enum !== undefined) return json.enum.join(' \\| ');
+  if (json.type === 'string') return json.maxLength === undefined ? 'string' : `string(${json.maxLength})`;
+  if (json.type === 'integer') return `integer ${json.minimum ?? ''}..${json.maximum ?? ''}`;
+  if (json.type === 'array') return `list of ${json.items === undefined ? 'any' : typeWords(json.items)}${json.maxItems === undefined ? '' : ` (at most ${json.maxItems})`}`;
+  return json.type ?? 'any';
+}
+
+function describe(schema: z.ZodType): string {
+  return schema.description ?? '';
+}
+
+/** Every numbered code: the API's, then examctl's own, with the fields whose rule gives it (a code no field gives is decided on the platform's state). */
+function codesTable(): string {
+  const fieldsByCode = new Map<number, string[]>();
+  for (const [name, table] of Object.entries(TABLES)) {
+    for (const rule of table.rules) {
+      for (const match of describe(wireSchema(rule)).matchAll(/\bcodes? (\d+)/g)) {
+        const code = Number(match[1]);
+        const list = fieldsByCode.get(code) ?? [];
+        const field = `${name === 'schedule-request' ? '' : `${name}.`}${rule.name}`;
+        if (!list.includes(field)) list.push(field);
+        fieldsByCode.set(code, list);
+      }
+    }
+  }
+  for (const match of describe(invigilatorIdsWire(z)).matchAll(/\bcode (\d+)/g)) fieldsByCode.set(Number(match[1]), ['invigilators (body)']);
+  const entries = [...Object.entries(SPEC_CODES).map(([name, code]) => [name, code, 'API'] as const), ...Object.entries(OWN_CODES).map(([name, code]) => [name, code as number, 'examctl'] as const)];
+  return rows(
+    ['code', 'condition', 'from', 'given'],
+    entries
+      .sort((a, b) => a[1] - b[1])
+      .map(([name, code, from]) => [String(code), words(name), from, fieldsByCode.has(code) ? `locally: ${fieldsByCode.get(code)!.join(', ')}` : "by the platform, on its state (the local engine: docs/engine-rules.md)"]),
+  );
+}
+
+/** `UserExternalIdTooLong` -> `user external id too long`. */
+function words(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\bexternal id\b/g, 'ExternalId');
+}
+
+function rows(header: readonly string[], body: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.map((cell) => cell.replace(/\s*\n\s*/g, ' ').replace(/(?<!\\)\|/g, '\\|').replace(/</g, '\\<')).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---').join('|')}|`, ...body.map(line), ''].join('\n');
+}

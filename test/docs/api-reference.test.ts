@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { apiTable, renderApiBlocks } from '../../src/api/api-reference.js';
+import { OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
+import { ROOT } from '../support/cli.js';
+
+/**
+ * docs/api-reference.md's field and code tables are generated from the rule tables
+ * (src/api/api-reference.ts): a limit, a code or a field changed in src/domain/ fails here until
+ * `npm run docs:flags` rewrote the block.
+ */
+const doc = readFileSync(join(ROOT, 'docs/api-reference.md'), 'utf8');
+
+describe('docs/api-reference.md', () => {
+  it('every generated block is up to date with the rule tables', () => {
+    const { blocks } = renderApiBlocks(doc);
+    expect(blocks.filter((block) => !block.upToDate).map((block) => `the block "${block.marker}" of docs/api-reference.md changed; run npm run docs:flags`)).toEqual([]);
+    expect(blocks.map((block) => block.marker)).toEqual([
+      'fields schedule-request',
+      'fields schedule',
+      'fields candidate',
+      'fields user',
+      'fields hierarchy',
+      'fields collection',
+      'fields id-title',
+      'fields invigilators',
+      'codes',
+    ]);
+  });
+
+  it("a field's row says its type, whether it is required, its limits and codes, as the rule checks them", () => {
+    const user = apiTable('fields user');
+    expect(user).toContain('| ExternalId* | string(64) | Required: null, empty or blank is refused (code 206). At most 64 characters (code 218).');
+    expect(user).toContain('| ReasonableAdjustmentPercentage | integer 0..999 | A whole number 0..999 (code 249)');
+    expect(user).toContain('| Labels | list of string(100) (at most 20) |');
+    expect(apiTable('fields hierarchy')).toContain('| Action | UPSERT \\| DELETE |');
+    expect(apiTable('fields candidate')).toContain('| CandidateExtId* |');
+  });
+
+  it('the codes table lists every numbered code once, in order, saying where examctl gives it', () => {
+    const codes = apiTable('codes');
+    const numbers = [...codes.matchAll(/^\| (\d+) \|/gm)].map((match) => Number(match[1]));
+    const expected = [...Object.values(SPEC_CODES), ...(Object.values(OWN_CODES) as number[])].sort((a, b) => a - b);
+    expect(numbers).toEqual(expected);
+    expect(codes).toContain('| 219 | user ExternalId invalid | API | locally: user.ExternalId |');
+    expect(codes).toContain('| 1101 | review session not found | API | by the platform');
+  });
+
+  it('a stale block is rewritten; an unknown marker is an error naming it', () => {
+    const stale = 'x\n<!-- api: fields hierarchy -->\n| old |\n<!-- /api -->\n';
+    const { text, blocks } = renderApiBlocks(stale);
+    expect(blocks).toEqual([{ marker: 'fields hierarchy', upToDate: false }]);
+    expect(text).toContain('| IsCoordinator | boolean |');
+    expect(renderApiBlocks(text).blocks).toEqual([{ marker: 'fields hierarchy', upToDate: true }]);
+    expect(() => apiTable('fields roster')).toThrow('api table "fields roster"');
+  });
+});
