@@ -1,5 +1,5 @@
 /**
- * A store's instance id (docs/store.md, "Instance id"): a random id given when a store is
+ * A store's instance id (docs/store.md, "Files": INSTANCE): a random id given when a store is
  * created or replaced (`local init --force`), kept in the file INSTANCE beside CURRENT. What
  * remembers a store from outside it (the sync memory, docs/sync.md) records this id, so a
  * memory of a store since replaced at the same path is never taken for the new one.
