@@ -2,8 +2,9 @@
  * Joiners, movers, leavers (docs/sync.md, "Movers: --prune-memberships"): the hierarchy links
  * and permission flags examctl itself sent to a target, as the sync memory records them, and
  * what a user's request must add so the platform drops those the file no longer gives.
- * Pure: no fs, no process. A link is written in the CSV cell's own words: `H-A`, or
- * `H-A:coordinator+reports` with the flags examctl last sent true.
+ * Pure: no fs, no process. A link is recorded structured, `["SCH:MATH", ["coordinator"]]` (the
+ * id, then the flags examctl last sent true, as the CSV cell's words): an id may hold `:` or a
+ * flag word, so a link is never written as one cell word and split again.
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
@@ -13,34 +14,50 @@ const FLAGS = Object.entries(HIERARCHY_CELL_FLAGS) as [string, FlagField][];
 const WORD_OF = new Map<FlagField, string>(FLAGS.map(([word, field]) => [field, word]));
 const FIELD_OF = new Map<string, FlagField>(FLAGS);
 
+/** One link examctl manages, as the sync memory records it: the hierarchy id and the flag words sent true. */
+export type ManagedLink = readonly [id: string, flags: readonly string[]];
+
 /** Links by hierarchy id, each with the flags examctl last sent true. */
 type Links = Map<string, Set<FlagField>>;
 
-function parseLinks(links: readonly string[] | undefined): Links {
+function parseLinks(links: readonly ManagedLink[] | undefined): Links {
   const map: Links = new Map();
-  for (const link of links ?? []) {
-    const colon = link.indexOf(':');
-    if (colon < 0) {
-      map.set(link, new Set());
-      continue;
-    }
+  for (const [id, words] of links ?? []) {
     const flags = new Set<FlagField>();
-    for (const word of link.slice(colon + 1).split('+')) {
+    for (const word of words) {
       const field = FIELD_OF.get(word);
       if (field !== undefined) flags.add(field);
     }
-    map.set(link.slice(0, colon), flags);
+    map.set(id, flags);
   }
   return map;
 }
 
-function formatLinks(map: Links): string[] {
-  const out: string[] = [];
-  for (const [id, flags] of map) {
-    const words = FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word);
-    out.push(words.length === 0 ? id : `${id}:${words.join('+')}`);
+function formatLinks(map: Links): ManagedLink[] {
+  const out: ManagedLink[] = [];
+  for (const [id, flags] of map) out.push([id, FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word)]);
+  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * A memory line's links (`h`) as read: the structured form, or the cell words the first
+ * --prune-memberships build wrote (unreleased): a word without `:` is a link with no flag; one
+ * with `:` is ambiguous (`SCH:MATH` may be a link or `SCH` with a flag) and is left out, so it
+ * is never deleted or revoked (docs/sync.md, "The sync memory"). `undefined`: not a list of links.
+ */
+export function readLinks(h: unknown): { links: ManagedLink[]; ambiguous: number } | undefined {
+  if (!Array.isArray(h)) return undefined;
+  const links: ManagedLink[] = [];
+  let ambiguous = 0;
+  for (const link of h as unknown[]) {
+    if (typeof link === 'string') {
+      if (link.includes(':')) ambiguous += 1;
+      else links.push([link, []]);
+    } else if (Array.isArray(link) && link.length === 2 && typeof link[0] === 'string' && Array.isArray(link[1]) && (link[1] as unknown[]).every((word) => typeof word === 'string')) {
+      links.push([link[0], link[1] as string[]]);
+    } else return undefined;
   }
-  return out.sort();
+  return { links, ambiguous };
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {
@@ -52,7 +69,7 @@ function isMembership(entry: unknown): entry is HierarchyMembership {
  * an UPSERT adds the link (a flag sent true is kept, one sent false dropped, one not sent left
  * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged.
  */
-export function linksAfter(previous: readonly string[] | undefined, sent: readonly unknown[] | undefined): string[] | undefined {
+export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined): ManagedLink[] | undefined {
   if (sent === undefined) return previous === undefined || previous.length === 0 ? undefined : [...previous];
   const map = parseLinks(previous);
   for (const entry of sent) {
@@ -80,6 +97,8 @@ export interface Prune {
   removed: string[];
   /** Links the request adds that examctl did not manage yet (`joins H-D` in the plan). */
   joined: string[];
+  /** The links the request DELETEs that the file did not (a 131 or 1134 for one of them is the link gone). */
+  deleted: string[];
   /** Whether `request` differs from the file's (DELETEs or false flags were added). */
   added: boolean;
 }
@@ -90,7 +109,7 @@ export interface Prune {
  * included; a JSON record with a Hierarchies key): without it nothing is pruned. Links and
  * flags examctl never sent are never touched; an entry the file deletes itself is the file's.
  */
-export function pruneOf(links: readonly string[] | undefined, request: UserRequest, given: boolean): Prune | undefined {
+export function pruneOf(links: readonly ManagedLink[] | undefined, request: UserRequest, given: boolean): Prune | undefined {
   if (!given || links === undefined || links.length === 0) return undefined;
   const hierarchies: readonly unknown[] = Array.isArray(request.Hierarchies) ? request.Hierarchies : [];
   const managed = parseLinks(links);
@@ -122,14 +141,14 @@ export function pruneOf(links: readonly string[] | undefined, request: UserReque
   const joined = [...listed.keys()].filter((id) => !managed.has(id));
   const added = deletes.length > 0 || patched.size > 0;
   const sent = added ? [...hierarchies.map((entry) => (isMembership(entry) ? (patched.get(entry.ExternalId) ?? entry) : entry)), ...deletes] : undefined;
-  return { request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] }, removed, joined, added };
+  return { request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] }, removed, joined, deleted: deletes.map((entry) => entry.ExternalId), added };
 }
 
 /**
  * How many of a user's managed links or flags the input's Hierarchies value (as read, before
  * validation: a CSV cell already coerced, or a JSON value) would remove: the --max-prune count.
  */
-export function removalsOf(links: readonly string[] | undefined, hierarchies: unknown, given: boolean): number {
+export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchies: unknown, given: boolean): number {
   const request = { Hierarchies: Array.isArray(hierarchies) ? hierarchies : hierarchies === undefined ? [] : null } as unknown as UserRequest;
   // A value that is not a list fails validation: that user is not sent, so loses nothing.
   if (request.Hierarchies === null) return 0;
@@ -141,8 +160,9 @@ export function describeMove(removed: readonly string[], joined: readonly string
   const left: string[] = [];
   const revoked = new Map<string, string[]>();
   for (const entry of removed) {
-    const colon = entry.indexOf(':');
-    if (colon < 0) left.push(entry);
+    // A flag revoked is `id:word`; an id may hold `:` itself (`SCH:MATH` is a link left).
+    const colon = entry.lastIndexOf(':');
+    if (colon < 0 || !FIELD_OF.has(entry.slice(colon + 1))) left.push(entry);
     else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
   }
   const parts: string[] = [];

@@ -10,6 +10,7 @@ import type { StoreLock } from '../engine/store/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
+import { readLinks, type ManagedLink } from './memberships.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
 export const SYNC_MEMORY_VERSION = 1;
@@ -30,9 +31,9 @@ export interface MemoryEntry {
   disabled?: boolean;
   /**
    * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
-   * as `H-A` or `H-A:coordinator+reports` (src/sync/memberships.ts): what --prune-memberships may remove.
+   * as `["H-A", ["coordinator", "reports"]]` (src/sync/memberships.ts): what --prune-memberships may remove.
    */
-  links?: string[];
+  links?: ManagedLink[];
 }
 
 /**
@@ -93,6 +94,13 @@ interface HeaderBody {
   v: number;
   kind: SyncKind;
   target: ReportTarget;
+  /** A local store's instance id (src/engine/store/store-instance.ts); absent for a remote or a store without one. */
+  i?: string;
+}
+
+function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance === undefined ? {} : { i: instance }) };
+  return encodeChecksummedLine(JSON.stringify(header));
 }
 
 interface EntryBody {
@@ -102,13 +110,15 @@ interface EntryBody {
   f?: string;
   l?: string;
   x?: true;
-  h?: string[];
+  h?: unknown;
 }
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */
 export interface MemoryContents {
   file: string;
   target: ReportTarget | undefined;
+  /** The store instance the memory is of (its first line), for a local target. */
+  instance?: string | undefined;
   kind: SyncKind;
   entries: Map<string, MemoryEntry>;
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
@@ -138,6 +148,7 @@ export async function readMemory(file: string, kind: SyncKind, expected?: Report
 function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: ReportTarget | undefined): MemoryContents {
   const entries = new Map<string, MemoryEntry>();
   let target: ReportTarget | undefined;
+  let instance: string | undefined;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
@@ -153,22 +164,24 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
       if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       target = body.target;
+      if (typeof body.i === 'string') instance = body.i;
       if (expected !== undefined) assertSameTarget(file, target, expected);
     } else {
       if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
-      if (body.h !== undefined && !(Array.isArray(body.h) && body.h.every((link) => typeof link === 'string'))) throw damaged(file, line, 'its links are not a list of hierarchy ids');
+      const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
+      if (links === undefined) throw damaged(file, line, 'its links are not a list of hierarchy links');
       entries.set(body.id, {
         digest: body.d,
         run: body.r,
         ...(body.f === undefined ? {} : { firstName: body.f }),
         ...(body.l === undefined ? {} : { lastName: body.l }),
         ...(body.x === true ? { disabled: true } : {}),
-        ...linksOf(body.h),
+        ...(links.links.length === 0 ? {} : { links: links.links }),
       });
     }
     start = end + 1;
   }
-  return { file, target, kind, entries, validLength: start, lines: line };
+  return { file, target, instance, kind, entries, validLength: start, lines: line };
 }
 
 /**
@@ -184,11 +197,6 @@ function assertSameTarget(file: string, recorded: ReportTarget | undefined, expe
         'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
     );
   }
-}
-
-/** A line's links, checked by the reader (an older examctl's line has none: a user with no link recorded). */
-function linksOf(h: string[] | undefined): Pick<MemoryEntry, 'links'> {
-  return h === undefined || h.length === 0 ? {} : { links: h };
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {
@@ -212,6 +220,19 @@ export interface OpenMemoryOptions {
   readOnly: boolean;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;
+  /** A local target: its store's instance id (undefined for a store made before stores had one). */
+  instance?: string;
+  /** Told when the memory is of another instance of the store (replaced since): it is not used. */
+  onOtherInstance?: OnWait;
+}
+
+/**
+ * Whether a memory answers for the store the run uses (docs/sync.md, "The sync memory"): it
+ * records the store's instance id, and a store replaced at the same path has a new one. A
+ * memory and a store that both predate instance ids (and any remote target) match as before.
+ */
+export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
+  return contents.lines > 0 && contents.instance !== instance;
 }
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
@@ -222,12 +243,11 @@ const COMPACT_SLACK = 10_000;
  * no run feeds the memory meanwhile (memory-access.ts), so no appended line is lost.
  */
 async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
-  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: contents.kind, target };
   let length = 0;
   await writeFileAtomic(
     contents.file,
     async (writer) => {
-      const head = encodeChecksummedLine(JSON.stringify(header));
+      const head = headerLine(contents.kind, target, contents.instance);
       length += Buffer.byteLength(head);
       await writer.write(head);
       for (const [id, entry] of contents.entries) {
@@ -289,6 +309,7 @@ export class SyncMemory {
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
     private readonly lockTimeoutMs: number,
+    private readonly instance: string | undefined,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -309,6 +330,11 @@ export class SyncMemory {
       let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS);
       handle = opened?.handle;
       let contents = opened === undefined ? { file, target: undefined, kind, entries: new Map<string, MemoryEntry>(), validLength: 0, lines: 0 } : parseMemory(opened.bytes, file, kind, target);
+      if (ofOtherInstance(contents, options.instance)) {
+        // Not used: as with no memory. A run that writes starts the file again (openForAppend).
+        options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
+        contents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+      }
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
       if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) {
         contents = await compact(contents, target);
@@ -319,7 +345,7 @@ export class SyncMemory {
         handle = opened?.handle;
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance);
       if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle);
       return memory;
     } catch (error) {
@@ -338,8 +364,7 @@ export class SyncMemory {
       if (size > contents.validLength && contents.lines > 0) await handle.truncate(contents.validLength);
       if (contents.lines === 0) {
         if (size > 0) await handle.truncate(0);
-        const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind: this.kind, target: this.target };
-        await appendDurably(handle, Buffer.from(encodeChecksummedLine(JSON.stringify(header)), 'utf8'), null);
+        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
       }
     } catch (error) {
       throw this.cannotWrite(error);
@@ -399,7 +424,7 @@ export class SyncMemory {
     } finally {
       if (this.lock !== undefined && this.failure === undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) {
         // A deciding run holds the lock: nobody appended meanwhile, so its map is the file's.
-        await compact({ file: this.file, target: this.target, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
+        await compact({ file: this.file, target: this.target, instance: this.instance, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
       }
       await this.lock?.release();
       await this.marker?.leave();

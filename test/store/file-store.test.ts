@@ -222,7 +222,7 @@ describe('crash leftovers and large values', () => {
     await store.transact(put(user('b')));
     await store.compact();
     await store.close();
-    expect((await readdir(dir)).sort()).toEqual(['CURRENT', journalFileName(2), snapshotFileName(2)]);
+    expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'INSTANCE', journalFileName(2), snapshotFileName(2)]);
     const again = await openStore(dir);
     expect([...users(again.state).keys()].sort()).toEqual(['a', 'b']);
     await again.close();

@@ -7,12 +7,13 @@ import type { UserRequest } from '../../src/domain/types.js';
 import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
 import { UsageError } from '../../src/errors.js';
 import { thresholdOf } from '../../src/cli/commands/user-sync-memory.js';
-import { describeMove, linksAfter, pruneOf, removalsOf } from '../../src/sync/memberships.js';
+import { describeMove, linksAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 import { RunPlan } from '../../src/report/run-plan.js';
 
 const user = (hierarchies?: UserRequest['Hierarchies']): UserRequest =>
   ({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', ...(hierarchies === undefined ? {} : { Hierarchies: hierarchies }) }) as UserRequest;
+const L = (id: string, ...flags: string[]): ManagedLink => [id, flags];
 const csv = (id: string, flags: Partial<Record<'IsCoordinator' | 'IsAdministrator' | 'HasViewReportsPermissions' | 'HasReScoringPermissions', boolean>> = {}) => ({
   ExternalId: id,
   IsCoordinator: false,
@@ -24,20 +25,30 @@ const csv = (id: string, flags: Partial<Record<'IsCoordinator' | 'IsAdministrato
 
 describe('the links examctl manages (what the sync memory records)', () => {
   it('adds what an UPSERT sends, keeps a flag not sent, drops a flag sent false and a link deleted', () => {
-    expect(linksAfter(undefined, [csv('H-A', { IsCoordinator: true }), csv('H-B')])).toEqual(['H-A:coordinator', 'H-B']);
+    expect(linksAfter(undefined, [csv('H-A', { IsCoordinator: true }), csv('H-B')])).toEqual([L('H-A', 'coordinator'), L('H-B')]);
     // JSON: a flag not sent stays as the platform keeps it.
-    expect(linksAfter(['H-A:coordinator+reports'], [{ ExternalId: 'H-A', HasViewReportsPermissions: false }])).toEqual(['H-A:coordinator']);
-    expect(linksAfter(['H-A', 'H-B'], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toEqual(['H-B']);
-    expect(linksAfter(['H-A'], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toBeUndefined();
+    expect(linksAfter([L('H-A', 'coordinator', 'reports')], [{ ExternalId: 'H-A', HasViewReportsPermissions: false }])).toEqual([L('H-A', 'coordinator')]);
+    expect(linksAfter([L('H-A'), L('H-B')], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toEqual([L('H-B')]);
+    expect(linksAfter([L('H-A')], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toBeUndefined();
     // A request without Hierarchies (a leaver's disable) changes nothing; a non-prune night keeps what it did not delete.
-    expect(linksAfter(['H-A'], undefined)).toEqual(['H-A']);
-    expect(linksAfter(['H-A'], [csv('H-B')])).toEqual(['H-A', 'H-B']);
+    expect(linksAfter([L('H-A')], undefined)).toEqual([L('H-A')]);
+    expect(linksAfter([L('H-A')], [csv('H-B')])).toEqual([L('H-A'), L('H-B')]);
+  });
+});
+
+describe('the links as a memory line holds them', () => {
+  it('structured, so an id holding ":" or a flag word is itself; the first build\'s cell words read only where unambiguous', () => {
+    expect(readLinks([['SCH:MATH', ['coordinator']], ['SCH:coordinator', []]])).toEqual({ links: [L('SCH:MATH', 'coordinator'), L('SCH:coordinator')], ambiguous: 0 });
+    expect(readLinks(['H-A', 'H-A:coordinator', 'SCH:MATH'])).toEqual({ links: [L('H-A')], ambiguous: 2 });
+    expect(readLinks([1])).toBeUndefined();
+    expect(readLinks([['H-A', 'coordinator']])).toBeUndefined();
+    expect(describeMove(['SCH:MATH', 'SCH:MATH:coordinator'])).toBe('leaves SCH:MATH; SCH:MATH: no longer coordinator');
   });
 });
 
 describe('pruneOf: what the request of a mover adds', () => {
   it('DELETEs each managed link the file no longer lists; joins are said, never touched', () => {
-    const prune = pruneOf(['H-A'], user([csv('H-D')]), true)!;
+    const prune = pruneOf([L('H-A')], user([csv('H-D')]), true)!;
     expect(prune.request.Hierarchies).toEqual([csv('H-D'), { ExternalId: 'H-A', Action: 'DELETE' }]);
     expect(prune.removed).toEqual(['H-A']);
     expect(prune.joined).toEqual(['H-D']);
@@ -45,32 +56,32 @@ describe('pruneOf: what the request of a mover adds', () => {
   });
 
   it('sends false for a flag examctl sent true that a JSON record no longer gives; a CSV cell already says false', () => {
-    const json = pruneOf(['H-A:coordinator'], user([{ ExternalId: 'H-A' }]), true)!;
+    const json = pruneOf([L('H-A', 'coordinator')], user([{ ExternalId: 'H-A' }]), true)!;
     expect(json.request.Hierarchies).toEqual([{ ExternalId: 'H-A', IsCoordinator: false }]);
     expect(json.added).toBe(true);
-    const cell = pruneOf(['H-A:coordinator'], user([csv('H-A')]), true)!;
+    const cell = pruneOf([L('H-A', 'coordinator')], user([csv('H-A')]), true)!;
     expect(cell.added).toBe(false);
     expect(cell.request.Hierarchies).toEqual([csv('H-A')]);
     expect(describeMove(cell.removed)).toBe('H-A: no longer coordinator');
   });
 
   it('an empty cell removes every managed link; no Hierarchies stated, nothing; what examctl never sent, nothing', () => {
-    expect(pruneOf(['H-A', 'H-B:reports'], user(), true)!.request.Hierarchies).toEqual([
+    expect(pruneOf([L('H-A'), L('H-B', 'reports')], user(), true)!.request.Hierarchies).toEqual([
       { ExternalId: 'H-A', Action: 'DELETE' },
       { ExternalId: 'H-B', Action: 'DELETE' },
     ]);
-    expect(pruneOf(['H-A'], user(), false)).toBeUndefined();
+    expect(pruneOf([L('H-A')], user(), false)).toBeUndefined();
     expect(pruneOf(undefined, user([csv('H-B')]), true)).toBeUndefined();
     // A flag examctl never sent true is left alone (the file's own value is sent as it is).
-    expect(pruneOf(['H-A'], user([{ ExternalId: 'H-A' }]), true)).toBeUndefined();
+    expect(pruneOf([L('H-A')], user([{ ExternalId: 'H-A' }]), true)).toBeUndefined();
     // A link the file deletes itself is the file's.
-    expect(pruneOf(['H-A'], user([{ ExternalId: 'H-A', Action: 'DELETE' }]), true)).toBeUndefined();
+    expect(pruneOf([L('H-A')], user([{ ExternalId: 'H-A', Action: 'DELETE' }]), true)).toBeUndefined();
   });
 
   it('counts removals from a value as read (the --max-prune count), a value that is not a list counting none', () => {
-    expect(removalsOf(['H-A', 'H-B'], [csv('H-B')], true)).toBe(1);
-    expect(removalsOf(['H-A'], undefined, true)).toBe(1);
-    expect(removalsOf(['H-A'], 'H-A', true)).toBe(0);
+    expect(removalsOf([L('H-A'), L('H-B')], [csv('H-B')], true)).toBe(1);
+    expect(removalsOf([L('H-A')], undefined, true)).toBe(1);
+    expect(removalsOf([L('H-A')], 'H-A', true)).toBe(0);
   });
 });
 
@@ -107,11 +118,11 @@ describe('the sync memory keeps the links', () => {
   it('across opens; a line whose links are not a list of ids is damage (exit 2 naming the file), never dropped', async () => {
     const plain = { lock: false, lockTimeoutMs: 0, readOnly: false };
     const memory = await SyncMemory.open(dir, target, 'users', plain);
-    memory.record('u1', { digest: 'd', run: 'r', links: ['H-A:coordinator', 'H-B'] });
+    memory.record('u1', { digest: 'd', run: 'r', links: [L('H-A', 'coordinator'), L('H-B')] });
     memory.record('u2', { digest: 'd', run: 'r' });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(again.get('u1')?.links).toEqual(['H-A:coordinator', 'H-B']);
+    expect(again.get('u1')?.links).toEqual([L('H-A', 'coordinator'), L('H-B')]);
     expect(again.get('u2')?.links).toBeUndefined();
     await again.close();
     const file = memoryFile(dir, target, 'users');

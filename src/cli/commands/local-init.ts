@@ -6,7 +6,25 @@ import { createStore } from '../../engine/store/index.js';
 import type { CommandDeps } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { assertTrustedStore, localStorePath } from '../target.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../../engine/store/lock.js';
+import { formatCount } from '../../report/number-format.js';
+import { forgetMemory } from '../../sync/sync-memory.js';
+import { syncDirOf } from './sent-memory.js';
 import type { LocalInitOptions } from './local-init.options.js';
+
+/**
+ * A replaced store's sync memories (default sync directory) are forgotten: they describe the
+ * store it replaced. One elsewhere (--sync-dir) is not used either: it records the old store's
+ * instance id (docs/sync.md, "The sync memory"). A memory another run holds is left, said.
+ */
+async function forgetReplacedStore(store: string, runsDir: string | undefined, deps: CommandDeps, lockTimeoutMs: number | undefined): Promise<void> {
+  try {
+    const forgotten = await forgetMemory(syncDirOf(undefined, runsDir, deps), { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+    if (forgotten > 0) await deps.stderr.write(`${terminalLine(`forgot the sync memory of the replaced store (${formatCount(forgotten)} ${forgotten === 1 ? 'id' : 'ids'}): the next sync sends everything`)}\n`);
+  } catch (error) {
+    await deps.stderr.write(`${terminalLine(`the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`)}\n`);
+  }
+}
 
 /** `examctl local init`: a new store from a world file (default: the bundled demo world). */
 export async function run({ seed: seedFile, force, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
@@ -25,6 +43,7 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}`)}\n`);
+    if (force) await forgetReplacedStore(store, options.runsDir, deps, lockTimeoutMs);
     if (token !== undefined && !options.json) {
       await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);
     }

@@ -6,6 +6,7 @@ import { terminalLine } from '../../report/terminal-text.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
 import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
+import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../target.js';
 
@@ -30,6 +31,11 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
   return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
 }
 
+async function storeInstanceOption(store: string): Promise<{ instance?: string }> {
+  const instance = await readStoreInstance(store);
+  return instance === undefined ? {} : { instance };
+}
+
 /**
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened before
  * the run (under the target's lock when it decides what is sent), --changed-only's verdict on a
@@ -52,13 +58,18 @@ export class SentMemory<P> {
 
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
   async open(decides: boolean): Promise<SyncMemory> {
-    const target = (await this.target()).report;
+    const resolved = await this.target();
+    const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
+    const say = (message: string) => void this.deps.stderr.write(`${terminalLine(message)}\n`);
     this.memory = await SyncMemory.open(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
-      onWait: (message) => void this.deps.stderr.write(`${terminalLine(message)}\n`),
+      onWait: say,
+      // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
+      ...(resolved.kind === 'local' ? await storeInstanceOption(resolved.store) : {}),
+      onOtherInstance: say,
     });
     const remembered = this.memory.entries.size;
     this.found = decides ? { found: remembered > 0, file: this.memory.file, remembered } : undefined;

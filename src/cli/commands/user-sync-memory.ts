@@ -178,7 +178,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const prune = this.userFlags.pruneMemberships ? pruneOf(entry?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
-      this.pruned.set(value, new Set(prune.removed.filter((removed) => !removed.includes(':'))));
+      this.pruned.set(value, new Set(prune.deleted));
     }
     let next = unit;
     if (value !== given) {
@@ -228,8 +228,26 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const deleted = this.pruned.get(payload);
     if (deleted === undefined || outcome.status !== 'partial') return outcome;
     const errors = outcome.errors.filter((problem) => !isGoneLink(problem, payload, deleted));
+    if (errors.length > 0) this.rememberDeletesOfPartial(payload, errors);
     if (errors.length === outcome.errors.length) return outcome;
     return { ...outcome, errors, status: errors.length === 0 ? 'ok' : 'partial' };
+  }
+
+  /**
+   * A partial mover (the file's own entry failed, examctl's DELETEs went through): the item is
+   * not remembered, so it goes again, but the links it deleted are gone from the memory, so the
+   * next night is not a mover again for them (docs/sync.md, "A link that is already gone"). Its
+   * digest is cleared so the request is sent whatever the file says next.
+   */
+  private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
+    const entry = this.memory?.get(payload.ExternalId);
+    if (entry === undefined || payload.Hierarchies === undefined) return;
+    const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
+    const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
+    if (done.length === 0) return;
+    const links = linksAfter(entry.links, done);
+    const { links: _before, ...rest } = entry;
+    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
   }
 
   /**

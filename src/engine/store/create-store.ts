@@ -11,6 +11,7 @@ import { highestGenerationIn, removeLeftovers, writeGeneration } from './generat
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
+import { writeStoreInstance } from './store-instance.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -65,6 +66,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   const temp = join(parent, `.${basename(target)}.creating-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await mkdir(temp, { mode: 0o700 });
+    await writeStoreInstance(temp);
     await writeGeneration(temp, 1, maps, options.indexer, null);
     try {
       // Retried while an antivirus or indexer still holds a file of the new directory (Windows).
@@ -98,6 +100,9 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
       if (!(error instanceof StoreDamagedError)) throw error;
     }
     const next = Math.max(highest, await highestGenerationIn(target)) + 1;
+    // A new instance before the switch: a crash in between leaves the old content under a new
+    // id, so a sync memory of it is not used (everything sent again), never the reverse.
+    await writeStoreInstance(target);
     await writeGeneration(target, next, maps, indexer, null);
     await removeLeftovers(target, next);
   } catch (error) {

@@ -1,0 +1,35 @@
+/**
+ * A store's instance id (docs/store.md, "Files": INSTANCE): a random id given when a store is
+ * created or replaced (`local init --force`), kept in the file INSTANCE beside CURRENT. What
+ * remembers a store from outside it (the sync memory, docs/sync.md) records this id, so a
+ * memory of a store since replaced at the same path is never taken for the new one.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../atomic-file.js';
+import { readRegularFile } from '../../regular-file.js';
+import { StoreDamagedError } from '../../errors.js';
+import { errnoCode } from './errno.js';
+
+export const INSTANCE_FILE = 'INSTANCE';
+
+/** Gives the store in `dir` a new instance id (atomic replace); called before its content is switched. */
+export async function writeStoreInstance(dir: string): Promise<string> {
+  const id = randomBytes(16).toString('base64url');
+  await writeFileAtomic(join(dir, INSTANCE_FILE), async (writer) => {
+    await writer.write(`${id}\n`);
+  });
+  return id;
+}
+
+/** The store's instance id; undefined for a store made before stores had one (or no store at all). */
+export async function readStoreInstance(dir: string): Promise<string | undefined> {
+  try {
+    const id = (await readRegularFile(join(dir, INSTANCE_FILE))).trim();
+    return id === '' ? undefined : id;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new StoreDamagedError(`${join(dir, INSTANCE_FILE)}: cannot read (${code ?? String(error)})`, { cause: error });
+  }
+}

@@ -1,0 +1,168 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT, examctl } from '../durability/helpers.js';
+
+/**
+ * What the sync memory remembers must be what was sent, to the store that was sent to
+ * (docs/sync.md, "The sync memory"): a hierarchy id holding `:` or a flag word is remembered
+ * as itself (QA D1), and a memory of a replaced local store is not used (QA D2).
+ */
+
+interface Membership {
+  ExternalId: string;
+  Action?: string;
+  IsCoordinator?: boolean;
+}
+
+const person = (id: string, hierarchies: Membership[]) => ({ ExternalId: id, FirstName: 'A', LastName: 'B', Role: 'Candidate', Hierarchies: hierarchies });
+// Night 1: c-1 coordinator of SCH:MATH and in G+1|x; c-2 in SCH:coordinator. Night 2: c-1 only in SCH:MATH (no flag), c-2 only in SCH.
+const NIGHT1 = [person('c-1', [{ ExternalId: 'SCH:MATH', IsCoordinator: true }, { ExternalId: 'G+1|x' }]), person('c-2', [{ ExternalId: 'SCH:coordinator' }])];
+const NIGHT2 = [person('c-1', [{ ExternalId: 'SCH:MATH' }]), person('c-2', [{ ExternalId: 'SCH' }])];
+const PRUNE = ['--changed-only', '--prune-memberships'];
+
+let dir: string;
+let env: Record<string, string>;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-memory-identity-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  writeFileSync(join(dir, 'night1.json'), JSON.stringify(NIGHT1));
+  writeFileSync(join(dir, 'night2.json'), JSON.stringify(NIGHT2));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A loopback service answering POST /user ok (with `groupErrors` of each request) and keeping what it was sent. */
+async function countingServer(groupErrors: (user: { Hierarchies?: Membership[] }) => unknown[]) {
+  const sent: { ExternalId: string; Hierarchies?: Membership[] }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ExternalId: string; Hierarchies?: Membership[] };
+      sent.push(user);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ Content: { User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) }, Success: true, Errors: null }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, sent };
+}
+
+describe('a hierarchy id holding ":" or a flag word (QA D1)', () => {
+  it('remote: the second night deletes exactly the links sent and revokes the flag sent, nothing else', async () => {
+    const { server, sent } = await countingServer(() => []);
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
+      expect((await sync('night1.json')).code).toBe(0);
+      sent.length = 0;
+      const second = await sync('night2.json');
+      expect(second.code, second.stderr).toBe(0);
+      expect(sent.map((user) => [user.ExternalId, user.Hierarchies])).toEqual([
+        ['c-1', [{ ExternalId: 'SCH:MATH', IsCoordinator: false }, { ExternalId: 'G+1|x', Action: 'DELETE' }]],
+        ['c-2', [{ ExternalId: 'SCH' }, { ExternalId: 'SCH:coordinator', Action: 'DELETE' }]],
+      ]);
+      sent.length = 0;
+      expect((await sync('night2.json')).code).toBe(0);
+      expect(sent).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('local: a link another tool gave (SCH) is kept; the coordinator examctl gave on SCH:MATH is revoked; SCH:coordinator is deleted', async () => {
+    const world = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'world.json'), 'utf8')) as { Hierarchies: unknown[]; Users: unknown[] };
+    for (const id of ['SCH', 'SCH:MATH', 'SCH:coordinator', 'G+1|x']) world.Hierarchies.push({ ExternalId: id, Title: id, Parent: 'root', Active: true });
+    writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
+    expect((await examctl(['local', 'init', '--store', 'store', '--seed', 'world.json'], dir, env)).code).toBe(0);
+    const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...PRUNE], dir, env);
+    expect((await sync('night1.json')).code).toBe(0);
+    // Another tool gives c-1 the link SCH (an UPSERT keeps the others).
+    writeFileSync(join(dir, 'other.json'), JSON.stringify([person('c-1', [{ ExternalId: 'SCH', IsCoordinator: true }])]));
+    expect((await examctl(['user', 'sync', '--file', 'other.json', '--target', 'local', '--store', 'store', '--sync-dir', join(dir, 'other-tool')], dir, env)).code).toBe(0);
+    const second = await sync('night2.json');
+    expect(second.code, second.stderr).toBe(0);
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const users = new Map((JSON.parse(exported.stdout) as { Users: { ExternalId: string; Hierarchies?: Membership[] }[] }).Users.map((user) => [user.ExternalId, user]));
+    const links = (id: string) => (users.get(id)?.Hierarchies ?? []).map((h) => `${h.ExternalId}${h.IsCoordinator === true ? ' (coordinator)' : ''}`).sort();
+    expect(links('c-1')).toEqual(['SCH (coordinator)', 'SCH:MATH']);
+    expect(links('c-2')).toEqual(['SCH']);
+  });
+});
+
+describe('a local store replaced at the same path (QA D2)', () => {
+  const NIGHTLY = ['--changed-only', '--disable-missing', '--prune-memberships'];
+  const ids = ['s-1', 's-2', 's-3'];
+  const init = (...flags: string[]) => examctl(['local', 'init', '--store', 'store', ...flags], dir, env);
+  const sync = (...flags: string[]) => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--json', ...NIGHTLY, ...flags], dir, env);
+  const storedIds = async () => {
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    expect(exported.code, exported.stderr).toBe(0);
+    return (JSON.parse(exported.stdout) as { Users: { ExternalId: string }[] }).Users.map((user) => user.ExternalId).filter((id) => id.startsWith('s-'));
+  };
+  beforeEach(async () => {
+    writeFileSync(join(dir, 'users.json'), JSON.stringify(ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] }))));
+    expect((await init()).code).toBe(0);
+  });
+
+  it('local init --force forgets the store\'s memory: the next night sends everything', async () => {
+    expect((await sync()).code).toBe(0);
+    const replaced = await init('--force');
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stderr).toContain('forgot the sync memory of the replaced store (3 ids)');
+    const night = await sync();
+    expect(night.code, night.stderr).toBe(0);
+    expect(await storedIds()).toEqual(ids);
+  });
+
+  it('a memory the replacement could not forget (another --sync-dir) records the old instance: not used, said, everything sent', async () => {
+    const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
+    expect((await sync(...elsewhere)).code).toBe(0);
+    expect((await init('--force')).code).toBe(0);
+    const night = await sync(...elsewhere);
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('is of another instance of this store');
+    const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
+    expect(items.map((item) => [item.id, item.action])).toEqual(ids.map((id) => [id, 'created']));
+    expect(await storedIds()).toEqual(ids);
+    // The memory now records the new instance: the same night again sends nothing.
+    const again = await sync(...elsewhere);
+    expect(again.stderr).not.toContain('another instance');
+    expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+});
+
+describe('a partial mover (QA D6)', () => {
+  it('its DELETE went through, the file\'s own link failed: sent again the next night, but not as a mover again', async () => {
+    // H-X does not exist on the platform: 131 for it, every night.
+    const { server, sent } = await countingServer((user) =>
+      (user.Hierarchies ?? []).flatMap((h) => (h.ExternalId === 'H-X' ? [{ ExternalId: 'H-X', Code: 131, Error: 'Hierarchy H-X not found' }] : [])),
+    );
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
+      writeFileSync(join(dir, 'a.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-A' }])]));
+      writeFileSync(join(dir, 'b.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-X' }])]));
+      expect((await sync('a.json')).code).toBe(0);
+      const moved = await sync('b.json');
+      expect(moved.code).toBe(1);
+      const items = (out: string) => (JSON.parse(out) as { items: { status: string; removed?: string[] }[] }).items;
+      expect(items(moved.stdout).map((item) => [item.status, item.removed])).toEqual([['partial', ['H-A']]]);
+      sent.length = 0;
+      const next = await sync('b.json');
+      expect(next.code).toBe(1);
+      expect(sent.map((user) => user.Hierarchies)).toEqual([[{ ExternalId: 'H-X' }]]);
+      expect(items(next.stdout).map((item) => [item.status, item.removed])).toEqual([['partial', undefined]]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
