@@ -188,14 +188,14 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
 
   it('4. a PIN is given off the command line: --pin-file and EXAMCTL_PIN; --pin\'s help says ps shows it', async () => {
     writeFileSync(join(mine, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,c-1@example.test\n');
-    writeFileSync(join(mine, 'pin'), '12\n', { mode: 0o600 });
+    writeFileSync(join(mine, 'pin'), '12345\n', { mode: 0o600 });
     const push = (env: Record<string, string>, ...flags: string[]) =>
       admin(['--target', 'local', '--store', join(mine, 'store'), '--json', 'schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-1', '--assessment', 'A-MATH-1', '--start', '2026-12-14T09:00:00Z', '--group', 'H-1', '--group-name', 'North', ...flags], env);
-    // A PIN of two digits fails validation: proof that it was read from where it was given.
+    // A PIN of five characters fails validation (string(4)): proof that it was read from where it was given.
     const fromFile = await push({}, '--pin-file', 'pin');
     expect(fromFile.code, fromFile.stderr).toBe(1);
     expect(fromFile.stdout).toMatch(/PIN/);
-    const fromEnv = await push({ EXAMCTL_PIN: '12' });
+    const fromEnv = await push({ EXAMCTL_PIN: '12345' });
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stdout).toMatch(/PIN/);
     attack(`printf '0000' > ${shared}/pin`);

@@ -74,11 +74,11 @@ describe('a --report held open by another program at the end of the run', () => 
         expect(kept).toBeDefined();
         const records = await readAll(join(dir, kept!), { columns: USER_COLUMNS });
         expect(records.map((record) => [record.fields['ExternalId'], reportStatusOf(record)])).toEqual([
-          ['stu-3001', 'ok'],
-          ['stu-3002', 'failed'],
-          ['stu-3003', 'failed'],
-          ['stu 3004', 'failed'],
-          ['stu-3005', 'ok'],
+          ['stu-3001', 'valid'],
+          ['stu-3002', 'invalid'],
+          ['stu-3003', 'invalid'],
+          ['stu 3004', 'invalid'],
+          ['stu-3005', 'valid'],
         ]);
         expect(await readFile(join(dir, 'report.xlsx'), 'utf8')).toBe('open in Excel');
       } finally {
