@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,22 +52,27 @@ describe('loose permissions', () => {
     expect(doctor.checks.find((check) => check.name === 'permissions')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/config\.json holds a token/) as string });
   });
 
-  it('a runs directory writable by its group (umask 002) is warned of when a run starts: its runs could not be resumed', async () => {
+  it('a runs directory writable by its group (umask 002) refuses a new run (exit 2, nothing sent): its runs could not be resumed', async () => {
     await mkdir(join(dir, 'runs'));
     await chmod(join(dir, 'runs'), 0o775);
     const run = await cli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(count(run.stderr, /warning: the runs directory \S+ is writable by group \(mode 775\)/)).toBe(1);
+    expect(run.code, run.stderr).toBe(2);
+    expect(count(run.stderr, /the runs directory \S+ is writable by group \(mode 775\).*chmod go-w .*; a run journaled there could not be resumed, so none is started: nothing was sent/)).toBe(1);
+    expect(await readdir(join(dir, 'runs'))).toEqual([]);
+    // A dry run keeps no journal: it goes ahead.
+    expect((await cli(['--target', 'local', '--store', join(dir, 'store'), '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+    await chmod(join(dir, 'runs'), 0o755);
+    expect((await cli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
   });
 
-  it('a runs directory writable by others is warned of by a run; a store writable by others is refused (exit 2, naming it and the fix); doctor fails naming both', async () => {
+  it('a runs directory writable by others refuses a run; a store writable by others is refused (exit 2, naming it and the fix); doctor fails naming both', async () => {
     const store = join(dir, 'store');
     expect((await cli(['--target', 'local', '--store', store, 'local', 'init'])).code).toBe(0);
     await mkdir(join(dir, 'runs'));
     await chmod(join(dir, 'runs'), 0o1777);
     const run = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(count(run.stderr, /warning: the runs directory \S+ is writable by others \(mode 1777\).*; runs resume, show and list refuse the runs kept there/)).toBe(1);
+    expect(run.code, run.stderr).toBe(2);
+    expect(count(run.stderr, /the runs directory \S+ is writable by others \(mode 1777\).*; a run journaled there could not be resumed, so none is started: nothing was sent/)).toBe(1);
     await chmod(store, 0o777);
     const refused = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(refused.code).toBe(2);

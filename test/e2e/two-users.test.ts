@@ -136,6 +136,20 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
     expect(server.received()).toBe(0);
   });
 
+  it('2d. a runs directory the attacker made: a new run (no sync memory involved) is refused before the confirmation, nothing sent, no journal written there', async () => {
+    attack(`mkdir -m 0777 ${shared}/runs`);
+    const run = await admin(['--yes', '--base-url', server.url, 'user', 'sync', '--file', 'users.csv'], {
+      EXAMCTL_TOKEN: 'admin-secret-token',
+      EXAMCTL_RUNS_DIR: join(shared, 'runs'),
+      // The memory kept in the admin's own folder: only the runs directory is the attacker's.
+      EXAMCTL_SYNC_DIR: join(mine, 'synced'),
+    });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/the runs directory .*(owned by uid \d+, not by you|writable by others).*so none is started: nothing was sent/);
+    expect(server.received()).toBe(0);
+    expect(readdirSync(join(shared, 'runs'))).toEqual([]);
+  });
+
   it('2b. a memory moved into another target\'s place: exit 2 naming both targets, nothing sent', async () => {
     const sync = (store: string, ...flags: string[]) => admin(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv', ...flags]);
     const staging = join(mine, 'staging');

@@ -6,7 +6,7 @@ import type { SummaryNote, SyncMemoryNote } from '../../report/report-writers.js
 import { formatCount } from '../../report/number-format.js';
 import { openTargetApi, type ResolvedTarget, type TargetOf } from '../target.js';
 import type { RunOptions } from './record-job.js';
-import { startJournaling, type RunJournaling } from './run-journaling.js';
+import { refuseUntrustedRunsDir, startJournaling, type RunJournaling } from './run-journaling.js';
 
 export interface OpenedRun {
   target: ResolvedTarget;
@@ -34,6 +34,7 @@ export async function openRun(
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
+  if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   let journal: RunJournaling | undefined;

@@ -1,4 +1,3 @@
-import { terminalLine } from '../../report/terminal-text.js';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Problem } from '../../domain/problem.js';
@@ -56,6 +55,18 @@ const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.so
  * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
  * it again).
  */
+/**
+ * A new run is refused (exit 2, before the confirmation and before anything is sent) when its
+ * runs directory fails the trust rule (src/trusted-place.ts): another user could plant or change
+ * its journal, and runs resume, show and list would refuse it, so the run could not be recovered
+ * (docs/security.md, "Other local users").
+ */
+export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
+  const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../../runs/index.js'), import('../../runs/run-trust.js')]);
+  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), currentTrust());
+  if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
+}
+
 export async function startJournaling(
   command: string,
   target: ReportTarget,
@@ -110,9 +121,6 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  // Said before the run, not only when it is to be resumed: runs resume, show and list will refuse runs here.
-  const loose = await (await import('../loose-permissions.js')).runsDirWarning(runsDir);
-  if (loose !== undefined) await deps.stderr.write(`${terminalLine(`warning: ${loose}`)}\n`);
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
 }
