@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
  * The leavers of `user sync --disable-missing` in the run report of a table input (docs/sync.md,
@@ -22,34 +21,15 @@ const leaver = all[7]!;
 async function startServer(): Promise<{ url: string; bodies: Record<string, unknown>[]; failing: Set<string>; close: () => Promise<void> }> {
   const bodies: Record<string, unknown>[] = [];
   const failing = new Set<string>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-      bodies.push(user);
-      res.writeHead(failing.has(String(user.ExternalId)) ? 400 : 200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify(
-          failing.has(String(user.ExternalId))
-            ? { Content: null, Success: false, Errors: [{ Code: 202, Message: 'User not found' }] }
-            : { Content: { User: user, GroupErrors: [] }, Success: true, Errors: null },
-        ),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    bodies,
-    failing,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+  const service = await startFaultServer();
+  service.fallback = (request) => {
+    const user = JSON.parse(request.body) as Record<string, unknown>;
+    bodies.push(user);
+    return failing.has(String(user.ExternalId))
+      ? { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 202, Message: 'User not found' }] } }
+      : okEnvelope({ User: user, GroupErrors: [] });
   };
+  return { url: service.url, bodies, failing, close: () => service.close() };
 }
 
 let dir: string;

@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, examctl } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
  * What the sync memory remembers must be what was sent, to the store that was sent to
@@ -40,17 +39,12 @@ afterEach(async () => {
 /** A loopback service answering POST /user ok (with `groupErrors` of each request) and keeping what it was sent. */
 async function countingServer(groupErrors: (user: { Hierarchies?: Membership[] }) => unknown[]) {
   const sent: { ExternalId: string; Hierarchies?: Membership[] }[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ExternalId: string; Hierarchies?: Membership[] };
-      sent.push(user);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ Content: { User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) }, Success: true, Errors: null }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await startFaultServer();
+  server.fallback = (request) => {
+    const user = JSON.parse(request.body) as { ExternalId: string; Hierarchies?: Membership[] };
+    sent.push(user);
+    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) });
+  };
   return { server, sent };
 }
 
@@ -58,7 +52,7 @@ describe('a hierarchy id holding ":" or a flag word (QA D1)', () => {
   it('remote: the second night deletes exactly the links sent and revokes the flag sent, nothing else', async () => {
     const { server, sent } = await countingServer(() => []);
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = server.url;
       const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
       expect((await sync('night1.json')).code).toBe(0);
       sent.length = 0;
@@ -72,8 +66,7 @@ describe('a hierarchy id holding ":" or a flag word (QA D1)', () => {
       expect((await sync('night2.json')).code).toBe(0);
       expect(sent).toEqual([]);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 
@@ -146,7 +139,7 @@ describe('a partial mover (QA D6)', () => {
       (user.Hierarchies ?? []).flatMap((h) => (h.ExternalId === 'H-X' ? [{ ExternalId: 'H-X', Code: 131, Error: 'Hierarchy H-X not found' }] : [])),
     );
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = server.url;
       const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--json', ...PRUNE], dir, env);
       writeFileSync(join(dir, 'a.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-A' }])]));
       writeFileSync(join(dir, 'b.json'), JSON.stringify([person('p-1', [{ ExternalId: 'H-X' }])]));
@@ -161,8 +154,7 @@ describe('a partial mover (QA D6)', () => {
       expect(sent.map((user) => user.Hierarchies)).toEqual([[{ ExternalId: 'H-X' }]]);
       expect(items(next.stdout).map((item) => [item.status, item.removed])).toEqual([['partial', undefined]]);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 });

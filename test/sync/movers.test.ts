@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, examctl } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
 
 /**
@@ -61,28 +60,18 @@ async function startCountingServer(): Promise<{
 }> {
   const applied: Applied[] = [];
   let groupErrors = (_user: { ExternalId: string; Hierarchies?: Membership[] }): unknown[] => [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const user = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ExternalId: string; Hierarchies?: Membership[] };
-      applied.push({ id: user.ExternalId, hierarchies: user.Hierarchies });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ Content: { User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) }, Success: true, Errors: null }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const service = await startFaultServer();
+  service.fallback = (request) => {
+    const user = JSON.parse(request.body) as { ExternalId: string; Hierarchies?: Membership[] };
+    applied.push({ id: user.ExternalId, hierarchies: user.Hierarchies });
+    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: groupErrors(user) });
+  };
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: service.url,
     applied,
     groupErrors: (user) => groupErrors(user),
     setGroupErrors: (f) => (groupErrors = f),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => service.close(),
   };
 }
 
