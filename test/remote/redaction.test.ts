@@ -50,6 +50,22 @@ describe('the redaction gate', () => {
     expect(recordGate.mayHold('{"m":"Hunter2-h"}')).toBe(true);
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
   });
+
+  it('a secret holding punctuation or characters beyond ASCII is found by every 8-character piece, in every answer that holds one', () => {
+    // The scan hashes only runs of the secrets' own characters: these secrets' runs cross `:`, `{`, `"`-free punctuation and é/ß.
+    const secrets = ['pw:{Çé-ß}x9!Tq', 'Zürich#2026;Grüße'];
+    const wide = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: secrets[0], Users: [{ password: secrets[1] }] });
+    for (const secret of secrets) {
+      for (let at = 0; at + 8 <= secret.length; at += 1) {
+        const piece = secret.slice(at, at + 8);
+        const answer = JSON.stringify({ Success: true, Content: { Note: `echo:${piece}.` } });
+        expect(wide.mayHold(answer), piece).toBe(true);
+        expect(JSON.stringify(wide.deep(JSON.parse(answer))), piece).not.toContain(piece);
+      }
+    }
+    // Seven characters of one, or eight that no secret holds in that order, need no walk.
+    expect(wide.mayHold(JSON.stringify({ Content: { Note: 'pw:{Çé-', Other: 'ß}x9!Tq pw:{Çé-x' } }))).toBe(false);
+  });
 });
 
 describe('encoded tokens: the token as a server would re-encode it', () => {
