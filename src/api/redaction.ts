@@ -365,7 +365,26 @@ export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string 
   if (own.length === 0) return base;
   const baseMatchers = matchersOf.get(base);
   if (baseMatchers === undefined) return createRedactor([...baseSecrets, ...own]);
-  return gateOf([...baseMatchers, secretForms(own)], false);
+  return gateOf([...baseMatchers, recordMatcher(own)], false);
+}
+
+/**
+ * The matchers of the last records' own secrets, by those secrets: a bulk import often gives
+ * every user the same initial password, whose forms (about 13 us a record) are then built once.
+ * A memo of what the records themselves hold, bounded; the least recently used one goes first.
+ */
+const recordMatchers = new Map<string, SecretMatcher>();
+const RECORD_MATCHERS_KEPT = 64;
+
+function recordMatcher(own: readonly string[]): SecretMatcher {
+  const key = own.length === 1 ? (own[0] as string) : own.join('\u0000');
+  let matcher = recordMatchers.get(key);
+  if (matcher === undefined) {
+    matcher = secretForms(own);
+    if (recordMatchers.size >= RECORD_MATCHERS_KEPT) recordMatchers.delete(recordMatchers.keys().next().value as string);
+  } else recordMatchers.delete(key);
+  recordMatchers.set(key, matcher);
+  return matcher;
 }
 
 function redactDeep<T>(root: T, text: (value: string) => string): T {

@@ -51,6 +51,18 @@ describe('the redaction gate', () => {
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
   });
 
+  it('each record\'s gate redacts its own secrets, whether its password was seen before (the memo of 64) or not', () => {
+    const passwords = Array.from({ length: 70 }, (_, i) => `Init-${i}-${Buffer.from(String(i * 7919)).toString('hex')}`);
+    // Twice round 70 distinct passwords (past the memo's bound), then one shared by every record.
+    for (const password of [...passwords, ...passwords, 'Welcome-2026!', 'Welcome-2026!']) {
+      const recordGate = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: password });
+      expect(recordGate.text(`password ${password} refused`)).toBe('password [redacted] refused');
+      expect(recordGate.mayHold(`{"m":"${password.slice(-8)}"}`)).toBe(true);
+    }
+    // Another record's password is not this record's secret.
+    expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
+  });
+
   it('a secret holding punctuation or characters beyond ASCII is found by every 8-character piece, in every answer that holds one', () => {
     // The scan hashes only runs of the secrets' own characters: these secrets' runs cross `:`, `{`, `"`-free punctuation and é/ß.
     const secrets = ['pw:{Çé-ß}x9!Tq', 'Zürich#2026;Grüße'];
