@@ -166,11 +166,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
 
   const proxy = proxyFor(origin, options.env ?? process.env);
+  // Direct, every attempt is bounded by its whole-attempt deadline (`inFlight`, below): undici's
+  // own headers and body timers would be a second clock armed per request (0.7 us a call). Through
+  // a proxy they stay: they also bound the proxy's answer to CONNECT, which no attempt owns.
+  const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
     connections: concurrency,
     connectTimeout: options.connectTimeoutMs ?? 10_000,
-    headersTimeout: requestTimeoutMs,
-    bodyTimeout: requestTimeoutMs,
+    headersTimeout: undiciTimeoutMs,
+    bodyTimeout: undiciTimeoutMs,
     pipelining: 1,
     proxy,
   });
