@@ -27,8 +27,8 @@ if (!only || only === 'limit') {
 }
 
 if (!only || only === 'scale') {
-  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; the sync memory over 3 full runs', 'runs list per run, not per journal byte; the memory does not grow night after night');
-  console.table(await runScaleBench());
+  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; runs show of one run (EXAMCTL_BENCH_AGAINST: another build beside it); the sync memory over 3 full runs', 'runs list per run, not per journal byte; runs show in memory flat in the items; the memory does not grow night after night');
+  console.table(judge('scale', await runScaleBench()));
 }
 
 if (!only || only === 'dry-run') {
