@@ -112,6 +112,8 @@ export async function runClientBench({ calls = 20_000, rounds = 9, otherDist } =
     'CPU us per call (median)': +median(values).toFixed(1),
     'over the bare loop (median of rounds)': +median(values.map((v, i) => v - figures.bare[i])).toFixed(1),
     'over the floor (median of rounds)': +median(values.map((v, i) => v - figures.floor[i])).toFixed(1),
+    // The two builds' paired difference: the figure that moves least with the machine's load.
+    ...(loop === 'this build' && otherDist ? { 'minus the other build (median of rounds)': +median(values.map((v, i) => v - figures['other build'][i])).toFixed(1) } : {}),
     rounds: values.map((v) => v.toFixed(1)).join(' '),
   }));
 }
