@@ -308,7 +308,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    const gate = withRecordSecrets(redactor, clientSecrets, payload);
+    const gate = withRecordSecrets(redactor, clientSecrets, payload, body);
 
     // A free slot is taken at once, without a promise; only a call that must queue waits.
     if (!limiter.tryAcquire()) await limiter.acquire(signal);

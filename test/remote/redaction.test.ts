@@ -63,6 +63,24 @@ describe('the redaction gate', () => {
     expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
   });
 
+  it('given the payload\'s JSON text, a record without a secret field keeps the client\'s gate; one with it, at any depth or letter case, gets its own', () => {
+    const payloads: [unknown, boolean][] = [
+      [{ ExternalId: 'u-1', Labels: ['a'], Hierarchies: [{ ExternalId: 'h' }] }, false],
+      [{ ExternalId: 'u-1', Note: '{"Password":"Hunter2-horse"}', Passwords: 'not-a-secret-field' }, false],
+      [['u-1', 'u-2'], false],
+      [{ Password: 'Hunter2-horse' }, true],
+      [{ password: 'Hunter2-horse' }, true],
+      [{ Sittings: [{ Settings: { pIn: '4711' } }] }, true],
+      [{ Pin: '12' }, false], // shorter than 4: no secret of its own
+    ];
+    for (const [payload, own] of payloads) {
+      const text = JSON.stringify(payload);
+      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload, text) !== gate, text).toBe(own);
+      // The same answer as the walk alone.
+      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload) !== gate, text).toBe(own);
+    }
+  });
+
   it('a secret holding punctuation or characters beyond ASCII is found by every 8-character piece, in every answer that holds one', () => {
     // The scan hashes only runs of the secrets' own characters: these secrets' runs cross `:`, `{`, `"`-free punctuation and é/ß.
     const secrets = ['pw:{Çé-ß}x9!Tq', 'Zürich#2026;Grüße'];
