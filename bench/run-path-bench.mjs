@@ -4,7 +4,10 @@
 // so nothing of the network, the input or the sync memory is in the figure.
 //   node bench/run-path-bench.mjs [units=50000] [rounds=3] [--against <root of another built clone>]
 // Each round is a fresh process per build and mode, the builds alternated: `journal` (the
-// pipeline with its run journal), `no journal` (dispatcher, scheduler and report entries only).
+// pipeline with its run journal), `no journal` (dispatcher, scheduler and report entries only),
+// `lines` (a record's sent and outcome lines built, checksummed and made one buffer per group of
+// 64 lines, no write: src/runs/journal-encoder.ts, or in a build without it the way the journal
+// did it before, JSON.stringify then the store's encodeChecksummedLine, joined).
 // Prints CPU (user + system) in us per record, medians of the rounds. Never run in tests.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +18,7 @@ const here = fileURLToPath(import.meta.url);
 
 if (process.env.EXAMCTL_RUN_PATH_CHILD !== undefined) {
   const [root, units, mode] = JSON.parse(process.env.EXAMCTL_RUN_PATH_CHILD);
-  process.stdout.write(JSON.stringify(await measure(root, units, mode === 'journal')));
+  process.stdout.write(JSON.stringify(mode === 'lines' ? await measureLines(root, units) : await measure(root, units, mode === 'journal')));
   process.exit(0);
 }
 
@@ -25,7 +28,7 @@ const [units = 50000, rounds = 3] = args.filter((arg, i) => !arg.startsWith('--'
 const builds = [...(against === undefined ? [] : [['against', against]]), ['this build', dirname(dirname(here))]];
 const figures = new Map();
 for (let round = 0; round < rounds; round++) {
-  for (const mode of ['journal', 'no journal']) {
+  for (const mode of ['journal', 'no journal', 'lines']) {
     for (const [name, root] of builds) {
       const child = spawnSync(process.execPath, [here], { env: { ...process.env, EXAMCTL_RUN_PATH_CHILD: JSON.stringify([root, units, mode]) }, encoding: 'utf8' });
       if (child.status !== 0) throw new Error(`${name} ${mode}: ${child.stderr}`);
@@ -43,6 +46,32 @@ console.table(
     ]),
   ),
 );
+
+async function measureLines(root, count) {
+  const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
+  const encoder = await load('runs/journal-encoder.js').catch(() => undefined);
+  const { encodeChecksummedLine } = await load('engine/store/journal.js');
+  const refs = Array.from({ length: count }, (_, n) => ({ n, source: { file: 'users.csv', line: n + 2, index: n }, id: `U${n}` }));
+  const group = encoder === undefined ? undefined : new encoder.JournalGroupEncoder();
+  const before = process.cpuUsage();
+  let pending = [];
+  let bytes = 0;
+  for (const ref of refs) {
+    const outcome = { n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], transient: false, action: 'updated' };
+    if (encoder === undefined) {
+      pending.push(encodeChecksummedLine(JSON.stringify({ t: 'sent', n: ref.n, source: ref.source, id: ref.id })), encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...outcome })));
+    } else {
+      pending.push(encoder.refBody('sent', ref), encoder.outcomeBody(outcome));
+    }
+    if (pending.length < 64) continue;
+    bytes += encoder === undefined ? Buffer.from(pending.join(''), 'utf8').length : group.encode(pending).length;
+    pending = [];
+  }
+  const cpu = process.cpuUsage(before);
+  if (bytes === 0) throw new Error('nothing encoded');
+  const per = (us) => Number((us / count).toFixed(2));
+  return { cpuUs: per(cpu.user + cpu.system), userUs: per(cpu.user), systemUs: per(cpu.system) };
+}
 
 async function measure(root, count, journaled) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
