@@ -43,8 +43,11 @@ export class IdsOfOneInput {
   private bytes = new Uint8Array(1 << 14);
   private starts = new Uint32Array(1 << 10);
   private places = new Float64Array(1 << 10);
-  /** Open addressing, linear probing: entry number + 1, 0 for a free slot; at most half full. */
-  private slots = new Int32Array(1 << 11);
+  /**
+   * Open addressing, linear probing, at most half full: slot `s` is `slots[2s]`, entry number + 1
+   * (0: free), and `slots[2s + 1]`, its id's hash, so a probe past another id reads no bytes.
+   */
+  private slots = new Int32Array(2 << 11);
   private count = 0;
   /** An ASCII key first met as a non-ASCII spelling that folds to it (`\u212A1`, Kelvin, folds to `k1`): entry -> that spelling. */
   private readonly oddSpellings = new Map<number, string>();
@@ -69,7 +72,7 @@ export class IdsOfOneInput {
     if (hash >= 0) {
       const entry = this.find(id, hash, fold);
       if (entry < 0) {
-        this.add(id, packed, ~entry);
+        this.add(id, hash, packed, ~entry);
         return undefined;
       }
       earlier = this.places[entry] as number;
@@ -81,7 +84,7 @@ export class IdsOfOneInput {
         // A non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
         const entry = this.find(key, keyHash, fold);
         if (entry < 0) {
-          this.oddSpellings.set(this.add(key, packed, ~entry), id);
+          this.oddSpellings.set(this.add(key, keyHash, packed, ~entry), id);
           return undefined;
         }
         earlier = this.places[entry] as number;
@@ -106,11 +109,11 @@ export class IdsOfOneInput {
   /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */
   private find(id: string, hash: number, fold: boolean): number {
     const slots = this.slots;
-    const mask = slots.length - 1;
+    const mask = (slots.length >> 1) - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const taken = slots[slot] as number;
+      const taken = slots[2 * slot] as number;
       if (taken === 0) return ~slot;
-      if (this.equals(taken - 1, id, fold)) return taken - 1;
+      if (slots[2 * slot + 1] === hash && this.equals(taken - 1, id, fold)) return taken - 1;
     }
   }
 
@@ -135,7 +138,7 @@ export class IdsOfOneInput {
   private used = 0;
 
   /** Stores an id (ASCII) at a free slot; returns its entry number. */
-  private add(id: string, packed: number, slot: number): number {
+  private add(id: string, hash: number, packed: number, slot: number): number {
     const entry = this.count;
     if (entry === this.starts.length) {
       this.starts = grown(this.starts, entry * 2);
@@ -147,25 +150,28 @@ export class IdsOfOneInput {
     this.starts[entry] = this.used;
     this.used += id.length;
     this.places[entry] = packed;
-    this.slots[slot] = entry + 1;
+    this.slots[2 * slot] = entry + 1;
+    this.slots[2 * slot + 1] = hash;
     this.count = entry + 1;
-    if (this.count * 2 > this.slots.length) this.rehash();
+    if (this.count * 4 > this.slots.length) this.rehash();
     return entry;
   }
 
   /** Twice the slots, every entry placed again by the hash of its bytes. */
   private rehash(): void {
     const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
+    const mask = (slots.length >> 1) - 1;
     const fold = this.rule.ignoreCase;
     const { bytes, starts, count } = this;
     for (let entry = 0; entry < count; entry++) {
       let hash = FNV_OFFSET;
       const end = entry + 1 < count ? (starts[entry + 1] as number) : this.used;
       for (let i = starts[entry] as number; i < end; i++) hash = fnvStep(hash, bytes[i] as number, fold);
-      let slot = fnvFinal(hash) & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = entry + 1;
+      const final = fnvFinal(hash);
+      let slot = final & mask;
+      while (slots[2 * slot] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = entry + 1;
+      slots[2 * slot + 1] = final;
     }
     this.slots = slots;
   }
