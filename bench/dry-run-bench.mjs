@@ -5,6 +5,7 @@
 // the spawned CLI included. examctl reads CSV with csv-parse (issue 23), so the raw parse time is
 // what csv-parse costs inside the dry run: `csv-parse share` is that time over the dry run's wall
 // time. The 500,000-row row is always measured: the issue's goal is set there.
+// EXAMCTL_BENCH_AGAINST=<bin/examctl of another build> measures that build in the same rounds.
 import { createReadStream, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -23,7 +24,10 @@ async function rawCsvParse(file) {
   return { rows: rows - 1, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
-function examctlDryRun(file) {
+/** `EXAMCTL_BENCH_AGAINST=<bin/examctl of another build>`: that build is measured too, in the same rounds. */
+const against = process.env.EXAMCTL_BENCH_AGAINST;
+
+function examctlDryRun(file, cli = cliPath) {
   const rssFile = join(dataDir, 'rss.txt');
   const cpuFile = join(dataDir, 'cpu.json');
   rmSync(rssFile, { force: true });
@@ -33,7 +37,7 @@ function examctlDryRun(file) {
   const started = process.hrtime.bigint();
   const child = spawnSync(
     process.execPath,
-    ['--import', probePath, '--import', cpuProbePath, cliPath, 'user', 'sync', '--dry-run', '--target', 'local', '--store', store, '--file', file, '--no-input'],
+    ['--import', probePath, '--import', cpuProbePath, cli, 'user', 'sync', '--dry-run', '--target', 'local', '--store', store, '--file', file, '--no-input'],
     { env: { ...process.env, EXAMCTL_BENCH_RSS_FILE: rssFile, EXAMCTL_BENCH_CPU_FILE: cpuFile, CI: 'true' }, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -68,9 +72,11 @@ export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ??
     const file = await usersCsv(size);
     let raw;
     let cli;
+    let other;
     for (let i = 0; i < repeat; i++) {
       raw = keepBest(raw, await rawCsvParse(file));
       cli = keepBest(cli, examctlDryRun(file));
+      if (against !== undefined) other = keepBest(other, examctlDryRun(file, against));
     }
     const rawRate = raw.rows / raw.seconds;
     const cliRate = size / cli.seconds;
@@ -85,6 +91,9 @@ export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ??
       'csv-parse share %': Math.round((raw.seconds / cli.seconds) * 100),
       'peak RSS MB': Math.round(cli.rssMB),
       goal: goalOf(size, ratio, cli.rssMB),
+      ...(other === undefined
+        ? {}
+        : { 'against: ratio': +(size / other.seconds / rawRate).toFixed(2), 'against: CPU s': +other.cpuSeconds.toFixed(2), 'against: peak RSS MB': Math.round(other.rssMB) }),
     });
   }
   return rows;
