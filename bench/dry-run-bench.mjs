@@ -65,6 +65,19 @@ function goalOf(rows, ratio, rssMB) {
   return '';
 }
 
+/** The issue's goals as `judge` (goals.mjs) takes them: the 500k ratio and peak RSS, the 2M peak RSS when measured. */
+export function dryRunGoals(rows) {
+  const goals = [];
+  for (const row of rows) {
+    if (row.rows === 500_000) {
+      goals.push({ measure: 'dry run 500k rows / raw csv-parse (wall)', value: row.ratio, goal: '>= 0.7' });
+      goals.push({ measure: 'dry run 500k rows, peak RSS MB', value: row['peak RSS MB'], goal: '< 256' });
+    }
+    if (row.rows === 2_000_000) goals.push({ measure: 'dry run 2M rows, peak RSS MB', value: row['peak RSS MB'], goal: '< 400' });
+  }
+  return goals;
+}
+
 export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ?? '100000,250000,500000').split(',').map(Number), repeat = 2) {
   const rows = [];
   const measured = [...new Set([...sizes, 500_000])].sort((a, b) => a - b);
