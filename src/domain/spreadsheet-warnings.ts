@@ -77,6 +77,12 @@ function checksOf(name: string): number {
 
 const quoted = quotedValue;
 
+/** A digit or a sign first, as EXPONENT_FORM needs: most ids fail this before the pattern runs. */
+function startsLikeNumber(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d;
+}
+
 /** A value's path: `base`, or `base[index]` for an entry of a list (built only when a warning names it). */
 function pathOf(base: string, index: number): string {
   return index < 0 ? base : `${base}[${index}]`;
@@ -105,7 +111,7 @@ function checkString(value: string, base: string, index: number, name: string, w
       message: `${name} ${quoted(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
     });
   }
-  if ((checks & DIGITS) !== 0 && EXPONENT_FORM.test(out)) {
+  if ((checks & DIGITS) !== 0 && startsLikeNumber(out) && EXPONENT_FORM.test(out)) {
     warnings.push({
       field: pathOf(base, index),
       message: `${name} ${quoted(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
