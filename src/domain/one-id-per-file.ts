@@ -157,21 +157,19 @@ export class IdsOfOneInput {
     return entry;
   }
 
-  /** Twice the slots, every entry placed again by the hash of its bytes. */
+  /** Twice the slots, every entry placed again by the hash its slot keeps. */
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
     const mask = (slots.length >> 1) - 1;
-    const fold = this.rule.ignoreCase;
-    const { bytes, starts, count } = this;
-    for (let entry = 0; entry < count; entry++) {
-      let hash = FNV_OFFSET;
-      const end = entry + 1 < count ? (starts[entry + 1] as number) : this.used;
-      for (let i = starts[entry] as number; i < end; i++) hash = fnvStep(hash, bytes[i] as number, fold);
-      const final = fnvFinal(hash);
-      let slot = final & mask;
+    for (let at = 0; at < old.length; at += 2) {
+      const taken = old[at] as number;
+      if (taken === 0) continue;
+      const hash = old[at + 1] as number;
+      let slot = hash & mask;
       while (slots[2 * slot] !== 0) slot = (slot + 1) & mask;
-      slots[2 * slot] = entry + 1;
-      slots[2 * slot + 1] = final;
+      slots[2 * slot] = taken;
+      slots[2 * slot + 1] = hash;
     }
     this.slots = slots;
   }
