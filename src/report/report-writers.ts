@@ -348,7 +348,6 @@ export class HumanSummaryWriter implements ReportSink {
   item({ item }: ReportEntry): void {
     const { dryRun } = this.header;
     if (dryRun) this.plan.add(item);
-    // A loop, not forEach with a closure: this runs for every item of a run (issue 37).
     const notes = this.extras.notes;
     if (notes !== undefined) {
       for (let i = 0; i < notes.length; i++) {
