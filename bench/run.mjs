@@ -11,6 +11,9 @@ import { runStartupBench } from './startup-bench.mjs';
 import { runLimitBench } from './limit-bench.mjs';
 import { runScaleBench } from './scale-bench.mjs';
 import { judge, printGoals } from './goals.mjs';
+import { runClientBench } from './client-bench.mjs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const only = process.argv[2];
 
@@ -24,6 +27,16 @@ if (!only || only === 'limit') {
     'CPU <= 100 ms per 1,000 users; ratio >= 0.95 at 20 ms latency, >= 0.5 at none; local serve >= 0.6 of the durable minimal server',
   );
   console.table(judge('limit', await runLimitBench()));
+}
+
+if (!only || only === 'limit' || only === 'parts') {
+  section(
+    "issue 37, where a remote user's CPU goes, in process: one client call against the bare undici loop and undici's dispatch floor; the run path (dispatcher, scheduler, run journal) per record",
+    'the client within a few us of the bare loop; the run path a small share of the goal of 100 us per user',
+  );
+  console.table(await runClientBench());
+  // run-path-bench measures each build in fresh processes of its own; it prints its own table.
+  spawnSync(process.execPath, [fileURLToPath(new URL('./run-path-bench.mjs', import.meta.url)), '50000', '3'], { stdio: 'inherit' });
 }
 
 if (!only || only === 'scale') {
