@@ -12,7 +12,7 @@ import { createRunProgress, progressColor, progressEnabled } from '../progress.j
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
-import type { RecordJob, RunObserver, RunOptions, RunOutcome } from './record-job.js';
+import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../../defaults.js';
 
@@ -88,16 +88,22 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     },
   });
 
+  // A run that sends builds its units a window's worth at a time (record-source.ts, `inPieces`)
+  // and announces them `ahead` units before their turn: the first request waits for one piece,
+  // and the journal still puts units on record as sent ahead across the pieces.
+  const sends = !dryRun && api !== null && job.sendsTogether !== true;
+  const ahead = sends ? recordAheadFor(window) : 0;
+  const units = new UnitQueue(job.units(input.batches(sends ? window : undefined)), (next) => dispatcher.expect(next));
   try {
-    for await (const units of job.units(input.batches())) {
-      dispatcher.expect(units);
-      for (const unit of units) {
-        const wait = scheduler.accept(dispatcher.dispatch(unit));
-        if (wait !== undefined) await wait;
-      }
+    for (let unit = await units.next(); unit !== undefined; unit = await units.next()) {
+      const wait = scheduler.accept(dispatcher.dispatch(unit));
+      // The next units are read and validated while the ones before are in flight.
+      if (units.announced < ahead) await units.fill(wait);
+      if (wait !== undefined) await wait;
     }
     await scheduler.drain();
   } catch (error) {
+    await units.close().catch(() => undefined);
     for (const observer of observers) observer.ended();
     await scheduler.abandon();
     await api?.close();
@@ -164,6 +170,79 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
+ * it is read; `announced` counts those read and not yet taken.
+ */
+class UnitQueue<P> {
+  private readonly source: AsyncIterator<readonly Unit<P>[]>;
+  private piece: readonly Unit<P>[] = [];
+  private at = 0;
+  private readonly later: (readonly Unit<P>[])[] = [];
+  private ended = false;
+  announced = 0;
+
+  constructor(
+    units: AsyncIterable<readonly Unit<P>[]>,
+    private readonly onPiece: (piece: readonly Unit<P>[]) => void,
+  ) {
+    this.source = units[Symbol.asyncIterator]();
+  }
+
+  /** The next unit; undefined once the input ended. */
+  async next(): Promise<Unit<P> | undefined> {
+    while (this.at === this.piece.length) {
+      const later = this.later.shift();
+      if (later !== undefined) {
+        this.piece = later;
+        this.at = 0;
+        continue;
+      }
+      if (!(await this.read())) return undefined;
+    }
+    this.announced -= 1;
+    return this.piece[this.at++];
+  }
+
+  /**
+   * Reads one more piece ahead, unless the input ended. `pending` (the scheduler's wait, if any)
+   * is observed when reading fails, so that its own failure is not left unhandled.
+   */
+  async fill(pending: void | Promise<void>): Promise<void> {
+    if (this.ended) return;
+    try {
+      await this.read();
+    } catch (error) {
+      if (pending !== undefined) pending.catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops reading (the input's file is closed), as leaving a `for await` early does. */
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.source.return?.();
+  }
+
+  /** Reads the next non-empty piece into `later`; false at the end of the input. */
+  private async read(): Promise<boolean> {
+    while (!this.ended) {
+      const next = await this.source.next();
+      if (next.done === true) {
+        this.ended = true;
+        break;
+      }
+      if (next.value.length === 0) continue;
+      this.onPiece(next.value);
+      this.later.push(next.value);
+      this.announced += next.value.length;
+      return true;
+    }
+    return false;
+  }
 }
 
 /**
