@@ -1,4 +1,4 @@
-import type { CallOptions } from '../../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
@@ -69,16 +69,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
-  const dispatcher = new RecordDispatcher(job, {
-    api,
-    callOptions,
-    maxErrors: options.maxErrors,
-    signal: deps.signal,
-    stopWhen: () => report.failure(),
-    ...(journal === undefined ? {} : { journal }),
-    // A job that sends its units together puts them on record together, in the turn they go.
-    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
-  });
   const scheduler = new InOrderScheduler<ReportEntry>({
     window,
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
@@ -86,6 +76,16 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       for (const observer of observers) observer.reported(entry);
       return report.builder.add(entry);
     },
+  });
+  const dispatcher = new RecordDispatcher(job, {
+    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler) : api,
+    callOptions,
+    maxErrors: options.maxErrors,
+    signal: deps.signal,
+    stopWhen: () => report.failure(),
+    ...(journal === undefined ? {} : { journal }),
+    // A job that sends its units together puts them on record together, in the turn they go.
+    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
 
   // A run that sends builds its units a window's worth at a time (record-source.ts, `inPieces`)
@@ -95,7 +95,13 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const ahead = sends ? recordAheadFor(window) : 0;
   const units = new UnitQueue(job.units(input.batches(sends ? window : undefined)), (next) => dispatcher.expect(next));
   try {
-    for (let unit = await units.next(); unit !== undefined; unit = await units.next()) {
+    for (;;) {
+      // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
+      const unit = units.take();
+      if (unit === undefined) {
+        if (await units.read()) continue;
+        break;
+      }
       const wait = scheduler.accept(dispatcher.dispatch(unit));
       // The next units are read and validated while the ones before are in flight.
       if (units.announced < ahead) await units.fill(wait);
@@ -173,6 +179,42 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 }
 
 /**
+ * The remote API as the dispatcher of a run sees it. Answers come in bursts (the requests of a
+ * window went out together, so their answers come back together), and each answer's journal
+ * line, sync memory and report item cost more CPU than its request: handled answer by answer,
+ * the last slot of a burst was refilled only after every answer before it was handled, so at
+ * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
+ * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
+ * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
+ * on to be journaled and reported in the next turn of the event loop, after the other answers
+ * of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * frees its slot only once handled, so what it stops is stopped before another request goes.
+ * Holds because each unit makes one call (every RecordJob's `send`).
+ */
+function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>): IntegrationApi {
+  const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
+    call.then((result) => {
+      if (result.envelope.Success !== true) return result;
+      slots.freeEarly();
+      return new Promise<ApiResult<T>>((resolve) =>
+        setImmediate(() => {
+          slots.retake();
+          resolve(result);
+        }),
+      );
+    });
+  return {
+    createSchedule: (request, options) => inTurns(api.createSchedule(request, options)),
+    getReviewSession: (externalId, options) => inTurns(api.getReviewSession(externalId, options)),
+    addCollection: (request, options) => inTurns(api.addCollection(request, options)),
+    upsertUser: (request, options) => inTurns(api.upsertUser(request, options)),
+    removeInvigilators: (scheduleExtId, userExtIds, options) => inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
+    // The pipeline closes the API itself and asks it for the retry counts.
+    close: () => api.close(),
+  };
+}
+
+/**
  * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
  * it is read; `announced` counts those read and not yet taken.
  */
@@ -191,16 +233,13 @@ class UnitQueue<P> {
     this.source = units[Symbol.asyncIterator]();
   }
 
-  /** The next unit; undefined once the input ended. */
-  async next(): Promise<Unit<P> | undefined> {
+  /** The next unit read, or undefined when none is at hand (`read` then reads on). */
+  take(): Unit<P> | undefined {
     while (this.at === this.piece.length) {
       const later = this.later.shift();
-      if (later !== undefined) {
-        this.piece = later;
-        this.at = 0;
-        continue;
-      }
-      if (!(await this.read())) return undefined;
+      if (later === undefined) return undefined;
+      this.piece = later;
+      this.at = 0;
     }
     this.announced -= 1;
     return this.piece[this.at++];
@@ -227,8 +266,8 @@ class UnitQueue<P> {
     await this.source.return?.();
   }
 
-  /** Reads the next non-empty piece into `later`; false at the end of the input. */
-  private async read(): Promise<boolean> {
+  /** Reads the next non-empty piece; false at the end of the input. */
+  async read(): Promise<boolean> {
     while (!this.ended) {
       const next = await this.source.next();
       if (next.done === true) {
