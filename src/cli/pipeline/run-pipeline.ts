@@ -20,6 +20,9 @@ import { LOCAL_CONCURRENCY } from '../../defaults.js';
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
 
+/** Records per piece at least (a window of 1 must not cost an await per record). */
+const MIN_PIECE = 16;
+
 /**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches
  * (docs/runs.md, "Sent ahead"): at least half of it rides on each fsync, so at 8,000 users/s
@@ -93,7 +96,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // and the journal still puts units on record as sent ahead across the pieces.
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? recordAheadFor(window) : 0;
-  const units = new UnitQueue(job.units(input.batches(sends ? window : undefined)), (next) => dispatcher.expect(next));
+  const units = new UnitQueue(job.units(input.batches(sends ? Math.max(MIN_PIECE, window) : undefined)), (next) => dispatcher.expect(next));
   try {
     for (;;) {
       // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
@@ -104,7 +107,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       }
       const wait = scheduler.accept(dispatcher.dispatch(unit));
       // The next units are read and validated while the ones before are in flight.
-      if (units.announced < ahead) await units.fill(wait);
+      if (units.announced < ahead) await units.fill(ahead, wait);
       if (wait !== undefined) await wait;
     }
     await scheduler.drain();
@@ -246,13 +249,12 @@ class UnitQueue<P> {
   }
 
   /**
-   * Reads one more piece ahead, unless the input ended. `pending` (the scheduler's wait, if any)
-   * is observed when reading fails, so that its own failure is not left unhandled.
+   * Reads pieces until `count` units are at hand or the input ended. `pending` (the scheduler's
+   * wait, if any) is observed when reading fails, so that its own failure is not left unhandled.
    */
-  async fill(pending: void | Promise<void>): Promise<void> {
-    if (this.ended) return;
+  async fill(count: number, pending: void | Promise<void>): Promise<void> {
     try {
-      await this.read();
+      while (this.announced < count && (await this.read()));
     } catch (error) {
       if (pending !== undefined) pending.catch(() => undefined);
       throw error;
