@@ -9,6 +9,7 @@ import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -283,6 +284,22 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
       expect(exitCode).toBe(1);
       expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1', 'send u2']);
       expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 8, ok: 2, partial: 0, failed: 1, skipped: 5 });
+    });
+  });
+});
+
+describe('the journal starts while the API opens', () => {
+  it('an API that cannot be opened leaves no run behind, and its error is the one said', async () => {
+    await withTempDir(async (dir) => {
+      const runsDir = join(dir, 'runs');
+      const refusing: ApiFactory = async () => {
+        throw new TargetError('cannot open the target');
+      };
+      const io = testDeps(dir, { openApi: refusing }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
+      const options = { json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9' };
+      await expect(runPipeline(job(['a', 'b'], async () => okResult), options, io.deps, targetOnce(options, io.deps))).rejects.toThrow('cannot open the target');
+      // The journal may have been started beside the API: it was removed again.
+      expect(await readdir(runsDir).catch(() => [])).toEqual([]);
     });
   });
 });
