@@ -66,13 +66,14 @@ export class RecordSource {
   }
 
   /**
-   * The records to send, in batches (one per chunk read); with `pieceSize`, no batch longer than
-   * that, so the checks and the units of a batch are made a few records at a time, between sends.
+   * The records to send, in batches (one per chunk read); with `pieces`, none longer than
+   * `first` records at first, then `then`, so the checks and the units of a batch are made a
+   * few records at a time, between sends.
    */
-  batches(pieceSize?: number): AsyncIterable<readonly InputRecord[]> {
+  batches(pieces?: { first: number; then: number }): AsyncIterable<readonly InputRecord[]> {
     const batches = recordBatches(this.read());
     const kept = this.onlyFailed ? this.notOk(batches) : batches;
-    return checkedValues(pieceSize === undefined ? kept : inPieces(kept, pieceSize));
+    return checkedValues(pieces === undefined ? kept : inPieces(kept, pieces.first, pieces.then));
   }
 
   /** The records to send, one by one. */
@@ -96,15 +97,15 @@ export class RecordSource {
 }
 
 /**
- * The batches cut into pieces of at most `size` records (a chunk read is about 700 CSV rows).
- * A run that sends builds its units a piece at a time: the first request waits for the first
- * piece only, not for the whole first chunk's checks and validation, and no later chunk holds
- * answers back while all of its records are validated at once.
+ * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700
+ * CSV rows). A run that sends builds its units a piece at a time: the first request waits for
+ * the first piece only, not for the whole first chunk's checks and validation, and no later
+ * chunk holds answers back while all of its records are validated at once.
  */
-async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, size: number): AsyncIterable<readonly InputRecord[]> {
+async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, first: number, then: number): AsyncIterable<readonly InputRecord[]> {
+  let size = first;
   for await (const batch of batches) {
-    if (batch.length <= size) yield batch;
-    else for (let at = 0; at < batch.length; at += size) yield batch.slice(at, at + size);
+    for (let at = 0; at < batch.length; at += size, size = then) yield at === 0 && batch.length <= size ? batch : batch.slice(at, at + size);
   }
 }
 

@@ -20,7 +20,7 @@ import { LOCAL_CONCURRENCY } from '../../defaults.js';
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
 
-/** Records per piece at least (a window of 1 must not cost an await per record). */
+/** Records in the first piece at least (a window of 1 must not cost an await per record). */
 const MIN_PIECE = 16;
 
 /**
@@ -91,12 +91,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
 
-  // A run that sends builds its units a window's worth at a time (record-source.ts, `inPieces`)
-  // and announces them `ahead` units before their turn: the first request waits for one piece,
-  // and the journal still puts units on record as sent ahead across the pieces.
+  // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
+  // worth first, so the first request waits for that piece only, then the journal's sent-ahead
+  // window's worth; it reads them `ahead` units before their turn, so the journal still puts
+  // units on record as sent ahead across the pieces.
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? recordAheadFor(window) : 0;
-  const units = new UnitQueue(job.units(input.batches(sends ? Math.max(MIN_PIECE, window) : undefined)), (next) => dispatcher.expect(next));
+  const piece = Math.max(MIN_PIECE, window);
+  const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
   try {
     for (;;) {
       // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
@@ -195,16 +197,20 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
  * Holds because each unit makes one call (every RecordJob's `send`).
  */
 function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>): IntegrationApi {
+  // The answers held for the next turn, handed on together (one setImmediate per turn, not per answer).
+  let held: (() => void)[] = [];
+  const handOn = (): void => {
+    const now = held;
+    held = [];
+    for (const go of now) go();
+  };
   const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
     call.then((result) => {
       if (result.envelope.Success !== true) return result;
       slots.freeEarly();
-      return new Promise<ApiResult<T>>((resolve) =>
-        setImmediate(() => {
-          slots.retake();
-          resolve(result);
-        }),
-      );
+      return new Promise<ApiResult<T>>((resolve) => {
+        if (held.push(() => (slots.retake(), resolve(result))) === 1) setImmediate(handOn);
+      });
     });
   return {
     createSchedule: (request, options) => inTurns(api.createSchedule(request, options)),
