@@ -13,6 +13,7 @@ export {
   summarize,
   rebuildReport,
   reportItemOf,
+  reportItemAt,
   notReachedItem,
   unjournaledCount,
   journaledItems,

@@ -4,7 +4,7 @@ import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { forEachLine } from '../engine/store/line-reader.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
 import type { ReportItem, ReportSummary, RunReport } from '../report/run-report.js';
-import { checkJournalLine, finishesRun, type EndLine, type ItemRef, type OutcomeLine, type ResumeLine, type RunHeaderLine } from './journal-lines.js';
+import { checkJournalLine, finishesRun, unchangedNote, type EndLine, type ItemRef, type OutcomeLine, type ResumeLine, type RunHeaderLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
 import { openRegularFile } from '../regular-file.js';
@@ -12,6 +12,7 @@ import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { quickRun } from './run-summary.js';
+import { UnchangedPositions } from './unchanged-positions.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -37,6 +38,8 @@ export interface RunRecord {
   header: RunHeaderLine;
   resumes: ResumeLine[];
   items: Map<number, ItemHistory>;
+  /** Units --changed-only did not send, journaled compactly (`unchanged` lines): never in `items`. */
+  unchanged: UnchangedPositions;
   /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
   end?: EndLine;
   /** Bytes up to the end of the last whole line: where a resume appends. */
@@ -66,6 +69,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
   let header: RunHeaderLine | undefined;
   const resumes: ResumeLine[] = [];
   const items = new Map<number, ItemHistory>();
+  const unchanged = new UnchangedPositions();
   let end: EndLine | undefined;
   let validLength = 0;
   let tornTail = false;
@@ -74,6 +78,8 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
   const itemOf = (ref: ItemRef): ItemHistory => {
     let history = items.get(ref.n);
     if (history === undefined) {
+      // A position's later line takes it over from an `unchanged` line before it.
+      unchanged.remove(ref.n);
       history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
       items.set(ref.n, history);
     }
@@ -121,6 +127,11 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
           if (!line.transient) history.maybeApplied = false;
           break;
         }
+        case 'unchanged':
+          // Takes over these positions from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next).
+          if (items.size > 0) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) items.delete(n);
+          unchanged.addLine(line);
+          break;
         case 'resume':
           resumes.push(line);
           end = undefined;
@@ -137,7 +148,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
     // Killed before its header was on disk: the run never sent anything.
     throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
   }
-  return { id, file, header, resumes, items, ...(end !== undefined ? { end } : {}), validLength, tornTail };
+  return { id, file, header, resumes, items, unchanged, ...(end !== undefined ? { end } : {}), validLength, tornTail };
 }
 
 /** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
@@ -159,7 +170,8 @@ export async function runState(runsDir: string, record: RunRecord): Promise<RunS
 export function summarize(record: RunRecord): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
   for (const history of record.items.values()) summary[statusOf(history)] += 1;
-  const known = record.items.size;
+  summary.ok += record.unchanged.count;
+  const known = record.items.size + record.unchanged.count;
   const endTotal: unknown = record.end?.summary.total;
   const units = record.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
   summary.skipped += Math.max(0, units - known);
@@ -204,13 +216,26 @@ export function notReachedItem(record: RunRecord, ref: Omit<ItemRef, 'n'>): Repo
  * none after a completed attempt (it dispatched every unit); else unknown (null).
  */
 export function unjournaledCount(record: RunRecord): number | null {
-  if (record.header.units !== undefined) return Math.max(0, record.header.units - record.items.size);
+  if (record.header.units !== undefined) return Math.max(0, record.header.units - record.items.size - record.unchanged.count);
   return record.end?.reason === 'completed' ? 0 : null;
 }
 
 /** The journaled items in input order. */
 export function journaledItems(record: RunRecord): ItemHistory[] {
   return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
+}
+
+/** The report item of the unit at `ref`: its journaled lines, its `unchanged` run, or not reached. */
+export function reportItemAt(record: RunRecord, ref: ItemRef): ReportItem {
+  const history = record.items.get(ref.n);
+  if (history !== undefined) return reportItemOf(record, history);
+  const since = record.unchanged.since(ref.n);
+  return since === undefined ? notReachedItem(record, ref) : unchangedItem(ref, since);
+}
+
+/** A unit --changed-only did not send, as its live report gave it (docs/sync.md). */
+export function unchangedItem(ref: Omit<ItemRef, 'n'>, since: string): ReportItem {
+  return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
 }
 
 /** The report item of one journaled item. */
@@ -249,19 +274,27 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     const seen = new Set<number>();
     for (const ref of units) {
       seen.add(ref.n);
-      const history = record.items.get(ref.n);
-      add(history !== undefined ? reportItemOf(record, history) : notReachedItem(record, ref));
+      add(reportItemAt(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
+    // Unchanged units past the input read again: counted, not listed (the journal does not name them).
+    for (const { n } of record.unchanged.positions()) if (!seen.has(n)) countUnlisted(summary, 1);
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
-    const missing = (record.header.units ?? 0) - record.items.size;
+    countUnlisted(summary, record.unchanged.count);
+    const missing = (record.header.units ?? 0) - record.items.size - record.unchanged.count;
     if (missing > 0) {
       summary.total += missing;
       summary.skipped += missing;
     }
   }
   return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
+}
+
+/** Unchanged units a report counts as ok without listing them (no input to name them). */
+function countUnlisted(summary: ReportSummary, count: number): void {
+  summary.total += count;
+  summary.ok += count;
 }
 
 export interface RunListing {

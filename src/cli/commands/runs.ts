@@ -5,8 +5,8 @@ import {
   openResume,
   pruneRuns,
   journaledItems,
-  notReachedItem,
   readRun,
+  reportItemAt,
   reportItemOf,
   resolveRunId,
   unjournaledCount,
@@ -108,12 +108,17 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   const builder = report.builder;
   let position = 0;
   if ('units' in input) {
-    for await (const unit of input.units()) {
-      const history = record.items.get(position++);
-      await builder.add({ item: history === undefined ? notReachedItem(record, unit) : reportItemOf(record, history), rows: unit.rows });
-    }
+    for await (const unit of input.units()) await builder.add({ item: reportItemAt(record, { ...unit, n: position++ }), rows: unit.rows });
   }
   for (const history of journaledItems(record)) if (history.ref.n >= position) await builder.add({ item: reportItemOf(record, history) });
+  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
+  const unnamed = record.unchanged.count - record.unchanged.countBelow(position);
+  if (unnamed > 0) {
+    builder.summary.total += unnamed;
+    builder.summary.ok += unnamed;
+    await deps.stderr.write(`${terminalLine(`run ${record.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}
+`);
+  }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;
     builder.summary.skipped += unlisted.count;

@@ -8,6 +8,7 @@ import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncK
 import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
+import { unchangedNote } from '../../runs/journal-lines.js';
 import type { TargetOf } from '../target.js';
 
 /**
@@ -97,7 +98,7 @@ export class SentMemory<P> {
   unit(unit: Unit<P>): Unit<P> {
     const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
     if (entry === undefined || entry.disabled === true || !unit.prepared.ok || entry.digest !== this.digestOf(unit.prepared.value)) return unit;
-    return { ...unit, unsent: { note: `unchanged since run ${entry.run}: not sent (--changed-only)` } };
+    return { ...unit, unsent: { note: unchangedNote(entry.run), since: entry.run } };
   }
 
   /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
