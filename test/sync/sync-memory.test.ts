@@ -65,6 +65,41 @@ describe('the sync memory file', () => {
     expect(third.get('u3')?.digest).toBe('d4');
   });
 
+  it('indexed at open, parsed when asked: every id found (escapes, non-ASCII, thousands), a bad checksum refused at open, compaction keeps every entry', async () => {
+    const ids = ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'SCH:MATH', ...Array.from({ length: 5_000 }, (_, i) => `stu-${i}`)];
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    for (const [i, id] of ids.entries()) memory.record(id, { digest: `d${i}`, run: 'r1', ...(i % 2 === 0 ? { links: [['H-A', ['coordinator']]] } : {}) });
+    // A later line of the same id wins.
+    memory.record('stu-7', { digest: 'later', run: 'r2' });
+    await memory.close();
+    const again = await SyncMemory.open(dir, target, 'users', plain);
+    expect(again.entries.size).toBe(ids.length);
+    for (const [i, id] of ids.entries()) expect(again.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
+    expect(again.get('stu-')).toBeUndefined();
+    expect(again.get('stu-50000')).toBeUndefined();
+    again.record('new-one', { digest: 'n', run: 'r3' });
+    expect(again.entries.size).toBe(ids.length + 1);
+    expect(new Set([...again.entries].map(([id]) => id))).toEqual(new Set([...ids, 'new-one']));
+    await again.close();
+    // A line whose checksum fails is damage at open, whatever the run will ask for.
+    const file = memoryFile(dir, target, 'users');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"id":"stu-4000","d":"d4004"', '"id":"stu-4000","d":"d4005"'));
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/sync memory damaged: checksum mismatch/);
+    writeFileSync(file, text);
+    // Compacted under the lock (more than 1.5 lines per id plus 10,000), lines not parsed copied as read.
+    const feeder = await SyncMemory.open(dir, target, 'users', plain);
+    for (let i = 0; i < 14_000; i++) feeder.record(`stu-${i % 10}`, { digest: `again${i}`, run: 'r4' });
+    await feeder.close();
+    const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
+    await locked.close();
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 2);
+    const compacted = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    for (const [i, id] of ids.entries()) expect(compacted.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
+    expect(compacted.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);
+    expect(compacted.get('new-one')?.digest).toBe('n');
+  });
+
   it('a FIFO planted as the memory file is refused (exit 2) at once, never waited on', async () => {
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     await memory.close();
