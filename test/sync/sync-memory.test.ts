@@ -28,6 +28,47 @@ describe('the request digest', () => {
   });
 });
 
+/** The canonical text as examctl always wrote it (a sorted deep copy): the digest of every memory on disk. */
+function referenceCanonical(value: unknown): string {
+  const copy = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map((item: unknown) => (item === undefined ? null : copy(item)));
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) if ((v as Record<string, unknown>)[key] !== undefined) out[key] = copy((v as Record<string, unknown>)[key]);
+    return out;
+  };
+  return JSON.stringify(copy(value)) ?? 'null';
+}
+
+describe('the canonical text, built faster, is the text memories were written with', () => {
+  it('same bytes as the sorted deep copy for requests of changing shapes, nested lists, undefined and null', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const names = ['ExternalId', 'LastName', 'FirstName', 'Email', 'Role', 'Labels', 'Hierarchies', 'SpecialNeeds', 'Password', 'Zeta', 'alpha', 'Ünicode'];
+    const scalar = (): unknown => [() => 'x' + Math.floor(next() * 100), () => Math.floor(next() * 1000) / 7, () => next() < 0.5, () => null, () => undefined][Math.floor(next() * 5)]!();
+    const value = (depth: number): unknown => {
+      const kind = next();
+      if (depth > 2 || kind < 0.5) return scalar();
+      if (kind < 0.75) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const object: Record<string, unknown> = {};
+      for (const name of names) if (next() < 0.4) object[name] = value(depth + 1);
+      return object;
+    };
+    for (let i = 0; i < 3_000; i++) {
+      const request = value(0);
+      expect(canonicalJson(request)).toBe(referenceCanonical(request));
+      // The same shape again with other values, then keys in another order: the shape cache must not mix them up.
+      if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+        const reversed = Object.fromEntries(Object.entries(request).reverse());
+        expect(canonicalJson(reversed)).toBe(referenceCanonical(request));
+      }
+    }
+    const user = { ExternalId: 'u1', LastName: 'A', FirstName: 'B', Email: 'e', Role: 'Candidate', Labels: ['a', undefined, 'b'], Hierarchies: [{ IsCoordinator: true, ExternalId: 'H-A' }] };
+    expect(canonicalJson(user)).toBe(referenceCanonical(user));
+    expect(canonicalJson({ ...user, LastName: 'C' })).toBe(referenceCanonical({ ...user, LastName: 'C' }));
+  });
+});
+
 describe('the --max-disable threshold', () => {
   it('defaults to 10 % of the remembered users or 100, whichever is larger; takes N or P%', () => {
     expect(disableLimit(undefined, 500).limit).toBe(100);

@@ -46,6 +46,7 @@ export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
+  /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
 
   constructor(
@@ -97,7 +98,13 @@ export class SentMemory<P> {
   /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */
   unit(unit: Unit<P>): Unit<P> {
     const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
-    if (entry === undefined || entry.disabled === true || !unit.prepared.ok || entry.digest !== this.digestOf(unit.prepared.value)) return unit;
+    if (entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
+    const digest = this.digestOf(unit.prepared.value);
+    if (entry.digest !== digest) {
+      // Sent: its digest is kept for when it is acknowledged (an unchanged unit's never is: no entry for it).
+      this.digests.set(unit.prepared.value as object, digest);
+      return unit;
+    }
     return { ...unit, unsent: { note: unchangedNote(entry.run), since: entry.run } };
   }
 
@@ -117,13 +124,7 @@ export class SentMemory<P> {
   }
 
   protected digestOf(payload: P): string {
-    const key = payload as object;
-    let digest = this.digests.get(key);
-    if (digest === undefined) {
-      digest = requestDigest(this.requestOf(payload));
-      this.digests.set(key, digest);
-    }
-    return digest;
+    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
   }
 }
 
