@@ -144,6 +144,25 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(blind.stderr).toContain(`${notSent.toLocaleString('en-US')} unchanged items (not sent, --changed-only) counted as ok but not listed`);
   });
 
+  it('resumed after synced forget: the kept unchanged rows are not put back in the memory, so the next night sends them', async () => {
+    expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
+    const before = new Set(readdirSync(join(dir, 'state', 'runs')));
+    const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL' });
+    expect(killed.signal).toBe('SIGKILL');
+    const { run } = journalOf(before);
+    const forgot = await examctl(['synced', 'forget', '--target', 'remote', '--base-url', service.url, '--allow-insecure-http'], dir, env);
+    expect(forgot.code, forgot.stderr).toBe(0);
+    const resumed = await examctl(['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const keptUnchanged = (JSON.parse(resumed.stdout) as Report).items.filter((item) => item.action === 'unchanged').map((item) => item.id!);
+    expect(keptUnchanged.length).toBeGreaterThan(0);
+    applied = [];
+    const next = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, env);
+    expect(next.code, next.stderr).toBe(0);
+    // Exactly what no run sent since the memory was forgotten.
+    expect(applied.sort()).toEqual(keptUnchanged.sort());
+  });
+
   it('a whole night: the journal is a small fraction of the full run\'s, and the next night sends nothing', async () => {
     const runsDir = join(dir, 'state', 'runs');
     expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);

@@ -17,6 +17,16 @@ import type { TargetOf } from '../target.js';
  */
 export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: () => 'unchanged (not sent)' };
 
+/**
+ * Whether an acknowledged outcome feeds the memory: not an item a resume keeps as unchanged (not
+ * sent by this run). Its entry was in the memory when it was judged; if the memory lost it since
+ * (`synced forget`, a store replaced), putting it back would claim a request this target may
+ * never have had (docs/sync.md, "The sync memory").
+ */
+export function feedsMemory(outcome: { action?: string }, kept: boolean): boolean {
+  return !(kept && outcome.action === 'unchanged');
+}
+
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
   changedOnly?: boolean;
