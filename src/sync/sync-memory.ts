@@ -242,6 +242,28 @@ export class MemoryEntries {
     return start < 0 ? undefined : this.parse(id, start);
   }
 
+  /**
+   * What --changed-only compares (digest, run, disabled) without parsing the entry: read off its
+   * line (checksum checked at open) when it has the layout `entryLine` writes, else parsed.
+   */
+  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry;
+    const key = Buffer.from(id, 'utf8');
+    const start = this.slots[this.find(key, 0, key.length)]! - 1;
+    if (start < 0) return undefined;
+    const bytes = this.bytes;
+    const end = bytes.indexOf(NEWLINE, start);
+    const digestAt = start + ENTRY_START.length + key.length + DIGEST_KEY.length;
+    const digestEnd = bytes.indexOf(QUOTE, digestAt);
+    const runAt = digestEnd + RUN_KEY.length;
+    const runEnd = bytes.indexOf(QUOTE, runAt);
+    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return this.parse(id, start);
+    // A key cannot occur inside a string value (its quotes would be escaped): `,"x":true` is the flag.
+    const disabled = findIn(bytes, runEnd, end, DISABLED_KEY);
+    return { digest: bytes.toString('latin1', digestAt, digestEnd), run: bytes.toString('latin1', runAt, runEnd), ...(disabled ? { disabled: true } : {}) };
+  }
+
   set(id: string, entry: MemoryEntry): void {
     if (!this.byId.has(id) && !this.hasLine(id)) this.added += 1;
     this.byId.set(id, entry);
@@ -329,6 +351,26 @@ export class MemoryEntries {
     this.byId.set(id, read.entry);
     return read.entry;
   }
+}
+
+const DIGEST_KEY = Buffer.from('","d":"');
+const RUN_KEY = Buffer.from('","r":"');
+const DISABLED_KEY = Buffer.from(',"x":true');
+
+function hasAt(bytes: Buffer, at: number, word: Buffer): boolean {
+  if (at < 0) return false;
+  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word[k]) return false;
+  return true;
+}
+
+function hasEscape(bytes: Buffer, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH || bytes[k]! >= 0x80) return true;
+  return false;
+}
+
+function findIn(bytes: Buffer, from: number, to: number, word: Buffer): boolean {
+  for (let k = from; k + word.length <= to; k++) if (bytes[k] === word[0] && hasAt(bytes, k, word)) return true;
+  return false;
 }
 
 /** The 1-based number of the line starting at `offset` (for a message: counts newlines once). */
@@ -570,6 +612,11 @@ export class SyncMemory {
 
   get(id: string): MemoryEntry | undefined {
     return this.entries.get(id);
+  }
+
+  /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
+  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+    return this.entries.peek(id);
   }
 
   /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */

@@ -40,6 +40,9 @@ function referenceCanonical(value: unknown): string {
   return JSON.stringify(copy(value)) ?? 'null';
 }
 
+const pick = (entry: { digest: string; run: string; disabled?: boolean } | undefined) =>
+  entry === undefined ? undefined : { digest: entry.digest, run: entry.run, ...(entry.disabled === true ? { disabled: true } : {}) };
+
 describe('the canonical text, built faster, is the text memories were written with', () => {
   it('same bytes as the sorted deep copy for requests of changing shapes, nested lists, undefined and null', () => {
     let seed = 7;
@@ -112,15 +115,23 @@ describe('the sync memory file', () => {
     for (const [i, id] of ids.entries()) memory.record(id, { digest: `d${i}`, run: 'r1', ...(i % 2 === 0 ? { links: [['H-A', ['coordinator']]] } : {}) });
     // A later line of the same id wins.
     memory.record('stu-7', { digest: 'later', run: 'r2' });
+    // A name holding what looks like the disabled flag, and a leaver.
+    memory.record('evil', { digest: 'e', run: 'r2', firstName: 'Evil,"x":true', lastName: ',"x":true,' });
+    memory.record('leaver', { digest: 'l', run: 'r2', firstName: 'L', disabled: true, links: [['H-A', []]] });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', plain);
-    expect(again.entries.size).toBe(ids.length);
+    expect(again.entries.size).toBe(ids.length + 2);
     for (const [i, id] of ids.entries()) expect(again.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
+    // What --changed-only compares, read off the line without parsing: the same as the parsed entry.
+    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver']) expect(pick(again.peek(id))).toEqual(pick(again.get(id)));
+    expect(again.peek('evil')?.disabled).toBeUndefined();
+    expect(again.peek('leaver')?.disabled).toBe(true);
+    expect(again.peek('nobody')).toBeUndefined();
     expect(again.get('stu-')).toBeUndefined();
     expect(again.get('stu-50000')).toBeUndefined();
     again.record('new-one', { digest: 'n', run: 'r3' });
-    expect(again.entries.size).toBe(ids.length + 1);
-    expect(new Set([...again.entries].map(([id]) => id))).toEqual(new Set([...ids, 'new-one']));
+    expect(again.entries.size).toBe(ids.length + 3);
+    expect(new Set([...again.entries].map(([id]) => id))).toEqual(new Set([...ids, 'evil', 'leaver', 'new-one']));
     await again.close();
     // A line whose checksum fails is damage at open, whatever the run will ask for.
     const file = memoryFile(dir, target, 'users');
@@ -134,7 +145,7 @@ describe('the sync memory file', () => {
     await feeder.close();
     const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
     await locked.close();
-    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 2);
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 4);
     const compacted = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     for (const [i, id] of ids.entries()) expect(compacted.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
     expect(compacted.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);

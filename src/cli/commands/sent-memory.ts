@@ -107,7 +107,7 @@ export class SentMemory<P> {
 
   /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */
   unit(unit: Unit<P>): Unit<P> {
-    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
+    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined;
     if (entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {
