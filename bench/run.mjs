@@ -10,6 +10,7 @@ import { runMoversBench } from './movers-bench.mjs';
 import { runStartupBench } from './startup-bench.mjs';
 import { runLimitBench } from './limit-bench.mjs';
 import { runScaleBench } from './scale-bench.mjs';
+import { judge, printGoals } from './goals.mjs';
 
 const only = process.argv[2];
 
@@ -22,12 +23,12 @@ if (!only || only === 'limit') {
     "issue 37, back to the network's limit: user sync --target remote (spawned) vs a bare undici loop, paired rounds; local serve vs a durable minimal server",
     'CPU <= 100 ms per 1,000 users; ratio >= 0.95 at 20 ms latency, >= 0.5 at none; local serve >= 0.6 of the durable minimal server',
   );
-  console.table(await runLimitBench());
+  console.table(judge('limit', await runLimitBench()));
 }
 
 if (!only || only === 'scale') {
-  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; the sync memory over 3 full runs', 'runs list per run, not per journal byte; the memory does not grow night after night');
-  console.table(await runScaleBench());
+  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; runs show of one run (EXAMCTL_BENCH_AGAINST: another build beside it); the sync memory over 3 full runs', 'runs list per run, not per journal byte; runs show in memory flat in the items; the memory does not grow night after night');
+  console.table(judge('scale', await runScaleBench()));
 }
 
 if (!only || only === 'dry-run') {
@@ -85,3 +86,5 @@ if (!only || only === 'startup') {
   section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each; EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved)', 'no growth');
   console.table(await runStartupBench());
 }
+
+printGoals();

@@ -348,7 +348,13 @@ export class HumanSummaryWriter implements ReportSink {
   item({ item }: ReportEntry): void {
     const { dryRun } = this.header;
     if (dryRun) this.plan.add(item);
-    this.extras.notes?.forEach((note, i) => (!dryRun || note.inDryRun === true) && note.counts(item) && (this.noted[i] = (this.noted[i] ?? 0) + 1));
+    const notes = this.extras.notes;
+    if (notes !== undefined) {
+      for (let i = 0; i < notes.length; i++) {
+        const note = notes[i] as SummaryNote;
+        if ((!dryRun || note.inDryRun === true) && note.counts(item)) this.noted[i] = (this.noted[i] ?? 0) + 1;
+      }
+    }
     if (item.errors.length > 0) this.codes.item({ item });
     for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {

@@ -9,11 +9,12 @@ export type { EndReason, ItemRef } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
   readRun,
+  scanRun,
   runState,
   summarize,
   rebuildReport,
   reportItemOf,
-  reportItemAt,
+  unlinedItem,
   notReachedItem,
   unjournaledCount,
   journaledItems,
@@ -21,6 +22,8 @@ export {
   resolveRunId,
   pruneRuns,
   DEFAULT_PRUNE_POLICY,
+  type JournalHead,
+  type RunIndex,
   type RunRecord,
 } from './read-run.js';
 export { changedScheduleFile, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';

@@ -1,10 +1,19 @@
 import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
-import { forEachLine } from '../engine/store/line-reader.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
-import type { ReportItem, ReportSummary, RunReport } from '../report/run-report.js';
-import { checkJournalLine, finishesRun, unchangedNote, type EndLine, type ItemRef, type OutcomeLine, type ResumeLine, type RunHeaderLine } from './journal-lines.js';
+import type { ItemStatus, ReportItem, ReportSummary, RunReport } from '../report/run-report.js';
+import {
+  checkJournalLine,
+  finishesRun,
+  type EndLine,
+  type ItemRef,
+  type OutcomeLine,
+  type ResumeLine,
+  type RunHeaderLine,
+  type RunJournalLine,
+  unchangedNote,
+} from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
 import { openRegularFile } from '../regular-file.js';
@@ -12,6 +21,8 @@ import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { quickRun } from './run-summary.js';
+import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
+import { LineReader, streamLines } from './line-buffers.js';
 import { UnchangedPositions } from './unchanged-positions.js';
 
 /** What the journal says about one item, over every attempt of the run. */
@@ -32,29 +43,76 @@ export interface ItemHistory {
   beforeSent?: { inFlight: boolean; maybeApplied: boolean };
 }
 
-export interface RunRecord {
+/** What a journal says of the run as a whole: every reader keeps it; the items are each reader's own. */
+export interface JournalHead {
   id: string;
   file: string;
   header: RunHeaderLine;
   resumes: ResumeLine[];
-  items: Map<number, ItemHistory>;
-  /** Units --changed-only did not send, journaled compactly (`unchanged` lines): never in `items`. */
-  unchanged: UnchangedPositions;
   /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
   end?: EndLine;
   /** Bytes up to the end of the last whole line: where a resume appends. */
   validLength: number;
   /** The last line was cut short (a write that never finished) and was ignored. */
   tornTail: boolean;
+  /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
+  unchanged: UnchangedPositions;
+}
+
+/** The whole journal in memory, every item's latest lines: what `runs resume` plans from. */
+export interface RunRecord extends JournalHead {
+  items: Map<number, ItemHistory>;
 }
 
 export type RunState = 'running' | 'interrupted' | 'finished';
 
+/** The lines that speak of items (the others are the run's own: header, resume, end). */
+type ItemLine = Exclude<RunJournalLine, RunHeaderLine | ResumeLine | EndLine>;
+
+/** What a reader does with what the lines say of items; `at` is the line's byte offset. */
+interface ItemFold {
+  sent(ref: ItemRef, at: number): void;
+  unsent(n: number): void;
+  outcome(line: OutcomeLine, at: number): void;
+  /** An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next). */
+  forget?(n: number): void;
+}
+
 /**
- * Reads a run's journal. A last line without its newline is a write a kill cut short: ignored.
- * Any other bad line (checksum, format) is damage: refused with the journal's path and line.
+ * What one line says of items: the one place a kind of item line is read, by every reader (the
+ * whole record, the compact scan, and the scan's reading back of one line).
  */
-export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
+function itemEvents(line: ItemLine, fold: ItemFold, at: number): void {
+  switch (line.t) {
+    case 'sent':
+      fold.sent(line, at);
+      break;
+    case 'unsent':
+      fold.unsent(line.n);
+      break;
+    case 'outcome':
+      fold.outcome(line, at);
+      break;
+    case 'unchanged':
+      // Read by readJournal into the head's UnchangedPositions.
+      break;
+    default: {
+      const unread: never = line;
+      throw new Error(`unread journal line kind ${JSON.stringify(unread)}`);
+    }
+  }
+}
+
+const damagedAt = (file: string, where: string | number, reason: string): RunJournalError =>
+  new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
+
+/**
+ * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
+ * others say of items goes to `fold`. A last line without its newline is a write a kill cut
+ * short: ignored. Any other bad line (checksum, format) is damage: refused with the journal's
+ * path and line. Returns the journal still open when `keepOpen` (the caller closes it).
+ */
+async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
@@ -68,25 +126,13 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
   }
   let header: RunHeaderLine | undefined;
   const resumes: ResumeLine[] = [];
-  const items = new Map<number, ItemHistory>();
-  const unchanged = new UnchangedPositions();
   let end: EndLine | undefined;
   let validLength = 0;
   let tornTail = false;
-  const damaged = (lineNo: number, reason: string): RunJournalError =>
-    new RunJournalError(`${file}:${lineNo}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
-  const itemOf = (ref: ItemRef): ItemHistory => {
-    let history = items.get(ref.n);
-    if (history === undefined) {
-      // A position's later line takes it over from an `unchanged` line before it.
-      unchanged.remove(ref.n);
-      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
-      items.set(ref.n, history);
-    }
-    return history;
-  };
+  let done = false;
+  const unchanged = new UnchangedPositions();
   try {
-    await forEachLine(handle, 0, 1, (raw) => {
+    await streamLines(handle, (raw) => {
       if (!raw.terminated) {
         // A write a kill cut short (the newline is its last byte): never acknowledged, so a
         // sent line in it went out with no request, and an outcome in it is resent. Ignored.
@@ -94,43 +140,13 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
         return;
       }
       const decoded = decodeChecksummedLine(raw.bytes);
-      if (!decoded.ok) throw damaged(raw.lineNo, decoded.reason);
+      if (!decoded.ok) throw damagedAt(file, raw.lineNo, decoded.reason);
       const line = checkJournalLine(decoded.body, raw.lineNo === 1);
-      if (typeof line === 'string') throw damaged(raw.lineNo, line);
+      if (typeof line === 'string') throw damagedAt(file, raw.lineNo, line);
       validLength = raw.end;
       switch (line.t) {
         case 'run':
           header = line;
-          break;
-        case 'sent': {
-          const history = itemOf(line);
-          history.beforeSent = { inFlight: history.inFlight, maybeApplied: history.maybeApplied };
-          history.sends += 1;
-          history.inFlight = true;
-          history.maybeApplied = true;
-          break;
-        }
-        case 'unsent': {
-          const history = items.get(line.n);
-          if (history?.beforeSent !== undefined) {
-            history.sends -= 1;
-            history.inFlight = history.beforeSent.inFlight;
-            history.maybeApplied = history.beforeSent.maybeApplied;
-            delete history.beforeSent;
-          }
-          break;
-        }
-        case 'outcome': {
-          const history = itemOf(line);
-          history.outcome = line;
-          history.inFlight = false;
-          if (!line.transient) history.maybeApplied = false;
-          break;
-        }
-        case 'unchanged':
-          // Takes over these positions from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next).
-          if (items.size > 0) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) items.delete(n);
-          unchanged.addLine(line);
           break;
         case 'resume':
           resumes.push(line);
@@ -139,20 +155,203 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
         case 'end':
           end = line;
           break;
+        case 'unchanged':
+          if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
+          unchanged.addLine(line);
+          break;
+        default:
+          // A position's later line takes it over from an `unchanged` line before it.
+          if (line.t !== 'unsent') unchanged.remove(line.n);
+          itemEvents(line, fold, raw.start);
       }
     });
+    if (header === undefined) {
+      // Killed before its header was on disk: the run never sent anything.
+      throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
+    }
+    done = keepOpen;
+    return { head: { id, file, header, resumes, ...(end !== undefined ? { end } : {}), validLength, tornTail, unchanged }, handle };
   } finally {
-    await handle.close().catch(() => undefined);
+    if (!done) await handle.close().catch(() => undefined);
   }
-  if (header === undefined) {
-    // Killed before its header was on disk: the run never sent anything.
-    throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
+}
+
+/** Reads a run's journal whole: every item's history in memory (`runs resume`; `scanRun` for reading it). */
+export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
+  const items = new Map<number, ItemHistory>();
+  const itemOf = (ref: ItemRef): ItemHistory => {
+    let history = items.get(ref.n);
+    if (history === undefined) {
+      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
+      items.set(ref.n, history);
+    }
+    return history;
+  };
+  const { head } = await readJournal(runsDir, id, {
+    sent(ref) {
+      const history = itemOf(ref);
+      history.beforeSent = { inFlight: history.inFlight, maybeApplied: history.maybeApplied };
+      history.sends += 1;
+      history.inFlight = true;
+      history.maybeApplied = true;
+    },
+    unsent(n) {
+      const history = items.get(n);
+      if (history?.beforeSent !== undefined) {
+        history.sends -= 1;
+        history.inFlight = history.beforeSent.inFlight;
+        history.maybeApplied = history.beforeSent.maybeApplied;
+        delete history.beforeSent;
+      }
+    },
+    outcome(line) {
+      const history = itemOf(line);
+      history.outcome = line;
+      history.inFlight = false;
+      if (!line.transient) history.maybeApplied = false;
+    },
+    forget(n) {
+      items.delete(n);
+    },
+  });
+  return { ...head, items };
+}
+
+/** The part of an item's history its report item is made of. */
+type ItemView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight'>;
+
+/**
+ * A run read for showing it: the journal streamed once, each item kept as a byte of state and
+ * the offset of its deciding line (item-index.ts); an item's line is read again when it is
+ * shown, in input order. Memory: 9 bytes an item plus a bounded read cache, whatever the lines
+ * hold. Holds the journal open until `close` (a resume appends past `validLength` only).
+ */
+export class RunIndex implements JournalHead {
+  readonly id: string;
+  readonly file: string;
+  readonly header: RunHeaderLine;
+  readonly resumes: ResumeLine[];
+  readonly end?: EndLine;
+  readonly validLength: number;
+  readonly tornTail: boolean;
+  readonly unchanged: UnchangedPositions;
+  private readonly lines: LineReader;
+
+  constructor(
+    head: JournalHead,
+    private readonly states: ItemStates,
+    private readonly handle: FileHandle,
+  ) {
+    ({ id: this.id, file: this.file, header: this.header, resumes: this.resumes, validLength: this.validLength, tornTail: this.tornTail, unchanged: this.unchanged } = head);
+    if (head.end !== undefined) this.end = head.end;
+    this.lines = new LineReader(handle, head.validLength);
   }
-  return { id, file, header, resumes, items, unchanged, ...(end !== undefined ? { end } : {}), validLength, tornTail };
+
+  /** Items with a line in the journal. */
+  get journaled(): number {
+    return this.states.size;
+  }
+
+  has(n: number): boolean {
+    return this.states.flags(n) !== 0;
+  }
+
+  /** How many journaled items are numbered `from` or above. */
+  countFrom(from: number): number {
+    let count = 0;
+    for (const _n of this.states.numbers(from)) count += 1;
+    return count;
+  }
+
+  /**
+   * True when the journal has a line for every one of the header's units (a run that reached them
+   * all). Never with `unchanged` units: the journal does not name them, the input does.
+   */
+  coversUnits(): boolean {
+    const units = this.header.units;
+    return units !== undefined && this.unchanged.count === 0 && this.states.size - this.countFrom(units) === units;
+  }
+
+  /** Each journaled item's report status, without reading its line. */
+  *statuses(): Generator<ItemStatus> {
+    for (const n of this.states.numbers()) {
+      const flags = this.states.flags(n);
+      yield (flags & HAS_OUTCOME) === 0 || (flags & (IN_FLIGHT | TRANSIENT)) !== 0 ? 'skipped' : statusIn(flags);
+    }
+  }
+
+  /** The report item of journaled item `n` (its line read back); undefined when the journal has none. */
+  async itemAt(n: number): Promise<ReportItem | undefined> {
+    const flags = this.states.flags(n);
+    if (flags === 0) return undefined;
+    const at = this.states.offset(n);
+    const bytes = await this.lines.lineAt(at);
+    const decoded = bytes === undefined ? undefined : decodeChecksummedLine(bytes);
+    const line = decoded === undefined ? 'changed while it was read' : decoded.ok ? checkJournalLine(decoded.body, at === 0) : decoded.reason;
+    if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
+    let ref: ItemRef | undefined;
+    let outcome: OutcomeLine | undefined;
+    if (line.t !== 'run' && line.t !== 'resume' && line.t !== 'end') {
+      itemEvents(line, { sent: (sent) => void (sent.n === n && (ref = sent)), unsent: () => undefined, outcome: (said) => void (said.n === n && (ref = outcome = said)) }, at);
+    }
+    if (ref === undefined || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
+    const view: ItemView = { ref: { n, source: ref.source, id: ref.id }, inFlight: (flags & IN_FLIGHT) !== 0, ...(outcome === undefined ? {} : { outcome }) };
+    return reportItemOf(this, view);
+  }
+
+  /** The journaled items numbered `from` or above, in input order, as report items. */
+  async *items(from = 0): AsyncGenerator<ReportItem> {
+    for (const n of this.states.numbers(from)) yield (await this.itemAt(n)) as ReportItem;
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Streams a run's journal into a RunIndex (open: `close` it). The state kept per item follows
+ * readRun's history: an unsent line restores what its item was before its latest sent line.
+ */
+export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
+  const states = new ItemStates();
+  const { head, handle } = await readJournal(
+    runsDir,
+    id,
+    {
+      sent(ref, at) {
+        const flags = states.flags(ref.n);
+        const before = (flags & IN_FLIGHT) !== 0 ? BEFORE_IN_FLIGHT : 0;
+        // An item's deciding line is its latest outcome; until it has one, its latest sent line.
+        states.set(ref.n, (flags & ~(BEFORE_IN_FLIGHT | BEFORE_SENT)) | KNOWN | IN_FLIGHT | BEFORE_SENT | before, (flags & HAS_OUTCOME) === 0 ? at : undefined);
+      },
+      unsent(n) {
+        const flags = states.flags(n);
+        if ((flags & BEFORE_SENT) === 0) return;
+        states.set(n, (flags & ~(IN_FLIGHT | BEFORE_SENT | BEFORE_IN_FLIGHT)) | ((flags & BEFORE_IN_FLIGHT) !== 0 ? IN_FLIGHT : 0));
+      },
+      outcome(line, at) {
+        const flags = (states.flags(line.n) & ~(IN_FLIGHT | TRANSIENT)) | KNOWN | HAS_OUTCOME | (line.transient ? TRANSIENT : 0);
+        states.set(line.n, withStatus(flags, line.status), at);
+      },
+      forget(n) {
+        states.clear(n);
+      },
+    },
+    true,
+  );
+  return new RunIndex(head, states, handle);
+}
+
+/** A run's journal scanned for its counts and state only (the journal closed again). */
+async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
+  const run = await scanRun(runsDir, id);
+  await run.close();
+  return run;
 }
 
 /** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
-export async function runState(runsDir: string, record: RunRecord): Promise<RunState> {
+export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
   const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
   if (holder === 'missing') return 'interrupted';
@@ -161,29 +360,36 @@ export async function runState(runsDir: string, record: RunRecord): Promise<RunS
   return 'interrupted';
 }
 
+/** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
+const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof RunIndex ? run.journaled : run.items.size) + run.unchanged.count;
+
 /**
  * Counts over the items the journal knows, with never-sent units counted as skipped when the
  * total is known: from the header (a job with one unit per record), else from an attempt's end
  * line (a schedule push, whose units are known only once its input was grouped). A run killed
  * before any end line, without a count in its header, shows only what its journal holds.
  */
-export function summarize(record: RunRecord): ReportSummary {
+export function summarize(run: RunRecord | RunIndex): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-  for (const history of record.items.values()) summary[statusOf(history)] += 1;
-  summary.ok += record.unchanged.count;
-  const known = record.items.size + record.unchanged.count;
-  const endTotal: unknown = record.end?.summary.total;
-  const units = record.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
+  if (run instanceof RunIndex) for (const status of run.statuses()) summary[status] += 1;
+  else for (const history of run.items.values()) summary[statusOf(history)] += 1;
+  summary.ok += run.unchanged.count;
+  const known = journaledCount(run);
+  const endTotal: unknown = run.end?.summary.total;
+  const units = run.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
   summary.skipped += Math.max(0, units - known);
   summary.total = Math.max(units, known);
   return summary;
 }
 
-function lostAnswer(record: RunRecord): string {
+/** What a report item needs to know of its run. */
+type RunFacts = Pick<JournalHead, 'id' | 'end'>;
+
+function lostAnswer(record: RunFacts): string {
   return `sent, but its answer was lost when the run stopped: it may have been applied (examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`;
 }
 
-function notSent(record: RunRecord): string {
+function notSent(record: RunFacts): string {
   return record.end?.reason === 'max-errors'
     ? 'not sent: the run stopped after --max-errors failures'
     : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
@@ -193,12 +399,12 @@ function notSent(record: RunRecord): string {
  * What an item's report says: its answer, or `skipped` when it is not done: in flight when the
  * run stopped, or answered only transiently (a resume sends both again).
  */
-function statusOf(history: ItemHistory): ReportItem['status'] {
+function statusOf(history: ItemView): ReportItem['status'] {
   const outcome = history.outcome;
   return outcome === undefined || history.inFlight || outcome.transient ? 'skipped' : outcome.status;
 }
 
-function transientFailure(record: RunRecord, outcome: OutcomeLine): string {
+function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
   const why = outcome.errors.map((problem) => problem.message).join('; ');
   return (
     `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
@@ -206,29 +412,8 @@ function transientFailure(record: RunRecord, outcome: OutcomeLine): string {
   );
 }
 
-/** The report item of a unit the journal has no line for: the run stopped before it. */
-export function notReachedItem(record: RunRecord, ref: Omit<ItemRef, 'n'>): ReportItem {
-  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
-}
-
-/**
- * Units the run never reached and the journal has no line for: known from the header's count;
- * none after a completed attempt (it dispatched every unit); else unknown (null).
- */
-export function unjournaledCount(record: RunRecord): number | null {
-  if (record.header.units !== undefined) return Math.max(0, record.header.units - record.items.size - record.unchanged.count);
-  return record.end?.reason === 'completed' ? 0 : null;
-}
-
-/** The journaled items in input order. */
-export function journaledItems(record: RunRecord): ItemHistory[] {
-  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
-}
-
-/** The report item of the unit at `ref`: its journaled lines, its `unchanged` run, or not reached. */
-export function reportItemAt(record: RunRecord, ref: ItemRef): ReportItem {
-  const history = record.items.get(ref.n);
-  if (history !== undefined) return reportItemOf(record, history);
+/** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */
+export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
   return since === undefined ? notReachedItem(record, ref) : unchangedItem(ref, since);
 }
@@ -238,8 +423,27 @@ export function unchangedItem(ref: Omit<ItemRef, 'n'>, since: string): ReportIte
   return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
 }
 
+/** The report item of a unit the journal has no line for: the run stopped before it. */
+export function notReachedItem(record: RunFacts, ref: Omit<ItemRef, 'n'>): ReportItem {
+  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
+}
+
+/**
+ * Units the run never reached and the journal has no line for: known from the header's count;
+ * none after a completed attempt (it dispatched every unit); else unknown (null).
+ */
+export function unjournaledCount(run: RunRecord | RunIndex): number | null {
+  if (run.header.units !== undefined) return Math.max(0, run.header.units - journaledCount(run));
+  return run.end?.reason === 'completed' ? 0 : null;
+}
+
+/** The journaled items in input order. */
+export function journaledItems(record: RunRecord): ItemHistory[] {
+  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
+}
+
 /** The report item of one journaled item. */
-export function reportItemOf(record: RunRecord, history: ItemHistory): ReportItem {
+export function reportItemOf(record: RunFacts, history: ItemView): ReportItem {
   const { source, id } = history.ref;
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached.
@@ -274,7 +478,8 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     const seen = new Set<number>();
     for (const ref of units) {
       seen.add(ref.n);
-      add(reportItemAt(record, ref));
+      const history = record.items.get(ref.n);
+      add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
     // Unchanged units past the input read again: counted, not listed (the journal does not name them).
@@ -290,6 +495,7 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
   }
   return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
 }
+
 
 /** Unchanged units a report counts as ok without listing them (no input to name them). */
 function countUnlisted(summary: ReportSummary, count: number): void {
@@ -339,7 +545,8 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
         });
         continue;
       }
-      const record = await readRun(runsDir, id);
+      // An interrupted (or older) run: its journal streamed for the counts, never held whole.
+      const record = await scanCounts(runsDir, id);
       runs.push({
         id,
         command: record.header.command,
@@ -384,7 +591,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
   }
   for (const id of ids) {
     if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id))) !== undefined) continue; // finished
-    const record = await readRun(runsDir, id).catch(() => undefined);
+    const record = await scanCounts(runsDir, id).catch(() => undefined);
     if (record !== undefined && (await runState(runsDir, record)) === 'interrupted') return id;
   }
   throw new RunJournalError(`no interrupted run to resume in ${runsDir} (examctl runs list shows the runs and their states)`);
@@ -435,7 +642,7 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue;
     }
     const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
-    const record = quick !== undefined ? undefined : await readRun(runsDir, id).catch(() => undefined);
+    const record = quick !== undefined ? undefined : await scanCounts(runsDir, id).catch(() => undefined);
     // A run whose state cannot be read (changed under us) is left, never an internal error.
     const state = quick !== undefined ? 'finished' : record === undefined ? 'damaged' : await runState(runsDir, record).catch(() => 'running' as const);
     if (state === 'running') continue;

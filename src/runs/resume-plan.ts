@@ -150,7 +150,7 @@ export function settleInFlight(command: string, runId: string, decision: ResumeD
  * Why a file the run read besides its input (schedule push's --schedule, whose SHA-256 the
  * journal keeps) no longer gives the same items; undefined when it is unchanged or there is none.
  */
-export async function changedScheduleFile(record: RunRecord): Promise<string | undefined> {
+export async function changedScheduleFile(record: Pick<RunRecord, 'header'>): Promise<string | undefined> {
   const { schedule, scheduleSha256, cwd } = record.header.options;
   if (typeof schedule !== 'string' || typeof scheduleSha256 !== 'string') return undefined;
   const path = resolve(typeof cwd === 'string' ? cwd : '.', schedule);

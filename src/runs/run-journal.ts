@@ -4,12 +4,12 @@ import { openRegularFile } from '../regular-file.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { StoreLockedError } from '../errors.js';
-import { encodeChecksummedLine } from '../engine/store/journal.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { RUN_JOURNAL_VERSION, finishesRun, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
+import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../busy-retry.js';
 import { writeRunSummary } from './run-summary.js';
@@ -76,10 +76,16 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
  * what it sends.
  */
 export class RunJournal {
+  /** Bodies of the lines queued for the next group (checksummed as the group is encoded). */
   private pending: string[] = [];
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | undefined;
+  /** A flush was asked for while one was in progress: the next group goes right after it. */
+  private again = false;
+  /** Set while outcome lines wait for the group commit's delay. */
   private timer: NodeJS.Timeout | undefined;
+  private commitTimer: NodeJS.Timeout | undefined;
+  private readonly encoder = new JournalGroupEncoder();
   private failure: RunJournalError | RunJournalWriteError | undefined;
   private closed = false;
 
@@ -181,23 +187,27 @@ export class RunJournal {
 
   /** Records items as sent; resolves once the lines are durable. Call before sending them. */
   sent(items: readonly ItemRef[]): Promise<void> {
-    for (const item of items) this.queue({ t: 'sent', n: item.n, source: item.source, id: item.id });
+    for (const item of items) this.queueBody(refBody('sent', item));
     return this.durable();
   }
 
   /** Withdraws items on record as sent whose requests never went out; durable with what follows (the end line). */
   unsent(items: readonly ItemRef[]): void {
-    for (const item of items) this.queue({ t: 'unsent', n: item.n, source: item.source, id: item.id });
+    for (const item of items) this.queueBody(refBody('unsent', item));
   }
 
   /** Queues an item's outcome; it reaches the disk within the group commit's delay. */
   outcome(outcome: Omit<OutcomeLine, 't'>): void {
-    this.queue({ t: 'outcome', ...outcome });
+    this.queueBody(outcomeBody(outcome));
     if (this.pending.length >= this.commit.maxLines) this.kick();
-    else if (this.timer === undefined && this.flushing === undefined) {
-      this.timer = setTimeout(() => this.kick(), this.commit.maxDelayMs);
-      this.timer.unref();
-    }
+    else if (this.timer === undefined && !this.again) this.armTimer();
+  }
+
+  /** The oldest outcome queued and not yet in a group is written within the group commit's delay. */
+  private armTimer(): void {
+    // One timer for the journal's life, restarted per group (a remote run writes hundreds of groups).
+    this.timer = this.commitTimer === undefined ? setTimeout(() => this.timer !== undefined && this.kick(), this.commit.maxDelayMs).unref() : this.commitTimer.refresh();
+    this.commitTimer = this.timer;
   }
 
   /** Unchanged units (--changed-only) since the last group: one `unchanged` line when it is written. */
@@ -223,10 +233,7 @@ export class RunJournal {
     if (last >= 0 && r[last]! + r[last + 1]! === n && r[last + 2] === s) r[last + 1]! += 1;
     else r.push(n, 1, s);
     if (r.length >= 3 * this.commit.maxLines) this.kick();
-    else if (this.timer === undefined && this.flushing === undefined) {
-      this.timer = setTimeout(() => this.kick(), this.commit.maxDelayMs);
-      this.timer.unref();
-    }
+    else if (this.timer === undefined && !this.again) this.armTimer();
   }
 
   /** The unchanged units queued so far, as one line among the pending ones. */
@@ -235,7 +242,7 @@ export class RunJournal {
     if (same === undefined) return;
     this.same = undefined;
     const line: UnchangedLine = { t: 'unchanged', r: same.r, since: same.since };
-    this.pending.push(encodeChecksummedLine(JSON.stringify(line)));
+    this.pending.push(JSON.stringify(line));
   }
 
   /** Everything queued, on disk. */
@@ -264,7 +271,8 @@ export class RunJournal {
       if (this.failure === undefined) await this.flush().catch(() => undefined);
     } finally {
       this.closed = true;
-      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = undefined;
+      if (this.commitTimer !== undefined) clearTimeout(this.commitTimer);
       await this.handle.close().catch(() => undefined);
       await this.lock.release();
     }
@@ -285,9 +293,13 @@ export class RunJournal {
   }
 
   private queue(line: RunJournalLine): void {
+    this.queueBody(journalBody(line));
+  }
+
+  private queueBody(body: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
-    this.pending.push(encodeChecksummedLine(JSON.stringify(line)));
+    this.pending.push(body);
   }
 
   private append(line: RunJournalLine, durable: boolean): Promise<void> {
@@ -304,37 +316,45 @@ export class RunJournal {
     return done;
   }
 
-  /** Starts a flush now, or right after the one in progress (which then carries the next group). */
+  /**
+   * Starts a flush now, or right after the one in progress (which then carries the next group).
+   * After a flush, the next group is written at once only when someone waits for it (sent lines,
+   * an end) or it is full; outcome lines alone wait for their timer, so that they ride on the
+   * next sent group instead of each group of answers costing a write of its own.
+   */
   private kick(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    // Disarmed, not cleared: a cleared timer cannot be restarted, and one that fires disarmed does nothing.
+    this.timer = undefined;
+    if (this.flushing !== undefined) {
+      this.again = true;
+      return;
     }
-    if (this.flushing !== undefined) return;
-    this.flushing = this.drain().finally(() => {
+    this.again = false;
+    this.flushing = this.writeGroup().finally(() => {
       this.flushing = undefined;
-      if (this.pending.length > 0 || this.same !== undefined || this.waiters.length > 0) this.kick();
+      if (this.again || this.waiters.length > 0 || this.pending.length >= this.commit.maxLines) this.kick();
+      else if ((this.pending.length > 0 || this.same !== undefined) && this.timer === undefined) this.armTimer();
     });
   }
 
-  private async drain(): Promise<void> {
-    for (this.sealUnchanged(); this.pending.length > 0 || this.waiters.length > 0; this.sealUnchanged()) {
-      const lines = this.pending;
-      const waiters = this.waiters;
-      this.pending = [];
-      this.waiters = [];
-      try {
-        if (this.failure !== undefined) throw this.failure;
-        if (lines.length > 0) {
-          const bytes = Buffer.from(lines.join(''), 'utf8');
-          await appendDurably(this.handle, bytes, this.position);
-          this.position += bytes.length;
-        }
-        for (const waiter of waiters) waiter.resolve();
-      } catch (error) {
-        this.failure ??= cannotWrite(this.file, error);
-        for (const waiter of waiters) waiter.reject(this.failure);
+  /** Writes what is queued as one group, durably, then settles whoever waited for it. */
+  private async writeGroup(): Promise<void> {
+    this.sealUnchanged();
+    const lines = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    try {
+      if (this.failure !== undefined) throw this.failure;
+      if (lines.length > 0) {
+        const bytes = this.encoder.encode(lines);
+        await appendDurably(this.handle, bytes, this.position);
+        this.position += bytes.length;
       }
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      this.failure ??= cannotWrite(this.file, error);
+      for (const waiter of waiters) waiter.reject(this.failure);
     }
   }
 }

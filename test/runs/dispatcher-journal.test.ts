@@ -95,10 +95,8 @@ describe('the dispatcher and the run journal', () => {
 
 describe('units put on record as sent ahead of their dispatch', () => {
   const AHEAD = 64;
-
-  it('records at most `recordAhead` positions ahead, at least half of them per group, never a unit that is not sent', async () => {
-    const log: string[] = [];
-    const { journal, makeDurable } = fakeJournal(log, new Map([[5, { status: 'ok', errors: [] }]]));
+  /** A dispatcher that records ahead and logs the positions whose requests went out. */
+  const aheadDispatcher = (journal: RunJournaling, signal?: AbortSignal) => {
     const requests: number[] = [];
     const dispatcher = new RecordDispatcher<number, never>(
       {
@@ -107,8 +105,15 @@ describe('units put on record as sent ahead of their dispatch', () => {
           return { status: 'ok', errors: [] };
         },
       },
-      { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal, recordAhead: AHEAD },
+      { api, callOptions: {}, maxErrors: undefined, signal, journal, recordAhead: AHEAD },
     );
+    return { dispatcher, requests };
+  };
+
+  it('records at most `recordAhead` positions ahead, at least half of them per group, never a unit that is not sent', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log, new Map([[5, { status: 'ok', errors: [] }]]));
+    const { dispatcher, requests } = aheadDispatcher(journal);
     const units = Array.from({ length: 200 }, (_, n) => unit(n, n !== 7));
     dispatcher.expect(units.slice(0, 150));
     const recorded = (): number[] => log.filter((line) => line.startsWith('sending ')).map((line) => Number(line.slice(8)));
@@ -145,20 +150,30 @@ describe('units put on record as sent ahead of their dispatch', () => {
     await next;
   });
 
+  it('a unit whose sent line is durable already goes out in its own dispatch, with nothing to wait for', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log);
+    const { dispatcher, requests } = aheadDispatcher(journal);
+    const units = Array.from({ length: 10 }, (_, n) => unit(n));
+    dispatcher.expect(units);
+    const first = dispatcher.dispatch(units[0]!);
+    expect(requests).toEqual([]);
+    makeDurable();
+    await first;
+    expect(requests).toEqual([0]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Its line was written with the first unit's: the request starts in the dispatch call itself.
+    const second = dispatcher.dispatch(units[1]!);
+    expect(requests).toEqual([0, 1]);
+    expect((await second).item.status).toBe('ok');
+    expect(log.filter((line) => line.startsWith('sending '))).toHaveLength(10);
+  });
+
   it('a stop leaves units on record ahead unsent (skipped), and records nothing further', async () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);
     const controller = new AbortController();
-    const requests: number[] = [];
-    const dispatcher = new RecordDispatcher<number, never>(
-      {
-        send: async (_api, n) => {
-          requests.push(n);
-          return { status: 'ok', errors: [] };
-        },
-      },
-      { api, callOptions: {}, maxErrors: undefined, signal: controller.signal, journal, recordAhead: AHEAD },
-    );
+    const { dispatcher, requests } = aheadDispatcher(journal, controller.signal);
     const units = Array.from({ length: 200 }, (_, n) => unit(n));
     dispatcher.expect(units);
     const first = dispatcher.dispatch(units[0]!);

@@ -1,4 +1,4 @@
-import { changedScheduleFile, fingerprintInput, inputChange, type RunRecord } from '../../runs/index.js';
+import { changedScheduleFile, fingerprintInput, inputChange, type JournalHead } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
 import type { SummaryNote } from '../../report/report-writers.js';
@@ -16,17 +16,21 @@ type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedI
 /** Why a run whose items were not read from a file (a builder that found nothing to read again) is not listed. */
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
-/** The input's units in order (a fresh read each call), or why the input cannot be read again. */
-/** `count`: how many units the input gives (user sync --disable-missing adds its leavers after them). */
-export type RunInput = { units: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
+/**
+ * The input's units in order (a fresh read each call), or why the input cannot be read again.
+ * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
+ * them). Without `units` (not asked for), `count` is the header's.
+ */
+export type RunInput = { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
  * and SHA-256), read with the recorded options from the recorded directory, prompts off. The
  * input is read once through before the units are offered, so a failure is known before any
- * item is reported.
+ * item is reported. `withUnits` false: only checked (unchanged, its job built), never parsed,
+ * for a run whose journal lists every unit and a report that needs no input cells.
  */
-export async function runInput(record: RunRecord, deps: CommandDeps): Promise<RunInput> {
+export async function runInput(record: Pick<JournalHead, 'header'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;
   const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
@@ -48,10 +52,12 @@ export async function runInput(record: RunRecord, deps: CommandDeps): Promise<Ru
   };
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
+    const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
+    if (!withUnits) return { count: header.units ?? 0, ...notes };
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
-    return { units: () => units(input), count, ...(input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes }) };
+    return { units: () => units(input), count, ...notes };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

@@ -4,10 +4,8 @@ import {
   listRuns,
   openResume,
   pruneRuns,
-  journaledItems,
-  readRun,
-  reportItemAt,
-  reportItemOf,
+  unlinedItem,
+  scanRun,
   resolveRunId,
   unjournaledCount,
   resolveRunsDir,
@@ -16,8 +14,10 @@ import {
   assertTrustedRunsDir,
   currentTrust,
   type OpenedResume,
+  type RunIndex,
   type RunTrust,
 } from '../../runs/index.js';
+import { reportFormatOf } from '../../report/report-file.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
@@ -89,35 +89,50 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
  * `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks (--json,
  * --report, the summary). The input is read again when it is unchanged, so every unit is listed
  * once, those the run never reached as skipped (and a CSV report has the input's cells back);
- * otherwise those are counted, not listed, and the report says how many and why.
+ * otherwise those are counted, not listed, and the report says how many and why. The journal is
+ * streamed, never held (read-run.ts, `scanRun`): memory stays flat for any number of items.
  */
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
-  const record = await readRun(runsDir, await trustedRunId(runsDir, id, deps));
-  const input = await runInput(record, deps);
-  const missing = 'unlisted' in input ? unjournaledCount(record) : unreachedLeavers(record, input.count);
+  const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
+  try {
+    return await showRun(run, options, deps);
+  } finally {
+    await run.close();
+  }
+}
+
+async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps): Promise<number> {
+  // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
+  const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
+  const input = await runInput(run, deps, cells || !run.coversUnits());
+  const missing = 'unlisted' in input ? unjournaledCount(run) : unreachedLeavers(run, input.count);
   const reason = 'unlisted' in input ? input.unlisted : LEAVERS_UNLISTED;
   const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
-  const { command, target } = record.header;
-  const report = await openRunReport({ command, target, dryRun: false, run: record.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, { notes: 'units' in input ? input.summaryNotes : undefined });
+  const { command, target } = run.header;
+  const notes = 'unlisted' in input ? undefined : input.summaryNotes;
+  const report = await openRunReport({ command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, { notes });
   if (unlisted !== undefined) {
     const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
-    await deps.stderr.write(`${terminalLine(`run ${record.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
+    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
   }
   const builder = report.builder;
   let position = 0;
-  if ('units' in input) {
-    for await (const unit of input.units()) await builder.add({ item: reportItemAt(record, { ...unit, n: position++ }), rows: unit.rows });
+  if (!('unlisted' in input) && input.units !== undefined) {
+    for await (const unit of input.units()) {
+      const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
+      position += 1;
+      await builder.add({ item, rows: unit.rows });
+    }
   }
-  for (const history of journaledItems(record)) if (history.ref.n >= position) await builder.add({ item: reportItemOf(record, history) });
+  for await (const item of run.items(position)) await builder.add({ item });
   // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
-  const unnamed = record.unchanged.count - record.unchanged.countBelow(position);
+  const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
   if (unnamed > 0) {
     builder.summary.total += unnamed;
     builder.summary.ok += unnamed;
-    await deps.stderr.write(`${terminalLine(`run ${record.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}
-`);
+    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}\n`);
   }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;
@@ -133,12 +148,10 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
 const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
 
 /** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
-function unreachedLeavers(record: Parameters<typeof unjournaledCount>[0], inputUnits: number): number {
-  const total = record.header.units;
+function unreachedLeavers(run: RunIndex, inputUnits: number): number {
+  const total = run.header.units;
   if (total === undefined) return 0;
-  let journaled = 0;
-  for (const n of record.items.keys()) if (n >= inputUnits) journaled += 1;
-  return Math.max(0, total - inputUnits - journaled);
+  return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
 }
 
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */

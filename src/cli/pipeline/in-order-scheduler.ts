@@ -14,10 +14,12 @@ export interface InOrderSchedulerOptions<T> {
   emit(item: T): void | Promise<void>;
 }
 
-/** One place in input order: its item once known, the answer while it is pending. */
+/** One place in input order: its item once known, the answer while it is pending, or how it failed. */
 interface Slot<T> {
   item?: T;
   answer?: Promise<T>;
+  failed?: boolean;
+  error?: unknown;
 }
 
 export class InOrderScheduler<T extends object> {
@@ -42,26 +44,20 @@ export class InOrderScheduler<T extends object> {
       this.pending.push({ item });
       return this.settle();
     }
-    const slot: Slot<T> = {};
-    const answered = (): void => {
-      this.inFlight -= 1;
-      const wake = this.wakeSender;
-      this.wakeSender = undefined;
-      wake?.();
-    };
-    slot.answer = item.then(
+    const slot: Slot<T> = { answer: item };
+    // The answer is kept on its slot, a rejection too: observed when its turn comes, never
+    // unhandled before. One handler per answer (no promise chained for the slot itself).
+    void item.then(
       (value) => {
         slot.item = value;
-        answered();
-        return value;
+        this.answered();
       },
       (error: unknown) => {
-        answered();
-        throw error;
+        slot.failed = true;
+        slot.error = error;
+        this.answered();
       },
     );
-    // Observed when its turn comes; until then a rejection must not count as unhandled.
-    slot.answer.catch(() => undefined);
     this.inFlight += 1;
     this.pending.push(slot);
     return this.settle();
@@ -79,9 +75,18 @@ export class InOrderScheduler<T extends object> {
     await Promise.allSettled(answers);
   }
 
+  /** A slot was answered: its request slot is free for the sender. */
+  private answered(): void {
+    this.inFlight -= 1;
+    const wake = this.wakeSender;
+    this.wakeSender = undefined;
+    wake?.();
+  }
+
   /** Emits the oldest item, waiting for its answer when it is one. */
   private async emitHead(): Promise<void> {
     const head = this.pending.shift() as Slot<T>;
+    if (head.failed === true) throw head.error;
     await this.emit(head.item ?? (await (head.answer as Promise<T>)));
   }
 

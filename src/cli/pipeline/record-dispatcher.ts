@@ -33,8 +33,29 @@ interface Upcoming<P> {
   unit: Unit<P>;
   /** Decided ahead: on a resume, the recorded entry of a unit whose outcome stands. */
   kept?: ReportEntry;
-  /** Put on record as sent ahead of its dispatch; resolves once that is durable. */
-  recorded?: Promise<void>;
+  /** Put on record as sent ahead of its dispatch, with the others of its write. */
+  recorded?: Recorded;
+}
+
+/**
+ * One write of `sent` lines put on record ahead, shared by its units: once it is durable, a unit
+ * dispatched after is sent at once, with no promise of its own to wait on.
+ */
+interface Recorded {
+  durable: Promise<void>;
+  done: boolean;
+  failure?: unknown;
+}
+
+function recordedOf(durable: Promise<void>): Recorded {
+  const recorded: Recorded = { durable, done: false };
+  // A failed write is met by the units that wait for it; one never dispatched must not count as
+  // an unhandled rejection.
+  durable.then(
+    () => (recorded.done = true),
+    (error: unknown) => (recorded.failure = error),
+  );
+  return recorded;
 }
 
 /**
@@ -112,14 +133,14 @@ export class RecordDispatcher<P, R> {
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
-      if (journal !== undefined) this.journalled(() => journal.refused(n, unit, prepared.problems));
+      if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
     if (unit.unsent !== undefined) {
       const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
       // Judged against a run's memory entry: journaled compactly (a position in a run of them).
       const since = unit.unsent.since;
-      if (journal !== undefined) this.journalled(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
+      if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows };
     }
     const api = this.api;
@@ -134,20 +155,31 @@ export class RecordDispatcher<P, R> {
         (error: unknown) => this.failed(unit, error),
       );
     }
-    return (upcoming?.recorded ?? journal.sending(n, unit)).then(() => {
-      // An interrupt or a target failure while this unit waited for its fsync: it is not sent
-      // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
-      // dispatched before --max-errors was reached is sent, as it would be without a journal.
-      this.checkStop();
-      if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
-      return this.job.send(api, payload, this.options.callOptions).then(
-        (outcome) => this.answer(unit, payload, this.journalled(() => journal.answered(n, unit, outcome)) ?? outcome),
-        (error: unknown) => {
-          journal.unanswered(n, unit, error);
-          return this.failed(unit, error);
-        },
-      );
-    }, (error: unknown) => this.failed(unit, error));
+    const recorded = upcoming?.recorded;
+    // Put on record ahead and durable already (the usual case): sent now.
+    if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload);
+    if (recorded?.failure !== undefined) return this.failed(unit, recorded.failure);
+    return (recorded?.durable ?? journal.sending(n, unit)).then(
+      () => this.sendRecorded(api, journal, n, unit, payload),
+      (error: unknown) => this.failed(unit, error),
+    );
+  }
+
+  /** Sends a unit on record as sent, and journals what became of it. */
+  private async sendRecorded(api: IntegrationApi, journal: RunJournaling, n: number, unit: Unit<P>, payload: P): Promise<ReportEntry> {
+    // An interrupt or a target failure while this unit waited for its fsync: it is not sent
+    // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
+    // dispatched before --max-errors was reached is sent, as it would be without a journal.
+    this.checkStop();
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
+    let outcome: Outcome;
+    try {
+      outcome = await this.job.send(api, payload, this.options.callOptions);
+    } catch (error) {
+      journal.unanswered(n, unit, error);
+      return this.failed(unit, error);
+    }
+    return this.answer(unit, payload, this.journalled(journal, n, unit, outcome));
   }
 
   /**
@@ -164,15 +196,16 @@ export class RecordDispatcher<P, R> {
     if (this.stop === undefined && this.lookedAhead - n < this.recordAhead / 2) {
       const from = Math.max(this.lookedAhead, n);
       const to = Math.min(n + this.recordAhead, n + upcoming.length - this.upcomingHead + 1);
+      let recorded: Recorded | undefined;
       for (let k = from; k < to; k++) {
         const ahead = upcoming[this.upcomingHead - 1 + (k - n)]!;
         ahead.kept = journal.kept(k, ahead.unit);
         // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
         if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
-          ahead.recorded = journal.sending(k, ahead.unit);
-          // A failed write is met by the units that wait for it; one never dispatched must not
-          // count as an unhandled rejection.
-          ahead.recorded.catch(() => undefined);
+          // The units put on record in one turn share one write (RunJournaling.sending).
+          const durable = journal.sending(k, ahead.unit);
+          if (recorded?.durable !== durable) recorded = recordedOf(durable);
+          ahead.recorded = recorded;
         }
       }
       this.lookedAhead = Math.max(this.lookedAhead, to);
@@ -203,16 +236,26 @@ export class RecordDispatcher<P, R> {
   }
 
   /**
-   * A journal call that may find the journal failed (a full disk): the unit's own outcome still
-   * stands and is reported, and the run stops as at a target failure, since what it sends next
-   * could no longer be put on record. Returns undefined when the call threw.
+   * An answer journaled, where the journal may have failed (a full disk): the unit's own outcome
+   * still stands and is reported, and the run stops as at a target failure, since what it sends
+   * next could no longer be put on record. Returns the outcome as settled (a resume's rules), or
+   * as answered when the journal threw.
    */
-  private journalled<T>(call: () => T): T | undefined {
+  private journalled(journal: RunJournaling, n: number, unit: Unit<P>, outcome: Outcome): Outcome {
     try {
-      return call();
+      return journal.answered(n, unit, outcome);
     } catch (error) {
       this.targetFailed(error);
-      return undefined;
+      return outcome;
+    }
+  }
+
+  /** A refusal or an unsent unit's outcome, journaled as `journalled` does. */
+  private journalledSync(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.targetFailed(error);
     }
   }
 
@@ -242,9 +285,14 @@ export class RecordDispatcher<P, R> {
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
     if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
-    const base = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
-    const item = outcome.note === undefined ? base : { ...base, note: outcome.note };
-    return { item: withWarnings(outcome.action ? { ...item, action: outcome.action, ...(outcome.changedFields ? { changedFields: outcome.changedFields } : {}) } : item, unit), rows: unit.rows };
+    // Built once, not spread field by field: one object per answer.
+    const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    if (outcome.note !== undefined) item.note = outcome.note;
+    if (outcome.action) {
+      item.action = outcome.action;
+      if (outcome.changedFields) item.changedFields = outcome.changedFields;
+    }
+    return { item: withWarnings(item, unit), rows: unit.rows };
   }
 
   private countFailure(): void {

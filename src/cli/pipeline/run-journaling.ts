@@ -158,12 +158,10 @@ function journaling(
     answered(n, unit, outcome) {
       unanswered.delete(n);
       const settled = resume.settle(n, outcome);
-      const line = { n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false };
-      const withAction = settled.action === undefined ? line : { ...line, action: settled.action };
       // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
-      const removed = unit.membership?.removed;
-      const withRemoved = removed === undefined || settled.status === 'failed' ? withAction : { ...withAction, removed };
-      journal.outcome(settled.note === undefined ? withRemoved : { ...withRemoved, note: settled.note });
+      const removed = settled.status === 'failed' ? undefined : unit.membership?.removed;
+      // One object per answer: a field left undefined is not written (src/runs/journal-encoder.ts).
+      journal.outcome({ n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false, action: settled.action, removed, note: settled.note });
       testSignal.counted('outcome');
       return settled;
     },

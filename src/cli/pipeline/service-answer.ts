@@ -15,8 +15,11 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
   const content = result.envelope.Content;
   // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
   const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
-  const outcome = withAction({ status: problems.length > 0 ? 'partial' : 'ok', errors: [...problems, ...note] }, action);
-  return result.changedFields ? { ...outcome, changedFields: result.changedFields } : outcome;
+  // One object per answer (most are plain successes): no copies of empty lists, no spreads.
+  const outcome: Outcome = { status: problems.length > 0 ? 'partial' : 'ok', errors: note.length === 0 ? problems : [...problems, ...note] };
+  if (action) outcome.action = action;
+  if (result.changedFields) outcome.changedFields = result.changedFields;
+  return outcome;
 }
 
 /** Every error of a `Success: false` answer; never empty, so a failed item always says why. */

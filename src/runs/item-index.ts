@@ -1,0 +1,90 @@
+/*
+ * What `runs show` and `runs list` keep of a journal while reading it (read-run.ts, `scanRun`):
+ * per item one byte of state and the byte offset of the line that decides its report item, not
+ * the line. The line is read again (line-buffers.ts, LineReader) only when the item is shown. So reading
+ * a run costs 9 bytes an item, whatever its lines hold (errors, notes, removed links).
+ */
+
+/** The item has a line in the journal. */
+export const KNOWN = 1;
+/** It has an outcome line (its offset is the latest one's). */
+export const HAS_OUTCOME = 2;
+/** Sent after its latest outcome, or never answered. */
+export const IN_FLIGHT = 4;
+/** `IN_FLIGHT` as it was before its latest sent line is kept (an unsent line restores it). */
+export const BEFORE_SENT = 8;
+export const BEFORE_IN_FLIGHT = 16;
+/** Its latest outcome is transient (network, 429, 5xx after retries). */
+export const TRANSIENT = 32;
+const STATUS_SHIFT = 6;
+const STATUSES = ['ok', 'partial', 'failed'] as const;
+export type OutcomeStatus = (typeof STATUSES)[number];
+
+export function withStatus(flags: number, status: OutcomeStatus): number {
+  return (flags & ((1 << STATUS_SHIFT) - 1)) | (STATUSES.indexOf(status) << STATUS_SHIFT);
+}
+
+export function statusIn(flags: number): OutcomeStatus {
+  return STATUSES[flags >>> STATUS_SHIFT] ?? 'failed';
+}
+
+/**
+ * Pages of 256 items, made as items appear: a run's items are numbered densely from 0, and a
+ * sparse journal (leavers numbered after the input's units, a damaged one) costs a page per
+ * item at most (2.3 KB), not an array as long as its largest number.
+ */
+const PAGE_BITS = 8;
+const PAGE_SIZE = 1 << PAGE_BITS;
+
+interface Page {
+  flags: Uint8Array;
+  offsets: Float64Array;
+}
+
+export class ItemStates {
+  private readonly pages = new Map<number, Page>();
+  /** Items with a line. */
+  size = 0;
+
+  flags(n: number): number {
+    return this.pages.get(n >>> PAGE_BITS)?.flags[n & (PAGE_SIZE - 1)] ?? 0;
+  }
+
+  offset(n: number): number {
+    return this.pages.get(n >>> PAGE_BITS)?.offsets[n & (PAGE_SIZE - 1)] ?? -1;
+  }
+
+  set(n: number, flags: number, offset?: number): void {
+    const key = n >>> PAGE_BITS;
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      page = { flags: new Uint8Array(PAGE_SIZE), offsets: new Float64Array(PAGE_SIZE) };
+      this.pages.set(key, page);
+    }
+    const slot = n & (PAGE_SIZE - 1);
+    if ((page.flags[slot] as number) === 0 && flags !== 0) this.size += 1;
+    page.flags[slot] = flags;
+    if (offset !== undefined) page.offsets[slot] = offset;
+  }
+
+  /** Forgets item `n` (an `unchanged` line took it over from its earlier lines). */
+  clear(n: number): void {
+    const page = this.pages.get(n >>> PAGE_BITS);
+    const slot = n & (PAGE_SIZE - 1);
+    if (page === undefined || (page.flags[slot] as number) === 0) return;
+    page.flags[slot] = 0;
+    this.size -= 1;
+  }
+
+  /** The numbers of the items with a line, ascending, from `from` on. */
+  *numbers(from = 0): Generator<number> {
+    const keys = [...this.pages.keys()].filter((key) => key >= from >>> PAGE_BITS).sort((a, b) => a - b);
+    for (const key of keys) {
+      const flags = (this.pages.get(key) as Page).flags;
+      for (let slot = 0; slot < PAGE_SIZE; slot++) {
+        const n = key * PAGE_SIZE + slot;
+        if (n >= from && (flags[slot] as number) !== 0) yield n;
+      }
+    }
+  }
+}

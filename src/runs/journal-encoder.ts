@@ -1,0 +1,125 @@
+import { crc32 } from 'node:zlib';
+import type { SourceRef } from '../input/record.js';
+import type { ItemRef, OutcomeLine, RunJournalLine } from './journal-lines.js';
+
+/*
+ * The run journal's lines, written as docs/runs.md, "The journal" says: the store journal's
+ * checksummed line `{"crc":"<crc32 of body, 8 hex>","b":<body>}\n` (src/engine/store/journal.ts,
+ * whose decoder reads them back). The format is the one every examctl reads; only the way it is
+ * made is cheaper, since a remote run writes two lines per record: the bodies of the lines a run
+ * writes per item (`sent`, `unsent`, `outcome`) are built as text, not as an object then
+ * JSON.stringify, and a whole group is encoded into one reused buffer, each line's crc32 taken
+ * over its bytes there (no string per line, no join, no copy).
+ */
+
+const PREFIX_TEXT = '{"crc":"00000000","b":';
+const PREFIX = Buffer.from(PREFIX_TEXT, 'latin1');
+const CRC_AT = '{"crc":"'.length;
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const CLOSE_BRACE = 0x7d;
+const NEWLINE = 0x0a;
+
+/**
+ * tsc fails here when a field is added to a line kind the fast encoders below write, so a new
+ * field cannot be dropped from the journal silently: write it in `itemBody`/`outcomeBody` too.
+ */
+type Exactly<T, Known extends PropertyKey> = Exclude<keyof T, Known> extends never ? true : never;
+const encodesEverySourceField: Exactly<SourceRef, 'file' | 'line' | 'index'> = true;
+const encodesEveryRefField: Exactly<ItemRef, 'n' | 'source' | 'id'> = true;
+const encodesEveryOutcomeField: Exactly<OutcomeLine, 't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient'> = true;
+void [encodesEverySourceField, encodesEveryRefField, encodesEveryOutcomeField];
+
+/** A number as JSON.stringify writes it (a non-finite one as null). */
+function numberJson(value: number): string {
+  return Number.isFinite(value) ? `${value}` : 'null';
+}
+
+/** Source refs of one run name one file: its JSON is made once, not per line. */
+let lastFile: string | undefined;
+let lastFileJson = '';
+
+function sourceJson(source: SourceRef): string {
+  if (source.file !== lastFile) {
+    lastFile = source.file;
+    lastFileJson = JSON.stringify(source.file);
+  }
+  const index = source.index === undefined ? '' : `,"index":${numberJson(source.index)}`;
+  return `{"file":${lastFileJson},"line":${numberJson(source.line)}${index}}`;
+}
+
+function itemHead(t: string, ref: ItemRef): string {
+  return `{"t":"${t}","n":${numberJson(ref.n)},"source":${sourceJson(ref.source)},"id":${ref.id === null ? 'null' : JSON.stringify(ref.id)}`;
+}
+
+/** The body of a `sent` or `unsent` line for the item. */
+export function refBody(t: 'sent' | 'unsent', ref: ItemRef): string {
+  return `${itemHead(t, ref)}}`;
+}
+
+/** An outcome line's body; the journal writes it without building the line with its `t` first. */
+export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
+  let body = `${itemHead('outcome', line)},"status":${JSON.stringify(line.status)},"errors":${line.errors.length === 0 ? '[]' : JSON.stringify(line.errors)},"transient":${line.transient === true}`;
+  if (line.action !== undefined) body += `,"action":${JSON.stringify(line.action)}`;
+  if (line.note !== undefined) body += `,"note":${JSON.stringify(line.note)}`;
+  if (line.removed !== undefined) body += `,"removed":${JSON.stringify(line.removed)}`;
+  return `${body}}`;
+}
+
+/**
+ * A line's body as JSON: the same value JSON.stringify(line) gives (keys may come in another
+ * order); any kind without a fast encoder (header, resume, end, a kind added later) through it.
+ */
+export function journalBody(line: RunJournalLine): string {
+  switch (line.t) {
+    case 'sent':
+    case 'unsent':
+      return refBody(line.t, line);
+    case 'outcome':
+      return outcomeBody(line);
+    default:
+      return JSON.stringify(line);
+  }
+}
+
+/**
+ * Encodes a group of bodies as checksummed lines into one buffer, reused from group to group:
+ * what `encode` returns is valid until the next call (the journal writes one group at a time).
+ */
+export class JournalGroupEncoder {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+
+  encode(bodies: readonly string[]): Buffer {
+    // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
+    let text = '';
+    for (const body of bodies) text += `${PREFIX_TEXT}${body}}\n`;
+    if (text.length * 3 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(text.length * 3, this.buffer.length * 2));
+    const buffer = this.buffer;
+    const length = buffer.write(text, 0, 'utf8');
+    // All ASCII (ids and file names usually are): each body's bytes are where its characters are.
+    if (length === text.length) {
+      let at = 0;
+      for (const body of bodies) {
+        const start = at + PREFIX.length;
+        checksum(buffer, at, start + body.length);
+        at = start + body.length + 2;
+      }
+      return buffer.subarray(0, length);
+    }
+    let at = 0;
+    for (const body of bodies) {
+      PREFIX.copy(buffer, at);
+      const end = at + PREFIX.length + buffer.write(body, at + PREFIX.length, 'utf8');
+      checksum(buffer, at, end);
+      buffer[end] = CLOSE_BRACE;
+      buffer[end + 1] = NEWLINE;
+      at = end + 2;
+    }
+    return buffer.subarray(0, at);
+  }
+}
+
+/** Writes the crc32 of the body (from after the prefix at `at` to `end`) into the line's prefix. */
+function checksum(buffer: Buffer, at: number, end: number): void {
+  const crc = crc32(buffer.subarray(at + PREFIX.length, end));
+  for (let i = 0; i < 8; i++) buffer[at + CRC_AT + i] = HEX[(crc >>> (28 - 4 * i)) & 15] as number;
+}
