@@ -60,6 +60,13 @@ export class Limiter {
   private readonly waiting: Array<() => void> = [];
   constructor(private readonly limit: number) {}
 
+  /** Takes a free slot at once (no promise, no turn of the event loop); false when the caller must `acquire`. */
+  tryAcquire(): boolean {
+    if (this.active >= this.limit) return false;
+    this.active += 1;
+    return true;
+  }
+
   async acquire(signal?: AbortSignal): Promise<void> {
     if (this.active < this.limit) {
       this.active += 1;

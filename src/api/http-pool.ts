@@ -127,13 +127,18 @@ export class ByteBudget {
   }
 }
 
+/** A request that can be dropped: its promise rejected with `reason` and its connection aborted. */
+export interface Stoppable {
+  stop(reason: Error): void;
+}
+
 /**
  * The requests on the wire of one client: each is dropped when its whole-attempt deadline passes
  * (one sweep a tenth of the deadline, at most a second, instead of a timer per request: the bulk
  * path pays a Map entry), and all at once when they are abandoned (the interrupt grace is over).
  */
 export class InFlight {
-  private readonly stops = new Map<(reason: Error) => void, number>();
+  private readonly stops = new Map<Stoppable, number>();
   private abandoned: Error | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly period: number;
@@ -142,12 +147,12 @@ export class InFlight {
     this.period = Math.min(1000, Math.max(5, Math.floor(deadlineMs / 10)));
   }
 
-  add(stop: (reason: Error) => void): boolean {
+  add(request: Stoppable): boolean {
     if (this.abandoned !== undefined) {
-      stop(this.abandoned);
+      request.stop(this.abandoned);
       return false;
     }
-    this.stops.set(stop, performance.now() + this.deadlineMs);
+    this.stops.set(request, performance.now() + this.deadlineMs);
     if (this.sweeper === undefined) {
       this.sweeper = setInterval(() => this.sweep(), this.period);
       this.sweeper.unref?.();
@@ -155,20 +160,20 @@ export class InFlight {
     return true;
   }
 
-  delete(stop: (reason: Error) => void): void {
-    this.stops.delete(stop);
+  delete(request: Stoppable): void {
+    this.stops.delete(request);
   }
 
   /** Drops every request on the wire and every later one. */
   abandon(reason: Error): void {
     this.abandoned ??= reason;
-    for (const stop of [...this.stops.keys()]) stop(reason);
+    for (const request of [...this.stops.keys()]) request.stop(reason);
     this.stops.clear();
   }
 
   private sweep(): void {
     const now = performance.now();
-    for (const [stop, at] of [...this.stops]) if (at <= now) stop(new AttemptDeadlineError(this.deadlineMs));
+    for (const [request, at] of [...this.stops]) if (at <= now) request.stop(new AttemptDeadlineError(this.deadlineMs));
     if (this.stops.size === 0 && this.sweeper !== undefined) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
@@ -196,138 +201,175 @@ export interface AttemptLimits {
  * machinery) cost more CPU per request than the rest of examctl's client together.
  */
 export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
-  const maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
-  const { budget, abandon, inFlight } = limits;
   return new Promise<TextResponse>((resolve, reject) => {
-    let statusCode = 0;
-    let headers: TextResponse['headers'] = {};
-    let chunks: Buffer[] = [];
-    // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
-    // is held as a count (`spaces`), written out only if something other than spaces follows.
-    let received = 0;
-    let length = 0;
-    let spaces = 0;
-    let keepLimit = Number.POSITIVE_INFINITY;
-    let controller: Dispatcher.DispatchController | undefined;
-    let stopped: Error | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let textHeld = 0;
-    const settle = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      abandon?.removeEventListener('abort', onAbandon);
-      inFlight?.delete(stop);
-      budget?.give(length);
-      chunks = [];
-    };
-    // The request is dropped and the promise rejected at once; the controller may come later
-    // (still connecting), so the stop is kept and applied when it does.
-    const stop = (reason: Error): void => {
-      if (stopped !== undefined) return;
-      stopped = reason;
-      controller?.abort(reason);
-      settle();
-      reject(reason);
-    };
-    const onAbandon = (): void => stop(abandon?.reason instanceof Error ? abandon.reason : new Error('request abandoned'));
+    const { abandon, inFlight } = limits;
     if (abandon?.aborted) {
-      reject(abandon.reason instanceof Error ? abandon.reason : new Error('request abandoned'));
+      reject(abandonReason(abandon));
       return;
     }
-    abandon?.addEventListener('abort', onAbandon, { once: true });
-    if (inFlight !== undefined && !inFlight.add(stop)) return;
+    const reader = new TextReader(limits, resolve, reject);
+    abandon?.addEventListener('abort', reader, { once: true });
+    if (inFlight !== undefined && !inFlight.add(reader)) return;
     if (limits.deadlineMs !== undefined && inFlight === undefined) {
-      timer = setTimeout(() => stop(new AttemptDeadlineError(limits.deadlineMs as number)), limits.deadlineMs);
-      timer.unref?.();
+      const deadlineMs = limits.deadlineMs;
+      reader.timer = setTimeout(() => reader.stop(new AttemptDeadlineError(deadlineMs)), deadlineMs);
+      reader.timer.unref?.();
     }
-    /** Keeps the pending spaces and then the chunk, within the shared budget; false when the attempt was stopped. */
-    const hold = (pending: Buffer | undefined, chunk: Buffer | undefined): boolean => {
-      // A long run of spaces before anything else is padding too: JSON and a page's snippet skip it.
-      if (length === 0 && pending !== undefined && pending.length > PADDING_KEPT) pending = undefined;
-      const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
-      if (budget !== undefined && !budget.take(bytes)) {
-        stop(new ResponseBudgetError(budget.limit, statusCode));
-        return false;
-      }
-      length += bytes;
-      if (pending !== undefined) chunks.push(pending);
-      if (chunk !== undefined) chunks.push(chunk);
-      return true;
-    };
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(requestController) {
-        controller = requestController;
-        if (stopped !== undefined) requestController.abort(stopped);
-      },
-      onResponseStart(_controller, status, responseHeaders) {
-        // 1xx (100 Continue, 103 Early Hints) precede the real answer.
-        if (status < 200) return;
-        statusCode = status;
-        headers = responseHeaders as TextResponse['headers'];
-        if (status >= 500 || status === 429) keepLimit = KEPT_OF_FAILURE;
-      },
-      onResponseData(requestController, chunk) {
-        if (stopped !== undefined) return;
-        received += chunk.length;
-        if (received > maxBytes) {
-          // A server that answers without end must not fill examctl's memory: the connection is dropped.
-          stop(new ResponseTooLargeError(maxBytes, statusCode, declaredLength(headers)));
-          return;
-        }
-        // A failure's words are at its start: the rest of a long 5xx page is read, not kept.
-        if (length >= keepLimit) return;
-        if (length + chunk.length > keepLimit) chunk = chunk.subarray(0, keepLimit - length);
-        // Padding (a body of spaces, an envelope followed by megabytes of them) costs no memory.
-        const kept = spacePaddingStart(chunk);
-        if (kept > 0) {
-          if (!hold(spaces > 0 ? Buffer.alloc(spaces, 0x20) : undefined, kept === chunk.length ? chunk : chunk.subarray(0, kept))) return;
-          spaces = 0;
-        }
-        spaces += chunk.length - kept;
-        void requestController;
-      },
-      onResponseEnd() {
-        if (stopped !== undefined) return;
-        // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
-        if (spaces > 0 && spaces <= PADDING_KEPT && !hold(Buffer.alloc(spaces, 0x20), undefined)) return;
-        // The text is held beside the chunks while they are decoded, then alone until the caller
-        // has parsed it (`release`): both are charged, so the budget is what is really held.
-        // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
-        if (budget !== undefined && !budget.take(length)) {
-          stop(new ResponseBudgetError(budget.limit, statusCode));
-          return;
-        }
-        textHeld = length;
-        const text = decodeReleasing(chunks);
-        const cost = heldBytesOfText(text);
-        if (budget !== undefined && cost > textHeld && !budget.take(cost - textHeld)) {
-          budget.give(textHeld);
-          textHeld = 0;
-          stop(new ResponseBudgetError(budget.limit, statusCode));
-          return;
-        }
-        budget?.give(Math.max(0, textHeld - cost));
-        textHeld = cost;
-        settle();
-        const release = (): void => {
-          budget?.give(textHeld);
-          textHeld = 0;
-        };
-        resolve({ statusCode, headers, text, bytes: received, release });
-      },
-      onResponseError(_controller, error) {
-        if (stopped !== undefined) return;
-        stopped = error;
-        settle();
-        reject(error);
-      },
-    };
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(options, reader);
     } catch (error) {
-      stop(error instanceof Error ? error : new Error(String(error)));
+      reader.stop(error instanceof Error ? error : new Error(String(error)));
     }
   });
 }
+
+function abandonReason(abandon: AbortSignal): Error {
+  return abandon.reason instanceof Error ? abandon.reason : new Error('request abandoned');
+}
+
+/**
+ * The handler of one `requestText`: one object per request, its hooks on the prototype (a
+ * request used to make ten closures). It is also the 'abort' listener of `abandon` and the
+ * entry in the client's `InFlight`.
+ */
+class TextReader implements Dispatcher.DispatchHandler, Stoppable {
+  private statusCode = 0;
+  private headers: TextResponse['headers'] = {};
+  private chunks: Buffer[] = [];
+  // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
+  // is held as a count (`spaces`), written out only if something other than spaces follows.
+  private received = 0;
+  private length = 0;
+  private spaces = 0;
+  private keepLimit = Number.POSITIVE_INFINITY;
+  private controller: Dispatcher.DispatchController | undefined;
+  private stopped: Error | undefined;
+  timer: NodeJS.Timeout | undefined;
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly limits: AttemptLimits,
+    private readonly resolve: (response: TextResponse) => void,
+    private readonly reject: (reason: Error) => void,
+  ) {
+    this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** `abandon` aborted (this object is its listener). */
+  handleEvent(): void {
+    this.stop(abandonReason(this.limits.abandon as AbortSignal));
+  }
+
+  /** The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the stop is kept and applied when it does. */
+  stop(reason: Error): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = reason;
+    this.controller?.abort(reason);
+    this.settle();
+    this.reject(reason);
+  }
+
+  private settle(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.limits.abandon?.removeEventListener('abort', this);
+    this.limits.inFlight?.delete(this);
+    this.limits.budget?.give(this.length);
+    this.chunks = [];
+  }
+
+  /** Keeps the pending spaces and then the chunk, within the shared budget; false when the attempt was stopped. */
+  private hold(pending: Buffer | undefined, chunk: Buffer | undefined): boolean {
+    // A long run of spaces before anything else is padding too: JSON and a page's snippet skip it.
+    if (this.length === 0 && pending !== undefined && pending.length > PADDING_KEPT) pending = undefined;
+    const bytes = (pending?.length ?? 0) + (chunk?.length ?? 0);
+    const { budget } = this.limits;
+    if (budget !== undefined && !budget.take(bytes)) {
+      this.stop(new ResponseBudgetError(budget.limit, this.statusCode));
+      return false;
+    }
+    this.length += bytes;
+    if (pending !== undefined) this.chunks.push(pending);
+    if (chunk !== undefined) this.chunks.push(chunk);
+    return true;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.stopped !== undefined) controller.abort(this.stopped);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[]>): void {
+    // 1xx (100 Continue, 103 Early Hints) precede the real answer.
+    if (status < 200) return;
+    this.statusCode = status;
+    this.headers = headers as TextResponse['headers'];
+    if (status >= 500 || status === 429) this.keepLimit = KEPT_OF_FAILURE;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, data: Buffer): void {
+    if (this.stopped !== undefined) return;
+    let chunk = data;
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) {
+      // A server that answers without end must not fill examctl's memory: the connection is dropped.
+      this.stop(new ResponseTooLargeError(this.maxBytes, this.statusCode, declaredLength(this.headers)));
+      return;
+    }
+    // A failure's words are at its start: the rest of a long 5xx page is read, not kept.
+    if (this.length >= this.keepLimit) return;
+    if (this.length + chunk.length > this.keepLimit) chunk = chunk.subarray(0, this.keepLimit - this.length);
+    // Padding (a body of spaces, an envelope followed by megabytes of them) costs no memory.
+    const kept = spacePaddingStart(chunk);
+    if (kept > 0) {
+      if (!this.hold(this.spaces > 0 ? Buffer.alloc(this.spaces, 0x20) : undefined, kept === chunk.length ? chunk : chunk.subarray(0, kept))) return;
+      this.spaces = 0;
+    }
+    this.spaces += chunk.length - kept;
+  }
+
+  onResponseEnd(): void {
+    if (this.stopped !== undefined) return;
+    // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
+    if (this.spaces > 0 && this.spaces <= PADDING_KEPT && !this.hold(Buffer.alloc(this.spaces, 0x20), undefined)) return;
+    // The text is held beside the chunks while they are decoded, then alone until the caller
+    // has parsed it (`release`): both are charged, so the budget is what is really held.
+    // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
+    const { budget } = this.limits;
+    if (budget !== undefined && !budget.take(this.length)) {
+      this.stop(new ResponseBudgetError(budget.limit, this.statusCode));
+      return;
+    }
+    let textHeld = this.length;
+    const text = decodeReleasing(this.chunks);
+    const cost = heldBytesOfText(text);
+    if (budget !== undefined && cost > textHeld && !budget.take(cost - textHeld)) {
+      budget.give(textHeld);
+      this.stop(new ResponseBudgetError(budget.limit, this.statusCode));
+      return;
+    }
+    budget?.give(Math.max(0, textHeld - cost));
+    textHeld = cost;
+    this.settle();
+    // Without a budget nothing is held on its account: one shared no-op, no closure.
+    const release =
+      budget === undefined
+        ? noRelease
+        : (): void => {
+            budget.give(textHeld);
+            textHeld = 0;
+          };
+    this.resolve({ statusCode: this.statusCode, headers: this.headers, text, bytes: this.received, release });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = error;
+    this.settle();
+    this.reject(error);
+  }
+}
+
+const noRelease = (): void => undefined;
 
 /** A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
 const PADDING_KEPT = 64 * 1024;
@@ -367,6 +409,8 @@ export function heldBytesOfText(text: string): number {
 /** Where the chunk's trailing run of spaces (0x20) starts: 0 for a chunk of spaces only (compared natively, 64 KiB at a time). */
 export function spacePaddingStart(chunk: Buffer): number {
   let end = chunk.length;
+  // The common chunk (an envelope, a page) does not end in a space: nothing to compare.
+  if (end > 0 && chunk[end - 1] !== 0x20) return end;
   while (end > 0) {
     const from = Math.max(0, end - SPACES.length);
     if (chunk.compare(SPACES, 0, end - from, from, end) !== 0) break;

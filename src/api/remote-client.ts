@@ -24,7 +24,7 @@ import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.j
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
-import { withRetries, type HttpAnswer, type NetworkFailure, type RetryNote } from './retry-loop.js';
+import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -166,11 +166,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
 
   const proxy = proxyFor(origin, options.env ?? process.env);
+  // Direct, every attempt is bounded by its whole-attempt deadline (`inFlight`, below): undici's
+  // own headers and body timers would be a second clock armed per request (0.7 us a call). Through
+  // a proxy they stay: they also bound the proxy's answer to CONNECT, which no attempt owns.
+  const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
     connections: concurrency,
     connectTimeout: options.connectTimeoutMs ?? 10_000,
-    headersTimeout: requestTimeoutMs,
-    bodyTimeout: requestTimeoutMs,
+    headersTimeout: undiciTimeoutMs,
+    bodyTimeout: undiciTimeoutMs,
     pipelining: 1,
     proxy,
   });
@@ -242,6 +246,61 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
   }
 
+  /**
+   * One call's retried attempts: a single object per call whose hooks are on the prototype (the
+   * bulk path used to make an object, five closures and two label strings per call); the labels
+   * are made only for a debug line or a failure's message.
+   */
+  class Call<T> implements RetriedCall<ApiResult<T>> {
+    readonly debug = options.debug;
+    constructor(
+      readonly method: Method,
+      readonly route: string,
+      readonly path: string,
+      readonly payload: unknown,
+      readonly body: string | undefined,
+      readonly signal: AbortSignal | undefined,
+      /** The gate for this call: the client's secrets and the record's own (Password, PIN). */
+      readonly gate: Redactor,
+    ) {}
+
+    debugLabel(): string {
+      return `${this.method} ${this.path}`;
+    }
+
+    errorLabel(): string {
+      // Through a proxy, a refused connection may be the proxy's: say which way it went.
+      return `${host}${proxy === undefined ? '' : ` (via proxy ${shownProxy(proxy)})`}: ${this.method} ${this.route}`;
+    }
+
+    beforeAttempt(): Promise<void> | undefined {
+      if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
+      return rateGate?.wait(this.signal);
+    }
+
+    attempt(): Promise<HttpAnswer | NetworkFailure> {
+      return attemptOnce(this.method, this.path, this.body);
+    }
+
+    describeFailure(error: Error): string {
+      // Belt and braces: no library message should carry a header value, but none may carry the token.
+      return this.gate.text(describeNetworkError(error));
+    }
+
+    settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
+      try {
+        return settle<T>(answer, this.method, this.route, this.payload, lostAttempt, this.gate);
+      } finally {
+        // Parsed (or refused): the text is no longer held.
+        answer.release?.();
+      }
+    }
+
+    onRetry(note: RetryNote): void {
+      noteRetry(note);
+    }
+  }
+
   async function call<T>(method: Method, route: string, payload: unknown, callOptions?: CallOptions): Promise<ApiResult<T>> {
     const signal = callOptions?.signal ?? options.signal;
     if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
@@ -249,37 +308,12 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    // The gate for this call: the client's secrets and the record's own (Password, PIN).
-    const gate = withRecordSecrets(redactor, clientSecrets, payload);
+    const gate = withRecordSecrets(redactor, clientSecrets, payload, body);
 
-    await limiter.acquire(signal);
+    // A free slot is taken at once, without a promise; only a call that must queue waits.
+    if (!limiter.tryAcquire()) await limiter.acquire(signal);
     try {
-      return await withRetries<ApiResult<T>>(
-        {
-          debugLabel: `${method} ${path}`,
-          // Through a proxy, a refused connection may be the proxy's: say which way it went.
-          errorLabel: `${host}${proxy === undefined ? '' : ` (via proxy ${shownProxy(proxy)})`}: ${method} ${route}`,
-          signal,
-          debug: options.debug,
-          async beforeAttempt() {
-            if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
-            if (rateGate) await rateGate.wait(signal);
-          },
-          attempt: () => attemptOnce(method, path, body),
-          // Belt and braces: no library message should carry a header value, but none may carry the token.
-          describeFailure: (error) => gate.text(describeNetworkError(error)),
-          settle: (answer, lostAttempt) => {
-            try {
-              return settle<T>(answer, method, route, payload, lostAttempt, gate);
-            } finally {
-              // Parsed (or refused): the text is no longer held.
-              answer.release?.();
-            }
-          },
-          onRetry: noteRetry,
-        },
-        limits,
-      );
+      return await withRetries<ApiResult<T>>(new Call<T>(method, route, path, payload, body, signal, gate), limits);
     } finally {
       limiter.release();
     }

@@ -47,14 +47,14 @@ export interface RetryLimits {
 }
 
 export interface RetriedCall<T> {
-  /** `METHOD path`, for the debug lines. */
-  debugLabel: string;
-  /** `host: METHOD route`, for the message when the call gives up. */
-  errorLabel: string;
-  signal: AbortSignal | undefined;
-  debug: ((line: string) => void) | undefined;
-  /** Runs before every attempt: throws if the client may no longer call, waits for the rate gate. */
-  beforeAttempt(): Promise<void>;
+  /** `METHOD path`, for the debug lines (made only when there is one to write). */
+  debugLabel(): string;
+  /** `host: METHOD route`, for the message when the call gives up (made only then). */
+  errorLabel(): string;
+  readonly signal: AbortSignal | undefined;
+  readonly debug: ((line: string) => void) | undefined;
+  /** Runs before every attempt: throws if the client may no longer call; a promise only when it must wait (the rate gate). */
+  beforeAttempt(): Promise<void> | undefined;
   attempt(): Promise<HttpAnswer | NetworkFailure>;
   /** A network failure in words (with nothing secret in it). */
   describeFailure(error: Error): string;
@@ -90,75 +90,75 @@ function backoffDelay(limits: RetryLimits, attempt: number): number {
   return Math.floor(limits.random() * ceiling);
 }
 
+/**
+ * One async function for the whole call (the bulk path's first attempt settles it: no promise
+ * of a helper in between), the rate gate awaited only when it has to wait.
+ */
 export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits): Promise<T> {
-  const lost: { attempt: string | undefined } = { attempt: undefined };
-  try {
-    return await attemptUntilSettled(call, limits, lost);
-  } catch (error) {
-    // Interrupted once an attempt may have reached the service unanswered: not "nothing was sent".
-    if (error instanceof InterruptedError && !(error instanceof AnswerLostError) && lost.attempt !== undefined) {
-      throw new AnswerLostError(`sent, but its answer was lost when the run was interrupted (${lost.attempt}): it may have been applied`, { cause: error });
-    }
-    throw error;
-  }
-}
-
-async function attemptUntilSettled<T>(call: RetriedCall<T>, limits: RetryLimits, lost: { attempt: string | undefined }): Promise<T> {
   const { now } = limits;
   const started = now();
+  // Why an earlier attempt may have reached the service unanswered (also for an interrupt).
   let lostAttempt: string | undefined;
   // Every attempt so far certainly never reached the service: nothing was sent.
   let nothingSent = true;
-  for (let attempt = 1; ; attempt += 1) {
-    await call.beforeAttempt();
-    const attemptStarted = now();
-    if (call.signal?.aborted) throw interrupted();
-    const outcome = await call.attempt();
-    const ms = now() - attemptStarted;
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      const waiting = call.beforeAttempt();
+      if (waiting !== undefined) await waiting;
+      const attemptStarted = now();
+      if (call.signal?.aborted) throw interrupted();
+      const outcome = await call.attempt();
+      const ms = now() - attemptStarted;
 
-    let retryReason: string;
-    let retryAfterMs: number | undefined;
-    let cause: string;
-    if (outcome.kind === 'network') {
-      retryReason = call.describeFailure(outcome.error);
-      call.debug?.(`${call.debugLabel} ${retryReason} ${ms}ms attempt ${attempt}`);
-      if (outcome.mayHaveBeenReceived) {
-        lostAttempt = retryReason;
-        lost.attempt = retryReason;
+      let retryReason: string;
+      let retryAfterMs: number | undefined;
+      let cause: string;
+      if (outcome.kind === 'network') {
+        retryReason = call.describeFailure(outcome.error);
+        call.debug?.(`${call.debugLabel()} ${retryReason} ${ms}ms attempt ${attempt}`);
+        if (outcome.mayHaveBeenReceived) {
+          lostAttempt = retryReason;
+          nothingSent = false;
+        }
+        cause = /timeout|within the request timeout|stalled/i.test(retryReason) ? 'timeout' : 'network';
+        if (outcome.permanent === true) {
+          throw new NeverSentTargetError(`${call.errorLabel()}: ${retryReason}; nothing was sent`);
+        }
+      } else {
         nothingSent = false;
+        if (call.debug !== undefined) call.debug(`${call.debugLabel()} ${outcome.status} ${ms}ms attempt ${attempt}`);
+        if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
+        cause = String(outcome.status);
+        retryReason = describeStatus(outcome.status);
+        retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
+        if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
       }
-      cause = /timeout|within the request timeout|stalled/i.test(retryReason) ? 'timeout' : 'network';
-      if (outcome.permanent === true) {
-        throw new NeverSentTargetError(`${call.errorLabel}: ${retryReason}; nothing was sent`);
-      }
-    } else {
-      nothingSent = false;
-      cause = String(outcome.status);
-      call.debug?.(`${call.debugLabel} ${outcome.status} ${ms}ms attempt ${attempt}`);
-      if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
-      retryReason = describeStatus(outcome.status);
-      retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
-      if (mayHaveReachedService(outcome.status)) lostAttempt = lost.attempt = retryReason;
-    }
 
-    const elapsed = now() - started;
-    const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
-    if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
-      const asked =
-        retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})` : '';
-      if (nothingSent) {
-        throw new NeverSentTargetError(
-          `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}; nothing was sent`,
+      const elapsed = now() - started;
+      const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
+      if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
+        const asked =
+          retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})` : '';
+        if (nothingSent) {
+          throw new NeverSentTargetError(
+            `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}; nothing was sent`,
+          );
+        }
+        throw new TransientTargetError(
+          `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
+            `in ${formatMilliseconds(elapsed)}: ${retryReason}${asked}`,
         );
       }
-      throw new TransientTargetError(
-        `${call.errorLabel} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
-          `in ${formatMilliseconds(elapsed)}: ${retryReason}${asked}`,
-      );
+      if (call.signal?.aborted) throw interrupted();
+      call.debug?.(`${call.debugLabel()} retrying in ${delay}ms (${retryReason})`);
+      call.onRetry?.({ cause });
+      await limits.sleep(delay, call.signal);
     }
-    if (call.signal?.aborted) throw interrupted();
-    call.debug?.(`${call.debugLabel} retrying in ${delay}ms (${retryReason})`);
-    call.onRetry?.({ cause });
-    await limits.sleep(delay, call.signal);
+  } catch (error) {
+    // Interrupted once an attempt may have reached the service unanswered: not "nothing was sent".
+    if (error instanceof InterruptedError && !(error instanceof AnswerLostError) && lostAttempt !== undefined) {
+      throw new AnswerLostError(`sent, but its answer was lost when the run was interrupted (${lostAttempt}): it may have been applied`, { cause: error });
+    }
+    throw error;
   }
 }

@@ -407,6 +407,14 @@ export function exampleDateTime(options: LocalTimeOptions): string {
 export const DATE_FIELDS: ReadonlySet<string> = new Set(['DateOfBirth']);
 export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', 'EndDateTime']);
 
+/** Keys whose values readRecordDates reads (or reads inside). */
+const DATE_KEYS: readonly string[] = [...DATE_FIELDS, ...DATE_TIME_FIELDS];
+
+function hasDateKey(fields: Record<string, unknown>, top: boolean): boolean {
+  for (const key of DATE_KEYS) if (Object.hasOwn(fields, key)) return true;
+  return top && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates'));
+}
+
 /**
  * True when a text is the API's form already (a date YYYY-MM-DD/YYYYMMDD, or RFC 3339 with an
  * offset), so the record's fields need no reading: the common case costs one test.
@@ -426,6 +434,8 @@ export function readRecordDates(
   problems: Problem[],
   prefix = '',
 ): Record<string, unknown> {
+  // Most records have no date field at all (a user without DateOfBirth): a few lookups, no key array.
+  if (!hasDateKey(fields, prefix === '')) return fields;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const value = fields[key];

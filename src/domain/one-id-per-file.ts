@@ -30,15 +30,31 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
 
 /**
  * The ids one read of one input has met so far: make one per read (a real run reads its file twice).
- * Held compactly, since a dry run of millions of rows holds them all (issue 37): each
- * id maps to one number, its line and the index of its file (`line + file * 2^32`, a small
- * integer for the first file, so nothing is allocated per row); the id as first spelled only when
- * it differs from its key (another letter case).
+ * Held compactly and outside the JavaScript heap, since a dry run of millions of rows holds them
+ * all (issue 37): an id of ASCII characters (all but a few) is stored as its bytes, first
+ * spelling, back to back in one growing byte array, found through an open-addressing table of
+ * entry numbers, its place packed in one number (`line + file * 2^32`). Nothing is allocated per
+ * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage
+ * collector has no per-row object to trace, so the heap it grows in proportion to stays small.
+ * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as before.
  */
 export class IdsOfOneInput {
+  /** The compact ids' bytes, back to back; entry `e` is `bytes[starts[e]..starts[e + 1])`. */
+  private bytes = new Uint8Array(1 << 14);
+  private starts = new Uint32Array(1 << 10);
+  private places = new Float64Array(1 << 10);
+  /**
+   * Open addressing, linear probing, at most half full: slot `s` is `slots[2s]`, entry number + 1
+   * (0: free), and `slots[2s + 1]`, its id's hash, so a probe past another id reads no bytes.
+   */
+  private slots = new Int32Array(2 << 11);
+  private count = 0;
+  /** An ASCII key first met as a non-ASCII spelling that folds to it (`\u212A1`, Kelvin, folds to `k1`): entry -> that spelling. */
+  private readonly oddSpellings = new Map<number, string>();
+  /** Ids kept as strings: key -> packed place, and the first spelling where it differs from its key. */
   private readonly first = new Map<string, number>();
-  private readonly files: string[] = [];
   private readonly spelled = new Map<string, string>();
+  private readonly files: string[] = [];
 
   constructor(private readonly rule: IdRule) {}
 
@@ -48,19 +64,123 @@ export class IdsOfOneInput {
    */
   repeated(id: string | null, place: IdPlace): Problem | undefined {
     if (id === null) return undefined;
-    const key = this.rule.ignoreCase ? id.toLowerCase() : id;
-    const earlier = this.first.get(key);
-    if (earlier === undefined) {
-      this.first.set(key, place.line + this.fileIndex(place.file) * LINE_SPAN);
-      if (key !== id) this.spelled.set(key, id);
-      return undefined;
+    const packed = place.line + this.fileIndex(place.file) * LINE_SPAN;
+    const fold = this.rule.ignoreCase;
+    let earlier: number | undefined;
+    let earlierId: string;
+    const hash = id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
+    if (hash >= 0) {
+      const entry = this.find(id, hash, fold);
+      if (entry < 0) {
+        this.add(id, hash, packed, ~entry);
+        return undefined;
+      }
+      earlier = this.places[entry] as number;
+      earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
+    } else {
+      const key = fold ? id.toLowerCase() : id;
+      const keyHash = key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
+      if (keyHash >= 0) {
+        // A non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
+        const entry = this.find(key, keyHash, fold);
+        if (entry < 0) {
+          this.oddSpellings.set(this.add(key, keyHash, packed, ~entry), id);
+          return undefined;
+        }
+        earlier = this.places[entry] as number;
+        earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
+      } else {
+        earlier = this.first.get(key);
+        if (earlier === undefined) {
+          this.first.set(key, packed);
+          if (key !== id) this.spelled.set(key, id);
+          return undefined;
+        }
+        earlierId = this.spelled.get(key) ?? key;
+      }
     }
     const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
     const line = earlier % LINE_SPAN;
-    const earlierId = this.spelled.get(key) ?? key;
     const where = file === place.file ? `line ${line}` : `${file} line ${line}`;
     const spelled = earlierId === id ? '' : ` (as ${earlierId})`;
     return { field: this.rule.field, code: null, message: `${this.rule.field} ${id} is also on ${where}${spelled}; an id appears once in one file` };
+  }
+
+  /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */
+  private find(id: string, hash: number, fold: boolean): number {
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const taken = slots[2 * slot] as number;
+      if (taken === 0) return ~slot;
+      if (slots[2 * slot + 1] === hash && this.equals(taken - 1, id, fold)) return taken - 1;
+    }
+  }
+
+  private equals(entry: number, id: string, fold: boolean): boolean {
+    const start = this.starts[entry] as number;
+    const length = (entry + 1 < this.count ? (this.starts[entry + 1] as number) : this.used) - start;
+    if (length !== id.length) return false;
+    const bytes = this.bytes;
+    for (let i = 0; i < length; i++) {
+      let a = bytes[start + i] as number;
+      let b = id.charCodeAt(i);
+      if (a === b) continue;
+      if (!fold) return false;
+      if (a >= 0x41 && a <= 0x5a) a |= 0x20;
+      if (b >= 0x41 && b <= 0x5a) b |= 0x20;
+      if (a !== b) return false;
+    }
+    return true;
+  }
+
+  /** Bytes of the compact ids in use. */
+  private used = 0;
+
+  /** Stores an id (ASCII) at a free slot; returns its entry number. */
+  private add(id: string, hash: number, packed: number, slot: number): number {
+    const entry = this.count;
+    if (entry === this.starts.length) {
+      this.starts = grown(this.starts, entry * 2);
+      this.places = grown(this.places, entry * 2);
+    }
+    if (this.used + id.length > this.bytes.length) this.bytes = grown(this.bytes, Math.max(this.bytes.length * 2, this.used + id.length));
+    const bytes = this.bytes;
+    for (let i = 0; i < id.length; i++) bytes[this.used + i] = id.charCodeAt(i);
+    this.starts[entry] = this.used;
+    this.used += id.length;
+    this.places[entry] = packed;
+    this.slots[2 * slot] = entry + 1;
+    this.slots[2 * slot + 1] = hash;
+    this.count = entry + 1;
+    if (this.count * 4 > this.slots.length) this.rehash();
+    return entry;
+  }
+
+  /** Twice the slots, every entry placed again by the hash its slot keeps. */
+  private rehash(): void {
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    const mask = (slots.length >> 1) - 1;
+    for (let at = 0; at < old.length; at += 2) {
+      const taken = old[at] as number;
+      if (taken === 0) continue;
+      const hash = old[at + 1] as number;
+      let slot = hash & mask;
+      while (slots[2 * slot] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = taken;
+      slots[2 * slot + 1] = hash;
+    }
+    this.slots = slots;
+  }
+
+  /** The id of an entry as it was first stored. */
+  private spellingOf(entry: number): string {
+    const start = this.starts[entry] as number;
+    const end = entry + 1 < this.count ? (this.starts[entry + 1] as number) : this.used;
+    let text = '';
+    for (let at = start; at < end; at += 4096) text += String.fromCharCode(...this.bytes.subarray(at, Math.min(end, at + 4096)));
+    return text;
   }
 
   private fileIndex(file: string): number {
@@ -72,6 +192,38 @@ export class IdsOfOneInput {
     this.files.push(file);
     return this.files.length - 1;
   }
+}
+
+/** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
+const MAX_COMPACT_LENGTH = 255;
+
+const FNV_OFFSET = 0x811c9dc5;
+
+/** One character into an FNV-1a hash, A-Z folded to a-z when `fold`. */
+function fnvStep(hash: number, c: number, fold: boolean): number {
+  return Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), 0x01000193);
+}
+
+/** The hash's high bits mixed into the low ones the table uses; never negative. */
+function fnvFinal(hash: number): number {
+  return (hash ^ (hash >>> 15)) & 0x7fffffff;
+}
+
+/** The hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 when a character is not ASCII. */
+function asciiHash(text: string, fold: boolean): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) return -1;
+    hash = fnvStep(hash, c, fold);
+  }
+  return fnvFinal(hash);
+}
+
+function grown<T extends Uint8Array | Uint32Array | Float64Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(length);
+  bigger.set(array);
+  return bigger;
 }
 
 /** Lines per file in the packed place: far above any file's line count. */

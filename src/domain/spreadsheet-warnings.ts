@@ -57,52 +57,82 @@ const NAME_FIELDS: ReadonlySet<string> = new Set<RecordField>([
   'PostalAddress',
 ]);
 
+/** Which checks a field's values get: decided once per field name, not once per value. */
+const SECRET = 1;
+const NAME = 2;
+const DIGITS = 4;
+
+/** Field name -> its checks; bounded, since a JSON input may bring any number of key names. */
+const CHECKS_OF = new Map<string, number>();
+const MAX_REMEMBERED_NAMES = 1024;
+
+function checksOf(name: string): number {
+  let checks = CHECKS_OF.get(name);
+  if (checks === undefined) {
+    checks = (SECRET_FIELDS.has(name) ? SECRET : 0) | (NAME_FIELDS.has(name) ? NAME : 0) | (isDigitsField(name) ? DIGITS : 0);
+    if (CHECKS_OF.size < MAX_REMEMBERED_NAMES) CHECKS_OF.set(name, checks);
+  }
+  return checks;
+}
 
 const quoted = quotedValue;
 
-function checkString(value: string, path: string, name: string, warnings: FieldWarning[]): string {
-  const secret = SECRET_FIELDS.has(name);
+/** A digit or a sign first, as EXPONENT_FORM needs: most ids fail this before the pattern runs. */
+function startsLikeNumber(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d;
+}
+
+/** A value's path: `base`, or `base[index]` for an entry of a list (built only when a warning names it). */
+function pathOf(base: string, index: number): string {
+  return index < 0 ? base : `${base}[${index}]`;
+}
+
+function checkString(value: string, base: string, index: number, name: string, warnings: FieldWarning[]): string {
+  const checks = checksOf(name);
+  const secret = (checks & SECRET) !== 0;
   let out = value;
   if (value.includes(BOM)) {
     out = value.split(BOM).join('');
     warnings.push({
-      field: path,
+      field: pathOf(base, index),
       message: `${name} contained an invisible U+FEFF character (left by a copy or a file join), removed${secret ? '' : `: sent as ${quoted(out)}`}`,
     });
   }
   if (secret) return out;
   if (out.includes(REPLACEMENT)) {
     warnings.push({
-      field: path,
+      field: pathOf(base, index),
       message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quoted(out)} and save the file as UTF-8 or .xlsx`,
     });
-  } else if (NAME_FIELDS.has(name) && out.includes('?') && LOST_CHARACTERS.test(out)) {
+  } else if ((checks & NAME) !== 0 && out.includes('?') && LOST_CHARACTERS.test(out)) {
     warnings.push({
-      field: path,
+      field: pathOf(base, index),
       message: `${name} ${quoted(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
     });
   }
-  if (isDigitsField(name) && EXPONENT_FORM.test(out)) {
+  if ((checks & DIGITS) !== 0 && startsLikeNumber(out) && EXPONENT_FORM.test(out)) {
     warnings.push({
-      field: path,
+      field: pathOf(base, index),
       message: `${name} ${quoted(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
     });
   }
   return out;
 }
 
-function checkValue(value: unknown, path: string, name: string, warnings: FieldWarning[]): unknown {
-  if (typeof value === 'string') return checkString(value, path, name, warnings);
+function checkValue(value: unknown, base: string, index: number, name: string, warnings: FieldWarning[]): unknown {
+  if (typeof value === 'string') return checkString(value, base, index, name, warnings);
   if (Array.isArray(value)) {
+    const path = pathOf(base, index);
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const entry: unknown = value[i];
-      const checked = checkValue(entry, `${path}[${i}]`, name, warnings);
+      const checked = checkValue(entry, path, i, name, warnings);
       if (checked !== entry) (out ??= value.slice())[i] = checked;
     }
     return out ?? value;
   }
-  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${path}.`, warnings);
+  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${pathOf(base, index)}.`, warnings);
   return value;
 }
 
@@ -110,7 +140,7 @@ function checkObject(fields: Record<string, unknown>, prefix: string, warnings: 
   let out: Record<string, unknown> | undefined;
   for (const key in fields) {
     const value = fields[key];
-    const checked = checkValue(value, prefix + key, key, warnings);
+    const checked = checkValue(value, prefix === '' ? key : prefix + key, -1, key, warnings);
     if (checked !== value) (out ??= { ...fields })[key] = checked;
   }
   return out ?? fields;

@@ -21,6 +21,26 @@ export interface PlanCounts {
 
 const SHOWN_RECORDS = 10;
 
+/** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
+type PlanSign = '+' | 'move' | '~' | '=' | '-' | '>' | '!';
+
+function planLine(sign: PlanSign, item: ReportItem): string {
+  const id = item.id ?? '-';
+  switch (sign) {
+    // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
+    case 'move':
+      return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
+    case '~':
+      return `~ ${id}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
+    case '-':
+      return `- ${id} (disable login)`;
+    case '!':
+      return `! ${id} (invalid)`;
+    default:
+      return `${sign} ${id}`;
+  }
+}
+
 
 export class RunPlan {
   readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
@@ -34,38 +54,39 @@ export class RunPlan {
   private listed = 0;
 
   add(item: ReportItem): void {
-    let line: string;
+    // Counted for every item; its line is written only while its list has room (a dry run of
+    // millions of rows wrote a line per row, issue 37).
+    let sign: PlanSign;
     if (item.action === 'created') {
       this.counts.toCreate += 1;
-      line = `+ ${item.id ?? '-'}`;
+      sign = '+';
     } else if (item.removed !== undefined && (item.status === 'ok' || item.status === 'partial')) {
-      // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
       if (item.action === 'updated') this.counts.toUpdate += 1;
       else this.counts.toSend = (this.counts.toSend ?? 0) + 1;
-      line = `~ ${item.id ?? '-'} (${describeMove(item.removed, item.joined)})`;
+      sign = 'move';
       this.planned = true;
     } else if (item.action === 'updated') {
       this.counts.toUpdate += 1;
-      line = `~ ${item.id ?? '-'}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
+      sign = '~';
     } else if (item.action === 'unchanged') {
       this.counts.unchanged += 1;
-      line = `= ${item.id ?? '-'}`;
+      sign = '=';
     } else if (item.action === 'disabled') {
       this.counts.toDisable = (this.counts.toDisable ?? 0) + 1;
-      line = `- ${item.id ?? '-'} (disable login)`;
+      sign = '-';
     } else if (item.status === 'ok') {
       this.counts.toSend = (this.counts.toSend ?? 0) + 1;
-      line = `> ${item.id ?? '-'}`;
+      sign = '>';
     } else if (item.status === 'failed' || item.status === 'partial') {
       this.counts.invalid += 1;
-      line = `! ${item.id ?? '-'} (invalid)`;
+      sign = '!';
     } else {
       return;
     }
     if (item.action !== undefined) this.planned = true;
     this.listed += 1;
     const list = item.action === 'unchanged' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
-    if (list.length < SHOWN_RECORDS) list.push(line);
+    if (list.length < SHOWN_RECORDS) list.push(planLine(sign, item));
   }
 
   /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */

@@ -54,6 +54,7 @@ describe('validateUser: numbered codes', () => {
     ['235 Label not a string', { Labels: [5] }, 'Labels[0]', 235],
     ['236 Labels duplicate', { Labels: ['a', 'b', 'a'] }, 'Labels[2]', 236],
     ['236 Labels duplicate after trim', { Labels: ['a', ' a '] }, 'Labels[1]', 236],
+    ['236 Labels duplicate in a long list', { Labels: [...Array.from({ length: 11 }, (_, i) => `l${i}`), ' l3'] }, 'Labels[11]', 236],
     ['237 over 100 IPs', { AllowedIpAddresses: Array.from({ length: 101 }, (_, i) => `10.0.${Math.floor(i / 250)}.${i % 250}`) }, 'AllowedIpAddresses', 237],
     ['238 bad IP', { AllowedIpAddresses: ['10.0.0.1', '300.1.1.1'] }, 'AllowedIpAddresses[1]', 238],
     ['238 mixed family range', { AllowedIpAddresses: ['10.0.0.1-::1'] }, 'AllowedIpAddresses[0]', 238],

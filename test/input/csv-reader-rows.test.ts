@@ -98,3 +98,23 @@ describe('CSV reader: a run report as input', () => {
     expect(records[0]?.fields.FirstName).toBe("'+1");
   });
 });
+
+describe('CSV reader: a refusal met on the last row, which csv-parse completes only at the end of the input', () => {
+  it('names the last line, with no line break after it, in the full read and the structure pass', async () => {
+    await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\nu-2', 3, /row has 1 cell but the header has 2 columns/);
+    await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\nExternalId,FirstName', 3, /^the header row is repeated here/);
+    await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\n"u-2,Bob', 3, /quote not closed/);
+  });
+
+  it('passes on the records before it, then the refusal', async () => {
+    const reader = await csv('ExternalId,FirstName\nu-1,Ann\nu-2,Bob\nu-3');
+    const seen: number[] = [];
+    await expectInputFileError(
+      (async () => {
+        for await (const record of reader) seen.push(record.source.line);
+      })(),
+      { file: 'in.csv', line: 4, reason: /row has 1 cell/ },
+    );
+    expect(seen).toEqual([2, 3]);
+  });
+});

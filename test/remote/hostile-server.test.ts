@@ -32,6 +32,30 @@ describe('whole-attempt deadline', () => {
   });
 });
 
+describe('whole-attempt deadline without undici\'s own timers', () => {
+  it.each([
+    ['never sends a status line', () => undefined],
+    ['sends the status line and a first chunk, then nothing', (res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"Content":');
+    }],
+  ])('a server that %s: the attempt ends at the request timeout, retried, then the call fails', async (_what, answer) => {
+    server = await startHostileServer((_request, res) => answer(res));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 2, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransientTargetError);
+      // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
+      expect((failure as Error).message).toContain('failed after 2 attempts');
+      expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
+      expect(server.requests).toHaveLength(2);
+      expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the answer budget (QA D7)', () => {
   const MiB = 1024 * 1024;
   const padded = (bytes: number) => ({ Content: { UserId: 'u-1' }, Success: true, Errors: null, Pad: 'x'.repeat(bytes) });

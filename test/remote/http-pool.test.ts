@@ -2,16 +2,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ByteBudget, ResponseBudgetError, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
+import { ByteBudget, InFlight, ResponseBudgetError, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
 let server: Server;
 let origin: string;
+/** Requests to /never that reached the server (never answered), and a wait for the next one. */
+let neverArrived = 0;
+let onNever: (() => void) | undefined;
+const nextNever = (): Promise<void> => new Promise((resolve) => (onNever = resolve));
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       switch (req.url) {
+        case '/never':
+          neverArrived += 1;
+          onNever?.();
+          break;
         case '/bom':
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"Success":true,"Name":"Chloé"}')]));
@@ -84,6 +92,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -110,6 +119,40 @@ describe('requestText', () => {
       await expect(requestText(pool, { method: 'GET', path: '/' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       await pool.close();
+    }
+  });
+
+  it('a request on the wire ends when its abandon signal aborts, with its reason; an aborted signal sends nothing', async () => {
+    const pool = new Pool(origin, { connections: 2 });
+    try {
+      const controller = new AbortController();
+      const arrived = nextNever();
+      const pending = requestText(pool, { method: 'GET', path: '/never' }, { abandon: controller.signal });
+      await arrived;
+      controller.abort(new Error('probe abandoned'));
+      await expect(pending).rejects.toThrow('probe abandoned');
+      const before = neverArrived;
+      await expect(requestText(pool, { method: 'GET', path: '/never' }, { abandon: controller.signal })).rejects.toThrow('probe abandoned');
+      expect(neverArrived).toBe(before);
+    } finally {
+      await pool.destroy();
+    }
+  });
+
+  it('InFlight.abandon ends every request on the wire with its reason, and every later one before it is sent', async () => {
+    const pool = new Pool(origin, { connections: 2 });
+    try {
+      const inFlight = new InFlight(60_000);
+      const arrived = nextNever();
+      const pending = requestText(pool, { method: 'GET', path: '/never' }, { inFlight, budget: new ByteBudget(1024) });
+      await arrived;
+      inFlight.abandon(new Error('grace over'));
+      await expect(pending).rejects.toThrow('grace over');
+      const before = neverArrived;
+      await expect(requestText(pool, { method: 'GET', path: '/never' }, { inFlight })).rejects.toThrow('grace over');
+      expect(neverArrived).toBe(before);
+    } finally {
+      await pool.destroy();
     }
   });
 });

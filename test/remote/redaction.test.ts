@@ -50,6 +50,52 @@ describe('the redaction gate', () => {
     expect(recordGate.mayHold('{"m":"Hunter2-h"}')).toBe(true);
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
   });
+
+  it('each record\'s gate redacts its own secrets, whether its password was seen before (the memo of 64) or not', () => {
+    const passwords = Array.from({ length: 70 }, (_, i) => `Init-${i}-${Buffer.from(String(i * 7919)).toString('hex')}`);
+    // Twice round 70 distinct passwords (past the memo's bound), then one shared by every record.
+    for (const password of [...passwords, ...passwords, 'Welcome-2026!', 'Welcome-2026!']) {
+      const recordGate = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: password });
+      expect(recordGate.text(`password ${password} refused`)).toBe('password [redacted] refused');
+      expect(recordGate.mayHold(`{"m":"${password.slice(-8)}"}`)).toBe(true);
+    }
+    // Another record's password is not this record's secret.
+    expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
+  });
+
+  it('given the payload\'s JSON text, a record without a secret field keeps the client\'s gate; one with it, at any depth or letter case, gets its own', () => {
+    const payloads: [unknown, boolean][] = [
+      [{ ExternalId: 'u-1', Labels: ['a'], Hierarchies: [{ ExternalId: 'h' }] }, false],
+      [{ ExternalId: 'u-1', Note: '{"Password":"Hunter2-horse"}', Passwords: 'not-a-secret-field' }, false],
+      [['u-1', 'u-2'], false],
+      [{ Password: 'Hunter2-horse' }, true],
+      [{ password: 'Hunter2-horse' }, true],
+      [{ Sittings: [{ Settings: { pIn: '4711' } }] }, true],
+      [{ Pin: '12' }, false], // shorter than 4: no secret of its own
+    ];
+    for (const [payload, own] of payloads) {
+      const text = JSON.stringify(payload);
+      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload, text) !== gate, text).toBe(own);
+      // The same answer as the walk alone.
+      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload) !== gate, text).toBe(own);
+    }
+  });
+
+  it('a secret holding punctuation or characters beyond ASCII is found by every 8-character piece, in every answer that holds one', () => {
+    // The scan hashes only runs of the secrets' own characters: these secrets' runs cross `:`, `{`, `"`-free punctuation and é/ß.
+    const secrets = ['pw:{Çé-ß}x9!Tq', 'Zürich#2026;Grüße'];
+    const wide = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: secrets[0], Users: [{ password: secrets[1] }] });
+    for (const secret of secrets) {
+      for (let at = 0; at + 8 <= secret.length; at += 1) {
+        const piece = secret.slice(at, at + 8);
+        const answer = JSON.stringify({ Success: true, Content: { Note: `echo:${piece}.` } });
+        expect(wide.mayHold(answer), piece).toBe(true);
+        expect(JSON.stringify(wide.deep(JSON.parse(answer))), piece).not.toContain(piece);
+      }
+    }
+    // Seven characters of one, or eight that no secret holds in that order, need no walk.
+    expect(wide.mayHold(JSON.stringify({ Content: { Note: 'pw:{Çé-', Other: 'ß}x9!Tq pw:{Çé-x' } }))).toBe(false);
+  });
 });
 
 describe('encoded tokens: the token as a server would re-encode it', () => {
