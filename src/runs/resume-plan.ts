@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { problemsSayAlreadyExists } from '../api/already-exists.js';
 import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
-import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
 import { readRun, type RunRecord, type RunState } from './read-run.js';
@@ -85,11 +85,17 @@ export function planResume(record: RunRecord, state: RunState, input: InputFinge
     else if (history.outcome?.transient === true) counts.transient += 1;
     else if (history.outcome !== undefined) counts.keep += 1;
   }
+  // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
+  counts.keep += record.unchanged.count;
   return {
     counts,
     decide(ref) {
       const history = record.items.get(ref.n);
-      if (history === undefined) return { action: 'send', maybeApplied: false };
+      if (history === undefined) {
+        const since = record.unchanged.since(ref.n);
+        if (since === undefined) return { action: 'send', maybeApplied: false };
+        return { action: 'keep', outcome: { t: 'outcome', n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since), transient: false } };
+      }
       if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);

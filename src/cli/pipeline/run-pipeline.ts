@@ -52,7 +52,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
     // A resume sends only what the journal did not settle: said, so the count is what remains.
-    const kept = deps.resume === undefined ? 0 : settledBelow(deps.resume.record.items.values(), total ?? 0);
+    const kept = deps.resume === undefined ? 0 : settledBelow(deps.resume.record.items.values(), total ?? 0) + deps.resume.record.unchanged.countBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
     if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
