@@ -155,7 +155,100 @@ export async function runSyncBench(users = 50_000, latencyMs = 20, concurrency =
   }
 }
 
+/**
+ * One spawned `user sync --target remote` of `cliFile` (another build's bin/examctl with
+ * EXAMCTL_BENCH_AGAINST): wall, CPU (user + system) and peak RSS, and the bytes of the journal it
+ * wrote (the newest run in its runs dir).
+ */
+async function timedSync(cliFile, scratch, server, file, flags) {
+  const cpuFile = join(scratch, 'cpu.json');
+  const rssFile = join(scratch, 'rss.txt');
+  const runsDir = join(scratch, 'state', 'runs');
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', join(root, 'bench', 'cpu-probe.mjs'), '--import', join(root, 'bench', 'rss-probe.mjs'), cliFile, 'user', 'sync', '--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--concurrency', '16', '--file', file, ...flags],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: 'bench-token', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: runsDir, EXAMCTL_BENCH_CPU_FILE: cpuFile, EXAMCTL_BENCH_RSS_FILE: rssFile },
+    },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text) => (stderr = (stderr + text).slice(-4000)));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`examctl user sync exited ${code}: ${stderr}`);
+  const seconds = (performance.now() - started) / 1000;
+  const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+  const { readdirSync, statSync } = await import('node:fs');
+  const newest = readdirSync(runsDir).sort().at(-1);
+  return {
+    'wall s': +seconds.toFixed(2),
+    'cpu s': +((userCPUTime + systemCPUTime) / 1e6).toFixed(2),
+    'peak MB': Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+    'journal MB': +(statSync(join(runsDir, newest, 'journal.ndjson')).size / 1e6).toFixed(3),
+  };
+}
+
+/**
+ * Issue 37: a night at 1 % changed against its full run, and what the memory costs a small run.
+ * N users (EXAMCTL_BENCH_NIGHT_USERS, default 200,000: the issue's figure) are synced in full to
+ * a loopback server answering at once (its own process, concurrency 16), then the same export
+ * with every 100th row changed goes with --changed-only: wall, CPU, peak RSS and journal bytes of
+ * each, and the night's share of the full run. Then a 1,000-user run (the first 1,000 rows, all
+ * sent and remembered) against that memory of N and against an empty one (another --sync-dir):
+ * what reading the memory costs a run that needs 1,000 of its entries. With EXAMCTL_BENCH_AGAINST=<bin/examctl>
+ * the same sequence runs with that build too (its own scratch directory), for a before/after.
+ */
+export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIGHT_USERS) || 200_000) {
+  const builds = [['this build', cliPath], ...(process.env.EXAMCTL_BENCH_AGAINST ? [['against', process.env.EXAMCTL_BENCH_AGAINST]] : [])];
+  const rows = [];
+  const data = mkdtempSync(join(tmpdir(), 'examctl-bench-night-'));
+  const server = await latencyServer(0);
+  try {
+    const full = join(data, 'full.csv');
+    const tonight = join(data, 'tonight.csv');
+    const small = join(data, 'small.csv');
+    writeUsers(full, users);
+    writeUsers(tonight, users, (i) => i % 100 === 0);
+    writeUsers(small, 1_000);
+    for (const [build, cliFile] of builds) {
+      const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-night-run-'));
+      try {
+        const fullRun = await timedSync(cliFile, scratch, server, full, []);
+        const posts = (await server.counts()).posts;
+        const night = await timedSync(cliFile, scratch, server, tonight, ['--changed-only']);
+        const sent = (await server.counts()).posts - posts;
+        const { readdirSync, statSync } = await import('node:fs');
+        const synced = join(scratch, 'state', 'synced');
+        const memoryMB = +(statSync(join(synced, readdirSync(synced)[0], 'users.ndjson')).size / 1e6).toFixed(1);
+        // The same work both times (1,000 requests, each remembered): only the memory read differs.
+        const against = await timedSync(cliFile, scratch, server, small, []);
+        const empty = await timedSync(cliFile, scratch, server, small, ['--sync-dir', join(scratch, 'empty-sync')]);
+        rows.push({ build, run: `full sync, ${users} users`, ...fullRun, requests: users });
+        rows.push({
+          build,
+          run: `--changed-only night, 1 % changed`,
+          ...night,
+          requests: sent,
+          'share of full: wall / cpu / journal': `${(night['wall s'] / fullRun['wall s']).toFixed(3)} / ${(night['cpu s'] / fullRun['cpu s']).toFixed(3)} / ${(night['journal MB'] / fullRun['journal MB']).toFixed(4)}`,
+        });
+        rows.push({ build, run: `1,000-user run, memory of ${users} (${memoryMB} MB)`, ...against });
+        rows.push({ build, run: '1,000-user run, empty memory', ...empty });
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+    return rows;
+  } finally {
+    await server.close();
+    rmSync(data, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [users, latency, concurrency] = process.argv.slice(2).map(Number);
-  console.table(await runSyncBench(users || undefined, latency || undefined, concurrency || undefined));
+  if (process.argv[2] === 'night') console.table(await runNightBench());
+  else {
+    const [users, latency, concurrency] = process.argv.slice(2).map(Number);
+    console.table(await runSyncBench(users || undefined, latency || undefined, concurrency || undefined));
+  }
 }

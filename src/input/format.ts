@@ -1,8 +1,6 @@
 import { extname } from 'node:path';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
-import { readJsonRecords } from './json-reader.js';
-import { readXlsxRecords } from './xlsx-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { readTextHead } from './text-source.js';
@@ -65,9 +63,10 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   async function* read(): AsyncGenerator<readonly InputRecord[]> {
     const format = await formatOf();
     json = format === 'json';
+    // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
     if (format === 'csv') yield* readCsvRecords(path, readOptions).batches();
-    else if (format === 'xlsx') yield* readXlsxRecords(path, readOptions).batches();
-    else yield* recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }));
+    else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();
+    else yield* recordBatches((await import('./json-reader.js')).readJsonRecords(path, { displayName: options.displayName ?? path }));
   }
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));
@@ -80,7 +79,8 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     async (notOkOnly) => {
       const format = await formatOf();
       if (format === 'csv') return (readCsvRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      if (format === 'xlsx') return (readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      if (format === 'xlsx') return ((await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      const { readJsonRecords } = await import('./json-reader.js');
       let count = 0;
       for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
       return count;

@@ -14,6 +14,7 @@ export {
   summarize,
   rebuildReport,
   reportItemOf,
+  unlinedItem,
   notReachedItem,
   unjournaledCount,
   journaledItems,

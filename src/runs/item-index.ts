@@ -67,6 +67,15 @@ export class ItemStates {
     if (offset !== undefined) page.offsets[slot] = offset;
   }
 
+  /** Forgets item `n` (an `unchanged` line took it over from its earlier lines). */
+  clear(n: number): void {
+    const page = this.pages.get(n >>> PAGE_BITS);
+    const slot = n & (PAGE_SIZE - 1);
+    if (page === undefined || (page.flags[slot] as number) === 0) return;
+    page.flags[slot] = 0;
+    this.size -= 1;
+  }
+
   /** The numbers of the items with a line, ascending, from `from` on. */
   *numbers(from = 0): Generator<number> {
     const keys = [...this.pages.keys()].filter((key) => key >= from >>> PAGE_BITS).sort((a, b) => a - b);

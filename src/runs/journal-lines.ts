@@ -68,6 +68,23 @@ export interface OutcomeLine extends ItemRef {
   transient: boolean;
 }
 
+/**
+ * `--changed-only`: units judged unchanged and not sent, compactly (docs/runs.md, "The journal"):
+ * one line per group commit instead of an outcome per unit. `r` holds triples: first position,
+ * count, index into `since`, the runs whose acknowledged requests they matched in the sync memory
+ * (what the memory judged them against, and their note). A resume keeps them as their outcome.
+ */
+export interface UnchangedLine {
+  t: 'unchanged';
+  r: number[];
+  since: string[];
+}
+
+/** The note of a unit --changed-only did not send (docs/sync.md), live and rebuilt from the journal alike. */
+export function unchangedNote(since: string): string {
+  return `unchanged since run ${since}: not sent (--changed-only)`;
+}
+
 /** A resume took over the run (one per attempt after the first). */
 export interface ResumeLine {
   t: 'resume';
@@ -90,7 +107,7 @@ export interface EndLine {
   summary: ReportSummary;
 }
 
-export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | ResumeLine | EndLine;
+export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | UnchangedLine | ResumeLine | EndLine;
 
 export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
@@ -107,6 +124,15 @@ const isItemRef = (value: Record<string, unknown>): boolean =>
   typeof value.source.file === 'string' &&
   typeof value.source.line === 'number' &&
   (value.id === null || typeof value.id === 'string');
+
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+const isUnchangedLine = (body: Record<string, unknown>): boolean =>
+  Array.isArray(body.r) &&
+  body.r.length % 3 === 0 &&
+  body.r.every(isCount) &&
+  Array.isArray(body.since) &&
+  body.since.every((run) => typeof run === 'string') &&
+  body.r.every((value, k) => k % 3 !== 2 || (value as number) < (body.since as unknown[]).length);
 
 /**
  * The line's kind checked with the fields the reader relies on; a reason when it is not a
@@ -131,6 +157,8 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
       return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
         ? (body as unknown as OutcomeLine)
         : 'malformed outcome line';
+    case 'unchanged':
+      return isUnchangedLine(body) ? (body as unknown as UnchangedLine) : 'malformed unchanged line';
     case 'resume':
       return typeof body.at === 'string' ? (body as unknown as ResumeLine) : 'malformed resume line';
     case 'end':

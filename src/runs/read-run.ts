@@ -12,6 +12,7 @@ import {
   type ResumeLine,
   type RunHeaderLine,
   type RunJournalLine,
+  unchangedNote,
 } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { isRunId } from './run-id.js';
@@ -22,6 +23,7 @@ import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
 import { LineReader, streamLines } from './line-buffers.js';
+import { UnchangedPositions } from './unchanged-positions.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -53,6 +55,8 @@ export interface JournalHead {
   validLength: number;
   /** The last line was cut short (a write that never finished) and was ignored. */
   tornTail: boolean;
+  /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
+  unchanged: UnchangedPositions;
 }
 
 /** The whole journal in memory, every item's latest lines: what `runs resume` plans from. */
@@ -70,6 +74,8 @@ interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(n: number): void;
   outcome(line: OutcomeLine, at: number): void;
+  /** An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next). */
+  forget?(n: number): void;
 }
 
 /**
@@ -86,6 +92,9 @@ function itemEvents(line: ItemLine, fold: ItemFold, at: number): void {
       break;
     case 'outcome':
       fold.outcome(line, at);
+      break;
+    case 'unchanged':
+      // Read by readJournal into the head's UnchangedPositions.
       break;
     default: {
       const unread: never = line;
@@ -121,6 +130,7 @@ async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen
   let validLength = 0;
   let tornTail = false;
   let done = false;
+  const unchanged = new UnchangedPositions();
   try {
     await streamLines(handle, (raw) => {
       if (!raw.terminated) {
@@ -145,7 +155,13 @@ async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen
         case 'end':
           end = line;
           break;
+        case 'unchanged':
+          if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
+          unchanged.addLine(line);
+          break;
         default:
+          // A position's later line takes it over from an `unchanged` line before it.
+          if (line.t !== 'unsent') unchanged.remove(line.n);
           itemEvents(line, fold, raw.start);
       }
     });
@@ -154,7 +170,7 @@ async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen
       throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
     }
     done = keepOpen;
-    return { head: { id, file, header, resumes, ...(end !== undefined ? { end } : {}), validLength, tornTail }, handle };
+    return { head: { id, file, header, resumes, ...(end !== undefined ? { end } : {}), validLength, tornTail, unchanged }, handle };
   } finally {
     if (!done) await handle.close().catch(() => undefined);
   }
@@ -193,6 +209,9 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
       history.outcome = line;
       history.inFlight = false;
       if (!line.transient) history.maybeApplied = false;
+    },
+    forget(n) {
+      items.delete(n);
     },
   });
   return { ...head, items };
@@ -237,6 +256,7 @@ export class RunIndex implements JournalHead {
   readonly end?: EndLine;
   readonly validLength: number;
   readonly tornTail: boolean;
+  readonly unchanged: UnchangedPositions;
   private readonly lines: LineReader;
 
   constructor(
@@ -244,7 +264,7 @@ export class RunIndex implements JournalHead {
     private readonly states: ItemStates,
     private readonly handle: FileHandle,
   ) {
-    ({ id: this.id, file: this.file, header: this.header, resumes: this.resumes, validLength: this.validLength, tornTail: this.tornTail } = head);
+    ({ id: this.id, file: this.file, header: this.header, resumes: this.resumes, validLength: this.validLength, tornTail: this.tornTail, unchanged: this.unchanged } = head);
     if (head.end !== undefined) this.end = head.end;
     this.lines = new LineReader(handle, head.validLength);
   }
@@ -265,10 +285,13 @@ export class RunIndex implements JournalHead {
     return count;
   }
 
-  /** True when the journal has a line for every one of the header's units (a run that reached them all). */
+  /**
+   * True when the journal has a line for every one of the header's units (a run that reached them
+   * all). Never with `unchanged` units: the journal does not name them, the input does.
+   */
   coversUnits(): boolean {
     const units = this.header.units;
-    return units !== undefined && this.states.size - this.countFrom(units) === units;
+    return units !== undefined && this.unchanged.count === 0 && this.states.size - this.countFrom(units) === units;
   }
 
   /** Each journaled item's report status, without reading its line. */
@@ -357,6 +380,9 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
         const flags = (states.flags(line.n) & ~(IN_FLIGHT | TRANSIENT)) | KNOWN | HAS_OUTCOME | (line.transient ? TRANSIENT : 0);
         states.set(line.n, withStatus(flags, line.status), at);
       },
+      forget(n) {
+        states.clear(n);
+      },
     },
     true,
   );
@@ -380,7 +406,8 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
   return 'interrupted';
 }
 
-const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof RunIndex ? run.journaled : run.items.size);
+/** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
+const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof RunIndex ? run.journaled : run.items.size) + run.unchanged.count;
 
 /**
  * Counts over the items the journal knows, with never-sent units counted as skipped when the
@@ -392,6 +419,7 @@ export function summarize(run: RunRecord | RunIndex): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
   if (run instanceof RunIndex) for (const status of run.statuses()) summary[status] += 1;
   else for (const history of run.items.values()) summary[statusOf(history)] += 1;
+  summary.ok += run.unchanged.count;
   const known = journaledCount(run);
   const endTotal: unknown = run.end?.summary.total;
   const units = run.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
@@ -428,6 +456,17 @@ function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
     `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
     `(examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`
   );
+}
+
+/** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */
+export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
+  const since = record.unchanged.since(ref.n);
+  return since === undefined ? notReachedItem(record, ref) : unchangedItem(ref, since);
+}
+
+/** A unit --changed-only did not send, as its live report gave it (docs/sync.md). */
+export function unchangedItem(ref: Omit<ItemRef, 'n'>, since: string): ReportItem {
+  return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
 }
 
 /** The report item of a unit the journal has no line for: the run stopped before it. */
@@ -486,12 +525,15 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
     for (const ref of units) {
       seen.add(ref.n);
       const history = record.items.get(ref.n);
-      add(history !== undefined ? reportItemOf(record, history) : notReachedItem(record, ref));
+      add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
+    // Unchanged units past the input read again: counted, not listed (the journal does not name them).
+    for (const { n } of record.unchanged.positions()) if (!seen.has(n)) countUnlisted(summary, 1);
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
-    const missing = (record.header.units ?? 0) - record.items.size;
+    countUnlisted(summary, record.unchanged.count);
+    const missing = (record.header.units ?? 0) - record.items.size - record.unchanged.count;
     if (missing > 0) {
       summary.total += missing;
       summary.skipped += missing;
@@ -500,6 +542,12 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
   return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
 }
 
+
+/** Unchanged units a report counts as ok without listing them (no input to name them). */
+function countUnlisted(summary: ReportSummary, count: number): void {
+  summary.total += count;
+  summary.ok += count;
+}
 
 export interface RunListing {
   id: string;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { problemsSayAlreadyExists } from '../api/already-exists.js';
 import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
-import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
 import { RunIndex, resumeCountsOf, scanRun, type JournalHead, type ResumeCounts, type RunRecord, type RunState } from './read-run.js';
@@ -85,13 +85,21 @@ export function planResume(record: RunRecord | RunIndex, state: RunState, input:
   }
   const indexed = record instanceof RunIndex ? record : undefined;
   const items = indexed === undefined ? (record as RunRecord).items : undefined;
-  const countsBelow = (below?: number): ResumeCounts => (indexed !== undefined ? indexed.resumeCounts(below) : resumeCountsOf((items as RunRecord['items']).values(), below));
+  // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
+  const countsBelow = (below = Infinity): ResumeCounts => {
+    const counts = indexed !== undefined ? indexed.resumeCounts(below) : resumeCountsOf((items as RunRecord['items']).values(), below);
+    return { ...counts, keep: counts.keep + record.unchanged.countBelow(below) };
+  };
   return {
     counts: countsBelow(),
     keptBelow: (total) => countsBelow(total).keep,
     decide(ref) {
       const history = indexed !== undefined ? indexed.historyAt(ref.n) : items?.get(ref.n);
-      if (history === undefined) return { action: 'send', maybeApplied: false };
+      if (history === undefined) {
+        const since = record.unchanged.since(ref.n);
+        if (since === undefined) return { action: 'send', maybeApplied: false };
+        return { action: 'keep', outcome: { t: 'outcome', n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since), transient: false } };
+      }
       if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);

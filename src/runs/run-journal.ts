@@ -7,7 +7,7 @@ import { StoreLockedError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { RUN_JOURNAL_VERSION, finishesRun, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine } from './journal-lines.js';
+import { RUN_JOURNAL_VERSION, finishesRun, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
@@ -210,9 +210,44 @@ export class RunJournal {
     this.commitTimer = this.timer;
   }
 
+  /** Unchanged units (--changed-only) since the last group: one `unchanged` line when it is written. */
+  private same: { r: number[]; since: string[]; index: Map<string, number> } | undefined;
+
+  /**
+   * Queues a unit judged unchanged (not sent) against the memory entry of run `since`: a
+   * position and a compare, no line of its own; the runs of them reach the disk as one line with
+   * the group commit, like outcomes (docs/runs.md, "The journal").
+   */
+  unchanged(n: number, since: string): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
+    const same = (this.same ??= { r: [] as number[], since: [] as string[], index: new Map<string, number>() });
+    let s = same.index.get(since);
+    if (s === undefined) {
+      s = same.since.length;
+      same.since.push(since);
+      same.index.set(since, s);
+    }
+    const r = same.r;
+    const last = r.length - 3;
+    if (last >= 0 && r[last]! + r[last + 1]! === n && r[last + 2] === s) r[last + 1]! += 1;
+    else r.push(n, 1, s);
+    if (r.length >= 3 * this.commit.maxLines) this.kick();
+    else if (this.timer === undefined && !this.again) this.armTimer();
+  }
+
+  /** The unchanged units queued so far, as one line among the pending ones. */
+  private sealUnchanged(): void {
+    const same = this.same;
+    if (same === undefined) return;
+    this.same = undefined;
+    const line: UnchangedLine = { t: 'unchanged', r: same.r, since: same.since };
+    this.pending.push(JSON.stringify(line));
+  }
+
   /** Everything queued, on disk. */
   flush(): Promise<void> {
-    return this.pending.length === 0 && this.flushing === undefined ? this.failed() : this.durable();
+    return this.pending.length === 0 && this.same === undefined && this.flushing === undefined ? this.failed() : this.durable();
   }
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
@@ -268,6 +303,8 @@ export class RunJournal {
   }
 
   private append(line: RunJournalLine, durable: boolean): Promise<void> {
+    // Before the end line: the journal's last line is its end.
+    this.sealUnchanged();
     this.queue(line);
     return durable ? this.durable() : Promise.resolve();
   }
@@ -296,12 +333,13 @@ export class RunJournal {
     this.flushing = this.writeGroup().finally(() => {
       this.flushing = undefined;
       if (this.again || this.waiters.length > 0 || this.pending.length >= this.commit.maxLines) this.kick();
-      else if (this.pending.length > 0 && this.timer === undefined) this.armTimer();
+      else if ((this.pending.length > 0 || this.same !== undefined) && this.timer === undefined) this.armTimer();
     });
   }
 
   /** Writes what is queued as one group, durably, then settles whoever waited for it. */
   private async writeGroup(): Promise<void> {
+    this.sealUnchanged();
     const lines = this.pending;
     const waiters = this.waiters;
     this.pending = [];

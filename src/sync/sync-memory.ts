@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../atomic-file.js';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
+import { crc32 } from 'node:zlib';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
 import type { StoreLock } from '../engine/store/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
@@ -39,16 +40,40 @@ export interface MemoryEntry {
 /**
  * The request as JSON with its keys sorted at every level: the same request, the same text.
  * A sorted copy handed to the native JSON.stringify: twice as fast as building the text here.
+ * The text (hence the digest, docs/sync.md) is the same as it always was: memories keep working.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value)) ?? 'null';
 }
 
+/** The keys of the last object sorted, and their sorted order: the requests of a run mostly share one shape. */
+let lastKeys: string[] = [];
+let lastSorted: string[] = [];
+
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length === lastKeys.length) {
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = keys[i] === lastKeys[i];
+    if (same) return lastSorted;
+  }
+  // Small objects (a hierarchy link) sorted as they come, without taking the cache from the requests.
+  if (keys.length <= 4) return keys.sort();
+  lastKeys = keys;
+  lastSorted = [...keys].sort();
+  return lastSorted;
+}
+
 function sortedCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item: unknown) => (item === undefined ? null : sortedCopy(item)));
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    // A list of scalars (Labels) is written by JSON.stringify as it is (undefined as null, as the copy did).
+    let scalars = true;
+    for (let i = 0; i < value.length && scalars; i++) scalars = value[i] === null || typeof value[i] !== 'object';
+    return scalars ? value : value.map((item: unknown) => (item === undefined ? null : sortedCopy(item)));
+  }
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
+  for (const key of sortedKeys(value)) {
     const item = (value as Record<string, unknown>)[key];
     if (item !== undefined) copy[key] = sortedCopy(item);
   }
@@ -120,7 +145,7 @@ export interface MemoryContents {
   /** The store instance the memory is of (its first line), for a local target. */
   instance?: string | undefined;
   kind: SyncKind;
-  entries: Map<string, MemoryEntry>;
+  entries: MemoryEntries;
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
   validLength: number;
   lines: number;
@@ -139,23 +164,246 @@ function damaged(file: string, line: number, reason: string): UsageError {
  */
 export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget): Promise<MemoryContents> {
   const opened = await openMemoryFile(file, 'read', APPEND_FLAGS);
-  if (opened === undefined) return { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+  if (opened === undefined) return { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 };
   await opened.handle.close();
   return parseMemory(opened.bytes, file, kind, expected);
 }
 
+/** What a memory entry's line holds (its body), checked: undefined when it is not one. */
+function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
+  if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') return 'not a memory entry';
+  const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
+  if (links === undefined) return 'its links are not a list of hierarchy links';
+  const entry: MemoryEntry = { digest: body.d, run: body.r };
+  if (body.f !== undefined) entry.firstName = body.f;
+  if (body.l !== undefined) entry.lastName = body.l;
+  if (body.x === true) entry.disabled = true;
+  if (links.links.length > 0) entry.links = links.links;
+  return { id: body.id, entry };
+}
+
+/** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
+const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
+const CRC_AT = 8;
+const BODY_AT = ENTRY_START.length - '{"id":"'.length;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 10;
+
+/**
+ * The entries of a memory by id, the last line of an id winning (docs/sync.md, "Format"). Opening
+ * checks every line's checksum and indexes its id's bytes (a hash table over the file's bytes: no
+ * string, object or parse per line); an entry is parsed only when the run asks for it (`get`), so
+ * a run of 1,000 users against a memory of 200,000 parses 1,000 (plus, for --disable-missing,
+ * every one it iterates). A compaction copies the lines not parsed as they were read.
+ */
+export class MemoryEntries {
+  /** Open addressing: slot -> 1 + the offset of the id's latest line (0: empty). */
+  private slots = new Int32Array(1024);
+  private indexed = 0;
+  /** Entries parsed or set by this run: they win over their line. */
+  private readonly byId = new Map<string, MemoryEntry>();
+  /** Ids set by this run that no line holds. */
+  private added = 0;
+
+  constructor(
+    private readonly bytes: Buffer = Buffer.alloc(0),
+    private readonly file: string = '',
+  ) {}
+
+  get size(): number {
+    return this.indexed + this.added;
+  }
+
+  /**
+   * Indexes the entry line at `start` .. `end` (checksum not checked here) by its id's bytes;
+   * false for a line it leaves to the full parse (an id with an escape, another layout).
+   */
+  indexLine(start: number, end: number): boolean {
+    const bytes = this.bytes;
+    if (end - start < ENTRY_START.length + 2) return false;
+    for (let k = BODY_AT; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    const from = start + ENTRY_START.length;
+    const to = bytes.indexOf(QUOTE, from);
+    if (to < 0 || to >= end) return false;
+    for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH) return false;
+    if (2 * (this.indexed + 1) > this.slots.length) this.grow();
+    const slot = this.find(bytes, from, to);
+    if (this.slots[slot] === 0) this.indexed += 1;
+    this.slots[slot] = start + 1;
+    return true;
+  }
+
+  get(id: string): MemoryEntry | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry;
+    const key = Buffer.from(id, 'utf8');
+    const start = this.slots[this.find(key, 0, key.length)]! - 1;
+    return start < 0 ? undefined : this.parse(id, start);
+  }
+
+  /**
+   * What --changed-only compares (digest, run, disabled) without parsing the entry: read off its
+   * line (checksum checked at open) when it has the layout `entryLine` writes, else parsed.
+   */
+  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry;
+    const key = Buffer.from(id, 'utf8');
+    const start = this.slots[this.find(key, 0, key.length)]! - 1;
+    if (start < 0) return undefined;
+    const bytes = this.bytes;
+    const end = bytes.indexOf(NEWLINE, start);
+    const digestAt = start + ENTRY_START.length + key.length + DIGEST_KEY.length;
+    const digestEnd = bytes.indexOf(QUOTE, digestAt);
+    const runAt = digestEnd + RUN_KEY.length;
+    const runEnd = bytes.indexOf(QUOTE, runAt);
+    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return this.parse(id, start);
+    // A key cannot occur inside a string value (its quotes would be escaped): `,"x":true` is the flag.
+    const disabled = findIn(bytes, runEnd, end, DISABLED_KEY);
+    return { digest: bytes.toString('latin1', digestAt, digestEnd), run: bytes.toString('latin1', runAt, runEnd), ...(disabled ? { disabled: true } : {}) };
+  }
+
+  set(id: string, entry: MemoryEntry): void {
+    if (!this.byId.has(id) && !this.hasLine(id)) this.added += 1;
+    this.byId.set(id, entry);
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, MemoryEntry]> {
+    for (const start of this.lineStarts()) {
+      const id = this.idOfLine(start);
+      yield [id, this.byId.get(id) ?? this.parse(id, start)];
+    }
+    for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield [id, entry];
+  }
+
+  *values(): IterableIterator<MemoryEntry> {
+    for (const [, entry] of this) yield entry;
+  }
+
+  /** Each id's latest line, as written (a line not parsed is copied as read). */
+  *lines(): IterableIterator<string> {
+    for (const start of this.lineStarts()) {
+      const id = this.idOfLine(start);
+      const entry = this.byId.get(id);
+      yield entry !== undefined ? entryLine(id, entry) : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
+    }
+    for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield entryLine(id, entry);
+  }
+
+  private hasLine(id: string): boolean {
+    if (this.indexed === 0) return false;
+    const key = Buffer.from(id, 'utf8');
+    return this.slots[this.find(key, 0, key.length)] !== 0;
+  }
+
+  /** Starts of the indexed lines, in file order. */
+  private lineStarts(): number[] {
+    const starts: number[] = [];
+    for (const value of this.slots) if (value !== 0) starts.push(value - 1);
+    return starts.sort((a, b) => a - b);
+  }
+
+  private idOfLine(start: number): string {
+    const from = start + ENTRY_START.length;
+    return this.bytes.toString('utf8', from, this.bytes.indexOf(QUOTE, from));
+  }
+
+  /** The slot of the id whose bytes are `key[from..to)`: its own, or the empty one it would take. */
+  private find(key: Uint8Array, from: number, to: number): number {
+    // FNV-1a over the id's bytes.
+    let hash = 0x811c9dc5;
+    for (let k = from; k < to; k++) hash = Math.imul(hash ^ key[k]!, 0x01000193);
+    const mask = this.slots.length - 1;
+    const bytes = this.bytes;
+    const length = to - from;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const value = this.slots[slot]!;
+      if (value === 0) return slot;
+      const at = value - 1 + ENTRY_START.length;
+      if (bytes[at + length] !== QUOTE) continue;
+      let same = true;
+      for (let k = 0; k < length; k++) {
+        if (bytes[at + k] !== key[from + k]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return slot;
+    }
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    for (const value of old) {
+      if (value === 0) continue;
+      const from = value - 1 + ENTRY_START.length;
+      this.slots[this.find(this.bytes, from, this.bytes.indexOf(QUOTE, from))] = value;
+    }
+  }
+
+  private parse(id: string, start: number): MemoryEntry {
+    const end = this.bytes.indexOf(NEWLINE, start);
+    const decoded = decodeChecksummedLine(this.bytes.subarray(start, end));
+    const read = decoded.ok ? entryOfBody(decoded.body as Partial<EntryBody>) : decoded.reason;
+    if (typeof read === 'string' || read.id !== id) throw damaged(this.file, lineNumberAt(this.bytes, start), typeof read === 'string' ? read : 'not a memory entry');
+    this.byId.set(id, read.entry);
+    return read.entry;
+  }
+}
+
+const DIGEST_KEY = Buffer.from('","d":"');
+const RUN_KEY = Buffer.from('","r":"');
+const DISABLED_KEY = Buffer.from(',"x":true');
+
+function hasAt(bytes: Buffer, at: number, word: Buffer): boolean {
+  if (at < 0) return false;
+  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word[k]) return false;
+  return true;
+}
+
+function hasEscape(bytes: Buffer, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH || bytes[k]! >= 0x80) return true;
+  return false;
+}
+
+function findIn(bytes: Buffer, from: number, to: number, word: Buffer): boolean {
+  for (let k = from; k + word.length <= to; k++) if (bytes[k] === word[0] && hasAt(bytes, k, word)) return true;
+  return false;
+}
+
+/** The 1-based number of the line starting at `offset` (for a message: counts newlines once). */
+function lineNumberAt(bytes: Buffer, offset: number): number {
+  let line = 1;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line += 1;
+  return line;
+}
+
+/** A line's checksum, checked on its bytes without parsing it. */
+function checksumHolds(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start < ENTRY_START.length || bytes[end - 1] !== 0x7d) return false;
+  const expected = Number.parseInt(bytes.toString('latin1', start + CRC_AT, start + CRC_AT + 8), 16);
+  return crc32(bytes.subarray(start + BODY_AT, end - 1)) === expected;
+}
+
 /** A memory's bytes read into its contents (see readMemory). */
 function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: ReportTarget | undefined): MemoryContents {
-  const entries = new Map<string, MemoryEntry>();
+  const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
   let instance: string | undefined;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
-    const end = bytes.indexOf(10, start);
+    const end = bytes.indexOf(NEWLINE, start);
     // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
     if (end < 0) break;
     line += 1;
+    // An entry line: its checksum and its id, the rest parsed when the run asks for it.
+    if (line > 1 && checksumHolds(bytes, start, end) && entries.indexLine(start, end)) {
+      start = end + 1;
+      continue;
+    }
     const decoded = decodeChecksummedLine(bytes.subarray(start, end));
     if (!decoded.ok) throw damaged(file, line, decoded.reason);
     const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody>;
@@ -167,17 +415,9 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
       if (typeof body.i === 'string') instance = body.i;
       if (expected !== undefined) assertSameTarget(file, target, expected);
     } else {
-      if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') throw damaged(file, line, 'not a memory entry');
-      const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
-      if (links === undefined) throw damaged(file, line, 'its links are not a list of hierarchy links');
-      entries.set(body.id, {
-        digest: body.d,
-        run: body.r,
-        ...(body.f === undefined ? {} : { firstName: body.f }),
-        ...(body.l === undefined ? {} : { lastName: body.l }),
-        ...(body.x === true ? { disabled: true } : {}),
-        ...(links.links.length === 0 ? {} : { links: links.links }),
-      });
+      const read = entryOfBody(body);
+      if (typeof read === 'string') throw damaged(file, line, read);
+      entries.set(read.id, read.entry);
     }
     start = end + 1;
   }
@@ -250,8 +490,7 @@ async function compact(contents: MemoryContents, target: ReportTarget): Promise<
       const head = headerLine(contents.kind, target, contents.instance);
       length += Buffer.byteLength(head);
       await writer.write(head);
-      for (const [id, entry] of contents.entries) {
-        const line = entryLine(id, entry);
+      for (const line of contents.entries.lines()) {
         length += Buffer.byteLength(line);
         await writer.write(line);
       }
@@ -303,7 +542,7 @@ export class SyncMemory {
     readonly file: string,
     readonly kind: SyncKind,
     readonly target: ReportTarget,
-    readonly entries: Map<string, MemoryEntry>,
+    readonly entries: MemoryEntries,
     private readonly lock: StoreLock | undefined,
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
@@ -329,11 +568,11 @@ export class SyncMemory {
       // Opened once: what is read and what is appended to are the same file.
       let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS);
       handle = opened?.handle;
-      let contents = opened === undefined ? { file, target: undefined, kind, entries: new Map<string, MemoryEntry>(), validLength: 0, lines: 0 } : parseMemory(opened.bytes, file, kind, target);
+      let contents = opened === undefined ? { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 } : parseMemory(opened.bytes, file, kind, target);
       if (ofOtherInstance(contents, options.instance)) {
         // Not used: as with no memory. A run that writes starts the file again (openForAppend).
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
-        contents = { file, target: undefined, kind, entries: new Map(), validLength: 0, lines: 0 };
+        contents = { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 };
       }
       // Compacted under the lock once most lines are superseded (a full run appends every id each night).
       if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) {
@@ -373,6 +612,11 @@ export class SyncMemory {
 
   get(id: string): MemoryEntry | undefined {
     return this.entries.get(id);
+  }
+
+  /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
+  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+    return this.entries.peek(id);
   }
 
   /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
@@ -474,7 +718,7 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   const files = (['users', 'schedules'] as const).map((kind) => memoryFile(syncDir, target, kind));
   let forgotten = 0;
   for (const [index, kind] of (['users', 'schedules'] as const).entries()) {
-    forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new Map() }))).entries.size;
+    forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
   }
   if (!(await readdir(dir).then(() => true, () => false))) return forgotten;
   // Like a deciding run: never while another run feeds or decides from it.

@@ -9,6 +9,8 @@ import { InterruptedError, TargetError } from '../../src/errors.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { testDeps, withTempDir } from './helpers.js';
 
 type Payload = { id: string };
@@ -206,6 +208,98 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
       expect(doc.items.map((item: { id: string }) => item.id)).toEqual(ids);
       expect(doc.items[7].status).toBe('partial');
       expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 1, failed: 0, skipped: 0 });
+    });
+  });
+});
+
+describe('a remote run keeps its request slots busy (issue 37, "Back to the network\'s limit")', () => {
+  const remote = (concurrency: number) => ({ json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9', concurrency });
+
+  /** A job over `count` records that sends each through `api.upsertUser` and says what happened when. */
+  function remoteJob(count: number, events: string[], consumed: { records: number }): RecordJob<Payload, string> {
+    return {
+      command: 'test run',
+      records: records(Array.from({ length: count }, (_, i) => `u${i}`)),
+      oneUnitPerRecord: true,
+      async *units(batches) {
+        for await (const batch of batches) {
+          consumed.records += batch.length;
+          yield batch.map((record) => ({ source: record.source, id: String(record.fields.id), prepared: { ok: true as const, value: { id: String(record.fields.id) } } }));
+        }
+      },
+      send: async (api, payload) => {
+        events.push(`send ${payload.id}`);
+        return outcomeOf(await api.upsertUser(payload as never));
+      },
+      remember: (unit) => {
+        events.push(`handled ${unit.id}`);
+        return undefined;
+      },
+    };
+  }
+
+  const answering = (answer: (request: Payload) => ApiResult<unknown>): ApiFactory =>
+    async () => ({ upsertUser: async (request: Payload) => answer(request), close: async () => {} }) as unknown as IntegrationApi;
+
+  it('sends its first request once a window of records is validated, not a whole batch of them', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, { openApi: answering(() => okResult) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const events: string[] = [];
+      const consumed = { records: 0 };
+      let atFirstSend: number | undefined;
+      const job = remoteJob(600, events, consumed);
+      const send = job.send;
+      job.send = (api, payload, options) => ((atFirstSend ??= consumed.records), send(api, payload, options));
+      const { exitCode } = await runPipeline(job, remote(4), io.deps, targetOnce(remote(4), io.deps));
+      expect(exitCode).toBe(0);
+      expect(JSON.parse(io.stdout.text).summary.ok).toBe(600);
+      // The records come in batches of 256; the units are built 4 at a time (the window), and
+      // at most a few pieces ahead (the journal's sent-ahead), before the first request goes.
+      expect(atFirstSend).toBeGreaterThan(0);
+      expect(atFirstSend).toBeLessThan(100);
+    });
+  });
+
+  it('an answer that cannot stop the run frees its slot before it is handled; a failure only once handled', async () => {
+    await withTempDir(async (dir) => {
+      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
+      const io = testDeps(dir, { openApi: answering((request) => (request.id === 'u1' ? failed : okResult)) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const events: string[] = [];
+      const { exitCode } = await runPipeline(remoteJob(4, events, { records: 0 }), remote(1), io.deps, targetOnce(remote(1), io.deps));
+      expect(exitCode).toBe(1);
+      // One request at a time: u0's ok lets u1 go before u0 is handled; u1's failure is handled
+      // before u2 goes (a failure may stop the run: --max-errors).
+      expect(events.indexOf('send u1')).toBeLessThan(events.indexOf('handled u0'));
+      expect(events.indexOf('handled u1')).toBeLessThan(events.indexOf('send u2'));
+      expect(JSON.parse(io.stdout.text).items.map((item: { id: string; status: string }) => `${item.id}:${item.status}`)).toEqual(['u0:ok', 'u1:failed', 'u2:ok', 'u3:ok']);
+    });
+  });
+
+  it('--max-errors: no request goes after the failure that reaches it', async () => {
+    await withTempDir(async (dir) => {
+      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
+      const io = testDeps(dir, { openApi: answering((request) => (request.id === 'u2' ? failed : okResult)) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const events: string[] = [];
+      const { exitCode } = await runPipeline(remoteJob(8, events, { records: 0 }), { ...remote(1), maxErrors: 1 }, io.deps, targetOnce(remote(1), io.deps));
+      expect(exitCode).toBe(1);
+      expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1', 'send u2']);
+      expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 8, ok: 2, partial: 0, failed: 1, skipped: 5 });
+    });
+  });
+});
+
+describe('the journal starts while the API opens', () => {
+  it('an API that cannot be opened leaves no run behind, and its error is the one said', async () => {
+    await withTempDir(async (dir) => {
+      const runsDir = join(dir, 'runs');
+      const refusing: ApiFactory = async () => {
+        throw new TargetError('cannot open the target');
+      };
+      const io = testDeps(dir, { openApi: refusing }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
+      const options = { json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9' };
+      await expect(runPipeline(job(['a', 'b'], async () => okResult), options, io.deps, targetOnce(options, io.deps))).rejects.toThrow('cannot open the target');
+      // The journal may have been started beside the API: it was removed again.
+      expect(await readdir(runsDir).catch(() => [])).toEqual([]);
     });
   });
 });

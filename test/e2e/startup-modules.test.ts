@@ -128,3 +128,30 @@ describe('checking a base URL does not load the HTTP client', () => {
     });
   });
 });
+
+describe('a CSV run loads no other format\'s reader (issue 37: start-up before the first request)', () => {
+  const otherReaders = (urls: string[]) => urls.filter((u) => /\/dist\/input\/(xlsx-reader|zip-entries|workbook-xml|sheet-rows|json-reader)\.js$/.test(u));
+
+  it('user sync --dry-run on a remote target with a CSV file: neither the xlsx nor the JSON reader', async () => {
+    await inTempDir(async (dir) => {
+      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input'], {
+        EXAMCTL_TOKEN: 'startup-test-token',
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.urls.some((u) => u.endsWith('/dist/input/csv-reader.js'))).toBe(true);
+      expect(otherReaders(run.urls)).toEqual([]);
+    });
+  });
+
+  it('a JSON file does load the JSON reader, so the hook does see it', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'users.json');
+      await writeFile(file, JSON.stringify([{ ExternalId: 'u-1', FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' }]));
+      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', file, '--no-input'], {
+        EXAMCTL_TOKEN: 'startup-test-token',
+      });
+      expect(run.urls.some((u) => u.endsWith('/dist/input/json-reader.js'))).toBe(true);
+      expect(run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js'))).toBe(false);
+    });
+  });
+});

@@ -29,6 +29,7 @@ function fakeJournal(log: string[], kept: Map<number, Outcome> = new Map()): { j
       log.push(`answered ${n} ${outcome.status}`);
       return outcome;
     },
+    unchanged: (n, since) => void log.push(`unchanged ${n} ${since}`),
     refused: (n) => void log.push(`refused ${n}`),
     unanswered: (n, _u, error) => void log.push(`unanswered ${n} ${(error as Error).name}`),
     end: async () => undefined,

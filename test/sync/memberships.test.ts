@@ -115,7 +115,7 @@ describe('the sync memory keeps the links', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('across opens; a line whose links are not a list of ids is damage (exit 2 naming the file), never dropped', async () => {
+  it('across opens; a line whose links are not a list of ids is damage (exit 2 naming the file) once the run uses it, never dropped', async () => {
     const plain = { lock: false, lockTimeoutMs: 0, readOnly: false };
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     memory.record('u1', { digest: 'd', run: 'r', links: [L('H-A', 'coordinator'), L('H-B')] });
@@ -128,6 +128,12 @@ describe('the sync memory keeps the links', () => {
     const file = memoryFile(dir, target, 'users');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));
     writeFileSync(file, header + encodeChecksummedLine(JSON.stringify({ id: 'u1', d: 'd', r: 'r', h: [1] })));
-    await expect(SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true })).rejects.toThrow(/links are not a list/);
+    // Its checksum holds, so the memory opens (entries are parsed when the run asks for them):
+    // the run that asks for u1, or goes through every entry (--disable-missing), is refused.
+    const damagedOne = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(() => damagedOne.get('u1')).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: sync memory damaged: its links are not a list`));
+    expect(() => [...damagedOne.entries]).toThrow(/links are not a list/);
+    expect(damagedOne.get('u2')).toBeUndefined();
+    await damagedOne.close();
   });
 });

@@ -28,6 +28,50 @@ describe('the request digest', () => {
   });
 });
 
+/** The canonical text as examctl always wrote it (a sorted deep copy): the digest of every memory on disk. */
+function referenceCanonical(value: unknown): string {
+  const copy = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map((item: unknown) => (item === undefined ? null : copy(item)));
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v).sort()) if ((v as Record<string, unknown>)[key] !== undefined) out[key] = copy((v as Record<string, unknown>)[key]);
+    return out;
+  };
+  return JSON.stringify(copy(value)) ?? 'null';
+}
+
+const pick = (entry: { digest: string; run: string; disabled?: boolean } | undefined) =>
+  entry === undefined ? undefined : { digest: entry.digest, run: entry.run, ...(entry.disabled === true ? { disabled: true } : {}) };
+
+describe('the canonical text, built faster, is the text memories were written with', () => {
+  it('same bytes as the sorted deep copy for requests of changing shapes, nested lists, undefined and null', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const names = ['ExternalId', 'LastName', 'FirstName', 'Email', 'Role', 'Labels', 'Hierarchies', 'SpecialNeeds', 'Password', 'Zeta', 'alpha', 'Ünicode'];
+    const scalar = (): unknown => [() => 'x' + Math.floor(next() * 100), () => Math.floor(next() * 1000) / 7, () => next() < 0.5, () => null, () => undefined][Math.floor(next() * 5)]!();
+    const value = (depth: number): unknown => {
+      const kind = next();
+      if (depth > 2 || kind < 0.5) return scalar();
+      if (kind < 0.75) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const object: Record<string, unknown> = {};
+      for (const name of names) if (next() < 0.4) object[name] = value(depth + 1);
+      return object;
+    };
+    for (let i = 0; i < 3_000; i++) {
+      const request = value(0);
+      expect(canonicalJson(request)).toBe(referenceCanonical(request));
+      // The same shape again with other values, then keys in another order: the shape cache must not mix them up.
+      if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+        const reversed = Object.fromEntries(Object.entries(request).reverse());
+        expect(canonicalJson(reversed)).toBe(referenceCanonical(request));
+      }
+    }
+    const user = { ExternalId: 'u1', LastName: 'A', FirstName: 'B', Email: 'e', Role: 'Candidate', Labels: ['a', undefined, 'b'], Hierarchies: [{ IsCoordinator: true, ExternalId: 'H-A' }] };
+    expect(canonicalJson(user)).toBe(referenceCanonical(user));
+    expect(canonicalJson({ ...user, LastName: 'C' })).toBe(referenceCanonical({ ...user, LastName: 'C' }));
+  });
+});
+
 describe('the --max-disable threshold', () => {
   it('defaults to 10 % of the remembered users or 100, whichever is larger; takes N or P%', () => {
     expect(disableLimit(undefined, 500).limit).toBe(100);
@@ -63,6 +107,49 @@ describe('the sync memory file', () => {
     await again.close();
     const third = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(third.get('u3')?.digest).toBe('d4');
+  });
+
+  it('indexed at open, parsed when asked: every id found (escapes, non-ASCII, thousands), a bad checksum refused at open, compaction keeps every entry', async () => {
+    const ids = ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'SCH:MATH', ...Array.from({ length: 5_000 }, (_, i) => `stu-${i}`)];
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    for (const [i, id] of ids.entries()) memory.record(id, { digest: `d${i}`, run: 'r1', ...(i % 2 === 0 ? { links: [['H-A', ['coordinator']]] } : {}) });
+    // A later line of the same id wins.
+    memory.record('stu-7', { digest: 'later', run: 'r2' });
+    // A name holding what looks like the disabled flag, and a leaver.
+    memory.record('evil', { digest: 'e', run: 'r2', firstName: 'Evil,"x":true', lastName: ',"x":true,' });
+    memory.record('leaver', { digest: 'l', run: 'r2', firstName: 'L', disabled: true, links: [['H-A', []]] });
+    await memory.close();
+    const again = await SyncMemory.open(dir, target, 'users', plain);
+    expect(again.entries.size).toBe(ids.length + 2);
+    for (const [i, id] of ids.entries()) expect(again.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
+    // What --changed-only compares, read off the line without parsing: the same as the parsed entry.
+    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver']) expect(pick(again.peek(id))).toEqual(pick(again.get(id)));
+    expect(again.peek('evil')?.disabled).toBeUndefined();
+    expect(again.peek('leaver')?.disabled).toBe(true);
+    expect(again.peek('nobody')).toBeUndefined();
+    expect(again.get('stu-')).toBeUndefined();
+    expect(again.get('stu-50000')).toBeUndefined();
+    again.record('new-one', { digest: 'n', run: 'r3' });
+    expect(again.entries.size).toBe(ids.length + 3);
+    expect(new Set([...again.entries].map(([id]) => id))).toEqual(new Set([...ids, 'evil', 'leaver', 'new-one']));
+    await again.close();
+    // A line whose checksum fails is damage at open, whatever the run will ask for.
+    const file = memoryFile(dir, target, 'users');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"id":"stu-4000","d":"d4004"', '"id":"stu-4000","d":"d4005"'));
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/sync memory damaged: checksum mismatch/);
+    writeFileSync(file, text);
+    // Compacted under the lock (more than 1.5 lines per id plus 10,000), lines not parsed copied as read.
+    const feeder = await SyncMemory.open(dir, target, 'users', plain);
+    for (let i = 0; i < 14_000; i++) feeder.record(`stu-${i % 10}`, { digest: `again${i}`, run: 'r4' });
+    await feeder.close();
+    const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
+    await locked.close();
+    expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 4);
+    const compacted = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    for (const [i, id] of ids.entries()) expect(compacted.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
+    expect(compacted.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);
+    expect(compacted.get('new-one')?.digest).toBe('n');
   });
 
   it('a FIFO planted as the memory file is refused (exit 2) at once, never waited on', async () => {

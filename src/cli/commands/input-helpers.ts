@@ -3,8 +3,6 @@ import type { ColumnSpec, InputRecord } from '../../input/record.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../../input/field-map.js';
 import { cannotReadReason, decodeByBom } from '../../input/text-source.js';
-import { parseJsonDocument } from '../../input/json-document.js';
-import { findDuplicateKey } from '../../input/json-reader.js';
 import { readRegularFileBytes } from '../../regular-file.js';
 import type { ProfileDefaults } from '../config-file.js';
 import { isKnownEncoding } from '../../input/text-source.js';
@@ -89,6 +87,8 @@ async function readMapFile(path: string, origin: string, level: number): Promise
   } catch (error) {
     throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
   }
+  // The JSON readers load only for a map file: a run without one does without them.
+  const [{ parseJsonDocument }, { findDuplicateKey }] = await Promise.all([import('../../input/json-document.js'), import('../../input/json-reader.js')]);
   let parsed: unknown;
   try {
     parsed = parseJsonDocument(text, path);

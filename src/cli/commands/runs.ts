@@ -4,7 +4,7 @@ import {
   listRuns,
   openResume,
   pruneRuns,
-  notReachedItem,
+  unlinedItem,
   scanRun,
   resolveRunId,
   unjournaledCount,
@@ -121,12 +121,19 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
   let position = 0;
   if (!('unlisted' in input) && input.units !== undefined) {
     for await (const unit of input.units()) {
-      const item = (await run.itemAt(position)) ?? notReachedItem(run, unit);
+      const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
       position += 1;
       await builder.add({ item, rows: unit.rows });
     }
   }
   for await (const item of run.items(position)) await builder.add({ item });
+  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
+  const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
+  if (unnamed > 0) {
+    builder.summary.total += unnamed;
+    builder.summary.ok += unnamed;
+    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}\n`);
+  }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;
     builder.summary.skipped += unlisted.count;

@@ -14,7 +14,7 @@ import {
 } from '../../domain/index.js';
 import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
-import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
+import { feedsMemory, NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -110,7 +110,9 @@ export async function run(
       await memory.open(changedOnly ?? false);
     },
     syncMemory: () => memory.note(),
-    acknowledged: (unit, payload, _outcome, run, kept) => memory.acknowledged(unit, payload, run, kept),
+    acknowledged: (unit, payload, outcome, run, kept) => {
+      if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
+    },
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.

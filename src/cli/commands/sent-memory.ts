@@ -8,6 +8,7 @@ import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncK
 import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
+import { unchangedNote } from '../../runs/journal-lines.js';
 import type { TargetOf } from '../target.js';
 
 /**
@@ -15,6 +16,16 @@ import type { TargetOf } from '../target.js';
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
 export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: () => 'unchanged (not sent)' };
+
+/**
+ * Whether an acknowledged outcome feeds the memory: not an item a resume keeps as unchanged (not
+ * sent by this run). Its entry was in the memory when it was judged; if the memory lost it since
+ * (`synced forget`, a store replaced), putting it back would claim a request this target may
+ * never have had (docs/sync.md, "The sync memory").
+ */
+export function feedsMemory(outcome: { action?: string }, kept: boolean): boolean {
+  return !(kept && outcome.action === 'unchanged');
+}
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
@@ -45,6 +56,7 @@ export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
+  /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
 
   constructor(
@@ -95,9 +107,15 @@ export class SentMemory<P> {
 
   /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */
   unit(unit: Unit<P>): Unit<P> {
-    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.get(unit.id) : undefined;
-    if (entry === undefined || entry.disabled === true || !unit.prepared.ok || entry.digest !== this.digestOf(unit.prepared.value)) return unit;
-    return { ...unit, unsent: { note: `unchanged since run ${entry.run}: not sent (--changed-only)` } };
+    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined;
+    if (entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
+    const digest = this.digestOf(unit.prepared.value);
+    if (entry.digest !== digest) {
+      // Sent: its digest is kept for when it is acknowledged (an unchanged unit's never is: no entry for it).
+      this.digests.set(unit.prepared.value as object, digest);
+      return unit;
+    }
+    return { ...unit, unsent: { note: unchangedNote(entry.run), since: entry.run } };
   }
 
   /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
@@ -116,13 +134,7 @@ export class SentMemory<P> {
   }
 
   protected digestOf(payload: P): string {
-    const key = payload as object;
-    let digest = this.digests.get(key);
-    if (digest === undefined) {
-      digest = requestDigest(this.requestOf(payload));
-      this.digests.set(key, digest);
-    }
-    return digest;
+    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
   }
 }
 

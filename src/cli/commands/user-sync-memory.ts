@@ -171,11 +171,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
-    const entry = this.memory?.get(unit.id);
+    // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
+    const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
+    const entry = full ?? this.memory?.peek(unit.id);
     const given = unit.prepared.value;
     let value = given;
     if (entry?.disabled === true && value.DisableLogin === undefined) value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships ? pruneOf(entry?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
       this.pruned.set(value, new Set(prune.deleted));

@@ -15,7 +15,7 @@ import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } fr
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
 import { commandName, type RerunInput } from '../option-table.js';
 import type { SummaryNote } from '../../report/report-writers.js';
-import { NOT_SENT_NOTE } from './sent-memory.js';
+import { feedsMemory, NOT_SENT_NOTE } from './sent-memory.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
@@ -96,7 +96,9 @@ async function syncFile(
     prepare: () => memory.prepare(),
     syncMemory: () => memory.note(),
     send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
-    acknowledged: (unit, user, _outcome, run, kept) => memory.rememberUser(unit, user, run, kept),
+    acknowledged: (unit, user, outcome, run, kept) => {
+      if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
+    },
   };
   let exitCode: number;
   try {

@@ -63,6 +63,20 @@ export class InOrderScheduler<T extends object> {
     return this.settle();
   }
 
+  /**
+   * The request behind a pending answer is done, and that answer cannot stop the run: its slot
+   * may take the next request now, before the answer is journaled and reported
+   * (run-pipeline.ts, `answersInTurns`). `retake` once as the answer is handed on, so that its
+   * settling frees the slot once.
+   */
+  freeEarly(): void {
+    this.answered();
+  }
+
+  retake(): void {
+    this.inFlight += 1;
+  }
+
   /** Emits everything still held, in input order, waiting for the answers. */
   async drain(): Promise<void> {
     while (this.pending.length > 0) await this.emitHead();

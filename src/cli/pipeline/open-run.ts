@@ -36,10 +36,22 @@ export async function openRun(
   const target = await targetOf();
   if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
-  const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
+  // A run that sends starts its journal (files made durable) while the API opens (a remote
+  // target's HTTP client loads: ~100 ms of modules), not after it.
+  const [opened, started] = await Promise.allSettled([
+    (deps.openApi ?? openTargetApi)(target, { dryRun, deps }),
+    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps),
+  ]);
+  if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
+    // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).
+    if (started.status === 'fulfilled' && started.value !== undefined) await (deps.resume === undefined ? started.value.discard() : started.value.close());
+    if (opened.status === 'rejected') throw opened.reason;
+  }
+  const api = opened.status === 'fulfilled' ? opened.value : null;
   let journal: RunJournaling | undefined;
   try {
-    if (!dryRun && api !== null) journal = await startJournaling(command, target.report, units, options, deps);
+    if (started.status === 'rejected') throw started.reason;
+    if (api !== null) journal = started.value;
     const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps, { notes });
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);

@@ -138,7 +138,9 @@ export class RecordDispatcher<P, R> {
     }
     if (unit.unsent !== undefined) {
       const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
-      if (journal !== undefined) this.journalledSync(() => journal.answered(n, unit, outcome));
+      // Judged against a run's memory entry: journaled compactly (a position in a run of them).
+      const since = unit.unsent.since;
+      if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows };
     }
     const api = this.api;

@@ -19,9 +19,10 @@ export interface Unit<P> {
   warnings?: FieldWarning[];
   /**
    * Settled without a request: --changed-only found this very request acknowledged by the
-   * target before (docs/sync.md). Reported ok, action `unchanged`, with this note.
+   * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
+   * run that sent that request, lets the journal record it compactly (an `unchanged` line).
    */
-  unsent?: { note: string };
+  unsent?: { note: string; since?: string };
   /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
   plannedAction?: ItemAction;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */

@@ -65,10 +65,15 @@ export class RecordSource {
     return count;
   }
 
-  /** The records to send, in batches (one per chunk read). */
-  batches(): AsyncIterable<readonly InputRecord[]> {
+  /**
+   * The records to send, in batches (one per chunk read); with `pieces`, none longer than
+   * `first` records at first, then `then`, so the checks and the units of a batch are made a
+   * few records at a time, between sends.
+   */
+  batches(pieces?: { first: number; then: number }): AsyncIterable<readonly InputRecord[]> {
     const batches = recordBatches(this.read());
-    return checkedValues(this.onlyFailed ? this.notOk(batches) : batches);
+    const kept = this.onlyFailed ? this.notOk(batches) : batches;
+    return checkedValues(pieces === undefined ? kept : inPieces(kept, pieces.first, pieces.then));
   }
 
   /** The records to send, one by one. */
@@ -88,6 +93,19 @@ export class RecordSource {
       }
       if (kept.length > 0) yield kept;
     }
+  }
+}
+
+/**
+ * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700
+ * CSV rows). A run that sends builds its units a piece at a time: the first request waits for
+ * the first piece only, not for the whole first chunk's checks and validation, and no later
+ * chunk holds answers back while all of its records are validated at once.
+ */
+async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, first: number, then: number): AsyncIterable<readonly InputRecord[]> {
+  let size = first;
+  for await (const batch of batches) {
+    for (let at = 0; at < batch.length; at += size, size = then) yield at === 0 && batch.length <= size ? batch : batch.slice(at, at + size);
   }
 }
 

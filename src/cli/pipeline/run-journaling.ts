@@ -22,6 +22,8 @@ export interface RunJournaling {
   sending(n: number, unit: Unit<unknown>): Promise<void>;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
+  /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
+  unchanged(n: number, since: string): void;
   /** Journals a unit the local checks refused (never sent). */
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
   /**
@@ -162,6 +164,10 @@ function journaling(
       journal.outcome({ n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false, action: settled.action, removed, note: settled.note });
       testSignal.counted('outcome');
       return settled;
+    },
+    unchanged(n, since) {
+      journal.unchanged(n, since);
+      testSignal.counted('outcome');
     },
     refused(n, unit, problems) {
       journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });

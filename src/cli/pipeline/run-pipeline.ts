@@ -1,4 +1,4 @@
-import type { CallOptions } from '../../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
@@ -11,13 +11,16 @@ import { createRunProgress, progressColor, progressEnabled } from '../progress.j
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
-import type { RecordJob, RunObserver, RunOptions, RunOutcome } from './record-job.js';
+import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../../defaults.js';
 
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
+
+/** Records in the first piece at least (a window of 1 must not cost an await per record). */
+const MIN_PIECE = 16;
 
 /**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches
@@ -68,16 +71,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
-  const dispatcher = new RecordDispatcher(job, {
-    api,
-    callOptions,
-    maxErrors: options.maxErrors,
-    signal: deps.signal,
-    stopWhen: () => report.failure(),
-    ...(journal === undefined ? {} : { journal }),
-    // A job that sends its units together puts them on record together, in the turn they go.
-    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
-  });
   const scheduler = new InOrderScheduler<ReportEntry>({
     window,
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
@@ -86,17 +79,41 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       return report.builder.add(entry);
     },
   });
+  const dispatcher = new RecordDispatcher(job, {
+    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler) : api,
+    callOptions,
+    maxErrors: options.maxErrors,
+    signal: deps.signal,
+    stopWhen: () => report.failure(),
+    ...(journal === undefined ? {} : { journal }),
+    // A job that sends its units together puts them on record together, in the turn they go.
+    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
+  });
 
+  // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
+  // worth first, so the first request waits for that piece only, then the journal's sent-ahead
+  // window's worth; it reads them `ahead` units before their turn, so the journal still puts
+  // units on record as sent ahead across the pieces.
+  const sends = !dryRun && api !== null && job.sendsTogether !== true;
+  const ahead = sends ? recordAheadFor(window) : 0;
+  const piece = Math.max(MIN_PIECE, window);
+  const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
   try {
-    for await (const units of job.units(input.batches())) {
-      dispatcher.expect(units);
-      for (const unit of units) {
-        const wait = scheduler.accept(dispatcher.dispatch(unit));
-        if (wait !== undefined) await wait;
+    for (;;) {
+      // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
+      const unit = units.take();
+      if (unit === undefined) {
+        if (await units.read()) continue;
+        break;
       }
+      const wait = scheduler.accept(dispatcher.dispatch(unit));
+      // The next units are read and validated while the ones before are in flight.
+      if (units.announced < ahead) await units.fill(ahead, wait);
+      if (wait !== undefined) await wait;
     }
     await scheduler.drain();
   } catch (error) {
+    await units.close().catch(() => undefined);
     for (const observer of observers) observer.ended();
     await scheduler.abandon();
     await api?.close();
@@ -163,6 +180,115 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * The remote API as the dispatcher of a run sees it. Answers come in bursts (the requests of a
+ * window went out together, so their answers come back together), and each answer's journal
+ * line, sync memory and report item cost more CPU than its request: handled answer by answer,
+ * the last slot of a burst was refilled only after every answer before it was handled, so at
+ * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
+ * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
+ * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
+ * on to be journaled and reported in the next turn of the event loop, after the other answers
+ * of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * frees its slot only once handled, so what it stops is stopped before another request goes.
+ * Holds because each unit makes one call (every RecordJob's `send`).
+ */
+function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>): IntegrationApi {
+  // The answers held for the next turn, handed on together (one setImmediate per turn, not per answer).
+  let held: (() => void)[] = [];
+  const handOn = (): void => {
+    const now = held;
+    held = [];
+    for (const go of now) go();
+  };
+  const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
+    call.then((result) => {
+      if (result.envelope.Success !== true) return result;
+      slots.freeEarly();
+      return new Promise<ApiResult<T>>((resolve) => {
+        if (held.push(() => (slots.retake(), resolve(result))) === 1) setImmediate(handOn);
+      });
+    });
+  return {
+    createSchedule: (request, options) => inTurns(api.createSchedule(request, options)),
+    getReviewSession: (externalId, options) => inTurns(api.getReviewSession(externalId, options)),
+    addCollection: (request, options) => inTurns(api.addCollection(request, options)),
+    upsertUser: (request, options) => inTurns(api.upsertUser(request, options)),
+    removeInvigilators: (scheduleExtId, userExtIds, options) => inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
+    // The pipeline closes the API itself and asks it for the retry counts.
+    close: () => api.close(),
+  };
+}
+
+/**
+ * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
+ * it is read; `announced` counts those read and not yet taken.
+ */
+class UnitQueue<P> {
+  private readonly source: AsyncIterator<readonly Unit<P>[]>;
+  private piece: readonly Unit<P>[] = [];
+  private at = 0;
+  private readonly later: (readonly Unit<P>[])[] = [];
+  private ended = false;
+  announced = 0;
+
+  constructor(
+    units: AsyncIterable<readonly Unit<P>[]>,
+    private readonly onPiece: (piece: readonly Unit<P>[]) => void,
+  ) {
+    this.source = units[Symbol.asyncIterator]();
+  }
+
+  /** The next unit read, or undefined when none is at hand (`read` then reads on). */
+  take(): Unit<P> | undefined {
+    while (this.at === this.piece.length) {
+      const later = this.later.shift();
+      if (later === undefined) return undefined;
+      this.piece = later;
+      this.at = 0;
+    }
+    this.announced -= 1;
+    return this.piece[this.at++];
+  }
+
+  /**
+   * Reads pieces until `count` units are at hand or the input ended. `pending` (the scheduler's
+   * wait, if any) is observed when reading fails, so that its own failure is not left unhandled.
+   */
+  async fill(count: number, pending: void | Promise<void>): Promise<void> {
+    try {
+      while (this.announced < count && (await this.read()));
+    } catch (error) {
+      if (pending !== undefined) pending.catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Stops reading (the input's file is closed), as leaving a `for await` early does. */
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.source.return?.();
+  }
+
+  /** Reads the next non-empty piece; false at the end of the input. */
+  async read(): Promise<boolean> {
+    while (!this.ended) {
+      const next = await this.source.next();
+      if (next.done === true) {
+        this.ended = true;
+        break;
+      }
+      if (next.value.length === 0) continue;
+      this.onPiece(next.value);
+      this.later.push(next.value);
+      this.announced += next.value.length;
+      return true;
+    }
+    return false;
+  }
 }
 
 /**

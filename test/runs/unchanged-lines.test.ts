@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunJournal, planResume, readRun, rebuildReport, summarize, unjournaledCount } from '../../src/runs/index.js';
+import { isRefusal } from '../../src/runs/resume-plan.js';
+import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
+import { header, ref, tempRunsDir } from './helpers.js';
+
+/**
+ * The `unchanged` journal line (docs/runs.md, "The journal"): a --changed-only run's unchanged
+ * units as runs of positions with the run they matched; read back as items that are ok,
+ * `unchanged`, with their note; kept by a resume; an older journal's outcome line per unchanged
+ * unit still read the same.
+ */
+
+let runsDir: string;
+let cleanup: () => void;
+beforeEach(() => ({ dir: runsDir, cleanup } = tempRunsDir()));
+afterEach(() => cleanup());
+
+const note = (run: string) => `unchanged since run ${run}: not sent (--changed-only)`;
+
+describe('UnchangedPositions', () => {
+  it('joins runs, finds a position, and gives a position up to a later line of its own (split)', () => {
+    const positions = new UnchangedPositions();
+    positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] });
+    expect(positions.count).toBe(9);
+    expect([0, 2, 3, 4, 5, 6, 7, 10, 11].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'B', 'B', '-', '-', 'A', 'A', '-']);
+    positions.remove(8);
+    expect(positions.count).toBe(8);
+    expect([7, 8, 9, 10].map((n) => positions.since(n) ?? '-')).toEqual(['A', '-', 'A', 'A']);
+    expect(positions.countBelow(9)).toBe(6);
+    // A later line for covered positions takes them over with its own run.
+    positions.addLine({ t: 'unchanged', r: [1, 4, 0], since: ['C'] });
+    expect(positions.count).toBe(8);
+    expect([0, 1, 4, 5].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'C', 'C', '-']);
+    expect([...positions.positions()].map(({ n }) => n)).toEqual([0, 1, 2, 3, 4, 7, 9, 10]);
+  });
+});
+
+describe('a journal with unchanged units', () => {
+  it('one line per group commit, not per unit; read back ok/unchanged with the note, counted, kept by a resume', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 6 }));
+    journal.unchanged(0, 'RUN-A');
+    journal.unchanged(1, 'RUN-A');
+    await journal.sent([ref(2)]);
+    journal.outcome({ ...ref(2), status: 'ok', errors: [], transient: false });
+    journal.unchanged(3, 'RUN-A');
+    journal.unchanged(4, 'RUN-B');
+    await journal.close();
+    const text = readFileSync(journal.file, 'utf8');
+    // One line per group commit: the sent line's write carried the first two, the close the rest.
+    expect(text.match(/"t":"unchanged"/g)).toHaveLength(2);
+    expect(text).not.toMatch(/"action":"unchanged"/);
+
+    const record = await readRun(runsDir, journal.id);
+    expect(record.unchanged.count).toBe(4);
+    expect(summarize(record)).toEqual({ total: 6, ok: 5, partial: 0, failed: 0, skipped: 1 });
+    expect(unjournaledCount(record)).toBe(1);
+    const report = rebuildReport(record, [0, 1, 2, 3, 4, 5].map(ref));
+    expect(report.items.map((item) => [item.id, item.status, item.action ?? '', item.note ?? ''])).toEqual([
+      ['u-0', 'ok', 'unchanged', note('RUN-A')],
+      ['u-1', 'ok', 'unchanged', note('RUN-A')],
+      ['u-2', 'ok', '', ''],
+      ['u-3', 'ok', 'unchanged', note('RUN-A')],
+      ['u-4', 'ok', 'unchanged', note('RUN-B')],
+      ['u-5', 'skipped', '', ''],
+    ]);
+    // Without the input: counted, not listed.
+    expect(rebuildReport(record).summary).toEqual({ total: 6, ok: 5, partial: 0, failed: 0, skipped: 1 });
+
+    const plan = planResume(record, 'interrupted', null);
+    if (isRefusal(plan)) throw new Error(plan.message);
+    expect(plan.counts.keep).toBe(5);
+    const kept = plan.decide(ref(4));
+    expect(kept).toMatchObject({ action: 'keep', outcome: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
+    expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
+  });
+
+  it('a unit in flight when an attempt died, judged unchanged by the next attempt, is unchanged (the later line wins)', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 2 }));
+    await journal.sent([ref(0), ref(1)]);
+    await journal.close();
+    const { openResume } = await import('../../src/runs/resume-plan.js');
+    const resumed = await openResume(runsDir, journal.id);
+    resumed.journal.unchanged(0, resumed.record.id);
+    resumed.journal.outcome({ ...ref(1), status: 'ok', errors: [], transient: false });
+    await resumed.journal.end('completed', { total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
+    const record = await readRun(runsDir, journal.id);
+    expect(record.items.has(0)).toBe(false);
+    expect(record.unchanged.since(0)).toBe(journal.id);
+    expect(summarize(record)).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
+    // The end line stays the journal's last.
+    const lines = readFileSync(journal.file, 'utf8').trim().split('\n');
+    expect(lines.at(-1)).toMatch(/"t":"end"/);
+  });
+
+  it('an older journal (an outcome line per unchanged unit) is read as before', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 2 }));
+    journal.outcome({ ...ref(0), status: 'ok', errors: [], action: 'unchanged', note: note('OLD'), transient: false });
+    await journal.close();
+    const record = await readRun(runsDir, journal.id);
+    expect(record.unchanged.count).toBe(0);
+    expect(summarize(record)).toEqual({ total: 2, ok: 1, partial: 0, failed: 0, skipped: 1 });
+    const plan = planResume(record, 'interrupted', null);
+    if (isRefusal(plan)) throw new Error(plan.message);
+    expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', outcome: { action: 'unchanged', note: note('OLD') } });
+  });
+});
