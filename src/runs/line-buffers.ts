@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 /*
@@ -60,7 +61,9 @@ const MAX_BLOCKS = 16;
 /**
  * Reads whole lines at byte offsets through a small cache of aligned blocks: offsets that
  * mostly ascend (a journal shown in input order) read the file about once, in order. Only
- * bytes below `limit` (the end of the journal's last whole line) are read.
+ * bytes below `limit` (the end of the journal's last whole line) are read. Synchronously: a
+ * resume decides each unit as the dispatcher reaches it, in the same turn (resume-plan.ts), and
+ * the file is a regular file opened by `openRegularFile` (never a FIFO that could block).
  */
 export class LineReader {
   private readonly blocks = new Map<number, Buffer>();
@@ -71,11 +74,11 @@ export class LineReader {
   ) {}
 
   /** The line starting at `offset`, without its newline; undefined when no newline ends it below the limit. */
-  async lineAt(offset: number): Promise<Buffer | undefined> {
+  lineAt(offset: number): Buffer | undefined {
     const parts: Buffer[] = [];
     for (let position = offset; position < this.limit; ) {
       const index = Math.floor(position / BLOCK_SIZE);
-      const block = await this.block(index);
+      const block = this.block(index);
       const from = position - index * BLOCK_SIZE;
       if (from >= block.length) return undefined;
       const newline = block.indexOf(10, from);
@@ -90,7 +93,7 @@ export class LineReader {
     return undefined;
   }
 
-  private async block(index: number): Promise<Buffer> {
+  private block(index: number): Buffer {
     const cached = this.blocks.get(index);
     if (cached !== undefined) {
       // Most recently used last: the first key is the one to drop.
@@ -106,7 +109,7 @@ export class LineReader {
     const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(0, Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)));
     let filled = 0;
     while (filled < block.length) {
-      const { bytesRead } = await this.handle.read(block, filled, block.length - filled, start + filled);
+      const bytesRead = readSync(this.handle.fd, block, filled, block.length - filled, start + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }

@@ -220,6 +220,28 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
 /** The part of an item's history its report item is made of. */
 type ItemView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight'>;
 
+/** The part of an item's history a resume decides from. */
+export type ResumeView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'maybeApplied'>;
+
+/** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
+export interface ResumeCounts {
+  keep: number;
+  inFlight: number;
+  transient: number;
+}
+
+/** The same counts over a whole record's histories (`RunIndex.resumeCounts` keeps them from the state bytes). */
+export function resumeCountsOf(items: Iterable<ItemHistory>, below = Infinity): ResumeCounts {
+  const counts = { keep: 0, inFlight: 0, transient: 0 };
+  for (const history of items) {
+    if (history.ref.n >= below) continue;
+    if (history.inFlight) counts.inFlight += 1;
+    else if (history.outcome?.transient === true) counts.transient += 1;
+    else if (history.outcome !== undefined) counts.keep += 1;
+  }
+  return counts;
+}
+
 /**
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
  * the offset of its deciding line (item-index.ts); an item's line is read again when it is
@@ -282,10 +304,21 @@ export class RunIndex implements JournalHead {
 
   /** The report item of journaled item `n` (its line read back); undefined when the journal has none. */
   async itemAt(n: number): Promise<ReportItem | undefined> {
+    const history = this.historyAt(n);
+    return history === undefined ? undefined : reportItemOf(this, history);
+  }
+
+  /**
+   * What readRun's history says of journaled item `n` for reporting and resuming it, its deciding
+   * line read back (synchronously, through the block cache); undefined when the journal has none.
+   * `maybeApplied` follows from the state byte for every journal examctl writes: a transient
+   * outcome comes only after its item's sent line, so it leaves a request out with no answer.
+   */
+  historyAt(n: number): ResumeView | undefined {
     const flags = this.states.flags(n);
     if (flags === 0) return undefined;
     const at = this.states.offset(n);
-    const bytes = await this.lines.lineAt(at);
+    const bytes = this.lines.lineAt(at);
     const decoded = bytes === undefined ? undefined : decodeChecksummedLine(bytes);
     const line = decoded === undefined ? 'changed while it was read' : decoded.ok ? checkJournalLine(decoded.body, at === 0) : decoded.reason;
     if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
@@ -295,8 +328,21 @@ export class RunIndex implements JournalHead {
       itemEvents(line, { sent: (sent) => void (sent.n === n && (ref = sent)), unsent: () => undefined, outcome: (said) => void (said.n === n && (ref = outcome = said)) }, at);
     }
     if (ref === undefined || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
-    const view: ItemView = { ref: { n, source: ref.source, id: ref.id }, inFlight: (flags & IN_FLIGHT) !== 0, ...(outcome === undefined ? {} : { outcome }) };
-    return reportItemOf(this, view);
+    const inFlight = (flags & IN_FLIGHT) !== 0;
+    const maybeApplied = inFlight || (outcome !== undefined && (flags & TRANSIENT) !== 0);
+    return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }) };
+  }
+
+  /** What a resume would do with the journaled items numbered below `below`, from the state bytes alone. */
+  resumeCounts(below = Infinity): ResumeCounts {
+    const counts = { keep: 0, inFlight: 0, transient: 0 };
+    for (const n of this.states.numbers()) {
+      if (n >= below) break;
+      const flags = this.states.flags(n);
+      if ((flags & IN_FLIGHT) !== 0) counts.inFlight += 1;
+      else if ((flags & HAS_OUTCOME) !== 0) counts[(flags & TRANSIENT) !== 0 ? 'transient' : 'keep'] += 1;
+    }
+    return counts;
   }
 
   /** The journaled items numbered `from` or above, in input order, as report items. */

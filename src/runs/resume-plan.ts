@@ -7,7 +7,7 @@ import type { Problem } from '../domain/problem.js';
 import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
-import { readRun, type RunRecord, type RunState } from './read-run.js';
+import { RunIndex, resumeCountsOf, scanRun, type JournalHead, type ResumeCounts, type RunRecord, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -53,17 +53,21 @@ export type ResumeDecision =
 
 export interface ResumePlan {
   decide(ref: ItemRef): ResumeDecision;
-  counts: { keep: number; inFlight: number; transient: number };
+  counts: ResumeCounts;
+  /** Units numbered below `total` whose outcome stands (the "settled, kept" of a resume's confirmation). */
+  keptBelow(total: number): number;
 }
 
 export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'input-changed' | 'input-missing'; message: string };
 
 /**
- * Whether and how a run can be resumed (pure). Refuses a finished run, a run another process
- * holds, and an input file that is missing or changed (size or SHA-256): the items are keyed by
- * their position in the input, so a different file would be matched to the wrong outcomes.
+ * Whether and how a run can be resumed. Refuses a finished run, a run another process holds,
+ * and an input file that is missing or changed (size or SHA-256): the items are keyed by their
+ * position in the input, so a different file would be matched to the wrong outcomes. `runs
+ * resume` plans from the streamed index (9 bytes an item, each item's deciding line read back
+ * as the dispatcher reaches it); a whole record (readRun) gives the same decisions.
  */
-export function planResume(record: RunRecord, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
+export function planResume(record: RunRecord | RunIndex, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
   const id = record.id;
   if (state === 'finished') {
     return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (examctl runs show ${id} gives its report; fix failures with --only-failed)` };
@@ -79,18 +83,18 @@ export function planResume(record: RunRecord, state: RunState, input: InputFinge
         : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; put the original back, or start a new run (with --only-failed on the run's report)` };
     }
   }
-  const counts = { keep: 0, inFlight: 0, transient: 0 };
-  for (const history of record.items.values()) {
-    if (history.inFlight) counts.inFlight += 1;
-    else if (history.outcome?.transient === true) counts.transient += 1;
-    else if (history.outcome !== undefined) counts.keep += 1;
-  }
+  const indexed = record instanceof RunIndex ? record : undefined;
+  const items = indexed === undefined ? (record as RunRecord).items : undefined;
   // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
-  counts.keep += record.unchanged.count;
+  const countsBelow = (below = Infinity): ResumeCounts => {
+    const counts = indexed !== undefined ? indexed.resumeCounts(below) : resumeCountsOf((items as RunRecord['items']).values(), below);
+    return { ...counts, keep: counts.keep + record.unchanged.countBelow(below) };
+  };
   return {
-    counts,
+    counts: countsBelow(),
+    keptBelow: (total) => countsBelow(total).keep,
     decide(ref) {
-      const history = record.items.get(ref.n);
+      const history = indexed !== undefined ? indexed.historyAt(ref.n) : items?.get(ref.n);
       if (history === undefined) {
         const since = record.unchanged.since(ref.n);
         if (since === undefined) return { action: 'send', maybeApplied: false };
@@ -161,7 +165,8 @@ export async function changedScheduleFile(record: Pick<RunRecord, 'header'>): Pr
 
 export interface OpenedResume {
   journal: RunJournal;
-  record: RunRecord;
+  /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
+  record: JournalHead & { close(): Promise<void> };
   plan: ResumePlan;
 }
 
@@ -172,8 +177,10 @@ export interface OpenedResume {
  */
 export async function openResume(runsDir: string, id: string, commit?: GroupCommit): Promise<OpenedResume> {
   const held = await RunJournal.lockForResume(runsDir, id);
+  let record: RunIndex | undefined;
   try {
-    const record = await readRun(runsDir, id);
+    // Streamed, not held whole: 9 bytes an item (docs/runs.md, "runs resume").
+    record = await scanRun(runsDir, id);
     // Under our own lock the run is not running elsewhere: finished or interrupted.
     const state: RunState = record.end !== undefined && finishesRun(record.end.reason) ? 'finished' : 'interrupted';
     const recorded = record.header.input;
@@ -187,6 +194,7 @@ export async function openResume(runsDir: string, id: string, commit?: GroupComm
     const journal = await held.reopen(record.validLength, commit);
     return { journal, record, plan };
   } catch (error) {
+    await record?.close();
     await held.release();
     throw error;
   }

@@ -62,6 +62,7 @@ describe('resume planning', () => {
     const opened = await openResume(runsDir, journal.id);
     await expect(openResume(runsDir, journal.id)).rejects.toThrow(/is being run by pid/);
     await opened.journal.end('completed', { total: 1, ok: 1, partial: 0, failed: 0, skipped: 0 });
+    await opened.record.close();
     await expect(openResume(runsDir, journal.id)).rejects.toThrow(/is finished; nothing to resume/);
   });
 });
@@ -139,8 +140,9 @@ describe('every input row exactly once across crashes and resumes (property)', (
     for (let rounds = 0; ; rounds++) {
       expect(rounds).toBeLessThan(200);
       if (!finished) {
-        const { journal, plan } = await openResume(runsDir, first.id);
-        finished = await attempt(journal, (unit) => plan.decide(unit));
+        // The plan reads the run's index as it decides: closed after the attempt, as runs resume does.
+        const { journal, plan, record: index } = await openResume(runsDir, first.id);
+        finished = await attempt(journal, (unit) => plan.decide(unit)).finally(() => index.close());
         continue;
       }
       // A finished run is not resumed; transient failures left in it are sent again in the same

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunJournal, readRun, rebuildReport, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
+import { RunJournal, isRefusal, planResume, readRun, rebuildReport, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
 import type { OutcomeLine } from '../../src/runs/journal-lines.js';
 import type { ReportItem } from '../../src/report/run-report.js';
 import { mulberry32 } from '../../src/seeded-random.js';
@@ -45,6 +45,10 @@ async function attempt(journal: RunJournal, next: () => number, bigMessage: stri
   }
   // Half of the unanswered ones never went out (withdrawn); the others stay in flight.
   journal.unsent(unanswered.filter(() => next() < 0.5).sort((a, b) => a.n - b.n));
+  // --changed-only: some units this attempt did not pick are judged unchanged (compact lines that
+  // take a position over from its earlier lines; a later line of its own takes it back).
+  const picked = new Set(chosen);
+  for (let n = 0; n < ITEMS; n++) if (!picked.has(n) && next() < 0.25) journal.unchanged(n, next() < 0.5 ? 'run-A' : 'run-B');
 }
 
 async function showAll(runsDir: string, id: string): Promise<{ items: ReportItem[]; run: Awaited<ReturnType<typeof scanRun>> }> {
@@ -83,6 +87,30 @@ describe('scanRun (runs show) against readRun (runs resume)', () => {
       expect(run.journaled).toBe(record.items.size);
       expect(run.end).toEqual(record.end);
       expect(run.validLength).toBe(record.validLength);
+
+      // runs resume plans from the streamed index: the same decision for every unit, the same counts.
+      const index = await scanRun(runsDir, journal.id);
+      try {
+        const fromIndex = planResume(index, 'interrupted', null);
+        const fromRecord = planResume(record, 'interrupted', null);
+        if (isRefusal(fromIndex) || isRefusal(fromRecord)) throw new Error('refused');
+        const decisions = Array.from({ length: ITEMS + 5 }, (_, n) => fromIndex.decide(refOf(n)));
+        expect(decisions).toEqual(Array.from({ length: ITEMS + 5 }, (_, n) => fromRecord.decide(refOf(n))));
+        expect(fromIndex.counts).toEqual(fromRecord.counts);
+        for (const total of [0, 1, ITEMS / 2, ITEMS, ITEMS + 5]) expect(fromIndex.keptBelow(total)).toBe(fromRecord.keptBelow(total));
+        // The confirmation's "K settled, kept" is the units the resume keeps, unchanged ones once.
+        expect(fromIndex.keptBelow(ITEMS + 5)).toBe(decisions.filter((decision) => decision.action === 'keep').length);
+        expect(fromIndex.counts.keep).toBe(fromIndex.keptBelow(ITEMS + 5));
+        // Every kind of decision is in these journals: kept, resent as possibly applied, resent fresh.
+        expect(decisions.some((decision) => decision.action === 'keep' && decision.outcome.errors.some((error) => error.message === bigMessage))).toBe(true);
+        expect(decisions.some((decision) => decision.action === 'send' && decision.maybeApplied)).toBe(true);
+        expect(decisions.some((decision) => decision.action === 'send' && !decision.maybeApplied)).toBe(true);
+        expect(fromIndex.counts.transient).toBeGreaterThan(0);
+        expect(fromIndex.counts.inFlight).toBeGreaterThan(0);
+        expect(decisions.some((decision) => decision.action === 'keep' && decision.outcome.action === 'unchanged')).toBe(true);
+      } finally {
+        await index.close();
+      }
     });
   }
 

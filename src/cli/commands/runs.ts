@@ -212,6 +212,7 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...g
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
     await opened.journal.close();
+    await opened.record.close();
   }
 }
 

@@ -4,7 +4,6 @@ import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { formatCount } from '../../report/number-format.js';
 import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
-import type { ItemHistory } from '../../runs/read-run.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption, openRunReport } from '../output.js';
@@ -52,7 +51,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
     // A resume sends only what the journal did not settle: said, so the count is what remains.
-    const kept = deps.resume === undefined ? 0 : settledBelow(deps.resume.record.items.values(), total ?? 0) + deps.resume.record.unchanged.countBelow(total ?? 0);
+    const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
     if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
@@ -304,13 +303,6 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
     `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
       `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
   );
-}
-
-/** Units below `total` whose outcome a resume keeps (answered definitely, or refused by the local checks). */
-function settledBelow(items: Iterable<ItemHistory>, total: number): number {
-  let kept = 0;
-  for (const history of items) if (history.ref.n < total && !history.inFlight && history.outcome !== undefined && history.outcome.transient !== true) kept += 1;
-  return kept;
 }
 
 /**
