@@ -149,7 +149,7 @@ export class RunJournal {
   /**
    * Takes over an existing run for a resume: its lock, then the journal opened for appending
    * after `validLength` bytes (a torn last line is cut off first, so the next line does not glue
-   * onto it), and a `resume` line. Call `readRun` again under the lock before deciding anything.
+   * onto it), and a `resume` line. Scan the journal again under the lock (`scanRun`) before deciding anything.
    */
   static async lockForResume(runsDir: string, id: string): Promise<{ release: () => Promise<void>; reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal> }> {
     let lock: StoreLock;
