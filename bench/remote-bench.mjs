@@ -37,17 +37,25 @@ const MINIMAL_SERVER = `
 import http from 'node:http';
 const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
 const latency = Number(process.env.BENCH_LATENCY_MS ?? 0);
+// The sending phase as the server saw it (first request in, last answer out), said on SIGTERM.
+let first, last, requests = 0;
 const answer = (res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
   res.end(reply);
+  last = performance.now();
 };
 const server = http.createServer((req, res) => {
+  first ??= performance.now();
+  requests += 1;
   req.resume();
   req.on('end', () => (latency > 0 ? setTimeout(answer, latency, res) : answer(res)));
 });
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '\\n'));
-process.on('SIGTERM', () => process.exit(0));
+process.on('SIGTERM', () => {
+  if (first !== undefined) process.stderr.write('sending ' + requests + ' ' + (last - first) + '\\n');
+  process.exit(0);
+});
 `;
 
 /** `latencyMs`: each answer held that long (a real platform's latency: the limit is then concurrency / latency). */
@@ -96,6 +104,22 @@ export function minimalDurableServer() {
 /** `examctl local serve` on a fresh store from the demo world. */
 export function localServe() {
   return inScratchDir('examctl-bench-serve-', (dir) => spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN));
+}
+
+/**
+ * `measure` on a fresh minimal server, with the seconds of its sending phase as the server saw it
+ * (first request in to last answer out): start-up and input passes of a spawned CLI left out.
+ */
+export async function withSendingPhase(latencyMs, measure) {
+  const target = await minimalServer(latencyMs);
+  let result;
+  try {
+    result = await measure(target);
+  } finally {
+    const match = /sending (\d+) ([\d.]+)/.exec(await target.close());
+    if (result !== undefined) result = { result, sendingSeconds: match ? Number(match[2]) / 1000 : NaN };
+  }
+  return result;
 }
 
 /** One measurement on a server of its own, started for it and stopped after. */
@@ -149,10 +173,13 @@ async function spawnServer(args, token, env = {}) {
     url,
     token,
     pid: child.pid,
+    /** Resolves with what the server wrote to stderr (the minimal server's `sending` line). */
     close: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+      const log = seen();
       rmSync(logDir, { recursive: true, force: true });
+      return log;
     },
   };
 }
