@@ -3,8 +3,18 @@ import type { SourceRef } from '../input/record.js';
 import type { ItemAction, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
 
-/** Version of the run journal's line format; a reader refuses a newer one. */
-export const RUN_JOURNAL_VERSION = 1;
+/** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
+export const RUN_JOURNAL_VERSION = 2;
+
+/**
+ * The version a run's header says: 2 for a `--changed-only` run, which may write `unchanged`
+ * lines (format 2), else 1. An examctl that reads format 1 only then refuses such a journal as
+ * "written by a newer examctl" instead of as damaged, and still shows every other run
+ * (docs/runs.md, "Reading").
+ */
+export function journalVersionFor(options: Record<string, RecordedValue>): number {
+  return options.changedOnly === true ? 2 : 1;
+}
 
 /** The input file as it was when the run started: a resume refuses a file that changed. */
 export interface InputFingerprint {

@@ -7,7 +7,7 @@ import { StoreLockedError } from '../errors.js';
 import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { RUN_JOURNAL_VERSION, finishesRun, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
+import { finishesRun, journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
@@ -136,7 +136,7 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const line: RunHeaderLine = { t: 'run', v: RUN_JOURNAL_VERSION, id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
+    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
     try {
       await journal.append(line, true);
     } catch (error) {

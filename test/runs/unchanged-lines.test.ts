@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, readRun, rebuildReport, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
 import { header, ref, tempRunsDir } from './helpers.js';
 
 /**
@@ -104,5 +105,34 @@ describe('a journal with unchanged units', () => {
     const plan = planResume(record, 'interrupted', null);
     if (isRefusal(plan)) throw new Error(plan.message);
     expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', outcome: { action: 'unchanged', note: note('OLD') } });
+  });
+});
+
+describe('the journal format a run says it is written in', () => {
+  const headerBody = (file: string): Record<string, unknown> => {
+    const checked = decodeChecksummedLine(Buffer.from(readFileSync(file, 'utf8').split('\n')[0] ?? '', 'utf8'));
+    if (!checked.ok) throw new Error(checked.reason);
+    return checked.body as Record<string, unknown>;
+  };
+
+  it('a --changed-only run (which may write unchanged lines) is format 2, any other run format 1', async () => {
+    const night = await RunJournal.start(runsDir, header({ options: { file: 'users.csv', changedOnly: true } }));
+    await night.close();
+    const plain = await RunJournal.start(runsDir, header());
+    await plain.close();
+    expect(headerBody(night.file).v).toBe(2);
+    expect(headerBody(plain.file).v).toBe(1);
+    // Both are read by this examctl.
+    await expect(readRun(runsDir, night.id)).resolves.toBeDefined();
+    await expect(readRun(runsDir, plain.id)).resolves.toBeDefined();
+  });
+
+  it('a newer format is refused as written by a newer examctl, not read', async () => {
+    const journal = await RunJournal.start(runsDir, header({ options: { file: 'users.csv', changedOnly: true } }));
+    await journal.close();
+    const rest = readFileSync(journal.file, 'utf8').split('\n').slice(1);
+    const body = headerBody(journal.file);
+    writeFileSync(journal.file, [encodeChecksummedLine(JSON.stringify({ ...body, v: 3 })).replace(/\n$/, ''), ...rest].join('\n'));
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/written by a newer examctl \(journal format 3; this one reads 2\)/);
   });
 });
