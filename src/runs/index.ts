@@ -19,6 +19,7 @@ export {
   unjournaledCount,
   journaledItems,
   listRuns,
+  laterRunsOnTarget,
   resolveRunId,
   pruneRuns,
   DEFAULT_PRUNE_POLICY,

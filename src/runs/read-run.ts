@@ -20,7 +20,7 @@ import { openRegularFile } from '../regular-file.js';
 import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
-import { quickRun } from './run-summary.js';
+import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
 import { LineReader, streamLines } from './line-buffers.js';
 import { UnchangedPositions } from './unchanged-positions.js';
@@ -620,6 +620,35 @@ export async function runIds(runsDir: string): Promise<string[]> {
     throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
   return names.filter(isRunId).sort().reverse();
+}
+
+/** The same target as a run header records it: one store path, or one base URL up to a trailing slash and letter case of scheme and host. */
+function sameTarget(a: RunHeaderLine['target'], b: RunHeaderLine['target']): boolean {
+  if (a.kind === 'local' || b.kind === 'local') return a.kind === b.kind && a.kind === 'local' && b.kind === 'local' && a.store === b.store;
+  const normal = (url: string): string => {
+    try {
+      return new URL(url).href.replace(/\/+$/, '');
+    } catch {
+      return url.replace(/\/+$/, '');
+    }
+  };
+  return normal(a.baseUrl) === normal(b.baseUrl);
+}
+
+/**
+ * Runs of the same command on the same target that started after `header`'s run, newest first
+ * (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
+ * what they sent. Only their header lines are read; runs `trust` refuses are passed over.
+ */
+export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target'>, trust?: RunTrust): Promise<string[]> {
+  const later: string[] = [];
+  for (const id of await runIds(runsDir)) {
+    if (id <= header.id) break; // newest first: the rest started before it
+    if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
+    const other = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
+    if (other !== undefined && other.command === header.command && sameTarget(other.target, header.target)) later.push(id);
+  }
+  return later;
 }
 
 /**

@@ -69,14 +69,20 @@ export async function quickRun(dir: string, journalFile: string): Promise<QuickR
   return { header, endedAt: parsed.endedAt, summary: summary as ReportSummary };
 }
 
+/** A journal's header line alone (undefined when it cannot be read as one), whatever follows it. */
+export async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
+  return headerOf(journalFile, undefined);
+}
+
 /** The journal's header line, when the journal is `length` bytes long (else undefined: it changed since the summary). */
-async function headerOf(journalFile: string, length: number): Promise<RunHeaderLine | undefined> {
+async function headerOf(journalFile: string, length: number | undefined): Promise<RunHeaderLine | undefined> {
   const handle = await openRegularFile(journalFile).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
-    if ((await handle.stat()).size !== length) return undefined;
+    const size = (await handle.stat()).size;
+    if (length !== undefined && size !== length) return undefined;
     let buffer = Buffer.alloc(0);
-    for (let position = 0; position < Math.min(length, MAX_HEADER_BYTES); ) {
+    for (let position = 0; position < Math.min(size, MAX_HEADER_BYTES); ) {
       const chunk = Buffer.allocUnsafe(64 * 1024);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
       if (bytesRead === 0) break;

@@ -20,6 +20,10 @@ export const RUNS_RESUME_OPTIONS = [
     '--target-from-run',
     "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
   ),
+  option(
+    '--over-later-runs',
+    'resume even though a later run of the same command went to the same target since (refused without it: this run would send its older rows over theirs; --yes alone does not)',
+  ),
 ] as const;
 
 export const RUNS_PRUNE_OPTIONS = [

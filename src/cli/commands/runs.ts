@@ -6,6 +6,7 @@ import {
   pruneRuns,
   unlinedItem,
   scanRun,
+  laterRunsOnTarget,
   resolveRunId,
   unjournaledCount,
   resolveRunsDir,
@@ -186,7 +187,7 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
@@ -199,6 +200,7 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...g
     const options = resumedOptions(opened, given, pin);
     const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    if (overLaterRuns !== true) await refuseOverLaterRuns(runsDir, opened.record.header);
     // The token comes from where every command takes it: flags, environment, the default profile.
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
@@ -214,6 +216,23 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, ...g
     await opened.journal.close();
     await opened.record.close();
   }
+}
+
+/**
+ * A later run of the same command on the same target (a newer night) has sent since this one
+ * started: resuming would send this run's older rows over theirs (a user the later export has
+ * could be disabled again as this run's leaver), with exit 0. Refused unless --over-later-runs
+ * (docs/runs.md, "runs resume").
+ */
+async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
+  const later = await laterRunsOnTarget(runsDir, header, currentTrust());
+  if (later.length === 0) return;
+  const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
+  throw new RunJournalError(
+    `run ${header.id}: ${later.length === 1 ? 'a later run' : `${formatCount(later.length)} later runs`} of ${header.command} went to the same target since it started (${named}); ` +
+      `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. Run the command again with today's file instead, ` +
+      'or give --over-later-runs if the later runs sent other records',
+  );
 }
 
 function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {

@@ -1,0 +1,71 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+
+/**
+ * An older interrupted night resumed after a newer night finished on the same target
+ * (docs/runs.md, "runs resume"): it would send its older rows over the newer night's, and
+ * disable as its leavers users the newer export still has, with exit 0. Refused (exit 2, nothing
+ * sent) unless --over-later-runs; counted by a loopback server.
+ */
+
+const USERS = 600;
+const all = range('stu', USERS);
+const leavers = all.slice(100, 103);
+
+let dir: string;
+let env: Record<string, string>;
+let service: Awaited<ReturnType<typeof startFaultServer>>;
+let applied: { id: string; disabled: boolean }[];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-later-run-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  applied = [];
+  service = await startFaultServer();
+  service.fallback = (request) => {
+    const user = JSON.parse(request.body) as { ExternalId: string; DisableLogin?: boolean };
+    applied.push({ id: user.ExternalId, disabled: user.DisableLogin === true });
+    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+  };
+  await writeUsersCsv(join(dir, 'full.csv'), all);
+  // The older night's export: three users gone (its leavers), exported under a dated name.
+  await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
+});
+afterEach(async () => {
+  await service.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const night = (file: string) => ['user', 'sync', '--file', file, ...remote(), '--changed-only', '--disable-missing'];
+
+describe('runs resume after a later run on the same target', () => {
+  it('is refused (exit 2, nothing sent) naming the later run; --over-later-runs resumes it', async () => {
+    expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
+    // The older night, killed before it reached its leavers (they go after the file's rows).
+    const killed = await examctl(night('night-12.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(applied.filter((user) => user.disabled)).toEqual([]);
+    // The newer night (everyone back in the export) finishes.
+    const newer = await examctl([...night('full.csv'), '--json'], dir, env);
+    expect(newer.code, newer.stderr).toBe(0);
+    const newerRun = (JSON.parse(newer.stdout) as { run: string }).run;
+
+    applied = [];
+    // What docs/ci.md's recovery runs: the newest interrupted run, which is the older night.
+    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume'], dir, env);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`a later run of user sync went to the same target since it started (${newerRun})`);
+    expect(refused.stderr).toContain('--over-later-runs');
+    expect(applied).toEqual([]);
+
+    // Asked for in so many words, the older night goes on: its leavers are disabled.
+    const forced = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', '--over-later-runs'], dir, env);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(applied.filter((user) => user.disabled).map((user) => user.id).sort()).toEqual([...leavers].sort());
+  });
+});
