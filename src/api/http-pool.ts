@@ -255,13 +255,28 @@ class TextReader implements Dispatcher.DispatchHandler, Stoppable {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** `abandon` aborted (this object is its listener). */
+  /** `abandon` aborted (this object is its listener): the run's interrupt, never a cut answer. */
   handleEvent(): void {
-    this.stop(abandonReason(this.limits.abandon as AbortSignal));
+    this.halt(abandonReason(this.limits.abandon as AbortSignal));
   }
 
   /** The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the stop is kept and applied when it does. */
   stop(reason: Error): void {
+    this.halt(this.cutShort(reason));
+  }
+
+  /**
+   * After a 2xx status line, whatever ends the body early (the request timeout, a dropped
+   * connection) leaves an answer about the record unread: it was probably applied, so it must
+   * not come back as a network failure, which is retried (docs/remote.md, "Limits").
+   */
+  private cutShort(reason: Error): Error {
+    if (this.statusCode < 200 || this.statusCode >= 300) return reason;
+    if (reason instanceof ResponseTooLargeError || reason instanceof ResponseBudgetError) return reason;
+    return new ResponseCutError(this.statusCode, reason);
+  }
+
+  private halt(reason: Error): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
     this.controller?.abort(reason);
@@ -363,9 +378,10 @@ class TextReader implements Dispatcher.DispatchHandler, Stoppable {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.stopped !== undefined) return;
-    this.stopped = error;
+    const reason = this.cutShort(error);
+    this.stopped = reason;
     this.settle();
-    this.reject(error);
+    this.reject(reason);
   }
 }
 
@@ -451,6 +467,18 @@ function declaredLength(headers: TextResponse['headers']): number | undefined {
   const raw = headers['content-length'];
   const value = Array.isArray(raw) ? raw[0] : raw;
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+}
+
+/** A 2xx status line came, then the body ended early: the answer about the record is unread. */
+export class ResponseCutError extends Error {
+  constructor(
+    readonly status: number,
+    /** What ended it: the request timeout, a dropped connection. */
+    readonly reason: Error,
+  ) {
+    super(`the answer was cut short: ${reason.message}`);
+    this.name = 'ResponseCutError';
+  }
 }
 
 /** Headers and body did not arrive within the request timeout, however the server paced them. */

@@ -19,7 +19,7 @@ import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseCutError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
@@ -117,13 +117,22 @@ export function neverSent(error: unknown): boolean {
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
  */
 export function unreadAnswer(error: unknown): string | undefined {
-  if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError)) return undefined;
+  if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError || error instanceof ResponseCutError)) return undefined;
   if (error.status < 200 || error.status >= 300) return undefined;
   const why =
     error instanceof ResponseTooLargeError
       ? `was too large to read (${error.declaredBytes === undefined ? `over ${formatBytes(error.maxBytes)}` : formatBytes(error.declaredBytes)})`
-      : `could not be held (the answers in flight together passed ${formatBytes(error.limit)})`;
+      : error instanceof ResponseBudgetError
+        ? `could not be held (the answers in flight together passed ${formatBytes(error.limit)})`
+        : `was cut short (${describeCut(error.reason)})`;
   return `the service answered ${error.status} but its answer ${why}: it may have been applied; not retried`;
+}
+
+/** What ended a 2xx answer early, in words: the request timeout, or the connection's end (its code). */
+function describeCut(reason: Error): string {
+  if (reason instanceof AttemptDeadlineError) return reason.message;
+  const code = codeOf(reason);
+  return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
 }
 
 /** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */

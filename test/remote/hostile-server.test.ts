@@ -18,14 +18,17 @@ afterEach(async () => {
 });
 
 describe('whole-attempt deadline', () => {
-  it('a body trickled one byte at a time ends at the request timeout, not never', async () => {
+  it('a body trickled one byte at a time ends at the request timeout, not never; after its 200, never sent again', async () => {
     server = await startHostileServer((_request, res) => trickle(res, '{"Content":null,"Success":true}', 20));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 1, ...noWait });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 2, ...noWait });
     try {
       // bodyTimeout (between chunks) never fires: a byte comes every 20 ms.
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
-      expect(failure).toBeInstanceOf(TransientTargetError);
-      expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
+      expect(failure).toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as Error).message).toContain(
+        'the service answered 200 but its answer was cut short (no whole answer within the request timeout (300 ms)): it may have been applied; not retried',
+      );
+      expect(server.requests).toHaveLength(1);
     } finally {
       await client.close();
     }
@@ -35,8 +38,8 @@ describe('whole-attempt deadline', () => {
 describe('whole-attempt deadline without undici\'s own timers', () => {
   it.each([
     ['never sends a status line', () => undefined],
-    ['sends the status line and a first chunk, then nothing', (res: import('node:http').ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
+    ['sends a 503 status line and a first chunk, then nothing', (res: import('node:http').ServerResponse) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
       res.write('{"Content":');
     }],
   ])('a server that %s: the attempt ends at the request timeout, retried, then the call fails', async (_what, answer) => {
@@ -50,6 +53,31 @@ describe('whole-attempt deadline without undici\'s own timers', () => {
       expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
       expect(server.requests).toHaveLength(2);
       expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a 200 whose body never wholly comes (QA: it was sent again)', () => {
+  it.each([
+    ['stops after a first chunk', 'no whole answer within the request timeout (300 ms)', (res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"Content":');
+    }],
+    ['drops the connection after a first chunk of its Content-Length', 'the connection ended before the whole answer came', (res: import('node:http').ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"Content":{"User":', () => res.socket?.destroy());
+    }],
+  ])('a server that %s: the call ends "may have been applied", sent once, never retried', async (_what, why, answer) => {
+    server = await startHostileServer((_request, res) => answer(res));
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 3, ...noWait });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as Error).message).toContain(`the service answered 200 but its answer was cut short (${why}`);
+      expect((failure as Error).message).toMatch(/: it may have been applied; not retried$/);
+      expect(server.requests).toHaveLength(1);
     } finally {
       await client.close();
     }
