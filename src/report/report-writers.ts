@@ -22,6 +22,12 @@ export interface ReportHeader {
    * (counted as skipped, not listed; null when the journal cannot tell) and why.
    */
   unlisted?: { count: number | null; reason: string };
+  /**
+   * `runs show` of a --changed-only run whose input cannot be read again: how many unchanged
+   * items it counts as ok without listing them (the journal keeps their positions, not their
+   * rows) and why, so `items` and `summary` reconcile in the document itself.
+   */
+  unlistedUnchanged?: { count: number; reason: string };
   /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
   syncMemory?: SyncMemoryNote;
 }
@@ -102,8 +108,16 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run, unlisted, syncMemory } = this.header;
-    const head = JSON.stringify({ command, target, dryRun, ...(run === undefined ? {} : { run }), ...(unlisted === undefined ? {} : { unlisted }), ...(syncMemory === undefined ? {} : { syncMemory }) });
+    const { command, target, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
+    const head = JSON.stringify({
+      command,
+      target,
+      dryRun,
+      ...(run === undefined ? {} : { run }),
+      ...(unlisted === undefined ? {} : { unlisted }),
+      ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }),
+      ...(syncMemory === undefined ? {} : { syncMemory }),
+    });
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 

@@ -142,6 +142,11 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(counted.summary).toMatchObject({ total: USERS, ok: USERS, skipped: 0 });
     expect(counted.items).toHaveLength(USERS - notSent);
     expect(blind.stderr).toContain(`${notSent.toLocaleString('en-US')} unchanged items (not sent, --changed-only) counted as ok but not listed`);
+    // The document reconciles on its own (QA): its items and the unchanged it counts without listing make the total.
+    const unlistedUnchanged = (JSON.parse(blind.stdout) as { unlistedUnchanged?: { count: number; reason: string } }).unlistedUnchanged;
+    expect(unlistedUnchanged?.count).toBe(notSent);
+    expect(unlistedUnchanged?.reason).toMatch(/\S/);
+    expect(counted.items.length + unlistedUnchanged!.count).toBe(counted.summary.total);
   });
 
   it('resumed after synced forget: the kept unchanged rows are not put back in the memory, so the next night sends them', async () => {

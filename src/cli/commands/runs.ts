@@ -113,7 +113,14 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
   const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
   const { command, target } = run.header;
   const notes = 'unlisted' in input ? undefined : input.summaryNotes;
-  const report = await openRunReport({ command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }) }, options, deps, { notes });
+  // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
+  const unlistedUnchanged = 'unlisted' in input && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: input.unlisted } : undefined;
+  const report = await openRunReport(
+    { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
+    options,
+    deps,
+    { notes },
+  );
   if (unlisted !== undefined) {
     const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
     await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
