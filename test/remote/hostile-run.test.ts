@@ -204,6 +204,15 @@ describe('interrupts are bounded', () => {
   });
 });
 
+/** Two users in a JSON file, and the run's deps with `signal` as its Ctrl-C (a 50 ms grace after it). */
+async function twoUsers(dir: string, signal: AbortSignal) {
+  const file = join(dir, 'users.json');
+  const users = [0, 1].map((i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate' }));
+  await writeFile(file, JSON.stringify(users));
+  const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
+  return { file, io: testDeps(dir, { signal }, env) };
+}
+
 describe('interrupted with requests in flight (QA D5): the run says what runs show says', () => {
   it('two requests received, never answered: --json and stderr say they may have been applied, never "nothing was sent"', async () => {
     const interrupt = new AbortController();
@@ -214,11 +223,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       if (received === 2) interrupt.abort();
     });
     await withTempDir(async (dir) => {
-      const file = join(dir, 'users.json');
-      const users = [0, 1].map((i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate' }));
-      await writeFile(file, JSON.stringify(users));
-      const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
-      const io = testDeps(dir, { signal: interrupt.signal }, env);
+      const { file, io } = await twoUsers(dir, interrupt.signal);
       const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--concurrency', '2', 'user', 'sync', '--file', file], io.deps);
       expect(code).toBe(130);
       const doc = JSON.parse(io.stdout.text) as { error?: { message: string }; items: Array<{ status: string; errors: Array<{ message: string }> }> };
@@ -229,6 +234,33 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
         expect(item.status).toBe('skipped');
         expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no answer within the 50 ms grace after the interrupt\): it may have been applied/);
       }
+    });
+  });
+});
+
+describe('interrupted while waiting to retry (QA): never "nothing was sent" once requests were answered', () => {
+  it('two 503s with Retry-After received, Ctrl-C during the wait: the run says they were answered "try again later", not that nothing was sent', async () => {
+    const interrupt = new AbortController();
+    server = await startHostileServer((_request, res) => {
+      res.writeHead(503, { 'retry-after': '60', 'content-type': 'application/json' });
+      res.end('{"Content":null,"Success":false,"Errors":[{"Message":"busy"}]}');
+    });
+    await withTempDir(async (dir) => {
+      const { file, io } = await twoUsers(dir, interrupt.signal);
+      // The marker: --debug says each retry wait before it starts; both requests were answered 503 by then.
+      let waits = 0;
+      const write = io.deps.stderr.write.bind(io.deps.stderr);
+      io.deps.stderr.write = (text: string) => {
+        waits += (text.match(/retrying in/g) ?? []).length;
+        if (waits >= 2 && !interrupt.signal.aborted) interrupt.abort();
+        return write(text);
+      };
+      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--debug', '--concurrency', '2', 'user', 'sync', '--file', file], io.deps);
+      expect(code).toBe(130);
+      expect(server!.requests).toHaveLength(2);
+      const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
+      expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
+      expect(doc.error?.message).toContain('interrupted while waiting to retry: the service answered 2 requests with "try again later" (not done)');
     });
   });
 });

@@ -127,6 +127,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const retries = api?.retryCounts?.();
   if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
   const stop = dispatcher.stopReason;
+  // Retries after an answer with a status (503, 429...): those requests reached the service.
+  const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
   const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
@@ -137,9 +139,12 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       ? new InterruptedError(
           dispatcher.lost > 0
             ? `interrupted: ${dispatcher.lost} ${dispatcher.lost === 1 ? 'request' : 'requests'} sent got no answer before the grace ended, so ${dispatcher.lost === 1 ? 'it' : 'they'} may have been applied; the rest was not sent (see the report)${resumeHint}`
-            : dispatcher.answered === 0
+            : dispatcher.answered === 0 && retriedStatuses === 0
               ? `interrupted before sending: nothing was sent${resumeHint}`
-              : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
+              : dispatcher.answered === 0
+                ? // Requests went out and were answered "try again later" (a 503, a 429): not done, but not "nothing was sent".
+                  `interrupted while waiting to retry: the service answered ${formatCount(retriedStatuses)} ${retriedStatuses === 1 ? 'request' : 'requests'} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
+                : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)
