@@ -39,6 +39,11 @@ export interface ReportItem {
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
+/** The target's identity: a local store's path or a remote's normalised base URL (one sync memory, one target of runs). */
+export function targetIdentity(target: ReportTarget): string {
+  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
+}
+
 export interface ReportSummary {
   total: number;
   ok: number;

@@ -2,7 +2,7 @@ import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
-import type { ItemStatus, ReportItem, ReportSummary, RunReport } from '../report/run-report.js';
+import { targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -622,23 +622,10 @@ export async function runIds(runsDir: string): Promise<string[]> {
   return names.filter(isRunId).sort().reverse();
 }
 
-/** The same target as a run header records it: one store path, or one base URL up to a trailing slash and letter case of scheme and host. */
-function sameTarget(a: RunHeaderLine['target'], b: RunHeaderLine['target']): boolean {
-  if (a.kind === 'local' || b.kind === 'local') return a.kind === b.kind && a.kind === 'local' && b.kind === 'local' && a.store === b.store;
-  const normal = (url: string): string => {
-    try {
-      return new URL(url).href.replace(/\/+$/, '');
-    } catch {
-      return url.replace(/\/+$/, '');
-    }
-  };
-  return normal(a.baseUrl) === normal(b.baseUrl);
-}
-
 /**
  * Runs of the same command on the same target that started after `header`'s run, newest first
  * (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
- * what they sent. Only their header lines are read; runs `trust` refuses are passed over.
+ * what they sent. The same target is the sync memory's (`targetIdentity`). Only their header lines are read; runs `trust` refuses are passed over.
  */
 export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target'>, trust?: RunTrust): Promise<string[]> {
   const later: string[] = [];
@@ -646,7 +633,7 @@ export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderL
     if (id <= header.id) break; // newest first: the rest started before it
     if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
     const other = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
-    if (other !== undefined && other.command === header.command && sameTarget(other.target, header.target)) later.push(id);
+    if (other !== undefined && other.command === header.command && targetIdentity(other.target) === targetIdentity(header.target)) later.push(id);
   }
   return later;
 }

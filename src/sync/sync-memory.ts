@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
 import type { StoreLock } from '../engine/store/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
-import type { ReportTarget } from '../report/run-report.js';
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 
@@ -98,11 +98,6 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
   const fromEnv = env.EXAMCTL_SYNC_DIR;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   return join(dirname(runsDir), 'synced');
-}
-
-/** The target's identity: a local store's path or a remote's normalised base URL. */
-export function targetIdentity(target: ReportTarget): string {
-  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
 }
 
 /** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
