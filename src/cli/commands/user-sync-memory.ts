@@ -219,22 +219,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const id = idOf(record.fields, 'ExternalId');
       const entry = id === null ? undefined : this.memory?.peek(id);
       if (entry !== undefined && entry.raw === raw && entry.disabled !== true) {
-        const built = (): UserRequest => {
-          const prepared = this.build(record).prepared;
-          if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
-          this.rawOf.set(prepared.value, raw);
-          return prepared.value;
-        };
-        let value: UserRequest | undefined;
         return {
           source: record.source,
           id,
-          prepared: {
-            ok: true,
-            get value(): UserRequest {
-              return (value ??= built());
-            },
-          },
+          prepared: new BuiltWhenAsked(record, raw, this),
           rows: sourceRowsOf(record),
           unsent: this.unsentSince(entry.run),
         };
@@ -243,6 +231,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     return unit;
+  }
+
+  /** The request of a row `recordUnit` judged unchanged by its raw digest `raw`, built when asked for. */
+  builtRequest(record: InputRecord, raw: string): UserRequest {
+    const prepared = this.build(record).prepared;
+    if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
+    this.rawOf.set(prepared.value, raw);
+    return prepared.value;
   }
 
   /**
@@ -332,6 +328,25 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(this.disables.has(payload) ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
     });
+  }
+}
+
+/**
+ * The request of a row judged unchanged by its raw digest, built only if something asks for it
+ * (a resume putting back what it kept): one object per row, no closure.
+ */
+class BuiltWhenAsked {
+  readonly ok = true;
+  private built: UserRequest | undefined;
+
+  constructor(
+    private readonly record: InputRecord,
+    private readonly raw: string,
+    private readonly memory: Pick<UserSyncMemory, 'builtRequest'>,
+  ) {}
+
+  get value(): UserRequest {
+    return (this.built ??= this.memory.builtRequest(this.record, this.raw));
   }
 }
 
