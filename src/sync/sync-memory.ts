@@ -193,6 +193,8 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
 const CRC_AT = 8;
+/** The shortest entry line `entryLine` writes: the frame, a 1-byte id, a digest (43) and a run id (24). */
+const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const BODY_AT = ENTRY_START.length - '{"id":"'.length;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -218,9 +220,10 @@ export class MemoryEntries {
     private readonly bytes: Buffer = Buffer.alloc(0),
     private readonly file: string = '',
   ) {
-    // Sized for the lines the file can hold (each over 64 bytes) at most half full: no growth while indexing.
+    // Sized for the entry lines the file can hold (each over MIN_ENTRY_LINE bytes) at most half full:
+    // no growth while indexing a memory examctl wrote (a shorter line, by hand, grows it).
     let slots = 1024;
-    while (slots < (2 * bytes.length) / 64) slots *= 2;
+    while (slots < (2 * bytes.length) / MIN_ENTRY_LINE) slots *= 2;
     this.slots = new Int32Array(slots);
   }
 

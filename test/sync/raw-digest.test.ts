@@ -97,6 +97,10 @@ describe('--changed-only judged by the raw digest', () => {
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent).toEqual([]);
     expect(night.stderr).toContain(`${USERS} unchanged (not sent)`);
+    // Counted and listed: the report's items add up to its total.
+    const report = JSON.parse(night.stdout) as { summary: { total: number; ok: number }; items: { action?: string; note?: string }[] };
+    expect(report.summary).toMatchObject({ total: USERS, ok: USERS });
+    expect(report.items.filter((item) => item.action === 'unchanged' && item.note?.startsWith('unchanged since run '))).toHaveLength(USERS);
     // Judged by the raw digest, not by the request's: a line whose request digest alone is
     // altered (by hand: examctl writes both together) still says unchanged for its row.
     rewriteMemory((body) => (body.id === all[3] ? { ...body, d: 'altered' } : body));
