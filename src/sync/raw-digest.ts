@@ -14,8 +14,8 @@ import { readdir, readFile } from 'node:fs/promises';
 /** This scheme's own version: a change to what is hashed changes every raw digest. */
 const RAW_FORMAT = 'examctl-raw-digest-1';
 
-/** Characters of a raw digest kept (base64url: 132 bits), so a memory line grows by 30 bytes, not 50. */
-const RAW_DIGEST_CHARS = 22;
+/** Bytes of a raw digest kept (128 bits: 22 characters of base64url), so a memory line grows by 30 bytes, not 50. */
+const RAW_DIGEST_BYTES = 16;
 
 /**
  * The fingerprint of the rules that turn a table row's fields into a request: the domain's own
@@ -52,5 +52,6 @@ export function rawDigest(fingerprint: string, fields: Readonly<Record<string, u
     if (!Array.isArray(value)) return undefined;
     for (const item of value) if (typeof item !== 'string') return undefined;
   }
-  return hash('sha256', fingerprint + JSON.stringify(fields), 'base64url').slice(0, RAW_DIGEST_CHARS);
+  // The first 16 bytes encoded, not a slice of the whole digest's text: a slice would keep that text alive with it.
+  return hash('sha256', fingerprint + JSON.stringify(fields), 'buffer').toString('base64url', 0, RAW_DIGEST_BYTES);
 }
