@@ -142,6 +142,17 @@ interface EntryBody {
   h?: unknown;
 }
 
+/** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
+interface LineLayout {
+  digestAt: number;
+  digestEnd: number;
+  runAt: number;
+  runEnd: number;
+  rawAt: number;
+  rawEnd: number;
+  disabled: boolean;
+}
+
 /** What --changed-only reads of an entry (MemoryEntries.peek). */
 export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled'>;
 
@@ -215,6 +226,9 @@ export class MemoryEntries {
   private readonly byId = new Map<string, MemoryEntry>();
   /** Ids set by this run that no line holds. */
   private added = 0;
+  /** Scratch for layoutAt (one line at a time), and the run id read last. */
+  private readonly layout: LineLayout = { digestAt: 0, digestEnd: 0, runAt: 0, runEnd: 0, rawAt: -1, rawEnd: -1, disabled: false };
+  private lastRun = '';
 
   constructor(
     private readonly bytes: Buffer = Buffer.alloc(0),
@@ -267,26 +281,77 @@ export class MemoryEntries {
     if (entry !== undefined || this.indexed === 0) return entry;
     const start = this.slots[this.slotOf(id)]! - 1;
     if (start < 0) return undefined;
+    const at = this.layoutAt(start, id);
+    if (at === undefined) return this.parse(id, start);
+    const bytes = this.bytes;
+    const peeked: PeekedEntry = { digest: bytes.toString('latin1', at.digestAt, at.digestEnd), run: this.runAt(at.runAt, at.runEnd) };
+    if (at.rawAt >= 0) peeked.raw = bytes.toString('latin1', at.rawAt, at.rawEnd);
+    if (at.disabled) peeked.disabled = true;
+    return peeked;
+  }
+
+  /**
+   * The run whose acknowledged request a row of raw digest `raw` is (docs/sync.md, "The raw
+   * digest"): the entry's raw digest is `raw` and it is not disabled. Compared on the line's
+   * bytes, no string made but the run's (the same one for most rows of a night).
+   */
+  rawMatch(id: string, raw: string): string | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
+    const start = this.slots[this.slotOf(id)]! - 1;
+    if (start < 0) return undefined;
+    const at = this.layoutAt(start, id);
+    if (at === undefined) {
+      const parsed = this.parse(id, start);
+      return parsed.raw === raw && parsed.disabled !== true ? parsed.run : undefined;
+    }
+    if (at.rawAt < 0 || at.disabled || at.rawEnd - at.rawAt !== raw.length) return undefined;
+    const bytes = this.bytes;
+    for (let k = 0; k < raw.length; k++) if (bytes[at.rawAt + k] !== raw.charCodeAt(k)) return undefined;
+    return this.runAt(at.runAt, at.runEnd);
+  }
+
+  /** Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse it). */
+  private layoutAt(start: number, id: string): LineLayout | undefined {
     const bytes = this.bytes;
     const end = bytes.indexOf(NEWLINE, start);
     const digestAt = start + ENTRY_START.length + Buffer.byteLength(id, 'utf8') + DIGEST_KEY.length;
     const digestEnd = bytes.indexOf(QUOTE, digestAt);
     const runAt = digestEnd + RUN_KEY.length;
     const runEnd = bytes.indexOf(QUOTE, runAt);
-    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return this.parse(id, start);
-    const peeked: PeekedEntry = { digest: bytes.toString('latin1', digestAt, digestEnd), run: bytes.toString('latin1', runAt, runEnd) };
+    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return undefined;
+    const at = this.layout;
+    at.digestAt = digestAt;
+    at.digestEnd = digestEnd;
+    at.runAt = runAt;
+    at.runEnd = runEnd;
+    at.rawAt = -1;
+    at.rawEnd = -1;
     let rest = runEnd;
     // The raw digest, when the line has one, comes right after the run (entryLine).
     if (hasAt(bytes, runEnd, RAW_KEY)) {
       const rawAt = runEnd + RAW_KEY.length;
       const rawEnd = bytes.indexOf(QUOTE, rawAt);
-      if (rawEnd < 0 || rawEnd >= end || hasEscape(bytes, rawAt, rawEnd)) return this.parse(id, start);
-      peeked.raw = bytes.toString('latin1', rawAt, rawEnd);
+      if (rawEnd < 0 || rawEnd >= end || hasEscape(bytes, rawAt, rawEnd)) return undefined;
+      at.rawAt = rawAt;
+      at.rawEnd = rawEnd;
       rest = rawEnd;
     }
     // A key cannot occur inside a string value (its quotes would be escaped): `,"x":true` is the flag.
-    if (findIn(bytes, rest, end, DISABLED_KEY)) peeked.disabled = true;
-    return peeked;
+    at.disabled = findIn(bytes, rest, end, DISABLED_KEY);
+    return at;
+  }
+
+  /** The run id at `from..to` of the bytes: the last one read again when it is the same. */
+  private runAt(from: number, to: number): string {
+    const last = this.lastRun;
+    if (to - from === last.length) {
+      let k = 0;
+      while (k < last.length && this.bytes[from + k] === last.charCodeAt(k)) k++;
+      if (k === last.length) return last;
+    }
+    this.lastRun = this.bytes.toString('latin1', from, to);
+    return this.lastRun;
   }
 
   set(id: string, entry: MemoryEntry): void {
@@ -663,6 +728,11 @@ export class SyncMemory {
 
   get(id: string): MemoryEntry | undefined {
     return this.entries.get(id);
+  }
+
+  /** The run a row of this raw digest is unchanged since, if it is (MemoryEntries.rawMatch). */
+  rawMatch(id: string, raw: string): string | undefined {
+    return this.entries.rawMatch(id, raw);
   }
 
   /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */

@@ -217,15 +217,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const raw = fingerprint === undefined || record.raw === undefined || record.problems !== undefined || record.warnings !== undefined ? undefined : rawDigest(fingerprint, record.fields);
     if (raw !== undefined && this.flags.changedOnly) {
       const id = idOf(record.fields, 'ExternalId');
-      const entry = id === null ? undefined : this.memory?.peek(id);
-      if (entry !== undefined && entry.raw === raw && entry.disabled !== true) {
-        return {
-          source: record.source,
-          id,
-          prepared: new BuiltWhenAsked(record, raw, this),
-          rows: sourceRowsOf(record),
-          unsent: this.unsentSince(entry.run),
-        };
+      const since = id === null ? undefined : this.memory?.rawMatch(id, raw);
+      if (since !== undefined) {
+        return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
       }
     }
     const unit = this.build(record);
