@@ -56,11 +56,11 @@ async function sync(file: string, ...flags: string[]): Promise<{ code: number | 
   return { code: run.code, stderr: run.stderr, stdout: run.stdout, sent: [...applied] };
 }
 
-/** The memory's entry lines, decoded. */
-function memoryLines(): Record<string, unknown>[] {
+/** The memory's entry lines (of its file, or of `text`), decoded. */
+function memoryLines(text?: string): Record<string, unknown>[] {
   const synced = join(dir, 'state', 'synced');
-  const file = join(synced, readdirSync(synced)[0]!, 'users.ndjson');
-  return readFileSync(file, 'utf8')
+  const content = text ?? readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8');
+  return content
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
@@ -186,6 +186,31 @@ describe('--changed-only judged by the raw digest', () => {
     // Pruned: now the links are the request's, the raw digest stands, and the next night sends nothing.
     expect(memoryLines().filter((line) => line.id === all[0]).at(-1)?.w).toEqual(expect.any(String));
     expect((await sync('b.csv', '--changed-only', '--prune-memberships')).sent).toEqual([]);
+  });
+});
+
+describe('a memory with raw digests after a kill', () => {
+  it('a full run killed at a marker, then a line torn by hand: the night sends exactly what the memory does not hold', async () => {
+    writeCsv('users.csv');
+    applied = [];
+    const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...remote()], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:120:SIGKILL' });
+    expect(killed.signal).toBe('SIGKILL');
+    // A kill mid-write of the memory: its last line torn (no newline), as a crash leaves it.
+    const synced = join(dir, 'state', 'synced');
+    const file = join(synced, readdirSync(synced)[0]!, 'users.ndjson');
+    const whole = readFileSync(file, 'utf8');
+    const last = whole.slice(whole.lastIndexOf('\n', whole.length - 2) + 1);
+    writeFileSync(file, whole + last.slice(0, 40), { mode: 0o600 });
+    const remembered = new Set(memoryLines(whole).map((line) => line.id as string));
+    expect(remembered.size).toBeGreaterThan(0);
+    const night = await sync('users.csv', '--changed-only', '--json');
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.sent.map((user) => user.ExternalId as string).sort()).toEqual(all.filter((id) => !remembered.has(id)));
+    // Now every row is remembered, each with its raw digest: the next night sends nothing.
+    const lines = memoryLines();
+    expect(new Set(lines.map((line) => line.id))).toEqual(new Set(all));
+    expect(lines.every((line) => typeof line.w === 'string')).toBe(true);
+    expect((await sync('users.csv', '--changed-only')).sent).toEqual([]);
   });
 });
 
