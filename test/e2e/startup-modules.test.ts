@@ -1,13 +1,16 @@
 /**
  * Start-up cost: a run that validates and sends records must not load zod (~50 ms of
- * import plus the schemas). The built CLI is run with a module hook (module.register) that records
- * every URL it resolves; the list then says which modules the run loaded.
+ * import plus the schemas). The built CLI (bin/examctl, over the bundle of scripts/build-bundle.mjs)
+ * is run with a module hook (module.register) that records every URL it resolves; each chunk of
+ * the bundle stands for the modules it holds (esbuild's metafile, dist/bundle/meta.json), named as
+ * their dist/ files, so the list says which modules the run loaded.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST_MAIN, ROOT, startNode } from '../support/cli.js';
+import { BIN, ROOT, startNode } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 const USERS = join(ROOT, 'fixtures/users.csv');
@@ -20,6 +23,13 @@ export async function resolve(specifier, context, next) {
   return result;
 }
 `;
+
+/** The modules each chunk of the bundle holds, as the URLs of their dist/ files (node_modules as they are). */
+function chunkModules(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const asUrl = (input: string) => pathToFileURL(join(ROOT, input.replace(/^src\/(.*)\.ts$/, 'dist/$1.js'))).href;
+  return new Map(Object.entries(meta.outputs).map(([chunk, output]) => [pathToFileURL(join(ROOT, chunk)).href, Object.keys(output.inputs).map(asUrl)]));
+}
 
 interface Loaded {
   code: number | null;
@@ -35,8 +45,12 @@ async function loadedBy(dir: string, args: string[], env: Record<string, string>
   await writeFile(hooks, HOOKS);
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   await writeFile(log, '');
-  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, DIST_MAIN, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
-  const urls = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
+  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, BIN, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
+  const chunks = chunkModules();
+  const resolved = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
+  // The run went through the bundle, so its chunks are what it loaded.
+  expect(resolved.filter((url) => chunks.has(url)).length, 'chunks of dist/bundle/ loaded').toBeGreaterThan(0);
+  const urls = resolved.flatMap((url) => chunks.get(url) ?? [url]);
   return { code, stderr, urls };
 }
 
@@ -125,6 +139,9 @@ describe('checking a base URL does not load the HTTP client', () => {
         EXAMCTL_TOKEN: 'startup-test-token',
       });
       expect(run.urls.some(isUndici)).toBe(true);
+      // Only the parts of undici examctl uses (its pools and errors): not the whole index with
+      // fetch's cookies, WebSocket, caches and mocks (scripts/build-bundle.mjs, slimUndici).
+      expect(run.urls.filter((u) => /\/node_modules\/undici\/(index\.js|lib\/(mock|cache|web\/(cookies|websocket|cache|eventsource))\/)/.test(u))).toEqual([]);
     });
   });
 });
