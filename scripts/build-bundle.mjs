@@ -9,8 +9,12 @@
 //
 // Run: node scripts/build-bundle.mjs
 import { build } from 'esbuild';
-import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,18 +31,25 @@ const posix = (path) => path.split(sep).join('/');
  * bundle, every such use is made the URL of that dist/ file, computed from the chunk's own URL, so
  * the relative paths of the sources hold wherever the package is installed.
  */
-const distImportMetaUrl = {
+const distImportMetaUrl = (format) => ({
   name: 'dist-import-meta-url',
   setup(esbuild) {
+    // The CommonJS script has no import.meta: its own URL is made from __filename.
+    const here = format === 'esm' ? 'import.meta.url' : "require('node:url').pathToFileURL(__filename)";
     esbuild.onLoad({ filter: /\.ts$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!args.path.startsWith(src + sep) || !text.includes('import.meta.url')) return undefined;
+      let text = readFileSync(args.path, 'utf8');
+      if (!args.path.startsWith(src + sep)) return undefined;
+      // The script's import() of one of Node's modules is a require (V8 gives a function
+      // restored from the code cache no way to import): the same named exports, loaded at once.
+      const lazyBuiltins = format === 'cjs' && /\bimport\((['"])node:/.test(text);
+      if (!text.includes('import.meta.url') && !lazyBuiltins) return undefined;
+      if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
-      const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, import.meta.url).href`;
+      const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
       return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
     });
   },
-};
+});
 
 /** The value names src/ imports from `pkg` (`import { A, type B, C as D } from 'pkg'` -> A, C); undefined when it takes the whole package (a namespace or default import). */
 function namesImportedFrom(pkg) {
@@ -134,22 +145,89 @@ function thirdPartyNotices(metafile) {
   ].join('\n');
 }
 
+/** What both bundles share: one entry, every dependency inside, names kept (error names, --debug stacks). */
+const COMMON = {
+  absWorkingDir: root,
+  entryPoints: { examctl: join(src, 'cli/main.ts') },
+  outdir: BUNDLE_DIR,
+  bundle: true,
+  platform: 'node',
+  target: 'node20.18',
+  // Less text for V8 to scan at each start (~15 ms of a one-user run, measured); names are
+  // kept, and the source maps give --debug's stacks src/ lines.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/**
+ * The code-cached script: the same program as one CommonJS file (a lazily imported part is
+ * initialised on its first import, as in the chunks), which bin/examctl compiles with
+ * vm.Script and V8's code cache made here, after a training run: a remote `user sync` of
+ * fixtures/users.csv against a loopback server in this process (examctl's main job; the other
+ * commands share most of its code: flags, readers, rules, journal). Node 20 has no compile cache
+ * for modules (module.enableCompileCache is Node 22), hence a script. The cache is valid for
+ * one Node build: code-cache.json names it, and bin/examctl uses the script only under that
+ * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
+ */
+async function buildCodeCachedScript() {
+  const script = join(BUNDLE_DIR, 'examctl.cjs');
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
+  if (left !== null) {
+    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
+    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
+    rmSync(script);
+    return;
+  }
+  const cache = `${script}.cache`;
+  const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-code-cache-'));
+  try {
+    // The trainer compiles the script exactly as bin/examctl does (the same source text), runs
+    // it, and writes V8's cache of every function the run compiled as the process exits.
+    const trainer = `
+      const { readFileSync, writeFileSync } = require('node:fs');
+      const { wrap, createRequire } = require('node:module');
+      const { dirname } = require('node:path');
+      const vm = require('node:vm');
+      const [script, cache] = [process.env.TRAIN_SCRIPT, process.env.TRAIN_CACHE];
+      const compiled = new vm.Script(wrap(readFileSync(script, 'utf8')), { filename: script });
+      process.on('exit', () => writeFileSync(cache, compiled.createCachedData()));
+      process.argv.splice(1, 0, script);
+      const module = { exports: {} };
+      compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
+    const args = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
+    const child = spawn(process.execPath, ['-e', trainer, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
+    const [code] = await once(child, 'exit');
+    if (code !== 0 || !existsSync(cache)) throw new Error(`the code cache's training run failed (exit ${code}): ${stderr}`);
+  } finally {
+    server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const manifest = { node: process.version, v8: process.versions.v8, platform: process.platform, arch: process.arch, script: 'examctl.cjs', cache: 'examctl.cjs.cache' };
+  writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 export async function buildBundle() {
   rmSync(BUNDLE_DIR, { recursive: true, force: true });
   const result = await build({
-    absWorkingDir: root,
-    entryPoints: { examctl: join(src, 'cli/main.ts') },
-    outdir: BUNDLE_DIR,
-    bundle: true,
+    ...COMMON,
     splitting: true,
-    // Less text for V8 to scan at each start (~15 ms of a one-user run, measured); names are
-    // kept (error names, --debug stacks), and the source maps give --debug's stacks src/ lines.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    keepNames: true,
     format: 'esm',
-    platform: 'node',
-    target: 'node20.18',
     outExtension: { '.js': '.mjs' },
     chunkNames: '[name]-[hash]',
     // CommonJS dependencies (undici, cli-table3) call require() for Node's own modules; an ES
@@ -157,13 +235,12 @@ export async function buildBundle() {
     banner: { js: "import { createRequire as __examctlRequire } from 'node:module';\nconst require = __examctlRequire(import.meta.url);" },
     sourcemap: 'linked',
     sourcesContent: false,
-    legalComments: 'none',
     metafile: true,
-    logLevel: 'warning',
-    plugins: [distImportMetaUrl, undiciEntry],
+    plugins: [distImportMetaUrl('esm'), undiciEntry],
   });
   writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
   writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
+  await buildCodeCachedScript();
   return result;
 }
 
