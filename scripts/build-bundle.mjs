@@ -44,11 +44,14 @@ const distImportMetaUrl = (format) => ({
       // The script's import() of one of Node's modules is a require (V8 gives a function
       // restored from the code cache no way to import): the same named exports, loaded at once.
       const lazyBuiltins = format === 'cjs' && /\bimport\((['"])node:/.test(text);
-      if (!text.includes('import.meta.url') && !lazyBuiltins) return undefined;
+      if (!text.includes('import.meta') && !lazyBuiltins) return undefined;
       if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
       const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
-      return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+      text = text.replaceAll('import.meta.url', url);
+      // esbuild would make any other import.meta an empty object in the script: no script then.
+      if (format === 'cjs' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      return { contents: text, loader: 'ts' };
     });
   },
 });
