@@ -94,7 +94,11 @@ function proxyTunnelWords(proxy: string, target: string, status: number | undefi
 
 /** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */
 export interface TextResponse {
+  /** The answer is also the retry loop's `HttpAnswer` (retry-loop.ts) as it is: no copy per request. */
+  readonly kind: 'response';
   statusCode: number;
+  /** The same as `statusCode`. */
+  readonly status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   /** Bytes of body received (before any padding was dropped). */
@@ -363,17 +367,8 @@ class TextReader implements Dispatcher.DispatchHandler, Stoppable {
       return;
     }
     budget?.give(Math.max(0, textHeld - cost));
-    textHeld = cost;
     this.settle();
-    // Without a budget nothing is held on its account: one shared no-op, no closure.
-    const release =
-      budget === undefined
-        ? noRelease
-        : (): void => {
-            budget.give(textHeld);
-            textHeld = 0;
-          };
-    this.resolve({ statusCode: this.statusCode, headers: this.headers, text, bytes: this.received, release });
+    this.resolve(new HeldText(this.statusCode, this.headers, text, this.received, budget, cost));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -385,7 +380,32 @@ class TextReader implements Dispatcher.DispatchHandler, Stoppable {
   }
 }
 
-const noRelease = (): void => undefined;
+/**
+ * The answer as `requestText` resolves it: one object per answer, its `release` on the prototype
+ * (a closure per answer before), giving the text's bytes back to the budget once.
+ */
+class HeldText implements TextResponse {
+  readonly kind = 'response';
+  constructor(
+    readonly statusCode: number,
+    readonly headers: TextResponse['headers'],
+    readonly text: string,
+    readonly bytes: number,
+    private budget: ByteBudget | undefined,
+    private held: number,
+  ) {}
+
+  /** The HttpAnswer's name for the status (retry-loop.ts): the answer is handed on as it is, not copied. */
+  get status(): number {
+    return this.statusCode;
+  }
+
+  release(): void {
+    this.budget?.give(this.held);
+    this.budget = undefined;
+    this.held = 0;
+  }
+}
 
 /** A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
 const PADDING_KEPT = 64 * 1024;
