@@ -23,13 +23,24 @@ const MAX_PENDING = 1024;
 const MIN_PIECE = 16;
 
 /**
+ * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
+ * after the first: the units the journal can put on record as sent ahead.
+ */
+export function readAheadFor(window: number): number {
+  return Math.max(64, window);
+}
+
+/**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches
- * (docs/runs.md, "Sent ahead"): at least half of it rides on each fsync, so at 8,000 users/s
- * an fsync has 4 ms before a request would wait for it. It also bounds what a kill -9 leaves
- * on record as sent that never went out (each resent by a resume, as a lost answer is).
+ * (docs/runs.md, "Sent ahead"), within the units read so far: at least half of it rides on each
+ * fsync, so at 8,000 users/s an fsync has 4 ms before a request would wait for it. Larger than
+ * the read-ahead, so a write carries what was read since the last one: a 10,000-user remote run
+ * makes ~180 journal writes instead of ~310 (bench/README.md, "Session 40: per-user"). It also
+ * bounds what a kill -9 leaves on record as sent that never went out (each resent by a resume,
+ * as a lost answer is).
  */
 export function recordAheadFor(window: number): number {
-  return Math.max(64, window);
+  return Math.max(256, window);
 }
 
 /**
@@ -95,7 +106,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // window's worth; it reads them `ahead` units before their turn, so the journal still puts
   // units on record as sent ahead across the pieces.
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
-  const ahead = sends ? recordAheadFor(window) : 0;
+  const ahead = sends ? readAheadFor(window) : 0;
   const piece = Math.max(MIN_PIECE, window);
   const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
   try {
