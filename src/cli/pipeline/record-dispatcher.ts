@@ -109,6 +109,9 @@ export class RecordDispatcher<P, R> {
       this.upcomingHead = 0;
     }
     for (const unit of units) this.upcoming.push({ unit });
+    // Read ahead in idle time (run-pipeline.ts): put on record now, not at the next dispatch,
+    // which would then wait for the fsync.
+    this.recordAheadFrom(this.position, this.upcomingHead);
   }
 
   get stopReason(): StopReason | undefined {
@@ -192,29 +195,39 @@ export class RecordDispatcher<P, R> {
     const upcoming = this.upcoming;
     if (this.upcomingHead === upcoming.length || upcoming[this.upcomingHead]!.unit !== unit) return undefined;
     const entry = upcoming[this.upcomingHead++]!;
-    const journal = this.journal as RunJournaling;
-    if (this.stop === undefined && this.lookedAhead - n < this.recordAhead / 2) {
-      const from = Math.max(this.lookedAhead, n);
-      const to = Math.min(n + this.recordAhead, n + upcoming.length - this.upcomingHead + 1);
-      let recorded: Recorded | undefined;
-      for (let k = from; k < to; k++) {
-        const ahead = upcoming[this.upcomingHead - 1 + (k - n)]!;
-        ahead.kept = journal.kept(k, ahead.unit);
-        // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
-        if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
-          // The units put on record in one turn share one write (RunJournaling.sending).
-          const durable = journal.sending(k, ahead.unit);
-          if (recorded?.durable !== durable) recorded = recordedOf(durable);
-          ahead.recorded = recorded;
-        }
-      }
-      this.lookedAhead = Math.max(this.lookedAhead, to);
-    } else if (n >= this.lookedAhead) {
+    this.recordAheadFrom(n, this.upcomingHead - 1);
+    if (n >= this.lookedAhead) {
       // Stopped before this unit was looked at: its outcome may still stand (a resume).
-      entry.kept = journal.kept(n, unit);
+      entry.kept = (this.journal as RunJournaling).kept(n, unit);
       this.lookedAhead = n + 1;
     }
     return entry;
+  }
+
+  /**
+   * Puts the announced units from position n (`upcoming[head]`) up to `recordAhead` positions
+   * further on record as sent, when fewer than half that many are: every fsync then carries at
+   * least half a window of lines, and runs while the requests before them are in flight.
+   */
+  private recordAheadFrom(n: number, head: number): void {
+    if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
+    const upcoming = this.upcoming;
+    const journal = this.journal as RunJournaling;
+    const from = Math.max(this.lookedAhead, n);
+    const to = Math.min(n + this.recordAhead, n + upcoming.length - head);
+    let recorded: Recorded | undefined;
+    for (let k = from; k < to; k++) {
+      const ahead = upcoming[head + (k - n)]!;
+      ahead.kept = journal.kept(k, ahead.unit);
+      // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
+      if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
+        // The units put on record in one turn share one write (RunJournaling.sending).
+        const durable = journal.sending(k, ahead.unit);
+        if (recorded?.durable !== durable) recorded = recordedOf(durable);
+        ahead.recorded = recorded;
+      }
+    }
+    this.lookedAhead = Math.max(this.lookedAhead, to);
   }
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
