@@ -1,4 +1,4 @@
-import { changedScheduleFile, fingerprintInput, inputChange, type JournalHead } from '../../runs/index.js';
+import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
 import type { SummaryNote } from '../../report/report-writers.js';
@@ -30,7 +30,7 @@ export type RunInput = { units?: () => AsyncIterable<Unit<unknown>>; count: numb
  * item is reported. `withUnits` false: only checked (unchanged, its job built), never parsed,
  * for a run whose journal lists every unit and a report that needs no input cells.
  */
-export async function runInput(record: Pick<JournalHead, 'header'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
+export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;
   const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
@@ -53,7 +53,7 @@ export async function runInput(record: Pick<JournalHead, 'header'>, deps: Comman
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
     const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
-    if (!withUnits) return { count: header.units ?? 0, ...notes };
+    if (!withUnits) return { count: unitsOf(record) ?? 0, ...notes };
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;

@@ -9,6 +9,7 @@ import {
   laterRunsOnTarget,
   resolveRunId,
   unjournaledCount,
+  unitsOf,
   resolveRunsDir,
   RunJournalError,
   assertTrustedRun,
@@ -157,7 +158,7 @@ const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from th
 
 /** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
 function unreachedLeavers(run: RunIndex, inputUnits: number): number {
-  const total = run.header.units;
+  const total = unitsOf(run);
   if (total === undefined) return 0;
   return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
 }

@@ -1,0 +1,121 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+
+/**
+ * Every view of one run says the same counts (docs/runs.md, "runs show"): the run's own report
+ * (its --json and --report), `runs list`, `runs show` (its summary line, --json, --report). A
+ * `--disable-missing` night killed before its leavers and resumed with --over-later-runs after
+ * a later night changed who the leavers are: the resumed attempt counts the leavers it found,
+ * the header of the journal those of the first attempt. Counted by a loopback server.
+ */
+
+const USERS = 600;
+const all = range('stu', USERS);
+const leavers = all.slice(100, 103);
+
+type Summary = { total: number; ok: number; partial: number; failed: number; skipped: number };
+const counts = ({ total, ok, partial, failed, skipped }: Summary): Summary => ({ total, ok, partial, failed, skipped });
+
+let dir: string;
+let env: Record<string, string>;
+let service: Awaited<ReturnType<typeof startFaultServer>>;
+let disabled: string[];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-views-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  disabled = [];
+  service = await startFaultServer();
+  service.fallback = (request) => {
+    const user = JSON.parse(request.body) as { ExternalId: string; DisableLogin?: boolean };
+    if (user.DisableLogin === true) disabled.push(user.ExternalId);
+    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+  };
+  await writeUsersCsv(join(dir, 'full.csv'), all);
+  await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
+});
+afterEach(async () => {
+  await service.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const night = (file: string) => ['user', 'sync', '--file', file, ...remote(), '--changed-only', '--disable-missing'];
+
+/** The counts of a CSV report: one per row, by its status cell (these files hold no quoted cells). */
+function csvCounts(file: string): { summary: Summary; widths: Set<number> } {
+  const [header, ...rows] = readFileSync(join(dir, file), 'utf8').trimEnd().split(/\r?\n/).map((line) => line.split(','));
+  const status = header!.indexOf('status');
+  const summary: Summary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
+  for (const row of rows) {
+    summary.total += 1;
+    summary[row[status] as 'ok'] += 1;
+  }
+  return { summary, widths: new Set([header!.length, ...rows.map((row) => row.length)]) };
+}
+
+/** The older night killed before its leavers, a later night, then the older one resumed anyway: its live report's summary and run id. */
+async function resumedOverLaterNight(later: string): Promise<{ run: string; live: Summary }> {
+  expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
+  // Every row changed (so every row is sent), killed at the 300th answer, long before the leavers.
+  writeFileSync(join(dir, 'night-12.csv'), readFileSync(join(dir, 'night-12.csv'), 'utf8').replace(/Candidate/g, 'Student'));
+  const killed = await examctl(night('night-12.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL' });
+  expect(killed.signal).toBe('SIGKILL');
+  expect(disabled).toEqual([]);
+  const newer = await examctl(night(later), dir, env);
+  expect(newer.code, newer.stderr).toBe(0);
+  const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', '--over-later-runs', '--json', '--report', 'live.csv'], dir, env);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const document = JSON.parse(resumed.stdout) as { run: string; summary: Summary; items: unknown[] };
+  expect(document.items).toHaveLength(document.summary.total);
+  return { run: document.run, live: counts(document.summary) };
+}
+
+/** runs list, runs show (summary line, --json, --report): each one's counts of `run`. */
+async function viewsOf(run: string): Promise<Record<string, Summary>> {
+  const listed = await examctl(['runs', 'list', '--json'], dir, env);
+  expect(listed.code, listed.stderr).toBe(0);
+  const listing = (JSON.parse(listed.stdout) as { runs: { id: string; summary: Summary }[] }).runs.find((entry) => entry.id === run)!;
+  const shown = await examctl(['runs', 'show', run, '--json'], dir, env);
+  const document = JSON.parse(shown.stdout) as { summary: Summary; items: unknown[]; unlisted?: unknown };
+  // Nothing counted without being listed: the items are the summary.
+  expect(document.unlisted).toBeUndefined();
+  expect(document.items).toHaveLength(document.summary.total);
+  const line = /^([\d,]+) items?: ([\d,]+) ok, ([\d,]+) partial, ([\d,]+) failed, ([\d,]+) skipped$/m.exec(shown.stderr)!;
+  const [total, ok, partial, failed, skipped] = line.slice(1).map((cell) => Number(cell.replace(/,/g, '')));
+  expect((await examctl(['runs', 'show', run, '--report', 'shown.csv'], dir, env)).code).toBe(shown.code);
+  return {
+    list: counts(listing.summary),
+    showJson: counts(document.summary),
+    showSummary: { total: total!, ok: ok!, partial: partial!, failed: failed!, skipped: skipped! },
+    showReport: csvCounts('shown.csv').summary,
+    liveReport: csvCounts('live.csv').summary,
+  };
+}
+
+describe('every view of a resumed --disable-missing run says the same counts', () => {
+  it('the later night disabled the same leavers: the resumed attempt has none, and no view counts them', async () => {
+    const { run, live } = await resumedOverLaterNight('night-12.csv');
+    expect(disabled.sort()).toEqual([...leavers].sort());
+    expect(live).toEqual({ total: USERS - 3, ok: USERS - 3, partial: 0, failed: 0, skipped: 0 });
+    const views = await viewsOf(run);
+    for (const [view, summary] of Object.entries(views)) expect({ view, summary }).toEqual({ view, summary: live });
+  });
+
+  it('the later night synced joiners: the resumed attempt disables them too (--over-later-runs), and every view counts them', async () => {
+    const joiners = range('new', 10);
+    await writeUsersCsv(join(dir, 'night-13.csv'), [...all, ...joiners]);
+    const { run, live } = await resumedOverLaterNight('night-13.csv');
+    expect(live.total).toBe(USERS - 3 + 3 + 10);
+    const views = await viewsOf(run);
+    for (const [view, summary] of Object.entries(views)) expect({ view, summary }).toEqual({ view, summary: live });
+    // Every row of both reports has the header's columns, the leavers' too.
+    expect(csvCounts('live.csv').widths.size).toBe(1);
+    expect(csvCounts('shown.csv').widths.size).toBe(1);
+  });
+});
