@@ -1,6 +1,7 @@
 import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
+import type { InputRecord } from '../../input/record.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
@@ -21,7 +22,11 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
  * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
  * them). Without `units` (not asked for), `count` is the header's.
  */
-export type RunInput = { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
+export type RunInput =
+  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow }
+  | { unlisted: string };
+
+type TableRow = NonNullable<InputRecord['raw']>;
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -46,8 +51,15 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
   const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };
+  let table: TableRow | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
-    const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
+    const records = async function* (): AsyncIterable<InputRecord> {
+      for await (const record of input.records()) {
+        table ??= record.raw;
+        yield record;
+      }
+    };
+    const source = new RecordSource(records, onlyFailed && input.readsOnlyFailedItself !== true);
     for await (const batch of input.units(source.batches())) yield* batch;
   };
   try {
@@ -57,7 +69,7 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
-    return { units: () => units(input), count, ...notes };
+    return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };
