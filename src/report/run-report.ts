@@ -37,6 +37,16 @@ export interface ReportItem {
   dryRun?: true;
 }
 
+/**
+ * Why an item a stopped run never sent is skipped: the same words in the run's own report and in
+ * `runs show` (docs/runs.md, "runs show"). After --max-errors the run is finished (no resume);
+ * after anything else `runs resume` sends it, when the run is journaled.
+ */
+export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined): string {
+  if (stoppedByMaxErrors) return 'not sent: the run stopped after --max-errors failures';
+  return `not sent: the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
+}
+
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
 /** The target's identity: a local store's path or a remote's normalised base URL (one sync memory, one target of runs). */

@@ -2,7 +2,7 @@ import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
-import { targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
+import { notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -448,9 +448,7 @@ function lostAnswer(record: RunFacts): string {
 }
 
 function notSent(record: RunFacts): string {
-  return record.end?.reason === 'max-errors'
-    ? 'not sent: the run stopped after --max-errors failures'
-    : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
+  return notSentReason(record.end?.reason === 'max-errors', record.id);
 }
 
 /**

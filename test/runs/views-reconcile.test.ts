@@ -126,3 +126,36 @@ describe('every view of a resumed --disable-missing run says the same counts', (
     expect(shown.stderr).toContain("the report's 13 leaver rows have ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName");
   });
 });
+
+describe("a stopped run's own report and runs show say the same of every item", () => {
+  const failing = new Set([all[3]!, all[5]!]);
+  beforeEach(() => {
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as { ExternalId: string };
+      return failing.has(user.ExternalId)
+        ? { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 202, Message: 'User not found' }] } }
+        : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+  });
+
+  const stops: [string, string[], Record<string, string>][] = [
+    ['--max-errors', ['--max-errors', '2'], {}],
+    ['an interrupt (SIGTERM at the 20th answer)', [], { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGTERM' }],
+  ];
+  for (const [stop, flags, extra] of stops) {
+    it(`${stop}: the same items, reasons and counts, in --json and in the CSV report`, async () => {
+      const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', ...flags, '--json', '--report', 'live.csv'], dir, { ...env, ...extra });
+      expect([1, 130]).toContain(live.code);
+      const document = JSON.parse(live.stdout) as { run: string; items: { status: string; errors: { message: string }[] }[]; summary: Summary };
+      const skipped = document.items.filter((item) => item.status === 'skipped');
+      expect(skipped.length).toBeGreaterThan(500);
+      // Every skipped item says why, as runs show says it.
+      for (const item of skipped) expect(item.errors.map((error) => error.message)).toEqual([expect.stringMatching(/^not sent: the run stopped/)]);
+      const shown = await examctl(['runs', 'show', document.run, '--json', '--report', 'shown.csv'], dir, env);
+      const rebuilt = JSON.parse(shown.stdout) as typeof document;
+      expect(rebuilt.items).toEqual(document.items);
+      expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
+      expect(readFileSync(join(dir, 'shown.csv'), 'utf8')).toBe(readFileSync(join(dir, 'live.csv'), 'utf8'));
+    });
+  }
+});
