@@ -49,9 +49,18 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
-/** The target's identity: a local store's path or a remote's normalised base URL (one sync memory, one target of runs). */
+/**
+ * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
+ * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
+ * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
+ * `https://exam.example.com` is. Its path and port are kept as given, so an identity written
+ * before (any lower-case URL) is the same string still and its sync memory is found.
+ */
 export function targetIdentity(target: ReportTarget): string {
-  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
+  if (target.kind === 'local') return `local ${target.store}`;
+  const url = target.baseUrl.replace(/\/+$/, '');
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0];
+  return `remote ${authority === undefined ? url : authority.toLowerCase() + url.slice(authority.length)}`;
 }
 
 export interface ReportSummary {
