@@ -47,6 +47,15 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
   return `not sent: the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
 }
 
+/**
+ * Why an item whose request got no definite answer (a network failure, a 429 or 5xx after the
+ * retries: `transient` in the journal) is skipped: the same words live and in `runs show`.
+ */
+export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
+  const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again and accepts an "already exists" for it)`;
+  return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
+}
+
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
 /**

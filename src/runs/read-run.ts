@@ -2,7 +2,7 @@ import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
-import { notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -461,11 +461,7 @@ function statusOf(history: ItemView): ReportItem['status'] {
 }
 
 function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
-  const why = outcome.errors.map((problem) => problem.message).join('; ');
-  return (
-    `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
-    `(examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`
-  );
+  return noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id);
 }
 
 /** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */

@@ -1,8 +1,8 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
-import { AnswerLostError, AnswerUnreadableError, InterruptedError } from '../../errors.js';
+import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
-import { notSentReason, type ReportItem } from '../../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, type ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 
@@ -284,10 +284,11 @@ export class RecordDispatcher<P, R> {
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
     if (error instanceof AnswerUnreadableError) {
       this.unreadable += 1;
-      return skipped(unit, [{ field: '', code: null, message: error.message }]);
+      return skipped(unit, [{ field: '', code: null, message: noDefiniteAnswerReason(error.message, this.journal?.id) }]);
     }
     const fatal = this.targetFailed(error);
-    return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
+    // No definite answer (journaled as transient): in `runs show`'s words, it may have been applied and a resume sends it again.
+    return skipped(unit, [{ field: '', code: null, message: error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message }]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {
