@@ -51,15 +51,8 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
   const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };
-  let table: TableRow | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
-    const records = async function* (): AsyncIterable<InputRecord> {
-      for await (const record of input.records()) {
-        table ??= record.raw;
-        yield record;
-      }
-    };
-    const source = new RecordSource(records, onlyFailed && input.readsOnlyFailedItself !== true);
+    const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
     for await (const batch of input.units(source.batches())) yield* batch;
   };
   try {
@@ -69,6 +62,12 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
+    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
+    let table: TableRow | undefined;
+    for await (const record of input.records()) {
+      table = record.raw;
+      break;
+    }
     return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
