@@ -43,8 +43,15 @@ export interface ReportItem {
  * after anything else `runs resume` sends it, when the run is journaled.
  */
 export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined): string {
-  if (stoppedByMaxErrors) return 'not sent: the run stopped after --max-errors failures';
-  return `not sent: the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
+  if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
+  return `${NOT_SENT} the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
+}
+
+const NOT_SENT = 'not sent:';
+
+/** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */
+export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {
+  return item.status === 'skipped' && item.errors.length === 1 && item.errors[0]!.message.startsWith(NOT_SENT);
 }
 
 /**

@@ -160,6 +160,11 @@ describe("a stopped run's own report and runs show say the same of every item", 
       expect(rebuilt.items).toEqual(document.items);
       expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
       expect(readFileSync(join(dir, 'shown.csv'), 'utf8')).toBe(readFileSync(join(dir, 'live.csv'), 'utf8'));
+      // The human summaries list the same errors: the items' own, never one line per item the run did not reach (those are tallied).
+      const listed = (stderr: string) => stderr.split('\n').filter((line) => /^ {2}full\.csv:\d+ /.test(line));
+      expect(listed(shown.stderr)).toEqual(listed(live.stderr));
+      expect(listed(live.stderr).some((line) => line.includes('not sent'))).toBe(false);
+      expect(live.stderr).toMatch(/^ {2}- x [\d,]+ +not sent: the run stopped/m);
     });
   }
 });
