@@ -168,3 +168,21 @@ describe("a stopped run's own report and runs show say the same of every item", 
     });
   }
 });
+
+describe('the service refuses the token (403) mid-run', () => {
+  it('runs show says the refused item was not sent, never "may have been applied"; the run\'s own report gives the refusal', async () => {
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as { ExternalId: string };
+      return user.ExternalId === all[4] ? { status: 403, body: {} } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'], dir, env);
+    expect(live.code, live.stderr).toBe(3);
+    const document = JSON.parse(live.stdout) as { run: string; items: { id: string; status: string; errors: { message: string }[] }[]; summary: Summary };
+    expect(document.items[4]!.errors[0]!.message).toContain('refused the token (403)');
+    const shown = await examctl(['runs', 'show', document.run, '--json'], dir, env);
+    const rebuilt = JSON.parse(shown.stdout) as typeof document;
+    expect(rebuilt.items[4]).toMatchObject({ id: all[4], status: 'skipped', errors: [{ message: `not sent: the run stopped before it (examctl runs resume ${document.run} sends it)` }] });
+    expect(shown.stdout).not.toContain('may have been applied');
+    expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
+  });
+});
