@@ -20,6 +20,7 @@ import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
 import { UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
+import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
@@ -81,7 +82,8 @@ async function syncFile(
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
     throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
   }
-  const read = userSyncInput(input, deps);
+  // A dry run reads its file once: a large CSV is tokenized in a worker meanwhile (csv-rows-in-worker.ts).
+  const read = userSyncInput(flags.dryRun === true ? { ...input, rowsInWorker: ROWS_IN_WORKER_MIN_BYTES } : input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records);
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
@@ -129,11 +131,11 @@ const MOVERS_NOTE: SummaryNote = {
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
+  { file, ignoreUnknownColumns, sheet, encoding, rowsInWorker, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string; rowsInWorker?: number },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   return {
-    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', ...inputFlagsOf(flags) }),
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', rowsInWorker, ...inputFlagsOf(flags) }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
