@@ -98,7 +98,7 @@ if (!only || only === 'sync') {
 }
 
 if (!only || only === 'startup') {
-  section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each; EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved)', 'no growth');
+  section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each), a one-user remote run (CPU) and spawn -> first request of a 3,000-user remote run (7 times each); EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved', 'no growth');
   console.table(await runStartupBench());
 }
 

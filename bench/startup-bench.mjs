@@ -1,11 +1,16 @@
 // Start-up: wall and CPU time of `examctl --help`, `examctl user sync --help` and a 20-user `user sync --dry-run`, each
-// spawned 20 times. EXAMCTL_BENCH_AGAINST=<another checkout's bin/examctl> times that build too,
-// interleaved run by run (the same load for both), to compare before and after a change;
-// EXAMCTL_BENCH_RUNS=N spawns each N times.
-import { spawnSync } from 'node:child_process';
+// spawned 20 times; then a remote `user sync` against a loopback server in this process: the CPU
+// of a one-user run (start-up is most of it) and, at 3,000 users, the time from spawn to the
+// server's first request (each spawned 7 times). EXAMCTL_BENCH_AGAINST=<another checkout's
+// bin/examctl> times that build too, interleaved run by run (the same load for both), to compare
+// before and after a change; EXAMCTL_BENCH_RUNS=N spawns each N times.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import http from 'node:http';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { usersCsv } from './generate.mjs';
 import { root } from './paths.mjs';
 
 const RUNS = Number(process.env.EXAMCTL_BENCH_RUNS ?? 20);
@@ -25,6 +30,62 @@ function timeOnce(bin, args, cwd) {
   if (result.status !== 0) throw new Error(`${bin} ${args.join(' ')}: exit ${result.status}`);
   const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
   return { wall, cpu: (userCPUTime + systemCPUTime) / 1000 };
+}
+
+const REPLY = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+
+/** A loopback server answering every request at once, noting when (this process's clock) the first one came. */
+async function firstRequestServer() {
+  const server = http.createServer((req, res) => {
+    server.firstRequestAt ??= performance.now();
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REPLY) });
+      res.end(REPLY);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+/** `user sync --target remote` of `file`, spawned: CPU ms (user + system) and ms from spawn to the first request. */
+async function remoteRunOnce(bin, file, cwd) {
+  const server = await firstRequestServer();
+  const cpuFile = join(cwd, 'cpu.json');
+  try {
+    const probe = pathToFileURL(join(root, 'bench', 'cpu-probe.mjs')).href;
+    const args = ['--import', probe, bin, 'user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--yes', '--no-input', '--concurrency', '16', '--file', file];
+    const env = { ...process.env, CI: 'true', EXAMCTL_TOKEN: 'bench-token', EXAMCTL_CONFIG_DIR: join(cwd, 'no-config'), EXAMCTL_RUNS_DIR: join(cwd, 'runs'), EXAMCTL_BENCH_CPU_FILE: cpuFile };
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { cwd, env, stdio: 'ignore' });
+    const [code] = await once(child, 'exit');
+    if (code !== 0) throw new Error(`${bin} user sync --target remote: exit ${code}`);
+    const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    return { firstRequest: server.firstRequestAt - start, cpu: (userCPUTime + systemCPUTime) / 1000 };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+async function remoteStartRows(builds, dir) {
+  const runs = Math.min(RUNS, 7);
+  const rows = [];
+  const cases = [
+    ['user sync --target remote, 1 user', await usersCsv(1, 's'), 'CPU median ms', (time) => time.cpu],
+    ['user sync --target remote, 3,000 users: spawn -> first request', await usersCsv(3000, 's'), 'spawn -> first request median ms', (time) => time.firstRequest],
+  ];
+  for (const [name, file, figure, pick] of cases) {
+    const times = Object.fromEntries(Object.keys(builds).map((build) => [build, []]));
+    for (let i = 0; i < runs; i++) {
+      const order = i % 2 === 0 ? Object.keys(builds) : Object.keys(builds).reverse();
+      for (const build of order) times[build].push(await remoteRunOnce(builds[build], file, dir));
+    }
+    for (const build of Object.keys(builds)) rows.push({ command: name, build, [figure]: Math.round(median(times[build].map(pick))), 'CPU median ms': Math.round(median(times[build].map((time) => time.cpu))) });
+  }
+  return rows;
 }
 
 export async function runStartupBench() {
@@ -53,5 +114,5 @@ export async function runStartupBench() {
       rows.push({ command: name, build, 'wall median ms': Math.round(median(wall)), 'wall min ms': Math.round(Math.min(...wall)), 'CPU median ms': Math.round(median(cpu)) });
     }
   }
-  return rows;
+  return [...rows, ...(await remoteStartRows(builds, dir))];
 }

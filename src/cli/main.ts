@@ -92,12 +92,16 @@ process.on('beforeExit', () => {
   process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;
 });
 
-const code = await runCli(process.argv.slice(2), deps);
-returned = true;
-// Output was lost: whatever the command concluded, its reader did not get it all. Asked again
-// once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
-// is known only then.
-const exitCode = (): number => (lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
-if (lostStreams.size > 0 || process.stdout.destroyed) process.exit(exitCode());
-// Let stdout drain (a pipe to a slow reader) before leaving; its error event, if any, comes first.
-process.stdout.write('', () => setImmediate(() => process.exit(exitCode())));
+/** Runs the command and leaves with its code (no top-level await: the code-cached bundle is a CommonJS script, scripts/build-bundle.mjs). */
+async function main(): Promise<void> {
+  const code = await runCli(process.argv.slice(2), deps);
+  returned = true;
+  // Output was lost: whatever the command concluded, its reader did not get it all. Asked again
+  // once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
+  // is known only then.
+  const exitCode = (): number => (lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
+  if (lostStreams.size > 0 || process.stdout.destroyed) process.exit(exitCode());
+  // Let stdout drain (a pipe to a slow reader) before leaving; its error event, if any, comes first.
+  process.stdout.write('', () => setImmediate(() => process.exit(exitCode())));
+}
+void main();

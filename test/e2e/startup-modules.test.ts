@@ -1,13 +1,20 @@
 /**
  * Start-up cost: a run that validates and sends records must not load zod (~50 ms of
- * import plus the schemas). The built CLI is run with a module hook (module.register) that records
- * every URL it resolves; the list then says which modules the run loaded.
+ * import plus the schemas). The ES module bundle (dist/bundle/examctl.mjs, scripts/build-bundle.mjs:
+ * what bin/examctl runs with --debug or under another Node than the build's; the code-cached
+ * script is the same program, its lazily imported parts initialised on their first import) is
+ * run with a module hook (module.register) that records every URL it resolves; each chunk of the
+ * bundle stands for the modules it holds (esbuild's metafile, dist/bundle/meta.json), named as
+ * their dist/ files, so the list says which modules the run loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST_MAIN, ROOT, startNode } from '../support/cli.js';
+import { BIN, ROOT, startNode } from '../support/cli.js';
+
+const BUNDLE_MAIN = join(ROOT, 'dist/bundle/examctl.mjs');
 import { withTempDir } from '../support/temp-dir.js';
 
 const USERS = join(ROOT, 'fixtures/users.csv');
@@ -21,26 +28,36 @@ export async function resolve(specifier, context, next) {
 }
 `;
 
+/** The modules each chunk of the bundle holds, as the URLs of their dist/ files (node_modules as they are). */
+function chunkModules(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const asUrl = (input: string) => pathToFileURL(join(ROOT, input.replace(/^src\/(.*)\.ts$/, 'dist/$1.js'))).href;
+  return new Map(Object.entries(meta.outputs).map(([chunk, output]) => [pathToFileURL(join(ROOT, chunk)).href, Object.keys(output.inputs).map(asUrl)]));
+}
+
 interface Loaded {
   code: number | null;
   stderr: string;
   urls: string[];
 }
 
-/** Runs `examctl args` from the built dist/ in `dir` and returns the module URLs it resolved. */
-async function loadedBy(dir: string, args: string[], env: Record<string, string> = {}): Promise<Loaded> {
+/** Runs `examctl args` (the ES module bundle, or `main`) in `dir` and returns the module URLs it resolved. */
+async function loadedBy(dir: string, args: string[], env: Record<string, string> = {}, main = BUNDLE_MAIN): Promise<Loaded> {
   const hooks = join(dir, 'hooks.mjs');
   const register = join(dir, 'register.mjs');
   const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.log`);
   await writeFile(hooks, HOOKS);
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   await writeFile(log, '');
-  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, DIST_MAIN, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
-  const urls = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
+  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, main, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
+  const chunks = chunkModules();
+  const resolved = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
+  const urls = resolved.flatMap((url) => chunks.get(url) ?? [url]);
   return { code, stderr, urls };
 }
 
 const isZod = (url: string) => url.includes('/node_modules/zod/');
+const USER_RULES = pathToFileURL(join(ROOT, 'dist/domain/user.js')).href;
 
 function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
   return withTempDir(run, 'examctl-startup-');
@@ -125,6 +142,9 @@ describe('checking a base URL does not load the HTTP client', () => {
         EXAMCTL_TOKEN: 'startup-test-token',
       });
       expect(run.urls.some(isUndici)).toBe(true);
+      // Only the parts of undici examctl uses (its pools and errors): not the whole index with
+      // fetch's cookies, WebSocket, caches and mocks (scripts/build-bundle.mjs, slimUndici).
+      expect(run.urls.filter((u) => /\/node_modules\/undici\/(index\.js|lib\/(mock|cache|web\/(cookies|websocket|cache|eventsource))\/)/.test(u))).toEqual([]);
     });
   });
 });
@@ -152,6 +172,61 @@ describe('a CSV run loads no other format\'s reader (issue 37: start-up before t
       });
       expect(run.urls.some((u) => u.endsWith('/dist/input/json-reader.js'))).toBe(true);
       expect(run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js'))).toBe(false);
+    });
+  });
+});
+
+describe('bin/examctl starts the code-cached script under the Node that built it, else the ES module bundle', () => {
+  const DRY_RUN = ['user', 'sync', '--dry-run', '--file', USERS, '--no-input'];
+
+  it('V8 accepts the cache made at build time for the script', async () => {
+    await inTempDir(async (dir) => {
+      const check = join(dir, 'check.cjs');
+      await writeFile(
+        check,
+        `const { readFileSync } = require('node:fs'); const { wrap } = require('node:module'); const { Script } = require('node:vm');
+const script = ${JSON.stringify(join(ROOT, 'dist/bundle/examctl.cjs'))};
+const compiled = new Script(wrap(readFileSync(script, 'utf8')), { filename: script, cachedData: readFileSync(script + '.cache') });
+process.stdout.write(String(compiled.cachedDataRejected));`,
+      );
+      const run = await startNode([check], dir).done;
+      expect(run.stdout).toBe('false');
+    });
+  });
+
+  it('the script, not the modules; with --debug the modules (source maps)', async () => {
+    await inTempDir(async (dir) => {
+      const cached = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, BIN);
+      expect(cached.code, cached.stderr).toBe(0);
+      expect(cached.stderr).toContain('20 items: 20 valid');
+      expect(cached.urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+      const debug = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store'), '--debug'], {}, BIN);
+      // The modules' chunks (each named here by the sources it holds).
+      expect(debug.urls).toContain(USER_RULES);
+    });
+  });
+
+  it('a cache made by another Node, or one V8 refuses, costs speed only: the same run, the same result', async () => {
+    await inTempDir(async (dir) => {
+      // A copy of the built package whose cache says another Node made it, then whose cache is garbage.
+      const copy = join(dir, 'package');
+      await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+      await cp(join(ROOT, 'dist/bundle'), join(copy, 'dist/bundle'), { recursive: true });
+      await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
+      await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+      const manifest = join(copy, 'dist/bundle/code-cache.json');
+      const built = JSON.parse(await readFile(manifest, 'utf8')) as { node: string };
+      await writeFile(manifest, JSON.stringify({ ...built, node: 'v0.0.0' }));
+      const other = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, join(copy, 'bin/examctl'));
+      expect(other.stderr).toContain('20 items: 20 valid');
+      expect(other.urls.some((url) => url === pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href)).toBe(true);
+
+      await writeFile(manifest, JSON.stringify(built));
+      await writeFile(join(copy, 'dist/bundle/examctl.cjs.cache'), Buffer.alloc(4096, 7));
+      const refused = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, join(copy, 'bin/examctl'));
+      expect(refused.code, refused.stderr).toBe(0);
+      expect(refused.stderr).toContain('20 items: 20 valid');
+      expect(refused.urls.filter((url) => url.includes('/dist/'))).toEqual([]);
     });
   });
 });

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startNode, type Finished } from '../support/cli.js';
 
 /**
- * What `npm pack` ships is what people install: the tarball holds LICENSE, dist/ (no build at
- * install: `prepare` needs tsc, a dev dependency), the docs the README links, the fixtures the
- * README and tutorial use; and, unpacked into a scratch prefix beside its runtime dependencies
+ * What `npm pack` ships is what people install: the tarball holds LICENSE, the bundle bin/examctl
+ * runs (dist/bundle/, no build at install: `prepare` needs tsc and esbuild, dev dependencies, as
+ * are the libraries it bundles: docs/architecture.md, "Build and package"), the docs the README
+ * links, the fixtures the README and tutorial use; and, unpacked into a scratch prefix beside its runtime dependencies
  * only, it runs from another directory. The same with a real `npm install --global` from the
  * registry is in scripts/test-interop.mjs (it needs the network), and there too the production
  * install of the tarball into an empty folder: its package count, size and no "deprecated"
@@ -69,9 +70,14 @@ describe('the production dependency tree (package-lock.json)', () => {
 });
 
 describe('the npm tarball', () => {
-  it('holds LICENSE (MIT, examctl contributors), README, bin, the built dist/ and the fixtures the docs use; no sources or tests', () => {
-    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/examctl', 'dist/cli/main.js', 'fixtures/world.json', 'fixtures/users-with-errors.csv', 'fixtures/sittings.csv']));
+  it('holds LICENSE (MIT, examctl contributors), README, bin, the bundle and the fixtures the docs use; no sources, tests or dist/ modules', () => {
+    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/examctl', 'dist/bundle/examctl.mjs', 'dist/bundle/THIRD-PARTY-NOTICES.md', 'fixtures/world.json', 'fixtures/users-with-errors.csv', 'fixtures/sittings.csv']));
     expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path))).toEqual([]);
+    expect(packed.filter((path) => path.startsWith('dist/') && !path.startsWith('dist/bundle/'))).toEqual([]);
+    expect(packed).not.toContain('dist/bundle/meta.json');
+    // The bundled libraries' licences travel with them.
+    const notices = readFileSync(join(installed, 'dist', 'bundle', 'THIRD-PARTY-NOTICES.md'), 'utf8');
+    for (const name of ['commander', 'csv-parse', 'undici', 'zod', 'ora', 'cli-table3', '@inquirer/prompts']) expect(notices).toMatch(new RegExp(`^## ${name} \\S+ \\(MIT\\)$`, 'm'));
     const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^MIT License/);
     expect(license).toContain('Copyright (c) 2026 examctl contributors');

@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { childEnv } from './child-env.js';
 
 /**
- * Running the built CLI (bin/examctl over dist/) as a user would, for every test that spawns it.
- * dist/ is brought up to date once per `vitest run`, before any test file starts, by the global
+ * Running the built CLI (bin/examctl over the bundle dist/bundle/) as a user would, for every test that spawns it.
+ * It and dist/ are brought up to date once per `vitest run`, before any test file starts, by the global
  * setup (test/support/global-build.ts); a test file never builds, so an edit made while tests run
  * cannot make a file's hook rebuild from a half-edited tree.
  */

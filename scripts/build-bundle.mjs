@@ -1,0 +1,262 @@
+// The CLI that bin/examctl runs: src/cli/main.ts and everything it imports (examctl's own modules
+// and its dependencies) bundled by esbuild into dist/bundle/ (issue 37: start-up before the first
+// request), twice: examctl.mjs with one chunk per lazily imported part (a command's behaviour,
+// the engine, undici, prompts...), so a run loads a few dozen files instead of ~300 modules; and
+// examctl.cjs, the same program as one script with V8's code cache (buildCodeCachedScript), which
+// the bin prefers under the Node that built it. `npm run build` runs this after tsc (dist/'s
+// modules stay: tests, benches and scripts import them). docs/architecture.md, "Build and package".
+//
+// dist/bundle/meta.json (esbuild's metafile: which sources each chunk holds) is for the tests that
+// check what a command loads (test/e2e/startup-modules.test.ts); it is not packed.
+//
+// Run: node scripts/build-bundle.mjs
+import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+export const BUNDLE_DIR = join(dist, 'bundle');
+
+const posix = (path) => path.split(sep).join('/');
+
+/**
+ * `import.meta.url` of a module of src/ means the place of its compiled file in dist/ (src/version.ts
+ * reads `../package.json` from it, src/engine/local-target.ts `../../fixtures/world.json`): in the
+ * bundle, every such use is made the URL of that dist/ file, computed from the chunk's own URL, so
+ * the relative paths of the sources hold wherever the package is installed.
+ */
+const distImportMetaUrl = (format) => ({
+  name: 'dist-import-meta-url',
+  setup(esbuild) {
+    // The CommonJS script has no import.meta: its own URL is made from __filename.
+    const here = format === 'esm' ? 'import.meta.url' : "require('node:url').pathToFileURL(__filename)";
+    esbuild.onLoad({ filter: /\.ts$/ }, (args) => {
+      let text = readFileSync(args.path, 'utf8');
+      if (!args.path.startsWith(src + sep)) return undefined;
+      // The script's import() of one of Node's modules is a require (V8 gives a function
+      // restored from the code cache no way to import): the same named exports, loaded at once.
+      const lazyBuiltins = format === 'cjs' && /\bimport\((['"])node:/.test(text);
+      if (!text.includes('import.meta') && !lazyBuiltins) return undefined;
+      if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
+      const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
+      const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
+      text = text.replaceAll('import.meta.url', url);
+      // esbuild would make any other import.meta an empty object in the script: no script then.
+      if (format === 'cjs' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      return { contents: text, loader: 'ts' };
+    });
+  },
+});
+
+/** The value names src/ imports from `pkg` (`import { A, type B, C as D } from 'pkg'` -> A, C); undefined when it takes the whole package (a namespace or default import). */
+function namesImportedFrom(pkg) {
+  const names = new Set();
+  for (const entry of readdirSync(src, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    for (const match of text.matchAll(/import\s+(type\s+)?([^'";]*?)\s+from\s+['"]([^'"]+)['"]/g)) {
+      if (match[3] !== pkg || match[1] !== undefined) continue;
+      const braces = /^\{([^}]*)\}$/.exec(match[2].trim());
+      if (braces === null) return undefined;
+      for (const part of braces[1].split(',').map((item) => item.trim()).filter((item) => item !== '' && !item.startsWith('type '))) names.add(part.split(/\s+as\s+/)[0]);
+    }
+    if (new RegExp(`(import|require)\\(\\s*['"]${pkg}['"]`).test(text)) return undefined;
+  }
+  return names;
+}
+
+/**
+ * undici's index.js loads its whole lib at import (fetch, WebSocket, cookies, which load Node's own
+ * copy of undici through globalThis.Headers, caches, mocks: ~30 ms of a one-user run). In the
+ * bundle, `undici` is an entry holding only what src/ imports from it: for each name, the lib
+ * module index.js takes it from (its `const Name = require('./lib/...')` or
+ * `const { Name } = require(...)` line), proven at build time to be the very object
+ * `require('undici')[Name]` is, plus index.js's `Object.assign(X.prototype, Y)` statements (the
+ * request API of every dispatcher). A name that cannot be proven so keeps the whole index (with
+ * a warning): the bundle is then slower, never different.
+ */
+function slimUndici() {
+  const require = createRequire(join(root, 'package.json'));
+  const indexPath = require.resolve('undici');
+  const libOf = (binding) => {
+    const index = readFileSync(indexPath, 'utf8');
+    const whole = new RegExp(`^(?:const|let|var)\\s+${binding}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`, 'm').exec(index);
+    if (whole !== null) return { file: whole[1] };
+    const part = new RegExp(`^const\\s*\\{[^}]*\\b${binding}\\b[^}]*\\}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`, 'm').exec(index);
+    return part === null ? undefined : { file: part[1], property: binding };
+  };
+  const names = namesImportedFrom('undici');
+  if (names === undefined) return { reason: 'src/ imports undici as a whole' };
+  const undici = require('undici');
+  const lines = [];
+  const exported = [];
+  const load = (at) => `require(${JSON.stringify(join(dirname(indexPath), at.file))})${at.property === undefined ? '' : `.${at.property}`}`;
+  for (const name of names) {
+    const at = libOf(name);
+    if (at === undefined) return { reason: `no lib module found for undici's ${name}` };
+    const value = require(join(dirname(indexPath), at.file));
+    if ((at.property === undefined ? value : value[at.property]) !== undici[name]) return { reason: `undici's ${name} is not ${at.file}` };
+    exported.push(`${JSON.stringify(name)}: ${load(at)}`);
+  }
+  for (const [, target, source] of readFileSync(indexPath, 'utf8').matchAll(/^Object\.assign\((\w+)\.prototype,\s*(\w+)\)\s*$/gm)) {
+    const [to, from] = [libOf(target), libOf(source)];
+    if (to === undefined || from === undefined) return { reason: `cannot place undici's Object.assign(${target}.prototype, ${source})` };
+    lines.push(`Object.assign(${load(to)}.prototype, ${load(from)});`);
+  }
+  return { contents: `${lines.join('\n')}\nmodule.exports = { ${exported.join(', ')} };\n`, resolveDir: dirname(indexPath) };
+}
+
+const undiciEntry = {
+  name: 'undici-entry',
+  setup(esbuild) {
+    const slim = slimUndici();
+    if (slim.contents === undefined) {
+      console.warn(`build-bundle: undici's whole index is bundled (${slim.reason})`);
+      return;
+    }
+    esbuild.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(src + sep) ? { path: 'undici', namespace: 'undici-entry' } : undefined));
+    esbuild.onLoad({ filter: /.*/, namespace: 'undici-entry' }, () => ({ contents: slim.contents, resolveDir: slim.resolveDir, loader: 'js' }));
+  },
+};
+
+/** The bundled packages (from the metafile) with their licence texts: dist/bundle/THIRD-PARTY-NOTICES.md. */
+function thirdPartyNotices(metafile) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(posix(input));
+    if (match === null) continue;
+    const dir = join(root, match[1]);
+    if (packages.has(dir)) continue;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const licenceFile = readdirSync(dir).find((name) => /^(licen[cs]e|copying)([-._]|$)/i.test(name));
+    if (licenceFile === undefined) throw new Error(`${match[2]} is bundled but has no licence file: write its notice by hand or leave it out of the bundle`);
+    packages.set(dir, { name: manifest.name, version: manifest.version, license: manifest.license, text: readFileSync(join(dir, licenceFile), 'utf8').trim() });
+  }
+  const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [
+    '# Third-party notices',
+    '',
+    'The examctl bundle (dist/bundle/) includes code of these packages, under these licences.',
+    '',
+    ...sorted.flatMap((pkg) => [`## ${pkg.name} ${pkg.version} (${pkg.license})`, '', '```', pkg.text, '```', '']),
+  ].join('\n');
+}
+
+/** What both bundles share: one entry, every dependency inside, names kept (error names, --debug stacks). */
+const COMMON = {
+  absWorkingDir: root,
+  entryPoints: { examctl: join(src, 'cli/main.ts') },
+  outdir: BUNDLE_DIR,
+  bundle: true,
+  platform: 'node',
+  target: 'node20.18',
+  // Less text for V8 to scan at each start (~15 ms of a one-user run, measured); names are
+  // kept, and the source maps give --debug's stacks src/ lines.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+/**
+ * The code-cached script: the same program as one CommonJS file (a lazily imported part is
+ * initialised on its first import, as in the chunks), which bin/examctl compiles with
+ * vm.Script and V8's code cache made here, after a training run: a remote `user sync` of
+ * fixtures/users.csv against a loopback server in this process (examctl's main job; the other
+ * commands share most of its code: flags, readers, rules, journal). Node 20 has no compile cache
+ * for modules (module.enableCompileCache is Node 22), hence a script. The cache is valid for
+ * one Node build: code-cache.json names it, and bin/examctl uses the script only under that
+ * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
+ */
+async function buildCodeCachedScript() {
+  const script = join(BUNDLE_DIR, 'examctl.cjs');
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
+  if (left !== null) {
+    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
+    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
+    rmSync(script);
+    return;
+  }
+  const cache = `${script}.cache`;
+  const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-code-cache-'));
+  try {
+    // The trainer compiles the script exactly as bin/examctl does (the same source text), runs
+    // it, and writes V8's cache of every function the run compiled as the process exits.
+    const trainer = `
+      const { readFileSync, writeFileSync } = require('node:fs');
+      const { wrap, createRequire } = require('node:module');
+      const { dirname } = require('node:path');
+      const vm = require('node:vm');
+      const [script, cache] = [process.env.TRAIN_SCRIPT, process.env.TRAIN_CACHE];
+      const compiled = new vm.Script(wrap(readFileSync(script, 'utf8')), { filename: script });
+      process.on('exit', () => writeFileSync(cache, compiled.createCachedData()));
+      process.argv.splice(1, 0, script);
+      const module = { exports: {} };
+      compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
+    const args = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
+    const child = spawn(process.execPath, ['-e', trainer, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
+    const [code] = await once(child, 'exit');
+    if (code !== 0 || !existsSync(cache)) throw new Error(`the code cache's training run failed (exit ${code}): ${stderr}`);
+  } finally {
+    server.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  const manifest = { node: process.version, v8: process.versions.v8, platform: process.platform, arch: process.arch, script: 'examctl.cjs', cache: 'examctl.cjs.cache' };
+  writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+export async function buildBundle() {
+  rmSync(BUNDLE_DIR, { recursive: true, force: true });
+  const result = await build({
+    ...COMMON,
+    splitting: true,
+    format: 'esm',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: '[name]-[hash]',
+    // CommonJS dependencies (undici, cli-table3) call require() for Node's own modules; an ES
+    // module has none, so each chunk makes one.
+    banner: { js: "import { createRequire as __examctlRequire } from 'node:module';\nconst require = __examctlRequire(import.meta.url);" },
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    plugins: [distImportMetaUrl('esm'), undiciEntry],
+  });
+  writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
+  writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
+  try {
+    await buildCodeCachedScript();
+  } catch (error) {
+    // Without it examctl starts slower, never differently (bin/examctl runs the chunks); a build
+    // where no loopback server can listen still builds. test/e2e/startup-modules.test.ts fails.
+    rmSync(join(BUNDLE_DIR, 'code-cache.json'), { force: true });
+    console.warn(`build-bundle: no code cache: ${error instanceof Error ? error.message : error}`);
+  }
+  return result;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildBundle();
+  if (!existsSync(join(BUNDLE_DIR, 'examctl.mjs'))) throw new Error('the bundle has no entry');
+}
