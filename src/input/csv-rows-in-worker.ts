@@ -33,8 +33,17 @@ export interface RowMessage {
   failure?: string;
 }
 
-// Vitest runs src/, where the worker is the built one (test/support/global-build.ts builds dist/ first).
-const WORKER_URL = import.meta.url.endsWith('.ts') ? new URL('../../dist/input/csv-row-worker.js', import.meta.url) : new URL('./csv-row-worker.js', import.meta.url);
+/**
+ * The worker's file: in the bundle (whose import.meta.url is this module's place in dist/,
+ * scripts/build-bundle.mjs) dist/bundle/csv-row-worker.mjs, the one the package ships; else
+ * the compiled module beside this one; vitest runs src/, where it is the built one
+ * (test/support/global-build.ts builds dist/ first). None there: the read stays in this thread.
+ */
+const WORKER_URL = ((): URL => {
+  if (import.meta.url.endsWith('.ts')) return new URL('../../dist/input/csv-row-worker.js', import.meta.url);
+  const bundled = new URL('../bundle/csv-row-worker.mjs', import.meta.url);
+  return existsSync(fileURLToPath(bundled)) ? bundled : new URL('./csv-row-worker.js', import.meta.url);
+})();
 
 /** True when `path` is a regular file of at least `minBytes` and the worker's module is there. */
 export function rowsInWorkerPay(path: string, minBytes: number): boolean {
