@@ -1,7 +1,8 @@
 // The run path's own CPU per record (issue 37), in process over the built dist/: the real
 // RecordDispatcher, InOrderScheduler (window 16, as a remote run at --concurrency 16) and run
-// journal (sent ahead, group commit, O_DSYNC writes), with a send that answers on the next turn,
-// so nothing of the network, the input or the sync memory is in the figure.
+// journal (sent ahead as far as the build's recordAheadFor(16), group commit, O_DSYNC writes),
+// with a send that answers on the next turn, so nothing of the network, the input or the sync
+// memory is in the figure.
 //   node bench/run-path-bench.mjs [units=50000] [rounds=3] [--against <root of another built clone>]
 // Each round is a fresh process per build and mode, the builds alternated: `journal` (the
 // pipeline with its run journal), `no journal` (dispatcher, scheduler and report entries only),
@@ -75,17 +76,18 @@ async function measureLines(root, count) {
 
 async function measure(root, count, journaled) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [{ startJournaling }, { RecordDispatcher }, { InOrderScheduler }] = await Promise.all([
+  const [{ startJournaling }, { RecordDispatcher }, { InOrderScheduler }, { recordAheadFor }] = await Promise.all([
     load('cli/pipeline/run-journaling.js'),
     load('cli/pipeline/record-dispatcher.js'),
     load('cli/pipeline/in-order-scheduler.js'),
+    load('cli/pipeline/run-pipeline.js'),
   ]);
   const dir = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'examctl-run-path-bench-'));
   try {
     const deps = { env: { EXAMCTL_RUNS_DIR: dir }, cwd: dir, invocation: {} };
     const journal = journaled ? await startJournaling('user sync', { kind: 'remote', baseUrl: 'http://127.0.0.1:1' }, count, { runsDir: dir }, deps) : undefined;
     const job = { send: () => new Promise((answer) => setImmediate(() => answer({ status: 'ok', errors: [], action: 'updated' }))) };
-    const dispatcher = new RecordDispatcher(job, { api: {}, callOptions: {}, maxErrors: undefined, signal: undefined, ...(journal === undefined ? {} : { journal }), recordAhead: 64 });
+    const dispatcher = new RecordDispatcher(job, { api: {}, callOptions: {}, maxErrors: undefined, signal: undefined, ...(journal === undefined ? {} : { journal }), recordAhead: recordAheadFor(16) });
     let emitted = 0;
     const scheduler = new InOrderScheduler({ window: 16, maxBuffered: 1024, emit: () => void (emitted += 1) });
     const header = ['ExternalId', 'Email'];

@@ -17,3 +17,13 @@ export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | u
   }
   return Number(text);
 }
+
+/**
+ * A whole number of ms within [min, max]: a value outside is a UsageError naming the variable and
+ * the range (0 or an hour-long wait is a mistake, never a setting).
+ */
+export function millisecondsInRangeFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, min: number, max: number, range: string): number | undefined {
+  const ms = wholeMillisecondsFromEnv(env, name);
+  if (ms === undefined || (ms >= min && ms <= max)) return ms;
+  throw new UsageError(`${name} must be from ${min} to ${max} milliseconds (${range}), got ${ms}`);
+}

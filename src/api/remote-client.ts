@@ -228,6 +228,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
   // the wire is let finish within the grace (its outcome is known and reported); only waits are
   // cut short at once.
+  const attemptLimits = { maxBytes: maxAnswerBytes, budget, inFlight };
   async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
     try {
       const response = await requestText(
@@ -241,11 +242,11 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           // Retries are ours (with backoff and the lost-attempt note), never undici's.
           idempotent: false,
         },
-        { maxBytes: maxAnswerBytes, budget, inFlight },
+        attemptLimits,
       );
       // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
       if (statusPolicy(response.statusCode) === 'retry') response.release();
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text, bytes: response.bytes, release: response.release };
+      return response;
     } catch (error) {
       const unread = unreadAnswer(error);
       // A 2xx is an answer about the record: it was probably applied, so it is never sent again.

@@ -3,7 +3,7 @@ import type { IntegrationApi } from '../api/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../errors.js';
-import { wholeMillisecondsFromEnv } from '../env-values.js';
+import { millisecondsInRangeFromEnv, wholeMillisecondsFromEnv } from '../env-values.js';
 import { terminalLine } from '../report/terminal-text.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { nonEmpty, type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './context.js';
@@ -153,6 +153,15 @@ function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
   return ms === undefined ? {} : { interruptGraceMs: ms };
 }
 
+/**
+ * EXAMCTL_REQUEST_TIMEOUT_MS: how long one attempt of a request may take, headers and body
+ * (docs/remote.md, "Limits, timeouts, retries"; default 60 s), from 100 ms to 1 hour.
+ */
+function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { requestTimeoutMs?: number } {
+  const ms = millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+  return ms === undefined ? {} : { requestTimeoutMs: ms };
+}
+
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
@@ -184,6 +193,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           signal: deps.signal,
           env: deps.env,
           ...interruptGrace(deps.env),
+          ...requestTimeout(deps.env),
           debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
         });
       },

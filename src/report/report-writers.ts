@@ -1,5 +1,5 @@
 import type { Problem } from '../domain/problem.js';
-import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from './run-report.js';
+import { isNotSentItem, type ItemStatus, type ReportItem, type ReportSummary, type ReportTarget } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
 import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from './report-csv-contract.js';
 import { normalizeColumnName } from '../input/column-name.js';
@@ -342,6 +342,8 @@ export interface SummaryNote {
 export class HumanSummaryWriter implements ReportSink {
   private readonly shown: string[] = [];
   private hidden = 0;
+  /** Skipped items that say only that the run stopped before them (`isNotSentItem`). */
+  private notSent = 0;
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
@@ -370,7 +372,9 @@ export class HumanSummaryWriter implements ReportSink {
       }
     }
     if (item.errors.length > 0) this.codes.item({ item });
-    for (const error of item.errors) {
+    // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by one above the real errors.
+    if (isNotSentItem(item)) this.notSent += 1;
+    else for (const error of item.errors) {
       if (this.shown.length >= SHOWN_ERRORS) {
         this.hidden += 1;
         continue;
@@ -417,7 +421,7 @@ export class HumanSummaryWriter implements ReportSink {
     // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
-    if (this.hidden > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
+    if (this.hidden > 0 || this.notSent > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
       lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);

@@ -37,11 +37,46 @@ export interface ReportItem {
   dryRun?: true;
 }
 
+/**
+ * Why an item a stopped run never sent is skipped: the same words in the run's own report and in
+ * `runs show` (docs/runs.md, "runs show"). After --max-errors the run is finished (no resume);
+ * after anything else `runs resume` sends it, when the run is journaled.
+ */
+export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined): string {
+  if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
+  return `${NOT_SENT} the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
+}
+
+const NOT_SENT = 'not sent:';
+
+/** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */
+export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {
+  return item.status === 'skipped' && item.errors.length === 1 && item.errors[0]!.message.startsWith(NOT_SENT);
+}
+
+/**
+ * Why an item whose request got no definite answer (a network failure, a 429 or 5xx after the
+ * retries: `transient` in the journal) is skipped: the same words live and in `runs show`.
+ */
+export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
+  const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again and accepts an "already exists" for it)`;
+  return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
+}
+
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
-/** The target's identity: a local store's path or a remote's normalised base URL (one sync memory, one target of runs). */
+/**
+ * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
+ * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
+ * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
+ * `https://exam.example.com` is. Its path and port are kept as given, so an identity written
+ * before (any lower-case URL) is the same string still and its sync memory is found.
+ */
 export function targetIdentity(target: ReportTarget): string {
-  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
+  if (target.kind === 'local') return `local ${target.store}`;
+  const url = target.baseUrl.replace(/\/+$/, '');
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0];
+  return `remote ${authority === undefined ? url : authority.toLowerCase() + url.slice(authority.length)}`;
 }
 
 export interface ReportSummary {

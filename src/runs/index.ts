@@ -17,6 +17,7 @@ export {
   unlinedItem,
   notReachedItem,
   unjournaledCount,
+  unitsOf,
   journaledItems,
   listRuns,
   laterRunsOnTarget,

@@ -2,7 +2,7 @@ import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../engine/store/journal.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
-import { targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -290,7 +290,7 @@ export class RunIndex implements JournalHead {
    * all). Never with `unchanged` units: the journal does not name them, the input does.
    */
   coversUnits(): boolean {
-    const units = this.header.units;
+    const units = unitsOf(this);
     return units !== undefined && this.unchanged.count === 0 && this.states.size - this.countFrom(units) === units;
   }
 
@@ -406,6 +406,19 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
   return 'interrupted';
 }
 
+/**
+ * How many units the run has, as its last attempt counted them: that attempt's end line (its
+ * report listed every unit), else the header's count. They differ after a resume of a
+ * `--disable-missing` run whose leavers changed since it started (a later run disabled some, or
+ * synced others): the header's count is the first attempt's, and every view of the run (`runs
+ * list`, `runs show`, the resumed attempt's own report) counts the last attempt's.
+ * Undefined when neither knows (a schedule push killed in its first attempt).
+ */
+export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
+  const endTotal: unknown = run.end?.summary.total;
+  return typeof endTotal === 'number' && Number.isSafeInteger(endTotal) && endTotal >= 0 ? endTotal : run.header.units;
+}
+
 /** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
 const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof RunIndex ? run.journaled : run.items.size) + run.unchanged.count;
 
@@ -421,8 +434,7 @@ export function summarize(run: RunRecord | RunIndex): ReportSummary {
   else for (const history of run.items.values()) summary[statusOf(history)] += 1;
   summary.ok += run.unchanged.count;
   const known = journaledCount(run);
-  const endTotal: unknown = run.end?.summary.total;
-  const units = run.header.units ?? (typeof endTotal === 'number' && Number.isSafeInteger(endTotal) ? endTotal : known);
+  const units = unitsOf(run) ?? known;
   summary.skipped += Math.max(0, units - known);
   summary.total = Math.max(units, known);
   return summary;
@@ -436,9 +448,7 @@ function lostAnswer(record: RunFacts): string {
 }
 
 function notSent(record: RunFacts): string {
-  return record.end?.reason === 'max-errors'
-    ? 'not sent: the run stopped after --max-errors failures'
-    : `not sent: the run stopped before it (examctl runs resume ${record.id} sends it)`;
+  return notSentReason(record.end?.reason === 'max-errors', record.id);
 }
 
 /**
@@ -451,11 +461,7 @@ function statusOf(history: ItemView): ReportItem['status'] {
 }
 
 function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
-  const why = outcome.errors.map((problem) => problem.message).join('; ');
-  return (
-    `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied ` +
-    `(examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`
-  );
+  return noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id);
 }
 
 /** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */
@@ -479,7 +485,8 @@ export function notReachedItem(record: RunFacts, ref: Omit<ItemRef, 'n'>): Repor
  * none after a completed attempt (it dispatched every unit); else unknown (null).
  */
 export function unjournaledCount(run: RunRecord | RunIndex): number | null {
-  if (run.header.units !== undefined) return Math.max(0, run.header.units - journaledCount(run));
+  const units = unitsOf(run);
+  if (units !== undefined) return Math.max(0, units - journaledCount(run));
   return run.end?.reason === 'completed' ? 0 : null;
 }
 
@@ -533,7 +540,7 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
     countUnlisted(summary, record.unchanged.count);
-    const missing = (record.header.units ?? 0) - record.items.size - record.unchanged.count;
+    const missing = (unitsOf(record) ?? 0) - record.items.size - record.unchanged.count;
     if (missing > 0) {
       summary.total += missing;
       summary.skipped += missing;

@@ -10,6 +10,7 @@ import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { readdir } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -284,6 +285,119 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
       expect(exitCode).toBe(1);
       expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1', 'send u2']);
       expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 8, ok: 2, partial: 0, failed: 1, skipped: 5 });
+    });
+  });
+});
+
+describe('a remote run handles answers once the next requests are written (issue 37, after-writes.ts)', () => {
+  const remote = (concurrency: number) => ({ json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9', concurrency });
+  const ids = (count: number) => Array.from({ length: count }, (_, i) => `u${i}`);
+
+  /**
+   * An API that behaves as undici's pool does with a reused connection: a request dispatched is
+   * written two check phases later (an immediate frees the connection, another validates it), and
+   * answered on the next turn after that. What the run does is logged in order.
+   */
+  function undiciLike(events: string[], answerOf: (id: string) => ApiResult<unknown> = () => okResult): ApiFactory {
+    return async () =>
+      ({
+        upsertUser: (request: Payload) =>
+          new Promise<ApiResult<unknown>>((resolve) => {
+            events.push(`dispatch ${request.id}`);
+            setImmediate(() =>
+              setImmediate(() => {
+                events.push(`write ${request.id}`);
+                setImmediate(() => resolve(answerOf(request.id)));
+              }),
+            );
+          }),
+        close: async () => {},
+      }) as unknown as IntegrationApi;
+  }
+
+  function loggingJob(count: number, events: string[]): RecordJob<Payload, string> {
+    return {
+      command: 'test run',
+      records: records(ids(count)),
+      oneUnitPerRecord: true,
+      async *units(batches) {
+        for await (const batch of batches) yield batch.map((record) => ({ source: record.source, id: String(record.fields.id), prepared: { ok: true as const, value: { id: String(record.fields.id) } } }));
+      },
+      send: async (api, payload) => outcomeOf(await api.upsertUser(payload as never)),
+      remember: (unit) => {
+        events.push(`handled ${unit.id}`);
+        return undefined;
+      },
+    };
+  }
+
+  it('the request an ok answer lets go is written before that answer is journaled and reported', async () => {
+    await withTempDir(async (dir) => {
+      const events: string[] = [];
+      const io = testDeps(dir, { openApi: undiciLike(events) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const { exitCode } = await runPipeline(loggingJob(40, events), remote(4), io.deps, targetOnce(remote(4), io.deps));
+      expect(exitCode).toBe(0);
+      expect(JSON.parse(io.stdout.text).summary.ok).toBe(40);
+      // u4 goes in u0's slot (a window of 4): it is on the wire before u0 is handled.
+      // u(k+4) goes in uk's slot (a window of 4): once dispatched, it is on the wire before uk is
+      // handled. (Where the journal's fsync for a new piece holds a dispatch back, the fake's
+      // instant answers are all handled first; a real round trip outlasts that fsync.)
+      let refilled = 0;
+      for (let k = 0; k + 4 < 40; k++) {
+        const handled = events.indexOf(`handled u${k}`);
+        if (events.indexOf(`dispatch u${k + 4}`) > handled) continue;
+        refilled += 1;
+        expect(events.indexOf(`write u${k + 4}`), `u${k + 4} written before u${k} handled`).toBeLessThan(handled);
+      }
+      expect(refilled).toBeGreaterThan(20);
+    });
+  });
+
+  it('no request goes out before its unit is on record as sent, in pieces read ahead between answers too', async () => {
+    await withTempDir(async (dir) => {
+      const runsDir = join(dir, 'runs');
+      const unrecorded: string[] = [];
+      let requests = 0;
+      // At each request (the marker), the journal on disk already holds the unit's sent line.
+      const checking: ApiFactory = async () =>
+        ({
+          upsertUser: async (request: Payload) => {
+            requests += 1;
+            const [run] = readdirSync(runsDir);
+            const journal = readFileSync(join(runsDir, run!, 'journal.ndjson'), 'utf8');
+            if (!journal.split('\n').some((line) => line.includes('"t":"sent"') && line.includes(`"id":"${request.id}"`))) unrecorded.push(request.id);
+            await new Promise((resolve) => setImmediate(resolve));
+            return okResult;
+          },
+          close: async () => {},
+        }) as unknown as IntegrationApi;
+      const io = testDeps(dir, { openApi: checking }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
+      const { exitCode } = await runPipeline(loggingJob(300, []), remote(16), io.deps, targetOnce(remote(16), io.deps));
+      expect(exitCode).toBe(0);
+      expect(requests).toBe(300);
+      expect(unrecorded).toEqual([]);
+    });
+  });
+
+  it('an input that fails while pieces are read ahead: no unit goes after the failure, and the run ends with it', async () => {
+    await withTempDir(async (dir) => {
+      const events: string[] = [];
+      const io = testDeps(dir, { openApi: undiciLike(events) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const job = loggingJob(200, events);
+      const units = job.units;
+      // The structure pass read the file whole; the send pass fails after its first 100 records.
+      job.units = async function* (batches) {
+        let read = 0;
+        for await (const piece of units(batches)) {
+          read += piece.length;
+          if (read > 100) throw new InputFileError('in.json', 101, 'changed while it was sent');
+          yield piece;
+        }
+      };
+      await expect(runPipeline(job, remote(4), io.deps, targetOnce(remote(4), io.deps))).rejects.toThrow('changed while it was sent');
+      const sent = events.filter((event) => event.startsWith('dispatch ')).map((event) => Number(event.slice('dispatch u'.length)));
+      expect(sent.length).toBeGreaterThan(0);
+      expect(Math.max(...sent)).toBeLessThan(100);
     });
   });
 });

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ByteBudget, InFlight, ResponseBudgetError, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AttemptDeadlineError, ByteBudget, InFlight, ResponseBudgetError, Stoppable, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
 let server: Server;
@@ -154,6 +154,65 @@ describe('requestText', () => {
     } finally {
       await pool.destroy();
     }
+  });
+});
+
+describe('InFlight: the requests on the wire, linked through themselves', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  class Request extends Stoppable {
+    reasons: Error[] = [];
+    constructor(readonly name: string) {
+      super();
+    }
+    stop(reason: Error): void {
+      this.reasons.push(reason);
+    }
+  }
+
+  it('drops each request when its deadline passes, in any order of answers, never one already answered, and none twice', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    const inFlight = new InFlight(100);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => new Request(name)) as [Request, Request, Request, Request];
+    for (const request of [a, b, c]) expect(inFlight.add(request)).toBe(true);
+    // Answered in the middle, and answered twice (settle may run again): unlinked once, nothing else moves.
+    inFlight.delete(b);
+    inFlight.delete(b);
+    expect(inFlight.size).toBe(2);
+    vi.advanceTimersByTime(50);
+    inFlight.add(d);
+    expect([a, c, d].every((request) => request.reasons.length === 0)).toBe(true);
+    vi.advanceTimersByTime(60);
+    // a and c were due at 100; d, added at 50, is not due before 150.
+    expect(a.reasons).toEqual([expect.any(AttemptDeadlineError)]);
+    expect(c.reasons).toEqual([expect.any(AttemptDeadlineError)]);
+    expect(d.reasons).toEqual([]);
+    expect(b.reasons).toEqual([]);
+    expect(inFlight.size).toBe(1);
+    inFlight.delete(a);
+    vi.advanceTimersByTime(50);
+    expect(d.reasons).toHaveLength(1);
+    expect(a.reasons).toHaveLength(1);
+    expect(inFlight.size).toBe(0);
+  });
+
+  it('abandon stops every request still on the wire once, and each later one as it is added', () => {
+    const inFlight = new InFlight(60_000);
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => new Request(name)) as [Request, Request, Request];
+    inFlight.add(a);
+    inFlight.add(b);
+    inFlight.delete(a);
+    const reason = new Error('grace over');
+    inFlight.abandon(reason);
+    expect(a.reasons).toEqual([]);
+    expect(b.reasons).toEqual([reason]);
+    expect(inFlight.size).toBe(0);
+    expect(inFlight.add(c)).toBe(false);
+    expect(c.reasons).toEqual([reason]);
+    // A request still holds no link to the others once dropped: nothing keeps answered requests alive.
+    expect([a, b, c].every((request) => request.inFlightPrev === undefined && request.inFlightNext === undefined)).toBe(true);
   });
 });
 

@@ -169,6 +169,30 @@ describe('units put on record as sent ahead of their dispatch', () => {
     expect(log.filter((line) => line.startsWith('sending '))).toHaveLength(10);
   });
 
+  it('a piece announced while requests are in flight is put on record at once, not at its first dispatch', async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log);
+    const { dispatcher, requests } = aheadDispatcher(journal);
+    const units = Array.from({ length: 96 }, (_, n) => unit(n));
+    const recorded = (): number => log.filter((line) => line.startsWith('sending ')).length;
+    // The first piece (a window of 16) is on record as it is announced.
+    dispatcher.expect(units.slice(0, 16));
+    expect(recorded()).toBe(16);
+    const answers = units.slice(0, 16).map((u) => dispatcher.dispatch(u));
+    makeDurable();
+    await Promise.all(answers);
+    expect(requests).toHaveLength(16);
+    // The next piece, read ahead between answers: its sent lines start now, so the dispatch of
+    // unit 16 (when an answer frees a slot) finds them durable and waits for no fsync.
+    dispatcher.expect(units.slice(16));
+    expect(recorded()).toBe(16 + AHEAD);
+    makeDurable();
+    await new Promise((resolve) => setImmediate(resolve));
+    const next = dispatcher.dispatch(units[16]!);
+    expect(requests).toHaveLength(17);
+    await next;
+  });
+
   it('a stop leaves units on record ahead unsent (skipped), and records nothing further', async () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);

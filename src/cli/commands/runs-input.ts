@@ -1,6 +1,7 @@
-import { changedScheduleFile, fingerprintInput, inputChange, type JournalHead } from '../../runs/index.js';
+import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
 import type { CommandDeps } from '../context.js';
 import type { RecordJob, Unit } from '../pipeline/record-job.js';
+import type { InputRecord } from '../../input/record.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
@@ -21,7 +22,11 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
  * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
  * them). Without `units` (not asked for), `count` is the header's.
  */
-export type RunInput = { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[] } | { unlisted: string };
+export type RunInput =
+  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow }
+  | { unlisted: string };
+
+type TableRow = NonNullable<InputRecord['raw']>;
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -30,7 +35,7 @@ export type RunInput = { units?: () => AsyncIterable<Unit<unknown>>; count: numb
  * item is reported. `withUnits` false: only checked (unchanged, its job built), never parsed,
  * for a run whose journal lists every unit and a report that needs no input cells.
  */
-export async function runInput(record: Pick<JournalHead, 'header'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
+export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;
   const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
@@ -53,11 +58,17 @@ export async function runInput(record: Pick<JournalHead, 'header'>, deps: Comman
   try {
     const input = await build({ ...recorded, input: false }, readDeps);
     const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
-    if (!withUnits) return { count: header.units ?? 0, ...notes };
+    if (!withUnits) return { count: unitsOf(record) ?? 0, ...notes };
     let count = 0;
     // Read through once: an error surfaces here, before anything is reported.
     for await (const _unit of units(input)) count += 1;
-    return { units: () => units(input), count, ...notes };
+    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
+    let table: TableRow | undefined;
+    for await (const record of input.records()) {
+      table = record.raw;
+      break;
+    }
+    return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

@@ -9,6 +9,7 @@ import {
   laterRunsOnTarget,
   resolveRunId,
   unjournaledCount,
+  unitsOf,
   resolveRunsDir,
   RunJournalError,
   assertTrustedRun,
@@ -19,7 +20,8 @@ import {
   type RunTrust,
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
-import { describeTarget } from '../../report/report-writers.js';
+import { describeTarget, type SourceRow } from '../../report/report-writers.js';
+import type { ReportItem } from '../../report/run-report.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
 import { openRunReport } from '../output.js';
@@ -127,14 +129,15 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
   }
   const builder = report.builder;
   let position = 0;
+  const leavers = cells && !('unlisted' in input) ? await leaverRows(run, input, deps) : undefined;
   if (!('unlisted' in input) && input.units !== undefined) {
     for await (const unit of input.units()) {
       const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
       position += 1;
-      await builder.add({ item, rows: unit.rows });
+      await builder.add({ item, rows: leavers === undefined || unit.rows === undefined ? unit.rows : leavers.fileRows(unit.rows) });
     }
   }
-  for await (const item of run.items(position)) await builder.add({ item });
+  for await (const item of run.items(position)) await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
   // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
   const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
   if (unnamed > 0) {
@@ -153,11 +156,36 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
   return builder.summary.ok === builder.summary.total ? 0 : 1;
 }
 
+/**
+ * The leavers' rows of a CSV or xlsx report of a table input (docs/sync.md, "Leavers"), as the
+ * run's own report wrote them: the input's header (plus DisableLogin), the ExternalId and
+ * DisableLogin cells. Their names are not in the journal, so those cells stay empty (fed back,
+ * such a row is refused for its empty names, never sent nameless): said on stderr. Undefined
+ * when the run listed no leaver or the input is not a table.
+ */
+async function leaverRows(
+  run: RunIndex,
+  input: Extract<Awaited<ReturnType<typeof runInput>>, { count: number }>,
+  deps: CommandDeps,
+): Promise<{ fileRows: (rows: SourceRow[]) => SourceRow[]; row: (item: ReportItem) => SourceRow } | undefined> {
+  const listed = run.countFrom(input.count);
+  if (run.header.command !== 'user sync' || input.table === undefined || listed === 0) return undefined;
+  const { leaverTable, leaverRow, underLeaverHeader } = await import('./user-sync-memory.js');
+  const table = leaverTable(input.table);
+  await deps.stderr.write(
+    `${terminalLine(`run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`)}\n`,
+  );
+  return {
+    fileRows: (rows) => underLeaverHeader(table, rows),
+    row: (item) => leaverRow(table, { ExternalId: item.id ?? '' }),
+  };
+}
+
 const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
 
 /** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
 function unreachedLeavers(run: RunIndex, inputUnits: number): number {
-  const total = run.header.units;
+  const total = unitsOf(run);
   if (total === undefined) return 0;
   return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
 }

@@ -198,10 +198,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   reportRows(unit: Unit<UserRequest>): Unit<UserRequest> {
     const table = this.table;
-    if (table === undefined || this.leavers.length === 0 || table.header === table.source || unit.rows === undefined) return unit;
-    // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
-    const width = table.source.length;
-    return { ...unit, rows: unit.rows.map((row) => (sameHeader(table, row.header) ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells } : row)) };
+    if (table === undefined || this.leavers.length === 0 || unit.rows === undefined) return unit;
+    const rows = underLeaverHeader(table, unit.rows);
+    return rows === unit.rows ? unit : { ...unit, rows };
   }
 
   /** How many leavers `leaverBatches` gives (known once `prepare` ran). */
@@ -279,7 +278,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
  * How a leaver's row sits in the report of a table input (docs/sync.md, "Leavers"): the input's
  * header (plus DisableLogin when it has none) and where the request's fields go.
  */
-interface LeaverTable {
+export interface LeaverTable {
   /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
   source: readonly string[];
   /** The report's header: `source`, or `source` and DisableLogin. */
@@ -293,6 +292,17 @@ interface LeaverTable {
 const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
 type LeaverField = (typeof LEAVER_FIELDS)[number];
 
+/**
+ * A file's rows under the report's header when it adds DisableLogin (`runs show` shapes them so
+ * too, src/cli/commands/runs.ts): the same rows when it adds nothing.
+ */
+export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
+  if (table.header === table.source) return rows;
+  // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
+  const width = table.source.length;
+  return rows.map((row) => (sameHeader(table, row.header) ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells } : row));
+}
+
 /** Whether `header` is the input's (compared once per array: the rows of one read share it). */
 function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
   if (header === table.seen) return true;
@@ -301,7 +311,7 @@ function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
   return true;
 }
 
-function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
+export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
   const nameOf = (i: number): string | undefined => raw.names?.[i] ?? raw.header[i];
   const find = (field: LeaverField): number => raw.header.findIndex((_, i) => nameOf(i) === field);
   const disableLogin = find('DisableLogin');
@@ -315,7 +325,7 @@ function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
 }
 
 /** A leaver's request as a row of the report: fed back (--only-failed), it sends the disable again. */
-function leaverRow(table: LeaverTable, payload: UserRequest): SourceRow {
+export function leaverRow(table: LeaverTable, payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>): SourceRow {
   const cells: string[] = table.header.map(() => '');
   const values: { [K in LeaverField]: string } = { ExternalId: payload.ExternalId, FirstName: payload.FirstName ?? '', LastName: payload.LastName ?? '', DisableLogin: 'true' };
   for (const field of LEAVER_FIELDS) {

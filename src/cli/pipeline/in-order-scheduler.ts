@@ -92,6 +92,8 @@ export class InOrderScheduler<T extends object> {
   /** A slot was answered: its request slot is free for the sender. */
   private answered(): void {
     this.inFlight -= 1;
+    // An answer handed on after its slot was freed early (`retake`) frees none: the sender sleeps on.
+    if (this.inFlight >= this.options.window) return;
     const wake = this.wakeSender;
     this.wakeSender = undefined;
     wake?.();

@@ -1,8 +1,8 @@
 import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
 import type { Problem } from '../../domain/problem.js';
-import { AnswerLostError, AnswerUnreadableError, InterruptedError } from '../../errors.js';
+import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../../errors.js';
 import type { ReportEntry } from '../../report/report-writers.js';
-import type { ReportItem } from '../../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, type ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 
@@ -109,6 +109,9 @@ export class RecordDispatcher<P, R> {
       this.upcomingHead = 0;
     }
     for (const unit of units) this.upcoming.push({ unit });
+    // Read ahead in idle time (run-pipeline.ts): put on record now, not at the next dispatch,
+    // which would then wait for the fsync.
+    this.recordAheadFrom(this.position, this.upcomingHead);
   }
 
   get stopReason(): StopReason | undefined {
@@ -129,7 +132,7 @@ export class RecordDispatcher<P, R> {
       return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined) return skipped(unit);
+    if (this.stop !== undefined) return skipped(unit, this.notSent());
     const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
@@ -171,7 +174,7 @@ export class RecordDispatcher<P, R> {
     // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
     this.checkStop();
-    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit);
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.notSent());
     let outcome: Outcome;
     try {
       outcome = await this.job.send(api, payload, this.options.callOptions);
@@ -192,30 +195,51 @@ export class RecordDispatcher<P, R> {
     const upcoming = this.upcoming;
     if (this.upcomingHead === upcoming.length || upcoming[this.upcomingHead]!.unit !== unit) return undefined;
     const entry = upcoming[this.upcomingHead++]!;
-    const journal = this.journal as RunJournaling;
-    if (this.stop === undefined && this.lookedAhead - n < this.recordAhead / 2) {
-      const from = Math.max(this.lookedAhead, n);
-      const to = Math.min(n + this.recordAhead, n + upcoming.length - this.upcomingHead + 1);
-      let recorded: Recorded | undefined;
-      for (let k = from; k < to; k++) {
-        const ahead = upcoming[this.upcomingHead - 1 + (k - n)]!;
-        ahead.kept = journal.kept(k, ahead.unit);
-        // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
-        if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
-          // The units put on record in one turn share one write (RunJournaling.sending).
-          const durable = journal.sending(k, ahead.unit);
-          if (recorded?.durable !== durable) recorded = recordedOf(durable);
-          ahead.recorded = recorded;
-        }
-      }
-      this.lookedAhead = Math.max(this.lookedAhead, to);
-    } else if (n >= this.lookedAhead) {
+    this.recordAheadFrom(n, this.upcomingHead - 1);
+    if (n >= this.lookedAhead) {
       // Stopped before this unit was looked at: its outcome may still stand (a resume).
-      entry.kept = journal.kept(n, unit);
+      entry.kept = (this.journal as RunJournaling).kept(n, unit);
       this.lookedAhead = n + 1;
     }
     return entry;
   }
+
+  /**
+   * Puts the announced units from position n (`upcoming[head]`) up to `recordAhead` positions
+   * further on record as sent, when fewer than half that many are: every fsync then carries at
+   * least half a window of lines, and runs while the requests before them are in flight.
+   */
+  private recordAheadFrom(n: number, head: number): void {
+    if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
+    const upcoming = this.upcoming;
+    const journal = this.journal as RunJournaling;
+    const from = Math.max(this.lookedAhead, n);
+    const to = Math.min(n + this.recordAhead, n + upcoming.length - head);
+    let recorded: Recorded | undefined;
+    for (let k = from; k < to; k++) {
+      const ahead = upcoming[head + (k - n)]!;
+      ahead.kept = journal.kept(k, ahead.unit);
+      // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
+      if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
+        // The units put on record in one turn share one write (RunJournaling.sending).
+        const durable = journal.sending(k, ahead.unit);
+        if (recorded?.durable !== durable) recorded = recordedOf(durable);
+        ahead.recorded = recorded;
+      }
+    }
+    this.lookedAhead = Math.max(this.lookedAhead, to);
+  }
+
+  /** The reason on an item the stopped run did not send: `runs show`'s words (one array for all of them). */
+  private notSent(): Problem[] {
+    const maxErrors = this.stop?.kind === 'max-errors';
+    if (this.notSentProblems?.maxErrors !== maxErrors) {
+      this.notSentProblems = { maxErrors, problems: [{ field: '', code: null, message: notSentReason(maxErrors, this.journal?.id) }] };
+    }
+    return this.notSentProblems.problems;
+  }
+
+  private notSentProblems: { maxErrors: boolean; problems: Problem[] } | undefined;
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
   private checkStop(): void {
@@ -264,7 +288,7 @@ export class RecordDispatcher<P, R> {
     // Interrupted while queued for a request slot or a retry: not a target failure.
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit);
+      if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
       this.lost += 1;
       return skipped(unit, [{ field: '', code: null, message: error.message }]);
@@ -273,10 +297,11 @@ export class RecordDispatcher<P, R> {
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
     if (error instanceof AnswerUnreadableError) {
       this.unreadable += 1;
-      return skipped(unit, [{ field: '', code: null, message: error.message }]);
+      return skipped(unit, [{ field: '', code: null, message: noDefiniteAnswerReason(error.message, this.journal?.id) }]);
     }
     const fatal = this.targetFailed(error);
-    return skipped(unit, [{ field: '', code: null, message: fatal.message }]);
+    // No definite answer (journaled as transient): in `runs show`'s words, it may have been applied and a resume sends it again.
+    return skipped(unit, [{ field: '', code: null, message: error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message }]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {

@@ -4,7 +4,7 @@ import type { Problem } from '../../domain/problem.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportSummary, ReportTarget } from '../../report/run-report.js';
 import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../../runs/index.js';
-import { NeverSentTargetError, TransientTargetError } from '../../errors.js';
+import { NeverSentTargetError, TokenRefusedError, TransientTargetError } from '../../errors.js';
 import { RunJournalError } from '../../runs/run-errors.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
@@ -174,8 +174,9 @@ function journaling(
       testSignal.counted('outcome');
     },
     unanswered(n, unit, error) {
-      // Certainly never reached the service: left among the unanswered, journaled "not sent" at the end.
-      if (error instanceof NeverSentTargetError) return;
+      // Certainly never reached the service, or refused for its token (401/403: nothing applied):
+      // left among the unanswered, journaled "not sent" at the end, never "may have been applied".
+      if (error instanceof NeverSentTargetError || error instanceof TokenRefusedError) return;
       unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {

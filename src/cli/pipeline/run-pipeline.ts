@@ -8,6 +8,7 @@ import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption, openRunReport } from '../output.js';
 import { createRunProgress, progressColor, progressEnabled } from '../progress.js';
+import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
@@ -23,13 +24,24 @@ const MAX_PENDING = 1024;
 const MIN_PIECE = 16;
 
 /**
+ * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
+ * after the first: the units the journal can put on record as sent ahead.
+ */
+export function readAheadFor(window: number): number {
+  return Math.max(64, window);
+}
+
+/**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches
- * (docs/runs.md, "Sent ahead"): at least half of it rides on each fsync, so at 8,000 users/s
- * an fsync has 4 ms before a request would wait for it. It also bounds what a kill -9 leaves
- * on record as sent that never went out (each resent by a resume, as a lost answer is).
+ * (docs/runs.md, "Sent ahead"), within the units read so far: at least half of it rides on each
+ * fsync, so at 8,000 users/s an fsync has 4 ms before a request would wait for it. Larger than
+ * the read-ahead, so a write carries what was read since the last one: a 10,000-user remote run
+ * makes ~180 journal writes instead of ~310 (bench/README.md, "Session 40: per-user"). It also
+ * bounds what a kill -9 leaves on record as sent that never went out (each resent by a resume,
+ * as a lost answer is).
  */
 export function recordAheadFor(window: number): number {
-  return Math.max(64, window);
+  return Math.max(256, window);
 }
 
 /**
@@ -79,8 +91,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       return report.builder.add(entry);
     },
   });
+  const afterWrites = new AfterWrites();
   const dispatcher = new RecordDispatcher(job, {
-    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler) : api,
+    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler, afterWrites) : api,
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
@@ -92,12 +105,19 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 
   // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
   // worth first, so the first request waits for that piece only, then the journal's sent-ahead
-  // window's worth; it reads them `ahead` units before their turn, so the journal still puts
-  // units on record as sent ahead across the pieces.
+  // window's worth. The next pieces are read and validated while requests are in flight, after
+  // the requests of the turn are written (`AfterWrites`), a sent-ahead window before their turn,
+  // so the journal puts units on record as sent ahead of their dispatch as each piece is read
+  // (RecordDispatcher.expect), and its fsync runs while the requests before them are in flight.
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
-  const ahead = sends ? recordAheadFor(window) : 0;
+  const ahead = sends ? readAheadFor(window) : 0;
   const piece = Math.max(MIN_PIECE, window);
   const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
+  let readingAhead = false;
+  const readAhead = (): void => {
+    readingAhead = false;
+    void units.fill(ahead);
+  };
   try {
     for (;;) {
       // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
@@ -107,8 +127,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         break;
       }
       const wait = scheduler.accept(dispatcher.dispatch(unit));
-      // The next units are read and validated while the ones before are in flight.
-      if (units.announced < ahead) await units.fill(ahead, wait);
+      if (units.announced < ahead && !readingAhead && units.reading === undefined) {
+        readingAhead = true;
+        afterWrites.add(readAhead);
+      }
+      afterWrites.behind();
       if (wait !== undefined) await wait;
     }
     await scheduler.drain();
@@ -195,26 +218,18 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
  * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
  * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
  * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
- * on to be journaled and reported in the next turn of the event loop, after the other answers
- * of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * on to be journaled and reported once the requests of the turn are written (`AfterWrites`),
+ * after the other answers of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
  * frees its slot only once handled, so what it stops is stopped before another request goes.
  * Holds because each unit makes one call (every RecordJob's `send`).
  */
-function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>): IntegrationApi {
-  // The answers held for the next turn, handed on together (one setImmediate per turn, not per answer).
-  let held: (() => void)[] = [];
-  const handOn = (): void => {
-    const now = held;
-    held = [];
-    for (const go of now) go();
-  };
+function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>, afterWrites: AfterWrites): IntegrationApi {
   const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
     call.then((result) => {
       if (result.envelope.Success !== true) return result;
       slots.freeEarly();
-      return new Promise<ApiResult<T>>((resolve) => {
-        if (held.push(() => (slots.retake(), resolve(result))) === 1) setImmediate(handOn);
-      });
+      // Handed on after the requests of this turn are written, not before (after-writes.ts).
+      return new Promise<ApiResult<T>>((resolve) => afterWrites.add(() => (slots.retake(), resolve(result))));
     });
   return {
     createSchedule: (request, options) => inTurns(api.createSchedule(request, options)),
@@ -229,7 +244,9 @@ function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<Report
 
 /**
  * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
- * it is read; `announced` counts those read and not yet taken.
+ * it is read; `announced` counts those read and not yet taken. One piece is read at a time,
+ * whoever asks (the loop, or a read ahead in idle time); a read ahead that failed fails the
+ * next `take`, so no unit is dispatched after the input failed.
  */
 class UnitQueue<P> {
   private readonly source: AsyncIterator<readonly Unit<P>[]>;
@@ -237,6 +254,9 @@ class UnitQueue<P> {
   private at = 0;
   private readonly later: (readonly Unit<P>[])[] = [];
   private ended = false;
+  private failure: { error: unknown } | undefined;
+  /** The piece being read, if one is. */
+  reading: Promise<boolean> | undefined;
   announced = 0;
 
   constructor(
@@ -248,6 +268,7 @@ class UnitQueue<P> {
 
   /** The next unit read, or undefined when none is at hand (`read` then reads on). */
   take(): Unit<P> | undefined {
+    if (this.failure !== undefined) throw this.failure.error;
     while (this.at === this.piece.length) {
       const later = this.later.shift();
       if (later === undefined) return undefined;
@@ -258,16 +279,12 @@ class UnitQueue<P> {
     return this.piece[this.at++];
   }
 
-  /**
-   * Reads pieces until `count` units are at hand or the input ended. `pending` (the scheduler's
-   * wait, if any) is observed when reading fails, so that its own failure is not left unhandled.
-   */
-  async fill(count: number, pending: void | Promise<void>): Promise<void> {
+  /** Reads pieces until `count` units are at hand or the input ended; a failure is kept for `take`. */
+  async fill(count: number): Promise<void> {
     try {
       while (this.announced < count && (await this.read()));
     } catch (error) {
-      if (pending !== undefined) pending.catch(() => undefined);
-      throw error;
+      this.failure ??= { error };
     }
   }
 
@@ -275,24 +292,35 @@ class UnitQueue<P> {
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    await this.reading?.catch(() => undefined);
     await this.source.return?.();
   }
 
-  /** Reads the next non-empty piece; false at the end of the input. */
-  async read(): Promise<boolean> {
-    while (!this.ended) {
-      const next = await this.source.next();
-      if (next.done === true) {
-        this.ended = true;
-        break;
+  /** Reads the next non-empty piece (the one being read, if one is); false at the end of the input. */
+  read(): Promise<boolean> {
+    if (this.failure !== undefined) return Promise.reject(this.failure.error);
+    if (this.ended) return Promise.resolve(false);
+    return (this.reading ??= this.readPiece());
+  }
+
+  private async readPiece(): Promise<boolean> {
+    try {
+      while (!this.ended) {
+        const next = await this.source.next();
+        if (next.done === true) {
+          this.ended = true;
+          break;
+        }
+        if (next.value.length === 0) continue;
+        this.onPiece(next.value);
+        this.later.push(next.value);
+        this.announced += next.value.length;
+        return true;
       }
-      if (next.value.length === 0) continue;
-      this.onPiece(next.value);
-      this.later.push(next.value);
-      this.announced += next.value.length;
-      return true;
+      return false;
+    } finally {
+      this.reading = undefined;
     }
-    return false;
   }
 }
 

@@ -1,0 +1,60 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { targetIdentity } from '../../src/report/run-report.js';
+import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+
+/**
+ * One server, one identity (report/run-report.ts, `targetIdentity`): the sync memory's place and
+ * the later-run check of `runs resume` take it. A base URL's scheme and host are not
+ * case-sensitive; what an identity was for a lower-case URL stays the same string, so a memory
+ * written before is still found.
+ */
+
+const remote = (baseUrl: string) => targetIdentity({ kind: 'remote', baseUrl });
+
+describe('targetIdentity', () => {
+  it('is the same string as before for a lower-case base URL (existing sync memories are found)', () => {
+    expect(remote('http://127.0.0.1:8080')).toBe('remote http://127.0.0.1:8080');
+    expect(remote('https://exam.example.com/')).toBe('remote https://exam.example.com');
+    expect(remote('https://exam.example.com/Tenant-A//')).toBe('remote https://exam.example.com/Tenant-A');
+    expect(targetIdentity({ kind: 'local', store: '/Home/Me/.examctl-store' })).toBe('local /Home/Me/.examctl-store');
+  });
+
+  it('folds the case of the scheme and host, never of the path', () => {
+    expect(remote('HTTPS://Exam.Example.COM/')).toBe(remote('https://exam.example.com'));
+    expect(remote('HTTP://127.0.0.1:8080')).toBe(remote('http://127.0.0.1:8080/'));
+    expect(remote('https://exam.example.com/Tenant-A')).not.toBe(remote('https://exam.example.com/tenant-a'));
+  });
+});
+
+describe('a sync memory found whatever the case of the base URL', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let service: Awaited<ReturnType<typeof startFaultServer>>;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+    env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_TOKEN: 'dev-token' };
+    service = await startFaultServer();
+    service.fallback = (request) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 20));
+  });
+  afterEach(async () => {
+    await service.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('HTTP://127.0.0.1:PORT/ after http://127.0.0.1:PORT: the memory is found, nothing unchanged is sent', async () => {
+    const sync = (baseUrl: string) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', baseUrl, '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
+    expect((await sync(service.url)).code).toBe(0);
+    expect(service.requests).toHaveLength(20);
+    const shouted = await sync(`${service.url.replace('http://', 'HTTP://')}/`);
+    expect(shouted.code, shouted.stderr).toBe(0);
+    expect(shouted.stderr).not.toContain('no sync memory');
+    expect(shouted.stderr).toContain('20 unchanged (not sent)');
+    expect(service.requests).toHaveLength(20);
+    expect(await readdir(join(dir, 'synced'))).toHaveLength(1);
+  });
+});
