@@ -147,9 +147,10 @@ export function coerceCell(name: string, kind: CoercionKind, value: unknown, pro
   }
 }
 
-function coerceWith(table: CoercionTable, fields: Record<string, unknown>): Coerced {
+/** `inPlace`: `fields` is the caller's own, coerced where it is (no copy of each record, issue 37). */
+function coerceWith(table: CoercionTable, fields: Record<string, unknown>, inPlace = false): Coerced {
   const problems: Problem[] = [];
-  let out: Record<string, unknown> | null = null;
+  let out: Record<string, unknown> | null = inPlace ? fields : null;
   for (let i = 0; i < table.length; i++) {
     const entry = table[i] as readonly [string, CoercionKind];
     const name = entry[0];
@@ -245,10 +246,19 @@ function combine<T>(coercion: Problem[], validation: Validation<T>): Validation<
   return { ok: false, problems: mergeProblems(coercion, validation.ok ? [] : validation.problems) };
 }
 
-/** Coercion and validation of one user record in one call (the CLI's hot path). */
+/** Coercion and validation of one user record in one call. */
 export function coerceAndValidateUser(fields: Record<string, unknown>, context?: { isCreate?: boolean }): Validation<UserRequest> {
   const c = coerceUserFields(fields);
   return combine(c.problems, validateUser(c.fields, context));
+}
+
+/**
+ * coerceAndValidateUser for a record's own fields, which no one reads after (the CLI's hot path:
+ * a CSV row's fields, built for this record alone): coerced in place, not copied.
+ */
+export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Validation<UserRequest> {
+  const c = coerceWith(USER_COERCION, fields, true);
+  return combine(c.problems, validateUser(c.fields));
 }
 
 export function coerceAndValidateCandidate(fields: Record<string, unknown>, context: { workflow: Workflow }): Validation<Candidate> {

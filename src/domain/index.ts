@@ -20,7 +20,7 @@ export {
 } from './schedule.js';
 export { validateCollection, COLLECTION_FIELDS } from './collection.js';
 export { validateInvigilatorRemoval } from './invigilators.js';
-export { coerceAndValidateUser, coerceAndValidateCollection } from './coercion.js';
+export { coerceAndValidateUser, coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,
   ScheduleRequests,

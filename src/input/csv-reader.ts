@@ -10,6 +10,7 @@ import { normalizeColumnName } from './column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
+import { csvRowsInWorker, rowsInWorkerPay } from './csv-rows-in-worker.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -21,6 +22,11 @@ export interface CsvReadOptions {
   encoding?: string;
   /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
   map?: ReadonlyMap<string, string>;
+  /**
+   * A file of at least this many bytes is read and tokenized in a worker thread while this
+   * thread builds its records (csv-rows-in-worker.ts; a dry run's one read). Undefined: never.
+   */
+  rowsInWorker?: number;
 }
 
 export { normalizeColumnName };
@@ -529,7 +535,8 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
       pending.push(record);
     },
   };
-  yield* collectedBatches(csvRows(path, file, sink, options.encoding), () => {
+  const rows = options.rowsInWorker !== undefined && rowsInWorkerPay(path, options.rowsInWorker) ? csvRowsInWorker : csvRows;
+  yield* collectedBatches(rows(path, file, sink, options.encoding), () => {
     const batch = pending;
     pending = [];
     return batch;

@@ -51,6 +51,8 @@ export interface ReadRecordsOptions {
   cellProblems?: 'record' | 'refuse';
   /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */
   shaping?: RecordShaping;
+  /** CSV: from this file size on, the file is tokenized in a worker thread (CsvReadOptions). */
+  rowsInWorker?: number;
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */

@@ -464,7 +464,9 @@ export class RunReportBuilder {
 
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
-    if (this.dryRun) entry = { ...entry, item: { ...entry.item, dryRun: true } };
+    // Marked in place: each entry is the dispatcher's own, built for this one add (a copy of
+    // every item was a tenth of a 500k-row dry run's CPU, issue 37). Same key order as a copy.
+    if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
       const pending = (sinks[i] as ReportSink).item(entry);

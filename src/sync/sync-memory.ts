@@ -12,7 +12,6 @@ import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemo
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { readLinks, type ManagedLink } from './memberships.js';
-import { rawDigest } from './raw-digest.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
 export const SYNC_MEMORY_VERSION = 1;
@@ -292,29 +291,39 @@ export class MemoryEntries {
   }
 
   /**
-   * The run whose acknowledged request a row of these fields is (docs/sync.md, "The raw
-   * digest"): the entry is not disabled and its raw digest is the fields' under `fingerprint`.
-   * The digest is made only for an entry that has one (a memory written before them costs a
-   * night nothing), and compared on the line's bytes: no string made but the run's (the same one
-   * for most rows of a night).
+   * Whether the entry of `id` has a raw digest (docs/sync.md, "The raw digest"): `absent` (no
+   * entry), `none` (none, or disabled: the request digest decides), else `raw`.
    */
-  rawMatch(id: string, fingerprint: string, fields: Readonly<Record<string, unknown>>): string | undefined {
+  rawState(id: string): 'absent' | 'none' | 'raw' {
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry?.raw !== undefined && entry.disabled !== true && entry.raw === rawDigest(fingerprint, fields) ? entry.run : undefined;
+    if (entry !== undefined || this.indexed === 0) return entry === undefined ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
+    const start = this.slots[this.slotOf(id)]! - 1;
+    if (start < 0) return 'absent';
+    const at = this.layoutAt(start, id);
+    if (at !== undefined) return at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
+    const parsed = this.parse(id, start);
+    return parsed.raw !== undefined && parsed.disabled !== true ? 'raw' : 'none';
+  }
+
+  /**
+   * The run whose acknowledged request a row of raw digest `raw` is: the entry is not disabled
+   * and its raw digest is `raw`. Compared on the line's bytes: no string made but the run's (the
+   * same one for most rows of a night).
+   */
+  rawMatch(id: string, raw: string): string | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
     const start = this.slots[this.slotOf(id)]! - 1;
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);
     if (at === undefined) {
       const parsed = this.parse(id, start);
-      return parsed.raw !== undefined && parsed.disabled !== true && parsed.raw === rawDigest(fingerprint, fields) ? parsed.run : undefined;
+      return parsed.raw === raw && parsed.disabled !== true ? parsed.run : undefined;
     }
-    if (at.rawAt < 0 || at.disabled) return undefined;
-    const { rawAt, rawEnd, runAt, runEnd } = at;
-    const raw = rawDigest(fingerprint, fields);
-    if (raw === undefined || rawEnd - rawAt !== raw.length) return undefined;
+    if (at.rawAt < 0 || at.disabled || at.rawEnd - at.rawAt !== raw.length) return undefined;
     const bytes = this.bytes;
-    for (let k = 0; k < raw.length; k++) if (bytes[rawAt + k] !== raw.charCodeAt(k)) return undefined;
-    return this.runAt(runAt, runEnd);
+    for (let k = 0; k < raw.length; k++) if (bytes[at.rawAt + k] !== raw.charCodeAt(k)) return undefined;
+    return this.runAt(at.runAt, at.runEnd);
   }
 
   /** Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse it). */
@@ -736,9 +745,14 @@ export class SyncMemory {
     return this.entries.get(id);
   }
 
-  /** The run a row of these fields is unchanged since, if it is (MemoryEntries.rawMatch). */
-  rawMatch(id: string, fingerprint: string, fields: Readonly<Record<string, unknown>>): string | undefined {
-    return this.entries.rawMatch(id, fingerprint, fields);
+  /** Whether the entry of `id` has a raw digest (MemoryEntries.rawState). */
+  rawState(id: string): 'absent' | 'none' | 'raw' {
+    return this.entries.rawState(id);
+  }
+
+  /** The run a row of this raw digest is unchanged since, if it is (MemoryEntries.rawMatch). */
+  rawMatch(id: string, raw: string): string | undefined {
+    return this.entries.rawMatch(id, raw);
   }
 
   /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */

@@ -168,7 +168,10 @@ describe('--changed-only judged by the raw digest', () => {
     const night = await sync('tonight.csv', '--changed-only');
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent.map((user) => user.ExternalId)).toEqual([all[4]]);
-    // The row it sent is remembered with its raw digest from now on.
+    // Such a night makes no raw digest (it costs what it did): the row it sent is remembered
+    // without one; the next full run gives every row one.
+    expect(memoryLines().filter((line) => line.id === all[4]).at(-1)?.w).toBeUndefined();
+    expect((await sync('tonight.csv')).code).toBe(0);
     expect(memoryLines().filter((line) => line.id === all[4]).at(-1)?.w).toEqual(expect.any(String));
   });
 
@@ -183,7 +186,10 @@ describe('--changed-only judged by the raw digest', () => {
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent).toHaveLength(USERS);
     expect(night.sent[0]!.Hierarchies).toEqual([expect.objectContaining({ ExternalId: 'H-B' }), { ExternalId: 'H-A', Action: 'DELETE' }]);
-    // Pruned: now the links are the request's, the raw digest stands, and the next night sends nothing.
+    // Pruned: the next night sends nothing; and after a full run the links are the request's, so
+    // the raw digest stands, and the night after judges by it and still sends nothing.
+    expect((await sync('b.csv', '--changed-only', '--prune-memberships')).sent).toEqual([]);
+    expect((await sync('b.csv')).code).toBe(0);
     expect(memoryLines().filter((line) => line.id === all[0]).at(-1)?.w).toEqual(expect.any(String));
     expect((await sync('b.csv', '--changed-only', '--prune-memberships')).sent).toEqual([]);
   });

@@ -131,9 +131,9 @@ const SAID = new WeakMap<CommandDeps, Set<string>>();
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; encoding?: string | undefined; command: string; shaping?: RecordShaping } & InputFlagOptions,
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; encoding?: string | undefined; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & InputFlagOptions,
 ): AsyncIterable<InputRecord> {
-  const { sheet, encoding, columns, ignoreUnknownColumns, command } = options;
+  const { sheet, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
   if (encoding !== undefined && !isKnownEncoding(encoding)) {
     throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
   }
@@ -152,6 +152,7 @@ export function readInput(
       ...(sheet !== undefined ? { sheet } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(encoding !== undefined ? { encoding } : {}),
+      ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),
     });
     return shaped;
   };

@@ -77,8 +77,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private table: LeaverTable | undefined;
   /** The rules' fingerprint for raw digests (src/sync/raw-digest.ts): undefined for a dry run, or when they cannot be read. */
   private fingerprint: string | undefined;
-  /** The table row each file request was built from (its raw digest is remembered with it once acknowledged). */
-  private readonly recordOf = new WeakMap<UserRequest, InputRecord>();
+  /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
+  private readonly rawOf = new WeakMap<UserRequest, string>();
 
   constructor(
     flags: UserSyncFlags,
@@ -214,23 +214,28 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   recordUnit(record: InputRecord): Unit<UserRequest> {
     const fingerprint = this.fingerprint;
-    const eligible = fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined;
-    if (eligible && this.flags.changedOnly) {
-      const id = idOf(record.fields, 'ExternalId');
-      const since = id === null ? undefined : this.memory?.rawMatch(id, fingerprint, record.fields);
-      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    let raw: string | undefined;
+    if (fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined) {
+      // Made before the unit is built (coercion works in the record's own fields), and only where
+      // it is used: every row of a full run, and on a night a row whose entry has one (compared)
+      // or none at all (a joiner): not a row whose entry was written without one (an older
+      // memory), so such a night costs what it did; it gains one from the next full run.
+      const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+      const state = id === null || this.memory === undefined ? 'absent' : this.memory.rawState(id);
+      if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
+      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.rawMatch(id!, raw);
+      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     }
     const unit = this.build(record);
-    // Its raw digest is made once it is acknowledged (most rows of a night never are).
-    if (eligible && unit.prepared.ok) this.recordOf.set(unit.prepared.value, record);
+    if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     return unit;
   }
 
   /** The request of a row `recordUnit` judged unchanged by its raw digest, built when asked for. */
-  builtRequest(record: InputRecord): UserRequest {
+  builtRequest(record: InputRecord, raw: string): UserRequest {
     const prepared = this.build(record).prepared;
     if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
-    this.recordOf.set(prepared.value, record);
+    this.rawOf.set(prepared.value, raw);
     return prepared.value;
   }
 
@@ -312,8 +317,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    const record = this.recordOf.get(given);
-    const raw = record === undefined || this.fingerprint === undefined ? undefined : rawDigest(this.fingerprint, record.fields);
+    const raw = this.rawOf.get(given);
     this.acknowledged(unit, payload, run, kept, {
       ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
       ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
@@ -334,11 +338,12 @@ class BuiltWhenAsked {
 
   constructor(
     private readonly record: InputRecord,
+    private readonly raw: string,
     private readonly memory: Pick<UserSyncMemory, 'builtRequest'>,
   ) {}
 
   get value(): UserRequest {
-    return (this.built ??= this.memory.builtRequest(this.record));
+    return (this.built ??= this.memory.builtRequest(this.record, this.raw));
   }
 }
 

@@ -1,6 +1,6 @@
 import type { IntegrationApi } from '../../api/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
-import { coerceAndValidateUser, USER_COLUMNS, validateUser } from '../../domain/index.js';
+import { coerceAndValidateUserRecord, USER_COLUMNS, validateUser } from '../../domain/index.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem } from '../../domain/problem.js';
 import type { UserRequest, UserResponseContent } from '../../domain/types.js';
@@ -20,6 +20,7 @@ import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
 import { UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
+import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
@@ -81,7 +82,8 @@ async function syncFile(
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
     throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
   }
-  const read = userSyncInput(input, deps);
+  // A dry run reads its file once: a large CSV is tokenized in a worker meanwhile (csv-rows-in-worker.ts).
+  const read = userSyncInput(flags.dryRun === true ? { ...input, rowsInWorker: ROWS_IN_WORKER_MIN_BYTES } : input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
   const units = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE).units;
@@ -131,11 +133,11 @@ const MOVERS_NOTE: SummaryNote = {
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
+  { file, ignoreUnknownColumns, sheet, encoding, rowsInWorker, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string; rowsInWorker?: number },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   return {
-    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', ...inputFlagsOf(flags) }),
+    records: () => readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', rowsInWorker, ...inputFlagsOf(flags) }),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
@@ -199,9 +201,10 @@ function withEarlier(stored: Partial<UserRequest> | null, externalId: string, ea
 }
 
 function userUnit(record: InputRecord): Unit<UserRequest> {
-  // CSV cells are strings to coerce; JSON values are taken as typed.
-  const prepared = record.raw ? coerceAndValidateUser(record.fields) : validateUser(record.fields);
-  return { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
+  // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as typed.
+  const id = idOf(record.fields, 'ExternalId');
+  const prepared = record.raw ? coerceAndValidateUserRecord(record.fields) : validateUser(record.fields);
+  return { source: record.source, id, prepared, rows: sourceRowsOf(record) };
 }
 
 async function sendUser(api: IntegrationApi, user: UserRequest, options: { dryRun?: boolean }) {
