@@ -211,19 +211,32 @@ export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIG
     writeUsers(full, users);
     writeUsers(tonight, users, (i) => i % 100 === 0);
     writeUsers(small, 1_000);
-    for (const [build, cliFile] of builds) {
-      const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-night-run-'));
-      try {
-        const fullRun = await timedSync(cliFile, scratch, server, full, []);
+    // Interleaved: each step runs with every build before the next step, so both see the same minutes of the machine.
+    const runs = builds.map(([build, cliFile]) => ({ build, cliFile, scratch: mkdtempSync(join(tmpdir(), 'examctl-bench-night-run-')), rows: [] }));
+    const { readdirSync, statSync } = await import('node:fs');
+    const step = async (each) => {
+      for (const run of runs) await each(run);
+    };
+    try {
+      await step(async (run) => {
+        run.full = await timedSync(run.cliFile, run.scratch, server, full, []);
+      });
+      await step(async (run) => {
         const posts = (await server.counts()).posts;
-        const night = await timedSync(cliFile, scratch, server, tonight, ['--changed-only']);
-        const sent = (await server.counts()).posts - posts;
-        const { readdirSync, statSync } = await import('node:fs');
-        const synced = join(scratch, 'state', 'synced');
-        const memoryMB = +(statSync(join(synced, readdirSync(synced)[0], 'users.ndjson')).size / 1e6).toFixed(1);
-        // The same work both times (1,000 requests, each remembered): only the memory read differs.
-        const against = await timedSync(cliFile, scratch, server, small, []);
-        const empty = await timedSync(cliFile, scratch, server, small, ['--sync-dir', join(scratch, 'empty-sync')]);
+        run.night = await timedSync(run.cliFile, run.scratch, server, tonight, ['--changed-only']);
+        run.sent = (await server.counts()).posts - posts;
+        const synced = join(run.scratch, 'state', 'synced');
+        run.memoryMB = +(statSync(join(synced, readdirSync(synced)[0], 'users.ndjson')).size / 1e6).toFixed(1);
+      });
+      // The same work both times (1,000 requests, each remembered): only the memory read differs.
+      await step(async (run) => {
+        run.against = await timedSync(run.cliFile, run.scratch, server, small, []);
+      });
+      await step(async (run) => {
+        run.empty = await timedSync(run.cliFile, run.scratch, server, small, ['--sync-dir', join(run.scratch, 'empty-sync')]);
+      });
+      for (const { build, full: fullRun, night, sent, memoryMB, against, empty } of runs) {
+        const unchanged = users - sent;
         rows.push({ build, run: `full sync, ${users} users`, ...fullRun, requests: users });
         rows.push({
           build,
@@ -231,12 +244,14 @@ export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIG
           ...night,
           requests: sent,
           'share of full: wall / cpu / journal': `${(night['wall s'] / fullRun['wall s']).toFixed(3)} / ${(night['cpu s'] / fullRun['cpu s']).toFixed(3)} / ${(night['journal MB'] / fullRun['journal MB']).toFixed(4)}`,
+          // What an unchanged row costs beyond the night's fixed part: its CPU less what its 1 % sent cost at the full run's rate per row.
+          'us cpu per unchanged row': Math.round(((night['cpu s'] - (fullRun['cpu s'] * sent) / users) * 1e6) / unchanged),
         });
         rows.push({ build, run: `1,000-user run, memory of ${users} (${memoryMB} MB)`, ...against });
         rows.push({ build, run: '1,000-user run, empty memory', ...empty });
-      } finally {
-        rmSync(scratch, { recursive: true, force: true });
       }
+    } finally {
+      for (const run of runs) rmSync(run.scratch, { recursive: true, force: true });
     }
     return rows;
   } finally {

@@ -230,13 +230,15 @@ async function readAllFrom(handle: FileHandle, size: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let position = 0;
   for (;;) {
-    const buffer = Buffer.alloc(Math.max(64 * 1024, size - position));
+    // Not zero-filled: only the bytes read are kept. The size read first is the file's, so a
+    // memory is read into one buffer (no copy of it by a concat, which doubled the peak).
+    const buffer = Buffer.allocUnsafe(Math.max(64 * 1024, size - position));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) break;
     chunks.push(buffer.subarray(0, bytesRead));
     position += bytesRead;
   }
-  return Buffer.concat(chunks);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** Removes a target's memory files (never following a link: unlink removes a link itself) and its directory. */

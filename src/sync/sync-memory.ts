@@ -25,6 +25,13 @@ export interface MemoryEntry {
   digest: string;
   /** The run that sent it. */
   run: string;
+  /**
+   * rawDigest of the input record that request was built from (a table row's fields as read and
+   * shaped, with the fingerprint of the rules that turn them into the request): a row whose raw
+   * digest matches is that same request without being validated again (docs/sync.md, "The raw
+   * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
+   */
+  raw?: string;
   /** Users: what a disable request needs without the file. */
   firstName?: string;
   lastName?: string;
@@ -127,11 +134,27 @@ interface EntryBody {
   id: string;
   d: string;
   r: string;
+  /** The raw digest, written right after `r` (MemoryEntries.peek reads it there). */
+  w?: string;
   f?: string;
   l?: string;
   x?: true;
   h?: unknown;
 }
+
+/** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
+interface LineLayout {
+  digestAt: number;
+  digestEnd: number;
+  runAt: number;
+  runEnd: number;
+  rawAt: number;
+  rawEnd: number;
+  disabled: boolean;
+}
+
+/** What --changed-only reads of an entry (MemoryEntries.peek). */
+export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled'>;
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */
 export interface MemoryContents {
@@ -170,6 +193,7 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
   const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
   if (links === undefined) return 'its links are not a list of hierarchy links';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
+  if (typeof body.w === 'string') entry.raw = body.w;
   if (body.f !== undefined) entry.firstName = body.f;
   if (body.l !== undefined) entry.lastName = body.l;
   if (body.x === true) entry.disabled = true;
@@ -180,6 +204,8 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
 const CRC_AT = 8;
+/** The shortest entry line `entryLine` writes: the frame, a 1-byte id, a digest (43) and a run id (24). */
+const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const BODY_AT = ENTRY_START.length - '{"id":"'.length;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -194,17 +220,26 @@ const NEWLINE = 10;
  */
 export class MemoryEntries {
   /** Open addressing: slot -> 1 + the offset of the id's latest line (0: empty). */
-  private slots = new Int32Array(1024);
+  private slots: Int32Array;
   private indexed = 0;
   /** Entries parsed or set by this run: they win over their line. */
   private readonly byId = new Map<string, MemoryEntry>();
   /** Ids set by this run that no line holds. */
   private added = 0;
+  /** Scratch for layoutAt (one line at a time), and the run id read last. */
+  private readonly layout: LineLayout = { digestAt: 0, digestEnd: 0, runAt: 0, runEnd: 0, rawAt: -1, rawEnd: -1, disabled: false };
+  private lastRun = '';
 
   constructor(
     private readonly bytes: Buffer = Buffer.alloc(0),
     private readonly file: string = '',
-  ) {}
+  ) {
+    // Sized for the entry lines the file can hold (each over MIN_ENTRY_LINE bytes) at most half full:
+    // no growth while indexing a memory examctl wrote (a shorter line, by hand, grows it).
+    let slots = 1024;
+    while (slots < (2 * bytes.length) / MIN_ENTRY_LINE) slots *= 2;
+    this.slots = new Int32Array(slots);
+  }
 
   get size(): number {
     return this.indexed + this.added;
@@ -232,31 +267,106 @@ export class MemoryEntries {
   get(id: string): MemoryEntry | undefined {
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry;
-    const key = Buffer.from(id, 'utf8');
-    const start = this.slots[this.find(key, 0, key.length)]! - 1;
+    const start = this.slots[this.slotOf(id)]! - 1;
     return start < 0 ? undefined : this.parse(id, start);
   }
 
   /**
-   * What --changed-only compares (digest, run, disabled) without parsing the entry: read off its
-   * line (checksum checked at open) when it has the layout `entryLine` writes, else parsed.
+   * What --changed-only compares (digest, run, raw digest, disabled) without parsing the entry:
+   * read off its line (checksum checked at open) when it has the layout `entryLine` writes, else
+   * parsed.
    */
-  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+  peek(id: string): PeekedEntry | undefined {
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry;
-    const key = Buffer.from(id, 'utf8');
-    const start = this.slots[this.find(key, 0, key.length)]! - 1;
+    const start = this.slots[this.slotOf(id)]! - 1;
     if (start < 0) return undefined;
+    const at = this.layoutAt(start, id);
+    if (at === undefined) return this.parse(id, start);
+    const bytes = this.bytes;
+    const peeked: PeekedEntry = { digest: bytes.toString('latin1', at.digestAt, at.digestEnd), run: this.runAt(at.runAt, at.runEnd) };
+    if (at.rawAt >= 0) peeked.raw = bytes.toString('latin1', at.rawAt, at.rawEnd);
+    if (at.disabled) peeked.disabled = true;
+    return peeked;
+  }
+
+  /**
+   * Whether the entry of `id` has a raw digest (docs/sync.md, "The raw digest"): `absent` (no
+   * entry), `none` (none, or disabled: the request digest decides), else `raw`.
+   */
+  rawState(id: string): 'absent' | 'none' | 'raw' {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry === undefined ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
+    const start = this.slots[this.slotOf(id)]! - 1;
+    if (start < 0) return 'absent';
+    const at = this.layoutAt(start, id);
+    if (at !== undefined) return at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
+    const parsed = this.parse(id, start);
+    return parsed.raw !== undefined && parsed.disabled !== true ? 'raw' : 'none';
+  }
+
+  /**
+   * The run whose acknowledged request a row of raw digest `raw` is: the entry is not disabled
+   * and its raw digest is `raw`. Compared on the line's bytes: no string made but the run's (the
+   * same one for most rows of a night).
+   */
+  rawMatch(id: string, raw: string): string | undefined {
+    const entry = this.byId.get(id);
+    if (entry !== undefined || this.indexed === 0) return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
+    const start = this.slots[this.slotOf(id)]! - 1;
+    if (start < 0) return undefined;
+    const at = this.layoutAt(start, id);
+    if (at === undefined) {
+      const parsed = this.parse(id, start);
+      return parsed.raw === raw && parsed.disabled !== true ? parsed.run : undefined;
+    }
+    if (at.rawAt < 0 || at.disabled || at.rawEnd - at.rawAt !== raw.length) return undefined;
+    const bytes = this.bytes;
+    for (let k = 0; k < raw.length; k++) if (bytes[at.rawAt + k] !== raw.charCodeAt(k)) return undefined;
+    return this.runAt(at.runAt, at.runEnd);
+  }
+
+  /** Where the fields of the entry line at `start` are, when it has the layout `entryLine` writes (else undefined: parse it). */
+  private layoutAt(start: number, id: string): LineLayout | undefined {
     const bytes = this.bytes;
     const end = bytes.indexOf(NEWLINE, start);
-    const digestAt = start + ENTRY_START.length + key.length + DIGEST_KEY.length;
+    const digestAt = start + ENTRY_START.length + Buffer.byteLength(id, 'utf8') + DIGEST_KEY.length;
     const digestEnd = bytes.indexOf(QUOTE, digestAt);
     const runAt = digestEnd + RUN_KEY.length;
     const runEnd = bytes.indexOf(QUOTE, runAt);
-    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return this.parse(id, start);
+    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return undefined;
+    const at = this.layout;
+    at.digestAt = digestAt;
+    at.digestEnd = digestEnd;
+    at.runAt = runAt;
+    at.runEnd = runEnd;
+    at.rawAt = -1;
+    at.rawEnd = -1;
+    let rest = runEnd;
+    // The raw digest, when the line has one, comes right after the run (entryLine).
+    if (hasAt(bytes, runEnd, RAW_KEY)) {
+      const rawAt = runEnd + RAW_KEY.length;
+      const rawEnd = bytes.indexOf(QUOTE, rawAt);
+      if (rawEnd < 0 || rawEnd >= end || hasEscape(bytes, rawAt, rawEnd)) return undefined;
+      at.rawAt = rawAt;
+      at.rawEnd = rawEnd;
+      rest = rawEnd;
+    }
     // A key cannot occur inside a string value (its quotes would be escaped): `,"x":true` is the flag.
-    const disabled = findIn(bytes, runEnd, end, DISABLED_KEY);
-    return { digest: bytes.toString('latin1', digestAt, digestEnd), run: bytes.toString('latin1', runAt, runEnd), ...(disabled ? { disabled: true } : {}) };
+    at.disabled = findIn(bytes, rest, end, DISABLED_KEY);
+    return at;
+  }
+
+  /** The run id at `from..to` of the bytes: the last one read again when it is the same. */
+  private runAt(from: number, to: number): string {
+    const last = this.lastRun;
+    if (to - from === last.length) {
+      let k = 0;
+      while (k < last.length && this.bytes[from + k] === last.charCodeAt(k)) k++;
+      if (k === last.length) return last;
+    }
+    this.lastRun = this.bytes.toString('latin1', from, to);
+    return this.lastRun;
   }
 
   set(id: string, entry: MemoryEntry): void {
@@ -288,8 +398,32 @@ export class MemoryEntries {
 
   private hasLine(id: string): boolean {
     if (this.indexed === 0) return false;
-    const key = Buffer.from(id, 'utf8');
-    return this.slots[this.find(key, 0, key.length)] !== 0;
+    return this.slots[this.slotOf(id)] !== 0;
+  }
+
+  /** The slot of an id: an ASCII one (nearly all) hashed and compared as it is, no Buffer made per lookup. */
+  private slotOf(id: string): number {
+    let hash = 0x811c9dc5;
+    for (let k = 0; k < id.length; k++) {
+      const code = id.charCodeAt(k);
+      if (code > 0x7f) {
+        const key = Buffer.from(id, 'utf8');
+        return this.find(key, 0, key.length);
+      }
+      hash = Math.imul(hash ^ code, 0x01000193);
+    }
+    const mask = this.slots.length - 1;
+    const bytes = this.bytes;
+    const length = id.length;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const value = this.slots[slot]!;
+      if (value === 0) return slot;
+      const at = value - 1 + ENTRY_START.length;
+      if (bytes[at + length] !== QUOTE) continue;
+      let k = 0;
+      while (k < length && bytes[at + k] === id.charCodeAt(k)) k++;
+      if (k === length) return slot;
+    }
   }
 
   /** Starts of the indexed lines, in file order. */
@@ -350,6 +484,7 @@ export class MemoryEntries {
 
 const DIGEST_KEY = Buffer.from('","d":"');
 const RUN_KEY = Buffer.from('","r":"');
+const RAW_KEY = Buffer.from('","w":"');
 const DISABLED_KEY = Buffer.from(',"x":true');
 
 function hasAt(bytes: Buffer, at: number, word: Buffer): boolean {
@@ -436,6 +571,7 @@ function assertSameTarget(file: string, recorded: ReportTarget | undefined, expe
 
 function entryLine(id: string, entry: MemoryEntry): string {
   const body: EntryBody = { id, d: entry.digest, r: entry.run };
+  if (entry.raw !== undefined) body.w = entry.raw;
   if (entry.firstName !== undefined) body.f = entry.firstName;
   if (entry.lastName !== undefined) body.l = entry.lastName;
   if (entry.disabled === true) body.x = true;
@@ -609,8 +745,18 @@ export class SyncMemory {
     return this.entries.get(id);
   }
 
+  /** Whether the entry of `id` has a raw digest (MemoryEntries.rawState). */
+  rawState(id: string): 'absent' | 'none' | 'raw' {
+    return this.entries.rawState(id);
+  }
+
+  /** The run a row of this raw digest is unchanged since, if it is (MemoryEntries.rawMatch). */
+  rawMatch(id: string, raw: string): string | undefined {
+    return this.entries.rawMatch(id, raw);
+  }
+
   /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
-  peek(id: string): Pick<MemoryEntry, 'digest' | 'run' | 'disabled'> | undefined {
+  peek(id: string): PeekedEntry | undefined {
     return this.entries.peek(id);
   }
 

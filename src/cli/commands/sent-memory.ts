@@ -58,6 +58,7 @@ export class SentMemory<P> {
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
+  private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -105,17 +106,29 @@ export class SentMemory<P> {
     return this.found;
   }
 
-  /** With --changed-only, a unit whose request this target acknowledged last time is not sent. */
-  unit(unit: Unit<P>): Unit<P> {
-    const entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined;
-    if (entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
+  /**
+   * With --changed-only, a unit whose request this target acknowledged last time is not sent.
+   * `entry`: what the memory holds for the unit's id, when the caller peeked already.
+   */
+  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined): Unit<P> {
+    if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {
       // Sent: its digest is kept for when it is acknowledged (an unchanged unit's never is: no entry for it).
       this.digests.set(unit.prepared.value as object, digest);
       return unit;
     }
-    return { ...unit, unsent: { note: unchangedNote(entry.run), since: entry.run } };
+    return { ...unit, unsent: this.unsentSince(entry.run) };
+  }
+
+  /** An unchanged unit's mark: one object per run it matched (a night's unchanged rows share a few). */
+  protected unsentSince(run: string): NonNullable<Unit<P>['unsent']> {
+    let unsent = this.unsentByRun.get(run);
+    if (unsent === undefined) {
+      unsent = { note: unchangedNote(run), since: run };
+      this.unsentByRun.set(run, unsent);
+    }
+    return unsent;
   }
 
   /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */

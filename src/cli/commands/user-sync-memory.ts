@@ -14,7 +14,9 @@ import { coerceCell } from '../../domain/coercion.js';
 import type { Problem } from '../../domain/problem.js';
 import type { InputRecord } from '../../input/record.js';
 import { linksAfter, pruneOf, removalsOf } from '../../sync/memberships.js';
-import { idOf } from './input-helpers.js';
+import { idOf, sourceRowsOf } from './input-helpers.js';
+import { rawDigest, rulesFingerprint } from '../../sync/raw-digest.js';
+import { InternalError } from '../../errors.js';
 import type { SourceRow } from '../../report/report-writers.js';
 import type { CsvDialect } from '../../report/csv-cell.js';
 
@@ -73,6 +75,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
   private table: LeaverTable | undefined;
+  /** The rules' fingerprint for raw digests (src/sync/raw-digest.ts): undefined for a dry run, or when they cannot be read. */
+  private fingerprint: string | undefined;
+  /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
+  private readonly rawOf = new WeakMap<UserRequest, string>();
 
   constructor(
     flags: UserSyncFlags,
@@ -80,6 +86,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     target: TargetOf,
     /** The file's records, read once before the run (--disable-missing, --prune-memberships). */
     private readonly fileRecords: () => AsyncIterable<InputRecord>,
+    /** A record to its unit (coercion and validation): what a raw digest stands for. */
+    private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
     super('users', flags, deps, target, (user) => user);
   }
@@ -93,6 +101,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
     const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
     try {
+      // A real run remembers raw digests (a full run too: the next night compares with them).
+      if (this.flags.dryRun !== true) this.fingerprint = await rulesFingerprint(this.build);
       if (disableMissing || pruneMemberships) await this.readFile(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
@@ -170,6 +180,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * added to is a change: it is sent.
    */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
+    // Judged unchanged by its raw digest already (`recordUnit`).
+    if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
     const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
@@ -188,7 +200,43 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       next = { ...unit, prepared: { ok: true, value } };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
-    return value !== given ? next : super.unit(next);
+    return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+  }
+
+  /**
+   * A record of the file to its unit. A table row whose raw digest (src/sync/raw-digest.ts) is
+   * the one the memory keeps beside the request this target acknowledged for its id is that
+   * request, unchanged: with --changed-only it is not coerced, validated or digested again (its
+   * request is built only if something asks for it: a resume putting back what it kept). Any
+   * other row is built as always, its raw digest kept to be remembered once acknowledged. The
+   * cross-row checks (one id per file) and the reader's findings still apply to every unit
+   * (unitPerRecord): a row with a finding never takes this path.
+   */
+  recordUnit(record: InputRecord): Unit<UserRequest> {
+    const fingerprint = this.fingerprint;
+    let raw: string | undefined;
+    if (fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined) {
+      // Made before the unit is built (coercion works in the record's own fields), and only where
+      // it is used: every row of a full run, and on a night a row whose entry has one (compared)
+      // or none at all (a joiner): not a row whose entry was written without one (an older
+      // memory), so such a night costs what it did; it gains one from the next full run.
+      const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+      const state = id === null || this.memory === undefined ? 'absent' : this.memory.rawState(id);
+      if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
+      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.rawMatch(id!, raw);
+      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    }
+    const unit = this.build(record);
+    if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
+    return unit;
+  }
+
+  /** The request of a row `recordUnit` judged unchanged by its raw digest, built when asked for. */
+  builtRequest(record: InputRecord, raw: string): UserRequest {
+    const prepared = this.build(record).prepared;
+    if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
+    this.rawOf.set(prepared.value, raw);
+    return prepared.value;
   }
 
   /**
@@ -247,7 +295,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
     if (done.length === 0) return;
     const links = linksAfter(entry.links, done);
-    const { links: _before, ...rest } = entry;
+    // Its raw digest goes with the request digest it stood for: neither holds now.
+    const { links: _before, raw: _raw, ...rest } = entry;
     this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
   }
 
@@ -265,12 +314,36 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
     const links = unit.id === null ? undefined : linksAfter(this.memory?.get(unit.id)?.links, payload.Hierarchies);
+    const given = this.asTheFileGives.get(payload) ?? payload;
+    // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
+    // would add nothing to this same request against the links now remembered with it.
+    const raw = this.rawOf.get(given);
     this.acknowledged(unit, payload, run, kept, {
+      ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
       ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
       ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
       ...(this.disables.has(payload) ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
     });
+  }
+}
+
+/**
+ * The request of a row judged unchanged by its raw digest, built only if something asks for it
+ * (a resume putting back what it kept): one object per row, no closure.
+ */
+class BuiltWhenAsked {
+  readonly ok = true;
+  private built: UserRequest | undefined;
+
+  constructor(
+    private readonly record: InputRecord,
+    private readonly raw: string,
+    private readonly memory: Pick<UserSyncMemory, 'builtRequest'>,
+  ) {}
+
+  get value(): UserRequest {
+    return (this.built ??= this.memory.builtRequest(this.record, this.raw));
   }
 }
 

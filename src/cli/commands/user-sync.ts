@@ -84,7 +84,9 @@ async function syncFile(
   }
   // A dry run reads its file once: a large CSV is tokenized in a worker meanwhile (csv-rows-in-worker.ts).
   const read = userSyncInput(flags.dryRun === true ? { ...input, rowsInWorker: ROWS_IN_WORKER_MIN_BYTES } : input, deps);
-  const memory = new UserSyncMemory(flags, deps, target, read.records);
+  const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
+  // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
+  const units = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE).units;
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
@@ -92,7 +94,7 @@ async function syncFile(
     oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
-      for await (const batch of read.units(batches)) yield batch.map((unit) => memory.reportRows(memory.unit(unit)));
+      for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.unit(unit)));
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),

@@ -1,0 +1,75 @@
+/**
+ * The raw digest of an input record (docs/sync.md, "The raw digest"): what lets --changed-only
+ * judge a row unchanged without coercing, validating and digesting its request again. It is the
+ * SHA-256 of the record's fields as the reader and the input flags left them (`--map`, `--set`,
+ * `--date-format`, `--timezone` all act before this point, so they show in the fields), together
+ * with a fingerprint of everything after it that turns fields into the request: the rule code
+ * itself (the code examctl runs, fingerprinted once per run), the function that applies it, the
+ * Node version (its Unicode and date tables) and this format. Same digest, same request: a row
+ * whose raw digest is the one remembered beside the acknowledged request's digest is that request.
+ */
+import { createHash, hash, type Hash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+
+/** This scheme's own version: a change to what is hashed changes every raw digest. */
+const RAW_FORMAT = 'examctl-raw-digest-1';
+
+/** Bytes of a raw digest kept (128 bits: 22 characters of base64url), so a memory line grows by 30 bytes, not 50. */
+const RAW_DIGEST_BYTES = 16;
+
+/**
+ * The fingerprint of the rules that turn a table row's fields into a request, the Node version
+ * and `build`'s text (the function applying them). The rules are the code examctl runs: the
+ * bundle that bin/examctl starts (dist/bundle: its chunks are named by a hash of their content,
+ * so their names change with any code, plus the entry's own text), else the domain's own modules
+ * (dist/domain as tsc built them, or src/domain run as TypeScript by the tests). Undefined when
+ * neither can be read: then no raw digest is made or trusted, and every row takes the request
+ * digest's path.
+ */
+export async function rulesFingerprint(build: { toString(): string }): Promise<string | undefined> {
+  const digest = createHash('sha256').update(`${RAW_FORMAT}\n${process.version}\n${build.toString()}\n`);
+  try {
+    if (await bundleInto(digest)) return `${digest.digest('base64url')}\n`;
+    // The module's own extension: the built .js files, or the .ts sources when run from src/ (tests).
+    const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const dir = new URL('../domain/', import.meta.url);
+    const names = (await readdir(dir)).filter((name) => name.endsWith(extension)).sort();
+    if (names.length === 0) return undefined;
+    for (const name of names) digest.update(`${name}\n`).update(await readFile(new URL(name, dir)));
+    return `${digest.digest('base64url')}\n`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bundle's chunk names and its entry's text into `digest`; false when there is no bundle beside dist/ (src/ run by the tests). */
+async function bundleInto(digest: Hash): Promise<boolean> {
+  const dir = new URL('../bundle/', import.meta.url);
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
+  } catch {
+    return false;
+  }
+  if (!names.includes('examctl.mjs')) return false;
+  digest.update(`bundle\n${names.join('\n')}\n`).update(await readFile(new URL('examctl.mjs', dir)));
+  return true;
+}
+
+/**
+ * The raw digest of a table row's fields (strings and lists of strings, as a CSV or .xlsx reader
+ * and the input flags give them), or undefined for any other value (a JSON input's typed values:
+ * those take the request digest's path). The fields' key order is the header's, so the text is
+ * the same for the same row under the same header and mapping; a different order only costs the
+ * shortcut, never a wrong verdict.
+ */
+export function rawDigest(fingerprint: string, fields: Readonly<Record<string, unknown>>): string | undefined {
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value === 'string') continue;
+    if (!Array.isArray(value)) return undefined;
+    for (const item of value) if (typeof item !== 'string') return undefined;
+  }
+  // The first 16 bytes encoded, not a slice of the whole digest's text: a slice would keep that text alive with it.
+  return hash('sha256', fingerprint + JSON.stringify(fields), 'buffer').toString('base64url', 0, RAW_DIGEST_BYTES);
+}
