@@ -226,7 +226,8 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
     }, { window: 1 });
     expect(statuses).toEqual(['u-0:skipped', 'u-1:skipped', 'u-2:skipped']);
     expect(entries[0]!.item.errors[0]!.message).toBe('403 not allowed');
-    expect(entries[1]!.item.errors).toEqual([]);
+    // The rest say why they were not sent, in runs show's words (notSentReason).
+    expect(entries[1]!.item.errors.map((e) => e.message)).toEqual(['not sent: the run stopped before it']);
     const stop = dispatcher.stopReason;
     expect(stop?.kind === 'target-failed' ? stop.error.message : undefined).toBe('403 not allowed');
   });
