@@ -1,10 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
-import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { type FaultServer, okEnvelope, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 
 /**
  * Every view of one run says the same counts (docs/runs.md, "runs show"): the run's own report
@@ -23,28 +21,22 @@ const counts = ({ total, ok, partial, failed, skipped }: Summary): Summary => ({
 
 let dir: string;
 let env: Record<string, string>;
-let service: Awaited<ReturnType<typeof startFaultServer>>;
+let service: FaultServer;
+let setup: UserSyncService;
 let disabled: string[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-views-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  setup = await startUserSyncService('examctl-views-', (user) => {
+    if (user.DisableLogin === true) disabled.push(user.ExternalId as string);
+  });
+  ({ dir, env, service } = setup);
   disabled = [];
-  service = await startFaultServer();
-  service.fallback = (request) => {
-    const user = JSON.parse(request.body) as { ExternalId: string; DisableLogin?: boolean };
-    if (user.DisableLogin === true) disabled.push(user.ExternalId);
-    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-  };
   await writeUsersCsv(join(dir, 'full.csv'), all);
   await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
 });
-afterEach(async () => {
-  await service.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => stopUserSyncService(setup));
 
-const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const remote = () => setup.remote();
 const night = (file: string) => ['user', 'sync', '--file', file, ...remote(), '--changed-only', '--disable-missing'];
 
 /** The counts of a CSV report: one per row, by its status cell (these files hold no quoted cells). */

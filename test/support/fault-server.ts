@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** One scripted answer. `destroy` drops the socket without answering (a network error for the client). */
 export interface ScriptedReply {
@@ -98,4 +101,39 @@ export async function startFaultServer(): Promise<FaultServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A scratch directory with its runs dir and token, and a fault server answering every POST /user as applied. */
+export interface UserSyncService {
+  dir: string;
+  env: Record<string, string>;
+  service: FaultServer;
+  /** `user sync`'s flags for this server (remote, loopback http, no prompt). */
+  remote: () => string[];
+}
+
+/**
+ * The setup of the tests that run `user sync` nights against a counting server: each body the
+ * server accepts goes to `onUser` (in arrival order), and every user is answered ok. `stop` with
+ * the result in the afterEach.
+ */
+export async function startUserSyncService(prefix: string, onUser: (user: Record<string, unknown>) => void): Promise<UserSyncService> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const service = await startFaultServer();
+  service.fallback = (request) => {
+    const user = JSON.parse(request.body) as Record<string, unknown>;
+    onUser(user);
+    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+  };
+  return {
+    dir,
+    env: { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' },
+    service,
+    remote: () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'],
+  };
+}
+
+export async function stopUserSyncService(setup: UserSyncService): Promise<void> {
+  await setup.service.close();
+  await rm(setup.dir, { recursive: true, force: true });
 }

@@ -1,10 +1,8 @@
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
-import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { decodeChecksummedLine } from '../../src/engine/store/journal.js';
 
 /**
@@ -22,30 +20,24 @@ const changed = all.filter((_, i) => i % 10 === 7);
 
 let dir: string;
 let env: Record<string, string>;
-let service: Awaited<ReturnType<typeof startFaultServer>>;
+let service: FaultServer;
+let setup: UserSyncService;
 let applied: string[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-night-journal-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  setup = await startUserSyncService('examctl-night-journal-', (user) => {
+    applied.push(user.ExternalId as string);
+  });
+  ({ dir, env, service } = setup);
   applied = [];
-  service = await startFaultServer();
-  service.fallback = (request) => {
-    const user = JSON.parse(request.body) as { ExternalId: string };
-    applied.push(user.ExternalId);
-    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-  };
   await writeUsersCsv(join(dir, 'full.csv'), all);
   const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
   for (const id of all) lines.push(`${id},First ${id},${changed.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
   writeFileSync(join(dir, 'tonight.csv'), `${lines.join('\n')}\n`);
 });
-afterEach(async () => {
-  await service.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => stopUserSyncService(setup));
 
-const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const remote = () => setup.remote();
 
 interface Report {
   run: string;

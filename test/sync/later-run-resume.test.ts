@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
-import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 
 /**
  * An older interrupted night resumed after a newer night finished on the same target
@@ -18,29 +16,23 @@ const leavers = all.slice(100, 103);
 
 let dir: string;
 let env: Record<string, string>;
-let service: Awaited<ReturnType<typeof startFaultServer>>;
+let service: FaultServer;
+let setup: UserSyncService;
 let applied: { id: string; disabled: boolean }[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-later-run-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  setup = await startUserSyncService('examctl-later-run-', (user) => {
+    applied.push({ id: user.ExternalId as string, disabled: user.DisableLogin === true });
+  });
+  ({ dir, env, service } = setup);
   applied = [];
-  service = await startFaultServer();
-  service.fallback = (request) => {
-    const user = JSON.parse(request.body) as { ExternalId: string; DisableLogin?: boolean };
-    applied.push({ id: user.ExternalId, disabled: user.DisableLogin === true });
-    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-  };
   await writeUsersCsv(join(dir, 'full.csv'), all);
   // The older night's export: three users gone (its leavers), exported under a dated name.
   await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
 });
-afterEach(async () => {
-  await service.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => stopUserSyncService(setup));
 
-const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const remote = () => setup.remote();
 const night = (file: string) => ['user', 'sync', '--file', file, ...remote(), '--changed-only', '--disable-missing'];
 
 describe('runs resume after a later run on the same target', () => {

@@ -1,10 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range } from '../durability/helpers.js';
-import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
 
@@ -22,26 +20,20 @@ const all = range('stu', USERS);
 
 let dir: string;
 let env: Record<string, string>;
-let service: Awaited<ReturnType<typeof startFaultServer>>;
+let service: FaultServer;
+let setup: UserSyncService;
 let applied: Record<string, unknown>[];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-raw-digest-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  applied = [];
-  service = await startFaultServer();
-  service.fallback = (request) => {
-    const user = JSON.parse(request.body) as Record<string, unknown>;
+  setup = await startUserSyncService('examctl-raw-digest-', (user) => {
     applied.push(user);
-    return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-  };
+  });
+  ({ dir, env, service } = setup);
+  applied = [];
 });
-afterEach(async () => {
-  await service.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => stopUserSyncService(setup));
 
-const remote = () => ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+const remote = () => setup.remote();
 
 /** A users CSV: `extra` columns (header, cell of each id) after the usual ones. */
 function writeCsv(name: string, extra: [string, (id: string) => string][] = []): void {
