@@ -12,6 +12,7 @@
 // Run: node scripts/build-bundle.mjs
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -223,7 +224,20 @@ async function buildCodeCachedScript() {
     server.close();
     rmSync(scratch, { recursive: true, force: true });
   }
-  const manifest = { node: process.version, v8: process.versions.v8, platform: process.platform, arch: process.arch, script: 'examctl.cjs', cache: 'examctl.cjs.cache' };
+  // The hashes let bin/examctl refuse a script or a cache that is not this pair: V8 checks only the
+  // script's length against its cache, so an edited script of the same length would run the cached
+  // (old) code, and a damaged cache can abort the process (QA).
+  const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const manifest = {
+    node: process.version,
+    v8: process.versions.v8,
+    platform: process.platform,
+    arch: process.arch,
+    script: 'examctl.cjs',
+    scriptSha256: sha256(script),
+    cache: 'examctl.cjs.cache',
+    cacheSha256: sha256(cache),
+  };
   writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 

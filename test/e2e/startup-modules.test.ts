@@ -8,7 +8,7 @@
  * their dist/ files, so the list says which modules the run loaded.
  */
 import { describe, expect, it } from 'vitest';
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -227,6 +227,52 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
       expect(refused.code, refused.stderr).toBe(0);
       expect(refused.stderr).toContain('20 items: 20 valid');
       expect(refused.urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+    });
+  });
+
+  it('a script or cache that is not the pair the build made is never run from the cache (QA: V8 checks only the length)', async () => {
+    await inTempDir(async (dir) => {
+      const copy = join(dir, 'package');
+      await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+      await cp(join(ROOT, 'dist/bundle'), join(copy, 'dist/bundle'), { recursive: true });
+      await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
+      await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+      const bin = join(copy, 'bin/examctl');
+      const moduleBundle = pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href;
+      const script = join(copy, 'dist/bundle/examctl.cjs');
+      const original = await readFile(script);
+
+      // One byte of the cache flipped (same length): V8 would take it and could abort; the script is compiled without it.
+      const cache = join(copy, 'dist/bundle/examctl.cjs.cache');
+      const bytes = await readFile(cache);
+      bytes[4096] = bytes[4096]! ^ 0xff;
+      await writeFile(cache, bytes);
+      const flipped = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, bin);
+      expect(flipped.code, flipped.stderr).toBe(0);
+      expect(flipped.stderr).toContain('20 items: 20 valid');
+      expect(flipped.urls.filter((url) => url.includes('/dist/'))).toEqual([]);
+
+      // The script edited, its length kept: the cache's old code must not run for it; the module bundle runs.
+      const text = original.toString('utf8');
+      const edited = text.replace('print the examctl version', 'PRINT THE EXAMCTL VERSION');
+      expect(edited).not.toBe(text);
+      await writeFile(script, edited);
+      const help = await loadedBy(dir, ['--help'], {}, bin);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.urls).toContain(moduleBundle);
+
+      // The script cut short: the module bundle runs, same result.
+      await writeFile(script, original.subarray(0, 1000));
+      const cut = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, bin);
+      expect(cut.code, cut.stderr).toBe(0);
+      expect(cut.stderr).toContain('20 items: 20 valid');
+      expect(cut.urls).toContain(moduleBundle);
+
+      // Nothing left to run: exit 70 naming the damage, never "npm run build" alone, no stack.
+      await rm(join(copy, 'dist/bundle/examctl.mjs'));
+      const broken = await loadedBy(dir, ['--debug', '--version'], {}, bin);
+      expect(broken.code).toBe(70);
+      expect(broken.stderr).toMatch(/^examctl: internal error: cannot start \(.*\): its installed files are incomplete or damaged; reinstall examctl/);
     });
   });
 });
