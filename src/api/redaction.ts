@@ -324,6 +324,89 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
   return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]), bitsPerPiece);
 }
 
+/**
+ * HTML character references a server may echo a secret in (`&#84;`, `&#x2b;`, `&plus;`, and
+ * partly escaped, `Tk&#43;S3cr3t`): decimal, hex, and by name the ones that can spell a token's
+ * characters: HTML5's names of ASCII punctuation (and `&hyphen;`/`&dash;`/`&minus;`, which a
+ * browser shows as a dash). The semicolon may be missing (a browser decodes `&#43` and `&amp`
+ * too), and names are matched in any case: a reference that could decode to a secret counts.
+ */
+const REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,8})|#([0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?/g;
+/** Only a text holding `&#` or `&` and a letter is decoded: a plain answer pays one `indexOf`. */
+const MAY_HOLD_REFERENCE = /&[#A-Za-z]/;
+const NAMED_REFERENCES: Readonly<Record<string, string>> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", plus: '+', sol: '/', bsol: '\\', equals: '=', num: '#', percnt: '%',
+  lowbar: '_', underbar: '_', hyphen: '-', dash: '-', minus: '-', period: '.', colon: ':', semi: ';', excl: '!', quest: '?',
+  commat: '@', tilde: '~', dollar: '$', ast: '*', midast: '*', lpar: '(', rpar: ')', lsqb: '[', lbrack: '[', rsqb: ']',
+  rbrack: ']', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|', verticalline: '|', comma: ',',
+  grave: '`', diacriticalgrave: '`', hat: '^', nbsp: ' ', tab: '\t', newline: '\n',
+};
+
+/** What one reference decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
+function referenceChar(hex: string | undefined, decimal: string | undefined, name: string | undefined): string | undefined {
+  if (name !== undefined) return NAMED_REFERENCES[name.toLowerCase()];
+  const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+}
+
+/** A text with its references decoded, and for each UTF-16 unit of it the span `[from, to)` of the source it came from. */
+interface Decoded {
+  text: string;
+  from: number[];
+  to: number[];
+}
+
+/** One round of decoding; undefined when nothing decoded. */
+function decodeReferences(text: string): Decoded | undefined {
+  let out = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  let at = 0;
+  const keep = (end: number): void => {
+    for (let i = at; i < end; i += 1) from.push(i), to.push(i + 1);
+    out += text.slice(at, end);
+  };
+  for (const match of text.matchAll(REFERENCE)) {
+    const char = referenceChar(match[1], match[2], match[3]);
+    if (char === undefined) continue;
+    keep(match.index);
+    at = match.index + match[0].length;
+    for (let k = 0; k < char.length; k += 1) from.push(match.index), to.push(at);
+    out += char;
+  }
+  if (from.length === 0 && at === 0) return undefined;
+  keep(text.length);
+  return { text: out, from, to };
+}
+
+/** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice. */
+const DECODING_ROUNDS = 4;
+
+/**
+ * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
+ * secret or one of its forms: each decoded character found maps back to the reference (or the
+ * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
+ */
+function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
+  let out = marks;
+  let decoded = decodeReferences(value);
+  for (let round = 1; decoded !== undefined; round += 1) {
+    let found: Uint8Array | undefined;
+    for (const matcher of matchers) found = matcher.mark(decoded.text, found);
+    if (found !== undefined) {
+      widenBase64(decoded.text, found);
+      out ??= new Uint8Array(value.length);
+      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from[i], decoded.to[i]);
+    }
+    if (round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) break;
+    const next = decodeReferences(decoded.text);
+    if (next === undefined) break;
+    const { from, to } = decoded;
+    decoded = { text: next.text, from: next.from.map((i) => from[i]!), to: next.to.map((i) => to[i - 1]!) };
+  }
+  return out;
+}
+
 /** The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them. */
 const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
 
@@ -332,6 +415,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
     for (const matcher of live) marks = matcher.mark(value, marks);
+    if (value.includes('&') && MAY_HOLD_REFERENCE.test(value)) marks = markDecoded(value, live, marks);
     if (marks === undefined) return value;
     widenBase64(value, marks);
     return redactMarked(value, marks);
@@ -342,6 +426,8 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
       if (live.length === 0) return false;
       // A JSON escape can spell a secret in other characters: such an answer is always walked.
       if (jsonText.includes('\\')) return true;
+      // So can an HTML character reference (`&#43;`, `&plus;`): such an answer is walked too.
+      if (jsonText.includes('&') && MAY_HOLD_REFERENCE.test(jsonText)) return true;
       for (const matcher of live) if (matcher.occursIn(jsonText)) return true;
       return false;
     },
