@@ -10,6 +10,8 @@
  * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
  * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
  * `encodedFormList`) count as secrets too; a short one's base64 and %XX forms whole only.
+ * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
+ * escaped, escaped twice): `markDecoded`, only for a text holding `&#` or `&` and a letter.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
