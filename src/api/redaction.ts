@@ -351,61 +351,95 @@ function referenceChar(hex: string | undefined, decimal: string | undefined, nam
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
 }
 
-/** A text with its references decoded, and for each UTF-16 unit of it the span `[from, to)` of the source it came from. */
+/**
+ * A text with its references decoded, and, when asked for, for each UTF-16 unit of it the span
+ * `[from, to)` of the source it came from (a reference is 2 or more characters and decodes to 1 or
+ * 2 units: the decoded text is never longer than its source).
+ */
 interface Decoded {
   text: string;
-  from: number[];
-  to: number[];
+  from?: Int32Array;
+  to?: Int32Array;
 }
 
 /** One round of decoding; undefined when nothing decoded. */
-function decodeReferences(text: string): Decoded | undefined {
+function decodeReferences(text: string, withSpans: boolean): Decoded | undefined {
   let out = '';
-  const from: number[] = [];
-  const to: number[] = [];
+  const from = withSpans ? new Int32Array(text.length) : undefined;
+  const to = withSpans ? new Int32Array(text.length) : undefined;
   let at = 0;
-  const keep = (end: number): void => {
-    for (let i = at; i < end; i += 1) from.push(i), to.push(i + 1);
-    out += text.slice(at, end);
+  /** The spans of the last `length` units of `out`: kept characters one by one, or all from one reference. */
+  const span = (start: number, end: number, length: number, kept: boolean): void => {
+    if (from === undefined || to === undefined) return;
+    const unit = out.length - length;
+    for (let k = 0; k < length; k += 1) {
+      from[unit + k] = kept ? start + k : start;
+      to[unit + k] = kept ? start + k + 1 : end;
+    }
   };
+  let decodedAny = false;
   for (const match of text.matchAll(REFERENCE)) {
     const char = referenceChar(match[1], match[2], match[3]);
     if (char === undefined) continue;
-    keep(match.index);
+    out += text.slice(at, match.index);
+    span(at, match.index, match.index - at, true);
     at = match.index + match[0].length;
-    for (let k = 0; k < char.length; k += 1) from.push(match.index), to.push(at);
     out += char;
+    span(match.index, at, char.length, false);
+    decodedAny = true;
   }
-  if (from.length === 0 && at === 0) return undefined;
-  keep(text.length);
+  if (!decodedAny) return undefined;
+  out += text.slice(at);
+  span(at, text.length, text.length - at, true);
   return { text: out, from, to };
 }
 
 /** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice. */
 const DECODING_ROUNDS = 4;
+/** A text longer than this holding a secret behind references is withheld whole, not mapped back unit by unit. */
+const MAPPED_MAX = 1 << 20;
+
+/** The rounds of decoding of `value` (at most DECODING_ROUNDS), each handed to `visit` until it returns true. */
+function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded, round: number) => boolean): void {
+  let decoded = decodeReferences(value, withSpans);
+  for (let round = 1; decoded !== undefined; round += 1) {
+    if (visit(decoded, round) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
+    const next = decodeReferences(decoded.text, withSpans);
+    if (next?.from !== undefined && next.to !== undefined && decoded.from !== undefined && decoded.to !== undefined) {
+      // Spans of the source, not of the previous round's text.
+      for (let i = 0; i < next.text.length; i += 1) {
+        next.to[i] = decoded.to[next.to[i]! - 1]!;
+        next.from[i] = decoded.from[next.from[i]!]!;
+      }
+    }
+    decoded = next;
+  }
+}
 
 /**
  * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
  * secret or one of its forms: each decoded character found maps back to the reference (or the
  * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
+ * The spans are only made once a round holds a secret; past MAPPED_MAX the whole text goes.
  */
 function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
-  let out = marks;
-  let decoded = decodeReferences(value);
-  for (let round = 1; decoded !== undefined; round += 1) {
+  let holds = 0;
+  eachDecoding(value, false, (decoded, round) => {
+    if (matchers.some((matcher) => matcher.occursIn(decoded.text))) holds = round;
+    return holds !== 0;
+  });
+  if (holds === 0) return marks;
+  const out = marks ?? new Uint8Array(value.length);
+  if (value.length > MAPPED_MAX) return out.fill(MARK);
+  eachDecoding(value, true, (decoded) => {
     let found: Uint8Array | undefined;
     for (const matcher of matchers) found = matcher.mark(decoded.text, found);
     if (found !== undefined) {
       widenBase64(decoded.text, found);
-      out ??= new Uint8Array(value.length);
-      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from[i], decoded.to[i]);
+      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from![i], decoded.to![i]);
     }
-    if (round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) break;
-    const next = decodeReferences(decoded.text);
-    if (next === undefined) break;
-    const { from, to } = decoded;
-    decoded = { text: next.text, from: next.from.map((i) => from[i]!), to: next.to.map((i) => to[i - 1]!) };
-  }
+    return false;
+  });
   return out;
 }
 
