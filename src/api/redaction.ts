@@ -333,7 +333,7 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
  * browser shows as a dash). The semicolon may be missing (a browser decodes `&#43` and `&amp`
  * too), and names are matched in any case: a reference that could decode to a secret counts.
  */
-const REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,8})|#([0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?/g;
+const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?/g;
 /** Only a text holding `&#` or `&` and a letter is decoded: a plain answer pays one `indexOf`. */
 const MAY_HOLD_REFERENCE = /&[#A-Za-z]/;
 const NAMED_REFERENCES: Readonly<Record<string, string>> = {

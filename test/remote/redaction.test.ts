@@ -200,7 +200,7 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
     partialHex: 'Tk&#x2b;S3cr3t&#x2F;zz&#x3d;9Qw',
     named: 'Tk&plus;S3cr3t&sol;zz&equals;9Qw',
     doubled: 'Tk&amp;#43;S3cr3t&amp;#47;zz&amp;#61;9Qw',
-    zeroPadded: each((code) => `&#000${code};`),
+    zeroPadded: each((code) => `&#000000000000${code};`),
     base64: Buffer.from(TOKEN).toString('base64').replace(/\+/g, '&#43;').replace(/\//g, '&sol;').replace(/=/g, '&equals;'),
     percent: encodeURIComponent(TOKEN).replace(/%/g, '&percnt;'),
   };
