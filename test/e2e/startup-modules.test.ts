@@ -268,7 +268,7 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
       expect(cut.stderr).toContain('20 items: 20 valid');
       expect(cut.urls).toContain(moduleBundle);
 
-      // Nothing left to run: exit 70 naming the damage, never "npm run build" alone, no stack.
+      // Nothing left to run: exit 70 naming the damage, never only the build hint, no stack.
       await rm(join(copy, 'dist/bundle/examctl.mjs'));
       const broken = await loadedBy(dir, ['--debug', '--version'], {}, bin);
       expect(broken.code).toBe(70);
