@@ -10,6 +10,8 @@
  * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
  * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
  * `encodedFormList`) count as secrets too; a short one's base64 and %XX forms whole only.
+ * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
+ * escaped, escaped twice): `markDecoded`, only for a text holding `&#` or `&` and a letter.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -324,6 +326,123 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
   return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]), bitsPerPiece);
 }
 
+/**
+ * HTML character references a server may echo a secret in (`&#84;`, `&#x2b;`, `&plus;`, and
+ * partly escaped, `Tk&#43;S3cr3t`): decimal, hex, and by name the ones that can spell a token's
+ * characters: HTML5's names of ASCII punctuation (and `&hyphen;`/`&dash;`/`&minus;`, which a
+ * browser shows as a dash). The semicolon may be missing (a browser decodes `&#43` and `&amp`
+ * too), and names are matched in any case: a reference that could decode to a secret counts.
+ */
+const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?/g;
+/** Only a text holding `&#` or `&` and a letter is decoded: a plain answer pays one `indexOf`. */
+const MAY_HOLD_REFERENCE = /&[#A-Za-z]/;
+const NAMED_REFERENCES: Readonly<Record<string, string>> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", plus: '+', sol: '/', bsol: '\\', equals: '=', num: '#', percnt: '%',
+  lowbar: '_', underbar: '_', hyphen: '-', dash: '-', minus: '-', period: '.', colon: ':', semi: ';', excl: '!', quest: '?',
+  commat: '@', tilde: '~', dollar: '$', ast: '*', midast: '*', lpar: '(', rpar: ')', lsqb: '[', lbrack: '[', rsqb: ']',
+  rbrack: ']', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|', verticalline: '|', comma: ',',
+  grave: '`', diacriticalgrave: '`', hat: '^', nbsp: ' ', tab: '\t', newline: '\n',
+};
+
+/** What one reference decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
+function referenceChar(hex: string | undefined, decimal: string | undefined, name: string | undefined): string | undefined {
+  if (name !== undefined) return NAMED_REFERENCES[name.toLowerCase()];
+  const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+}
+
+/**
+ * A text with its references decoded, and, when asked for, for each UTF-16 unit of it the span
+ * `[from, to)` of the source it came from (a reference is 2 or more characters and decodes to 1 or
+ * 2 units: the decoded text is never longer than its source).
+ */
+interface Decoded {
+  text: string;
+  from?: Int32Array;
+  to?: Int32Array;
+}
+
+/** One round of decoding; undefined when nothing decoded. */
+function decodeReferences(text: string, withSpans: boolean): Decoded | undefined {
+  let out = '';
+  const from = withSpans ? new Int32Array(text.length) : undefined;
+  const to = withSpans ? new Int32Array(text.length) : undefined;
+  let at = 0;
+  /** The spans of the last `length` units of `out`: kept characters one by one, or all from one reference. */
+  const span = (start: number, end: number, length: number, kept: boolean): void => {
+    if (from === undefined || to === undefined) return;
+    const unit = out.length - length;
+    for (let k = 0; k < length; k += 1) {
+      from[unit + k] = kept ? start + k : start;
+      to[unit + k] = kept ? start + k + 1 : end;
+    }
+  };
+  let decodedAny = false;
+  for (const match of text.matchAll(REFERENCE)) {
+    const char = referenceChar(match[1], match[2], match[3]);
+    if (char === undefined) continue;
+    out += text.slice(at, match.index);
+    span(at, match.index, match.index - at, true);
+    at = match.index + match[0].length;
+    out += char;
+    span(match.index, at, char.length, false);
+    decodedAny = true;
+  }
+  if (!decodedAny) return undefined;
+  out += text.slice(at);
+  span(at, text.length, text.length - at, true);
+  return { text: out, from, to };
+}
+
+/** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice. */
+const DECODING_ROUNDS = 4;
+/** A text longer than this holding a secret behind references is withheld whole, not mapped back unit by unit. */
+const MAPPED_MAX = 1 << 20;
+
+/** The rounds of decoding of `value` (at most DECODING_ROUNDS), each handed to `visit` until it returns true. */
+function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded, round: number) => boolean): void {
+  let decoded = decodeReferences(value, withSpans);
+  for (let round = 1; decoded !== undefined; round += 1) {
+    if (visit(decoded, round) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
+    const next = decodeReferences(decoded.text, withSpans);
+    if (next?.from !== undefined && next.to !== undefined && decoded.from !== undefined && decoded.to !== undefined) {
+      // Spans of the source, not of the previous round's text.
+      for (let i = 0; i < next.text.length; i += 1) {
+        next.to[i] = decoded.to[next.to[i]! - 1]!;
+        next.from[i] = decoded.from[next.from[i]!]!;
+      }
+    }
+    decoded = next;
+  }
+}
+
+/**
+ * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
+ * secret or one of its forms: each decoded character found maps back to the reference (or the
+ * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
+ * The spans are only made once a round holds a secret; past MAPPED_MAX the whole text goes.
+ */
+function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
+  let holds = 0;
+  eachDecoding(value, false, (decoded, round) => {
+    if (matchers.some((matcher) => matcher.occursIn(decoded.text))) holds = round;
+    return holds !== 0;
+  });
+  if (holds === 0) return marks;
+  const out = marks ?? new Uint8Array(value.length);
+  if (value.length > MAPPED_MAX) return out.fill(MARK);
+  eachDecoding(value, true, (decoded) => {
+    let found: Uint8Array | undefined;
+    for (const matcher of matchers) found = matcher.mark(decoded.text, found);
+    if (found !== undefined) {
+      widenBase64(decoded.text, found);
+      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from![i], decoded.to![i]);
+    }
+    return false;
+  });
+  return out;
+}
+
 /** The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them. */
 const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
 
@@ -332,6 +451,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
     for (const matcher of live) marks = matcher.mark(value, marks);
+    if (value.includes('&') && MAY_HOLD_REFERENCE.test(value)) marks = markDecoded(value, live, marks);
     if (marks === undefined) return value;
     widenBase64(value, marks);
     return redactMarked(value, marks);
@@ -342,6 +462,8 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
       if (live.length === 0) return false;
       // A JSON escape can spell a secret in other characters: such an answer is always walked.
       if (jsonText.includes('\\')) return true;
+      // So can an HTML character reference (`&#43;`, `&plus;`): such an answer is walked too.
+      if (jsonText.includes('&') && MAY_HOLD_REFERENCE.test(jsonText)) return true;
       for (const matcher of live) if (matcher.occursIn(jsonText)) return true;
       return false;
     },

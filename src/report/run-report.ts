@@ -73,8 +73,23 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
  * before (any lower-case URL) is the same string still and its sync memory is found.
  */
 export function targetIdentity(target: ReportTarget): string {
+  return foldedIdentity(target, true);
+}
+
+/**
+ * The identity examctl used before it folded case (the base URL exactly as given, without
+ * trailing slashes): where a sync memory of a base URL given with capitals was written then.
+ * Only `memoryDir` asks for it, to find such a memory after an upgrade (QA: it was left behind
+ * and the first night after the upgrade disabled no leaver).
+ */
+export function targetIdentityAsGiven(target: ReportTarget): string {
+  return foldedIdentity(target, false);
+}
+
+function foldedIdentity(target: ReportTarget, fold: boolean): string {
   if (target.kind === 'local') return `local ${target.store}`;
   const url = target.baseUrl.replace(/\/+$/, '');
+  if (!fold) return `remote ${url}`;
   const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0];
   return `remote ${authority === undefined ? url : authority.toLowerCase() + url.slice(authority.length)}`;
 }

@@ -1,5 +1,5 @@
 import { createHash, hash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { readdir, rm, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../atomic-file.js';
 import { dirname, join } from 'node:path';
@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
 import type { StoreLock } from '../engine/store/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
-import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import { targetIdentity, targetIdentityAsGiven, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 
@@ -107,9 +107,23 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
   return join(dirname(runsDir), 'synced');
 }
 
-/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+/**
+ * One directory per target (its LOCK, one memory file per kind), named by a digest of its
+ * identity. A base URL given with capitals in its scheme or host had, before examctl folded their
+ * case, a directory of its own, named by the URL as given: when the folded identity has no
+ * directory yet and that one exists, it is this target's memory (its first line names the same
+ * target, folded: `assertSameTarget`), so an upgrade neither loses it nor starts a second one.
+ */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  return join(syncDir, createHash('sha256').update(targetIdentity(target), 'utf8').digest('hex').slice(0, 16));
+  const dir = join(syncDir, identityDigest(targetIdentity(target)));
+  const asGiven = targetIdentityAsGiven(target);
+  if (asGiven === targetIdentity(target) || existsSync(dir)) return dir;
+  const before = join(syncDir, identityDigest(asGiven));
+  return existsSync(before) ? before : dir;
+}
+
+function identityDigest(identity: string): string {
+  return createHash('sha256').update(identity, 'utf8').digest('hex').slice(0, 16);
 }
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {

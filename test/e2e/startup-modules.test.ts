@@ -176,6 +176,16 @@ describe('a CSV run loads no other format\'s reader (issue 37: start-up before t
   });
 });
 
+/** A copy of the built package (bin, the bundle, package.json; node_modules linked) to damage in a test. */
+async function copyOfBuiltPackage(dir: string): Promise<string> {
+  const copy = join(dir, 'package');
+  await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+  await cp(join(ROOT, 'dist/bundle'), join(copy, 'dist/bundle'), { recursive: true });
+  await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
+  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+  return copy;
+}
+
 describe('bin/examctl starts the code-cached script under the Node that built it, else the ES module bundle', () => {
   const DRY_RUN = ['user', 'sync', '--dry-run', '--file', USERS, '--no-input'];
 
@@ -209,11 +219,7 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
   it('a cache made by another Node, or one V8 refuses, costs speed only: the same run, the same result', async () => {
     await inTempDir(async (dir) => {
       // A copy of the built package whose cache says another Node made it, then whose cache is garbage.
-      const copy = join(dir, 'package');
-      await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-      await cp(join(ROOT, 'dist/bundle'), join(copy, 'dist/bundle'), { recursive: true });
-      await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
-      await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+      const copy = await copyOfBuiltPackage(dir);
       const manifest = join(copy, 'dist/bundle/code-cache.json');
       const built = JSON.parse(await readFile(manifest, 'utf8')) as { node: string };
       await writeFile(manifest, JSON.stringify({ ...built, node: 'v0.0.0' }));
@@ -232,11 +238,7 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
 
   it('a script or cache that is not the pair the build made is never run from the cache (QA: V8 checks only the length)', async () => {
     await inTempDir(async (dir) => {
-      const copy = join(dir, 'package');
-      await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-      await cp(join(ROOT, 'dist/bundle'), join(copy, 'dist/bundle'), { recursive: true });
-      await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
-      await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+      const copy = await copyOfBuiltPackage(dir);
       const bin = join(copy, 'bin/examctl');
       const moduleBundle = pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href;
       const script = join(copy, 'dist/bundle/examctl.cjs');
@@ -268,7 +270,7 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
       expect(cut.stderr).toContain('20 items: 20 valid');
       expect(cut.urls).toContain(moduleBundle);
 
-      // Nothing left to run: exit 70 naming the damage, never "npm run build" alone, no stack.
+      // Nothing left to run: exit 70 naming the damage, never only the build hint, no stack.
       await rm(join(copy, 'dist/bundle/examctl.mjs'));
       const broken = await loadedBy(dir, ['--debug', '--version'], {}, bin);
       expect(broken.code).toBe(70);

@@ -26,11 +26,11 @@ async function allFiles(dir: string): Promise<string> {
   return text;
 }
 
-async function sync(dir: string, url: string, extra: string[] = []) {
+async function sync(dir: string, url: string, extra: string[] = [], token = TOKEN) {
   const file = join(dir, 'users.json');
   const users = Array.from({ length: 3 }, (_, i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate', Password: PASSWORD }));
   await writeFile(file, JSON.stringify(users));
-  const io = testDeps(dir, {}, { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+  const io = testDeps(dir, {}, { EXAMCTL_TOKEN: token, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
   const code = await runCli(['--target', 'remote', '--base-url', url, '--yes', '--json', '--report', join(dir, 'report.json'), ...extra, 'user', 'sync', '--file', file], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
@@ -73,6 +73,43 @@ describe('hostile answers through a whole run', () => {
       expect(messages.filter((message) => message === 'bad credentials [redacted]')).toHaveLength(9);
       expect(messages.filter((message) => message === 'bad credentials [redacted]%2F')).toHaveLength(3);
       for (const form of forms.slice(0, 2)) expect(everything).not.toContain(`[redacted]${form.slice(-3)}`);
+    });
+  });
+
+  it('the token echoed HTML-escaped (decimal, hex, named, partly, twice): no decodable form reaches stdout, stderr, --debug, --report or the journal', async () => {
+    const token = 'Tk+S3cr3t/zz=9Qw';
+    const each = (text: string, format: (code: number) => string): string => [...text].map((char) => format(char.charCodeAt(0))).join('');
+    const named: Record<string, string> = { '+': '&plus;', '/': '&sol;', '=': '&equals;', ' ': '&nbsp;' };
+    // The server echoes what it was sent (`EAPI <token>`), escaped five ways.
+    server = await startHostileServer((request, res) => {
+      const sent = String(request.headers.authorization);
+      const escaped = [
+        each(sent, (code) => `&#${code};`),
+        each(sent, (code) => `&#x${code.toString(16)};`),
+        sent.replace(/[+/= ]/g, (char) => named[char]!),
+        sent.replace(/[+/=]/g, (char) => `&#${char.charCodeAt(0)};`),
+        sent.replace(/[+/=]/g, (char) => `&amp;#${char.charCodeAt(0)};`),
+      ];
+      json(res, 400, { Content: null, Success: false, Errors: escaped.map((form) => ({ Code: 213, Message: `bad credentials &lt;${form}&gt;` })) });
+    });
+    await withTempDir(async (dir) => {
+      const { code, stdout, stderr } = await sync(dir, server!.url, ['--debug'], token);
+      expect(code).toBe(1);
+      expect(server!.requests[0]!.headers.authorization).toBe(`EAPI ${token}`);
+      const everything = `${stdout}\n${stderr}\n${await allFiles(dir)}`;
+      expect(stderr).toContain('bad credentials &lt;EAPI [redacted]&gt;');
+      // Every reference decoded, twice over: not one 8-character piece of the token is left.
+      let decoded = everything;
+      for (let round = 0; round < 2; round += 1) {
+        decoded = decoded
+          .replace(/&#x([0-9a-f]+);/gi, (_all, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+          .replace(/&#([0-9]+);/g, (_all, decimal: string) => String.fromCodePoint(Number(decimal)))
+          .replace(/&(plus|sol|equals|nbsp|amp);/g, (_all, name: string) => ({ plus: '+', sol: '/', equals: '=', nbsp: ' ', amp: '&' })[name]!);
+      }
+      for (let at = 0; at + 8 <= token.length; at += 1) expect(decoded.toLowerCase()).not.toContain(token.slice(at, at + 8).toLowerCase());
+      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) => item.errors.map((error) => error.message));
+      expect(messages).toHaveLength(15);
+      for (const message of messages) expect(message).toMatch(/^bad credentials &lt;(EAPI |&#69;&#65;&#80;&#73;&#32;|&#x45;&#x41;&#x50;&#x49;&#x20;|EAPI&nbsp;)?\[redacted\]&gt;$/);
     });
   });
 

@@ -187,3 +187,42 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
     expect(record.text(form)).not.toContain(form.slice(4, 12));
   });
 });
+
+describe('HTML-escaped tokens: a server echoing the token as character references', () => {
+  const TOKEN = 'Tk+S3cr3t/zz=9Qw';
+  const gate = createRedactor([TOKEN]);
+  const each = (format: (code: number) => string): string => [...TOKEN].map((char) => format(char.charCodeAt(0))).join('');
+  const leaked = {
+    decimal: each((code) => `&#${code};`),
+    hex: each((code) => `&#x${code.toString(16)};`),
+    upperHex: each((code) => `&#X${code.toString(16).toUpperCase()}`),
+    partial: 'Tk&#43;S3cr3t&#47;zz&#61;9Qw',
+    partialHex: 'Tk&#x2b;S3cr3t&#x2F;zz&#x3d;9Qw',
+    named: 'Tk&plus;S3cr3t&sol;zz&equals;9Qw',
+    doubled: 'Tk&amp;#43;S3cr3t&amp;#47;zz&amp;#61;9Qw',
+    zeroPadded: each((code) => `&#000000000000${code};`),
+    base64: Buffer.from(TOKEN).toString('base64').replace(/\+/g, '&#43;').replace(/\//g, '&sol;').replace(/=/g, '&equals;'),
+    percent: encodeURIComponent(TOKEN).replace(/%/g, '&percnt;'),
+  };
+
+  for (const [kind, form] of Object.entries(leaked)) {
+    it(`${kind}: the whole escaped token goes, the text around it stays`, () => {
+      expect(gate.text(`bad token <${form}> given`)).toBe('bad token <[redacted]> given');
+      expect(gate.mayHold(JSON.stringify({ Message: form }))).toBe(true);
+      expect(gate.deep({ m: [form] })).toEqual({ m: ['[redacted]'] });
+    });
+  }
+
+  it('named references of the punctuation a token may hold, any case, and a 10-character prefix; ordinary escaped text stays', () => {
+    const punct = createRedactor(['a#b%c_d-e.f:g!h?i@j~k&l<m>n"o\'p']);
+    const named = 'a&num;b&percnt;c&lowbar;d&hyphen;e&period;f&colon;g&excl;h&quest;i&commat;j&tilde;k&amp;l&lt;m&gt;n&quot;o&apos;p';
+    expect(punct.text(`x ${named} y`)).toBe('x [redacted] y');
+    expect(punct.text('x a&NUM;b&Percnt;c&LOWBAR;d&dash;e y')).toBe('x [redacted] y');
+    expect(gate.text(`cut: ${leaked.partial.slice(0, 17)}…`)).toBe('cut: [redacted]…');
+    // A text over 1 MiB holding it behind references is withheld whole (no per-unit map of it).
+    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial}`)).toBe('[redacted]');
+    // Ordinary escaped text stays as it is, and an answer without a reference is not walked for one.
+    expect(gate.text('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;')).toBe('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;');
+    expect(gate.mayHold('{"Success":true,"m":"a & b"}')).toBe(false);
+  });
+});

@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,5 +57,25 @@ describe('a sync memory found whatever the case of the base URL', () => {
     expect(shouted.stderr).toContain('20 unchanged (not sent)');
     expect(service.requests).toHaveLength(20);
     expect(await readdir(join(dir, 'synced'))).toHaveLength(1);
+  });
+
+  it('a memory an earlier examctl kept under the URL as given (capitals) is found after the upgrade: a leaver is disabled (QA)', async () => {
+    const shoutedUrl = service.url.replace('http://', 'HTTP://');
+    const sync = (file: string, ...more: string[]) =>
+      examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', shoutedUrl, '--allow-insecure-http', '--yes', '--changed-only', ...more], dir, env);
+    expect((await sync('users.csv')).code).toBe(0);
+    // What an examctl before case folding wrote: the same memory in the directory named by the URL as given.
+    const digest = (identity: string) => createHash('sha256').update(identity, 'utf8').digest('hex').slice(0, 16);
+    const [written] = await readdir(join(dir, 'synced'));
+    expect(written).toBe(digest(`remote ${service.url.toLowerCase()}`));
+    await rename(join(dir, 'synced', written!), join(dir, 'synced', digest(`remote ${shoutedUrl}`)));
+
+    await writeUsersCsv(join(dir, 'tonight.csv'), range('stu', 20).slice(1));
+    const night = await sync('tonight.csv', '--disable-missing', '--require-memory');
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).not.toContain('no sync memory');
+    const sent = service.requests.slice(20).map((request) => JSON.parse(request.body) as { ExternalId: string; DisableLogin?: boolean });
+    expect(sent).toEqual([expect.objectContaining({ ExternalId: range('stu', 20)[0], DisableLogin: true })]);
+    expect(await readdir(join(dir, 'synced'))).toEqual([digest(`remote ${shoutedUrl}`)]);
   });
 });

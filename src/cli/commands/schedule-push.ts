@@ -113,6 +113,7 @@ export async function run(
     acknowledged: (unit, payload, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },
+    unsettled: (unit) => memory.unsettled(unit),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.

@@ -140,6 +140,21 @@ export class SentMemory<P> {
     memory.record(unit.id, { digest, run, ...more });
   }
 
+  /**
+   * A request that may have changed the target without an ok (RecordJob.unsettled): the id's
+   * entry keeps its links and run but loses its digests, so the next night sends the row whatever
+   * the file says, also when it says again what was acknowledged before (QA: a partial rename
+   * put back in the file was judged unchanged and never sent). Only ever makes more go.
+   */
+  unsettled(unit: Unit<P>): void {
+    const memory = this.memory;
+    if (memory === undefined || unit.id === null) return;
+    const entry = memory.get(unit.id);
+    if (entry === undefined || entry.digest === '') return;
+    const { raw: _raw, ...rest } = entry;
+    memory.record(unit.id, { ...rest, digest: '' });
+  }
+
   async close(): Promise<void> {
     const memory = this.memory;
     this.memory = undefined;

@@ -103,6 +103,7 @@ async function syncFile(
     acknowledged: (unit, user, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
     },
+    unsettled: (unit) => memory.unsettled(unit),
   };
   let exitCode: number;
   try {

@@ -87,7 +87,7 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged'>,
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled'>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -291,15 +291,18 @@ export class RecordDispatcher<P, R> {
       if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
       this.lost += 1;
+      this.unsettled(unit);
       return skipped(unit, [{ field: '', code: null, message: error.message }]);
     }
     // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
     if (error instanceof AnswerUnreadableError) {
       this.unreadable += 1;
+      this.unsettled(unit);
       return skipped(unit, [{ field: '', code: null, message: noDefiniteAnswerReason(error.message, this.journal?.id) }]);
     }
     const fatal = this.targetFailed(error);
+    if (error instanceof TransientTargetError) this.unsettled(unit);
     // No definite answer (journaled as transient): in `runs show`'s words, it may have been applied and a resume sends it again.
     return skipped(unit, [{ field: '', code: null, message: error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message }]);
   }
@@ -310,6 +313,7 @@ export class RecordDispatcher<P, R> {
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
     if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
+    else if (outcome.status === 'partial') this.unsettled(unit);
     // Built once, not spread field by field: one object per answer.
     const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
     if (outcome.note !== undefined) item.note = outcome.note;
@@ -318,6 +322,11 @@ export class RecordDispatcher<P, R> {
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
     return { item: withWarnings(item, unit), rows: unit.rows };
+  }
+
+  /** A real run's request that may have changed the target without an ok (RecordJob.unsettled). */
+  private unsettled(unit: Unit<P>): void {
+    if (this.journal !== undefined) this.job.unsettled?.(unit);
   }
 
   private countFailure(): void {

@@ -105,6 +105,12 @@ export interface RecordJob<P, R = never> {
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
    */
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
+  /**
+   * A real run's unit that went out and may have changed the target without an ok: `partial`
+   * (saved in part), or no definite answer (lost, cut short, 5xx or network failure after
+   * retries). The sync memory must not judge its row unchanged next time (docs/sync.md).
+   */
+  unsettled?(unit: Unit<P>): void;
   /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
   /**

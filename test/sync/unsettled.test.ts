@@ -1,0 +1,90 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl, range } from '../durability/helpers.js';
+import { type FaultServer, okEnvelope, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+
+/**
+ * A request that may have changed the target without an ok (RecordJob.unsettled, docs/sync.md):
+ * its row must not be judged unchanged by the memory the next night, also when the file gives
+ * again what was acknowledged before (QA: a partial rename put back was never sent).
+ */
+const all = range('stu', 40);
+const moved = all[7]!;
+
+let dir: string;
+let env: Record<string, string>;
+let service: FaultServer;
+let setup: UserSyncService;
+let applied: Record<string, unknown>[];
+
+function writeCsv(name: string, firstName: (id: string) => string): void {
+  const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
+  for (const id of all) lines.push(`${id},${firstName(id)},Last ${id},${id}@example.test,name-${id},Candidate`);
+  writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
+}
+
+beforeEach(async () => {
+  setup = await startUserSyncService('examctl-unsettled-', (user) => applied.push(user));
+  ({ dir, env, service } = setup);
+  applied = [];
+  writeCsv('full.csv', (id) => `First ${id}`);
+  writeCsv('renamed.csv', (id) => (id === moved ? 'Renamed' : `First ${id}`));
+});
+afterEach(() => stopUserSyncService(setup));
+
+const night = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json'], dir, env);
+
+describe('a request that may have changed the target without an ok is sent again the next night', () => {
+  it('partial: the row put back as it was acknowledged before is sent, then unchanged again', async () => {
+    expect((await night('full.csv')).code).toBe(0);
+    expect(applied).toHaveLength(all.length);
+    // The rename is saved but a hierarchy fails: a partial answer.
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as Record<string, unknown>;
+      applied.push(user);
+      return user.ExternalId === moved
+        ? okEnvelope({ User: { ExternalId: moved }, GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }] })
+        : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const partial = await night('renamed.csv');
+    expect(partial.code, partial.stderr).toBe(1);
+    expect(applied.slice(all.length).map((user) => user.FirstName)).toEqual(['Renamed']);
+
+    // Back to the file the memory acknowledged: the service holds "Renamed", so the row must go.
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as Record<string, unknown>;
+      applied.push(user);
+      return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const back = await night('full.csv');
+    expect(back.code, back.stderr).toBe(0);
+    expect(applied.slice(all.length + 1)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+
+    const after = await night('full.csv');
+    expect(after.code, after.stderr).toBe(0);
+    expect(applied).toHaveLength(all.length + 2);
+  });
+
+  it('no definite answer (a 503 that retries did not cure): the row is sent again the next night', async () => {
+    expect((await night('full.csv')).code).toBe(0);
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as Record<string, unknown>;
+      applied.push(user);
+      return user.ExternalId === moved ? { status: 503, body: 'busy', headers: { 'retry-after': '0' } } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const lost = await examctl(['user', 'sync', '--file', 'renamed.csv', ...setup.remote(), '--changed-only', '--json'], dir, env);
+    expect(lost.code, lost.stderr).toBe(3);
+    expect(applied.slice(all.length).every((user) => user.ExternalId === moved)).toBe(true);
+
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as Record<string, unknown>;
+      applied.push(user);
+      return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const sentBefore = applied.length;
+    const back = await night('full.csv');
+    expect(back.code, back.stderr).toBe(0);
+    expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+  });
+});
