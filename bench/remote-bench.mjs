@@ -211,13 +211,19 @@ export async function bareLoop(target, users, concurrency, prefix) {
   return users / seconds;
 }
 
+/** users/s of the bare loop started as a process of its own (bare-loop-process.mjs), and its CPU time in ms per 1,000 users. */
+export function spawnedBareLoop(target, users, concurrency, prefix) {
+  const script = join(root, 'bench', 'bare-loop-process.mjs');
+  return spawnedRate(users, 'bare loop', (cpuFile) => spawn(process.execPath, ['--import', cpuProbePath, script, target.url, target.token, String(users), String(concurrency), prefix], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, EXAMCTL_BENCH_CPU_FILE: cpuFile },
+  }));
+}
+
 /** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */
-export async function cliSync(target, file, users, concurrency, cli = cliPath) {
-  const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
-  const cpuFile = join(scratch, 'cpu.json');
-  try {
-    const started = performance.now();
-    const child = spawn(
+export function cliSync(target, file, users, concurrency, cli = cliPath) {
+  return spawnedRate(users, 'examctl user sync', (cpuFile, scratch) =>
+    spawn(
       process.execPath,
       ['--import', cpuProbePath, cli, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
       {
@@ -231,13 +237,23 @@ export async function cliSync(target, file, users, concurrency, cli = cliPath) {
           EXAMCTL_BENCH_CPU_FILE: cpuFile,
         },
       },
-    );
+    ),
+  );
+}
+
+/** Spawns `start(cpuFile, scratch)` and measures it from spawn to exit: users/s and CPU ms per 1,000 users (from the CPU probe). */
+async function spawnedRate(users, name, start) {
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
+  const cpuFile = join(scratch, 'cpu.json');
+  try {
+    const started = performance.now();
+    const child = start(cpuFile, scratch);
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-4000)));
     const [code] = await once(child, 'exit');
     const seconds = (performance.now() - started) / 1000;
-    if (code !== 0) throw new Error(`examctl user sync exited ${code}: ${stderr}`);
+    if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr}`);
     const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
     return { rate: users / seconds, cpuMsPer1000: (userCPUTime + systemCPUTime) / users };
   } finally {

@@ -151,10 +151,19 @@ function thirdPartyNotices(metafile) {
   ].join('\n');
 }
 
-/** What both bundles share: one entry, every dependency inside, names kept (error names, --debug stacks). */
+/**
+ * The packages of package.json's `dependencies`: installed with examctl and loaded from there at
+ * run time, never bundled (csv-parse is the CSV parser in production, ipaddr.js the address
+ * rules). What the bundle holds are devDependencies. One rule, so a package is either installed
+ * or bundled, never both: test/package/package-install.test.ts runs the tarball beside these alone.
+ */
+const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
+
+/** What the bundles share: one entry, the bundled libraries inside, names kept (error names, --debug stacks). */
 const COMMON = {
   absWorkingDir: root,
   entryPoints: { examctl: join(src, 'cli/main.ts') },
+  external: RUNTIME_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),
   outdir: BUNDLE_DIR,
   bundle: true,
   platform: 'node',
@@ -258,7 +267,7 @@ export async function buildBundle() {
     plugins: [distImportMetaUrl('esm'), undiciEntry],
   });
   // The dry run's CSV reading thread (src/input/csv-rows-in-worker.ts) as a file of its own,
-  // beside the chunks and apart from them (the CLI's chunks stay as they were; csv-parse is in both).
+  // beside the chunks and apart from them (the CLI's chunks stay as they were; csv-parse, a runtime dependency, is in neither).
   await build({
     ...COMMON,
     entryPoints: { 'csv-row-worker': join(src, 'input/csv-row-worker.ts') },

@@ -43,11 +43,6 @@ export function wholeNumberIn(name: string, min: number, max: number) {
 
 export const portNumber = wholeNumberIn('--port', 0, 65535);
 
-/** A repeatable flag: every occurrence, in order. */
-export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
 const SECOND = 1000;
 const UNIT_MS: ReadonlyMap<string, number> = new Map([
   ...['ms', 'msec', 'millisecond', 'milliseconds'].map((unit) => [unit, 1] as const),

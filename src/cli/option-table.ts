@@ -1,4 +1,4 @@
-import { Argument, Option, type Command } from 'commander';
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import type { CommandDeps } from './context.js';
 import type { GlobalOptions } from './global-options.js';
 import type { RecordJob } from './pipeline/record-job.js';
@@ -24,6 +24,8 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
   readonly always: Always;
   readonly mandatory?: boolean;
+  /** Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice. */
+  readonly repeatable?: boolean;
   /**
    * The heading `--help` lists the flag under (`Input`, `Schedule fields`), when the command has
    * more than HELP_GROUPS_ABOVE flags. Absent: the group of the flag before it in the table, so a
@@ -84,6 +86,11 @@ export function parsed<const F extends string, V>(flags: F, description: string,
   return defaultValue === undefined
     ? { kind: 'option', flags, description, parse, always: false }
     : { kind: 'option', flags, description, parse, defaultValue, always: true };
+}
+
+/** A flag given as often as wanted: every value, in order (`--map a=B --map c=D`). */
+export function repeatable<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
+  return { kind: 'option', flags, description, parse: (value, previous) => [...(previous ?? []), value], repeatable: true, always: false };
 }
 
 /** One of a fixed set of words. */
@@ -155,10 +162,28 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (spec.choices !== undefined) registered.choices(spec.choices);
     if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
     if (spec.mandatory) registered.makeOptionMandatory();
+    if (registered.required || registered.optional) refuseSecondValue(registered, spec);
     if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
     command.addOption(registered);
   }
   return command;
+}
+
+/**
+ * A flag that takes one value, given twice, is a usage error rather than commander's "the last
+ * one wins": `--file a.csv --file b.csv` would sync only b.csv (and a night would take a.csv's
+ * users for leavers), two `--report`s would write one report. Scripts that build an invocation
+ * from parts must give each such flag once (docs/cli.md, "Flags").
+ */
+function refuseSecondValue(registered: Option, spec: OptionSpec): void {
+  if (spec.repeatable === true) return;
+  const parse = registered.parseArg;
+  let given: string | undefined;
+  registered.argParser((value: string, previous: unknown) => {
+    if (given !== undefined) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
+    given = value;
+    return parse === undefined ? value : parse(value, previous);
+  });
 }
 
 /** The positional argument keys of a table, in order, to name what commander hands the action. */

@@ -73,7 +73,8 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
  * before (any lower-case URL) is the same string still and its sync memory is found.
  */
 export function targetIdentity(target: ReportTarget): string {
-  return foldedIdentity(target, true);
+  const given = targetIdentityAsGiven(target);
+  return target.kind === 'local' ? given : given.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
 }
 
 /**
@@ -83,15 +84,7 @@ export function targetIdentity(target: ReportTarget): string {
  * and the first night after the upgrade disabled no leaver).
  */
 export function targetIdentityAsGiven(target: ReportTarget): string {
-  return foldedIdentity(target, false);
-}
-
-function foldedIdentity(target: ReportTarget, fold: boolean): string {
-  if (target.kind === 'local') return `local ${target.store}`;
-  const url = target.baseUrl.replace(/\/+$/, '');
-  if (!fold) return `remote ${url}`;
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0];
-  return `remote ${authority === undefined ? url : authority.toLowerCase() + url.slice(authority.length)}`;
+  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
 }
 
 export interface ReportSummary {

@@ -115,9 +115,10 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
  * target, folded: `assertSameTarget`), so an upgrade neither loses it nor starts a second one.
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  const dir = join(syncDir, identityDigest(targetIdentity(target)));
+  const identity = targetIdentity(target);
+  const dir = join(syncDir, identityDigest(identity));
   const asGiven = targetIdentityAsGiven(target);
-  if (asGiven === targetIdentity(target) || existsSync(dir)) return dir;
+  if (asGiven === identity || existsSync(dir)) return dir;
   const before = join(syncDir, identityDigest(asGiven));
   return existsSync(before) ? before : dir;
 }

@@ -179,4 +179,22 @@ describe('argv to options, per command', () => {
     }
     expect(refused.sort()).toEqual(['config remove', 'config set-profile', 'config use', 'local serve', 'login', 'runs prune', 'runs resume', 'synced forget']);
   });
+  it('a flag that takes one value, given twice, is exit 2 naming both values, nothing read or written; a repeatable flag collects', async () => {
+    await withTempDir(async (dir) => {
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      // Two files: the last one winning would sync only b.csv (and take a.csv's users for leavers).
+      const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'a.csv', '--file', 'b.csv', '--report', 'x.json'], io.deps);
+      expect(code).toBe(2);
+      expect(io.stderr.text).toContain('--file given twice (a.csv, then b.csv): it takes one value; give it once');
+      const reports = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(await runCli(['user', 'sync', '--file', 'a.csv', '--report', 'x.json', '--dry-run', '--report', 'y.csv'], reports.deps)).toBe(2);
+      expect(reports.stderr.text).toContain('--report given twice (x.json, then y.csv)');
+      // A parsed and a choice flag keep their own checks under the guard.
+      await expect(program.parse(['user', 'sync', '--concurrency', 'x'])).rejects.toThrow('--concurrency must be a whole number of at least 1');
+      await expect(program.parse(['--target', 'nowhere', 'runs', 'list'])).rejects.toThrow(/Allowed choices are local, remote/);
+      await expect(program.parse(['--concurrency', '4', 'runs', 'list', '--concurrency', '8'])).rejects.toThrow('--concurrency given twice (4, then 8)');
+      for (const name of ['x.json', 'y.csv', 'store', 'runs']) expect(existsSync(join(dir, name))).toBe(false);
+    });
+    expect((await program.parse(['user', 'sync', '--map', 'A=ExternalId', '--map', 'B=LastName', '--set', 'Role=Candidate', '--set', 'Phone=1'])).options).toMatchObject({ map: ['A=ExternalId', 'B=LastName'], set: ['Role=Candidate', 'Phone=1'] });
+  });
 });

@@ -132,7 +132,7 @@ describe('batched records, one unit per record', () => {
       const doc = JSON.parse(stdout);
       expect(doc.items.map((i: { status: string }) => i.status)).toEqual(['ok', 'failed', 'ok', 'failed', ...Array(6).fill('skipped')]);
       expect(doc.items.map((i: { source: { line: number } }) => i.source.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-      expect(stderr).toContain('stopped after 2 failed');
+      expect(stderr).toContain('stopped sending at 2 failed (--max-errors): the rest was skipped\n');
     });
   });
 });

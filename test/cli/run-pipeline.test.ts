@@ -287,6 +287,18 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
       expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 8, ok: 2, partial: 0, failed: 1, skipped: 5 });
     });
   });
+  it('--max-errors with requests in flight: their failures count, and the stop line says so', async () => {
+    await withTempDir(async (dir) => {
+      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
+      const io = testDeps(dir, { openApi: answering(() => failed) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const events: string[] = [];
+      await runPipeline(remoteJob(6, events, { records: 0 }), { ...remote(2), maxErrors: 1 }, io.deps, targetOnce(remote(2), io.deps));
+      // Both windows' requests went before the first failure was handled: both failed.
+      expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1']);
+      expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 6, ok: 0, partial: 0, failed: 2, skipped: 4 });
+      expect(io.stderr.text).toContain('stopped sending at 1 failed (--max-errors), 2 failed in all (requests already in flight finished): the rest was skipped\n');
+    });
+  });
 });
 
 describe('a remote run handles answers once the next requests are written (issue 37, after-writes.ts)', () => {

@@ -19,7 +19,9 @@ const RAW = /[\x1b\x07\x9b\u202e]/;
 
 async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir, overrides, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-  const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), ...argv], io.deps);
+  // A test that names its own store gives it instead of the default one (a flag is taken once).
+  const store = argv.includes('--store') ? [] : ['--store', join(dir, 'store')];
+  const code = await runCli(['--target', 'local', ...store, ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

@@ -75,9 +75,16 @@ describe('the npm tarball', () => {
     expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path))).toEqual([]);
     expect(packed.filter((path) => path.startsWith('dist/') && !path.startsWith('dist/bundle/'))).toEqual([]);
     expect(packed).not.toContain('dist/bundle/meta.json');
-    // The bundled libraries' licences travel with them.
+    // The bundled libraries' licences travel with them; a runtime dependency (csv-parse, the CSV
+    // parser in production) is installed beside examctl with its own, and is not in the bundle.
     const notices = readFileSync(join(installed, 'dist', 'bundle', 'THIRD-PARTY-NOTICES.md'), 'utf8');
-    for (const name of ['commander', 'csv-parse', 'undici', 'zod', 'ora', 'cli-table3', '@inquirer/prompts']) expect(notices).toMatch(new RegExp(`^## ${name} \\S+ \\(MIT\\)$`, 'm'));
+    for (const name of ['commander', 'undici', 'zod', 'ora', 'cli-table3', '@inquirer/prompts']) expect(notices).toMatch(new RegExp(`^## ${name} \\S+ \\(MIT\\)$`, 'm'));
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['csv-parse']));
+    const bundled = Object.keys((JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+    for (const name of Object.keys(pkg.dependencies)) {
+      expect(notices).not.toMatch(new RegExp(`^## ${name} `, 'm'));
+      expect(bundled.filter((input) => input.includes(`node_modules/${name}/`))).toEqual([]);
+    }
     const license = readFileSync(join(installed, 'LICENSE'), 'utf8');
     expect(license).toMatch(/^MIT License/);
     expect(license).toContain('Copyright (c) 2026 examctl contributors');

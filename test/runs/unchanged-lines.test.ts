@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, readRun, rebuildReport, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { checkedLineBodies } from '../support/checked-lines.js';
 import { header, ref, tempRunsDir } from './helpers.js';
 
 /**
@@ -109,11 +110,7 @@ describe('a journal with unchanged units', () => {
 });
 
 describe('the journal format a run says it is written in', () => {
-  const headerBody = (file: string): Record<string, unknown> => {
-    const checked = decodeChecksummedLine(Buffer.from(readFileSync(file, 'utf8').split('\n')[0] ?? '', 'utf8'));
-    if (!checked.ok) throw new Error(checked.reason);
-    return checked.body as Record<string, unknown>;
-  };
+  const headerBody = (file: string): Record<string, unknown> => checkedLineBodies(readFileSync(file, 'utf8'))[0]!;
 
   it('a --changed-only run (which may write unchanged lines) is format 2, any other run format 1', async () => {
     const night = await RunJournal.start(runsDir, header({ options: { file: 'users.csv', changedOnly: true } }));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
 import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
-import { decodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { checkedLineBodies } from '../support/checked-lines.js';
 
 /**
  * A --changed-only night journals its unchanged rows compactly (issue 37, docs/runs.md "The
@@ -50,15 +50,7 @@ function journalOf(before: Set<string>): { run: string; lines: Record<string, un
   const runs = join(dir, 'state', 'runs');
   const run = readdirSync(runs).find((id) => !before.has(id))!;
   const bytes = readFileSync(join(runs, run, 'journal.ndjson'));
-  const lines = bytes
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const decoded = decodeChecksummedLine(Buffer.from(line, 'utf8'));
-      if (!decoded.ok) throw new Error(decoded.reason);
-      return decoded.body as Record<string, unknown>;
-    });
+  const lines = checkedLineBodies(bytes.toString('utf8'));
   return { run, lines, bytes: bytes.length };
 }
 

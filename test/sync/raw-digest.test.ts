@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range } from '../durability/helpers.js';
 import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { checkedLineBodies } from '../support/checked-lines.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
 
 /**
@@ -52,15 +53,7 @@ async function sync(file: string, ...flags: string[]): Promise<{ code: number | 
 function memoryLines(text?: string): Record<string, unknown>[] {
   const synced = join(dir, 'state', 'synced');
   const content = text ?? readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8');
-  return content
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => {
-      const decoded = decodeChecksummedLine(Buffer.from(line, 'utf8'));
-      if (!decoded.ok) throw new Error(decoded.reason);
-      return decoded.body as Record<string, unknown>;
-    })
-    .filter((body) => body.t !== 'sync-memory');
+  return checkedLineBodies(content).filter((body) => body.t !== 'sync-memory');
 }
 
 /** Rewrites each line of the memory (checksums made again), as an earlier examctl or a hand would. */

@@ -1,6 +1,5 @@
-import { declareCommand, grouped, HELP_GROUP, option, parsed, type OptionsOf } from '../option-table.js';
+import { declareCommand, grouped, HELP_GROUP, option, repeatable, type OptionsOf } from '../option-table.js';
 import type { GlobalOptions } from '../global-options.js';
-import { collect } from '../flag-values.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
 export const COLLECTION_ADD_OPTIONS = [
@@ -14,8 +13,8 @@ export const COLLECTION_ADD_OPTIONS = [
     option('--title <title>', 'Title (required, under 100 characters)'),
     option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
     option('--owner <username>', 'Owner user name (default: the API settings owner)'),
-    parsed('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)', collect),
-    parsed('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)', collect),
+    repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
+    repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
   ] as const),
 ] as const;
 

@@ -1,5 +1,4 @@
-import { choice, grouped, HELP_GROUP, option, parsed } from '../option-table.js';
-import { collect } from '../flag-values.js';
+import { choice, grouped, HELP_GROUP, option, repeatable } from '../option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');
@@ -20,10 +19,9 @@ export const ENCODING_OPTION = option(
 );
 
 /** A column of the file read as an API field (also `invigilators remove`'s id column). */
-export const MAP_OPTION = parsed(
+export const MAP_OPTION = repeatable(
   '--map <column=Field>',
   'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
-  collect,
 );
 export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win');
 
@@ -34,7 +32,7 @@ export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field 
 export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   MAP_OPTION,
   MAP_FILE_OPTION,
-  parsed('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable', collect),
+  repeatable('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable'),
   option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'),
   option(
     '--timezone <zone>',

@@ -205,8 +205,12 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (reportFailure !== undefined) {
     throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
   }
-  if (stop?.kind === 'max-errors') await deps.stderr.write(`stopped after ${options.maxErrors} failed: the rest was skipped (--max-errors)\n`);
   const summary = report.builder.summary;
+  // Requests already in flight when the limit was reached still finish: their failures count in the summary.
+  if (stop?.kind === 'max-errors') {
+    const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
+    await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
+  }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
 
