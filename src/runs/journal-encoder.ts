@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { SourceRef } from '../input/record.js';
-import type { ItemRef, OutcomeLine, RunJournalLine } from './journal-lines.js';
+import type { ItemRef, OutcomeLine, RunJournalLine, UnsentLine } from './journal-lines.js';
 
 /*
  * The run journal's lines, written as docs/runs.md, "The journal" says: the store journal's
@@ -26,8 +26,9 @@ const NEWLINE = 0x0a;
 type Exactly<T, Known extends PropertyKey> = Exclude<keyof T, Known> extends never ? true : never;
 const encodesEverySourceField: Exactly<SourceRef, 'file' | 'line' | 'index'> = true;
 const encodesEveryRefField: Exactly<ItemRef, 'n' | 'source' | 'id'> = true;
+const encodesEveryUnsentField: Exactly<UnsentLine, 't' | 'n' | 'source' | 'id' | 'reason'> = true;
 const encodesEveryOutcomeField: Exactly<OutcomeLine, 't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient'> = true;
-void [encodesEverySourceField, encodesEveryRefField, encodesEveryOutcomeField];
+void [encodesEverySourceField, encodesEveryRefField, encodesEveryUnsentField, encodesEveryOutcomeField];
 
 /** A number as JSON.stringify writes it (a non-finite one as null). */
 function numberJson(value: number): string {
@@ -51,9 +52,9 @@ function itemHead(t: string, ref: ItemRef): string {
   return `{"t":"${t}","n":${numberJson(ref.n)},"source":${sourceJson(ref.source)},"id":${ref.id === null ? 'null' : JSON.stringify(ref.id)}`;
 }
 
-/** The body of a `sent` or `unsent` line for the item. */
-export function refBody(t: 'sent' | 'unsent', ref: ItemRef): string {
-  return `${itemHead(t, ref)}}`;
+/** The body of a `sent` or `unsent` line for the item (an `unsent` line's `reason` when it has one). */
+export function refBody(t: 'sent' | 'unsent', ref: ItemRef, reason?: string): string {
+  return reason === undefined ? `${itemHead(t, ref)}}` : `${itemHead(t, ref)},"reason":${JSON.stringify(reason)}}`;
 }
 
 /** An outcome line's body; the journal writes it without building the line with its `t` first. */
@@ -72,8 +73,9 @@ export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
 export function journalBody(line: RunJournalLine): string {
   switch (line.t) {
     case 'sent':
-    case 'unsent':
       return refBody(line.t, line);
+    case 'unsent':
+      return refBody(line.t, line, line.reason);
     case 'outcome':
       return outcomeBody(line);
     default:

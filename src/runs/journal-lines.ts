@@ -62,6 +62,12 @@ export interface SentLine extends ItemRef {
  */
 export interface UnsentLine extends ItemRef {
   t: 'unsent';
+  /**
+   * The target failure that stopped the run at this item (a refused token, a 404 without an
+   * envelope, ...), in the words of the run's own report: `runs show` gives it so. Optional, so a
+   * reader that does not know it reads the line as before ("not sent"); format 1 and 2 alike.
+   */
+  reason?: string;
 }
 
 /** What became of an item: the target's answer, or a local validation failure (never sent). */
@@ -162,7 +168,7 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'sent':
       return isItemRef(body) ? (body as unknown as SentLine) : 'malformed sent line';
     case 'unsent':
-      return isItemRef(body) ? (body as unknown as UnsentLine) : 'malformed unsent line';
+      return isItemRef(body) && (body.reason === undefined || typeof body.reason === 'string') ? (body as unknown as UnsentLine) : 'malformed unsent line';
     case 'outcome':
       return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
         ? (body as unknown as OutcomeLine)

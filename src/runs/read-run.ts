@@ -12,6 +12,7 @@ import {
   type ResumeLine,
   type RunHeaderLine,
   type RunJournalLine,
+  type UnsentLine,
   unchangedNote,
 } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
@@ -41,6 +42,11 @@ export interface ItemHistory {
   maybeApplied: boolean;
   /** What it was before its latest `sent` line, which an `unsent` line restores. */
   beforeSent?: { inFlight: boolean; maybeApplied: boolean };
+  /**
+   * Withdrawn (`unsent`) with the target failure that stopped the run at it, in the words of the
+   * run's own report; only while it has no outcome and is not in flight.
+   */
+  withdrawn?: string;
 }
 
 /** What a journal says of the run as a whole: every reader keeps it; the items are each reader's own. */
@@ -72,7 +78,7 @@ type ItemLine = Exclude<RunJournalLine, RunHeaderLine | ResumeLine | EndLine>;
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
 interface ItemFold {
   sent(ref: ItemRef, at: number): void;
-  unsent(n: number): void;
+  unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
   /** An `unchanged` line takes its positions over from their earlier lines (a unit in flight when an attempt died, judged unchanged by the next). */
   forget?(n: number): void;
@@ -88,7 +94,7 @@ function itemEvents(line: ItemLine, fold: ItemFold, at: number): void {
       fold.sent(line, at);
       break;
     case 'unsent':
-      fold.unsent(line.n);
+      fold.unsent(line, at);
       break;
     case 'outcome':
       fold.outcome(line, at);
@@ -194,18 +200,21 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
       history.sends += 1;
       history.inFlight = true;
       history.maybeApplied = true;
+      delete history.withdrawn;
     },
-    unsent(n) {
-      const history = items.get(n);
+    unsent(line) {
+      const history = items.get(line.n);
       if (history?.beforeSent !== undefined) {
         history.sends -= 1;
         history.inFlight = history.beforeSent.inFlight;
         history.maybeApplied = history.beforeSent.maybeApplied;
         delete history.beforeSent;
+        if (line.reason !== undefined && history.outcome === undefined && !history.inFlight) history.withdrawn = line.reason;
       }
     },
     outcome(line) {
       const history = itemOf(line);
+      delete history.withdrawn;
       history.outcome = line;
       history.inFlight = false;
       if (!line.transient) history.maybeApplied = false;
@@ -218,10 +227,10 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
 }
 
 /** The part of an item's history its report item is made of. */
-type ItemView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight'>;
+type ItemView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'withdrawn'>;
 
 /** The part of an item's history a resume decides from. */
-export type ResumeView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'maybeApplied'>;
+export type ResumeView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'maybeApplied' | 'withdrawn'>;
 
 /** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
 export interface ResumeCounts {
@@ -324,13 +333,23 @@ export class RunIndex implements JournalHead {
     if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
     let ref: ItemRef | undefined;
     let outcome: OutcomeLine | undefined;
+    let withdrawn: string | undefined;
     if (line.t !== 'run' && line.t !== 'resume' && line.t !== 'end') {
-      itemEvents(line, { sent: (sent) => void (sent.n === n && (ref = sent)), unsent: () => undefined, outcome: (said) => void (said.n === n && (ref = outcome = said)) }, at);
+      itemEvents(
+        line,
+        {
+          sent: (sent) => void (sent.n === n && (ref = sent)),
+          // The deciding line only of an item withdrawn with its reason (scanRun).
+          unsent: (unsent) => void (unsent.n === n && unsent.reason !== undefined && (ref = unsent) && (withdrawn = unsent.reason)),
+          outcome: (said) => void (said.n === n && (ref = outcome = said)),
+        },
+        at,
+      );
     }
     if (ref === undefined || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
     const inFlight = (flags & IN_FLIGHT) !== 0;
     const maybeApplied = inFlight || (outcome !== undefined && (flags & TRANSIENT) !== 0);
-    return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }) };
+    return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
   }
 
   /** What a resume would do with the journaled items numbered below `below`, from the state bytes alone. */
@@ -371,10 +390,13 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
         // An item's deciding line is its latest outcome; until it has one, its latest sent line.
         states.set(ref.n, (flags & ~(BEFORE_IN_FLIGHT | BEFORE_SENT)) | KNOWN | IN_FLIGHT | BEFORE_SENT | before, (flags & HAS_OUTCOME) === 0 ? at : undefined);
       },
-      unsent(n) {
-        const flags = states.flags(n);
+      unsent(line, at) {
+        const flags = states.flags(line.n);
         if ((flags & BEFORE_SENT) === 0) return;
-        states.set(n, (flags & ~(IN_FLIGHT | BEFORE_SENT | BEFORE_IN_FLIGHT)) | ((flags & BEFORE_IN_FLIGHT) !== 0 ? IN_FLIGHT : 0));
+        const restored = (flags & ~(IN_FLIGHT | BEFORE_SENT | BEFORE_IN_FLIGHT)) | ((flags & BEFORE_IN_FLIGHT) !== 0 ? IN_FLIGHT : 0);
+        // Withdrawn with the failure that stopped the run at it: that line decides its report item.
+        const decides = line.reason !== undefined && (restored & (HAS_OUTCOME | IN_FLIGHT)) === 0;
+        states.set(line.n, restored, decides ? at : undefined);
       },
       outcome(line, at) {
         const flags = (states.flags(line.n) & ~(IN_FLIGHT | TRANSIENT)) | KNOWN | HAS_OUTCOME | (line.transient ? TRANSIENT : 0);
@@ -499,8 +521,11 @@ export function journaledItems(record: RunRecord): ItemHistory[] {
 export function reportItemOf(record: RunFacts, history: ItemView): ReportItem {
   const { source, id } = history.ref;
   const outcome = history.outcome;
-  // On record as sent ahead, then withdrawn: never sent, as if never reached.
-  if (outcome === undefined && !history.inFlight) return notReachedItem(record, history.ref);
+  // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
+  // with the target failure that stopped the run at it, in the run's own report's words.
+  if (outcome === undefined && !history.inFlight) {
+    return history.withdrawn === undefined ? notReachedItem(record, history.ref) : { source, id, status: 'skipped', errors: [{ field: '', code: null, message: history.withdrawn }] };
+  }
   if (history.inFlight || outcome === undefined) {
     return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
   }

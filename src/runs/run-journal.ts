@@ -191,9 +191,12 @@ export class RunJournal {
     return this.durable();
   }
 
-  /** Withdraws items on record as sent whose requests never went out; durable with what follows (the end line). */
-  unsent(items: readonly ItemRef[]): void {
-    for (const item of items) this.queueBody(refBody('unsent', item));
+  /**
+   * Withdraws items on record as sent whose requests never went out, or met the target failure
+   * that stopped the run (its words as `reason`); durable with what follows (the end line).
+   */
+  unsent(items: readonly (ItemRef & { reason?: string })[]): void {
+    for (const item of items) this.queueBody(refBody('unsent', item, item.reason));
   }
 
   /** Queues an item's outcome; it reaches the disk within the group commit's delay. */

@@ -162,7 +162,7 @@ describe("a stopped run's own report and runs show say the same of every item", 
 });
 
 describe('the service refuses the token (403) mid-run', () => {
-  it('runs show says the refused item was not sent, never "may have been applied"; the run\'s own report gives the refusal', async () => {
+  it('runs show gives the refused item the live report\'s status and words, never "may have been applied"', async () => {
     service.fallback = (request) => {
       const user = JSON.parse(request.body) as { ExternalId: string };
       return user.ExternalId === all[4] ? { status: 403, body: {} } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
@@ -173,8 +173,33 @@ describe('the service refuses the token (403) mid-run', () => {
     expect(document.items[4]!.errors[0]!.message).toContain('refused the token (403)');
     const shown = await examctl(['runs', 'show', document.run, '--json'], dir, env);
     const rebuilt = JSON.parse(shown.stdout) as typeof document;
-    expect(rebuilt.items[4]).toMatchObject({ id: all[4], status: 'skipped', errors: [{ message: `not sent: the run stopped before it (examctl runs resume ${document.run} sends it)` }] });
+    // The item that met the refusal: the live report's status and words (the journal's unsent line carries them).
+    expect(rebuilt.items[4]).toEqual(document.items[4]);
     expect(shown.stdout).not.toContain('may have been applied');
+    expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
+    // A resume still sends the refused item again.
+    const sent: string[] = [];
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as { ExternalId: string };
+      sent.push(user.ExternalId);
+      return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', document.run], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(sent[0]).toBe(all[4]);
+  });
+
+  it('a 404 without an API envelope: runs show gives its item the live report\'s status and words, not "its answer was lost"', async () => {
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as { ExternalId: string };
+      return user.ExternalId === all[4] ? { status: 404, body: {} } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'], dir, env);
+    expect(live.code, live.stderr).toBe(3);
+    const document = JSON.parse(live.stdout) as { run: string; items: { id: string; status: string; errors: { message: string }[] }[]; summary: Summary };
+    expect(document.items[4]!.errors[0]!.message).toContain('without an API envelope');
+    const rebuilt = JSON.parse((await examctl(['runs', 'show', document.run, '--json'], dir, env)).stdout) as typeof document;
+    expect(rebuilt.items[4]).toEqual(document.items[4]);
     expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
   });
 });

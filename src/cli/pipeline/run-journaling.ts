@@ -4,7 +4,7 @@ import type { Problem } from '../../domain/problem.js';
 import type { ReportEntry } from '../../report/report-writers.js';
 import type { ReportSummary, ReportTarget } from '../../report/run-report.js';
 import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../../runs/index.js';
-import { NeverSentTargetError, TokenRefusedError, TransientTargetError } from '../../errors.js';
+import { TargetError, TransientTargetError } from '../../errors.js';
 import { RunJournalError } from '../../runs/run-errors.js';
 import type { CommandDeps } from '../context.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
@@ -137,7 +137,7 @@ function journaling(
   // Units on record as sent with no answer yet. At the attempt's end every request has settled,
   // so those left never went out (put on record ahead, then the run stopped): withdrawn there,
   // so that `runs show` says "not sent" and a resume treats them as never reached.
-  const unanswered = new Map<number, ItemRef>();
+  const unanswered = new Map<number, ItemRef & { reason?: string }>();
   return {
     id: journal.id,
     kept: resume.kept,
@@ -174,9 +174,14 @@ function journaling(
       testSignal.counted('outcome');
     },
     unanswered(n, unit, error) {
-      // Certainly never reached the service, or refused for its token (401/403: nothing applied):
-      // left among the unanswered, journaled "not sent" at the end, never "may have been applied".
-      if (error instanceof NeverSentTargetError || error instanceof TokenRefusedError) return;
+      // A target failure with a definite answer (a refused token, a 404 without an envelope), or
+      // a request that never reached the service: withdrawn at the end with the failure's words,
+      // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
+      // show` says the same, never "may have been applied"; a resume sends it again.
+      if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
+        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
+        return;
+      }
       unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {
