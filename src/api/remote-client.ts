@@ -115,8 +115,10 @@ export function neverSent(error: unknown): boolean {
 /**
  * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
+ * A write's item is then said with noDefiniteAnswerReason (src/report/run-report.ts), which says
+ * it may have been applied; a read (GET) changed nothing, and says so.
  */
-export function unreadAnswer(error: unknown): string | undefined {
+export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
   if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError || error instanceof ResponseCutError)) return undefined;
   if (error.status < 200 || error.status >= 300) return undefined;
   const why =
@@ -125,7 +127,7 @@ export function unreadAnswer(error: unknown): string | undefined {
       : error instanceof ResponseBudgetError
         ? `could not be held (the answers in flight together passed ${formatBytes(error.limit)})`
         : `was cut short (${describeCut(error.reason)})`;
-  return `the service answered ${error.status} but its answer ${why}: it may have been applied; not retried`;
+  return `the service answered ${error.status} but its answer ${why}: ${method === 'GET' ? 'a read, so nothing was changed; run it again' : 'not retried'}`;
 }
 
 /** What ended a 2xx answer early, in words: the request timeout, or the connection's end (its code). */
@@ -248,7 +250,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       if (statusPolicy(response.statusCode) === 'retry') response.release();
       return response;
     } catch (error) {
-      const unread = unreadAnswer(error);
+      const unread = unreadAnswer(error, method);
       // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
       if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${path.slice(pathPrefix.length)}: ${unread}`);
       const err = error instanceof Error ? error : new Error(String(error));

@@ -26,7 +26,7 @@ describe('whole-attempt deadline', () => {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
       expect((failure as Error).message).toContain(
-        'the service answered 200 but its answer was cut short (no whole answer within the request timeout (300 ms)): it may have been applied; not retried',
+        'the service answered 200 but its answer was cut short (no whole answer within the request timeout (300 ms)): not retried',
       );
       expect(server.requests).toHaveLength(1);
     } finally {
@@ -76,8 +76,26 @@ describe('a 200 whose body never wholly comes (QA: it was sent again)', () => {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
       expect((failure as Error).message).toContain(`the service answered 200 but its answer was cut short (${why}`);
-      expect((failure as Error).message).toMatch(/: it may have been applied; not retried$/);
+      expect((failure as Error).message).toMatch(/: not retried$/);
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a read (GET) whose 200 is cut short', () => {
+  it('says nothing was changed, never "may have been applied"', async () => {
+    server = await startHostileServer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"Content":{"ExternalId":', () => res.socket?.destroy());
+    });
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 3, ...noWait });
+    try {
+      const failure = await client.getReviewSession('RS-1').then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as Error).message).toMatch(/: GET \/external\/review-sessions\/RS-1: the service answered 200 but its answer was cut short \(the connection ended before the whole answer came[^)]*\): a read, so nothing was changed; run it again$/);
+      expect((failure as Error).message).not.toContain('applied');
     } finally {
       await client.close();
     }
@@ -104,7 +122,7 @@ describe('the answer budget (QA D7)', () => {
     try {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): it may have been applied; not retried$/);
+      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): not retried$/);
       expect(server.requests).toHaveLength(1);
       expect(client.retryCounts?.().total).toBe(0);
     } finally {
@@ -128,7 +146,7 @@ describe('the answer budget (QA D7)', () => {
 
   it('a 2xx dropped for the shared budget is never resent; a drop before the status line or of a 5xx may be', () => {
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 201))).toBe(
-      'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): it may have been applied; not retried',
+      'the service answered 201 but its answer could not be held (the answers in flight together passed 96 MiB): not retried',
     );
     expect(unreadAnswer(new ResponseTooLargeError(48 * MiB, 200))).toContain('too large to read (over 48 MiB)');
     expect(unreadAnswer(new ResponseBudgetError(96 * MiB, 0))).toBeUndefined();
