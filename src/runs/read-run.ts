@@ -590,6 +590,12 @@ export interface RunListing {
   state: RunState;
   summary: ReportSummary;
   input: string | null;
+  /**
+   * False when the run's number of units is not on record (a `schedule push` killed in its first
+   * attempt: its units are known only once its input was grouped): `summary` then counts only
+   * what its journal holds, and `runs show` (which reads the input again) can count more.
+   */
+  totalKnown?: false;
 }
 
 /**
@@ -634,6 +640,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
         state: await runState(runsDir, record),
         summary: summarize(record),
         input: record.header.input?.path ?? null,
+        ...(unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),
       });
     } catch (error) {
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });

@@ -108,6 +108,16 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
       ['S-2', 5, 'skipped'],
     ]);
     expect(shown.summary).toMatchObject({ total: 3, ok: 1, skipped: 2 });
+    // runs list has only the journal: its count is a floor, and says so (QA F5: it printed 1 of 3 as the total).
+    const listed = await examctl(dir, ['--runs-dir', runsDir, 'runs', 'list']);
+    expect(listed.stdout).toContain('at least 1 items: 1 ok, 0 partial, 0 failed, 0 skipped');
+    const json = JSON.parse((await examctl(dir, ['--json', '--runs-dir', runsDir, 'runs', 'list'])).stdout) as { runs: { totalKnown?: boolean; summary: { total: number } }[] };
+    expect(json.runs[0]).toMatchObject({ totalKnown: false, summary: { total: 1 } });
+    // With the input changed, runs show cannot count the rest either: it says so, not "counted as skipped".
+    appendFileSync(join(dir, 'sittings.csv'), 'S-9,A-MATH-1,T 9,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-9,Ann,Lee,stu-9@example.test\n');
+    const changed = await show(journal.id);
+    expect(changed.shown.summary).toMatchObject({ total: 1, ok: 1 });
+    expect(changed.stderr).toContain(`run ${journal.id}: the items it never reached are neither listed nor counted (how many there were is not on record): its input file`);
   });
 });
 

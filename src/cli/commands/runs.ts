@@ -81,7 +81,9 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   for (const run of runs) {
     const { total, ok, partial, failed, skipped } = run.summary;
     const n = formatCount;
-    const counts = `${n(total)} ${total === 1 ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
+    // Not on record how many units it had: at least those its journal holds (runs show reads the input again).
+    const atLeast = run.totalKnown === false ? 'at least ' : '';
+    const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
   for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');
@@ -124,8 +126,12 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
     { notes },
   );
   if (unlisted !== undefined) {
-    const what = unlisted.count === null ? 'the items it never reached are' : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'}`;
-    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what} counted as skipped but not listed: ${unlisted.reason}`)}\n`);
+    // Without a count on record (a schedule push killed in its first attempt) they are neither listed nor counted.
+    const what =
+      unlisted.count === null
+        ? 'the items it never reached are neither listed nor counted (how many there were is not on record)'
+        : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
+    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what}: ${unlisted.reason}`)}\n`);
   }
   const builder = report.builder;
   let position = 0;
