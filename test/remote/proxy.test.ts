@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { proxyFor } from '../../src/api/proxy-env.js';
@@ -116,7 +117,7 @@ describe('through a CONNECT proxy on loopback', () => {
       expect(proxy!.log).toHaveLength(1);
     });
 
-    it('403 through a whole run: exit 3, one plain line, and runs show says "not sent", not "may have been applied"', async () => {
+    it('403 through a whole run: exit 3, one plain line, and runs show says the run\'s own words ("nothing was sent"), not "may have been applied"', async () => {
       proxy = await startConnectProxy({ deny: 403 });
       await withTempDir(async (dir) => {
         await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
@@ -132,8 +133,11 @@ describe('through a CONNECT proxy on loopback', () => {
         expect(runId).toBeDefined();
         const show = testDeps(dir, {}, env);
         await runCli(['runs', 'show', runId!], show.deps);
-        expect(show.stdout.text + show.stderr.text).toContain('not sent');
+        // The journal keeps the failure's words for the item (QA F4): the same as the live report, the proxy's password still out.
+        expect(show.stdout.text + show.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy\'s credentials; nothing was sent');
         expect(show.stdout.text + show.stderr.text).not.toContain('may have been applied');
+        expect(show.stdout.text + show.stderr.text).not.toContain('run-pa55');
+        expect(readdirSync(join(dir, 'runs', runId!)).map((name) => readFileSync(join(dir, 'runs', runId!, name), 'utf8')).join('')).not.toContain('run-pa55');
       });
     });
 
