@@ -32,11 +32,20 @@ export function checkReportOption(options: GlobalOptions): void {
   if (options.report !== undefined) reportFormatOf(options.report);
 }
 
-async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }): Promise<ReportSink> {
+/** When a run report's run happened, for a report rebuilt after it (`runs show`): JUnit's `timestamp` and `time`. */
+export interface RunTimes {
+  startedAt: Date;
+  /** Its last attempt's end; absent for a run that was killed (its `time` is then 0). */
+  endedAt?: Date;
+}
+
+async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }, times?: RunTimes): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
   if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false);
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
-  return new JunitReportWriter(sink, header);
+  if (times === undefined) return new JunitReportWriter(sink, header);
+  const endedAt = times.endedAt ?? times.startedAt;
+  return new JunitReportWriter(sink, header, { startedAt: times.startedAt, now: () => endedAt });
 }
 
 /** On a terminal the counts are a small table; in logs and pipes one plain, greppable line. */
@@ -120,6 +129,8 @@ export async function openRunReport(
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
+  /** A report rebuilt after its run (`runs show`): the run's own times, not the moment it is written. */
+  times?: RunTimes,
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
   const buffers: BufferedSink[] = [];
@@ -149,7 +160,7 @@ export async function openRunReport(
       const text = await openAtomicFile(path);
       file = text;
       fileBuffer = new BufferedSink(text.sink);
-      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options), options.report);
+      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);
     }
     sinks.push(guarded);
   }

@@ -121,6 +121,22 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
   });
 });
 
+describe('runs show --report <file>.xml (JUnit)', () => {
+  it("stamps the run's own start, not the moment runs show ran; a killed run's time is 0", async () => {
+    writeUsers();
+    const id = await killedUserSync();
+    const first = readFileSync(join(runsDir, id, 'journal.ndjson'), 'utf8').split('\n')[0]!;
+    const startedAt = (JSON.parse(first) as { b: { startedAt: string } }).b.startedAt;
+    // Written a moment later, on another second than the run's start if it were stamped now.
+    const { code } = await show(id, '--report', 'shown.xml');
+    expect(code).toBe(1);
+    const xml = readFileSync(join(dir, 'shown.xml'), 'utf8');
+    const suite = /<testsuite [^>]*>/.exec(xml)![0];
+    expect(suite).toContain(`timestamp="${startedAt.slice(0, 19)}"`);
+    expect(suite).toContain('time="0.000"');
+  });
+});
+
 describe('runs show when the input cannot be read again', () => {
   it('a changed input: the journaled items only, the rest counted, with how many and why (JSON and stderr)', async () => {
     writeUsers();

@@ -24,7 +24,7 @@ import { describeTarget, type SourceRow } from '../../report/report-writers.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { CommandDeps, GlobalOptions } from '../context.js';
 import { onlyGlobals } from '../global-options.js';
-import { openRunReport } from '../output.js';
+import { openRunReport, type RunTimes } from '../output.js';
 import { pinDigest } from '../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput } from './runs-input.js';
@@ -108,6 +108,14 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: Command
   }
 }
 
+/** The run's start and last end as dates, when the journal's texts read as instants (else the report's own time). */
+function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | undefined {
+  const start = new Date(startedAt);
+  const end = endedAt === undefined ? undefined : new Date(endedAt);
+  if (Number.isNaN(start.getTime())) return undefined;
+  return end === undefined || Number.isNaN(end.getTime()) ? { startedAt: start } : { startedAt: start, endedAt: end };
+}
+
 async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps): Promise<number> {
   // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
@@ -124,6 +132,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
     options,
     deps,
     { notes },
+    runTimes(run.header.startedAt, run.end?.at),
   );
   if (unlisted !== undefined) {
     // Without a count on record (a schedule push killed in its first attempt) they are neither listed nor counted.
