@@ -209,6 +209,11 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   };
 }
 
+/** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
+export function storeCreatedLine(store: string): string {
+  return `${terminalLine(`created local store at ${store} from the demo world (fixtures/world.json)`)}\n`;
+}
+
 /**
  * The real targets. Local: the engine over the store, created from the demo world on first use
  * (said on stderr); a dry run without a store validates only and creates nothing.
@@ -229,7 +234,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     dryRun,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
-    onCreated: () => void deps.stderr.write(`${terminalLine(`created local store at ${target.store} from the demo world (fixtures/world.json)`)}\n`),
+    onCreated: () => void deps.stderr.write(storeCreatedLine(target.store)),
   });
   if (!api) await deps.stderr.write(`${terminalLine(`no store yet at ${target.store}: validating only, nothing created`)}\n`);
   return api;

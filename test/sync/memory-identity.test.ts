@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +129,59 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const again = await sync(...elsewhere);
     expect(again.stderr).not.toContain('another instance');
     expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+
+  it('--require-memory with only the replaced store\'s memory: exit 2 saying why the file there is not used', async () => {
+    const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
+    expect((await sync(...elsewhere)).code).toBe(0);
+    expect((await init('--force')).code).toBe(0);
+    const night = await sync(...elsewhere, '--require-memory');
+    expect(night.code).toBe(2);
+    expect(night.stderr).toMatch(/--require-memory: no sync memory for .*users\.ndjson is of another instance of this store, replaced since\); nothing was sent/);
+  });
+});
+
+describe('a store the first run creates (no local init: the README\'s default)', () => {
+  const NIGHTLY = ['--changed-only', '--disable-missing', '--prune-memberships', '--require-memory'];
+  const users = (ids: string[]) => JSON.stringify(ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] })));
+  // No --store: the current directory's .examctl-store, created by the first real run.
+  const sync = (...flags: string[]) => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--json', ...flags], dir, env);
+
+  it('the second night uses the first night\'s memory: the leaver is disabled, the others unchanged', async () => {
+    writeFileSync(join(dir, 'users.json'), users(['s-1', 's-2', 's-3']));
+    const first = await sync('--changed-only', '--disable-missing', '--prune-memberships');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('created local store at');
+    writeFileSync(join(dir, 'users.json'), users(['s-1', 's-2']));
+    const second = await sync(...NIGHTLY);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('another instance');
+    const items = (JSON.parse(second.stdout) as { items: { id: string; action?: string }[] }).items;
+    expect(items.map((item) => [item.id, item.action])).toEqual([
+      ['s-1', 'unchanged'],
+      ['s-2', 'unchanged'],
+      ['s-3', 'disabled'],
+    ]);
+  });
+
+  it('schedule push --changed-only: the second run sends nothing', async () => {
+    const push = () => examctl(['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv'), '--target', 'local', '--upsert', '--changed-only', '--json'], dir, env);
+    const first = await push();
+    expect(first.code, first.stderr).toBe(0);
+    const second = await push();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('another instance');
+    const items = (JSON.parse(second.stdout) as { items: { action?: string }[] }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+
+  it('a dry run before the first real run creates nothing and finds no memory', async () => {
+    writeFileSync(join(dir, 'users.json'), users(['s-1']));
+    const dry = await sync('--changed-only', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('no store yet at');
+    expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
   });
 });
 

@@ -9,7 +9,7 @@ import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
 import { unchangedNote } from '../../runs/journal-lines.js';
-import type { TargetOf } from '../target.js';
+import { storeCreatedLine, type TargetOf } from '../target.js';
 
 /**
  * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
@@ -42,7 +42,17 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
   return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
 }
 
-async function storeInstanceOption(store: string): Promise<{ instance?: string }> {
+/**
+ * The instance id of the store a run uses. A real run creates a missing store first (as opening
+ * the target would, a step later): its memory then records the new store's id from the first
+ * night, not none (QA: an auto-created store's second night took its own memory for another
+ * instance's and disabled no leaver). A dry run creates nothing: no store, no instance.
+ */
+async function storeInstanceOption(store: string, dryRun: boolean, deps: CommandDeps): Promise<{ instance?: string }> {
+  if (!dryRun) {
+    const { ensureLocalStore } = await import('../../engine/local-target.js');
+    await ensureLocalStore(store, () => void deps.stderr.write(storeCreatedLine(store)));
+  }
   const instance = await readStoreInstance(store);
   return instance === undefined ? {} : { instance };
 }
@@ -75,14 +85,18 @@ export class SentMemory<P> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const say = (message: string) => void this.deps.stderr.write(`${terminalLine(message)}\n`);
+    let otherInstance = false;
     this.memory = await SyncMemory.open(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
       onWait: say,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...(resolved.kind === 'local' ? await storeInstanceOption(resolved.store) : {}),
-      onOtherInstance: say,
+      ...(resolved.kind === 'local' ? await storeInstanceOption(resolved.store, dryRun, this.deps) : {}),
+      onOtherInstance: (message) => {
+        otherInstance = true;
+        say(message);
+      },
     });
     const remembered = this.memory.entries.size;
     this.found = decides ? { found: remembered > 0, file: this.memory.file, remembered } : undefined;
@@ -90,7 +104,7 @@ export class SentMemory<P> {
       await this.close();
       throw new UsageError(
         terminalLine(
-          `--require-memory: no sync memory for ${describeTarget(target)} (looked for ${this.found?.file}); nothing was sent. ` +
+          `--require-memory: no sync memory for ${describeTarget(target)} (${otherInstance ? `${this.found?.file} is of another instance of this store, replaced since` : `looked for ${this.found?.file}`}); nothing was sent. ` +
             'Restore it (a CI cache: docs/ci.md, "A nightly sync"), point --sync-dir or EXAMCTL_SYNC_DIR at it, or run once without --require-memory to start it',
         ),
       );
