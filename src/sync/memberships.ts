@@ -89,6 +89,24 @@ export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: r
   return links.length === 0 ? undefined : links;
 }
 
+/**
+ * The links examctl may manage after `sent` went out with no answer (docs/sync.md, "A request
+ * cut short"): it may have been applied or not, so an UPSERT's link and the flags it sent true
+ * are added, and nothing is taken away (a DELETE or a flag sent false may not have happened).
+ * The next --prune-memberships run then removes what the file no longer gives, applied or not.
+ */
+export function linksMaybeAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined): ManagedLink[] | undefined {
+  const map = parseLinks(previous);
+  for (const entry of sent ?? []) {
+    if (!isMembership(entry) || entry.Action === 'DELETE') continue;
+    const flags = map.get(entry.ExternalId) ?? new Set<FlagField>();
+    for (const [, field] of FLAGS) if (entry[field] === true) flags.add(field);
+    map.set(entry.ExternalId, flags);
+  }
+  const links = formatLinks(map);
+  return links.length === 0 ? undefined : links;
+}
+
 /** What pruning does to one user: the request to send, what it removes and (for the plan) the links it adds. */
 export interface Prune {
   /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */

@@ -42,6 +42,11 @@ export interface MemoryEntry {
    * as `["H-A", ["coordinator", "reports"]]` (src/sync/memberships.ts): what --prune-memberships may remove.
    */
   links?: ManagedLink[];
+  /**
+   * Users: written before the first request for this id went out, never acknowledged since (a
+   * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target.
+   */
+  tentative?: boolean;
 }
 
 /**
@@ -155,6 +160,7 @@ interface EntryBody {
   l?: string;
   x?: true;
   h?: unknown;
+  t?: true;
 }
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
@@ -213,13 +219,14 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
   if (body.l !== undefined) entry.lastName = body.l;
   if (body.x === true) entry.disabled = true;
   if (links.links.length > 0) entry.links = links.links;
+  if (body.t === true) entry.tentative = true;
   return { id: body.id, entry };
 }
 
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
 const ENTRY_START = Buffer.from('{"crc":"00000000","b":{"id":"');
 const CRC_AT = 8;
-/** The shortest entry line `entryLine` writes: the frame, a 1-byte id, a digest (43) and a run id (24). */
+/** The shortest acknowledged entry line: the frame, a 1-byte id, a digest (43) and a run id (24); a line with its digest cleared is shorter (the index grows for many such). */
 const MIN_ENTRY_LINE = ENTRY_START.length + 1 + '","d":"'.length + 43 + '","r":"'.length + 24 + '"}}\n'.length;
 const BODY_AT = ENTRY_START.length - '{"id":"'.length;
 const QUOTE = 0x22;
@@ -310,14 +317,15 @@ export class MemoryEntries {
    * entry), `none` (none, or disabled: the request digest decides), else `raw`.
    */
   rawState(id: string): 'absent' | 'none' | 'raw' {
+    // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry === undefined ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
+    if (entry !== undefined || this.indexed === 0) return entry === undefined || entry.digest === '' ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
     const start = this.slots[this.slotOf(id)]! - 1;
     if (start < 0) return 'absent';
     const at = this.layoutAt(start, id);
-    if (at !== undefined) return at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
+    if (at !== undefined) return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
     const parsed = this.parse(id, start);
-    return parsed.raw !== undefined && parsed.disabled !== true ? 'raw' : 'none';
+    return parsed.digest === '' ? 'absent' : parsed.raw !== undefined && parsed.disabled !== true ? 'raw' : 'none';
   }
 
   /**
@@ -591,6 +599,7 @@ function entryLine(id: string, entry: MemoryEntry): string {
   if (entry.lastName !== undefined) body.l = entry.lastName;
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
+  if (entry.tentative === true) body.t = true;
   return encodeChecksummedLine(JSON.stringify(body));
 }
 
@@ -810,6 +819,18 @@ export class SyncMemory {
         this.failure = this.cannotWrite(error);
       }
     });
+  }
+
+  /**
+   * What was recorded so far on disk now, not after the group commit's delay: a run waits for
+   * this before a request whose intent it recorded goes out (SentMemory.intend). Throws when a
+   * write failed (exit 3), so nothing is sent that the memory could not put on record first.
+   */
+  async durable(): Promise<void> {
+    if (this.handle === undefined) return;
+    this.kick();
+    await this.flushing;
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Everything remembered on disk, the file closed and the lock released; throws when a write failed (exit 3). */

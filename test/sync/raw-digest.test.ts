@@ -74,8 +74,10 @@ describe('--changed-only judged by the raw digest', () => {
   it('a full run remembers a raw digest beside each request digest; the same file the next night sends nothing', async () => {
     writeCsv('users.csv');
     expect((await sync('users.csv')).code).toBe(0);
-    const lines = memoryLines();
+    // Each joiner's tentative intent before its request (docs/sync.md, "A request cut short"), then its acknowledgement.
+    const lines = memoryLines().filter((line) => line.d !== '');
     expect(lines).toHaveLength(USERS);
+    expect(memoryLines().filter((line) => line.d === '' && line.t === true)).toHaveLength(USERS);
     // Written right after the run: where the --changed-only reader looks for it.
     expect(lines.every((line) => typeof line.w === 'string' && Object.keys(line).slice(0, 4).join() === 'id,d,r,w')).toBe(true);
     const night = await sync('users.csv', '--changed-only', '--json');
@@ -192,15 +194,20 @@ describe('a memory with raw digests after a kill', () => {
     const whole = readFileSync(file, 'utf8');
     const last = whole.slice(whole.lastIndexOf('\n', whole.length - 2) + 1);
     writeFileSync(file, whole + last.slice(0, 40), { mode: 0o600 });
-    const remembered = new Set(memoryLines(whole).map((line) => line.id as string));
+    // Acknowledged: an id whose last line has a digest (an intent's is empty: its request may not have been answered).
+    const lastDigest = new Map(memoryLines(whole).map((line) => [line.id as string, line.d as string]));
+    const remembered = new Set([...lastDigest].filter(([, digest]) => digest !== '').map(([id]) => id));
     expect(remembered.size).toBeGreaterThan(0);
+    expect(remembered.size).toBeLessThan(lastDigest.size);
     const night = await sync('users.csv', '--changed-only', '--json');
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent.map((user) => user.ExternalId as string).sort()).toEqual(all.filter((id) => !remembered.has(id)));
     // Now every row is remembered, each with its raw digest: the next night sends nothing.
     const lines = memoryLines();
     expect(new Set(lines.map((line) => line.id))).toEqual(new Set(all));
-    expect(lines.every((line) => typeof line.w === 'string')).toBe(true);
+    // Each id's last line: acknowledged with its raw digest (intents before the requests have none).
+    const lastOf = new Map(lines.map((line) => [line.id, line]));
+    expect([...lastOf.values()].every((line) => typeof line.w === 'string')).toBe(true);
     expect((await sync('users.csv', '--changed-only')).sent).toEqual([]);
   });
 });

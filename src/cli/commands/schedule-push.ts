@@ -114,6 +114,8 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
+    intend: (unit, run) => memory.intend(unit, run),
+    intentsDurable: () => memory.intentsDurable(),
     send: sendSchedule,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.

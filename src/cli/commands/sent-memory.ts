@@ -155,6 +155,39 @@ export class SentMemory<P> {
   }
 
   /**
+   * Before a unit's request goes out (RecordJob.intend; docs/sync.md, "A request cut short"):
+   * when its answer could be lost to a kill with nothing recorded after, what the memory must
+   * already believe, so the next run neither judges the row unchanged nor loses what the request
+   * may have done. Written only where it differs from the entry (a changed request); durable
+   * before the request goes (`intentsDurable`). Returns whether a line was written.
+   */
+  intend(unit: Unit<P>, run: string): boolean {
+    const memory = this.memory;
+    if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
+    const entry = memory.get(unit.id);
+    const intent = this.intentOf(unit.prepared.value, entry, run);
+    if (intent === undefined) return false;
+    memory.record(unit.id, intent);
+    return true;
+  }
+
+  /** What `intend` wrote, on disk: the requests it was written for may go. */
+  intentsDurable(): Promise<void> {
+    return this.memory?.durable() ?? Promise.resolve();
+  }
+
+  /**
+   * The entry a unit's request may leave behind, unanswered: the remembered one with its digests
+   * cleared (its row goes again next time, whatever the file says), unless the request is the one
+   * acknowledged already. None for an id not remembered: its row is sent next time anyway.
+   */
+  protected intentOf(payload: P, entry: MemoryEntry | undefined, _run: string): MemoryEntry | undefined {
+    if (entry === undefined || entry.digest === '' || entry.digest === this.digestOf(payload)) return undefined;
+    const { raw: _raw, ...rest } = entry;
+    return { ...rest, digest: '' };
+  }
+
+  /**
    * A request that may have changed the target without an ok (RecordJob.unsettled): the id's
    * entry keeps its links and run but loses its digests, so the next night sends the row whatever
    * the file says, also when it says again what was acknowledged before (QA: a partial rename
@@ -175,8 +208,14 @@ export class SentMemory<P> {
     await memory?.close();
   }
 
+  /** Kept per request: computed before it is sent (`intend`) and again when it is acknowledged. */
   protected digestOf(payload: P): string {
-    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
+    let digest = this.digests.get(payload as object);
+    if (digest === undefined) {
+      digest = requestDigest(this.requestOf(payload));
+      this.digests.set(payload as object, digest);
+    }
+    return digest;
   }
 }
 

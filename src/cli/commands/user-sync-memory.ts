@@ -13,7 +13,7 @@ import { ErrorCode } from '../../domain/index.js';
 import { coerceCell } from '../../domain/coercion.js';
 import type { Problem } from '../../domain/problem.js';
 import type { InputRecord } from '../../input/record.js';
-import { linksAfter, pruneOf, removalsOf } from '../../sync/memberships.js';
+import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from '../../sync/memberships.js';
 import { idOf, sourceRowsOf } from './input-helpers.js';
 import { rawDigest, rulesFingerprint } from '../../sync/raw-digest.js';
 import { InternalError } from '../../errors.js';
@@ -66,6 +66,8 @@ function recordMemberships(record: InputRecord): { id: string | null; hierarchie
  */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
+  /** Leavers whose only request was cut short (a tentative entry): they may never have been created. */
+  private readonly tentative = new WeakSet<UserRequest>();
   /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
@@ -161,7 +163,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
     this.leavers = [...memory.entries]
-      .filter(([id, entry]) => !inFile.has(id) && (entry.disabled !== true || entry.run === thisRun))
+      // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
+      .filter(([id, entry]) => !inFile.has(id) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const remembered = memory.remembered + this.leavers.filter(([, entry]) => entry.disabled === true).length;
     const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
@@ -262,6 +265,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry]) => {
         const payload: UserRequest = { ExternalId: id, FirstName: entry.firstName ?? '', LastName: entry.lastName ?? '', DisableLogin: true } as UserRequest;
         this.disables.add(payload);
+        if (entry.tentative === true) this.tentative.add(payload);
         const unit: Unit<UserRequest> = { source: { file: `<synced by run ${entry.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
         return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
       });
@@ -274,6 +278,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
+    if (this.tentative.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
+      // 240 (a role is required to create): the user is not on the target, its one request was
+      // never applied. Nothing to disable: ok, and remembered as disabled (back, it is created).
+      return { status: 'ok', errors: [], action: 'disabled', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
+    }
     const deleted = this.pruned.get(payload);
     if (deleted === undefined || outcome.status !== 'partial') return outcome;
     const errors = outcome.errors.filter((problem) => !isGoneLink(problem, payload, deleted));
@@ -298,6 +307,34 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // Its raw digest goes with the request digest it stood for: neither holds now.
     const { links: _before, raw: _raw, ...rest } = entry;
     this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
+  }
+
+  /**
+   * A user's request, unanswered, may have changed the names, added links or flags (the file's
+   * or a prune's `false` not yet applied), disabled a leaver or enabled one who is back
+   * (docs/sync.md, "A request cut short"). So the entry it leaves: digests cleared; the request's
+   * links and true flags added to the managed ones (a later prune removes them, applied or not);
+   * `disabled` when it disables or when the user was (so a user back is sent DisableLogin false,
+   * and one still missing disabled again); the request's names (what a disable sends). A joiner's
+   * is tentative: it may never have been created.
+   */
+  protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
+    const given = this.asTheFileGives.get(payload) ?? payload;
+    const leaver = this.disables.has(payload);
+    if (entry !== undefined && !leaver && payload === given && entry.digest !== '' && entry.digest === this.digestOf(payload)) return undefined;
+    const links = linksMaybeAfter(entry?.links, payload.Hierarchies);
+    const firstName = payload.FirstName ?? entry?.firstName;
+    const lastName = payload.LastName ?? entry?.lastName;
+    const intent: MemoryEntry = {
+      digest: '',
+      run: entry?.run ?? run,
+      ...(firstName === undefined ? {} : { firstName }),
+      ...(lastName === undefined ? {} : { lastName }),
+      ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
+      ...(links === undefined ? {} : { links }),
+      ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+    };
+    return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
 
   /**
@@ -406,6 +443,19 @@ export function leaverRow(table: LeaverTable, payload: Pick<UserRequest, 'Extern
     if (column >= 0) cells[column] = values[field];
   }
   return { line: 0, header: table.header, cells, ...(table.dialect === undefined ? {} : { dialect: table.dialect }) };
+}
+
+/** Whether two entries say the same (an intent that would change nothing is not written). */
+function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
+  return (
+    a.digest === b.digest &&
+    a.raw === b.raw &&
+    a.firstName === b.firstName &&
+    a.lastName === b.lastName &&
+    (a.disabled === true) === (b.disabled === true) &&
+    (a.tentative === true) === (b.tentative === true) &&
+    JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
+  );
 }
 
 /** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */

@@ -104,6 +104,8 @@ async function syncFile(
       if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
+    intend: (unit, run) => memory.intend(unit, run),
+    intentsDurable: () => memory.intentsDurable(),
   };
   let exitCode: number;
   try {

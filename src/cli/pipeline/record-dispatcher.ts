@@ -87,7 +87,7 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled'>,
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'intend' | 'intentsDurable'>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -162,7 +162,7 @@ export class RecordDispatcher<P, R> {
     // Put on record ahead and durable already (the usual case): sent now.
     if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload);
     if (recorded?.failure !== undefined) return this.failed(unit, recorded.failure);
-    return (recorded?.durable ?? journal.sending(n, unit)).then(
+    return (recorded?.durable ?? this.onRecordNow(journal, n, unit)).then(
       () => this.sendRecorded(api, journal, n, unit, payload),
       (error: unknown) => this.failed(unit, error),
     );
@@ -215,19 +215,34 @@ export class RecordDispatcher<P, R> {
     const journal = this.journal as RunJournaling;
     const from = Math.max(this.lookedAhead, n);
     const to = Math.min(n + this.recordAhead, n + upcoming.length - head);
-    let recorded: Recorded | undefined;
+    const writes: [Upcoming<P>, Promise<void>][] = [];
+    let intents = false;
     for (let k = from; k < to; k++) {
       const ahead = upcoming[head + (k - n)]!;
       ahead.kept = journal.kept(k, ahead.unit);
       // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
       if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
-        // The units put on record in one turn share one write (RunJournaling.sending).
-        const durable = journal.sending(k, ahead.unit);
-        if (recorded?.durable !== durable) recorded = recordedOf(durable);
-        ahead.recorded = recorded;
+        writes.push([ahead, journal.sending(k, ahead.unit)]);
+        if (this.job.intend?.(ahead.unit, journal.id) === true) intents = true;
       }
     }
     this.lookedAhead = Math.max(this.lookedAhead, to);
+    // The units put on record in one turn share one write (RunJournaling.sending), and wait for the
+    // sync memory's intents of the turn too (RecordJob.intend).
+    const memory = intents ? this.job.intentsDurable?.() : undefined;
+    let last: Promise<void> | undefined;
+    let recorded: Recorded | undefined;
+    for (const [ahead, durable] of writes) {
+      if (durable !== last || recorded === undefined) recorded = recordedOf(bothDurable(durable, memory));
+      last = durable;
+      ahead.recorded = recorded;
+    }
+  }
+
+  /** A unit put on record as it is dispatched (no record ahead): the journal's line and the memory's intent. */
+  private onRecordNow(journal: RunJournaling, n: number, unit: Unit<P>): Promise<void> {
+    const durable = journal.sending(n, unit);
+    return this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable;
   }
 
   /** The reason on an item the stopped run did not send: `runs show`'s words (one array for all of them). */
@@ -334,6 +349,10 @@ export class RecordDispatcher<P, R> {
     const maxErrors = this.options.maxErrors;
     if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined) this.stop = { kind: 'max-errors' };
   }
+}
+
+function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined): Promise<void> {
+  return memory === undefined ? journal : Promise.all([journal, memory]).then(() => undefined);
 }
 
 function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {

@@ -111,6 +111,14 @@ export interface RecordJob<P, R = never> {
    * retries). The sync memory must not judge its row unchanged next time (docs/sync.md).
    */
   unsettled?(unit: Unit<P>): void;
+  /**
+   * A real run's unit about to be put on record as sent (its request goes once that is durable):
+   * the sync memory records what it must believe if the answer is lost to a kill (docs/sync.md,
+   * "A request cut short"). True when it wrote something: the request then waits for
+   * `intentsDurable` too.
+   */
+  intend?(unit: Unit<P>, run: string): boolean;
+  intentsDurable?(): Promise<void>;
   /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
   /**
