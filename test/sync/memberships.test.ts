@@ -86,8 +86,9 @@ describe('pruneOf: what the request of a mover adds', () => {
 });
 
 describe('--max-prune', () => {
-  it('defaults to 10 % or 100 of the remembered users; N or P%; anything else is exit 2', () => {
-    expect(thresholdOf('--max-prune', undefined, 300).limit).toBe(100);
+  it('defaults to 10 %, or up to 100 but at most 25 %, of the remembered users; N or P%; anything else is exit 2', () => {
+    expect(thresholdOf('--max-prune', undefined, 300).limit).toBe(75);
+    expect(thresholdOf('--max-prune', undefined, 400).limit).toBe(100);
     expect(thresholdOf('--max-prune', undefined, 50_000).limit).toBe(5_000);
     expect(thresholdOf('--max-prune', '40%', 300).limit).toBe(120);
     expect(thresholdOf('--max-prune', '12', 300).limit).toBe(12);

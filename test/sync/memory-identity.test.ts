@@ -22,7 +22,8 @@ const person = (id: string, hierarchies: Membership[]) => ({ ExternalId: id, Fir
 // Night 1: c-1 coordinator of SCH:MATH and in G+1|x; c-2 in SCH:coordinator. Night 2: c-1 only in SCH:MATH (no flag), c-2 only in SCH.
 const NIGHT1 = [person('c-1', [{ ExternalId: 'SCH:MATH', IsCoordinator: true }, { ExternalId: 'G+1|x' }]), person('c-2', [{ ExternalId: 'SCH:coordinator' }])];
 const NIGHT2 = [person('c-1', [{ ExternalId: 'SCH:MATH' }]), person('c-2', [{ ExternalId: 'SCH' }])];
-const PRUNE = ['--changed-only', '--prune-memberships'];
+// Two users, both movers: over the default --max-prune of so small a population (a quarter).
+const PRUNE = ['--changed-only', '--prune-memberships', '--max-prune', '100%'];
 
 let dir: string;
 let env: Record<string, string>;

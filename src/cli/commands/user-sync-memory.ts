@@ -32,15 +32,19 @@ const LEAVER_BATCH = 1024;
 
 /**
  * The most users a threshold flag (--max-disable, --max-prune) lets a run touch: `N`, `P%` of
- * the remembered users, or by default 10 % or 100, whichever is larger (a file that holds only
- * some of the users, or the wrong file, trips it).
+ * the remembered users (rounded up: 2 % of 41 lets one go), or by default 10 % of them, or 100
+ * if that is more but never more than a quarter of them. So an empty or truncated export, or the
+ * wrong file, trips it in a population of 40 as in one of 40,000 (QA 41-A: 100 alone let a
+ * header-only export disable all 40).
  */
 export function thresholdOf(flag: string, value: string | undefined, remembered: number): { limit: number; why: string } {
-  if (value === undefined) return { limit: Math.max(Math.ceil(remembered / 10), 100), why: 'the default: 10 % of them, or 100, whichever is larger' };
+  if (value === undefined) {
+    return { limit: Math.max(Math.ceil(remembered / 10), Math.min(100, Math.ceil(remembered / 4))), why: 'the default: 10 % of them, or up to 100 but never more than 25 % of them' };
+  }
   const text = value.trim();
   const parsed = parseCountOrPercent(text);
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
-  if (parsed !== undefined) return { limit: Math.floor((parsed.percent * remembered) / 100), why: `${flag} ${text} of them` };
+  if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
 }
 

@@ -1,0 +1,67 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl } from '../durability/helpers.js';
+
+/**
+ * The thresholds in a population of 40 (QA 41-A F4): the old default (10 % or 100, whichever is
+ * larger) let a header-only export disable all 40 and an emptied Hierarchies column prune all 40.
+ * The default now never lets more than a quarter go; docs/ci.md's `--max-disable 2%` lets one go.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-small-population-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
+  expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ids = Array.from({ length: 40 }, (_, i) => `p-${i + 1}`);
+function writeUsers(file: string, rows: readonly string[], hierarchies = 'H-NORTH'): void {
+  writeFileSync(join(dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,B,Candidate,${hierarchies}`)].join('\n')}\n`);
+}
+const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', ...flags], dir, env);
+const disabledCount = async () => {
+  const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+  return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.filter((user) => user.ExternalId.startsWith('p-') && user.DisableLogin === true).length;
+};
+
+describe('a population of 40', () => {
+  beforeEach(async () => {
+    writeUsers('all.csv', ids);
+    expect((await sync('all.csv')).code).toBe(0);
+  });
+
+  it('a header-only export with --disable-missing: exit 2 naming the count and the default, nobody disabled', async () => {
+    writeUsers('empty.csv', []);
+    const night = await sync('empty.csv', '--disable-missing');
+    expect(night.code).toBe(2);
+    expect(night.stderr).toContain('--disable-missing would disable 40 of the 40 users');
+    expect(night.stderr).toContain('more than 10 (the default: 10 % of them, or up to 100 but never more than 25 % of them)');
+    expect(await disabledCount()).toBe(0);
+  });
+
+  it('an emptied Hierarchies column with --prune-memberships: exit 2, nothing pruned', async () => {
+    writeUsers('emptied.csv', ids, '');
+    const night = await sync('emptied.csv', '--prune-memberships');
+    expect(night.code).toBe(2);
+    expect(night.stderr).toContain('--prune-memberships would remove links or flags of 40 of the 40 users');
+  });
+
+  it('three leavers go under the default; docs/ci.md\'s --max-disable 2% lets one of 41 go', async () => {
+    writeUsers('three-left.csv', ids.slice(3));
+    const night = await sync('three-left.csv', '--disable-missing');
+    expect(night.code, night.stderr).toBe(0);
+    expect(await disabledCount()).toBe(3);
+    writeUsers('one-more-left.csv', ids.slice(4));
+    const ci = await sync('one-more-left.csv', '--disable-missing', '--max-disable', '2%');
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(await disabledCount()).toBe(4);
+  });
+});
