@@ -40,7 +40,7 @@ export interface SittingRow {
 export interface Sitting<T> {
   /** What the caller attached to each row, in row order. */
   attached: T[];
-  /** The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: the service generates one). */
+  /** The schedule's ScheduleExtId as the rows and defaults give it, for the report (null: a real run names it, docs/runs.md "An id examctl chooses"). */
   id(): string | null;
   candidateCount(): number;
   /** The whole request, checked; problems carry the line they are about. */

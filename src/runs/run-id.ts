@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * A run id: the start instant in UTC to the millisecond, then 4 random hex digits, e.g.
@@ -15,4 +15,18 @@ const RUN_ID = /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/;
 
 export function isRunId(text: string): boolean {
   return RUN_ID.test(text);
+}
+
+/**
+ * The id examctl gives a create the service would otherwise name (no ScheduleExtId, no collection
+ * ExternalId; docs/runs.md, "An id examctl chooses"): 16 characters a-z and 0-9, the service's
+ * own form, from the run id and the item's position. The same for a retry and for a resume of
+ * the same run, so a resend after a lost answer meets "already exists" instead of making a
+ * second schedule or collection; another run makes another.
+ */
+export function chosenId(run: string, position: number): string {
+  const digest = createHash('sha256').update(`${run}:${position}`).digest();
+  let id = '';
+  for (let k = 0; k < 16; k++) id += (digest[k]! % 36).toString(36);
+  return id;
 }

@@ -30,6 +30,8 @@ export async function run(
     command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
+    // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
+    withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
   const { exitCode, remembered } = await runPipeline(job, options, deps, target);
@@ -119,7 +121,7 @@ function kebab(name: string): string {
 async function sendCollection(api: IntegrationApi, collection: CollectionRequest, options: { dryRun?: boolean }): Promise<Outcome> {
   const result = await api.addCollection(collection, options);
   const outcome = outcomeOf<CollectionResponseContent>(result, (content) => problemsFrom((content as { Errors?: unknown }).Errors));
-  // The service chooses the ExternalId when the request had none.
+  // The id the answer names: the one examctl chose (docs/runs.md), or the service's own.
   const id = result.envelope.Success ? result.envelope.Content?.ExternalId : undefined;
   return typeof id === 'string' && id !== '' ? { ...outcome, id } : outcome;
 }

@@ -117,6 +117,11 @@ export async function run(
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     send: sendSchedule,
+    // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
+    withChosenId: (payload, id) =>
+      payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
+        ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }
+        : undefined,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.
     remember: (unit, _payload, outcome) =>

@@ -5,6 +5,7 @@ import type { ReportEntry } from '../../report/report-writers.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem } from '../../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
+import { chosenId } from '../../runs/run-id.js';
 
 /** Why a run stopped sending before its input ended. */
 export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
@@ -87,7 +88,7 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'intend' | 'intentsDurable'>,
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'intend' | 'intentsDurable' | 'withChosenId'>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -151,25 +152,29 @@ export class RecordDispatcher<P, R> {
       const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
       return { item: withWarnings(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit), rows: unit.rows };
     }
-    const payload = prepared.value;
     if (journal === undefined) {
+      const payload = prepared.value;
       return this.job.send(api, payload, this.options.callOptions).then(
         (outcome) => this.answer(unit, payload, outcome),
         (error: unknown) => this.failed(unit, error),
       );
     }
+    // A create the service would name gets examctl's id, the same for this position on a resume.
+    const chosen = this.job.withChosenId === undefined ? undefined : chosenId(journal.id, n);
+    const named = chosen === undefined ? undefined : this.job.withChosenId!(prepared.value, chosen);
+    const payload = named ?? prepared.value;
     const recorded = upcoming?.recorded;
     // Put on record ahead and durable already (the usual case): sent now.
-    if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload);
+    if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen);
     if (recorded?.failure !== undefined) return this.failed(unit, recorded.failure);
     return (recorded?.durable ?? this.onRecordNow(journal, n, unit)).then(
-      () => this.sendRecorded(api, journal, n, unit, payload),
+      () => this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen),
       (error: unknown) => this.failed(unit, error),
     );
   }
 
   /** Sends a unit on record as sent, and journals what became of it. */
-  private async sendRecorded(api: IntegrationApi, journal: RunJournaling, n: number, unit: Unit<P>, payload: P): Promise<ReportEntry> {
+  private async sendRecorded(api: IntegrationApi, journal: RunJournaling, n: number, unit: Unit<P>, payload: P, chosen: string | undefined): Promise<ReportEntry> {
     // An interrupt or a target failure while this unit waited for its fsync: it is not sent
     // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
@@ -182,7 +187,9 @@ export class RecordDispatcher<P, R> {
       journal.unanswered(n, unit, error);
       return this.failed(unit, error);
     }
-    return this.answer(unit, payload, this.journalled(journal, n, unit, outcome));
+    const settled = this.journalled(journal, n, unit, outcome);
+    // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
+    return this.answer(unit, payload, chosen !== undefined && settled.id === undefined && settled.status !== 'failed' ? { ...settled, id: chosen } : settled);
   }
 
   /**

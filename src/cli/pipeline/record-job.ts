@@ -119,6 +119,13 @@ export interface RecordJob<P, R = never> {
    */
   intend?(unit: Unit<P>, run: string): boolean;
   intentsDurable?(): Promise<void>;
+  /**
+   * A create the service would name (no ScheduleExtId, no collection ExternalId): the payload
+   * with `id`, chosen by examctl for the run and position (src/runs/run-id.ts, `chosenId`), so a
+   * resend after a lost answer is recognised as already existing, not made twice. Undefined: the
+   * payload has an id of its own.
+   */
+  withChosenId?(payload: P, id: string): P | undefined;
   /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
   remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
   /**

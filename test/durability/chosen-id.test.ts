@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chosenId } from '../../src/runs/run-id.js';
+import { examctl, startExamctl, type Running } from './helpers.js';
+import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
+
+/**
+ * A create the service would name (no ScheduleExtId, no collection ExternalId), killed as its
+ * request was applied, then resumed (QA 41-A F5): the resume sent it again and the service made
+ * a second schedule or collection, though docs/runs.md promises exactly once. examctl now names
+ * it (run and position), so the resend meets "already exists": one entity, reported ok.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+let server: FaultServer;
+/** The ids the service holds, as a platform would (a second create of one id is refused). */
+let schedules: string[];
+let collections: string[];
+let running: Running | undefined;
+let killFirst = false;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-chosen-id-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  schedules = [];
+  collections = [];
+  killFirst = false;
+  server = await startFaultServer();
+  server.fallback = (request) => {
+    const body = JSON.parse(request.body) as { Schedule?: { ScheduleExtId?: string }; ExternalId?: string };
+    let id: string;
+    if (request.url.endsWith('/schedule')) {
+      id = body.Schedule?.ScheduleExtId ?? `gen${schedules.length}`;
+      if (schedules.includes(id)) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: null, Message: `Duplicate ScheduleExtId ${id}` }] } };
+      schedules.push(id);
+    } else {
+      id = body.ExternalId ?? `gen${collections.length}`;
+      if (collections.includes(id)) return { status: 200, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already exists' }] } };
+      collections.push(id);
+    }
+    if (killFirst) {
+      killFirst = false;
+      running?.child.kill('SIGKILL');
+    }
+    return request.url.endsWith('/schedule') ? okEnvelope(id) : okEnvelope({ ExternalId: id, Errors: [] });
+  };
+});
+afterEach(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const remote = () => ['--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes'];
+
+async function killedThenResumed(args: readonly string[]) {
+  killFirst = true;
+  running = startExamctl([...args, ...remote()], dir, env);
+  const killed = await running.done;
+  expect(killed.signal).toBe('SIGKILL');
+  const resumed = await examctl(['--base-url', server.url, '--allow-insecure-http', '--yes', '--json', 'runs', 'resume'], dir, env);
+  expect(resumed.code, resumed.stderr).toBe(0);
+  return JSON.parse(resumed.stdout) as { run: string; items: { id: string | null; status: string; errors: { message: string }[] }[] };
+}
+
+describe('a create the service would name, killed as it was applied, then resumed', () => {
+  it('schedule push of a candidates file without --schedule-id: one schedule, the resend ok as already made', async () => {
+    writeFileSync(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-1,Ann,Lee,ann@example.test\nstu-2,Bo,Ng,bo@example.test\n');
+    const resumed = await killedThenResumed([
+      'schedule', 'push', '--file', 'candidates.csv',
+      '--assessment', 'A-MATH-1', '--start', '2027-01-10T09:00:00Z', '--end', '2027-01-10T11:00:00Z', '--group', 'H-NORTH', '--group-name', 'North',
+    ]);
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]).toBe(chosenId(resumed.run, 0));
+    expect(resumed.items).toHaveLength(1);
+    expect(resumed.items[0]).toMatchObject({ status: 'ok', id: schedules[0] });
+    expect(resumed.items[0]?.errors[0]?.message).toContain('already existed: created by the interrupted attempt of run');
+  });
+
+  it('collection add without --external-id: one collection', async () => {
+    const resumed = await killedThenResumed(['collection', 'add', '--title', 'Physics']);
+    expect(collections).toEqual([chosenId(resumed.run, 0)]);
+    expect(resumed.items[0]).toMatchObject({ status: 'ok', id: collections[0] });
+  });
+
+  it('ids the file gives are sent as given', async () => {
+    writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'phys1', Title: 'Physics' }, { Title: 'Chemistry' }]));
+    const run = await examctl(['collection', 'add', '--file', 'c.json', '--json', ...remote()], dir, env);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { run: string };
+    expect(collections).toEqual(['phys1', chosenId(report.run, 1)]);
+  });
+});
