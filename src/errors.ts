@@ -42,6 +42,13 @@ export class InputFileError extends UsageError {
   }
 }
 
+/**
+ * The input is readable but the run refuses what it holds (a withheld PIN with no --pin): a
+ * verdict on the run, which still writes its documents with every item skipped (docs/ci.md),
+ * unlike a file examctl cannot read as input (an unknown column, a malformed line).
+ */
+export class InputRefusedError extends InputFileError {}
+
 /** The target cannot be used: 403, network failure or 5xx after retries, store locked, damaged or unreadable. */
 export class TargetError extends ExamctlError {
   readonly exitCode = ExitCode.Target;

@@ -43,7 +43,7 @@ export interface SyncMemoryNote {
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
   if (note === undefined || note.found) return undefined;
-  return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged and no leaver was disabled`;
+  return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged, no leaver was disabled and no link or flag was pruned`;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -103,7 +103,7 @@ export class JsonReportWriter implements ReportSink {
     private readonly out: TextSink,
     private readonly header: ReportHeader,
   ) {
-    this.plan = header.dryRun ? new RunPlan() : undefined;
+    this.plan = header.dryRun ? new RunPlan(header.syncMemory !== undefined) : undefined;
   }
 
   private open(): void | Promise<void> {
@@ -347,7 +347,7 @@ export class HumanSummaryWriter implements ReportSink {
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
   private readonly codes = new ErrorCodeTally();
-  private readonly plan = new RunPlan();
+  private readonly plan: RunPlan;
   /** How many items each of the job's notes counts. */
   private readonly noted: number[];
 
@@ -359,6 +359,7 @@ export class HumanSummaryWriter implements ReportSink {
     private readonly extras: HumanSummaryExtras = {},
   ) {
     this.noted = (extras.notes ?? []).map(() => 0);
+    this.plan = new RunPlan(header.syncMemory !== undefined);
   }
 
   item({ item }: ReportEntry): void {

@@ -44,8 +44,16 @@ function planLine(sign: PlanSign, item: ReportItem): string {
 
 export class RunPlan {
   readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
-  /** True once an item carried an action: the target planned (a local store), not only validated. */
-  planned = false;
+  /**
+   * True once an item carried an action: the target planned (a local store), not only validated;
+   * from the start when the run decides from the sync memory (a remote --changed-only dry run
+   * whose every record changed still has a plan: all to send, QA 41-A).
+   */
+  planned: boolean;
+
+  constructor(fromMemory = false) {
+    this.planned = fromMemory;
+  }
   /** What changes comes first on screen; unchanged records only fill the rest. */
   private readonly changes: string[] = [];
   /** Leavers to disable (--disable-missing) come first of all: the step least easy to take back. */

@@ -466,7 +466,8 @@ export function summarize(run: RunRecord | RunIndex): ReportSummary {
 type RunFacts = Pick<JournalHead, 'id' | 'end'>;
 
 function lostAnswer(record: RunFacts): string {
-  return `sent, but its answer was lost when the run stopped: it may have been applied (examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`;
+  // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
+  return `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`;
 }
 
 function notSent(record: RunFacts): string {

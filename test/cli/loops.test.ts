@@ -236,7 +236,7 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       const doc = JSON.parse(run.stdout) as { syncMemory: { found: boolean; file: string } };
       expect(doc.syncMemory.found).toBe(false);
       expect(doc.syncMemory.file.startsWith(join(dir, 'synced'))).toBe(true);
-      expect(run.stderr).toMatch(/^no sync memory for remote .*: no record was left out as unchanged and no leaver was disabled$/m);
+      expect(run.stderr).toMatch(/^no sync memory for remote .*: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned$/m);
       expect(run.stderr).toContain('::warning title=examctl: no sync memory::');
       expect(readFileSync(join(dir, 'sync.xml'), 'utf8')).toMatch(/<property name="syncMemory" value="none: no sync memory/);
 

@@ -239,7 +239,7 @@ describe('interrupts are bounded', () => {
       expect(runId).toBeDefined();
       const show = testDeps(dir, {}, env);
       await runCli(['runs', 'show', runId!], show.deps);
-      expect(show.stdout.text + show.stderr.text).toContain('its answer was lost when the run stopped: it may have been applied');
+      expect(show.stdout.text + show.stderr.text).toContain('when the run stopped, no answer recorded: it may have been applied');
     });
   });
 });

@@ -98,7 +98,7 @@ describe('writing and reading a journal', () => {
     expect(summarize(await readRun(runsDir, killed.id))).toEqual({ total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
   });
 
-  it('an unfinished run: an item sent but not answered is skipped with "answer was lost"; the header total counts the rest', async () => {
+  it('an unfinished run: an item sent but not answered is skipped with "no answer recorded"; the header total counts the rest', async () => {
     const journal = await RunJournal.start(runsDir, header({ units: 5 }));
     await journal.sent([ref(0), ref(1)]);
     journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
@@ -108,7 +108,7 @@ describe('writing and reading a journal', () => {
     expect(await runState(runsDir, record)).toBe('interrupted');
     const report = rebuildReport(record);
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped']);
-    expect(report.items[1]?.errors[0]?.message).toMatch(/answer was lost/);
+    expect(report.items[1]?.errors[0]?.message).toMatch(/no answer recorded: it may have been applied/);
     expect(report.summary).toEqual({ total: 5, ok: 1, partial: 0, failed: 0, skipped: 4 });
     expect(summarize(record)).toEqual(report.summary);
   });
@@ -126,7 +126,7 @@ describe('writing and reading a journal', () => {
     const report = rebuildReport(record, [ref(0), ref(1), ref(2), ref(3)]);
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
     expect(report.items[1]?.errors[0]?.message).toMatch(/^not done: the service gave no definite answer \(HTTP 503\)/);
-    expect(report.items[2]?.errors[0]?.message).toMatch(/answer was lost/);
+    expect(report.items[2]?.errors[0]?.message).toMatch(/no answer recorded: it may have been applied/);
     expect(report.items[3]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
     const plan = planResume(record, 'interrupted', null);
     if ('refused' in plan) throw new Error(plan.message);

@@ -68,7 +68,7 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
     expect(shown.items.map((item) => item.source.line)).toEqual(Array.from({ length: USERS }, (_, i) => i + 2));
     expect(shown.items.map((item) => item.id)).toEqual(Array.from({ length: USERS }, (_, i) => `u-${i}`));
     expect(shown.items.map((item) => item.status)).toEqual(['ok', 'ok', 'failed', 'skipped', ...Array(USERS - 4).fill('skipped')]);
-    expect(shown.items[3]!.errors[0]!.message).toMatch(/answer was lost/);
+    expect(shown.items[3]!.errors[0]!.message).toMatch(/no answer recorded: it may have been applied/);
     for (const item of shown.items.slice(4)) expect(item.errors[0]!.message).toBe(`not sent: the run stopped before it (examctl runs resume ${id} sends it)`);
     expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3 });
   });

@@ -170,3 +170,17 @@ describe('a night killed as a request arrives, not resumed', () => {
     expect(platform.get('u-9')?.disabled).toBe(false);
   });
 });
+
+describe('a remote --changed-only dry run whose every record changed (QA 41-A)', () => {
+  it('still has a plan: all to send, on screen and in the JSON report', async () => {
+    writeUsers('all.csv', ids.map((id) => [id, 'Ann', 'H-A']));
+    writeUsers('renamed.csv', ids.map((id) => [id, 'Bea', 'H-A']));
+    expect((await night('all.csv')).code).toBe(0);
+    const sent = server.requests.length;
+    const dry = await examctl(args('renamed.csv', ['--changed-only', '--dry-run']), dir, env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(server.requests.length).toBe(sent);
+    expect(dry.stderr).toMatch(/^plan: 5 to send$/m);
+    expect((JSON.parse(dry.stdout) as { plan?: unknown }).plan).toEqual({ toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0, toSend: 5 });
+  });
+});

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ describe('a population of 40', () => {
     expect(night.stderr).toContain('--prune-memberships would remove links or flags of 40 of the 40 users');
   });
 
-  it('three leavers go under the default; docs/ci.md\'s --max-disable 2% lets one of 41 go', async () => {
+  it('three leavers go under the default; docs/ci.md\'s --max-disable 2% lets one go (2 % of 37, rounded up)', async () => {
     writeUsers('three-left.csv', ids.slice(3));
     const night = await sync('three-left.csv', '--disable-missing');
     expect(night.code, night.stderr).toBe(0);
@@ -63,5 +63,19 @@ describe('a population of 40', () => {
     const ci = await sync('one-more-left.csv', '--disable-missing', '--max-disable', '2%');
     expect(ci.code, ci.stderr).toBe(0);
     expect(await disabledCount()).toBe(4);
+  });
+});
+
+describe('a dry run whose input has an unknown column (QA 41-A)', () => {
+  it('--disable-missing: exit 2 naming the column, no summary and no report written', async () => {
+    writeFileSync(join(dir, 'nick.csv'), 'ExternalId,FirstName,LastName,Role,Nick\np-1,A,B,Candidate,x\n');
+    const dry = await sync('nick.csv', '--disable-missing', '--dry-run', '--report', 'r.csv');
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toContain('nick.csv:1: unknown column: "Nick"');
+    expect(dry.stderr).not.toContain('0 items');
+    // --json: stdout is the error document alone, no report of 0 items.
+    expect(JSON.parse(dry.stdout)).toMatchObject({ error: { exitCode: 2 } });
+    expect(dry.stdout).not.toContain('"items"');
+    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
   });
 });

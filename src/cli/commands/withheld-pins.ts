@@ -4,7 +4,7 @@
  * given (--pin, or the PIN of --schedule), and without one the run is refused before anything
  * is sent: a schedule is never sent without its PIN, nor with the marker as its PIN.
  */
-import { InputFileError } from '../../errors.js';
+import { InputRefusedError } from '../../errors.js';
 import { normalizeColumnName } from '../../input/column-name.js';
 import { reportStatusOf } from '../../input/index.js';
 import type { InputRecord } from '../../input/record.js';
@@ -36,7 +36,7 @@ export async function* withGivenPins(records: AsyncIterable<InputRecord>, pin: (
 }
 
 /**
- * Refuses (InputFileError, exit 2, before anything is sent) a run whose records to send still
+ * Refuses (InputRefusedError, exit 2, before anything is sent) a run whose records to send still
  * hold the withheld-PIN marker, naming the file, the lines and the column. With --only-failed
  * the rows already ok are not sent, so their cells do not count. A CSV or xlsx file without a
  * PIN column is settled by its first record.
@@ -66,7 +66,7 @@ export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, on
   }
   if (first === undefined || count === 0) return;
   const [line] = lines;
-  throw new InputFileError(
+  throw new InputRefusedError(
     first.source.file,
     Number(line),
     `${column} holds "${WITHHELD_PIN}" on ${count === 1 ? 'line' : 'lines'} ${lines.join(', ')}${count > LINES_SHOWN ? `, … and ${(count - LINES_SHOWN).toLocaleString('en-US')} more` : ''} ` +

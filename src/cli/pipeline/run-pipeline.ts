@@ -3,7 +3,7 @@ import { terminalLine } from '../../report/terminal-text.js';
 import { RunJournalWriteError } from '../../runs/run-errors.js';
 import { exitCodeFor, type ReportEntry } from '../../report/report-writers.js';
 import { formatCount } from '../../report/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TransientTargetError } from '../../errors.js';
 import type { CommandDeps } from '../context.js';
 import type { TargetOf } from '../target.js';
 import { checkReportOption, openRunReport } from '../output.js';
@@ -353,6 +353,9 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
  */
 async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
   if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
+  // The input itself is at fault (a dry run's first read is in `prepare`: an unknown column, a
+  // malformed line): no document, as when the structure pass finds it (QA 41-A: a 0-item report).
+  if (error instanceof InputFileError && !(error instanceof InputRefusedError)) return error;
   let report: Awaited<ReturnType<typeof openRunReport>>;
   try {
     const target = await targetOf();
