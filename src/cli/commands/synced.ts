@@ -10,18 +10,24 @@ import type { TargetOf } from '../target.js';
 import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
 
 
-/** `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, newest run); --json: `{ syncDir, memories }`. */
+/**
+ * `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, ids unsettled:
+ * sent with no answer recorded, which the next run sends again, newest run); --json: `{ syncDir, memories }`.
+ */
 export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const dir = syncDirOf(syncDir, options.runsDir, deps);
   const memories = (await listMemories(dir)).map(({ file, target, kind, entries }) => {
     let disabled = 0;
+    let unsettled = 0;
     let lastRun: string | null = null;
     for (const entry of entries.values()) {
       if (entry.disabled === true) disabled += 1;
+      // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
+      if (entry.digest === '') unsettled += 1;
       if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
     }
-    return { target: target ?? null, kind, remembered: entries.size, disabled, lastRun, file };
+    return { target: target ?? null, kind, remembered: entries.size, disabled, unsettled, lastRun, file };
   });
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
@@ -34,7 +40,8 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
   for (const memory of memories) {
     const where = memory.target === null ? '?' : describeTarget(memory.target);
     const disabled = memory.disabled > 0 ? ` (${formatCount(memory.disabled)} disabled as leavers)` : '';
-    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${disabled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+    const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (sent with no answer recorded: the next run sends them)` : '';
+    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
   }
   return 0;
 }
