@@ -359,7 +359,8 @@ export class HumanSummaryWriter implements ReportSink {
     private readonly extras: HumanSummaryExtras = {},
   ) {
     this.noted = (extras.notes ?? []).map(() => 0);
-    this.plan = new RunPlan(header.syncMemory !== undefined);
+    // A real run has no plan: the memory's says so only for a dry run.
+    this.plan = new RunPlan(header.dryRun && header.syncMemory !== undefined);
   }
 
   item({ item }: ReportEntry): void {

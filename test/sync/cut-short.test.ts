@@ -100,7 +100,7 @@ describe('a night killed as a request arrives, not resumed', () => {
     expect(platform.get('u-3')?.disabled).toBe(true);
     // synced show says what the next run sends again.
     const shown = await examctl(['synced', 'show'], dir, env);
-    expect(shown.stdout).toMatch(/\(1 disabled as leavers\), [1-9]\d* unsettled \(sent with no answer recorded: the next run sends them\)/);
+    expect(shown.stdout).toMatch(/\(1 disabled as leavers\), [1-9]\d* unsettled \(a request went out, or was about to, with no ok recorded: the next run sends them\)/);
     const json = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { unsettled: number; disabled: number }[] };
     expect(json.memories[0]).toMatchObject({ disabled: 1 });
     expect(json.memories[0]!.unsettled).toBeGreaterThanOrEqual(1);
@@ -181,7 +181,10 @@ describe('a remote --changed-only dry run whose every record changed (QA 41-A)',
   it('still has a plan: all to send, on screen and in the JSON report', async () => {
     writeUsers('all.csv', ids.map((id) => [id, 'Ann', 'H-A']));
     writeUsers('renamed.csv', ids.map((id) => [id, 'Bea', 'H-A']));
-    expect((await night('all.csv')).code).toBe(0);
+    const real = await night('all.csv');
+    expect(real.code).toBe(0);
+    // A real run has no plan, memory or not.
+    expect(real.stderr).not.toContain('plan:');
     const sent = server.requests.length;
     const dry = await examctl(args('renamed.csv', ['--changed-only', '--dry-run']), dir, env);
     expect(dry.code, dry.stderr).toBe(0);

@@ -12,7 +12,7 @@ import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js
 
 /**
  * `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, ids unsettled:
- * sent with no answer recorded, which the next run sends again, newest run); --json: `{ syncDir, memories }`.
+ * a request went out, or was about to, with no ok recorded: the next run sends them again, newest run); --json: `{ syncDir, memories }`.
  */
 export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
@@ -40,7 +40,7 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
   for (const memory of memories) {
     const where = memory.target === null ? '?' : describeTarget(memory.target);
     const disabled = memory.disabled > 0 ? ` (${formatCount(memory.disabled)} disabled as leavers)` : '';
-    const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (sent with no answer recorded: the next run sends them)` : '';
+    const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
     await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
   }
   return 0;
