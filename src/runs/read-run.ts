@@ -16,7 +16,7 @@ import {
   unchangedNote,
 } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
-import { isRunId } from './run-id.js';
+import { chosenId, isRunId } from './run-id.js';
 import { openRegularFile } from '../regular-file.js';
 import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
@@ -463,7 +463,15 @@ export function summarize(run: RunRecord | RunIndex): ReportSummary {
 }
 
 /** What a report item needs to know of its run. */
-type RunFacts = Pick<JournalHead, 'id' | 'end'>;
+type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
+
+/** The commands whose units without an id are sent with one examctl chose (RecordJob.withChosenId). */
+const CHOOSING_IDS = new Set(['schedule push', 'collection add']);
+
+/** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
+export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
+  return record.header.chosenIds === true && CHOOSING_IDS.has(record.header.command) && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
+}
 
 function lostAnswer(record: RunFacts): string {
   // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
@@ -531,7 +539,7 @@ export function reportItemOf(record: RunFacts, history: ItemView): ReportItem {
     return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
   }
   if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
-  const item: ReportItem = { source, id: outcome.id, status: outcome.status, errors: outcome.errors };
+  const item: ReportItem = { source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
   if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;

@@ -136,7 +136,7 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
+    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, chosenIds: true, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
     try {
       await journal.append(line, true);
     } catch (error) {

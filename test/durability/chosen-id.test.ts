@@ -22,6 +22,8 @@ let schedules: string[];
 let collections: string[];
 let running: Running | undefined;
 let killFirst = false;
+/** Kill at the request for this collection title instead of the first one. */
+let killAtTitle: string | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-chosen-id-'));
@@ -29,6 +31,7 @@ beforeEach(async () => {
   schedules = [];
   collections = [];
   killFirst = false;
+  killAtTitle = undefined;
   server = await startFaultServer();
   server.fallback = (request) => {
     const body = JSON.parse(request.body) as { Schedule?: { ScheduleExtId?: string }; ExternalId?: string };
@@ -42,7 +45,7 @@ beforeEach(async () => {
       if (collections.includes(id)) return { status: 200, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already exists' }] } };
       collections.push(id);
     }
-    if (killFirst) {
+    if (killFirst && (killAtTitle === undefined || (body as { Title?: string }).Title === killAtTitle)) {
       killFirst = false;
       running?.child.kill('SIGKILL');
     }
@@ -84,6 +87,18 @@ describe('a create the service would name, killed as it was applied, then resume
     const resumed = await killedThenResumed(['collection', 'add', '--title', 'Physics']);
     expect(collections).toEqual([chosenId(resumed.run, 0)]);
     expect(resumed.items[0]).toMatchObject({ status: 'ok', id: collections[0] });
+  });
+
+  it('three collections, killed at the second: the resumed report and runs show give each its chosen id', async () => {
+    writeFileSync(join(dir, 'three.json'), JSON.stringify([{ Title: 'Physics' }, { Title: 'Chemistry' }, { Title: 'Biology' }]));
+    killAtTitle = 'Chemistry';
+    const resumed = await killedThenResumed(['collection', 'add', '--file', 'three.json']);
+    const chosen = [0, 1, 2].map((n) => chosenId(resumed.run, n));
+    expect(collections).toEqual(chosen);
+    expect(resumed.items.map((item) => [item.status, item.id])).toEqual(chosen.map((id) => ['ok', id]));
+    const shown = await examctl(['runs', 'show', resumed.run, '--json'], dir, env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((JSON.parse(shown.stdout) as { items: { id: string | null }[] }).items.map((item) => item.id)).toEqual(chosen);
   });
 
   it('ids the file gives are sent as given', async () => {

@@ -76,7 +76,7 @@ export async function startJournaling(
   options: RunOptions,
   deps: CommandDeps,
 ): Promise<RunJournaling> {
-  const { RunJournal, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../../runs/index.js');
+  const { RunJournal, chosenIdOf, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
   const resumed = deps.resume;
   if (resumed !== undefined) {
@@ -87,7 +87,8 @@ export async function startJournaling(
         const decision = plan.decide(refOf(n, unit));
         if (decision.action === 'keep') {
           const { status, errors, action, note, removed } = decision.outcome;
-          const base = { source: unit.source, id: unit.id, status, errors, ...(removed === undefined ? {} : { removed }) };
+          // An item created by an earlier attempt with an id examctl chose: that id (docs/runs.md).
+          const base = { source: unit.source, id: unit.id ?? chosenIdOf(record, n, status), status, errors, ...(removed === undefined ? {} : { removed }) };
           const item = note === undefined ? base : { ...base, note };
           return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
         }
