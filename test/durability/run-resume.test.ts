@@ -181,8 +181,11 @@ describe('honest ends', () => {
   }
 
   it('a run journal that cannot be written mid-run stops the run: exit 3, one whole JSON document, the run resumable', async () => {
-    await writeUsersCsv(join(dir, 'big.csv'), range('j', 3000));
-    await limitedRunThenResume('big.csv', 64, [], (ended) => {
+    // The file's name is in every journal line, not in the sync memory's: a long one makes the
+    // journal, not the memory (which also grows, by an intent and an answer a user), meet the limit.
+    const big = `big-${'x'.repeat(150)}.csv`;
+    await writeUsersCsv(join(dir, big), range('j', 3000));
+    await limitedRunThenResume(big, 64, [], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
       expect(ended.stderr).toMatch(/cannot write the run journal \S+: EFBIG: the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
       const report = JSON.parse(ended.stdout) as ShownReport;
@@ -191,6 +194,22 @@ describe('honest ends', () => {
       expect(report.summary.skipped).toBeGreaterThan(0);
     });
     expect((await showLast()).summary).toMatchObject({ total: 3000, ok: 3000 });
+  });
+
+  it('a sync memory that cannot be written mid-run (an intent before a request) stops the run: exit 3, one whole JSON document, the run resumable', async () => {
+    // Long names are in the memory's lines (a disable needs them), not in the journal's: the memory meets the limit first.
+    const name = 'n'.repeat(400);
+    const lines = ['ExternalId,FirstName,LastName,Role'];
+    for (const id of range('m', 1000)) lines.push(`${id},${name},${name},Candidate`);
+    writeFileSync(join(dir, 'named.csv'), `${lines.join('\n')}\n`);
+    await limitedRunThenResume('named.csv', 64, [], (ended) => {
+      expect(ended.status, ended.stderr).toBe('3');
+      expect(ended.stderr).toMatch(/cannot write the sync memory \S+: EFBIG .*: the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
+      const report = JSON.parse(ended.stdout) as ShownReport;
+      expect(report.summary.total).toBe(1000);
+      expect(report.summary.skipped).toBeGreaterThan(0);
+    });
+    expect((await showLast()).summary).toMatchObject({ total: 1000, ok: 1000 });
   });
 
   it('a --report file that cannot be written mid-run stops the run: exit 3, the file not left half-written, stdout whole, the run resumable', async () => {
