@@ -182,7 +182,7 @@ export class SentMemory<P> {
    * acknowledged already. None for an id not remembered: its row is sent next time anyway.
    */
   protected intentOf(payload: P, entry: MemoryEntry | undefined, _run: string): MemoryEntry | undefined {
-    if (entry === undefined || entry.digest === '' || entry.digest === this.digestOf(payload)) return undefined;
+    if (entry === undefined || entry.digest === '' || entry.digest === this.keptDigestOf(payload)) return undefined;
     const { raw: _raw, ...rest } = entry;
     return { ...rest, digest: '' };
   }
@@ -208,11 +208,19 @@ export class SentMemory<P> {
     await memory?.close();
   }
 
-  /** Kept per request: computed before it is sent (`intend`) and again when it is acknowledged. */
   protected digestOf(payload: P): string {
+    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
+  }
+
+  /**
+   * The digest, kept for when the request is acknowledged: `intentOf` compares it before the
+   * request goes, the acknowledgement records it (a joiner's, never compared, is not kept: a
+   * first import would hold one per user).
+   */
+  protected keptDigestOf(payload: P): string {
     let digest = this.digests.get(payload as object);
     if (digest === undefined) {
-      digest = requestDigest(this.requestOf(payload));
+      digest = this.digestOf(payload);
       this.digests.set(payload as object, digest);
     }
     return digest;

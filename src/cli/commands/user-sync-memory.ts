@@ -325,8 +325,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
-    if (entry !== undefined && !leaver && payload === given && entry.digest !== '' && entry.digest === this.digestOf(payload)) return undefined;
-    const links = linksMaybeAfter(entry?.links, payload.Hierarchies);
+    if (entry !== undefined && !leaver && payload === given && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
+    // A joiner without links (most of a first import) needs no links worked out.
+    const links = entry === undefined && (payload.Hierarchies === undefined || payload.Hierarchies.length === 0) ? undefined : linksMaybeAfter(entry?.links, payload.Hierarchies);
     const firstName = payload.FirstName ?? entry?.firstName;
     const lastName = payload.LastName ?? entry?.lastName;
     const intent: MemoryEntry = {
