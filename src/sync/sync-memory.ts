@@ -11,6 +11,7 @@ import type { StoreLock } from '../engine/store/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import { targetIdentity, targetIdentityAsGiven, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
+import { openRegularFile } from '../regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
@@ -859,6 +860,57 @@ export class SyncMemory {
   private cannotWrite(error: unknown): RunJournalWriteError {
     const code = (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
     return new RunJournalWriteError(`cannot write the sync memory ${this.file}: ${code} (the next --changed-only run sends again what it could not remember)`);
+  }
+}
+
+/**
+ * Remote targets with a memory of `kind` under the sync directory that could be `target` under
+ * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
+ * short name for a full one). Only each file's first line is read; anything unreadable is
+ * passed over: this is a hint for a run that found no memory (QA 41-A F9), never a decision.
+ */
+export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
+  if (target.kind !== 'remote') return [];
+  const key = (url: URL): string => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
+  let wanted: URL;
+  let dirs: string[];
+  try {
+    wanted = new URL(target.baseUrl);
+    dirs = await readdir(syncDir);
+  } catch {
+    return [];
+  }
+  const found: ReportTarget[] = [];
+  for (const dir of dirs.sort()) {
+    if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    const other = await firstLineTarget(join(syncDir, dir, `${kind}.ndjson`), kind);
+    if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
+    try {
+      const url = new URL(other.baseUrl);
+      if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
+    } catch {
+      // Not a URL: not this server.
+    }
+  }
+  return found;
+}
+
+/** The target a memory file's header names, from its first line alone; undefined when it cannot be read as one. */
+async function firstLineTarget(file: string, kind: SyncKind): Promise<ReportTarget | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await openRegularFile(file);
+    const buffer = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (end < 0) return undefined;
+    const decoded = decodeChecksummedLine(buffer.subarray(0, end));
+    const body = decoded.ok ? (decoded.body as Partial<HeaderBody>) : undefined;
+    return body?.t === 'sync-memory' && body.kind === kind && typeof body.target === 'object' && body.target !== null ? body.target : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 

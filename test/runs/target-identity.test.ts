@@ -47,6 +47,22 @@ describe('a sync memory found whatever the case of the base URL', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('localhost after 127.0.0.1 (QA 41-A F9): another memory, so none found; stderr names the one under the other spelling, also when --require-memory refuses', async () => {
+    const sync = (baseUrl: string, ...flags: string[]) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', baseUrl, '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
+    expect((await sync(service.url)).code).toBe(0);
+    const other = service.url.replace('127.0.0.1', 'localhost');
+    const note = `note: the sync directory holds a memory for remote ${service.url}: if that is this server under another name, give the base URL as it was given then`;
+    const refused = await sync(other, '--require-memory');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(note);
+    // A dry run (no request: however localhost resolves here) says it too.
+    const night = await sync(other, '--dry-run');
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain(note);
+    // Found under its own spelling: no note.
+    expect((await sync(service.url)).stderr).not.toContain('note: the sync directory holds');
+  });
+
   it('HTTP://127.0.0.1:PORT/ after http://127.0.0.1:PORT: the memory is found, nothing unchanged is sent', async () => {
     const sync = (baseUrl: string) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', baseUrl, '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
     expect((await sync(service.url)).code).toBe(0);

@@ -4,7 +4,7 @@ import { describeTarget, type SummaryNote, type SyncMemoryNote } from '../../rep
 import { UsageError } from '../../errors.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { resolveRunsDir } from '../../runs/runs-dir.js';
-import { requestDigest, resolveSyncDir, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
+import { requestDigest, resolveSyncDir, sameServerElsewhere, SyncMemory, type MemoryEntry, type SyncKind } from '../../sync/sync-memory.js';
 import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
@@ -100,6 +100,12 @@ export class SentMemory<P> {
     });
     const remembered = this.memory.entries.size;
     this.found = decides ? { found: remembered > 0, file: this.memory.file, remembered } : undefined;
+    if (decides && remembered === 0 && !otherInstance) {
+      // The same server under another name has a memory: said, as the likely cause (QA 41-A F9).
+      for (const other of await sameServerElsewhere(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind)) {
+        say(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
+      }
+    }
     if (decides && remembered === 0 && this.flags.requireMemory) {
       await this.close();
       throw new UsageError(
