@@ -512,7 +512,7 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
   return fields;
 }
 
-async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGenerator<readonly InputRecord[]> {
+async function* csvRecordBatches(path: string, options: CsvReadOptions, kept?: KeptRows): AsyncGenerator<readonly InputRecord[]> {
   const file = options.displayName ?? path;
   let pending: InputRecord[] = [];
   let header: readonly string[] = [];
@@ -536,7 +536,8 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
     },
   };
   const rows = options.rowsInWorker !== undefined && rowsInWorkerPay(path, options.rowsInWorker) ? csvRowsInWorker : csvRows;
-  yield* collectedBatches(rows(path, file, sink, options.encoding), () => {
+  const steps = kept === undefined ? rows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
+  yield* collectedBatches(steps, () => {
     const batch = pending;
     pending = [];
     return batch;
@@ -550,26 +551,81 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions): AsyncGe
  * records in arrays, one per chunk read, for callers that process many records per await.
  */
 export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRecords {
+  // The rows the structure pass tokenized, when the file is small enough to keep them: the
+  // reads after it replay them instead of parsing the file again.
+  let kept: KeptRows | undefined;
   return batchedRecords(
-    () => csvRecordBatches(path, options),
-    (notOkOnly) => countCsvRecords(path, options, notOkOnly),
+    () => csvRecordBatches(path, options, kept),
+    async (notOkOnly) => {
+      const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
+      const count = await countCsvRecords(path, options, notOkOnly, keeping);
+      kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
+      return count;
+    },
   );
+}
+
+/**
+ * A file whose cells hold at most this many characters keeps the rows its structure pass
+ * tokenized, and its records are built from them (about 30,000 users' rows, ~15 MB held). A
+ * larger file is parsed again, so a run's memory stays bounded whatever the file's size. The
+ * second parse was ~10 ms of CPU per 1,000 rows (bench/README.md, "Session 43").
+ */
+export const KEEP_ROWS_MAX_CHARS = 4 * 1024 * 1024;
+
+/** Rows (already trimmed, width-checked) the structure pass kept, as its sink received them. */
+interface KeptRows {
+  header: { cells: string[]; line: number; dialect: CsvDialect } | undefined;
+  /** Each row's cells then its line, flat: [cells, line, cells, line, ...]. */
+  rows: (string[] | number)[];
+  /** Characters of the cells kept so far; past KEEP_ROWS_MAX_CHARS nothing more is kept. */
+  chars: number;
+}
+
+/** Rows per step of a replay after the first, about what a 64 KiB chunk of a users file holds. */
+const KEPT_ROWS_PER_STEP = 448;
+/** The first step's rows: about what the first 8 KiB read holds (text-source.ts), so the first request waits for as little. */
+const KEPT_ROWS_FIRST_STEP = 48;
+
+/** The kept rows handed to `sink` as a read of the file would hand them, yielding between steps. */
+async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<void> {
+  const header = kept.header;
+  if (header === undefined) return;
+  // A copy each time: a report's cells are restored in place (restoreNeutralisedCells), once per read.
+  sink.header(header.cells.slice(), header.line, header.dialect);
+  const rows = kept.rows;
+  let step = KEPT_ROWS_FIRST_STEP * 2;
+  for (let at = 0; at < rows.length; ) {
+    const end = Math.min(rows.length, at + step);
+    for (; at < end; at += 2) sink.row((rows[at] as string[]).slice(), rows[at + 1] as number);
+    step = KEPT_ROWS_PER_STEP * 2;
+    yield;
+  }
 }
 
 /**
  * Structure only: the header is checked as in a full read and every row is tokenized and
  * width-checked, but no record is built (a real run's first pass, before anything is sent).
+ * With `keeping`, the rows are kept until their cells pass KEEP_ROWS_MAX_CHARS.
  */
-async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean): Promise<number> {
+async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean, keeping?: KeptRows): Promise<number> {
   const file = options.displayName ?? path;
   let count = 0;
   let status = -1;
   const sink: CsvRowSink = {
-    header(cells, line) {
+    header(cells, line, dialect) {
       mapHeader(cells, options, file, line);
       if (notOkOnly) status = statusColumnOf(cells);
+      if (keeping !== undefined) keeping.header = { cells: cells.slice(), line, dialect };
     },
-    row(cells) {
+    row(cells, line) {
+      if (keeping !== undefined && keeping.chars <= KEEP_ROWS_MAX_CHARS) {
+        let chars = 0;
+        for (let i = 0; i < cells.length; i++) chars += (cells[i] as string).length;
+        keeping.chars += chars + cells.length;
+        if (keeping.chars <= KEEP_ROWS_MAX_CHARS) keeping.rows.push(cells, line);
+        else keeping.rows = [];
+      }
       if (status !== -1 && isOkStatus(cells[status])) return;
       count += 1;
     },

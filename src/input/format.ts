@@ -62,11 +62,14 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   const shaping = options.shaping;
   const readOptions = shaping === undefined ? options : { ...options, map: shaping.map };
   let json = false;
+  // One CSV reader for every read: the rows its structure pass kept are replayed by the reads after it.
+  let csv: BatchedRecords | undefined;
+  const csvReader = (): BatchedRecords => (csv ??= readCsvRecords(path, readOptions));
   async function* read(): AsyncGenerator<readonly InputRecord[]> {
     const format = await formatOf();
     json = format === 'json';
     // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
-    if (format === 'csv') yield* readCsvRecords(path, readOptions).batches();
+    if (format === 'csv') yield* csvReader().batches();
     else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();
     else yield* recordBatches((await import('./json-reader.js')).readJsonRecords(path, { displayName: options.displayName ?? path }));
   }
@@ -80,7 +83,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
       const format = await formatOf();
-      if (format === 'csv') return (readCsvRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
+      if (format === 'csv') return (csvReader().countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
       if (format === 'xlsx') return ((await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
       const { readJsonRecords } = await import('./json-reader.js');
       let count = 0;
