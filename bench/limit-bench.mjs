@@ -24,6 +24,7 @@ async function cliAgainstBare(users, latencyMs, concurrency, rounds, cli) {
   const bareCpu = [];
   const coldRatios = [];
   const coldBareCpu = [];
+  const floorRatios = [];
   for (let round = 0; round < rounds; round += 1) {
     const before = process.cpuUsage();
     const bare = await withSendingPhase(latencyMs, (target) => bareLoop(target, users, concurrency, 'r'));
@@ -31,6 +32,7 @@ async function cliAgainstBare(users, latencyMs, concurrency, rounds, cli) {
     bareCpu.push((used.user + used.system) / users);
     const cold = await withSendingPhase(latencyMs, (target) => spawnedBareLoop(target, users, concurrency, 'r'));
     coldBareCpu.push(cold.result.cpuMsPer1000);
+    floorRatios.push(cold.result.rate / bare.result);
     const run = await withSendingPhase(latencyMs, (target) => cliSync(target, file, users, concurrency, cli));
     ratios.push(run.result.rate / bare.result);
     coldRatios.push(run.result.rate / cold.result.rate);
@@ -38,7 +40,7 @@ async function cliAgainstBare(users, latencyMs, concurrency, rounds, cli) {
     sendingRatios.push(bare.sendingSeconds / run.sendingSeconds);
     cpu.push(run.result.cpuMsPer1000);
   }
-  return { ratios, sendingRatios, cpu, bareCpu, coldRatios, coldBareCpu };
+  return { ratios, sendingRatios, cpu, bareCpu, coldRatios, coldBareCpu, floorRatios };
 }
 
 export async function runLimitBench({ rounds = 3 } = {}) {
@@ -49,7 +51,7 @@ export async function runLimitBench({ rounds = 3 } = {}) {
   if (process.env.EXAMCTL_BENCH_AGAINST) clis.push([' (EXAMCTL_BENCH_AGAINST)', process.env.EXAMCTL_BENCH_AGAINST]);
   for (const [which, cli] of clis) {
     for (const [users, latency, goal] of [[3_000, 20, 0.95], [10_000, 0, 0.5]]) {
-      const { ratios, sendingRatios, cpu, bareCpu, coldRatios, coldBareCpu } = await cliAgainstBare(users, latency, 16, rounds, cli);
+      const { ratios, sendingRatios, cpu, bareCpu, coldRatios, coldBareCpu, floorRatios } = await cliAgainstBare(users, latency, 16, rounds, cli);
       rows.push({
         measure: `CLI${which} / bare undici loop, ${users.toLocaleString('en')} users, ${latency} ms latency, concurrency 16`,
         value: +median(ratios).toFixed(2),
@@ -69,6 +71,14 @@ export async function runLimitBench({ rounds = 3 } = {}) {
         value: +median(coldRatios).toFixed(2),
         goal: '',
         detail: `paired rounds ${list(coldRatios)}; CPU ms/1k spawned bare loop ${list(coldBareCpu, 0)}`,
+      });
+      // The floor of the first ratio: the bare loop itself, paying what any CLI pays (a process start
+      // and V8's warm-up), against its warm self. A goal above this figure no spawned program meets.
+      rows.push({
+        measure: `  the bare loop spawned as its own process / the warm bare loop (what a process start alone costs this ratio)`,
+        value: +median(floorRatios).toFixed(2),
+        goal: '',
+        detail: `paired rounds ${list(floorRatios)}`,
       });
       // The CPU figure at no latency: with latency every answer wakes the process on its own, and
       // the bare loop's CPU per user grows as much (both columns above).

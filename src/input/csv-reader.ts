@@ -567,17 +567,27 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
 
 /**
  * A file whose cells hold at most this many characters keeps the rows its structure pass
- * tokenized, and its records are built from them (about 30,000 users' rows, ~15 MB held). A
- * larger file is parsed again, so a run's memory stays bounded whatever the file's size. The
- * second parse was ~10 ms of CPU per 1,000 rows (bench/README.md, "Session 43").
+ * tokenized, and its records are built from them (about 40,000 users of a ten-column export,
+ * held in about as many bytes: one string per row). A larger file is parsed again, so a run's
+ * memory stays bounded whatever the file's size. The second parse was ~10 ms of CPU per 1,000
+ * rows (bench/README.md, "Session 43").
  */
 export const KEEP_ROWS_MAX_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it), so the
+ * row's cells come back by one split. A row with one in a cell is kept as its array.
+ */
+const CELL_SEPARATOR = '\u0000';
 
 /** Rows (already trimmed, width-checked) the structure pass kept, as its sink received them. */
 interface KeptRows {
   header: { cells: string[]; line: number; dialect: CsvDialect } | undefined;
-  /** Each row's cells then its line, flat: [cells, line, cells, line, ...]. */
-  rows: (string[] | number)[];
+  /**
+   * Each row then its line, flat: [row, line, row, line, ...], a row as its cells joined by
+   * CELL_SEPARATOR (one string, not one per cell: a tenth of the heap of the arrays).
+   */
+  rows: (string | string[] | number)[];
   /** Characters of the cells kept so far; past KEEP_ROWS_MAX_CHARS nothing more is kept. */
   chars: number;
 }
@@ -591,13 +601,17 @@ const KEPT_ROWS_FIRST_STEP = 48;
 async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<void> {
   const header = kept.header;
   if (header === undefined) return;
-  // A copy each time: a report's cells are restored in place (restoreNeutralisedCells), once per read.
+  // A copy each time: the read's records share it as their header.
   sink.header(header.cells.slice(), header.line, header.dialect);
   const rows = kept.rows;
   let step = KEPT_ROWS_FIRST_STEP * 2;
   for (let at = 0; at < rows.length; ) {
     const end = Math.min(rows.length, at + step);
-    for (; at < end; at += 2) sink.row((rows[at] as string[]).slice(), rows[at + 1] as number);
+    for (; at < end; at += 2) {
+      const row = rows[at] as string | string[];
+      // A new array each time: a report's cells are restored in place, once per read.
+      sink.row(typeof row === 'string' ? row.split(CELL_SEPARATOR) : row.slice(), rows[at + 1] as number);
+    }
     step = KEPT_ROWS_PER_STEP * 2;
     yield;
   }
@@ -620,10 +634,9 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
     },
     row(cells, line) {
       if (keeping !== undefined && keeping.chars <= KEEP_ROWS_MAX_CHARS) {
-        let chars = 0;
-        for (let i = 0; i < cells.length; i++) chars += (cells[i] as string).length;
-        keeping.chars += chars + cells.length;
-        if (keeping.chars <= KEEP_ROWS_MAX_CHARS) keeping.rows.push(cells, line);
+        const row = cells.join(CELL_SEPARATOR);
+        keeping.chars += row.length;
+        if (keeping.chars <= KEEP_ROWS_MAX_CHARS) keeping.rows.push(cells.some((cell) => cell.includes(CELL_SEPARATOR)) ? cells.slice() : row, line);
         else keeping.rows = [];
       }
       if (status !== -1 && isOkStatus(cells[status])) return;
