@@ -170,6 +170,30 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toEqual([]);
   });
 
+  it('without --prune-memberships, names the users who keep links the file dropped, every night until a pruning night removes them', async () => {
+    expect((await sync('night1.csv')).code).toBe(0);
+    const kept = '60 users keep a hierarchy link or permission flag examctl sent that the file no longer gives (jm-0 still in H-A; jm-1 still in H-A; jm-2 still in H-A, 57 more)';
+    // The movers' requests only add H-D; an emptied cell sends nothing: H-A and H-B stay. A revoked
+    // flag is not among them: the CSV cell sends it false, so the request itself revokes it.
+    const second = await sync('night2.csv', '--changed-only', '--disable-missing');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(kept);
+    expect(second.stderr).toContain('--prune-memberships removes them');
+    // The next night they are unchanged, and still in H-A and H-B: said again.
+    server.applied.length = 0;
+    const third = await sync('night2.csv', '--changed-only', '--disable-missing');
+    expect(server.applied).toEqual([]);
+    expect(third.stderr).toContain(kept);
+    // A dry run says it too.
+    const plan = await examctl(['user', 'sync', '--file', 'night2.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--dry-run', '--changed-only'], dir, env);
+    expect(plan.stderr).toContain(kept);
+    // Pruned: nothing kept any more.
+    expect((await sync('night2.csv', ...NIGHTLY)).code).toBe(0);
+    const after = await sync('night2.csv', '--changed-only', '--disable-missing');
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).not.toContain('no longer gives');
+  });
+
   it('refuses a night where everyone moves: exit 2, nothing sent, naming the count and --max-prune', async () => {
     expect((await sync('night1.csv')).code).toBe(0);
     server.applied.length = 0;

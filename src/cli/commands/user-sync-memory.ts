@@ -85,6 +85,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private fingerprint: string | undefined;
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
+  /**
+   * Without --prune-memberships: the users of the file who keep a link or permission flag examctl
+   * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
+   */
+  private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
+  private readonly emptiedHierarchies = new WeakSet<UserRequest>();
 
   constructor(
     flags: UserSyncFlags,
@@ -194,6 +201,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
     const entry = full ?? this.memory?.peek(unit.id);
     const given = unit.prepared.value;
+    if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
+      this.noteKeptLinks(unit.id, given);
+    }
     let value = given;
     if (entry?.disabled === true && value.DisableLogin === undefined) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
@@ -208,6 +218,35 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+  }
+
+  /**
+   * A user whose links examctl sent are more than the file's request gives (a mover, without
+   * --prune-memberships): counted once per id. Rows unchanged by their raw digest never come here,
+   * and need not: an entry is remembered with a raw digest only when its links are the request's.
+   */
+  private noteKeptLinks(id: string, request: UserRequest): void {
+    const prune = pruneOf(this.memory?.get(id)?.links, request, true);
+    const kept = this.keptLinks;
+    if (prune?.added !== true || kept.seen.has(id)) return;
+    kept.seen.add(id);
+    kept.count += 1;
+    if (kept.first.length < 3) kept.first.push(prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`);
+  }
+
+  /**
+   * After a run without --prune-memberships (docs/sync.md, "Movers"): the users who keep links or
+   * flags examctl sent that the file no longer gives, since nothing removes them.
+   */
+  keptLinksLine(): string | undefined {
+    const { count, first } = this.keptLinks;
+    if (count === 0) return undefined;
+    const users = count === 1 ? '1 user keeps' : `${formatCount(count)} users keep`;
+    const more = count > first.length ? `, ${formatCount(count - first.length)} more` : '';
+    return terminalLine(
+      `${users} a hierarchy link or permission flag examctl sent that the file no longer gives (${first.join('; ')}${more}): ` +
+        `requests only add memberships, so ${count === 1 ? 'it stays' : 'they stay'} on the platform; --prune-memberships removes ${count === 1 ? 'it' : 'them'} (docs/sync.md, "Movers")`,
+    );
   }
 
   /**
@@ -235,6 +274,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
+    // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
+    if (unit.prepared.ok && record.fields.Hierarchies === undefined && record.raw?.names?.includes('Hierarchies') === true) this.emptiedHierarchies.add(unit.prepared.value);
     return unit;
   }
 

@@ -115,6 +115,8 @@ async function syncFile(
     throw error;
   }
   await memory.close();
+  const keptLinks = memory.keptLinksLine();
+  if (keptLinks !== undefined) await deps.stderr.write(`${keptLinks}\n`);
   return exitCode;
 }
 
