@@ -31,6 +31,8 @@ export const USER_SYNC = declareCommand({
     'examctl user sync --file users.csv --report result.csv',
     '# fix the failed rows in result.csv, then send only those again',
     'examctl user sync --file result.csv --only-failed --report retry.csv',
+    '# nightly from the full export: send changes only, disable leavers, drop links the file dropped (docs/sync.md)',
+    'examctl user sync --file export.csv --changed-only --disable-missing --prune-memberships --yes --report sync.csv',
     '# on a terminal: asks for one user (role from a list on the local target)',
     'examctl user sync',
   ],
