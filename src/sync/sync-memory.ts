@@ -48,6 +48,11 @@ export interface MemoryEntry {
    * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target.
    */
   tentative?: boolean;
+  /**
+   * Schedules: the CandidateExtIds of the last request the target acknowledged for the schedule,
+   * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
+   */
+  candidates?: string[];
 }
 
 /**
@@ -162,6 +167,8 @@ interface EntryBody {
   x?: true;
   h?: unknown;
   t?: true;
+  /** Schedules: the candidates of the acknowledged request. */
+  c?: unknown;
 }
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
@@ -221,6 +228,10 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
   if (body.x === true) entry.disabled = true;
   if (links.links.length > 0) entry.links = links.links;
   if (body.t === true) entry.tentative = true;
+  if (body.c !== undefined) {
+    if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
+    if (body.c.length > 0) entry.candidates = body.c as string[];
+  }
   return { id: body.id, entry };
 }
 
@@ -601,6 +612,7 @@ function entryLine(id: string, entry: MemoryEntry): string {
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.tentative === true) body.t = true;
+  if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   return encodeChecksummedLine(JSON.stringify(body));
 }
 

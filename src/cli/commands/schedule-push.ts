@@ -14,7 +14,8 @@ import {
 } from '../../domain/index.js';
 import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../errors.js';
-import { feedsMemory, NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
+import { feedsMemory, NOT_SENT_NOTE } from './sent-memory.js';
+import { ScheduleMemory } from './schedule-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -76,7 +77,7 @@ export async function run(
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
-  const memory = new SentMemory<PreparedSchedule>('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
@@ -148,6 +149,8 @@ export async function run(
     throw error;
   }
   await memory.close();
+  const withdrawn = memory.withdrawnLine();
+  if (withdrawn !== undefined) await deps.stderr.write(`${withdrawn}\n`);
   if (remembered.some((kept) => 'id' in kept)) {
     // Answers come in as they complete; the note follows the file (first few only).
     const generated = remembered
