@@ -37,6 +37,7 @@ export const RECORDED_OPTIONS: readonly string[] = [
   'maxDisable',
   'pruneMemberships',
   'maxPrune',
+  'population',
   'syncDir',
   'encoding',
   // schedule push

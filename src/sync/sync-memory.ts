@@ -53,6 +53,12 @@ export interface MemoryEntry {
    * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
    */
   candidates?: string[];
+  /**
+   * Users: the `--population` of the run that last acknowledged (or sent) the user; absent: a run
+   * without one. `--disable-missing` takes leavers only from its own population (docs/sync.md,
+   * "Two exports, two populations").
+   */
+  population?: string;
 }
 
 /**
@@ -169,6 +175,8 @@ interface EntryBody {
   t?: true;
   /** Schedules: the candidates of the acknowledged request. */
   c?: unknown;
+  /** Users: the population. */
+  p?: unknown;
 }
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
@@ -231,6 +239,10 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
   if (body.c !== undefined) {
     if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
+  }
+  if (body.p !== undefined) {
+    if (typeof body.p !== 'string' || body.p === '') return 'its population is not a name';
+    entry.population = body.p;
   }
   return { id: body.id, entry };
 }
@@ -613,6 +625,7 @@ function entryLine(id: string, entry: MemoryEntry): string {
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.tentative === true) body.t = true;
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
+  if (entry.population !== undefined) body.p = entry.population;
   return encodeChecksummedLine(JSON.stringify(body));
 }
 

@@ -25,6 +25,29 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
+  /**
+   * The population this file is the whole of (docs/sync.md, "Two exports, two populations"):
+   * `--disable-missing` takes leavers only from users last synced with the same one; a user
+   * synced with another is sent (its request digest differs), which moves it here.
+   */
+  population?: string;
+}
+
+/** A --population name: what may name a population in a memory line and a message. */
+const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** --population's value, checked (exit 2 naming the rule). */
+export function populationOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!POPULATION_NAME.test(value)) {
+    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The words naming a population in a message. */
+function populationWords(population: string | undefined): string {
+  return population === undefined ? 'synced without --population' : `of --population ${population}`;
 }
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
@@ -102,7 +125,18 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     /** A record to its unit (coercion and validation): what a raw digest stands for. */
     private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
-    super('users', flags, deps, target, (user) => user);
+    // A population's requests are digested with its name: a user last synced by another
+    // population is never unchanged here, so it is sent, and its acknowledgement moves it here.
+    const population = flags.population;
+    super('users', flags, deps, target, population === undefined ? (user) => user : (user) => ({ population, request: user }));
+  }
+
+  /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
+  private rememberedHere(memory: SyncMemory): number {
+    const population = this.userFlags.population;
+    let count = 0;
+    for (const entry of memory.entries.values()) if (entry.disabled !== true && entry.population === population) count += 1;
+    return count;
   }
 
   private get userFlags(): UserSyncFlags {
@@ -115,7 +149,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
     try {
       // A real run remembers raw digests (a full run too: the next night compares with them).
-      if (this.flags.dryRun !== true) this.fingerprint = await rulesFingerprint(this.build);
+      if (this.flags.dryRun !== true) {
+        const fingerprint = await rulesFingerprint(this.build);
+        // A population's raw digests are its own, like its request digests.
+        this.fingerprint = fingerprint === undefined || this.userFlags.population === undefined ? fingerprint : `${fingerprint}population ${this.userFlags.population}\n`;
+      }
       if (disableMissing || pruneMemberships) await this.readFile(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
@@ -142,7 +180,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
-    if (disableMissing) this.findLeavers(memory, inFile);
+    if (disableMissing) await this.findLeavers(memory, inFile);
   }
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
@@ -160,7 +198,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
       );
     }
-    const remembered = memory.remembered;
+    const remembered = this.rememberedHere(memory);
     const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
     if (losing > limit) {
       throw new UsageError(
@@ -170,19 +208,33 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  private findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>): void {
+  private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>): Promise<void> {
+    const population = this.userFlags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
     this.leavers = [...memory.entries]
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      .filter(([id, entry]) => !inFile.has(id) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
+      // Only this run's population: another export's users are not missing from this one.
+      .filter(([id, entry]) => entry.population === population && !inFile.has(id) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const remembered = memory.remembered + this.leavers.filter(([, entry]) => entry.disabled === true).length;
+    const remembered = this.rememberedHere(memory) + this.leavers.filter(([, entry]) => entry.disabled === true).length;
+    // Said where it may not be what the admin meant: a run without --population beside runs with
+    // one, or a population's first night (users synced before it had one are not its own). Two
+    // populations' nights, each the other's missing users, say nothing.
+    let elsewhere = 0;
+    if (population === undefined || remembered === 0) {
+      for (const [id, entry] of memory.entries) if (entry.population !== population && entry.disabled !== true && !inFile.has(id)) elsewhere += 1;
+    }
+    if (elsewhere > 0) {
+      await this.deps.stderr.write(
+        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
+      );
+    }
     const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
       throw new UsageError(
-        `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
+        `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}, ` +
           `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
@@ -379,6 +431,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
       ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+      // Sent by this population: missing from its next file, this population disables it.
+      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
     };
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
@@ -407,6 +461,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
       ...(this.disables.has(payload) ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
+      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
     });
   }
 }
@@ -500,6 +555,7 @@ function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
     a.lastName === b.lastName &&
     (a.disabled === true) === (b.disabled === true) &&
     (a.tentative === true) === (b.tentative === true) &&
+    a.population === b.population &&
     JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
   );
 }

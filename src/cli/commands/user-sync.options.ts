@@ -9,6 +9,10 @@ export const USER_SYNC_OPTIONS = [
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
   option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds'),
+  option(
+    '--population <name>',
+    'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
+  ),
   option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)'),
   option(
     '--prune-memberships',

@@ -19,24 +19,24 @@ import { feedsMemory, NOT_SENT_NOTE } from './sent-memory.js';
 import { terminalLine } from '../../report/terminal-text.js';
 import { UsageError } from '../../errors.js';
 import type { RunOptions } from '../pipeline/record-job.js';
-import { UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
+import { populationOf, UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
 import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const runOptions = { ...options, onlyFailed };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
-  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : undefined;
+  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
