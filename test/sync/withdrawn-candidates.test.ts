@@ -17,7 +17,9 @@ import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
  */
 
 const FIXTURE = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
-const WITHDRAWN_LINE = '2 candidates examctl registered are no longer in the file (S-MATH1-DEC: stu-2002, stu-2003): an upsert adds and updates candidates but never removes one, so they stay registered with their startup link; withdraw them on the platform (docs/sync.md, "Withdrawn candidates")';
+const WITHDRAWN_LINE =
+  '2 candidates examctl registered are not in this file (S-MATH1-DEC: stu-2002, stu-2003): an upsert adds and updates candidates but never removes one, so they stay registered with their startup link. ' +
+  'If the file is the whole list, withdraw them on the platform; if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")';
 
 let dir: string;
 let env: Record<string, string>;
@@ -83,11 +85,11 @@ describe('withdrawn candidates, local store', () => {
     for (const flags of [['--changed-only'], []]) {
       const next = await push('night2.csv', ...flags);
       expect(next.code, next.stderr).toBe(0);
-      expect(next.stderr).not.toContain('no longer in the file');
+      expect(next.stderr).not.toContain('not in this file');
     }
     // Back in the file: nothing said, and listed again in the memory.
     const back = await push('night1.csv', '--changed-only');
-    expect(back.stderr).not.toContain('no longer in the file');
+    expect(back.stderr).not.toContain('not in this file');
     expect(memoryLines().findLast((line) => line.includes('"id":"S-MATH1-DEC","d":"') && !line.includes('"d":""'))).toContain('"stu-2002"');
   });
 
@@ -108,7 +110,7 @@ describe('withdrawn candidates, local store', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('"c":');
     const second = await push('night2.csv', '--changed-only');
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).not.toContain('no longer in the file');
+    expect(second.stderr).not.toContain('not in this file');
     expect(memoryLines().some((line) => line.includes('"c":["stu-2001","stu-2004"'))).toBe(true);
   });
 });
@@ -151,6 +153,6 @@ describe('withdrawn candidates, remote', () => {
     expect(again.stderr).toContain(WITHDRAWN_LINE);
     // The changed schedule went, without them; the other one was unchanged.
     expect(sent).toEqual([['stu-2001', 'stu-2004', 'stu-2005', 'stu-2006']]);
-    expect((await push('night2.csv', '--changed-only')).stderr).not.toContain('no longer in the file');
+    expect((await push('night2.csv', '--changed-only')).stderr).not.toContain('not in this file');
   });
 });

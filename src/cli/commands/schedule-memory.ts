@@ -58,8 +58,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const who = one ? '1 candidate examctl registered is' : `${formatCount(candidates)} candidates examctl registered are`;
     const more = schedules > first.length ? `; ${formatCount(schedules - first.length)} more schedule${schedules - first.length === 1 ? '' : 's'}` : '';
     return terminalLine(
-      `${who} no longer in the file (${first.join('; ')}${more}): an upsert adds and updates candidates but never removes one, ` +
-        `so ${one ? 'it stays' : 'they stay'} registered with ${one ? 'its' : 'their'} startup link; withdraw ${one ? 'it' : 'them'} on the platform (docs/sync.md, "Withdrawn candidates")`,
+      `${who} not in this file (${first.join('; ')}${more}): an upsert adds and updates candidates but never removes one, ` +
+        `so ${one ? 'it stays' : 'they stay'} registered with ${one ? 'its' : 'their'} startup link. If the file is the whole list, withdraw ${one ? 'it' : 'them'} on the platform; ` +
+        `if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")`,
     );
   }
 }
