@@ -86,6 +86,10 @@ describe('user sync --population', () => {
     expect((await night('students.csv', '--population', 'students')).disabled).toEqual(['pu-7']);
     expect((await night('staff.csv', '--population', 'staff')).disabled).toEqual(['st-3']);
     expect(await loginDisabled(['pu-7', 'st-3', 'st-4', 'pu-8'])).toEqual({ 'pu-7': true, 'st-3': true, 'st-4': false, 'pu-8': false });
+    // synced show counts each population.
+    const shown = await examctl(['synced', 'show', '--json'], dir, env);
+    expect((JSON.parse(shown.stdout) as { memories: { populations?: Record<string, number> }[] }).memories[0]?.populations).toEqual({ staff: 12, students: 200 });
+    expect((await examctl(['synced', 'show'], dir, env)).stdout).toContain('212 users (by --population: staff 12, students 200) (2 disabled as leavers)');
   });
 
   it('a user moving from one export to the other is moved; disabled by the old night first, the new one enables it', async () => {

@@ -21,13 +21,23 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
     let disabled = 0;
     let unsettled = 0;
     let lastRun: string | null = null;
+    // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
+    const byPopulation = new Map<string, number>();
     for (const entry of entries.values()) {
+      if (entry.population !== undefined || byPopulation.size > 0) byPopulation.set(entry.population ?? '', (byPopulation.get(entry.population ?? '') ?? 0) + 1);
       if (entry.disabled === true) disabled += 1;
       // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
       if (entry.digest === '') unsettled += 1;
       if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
     }
-    return { target: target ?? null, kind, remembered: entries.size, disabled, unsettled, lastRun, file };
+    // Entries counted before the first with a population had none.
+    if (byPopulation.size > 0) {
+      let counted = 0;
+      for (const count of byPopulation.values()) counted += count;
+      if (counted < entries.size) byPopulation.set('', (byPopulation.get('') ?? 0) + entries.size - counted);
+    }
+    const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+    return { target: target ?? null, kind, remembered: entries.size, ...populations, disabled, unsettled, lastRun, file };
   });
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
@@ -40,8 +50,14 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
   for (const memory of memories) {
     const where = memory.target === null ? '?' : describeTarget(memory.target);
     const disabled = memory.disabled > 0 ? ` (${formatCount(memory.disabled)} disabled as leavers)` : '';
+    const populations =
+      memory.populations === undefined
+        ? ''
+        : ` (by --population: ${Object.entries(memory.populations)
+            .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
+            .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
   }
   return 0;
 }
