@@ -107,6 +107,11 @@ export function unchangedNote(since: string): string {
   return `unchanged since run ${since}: not sent (--changed-only)`;
 }
 
+/** Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn candidates). */
+export function isUnchangedNote(note: string | undefined): boolean {
+  return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
+}
+
 /** A resume took over the run (one per attempt after the first). */
 export interface ResumeLine {
   t: 'resume';

@@ -78,8 +78,15 @@ describe('withdrawn candidates, local store', () => {
     // What the line says is what the target holds: stu-2002 keeps its startup link.
     const links = await examctl(['schedule', 'links', 'S-MATH1-DEC', '--target', 'local', '--store', 'store', '--json'], dir, env);
     expect(links.stdout).toContain('stu-2002');
-    // With --json, stdout is still the one report.
-    expect(() => JSON.parse(second.stdout) as unknown).not.toThrow();
+    // With --json, stdout is still the one report; the schedule's item says it too, and so does runs show.
+    const note = 'not in this file, still registered (an upsert never removes a candidate): stu-2002, stu-2003 (docs/sync.md, "Withdrawn candidates")';
+    const itemOf = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; note?: string; action?: string }[] }).items.find((item) => item.id === 'S-MATH1-DEC');
+    expect(itemOf(second.stdout)?.note).toBe(note);
+    expect(itemOf((await examctl(['runs', 'show', 'last', '--json'], dir, env)).stdout)?.note).toBe(note);
+    // The engine found nothing to change in it (the candidates stay): sent all the same, so only
+    // S-PHYS2-JAN counts as not sent.
+    expect(itemOf(second.stdout)?.action).toBe('unchanged');
+    expect(second.stderr).toContain('\n1 unchanged (not sent)\n');
 
     // Remembered: the next night (full or --changed-only) says nothing.
     for (const flags of [['--changed-only'], []]) {

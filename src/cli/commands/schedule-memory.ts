@@ -1,13 +1,15 @@
 import type { PreparedSchedule } from '../../domain/index.js';
 import { formatCount } from '../../report/number-format.js';
 import { terminalLine } from '../../report/terminal-text.js';
-import type { Unit } from '../pipeline/record-job.js';
+import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
 /** How many candidates it names per schedule. */
 const NAMED_CANDIDATES = 3;
+/** How many the note on the schedule's report item names. */
+const NOTED_CANDIDATES = 20;
 
 /**
  * `schedule push`'s sync memory: besides the digest, the candidates of the last request the
@@ -20,6 +22,8 @@ const NAMED_CANDIDATES = 3;
  */
 export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly withdrawn = { schedules: 0, candidates: 0, first: [] as string[], seen: new Set<string>() };
+  /** Each request's left-out candidates, for the note on its report item. */
+  private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
     if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);
@@ -37,6 +41,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));
     if (left.length === 0) return;
+    this.leftOut.set(payload, left);
     const withdrawn = this.withdrawn;
     withdrawn.seen.add(id);
     withdrawn.schedules += 1;
@@ -45,6 +50,21 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       const more = left.length > NAMED_CANDIDATES ? ` and ${formatCount(left.length - NAMED_CANDIDATES)} more` : '';
       withdrawn.first.push(`${id}: ${left.slice(0, NAMED_CANDIDATES).join(', ')}${more}`);
     }
+  }
+
+  /**
+   * The outcome of a request that left candidates out, with a note naming them, so the JSON report,
+   * the journal and `runs show` say it beside the schedule, not only stderr. A failed request
+   * changed nothing: the line after the run says it.
+   */
+  withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
+    const left = this.leftOut.get(payload);
+    if (left === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
+    const more = left.length > NOTED_CANDIDATES ? ` and ${formatCount(left.length - NOTED_CANDIDATES)} more` : '';
+    return {
+      ...outcome,
+      note: `not in this file, still registered (an upsert never removes a candidate): ${left.slice(0, NOTED_CANDIDATES).join(', ')}${more} (docs/sync.md, "Withdrawn candidates")`,
+    };
   }
 
   /**

@@ -117,7 +117,7 @@ export async function run(
     unsettled: (unit) => memory.unsettled(unit),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
-    send: sendSchedule,
+    send: async (api, payload, callOptions) => memory.withNote(payload, await sendSchedule(api, payload, callOptions)),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     withChosenId: (payload, id) =>
       payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''

@@ -8,14 +8,14 @@ import { requestDigest, resolveSyncDir, sameServerElsewhere, SyncMemory, type Me
 import type { CommandDeps } from '../context.js';
 import { readStoreInstance } from '../../engine/store/store-instance.js';
 import type { Unit } from '../pipeline/record-job.js';
-import { unchangedNote } from '../../runs/journal-lines.js';
+import { isUnchangedNote, unchangedNote } from '../../runs/journal-lines.js';
 import { storeCreatedLine, type TargetOf } from '../target.js';
 
 /**
  * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
-export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && item.note !== undefined, words: () => 'unchanged (not sent)' };
+export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note), words: () => 'unchanged (not sent)' };
 
 /**
  * Whether an acknowledged outcome feeds the memory: not an item a resume keeps as unchanged (not
