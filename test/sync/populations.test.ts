@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
 import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
+import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 
 /**
  * Two exports, two populations (docs/sync.md): staff.csv and students.csv synced nightly to one
@@ -180,5 +181,39 @@ describe('user sync --population', () => {
     const damaged = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(() => damaged.get('u1')).toThrow(/users\.ndjson:2: sync memory damaged: its population is not a name/);
     await damaged.close();
+  });
+});
+
+describe('user sync --population, remote', () => {
+  let setup: UserSyncService;
+  const sent: Record<string, unknown>[] = [];
+
+  beforeEach(async () => {
+    sent.length = 0;
+    setup = await startUserSyncService('examctl-populations-remote-', (user) => sent.push(user));
+    writeFileSync(join(setup.dir, 'staff.csv'), readFileSync(join(dir, 'staff.csv')));
+    writeFileSync(join(setup.dir, 'students.csv'), readFileSync(join(dir, 'students.csv')));
+  });
+
+  afterEach(async () => {
+    await stopUserSyncService(setup);
+  });
+
+  const remoteNight = (file: string, population: string) =>
+    examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing', '--population', population], setup.dir, setup.env);
+
+  it('each night sends no disable for the other export, and its own leaver\'s once', async () => {
+    for (const [file, population] of [['staff.csv', 'staff'], ['students.csv', 'students'], ['staff.csv', 'staff'], ['students.csv', 'students']] as const) {
+      const run = await remoteNight(file, population);
+      expect(run.code, run.stderr).toBe(0);
+    }
+    expect(sent.filter((user) => user.DisableLogin === true)).toEqual([]);
+    // Only the first nights sent anyone.
+    expect(sent).toHaveLength(staff.length + students.length);
+    writeFileSync(join(setup.dir, 'staff.csv'), `${[HEADER, ...staff.filter((id) => id !== 'st-1').map((id) => `${id},First,Last ${id},${id}@example.test,${id},Candidate`)].join('\n')}\n`);
+    sent.length = 0;
+    expect((await remoteNight('students.csv', 'students')).code).toBe(0);
+    expect((await remoteNight('staff.csv', 'staff')).code).toBe(0);
+    expect(sent).toEqual([{ ExternalId: 'st-1', FirstName: 'First', LastName: 'Last st-1', DisableLogin: true }]);
   });
 });
