@@ -170,7 +170,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
-      inFile.add(read.id);
+      // Ids as the service compares them, ignoring case: a row whose id only changed case is the
+      // same user, never a leaver (QA 44: an export spelling st-3 as ST-3 got st-3 disabled).
+      inFile.add(read.id.toLowerCase());
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
@@ -215,7 +217,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     this.leavers = [...memory.entries]
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
       // Only this run's population: another export's users are not missing from this one.
-      .filter(([id, entry]) => entry.population === population && !inFile.has(id) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
+      .filter(([id, entry]) => entry.population === population && !inFile.has(id.toLowerCase()) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const remembered = this.rememberedHere(memory) + this.leavers.filter(([, entry]) => entry.disabled === true).length;
     // Said where it may not be what the admin meant: a run without --population beside runs with
@@ -223,7 +225,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // populations' nights, each the other's missing users, say nothing.
     let elsewhere = 0;
     if (population === undefined || remembered === 0) {
-      for (const [id, entry] of memory.entries) if (entry.population !== population && entry.disabled !== true && !inFile.has(id)) elsewhere += 1;
+      for (const [id, entry] of memory.entries) if (entry.population !== population && entry.disabled !== true && !inFile.has(id.toLowerCase())) elsewhere += 1;
     }
     if (elsewhere > 0) {
       await this.deps.stderr.write(

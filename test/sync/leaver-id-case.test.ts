@@ -1,0 +1,77 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl } from '../durability/helpers.js';
+import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+
+/**
+ * A leaver is a user missing from the file as the service compares ids: ignoring case (docs/sync.md,
+ * "Leavers"). An export that spells st-3 as ST-3 one night lists the same user: not a leaver, never
+ * disabled (QA 44: the row failed with 233 and the user was disabled besides). Both targets.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+const ids = Array.from({ length: 20 }, (_, i) => `st-${i}`);
+
+function writeUsers(dir: string, name: string, spelled: (id: string) => string): void {
+  writeFileSync(join(dir, name), `${[HEADER, ...ids.map((id) => `${spelled(id)},First,Last ${id},${id}@example.test,${id},Candidate`)].join('\n')}\n`);
+}
+
+const upperSt3 = (id: string) => (id === 'st-3' ? 'ST-3' : id);
+
+interface Item {
+  id: string;
+  status: string;
+  action?: string;
+}
+
+describe('leavers ignore the case of ids, local', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'examctl-leaver-case-'));
+    env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
+    writeUsers(dir, 'night1.csv', (id) => id);
+    writeUsers(dir, 'night2.csv', upperSt3);
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a row whose id changed case is not a leaver: nothing disabled, the store keeps st-3 enabled', async () => {
+    const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json'], dir, env);
+    expect((await sync('night1.csv')).code).toBe(0);
+    const second = await sync('night2.csv');
+    const items = (JSON.parse(second.stdout) as { items: Item[] }).items;
+    expect(items.filter((item) => item.action === 'disabled')).toEqual([]);
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const st3 = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === 'st-3');
+    expect(st3?.DisableLogin === true).toBe(false);
+  });
+});
+
+describe('leavers ignore the case of ids, remote', () => {
+  let setup: UserSyncService;
+  const sent: Record<string, unknown>[] = [];
+  beforeEach(async () => {
+    sent.length = 0;
+    setup = await startUserSyncService('examctl-leaver-case-remote-', (user) => sent.push(user));
+    writeUsers(setup.dir, 'night1.csv', (id) => id);
+    writeUsers(setup.dir, 'night2.csv', upperSt3);
+  });
+  afterEach(async () => {
+    await stopUserSyncService(setup);
+  });
+
+  it('no disable is sent for st-3 when the file says ST-3', async () => {
+    const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'], setup.dir, setup.env);
+    expect((await sync('night1.csv')).code).toBe(0);
+    sent.length = 0;
+    const second = await sync('night2.csv');
+    expect(second.code, second.stderr).toBe(0);
+    expect(sent.filter((user) => user.DisableLogin === true)).toEqual([]);
+    expect(sent.map((user) => user.ExternalId)).toEqual(['ST-3']);
+  });
+});
