@@ -33,6 +33,37 @@ export interface UserSyncFlags extends SyncFlags {
   population?: string;
 }
 
+/** A numeric id with leading zeros, and the id a spreadsheet makes of it. */
+const LEADING_ZEROS = /^0+(?=\d)/;
+
+/**
+ * A leaver `00123` whose id the file lists as a user examctl never synced, `123`: a spreadsheet
+ * that took the id column for numbers dropped the zeros (Excel does so opening a CSV). Disabling
+ * 00123 and creating 123 would lock the user out and make a second one, so the run is refused
+ * before anything is sent (exit 2), naming the first few. Two really different users pass once
+ * `123` has been synced without --disable-missing (it is then remembered).
+ */
+export function refuseLostZeros(leavers: readonly (readonly [string, MemoryEntry])[], inFile: ReadonlySet<string>, memory: Pick<SyncMemory, 'peek'>): void {
+  const pairs: string[] = [];
+  let count = 0;
+  for (const [id] of leavers) {
+    if (!LEADING_ZEROS.test(id)) continue;
+    const stripped = id.replace(LEADING_ZEROS, '');
+    if (!inFile.has(stripped.toLowerCase()) || memory.peek(stripped) !== undefined) continue;
+    count += 1;
+    if (pairs.length < 3) pairs.push(`${id} as ${stripped}`);
+  }
+  if (count === 0) return;
+  const n = formatCount;
+  throw new UsageError(
+    terminalLine(
+      `--disable-missing: the file lists ${n(count)} ${count === 1 ? 'user' : 'users'} examctl synced without ${count === 1 ? 'its' : 'their'} leading zeros (${pairs.join(', ')}${count > pairs.length ? `, ${n(count - pairs.length)} more` : ''}): ` +
+        'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (it would disable each and create it again). Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); ' +
+        'if they really are other users, sync them once without --disable-missing',
+    ),
+  );
+}
+
 /** A --population name: what may name a population in a memory line and a message. */
 const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -232,6 +263,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
       );
     }
+    refuseLostZeros(this.leavers, inFile, memory);
     const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;

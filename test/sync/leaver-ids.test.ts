@@ -5,11 +5,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import { refuseLostZeros } from '../../src/cli/commands/user-sync-memory.js';
+import type { MemoryEntry } from '../../src/sync/sync-memory.js';
+
 
 /**
  * A leaver is a user missing from the file as the service compares ids: ignoring case (docs/sync.md,
  * "Leavers"). An export that spells st-3 as ST-3 one night lists the same user: not a leaver, never
- * disabled (QA 44: the row failed with 233 and the user was disabled besides). Both targets.
+ * disabled (QA 44: the row failed with 233 and the user was disabled besides). Both targets. And
+ * a leaver whose digits come back without their leading zeros as a new user refuses the night.
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
@@ -73,5 +77,52 @@ describe('leavers ignore the case of ids, remote', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(sent.filter((user) => user.DisableLogin === true)).toEqual([]);
     expect(sent.map((user) => user.ExternalId)).toEqual(['ST-3']);
+  });
+});
+
+describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading zeros")', () => {
+  const entry: MemoryEntry = { digest: 'd', run: 'r' };
+  const remembered = (ids: string[]) => ({ peek: (id: string) => (ids.includes(id) ? entry : undefined) });
+
+  it('refuses a leaver 00123 whose digits the file lists as a user never synced; passes two users both remembered, or other ids', () => {
+    expect(() => refuseLostZeros([['00123', entry]], new Set(['123']), remembered(['00123']))).toThrow(
+      /--disable-missing: the file lists 1 user examctl synced without its leading zeros \(00123 as 123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent/,
+    );
+    const many = Array.from({ length: 5 }, (_, i) => [`00${i + 1}`, entry] as const);
+    expect(() => refuseLostZeros(many, new Set(['1', '2', '3', '4', '5']), remembered([]))).toThrow(/lists 5 users .*\(001 as 1, 002 as 2, 003 as 3, 2 more\)/);
+    // 123 synced before: two users, a real leaver.
+    expect(() => refuseLostZeros([['00123', entry]], new Set(['123']), remembered(['00123', '123']))).not.toThrow();
+    // Not the same digits, or not digits at all.
+    expect(() => refuseLostZeros([['00123', entry]], new Set(['124']), remembered([]))).not.toThrow();
+    expect(() => refuseLostZeros([['0abc', entry]], new Set(['abc']), remembered([]))).not.toThrow();
+    expect(() => refuseLostZeros([['0', entry]], new Set(['']), remembered([]))).not.toThrow();
+  });
+
+  it('end to end: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
+    const setup = await startUserSyncService('examctl-lost-zeros-', () => undefined);
+    try {
+      const sent: unknown[] = [];
+      setup.service.fallback = (request) => {
+        const user = JSON.parse(request.body) as { ExternalId: string };
+        sent.push(user);
+        return { status: 200, body: { Content: { User: { ExternalId: user.ExternalId }, GroupErrors: [] }, Success: true, Errors: null } };
+      };
+      const zeroIds = Array.from({ length: 30 }, (_, i) => String(i + 1).padStart(6, '0'));
+      const write = (name: string, spell: (id: string) => string) =>
+        writeFileSync(join(setup.dir, name), `${[HEADER, ...zeroIds.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
+      write('night1.csv', (id) => id);
+      write('excel.csv', (id) => (id === '000007' ? '7' : id));
+      const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'], setup.dir, setup.env);
+      expect((await sync('night1.csv')).code).toBe(0);
+      sent.length = 0;
+      const refused = await sync('excel.csv');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('(000007 as 7)');
+      expect(sent).toEqual([]);
+      expect((await sync('night1.csv')).code).toBe(0);
+      expect(sent).toEqual([]);
+    } finally {
+      await stopUserSyncService(setup);
+    }
   });
 });
