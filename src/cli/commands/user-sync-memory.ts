@@ -33,7 +33,8 @@ export interface UserSyncFlags extends SyncFlags {
   population?: string;
 }
 
-/** A numeric id with leading zeros, and the id a spreadsheet makes of it. */
+/** An id of digits only with leading zeros (what a spreadsheet reads as a number), and the zeros it drops. */
+const ZERO_PADDED_NUMBER = /^0+\d+$/;
 const LEADING_ZEROS = /^0+(?=\d)/;
 
 /**
@@ -47,7 +48,7 @@ export function refuseLostZeros(leavers: readonly (readonly [string, MemoryEntry
   const pairs: string[] = [];
   let count = 0;
   for (const [id] of leavers) {
-    if (!LEADING_ZEROS.test(id)) continue;
+    if (!ZERO_PADDED_NUMBER.test(id)) continue;
     const stripped = id.replace(LEADING_ZEROS, '');
     if (!inFile.has(stripped.toLowerCase()) || memory.peek(stripped) !== undefined) continue;
     count += 1;
