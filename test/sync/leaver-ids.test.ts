@@ -100,6 +100,43 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     expect(() => refuseLostZeros([['01a', entry]], new Set(['1a']), remembered([]))).not.toThrow();
   });
 
+  it('without --disable-missing: the new id is sent with a warning naming the remembered one, until it is acknowledged', async () => {
+    const setup = await startUserSyncService('examctl-lost-zeros-warn-', () => undefined);
+    try {
+      const sent: string[] = [];
+      let refuse = true;
+      setup.service.fallback = (request) => {
+        const user = JSON.parse(request.body) as { ExternalId: string };
+        sent.push(user.ExternalId);
+        if (user.ExternalId === '7' && refuse) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 214, Message: 'A user with the UserName u000007 already exists' }] } };
+        return { status: 200, body: { Content: { User: { ExternalId: user.ExternalId }, GroupErrors: [] }, Success: true, Errors: null } };
+      };
+      const ids = Array.from({ length: 10 }, (_, i) => String(i + 1).padStart(6, '0'));
+      const write = (name: string, spell: (id: string) => string) =>
+        writeFileSync(join(setup.dir, name), `${[HEADER, ...ids.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
+      write('night1.csv', (id) => id);
+      write('excel.csv', (id) => (id === '000007' ? '7' : id));
+      const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json'], setup.dir, setup.env);
+      expect((await sync('night1.csv')).code).toBe(0);
+      const warning = 'new id, but examctl synced 000007 to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")';
+      const warningsOf = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; warnings?: { field: string; message: string }[] }[] }).items.find((item) => item.id === '7')?.warnings;
+      // Refused the first time (its intent is remembered, not acknowledged): warned both nights.
+      for (let night = 0; night < 2; night++) {
+        sent.length = 0;
+        const run = await sync('excel.csv');
+        expect(sent).toEqual(['7']);
+        expect(warningsOf(run.stdout)).toEqual([{ field: 'ExternalId', message: warning }]);
+      }
+      // Acknowledged: 7 is a user examctl synced, no longer new.
+      refuse = false;
+      expect(warningsOf((await sync('excel.csv')).stdout)).toEqual([{ field: 'ExternalId', message: warning }]);
+      write('excel.csv', (id) => (id === '000007' ? '7' : id === '000001' ? 'x-1' : id));
+      expect(warningsOf((await sync('excel.csv')).stdout)).toBeUndefined();
+    } finally {
+      await stopUserSyncService(setup);
+    }
+  });
+
   it('end to end: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
     const setup = await startUserSyncService('examctl-lost-zeros-', () => undefined);
     try {

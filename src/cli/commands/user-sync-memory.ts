@@ -33,6 +33,9 @@ export interface UserSyncFlags extends SyncFlags {
   population?: string;
 }
 
+/** The most leading zeros looked for in front of a new id of digits (ids of up to 20 digits or so). */
+const MAX_DROPPED_ZEROS = 12;
+
 /** An id of digits only with leading zeros (what a spreadsheet reads as a number), and the zeros it drops. */
 const ZERO_PADDED_NUMBER = /^0+\d+$/;
 const LEADING_ZEROS = /^0+(?=\d)/;
@@ -299,12 +302,29 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.pruned.set(value, new Set(prune.deleted));
     }
     let next = unit;
+    // A new id (or one only ever sent, never acknowledged: a joiner whose request failed).
+    const twin = entry === undefined || entry.digest === '' ? this.zeroPaddedTwin(unit.id) : undefined;
+    if (twin !== undefined) {
+      const warning = { field: 'ExternalId', message: `new id, but examctl synced ${twin} to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")` };
+      next = { ...next, warnings: [...(next.warnings ?? []), warning] };
+    }
     if (value !== given) {
       this.asTheFileGives.set(value, given);
       next = { ...unit, prepared: { ok: true, value } };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+  }
+
+  /**
+   * For an id of digits the memory does not know, a remembered id that is the same digits with
+   * leading zeros (`00123` for `123`): what a spreadsheet makes of an id column it reads as numbers.
+   */
+  private zeroPaddedTwin(id: string): string | undefined {
+    const memory = this.memory;
+    if (memory === undefined || memory.entries.size === 0 || !/^\d+$/.test(id)) return undefined;
+    for (let zeros = '0'; zeros.length <= MAX_DROPPED_ZEROS; zeros += '0') if (memory.peek(zeros + id) !== undefined) return zeros + id;
+    return undefined;
   }
 
   /**
