@@ -100,22 +100,33 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     expect(() => refuseLostZeros([['01a', entry]], new Set(['1a']), remembered([]))).not.toThrow();
   });
 
-  it('without --disable-missing: the new id is sent with a warning naming the remembered one, until it is acknowledged', async () => {
-    const setup = await startUserSyncService('examctl-lost-zeros-warn-', () => undefined);
-    try {
-      const sent: string[] = [];
-      let refuse = true;
-      setup.service.fallback = (request) => {
-        const user = JSON.parse(request.body) as { ExternalId: string };
-        sent.push(user.ExternalId);
-        if (user.ExternalId === '7' && refuse) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 214, Message: 'A user with the UserName u000007 already exists' }] } };
-        return { status: 200, body: { Content: { User: { ExternalId: user.ExternalId }, GroupErrors: [] }, Success: true, Errors: null } };
-      };
-      const ids = Array.from({ length: 10 }, (_, i) => String(i + 1).padStart(6, '0'));
-      const write = (name: string, spell: (id: string) => string) =>
-        writeFileSync(join(setup.dir, name), `${[HEADER, ...ids.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
+  describe('end to end, remote', () => {
+    let setup: UserSyncService;
+    const sent: string[] = [];
+    const ids = Array.from({ length: 30 }, (_, i) => String(i + 1).padStart(6, '0'));
+    /** A night's file: the ids as `spell` writes them (a spreadsheet's `7` for `000007`). */
+    const write = (name: string, spell: (id: string) => string) =>
+      writeFileSync(join(setup.dir, name), `${[HEADER, ...ids.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
+
+    beforeEach(async () => {
+      sent.length = 0;
+      setup = await startUserSyncService('examctl-lost-zeros-', (user) => sent.push(String(user.ExternalId)));
       write('night1.csv', (id) => id);
       write('excel.csv', (id) => (id === '000007' ? '7' : id));
+    });
+    afterEach(async () => {
+      await stopUserSyncService(setup);
+    });
+
+    it('without --disable-missing: the new id is sent with a warning naming the remembered one, until it is acknowledged', async () => {
+      let refuse = true;
+      const answer = setup.service.fallback;
+      // 7 refused until `refuse` is cleared (still counted as sent); the rest as the service answers.
+      setup.service.fallback = (request) => {
+        if (!refuse || !request.body.includes('"ExternalId":"7"')) return typeof answer === 'function' ? answer(request) : answer;
+        sent.push('7');
+        return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 214, Message: 'A user with the UserName u000007 already exists' }] } };
+      };
       const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json'], setup.dir, setup.env);
       expect((await sync('night1.csv')).code).toBe(0);
       const warning = 'new id, but examctl synced 000007 to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")';
@@ -132,25 +143,9 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
       expect(warningsOf((await sync('excel.csv')).stdout)).toEqual([{ field: 'ExternalId', message: warning }]);
       write('excel.csv', (id) => (id === '000007' ? '7' : id === '000001' ? 'x-1' : id));
       expect(warningsOf((await sync('excel.csv')).stdout)).toBeUndefined();
-    } finally {
-      await stopUserSyncService(setup);
-    }
-  });
+    });
 
-  it('end to end: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
-    const setup = await startUserSyncService('examctl-lost-zeros-', () => undefined);
-    try {
-      const sent: unknown[] = [];
-      setup.service.fallback = (request) => {
-        const user = JSON.parse(request.body) as { ExternalId: string };
-        sent.push(user);
-        return { status: 200, body: { Content: { User: { ExternalId: user.ExternalId }, GroupErrors: [] }, Success: true, Errors: null } };
-      };
-      const zeroIds = Array.from({ length: 30 }, (_, i) => String(i + 1).padStart(6, '0'));
-      const write = (name: string, spell: (id: string) => string) =>
-        writeFileSync(join(setup.dir, name), `${[HEADER, ...zeroIds.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
-      write('night1.csv', (id) => id);
-      write('excel.csv', (id) => (id === '000007' ? '7' : id));
+    it('with --disable-missing: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
       const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'], setup.dir, setup.env);
       expect((await sync('night1.csv')).code).toBe(0);
       sent.length = 0;
@@ -160,8 +155,6 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
       expect(sent).toEqual([]);
       expect((await sync('night1.csv')).code).toBe(0);
       expect(sent).toEqual([]);
-    } finally {
-      await stopUserSyncService(setup);
-    }
+    });
   });
 });

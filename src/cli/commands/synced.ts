@@ -24,17 +24,17 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
     // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
     const byPopulation = new Map<string, number>();
     for (const entry of entries.values()) {
-      if (entry.population !== undefined || byPopulation.size > 0) byPopulation.set(entry.population ?? '', (byPopulation.get(entry.population ?? '') ?? 0) + 1);
+      if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
       if (entry.disabled === true) disabled += 1;
       // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
       if (entry.digest === '') unsettled += 1;
       if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
     }
-    // Entries counted before the first with a population had none.
+    // Once any has a population, the users without one are counted too.
     if (byPopulation.size > 0) {
       let counted = 0;
       for (const count of byPopulation.values()) counted += count;
-      if (counted < entries.size) byPopulation.set('', (byPopulation.get('') ?? 0) + entries.size - counted);
+      if (counted < entries.size) byPopulation.set('', entries.size - counted);
     }
     const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
     return { target: target ?? null, kind, remembered: entries.size, ...populations, disabled, unsettled, lastRun, file };

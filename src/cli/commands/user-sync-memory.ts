@@ -249,19 +249,30 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const population = this.userFlags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
-    this.leavers = [...memory.entries]
+    // One pass over the memory: this population's leavers, its remembered users (what
+    // --max-disable's percentage is of: not disabled, or disabled by this very run), and the
+    // missing users of other populations.
+    const leavers: [string, MemoryEntry][] = [];
+    let remembered = 0;
+    let elsewhere = 0;
+    for (const [id, entry] of memory.entries) {
+      const missing = !inFile.has(id.toLowerCase());
+      if (entry.population !== population) {
+        if (missing && entry.disabled !== true) elsewhere += 1;
+        continue;
+      }
+      if (entry.disabled !== true) remembered += 1;
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      // Only this run's population: another export's users are not missing from this one.
-      .filter(([id, entry]) => entry.population === population && !inFile.has(id.toLowerCase()) && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const remembered = this.rememberedHere(memory) + this.leavers.filter(([, entry]) => entry.disabled === true).length;
+      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
+        leavers.push([id, entry]);
+        if (entry.disabled === true) remembered += 1;
+      }
+    }
+    this.leavers = leavers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     // Said where it may not be what the admin meant: a run without --population beside runs with
     // one, or a population's first night (users synced before it had one are not its own). Two
     // populations' nights, each the other's missing users, say nothing.
-    let elsewhere = 0;
-    if (population === undefined || remembered === 0) {
-      for (const [id, entry] of memory.entries) if (entry.population !== population && entry.disabled !== true && !inFile.has(id.toLowerCase())) elsewhere += 1;
-    }
+    if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
       await this.deps.stderr.write(
         `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
