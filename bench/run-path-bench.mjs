@@ -51,7 +51,7 @@ console.table(
 async function measureLines(root, count) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
   const encoder = await load('runs/journal-encoder.js').catch(() => undefined);
-  const { encodeChecksummedLine } = await load('engine/store/journal.js');
+  const { encodeChecksummedLine } = await load('system/checksummed-line.js');
   const refs = Array.from({ length: count }, (_, n) => ({ n, source: { file: 'users.csv', line: n + 2, index: n }, id: `U${n}` }));
   const group = encoder === undefined ? undefined : new encoder.JournalGroupEncoder();
   const before = process.cpuUsage();

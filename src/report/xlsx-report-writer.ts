@@ -11,10 +11,11 @@
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
 import { Writable } from 'node:stream';
-import { ReplacementFile } from '../atomic-file.js';
+import { ReplacementFile } from '../system/atomic-file.js';
 import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
-import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
+import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
+import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
+import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 import { RowLook, WorkbookWriter, type SheetWriter } from './xlsx-workbook.js';
 

@@ -12,7 +12,7 @@
  */
 import type { Writable } from 'node:stream';
 import { columnLetters as columnName } from '../input/sheet-rows.js';
-import { encodeXstring } from '../input/xstring.js';
+import { encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
 
 /** How a row looks: the index of its cell format in the styles part (STYLES_XML's cellXfs). */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
-import type { CommandDeps } from '../../src/cli/context.js';
-import { StringSink } from '../../src/report/text-sink.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
+import { StringSink } from '../../src/system/text-sink.js';
 
 export interface TestIo {
   deps: CommandDeps;
@@ -21,6 +21,8 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd,
+    // What the command tree gives a command run through runCli; a pipeline run directly keeps no options.
+    keptOptions: [],
     ...overrides,
   };
   return { deps, stdout, stderr };

@@ -2,11 +2,11 @@ import { describe, it, expect } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
-import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/cli/review-session-csv.js';
-import { resultStatistics } from '../../src/cli/review-session-statistics.js';
-import { renderReviewSession } from '../../src/cli/review-session-view.js';
-import { renderRunSummaryTable } from '../../src/cli/run-summary-table.js';
-import { colorEnabled, displayText } from '../../src/cli/table-format.js';
+import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/report/review-session-csv.js';
+import { resultStatistics } from '../../src/terminal/review-session-statistics.js';
+import { renderReviewSession } from '../../src/terminal/review-session-view.js';
+import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
+import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 
 function result(overrides: Partial<ReviewSessionResult>): ReviewSessionResult {
   return {

@@ -1,5 +1,6 @@
-import { declareCommand, argument, choice, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, choice, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION } from './file-options.js';
 
@@ -35,6 +36,5 @@ export const REVIEW_SESSION_SHOW = declareCommand({
     'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
-  load: async () => (await import('./review-session-show.js')).run,
   takesDryRun: true,
 });

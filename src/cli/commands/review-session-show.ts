@@ -1,14 +1,15 @@
 import { errorsOf } from '../../api/envelope-errors.js';
 import type { ReviewSession } from '../../domain/types.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../system/errors.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { WITHHELD_PIN } from '../../report/report-csv-contract.js';
-import type { CommandDeps } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import { openTargetApi, type TargetOf } from '../target.js';
+import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { openTargetApi } from '../../context/target.js';
+import { type TargetOf } from '../../context/resolved-target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
-import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
-import { withOutFile } from '../out-file.js';
+import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
+import { withOutFile } from '../../context/out-file.js';
 
 /**
  * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
@@ -50,21 +51,21 @@ async function show({ externalId, output, bom, delimiter, showPin, ...globals }:
   if (options.json || output === 'json') {
     await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
   } else if (output === 'csv') {
-    const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    const { withUtf8Bom } = await import('../../report/csv-cell.js');
+    const { reviewSessionResultsCsv } = await import('../../report/review-session-csv.js');
+    const { withUtf8Bom } = await import('../../formats/csv-cell.js');
     await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session, { pinColumn }, delimiter === 'tab' ? '\t' : (delimiter ?? ',')), bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
     const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
-      import('../review-session-csv.js'),
+      import('../../report/review-session-csv.js'),
       import('../../report/xlsx-report-writer.js'),
-      import('../workbook-stdout.js'),
+      import('../../terminal/workbook-stdout.js'),
     ]);
     // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
     const table = reviewSessionResultsTable(session, { pinColumn });
     await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
   } else {
-    const { renderReviewSession } = await import('../review-session-view.js');
-    const { colorEnabled } = await import('../table-format.js');
+    const { renderReviewSession } = await import('../../terminal/review-session-view.js');
+    const { colorEnabled } = await import('../../terminal/table-format.js');
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
