@@ -26,6 +26,9 @@ function keptReplacement(error: unknown): ReplaceFailedError | undefined {
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../report/text-sink.js';
 import type { CommandDeps, GlobalOptions } from './context.js';
+import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
+import { terminalLine } from '../report/terminal-text.js';
+
 
 /** Fails fast on a bad --report name, before any input is read. */
 export function checkReportOption(options: GlobalOptions): void {
@@ -147,13 +150,15 @@ export async function openRunReport(
   let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
   let guarded: GuardedFileSink | undefined;
   let fileBuffer: BufferedSink | undefined;
+  let xlsx: XlsxReportWriter | undefined;
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
-      const { openXlsxReportFile } = await import('../report/xlsx-report-writer.js');
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false });
+      const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./commands/input-helpers.js')]);
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, ...(await reportDates(options, deps)) });
+      xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
@@ -183,6 +188,7 @@ export async function openRunReport(
         }
         // A report file that failed is not left half-written, nor its temp file beside it.
         if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
+        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
       });
       await spool?.commit();
     },
