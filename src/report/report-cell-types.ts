@@ -4,7 +4,7 @@
  * birth a date, a schedule's start and end a date-time in the run's zone. Only a value that
  * reads back as the same value is typed: `00456`, `+7` or `12.50` stay the text typed, and so
  * does every value of a failed cell, so that the report fed back (`--only-failed`, `--file`)
- * gives the records it reported (docs/input-formats.md, ".xlsx reports"). A date-time is typed
+ * gives the records it reported (docs/input-formats.md, "The .xlsx run report"). A date-time is typed
  * only in a zone the run names (`--timezone`): an Excel date keeps no zone, and one that the
  * zone's clocks show twice (the hour the clocks go back) stays text. Also where a dry run's
  * offending cell is: the column of the field an error names.

@@ -4,7 +4,7 @@
  * own reader refuse it: the input's kept columns and the report's four past XFD (16,384), or
  * more records than rows below the header (1,048,576 in all). A dry run sends nothing and reads
  * its input once: its rows are counted as they come, and a report past the last row is a report
- * that cannot be written (docs/input-formats.md, ".xlsx reports").
+ * that cannot be written (docs/input-formats.md, "The .xlsx run report").
  */
 import { UsageError } from '../../errors.js';
 import type { InputRecord } from '../../input/record.js';
