@@ -128,7 +128,8 @@ class GuardedFileSink implements ReportSink {
  */
 export async function openRunReport(
   header: ReportHeader,
-  options: GlobalOptions & { onlyFailed?: boolean },
+  /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
+  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined },
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},

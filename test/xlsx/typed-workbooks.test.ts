@@ -231,6 +231,12 @@ describe('a run report workbook', () => {
       expect(again.code).toBe(0);
       const offsetIso = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--dry-run', ...zoned, '--json']);
       expect(JSON.parse(again.stdout).items).toEqual(JSON.parse(offsetIso.stdout).items.map((item: { source: object }) => ({ ...item, source: expect.any(Object) })));
+      // A report written again from the run's journal types its cells as the run's own report did.
+      const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', ...zoned], runs)).code).toBe(0);
+      expect((await cli(dir, ['runs', 'show', 'last', '--report', 'shown.xlsx'], runs)).code).toBe(0);
+      const shown = rowsByHeader(await workbook(join(dir, 'shown.xlsx')))[0]!;
+      expect([shown.get('StartDateTime')!.value, shown.get('status')!.value]).toEqual([new Date('2027-03-28T09:00:00Z'), 'ok']);
       await writeFile(join(dir, 'iso.csv'), `${header}\nA-MATH-1,Maths,S-NEW2,2027-03-28T09:00:00+01:00,2027-03-28T11:00:00+01:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
       expect((await cli(dir, ['schedule', 'push', '--file', 'iso.csv', '--dry-run', '--report', 'iso.xlsx'])).code).toBe(0);
       expect(rowsByHeader(await workbook(join(dir, 'iso.xlsx')))[0]!.get('StartDateTime')!.value).toBe('2027-03-28T09:00:00+01:00');

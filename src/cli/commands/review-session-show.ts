@@ -45,7 +45,7 @@ export function systemTimeZone(env: Readonly<Record<string, string | undefined>>
 }
 
 /** The times as asked (`--timezone`, `--date-format`), else in `defaultZone`: refused with exit 2 before anything is read. */
-function outputTimes(options: ShowOptions, defaultZone: string): OutputTimes {
+function outputTimes(options: Pick<ShowOptions, 'timezone' | 'dateFormat'>, defaultZone: string): OutputTimes {
   const reading = readOutputTimes(
     {
       timezone: options.timezone === undefined ? undefined : { text: options.timezone, origin: '--timezone' },
@@ -58,7 +58,7 @@ function outputTimes(options: ShowOptions, defaultZone: string): OutputTimes {
 }
 
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
-async function idsOf(options: ShowOptions, deps: CommandDeps): Promise<string[]> {
+async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'>, deps: CommandDeps): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];
   if (options.file !== undefined) {
     const { readIdList } = await import('../../input/id-list.js');
@@ -111,13 +111,15 @@ async function readSessions(api: IntegrationApi, ids: readonly string[], limit: 
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  const { output, showPin, externalIds: _ids, file: _file, sheet: _sheet, timezone: _zone, dateFormat: _format, bom: _bom, delimiter: _delimiter, decimalSeparator: _decimal, ...rest } = options;
+  const { externalIds, file, sheet, output, showPin, timezone, dateFormat, bom, delimiter, decimalSeparator, ...rest } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
-  const ids = await idsOf(options, deps);
-  const several = ids.length > 1 || options.file !== undefined;
+  const ids = await idsOf({ externalIds, file, sheet }, deps);
+  const several = ids.length > 1 || file !== undefined;
   // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
-  const tableTimes = outputTimes(options, systemTimeZone(deps.env));
+  const tableTimes = outputTimes({ timezone, dateFormat }, systemTimeZone(deps.env));
+  // Files and scripts get UTC as sent unless a flag asks (scripts read them); the table is for people.
+  const fileTimes = timezone !== undefined || dateFormat !== undefined ? outputTimes({ timezone, dateFormat }, 'UTC') : undefined;
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
@@ -130,44 +132,35 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     await api.close();
   }
   const where = describeTarget(target.report);
-  const failed = outcomes.filter((outcome): outcome is Extract<SessionOutcome, { error: string }> => 'error' in outcome);
-  for (const failure of failed) await deps.stderr.write(terminalLine(`examctl: review session ${failure.externalId} on ${where}: ${failure.error}`) + '\n');
-  const pinColumn = showPin === true;
-  // Files and scripts get UTC as sent unless a flag asks (scripts read them); the table is for people.
-  const asked = options.timezone !== undefined || options.dateFormat !== undefined;
-  const textOptions: TextCellOptions = { decimalComma: options.decimalSeparator === ',', times: asked ? outputTimes(options, 'UTC') : undefined };
-
-  if (!several) {
-    const [outcome] = outcomes as [SessionOutcome];
-    if ('error' in outcome) {
-      if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: outcome.externalId, errors: outcome.errors ?? [] })}\n`);
-      return 1;
-    }
+  const failed = outcomes.filter((outcome) => 'error' in outcome).length;
+  for (const outcome of outcomes) if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
+  const [first] = outcomes as [SessionOutcome];
+  if (!several && 'error' in first) {
+    if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: first.externalId, errors: first.errors ?? [] })}\n`);
+    return 1;
   }
-  const { resultsTable } = await import('../review-session-csv.js');
-  const table = resultsTable(outcomes, { pinColumn, sessionColumn: several });
-  const session = several ? undefined : (outcomes[0] as { session: ReviewSession }).session;
-  if (json && session !== undefined) {
-    await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
+  const cells = await import('../review-session-csv.js');
+  const pinColumn = showPin === true;
+  const table = cells.resultsTable(outcomes, { pinColumn, sessionColumn: several });
+  const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
+  if (json && !several && 'session' in first) {
+    await deps.stdout.write(`${JSON.stringify(first.session, null, 2)}\n`);
   } else if (json || output === 'ndjson') {
-    const { jsonRows } = await import('../review-session-csv.js');
-    const rows = jsonRows(table, textOptions);
+    const rows = cells.jsonRows(table, textOptions);
     await deps.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   } else if (output === 'csv') {
-    const { resultsCsv } = await import('../review-session-csv.js');
     const { withUtf8Bom } = await import('../../report/csv-cell.js');
-    const delimiter = options.delimiter === 'tab' ? '\t' : (options.delimiter ?? ',');
-    await deps.stdout.write(dataForStdout(withUtf8Bom(resultsCsv(table, delimiter, textOptions), options.bom !== false), deps.stdoutIsTTY));
+    const text = cells.resultsCsv(table, delimiter === 'tab' ? '\t' : (delimiter ?? ','), textOptions);
+    await deps.stdout.write(dataForStdout(withUtf8Bom(text, bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
-    const cut = await writeXlsx(table, asked ? outputTimes(options, 'UTC') : { zone: 'UTC' }, ids, deps);
-    await warnCut(cut, deps);
+    await warnCut(await writeXlsx(table, fileTimes ?? { zone: 'UTC' }, ids, deps), deps);
   } else {
     const { renderReviewSession } = await import('../review-session-view.js');
     const { colorEnabled } = await import('../table-format.js');
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    const timesFrom = options.timezone === undefined ? "this computer's zone; --timezone to change" : '--timezone';
+    const timesFrom = timezone === undefined ? "this computer's zone; --timezone to change" : '--timezone';
     const views = outcomes.flatMap((outcome) =>
       'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom, ...(width === undefined ? {} : { width }) })] : [],
     );
@@ -175,12 +168,11 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   }
   if (!several) await deps.stderr.write(terminalLine(`review session ${ids[0]} from ${where}`) + '\n');
   else {
-    const read = outcomes.length - failed.length;
-    await deps.stderr.write(
-      terminalLine(`${formatCount(outcomes.length)} review sessions from ${where}: ${formatCount(read)} read (${formatCount(table.rows.length - failed.length)} results)${failed.length === 0 ? '' : `, ${formatCount(failed.length)} failed (one row each, with its error)`}`) + '\n',
-    );
+    const read = `${formatCount(outcomes.length - failed)} read (${formatCount(table.rows.length - failed)} results)`;
+    const failures = failed === 0 ? '' : `, ${formatCount(failed)} failed (one row each, with its error)`;
+    await deps.stderr.write(terminalLine(`${formatCount(outcomes.length)} review sessions from ${where}: ${read}${failures}`) + '\n');
   }
-  return failed.length === 0 ? 0 : 1;
+  return failed === 0 ? 0 : 1;
 }
 
 /** The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the `--date-format` when given. */
