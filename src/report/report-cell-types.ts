@@ -97,18 +97,21 @@ export class ReportCellTypes {
     return formats;
   }
 
-  /** The report row's cells (`cells`, as the CSV report writes them) with its input cells typed where they read back the same. */
-  typed(cells: readonly string[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
+  /**
+   * The report row's cells (`cells`, as the CSV report writes them, changed in place) with its
+   * input cells typed where they read back the same. A header with no typed column costs nothing more.
+   */
+  typed(cells: SheetCell[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
     const layout = this.layoutOf(row, modes);
-    const out: SheetCell[] = cells.slice();
     for (let at = 0; at < layout.length; at++) {
       const { field, kind } = layout[at] as KeptColumn;
+      if (kind === undefined || field === undefined) continue;
       const text = (cells[at] as string).trim();
-      if (kind === undefined || field === undefined || text === '' || failedFields.has(field)) continue;
+      if (text === '' || failedFields.has(field)) continue;
       const value = this.valueOf(kind, field, text, row);
-      if (value !== undefined) out[at] = value;
+      if (value !== undefined) cells[at] = value;
     }
-    return out;
+    return cells;
   }
 
   private valueOf(kind: FieldKind, field: string, text: string, row: SourceRow): SheetCell | undefined {
@@ -152,8 +155,11 @@ export class ReportCellTypes {
   }
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** The fields a row's errors name (base names), whose cells stay the text that failed. */
 export function failedFieldsOf(errors: readonly Problem[], line: number | undefined): ReadonlySet<string> {
+  if (errors.length === 0) return NONE;
   const fields = new Set<string>();
   for (const error of line === undefined ? errors : onRow(errors, line)) if (error.field) fields.add(baseField(error.field));
   return fields;

@@ -154,10 +154,11 @@ export class XlsxReportWriter implements ReportSink {
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
       const modes = this.columnModes.of(row.header);
-      const text = reportRowCells(item, row, modes);
-      const cells = this.types.typed(text, row, modes, failedFieldsOf(item.errors, row.line));
+      const cells: SheetCell[] = reportRowCells(item, row, modes);
+      const statusAt = cells.length - REPORT_COLUMNS.length;
+      this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
-      const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, text.length - REPORT_COLUMNS.length) : undefined;
+      const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
     // One row (a user, a candidate) is the common case: no list of steps for it.
