@@ -19,7 +19,7 @@ import type { ResultsTable, SessionOutcome, TextCellOptions } from '../review-se
 import { displayNameOf, inputPathOf } from './input-helpers.js';
 
 /** Most review sessions one command shows: each is held until the table is written (a term's sittings are a few dozen). */
-export const MAX_SESSIONS = 1000;
+const MAX_SESSIONS = 1000;
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
@@ -37,7 +37,7 @@ export function run({ out, ...options }: ReviewSessionShowOptions, deps: Command
 }
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
-export function systemTimeZone(env: Readonly<Record<string, string | undefined>>): string {
+function systemTimeZone(env: Readonly<Record<string, string | undefined>>): string {
   const tz = env['TZ']?.replace(/^:/, '');
   if (tz !== undefined && tz !== '' && isKnownTimeZone(tz)) return tz;
   const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone;
