@@ -240,6 +240,11 @@ describe('a run report workbook', () => {
       await writeFile(join(dir, 'iso.csv'), `${header}\nA-MATH-1,Maths,S-NEW2,2027-03-28T09:00:00+01:00,2027-03-28T11:00:00+01:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
       expect((await cli(dir, ['schedule', 'push', '--file', 'iso.csv', '--dry-run', '--report', 'iso.xlsx'])).code).toBe(0);
       expect(rowsByHeader(await workbook(join(dir, 'iso.xlsx')))[0]!.get('StartDateTime')!.value).toBe('2027-03-28T09:00:00+01:00');
+      // 01:30 in London on the night the clocks go back happens twice: an Excel date of it could not be read back, so it stays text.
+      await writeFile(join(dir, 'autumn.csv'), `${header}\nA-MATH-1,Maths,S-NEW3,2027-10-31T01:30:00+01:00,2027-10-31T03:00:00Z,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
+      expect((await cli(dir, ['schedule', 'push', '--file', 'autumn.csv', '--dry-run', '--timezone', 'Europe/London', '--report', 'autumn.xlsx'])).code).toBe(0);
+      const autumn = rowsByHeader(await workbook(join(dir, 'autumn.xlsx')))[0]!;
+      expect([autumn.get('StartDateTime')!.value, autumn.get('EndDateTime')!.value]).toEqual(['2027-10-31T01:30:00+01:00', new Date('2027-10-31T03:00:00Z')]);
     });
   });
 });
