@@ -12,6 +12,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { UsageError } from '../system/errors.js';
 import { STDIN_NAME } from '../system/stdin-file.js';
 import { terminalLine } from '../formats/terminal-text.js';
+import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
 
 /**
  * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
@@ -74,6 +75,22 @@ async function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promi
   // An unknown profile is the target's to refuse (remote-settings.ts); here it gives nothing.
   const defaults = name === undefined ? undefined : config.profiles[name]?.defaults;
   return name === undefined || defaults === undefined ? undefined : { name, defaults, configDir: configDir(deps.env) };
+}
+
+/**
+ * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
+ * workbook's date-times in that zone and dates shown that way (report-cell-types.ts). One the
+ * command refused is not there (it never got this far); an unreadable profile gives none.
+ */
+export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
+  const profile = await inputProfile(options, deps).catch(() => undefined);
+  const timeZone = options.timezone ?? profile?.defaults.timezone;
+  const format = options.dateFormat ?? profile?.defaults.dateFormat;
+  const parsed = format === undefined ? undefined : parseDateFormat(format);
+  return {
+    ...(timeZone !== undefined && isKnownTimeZone(timeZone) ? { timeZone } : {}),
+    ...(parsed?.ok === true ? { dateFormat: parsed.format } : {}),
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -185,5 +202,8 @@ export { idOf } from '../domain/record-id.js';
 export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
   const raw = record.raw;
   if (raw === undefined) return undefined;
-  return [raw.dialect === undefined ? { line: record.source.line, header: raw.header, cells: raw.cells } : { line: record.source.line, header: raw.header, cells: raw.cells, dialect: raw.dialect }];
+  const row: SourceRow = { line: record.source.line, header: raw.header, cells: raw.cells, fields: record.fields };
+  if (raw.dialect !== undefined) row.dialect = raw.dialect;
+  if (raw.names !== undefined) row.names = raw.names;
+  return [row];
 }

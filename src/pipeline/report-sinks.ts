@@ -17,6 +17,9 @@ function keptReplacement(error: unknown): ReplaceFailedError | undefined {
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
+import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
+import { terminalLine } from '../formats/terminal-text.js';
+
 
 /** Fails fast on a bad --report name, before any input is read. */
 export function checkReportOption(options: GlobalOptions): void {
@@ -116,7 +119,8 @@ class GuardedFileSink implements ReportSink {
  */
 export async function openRunReport(
   header: ReportHeader,
-  options: GlobalOptions & { onlyFailed?: boolean },
+  /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
+  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined },
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
@@ -138,13 +142,15 @@ export async function openRunReport(
   let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
   let guarded: GuardedFileSink | undefined;
   let fileBuffer: BufferedSink | undefined;
+  let xlsx: XlsxReportWriter | undefined;
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
-      const { openXlsxReportFile } = await import('../report/xlsx-report-writer.js');
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false });
+      const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, ...(await reportDates(options, deps)) });
+      xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
@@ -174,6 +180,7 @@ export async function openRunReport(
         }
         // A report file that failed is not left half-written, nor its temp file beside it.
         if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
+        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
       });
       await spool?.commit();
     },

@@ -136,6 +136,10 @@ export interface SourceRow {
   cells: readonly string[];
   /** How the CSV input is written (a CSV report answers in the same dialect). */
   dialect?: CsvDialect;
+  /** The field each column was read as (the reader's header mapping, one array per file): a workbook report types a cell by its field. */
+  names?: readonly (string | undefined)[];
+  /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
+  fields?: Readonly<Record<string, unknown>>;
 }
 
 export interface ReportEntry {

@@ -10,6 +10,7 @@ import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics 
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
 import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
 import { renderRecordTable, renderedWidth } from './record-table.js';
+import { instantOf, instantText, type OutputTimes } from '../report/output-times.js';
 
 export interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
@@ -21,6 +22,10 @@ export interface RenderOptions {
   width?: number;
   /** `--show-pin`: the Access line names the PIN instead of "PIN: used". */
   showPin?: boolean;
+  /** The zone (and `--date-format`) of every time shown; default UTC. */
+  times?: OutputTimes;
+  /** Why that zone, for the header's Times line (`this computer's zone`, `--timezone`). */
+  timesFrom?: string;
 }
 
 const STATUS_COLOUR: Record<PassedStatus, Colour> = {
@@ -59,15 +64,12 @@ const ENUM_WORDS: Record<string, string> = {
 
 const OPTION_LINE_WIDTH = 60;
 
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+const UTC: OutputTimes = { zone: 'UTC' };
 
-/** An RFC 3339 instant shown to the minute in UTC; anything else as the service sent it. */
-export function formatInstant(value: unknown, options: { zone?: boolean } = {}): string {
-  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return displayText(value);
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) return displayText(value);
-  const shown = new Date(time).toISOString().slice(0, 16).replace('T', ' ');
-  return options.zone === false ? shown : `${shown} UTC`;
+/** An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the service sent it. */
+function formatInstant(value: unknown, times: OutputTimes): string {
+  const instant = instantOf(value);
+  return instant === undefined ? displayText(value) : instantText(instant, times, 'minutes');
 }
 
 function yesNo(value: unknown): string {
@@ -94,9 +96,9 @@ function optionsList(options: unknown, labels: Record<string, string>, width: nu
   return wrapList(parts, width);
 }
 
-function reviewWindow(session: ReviewSession): string {
-  const start = session.StartDate ? formatInstant(session.StartDate) : '';
-  const end = session.EndDate ? formatInstant(session.EndDate) : '';
+function reviewWindow(session: ReviewSession, times: OutputTimes): string {
+  const start = session.StartDate ? formatInstant(session.StartDate, times) : '';
+  const end = session.EndDate ? formatInstant(session.EndDate, times) : '';
   if (session.ReviewPeriodMode === 'ALWAYS' && start === '' && end === '') return 'always open';
   if (start === '' && end === '') return 'not set';
   return `${start || 'open'} to ${end || 'open'}`;
@@ -136,7 +138,7 @@ function accessLine(session: ReviewSession, width: number, showPin: boolean): st
 /** Width of the header block's label column, borders and padding included. */
 const LABEL_COLUMN = 18 + 2;
 
-function headerBlock(session: ReviewSession, color: boolean, width: number | undefined, showPin: boolean): string {
+function headerBlock(session: ReviewSession, color: boolean, width: number | undefined, showPin: boolean, times: OutputTimes, timesFrom: string | undefined): string {
   // Value column: what is left of the terminal after the label column and three borders.
   const valueWidth = width === undefined ? undefined : Math.max(12, width - LABEL_COLUMN - 3);
   const listWidth = Math.min(OPTION_LINE_WIDTH, valueWidth === undefined ? OPTION_LINE_WIDTH : valueWidth - 2);
@@ -148,13 +150,14 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Schedule', session.ScheduleExtId ? displayText(session.ScheduleExtId) : 'none (based on an assessment)'],
     ['Status', statusLine(session)],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
-    ['Review window', reviewWindow(session)],
+    ['Review window', reviewWindow(session, times)],
     ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS, listWidth)],
     ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS, listWidth)],
     ['Access', accessLine(session, listWidth, showPin)],
     ['Owner', displayText(session.Owner)],
     ['Hierarchy', hierarchyLine(session)],
     ['Candidates', candidatesLine(session)],
+    ['Times', `${times.zone}${timesFrom === undefined ? '' : ` (${timesFrom})`}${times.format === undefined ? '' : `, ${times.format.text}`}`],
   ];
   const table = new Table(tableOptions());
   // A long title wraps inside its cell rather than past the edge of the terminal.
@@ -166,9 +169,9 @@ function formatScore(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
-function visitedCell(result: ReviewSessionResult): string {
-  // The column header says "(UTC)": a visited result shows when, or "yes" when the date is unknown.
-  if (result.IsVisited === true) return result.VisitedDate ? formatInstant(result.VisitedDate, { zone: false }) : 'yes';
+function visitedCell(result: ReviewSessionResult, times: OutputTimes): string {
+  // The header's Times line names the zone: a visited result shows when, or "yes" when the date is unknown.
+  if (result.IsVisited === true) return result.VisitedDate ? formatInstant(result.VisitedDate, times) : 'yes';
   if (result.IsVisited === false) return 'no';
   return '';
 }
@@ -183,7 +186,7 @@ function statusCell(text: unknown, color: boolean, status: unknown = text): stri
   return colour === undefined ? displayText(text) : paint(displayText(text), colour, color);
 }
 
-const RESULT_HEADS = ['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published (UTC)', 'Visited (UTC)'];
+const RESULT_HEADS = ['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published', 'Visited'];
 /**
  * The Results table on a narrow terminal: times on two lines (date, then time), statuses broken
  * after `_`, names one word a line; only then are the widest cells cut (not the short Score and
@@ -200,7 +203,7 @@ const RESULTS_FIT: FitPlan = {
   minWrapped: 6,
 };
 
-function resultsTable(results: readonly ReviewSessionResult[], color: boolean, width: number | undefined): string {
+function resultsTable(results: readonly ReviewSessionResult[], color: boolean, width: number | undefined, times: OutputTimes): string {
   const rows = results.map((result) => {
     const score = numericScore(result.Score);
     return [
@@ -209,8 +212,8 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
       displayText(result.PassedStatus),
       score === undefined ? displayText(result.Score) : formatScore(score),
       displayText(result.Grade),
-      result.PublishedDate ? formatInstant(result.PublishedDate, { zone: false }) : 'no',
-      visitedCell(result),
+      result.PublishedDate ? formatInstant(result.PublishedDate, times) : 'no',
+      visitedCell(result, times),
     ];
   });
   const fitted = fitToWidth([RESULT_HEADS, ...rows], width, RESULTS_FIT);
@@ -244,9 +247,10 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const color = options.color === true;
   const results = Array.isArray(session.Results) ? session.Results : [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
-  const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true), ''];
+  const times = options.times ?? UTC;
+  const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom), ''];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
-  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width));
+  parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width, times));
   parts.push('');
   parts.push(statisticsTable(resultStatistics(results), color));
   return `${parts.join('\n')}\n`;

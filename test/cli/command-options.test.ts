@@ -78,7 +78,12 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['invigilators remove S-1 inv-1 inv-2 --only-failed', { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true }],
   ['template users -o xlsx --out u.xlsx', { kind: 'users', output: 'xlsx', out: 'u.xlsx' }],
   ['schema sittings --out s.json', { kind: 'sittings', out: 's.json' }],
-  ['review-session show RS-1 -o csv --delimiter ;', { externalId: 'RS-1', output: 'csv', delimiter: ';' }],
+  ['review-session show RS-1 -o csv --delimiter ;', { externalIds: ['RS-1'], output: 'csv', delimiter: ';' }],
+  [
+    'review-session show RS-1 RS-2 -o xlsx --timezone Europe/London --date-format DD/MM/YYYY --decimal-separator ,',
+    { externalIds: ['RS-1', 'RS-2'], output: 'xlsx', timezone: 'Europe/London', dateFormat: 'DD/MM/YYYY', decimalSeparator: ',' },
+  ],
+  ['review-session show --file ids.csv --sheet Ids -o ndjson', { file: 'ids.csv', sheet: 'Ids', output: 'ndjson' }],
   ['local init --seed w.json --force', { seed: 'w.json', force: true }],
   ['local export --out w.json', { out: 'w.json' }],
   ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10% --faults-seed 42', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%', faultsSeed: 42 }],

@@ -16,8 +16,9 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
   const deps: CommandDeps = {
     stdout,
     stderr,
-    // A config dir of its own, so the developer's real profiles never steer a test.
-    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(cwd, '.config'), ...env },
+    // A config dir of its own, so the developer's real profiles never steer a test; UTC as
+    // this computer's zone, so a table of times reads the same on every machine.
+    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(cwd, '.config'), TZ: 'UTC', ...env },
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd,

@@ -129,9 +129,11 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   const notes = 'unlisted' in input ? undefined : input.summaryNotes;
   // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
   const unlistedUnchanged = 'unlisted' in input && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: input.unlisted } : undefined;
+  // The run's own zone and date format: a report workbook types its dates as the run's did.
+  const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
     { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
-    options,
+    { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
     deps,
     { notes },
     runTimes(run.header.startedAt, run.end?.at),

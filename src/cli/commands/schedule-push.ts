@@ -74,7 +74,8 @@ export async function run(
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
   if (pin !== undefined) fieldFlags.pin = pin;
   let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
-  const runOptions = { ...options, onlyFailed };
+  // The input's zone and date format go with the run options: a report workbook types its dates by them.
+  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');

@@ -33,7 +33,8 @@ export async function run(
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
-  const runOptions = { ...options, onlyFailed };
+  // The input's zone and date format go with the run options: a report workbook types its dates by them.
+  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   if (file !== undefined) {
     const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
