@@ -8,6 +8,12 @@ import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './s
 export const USER_SYNC_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file')] as const),
   ...FILE_OPTIONS,
+  ...grouped(HELP_GROUP.request, [
+    option(
+      '--allow-new-ids-like-existing',
+      'new ids that equal ids examctl synced with their leading zeros removed (4000 for 004000), or two ids of the file alike but for them, are really other users: send them (otherwise refused: docs/input-formats.md, "Leading zeros")',
+    ),
+  ] as const),
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
   option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds'),
