@@ -5,6 +5,7 @@
  * validated wire value. A message never quotes a PIN (a secret).
  */
 import type { FieldWarning } from './spreadsheet-warnings.js';
+import { WARNING_CODES } from './codes.js';
 import type { CollectionRequest, Schedule } from './types.js';
 
 interface Doubt<R> {
@@ -47,7 +48,7 @@ function doubtsOf<R>(doubts: readonly Doubt<R>[], record: R, prefix: string): Fi
   const warnings: FieldWarning[] = [];
   for (const doubt of doubts) {
     const value: unknown = record[doubt.field];
-    if (typeof value === 'string' && value !== '' && doubt.applies(value)) warnings.push({ field: `${prefix}${doubt.field}`, message: doubt.message(value) });
+    if (typeof value === 'string' && value !== '' && doubt.applies(value)) warnings.push({ field: `${prefix}${doubt.field}`, code: WARNING_CODES.WiderThanApiText, message: doubt.message(value) });
   }
   return warnings;
 }

@@ -24,6 +24,7 @@ export const GLOBAL_OPTIONS = [
     kept(parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency'))),
     kept(parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate'))),
     kept(parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors'))),
+    kept(option('--strict', 'every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning\'s code and text')),
   ] as const),
   ...grouped(HELP_GROUP.target, [kept(option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'))] as const),
   ...grouped(HELP_GROUP.sending, [

@@ -18,7 +18,7 @@ describe('the API text and examctl', () => {
     const result = validateCollection({ ExternalId: 'Maths2026', Title: 'Maths' });
     expect(result.ok).toBe(true);
     const warnings = result.ok ? collectionTextDoubts(result.value) : [];
-    expect(warnings).toEqual([{ field: 'ExternalId', message: expect.stringContaining('"Alphanumeric, a-z and 0-9"') }]);
+    expect(warnings).toEqual([{ field: 'ExternalId', code: 9007, message: expect.stringContaining('"Alphanumeric, a-z and 0-9"') }]);
     expect(warnings[0]?.message).toContain('code 802');
     const lower = validateCollection({ ExternalId: 'maths2026', Title: 'Maths' });
     expect(lower.ok && collectionTextDoubts(lower.value)).toEqual([]);
@@ -26,13 +26,13 @@ describe('the API text and examctl', () => {
 
   it('a proctoring template id with a dash is valid, with a warning quoting "Alphanumeric"', () => {
     const warnings = scheduleTextDoubts(scheduleOf({ ProctoringServiceTemplateExternalId: 'PT-STD' }));
-    expect(warnings).toEqual([{ field: 'Schedule.ProctoringServiceTemplateExternalId', message: expect.stringContaining('the API text says "Alphanumeric"') }]);
+    expect(warnings).toEqual([{ field: 'Schedule.ProctoringServiceTemplateExternalId', code: 9007, message: expect.stringContaining('the API text says "Alphanumeric"') }]);
     expect(scheduleTextDoubts(scheduleOf({ ProctoringServiceTemplateExternalId: 'PTSTD' }))).toEqual([]);
   });
 
   it.each(['123', '12a4', 'abcd', '1'])('PIN %s: string(4) is accepted, with a warning that never quotes it', (pin) => {
     const warnings = scheduleTextDoubts(scheduleOf({ PIN: pin }));
-    expect(warnings).toEqual([{ field: 'Schedule.PIN', message: expect.stringContaining('string(4)') }]);
+    expect(warnings).toEqual([{ field: 'Schedule.PIN', code: 9007, message: expect.stringContaining('string(4)') }]);
     expect(warnings[0]?.message).not.toContain(pin);
   });
 

@@ -105,7 +105,7 @@ describe('xlsx run report', () => {
       const path = join(dir, 'j.xlsx');
       const stream = createWriteStream(path);
       const writer = await XlsxReportWriter.create(stream);
-      writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', message: 'exponent form' }] } });
+      writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }] } });
       await writer.finish();
       await new Promise<void>((resolve) => stream.on('close', () => resolve()));
       const workbook = new ExcelJS.Workbook();
