@@ -257,6 +257,26 @@ describe('invigilators remove', () => {
       expect(items.map((i) => `${i.source.file}:${i.source.line}:${i.status}:${i.errors[0]?.code}`)).toEqual(['ids.txt:1:failed:302', 'ids.txt:2:failed:302']);
     });
   });
+
+  it('an empty list ([]) and a list of empty ids ([""], "") are refused before sending, naming the API\'s codes 100 and 200', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'none.json'), '[]\n');
+      await writeFile(join(dir, 'blank.json'), '[\n  "",\n  "  "\n]\n');
+      const none = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'none.json']);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('no invigilator user ids: give them as arguments or with --file (the API refuses an empty list with code 100');
+      expect(none.stderr).toContain('nothing was sent');
+      const blank = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'blank.json']);
+      expect(blank.code).toBe(2);
+      expect(blank.stderr).toContain('blank.json:2: the array holds no valid id, only empty ones (the API refuses a list without a valid user external id with code 200; nothing was sent)');
+      const argument = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '', '--json']);
+      expect(argument.code).toBe(1);
+      expect((JSON.parse(argument.stdout).items as Item[])[0]!.errors[0]!.code).toBe(200);
+      // Nothing was removed: both invigilators are still there.
+      const removed = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--json']);
+      expect((JSON.parse(removed.stdout).items as Item[])[0]!.status).toBe('ok');
+    });
+  });
 });
 
 describe('review-session show', () => {
