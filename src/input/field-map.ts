@@ -10,6 +10,7 @@ import { coerceCell } from '../domain/coercion.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
 import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
+import { isScheduleRequest } from '../domain/sittings.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from './column-name.js';
 import { closestName } from './name-hints.js';
@@ -182,19 +183,22 @@ const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec)
 /**
  * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
  * reader), `--set` values where the field is missing, dates and local times read. A whole
- * schedule request (JSON with Schedule and Candidates) is shaped inside: schedule fields in its
- * Schedule, candidate fields in each candidate. A date that cannot be read fails its record (a
- * reader problem), not the file.
+ * schedule request (JSON with Schedule or Candidates) is shaped inside: schedule fields in its
+ * Schedule, candidate fields in each candidate (a part missing or of the wrong type is left for
+ * the validator to name). A date that cannot be read fails its record (a reader problem), not the file.
  */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
-  const request = record.raw === undefined && isObject(fields.Schedule) && Array.isArray(fields.Candidates);
-  if (request) {
-    const schedule = withConstants(renamed(fields.Schedule as Record<string, unknown>, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field));
-    const candidates = (fields.Candidates as unknown[]).map((candidate, i) =>
-      isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
-    );
-    if (schedule !== fields.Schedule || candidates.some((candidate, i) => candidate !== (fields.Candidates as unknown[])[i])) fields = { ...fields, Schedule: schedule, Candidates: candidates };
+  if (record.raw === undefined && isScheduleRequest(fields)) {
+    const given = fields.Schedule;
+    const schedule = isObject(given) ? withConstants(renamed(given, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field)) : given;
+    const list = fields.Candidates;
+    const candidates = Array.isArray(list)
+      ? list.map((candidate: unknown, i) =>
+          isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
+        )
+      : list;
+    if (schedule !== given || (Array.isArray(list) && (candidates as unknown[]).some((candidate, i) => candidate !== list[i]))) fields = { ...fields, Schedule: schedule, Candidates: candidates };
   } else {
     if (record.raw === undefined && shaping.map.size > 0) fields = renamed(fields, shaping.map, record, '');
     fields = withConstants(fields, shaping.set);

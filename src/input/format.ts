@@ -3,6 +3,7 @@ import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js
 import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import type { ColumnSpec, InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
+import { isScheduleRequest } from '../domain/sittings.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
 
@@ -101,8 +102,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * A JSON record's keys that are no field of the command (after --map): dropped with
  * --ignore-unknown-columns, as a CSV's unknown columns are; otherwise each object with such keys
  * fails its record with the message that teaches --map (the synonym table), like CSV's header.
- * A whole schedule request (Schedule and Candidates) is checked inside its Schedule and candidates;
- * its own keys are the validator's to judge.
+ * A whole schedule request (a record with Schedule or Candidates) is checked inside its Schedule and
+ * candidates; its own keys, and a missing Schedule or Candidates, are the validator's to judge.
  */
 function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
   const fields = record.fields as unknown;
@@ -119,10 +120,12 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
   };
   let out: Record<string, unknown>;
-  if (isObject(fields.Schedule) && Array.isArray(fields.Candidates)) {
-    const schedule = checked(fields.Schedule, 'Schedule.');
-    const candidates = fields.Candidates.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate));
-    out = schedule === fields.Schedule && candidates.every((candidate, i) => candidate === (fields.Candidates as unknown[])[i]) ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
+  if (isScheduleRequest(fields)) {
+    const schedule = isObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
+    const given = fields.Candidates;
+    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
+    const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
+    out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
   } else {
     out = checked(fields, '');
   }

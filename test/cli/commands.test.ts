@@ -211,6 +211,31 @@ describe('schedule push', () => {
       expect(items[1]!.errors[0]!.message).toContain('already used');
     });
   });
+
+  it('a JSON request without Schedule or Candidates, or with Candidates not a list, fails with the API\'s required-field problem, not a flags message', async () => {
+    await withTempDir(async (dir) => {
+      const schedule = { ScheduleExtId: 'S-R', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-R', GroupName: 'R' };
+      const candidates = [{ CandidateExtId: 'c-r', FirstName: 'R', LastName: 'S', Email: 'r@example.test' }];
+      const cases: [string, unknown, { field: string; code: null; message: string }][] = [
+        ['no-candidates.json', { Schedule: schedule }, { field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' }],
+        ['candidates-object.json', { Schedule: schedule, Candidates: { CandidateExtId: 'c-r' } }, { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
+        ['candidates-text.json', [{ Schedule: schedule, Candidates: 'c-r' }], { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
+        ['no-schedule.json', { Candidates: candidates }, { field: 'Schedule', code: null, message: 'Schedule is required' }],
+      ];
+      for (const [name, body, problem] of cases) {
+        await writeFile(join(dir, name), JSON.stringify(body));
+        for (const dryRun of [['--dry-run'], []]) {
+          const { code, stdout, stderr } = await cli(dir, ['schedule', 'push', '--file', name, '--json', '--no-input', ...dryRun]);
+          expect(stderr, name).not.toContain('missing --');
+          expect(code, name).toBe(1);
+          const [item] = JSON.parse(stdout).items as Item[];
+          expect(item!.status, name).toBe('failed');
+          expect(item!.errors, name).toEqual([expect.objectContaining(problem)]);
+        }
+      }
+      expect(JSON.parse((await cli(dir, ['local', 'export'])).stdout).Schedules.some((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-R')).toBe(false);
+    });
+  });
 });
 
 describe('collection add', () => {
