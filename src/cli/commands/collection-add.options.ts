@@ -11,7 +11,7 @@ export const COLLECTION_ADD_OPTIONS = [
   ] as const),
   ...grouped(HELP_GROUP.collectionFields, [
     option('--title <title>', 'Title (required, under 100 characters)'),
-    option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
+    option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'),
     option('--owner <username>', 'Owner user name (default: the API settings owner)'),
     repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
     repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
