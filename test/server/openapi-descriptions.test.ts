@@ -24,6 +24,7 @@ const TABLE_AT: [RegExp, RuleTable][] = [
   [/^ScheduleRequest\.properties\.(\w+)$/, SCHEDULE_REQUEST_TABLE],
   [/^UserRequest\.properties\.Hierarchies\.items\.properties\.(\w+)$/, HIERARCHY_TABLE],
   [/^UserRequest\.properties\.(\w+)$/, USER_TABLE],
+  [/^UserEnvelope\.properties\.Content\.properties\.User\.properties\.(\w+)$/, USER_TABLE],
   [/^CollectionRequest\.properties\.(\w+)$/, COLLECTION_TABLE],
 ];
 
@@ -59,7 +60,8 @@ function textFields(): TextField[] {
       walk(child, key === 'anyOf' ? path : `${path}.${key}`, description);
     }
   };
-  for (const name of ['ScheduleRequest', 'UserRequest', 'CollectionRequest', 'InvigilatorIds']) walk(doc.components.schemas[name], name, '');
+  // Every schema: the requests, and the answers that carry request fields (Content.User).
+  for (const [name, schema] of Object.entries(doc.components.schemas)) walk(schema, name, '');
   return found;
 }
 
