@@ -1,6 +1,6 @@
 // `npm run docs:flags`: rewrites every `<!-- flags: ... -->` block of docs/*.md and README.md from
 // the built command tree, every `<!-- default: name -->` span from src/defaults.ts, and every
-// `<!-- api: ... -->` block of docs/api-reference.md from the rule tables (src/api/api-reference.ts) (dist/, which `npm run docs:flags` builds first). How a block is written:
+// `<!-- api: ... -->` block of docs/api-reference.md from the rule tables (src/server/api-reference.ts) (dist/, which `npm run docs:flags` builds first). How a block is written:
 // src/cli/flag-tables.ts; test/docs/flag-tables.test.ts fails while a block is out of date.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
 const { renderDefaultSpans, renderFlagBlocks } = await import(join(root, 'dist/cli/flag-tables.js'));
-const { renderApiBlocks } = await import(join(root, 'dist/api/api-reference.js'));
+const { renderApiBlocks } = await import(join(root, 'dist/server/api-reference.js'));
 
 const quiet = { write: () => undefined };
 const program = buildProgram({ stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root }, () => undefined);

@@ -10,7 +10,8 @@
 //  2b. (scripts/xlsx-interop.mjs) every workbook examctl writes (run report, the report kept
 //     beside a target held open, templates with their Columns sheet, review-session show -o xlsx)
 //     read by openpyxl, LibreOffice (CSV of every sheet, and saved again) and examctl's reader:
-//     the same values, and the fills, filter, text format and frozen header;
+//     the same values, and the fills, notes, filter, text format and frozen header; the typed
+//     cells of review-session show -o xlsx (numbers, booleans, date-times) kept by a LibreOffice save;
 //  2c. packs examctl and installs the tarball with --omit=dev into an empty folder: at most 60
 //     packages and 20 MB, no "deprecated" warning; its report workbook opens in openpyxl;
 //  3. starts `examctl local serve` on a fresh store and runs scripts/openapi-python-check.py against

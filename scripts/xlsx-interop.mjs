@@ -4,9 +4,10 @@
 // filter, text format `@`, bold header) as openpyxl reads them in examctl's file and in the file
 // LibreOffice saved from it (so LibreOffice understood them, or they would be gone).
 // The workbooks: a run report (ok, failed and skipped rows, values spreadsheets like to change),
+// every cell text (none of its columns is a number, yes/no or date field),
 // the same report kept beside its target when the target is held open (a rename refused with
 // EPERM, as Windows does while Excel has the file), a template of every kind with its Columns
-// sheet, and `review-session show -o xlsx`.
+// sheet, and `review-session show -o xlsx`, a typed workbook (numbers, booleans, date-times).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -16,6 +17,7 @@ import { parse } from 'csv-parse/sync';
 const PYTHON = '/usr/bin/python3';
 const RED = 'FFF8CBAD';
 const AMBER = 'FFFFE699';
+const MARKED = 'FFC00000';
 
 /**
  * Rows with values spreadsheets change when they guess types: leading zeros, a phone number,
@@ -97,6 +99,24 @@ export async function xlsxWriterInterop({ root, dir, check, soffice }) {
     const saved = oracle[join(loXlsx, file)];
     for (const [index, sheet] of sheets.entries()) {
       const name = `${what} [${sheet.name}]`;
+      if (what === 'review-session results') {
+        // A typed workbook (docs/cli.md, "review-session show"): numbers, booleans and times typed;
+        // LibreOffice keeps the types when it saves it again.
+        check(`${name}: openpyxl reads numbers, booleans, date-times and text`, sheet.types, ['bool', 'datetime', 'float', 'int', 'str']);
+        // LibreOffice 7.4 saves a boolean as the formula TRUE() or FALSE() (which examctl's reader takes as the boolean, xlsx-cells.ts).
+        const asLibreOffice = (cell) => (cell !== null && cell[0] === 'bool' ? ['str', `=${cell[1].toUpperCase()}()`] : cell);
+        check(`${name}: LibreOffice saves the same typed values`, saved[index].typed, sheet.typed.map((row) => row.map(asLibreOffice)));
+        const header = sheet.rows[0];
+        const columns = header.map((column) => ({ name: column, kind: 'string' }));
+        const cellsOf = async (path) => {
+          const rows = [];
+          for await (const record of readXlsxRecords(path, { columns, sheet: sheet.name, cellProblems: 'record' })) rows.push([...record.raw.cells]);
+          return rows;
+        };
+        check(`${name}: examctl's reader reads LibreOffice's save as it reads examctl's workbook`, await cellsOf(join(loXlsx, file)), await cellsOf(join(work, file)));
+        check(`${name}: frozen header`, sheet.freeze, 'A2');
+        continue;
+      }
       // Values: openpyxl, LibreOffice and examctl's reader see the same text, all of it strings.
       check(`${name}: openpyxl reads every cell as text`, sheet.types.filter((type) => type !== 'str'), []);
       const loFile = join(loCsv, `${basename(file, '.xlsx')}-${sheet.name}.csv`);
@@ -114,7 +134,10 @@ export async function xlsxWriterInterop({ root, dir, check, soffice }) {
         check(`${name}: filter over the rows (${by})`, looks.filter, `A1:${columnName(header.length)}${sheet.rows.length}`.replace(/^A1:A1$/, 'A1'));
         check(`${name}: every cell and column formatted as text @ (${by})`, [looks.formats, looks.columnFormats], [['@'], ['@']]);
         check(`${name}: header bold (${by})`, looks.headerBold, true);
-        if (what === 'report' || what === 'kept') check(`${name}: rows filled by status: failed red, skipped amber (${by})`, looks.fills, REPORT_FILLS);
+        if (what === 'report' || what === 'kept') {
+          check(`${name}: rows filled by status: failed red, skipped amber (${by})`, looks.fills, REPORT_FILLS);
+          check(`${name}: the dry run's offending cell marked with a note (${by})`, Object.entries(looks.notes).map(([cell, note]) => [cell, note.text.slice(0, 10), note.fill]), [['D3', '209 Email:', MARKED]]);
+        }
         else check(`${name}: no row filled (${by})`, looks.fills.filter((fill) => fill !== null), []);
       }
       check(`${name}: column widths from the header, 10 to 60`, sheet.widths.every((width) => width >= 10 && width <= 60), true);
@@ -123,15 +146,26 @@ export async function xlsxWriterInterop({ root, dir, check, soffice }) {
     const csvValues = reportCsv.map((row) => trimmed(row.map((cell) => cell.replace(/^'(?=[=+\-@])/, ''))));
     if (what === 'report' || what === 'kept') check(`${what}: the values of the CSV report (warnings column aside)`, sheets[0].rows.map((row, i) => (i === 0 ? row.filter((c) => c !== 'warnings') : row)), csvValues);
   }
-  check('review-session results: the values of -o csv', oracle[join(work, 'results.xlsx')][0].rows, parse(resultsCsv, { relax_column_count: true }).map(trimmed));
+  // The texts of -o csv are the workbook's texts; its numbers, booleans and times are typed.
+  const typedResults = oracle[join(work, 'results.xlsx')][0].typed;
+  const csvResults = parse(resultsCsv, { relax_column_count: true });
+  const differing = [];
+  typedResults.forEach((row, r) => row.forEach((cell, c) => {
+    if (cell !== null && cell[0] === 'str' && cell[1] !== (csvResults[r]?.[c] ?? '')) differing.push(`${r + 1}:${c + 1} ${cell[1]}`);
+  }));
+  check('review-session results: every text cell is the text of -o csv', differing, []);
+  const column = (name) => csvResults[0].indexOf(name);
+  check('review-session results: Score a number, PublishedDate a date-time (UTC), IsVisited a boolean, DateOfBirth a date', [
+    typedResults[1][column('Score')], typedResults[1][column('PublishedDate')], typedResults[1][column('IsVisited')], typedResults[2][column('DateOfBirth')],
+  ], [['float', '87.5'], ['datetime', '2026-10-12T08:00:00'], ['bool', 'True'], ['datetime', '2004-03-17T00:00:00']]);
   check('report: the tricky values kept as typed', oracle[join(work, 'report.xlsx')][0].rows.slice(1, 3).map((row) => row.slice(0, 7)), [
     ['00456', 'Ann', 'Lee', 'ann@example.test', '=1+1', '+49 30 1234567', '2026-03-01'],
     ['02134', 'Zoë', 'Ødegård', 'not-an-address', 'TRUE', '1234567890123456789', 'Zürich'],
   ]);
 }
 
-/** The report's rows: header, ok, failed, then skipped after --max-errors 1 stopped the run. */
-const REPORT_FILLS = [null, null, RED, AMBER, AMBER];
+/** The report's rows: header, ok, failed (its bad Email cell marked, a dry run's), then skipped after --max-errors 1 stopped the run. */
+const REPORT_FILLS = [null, null, [MARKED, RED], AMBER, AMBER];
 
 /** Trailing empty cells dropped: readers differ in whether a row ends at its last value. */
 function trimmed(row) {
@@ -190,7 +224,8 @@ export function leanInstallInterop({ root, dir, check }) {
   const failedIds = run.stderr.match(/\[[^\]]+\]/g)?.map((id) => id.slice(1, -1)) ?? [];
   check('lean install: openpyxl reads the ids, the failed rows filled red, the header frozen', {
     ids: sheet.rows.slice(1).map((row) => row[0]),
-    red: sheet.rows.slice(1).filter((_, i) => sheet.fills[i + 1] === RED).map((row) => row[0]),
+    // A dry run's failed row is red, its offending cells marked a stronger red.
+    red: sheet.rows.slice(1).filter((_, i) => [sheet.fills[i + 1]].flat().includes(RED)).map((row) => row[0]),
     freeze: sheet.freeze,
   }, {
     ids: ['stu-3001', 'stu-3002', 'stu-3003', 'stu 3004', 'stu-3005'],

@@ -1,7 +1,10 @@
-"""What openpyxl reads from workbooks examctl wrote (scripts/xlsx-interop.mjs): per sheet its
-values (every cell as text, an empty cell ''), the value types openpyxl saw, the fill colour of
-each row, the number formats of the cells that hold a value, the header's boldness, the frozen pane, the auto-filter range
-and the column widths. Prints one JSON document: {file: [sheet, ...]}."""
+"""What openpyxl reads from workbooks examctl wrote (scripts/xlsx-interop.mjs,
+test/xlsx/typed-workbooks.test.ts): per sheet its values (every cell as text, an empty cell ''),
+each cell's type and value as openpyxl gives it (`typed`: [type name, text], a datetime in ISO
+8601, an empty cell null), the value types openpyxl saw, the fill colour of each row, the number
+formats of the cells that hold a value, the notes (comments) with their cell's fill, the header's
+boldness, the frozen pane, the auto-filter range and the column widths. Prints one JSON
+document: {file: [sheet, ...]}."""
 import json
 import sys
 
@@ -14,16 +17,28 @@ def fill_of(cell):
     return cell.fill.fgColor.rgb
 
 
+def typed(value):
+    if value is None:
+        return None
+    text = value.isoformat() if hasattr(value, 'isoformat') else value if isinstance(value, str) else repr(value)
+    return [type(value).__name__, text]
+
+
 def sheet_summary(ws):
     rows = []
+    typed_rows = []
+    notes = {}
     types = set()
     fills = []
     formats = set()
     for row in ws.iter_rows():
         values = []
+        typed_rows.append([typed(cell.value) for cell in row])
         row_fills = set()
         for cell in row:
             value = cell.value
+            if cell.comment is not None:
+                notes[cell.coordinate] = {'text': cell.comment.text, 'fill': fill_of(cell)}
             if value is not None:
                 types.add(type(value).__name__)
             values.append('' if value is None else value if isinstance(value, str) else repr(value))
@@ -38,6 +53,8 @@ def sheet_summary(ws):
     return {
         'name': ws.title,
         'rows': rows,
+        'typed': typed_rows,
+        'notes': notes,
         'types': sorted(types),
         'fills': fills,
         'formats': sorted(formats),

@@ -15,7 +15,7 @@ export function errorsOf(envelope: unknown): Problem[] {
   return problemsFrom(errors, '');
 }
 
-/** Bounds on what one answer's Errors can become (issue 22): a hostile answer stays small and is walked without recursion. */
+/** Bounds on what one answer's Errors can become : a hostile answer stays small and is walked without recursion. */
 export const ERROR_LIMITS = { depth: 32, problems: 100, messageChars: 64 * 1024 } as const;
 
 interface Work {

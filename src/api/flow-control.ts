@@ -2,7 +2,7 @@
  * How many requests the remote client has in flight and how fast it starts them: a counting
  * semaphore, an even rate gate, and abortable waits (SIGINT ends every wait at once).
  */
-import { InterruptedError } from '../errors.js';
+import { InterruptedError } from '../system/errors.js';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 

@@ -6,9 +6,9 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
-import { systemErrorCode } from '../cli/system-error-words.js';
+import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
-import { formatBytes, formatMilliseconds } from '../report/number-format.js';
+import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
 export { Pool };
 export const undiciErrors = errors;
@@ -284,8 +284,8 @@ function abandonReason(abandon: AbortSignal): Error {
 }
 
 /**
- * The handler of one `requestText`: one object per request, its hooks on the prototype (a
- * request used to make ten closures). It is also the 'abort' listener of `abandon` and the
+ * The handler of one `requestText`: one object per request, its hooks on the prototype (no
+ * closures per request). It is also the 'abort' listener of `abandon` and the
  * entry in the client's `InFlight`.
  */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {

@@ -1,5 +1,5 @@
 /**
- * The one redaction gate for server-supplied text (issue 22): every string a server sends, and
+ * The one redaction gate for server-supplied text: every string a server sends, and
  * every library message about a request, passes `Redactor.text` (or `Redactor.deep` for a parsed
  * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
  *

@@ -4,17 +4,10 @@
  * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
  */
 import { EXAMCTL_VERSION } from '../version.js';
-import type {
-  CollectionRequest,
-  CollectionResponseContent,
-  InvigilatorsResponseContent,
-  ReviewSession,
-  ScheduleRequest,
-  UserRequest,
-  UserResponseContent,
-} from '../domain/types.js';
-import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../errors.js';
-import { systemErrorCode, systemErrorWords } from '../cli/system-error-words.js';
+import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
+import type { UserResponseContent } from '../domain/user.js';
+import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
+import { systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
@@ -23,12 +16,12 @@ import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseB
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from './integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
-import { formatBytes, formatMilliseconds } from '../report/number-format.js';
+import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
 export interface RemoteClientOptions {
   /** The service's {base_url}; requests go to `{baseUrl}/api/v1/integrations/...`. */
@@ -259,8 +252,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   /**
-   * One call's retried attempts: a single object per call whose hooks are on the prototype (the
-   * bulk path used to make an object, five closures and two label strings per call); the labels
+   * One call's retried attempts: a single object per call whose hooks are on the prototype (no
+   * closures per call); the labels
    * are made only for a debug line or a failure's message.
    */
   class Call<T> implements RetriedCall<ApiResult<T>> {

@@ -3,11 +3,11 @@
  * the record (or refuses the target), with backoff, Retry-After and the limits of attempts and
  * time. It also remembers whether an earlier attempt may have reached the service unanswered.
  */
-import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTargetError } from '../errors.js';
+import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTargetError } from '../system/errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { ResponseHeaders } from './envelope-reader.js';
-import { formatMilliseconds } from '../report/number-format.js';
+import { formatMilliseconds } from '../formats/number-format.js';
 
 export interface HttpAnswer {
   kind: 'response';

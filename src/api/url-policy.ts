@@ -3,7 +3,7 @@
  * `login` and `local serve` can check an address without loading undici.
  */
 import { createRequire } from 'node:module';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../system/errors.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 

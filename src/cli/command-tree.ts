@@ -1,13 +1,14 @@
 import { Command, Help } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
-import { ExitCode, UsageError } from '../errors.js';
-import type { CommandDeps } from './context.js';
-import { GLOBAL_OPTIONS, type GlobalOptions } from './global-options.js';
-import { argumentKeys, examples, registerSpecs, type CommandDeclaration } from './option-table.js';
-import { resolveOutputFlags } from './output-flags.js';
+import { ExitCode, UsageError } from '../system/errors.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
+import { argumentKeys, examples, registerSpecs } from '../flags/option-table.js';
+import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
+import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
-import { sentenceLines } from './sentence-wrap.js';
-import { terminalLine } from '../report/terminal-text.js';
+import { sentenceLines } from '../terminal/sentence-wrap.js';
+import { terminalLine } from '../formats/terminal-text.js';
 
 /**
  * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
@@ -17,8 +18,11 @@ import { terminalLine } from '../report/terminal-text.js';
  * the engine.
  */
 
-/** Builds the program from `commands` (tests pass declarations whose behaviour they replace); `setExit` receives each command's exit code. */
-export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS): Command {
+/**
+ * Builds the program from `commands` and their `behaviours` (run-cli.ts gives command-behaviours.ts;
+ * tests give recorders; `--help` alone needs none); `setExit` receives each command's exit code.
+ */
+export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map()): Command {
   const program = new Command('examctl');
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
@@ -58,9 +62,12 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
 
   /** Wires a declared command's flags and its lazily loaded `run` (a group has neither). */
   const register = (command: Command, declaration: CommandDeclaration): void => {
-    const { options: table, load } = declaration;
-    if (table === undefined || load === undefined) return;
+    const { options: table } = declaration;
+    if (table === undefined) return;
     registerSpecs(command, table);
+    const behaviour = behaviours.get(commandName(declaration));
+    if (behaviour === undefined) return;
+    const keptOptions = keptOptionNames(declaration);
     const keys = argumentKeys(table);
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
@@ -73,20 +80,20 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
       const options = parsed as GlobalOptions;
-      const [run, { targetOnce }] = await Promise.all([load(), import('./target.js')]);
-      const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('./stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
+      const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
+      const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('../system/stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
       if (parsed.file !== '-' && piped === undefined) {
-        setExit(await run(options as never, { ...deps, invocation: options }, targetOnce(options, deps)));
+        setExit(await run(options as never, { ...deps, behaviours, invocation: options, keptOptions }, targetOnce(options, deps)));
         return;
       }
-      const { spoolPipe, spoolStdin } = await import('./stdin-file.js');
+      const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
       const stdin =
         piped === undefined
           ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
           : await spoolPipe(piped, deps.signal, () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'));
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
-        const withStdin = { ...deps, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
+        const withStdin = { ...deps, behaviours, keptOptions, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
         setExit(await run(options as never, withStdin, targetOnce(options, withStdin)));
       } finally {
         await stdin.remove();

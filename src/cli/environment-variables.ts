@@ -19,7 +19,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_PIN', meaning: 'the schedule PIN for schedule push and runs resume (unlike --pin, not shown by `ps` to other users).', flag: '--pin-file' },
   { name: 'EXAMCTL_PROFILE', meaning: 'the config profile to use (base URL, token file, defaults).', flag: '--profile' },
   { name: 'EXAMCTL_CONFIG_DIR', meaning: 'where config.json and stored tokens live (default $XDG_CONFIG_HOME/examctl, else ~/.config/examctl; macOS ~/Library/Application Support/examctl, Windows %APPDATA%\\examctl: docs/windows.md).' },
-  { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },
+  { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock, and the instant schedule push's 'already past' warning uses on either target: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },
   { name: 'EXAMCTL_RUNS_DIR', meaning: 'where run journals are kept (default $XDG_STATE_HOME/examctl/runs, else ~/.local/state/examctl/runs).', flag: '--runs-dir' },
   { name: 'EXAMCTL_TEST_SIGNAL_AFTER', meaning: '<sent|outcome>:<N>:<SIGKILL|SIGTERM|SIGINT|SIGHUP>: the run signals itself once N units are on record as sent, or N outcomes journaled (crash tests, rehearsing a CI recovery).' },
   { name: 'EXAMCTL_SYNC_DIR', meaning: 'where sync memories are kept (default "synced" beside the runs directory; docs/sync.md).', flag: '--sync-dir' },

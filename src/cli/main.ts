@@ -1,12 +1,12 @@
-import { CLOSED_PIPE, ExitCode } from '../errors.js';
-import type { TextSink } from '../report/text-sink.js';
-import type { CommandDeps } from './context.js';
-import { removeOpenTempsSync } from '../open-temp-files.js';
-import { drainedOrGone } from './drained-or-gone.js';
-import { promptIsOpen } from './prompt-state.js';
+import { CLOSED_PIPE, ExitCode } from '../system/errors.js';
+import type { TextSink } from '../system/text-sink.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import { removeOpenTempsSync } from '../system/open-temp-files.js';
+import { drainedOrGone } from '../system/drained-or-gone.js';
+import { promptIsOpen } from '../terminal/prompt-state.js';
 import { runCli } from './run-cli.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
-import { interruptNotice } from './interrupt-notice.js';
+import { interruptNotice } from '../terminal/interrupt-notice.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();

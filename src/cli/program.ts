@@ -26,7 +26,7 @@ import { SCHEMA } from './commands/schema.options.js';
 import { SYNCED_FORGET, SYNCED_SHOW } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
-import type { CommandDeclaration } from './option-table.js';
+import type { CommandDeclaration } from './command-declaration.js';
 
 /**
  * The registry: every command of `examctl`, in the order `--help` and completion list them. A

@@ -1,8 +1,10 @@
 import { CommanderError, type Command, type Option } from 'commander';
-import { ExamctlError, ExitCode, UsageError } from '../errors.js';
-import { terminalLines } from '../report/terminal-text.js';
+import { ExamctlError, ExitCode, UsageError } from '../system/errors.js';
+import { terminalLines } from '../formats/terminal-text.js';
+import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram } from './command-tree.js';
-import type { CommandDeps } from './context.js';
+import { COMMANDS } from './program.js';
+import type { CommandDeps } from '../context/command-deps.js';
 
 /**
  * Runs examctl on argv (without node and script) and returns the exit code. Every error ends
@@ -24,9 +26,14 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     }
     return code;
   };
-  const program = buildProgram(deps, (code) => {
-    exitCode = code;
-  });
+  const program = buildProgram(
+    deps,
+    (code) => {
+      exitCode = code;
+    },
+    COMMANDS,
+    COMMAND_BEHAVIOURS,
+  );
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -46,7 +53,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
       return failWith(error, error.exitCode);
     }
     // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
-    const { systemErrorCode, describeSystemError } = await import('./system-error-words.js');
+    const { systemErrorCode, describeSystemError } = await import('../system/system-error-words.js');
     const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
     await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);

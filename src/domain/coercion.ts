@@ -147,7 +147,7 @@ export function coerceCell(name: string, kind: CoercionKind, value: unknown, pro
   }
 }
 
-/** `inPlace`: `fields` is the caller's own, coerced where it is (no copy of each record, issue 37). */
+/** `inPlace`: `fields` is the caller's own, coerced where it is (no copy of each record). */
 function coerceWith(table: CoercionTable, fields: Record<string, unknown>, inPlace = false): Coerced {
   const problems: Problem[] = [];
   let out: Record<string, unknown> | null = inPlace ? fields : null;

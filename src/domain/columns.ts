@@ -2,11 +2,21 @@
  * Column catalogs for the CSV reader: every field a CSV file may carry, under its API name.
  * Built from the rule tables so a field added to a table is a column at once.
  */
-import type { ColumnSpec } from '../input/record.js';
 import type { FieldRule } from './field-rules.js';
 import { USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
 import { COLLECTION_TABLE } from './collection.js';
+
+/** How the reader treats one column of a CSV file. */
+export type ColumnKind = 'string' | 'list';
+
+export interface ColumnSpec {
+  /** Canonical API field name, e.g. `FirstName`. */
+  name: string;
+  kind: ColumnKind;
+  /** The field's rule: how a `--set` value is read and checked, as a cell of this column would be. */
+  rule?: FieldRule;
+}
 
 /** A cell holds several values separated by `|` when its rule reads a list syntax. */
 function columns(rules: readonly FieldRule[]): readonly ColumnSpec[] {

@@ -80,7 +80,34 @@ function offsetMinutesAt(timeZone: string, epochMs: number): number {
   return Math.round((date.getTime() - Math.floor(epochMs / 1000) * 1000) / 60_000);
 }
 
-function offsetText(minutes: number): string {
+/** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
+export interface ZonedTime {
+  wall: WallClock;
+  /** Milliseconds past the wall clock's second (0..999). */
+  ms: number;
+  offsetMinutes: number;
+}
+
+/** The wall clock of an instant in an IANA zone: the other way from wallClockInZone. */
+export function wallClockAt(epochMs: number, timeZone: string): ZonedTime {
+  const offsetMinutes = offsetMinutesAt(timeZone, epochMs);
+  const local = new Date(epochMs + offsetMinutes * 60_000);
+  return {
+    wall: {
+      y: local.getUTCFullYear(),
+      mo: local.getUTCMonth() + 1,
+      d: local.getUTCDate(),
+      h: local.getUTCHours(),
+      mi: local.getUTCMinutes(),
+      s: local.getUTCSeconds(),
+    },
+    ms: local.getUTCMilliseconds(),
+    offsetMinutes,
+  };
+}
+
+/** `+01:00`, `-05:30`, `+00:00`: an offset in minutes as RFC 3339 writes it. */
+export function offsetText(minutes: number): string {
   const sign = minutes < 0 ? '-' : '+';
   const abs = Math.abs(minutes);
   return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;

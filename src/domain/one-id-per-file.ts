@@ -31,7 +31,7 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
 /**
  * The ids one read of one input has met so far: make one per read (a real run reads its file twice).
  * Held compactly and outside the JavaScript heap, since a dry run of millions of rows holds them
- * all (issue 37): an id of ASCII characters (all but a few) is stored as its bytes, first
+ * all: an id of ASCII characters (all but a few) is stored as its bytes, first
  * spelling, back to back in one growing byte array, found through an open-addressing table of
  * entry numbers, its place packed in one number (`line + file * 2^32`). Nothing is allocated per
  * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage

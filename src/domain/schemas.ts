@@ -12,7 +12,7 @@
  *   same functions the validators call; it runs even after field problems (`when`), as the
  *   validators report everything at once;
  * - `z.toJSONSchema(schema, { io: 'input' })` documents the wire schemas (a preprocess step is
- *   transparent there), which is how src/api/openapi.ts builds the OpenAPI document.
+ *   transparent there), which is how src/server/openapi.ts builds the OpenAPI document.
  *
  * The fast validators (validateUser etc.) stay the validators of the run pipeline and the
  * engine; these schemas are for code that composes zod (and for the document). Problem order can

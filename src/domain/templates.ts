@@ -6,7 +6,7 @@
  * from), so a template cannot drift from validation. Loads zod: never on a run's path.
  */
 import { z } from 'zod';
-import type { ColumnSpec } from '../input/record.js';
+import type { ColumnSpec } from './columns.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from './columns.js';
 import type { FieldRule, RuleTable } from './field-rules.js';
 import { USER_TABLE, type UserField } from './user.js';

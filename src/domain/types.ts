@@ -19,7 +19,6 @@ import type {
   RESULT_FIELDS,
   REVIEW_SESSION_FIELDS,
 } from './answer-fields.js';
-import type { UserFieldNotInView } from './user.js';
 
 export type Workflow = 'DEFAULT' | 'EXTERNAL_ATTEMPTS';
 
@@ -117,15 +116,7 @@ export interface UserRequest {
   Hierarchies?: HierarchyMembership[];
 }
 
-/** Content.User of POST /user: the stored user, never the password. */
-export type StoredUserView = Omit<UserRequest, UserFieldNotInView>;
-
 export type GroupError = AnswerObject<typeof GROUP_ERROR_FIELDS>;
-
-export interface UserResponseContent {
-  User: StoredUserView;
-  GroupErrors: GroupError[];
-}
 
 export interface IdTitle {
   ExternalId: string;

@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
-import type { HierarchyAction, HierarchyMembership, UserRequest } from './types.js';
+import type { GroupError, HierarchyAction, HierarchyMembership, UserRequest } from './types.js';
 import {
   booleanRule,
   codeNote,
@@ -256,6 +256,14 @@ export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const sati
 export type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
 /** A field of the stored user, as Content.User shows it and the world file holds it. */
 export type StoredUserField = Exclude<UserField, UserFieldNotInView>;
+
+/** Content.User of POST /user: the stored user, never the password. */
+export type StoredUserView = Omit<UserRequest, UserFieldNotInView>;
+
+export interface UserResponseContent {
+  User: StoredUserView;
+  GroupErrors: GroupError[];
+}
 
 const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 /** The fields Content.User shows (docs/api-reference.md, "Add a user"), in the spec's order; never the password. */

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../system/errors.js';
 
 /** The engine's notion of "now": decides whether a schedule is activated or finished. */
 export type Clock = () => Date;

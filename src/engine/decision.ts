@@ -1,4 +1,4 @@
-import type { ApiResult, PlannedAction } from '../api/integration-api.js';
+import type { ApiResult, PlannedAction } from '../port/integration-api.js';
 import type { ApiErrorEntry } from '../domain/envelope.js';
 import type { Problem } from '../domain/problem.js';
 import type { Change, CollectionName } from './store/contract.js';

@@ -1,5 +1,5 @@
 /**
- * The LocalDirectory (src/api/local-directory.ts) over the engine's state or over a world file:
+ * The LocalDirectory (src/port/local-directory.ts) over the engine's state or over a world file:
  * read-only queries, one implementation for both, so a prompt offers the same choices whether
  * the store exists yet or not (with no store, the first real run creates it from the world).
  */
@@ -11,7 +11,7 @@ import type {
   LocalDirectory,
   ScheduleEntry,
   ScheduleLinks,
-} from '../api/local-directory.js';
+} from '../port/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import type { CollectionName } from './store/contract.js';
 import { keyOf, type EngineView } from './view.js';

@@ -1,17 +1,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
-import type { LocalDirectory } from '../api/local-directory.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
+import type { LocalDirectory } from '../port/local-directory.js';
 import {
   validateCollection,
   validateInvigilatorRemoval,
   validateScheduleRequest,
   validateUser,
 } from '../domain/index.js';
-import type {
-  CollectionResponseContent,
-  InvigilatorsResponseContent,
-  UserResponseContent,
-} from '../domain/types.js';
+import type { CollectionResponseContent, InvigilatorsResponseContent } from '../domain/types.js';
+import type { UserResponseContent } from '../domain/user.js';
 import type { WorldUser } from '../domain/world.js';
 import type { Clock } from './clock.js';
 import { decideCollection } from './collection-rules.js';

@@ -1,5 +1,5 @@
 export { clockFromEnv, type Clock } from './clock.js';
-export { lockTimeoutFromEnv } from './store/lock.js';
+export { lockTimeoutFromEnv } from '../system/lock.js';
 export { createLocalEngine } from './engine.js';
 export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
 export { ENGINE_INDEXER } from './view.js';

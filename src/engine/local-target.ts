@@ -10,14 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
-import { InputFileError, UsageError } from '../errors.js';
+import { InputFileError, UsageError } from '../system/errors.js';
 import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
 import { ENGINE_INDEXER } from './view.js';
 
 export { clockFromEnv } from './clock.js';
-export { lockTimeoutFromEnv } from './store/lock.js';
+export { lockTimeoutFromEnv } from '../system/lock.js';
+export { readStoreInstance } from './store/store-instance.js';
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the

@@ -14,7 +14,8 @@ import {
   USER_VIEW_FIELDS,
 } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
-import type { GroupError, StoredUserView, UserRequest, UserResponseContent } from '../domain/types.js';
+import type { GroupError, UserRequest } from '../domain/types.js';
+import type { StoredUserView, UserResponseContent } from '../domain/user.js';
 import type { WorldHierarchy, WorldMembership, WorldRole, WorldUser } from '../domain/world.js';
 import { accept, mergeDefined, refuse, type Decision } from './decision.js';
 import { choosePasswordHash, type PreparedPassword } from './schedule-rules.js';

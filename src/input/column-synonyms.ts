@@ -4,7 +4,7 @@
  * headers are (normalizeColumnName); each lists the fields it may mean, the first one the
  * command takes wins. Small on purpose: SIS and HR exports, in English and a few locales.
  */
-import { normalizeColumnName } from './column-name.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 
 const SYNONYMS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [

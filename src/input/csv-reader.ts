@@ -1,16 +1,17 @@
 import { Parser, type CsvError, type Options } from 'csv-parse';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
-import type { ColumnSpec, InputRecord } from './record.js';
+import type { ColumnSpec } from '../domain/columns.js';
+import type { InputRecord } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
-import { PLAIN_CSV, type CsvDialect } from '../report/csv-cell.js';
+import { PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { quotedValue } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
-import { normalizeColumnName } from './column-name.js';
-import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../report/report-csv-contract.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
-import { csvRowsInWorker, rowsInWorkerPay } from './csv-rows-in-worker.js';
+import { csvRowsInWorker, rowsInWorkerPay, type CsvRowSink } from './csv-rows-in-worker.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -152,7 +153,7 @@ function lineFeedsIn(cells: readonly string[]): number {
  * write that completed it: no record waits in the stream's buffer, none costs an event, and a
  * syntax error comes after every record before it was handed on (so `nextLine` is its line).
  * Not `on_record`: csv-parse builds two info objects per record for that hook (a third of a
- * 500k-row dry run's parsing time, issue 37).
+ * 500k-row dry run's parsing time).
  */
 class RecordParser extends Parser {
   constructor(
@@ -201,13 +202,6 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
     if (chunk === undefined) parser.end(done);
     else parser.write(chunk, done);
   });
-}
-
-/** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
-export interface CsvRowSink {
-  /** The header row, with how the file is written (for a report in the same dialect). */
-  header(cells: string[], line: number, dialect: CsvDialect): void;
-  row(cells: string[], line: number): void;
 }
 
 /**

@@ -6,7 +6,7 @@
  * NUL (text-source.ts refuses it as binary), and one string costs one copy, not one per cell.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import { csvRows } from './csv-reader.js';
 import type { RowMessage, RowWorkerData } from './csv-rows-in-worker.js';
 

@@ -1,12 +1,18 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { InputFileError } from '../errors.js';
-import type { CsvDialect } from '../report/csv-cell.js';
-import type { CsvRowSink } from './csv-reader.js';
+import { InputFileError } from '../system/errors.js';
+import type { CsvDialect } from '../formats/csv-cell.js';
+
+/** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
+export interface CsvRowSink {
+  /** The header row, with how the file is written (for a report in the same dialect). */
+  header(cells: string[], line: number, dialect: CsvDialect): void;
+  row(cells: string[], line: number): void;
+}
 
 /**
- * A dry run reads a CSV file once, and csv-parse is about half of its CPU (issue 37): on a file
+ * A dry run reads a CSV file once, and csv-parse is about half of its CPU: on a file
  * this large or larger, the file is read and tokenized in a worker thread while this thread
  * builds, checks and validates the records. Below it a worker's start (~40 ms) is not repaid.
  */

@@ -5,16 +5,17 @@
  * `--date-format`/`--timezone` read dates and local times. Every flag is checked before anything
  * is read (UsageError naming the flag, exit 2); then each record is shaped as it is read.
  */
-import { UsageError } from '../errors.js';
+import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
 import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
-import { normalizeColumnName } from './column-name.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 import { closestName } from './name-hints.js';
-import type { ColumnSpec, InputRecord } from './record.js';
+import type { ColumnSpec } from '../domain/columns.js';
+import type { InputRecord } from './record.js';
 
 /** Where a map or a constant came from, as a message names it. */
 export type Origin = string;

@@ -1,7 +1,8 @@
 import { extname } from 'node:path';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
-import type { ColumnSpec, InputRecord } from './record.js';
+import type { ColumnSpec } from '../domain/columns.js';
+import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { readTextHead } from './text-source.js';

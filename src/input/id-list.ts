@@ -1,7 +1,7 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
-import { isRunReportHeader, restoreNeutralisedCells } from '../report/report-csv-contract.js';
+import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
 import { formatFromExtension } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';

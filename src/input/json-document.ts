@@ -1,4 +1,4 @@
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 
 /**
  * Whole-document JSON (a world file, `--schedule file.json`, the config file): parsed at once,

@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
 import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
 import { readUtf8Chunks } from './text-source.js';

@@ -1,7 +1,6 @@
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
-import type { CsvDialect } from '../report/csv-cell.js';
-import type { FieldRule } from '../domain/field-rules.js';
+import type { CsvDialect } from '../formats/csv-cell.js';
 
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
@@ -32,15 +31,4 @@ export interface InputRecord {
   problems?: Problem[];
   /** Values read but doubtful (xlsx: a date cell in a text field, a 16-digit number); reported, not refused. */
   warnings?: FieldWarning[];
-}
-
-/** How the reader treats one column of a CSV file. */
-export type ColumnKind = 'string' | 'list';
-
-export interface ColumnSpec {
-  /** Canonical API field name, e.g. `FirstName`. */
-  name: string;
-  kind: ColumnKind;
-  /** The field's rule: how a `--set` value is read and checked, as a cell of this column would be. */
-  rule?: FieldRule;
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../domain/field-rules.js';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import { parseJsonDocument } from './json-document.js';
 import { decodeTextDocument } from './text-source.js';
 

@@ -5,7 +5,7 @@
  * anyway, and their numbers come from the rows that have cells).
  */
 import { MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
-import { decodeXstring } from './xstring.js';
+import { decodeXstring } from '../formats/xstring.js';
 import { utf8Chunks, XmlLimitError, XmlSyntaxError, XmlTokenizer, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
 import type { SheetValue } from './xlsx-cells.js';
 

@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 
 /**
  * Bytes per read. Large enough that per-read overhead (a promise and a thread-pool round trip)

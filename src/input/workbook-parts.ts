@@ -5,7 +5,7 @@
  * number format a cell has, so a date is known as one). Each is read by workbook-xml.ts.
  */
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
-import { decodeXstring } from './xstring.js';
+import { decodeXstring } from '../formats/xstring.js';
 
 export interface Relationship {
   id: string;

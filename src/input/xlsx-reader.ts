@@ -11,7 +11,7 @@
  * twice, t="d" cells, phonetic runs) and took ~5x the CSV time. It still writes the reports.
  */
 import { open } from 'node:fs/promises';
-import { InputFileError } from '../errors.js';
+import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';

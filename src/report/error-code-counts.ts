@@ -5,8 +5,8 @@
  * spec leaves unnumbered, up to a cap).
  */
 import type { Problem } from '../domain/problem.js';
-import { formatCount } from './number-format.js';
-import type { ReportEntry, ReportSink } from './report-writers.js';
+import { formatCount } from '../formats/number-format.js';
+import type { ReportEntry, ReportSink } from './run-report.js';
 
 export interface ErrorCodeCount {
   /** null: a problem without a numeric code (e.g. "Scheduler not set"). */

@@ -5,8 +5,8 @@
  * `items`/`summary` are the partial report when records were already reported (a run stopped by
  * a 403 after 1,000 records), and absent when nothing was (a usage error, a malformed file).
  */
-import { ExamctlError, ExitCode, InputFileError, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../errors.js';
-import type { ReportHeader } from './report-writers.js';
+import { ExamctlError, ExitCode, InputFileError, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
+import type { ReportHeader } from './run-report.js';
 import type { ReportItem, ReportSummary } from './run-report.js';
 
 /**

@@ -10,9 +10,9 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSink } from './report-writers.js';
+import type { ReportEntry, ReportSink } from './run-report.js';
 import type { ReportItem } from './run-report.js';
-import type { TextSink } from './text-sink.js';
+import type { TextSink } from '../system/text-sink.js';
 
 /** The Actions toolkit's escaping of a command's message. */
 export function escapeData(value: string): string {

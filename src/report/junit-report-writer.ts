@@ -11,10 +11,11 @@
  * stays flat for 500k records.
  */
 import type { Problem } from '../domain/problem.js';
-import { describeTarget, noMemorySentence, type ReportEntry, type ReportHeader, type ReportSink } from './report-writers.js';
+import { describeTarget, noMemorySentence } from './report-writers.js';
+import { type ReportEntry, type ReportHeader, type ReportSink } from './run-report.js';
 import { runErrorJson } from './error-document.js';
 import type { ReportItem, ReportSummary } from './run-report.js';
-import { SpoolSink, type TextSink } from './text-sink.js';
+import { SpoolSink, type TextSink } from '../system/text-sink.js';
 
 // Characters XML 1.0 does not allow at all, not even as &#n; references: C0 controls other than
 // tab/LF/CR, U+FFFE/U+FFFF, and UTF-16 surrogates that are not part of a pair.

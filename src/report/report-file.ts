@@ -1,9 +1,9 @@
 import { extname } from 'node:path';
-import { ReplacementFile, ReplaceFailedError, removeStaleTemps, type AtomicFileOptions } from '../atomic-file.js';
-import { UsageError } from '../errors.js';
-import type { TextSink } from './text-sink.js';
+import { ReplacementFile, ReplaceFailedError, removeStaleTemps, type AtomicFileOptions } from '../system/atomic-file.js';
+import { UsageError } from '../system/errors.js';
+import type { TextSink } from '../system/text-sink.js';
 import { open, stat } from 'node:fs/promises';
-import { isBusyError } from '../busy-retry.js';
+import { isBusyError } from '../system/busy-retry.js';
 
 export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
 
@@ -106,8 +106,8 @@ export async function checkReplaceable(path: string, check: ReplaceableCheck = {
   } catch {
     info = undefined; // No file yet (or unreadable: the temp file's creation reports the real problem).
   }
-  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (src/trusted-place.ts).
-  const planted = await (await import('../trusted-place.js')).plantedEntryProblem(path);
+  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (src/system/trusted-place.ts).
+  const planted = await (await import('../system/trusted-place.js')).plantedEntryProblem(path);
   if (planted !== undefined) throw new Error(planted);
   if (info === undefined) return;
   if (info.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });

@@ -1,72 +1,20 @@
 import type { Problem } from '../domain/problem.js';
-import { isNotSentItem, type ItemStatus, type ReportItem, type ReportSummary, type ReportTarget } from './run-report.js';
-import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from './csv-cell.js';
-import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from './report-csv-contract.js';
-import { normalizeColumnName } from '../input/column-name.js';
-import type { TextSink } from './text-sink.js';
+import { isNotSentItem, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow } from './run-report.js';
+import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
+import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from '../formats/report-csv-contract.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import type { TextSink } from '../system/text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
-import { formatCount } from './number-format.js';
+import { formatCount } from '../formats/number-format.js';
 import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
-import { terminalLine } from './terminal-text.js';
-
-/** The report's fixed head: what ran, where, and whether anything could change. */
-export interface ReportHeader {
-  command: string;
-  target: ReportTarget;
-  dryRun: boolean;
-  /** The run's id when it is journaled (docs/runs.md). */
-  run?: string;
-  /**
-   * `runs show` of a run whose input cannot be read again: how many items the run never reached
-   * (counted as skipped, not listed; null when the journal cannot tell) and why.
-   */
-  unlisted?: { count: number | null; reason: string };
-  /**
-   * `runs show` of a --changed-only run whose input cannot be read again: how many unchanged
-   * items it counts as ok without listing them (the journal keeps their positions, not their
-   * rows) and why, so `items` and `summary` reconcile in the document itself.
-   */
-  unlistedUnchanged?: { count: number; reason: string };
-  /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
-  syncMemory?: SyncMemoryNote;
-}
-
-/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
-export interface SyncMemoryNote {
-  found: boolean;
-  file: string;
-  remembered: number;
-}
+import { terminalLine } from '../formats/terminal-text.js';
 
 /** What every sink says of a run that decides from the sync memory and found none (docs/ci.md). */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
   if (note === undefined || note.found) return undefined;
   return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged, no leaver was disabled and no link or flag was pruned`;
-}
-
-/** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
-export interface SourceRow {
-  line: number;
-  header: readonly string[];
-  cells: readonly string[];
-  /** How the CSV input is written (a CSV report answers in the same dialect). */
-  dialect?: CsvDialect;
-}
-
-export interface ReportEntry {
-  item: ReportItem;
-  rows?: readonly SourceRow[];
-}
-
-export interface ReportSink {
-  item(entry: ReportEntry): void | Promise<void>;
-  finish(summary: ReportSummary): void | Promise<void>;
-  /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */
-  sourceHeader?(header: readonly string[], dialect?: CsvDialect): void;
-  /** The run stopped early (a 403, Ctrl-C): called before `finish`. */
-  stopped?(error: unknown): void;
 }
 
 export function emptySummary(): ReportSummary {
@@ -467,7 +415,7 @@ export class RunReportBuilder {
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
     // Marked in place: each entry is the dispatcher's own, built for this one add (a copy of
-    // every item was a tenth of a 500k-row dry run's CPU, issue 37). Same key order as a copy.
+    // every item was a tenth of a 500k-row dry run's CPU). Same key order as a copy.
     if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {

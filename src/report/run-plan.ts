@@ -4,9 +4,9 @@
  * `+ stu-1`, `~ stu-2 (LastName)`, `= stu-3`, `! stu-4 (invalid)`. The same words go into the
  * dry-run JSON summary (`plan`), so a script and a person read one plan.
  */
-import { formatCount } from './number-format.js';
+import { formatCount } from '../formats/number-format.js';
 import type { ReportItem } from './run-report.js';
-import { describeMove } from '../sync/memberships.js';
+import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 
 export interface PlanCounts {
   toCreate: number;
@@ -47,7 +47,7 @@ export class RunPlan {
   /**
    * True once an item carried an action: the target planned (a local store), not only validated;
    * from the start when the run decides from the sync memory (a remote --changed-only dry run
-   * whose every record changed still has a plan: all to send, QA 41-A).
+   * whose every record changed still has a plan: all to send).
    */
   planned: boolean;
 
@@ -63,7 +63,7 @@ export class RunPlan {
 
   add(item: ReportItem): void {
     // Counted for every item; its line is written only while its list has room (a dry run of
-    // millions of rows wrote a line per row, issue 37).
+    // millions of rows wrote a line per row).
     let sign: PlanSign;
     if (item.action === 'created') {
       this.counts.toCreate += 1;
@@ -119,4 +119,21 @@ export class RunPlan {
     const more = this.listed - shown.length;
     return [`plan: ${this.countsLine()}`, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : [])];
   }
+}
+
+/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
+export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
+  const left: string[] = [];
+  const revoked = new Map<string, string[]>();
+  for (const entry of removed) {
+    // A flag revoked is `id:word`; an id may hold `:` itself (`SCH:MATH` is a link left).
+    const colon = entry.lastIndexOf(':');
+    if (colon < 0 || !Object.hasOwn(HIERARCHY_CELL_FLAGS, entry.slice(colon + 1))) left.push(entry);
+    else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
+  }
+  const parts: string[] = [];
+  if (left.length > 0) parts.push(`leaves ${left.join(', ')}`);
+  for (const [id, words] of revoked) parts.push(`${id}: no longer ${words.join(', ')}`);
+  if (joined.length > 0) parts.push(`joins ${joined.join(', ')}`);
+  return parts.join('; ');
 }

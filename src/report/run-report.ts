@@ -1,7 +1,8 @@
-import type { PlannedAction } from '../api/integration-api.js';
+import type { PlannedAction } from '../port/integration-api.js';
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { SourceRef } from '../input/record.js';
+import type { CsvDialect } from '../formats/csv-cell.js';
 
 /** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
@@ -69,22 +70,11 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
  * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
  * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
  * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
- * `https://exam.example.com` is. Its path and port are kept as given, so an identity written
- * before (any lower-case URL) is the same string still and its sync memory is found.
+ * `https://exam.example.com` is. Its path and port are kept as given.
  */
 export function targetIdentity(target: ReportTarget): string {
-  const given = targetIdentityAsGiven(target);
-  return target.kind === 'local' ? given : given.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
-}
-
-/**
- * The identity examctl used before it folded case (the base URL exactly as given, without
- * trailing slashes): where a sync memory of a base URL given with capitals was written then.
- * Only `memoryDir` asks for it, to find such a memory after an upgrade (QA: it was left behind
- * and the first night after the upgrade disabled no leaver).
- */
-export function targetIdentityAsGiven(target: ReportTarget): string {
-  return target.kind === 'local' ? `local ${target.store}` : `remote ${target.baseUrl.replace(/\/+$/, '')}`;
+  if (target.kind === 'local') return `local ${target.store}`;
+  return `remote ${target.baseUrl.replace(/\/+$/, '')}`.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
 }
 
 export interface ReportSummary {
@@ -108,4 +98,60 @@ export interface RunReport {
   dryRun: boolean;
   summary: ReportSummary;
   items: ReportItem[];
+}
+
+/** The report's fixed head: what ran, where, and whether anything could change. */
+export interface ReportHeader {
+  command: string;
+  target: ReportTarget;
+  dryRun: boolean;
+  /** The run's id when it is journaled (docs/runs.md). */
+  run?: string;
+  /**
+   * `runs show` of a run whose input cannot be read again: how many items the run never reached
+   * (counted as skipped, not listed; null when the journal cannot tell) and why.
+   */
+  unlisted?: { count: number | null; reason: string };
+  /**
+   * `runs show` of a --changed-only run whose input cannot be read again: how many unchanged
+   * items it counts as ok without listing them (the journal keeps their positions, not their
+   * rows) and why, so `items` and `summary` reconcile in the document itself.
+   */
+  unlistedUnchanged?: { count: number; reason: string };
+  /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
+  syncMemory?: SyncMemoryNote;
+}
+
+/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
+export interface SyncMemoryNote {
+  found: boolean;
+  file: string;
+  remembered: number;
+}
+
+/** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
+export interface SourceRow {
+  line: number;
+  header: readonly string[];
+  cells: readonly string[];
+  /** How the CSV input is written (a CSV report answers in the same dialect). */
+  dialect?: CsvDialect;
+  /** The field each column was read as (the reader's header mapping, one array per file): a workbook report types a cell by its field. */
+  names?: readonly (string | undefined)[];
+  /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
+  fields?: Readonly<Record<string, unknown>>;
+}
+
+export interface ReportEntry {
+  item: ReportItem;
+  rows?: readonly SourceRow[];
+}
+
+export interface ReportSink {
+  item(entry: ReportEntry): void | Promise<void>;
+  finish(summary: ReportSummary): void | Promise<void>;
+  /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */
+  sourceHeader?(header: readonly string[], dialect?: CsvDialect): void;
+  /** The run stopped early (a 403, Ctrl-C): called before `finish`. */
+  stopped?(error: unknown): void;
 }

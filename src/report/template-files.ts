@@ -14,11 +14,11 @@ import {
 } from '../domain/coercion.js';
 import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Validation } from '../domain/problem.js';
-import { InternalError } from '../errors.js';
+import { InternalError } from '../system/errors.js';
 import { CANDIDATE_FIELDS } from '../domain/schedule.js';
 import { templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
 import { mapHeader, rowFields } from '../input/csv-reader.js';
-import { csvLine } from './csv-cell.js';
+import { csvLine } from '../formats/csv-cell.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
 
 const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {

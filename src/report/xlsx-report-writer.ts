@@ -1,22 +1,30 @@
 /**
  * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
  * results) as one: the same columns as the CSV report (the input's columns, Password blank, PIN withheld,
- * then status, error_codes, error_messages), every cell a text cell in a text-formatted column
- * so that Excel or LibreOffice keeps `00456`, long numbers and dates as typed, also in cells
- * edited or added later. Header frozen with a filter; failed rows filled red, partial and
- * skipped ones amber. Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each row
- * goes through the deflater to the file, and a row waits (its promise) while the file is behind.
+ * then status, error_codes, error_messages, warnings). Input cells are typed by their field where
+ * the value reads back the same (report-cell-types.ts: numbers, yes/no, dates, date-times in the
+ * run's zone); every other cell is a text cell in a text-formatted column, so that Excel or
+ * LibreOffice keeps `00456`, long numbers and dates as typed, also in cells edited or added
+ * later. Header frozen with a filter; failed rows filled red, partial and skipped ones amber; a
+ * dry run's invalid row has the cell of each error it names in a strong red with a note (the
+ * code and message). Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each
+ * row goes through the deflater to the file, and a row waits (its promise) while the file is behind.
  *
  * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
 import { Writable } from 'node:stream';
-import { ReplacementFile } from '../atomic-file.js';
+import { ReplacementFile } from '../system/atomic-file.js';
+import type { DateFormat } from '../domain/local-time.js';
 import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages, type ReportEntry, type ReportSink, type SourceRow } from './report-writers.js';
-import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from './report-csv-contract.js';
+import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
+import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
+import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
-import { RowLook, WorkbookWriter, type SheetWriter } from './xlsx-workbook.js';
+import { excelDateFormats } from './output-times.js';
+import { failedFieldsOf, ReportCellTypes, type ReportCellOptions } from './report-cell-types.js';
+import { MAX_NOTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellFormat, type CellNote, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
+import { formatCount } from '../formats/number-format.js';
 
 /** How a report row looks by its item's status: failed red, partial and skipped amber. */
 const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
@@ -34,6 +42,21 @@ function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): v
   }
 }
 
+/** The columns a report adds after the input's: status, error_codes, error_messages, warnings. */
+const REPORT_COLUMN_COUNT = REPORT_COLUMNS.length + 1;
+
+/** The report's columns for an input header of `inputColumns` kept columns: refused past Excel's last column. */
+export function reportColumnCount(inputColumns: number): number {
+  return inputColumns + REPORT_COLUMN_COUNT;
+}
+
+/** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
+export interface XlsxReportOptions extends ReportCellOptions {
+  onlyNotOk?: boolean;
+  /** The run's `--date-format`: date cells are shown the way the input wrote them. */
+  dateFormat?: DateFormat | undefined;
+}
+
 /**
  * The run report as a workbook over `stream` (a file or stdout). `onlyNotOk` keeps the rows
  * that still need work, as the CSV report does for --only-failed.
@@ -41,22 +64,40 @@ function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): v
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
   private readonly columnModes = new ColumnModes();
+  private readonly types: ReportCellTypes;
   private sheet: SheetWriter | undefined;
 
   private constructor(
     private readonly workbook: WorkbookWriter,
     private readonly onlyNotOk: boolean,
-  ) {}
-
-  static async create(stream: Writable, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportWriter> {
-    return new XlsxReportWriter(new WorkbookWriter(stream), options.onlyNotOk ?? false);
+    options: ReportCellOptions,
+  ) {
+    this.types = new ReportCellTypes(options);
   }
 
-  /** Opens the sheet with its header (the first reported row's input header, or `header`). */
-  private async start(header: readonly string[]): Promise<SheetWriter> {
+  static async create(stream: Writable, options: XlsxReportOptions = {}): Promise<XlsxReportWriter> {
+    const dateFormats: WorkbookDateFormats = excelDateFormats(options.dateFormat);
+    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options.timeZone === undefined ? {} : { timeZone: options.timeZone });
+  }
+
+  /** What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is written. */
+  warnings(path: string): string[] {
+    const said: string[] = [];
+    const cut = this.workbook.cutCells;
+    if (cut.count > 0) {
+      const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
+      said.push(`${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`);
+    }
+    const left = this.workbook.notesLeftOut;
+    if (left > 0) said.push(`${path}: ${formatCount(left)} marked cells have no note (a sheet keeps at most ${formatCount(MAX_NOTES)}); their errors are in error_messages`);
+    return said;
+  }
+
+  /** Opens the sheet with its header (the first reported row's input header, or `header`), each column shown as `formats` says. */
+  private async start(header: readonly string[], formats?: readonly CellFormat[]): Promise<SheetWriter> {
     const sheet = await this.workbook.sheet('Report');
     this.sheet = sheet;
-    await sheet.header(header);
+    await sheet.header(header, formats);
     return sheet;
   }
 
@@ -93,16 +134,34 @@ export class XlsxReportWriter implements ReportSink {
     }
     if (this.sheet === undefined) {
       const first = rows?.[0];
-      return this.start(first === undefined ? SOURCE_HEADER : this.headerOf(first.header)).then((sheet) => this.rowsOf(sheet, entry));
+      const started =
+        first === undefined
+          ? this.start(SOURCE_HEADER)
+          : this.start(this.headerOf(first.header), this.types.formats(first, this.columnModes.of(first.header), REPORT_COLUMN_COUNT));
+      return started.then((sheet) => this.rowsOf(sheet, entry));
     }
     return this.rowsOf(this.sheet, entry);
   }
 
   private rowsOf(sheet: SheetWriter, { item, rows }: ReportEntry): void | Promise<void> {
     const look = LOOKS[item.status];
-    if (rows === undefined || rows.length === 0) return sheet.row([...sourceRowCells(item), warningMessages(item.warnings)], look);
+    const marking = item.dryRun === true && item.status === 'failed' && item.errors.length > 0;
+    if (rows === undefined || rows.length === 0) {
+      const cells: SheetCell[] = [...sourceRowCells(item), warningMessages(item.warnings)];
+      // file, line, id, status...: the line a number.
+      cells[1] = item.source.line;
+      return sheet.row(cells, look, marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined);
+    }
     // A sitting's warnings stay on the row the value is on, as its errors do.
-    const write = (row: SourceRow) => () => sheet.row([...reportRowCells(item, row, this.columnModes.of(row.header)), warningMessages(item.warnings && onRow(item.warnings, row.line))], look);
+    const write = (row: SourceRow) => () => {
+      const modes = this.columnModes.of(row.header);
+      const cells: SheetCell[] = reportRowCells(item, row, modes);
+      const statusAt = cells.length - REPORT_COLUMNS.length;
+      this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
+      cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
+      const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
+      return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
+    };
     // One row (a user, a candidate) is the common case: no list of steps for it.
     return rows.length === 1 ? write(rows[0] as SourceRow)() : inSequence(rows.map(write));
   }
@@ -117,26 +176,55 @@ export class XlsxReportWriter implements ReportSink {
 
 const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...REPORT_COLUMNS, WARNINGS_COLUMN];
 
-/** One sheet of a workbook written at once: its name, header and rows (cells as text). */
+/** One sheet of a workbook written at once: its name, header, rows and how each column is shown (default text). */
 export interface SheetTable {
   name: string;
   header: readonly string[];
-  rows: Iterable<readonly string[]>;
+  rows: readonly (readonly SheetCell[])[];
+  formats?: readonly CellFormat[];
+}
+
+/** What had to be cut to stay within Excel's limits (the caller warns): cells, columns, rows. */
+export interface TablesWritten {
+  cutCells: { count: number; first?: CellPlace };
+  cutColumns: number;
+  cutRows: number;
+}
+
+/** The marker that ends what was cut: a last column, a last row (`what` is `columns` or `rows`). */
+function cutMarker(count: number, what: 'columns' | 'rows', limit: number): string {
+  return `…[cut by examctl: ${count.toLocaleString('en-US')} more ${what}, a sheet holds ${limit.toLocaleString('en-US')}]`;
 }
 
 /**
  * Tables as a workbook, one sheet each, in order (review-session results with `-o xlsx`, a
- * template and its column descriptions): every cell text, header frozen with a filter.
+ * template and its column descriptions): cells as given (typed), header frozen with a filter.
+ * A table past Excel's limits (a hostile server's answer) is cut to fit, with a visible marker:
+ * its last column (or row) says how many more there were; a cell too long is cut the same way
+ * (xlsx-workbook.ts, cutToCell). The result says what was cut, for the caller's warning.
  */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<void> {
-  const workbook = new WorkbookWriter(stream);
-  for (const { name, header, rows } of sheets) {
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}): Promise<TablesWritten> {
+  const workbook = new WorkbookWriter(stream, dateFormats);
+  let cutColumns = 0;
+  let cutRows = 0;
+  for (const { name, header, rows, formats } of sheets) {
     const sheet = await workbook.sheet(name);
-    await sheet.header(header);
-    for (const row of rows) await sheet.row(row, RowLook.plain);
+    const extraColumns = header.length - MAX_SHEET_COLUMNS;
+    const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
+    if (extraColumns > 0) cutColumns += extraColumns + 1;
+    const fitted = (cells: readonly SheetCell[]): readonly SheetCell[] => (extraColumns > 0 ? [...cells.slice(0, width), ''] : cells);
+    await sheet.header(extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header, formats?.slice(0, width));
+    // Header, rows, and one row for the marker when they do not all fit.
+    const room = rows.length + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rows.length;
+    for (let i = 0; i < room; i++) await sheet.row(fitted(rows[i] as readonly SheetCell[]), RowLook.plain);
+    if (room < rows.length) {
+      cutRows += rows.length - room;
+      await sheet.row([cutMarker(rows.length - room, 'rows', MAX_SHEET_ROWS)], RowLook.plain);
+    }
     await workbook.endSheet();
   }
   await workbook.finish();
+  return { cutCells: workbook.cutCells, cutColumns, cutRows };
 }
 
 /** A report workbook written beside its final name and renamed into place when complete. */
@@ -151,7 +239,7 @@ export interface XlsxReportFile {
  * Opens the temp file at once (the one atomic writer, atomic-file.ts), so an unwritable report
  * location fails before anything is sent; the workbook's zip streams into it.
  */
-export async function openXlsxReportFile(path: string, options: { onlyNotOk?: boolean } = {}): Promise<XlsxReportFile> {
+export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
   const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
   let file: ReplacementFile;
   try {

@@ -1,28 +1,76 @@
 /**
- * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets of text,
- * each written row by row into a streamed zip entry (zip-writer.ts), so a sheet of a million
- * rows is never in memory and the writer waits whenever the output does. What it writes is what
- * every workbook of examctl needs and no more: one styles part shared by every sheet (text
- * number format `@`, a bold header, solid red and amber fills), per sheet the column widths
- * with the text format as column style (a cell typed in later is text too), the first row frozen,
- * an auto-filter over the written range, and every value an inline string (`t="inlineStr"`)
- * with Excel's escapes for what XML cannot hold (xstring.ts). No shared strings: they would have
- * to be held until the end. Read back by src/input/xlsx-reader.ts, openpyxl, LibreOffice, Excel
- * (scripts/test-interop.mjs).
+ * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets, each
+ * written row by row into a streamed zip entry (zip-writer.ts), so a sheet of a million rows is
+ * never in memory and the writer waits whenever the output does. What it writes is what every
+ * workbook of examctl needs and no more: one styles part shared by every sheet (text number
+ * format `@`, General, a date and a date-time format; a bold header; solid red and amber row
+ * fills and a strong red for a marked cell), per sheet the column widths with each column's
+ * format as its style (a cell typed in later in a text column is text too), the first row
+ * frozen, an auto-filter over the written range, and cells typed: a text an inline string
+ * (`t="inlineStr"`, with Excel's escapes for what XML cannot hold, xstring.ts), a number a
+ * number, a boolean a boolean (`t="b"`), a date Excel's serial day number under a date format.
+ * No shared strings: they would have to be held until the end. Notes (cell comments) are kept
+ * until their sheet ends, at most MAX_NOTES a sheet. Never past Excel's limits: a text longer
+ * than a cell holds is cut with a visible marker (counted, for the caller's warning), a row past
+ * the last one or a column past XFD is refused. Read back by src/input/xlsx-reader.ts, openpyxl,
+ * LibreOffice, Excel (scripts/test-interop.mjs, test/xlsx/typed-workbooks.test.ts).
  */
 import type { Writable } from 'node:stream';
 import { columnLetters as columnName } from '../input/sheet-rows.js';
-import { encodeXstring } from '../input/xstring.js';
+import { encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
 
-/** How a row looks: the index of its cell format in the styles part (STYLES_XML's cellXfs). */
+/** How a row looks (its font and fill); `marked` is a cell's own look (a dry run's offending cell). */
 export const RowLook = {
-  plain: 1,
-  header: 2,
-  red: 3,
-  amber: 4,
+  plain: 0,
+  header: 1,
+  red: 2,
+  amber: 3,
+  marked: 4,
 } as const;
 export type RowLook = (typeof RowLook)[keyof typeof RowLook];
+const LOOK_COUNT = 5;
+
+/**
+ * How a column's cells are shown: text (`@`), General (numbers and booleans), a date, a date and
+ * time. The style of a cell is 1 + format * LOOK_COUNT + look (STYLES_XML's cellXfs; 0 is the
+ * default every styles part starts with), so text cells keep styles 1..4 as before formats.
+ */
+export const CellFormat = {
+  text: 0,
+  general: 1,
+  date: 2,
+  dateTime: 3,
+} as const;
+export type CellFormat = (typeof CellFormat)[keyof typeof CellFormat];
+const FORMAT_COUNT = 4;
+
+const styleOf = (format: CellFormat, look: RowLook): number => 1 + format * LOOK_COUNT + look;
+
+/** A date or date-time as Excel stores it: days since 1899-12-30 (the 1900 system), the time a fraction. */
+export interface ExcelDate {
+  readonly serial: number;
+  /** Shown with its time of day (the date-time format), else as a date. */
+  readonly time: boolean;
+}
+
+/** A cell's value: text, a number, a boolean, or a date. */
+export type SheetCell = string | number | boolean | ExcelDate;
+
+/** A note (a comment) on a cell of the row being written: its 0-based column and its text. */
+export interface CellNote {
+  readonly column: number;
+  readonly text: string;
+}
+
+/** Excel's most characters in a cell. */
+export const MAX_CELL_CHARS = 32_767;
+/** Excel's last column (XFD). */
+export const MAX_SHEET_COLUMNS = 16_384;
+/** Notes kept a sheet (each is held until the sheet ends): past it, the cell is still marked. */
+export const MAX_NOTES = 10_000;
+/** A note's text is cut to this (a row's every error is in its error_messages cell whole). */
+const MAX_NOTE_CHARS = 2_000;
 
 /**
  * A row's XML as UTF-8 in one reused buffer, encoded by hand: the text of a cell escaped for
@@ -96,26 +144,55 @@ const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const PKG_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
-/** Built-in number format 49 is `@`, text. */
+/** Built-in number format 49 is `@`, text; 0 is General; 164 and 165 are the workbook's date and date-time formats. */
 const TEXT_FORMAT = 49;
+const DATE_FORMAT_ID = 164;
+const DATE_TIME_FORMAT_ID = 165;
+const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = { 0: TEXT_FORMAT, 1: 0, 2: DATE_FORMAT_ID, 3: DATE_TIME_FORMAT_ID };
 
-// Fills: 0 and 1 are the two every styles part must start with; 2 red (failed), 3 amber.
-// cellXfs: 0 the default, then RowLook's: text, bold text, text on red, text on amber.
-const STYLES_XML =
-  `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
-  '<fonts count="2"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>' +
-  '<fills count="4"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
-  '<fill><patternFill patternType="solid"><fgColor rgb="FFF8CBAD"/><bgColor indexed="64"/></patternFill></fill>' +
-  '<fill><patternFill patternType="solid"><fgColor rgb="FFFFE699"/><bgColor indexed="64"/></patternFill></fill></fills>' +
-  '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
-  '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
-  '<cellXfs count="5"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
-  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>` +
-  `<xf numFmtId="${TEXT_FORMAT}" fontId="1" fillId="0" borderId="0" xfId="0" applyNumberFormat="1" applyFont="1"/>` +
-  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="2" borderId="0" xfId="0" applyNumberFormat="1" applyFill="1"/>` +
-  `<xf numFmtId="${TEXT_FORMAT}" fontId="0" fillId="3" borderId="0" xfId="0" applyNumberFormat="1" applyFill="1"/></cellXfs>` +
-  '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
-  '</styleSheet>';
+/** The date formats of a workbook, as Excel number formats. */
+export interface WorkbookDateFormats {
+  /** Default `yyyy-mm-dd`. */
+  date?: string;
+  /** Default `yyyy-mm-dd hh:mm:ss`. */
+  dateTime?: string;
+}
+
+// Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
+// Fills: 0 and 1 are the two every styles part must start with; 2 red (failed), 3 amber, 4 strong red (a marked cell).
+const LOOK_FONT_FILL: Readonly<Record<RowLook, readonly [number, number]>> = { 0: [0, 0], 1: [1, 0], 2: [0, 2], 3: [0, 3], 4: [2, 4] };
+
+function stylesXml(formats: WorkbookDateFormats): string {
+  const xfs: string[] = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'];
+  for (let format = 0; format < FORMAT_COUNT; format++) {
+    for (let look = 0; look < LOOK_COUNT; look++) {
+      const [font, fill] = LOOK_FONT_FILL[look as RowLook];
+      const numFmt = NUMBER_FORMAT_IDS[format as CellFormat];
+      xfs.push(
+        `<xf numFmtId="${numFmt}" fontId="${font}" fillId="${fill}" borderId="0" xfId="0"${numFmt === 0 ? '' : ' applyNumberFormat="1"'}${font === 0 ? '' : ' applyFont="1"'}${fill === 0 ? '' : ' applyFill="1"'}/>`,
+      );
+    }
+  }
+  return (
+    `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
+    `<numFmts count="2"><numFmt numFmtId="${DATE_FORMAT_ID}" formatCode="${escapeAttribute(formats.date ?? 'yyyy-mm-dd')}"/>` +
+    `<numFmt numFmtId="${DATE_TIME_FORMAT_ID}" formatCode="${escapeAttribute(formats.dateTime ?? 'yyyy-mm-dd hh:mm:ss')}"/></numFmts>` +
+    '<fonts count="3"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font>' +
+    '<font><b/><sz val="11"/><color rgb="FFFFFFFF"/><name val="Calibri"/><family val="2"/></font></fonts>' +
+    '<fills count="5"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
+    '<fill><patternFill patternType="solid"><fgColor rgb="FFF8CBAD"/><bgColor indexed="64"/></patternFill></fill>' +
+    '<fill><patternFill patternType="solid"><fgColor rgb="FFFFE699"/><bgColor indexed="64"/></patternFill></fill>' +
+    `<fill><patternFill patternType="solid"><fgColor rgb="${MARKED_FILL}"/><bgColor indexed="64"/></patternFill></fill></fills>` +
+    '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
+    '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
+    `<cellXfs count="${xfs.length}">${xfs.join('')}</cellXfs>` +
+    '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
+    '</styleSheet>'
+  );
+}
+
+/** The strong fill of a marked cell (ARGB). */
+export const MARKED_FILL = 'FFC00000';
 
 const XML_TEXT = /[&<>]/g;
 const XML_ATTRIBUTE = /[&<>"]/g;
@@ -123,14 +200,14 @@ const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', 
 const escapeText = (text: string): string => text.replace(XML_TEXT, (c) => ENTITIES[c] as string);
 const escapeAttribute = (text: string): string => text.replace(XML_ATTRIBUTE, (c) => ENTITIES[c] as string);
 const LOOKS = Object.values(RowLook);
-/** What follows a cell's reference: its look, and for a value the inline string's start. */
-const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${look}" t="inlineStr"><is>`])) as Record<RowLook, string>;
-const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${look}"/>`])) as Record<RowLook, string>;
+/** What follows a text cell's reference: its style, and for a value the inline string's start. */
+const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}" t="inlineStr"><is>`])) as Record<RowLook, string>;
+const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}"/>`])) as Record<RowLook, string>;
 /** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
 const NEEDS_PRESERVE = /^\s|\s$|\n/;
 
-/** A column's width in characters: its header's length and some room, within 10..60. */
-const widthOf = (header: string): number => Math.min(60, Math.max(10, header.length + 2));
+/** A column's width in characters: its header's length and some room, within 10..60 (a date-time column fits its value). */
+const widthOf = (header: string, format: CellFormat): number => Math.min(60, Math.max(format === CellFormat.dateTime ? 20 : format === CellFormat.date ? 12 : 10, header.length + 2));
 
 /** A sheet's name as Excel allows it: at most 31 characters, none of `[]:*?/\`. */
 function checkSheetName(name: string): void {
@@ -146,9 +223,35 @@ export class SheetFullError extends Error {
   }
 }
 
+/** Raised when a sheet would get a column past Excel's last (XFD). */
+export class SheetTooWideError extends Error {
+  constructor(columns: number) {
+    super(`an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`);
+  }
+}
+
 /**
- * One sheet being written: its header row first (it fixes the columns and their widths), then
- * rows, each `void` unless the caller must wait for the output (then a promise: await it).
+ * A text longer than a cell holds, cut so that it fits with a visible marker at its end saying
+ * how long it was (never between the halves of a surrogate pair).
+ */
+export function cutToCell(text: string): string {
+  const marker = `…[cut by examctl: ${text.length.toLocaleString('en-US')} characters, a cell holds ${MAX_CELL_CHARS.toLocaleString('en-US')}]`;
+  let end = MAX_CELL_CHARS - marker.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end) + marker;
+}
+
+/** A cell of a sheet, `Name!C5`, for messages. */
+export interface CellPlace {
+  sheet: string;
+  reference: string;
+}
+
+/**
+ * One sheet being written: its header row first (it fixes the columns, their widths and
+ * formats), then rows, each `void` unless the caller must wait for the output (then a promise:
+ * await it).
  */
 export class SheetWriter {
   private rows = 0;
@@ -156,6 +259,12 @@ export class SheetWriter {
   private readonly bytes = new RowBytes();
   /** `<c r="A`, `<c r="B`, ...: the start of each column's cells. */
   private letters: string[] = [];
+  /** Cells cut to fit (cutToCell), and the first of them. */
+  cutCells = 0;
+  firstCut: string | undefined;
+  /** The notes of the sheet (at most MAX_NOTES), by cell reference; and how many more were left out. */
+  readonly notes: { reference: string; row: number; column: number; text: string }[] = [];
+  notesLeftOut = 0;
 
   constructor(
     private readonly entry: ZipEntryStream,
@@ -166,11 +275,17 @@ export class SheetWriter {
     return this.rows;
   }
 
-  /** The sheet's start, its columns and the header row (bold, frozen, with the filter). */
-  header(cells: readonly string[]): void | Promise<void> {
+  /** The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row (bold, frozen, with the filter). */
+  header(cells: readonly string[], formats: readonly CellFormat[] = []): void | Promise<void> {
+    if (cells.length > MAX_SHEET_COLUMNS) throw new SheetTooWideError(cells.length);
     this.width = cells.length;
     this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
-    const cols = cells.map((cell, i) => `<col min="${i + 1}" max="${i + 1}" width="${widthOf(cell)}" style="${RowLook.plain}" customWidth="1"/>`).join('');
+    const cols = cells
+      .map((cell, i) => {
+        const format = formats[i] ?? CellFormat.text;
+        return `<col min="${i + 1}" max="${i + 1}" width="${widthOf(cell, format)}" style="${styleOf(format, RowLook.plain)}" customWidth="1"/>`;
+      })
+      .join('');
     const pending = this.entry.write(
       `${XML_DECLARATION}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
         '<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
@@ -184,12 +299,14 @@ export class SheetWriter {
   }
 
   /**
-   * One row of text cells in `look`; an empty cell keeps the row's look but holds no value.
+   * One row in `look`; an empty text keeps the row's look but holds no value. `marks` are cells
+   * of the row shown in the strong marked look, each with its note unless the text is empty.
    * Encoded straight into bytes (RowBytes): a million rows make no strings but their numbers,
    * so the garbage collector has next to nothing to keep up with.
    */
-  row(cells: readonly string[], look: RowLook): void | Promise<void> {
+  row(cells: readonly SheetCell[], look: RowLook, marks?: readonly CellNote[]): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw new SheetFullError();
+    if (cells.length > MAX_SHEET_COLUMNS) throw new SheetTooWideError(cells.length);
     const r = ++this.rows;
     const number = String(r);
     const out = this.bytes;
@@ -197,40 +314,110 @@ export class SheetWriter {
     out.ascii('<row r="');
     out.ascii(number);
     out.ascii('">');
-    // Every cell has its reference: optional in SpreadsheetML, but some readers (exceljs) need it.
-    const open = CELL_OPEN[look];
-    const empty = EMPTY_CELL[look];
     for (let i = 0; i < cells.length; i++) {
+      const cellLook = marks !== undefined && marks.some((mark) => mark.column === i) ? RowLook.marked : look;
       out.ascii(this.letters[i] ?? `<c r="${columnName(i + 1)}`);
       out.ascii(number);
-      const value = cells[i] as string;
-      if (value === '') {
-        out.ascii(empty);
-        continue;
-      }
-      const text = encodeXstring(value);
-      out.ascii(open);
-      out.ascii(NEEDS_PRESERVE.test(text) ? '<t xml:space="preserve">' : '<t>');
-      out.xmlText(text);
-      out.ascii('</t></is></c>');
+      const value = cells[i] as SheetCell;
+      if (typeof value === 'string') this.text(value, cellLook, i);
+      else if (typeof value === 'number') {
+        if (Number.isFinite(value)) out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}"><v>${String(value)}</v></c>`);
+        else this.text(String(value), cellLook, i);
+      } else if (typeof value === 'boolean') out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}" t="b"><v>${value ? 1 : 0}</v></c>`);
+      else if (Number.isFinite(value.serial)) out.ascii(`" s="${styleOf(value.time ? CellFormat.dateTime : CellFormat.date, cellLook)}"><v>${String(value.serial)}</v></c>`);
+      else this.text('', cellLook, i);
     }
     out.ascii('</row>');
+    if (marks !== undefined) for (const mark of marks) this.note(mark, r);
     return this.entry.writeBytes(out.buffer, out.length);
   }
 
-  /** The end of the sheet: the filter over every written row, then the entry is closed. */
+  private text(value: string, look: RowLook, column: number): void {
+    const out = this.bytes;
+    if (value === '') {
+      out.ascii(EMPTY_CELL[look]);
+      return;
+    }
+    if (value.length > MAX_CELL_CHARS) {
+      value = cutToCell(value);
+      this.cutCells += 1;
+      this.firstCut ??= `${columnName(column + 1)}${this.rows}`;
+    }
+    const text = encodeXstring(value);
+    out.ascii(CELL_OPEN[look]);
+    out.ascii(NEEDS_PRESERVE.test(text) ? '<t xml:space="preserve">' : '<t>');
+    out.xmlText(text);
+    out.ascii('</t></is></c>');
+  }
+
+  private note(mark: CellNote, row: number): void {
+    if (mark.text === '') return;
+    if (this.notes.length >= MAX_NOTES) {
+      this.notesLeftOut += 1;
+      return;
+    }
+    const text = mark.text.length > MAX_NOTE_CHARS ? `${mark.text.slice(0, MAX_NOTE_CHARS - 1)}…` : mark.text;
+    this.notes.push({ reference: `${columnName(mark.column + 1)}${row}`, row: row - 1, column: mark.column, text });
+  }
+
+  /** The end of the sheet: the filter over every written row (and the notes' drawing), then the entry is closed. */
   async end(): Promise<string | undefined> {
     const last = `${columnName(this.width)}${this.rows}`;
     const range = this.width === 0 || this.rows === 0 ? undefined : last === 'A1' ? last : `A1:${last}`;
-    await this.entry.write(`</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>`);
+    await this.entry.write(
+      `</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>` +
+        `${this.notes.length > 0 ? `<legacyDrawing r:id="${VML_RELATIONSHIP}"/>` : ''}</worksheet>`,
+    );
     await this.entry.end();
     return range;
   }
 }
 
+/** The relationship ids of a sheet's notes and their drawing (the sheet's own rels part). */
+const COMMENTS_RELATIONSHIP = 'rId1';
+const VML_RELATIONSHIP = 'rId2';
+/** Shape ids come in blocks of 1024 (VML's o:idmap); each sheet takes enough blocks for MAX_NOTES. */
+const BLOCKS_PER_SHEET = Math.ceil(MAX_NOTES / 1024);
+
+/** A sheet's notes as the comments part that holds their text (ECMA-376 Part 1, 18.7). */
+function commentsXml(notes: SheetWriter['notes']): string {
+  const list = notes
+    .map((note) => {
+      const text = escapeText(encodeXstring(note.text));
+      return `<comment ref="${note.reference}" authorId="0"><text><r><t xml:space="preserve">${text}</t></r></text></comment>`;
+    })
+    .join('');
+  return `${XML_DECLARATION}<comments xmlns="${MAIN_NS}"><authors><author>examctl</author></authors><commentList>${list}</commentList></comments>`;
+}
+
+/** The legacy drawing Excel needs to show notes: one hidden box per note, anchored beside its cell. */
+function notesVml(notes: SheetWriter['notes'], sheetNumber: number): string {
+  const firstBlock = (sheetNumber - 1) * BLOCKS_PER_SHEET + 1;
+  const blocks = Array.from({ length: Math.max(1, Math.ceil(notes.length / 1024)) }, (_, i) => firstBlock + i).join(',');
+  const shapes = notes
+    .map((note, i) => {
+      const id = (firstBlock + Math.floor(i / 1024)) * 1024 + (i % 1024) + 1;
+      return (
+        `<v:shape id="_x0000_s${id}" type="#_x0000_t202" style="position:absolute;margin-left:59.25pt;margin-top:1.5pt;width:216pt;height:80pt;z-index:${i + 1};visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto">` +
+        '<v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/>' +
+        '<v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox>' +
+        `<x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>${note.column + 1}, 15, ${note.row}, 10, ${note.column + 5}, 15, ${note.row + 5}, 4</x:Anchor>` +
+        `<x:AutoFill>False</x:AutoFill><x:Row>${note.row}</x:Row><x:Column>${note.column}</x:Column></x:ClientData></v:shape>`
+      );
+    })
+    .join('');
+  return (
+    '<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel">' +
+    `<o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="${blocks}"/></o:shapelayout>` +
+    '<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>' +
+    `${shapes}</xml>`
+  );
+}
+
 interface EndedSheet {
   name: string;
   filter: string | undefined;
+  notes: boolean;
 }
 
 /**
@@ -242,9 +429,28 @@ export class WorkbookWriter {
   private readonly ended: EndedSheet[] = [];
   private current: SheetWriter | undefined;
   private started = false;
+  private cut = 0;
+  private firstCutAt: CellPlace | undefined;
+  private notesOmitted = 0;
 
-  constructor(out: Writable) {
+  constructor(
+    out: Writable,
+    private readonly dateFormats: WorkbookDateFormats = {},
+  ) {
     this.zip = new ZipWriter(out);
+  }
+
+  /** Cells cut to fit so far (cutToCell), and the first one: the caller warns. */
+  get cutCells(): { count: number; first?: CellPlace } {
+    const open = this.current;
+    const count = this.cut + (open?.cutCells ?? 0);
+    const first = this.firstCutAt ?? (open?.firstCut === undefined ? undefined : { sheet: open.name, reference: open.firstCut });
+    return first === undefined ? { count } : { count, first };
+  }
+
+  /** Notes left out past MAX_NOTES a sheet (their cells are marked all the same). */
+  get notesLeftOut(): number {
+    return this.notesOmitted + (this.current?.notesLeftOut ?? 0);
   }
 
   async sheet(name: string): Promise<SheetWriter> {
@@ -253,7 +459,7 @@ export class WorkbookWriter {
     if (this.ended.some((sheet) => sheet.name.toLowerCase() === name.toLowerCase())) throw new Error(`two sheets named "${name}"`);
     if (!this.started) {
       this.started = true;
-      await this.zip.add('xl/styles.xml', STYLES_XML);
+      await this.zip.add('xl/styles.xml', stylesXml(this.dateFormats));
     }
     const entry = await this.zip.stream(`xl/worksheets/sheet${this.ended.length + 1}.xml`);
     this.current = new SheetWriter(entry, name);
@@ -265,7 +471,20 @@ export class WorkbookWriter {
     if (sheet === undefined) throw new Error('no sheet is open');
     const filter = await sheet.end();
     this.current = undefined;
-    this.ended.push({ name: sheet.name, filter });
+    const number = this.ended.length + 1;
+    this.ended.push({ name: sheet.name, filter, notes: sheet.notes.length > 0 });
+    this.cut += sheet.cutCells;
+    if (sheet.firstCut !== undefined) this.firstCutAt ??= { sheet: sheet.name, reference: sheet.firstCut };
+    this.notesOmitted += sheet.notesLeftOut;
+    if (sheet.notes.length > 0) {
+      await this.zip.add(`xl/comments${number}.xml`, commentsXml(sheet.notes));
+      await this.zip.add(`xl/drawings/vmlDrawing${number}.vml`, notesVml(sheet.notes, number));
+      await this.zip.add(
+        `xl/worksheets/_rels/sheet${number}.xml.rels`,
+        `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="${COMMENTS_RELATIONSHIP}" Type="${REL_NS}/comments" Target="../comments${number}.xml"/>` +
+          `<Relationship Id="${VML_RELATIONSHIP}" Type="${REL_NS}/vmlDrawing" Target="../drawings/vmlDrawing${number}.vml"/></Relationships>`,
+      );
+    }
   }
 
   async finish(): Promise<void> {
@@ -289,12 +508,16 @@ export class WorkbookWriter {
     );
     await this.zip.add('_rels/.rels', `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
     const overrides = sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('');
+    const comments = sheets
+      .map((sheet, i) => (sheet.notes ? `<Override PartName="/xl/comments${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"/>` : ''))
+      .join('');
     await this.zip.add(
       '[Content_Types].xml',
       `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+        (comments === '' ? '' : '<Default Extension="vml" ContentType="application/vnd.openxmlformats-officedocument.vmlDrawing"/>') +
         '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
-        `${overrides}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
+        `${overrides}${comments}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
     );
     await this.zip.finish();
   }

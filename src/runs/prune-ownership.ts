@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { kindOf } from '../regular-file.js';
+import { kindOf } from '../system/regular-file.js';
 import type { RunTrust } from './run-trust.js';
 
 /*

@@ -1,7 +1,7 @@
 import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeChecksummedLine } from '../engine/store/journal.js';
-import { LOCK_FILE, isStale, readLockInfo } from '../engine/store/lock.js';
+import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
 import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
 import {
   checkJournalLine,
@@ -17,7 +17,7 @@ import {
 } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
 import { chosenId, isRunId } from './run-id.js';
-import { openRegularFile } from '../regular-file.js';
+import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
 import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';

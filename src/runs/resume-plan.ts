@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { openRegularFile } from '../regular-file.js';
+import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
-import { problemsSayAlreadyExists } from '../api/already-exists.js';
-import { ErrorCode } from '../domain/codes.js';
 import type { Problem } from '../domain/problem.js';
 import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
@@ -117,9 +115,6 @@ export function isRefusal(plan: ResumePlan | ResumeRefusal): plan is ResumeRefus
   return (plan as ResumeRefusal).refused === true;
 }
 
-/** The create call behind each command whose resend can meet "already exists". */
-const CREATING_ROUTE: Readonly<Record<string, string>> = { 'schedule push': '/schedule', 'collection add': '/collections' };
-
 /** The answer to a resend, in report terms (the pipeline's Outcome). */
 export interface ResentOutcome {
   status: 'ok' | 'partial' | 'failed';
@@ -127,23 +122,23 @@ export interface ResentOutcome {
 }
 
 /**
- * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
- * have been applied before the answer was lost. When
- * its resend is refused because the thing already exists (a duplicate ScheduleExtId, collection
- * 810) or, for invigilators remove, the id is no longer an invigilator (319), that is the lost
- * attempt's doing: ok, with a note saying so. Anything else, and any item never sent before,
- * keeps its answer.
+ * What a refused resend says a lost attempt did: `created` (the thing already exists),
+ * `removed` (it is already gone), or undefined when the refusal is a failure of its own. Each
+ * command's job knows its own refusals (RecordJob.lostAttemptDid).
  */
-export function settleInFlight(command: string, runId: string, decision: ResumeDecision, answer: ResentOutcome): ResentOutcome {
+export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | undefined;
+
+/**
+ * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
+ * have been applied before the answer was lost. When its resend is refused in words that say the
+ * lost attempt did it (`lostAttemptDid`), it is ok, with a note saying so. Anything else, and any
+ * item never sent before, keeps its answer.
+ */
+export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied || answer.status === 'ok') return answer;
-  const call = CREATING_ROUTE[command];
-  // No payload: an upsert resend never meets "already exists", so the Upsert guard has nothing to decide.
-  const applied =
-    call !== undefined
-      ? answer.status === 'failed' && problemsSayAlreadyExists('POST', call, undefined, answer.errors)
-      : command === 'invigilators remove' && answer.errors.length > 0 && answer.errors.every((problem) => problem.code === ErrorCode.NotAnInvigilator);
-  if (!applied) return answer;
-  const what = call !== undefined ? 'already existed: created' : 'already removed: removed';
+  const did = lostAttemptDid?.(answer);
+  if (did === undefined) return answer;
+  const what = did === 'created' ? 'already existed: created' : 'already removed: removed';
   return {
     status: 'ok',
     errors: [{ field: '', code: null, message: `${what} by the interrupted attempt of run ${runId}, whose answer was lost` }],

@@ -1,4 +1,4 @@
-import { TargetError, UsageError } from '../errors.js';
+import { TargetError, UsageError } from '../system/errors.js';
 
 /**
  * A run that cannot be shown or resumed: damaged or newer journal, unknown id, finished or

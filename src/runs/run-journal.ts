@@ -1,17 +1,17 @@
 import { constants } from 'node:fs';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
-import { openRegularFile } from '../regular-file.js';
+import { openRegularFile } from '../system/regular-file.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { StoreLockedError } from '../errors.js';
-import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
-import { LOCK_FILE, readLockInfo, StoreLock } from '../engine/store/lock.js';
+import { StoreLockedError } from '../system/errors.js';
+import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
+import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { finishesRun, journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
-import { RM_RETRY } from '../busy-retry.js';
+import { RM_RETRY } from '../system/busy-retry.js';
 import { writeRunSummary } from './run-summary.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
@@ -40,7 +40,7 @@ export interface GroupCommit {
 export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
- * A group is durable when its write returns (src/durable-write.ts): a remote run writes a group
+ * A group is durable when its write returns (src/system/durable-write.ts): a remote run writes a group
  * every few milliseconds, and a write then an fdatasync cost two thread-pool round trips.
  */
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | DSYNC_FLAG;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.js';
-import { decodeChecksummedLine } from '../engine/store/journal.js';
-import { openRegularFile, readRegularFileWithStat } from '../regular-file.js';
+import { writeFileAtomic } from '../system/atomic-file.js';
+import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import { openRegularFile, readRegularFileWithStat } from '../system/regular-file.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { checkJournalLine, finishesRun, type EndReason, type RunHeaderLine } from './journal-lines.js';
 

@@ -2,8 +2,8 @@ import { lstat } from 'node:fs/promises';
 import { RunJournalError } from './run-errors.js';
 import { JOURNAL_FILE, runDir } from './run-journal.js';
 import { join } from 'node:path';
-import { kindOf } from '../regular-file.js';
-import { currentTrustContext, directoryProblem } from '../trusted-place.js';
+import { kindOf } from '../system/regular-file.js';
+import { currentTrustContext, directoryProblem } from '../system/trusted-place.js';
 
 /**
  * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users"): a run
@@ -38,7 +38,7 @@ function ownerProblem(what: string, path: string, entry: Owned, trust: RunTrust,
 
 /**
  * Why the runs directory cannot be used, or undefined (also when it does not exist yet and the
- * directories it would be made in are sound): the one rule of src/trusted-place.ts, so a runs
+ * directories it would be made in are sound): the one rule of src/system/trusted-place.ts, so a runs
  * directory inside a folder another user owns or can write is refused like one they can write.
  */
 export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<string | undefined> {

@@ -1,9 +1,9 @@
 import { homedir } from 'node:os';
-import { userRunsDir } from '../user-dirs.js';
+import { userRunsDir } from '../system/user-dirs.js';
 
 /**
  * Where run journals live: `--runs-dir`, else `EXAMCTL_RUNS_DIR`, else the per-user state
- * directory (src/user-dirs.ts). Per user and not per project: `runs list` shows every run of the user, wherever
+ * directory (src/system/user-dirs.ts). Per user and not per project: `runs list` shows every run of the user, wherever
  * it was started.
  */
 export function resolveRunsDir(

@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.js';
-import { mulberry32 } from '../seeded-random.js';
+import { UsageError } from '../system/errors.js';
+import { mulberry32 } from '../system/seeded-random.js';
 
 /**
  * Fault injection for `local serve --faults SPEC [--faults-seed N]`: integrators test their own

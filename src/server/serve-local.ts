@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { buildOpenApiDocument } from '../api/openapi.js';
+import { buildOpenApiDocument } from './openapi.js';
 import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type Clock } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import { EXAMCTL_VERSION } from '../version.js';

@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ApiResult, CallOptions, IntegrationApi } from '../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
-import { TargetError, UsageError } from '../errors.js';
+import { TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { TokenCheck } from './token-check.js';

@@ -172,20 +172,3 @@ export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchie
   if (request.Hierarchies === null) return 0;
   return pruneOf(links, request, given)?.removed.length ?? 0;
 }
-
-/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
-export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
-  const left: string[] = [];
-  const revoked = new Map<string, string[]>();
-  for (const entry of removed) {
-    // A flag revoked is `id:word`; an id may hold `:` itself (`SCH:MATH` is a link left).
-    const colon = entry.lastIndexOf(':');
-    if (colon < 0 || !FIELD_OF.has(entry.slice(colon + 1))) left.push(entry);
-    else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
-  }
-  const parts: string[] = [];
-  if (left.length > 0) parts.push(`leaves ${left.join(', ')}`);
-  for (const [id, words] of revoked) parts.push(`${id}: no longer ${words.join(', ')}`);
-  if (joined.length > 0) parts.push(`joins ${joined.join(', ')}`);
-  return parts.join('; ');
-}

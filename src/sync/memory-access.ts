@@ -3,11 +3,11 @@ import { mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:f
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreLockedError, UsageError } from '../errors.js';
-import { kindOf, NotRegularFileError } from '../regular-file.js';
-import { assertDirectoryTrusted, currentTrustContext, entryProblem, UntrustedPlaceError } from '../trusted-place.js';
+import { StoreLockedError, UsageError } from '../system/errors.js';
+import { kindOf, NotRegularFileError } from '../system/regular-file.js';
+import { assertDirectoryTrusted, currentTrustContext, entryProblem, UntrustedPlaceError } from '../system/trusted-place.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale, ownLockInfo, readLockInfo, unreadableAge, type LockInfo } from '../engine/store/lock.js';
+import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale, ownLockInfo, readLockInfo, unreadableAge, type LockInfo } from '../system/lock.js';
 
 /**
  * Who may use a target's sync memory at once (docs/sync.md, "Two runs on one target"): a shared
@@ -154,7 +154,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
 
 /*
  * How a memory file is reached (docs/security.md, "Other local users"): the sync directory and
- * the target's memory directory pass the one trust rule (src/trusted-place.ts) before anything in
+ * the target's memory directory pass the one trust rule (src/system/trusted-place.ts) before anything in
  * them is read, made or removed; the memory directory is a real directory of the user's (a link
  * planted there, even by root's own hand, is never followed); each memory file is opened once,
  * O_NOFOLLOW, made with O_EXCL, and judged on that handle (a regular file of the user's that

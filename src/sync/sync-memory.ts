@@ -1,17 +1,17 @@
 import { createHash, hash } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { readdir, rm, type FileHandle } from 'node:fs/promises';
-import { writeFileAtomic } from '../atomic-file.js';
+import { writeFileAtomic } from '../system/atomic-file.js';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../errors.js';
-import { DSYNC_FLAG, appendDurably } from '../durable-write.js';
+import { UsageError } from '../system/errors.js';
+import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { crc32 } from 'node:zlib';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../engine/store/journal.js';
-import type { StoreLock } from '../engine/store/lock.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../system/checksummed-line.js';
+import type { StoreLock } from '../system/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
-import { targetIdentity, targetIdentityAsGiven, type ReportTarget } from '../report/run-report.js';
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import { openRegularFile } from '../regular-file.js';
+import { openRegularFile } from '../system/regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
@@ -124,20 +124,9 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
   return join(dirname(runsDir), 'synced');
 }
 
-/**
- * One directory per target (its LOCK, one memory file per kind), named by a digest of its
- * identity. A base URL given with capitals in its scheme or host had, before examctl folded their
- * case, a directory of its own, named by the URL as given: when the folded identity has no
- * directory yet and that one exists, it is this target's memory (its first line names the same
- * target, folded: `assertSameTarget`), so an upgrade neither loses it nor starts a second one.
- */
+/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  const identity = targetIdentity(target);
-  const dir = join(syncDir, identityDigest(identity));
-  const asGiven = targetIdentityAsGiven(target);
-  if (asGiven === identity || existsSync(dir)) return dir;
-  const before = join(syncDir, identityDigest(asGiven));
-  return existsSync(before) ? before : dir;
+  return join(syncDir, identityDigest(targetIdentity(target)));
 }
 
 function identityDigest(identity: string): string {
@@ -892,7 +881,7 @@ export class SyncMemory {
  * Remote targets with a memory of `kind` under the sync directory that could be `target` under
  * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
  * short name for a full one). Only each file's first line is read; anything unreadable is
- * passed over: this is a hint for a run that found no memory (QA 41-A F9), never a decision.
+ * passed over: this is a hint for a run that found no memory, never a decision.
  */
 export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
   if (target.kind !== 'remote') return [];

@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
-import type { CommandDeclaration } from '../../src/cli/option-table.js';
-import { UsageError } from '../../src/errors.js';
+import { commandName, type Behaviours, type CommandDeclaration } from '../../src/cli/command-declaration.js';
+import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
+import { UsageError } from '../../src/system/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,22 +25,22 @@ interface Received {
 /** The program with every command's behaviour replaced by a recorder. */
 function recordingProgram(): { parse: (argv: readonly string[]) => Promise<Received> } {
   let received: Received | undefined;
-  const commands: CommandDeclaration[] = COMMANDS.map((declaration) =>
-    declaration.load === undefined
-      ? declaration
-      : {
-          ...declaration,
-          load: async () => async (options: never) => {
-            received = { path: declaration.path.join(' '), options: options as Record<string, unknown> };
-            return 0;
-          },
+  const recorders: Behaviours = new Map(
+    [...COMMAND_BEHAVIOURS.keys()].map((path) => [
+      path,
+      {
+        run: async () => async (options: never) => {
+          received = { path, options: options as Record<string, unknown> };
+          return 0;
         },
+      },
+    ]),
   );
   return {
     parse: async (argv) => {
       received = undefined;
       const io = testDeps('/');
-      const program = buildProgram(io.deps, () => undefined, commands);
+      const program = buildProgram(io.deps, () => undefined, COMMANDS, recorders);
       await program.parseAsync([...argv], { from: 'user' });
       if (received === undefined) throw new Error(`no command ran for: ${argv.join(' ')}`);
       return received;
@@ -77,7 +78,12 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['invigilators remove S-1 inv-1 inv-2 --only-failed', { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true }],
   ['template users -o xlsx --out u.xlsx', { kind: 'users', output: 'xlsx', out: 'u.xlsx' }],
   ['schema sittings --out s.json', { kind: 'sittings', out: 's.json' }],
-  ['review-session show RS-1 -o csv --delimiter ;', { externalId: 'RS-1', output: 'csv', delimiter: ';' }],
+  ['review-session show RS-1 -o csv --delimiter ;', { externalIds: ['RS-1'], output: 'csv', delimiter: ';' }],
+  [
+    'review-session show RS-1 RS-2 -o xlsx --timezone Europe/London --date-format DD/MM/YYYY --decimal-separator ,',
+    { externalIds: ['RS-1', 'RS-2'], output: 'xlsx', timezone: 'Europe/London', dateFormat: 'DD/MM/YYYY', decimalSeparator: ',' },
+  ],
+  ['review-session show --file ids.csv --sheet Ids -o ndjson', { file: 'ids.csv', sheet: 'Ids', output: 'ndjson' }],
   ['local init --seed w.json --force', { seed: 'w.json', force: true }],
   ['local export --out w.json', { out: 'w.json' }],
   ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10% --faults-seed 42', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%', faultsSeed: 42 }],
@@ -102,8 +108,13 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
 const program = recordingProgram();
 
 describe('argv to options, per command', () => {
+  it('every runnable declaration has a behaviour (command-behaviours.ts), and every behaviour a declaration', () => {
+    const runnable = COMMANDS.filter((declaration) => declaration.options !== undefined).map(commandName);
+    expect([...COMMAND_BEHAVIOURS.keys()].sort()).toEqual(runnable.sort());
+  });
+
   it('every declared command has a case here', () => {
-    const declared = COMMANDS.filter((declaration) => declaration.load !== undefined).map((declaration) => declaration.path.join(' '));
+    const declared = COMMANDS.filter((declaration) => declaration.options !== undefined).map((declaration) => declaration.path.join(' '));
     const missing = declared.filter((path) => !CASES.some(([argv]) => `${argv} `.startsWith(`${path} `)));
     expect(missing).toEqual([]);
   });
@@ -139,7 +150,7 @@ describe('argv to options, per command', () => {
     expect((error as CommanderError).code).toBe('commander.unknownOption');
   });
   it.each(CASES)('--report on %s: honoured by a command that writes a run report, else refused before it runs', async (argv) => {
-    const path = COMMANDS.find((declaration) => declaration.load !== undefined && `${argv} `.startsWith(`${declaration.path.join(' ')} `))!;
+    const path = COMMANDS.find((declaration) => declaration.options !== undefined && `${argv} `.startsWith(`${declaration.path.join(' ')} `))!;
     const outcome = await program.parse([...argv.split(' '), '--report', 'x.csv']).catch((caught: unknown) => caught);
     if (path.takesReport === true) {
       expect((outcome as Received).options.report).toBe('x.csv');
@@ -170,7 +181,7 @@ describe('argv to options, per command', () => {
   it('--dry-run is refused (exit 2, before it runs) by exactly the commands that would change things all the same', async () => {
     const refused: string[] = [];
     for (const [argv] of CASES) {
-      const declaration = COMMANDS.find((candidate) => candidate.load !== undefined && `${argv} `.startsWith(`${candidate.path.join(' ')} `))!;
+      const declaration = COMMANDS.find((candidate) => candidate.options !== undefined && `${argv} `.startsWith(`${candidate.path.join(' ')} `))!;
       const outcome = await program.parse([...argv.split(' '), '--dry-run']).catch((caught: unknown) => caught);
       if (outcome instanceof UsageError) {
         expect(outcome.message).toBe(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);

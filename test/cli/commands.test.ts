@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 const FIXTURES = resolve(__dirname, '../../fixtures');
@@ -355,7 +355,7 @@ describe('local init / export', () => {
 describe('exit codes and targets', () => {
   it('a target failure exits 3 after writing the report, with the rest skipped', async () => {
     await withTempDir(async (dir) => {
-      const { StoreLockedError } = await import('../../src/errors.js');
+      const { StoreLockedError } = await import('../../src/system/errors.js');
       const api = {
         upsertUser: async () => {
           throw new StoreLockedError('store is locked by process 4242');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
-import { wholeMillisecondsFromEnv } from '../../src/env-values.js';
-import { lockTimeoutFromEnv } from '../../src/engine/store/lock.js';
+import { UsageError } from '../../src/system/errors.js';
+import { wholeMillisecondsFromEnv } from '../../src/system/env-values.js';
+import { lockTimeoutFromEnv } from '../../src/system/lock.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { dateOrAge, duration, instantOf, positiveDuration, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/cli/flag-values.js';
-import { formatDuration } from '../../src/report/number-format.js';
+import { dateOrAge, duration, instantOf, positiveDuration, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/flags/flag-values.js';
+import { formatDuration } from '../../src/formats/number-format.js';
 
 describe('durations', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
-import type { CommandDeps } from '../../src/cli/context.js';
-import { StringSink } from '../../src/report/text-sink.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
+import { StringSink } from '../../src/system/text-sink.js';
 
 export interface TestIo {
   deps: CommandDeps;
@@ -16,11 +16,14 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
   const deps: CommandDeps = {
     stdout,
     stderr,
-    // A config dir of its own, so the developer's real profiles never steer a test.
-    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(cwd, '.config'), ...env },
+    // A config dir of its own, so the developer's real profiles never steer a test; UTC as
+    // this computer's zone, so a table of times reads the same on every machine.
+    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(cwd, '.config'), TZ: 'UTC', ...env },
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd,
+    // What the command tree gives a command run through runCli; a pipeline run directly keeps no options.
+    keptOptions: [],
     ...overrides,
   };
   return { deps, stdout, stderr };

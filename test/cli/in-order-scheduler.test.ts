@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import { InOrderScheduler } from '../../src/cli/pipeline/in-order-scheduler.js';
-import { RecordDispatcher } from '../../src/cli/pipeline/record-dispatcher.js';
-import type { Outcome, Unit } from '../../src/cli/pipeline/record-job.js';
-import type { ReportEntry } from '../../src/report/report-writers.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import { InOrderScheduler } from '../../src/pipeline/in-order-scheduler.js';
+import { RecordDispatcher } from '../../src/pipeline/record-dispatcher.js';
+import type { Outcome, Unit } from '../../src/pipeline/record-job.js';
+import type { ReportEntry } from '../../src/report/run-report.js';
 
 interface Item {
   n: number;

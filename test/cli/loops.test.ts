@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 /**

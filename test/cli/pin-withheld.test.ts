@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ZipEntries } from '../../src/input/zip-entries.js';
 import { checkSpreadsheetValues } from '../../src/domain/spreadsheet-warnings.js';

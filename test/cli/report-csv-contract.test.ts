@@ -10,8 +10,8 @@ import {
   REPORT_COLUMNS,
   restoreNeutralisedCells,
   statusColumnOf,
-} from '../../src/report/report-csv-contract.js';
-import { UsageError } from '../../src/errors.js';
+} from '../../src/formats/report-csv-contract.js';
+import { UsageError } from '../../src/system/errors.js';
 
 describe('the report CSV contract', () => {
   it('knows the columns a report adds, spelled as a spreadsheet may respell them', () => {

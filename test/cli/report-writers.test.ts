@@ -1,15 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { csvCell, csvLine, neutraliseCell } from '../../src/report/csv-cell.js';
-import {
-  CsvReportWriter,
-  HumanSummaryWriter,
-  JsonReportWriter,
-  RunReportBuilder,
-  exitCodeFor,
-  type ReportEntry,
-  type ReportHeader,
-} from '../../src/report/report-writers.js';
-import { StringSink } from '../../src/report/text-sink.js';
+import { csvCell, csvLine, neutraliseCell } from '../../src/formats/csv-cell.js';
+import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor } from '../../src/report/report-writers.js';
+import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
+import { StringSink } from '../../src/system/text-sink.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { run, LINK_COLUMNS } from '../../src/cli/commands/schedule-links.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { openLocalTarget } from '../../src/engine/local-target.js';
 import { parse } from 'csv-parse/sync';
 import { testDeps, withTempDir } from './helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDiscovery, discoverStore, searchDirectories } from '../../src/cli/store-discovery.js';
+import { describeDiscovery, discoverStore, searchDirectories } from '../../src/context/store-discovery.js';
 
 const NAME = '.examctl-store';
 

@@ -3,7 +3,7 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSystemError, systemErrorCode, systemErrorWords } from '../../src/cli/system-error-words.js';
+import { describeSystemError, systemErrorCode, systemErrorWords } from '../../src/system/system-error-words.js';
 
 const USER_CODES = ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EROFS', 'EEXIST', 'EMFILE', 'ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET'];
 

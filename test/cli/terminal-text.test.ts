@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalLine, terminalLines } from '../../src/report/terminal-text.js';
+import { terminalLine, terminalLines } from '../../src/formats/terminal-text.js';
 
 describe('terminal text', () => {
   it('turns every C0 and C1 control character but tab and line feed into ?, in both forms', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { testSignalFrom } from '../../src/cli/pipeline/test-signal.js';
-import { UsageError } from '../../src/errors.js';
+import { testSignalFrom } from '../../src/pipeline/test-signal.js';
+import { UsageError } from '../../src/system/errors.js';
 
 describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
   it('signals once, at the Nth event of its kind, counting batches of sent units', () => {

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { clockFromEnv } from '../../src/engine/index.js';
-import { StringSink } from '../../src/report/text-sink.js';
+import { StringSink } from '../../src/system/text-sink.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 import { runScenario, SCENARIO_NOW, writeScenarioFiles, type CliRunner, type StepResult } from './scenario.js';
 

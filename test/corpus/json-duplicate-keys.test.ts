@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InputFileError } from '../../src/errors.js';
+import { InputFileError } from '../../src/system/errors.js';
 import { findDuplicateKey, readJsonRecords } from '../../src/input/json-reader.js';
 
 // A key given twice in one JSON object is refused (JSON.parse would keep the last silently).

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiTable, renderApiBlocks } from '../../src/api/api-reference.js';
+import { apiTable, renderApiBlocks } from '../../src/server/api-reference.js';
 import { OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
 import { ROOT } from '../support/cli.js';
 
 /**
  * docs/api-reference.md's field and code tables are generated from the rule tables
- * (src/api/api-reference.ts): a limit, a code or a field changed in src/domain/ fails here until
+ * (src/server/api-reference.ts): a limit, a code or a field changed in src/domain/ fails here until
  * `npm run docs:flags` rewrote the block.
  */
 const doc = readFileSync(join(ROOT, 'docs/api-reference.md'), 'utf8');

@@ -271,7 +271,7 @@ describe('a store examctl cannot use: exit 3, and nothing written', () => {
 
   it('a lock held by a live process beyond EXAMCTL_LOCK_TIMEOUT_MS: exit 3 naming the holder', async () => {
     await storeWithJournal(1);
-    const lockModule = join(ROOT, 'dist/engine/store/lock.js');
+    const lockModule = join(ROOT, 'dist/system/lock.js');
     const holder = spawn(
       process.execPath,
       [

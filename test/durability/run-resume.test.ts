@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, examctl, range, startExamctl, writeUsersCsv } from './helpers.js';
-import { mulberry32 as random } from '../../src/seeded-random.js';
+import { mulberry32 as random } from '../../src/system/seeded-random.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import { startFaultServer } from '../support/fault-server.js';
 

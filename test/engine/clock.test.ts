@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { clockFromEnv } from '../../src/engine/clock.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/system/errors.js';
 
 describe('clockFromEnv', () => {
   it('pins the clock to EXAMCTL_NOW (RFC 3339 with Z or an offset)', () => {

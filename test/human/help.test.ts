@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { grouped, HELP_GROUPS_ABOVE, option, registerSpecs } from '../../src/cli/option-table.js';
+import { grouped, HELP_GROUPS_ABOVE, option, registerSpecs } from '../../src/flags/option-table.js';
 import { Command as Commander } from 'commander';
 import { testDeps } from '../cli/helpers.js';
 

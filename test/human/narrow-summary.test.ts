@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderRunSummaryTable } from '../../src/cli/run-summary-table.js';
+import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
 
 describe('the run summary table on a narrow terminal', () => {
   const summary = { total: 1_234_567, ok: 1_200_000, partial: 4_567, failed: 30_000, skipped: 0 };

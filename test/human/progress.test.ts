@@ -1,18 +1,18 @@
 import { describe, it, expect } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
+import { isCiEnvironment } from '../../src/terminal/prompt-state.js';
 import {
   createProgress,
   createRunProgress,
-  isCiEnvironment,
   plainProgressLine,
   PlainProgressTicker,
   progressColor,
   progressEnabled,
   progressText,
   type IntervalTimers,
-} from '../../src/cli/progress.js';
-import { formatCount, formatDuration, formatMilliseconds, formatRate } from '../../src/report/number-format.js';
+} from '../../src/terminal/progress.js';
+import { formatCount, formatDuration, formatMilliseconds, formatRate } from '../../src/formats/number-format.js';
 
 class Capture extends Writable {
   text = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmSend, promptInvigilators, promptSchedule, promptScheduleFields, promptUser } from '../../src/cli/prompts.js';
+import { confirmSend, promptInvigilators, promptSchedule, promptScheduleFields, promptUser } from '../../src/terminal/prompts.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
 
 /**

@@ -9,8 +9,8 @@ import {
   promptScheduleFields,
   promptUser,
   requireValue,
-} from '../../src/cli/prompts.js';
-import { InterruptedError, UsageError } from '../../src/errors.js';
+} from '../../src/terminal/prompts.js';
+import { InterruptedError, UsageError } from '../../src/system/errors.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
 import { parseDateFormat } from '../../src/domain/local-time.js';
 

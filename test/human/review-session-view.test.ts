@@ -2,11 +2,12 @@ import { describe, it, expect } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
-import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/cli/review-session-csv.js';
-import { resultStatistics } from '../../src/cli/review-session-statistics.js';
-import { renderReviewSession } from '../../src/cli/review-session-view.js';
-import { renderRunSummaryTable } from '../../src/cli/run-summary-table.js';
-import { colorEnabled, displayText } from '../../src/cli/table-format.js';
+import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/report/review-session-csv.js';
+import { parseDateFormat } from '../../src/domain/local-time.js';
+import { resultStatistics } from '../../src/terminal/review-session-statistics.js';
+import { renderReviewSession } from '../../src/terminal/review-session-view.js';
+import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
+import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 
 function result(overrides: Partial<ReviewSessionResult>): ReviewSessionResult {
   return {
@@ -82,7 +83,9 @@ describe('renderReviewSession', () => {
     expect(rowOf(text, 'Code')).toContain('MATH1');
     expect(rowOf(text, 'Status')).toContain('ACTIVE');
     expect(rowOf(text, 'Review mode')).toContain('time span');
-    expect(rowOf(text, 'Review window')).toContain('2026-10-12 08:00 UTC to 2026-10-26 18:00 UTC');
+    expect(rowOf(text, 'Review window')).toContain('2026-10-12 08:00 to 2026-10-26 18:00');
+    // Without a zone given, UTC; the Times line says which (the command gives the computer's zone).
+    expect(rowOf(text, 'Times')).toBe('| Times | UTC |');
     expect(rowOf(text, 'Owner')).toContain('scheduler');
     expect(rowOf(text, 'Hierarchy')).toContain('Root/North campus (H-NORTH)');
     expect(rowOf(text, 'Candidates')).toContain('4');
@@ -100,11 +103,21 @@ describe('renderReviewSession', () => {
   });
 
   it('prints one results row per candidate with name, status, score, grade, published and visited', () => {
-    // Times in the results are UTC, said once in the column headers.
-    expect(text).toMatch(/Published \(UTC\)\s+│ Visited \(UTC\)/);
+    // The zone of the times is said once, in the header block's Times line.
+    expect(text).toMatch(/Published\s+│ Visited\s+│/);
     expect(rowOf(text, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 | 2026-10-13 18:21 |');
     expect(rowOf(text, 'c-4')).toMatch(/\| c-4 \| Ada Moreno \| NOT_SUBMITTED \| \| \| no \| no \|$/);
     expect(text).toContain('Results (4)');
+  });
+
+  it('shows every time in the zone it is given, by a --date-format, and names both in the Times line', () => {
+    const format = parseDateFormat('DD/MM/YYYY HH:mm');
+    if (!format.ok) throw new Error(format.message);
+    const london = renderReviewSession(session(results), { times: { zone: 'Europe/London', format: format.format }, timesFrom: '--timezone' });
+    expect(rowOf(london, 'Times')).toBe('| Times | Europe/London (--timezone), DD/MM/YYYY HH:mm |');
+    // 08:00 UTC on 12 October is 09:00 in London (BST); 26 October is after the clocks went back (GMT).
+    expect(rowOf(london, 'Review window')).toContain('12/10/2026 09:00 to 26/10/2026 18:00');
+    expect(rowOf(london, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 12/10/2026 09:00 | 13/10/2026 19:21 |');
   });
 
   it('counts every PassedStatus, zeros included, and gives the mean of numeric scores', () => {
@@ -213,6 +226,25 @@ describe('reviewSessionResultsCsv', () => {
     expect(row.Email).toBe(`'-2+3`);
     expect(row.Grade).toBe(`'\tx`);
     expect(row.Keycode).toBe(`'\rk`);
+  });
+
+  it('writes DateOfBirth as a date, and times in UTC as sent unless a zone or format is asked for', () => {
+    const one = session([result({ DateOfBirth: '2004-03-17T00:00:00.000Z', VisitedDate: '2026-10-13T18:21:00.000Z', IsVisited: true })]);
+    const sent = (parse(reviewSessionResultsCsv(one), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect([sent.DateOfBirth, sent.PublishedDate, sent.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T08:00:00.000Z', '2026-10-13T18:21:00.000Z']);
+    const london = (parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London' } }), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect([london.DateOfBirth, london.PublishedDate, london.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T09:00:00+01:00', '2026-10-13T19:21:00+01:00']);
+    const format = parseDateFormat('DD/MM/YYYY');
+    if (!format.ok) throw new Error(format.message);
+    const dated = (parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London', format: format.format } }), { columns: true }) as Array<Record<string, string>>)[0]!;
+    // A format without a time: the date, then HH:mm, as --date-format reads it back.
+    expect([dated.DateOfBirth, dated.PublishedDate, dated.VisitedDate]).toEqual(['17/03/2004', '12/10/2026 09:00', '13/10/2026 19:21']);
+  });
+
+  it("keeps a point as the decimal separator with ';' unless a comma is asked for", () => {
+    const one = session([result({ Score: 87.5 })]);
+    expect(reviewSessionResultsCsv(one, {}, ';')).toContain(';87.5;');
+    expect(reviewSessionResultsCsv(one, {}, ';', { decimalComma: true })).toContain(';"87,5";');
   });
 
   it('gives only the header for a session without results', () => {

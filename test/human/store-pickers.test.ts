@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offerCorrection, pickerMatches, promptScheduleFields, promptSchedule, promptUser } from '../../src/cli/prompts.js';
+import { offerCorrection, pickerMatches, promptScheduleFields, promptSchedule, promptUser } from '../../src/terminal/prompts.js';
 import { worldDirectory } from '../../src/engine/engine.js';
 import { demoWorld } from '../engine/helpers.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';

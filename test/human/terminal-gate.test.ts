@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import type { OpenDirectory } from '../../src/api/local-directory.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import type { OpenDirectory } from '../../src/port/local-directory.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 

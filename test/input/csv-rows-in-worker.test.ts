@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../src/input/csv-reader.js';
 import { rowsInWorkerPay } from '../../src/input/csv-rows-in-worker.js';
-import { InputFileError } from '../../src/errors.js';
+import { InputFileError } from '../../src/system/errors.js';
 import { userColumns } from './helpers.js';
 
 let dir: string;

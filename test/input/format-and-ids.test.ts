@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readIdList } from '../../src/input/id-list.js';
-import { neutraliseCell } from '../../src/report/report-csv-contract.js';
+import { neutraliseCell } from '../../src/formats/report-csv-contract.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 

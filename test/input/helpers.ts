@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { InputFileError } from '../../src/errors.js';
-import type { ColumnSpec } from '../../src/input/record.js';
+import { InputFileError } from '../../src/system/errors.js';
+import type { ColumnSpec } from '../../src/domain/columns.js';
 
 export const fixturesDir = fileURLToPath(new URL('../../fixtures/input/', import.meta.url));
 export const fixture = (name: string): string => join(fixturesDir, name);

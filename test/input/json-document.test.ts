@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InputFileError } from '../../src/errors.js';
+import { InputFileError } from '../../src/system/errors.js';
 import { jsonSyntaxErrorOffset, parseJsonDocument } from '../../src/input/json-document.js';
 
 function failure(text: string): InputFileError {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { dsyncFlagFor } from '../../src/durable-write.js';
+import { dsyncFlagFor } from '../../src/system/durable-write.js';
 import { INTERRUPT_SIGNALS } from '../../src/cli/interrupt-signals.js';
-import { userConfigDir, userRunsDir } from '../../src/user-dirs.js';
-import { configDir } from '../../src/cli/config-file.js';
-import { samePath, searchDirectories } from '../../src/cli/store-discovery.js';
+import { userConfigDir, userRunsDir } from '../../src/system/user-dirs.js';
+import { configDir } from '../../src/context/config-file.js';
+import { samePath, searchDirectories } from '../../src/context/store-discovery.js';
 
 describe('durable appends per platform', () => {
   it('macOS calls fdatasync (F_FULLFSYNC) instead of trusting O_DSYNC; Linux keeps O_DSYNC; Windows has none', () => {
@@ -20,10 +20,9 @@ describe('interrupt signals', () => {
 });
 
 describe('per-user directories: one rule per platform', () => {
-  const none = () => false;
 
-  it('Linux is exactly as before', () => {
-    const linux = { env: {}, platform: 'linux' as const, home: '/home/ann', exists: none };
+  it('Linux: the XDG directories', () => {
+    const linux = { env: {}, platform: 'linux' as const, home: '/home/ann' };
     expect(userConfigDir(linux)).toBe('/home/ann/.config/examctl');
     expect(userRunsDir(linux)).toBe('/home/ann/.local/state/examctl/runs');
     expect(userConfigDir({ ...linux, env: { XDG_CONFIG_HOME: '/cfg' } })).toBe('/cfg/examctl');
@@ -34,28 +33,18 @@ describe('per-user directories: one rule per platform', () => {
 
   it('Windows: config in %APPDATA%, runs in %LOCALAPPDATA%', () => {
     const env = { APPDATA: 'C:\\Users\\ann\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\ann\\AppData\\Local' };
-    const windows = { env, platform: 'win32' as const, home: 'C:\\Users\\ann', exists: none };
+    const windows = { env, platform: 'win32' as const, home: 'C:\\Users\\ann' };
     expect(userConfigDir(windows)).toBe('C:\\Users\\ann\\AppData\\Roaming\\examctl');
     expect(userRunsDir(windows)).toBe('C:\\Users\\ann\\AppData\\Local\\examctl\\runs');
     expect(userConfigDir({ ...windows, env: {} })).toBe('C:\\Users\\ann\\AppData\\Roaming\\examctl');
   });
 
   it('macOS: both under ~/Library/Application Support/examctl', () => {
-    const mac = { env: {}, platform: 'darwin' as const, home: '/Users/ann', exists: none };
+    const mac = { env: {}, platform: 'darwin' as const, home: '/Users/ann' };
     expect(userConfigDir(mac)).toBe('/Users/ann/Library/Application Support/examctl');
     expect(userRunsDir(mac)).toBe('/Users/ann/Library/Application Support/examctl/runs');
   });
 
-  it('an existing ~/.config/examctl/config.json stays in use on macOS and Windows (nothing moves)', () => {
-    const seen: string[] = [];
-    const exists = (path: string) => {
-      seen.push(path);
-      return true;
-    };
-    expect(userConfigDir({ env: {}, platform: 'darwin', home: '/Users/ann', exists })).toBe('/Users/ann/.config/examctl');
-    expect(seen).toEqual(['/Users/ann/.config/examctl/config.json']);
-    expect(userConfigDir({ env: { APPDATA: 'C:\\R' }, platform: 'win32', home: 'C:\\Users\\ann', exists })).toBe('C:\\Users\\ann\\.config\\examctl');
-  });
 });
 
 describe('store search compares paths by the platform rule', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { retryWhileBusy, type ReplaceOps } from '../../src/busy-retry.js';
-import { keptNameFor, ReplaceFailedError, ReplacementFile, writeFileAtomic } from '../../src/atomic-file.js';
+import { retryWhileBusy, type ReplaceOps } from '../../src/system/busy-retry.js';
+import { keptNameFor, ReplaceFailedError, ReplacementFile, writeFileAtomic } from '../../src/system/atomic-file.js';
 import { checkReplaceable, openAtomicFile } from '../../src/report/report-file.js';
 import { withTempDir } from '../support/temp-dir.js';
 

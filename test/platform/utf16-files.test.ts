@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/cli/config-file.js';
-import { readTokenFile } from '../../src/cli/remote-settings.js';
+import { loadConfig } from '../../src/context/config-file.js';
+import { readTokenFile } from '../../src/context/remote-settings.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { ownStartTicks, processAlive } from '../../src/process-liveness.js';
+import { ownStartTicks, processAlive } from '../../src/system/process-liveness.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoginDeps } from '../../src/cli/commands/login.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { resolveRemoteTarget } from '../../src/cli/remote-settings.js';
+import { resolveRemoteTarget } from '../../src/context/remote-settings.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startFaultServer, type FaultServer } from '../support/fault-server.js';
 

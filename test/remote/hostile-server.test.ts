@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteClient, unreadAnswer } from '../../src/api/remote-client.js';
 import { ResponseBudgetError, ResponseTooLargeError } from '../../src/api/http-pool.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
-import { AnswerUnreadableError, NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/errors.js';
+import { AnswerUnreadableError, NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/system/errors.js';
 import { json, largeBody, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
 
 /** Issues 22 and 26: the remote client against servers that do what no honest server does. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { proxyFor } from '../../src/api/proxy-env.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { NeverSentTargetError } from '../../src/errors.js';
+import { NeverSentTargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteClient, type RemoteClientOptions } from '../../src/api/remote-client.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
 import { isLoopbackHost } from '../../src/api/url-policy.js';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import { InterruptedError, TargetError, UsageError } from '../../src/errors.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import { InterruptedError, TargetError, UsageError } from '../../src/system/errors.js';
 import { errorsOf } from '../../src/api/envelope-errors.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 

@@ -3,9 +3,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPath, listProfiles, loadConfig, removeProfile, saveConfig, setProfile } from '../../src/cli/config-file.js';
-import { requireRemoteTarget, resolveRemoteTarget } from '../../src/cli/remote-settings.js';
-import { UsageError } from '../../src/errors.js';
+import { configPath, listProfiles, loadConfig, removeProfile, saveConfig, setProfile } from '../../src/context/config-file.js';
+import { requireRemoteTarget, resolveRemoteTarget } from '../../src/context/remote-settings.js';
+import { UsageError } from '../../src/system/errors.js';
 
 let dir: string;
 let env: Record<string, string | undefined>;

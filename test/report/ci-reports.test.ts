@@ -5,10 +5,11 @@ import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/error-co
 import { errorDocument, errorMember, runErrorJson } from '../../src/report/error-document.js';
 import { annotationsOf, escapeData, escapeProperty, GithubAnnotationsWriter, githubActionsEnabled } from '../../src/report/github-annotations.js';
 import { JunitReportWriter, xmlAttribute, xmlText } from '../../src/report/junit-report-writer.js';
-import { RunReportBuilder, type ReportHeader } from '../../src/report/report-writers.js';
+import { RunReportBuilder } from '../../src/report/report-writers.js';
+import { type ReportHeader } from '../../src/report/run-report.js';
 import type { ReportItem } from '../../src/report/run-report.js';
-import { StringSink } from '../../src/report/text-sink.js';
-import { InputFileError, InterruptedError, StoreLockedError, TargetError, UsageError } from '../../src/errors.js';
+import { StringSink } from '../../src/system/text-sink.js';
+import { InputFileError, InterruptedError, StoreLockedError, TargetError, UsageError } from '../../src/system/errors.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/store' }, dryRun: false };
 

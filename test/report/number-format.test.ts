@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount } from '../../src/report/number-format.js';
-import { mulberry32 } from '../../src/seeded-random.js';
+import { formatBytes, formatCount } from '../../src/formats/number-format.js';
+import { mulberry32 } from '../../src/system/seeded-random.js';
 
 describe('formatCount', () => {
   it("groups digits exactly as toLocaleString('en-US') does", () => {

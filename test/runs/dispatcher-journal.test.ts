@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import { TransientTargetError } from '../../src/errors.js';
-import { RecordDispatcher } from '../../src/cli/pipeline/record-dispatcher.js';
-import type { Outcome, Unit } from '../../src/cli/pipeline/record-job.js';
-import type { RunJournaling } from '../../src/cli/pipeline/run-journaling.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import { TransientTargetError } from '../../src/system/errors.js';
+import { RecordDispatcher } from '../../src/pipeline/record-dispatcher.js';
+import type { Outcome, Unit } from '../../src/pipeline/record-job.js';
+import type { RunJournaling } from '../../src/pipeline/run-journaling.js';
 
 const api = {} as IntegrationApi;
 const unit = (n: number, valid = true): Unit<number> => ({

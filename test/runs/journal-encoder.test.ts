@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import type { RunJournalLine } from '../../src/runs/journal-lines.js';
 import { JournalGroupEncoder, journalBody, outcomeBody } from '../../src/runs/journal-encoder.js';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Every durable write of the journal is counted (and its lines kept): a group is one write.
 const writes = vi.hoisted(() => [] as string[][]);
-vi.mock(import('../../src/durable-write.js'), async (original) => {
+vi.mock(import('../../src/system/durable-write.js'), async (original) => {
   const actual = await original();
   return {
     ...actual,

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ownStartTicks, processAlive } from '../../src/process-liveness.js';
+import { ownStartTicks, processAlive } from '../../src/system/process-liveness.js';
 import { RunJournal, readRun, resolveRunId, runState } from '../../src/runs/index.js';
 import { header, ref, tempRunsDir } from './helpers.js';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { declareCommand, NO_OPTIONS, type CommandDeclaration } from '../../src/cli/option-table.js';
+import { NO_OPTIONS } from '../../src/flags/option-table.js';
+import { declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
+import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { resumeEntry } from '../../src/cli/resume-registry.js';
 
@@ -14,7 +16,7 @@ function withoutResume(commands: readonly CommandDeclaration[]): string[] {
     .filter((declaration) => {
       const support = declaration.resume;
       if (support === undefined) return true;
-      return 'notResumable' in support ? support.notResumable.trim().length < 10 : typeof support.input !== 'function';
+      return support === 'rerun' ? false : support.notResumable.trim().length < 10;
     })
     .map((declaration) => declaration.path.join(' '));
 }
@@ -25,23 +27,24 @@ describe('resume registry (from the command declarations)', () => {
   });
 
   it('a new report-writing command without a resume entry is named (the check above would fail)', () => {
-    const added = declareCommand({ path: ['roster', 'push'], description: 'a new record command', examples: [], options: NO_OPTIONS, load: async () => async () => 0, takesReport: true });
+    const added = declareCommand({ path: ['roster', 'push'], description: 'a new record command', examples: [], options: NO_OPTIONS, takesReport: true });
+    const behaviours = new Map([...COMMAND_BEHAVIOURS, ['roster push', { run: async () => async () => 0 }]]);
     expect(withoutResume([...COMMANDS, added])).toEqual(['roster push']);
-    expect(resumeEntry('roster push', [...COMMANDS, added])).toEqual({ notResumable: 'its command declares no way to resume' });
+    expect(resumeEntry('roster push', behaviours, [...COMMANDS, added])).toEqual({ notResumable: 'its command declares no way to resume' });
   });
 
-  it("the four record commands resume with their declaration's behaviour and read their input again with its builder", async () => {
+  it("the four record commands resume with their behaviour, read their input again with its builder, and keep their declaration's options", async () => {
     for (const name of ['user sync', 'schedule push', 'collection add', 'invigilators remove']) {
-      const declaration = COMMANDS.find((each) => each.path.join(' ') === name)!;
-      const entry = resumeEntry(name);
-      expect('run' in entry && entry.run, name).toBe(declaration.load);
+      const entry = resumeEntry(name, COMMAND_BEHAVIOURS);
+      expect('run' in entry && entry.run, name).toBe(COMMAND_BEHAVIOURS.get(name)!.run);
       expect(typeof ('input' in entry ? await entry.input() : undefined), name).toBe('function');
+      expect('keptOptions' in entry && entry.keptOptions, name).toEqual(expect.arrayContaining(['file', 'target', 'baseUrl']));
     }
   });
 
   it('runs show, runs resume and an unknown command name why they cannot be resumed', () => {
-    expect(resumeEntry('runs show')).toEqual({ notResumable: expect.stringContaining('sends nothing') });
-    expect(resumeEntry('runs resume')).toEqual({ notResumable: expect.stringContaining('resume that run again') });
-    expect(resumeEntry('user frobnicate')).toEqual({ notResumable: 'this examctl has no command "user frobnicate"' });
+    expect(resumeEntry('runs show', COMMAND_BEHAVIOURS)).toEqual({ notResumable: expect.stringContaining('sends nothing') });
+    expect(resumeEntry('runs resume', COMMAND_BEHAVIOURS)).toEqual({ notResumable: expect.stringContaining('resume that run again') });
+    expect(resumeEntry('user frobnicate', COMMAND_BEHAVIOURS)).toEqual({ notResumable: 'this examctl has no command "user frobnicate"' });
   });
 });

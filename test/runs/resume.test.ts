@@ -1,3 +1,4 @@
+import { createdByLostAttempt, removedByLostAttempt } from '../../src/pipeline/service-answer.js';
 import { statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import {
   type ResumeDecision,
 } from '../../src/runs/index.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
-import { mulberry32 as random } from '../../src/seeded-random.js';
+import { mulberry32 as random } from '../../src/system/seeded-random.js';
 
 let runsDir: string;
 let cleanup: () => void;
@@ -74,23 +75,26 @@ describe('an item in flight when the run died', () => {
   const taken = { status: 'failed' as const, errors: [{ field: 'ExternalId', code: 810 as const, message: 'taken' }] };
 
   it('answered "already exists" on resend is ok with a note, for schedules and collections', () => {
-    const schedule = settleInFlight('schedule push', 'R1', inFlight, duplicate);
+    const schedule = settleInFlight('R1', inFlight, duplicate, createdByLostAttempt('/schedule'));
     expect(schedule.status).toBe('ok');
     expect(schedule.errors[0]?.message).toMatch(/created by the interrupted attempt of run R1/);
-    expect(settleInFlight('collection add', 'R1', inFlight, taken).status).toBe('ok');
+    expect(settleInFlight('R1', inFlight, taken, createdByLostAttempt('/collections')).status).toBe('ok');
   });
 
   it('a server wording the duplicate its own way (words anywhere, any case) is still "already exists" on resume', () => {
     const worded = { status: 'failed' as const, errors: [{ field: '', code: null, message: 'Bad request: duplicate ScheduleExtId S-1' }] };
-    expect(settleInFlight('schedule push', 'R1', inFlight, worded).status).toBe('ok');
-    expect(settleInFlight('schedule push', 'R1', fresh, worded)).toEqual(worded);
+    expect(settleInFlight('R1', inFlight, worded, createdByLostAttempt('/schedule')).status).toBe('ok');
+    expect(settleInFlight('R1', fresh, worded, createdByLostAttempt('/schedule'))).toEqual(worded);
   });
 
   it('an item that was not in flight keeps its failure, and other failures stay failures', () => {
-    expect(settleInFlight('schedule push', 'R1', fresh, duplicate)).toEqual(duplicate);
+    expect(settleInFlight('R1', fresh, duplicate, createdByLostAttempt('/schedule'))).toEqual(duplicate);
     const other = { status: 'failed' as const, errors: [{ field: 'Email', code: 209 as const, message: 'bad' }] };
-    expect(settleInFlight('collection add', 'R1', inFlight, other)).toEqual(other);
-    expect(settleInFlight('user sync', 'R1', inFlight, duplicate)).toEqual(duplicate);
+    expect(settleInFlight('R1', inFlight, other, createdByLostAttempt('/collections'))).toEqual(other);
+    expect(settleInFlight('R1', inFlight, duplicate, undefined)).toEqual(duplicate);
+    expect(settleInFlight('R1', inFlight, other, removedByLostAttempt)).toEqual(other);
+    const gone = { status: 'partial' as const, errors: [{ field: 'UserExtIds', code: 319 as const, message: 'not an invigilator' }] };
+    expect(settleInFlight('R1', inFlight, gone, removedByLostAttempt).status).toBe('ok');
   });
 });
 
@@ -120,7 +124,7 @@ describe('every input row exactly once across crashes and resumes (property)', (
         if (next() < 0.04) return die(journal, durable);
         const answer = createSchedule(unit.id as string);
         if (next() < 0.04) return die(journal, durable);
-        const settled = answer.transient ? answer : { ...settleInFlight('schedule push', journal.id, decision, answer), transient: false };
+        const settled = answer.transient ? answer : { ...settleInFlight(journal.id, decision, answer, createdByLostAttempt('/schedule')), transient: false };
         journal.outcome({ ...unit, status: settled.status, errors: settled.errors, transient: answer.transient });
       }
       await journal.end('completed', { total: units.length, ok: 0, partial: 0, failed: 0, skipped: 0 });

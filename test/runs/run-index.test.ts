@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, isRefusal, planResume, readRun, rebuildReport, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
 import type { OutcomeLine } from '../../src/runs/journal-lines.js';
 import type { ReportItem } from '../../src/report/run-report.js';
-import { mulberry32 } from '../../src/seeded-random.js';
+import { mulberry32 } from '../../src/system/seeded-random.js';
 import { header, tempRunsDir } from './helpers.js';
 
 /**

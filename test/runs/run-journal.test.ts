@@ -1,3 +1,5 @@
+import { COMMANDS } from '../../src/cli/program.js';
+import { keptOptionNames } from '../../src/cli/command-declaration.js';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,7 +48,8 @@ describe('run ids and the runs directory', () => {
 });
 
 describe('recorded options', () => {
-  it('keeps only allow-listed options: never a token or a password, whatever they are called', () => {
+  it('keeps only the named options with plain values: never a token or a password, whatever they are called', () => {
+    const names = keptOptionNames(COMMANDS.find((declaration) => declaration.path.join(' ') === 'collection add')!);
     const kept = recordedOptions({
       file: 'u.csv',
       concurrency: 8,
@@ -59,7 +62,7 @@ describe('recorded options', () => {
       debug: true,
       baseUrl: 'https://user:SECRET-4@api.example.test/base?token=SECRET-5#SECRET-6',
       report: { nested: 'SECRET-7' },
-    });
+    }, [...names, 'upsert']);
     expect(kept).toEqual({ file: 'u.csv', concurrency: 8, upsert: true, taxonomy: ['TX-1'], tokenFile: '/home/a/.token', baseUrl: 'https://api.example.test/base' });
     expect(JSON.stringify(kept)).not.toMatch(/SECRET/);
   });

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, readRun, rebuildReport, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
-import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 import { header, ref, tempRunsDir } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/system/errors.js';
 import { faultPlan, parseFaultSpec } from '../../src/server/faults.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -148,7 +148,7 @@ describe('examctl local serve --faults', () => {
       const seedOnly = testDeps(dir);
       expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--faults-seed', '3'], seedOnly.deps)).toBe(2);
       expect(seedOnly.stderr.text).toContain('--faults-seed needs --faults');
-      // The seed is read by the flag parsers (src/cli/flag-values.ts): a 32-bit whole number.
+      // The seed is read by the flag parsers (src/flags/flag-values.ts): a 32-bit whole number.
       for (const bad of ['-1', '1.5', 'x', '4294967296']) {
         const badSeed = testDeps(dir);
         expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--faults', '503:1%', '--faults-seed', bad], badSeed.deps)).toBe(2);

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
-import { StoreLockedError } from '../../src/errors.js';
+import type { ApiResult, IntegrationApi } from '../../src/port/integration-api.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
+import { StoreLockedError } from '../../src/system/errors.js';
 import { MAX_HEADER_BYTES, MAX_URL_BYTES, startServer, type RunningServer } from '../../src/server/server.js';
 
 const TOKEN = 'hardening-token';

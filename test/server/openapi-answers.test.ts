@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 
 /*
  * The answers the API text describes (test/support/spec-answer-fields.json, transcribed from the

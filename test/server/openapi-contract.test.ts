@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { COLLECTION_TABLE } from '../../src/domain/collection.js';
 import type { FieldRule, RuleTable } from '../../src/domain/field-rules.js';
 import type { Problem } from '../../src/domain/problem.js';

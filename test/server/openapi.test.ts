@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { portablePattern } from '../../src/domain/portable-pattern.js';
 import {
   CANDIDATE_FIELDS,

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { ECMA_WHITESPACE_CLASS, END_OF_INPUT, UnportablePatternError, portablePattern } from '../../src/domain/portable-pattern.js';
 import { collectionRequestSchema, invigilatorIdsSchema, scheduleRequestSchema, userRequestSchema } from '../../src/domain/schemas.js';
 import { jsonSchemaOf, TEMPLATE_KINDS } from '../../src/domain/templates.js';

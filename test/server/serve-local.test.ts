@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { openStore } from '../../src/engine/store/index.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/system/errors.js';
 import { serveLocalStore, startServer } from '../../src/server/index.js';
 
 let dir: string;

@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsOf } from '../../src/api/envelope-errors.js';
-import type { IntegrationApi } from '../../src/api/integration-api.js';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/contract.js';
-import { TargetError } from '../../src/errors.js';
+import { TargetError } from '../../src/system/errors.js';
 import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
 
 // The bundled world's token (fixtures/world.json, Settings.ApiTokens).

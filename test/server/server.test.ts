@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
-import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import type { ApiResult, IntegrationApi } from '../../src/port/integration-api.js';
+import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { StoreLockedError } from '../../src/errors.js';
+import { StoreLockedError } from '../../src/system/errors.js';
 
 const TOKEN = 'srv-token-abc';
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { appendFile, mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreDamagedError, UsageError } from '../../src/errors.js';
+import { StoreDamagedError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import {
   StoreExistsError,

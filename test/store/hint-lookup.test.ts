@@ -15,7 +15,7 @@ import { NOW, codes, demoWorld } from '../engine/helpers.js';
 import { writeFormatOneStore } from './format-one.js';
 import { noop, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
-import { mulberry32 as prng } from '../../src/seeded-random.js';
+import { mulberry32 as prng } from '../../src/system/seeded-random.js';
 
 let root: string;
 let dir: string;

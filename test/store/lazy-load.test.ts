@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { StoreDamagedError } from '../../src/errors.js';
+import { StoreDamagedError } from '../../src/system/errors.js';
 import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import { LockLease, type LeaseTiming } from '../../src/engine/store/lock-lease.js';
-import { StoreLock } from '../../src/engine/store/lock.js';
+import { StoreLock } from '../../src/system/lock.js';
 import { useTempStore } from '../support/temp-dir.js';
 
 let dir: string;

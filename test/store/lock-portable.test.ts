@@ -3,9 +3,9 @@ import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { bootTime, isStale, StoreLock, type LockInfo } from '../../src/engine/store/lock.js';
-import { ownStartTicks } from '../../src/process-liveness.js';
-import { StoreLockedError } from '../../src/errors.js';
+import { bootTime, isStale, StoreLock, type LockInfo } from '../../src/system/lock.js';
+import { ownStartTicks } from '../../src/system/process-liveness.js';
+import { StoreLockedError } from '../../src/system/errors.js';
 import { put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 

@@ -5,7 +5,7 @@ import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StoreLockedError } from '../../src/errors.js';
+import { StoreLockedError } from '../../src/system/errors.js';
 import type { StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 

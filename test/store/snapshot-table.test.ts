@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { StoreDamagedError } from '../../src/errors.js';
+import { StoreDamagedError } from '../../src/system/errors.js';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, journalFileName, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';

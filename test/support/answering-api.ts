@@ -1,4 +1,4 @@
-import type { ApiResult, IntegrationApi } from '../../src/api/integration-api.js';
+import type { ApiResult, IntegrationApi } from '../../src/port/integration-api.js';
 
 /** An answer of success carrying `content`, as the engine gives it. */
 export function okAnswer<T>(content: T): Promise<ApiResult<T>> {

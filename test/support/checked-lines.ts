@@ -1,4 +1,4 @@
-import { decodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { decodeChecksummedLine } from '../../src/system/checksummed-line.js';
 
 /** The bodies of a journal's or sync memory's checksummed lines, in order; a line that fails its check throws. */
 export function checkedLineBodies(text: string): Record<string, unknown>[] {

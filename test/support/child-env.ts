@@ -7,7 +7,7 @@ const PASSED_THROUGH = ['SystemRoot', 'SYSTEMROOT', 'windir', 'ComSpec', 'PATHEX
  * The environment of a spawned examctl: PATH, and on Windows what the OS needs; a private home
  * in `home` (HOME, and USERPROFILE/APPDATA/LOCALAPPDATA where the parent has them, i.e. on
  * Windows) and a private config and runs directory, so no test reads or writes the developer's
- * own files; nothing else of the parent's (no TTY hints, CI unset). On Linux the runs directory
+ * own files; UTC as the zone; nothing else of the parent's (no TTY hints, CI unset). On Linux the runs directory
  * is where HOME would put it anyway.
  */
 export function childEnv(home: string, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -16,6 +16,8 @@ export function childEnv(home: string, parent: NodeJS.ProcessEnv = process.env):
     HOME: home,
     EXAMCTL_CONFIG_DIR: join(home, '.config'),
     EXAMCTL_RUNS_DIR: join(home, '.local', 'state', 'examctl', 'runs'),
+    // The computer's zone, which a review session's table shows its times in: the same on every machine.
+    TZ: 'UTC',
   };
   for (const name of PASSED_THROUGH) {
     const value = parent[name];

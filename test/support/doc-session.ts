@@ -107,7 +107,7 @@ export interface SessionOptions {
 
 /**
  * A shell session: `examctl` on PATH is this checkout's bin/examctl, HOME private, the engine
- * clock pinned, no terminal and no CI (the plain summary line, no prompts).
+ * clock pinned, the zone UTC, no terminal and no CI (the plain summary line, no prompts).
  */
 export class DocSession {
   private cwd: string;
@@ -120,7 +120,7 @@ export class DocSession {
     const binDir = join(options.home, '.doc-test-bin');
     mkdirSync(binDir, { recursive: true });
     symlinkSync(BIN, join(binDir, 'examctl'));
-    this.env = { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: options.home, EXAMCTL_NOW: PINNED_NOW, LANG: 'C.UTF-8' };
+    this.env = { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: options.home, EXAMCTL_NOW: PINNED_NOW, LANG: 'C.UTF-8', TZ: 'UTC' };
   }
 
   get directory(): string {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/report/text-sink.js';
+import { StringSink } from '../../src/system/text-sink.js';
 import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
 
 export interface CliResult {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
-import { refuseLostZeros } from '../../src/cli/commands/user-sync-memory.js';
+import { refuseLostZeros } from '../../src/sync/user-sync-memory.js';
 import type { MemoryEntry } from '../../src/sync/sync-memory.js';
 
 

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { UserRequest } from '../../src/domain/types.js';
-import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
-import { UsageError } from '../../src/errors.js';
-import { thresholdOf } from '../../src/cli/commands/user-sync-memory.js';
-import { describeMove, linksAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
+import { UsageError } from '../../src/system/errors.js';
+import { thresholdOf } from '../../src/sync/user-sync-memory.js';
+import { describeMove } from '../../src/report/run-plan.js';
+import { linksAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 import { RunPlan } from '../../src/report/run-plan.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, examctl, startExamctl } from '../durability/helpers.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 
 /**
  * Joiners, movers, leavers (issue 33, docs/sync.md "Movers"): 300 users synced, then a night

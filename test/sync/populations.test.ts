@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
-import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl, range } from '../durability/helpers.js';
 import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
-import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
 

@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
-import { disableLimit } from '../../src/cli/commands/user-sync-memory.js';
+import { UsageError } from '../../src/system/errors.js';
+import { disableLimit } from '../../src/sync/user-sync-memory.js';
 import { canonicalJson, memoryFile, requestDigest, resolveSyncDir, SyncMemory } from '../../src/sync/sync-memory.js';
 
 let dir: string;
@@ -175,7 +175,7 @@ describe('the sync memory file', () => {
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     await memory.close();
     const file = memoryFile(dir, target, 'users');
-    const { encodeChecksummedLine } = await import('../../src/engine/store/journal.js');
+    const { encodeChecksummedLine } = await import('../../src/system/checksummed-line.js');
     writeFileSync(file, encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 99, kind: 'users', target })));
     await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/newer than this examctl reads/);
   });

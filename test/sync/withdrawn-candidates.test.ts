@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, examctl } from '../durability/helpers.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
-import { encodeChecksummedLine } from '../../src/engine/store/journal.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 
 /**
@@ -105,7 +105,7 @@ describe('withdrawn candidates, local store', () => {
     // Entry lines as an earlier examctl wrote them: no "c".
     const synced = join(dir, 'state', 'synced');
     const file = join(synced, readdirSync(synced)[0]!, 'schedules.ndjson');
-    const { decodeChecksummedLine, encodeChecksummedLine } = await import('../../src/engine/store/journal.js');
+    const { decodeChecksummedLine, encodeChecksummedLine } = await import('../../src/system/checksummed-line.js');
     const older = memoryLines().map((line, i) => {
       if (i === 0) return line;
       const decoded = decodeChecksummedLine(Buffer.from(line));

@@ -2,9 +2,10 @@
  * Type-level proof that a command's flags are declared once: checked by `tsc --noEmit` (part of
  * `npm test`), never run. Each `@ts-expect-error` fails the build if its line stops being an error.
  */
-import { onlyGlobals, type GlobalOptions } from '../../src/cli/global-options.js';
-import { positiveInt } from '../../src/cli/flag-values.js';
-import { argument, choice, option, parsed, type CommandRun, type OptionsOf } from '../../src/cli/option-table.js';
+import { onlyGlobals, type GlobalOptions } from '../../src/flags/global-options.js';
+import { positiveInt } from '../../src/flags/flag-values.js';
+import { argument, choice, option, parsed, type OptionsOf } from '../../src/flags/option-table.js';
+import { type CommandRun } from '../../src/cli/command-declaration.js';
 import type { CollectionAddOptions } from '../../src/cli/commands/collection-add.options.js';
 import type { InvigilatorsRemoveOptions } from '../../src/cli/commands/invigilators-remove.options.js';
 import type { SchedulePushOptions } from '../../src/cli/commands/schedule-push.options.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { CommandDeps } from '../../src/cli/context.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook, xlsxFixture } from './helpers.js';
 

@@ -143,7 +143,8 @@ describe('the workbook parts', () => {
       const styles = await entryText(path, 'xl/styles.xml');
       expect(styles).toContain('<fgColor rgb="FFF8CBAD"/>');
       expect(styles).toContain('<fgColor rgb="FFFFE699"/>');
-      expect(styles.match(/numFmtId="49"/g)).toHaveLength(4);
+      // Text in each look: plain, header, red, amber, marked.
+      expect(styles.match(/numFmtId="49"/g)).toHaveLength(5);
       const back = await readAll(path, { columns: ['ExternalId', 'Phone', 'Note'].map((name) => ({ name, kind: 'string' as const })) });
       expect(back.map((record) => record.raw?.cells)).toEqual([
         ['00123', '+49 30 1234567', 'a <b> & "c"'],

@@ -1,8 +1,10 @@
-import { declareCommand, grouped, HELP_GROUP, option, repeatable, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { allKept, grouped, HELP_GROUP, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
 
-export const COLLECTION_ADD_OPTIONS = [
+/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
+export const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'),
     SHEET_OPTION,
@@ -16,7 +18,7 @@ export const COLLECTION_ADD_OPTIONS = [
     repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
     repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
   ] as const),
-] as const;
+] as const);
 
 export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;
 
@@ -31,8 +33,7 @@ export const COLLECTION_ADD = declareCommand({
     'examctl collection add --file collections.json --report result.csv',
   ],
   options: COLLECTION_ADD_OPTIONS,
-  load: async () => (await import('./collection-add.js')).run,
   takesDryRun: true,
   takesReport: true,
-  resume: { input: async () => (await import('./collection-add.js')).rerunInput },
+  resume: 'rerun',
 });

@@ -1,20 +1,20 @@
-import type { IntegrationApi } from '../../api/integration-api.js';
+import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
 import { collectionForSending } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import { commandName, type RerunInput } from '../option-table.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
-import { runPipeline } from '../pipeline/run-pipeline.js';
-import { outcomeOf } from '../pipeline/service-answer.js';
-import type { TargetOf } from '../target.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import { commandName, type RerunInput } from '../command-declaration.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
+import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
-import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
@@ -31,6 +31,7 @@ export async function run(
     ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     send: sendCollection,
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
+    lostAttemptDid: createdByLostAttempt('/collections'),
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
@@ -89,7 +90,7 @@ async function fileRecords(
 ): Promise<() => AsyncIterable<InputRecord>> {
   const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
   if (given.length > 0) {
-    const { UsageError } = await import('../../errors.js');
+    const { UsageError } = await import('../../system/errors.js');
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
   return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, encoding, command: 'collection add', ...input });
@@ -98,7 +99,7 @@ async function fileRecords(
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
   let title = flags.title;
   if (title === undefined) {
-    const { missingValue, promptCollectionTitle } = await import('../prompts.js');
+    const { missingValue, promptCollectionTitle } = await import('../../terminal/prompts.js');
     if (!promptsAllowed(options, deps)) throw missingValue('--title (or --file)');
     title = await promptCollectionTitle(promptIoOf(deps));
   }

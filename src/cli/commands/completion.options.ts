@@ -1,5 +1,6 @@
-import { declareCommand, argument, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 
 export const COMPLETION_OPTIONS = [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const;
 
@@ -17,6 +18,5 @@ export const COMPLETION = declareCommand({
     'examctl completion powershell | Out-String | Invoke-Expression',
   ],
   options: COMPLETION_OPTIONS,
-  load: async () => (await import('./completion.js')).run,
   takesDryRun: true,
 });

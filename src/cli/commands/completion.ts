@@ -1,6 +1,6 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../system/errors.js';
 import { completionScript, SHELLS, type Shell } from '../completion.js';
-import type { CommandDeps } from '../context.js';
+import type { CommandDeps } from '../../context/command-deps.js';
 import type { CompletionOptions } from './completion.options.js';
 
 /** `examctl completion bash|zsh|fish|powershell`: the script on stdout, generated from the program it is part of. */

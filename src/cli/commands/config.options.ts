@@ -1,5 +1,6 @@
-import { declareCommand, NO_OPTIONS, argument, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { NO_OPTIONS, argument, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
 export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), option('--default', 'make it the default profile')] as const;
@@ -17,7 +18,6 @@ export const CONFIG_SET_PROFILE = declareCommand({
     'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
   ],
   options: CONFIG_SET_PROFILE_OPTIONS,
-  load: async () => (await import('./config.js')).runSetProfile,
 });
 
 export const CONFIG_LIST = declareCommand({
@@ -25,7 +25,6 @@ export const CONFIG_LIST = declareCommand({
   description: 'list the profiles (* marks the default)',
   examples: ['examctl config list', 'examctl config list --json'],
   options: NO_OPTIONS,
-  load: async () => (await import('./config.js')).runList,
   takesDryRun: true,
 });
 
@@ -34,7 +33,6 @@ export const CONFIG_REMOVE = declareCommand({
   description: 'remove a profile (its token file is left in place)',
   examples: ['examctl config remove staging', 'examctl config list'],
   options: CONFIG_PROFILE_NAME,
-  load: async () => (await import('./config.js')).runRemove,
 });
 
 export const CONFIG_USE = declareCommand({
@@ -42,7 +40,6 @@ export const CONFIG_USE = declareCommand({
   description: 'make a profile the default',
   examples: ['examctl config use prod', 'examctl config use staging'],
   options: CONFIG_PROFILE_NAME,
-  load: async () => (await import('./config.js')).runUse,
 });
 
 export const CONFIG_SHOW = declareCommand({
@@ -50,6 +47,5 @@ export const CONFIG_SHOW = declareCommand({
   description: 'the config file path, the default profile and every profile',
   examples: ['examctl config show', 'examctl config show --json'],
   options: NO_OPTIONS,
-  load: async () => (await import('./config.js')).runShow,
   takesDryRun: true,
 });

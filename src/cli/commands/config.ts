@@ -1,5 +1,5 @@
-import { UsageError } from '../../errors.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { UsageError } from '../../system/errors.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 import {
   configPath,
   expandPath,
@@ -10,9 +10,9 @@ import {
   useProfile,
   type ProfileSummary,
   type ProfileUpdate,
-} from '../config-file.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
+} from '../../context/config-file.js';
+import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
 /*

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
-import { ExamctlError, UsageError } from '../../errors.js';
-import { nonEmpty, type CommandDeps, type GlobalOptions } from '../context.js';
-import type { ResolvedTarget, TargetOf } from '../target.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { ExamctlError, UsageError } from '../../system/errors.js';
+import { type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { nonEmpty } from '../../system/env-values.js';
+import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -101,7 +102,7 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
 async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, deps: CommandDeps): Promise<DoctorReport> {
   const { baseUrl, profile, tokenSource } = target;
   const report: DoctorReport = { healthy: false, target: 'remote', baseUrl, checks: [] };
-  const { describeSource } = await import('../remote-settings.js');
+  const { describeSource } = await import('../../context/remote-settings.js');
   if (profile !== undefined) report.profile = profile;
   report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
   report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${report.profile ? ` (profile ${report.profile})` : ''}` });
@@ -171,14 +172,14 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
 }
 
 /**
- * Places other users could write (src/trusted-place.ts), each by path: a failure, since the
+ * Places other users could write (src/system/trusted-place.ts), each by path: a failure, since the
  * commands refuse them (exit 2). Then loose permissions on the config (with a token), the token
  * file, the runs directory and the store: a warning. The token file is the one the remote target
  * read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
   const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
-    await Promise.all([import('../loose-permissions.js'), import('../config-file.js'), import('../../runs/runs-dir.js'), import('./sent-memory.js'), import('../target.js')]);
+    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = nonEmpty(options.tokenFile);
   const profileName = nonEmpty(options.profile) ?? nonEmpty(deps.env.EXAMCTL_PROFILE) ?? config?.defaultProfile;

@@ -1,4 +1,4 @@
-import { choice, grouped, HELP_GROUP, option, repeatable } from '../option-table.js';
+import { choice, grouped, HELP_GROUP, option, repeatable } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');

@@ -1,4 +1,4 @@
-import { declareGroup } from '../option-table.js';
+import { declareGroup } from '../command-declaration.js';
 
 /**
  * The command groups (`examctl user`, `examctl runs`...): what `examctl <group> --help` says, no

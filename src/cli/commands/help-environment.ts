@@ -1,4 +1,4 @@
-import type { CommandDeps } from '../context.js';
+import type { CommandDeps } from '../../context/command-deps.js';
 import { renderEnvironmentHelp } from '../environment-variables.js';
 
 /** `examctl help environment`: every environment variable examctl reads (help text: stdout, as commander's help). */

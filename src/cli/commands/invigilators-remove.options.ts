@@ -1,8 +1,10 @@
-import { declareCommand, argument, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { allKept, argument, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTION } from './file-options.js';
 
-export const INVIGILATORS_REMOVE_OPTIONS = [
+/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
+export const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
   option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
@@ -10,7 +12,7 @@ export const INVIGILATORS_REMOVE_OPTIONS = [
   MAP_OPTION,
   MAP_FILE_OPTION,
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok'),
-] as const;
+] as const);
 
 export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;
 
@@ -24,8 +26,7 @@ export const INVIGILATORS_REMOVE = declareCommand({
     'examctl invigilators remove S-FUTURE --file leavers.txt --report result.csv',
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
-  load: async () => (await import('./invigilators-remove.js')).run,
   takesDryRun: true,
   takesReport: true,
-  resume: { input: async () => (await import('./invigilators-remove.js')).rerunInput },
+  resume: 'rerun',
 });

@@ -1,26 +1,27 @@
-import type { ApiResult, CallOptions, IntegrationApi } from '../../api/integration-api.js';
+import type { ApiResult, CallOptions, IntegrationApi } from '../../port/integration-api.js';
 import { capProblems, problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
 import type { Problem, Validation } from '../../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../../domain/types.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../report/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import { commandName, type RerunInput } from '../option-table.js';
-import { checkReportOption } from '../output.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
-import { runPipeline } from '../pipeline/run-pipeline.js';
-import { failureProblems } from '../pipeline/service-answer.js';
-import { openTargetDirectory, type TargetOf } from '../target.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import { commandName, type RerunInput } from '../command-declaration.js';
+import { checkReportOption } from '../../pipeline/report-sinks.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { failureProblems, removedByLostAttempt } from '../../pipeline/service-answer.js';
+import { openTargetDirectory } from '../../context/target.js';
+import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from './input-helpers.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -48,6 +49,7 @@ export async function run(
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
+    lostAttemptDid: removedByLostAttempt,
     // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
     remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
   };
@@ -179,7 +181,7 @@ class RemovalCall {
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
 async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
-  const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../prompts.js');
+  const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
   const target = await targetOf();
   const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);

@@ -1,5 +1,6 @@
-import { declareCommand, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
 
 export const LOCAL_EXPORT_OPTIONS = [OUT_OPTION] as const;
@@ -11,6 +12,5 @@ export const LOCAL_EXPORT = declareCommand({
   description: 'print the store as a world file on stdout (stable order; passwords only as hashes)',
   examples: ['examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'],
   options: LOCAL_EXPORT_OPTIONS,
-  load: async () => (await import('./local-export.js')).run,
   takesDryRun: true,
 });

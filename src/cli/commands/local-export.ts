@@ -1,11 +1,11 @@
 import { exportWorldText } from '../../engine/index.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
-import { UsageError } from '../../errors.js';
-import type { CommandDeps } from '../context.js';
-import { withOutFile } from '../out-file.js';
+import { UsageError } from '../../system/errors.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { withOutFile } from '../../context/out-file.js';
 import type { LocalExportOptions } from './local-export.options.js';
-import { usedStorePath } from '../target.js';
+import { usedStorePath } from '../../context/target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
 export function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {

@@ -1,5 +1,6 @@
-import { declareCommand, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 
 export const LOCAL_INIT_OPTIONS = [
   option('--seed <world.json>', 'world file to start from'),
@@ -19,6 +20,5 @@ export const LOCAL_INIT = declareCommand({
     'examctl --store /tmp/try-out local init',
   ],
   options: LOCAL_INIT_OPTIONS,
-  load: async () => (await import('./local-init.js')).run,
   takesDryRun: true,
 });

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { terminalLine } from '../../report/terminal-text.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
-import type { CommandDeps } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import { assertTrustedStore, localStorePath } from '../target.js';
-import { DEFAULT_LOCK_TIMEOUT_MS } from '../../engine/store/lock.js';
-import { formatCount } from '../../report/number-format.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { assertTrustedStore, localStorePath } from '../../context/target.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
+import { formatCount } from '../../formats/number-format.js';
 import { forgetMemory } from '../../sync/sync-memory.js';
-import { syncDirOf } from './sent-memory.js';
+import { syncDirOf } from '../../sync/sent-memory.js';
 import type { LocalInitOptions } from './local-init.options.js';
 
 /**

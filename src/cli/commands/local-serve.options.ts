@@ -1,7 +1,8 @@
-import { declareCommand, option, parsed, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { option, parsed, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { InvalidArgumentError } from 'commander';
-import { portNumber, wholeNumberIn } from '../flag-values.js';
+import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
 
 /**
  * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,
@@ -48,5 +49,4 @@ export const LOCAL_SERVE = declareCommand({
     'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
   ],
   options: LOCAL_SERVE_OPTIONS,
-  load: async () => (await import('./local-serve.js')).run,
 });

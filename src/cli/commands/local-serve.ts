@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { UsageError } from '../../errors.js';
-import type { CommandDeps } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import { usedStorePath } from '../target.js';
+import { UsageError } from '../../system/errors.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { usedStorePath } from '../../context/target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
-import { terminalLine } from '../../report/terminal-text.js';
-import { setInterruptNotice } from '../interrupt-notice.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { setInterruptNotice } from '../../terminal/interrupt-notice.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the

@@ -1,5 +1,6 @@
-import { declareCommand, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 
 export const LOGIN_OPTIONS = [
   option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)'),
@@ -21,5 +22,4 @@ export const LOGIN = declareCommand({
     'examctl login --profile prod --no-verify',
   ],
   options: LOGIN_OPTIONS,
-  load: async () => (await import('./login.js')).run,
 });

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { terminalLine } from '../../report/terminal-text.js';
-import { promptClosed, promptOpened } from '../prompt-state.js';
-import { PassThrough } from 'node:stream';
-import { InterruptedError, TargetError, UsageError } from '../../errors.js';
-import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../config-file.js';
-import { nonEmpty, promptsAllowed, type CommandDeps } from '../context.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { inquirerSecret } from '../../terminal/secret-prompt.js';
+import { TargetError, UsageError } from '../../system/errors.js';
+import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
+import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { nonEmpty } from '../../system/env-values.js';
 
 import type { LoginOptions } from './login.options.js';
 
@@ -131,25 +131,4 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
     );
   }
   await deps.stderr.write(`${terminalLine(`token accepted by ${baseUrl}`)}\n`);
-}
-
-/** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
-export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
-  const { password } = await import('@inquirer/prompts');
-  // Inquirer ends the stream it writes to; a pass-through keeps process.stderr open for later output.
-  const output = new PassThrough();
-  output.pipe(process.stderr, { end: false });
-  // Its input ending (Ctrl-D) leaves the process nothing to wait on: the entry point then says so (130).
-  promptOpened();
-  try {
-    return await password({ message, mask: true }, signal === undefined ? { output } : { output, signal });
-  } catch (error) {
-    if (error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError')) {
-      throw new InterruptedError(`interrupted at the ${what} prompt: nothing was changed`, { cause: error });
-    }
-    throw error;
-  } finally {
-    promptClosed();
-    output.unpipe(process.stderr);
-  }
 }

@@ -1,4 +1,4 @@
-import { option } from '../option-table.js';
+import { option } from '../../flags/option-table.js';
 
 /**
  * `--out <file>` of every command that writes a workbook or a document to stdout. PowerShell 5.1

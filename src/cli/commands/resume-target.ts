@@ -1,7 +1,7 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { terminalLine } from '../../report/terminal-text.js';
-import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
 /*
  * Before `runs resume` sends anything (docs/security.md, "Other local users"): the recorded
@@ -16,7 +16,7 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
   const { header } = opened.record;
   if (header.target.kind !== 'remote') return [];
   const recorded = header.options;
-  const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../remote-settings.js'), import('../config-file.js')]);
+  const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
   const differences: string[] = [];
   const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
@@ -57,7 +57,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
     const question = terminalLine(`${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`);
-    const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../prompts.js')).confirmSend(question, promptIoOf(deps));
+    const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
     if (confirmed) return;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
@@ -76,7 +76,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
 export async function configuredProfileFor(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
   const { header } = opened.record;
   if (header.target.kind !== 'remote' || given.profile !== undefined || typeof header.options.profile === 'string') return undefined;
-  const { resolveRemoteTarget } = await import('../remote-settings.js');
+  const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, env: deps.env, cwd: deps.cwd });
   if (now?.profile === undefined) return undefined;
   const recordedUrl = typeof header.options.baseUrl === 'string' ? header.options.baseUrl : header.target.baseUrl;

@@ -1,16 +1,21 @@
-import { declareCommand, argument, choice, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, choice, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
-import { DELIMITER_OPTION, NO_BOM_OPTION } from './file-options.js';
+import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTION } from './file-options.js';
 
 export const REVIEW_SESSION_SHOW_OPTIONS = [
-  argument('externalId', '<externalId>', 'review session external id'),
+  argument('externalIds', '[externalId...]', 'review session external ids; several (or --file) give one table with a ReviewSession column'),
+  option('-f, --file <path>', 'the review sessions to show: a CSV or .xlsx column ExternalId, one id per line, or a JSON array'),
+  SHEET_OPTION,
   choice(
     '-o, --output <format>',
-    'table (header, results, counts per status, mean score), json (the Content as sent), csv (one row per result, spreadsheet-safe) or xlsx (the same rows as a workbook, every cell text; to a file: --out or redirect stdout)',
-    ['table', 'json', 'csv', 'xlsx'],
+    'table (header, results, counts per status, mean score), json (the Content as sent; several sessions: one array of result rows), csv (one row per result, spreadsheet-safe), ndjson (one JSON object per result) or xlsx (the same rows as a typed workbook: numbers, dates, booleans; to a file: --out or redirect stdout)',
+    ['table', 'json', 'csv', 'ndjson', 'xlsx'],
     'table',
   ),
+  option('--timezone <zone>', "IANA zone (e.g. Europe/London) the times are shown in; default: the table this computer's zone, csv, ndjson and json UTC as the service sent them, xlsx UTC"),
+  option('--date-format <format>', 'how times and dates are written: YYYY MM DD HH mm ss with any separators, e.g. "DD/MM/YYYY HH:mm" (the tokens --date-format reads in input files); xlsx: the cells\' number format'),
   option(
     '--show-pin',
     "show the review session's PIN (Content.Pin) exactly as the service sent it, in every format (csv and xlsx: a Pin column); withheld otherwise",
@@ -18,23 +23,25 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
   OUT_OPTION,
   NO_BOM_OPTION,
   DELIMITER_OPTION,
+  choice('--decimal-separator <separator>', "csv output: the decimal separator of fractional numbers, '.' (default) or ',' (Excel in a locale with a decimal comma; give --delimiter ';' with it)", ['.', ',']),
 ] as const;
 
 export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;
 
 export const REVIEW_SESSION_SHOW = declareCommand({
   path: ['review-session', 'show'],
-  description: 'show a review session (GET /external/review-sessions/{id}); --json prints its Content',
+  description: 'show review sessions (GET /external/review-sessions/{id}); --json prints the Content',
   examples: [
     'examctl review-session show RS-MATH1-OCT',
     'examctl review-session show RS-MATH1-OCT -o csv > results.csv',
+    '# a term in one workbook, times in London',
+    'examctl review-session show --file term-sessions.csv -o xlsx --timezone Europe/London --out term.xlsx',
+    'examctl review-session show RS-MATH1-OCT RS-SCI1-OCT -o csv --timezone Europe/London --date-format "DD/MM/YYYY HH:mm"',
     '# for Excel in a German (decimal comma) locale',
-    "examctl review-session show RS-MATH1-OCT -o csv --delimiter ';' > results.csv",
-    'examctl review-session show RS-MATH1-OCT -o xlsx > results.xlsx',
+    "examctl review-session show RS-MATH1-OCT -o csv --delimiter ';' --decimal-separator ,",
     'examctl review-session show RS-MATH1-OCT --json',
     'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
-  load: async () => (await import('./review-session-show.js')).run,
   takesDryRun: true,
 });

@@ -1,77 +1,207 @@
 import { errorsOf } from '../../api/envelope-errors.js';
+import type { IntegrationApi } from '../../port/integration-api.js';
+import { REMOTE_CONCURRENCY } from '../../defaults.js';
+import { isKnownTimeZone } from '../../domain/local-time.js';
 import type { ReviewSession } from '../../domain/types.js';
-import { UsageError } from '../../errors.js';
+import { TransientTargetError, UsageError } from '../../system/errors.js';
+import { formatCount } from '../../formats/number-format.js';
+import { readOutputTimes, type OutputTimes } from '../../report/output-times.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { WITHHELD_PIN } from '../../report/report-csv-contract.js';
-import type { CommandDeps } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import { openTargetApi, type TargetOf } from '../target.js';
+import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
+import type { TablesWritten } from '../../report/xlsx-report-writer.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { openTargetApi } from '../../context/target.js';
+import { type TargetOf } from '../../context/resolved-target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
-import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
-import { withOutFile } from '../out-file.js';
+import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
+import { withOutFile } from '../../context/out-file.js';
+import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
+import { displayNameOf, inputPathOf } from '../../pipeline/command-input.js';
+
+/** Most review sessions one command shows: each is held until the table is written (a term's sittings are a few dozen). */
+const MAX_SESSIONS = 1000;
+
+type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
 /**
- * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv the
- * Results rows; the table goes to stdout, or to stderr when --json holds stdout.
+ * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv, ndjson,
+ * xlsx the Results rows; the table goes to stdout, or to stderr when --json holds stdout.
+ * Several ids (or --file) give one table of every session's results with a ReviewSession
+ * column, the sessions read concurrently; a session that cannot be read is one row with its
+ * error, and the command exits 1 with the rest written.
  * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
- * gets one document: `{ "target", "externalId", "errors" }`.
+ * gets one document: `{ "target", "externalId", "errors" }` (one id).
  */
 export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   return withOutFile(out, deps, (to) => show(options, to, targetOf));
 }
 
-async function show({ externalId, output, bom, delimiter, showPin, ...globals }: Omit<ReviewSessionShowOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  const options = onlyGlobals(globals);
+/** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
+function systemTimeZone(env: Readonly<Record<string, string | undefined>>): string {
+  const tz = env['TZ']?.replace(/^:/, '');
+  if (tz !== undefined && tz !== '' && isKnownTimeZone(tz)) return tz;
+  const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return typeof resolved === 'string' && isKnownTimeZone(resolved) ? resolved : 'UTC';
+}
+
+/** The times as asked (`--timezone`, `--date-format`), else in `defaultZone`: refused with exit 2 before anything is read. */
+function outputTimes(options: Pick<ShowOptions, 'timezone' | 'dateFormat'>, defaultZone: string): OutputTimes {
+  const reading = readOutputTimes(
+    {
+      timezone: options.timezone === undefined ? undefined : { text: options.timezone, origin: '--timezone' },
+      dateFormat: options.dateFormat === undefined ? undefined : { text: options.dateFormat, origin: '--date-format' },
+    },
+    defaultZone,
+  );
+  if (!reading.ok) throw new UsageError(reading.message);
+  return reading.times;
+}
+
+/** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
+async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'>, deps: CommandDeps): Promise<string[]> {
+  const ids = [...(options.externalIds ?? [])];
+  if (options.file !== undefined) {
+    const { readIdList } = await import('../../input/id-list.js');
+    const listed = await readIdList(inputPathOf(options.file, deps), {
+      displayName: displayNameOf(options.file),
+      idColumn: 'ExternalId',
+      ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
+    });
+    if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
+    ids.push(...listed.map((entry) => entry.id));
+  } else if (options.sheet !== undefined) throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
+  if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
+  if (ids.length > MAX_SESSIONS) throw new UsageError(`review-session show: ${formatCount(ids.length)} review sessions asked for, at most ${formatCount(MAX_SESSIONS)} at once: split the list`);
+  return ids;
+}
+
+/** A failed answer in one line: `1101 Review session not found`, or the HTTP status when the envelope says nothing. */
+function failureText(result: Awaited<ReturnType<IntegrationApi['getReviewSession']>>): string {
+  return errorsOf(result.envelope).map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
+}
+
+/**
+ * Every session read, at most `limit` at once (the remote client keeps to its own limit as
+ * well), in the order asked. An id asked for twice is read once. A session the service refuses
+ * (1101...) or does not answer after the client's retries is an error outcome; a target that
+ * cannot be used at all (the token refused, Ctrl-C) ends the command as with one id.
+ */
+async function readSessions(api: IntegrationApi, ids: readonly string[], limit: number, showPin: boolean): Promise<SessionOutcome[]> {
+  const unique = [...new Set(ids)];
+  const outcomes = new Map<string, SessionOutcome>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < unique.length) {
+      const externalId = unique[next++] as string;
+      try {
+        const result = await api.getReviewSession(externalId);
+        if (!result.envelope.Success || !result.envelope.Content) outcomes.set(externalId, { externalId, error: failureText(result), errors: errorsOf(result.envelope) });
+        else {
+          const sent = result.envelope.Content as ReviewSession;
+          outcomes.set(externalId, { externalId, session: showPin ? sent : withPinWithheld(sent) });
+        }
+      } catch (error) {
+        if (!(error instanceof TransientTargetError)) throw error;
+        outcomes.set(externalId, { externalId, error: error.message });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, unique.length) }, worker));
+  return ids.map((id) => outcomes.get(id) as SessionOutcome);
+}
+
+async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+  const { externalIds, file, sheet, output, showPin, timezone, dateFormat, bom, delimiter, decimalSeparator, ...rest } = options;
+  const globals = onlyGlobals(rest);
+  const json = globals.json === true || output === 'json';
+  const ids = await idsOf({ externalIds, file, sheet }, deps);
+  const several = ids.length > 1 || file !== undefined;
+  // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
+  const tableTimes = outputTimes({ timezone, dateFormat }, systemTimeZone(deps.env));
+  // Files and scripts get UTC as sent unless a flag asks (scripts read them); the table is for people.
+  const fileTimes = timezone !== undefined || dateFormat !== undefined ? outputTimes({ timezone, dateFormat }, 'UTC') : undefined;
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
-  const dryRun = target.kind === 'local' && (options.dryRun ?? false);
+  const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
-  let result;
+  let outcomes: SessionOutcome[];
   try {
-    result = await api.getReviewSession(externalId);
+    outcomes = await readSessions(api, ids, target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY, showPin === true);
   } finally {
     await api.close();
   }
   const where = describeTarget(target.report);
-  if (!result.envelope.Success || !result.envelope.Content) {
-    const errors = errorsOf(result.envelope);
-    const text = errors.map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
-    await deps.stderr.write(terminalLine(`examctl: review session ${externalId} on ${where}: ${text}`) + '\n');
-    if (options.json || output === 'json') {
-      await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: externalId, errors })}\n`);
-    }
+  const failed = outcomes.filter((outcome) => 'error' in outcome).length;
+  for (const outcome of outcomes) if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
+  const [first] = outcomes as [SessionOutcome];
+  if (!several && 'error' in first) {
+    if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: first.externalId, errors: first.errors ?? [] })}\n`);
     return 1;
   }
-  // --show-pin: the session as sent (the admin asked for the PIN to hand it to candidates).
-  const sent = result.envelope.Content as ReviewSession;
-  const session = showPin === true ? sent : withPinWithheld(sent);
+  const cells = await import('../../report/review-session-csv.js');
   const pinColumn = showPin === true;
-  if (options.json || output === 'json') {
-    await deps.stdout.write(`${JSON.stringify(session, null, 2)}\n`);
+  const table = cells.resultsTable(outcomes, { pinColumn, sessionColumn: several });
+  const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
+  if (json && !several && 'session' in first) {
+    await deps.stdout.write(`${JSON.stringify(first.session, null, 2)}\n`);
+  } else if (json || output === 'ndjson') {
+    const rows = cells.jsonRows(table, textOptions);
+    await deps.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
   } else if (output === 'csv') {
-    const { reviewSessionResultsCsv } = await import('../review-session-csv.js');
-    const { withUtf8Bom } = await import('../../report/csv-cell.js');
-    await deps.stdout.write(dataForStdout(withUtf8Bom(reviewSessionResultsCsv(session, { pinColumn }, delimiter === 'tab' ? '\t' : (delimiter ?? ',')), bom !== false), deps.stdoutIsTTY));
+    const { withUtf8Bom } = await import('../../formats/csv-cell.js');
+    const text = cells.resultsCsv(table, delimiter === 'tab' ? '\t' : (delimiter ?? ','), textOptions);
+    await deps.stdout.write(dataForStdout(withUtf8Bom(text, bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
-    const [{ reviewSessionResultsTable }, { writeTablesXlsx }, { writeWorkbookToStdout }] = await Promise.all([
-      import('../review-session-csv.js'),
-      import('../../report/xlsx-report-writer.js'),
-      import('../workbook-stdout.js'),
-    ]);
-    // Every cell text, as in the CSV: ids, keycodes and dates stay as the service sent them.
-    const table = reviewSessionResultsTable(session, { pinColumn });
-    await writeWorkbookToStdout(deps, `examctl review-session show ${externalId} -o xlsx > results.xlsx`, (stream) => writeTablesXlsx(stream, [{ name: 'Results', ...table }]));
+    await warnCut(await writeXlsx(table, fileTimes ?? { zone: 'UTC' }, ids, deps), deps);
   } else {
-    const { renderReviewSession } = await import('../review-session-view.js');
-    const { colorEnabled } = await import('../table-format.js');
+    const { renderReviewSession } = await import('../../terminal/review-session-view.js');
+    const { colorEnabled } = await import('../../terminal/table-format.js');
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(renderReviewSession(session, { color, showPin: pinColumn, ...(width === undefined ? {} : { width }) }));
+    const timesFrom = timezone === undefined ? "this computer's zone; --timezone to change" : '--timezone';
+    const views = outcomes.flatMap((outcome) =>
+      'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom, ...(width === undefined ? {} : { width }) })] : [],
+    );
+    await deps.stdout.write(views.join('\n'));
   }
-  await deps.stderr.write(terminalLine(`review session ${externalId} from ${where}`) + '\n');
-  return 0;
+  if (!several) await deps.stderr.write(terminalLine(`review session ${ids[0]} from ${where}`) + '\n');
+  else {
+    const read = `${formatCount(outcomes.length - failed)} read (${formatCount(table.rows.length - failed)} results)`;
+    const failures = failed === 0 ? '' : `, ${formatCount(failed)} failed (one row each, with its error)`;
+    await deps.stderr.write(terminalLine(`${formatCount(outcomes.length)} review sessions from ${where}: ${read}${failures}`) + '\n');
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+/** The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the `--date-format` when given. */
+async function writeXlsx(table: ResultsTable, times: OutputTimes, ids: readonly string[], deps: CommandDeps): Promise<TablesWritten> {
+  const [{ sheetFormats, sheetRows }, { writeTablesXlsx }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
+    import('../../report/review-session-csv.js'),
+    import('../../report/xlsx-report-writer.js'),
+    import('../../terminal/workbook-stdout.js'),
+    import('../../report/output-times.js'),
+  ]);
+  let written: TablesWritten | undefined;
+  const redirect = `examctl review-session show ${ids.length === 1 ? ids[0] : '--file ids.csv'} -o xlsx > results.xlsx`;
+  await writeWorkbookToStdout(deps, redirect, async (stream) => {
+    written = await writeTablesXlsx(stream, [{ name: 'Results', header: table.header, rows: sheetRows(table, times.zone), formats: sheetFormats(table) }], excelDateFormats(times.format));
+  });
+  return written as TablesWritten;
+}
+
+/** What did not fit Excel's limits, said on stderr: the workbook holds the markers. */
+async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
+  const lines: string[] = [];
+  if (cut.cutCells.count > 0) {
+    const first = cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
+    lines.push(`${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`);
+  }
+  if (cut.cutColumns > 0) lines.push(`the service's answer has more columns than a sheet holds: the last ${formatCount(cut.cutColumns)} were cut, the sheet's last column says how many; -o csv or ndjson writes them all`);
+  if (cut.cutRows > 0) lines.push(`the service's answer has more results than a sheet holds: the last ${formatCount(cut.cutRows)} were cut, the sheet's last row says how many; -o csv or ndjson writes them all`);
+  for (const line of lines) await deps.stderr.write(terminalLine(`warning: ${line}`) + '\n');
 }
 
 const PIN_KEY = /^pin$/i;
@@ -88,7 +218,7 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 /**
  * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
  * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
- * The marker, not null: null is the API's "no PIN" (UsePin false), and a PIN in use stays
+ * The marker, not null: null is the API's "no PIN", and a PIN in use stays
  * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
  * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
  * The local engine and `local serve` still return the PIN: they emulate the platform.

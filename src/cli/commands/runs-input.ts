@@ -1,10 +1,11 @@
 import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
-import type { CommandDeps } from '../context.js';
-import type { RecordJob, Unit } from '../pipeline/record-job.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import type { RecordJob, Unit } from '../../pipeline/record-job.js';
 import type { InputRecord } from '../../input/record.js';
 import type { SummaryNote } from '../../report/report-writers.js';
-import { RecordSource } from '../pipeline/record-source.js';
+import { RecordSource } from '../../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
+import type { CliDeps } from '../command-declaration.js';
 
 /*
  * `runs show` reads a run's input again, with the job its command builds, so that the items the
@@ -35,7 +36,7 @@ type TableRow = NonNullable<InputRecord['raw']>;
  * item is reported. `withUnits` false: only checked (unchanged, its job built), never parsed,
  * for a run whose journal lists every unit and a report that needs no input cells.
  */
-export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CommandDeps, withUnits = true): Promise<RunInput> {
+export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CliDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;
   const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
@@ -45,8 +46,8 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   }
   const scheduleChanged = await changedScheduleFile(record);
   if (scheduleChanged !== undefined) return { unlisted: scheduleChanged };
-  // The command's own input builder, as its declaration names it (resume.input), loaded on demand.
-  const entry = resumeEntry(header.command);
+  // The command's own input builder (its behaviour's rerunInput), loaded on demand.
+  const entry = resumeEntry(header.command, deps.behaviours ?? new Map());
   if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;

@@ -1,6 +1,7 @@
-import { declareCommand, argument, option, parsed, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
-import { dateOrAge, duration } from '../flag-values.js';
+import { argument, option, parsed, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
+import { dateOrAge, duration } from '../../flags/flag-values.js';
 
 export const RUNS_LIST_OPTIONS = [
   parsed(
@@ -41,7 +42,6 @@ export const RUNS_LIST = declareCommand({
   description: 'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
   examples: ['examctl runs list', 'examctl runs list --since 7d --json', 'examctl runs list --since 2026-11-01', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
   options: RUNS_LIST_OPTIONS,
-  load: async () => (await import('./runs.js')).runList,
   takesDryRun: true,
 });
 
@@ -50,7 +50,6 @@ export const RUNS_SHOW = declareCommand({
   description: "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
   examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
   options: RUNS_SHOW_OPTIONS,
-  load: async () => (await import('./runs.js')).runShow,
   takesDryRun: true,
   takesReport: true,
   resume: { notResumable: 'it only reads a journal and sends nothing: run it again' },
@@ -69,7 +68,6 @@ export const RUNS_RESUME = declareCommand({
     'EXAMCTL_PIN=4821 examctl runs resume last --json',
   ],
   options: RUNS_RESUME_OPTIONS,
-  load: async () => (await import('./runs.js')).runResume,
   takesReport: true,
   resume: { notResumable: 'it continues the journal of the run it resumed: resume that run again' },
 });
@@ -79,5 +77,4 @@ export const RUNS_PRUNE = declareCommand({
   description: 'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
   examples: ['examctl runs prune', 'examctl runs prune --older-than 7d --all --json'],
   options: RUNS_PRUNE_OPTIONS,
-  load: async () => (await import('./runs.js')).runPrune,
 });

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../system/errors.js';
 import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
@@ -20,18 +20,20 @@ import {
   type RunTrust,
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
-import { describeTarget, type SourceRow } from '../../report/report-writers.js';
+import { describeTarget } from '../../report/report-writers.js';
+import { type SourceRow } from '../../report/run-report.js';
 import type { ReportItem } from '../../report/run-report.js';
-import type { CommandDeps, GlobalOptions } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import { openRunReport, type RunTimes } from '../output.js';
-import { pinDigest } from '../pipeline/run-journaling.js';
+import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
+import type { CliDeps } from '../command-declaration.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
+import { pinDigest } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput } from './runs-input.js';
-import { instantOf } from '../flag-values.js';
+import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
-import { terminalLine } from '../../report/terminal-text.js';
-import { formatCount } from '../../report/number-format.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { formatCount } from '../../formats/number-format.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -97,7 +99,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
  * otherwise those are counted, not listed, and the report says how many and why. The journal is
  * streamed, never held (read-run.ts, `scanRun`): memory stays flat for any number of items.
  */
-export async function runShow({ id, ...globals }: RunsShowOptions, deps: CommandDeps): Promise<number> {
+export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
   const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
@@ -116,7 +118,7 @@ function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | un
   return end === undefined || Number.isNaN(end.getTime()) ? { startedAt: start } : { startedAt: start, endedAt: end };
 }
 
-async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps): Promise<number> {
+async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Promise<number> {
   // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
   const input = await runInput(run, deps, cells || !run.coversUnits());
@@ -127,9 +129,11 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CommandDeps)
   const notes = 'unlisted' in input ? undefined : input.summaryNotes;
   // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
   const unlistedUnchanged = 'unlisted' in input && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: input.unlisted } : undefined;
+  // The run's own zone and date format: a report workbook types its dates as the run's did.
+  const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
     { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
-    options,
+    { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
     deps,
     { notes },
     runTimes(run.header.startedAt, run.end?.at),
@@ -185,7 +189,7 @@ async function leaverRows(
 ): Promise<{ fileRows: (rows: SourceRow[]) => SourceRow[]; row: (item: ReportItem) => SourceRow } | undefined> {
   const listed = run.countFrom(input.count);
   if (run.header.command !== 'user sync' || input.table === undefined || listed === 0) return undefined;
-  const { leaverTable, leaverRow, underLeaverHeader } = await import('./user-sync-memory.js');
+  const { leaverTable, leaverRow, underLeaverHeader } = await import('../../sync/user-sync-memory.js');
   const table = leaverTable(input.table);
   await deps.stderr.write(
     `${terminalLine(`run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`)}\n`,
@@ -237,11 +241,11 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, ...globals }: RunsResumeOptions, deps: CommandDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
-  const { askPin, givenPin } = await import('../pin-source.js');
+  const { askPin, givenPin } = await import('../../context/pin-source.js');
   let pin = await givenPin({ pin: pinFlag, pinFile }, deps);
   const opened = await openResume(runsDir, wanted);
   try {
@@ -254,12 +258,12 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, over
     // The token comes from where every command takes it: flags, environment, the default profile.
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
-    // The command as its declaration says (program.ts), not a list of runs.ts's own.
-    const entry = resumeEntry(opened.record.header.command);
+    // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
+    const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
-    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../target.js')]);
+    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
     const recordedCwd = opened.record.header.options.cwd;
-    const resumedDeps: CommandDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options };
+    const resumedDeps: CliDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.

@@ -1,5 +1,6 @@
-import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, choice, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -29,6 +30,5 @@ export const SCHEDULE_LINKS = declareCommand({
     'examctl schedule links S-MATH1-DEC -o json',
   ],
   options: SCHEDULE_LINKS_OPTIONS,
-  load: async () => (await import('./schedule-links.js')).run,
   takesDryRun: true,
 });

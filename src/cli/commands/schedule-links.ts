@@ -1,11 +1,12 @@
-import { dataForStdout, terminalLine } from '../../report/terminal-text.js';
-import type { OpenDirectory, ScheduleLinks } from '../../api/local-directory.js';
-import { UsageError } from '../../errors.js';
-import { csvLine, withUtf8Bom } from '../../report/csv-cell.js';
+import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
+import type { OpenDirectory, ScheduleLinks } from '../../port/local-directory.js';
+import { UsageError } from '../../system/errors.js';
+import { csvLine, withUtf8Bom } from '../../formats/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { targetOnce, type ResolvedTarget, type TargetOf } from '../target.js';
-import { withOutFile } from '../out-file.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { targetOnce } from '../../context/target.js';
+import { type ResolvedTarget, type TargetOf } from '../../context/resolved-target.js';
+import { withOutFile } from '../../context/out-file.js';
 
 import type { ScheduleLinksOptions } from './schedule-links.options.js';
 
@@ -43,7 +44,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   } else if (format === 'csv') {
     await deps.stdout.write(dataForStdout(withUtf8Bom(linksCsv(links), options.bom !== false), deps.stdoutIsTTY));
   } else {
-    const { colorEnabled } = await import('../table-format.js');
+    const { colorEnabled } = await import('../../terminal/table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
     await deps.stdout.write(await linksTable(links, { color, ...(width === undefined ? {} : { width }) }));
@@ -66,7 +67,7 @@ export function linksCsv(links: ScheduleLinks): string {
 }
 
 export async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
-  const { renderRecordTable } = await import('../record-table.js');
+  const { renderRecordTable } = await import('../../terminal/record-table.js');
   const proctored = links.Candidates.some((candidate) => candidate.LaunchUrl !== undefined);
   const columns = [{ label: 'Candidate' }, { label: 'Name' }, { label: 'Email' }, { label: 'StartupLink' }, ...(proctored ? [{ label: 'LaunchUrl' }] : [])];
   const rows = links.Candidates.map((candidate) => [
@@ -100,7 +101,7 @@ async function openStoreDirectory(store: string): Promise<OpenDirectory> {
 }
 
 async function pickSchedule(directory: OpenDirectory, options: ScheduleLinksOptions, deps: CommandDeps): Promise<string> {
-  const { missingValue, promptSchedule } = await import('../prompts.js');
+  const { missingValue, promptSchedule } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('<ScheduleExtId>');
   return promptSchedule(directory.schedules(), promptIoOf(deps));
 }

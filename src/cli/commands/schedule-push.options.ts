@@ -1,9 +1,11 @@
-import { declareCommand, choice, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
-export const SCHEDULE_PUSH_OPTIONS = [
+/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
+export const SCHEDULE_PUSH_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file'),
     option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'),
@@ -24,8 +26,13 @@ export const SCHEDULE_PUSH_OPTIONS = [
     option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
     option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
     option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
-    option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
-    option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'),
+    kept(
+      option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
+      { notKept: 'a secret: its SHA-256 is kept, and runs resume asks for --pin again' },
+    ),
+    kept(option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'), {
+      notKept: 'where the PIN came from: runs resume asks for it again',
+    }),
     option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
     option('--no-proctoring', 'UseProctoringService false'),
     option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
@@ -40,7 +47,7 @@ export const SCHEDULE_PUSH_OPTIONS = [
   CHANGED_ONLY_OPTION,
   REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
-] as const;
+] as const);
 
 export type SchedulePushOptions = OptionsOf<typeof SCHEDULE_PUSH_OPTIONS> & GlobalOptions;
 
@@ -61,8 +68,7 @@ export const SCHEDULE_PUSH = declareCommand({
     'examctl schedule push --file result.csv --only-failed --report retry.csv',
   ],
   options: SCHEDULE_PUSH_OPTIONS,
-  load: async () => (await import('./schedule-push.js')).run,
   takesDryRun: true,
   takesReport: true,
-  resume: { input: async () => (await import('./schedule-push.js')).rerunInput },
+  resume: 'rerun',
 });

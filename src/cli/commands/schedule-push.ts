@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { terminalLine } from '../../report/terminal-text.js';
-import type { CallOptions, IntegrationApi } from '../../api/integration-api.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import type { CallOptions, IntegrationApi } from '../../port/integration-api.js';
 import {
   CANDIDATE_COLUMNS,
   isScheduleRequest,
@@ -13,27 +13,28 @@ import {
   type ScheduleDefaults,
 } from '../../domain/index.js';
 import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
-import { InputFileError, UsageError } from '../../errors.js';
-import { feedsMemory, NOT_SENT_NOTE } from './sent-memory.js';
-import { ScheduleMemory } from './schedule-memory.js';
+import { InputFileError, UsageError } from '../../system/errors.js';
+import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
+import { ScheduleMemory } from '../../sync/schedule-memory.js';
 import { normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
-import type { SourceRow } from '../../report/report-writers.js';
+import type { SourceRow } from '../../report/run-report.js';
 import type { Problem } from '../../domain/problem.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import { commandName, type RerunInput } from '../option-table.js';
-import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
-import { runPipeline } from '../pipeline/run-pipeline.js';
-import { outcomeOf } from '../pipeline/service-answer.js';
-import { openTargetDirectory, type TargetOf } from '../target.js';
-import type { ScheduleFieldName, StoreChoices } from '../prompts.js';
-import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import { commandName, type RerunInput } from '../command-declaration.js';
+import { withRecordFindings, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
+import { openTargetDirectory } from '../../context/target.js';
+import { type TargetOf } from '../../context/resolved-target.js';
+import type { ScheduleFieldName, StoreChoices } from '../../terminal/prompts.js';
+import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import type { RecordShaping } from '../../input/field-map.js';
 import { readRecordDates, readTypedDateTime, type LocalTimeOptions } from '../../domain/local-time.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
-import { askPin, givenPin } from '../pin-source.js';
+import { askPin, givenPin } from '../../context/pin-source.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
 
@@ -73,7 +74,8 @@ export async function run(
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
   if (pin !== undefined) fieldFlags.pin = pin;
   let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
-  const runOptions = { ...options, onlyFailed };
+  // The input's zone and date format go with the run options: a report workbook types its dates by them.
+  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
@@ -119,6 +121,7 @@ export async function run(
     intentsDurable: () => memory.intentsDurable(),
     send: async (api, payload, callOptions) => memory.withNote(payload, await sendSchedule(api, payload, callOptions)),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
+    lostAttemptDid: createdByLostAttempt('/schedule'),
     withChosenId: (payload, id) =>
       payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
         ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }
@@ -212,7 +215,7 @@ interface AskedFields {
 }
 
 async function correctAnswers(asked: AskedFields, problems: readonly Problem[], defaults: ScheduleDefaults, deps: CommandDeps): Promise<boolean> {
-  const { offerCorrection, promptScheduleFields } = await import('../prompts.js');
+  const { offerCorrection, promptScheduleFields } = await import('../../terminal/prompts.js');
   const io = promptIoOf(deps);
   const given = asked.names.map((name) => ({ name, label: name, value: stringOf(defaults.schedule[name]) }));
   const again = await offerCorrection(given, problems, io);
@@ -302,7 +305,7 @@ async function completeRequiredFields(
     (field) => defaults.schedule[field] === undefined && !header.has(normalizeColumnName(field)),
   );
   if (missing.length === 0) return undefined;
-  const { missingValue, promptScheduleFields } = await import('../prompts.js');
+  const { missingValue, promptScheduleFields } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
   await deps.stderr.write(`${terminalLine(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`)}\n`);

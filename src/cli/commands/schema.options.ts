@@ -1,5 +1,6 @@
-import { declareCommand, argument, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
 
 export const SCHEMA_OPTIONS = [argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'), OUT_OPTION] as const;
@@ -15,6 +16,5 @@ export const SCHEMA = declareCommand({
     'examctl schema sittings',
   ],
   options: SCHEMA_OPTIONS,
-  load: async () => (await import('./schema.js')).run,
   takesDryRun: true,
 });

@@ -1,4 +1,4 @@
-import { grouped, HELP_GROUP, option } from '../option-table.js';
+import { grouped, HELP_GROUP, kept, option } from '../../flags/option-table.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
 export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [option('--sync-dir <dir>', 'where sync memories are kept (env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory, docs/sync.md)')] as const);
@@ -11,7 +11,12 @@ export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [option(
 ] as const);
 
 /** --require-memory: a nightly job that must not run as a first night (docs/ci.md). */
-export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [option(
-  '--require-memory',
-  'with --changed-only or --disable-missing: refuse (exit 2, nothing sent) when this target has no sync memory yet (a lost CI cache), naming where it was looked for',
-)] as const);
+export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
+  kept(
+    option(
+      '--require-memory',
+      'with --changed-only or --disable-missing: refuse (exit 2, nothing sent) when this target has no sync memory yet (a lost CI cache), naming where it was looked for',
+    ),
+    { notKept: 'a check of the first run (a memory must exist); a resume has the memory that run started' },
+  ),
+] as const);

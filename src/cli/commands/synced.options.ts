@@ -1,5 +1,6 @@
-import { declareCommand, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 
 export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
@@ -13,7 +14,6 @@ export const SYNCED_SHOW = declareCommand({
   description: 'every sync memory: target, kind, ids remembered, leavers disabled, newest run, file',
   examples: ['examctl synced show', 'examctl synced show --json'],
   options: SYNCED_SHOW_OPTIONS,
-  load: async () => (await import('./synced.js')).runShow,
   takesDryRun: true,
 });
 
@@ -22,5 +22,4 @@ export const SYNCED_FORGET = declareCommand({
   description: "forget the target's sync memory (the usual target flags choose it): the next sync sends every record",
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
   options: SYNCED_FORGET_OPTIONS,
-  load: async () => (await import('./synced.js')).runForget,
 });

@@ -1,12 +1,12 @@
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../engine/store/lock.js';
-import { formatCount } from '../../report/number-format.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
+import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { terminalLine } from '../../report/terminal-text.js';
+import { terminalLine } from '../../formats/terminal-text.js';
 import { forgetMemory, listMemories } from '../../sync/sync-memory.js';
-import { syncDirOf } from './sent-memory.js';
-import type { CommandDeps } from '../context.js';
-import { onlyGlobals } from '../global-options.js';
-import type { TargetOf } from '../target.js';
+import { syncDirOf } from '../../sync/sent-memory.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
 
 

@@ -1,5 +1,6 @@
-import { declareCommand, argument, choice, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { argument, choice, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -24,6 +25,5 @@ export const TEMPLATE = declareCommand({
     'examctl template candidates -o json > candidates.json',
   ],
   options: TEMPLATE_OPTIONS,
-  load: async () => (await import('./template.js')).run,
   takesDryRun: true,
 });

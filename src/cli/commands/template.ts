@@ -1,9 +1,9 @@
 import { isTemplateKind, TEMPLATE_KINDS, type TemplateKind } from '../../domain/templates.js';
-import { UsageError } from '../../errors.js';
-import type { CommandDeps } from '../context.js';
-import { withUtf8Bom } from '../../report/csv-cell.js';
+import { UsageError } from '../../system/errors.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { withUtf8Bom } from '../../formats/csv-cell.js';
 import type { TemplateOptions } from './template.options.js';
-import { withOutFile } from '../out-file.js';
+import { withOutFile } from '../../context/out-file.js';
 
 /** The kind argument of `template` and `schema`, or a usage error listing the kinds. */
 export function templateKindOf(kind: string): TemplateKind {
@@ -23,7 +23,7 @@ async function writeTemplate(kind: string, output: TemplateOptions['output'], bo
   const which = templateKindOf(kind);
   const files = await import('../../report/template-files.js');
   if (output === 'xlsx') {
-    const { writeWorkbookToStdout } = await import('../workbook-stdout.js');
+    const { writeWorkbookToStdout } = await import('../../terminal/workbook-stdout.js');
     await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
   } else {
     await deps.stdout.write(output === 'json' ? files.templateJson(which) : withUtf8Bom(files.templateCsv(which), bom !== false));

@@ -1,9 +1,11 @@
-import { declareCommand, grouped, HELP_GROUP, option, type OptionsOf } from '../option-table.js';
-import type { GlobalOptions } from '../global-options.js';
+import { allKept, grouped, HELP_GROUP, option, type OptionsOf } from '../../flags/option-table.js';
+import { declareCommand } from '../command-declaration.js';
+import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
-export const USER_SYNC_OPTIONS = [
+/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
+export const USER_SYNC_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file')] as const),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
@@ -21,7 +23,7 @@ export const USER_SYNC_OPTIONS = [
   option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)'),
   REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
-] as const;
+] as const);
 
 export type UserSyncOptions = OptionsOf<typeof USER_SYNC_OPTIONS> & GlobalOptions;
 
@@ -41,8 +43,7 @@ export const USER_SYNC = declareCommand({
     'examctl user sync',
   ],
   options: USER_SYNC_OPTIONS,
-  load: async () => (await import('./user-sync.js')).run,
   takesDryRun: true,
   takesReport: true,
-  resume: { input: async () => (await import('./user-sync.js')).rerunInput },
+  resume: 'rerun',
 });

@@ -1,25 +1,27 @@
-import type { IntegrationApi } from '../../api/integration-api.js';
+import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { coerceAndValidateUserRecord, USER_COLUMNS, validateUser } from '../../domain/index.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { Problem } from '../../domain/problem.js';
-import type { UserRequest, UserResponseContent } from '../../domain/types.js';
+import type { UserRequest } from '../../domain/types.js';
+import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../context.js';
-import { onlyGlobals, type GlobalOptions } from '../global-options.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../pipeline/record-job.js';
-import { runPipeline } from '../pipeline/run-pipeline.js';
-import { outcomeOf } from '../pipeline/service-answer.js';
-import { openTargetDirectory, type TargetOf } from '../target.js';
-import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from './input-helpers.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { runPipeline } from '../../pipeline/run-pipeline.js';
+import { outcomeOf } from '../../pipeline/service-answer.js';
+import { openTargetDirectory } from '../../context/target.js';
+import { type TargetOf } from '../../context/resolved-target.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
-import { commandName, type RerunInput } from '../option-table.js';
+import { commandName, type RerunInput } from '../command-declaration.js';
 import type { SummaryNote } from '../../report/report-writers.js';
-import { feedsMemory, NOT_SENT_NOTE } from './sent-memory.js';
-import { terminalLine } from '../../report/terminal-text.js';
-import { UsageError } from '../../errors.js';
-import type { RunOptions } from '../pipeline/record-job.js';
-import { populationOf, UserSyncMemory, type UserSyncFlags } from './user-sync-memory.js';
+import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { UsageError } from '../../system/errors.js';
+import type { RunOptions } from '../../pipeline/record-job.js';
+import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
@@ -31,7 +33,8 @@ export async function run(
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
-  const runOptions = { ...options, onlyFailed };
+  // The input's zone and date format go with the run options: a report workbook types its dates by them.
+  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   if (file !== undefined) {
     const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
@@ -158,14 +161,14 @@ function promptedRecord(fields: () => Record<string, unknown>): () => AsyncItera
 }
 
 async function askUser(options: GlobalOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
-  const { missingValue, promptUser } = await import('../prompts.js');
+  const { missingValue, promptUser } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('--file');
   return promptOneUser(deps, target, promptUser);
 }
 
 /** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
 async function correctUser(fields: Record<string, unknown>, problems: readonly Problem[], deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown> | null> {
-  const { offerCorrection, promptUser } = await import('../prompts.js');
+  const { offerCorrection, promptUser } = await import('../../terminal/prompts.js');
   const given = Object.entries(fields).map(([name, value]) => ({ name, label: name, value: typeof value === 'string' ? value : JSON.stringify(value) }));
   const names = await offerCorrection(given, problems, promptIoOf(deps));
   if (names === null) return null;
@@ -180,7 +183,7 @@ async function correctUser(fields: Record<string, unknown>, problems: readonly P
 async function promptOneUser(
   deps: CommandDeps,
   target: TargetOf,
-  promptUser: typeof import('../prompts.js').promptUser,
+  promptUser: typeof import('../../terminal/prompts.js').promptUser,
   earlier?: Partial<UserRequest>,
   correcting?: ReadonlySet<string>,
 ): Promise<Record<string, unknown>> {

@@ -2,13 +2,13 @@
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StoreDamagedError, TargetError, UsageError } from '../../errors.js';
-import { fsyncDirectory } from '../../atomic-file.js';
-import { renameRetrying, RM_RETRY } from '../../busy-retry.js';
+import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
+import { fsyncDirectory } from '../../system/atomic-file.js';
+import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
-import { errnoCode } from './errno.js';
+import { errnoCode } from '../../system/errno.js';
 import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { writeStoreInstance } from './store-instance.js';

@@ -1,4 +1,4 @@
-import { StoreDamagedError } from '../../errors.js';
+import { StoreDamagedError } from '../../system/errors.js';
 import type { CollectionTable } from './snapshot-table.js';
 
 /** Marks a snapshot entity deleted since the load. */

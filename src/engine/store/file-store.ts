@@ -8,20 +8,20 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InternalError, StoreDamagedError, TargetError } from '../../errors.js';
+import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
 import { COLLECTION_NAMES } from './contract.js';
 import type { Change, CollectionName, Store, StoreIndexer, StoreObserver, StoreOpenOptions, StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
-import { errnoCode } from './errno.js';
+import { errnoCode } from '../../system/errno.js';
 import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
-import { openRegularFile } from '../../regular-file.js';
-import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../durable-write.js';
+import { openRegularFile } from '../../system/regular-file.js';
+import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from './lock.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
@@ -36,7 +36,7 @@ import { emptyMaps, type Maps } from './snapshot-entries.js';
  */
 export const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
 
-/** Appends are durable when their write returns (src/durable-write.ts). */
+/** Appends are durable when their write returns (src/system/durable-write.ts). */
 const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 export interface FileStoreOptions extends StoreOpenOptions {

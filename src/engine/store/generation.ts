@@ -1,10 +1,10 @@
 /** Writing a whole generation (a new store, a compaction, a replacement) and removing the old ones. */
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ATOMIC_TEMP_PREFIX, fsyncDirectory, writeFileAtomic } from '../../atomic-file.js';
+import { ATOMIC_TEMP_PREFIX, fsyncDirectory, writeFileAtomic } from '../../system/atomic-file.js';
 import type { StoreIndexer } from './contract.js';
-import { LOCK_TEMP_PREFIX } from './lock.js';
-import { processAlive } from '../../process-liveness.js';
+import { LOCK_TEMP_PREFIX } from '../../system/lock.js';
+import { processAlive } from '../../system/process-liveness.js';
 import { generationOfFile, journalFileName, snapshotFileName, writeManifest } from './manifest.js';
 import { writeSnapshot } from './snapshot.js';
 import { snapshotEntries, type Maps } from './snapshot-entries.js';

@@ -3,7 +3,7 @@
  * them (no value parsed); what changed since the load answers from a per-collection overlay,
  * built on the first question and kept true by every change after it.
  */
-import { InternalError } from '../../errors.js';
+import { InternalError } from '../../system/errors.js';
 import type { Change, CollectionName, StoreIndexer } from './contract.js';
 import type { Maps } from './snapshot-entries.js';
 

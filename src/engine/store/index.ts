@@ -5,7 +5,7 @@ export type { Store } from './contract.js';
 export { StoreExistsError, createStore, storeExists } from './create-store.js';
 export { openStore } from './file-store.js';
 export type { FileStore } from './file-store.js';
-export { lockTimeoutFromEnv } from './lock.js';
+export { lockTimeoutFromEnv } from '../../system/lock.js';
 export { journalFileName, snapshotFileName } from './manifest.js';
 
 /** Every entity in a stable order (collections in COLLECTION_NAMES order, keys sorted by code unit), for export. */

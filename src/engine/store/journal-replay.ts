@@ -1,8 +1,8 @@
 /** Reading a journal forward from where memory is: the replay of a load, and the catch-up before a write. */
 import type { FileHandle } from 'node:fs/promises';
-import { StoreDamagedError } from '../../errors.js';
+import { StoreDamagedError } from '../../system/errors.js';
 import type { Change } from './contract.js';
-import { errnoCode } from './errno.js';
+import { errnoCode } from '../../system/errno.js';
 import { decodeJournalLine } from './journal.js';
 import { forEachLine } from './line-reader.js';
 

@@ -7,8 +7,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOCK_FILE, LOCK_TEMP_PREFIX, type StoreLock } from './lock.js';
-import { processAlive } from '../../process-liveness.js';
+import { LOCK_FILE, LOCK_TEMP_PREFIX, type StoreLock } from '../../system/lock.js';
+import { processAlive } from '../../system/process-liveness.js';
 
 /** Released once no batch came for this long (ms): a pause in the traffic lets others in. */
 export const LEASE_IDLE_MS = 20;

@@ -3,11 +3,11 @@
  * generation is one snapshot file plus one journal file. Switching CURRENT is the atomic step
  * of every compaction and every replacement.
  */
-import { readRegularFile } from '../../regular-file.js';
+import { readRegularFile } from '../../system/regular-file.js';
 import { join } from 'node:path';
-import { StoreDamagedError } from '../../errors.js';
-import { writeFileAtomic } from '../../atomic-file.js';
-import { errnoCode } from './errno.js';
+import { StoreDamagedError } from '../../system/errors.js';
+import { writeFileAtomic } from '../../system/atomic-file.js';
+import { errnoCode } from '../../system/errno.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 
 export const CURRENT_FILE = 'CURRENT';

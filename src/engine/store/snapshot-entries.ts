@@ -1,5 +1,5 @@
 /** The in-memory collections and the entries a snapshot is written from. */
-import { InternalError } from '../../errors.js';
+import { InternalError } from '../../system/errors.js';
 import { COLLECTION_NAMES } from './contract.js';
 import type { Change, CollectionName, StoreIndexer } from './contract.js';
 import { EntityMap } from './entity-map.js';

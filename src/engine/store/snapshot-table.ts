@@ -1,12 +1,11 @@
-import { StoreDamagedError } from '../../errors.js';
+import { StoreDamagedError } from '../../system/errors.js';
 
 /*
  * The loaded snapshot of one collection, as flat typed arrays over the snapshot's bytes: where
  * each entity's key, hints and value lie, plus open-addressing hash tables from key (and, built
- * on first use, from hint) to the entity's ordinal. Loading a store of 100k users used to build
- * a JS string, an object and a Map entry per user (and as many again for the engine's hint
- * index): that was most of a command's start-up, and it grew with the store. Here a load makes
- * no per-entity object at all; a key, hint or value becomes a string only when it is looked at.
+ * on first use, from hint) to the entity's ordinal. A load makes no per-entity object at
+ * all (a string, an object and a Map entry per user would be most of a command's start-up,
+ * growing with the store); a key, hint or value becomes a string only when it is looked at.
  */
 
 /** "No hints member" in hintsFrom. */

@@ -1,9 +1,9 @@
 import { crc32 } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
-import { StoreDamagedError } from '../../errors.js';
+import { StoreDamagedError } from '../../system/errors.js';
 import type { CollectionName } from './contract.js';
-import { writeFileAtomic } from '../../atomic-file.js';
+import { writeFileAtomic } from '../../system/atomic-file.js';
 import { isCollectionName } from './journal.js';
 import { BACKSLASH, CollectionTable, CollectionTableBuilder, FNV_OFFSET, FNV_PRIME, NO_HINTS, QUOTE, hashString } from './snapshot-table.js';
 

@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../atomic-file.js';
-import { readRegularFile } from '../../regular-file.js';
-import { StoreDamagedError } from '../../errors.js';
-import { errnoCode } from './errno.js';
+import { writeFileAtomic } from '../../system/atomic-file.js';
+import { readRegularFile } from '../../system/regular-file.js';
+import { StoreDamagedError } from '../../system/errors.js';
+import { errnoCode } from '../../system/errno.js';
 
 export const INSTANCE_FILE = 'INSTANCE';
 

@@ -1,0 +1,80 @@
+import type { SpecTable } from '../flags/option-table.js';
+import { COLLECTION_ADD } from './commands/collection-add.options.js';
+import { COMPLETION } from './commands/completion.options.js';
+import { CONFIG_SET_PROFILE, CONFIG_LIST, CONFIG_REMOVE, CONFIG_USE, CONFIG_SHOW } from './commands/config.options.js';
+import { DOCTOR } from './commands/doctor.options.js';
+import { INVIGILATORS_REMOVE } from './commands/invigilators-remove.options.js';
+import { LOCAL_EXPORT } from './commands/local-export.options.js';
+import { LOCAL_INIT } from './commands/local-init.options.js';
+import { LOCAL_SERVE } from './commands/local-serve.options.js';
+import { LOGIN } from './commands/login.options.js';
+import { REVIEW_SESSION_SHOW } from './commands/review-session-show.options.js';
+import { RUNS_LIST, RUNS_SHOW, RUNS_RESUME, RUNS_PRUNE } from './commands/runs.options.js';
+import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
+import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
+import { SCHEMA } from './commands/schema.options.js';
+import { SYNCED_SHOW, SYNCED_FORGET } from './commands/synced.options.js';
+import { TEMPLATE } from './commands/template.options.js';
+import { USER_SYNC } from './commands/user-sync.options.js';
+import type { Behaviours, CommandBehaviour, CommandOptions, CommandRun, DeclaredCommand, RerunInput } from './command-declaration.js';
+import { commandName } from './command-declaration.js';
+
+/**
+ * Where each command's behaviour is loaded from, only when it runs: `--help`, completion and the
+ * registry (program.ts) load declarations alone. `behaviour` checks, by type, that the loaded
+ * `run` takes exactly the options its declaration's table gives; a resumable command also names
+ * its `rerunInput`. test/cli/command-options.test.ts fails for a runnable declaration without an
+ * entry here. Only run-cli.ts imports this file: it hands the map to the command tree and, for
+ * `runs resume` and `runs show`, to the commands through their deps.
+ */
+function behaviour<T extends SpecTable>(
+  declaration: DeclaredCommand<T>,
+  run: () => Promise<CommandRun<CommandOptions<DeclaredCommand<T>>>>,
+  rerunInput?: () => Promise<RerunInput>,
+): [string, CommandBehaviour] {
+  return [commandName(declaration), rerunInput === undefined ? { run: run as () => Promise<CommandRun<never>> } : { run: run as () => Promise<CommandRun<never>>, rerunInput }];
+}
+
+export const COMMAND_BEHAVIOURS: Behaviours = new Map([
+  behaviour(
+    COLLECTION_ADD,
+    async () => (await import('./commands/collection-add.js')).run,
+    async () => (await import('./commands/collection-add.js')).rerunInput,
+  ),
+  behaviour(COMPLETION, async () => (await import('./commands/completion.js')).run),
+  behaviour(CONFIG_SET_PROFILE, async () => (await import('./commands/config.js')).runSetProfile),
+  behaviour(CONFIG_LIST, async () => (await import('./commands/config.js')).runList),
+  behaviour(CONFIG_REMOVE, async () => (await import('./commands/config.js')).runRemove),
+  behaviour(CONFIG_USE, async () => (await import('./commands/config.js')).runUse),
+  behaviour(CONFIG_SHOW, async () => (await import('./commands/config.js')).runShow),
+  behaviour(DOCTOR, async () => (await import('./commands/doctor.js')).run),
+  behaviour(
+    INVIGILATORS_REMOVE,
+    async () => (await import('./commands/invigilators-remove.js')).run,
+    async () => (await import('./commands/invigilators-remove.js')).rerunInput,
+  ),
+  behaviour(LOCAL_EXPORT, async () => (await import('./commands/local-export.js')).run),
+  behaviour(LOCAL_INIT, async () => (await import('./commands/local-init.js')).run),
+  behaviour(LOCAL_SERVE, async () => (await import('./commands/local-serve.js')).run),
+  behaviour(LOGIN, async () => (await import('./commands/login.js')).run),
+  behaviour(REVIEW_SESSION_SHOW, async () => (await import('./commands/review-session-show.js')).run),
+  behaviour(RUNS_LIST, async () => (await import('./commands/runs.js')).runList),
+  behaviour(RUNS_SHOW, async () => (await import('./commands/runs.js')).runShow),
+  behaviour(RUNS_RESUME, async () => (await import('./commands/runs.js')).runResume),
+  behaviour(RUNS_PRUNE, async () => (await import('./commands/runs.js')).runPrune),
+  behaviour(SCHEDULE_LINKS, async () => (await import('./commands/schedule-links.js')).run),
+  behaviour(
+    SCHEDULE_PUSH,
+    async () => (await import('./commands/schedule-push.js')).run,
+    async () => (await import('./commands/schedule-push.js')).rerunInput,
+  ),
+  behaviour(SCHEMA, async () => (await import('./commands/schema.js')).run),
+  behaviour(SYNCED_SHOW, async () => (await import('./commands/synced.js')).runShow),
+  behaviour(SYNCED_FORGET, async () => (await import('./commands/synced.js')).runForget),
+  behaviour(TEMPLATE, async () => (await import('./commands/template.js')).run),
+  behaviour(
+    USER_SYNC,
+    async () => (await import('./commands/user-sync.js')).run,
+    async () => (await import('./commands/user-sync.js')).rerunInput,
+  ),
+]);

@@ -1,0 +1,95 @@
+import type { CommandDeps } from '../context/command-deps.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { keptNames, type OptionsOf, type SpecTable } from '../flags/option-table.js';
+import { GLOBAL_OPTIONS } from '../flags/global-options.js';
+import type { RecordJob } from '../pipeline/record-job.js';
+
+/**
+ * A command is one declaration: where it sits in the tree, what `--help` says about it (purpose
+ * and examples), its flags (an option table, each flag saying whether a run journal keeps it)
+ * and how its runs are resumed. Each lives in its `commands/<command>.options.ts`, which imports
+ * only flag tables: `--help` and completion load every declaration and no behaviour.
+ * `command-behaviours.ts` names the module that runs each (`commands/<command>.ts`, with undici,
+ * zod, the engine), loaded only when the command runs; `program.ts` lists the declarations.
+ */
+
+/** A command's entry point, typed by the table it is declared with. */
+export type CommandRun<Options> = (options: Options, deps: CliDeps, target: TargetOf) => Promise<number>;
+
+/** Where a command's behaviour is loaded from (command-behaviours.ts). */
+export interface CommandBehaviour {
+  readonly run: () => Promise<CommandRun<never>>;
+  readonly rerunInput?: () => Promise<RerunInput>;
+}
+
+/** Every command's behaviour by its name (`user sync`). */
+export type Behaviours = ReadonlyMap<string, CommandBehaviour>;
+
+/** What a command's behaviour is given: the outside world, and the other commands' behaviours (for `runs resume`). */
+export type CliDeps = CommandDeps & { readonly behaviours?: Behaviours };
+
+/** A run's input read again with the job its command builds: its records and how they group into units. */
+export type RerunInput = (
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;
+
+/**
+ * How a report-writing command's journaled run is continued: `'rerun'`, its behaviour module
+ * exports `rerunInput` (`runs show` reads the input again through it, `runs resume` runs the
+ * command again with the options the journal kept); or, in words, why a run of it cannot be
+ * resumed. test/runs/resume-registry.test.ts fails for a command with `takesReport` and neither.
+ */
+export type ResumeSupport = 'rerun' | { readonly notResumable: string };
+
+export interface CommandDeclaration {
+  /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
+  readonly path: readonly [string] | readonly [string, string];
+  readonly description: string;
+  /** The lines of its "Examples:" help block; a line starting with `#` comments the one below it. */
+  readonly examples: readonly string[];
+  /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
+  readonly options?: SpecTable;
+  /**
+   * Writes a run report, so honours the global `--report`. Absent (the default), `--report` is
+   * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
+   */
+  readonly takesReport?: boolean;
+  /**
+   * Honours the global `--dry-run` (changes nothing with it) or only reads. Absent (the default),
+   * `--dry-run` is refused with exit 2: a command that would change things all the same (prune
+   * runs, forget, write the config) must not look rehearsed.
+   */
+  readonly takesDryRun?: boolean;
+  /** Required with `takesReport` (a test checks): see ResumeSupport. */
+  readonly resume?: ResumeSupport;
+}
+
+/** A declaration that remembers its table's type, so its behaviour is checked against it (command-behaviours.ts). */
+export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration {
+  readonly options: T;
+}
+
+/** Declares a runnable command. The table is the one source of the options type its behaviour receives. */
+export function declareCommand<const T extends SpecTable>(declaration: DeclaredCommand<T>): DeclaredCommand<T> {
+  return declaration;
+}
+
+/** The options a runnable command's behaviour receives: its table's and the global ones. */
+export type CommandOptions<D> = D extends DeclaredCommand<infer T> ? OptionsOf<T> & GlobalOptions : never;
+
+/** A command's name as a run journal and `--help` spell it (`user sync`): its path, so `runs resume` finds it (resume-registry.ts). */
+export function commandName(declaration: Pick<CommandDeclaration, 'path'>): string {
+  return declaration.path.join(' ');
+}
+
+/** Declares a group of commands (`examctl config`): its help's purpose and examples. */
+export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
+  return { path: [declaration.name], description: declaration.description, examples: declaration.examples };
+}
+
+/** The options a run journal of this command keeps (the global ones and its own marked `kept`). */
+export function keptOptionNames(declaration: CommandDeclaration): string[] {
+  return keptNames(GLOBAL_OPTIONS, declaration.options ?? []);
+}

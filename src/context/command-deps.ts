@@ -1,0 +1,85 @@
+import type { IntegrationApi } from '../port/integration-api.js';
+import type { OpenDirectory } from '../port/local-directory.js';
+import type { TextSink } from '../system/text-sink.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
+import type { ResolvedTarget } from './resolved-target.js';
+
+export type { GlobalOptions };
+
+/** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
+export type ApiFactory = (target: ResolvedTarget, options: { dryRun: boolean; deps: CommandDeps }) => Promise<IntegrationApi | null>;
+
+/**
+ * Opens the read-only LocalDirectory of a local target (roles, a schedule's invigilators) for
+ * prompts; null for a remote target, which has no such lists.
+ */
+export type DirectoryFactory = (target: ResolvedTarget, deps: CommandDeps) => Promise<OpenDirectory | null>;
+
+/**
+ * Everything a command needs from the outside world, so tests run commands in-process with
+ * their own streams, environment, clock and target.
+ */
+export interface CommandDeps {
+  stdout: TextSink;
+  stderr: TextSink;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Wall clock for messages; the local engine's clock comes from EXAMCTL_NOW via the env. */
+  now: () => Date;
+  /** True when a person can answer prompts (stdin and stderr are terminals). */
+  isTTY: boolean;
+  cwd: string;
+  /** Aborted on SIGINT: stop dispatching, finish what is in flight, report the rest skipped. */
+  signal?: AbortSignal;
+  /** Defaults to the real local engine / remote client (src/context/target.ts). */
+  openApi?: ApiFactory;
+  /** Yes/no question on a TTY; defaults to @inquirer/prompts. */
+  confirm?: (message: string) => Promise<boolean>;
+  /** The terminal behind `stderr`, for the progress line; absent (tests, pipes): no progress line. */
+  progressStream?: NodeJS.WritableStream;
+  /** Where prompts read keys and draw; default process.stdin and process.stderr. Tests inject a fake terminal. */
+  promptIo?: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream };
+  /** stdout is a terminal: decides colour of what goes to stdout (a table), independently of stdin. */
+  stdoutIsTTY?: boolean;
+  /** stdout for bytes (a workbook: `-o xlsx > file.xlsx`); absent: such output is an internal error. */
+  stdoutBytes?: NodeJS.WritableStream;
+  /** stdout's width when it is a terminal: tables are fitted to it. */
+  stdoutColumns?: number;
+  /** Defaults to the real local directory (src/context/target.ts). */
+  openDirectory?: DirectoryFactory;
+  /** What `--file -` and `login --with-token` read; default process.stdin. */
+  stdin?: NodeJS.ReadableStream;
+  /** `--file -`: the copy of stdin the command reads (set by command-tree.ts before the command runs). */
+  stdinFile?: string;
+  /** `--file <fifo>`: the --file value (a named pipe, read once) whose copy `stdinFile` is. */
+  pipedFile?: string;
+  /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
+  invocation?: Readonly<Record<string, unknown>>;
+  /** The options of `invocation` a run journal keeps (the command's declaration says which). */
+  keptOptions?: readonly string[];
+  /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
+  resume?: ResumeContext;
+  /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
+  runTrust?: import('../runs/run-trust.js').RunTrust;
+  /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
+  platform?: NodeJS.Platform;
+}
+
+/** A run taken over by `runs resume` (src/runs/resume-plan.ts). */
+export type ResumeContext = import('../runs/resume-plan.js').OpenedResume;
+
+/** --no-input, or CI=true which implies it. */
+export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
+  return options.input === false || isCiEnvironment(deps.env);
+}
+
+
+/** A person can be asked: input allowed and stdin/stderr are terminals. */
+export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {
+  return canPrompt({ isTTY: deps.isTTY, noInput: options.input === false, env: deps.env });
+}
+
+/** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
+export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; signal?: AbortSignal } {
+  return { ...deps.promptIo, ...(deps.signal === undefined ? {} : { signal: deps.signal }) };
+}

@@ -1,0 +1,222 @@
+import { readRegularFileBytes } from '../system/regular-file.js';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { z } from 'zod';
+import { writeFileAtomic } from '../system/atomic-file.js';
+import { UsageError } from '../system/errors.js';
+import { parseJsonDocument } from '../input/json-document.js';
+import { decodeByBom } from '../input/text-source.js';
+import { userConfigDir } from '../system/user-dirs.js';
+import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
+
+/**
+ * The user's examctl config file: named profiles of remote targets.
+ * Location: $EXAMCTL_CONFIG_DIR/config.json, else the per-user config directory
+ * (src/system/user-dirs.ts: ~/.config/examctl on Linux, %APPDATA%\examctl on Windows...). Written 0600 (it may hold a token) and atomically.
+ */
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The config file's schemas, built from the zod namespace given. zod is imported (and these built)
+ * only when a config file exists or a profile is written: every run reads the config for target
+ * selection, and loading zod costs ~50 ms of start-up that most runs (no config file) never need.
+ */
+function buildSchemas(zod: typeof z) {
+  const profileDefaultsSchema = zod.looseObject({
+    concurrency: zod.number().int().min(1).max(256).optional(),
+    rate: zod.number().positive().optional(),
+    // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
+    map: zod.record(zod.string(), zod.string()).optional(),
+    mapFile: zod.string().min(1).optional(),
+    set: zod.record(zod.string(), zod.string()).optional(),
+    dateFormat: zod.string().min(1).optional(),
+    timezone: zod.string().min(1).optional(),
+  });
+  const profileSchema = zod.looseObject({
+    baseUrl: zod.string().min(1),
+    /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
+    tokenFile: zod.string().min(1).optional(),
+    /** The token itself, for users who accept it living in the 0600 config file. */
+    token: zod.string().min(1).optional(),
+    defaults: profileDefaultsSchema.optional(),
+  });
+  const configSchema = zod.looseObject({
+    version: zod.literal(1).default(1),
+    defaultProfile: zod.string().optional(),
+    profiles: zod.record(zod.string(), profileSchema).default({}),
+  });
+  return { profileDefaultsSchema, profileSchema, configSchema };
+}
+
+type ConfigSchemas = ReturnType<typeof buildSchemas>;
+let schemas: Promise<ConfigSchemas> | undefined;
+
+function configSchemas(): Promise<ConfigSchemas> {
+  schemas ??= import('zod').then(({ z: zod }) => buildSchemas(zod));
+  return schemas;
+}
+
+export type ProfileDefaults = z.infer<ConfigSchemas['profileDefaultsSchema']>;
+export type Profile = z.infer<ConfigSchemas['profileSchema']>;
+export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
+
+/** What a listing shows of a profile: never the token value. */
+export interface ProfileSummary {
+  name: string;
+  isDefault: boolean;
+  baseUrl: string;
+  /** "set (file ~/.examctl-token)", "stored" (in the config file) or "not set". */
+  token: string;
+  defaults: ProfileDefaults;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.EXAMCTL_CONFIG_DIR) return path.resolve(env.EXAMCTL_CONFIG_DIR);
+  return userConfigDir({ env, platform, home: env.HOME || os.homedir() });
+}
+
+export function configPath(env: Env = process.env): string {
+  return path.join(configDir(env), 'config.json');
+}
+
+function emptyConfig(): ExamctlConfig {
+  return { version: 1, profiles: {} };
+}
+
+/** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
+export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig> {
+  const file = configPath(env);
+  let text: string;
+  try {
+    // A regular file only (a link to one is fine): a FIFO there would hang every command. Decoded
+    // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
+    // a config another user can write or plant names their server and a token file of ours.
+    const context = currentTrustContext(env);
+    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }));
+  } catch (error) {
+    if (error instanceof UntrustedPlaceError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
+  }
+  const parsed = parseJsonDocument(text, file);
+  const { configSchema } = await configSchemas();
+  const result = configSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
+  }
+  return result.data;
+}
+
+/** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
+export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
+  const file = configPath(env);
+  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, env);
+  return file;
+}
+
+/**
+ * Replaces `file` with `text`, readable by the owner only (0600, directory 0700), atomically:
+ * a crash leaves the old file or the new one. The config file and token files both hold what
+ * must not leak or tear.
+ */
+async function writePrivateFileAtomic(file: string, text: string, env: Env): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Never a secret into a directory another user can write (they could read, swap or plant beside it).
+  await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
+  await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 });
+}
+
+export function checkProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
+  }
+}
+
+export interface ProfileUpdate {
+  baseUrl?: string;
+  /** Replaces any stored token. */
+  tokenFile?: string;
+  /** Replaces any token file. */
+  token?: string;
+  defaults?: ProfileDefaults;
+  makeDefault?: boolean;
+}
+
+/** Creates or updates a profile and saves the config. The first profile becomes the default. */
+export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
+  checkProfileName(name);
+  const config = await loadConfig(env);
+  const existing = config.profiles[name];
+  const baseUrl = update.baseUrl ?? existing?.baseUrl;
+  if (baseUrl === undefined) throw new UsageError(`profile ${name}: a base URL is required (--base-url)`);
+  const profile: Profile = { ...existing, baseUrl };
+  if (update.tokenFile !== undefined) {
+    profile.tokenFile = update.tokenFile;
+    delete profile.token;
+  }
+  if (update.token !== undefined) {
+    profile.token = update.token;
+    delete profile.tokenFile;
+  }
+  if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+  const { profileSchema } = await configSchemas();
+  const checked = profileSchema.safeParse(profile);
+  if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+  config.profiles[name] = checked.data;
+  if (update.makeDefault || config.defaultProfile === undefined) config.defaultProfile = name;
+  await saveConfig(config, env);
+  return config;
+}
+
+export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
+  const config = await loadConfig(env);
+  if (!(name in config.profiles)) throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}`);
+  delete config.profiles[name];
+  if (config.defaultProfile === name) delete config.defaultProfile;
+  await saveConfig(config, env);
+  return config;
+}
+
+export async function listProfiles(env: Env = process.env): Promise<ProfileSummary[]> {
+  const config = await loadConfig(env);
+  return Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => ({
+      name,
+      isDefault: config.defaultProfile === name,
+      baseUrl: profile.baseUrl,
+      token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
+      defaults: { ...profile.defaults },
+    }));
+}
+
+/** Expands `~/` and resolves a relative path against `base`. */
+export function expandPath(file: string, base: string, env: Env = process.env): string {
+  if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));
+  return path.resolve(base, file);
+}
+
+/** Makes an existing profile the default (used when no base URL is given by flag or env). */
+export async function useProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
+  const config = await loadConfig(env);
+  if (!(name in config.profiles)) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
+  }
+  config.defaultProfile = name;
+  await saveConfig(config, env);
+  return config;
+}
+
+/**
+ * Writes a token file atomically with mode 0600 (`examctl login`). The directory is created
+ * 0700 like the config's. The token is written as one line and never echoed anywhere.
+ */
+export async function writeTokenFile(file: string, token: string, env: Env = process.env): Promise<void> {
+  await writePrivateFileAtomic(file, `${token}\n`, env);
+}

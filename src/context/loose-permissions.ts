@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+
+/*
+ * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
+ * `doctor` (docs/security.md, "Other local users"): a config file holding a token that others
+ * can read; a token file that others can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
+ * refuse it). Places others can write are refused outright (src/system/trusted-place.ts); doctor names them (`untrustedPlaces`).
+ * Windows has no such modes: nothing is said there.
+ */
+
+async function modeOf(path: string): Promise<number | undefined> {
+  if (process.platform === 'win32') return undefined;
+  return (await stat(path).catch(() => undefined))?.mode;
+}
+
+/** The config file holds a token (a profile's `token`) and group or others can read it. */
+export async function configTokenExposed(file: string, holdsToken: boolean): Promise<string | undefined> {
+  if (!holdsToken) return undefined;
+  const mode = await modeOf(file);
+  if (mode === undefined || (mode & 0o077) === 0) return undefined;
+  return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
+}
+
+/** A token file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and doctor alike. */
+export function tokenFileModeWarning(file: string, mode: number, via: string): string | undefined {
+  if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
+  return `${via}: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); consider chmod 600 ${file}`;
+}
+
+/** The token file a command would read (doctor's check): as above, from the file's current mode. */
+export async function tokenFileExposed(file: string, via: string): Promise<string | undefined> {
+  const mode = await modeOf(file);
+  return mode === undefined ? undefined : tokenFileModeWarning(file, mode, via);
+}
+
+/** A runs directory whose runs `runs resume|show|list` would refuse (another's, or writable by group or others). */
+export async function runsDirWarning(runsDir: string): Promise<string | undefined> {
+  const { currentTrust, runsDirProblem } = await import('../runs/run-trust.js');
+  const problem = await runsDirProblem(runsDir, currentTrust());
+  return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
+}
+
+/** A place examctl takes trust from, as doctor names it. */
+export interface TrustedPlace {
+  what: string;
+  path: string;
+  kind: 'file' | 'directory';
+}
+
+/**
+ * Each place that fails the trust rule (src/system/trusted-place.ts), by path: what commands would
+ * refuse with exit 2. A file is opened (a link followed, as the commands do) and judged on the
+ * handle; a file not there is judged by its directory; a directory not there by where it would be made.
+ */
+export async function untrustedPlaces(places: readonly TrustedPlace[], env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
+  const { currentTrustContext, directoryProblem, openedProblem } = await import('../system/trusted-place.js');
+  const { open } = await import('node:fs/promises');
+  const { constants } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const context = currentTrustContext(env);
+  const found: string[] = [];
+  for (const place of places) {
+    let problem: string | undefined;
+    if (place.kind === 'directory') problem = await directoryProblem(place.path, context);
+    else {
+      const handle = await open(place.path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+      if (handle === undefined) problem = await directoryProblem(dirname(place.path), context);
+      else {
+        try {
+          problem = await openedProblem(place.path, handle, context);
+        } finally {
+          await handle.close();
+        }
+      }
+    }
+    if (problem !== undefined) found.push(`${place.what} ${place.path} is not trusted: ${problem}`);
+  }
+  return found;
+}

@@ -1,0 +1,66 @@
+import { UsageError } from '../system/errors.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
+import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
+import { nonEmpty } from '../system/env-values.js';
+
+/*
+ * Where a schedule PIN comes from (docs/security.md, "Other local users"): a command line is
+ * readable by every user of the machine (`ps`, /proc/<pid>/cmdline), so besides --pin there are
+ * --pin-file FILE and EXAMCTL_PIN (the environment of a process is its owner's only), and a
+ * masked prompt on a terminal where a PIN is needed and none was given.
+ */
+
+/** A PIN is a few digits: a larger "PIN file" is the wrong file, refused unread. */
+const PIN_FILE_MAX_BYTES = 1024;
+
+export interface PinFlags {
+  pin?: string;
+  pinFile?: string;
+}
+
+/** The PIN given by --pin, --pin-file or EXAMCTL_PIN (in that order; --pin with --pin-file is exit 2), or undefined. */
+export async function givenPin(flags: PinFlags, deps: CommandDeps): Promise<string | undefined> {
+  if (flags.pin !== undefined && flags.pinFile !== undefined) throw new UsageError('--pin and --pin-file: give one of them');
+  if (flags.pin !== undefined) return flags.pin;
+  if (flags.pinFile !== undefined) return readPinFile(flags.pinFile, deps);
+  return nonEmpty(deps.env.EXAMCTL_PIN);
+}
+
+async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
+  const { resolve } = await import('node:path');
+  const path = resolve(deps.cwd, file);
+  let text: string;
+  try {
+    const context = currentTrustContext(deps.env);
+    // Whoever can write the file or a folder above it chooses the PIN candidates type: the trust rule.
+    const { bytes, stat } = await readRegularFileWithStat(path, {
+      followLinks: true,
+      maxBytes: PIN_FILE_MAX_BYTES,
+      check: (handle, opened) => assertOpenedTrusted('--pin-file', path, handle, context, { stat: opened }),
+    });
+    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+      await deps.stderr.write(`${terminalLine(`warning: --pin-file: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 ${file}`)}\n`);
+    }
+    text = bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof UntrustedPlaceError) throw error;
+    if (error instanceof NotRegularFileError) throw new UsageError(`--pin-file: ${error.message}`);
+    if (error instanceof FileTooLargeError) throw new UsageError(`--pin-file: ${file} is larger than ${PIN_FILE_MAX_BYTES} bytes: not a PIN file, not read`);
+    throw new UsageError(`--pin-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const pin = text.trim();
+  if (pin === '') throw new UsageError(`--pin-file: ${file} is empty`);
+  if (/[\r\n]/.test(pin)) throw new UsageError(`--pin-file: ${file} has more than one line; it must hold only the PIN`);
+  return pin;
+}
+
+/** Asks for the PIN (masked) when a person can be asked; undefined otherwise (the caller refuses as before). */
+export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps & { askSecret?: (message: string, signal?: AbortSignal) => Promise<string> }): Promise<string | undefined> {
+  if (!promptsAllowed(options, deps)) return undefined;
+  const ask = deps.askSecret ?? (async (message: string, signal?: AbortSignal) => (await import('../terminal/secret-prompt.js')).inquirerSecret(message, signal, 'PIN'));
+  const pin = (await ask(`${why}: PIN`, deps.signal)).trim();
+  if (pin === '') throw new UsageError('no PIN entered; nothing was sent');
+  return pin;
+}

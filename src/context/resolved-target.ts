@@ -1,0 +1,43 @@
+import type { IntegrationApi } from '../port/integration-api.js';
+import type { ProbeAnswer } from '../api/remote-probe.js';
+import type { ReportTarget } from '../report/run-report.js';
+import type { RemoteTarget, TokenSource } from './remote-settings.js';
+
+/* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
+
+export interface RemoteConnection {
+  baseUrl: string;
+  /** Requests in flight: --concurrency, else the profile's default, else REMOTE_CONCURRENCY. */
+  concurrency: number;
+  /** Builds the client; the token stays inside this closure so it never lands in a report or message. */
+  connect(): Promise<IntegrationApi>;
+  /** Throws the usage error the client would (plain http to a non-loopback host...), sending nothing. */
+  checkBaseUrl(): Promise<void>;
+  /** One single-attempt GET (doctor), with the token when there is one. */
+  probe(path: string, now: () => number): Promise<ProbeAnswer>;
+}
+
+/**
+ * The target of one invocation and the non-secret facts about it (which doctor reports): the
+ * store, or the base URL, the profile it came from and where the token came from.
+ */
+export type ResolvedTarget =
+  | { kind: 'local'; store: string; report: ReportTarget }
+  | {
+      kind: 'remote';
+      baseUrl: string;
+      profile?: string;
+      /** Absent: no token anywhere (a dry run needs none; sending fails with a usage error). */
+      tokenSource?: TokenSource;
+      /** The file the token was read from, when it was (doctor checks its permissions). */
+      tokenFile?: string;
+      report: ReportTarget;
+      remote: RemoteConnection;
+    };
+
+/**
+ * The target as the command boundary hands it to a command: resolved on first use, then the
+ * same answer. Lazy so that what a command checks first (flags, the input file's structure)
+ * still fails first, and once so that remote warnings print once.
+ */
+export type TargetOf = () => Promise<ResolvedTarget>;

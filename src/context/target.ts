@@ -1,0 +1,231 @@
+import { resolve } from 'node:path';
+import { REMOTE_CONCURRENCY } from '../defaults.js';
+import { UsageError } from '../system/errors.js';
+import { millisecondsInRangeFromEnv, nonEmpty, wholeMillisecondsFromEnv } from '../system/env-values.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
+import type { RemoteTarget } from './remote-settings.js';
+import type { ResolvedTarget, TargetOf } from './resolved-target.js';
+import type { IntegrationApi } from '../port/integration-api.js';
+
+/** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
+export const DEFAULT_STORE_DIR = '.examctl-store';
+
+export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf {
+  let target: Promise<ResolvedTarget> | undefined;
+  return () => (target ??= resolveTarget(options, deps));
+}
+
+/** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
+export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
+  return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+/**
+ * Refuses (exit 2) a store another user owns or could change, or one inside a folder they own or
+ * can write (src/system/trusted-place.ts); one not there yet is judged by where it would be made.
+ * `ownerOnly`: a store found by searching must be the user's own, not even root's.
+ */
+export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
+  const { assertDirectoryTrusted, currentTrustContext } = await import('../system/trusted-place.js');
+  await assertDirectoryTrusted('the local store', store, currentTrustContext(deps.env), { ownerOnly });
+}
+
+/**
+ * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
+ * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
+ * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
+ * it is, it passes the trust rule before it is opened.
+ */
+export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) {
+    const store = localStorePath(options, deps);
+    await assertTrustedStore(store, deps);
+    return store;
+  }
+  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
+    import('./store-discovery.js'),
+    import('../engine/store/manifest.js'),
+    import('node:fs/promises'),
+    import('node:path'),
+    import('node:os'),
+    import('../system/trusted-place.js'),
+  ]);
+  const context = currentTrustContext(deps.env);
+  const discovery = await discoverStore({
+    cwd: deps.cwd,
+    home: nonEmpty(deps.env.HOME) ?? homedir(),
+    storeName: DEFAULT_STORE_DIR,
+    probe: {
+      isStore: (dir) =>
+        access(join(dir, CURRENT_FILE)).then(
+          () => true,
+          () => false,
+        ),
+      // The current directory is always looked in (its store is judged below like any); above it, only folders of the user's own.
+      stopAt: async (dir) => {
+        if (dir === resolve(deps.cwd)) return undefined;
+        const entry = await stat(dir).catch(() => undefined);
+        return entry === undefined ? 'cannot read it' : entryProblem(dir, entry, context, { ownerOnly: true });
+      },
+    },
+  });
+  const line = describeDiscovery(discovery, deps.cwd);
+  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  await assertTrustedStore(discovery.store, deps, discovery.found);
+  return discovery.store;
+}
+
+/**
+ * The target of a command (docs/cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
+ * else remote when a base URL is configured (flag, env, or a profile), else local.
+ */
+async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+  const explicit = options.target ?? nonEmpty(deps.env.EXAMCTL_TARGET);
+  if (explicit !== undefined && explicit !== 'local' && explicit !== 'remote') {
+    throw new UsageError(`EXAMCTL_TARGET must be local or remote, not "${explicit}"`);
+  }
+  if (explicit === 'remote' || (explicit === undefined && (await remoteConfigured(options, deps)))) {
+    const { NO_BASE_URL_MESSAGE, resolveRemoteTarget } = await import('./remote-settings.js');
+    const settings = await resolveRemoteTarget({
+      baseUrl: options.baseUrl,
+      tokenFile: options.tokenFile,
+      profile: options.profile,
+      env: deps.env,
+      cwd: deps.cwd,
+    });
+    if (!settings) throw new UsageError(NO_BASE_URL_MESSAGE);
+    return remoteTarget(settings, options, deps);
+  }
+  const store = await usedStorePath(options, deps);
+  return { kind: 'local', store, report: { kind: 'local', store } };
+}
+
+/** A base URL by flag, env or profile (named, or the config's default profile) means "remote". */
+async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Promise<boolean> {
+  if (nonEmpty(options.baseUrl ?? deps.env.EXAMCTL_BASE_URL) || nonEmpty(options.profile ?? deps.env.EXAMCTL_PROFILE)) return true;
+  const { loadConfig } = await import('./config-file.js');
+  const config = await loadConfig(deps.env);
+  return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
+}
+
+/** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
+function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { interruptGraceMs?: number } {
+  const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_STOP_GRACE_MS');
+  return ms === undefined ? {} : { interruptGraceMs: ms };
+}
+
+/**
+ * EXAMCTL_REQUEST_TIMEOUT_MS: how long one attempt of a request may take, headers and body
+ * (docs/remote.md, "Limits, timeouts, retries"; default 60 s), from 100 ms to 1 hour.
+ */
+function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { requestTimeoutMs?: number } {
+  const ms = millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+  return ms === undefined ? {} : { requestTimeoutMs: ms };
+}
+
+async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+  for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
+  const { baseUrl, token } = settings;
+  const concurrency = options.concurrency ?? settings.concurrency ?? REMOTE_CONCURRENCY;
+  const allowInsecureHttp = options.allowInsecureHttp ?? false;
+  return {
+    kind: 'remote',
+    baseUrl,
+    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
+    ...(settings.tokenSource === undefined ? {} : { tokenSource: settings.tokenSource }),
+    ...(settings.tokenFile === undefined ? {} : { tokenFile: settings.tokenFile }),
+    report: { kind: 'remote', baseUrl },
+    remote: {
+      baseUrl,
+      concurrency,
+      async connect(): Promise<IntegrationApi> {
+        // Checked only here: a dry run sends nothing and needs no token.
+        if (token === undefined) {
+          throw new UsageError('no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token');
+        }
+        const { createRemoteClient } = await import('../api/remote-client.js');
+        return createRemoteClient({
+          baseUrl,
+          token,
+          concurrency,
+          rate: options.rate ?? settings.rate,
+          allowInsecureHttp,
+          // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
+          signal: deps.signal,
+          env: deps.env,
+          ...interruptGrace(deps.env),
+          ...requestTimeout(deps.env),
+          debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
+        });
+      },
+      async checkBaseUrl() {
+        const { parseBaseUrl } = await import('../api/url-policy.js');
+        parseBaseUrl(baseUrl, allowInsecureHttp);
+      },
+      async probe(path, now) {
+        const { probeRemote } = await import('../api/remote-probe.js');
+        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
+      },
+    },
+  };
+}
+
+/** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
+export function storeCreatedLine(store: string): string {
+  return `${terminalLine(`created local store at ${store} from the demo world (fixtures/world.json)`)}\n`;
+}
+
+/**
+ * The real targets. Local: the engine over the store, created from the demo world on first use
+ * (said on stderr); a dry run without a store validates only and creates nothing.
+ * Remote: a dry run sends nothing, so no client is even built.
+ */
+export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
+  if (target.kind === 'remote') {
+    if (dryRun) {
+      // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
+      await target.remote.checkBaseUrl();
+      await deps.stderr.write(`${terminalLine(`dry run: validating only, nothing is sent to ${target.baseUrl}`)}\n`);
+      return null;
+    }
+    return target.remote.connect();
+  }
+  const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
+  const api = await openLocalTarget(target.store, {
+    dryRun,
+    now: clockFromEnv(deps.env),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env),
+    onCreated: () => void deps.stderr.write(storeCreatedLine(target.store)),
+  });
+  if (!api) await deps.stderr.write(`${terminalLine(`no store yet at ${target.store}: validating only, nothing created`)}\n`);
+  return api;
+};
+
+/**
+ * What the target's data is an instance of, for memories that must not outlive it: a local
+ * store's instance id (a real run creates a missing store first, as opening the target would a
+ * step later, so its first memory names the new store); a remote target, or a dry run without a
+ * store, has none.
+ */
+export async function targetInstance(target: ResolvedTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
+  if (target.kind !== 'local') return undefined;
+  const { ensureLocalStore, readStoreInstance } = await import('../engine/local-target.js');
+  if (create) await ensureLocalStore(target.store, () => void deps.stderr.write(storeCreatedLine(target.store)));
+  return readStoreInstance(target.store);
+}
+
+/**
+ * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
+ * with no store yet, the bundled demo world, which is what the first real run will create.
+ * A remote target has no directory.
+ */
+export const openTargetDirectory: DirectoryFactory = async (target) => {
+  if (target.kind !== 'local') return null;
+  const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/local-target.js');
+  const engine = await openLocalTarget(target.store, { dryRun: true });
+  if (engine !== null) return engine;
+  const { worldDirectory } = await import('../engine/engine.js');
+  const directory = worldDirectory(await loadWorldFile(BUNDLED_WORLD_PATH));
+  return { ...directory, close: async () => undefined };
+};

@@ -1,0 +1,146 @@
+/**
+ * The one place a flag's value is read as a number, a duration, a date or a share: every command
+ * that takes one uses these, so `--older-than 30d` and `--max-disable 2%` read the same way
+ * everywhere and a bad value is refused in the same words. Parsers for `parsed(...)`
+ * (option-table.ts) throw commander's InvalidArgumentError, which the CLI reports as a usage error
+ * (exit 2) naming the flag; the `parse*` functions return undefined for a value they do not take,
+ * for callers that word their own refusal. Imports only commander and the domain's date reading
+ * (no imports of its own): option tables, loaded by `--help`, use it.
+ *
+ * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
+ * rule for that field checks it, with its code. Environment variables in milliseconds
+ * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms, read by
+ * src/system/env-values.ts. No flag takes a
+ * size today, so there is no size parser.
+ */
+import { InvalidArgumentError } from 'commander';
+import { parseDateTime } from '../domain/date-time.js';
+
+/** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
+    return Number(value);
+  };
+}
+
+/** A number above 0, fractions allowed (`--rate`). */
+export function positiveNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
+    return number;
+  };
+}
+
+/** A whole number from `min` to `max` (`--faults-seed`). */
+export function wholeNumberIn(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+export const portNumber = wholeNumberIn('--port', 0, 65535);
+
+const SECOND = 1000;
+const UNIT_MS: ReadonlyMap<string, number> = new Map([
+  ...['ms', 'msec', 'millisecond', 'milliseconds'].map((unit) => [unit, 1] as const),
+  ...['s', 'sec', 'secs', 'second', 'seconds'].map((unit) => [unit, SECOND] as const),
+  ...['m', 'min', 'mins', 'minute', 'minutes'].map((unit) => [unit, 60 * SECOND] as const),
+  ...['h', 'hr', 'hrs', 'hour', 'hours'].map((unit) => [unit, 3600 * SECOND] as const),
+  ...['d', 'day', 'days'].map((unit) => [unit, 86_400 * SECOND] as const),
+  ...['w', 'week', 'weeks'].map((unit) => [unit, 7 * 86_400 * SECOND] as const),
+]);
+const DURATION_PART = /(\d+(?:\.\d+)?)\s*([a-z]+)/gy;
+
+/**
+ * A duration in milliseconds: one or more number-unit pairs, e.g. `30 days`, `30d`, `2h`,
+ * `90s`, `1h 30m`, `1 min 5 s` (the way examctl writes durations reads back), `500ms`. Units:
+ * ms, s, m/min, h, d, w and their long names, any case. A bare number has no unit and is refused:
+ * `--older-than 30` could mean days or seconds.
+ */
+export function parseDuration(text: string): number | undefined {
+  const source = text.trim().toLowerCase();
+  if (source === '') return undefined;
+  let total = 0;
+  let at = 0;
+  while (at < source.length) {
+    DURATION_PART.lastIndex = at;
+    const match = DURATION_PART.exec(source);
+    const unit = match === null ? undefined : UNIT_MS.get(match[2] as string);
+    if (match === null || unit === undefined) return undefined;
+    total += Number(match[1]) * unit;
+    at = DURATION_PART.lastIndex;
+    while (source[at] === ' ' || source[at] === ',') at += 1;
+  }
+  return Number.isFinite(total) ? Math.round(total) : undefined;
+}
+
+/** A flag holding a duration (`runs prune --older-than 30d`): milliseconds, 0 allowed. */
+export function duration(name: string) {
+  return (value: string): number => {
+    const ms = parseDuration(value);
+    if (ms === undefined) throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
+    return ms;
+  };
+}
+
+/** A duration that must be above zero (an idle time, an interval): `0s` is refused. */
+export function positiveDuration(name: string) {
+  const read = duration(name);
+  return (value: string): number => {
+    const ms = read(value);
+    if (ms <= 0) throw new InvalidArgumentError(`${name} must be a duration above zero, e.g. 30s, 5m or "1h 30m"`);
+    return ms;
+  };
+}
+
+/**
+ * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that
+ * means "that long before now", resolved by `instantOf` against the command's clock (`deps.now`),
+ * so a parser never reads the clock.
+ */
+export type DateOrAge = { readonly at: number } | { readonly ago: number };
+
+const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `2026-11-01` (that day, 00:00 UTC), an RFC 3339 instant with its zone
+ * (`2026-11-01T09:00:00+01:00`; one without a zone is refused, not guessed), or a duration as
+ * `parseDuration` reads it (`7d`, `12h`: that long ago).
+ */
+export function parseDateOrAge(text: string): DateOrAge | undefined {
+  const value = text.trim();
+  const instant = parseDateTime(DAY_ONLY.test(value) ? `${value}T00:00:00Z` : value);
+  if (instant.ok) return { at: instant.epochMs };
+  const ago = parseDuration(value);
+  return ago === undefined ? undefined : { ago };
+}
+
+/** A flag holding a date or an age (`runs list --since 7d`). */
+export function dateOrAge(name: string) {
+  return (value: string): DateOrAge => {
+    const parsed = parseDateOrAge(value);
+    if (parsed === undefined) {
+      throw new InvalidArgumentError(`${name} must be a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)`);
+    }
+    return parsed;
+  };
+}
+
+/** The instant a `DateOrAge` names, in epoch ms, an age counted back from `now`. */
+export function instantOf(value: DateOrAge, now: Date): number {
+  return 'at' in value ? value.at : now.getTime() - value.ago;
+}
+
+/** `50` (a count) or `2%` / `2.5 %` (a share, at most 100%), as `--max-disable` takes it. */
+export type CountOrPercent = { count: number } | { percent: number };
+
+export function parseCountOrPercent(text: string): CountOrPercent | undefined {
+  const value = text.trim();
+  if (/^\d+$/.test(value)) return { count: Number(value) };
+  const percent = /^(\d+(?:\.\d+)?)\s*%$/.exec(value);
+  if (percent !== null && Number(percent[1]) <= 100) return { percent: Number(percent[1]) };
+  return undefined;
+}

@@ -1,0 +1,235 @@
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+
+/**
+ * Flags and positional arguments as data. A command declares them once, in a table that
+ * commander registers from and from which the TypeScript type of the command's `options` is
+ * derived: the property name comes from the flag's text (`--schedule-id <id>` is `scheduleId`,
+ * `--no-keycode` is `keycode`), exactly as commander names it, so a flag and the property its
+ * command reads cannot drift apart. A command's declaration around its table is
+ * cli/command-declaration.ts. Imports only commander: tables are loaded by `--help`.
+ */
+
+export interface OptionSpec<Flags extends string = string, Value = unknown, Always extends boolean = boolean> {
+  readonly kind: 'option';
+  readonly flags: Flags;
+  readonly description: string;
+  // Method syntax: tables of differently typed flags share one array type.
+  parse?(value: string, previous: Value | undefined): Value;
+  readonly choices?: readonly string[];
+  readonly defaultValue?: Value;
+  /** Set whenever the command runs (mandatory, or with a default): not optional in the type. */
+  readonly always: Always;
+  readonly mandatory?: boolean;
+  /** Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice. */
+  readonly repeatable?: boolean;
+  /**
+   * The heading `--help` lists the flag under (`Input`, `Schedule fields`), when the command has
+   * more than HELP_GROUPS_ABOVE flags. Absent: the group of the flag before it in the table, so a
+   * flag added inside a `grouped(...)` block or after one lands in that group without naming it;
+   * before any group, `Options`. Set through `grouped`.
+   */
+  readonly group?: string;
+  /** See `kept`. */
+  readonly kept?: JournalKeeping;
+}
+
+export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
+  readonly kind: 'argument';
+  readonly key: Key;
+  readonly syntax: Syntax;
+  readonly description: string;
+  /** See `kept`. */
+  readonly kept?: JournalKeeping;
+}
+
+export type Spec = OptionSpec | ArgumentSpec;
+
+/**
+ * Whether a run journal keeps a flag's value, so `runs resume` continues with it: `true`, or the
+ * reason it does not (a secret, a check of the first run only). An allow-list: a flag of a
+ * resumable command that says neither fails test/runs/kept-options.test.ts, and only `true` is
+ * ever written (docs/runs.md, "What a journal keeps").
+ */
+export type JournalKeeping = true | { readonly notKept: string };
+
+/** The spec with the journal's keeping of its value (see JournalKeeping). */
+export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {
+  return { ...spec, kept: keeping };
+}
+
+/** Every spec of `table` kept by the journal (grouped flags of a resumable command). */
+export function allKept<const T extends readonly Spec[]>(specs: T): T {
+  return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
+}
+
+/** The option names (commander's attributes, argument keys) the journal keeps of `tables`. */
+export function keptNames(...tables: readonly SpecTable[]): string[] {
+  const names: string[] = [];
+  for (const spec of tables.flat()) if (spec.kept === true) names.push(spec.kind === 'argument' ? spec.key : attributeOf(spec.flags));
+  return names;
+}
+
+/** commander's attribute of a flag's text (`--no-keycode` is `keycode`), as AttributeOf types it. */
+export function attributeOf(flags: string): string {
+  const long = /--([a-z0-9-]+)/.exec(flags)?.[1] ?? '';
+  const name = long.startsWith('no-') ? long.slice(3) : long;
+  return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+export type SpecTable = readonly Spec[];
+
+type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
+type LongName<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
+/** commander's attribute name of a flag: `--no-input` sets `input`. */
+export type AttributeOf<F extends string> = LongName<F> extends `no-${infer Name}` ? Camel<Name> : Camel<LongName<F>>;
+
+/** A flag without `<value>` is a switch; `[value...]`/`<value...>` collects; otherwise one string. */
+type ValueOfFlags<F extends string> = F extends `${string}...${string}` ? string[] : F extends `${string}<${string}` | `${string}[${string}` ? string : boolean;
+type ValueOfArgument<S extends string> = S extends `${string}...${string}` ? string[] : string;
+
+type KeyOf<S> = S extends OptionSpec<infer F> ? AttributeOf<F> : S extends ArgumentSpec<infer K> ? K : never;
+type ValueOf<S> = S extends OptionSpec<string, infer V> ? V : S extends ArgumentSpec<string, infer Syntax> ? ValueOfArgument<Syntax> : never;
+type IsAlways<S> = S extends OptionSpec<string, unknown, true> ? true : S extends ArgumentSpec<string, `<${string}`> ? true : false;
+
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/** The `options` a command receives, derived from its table. */
+export type OptionsOf<T extends SpecTable> = Flatten<
+  { [S in T[number] as IsAlways<S> extends true ? KeyOf<S> : never]: ValueOf<S> } & {
+    [S in T[number] as IsAlways<S> extends true ? never : KeyOf<S>]?: ValueOf<S>;
+  }
+>;
+
+/** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
+export function option<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, false>;
+export function option<const F extends string>(flags: F, description: string, defaultValue: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, true>;
+export function option<const F extends string>(flags: F, description: string, defaultValue?: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, boolean> {
+  return defaultValue === undefined ? { kind: 'option', flags, description, always: false } : { kind: 'option', flags, description, defaultValue, always: true };
+}
+
+/** A flag whose value is required to run the command. */
+export function mandatory<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, true> {
+  return { kind: 'option', flags, description, always: true, mandatory: true };
+}
+
+/** A value checked and converted by `parse` (flag-values.ts), which throws commander's InvalidArgumentError. */
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V): OptionSpec<F, V, false>;
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue: V): OptionSpec<F, V, true>;
+export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: V): OptionSpec<F, V, boolean> {
+  return defaultValue === undefined
+    ? { kind: 'option', flags, description, parse, always: false }
+    : { kind: 'option', flags, description, parse, defaultValue, always: true };
+}
+
+/** A flag given as often as wanted: every value, in order (`--map a=B --map c=D`). */
+export function repeatable<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
+  return { kind: 'option', flags, description, parse: (value, previous) => [...(previous ?? []), value], repeatable: true, always: false };
+}
+
+/** One of a fixed set of words. */
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C): OptionSpec<F, C[number], false>;
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue: C[number]): OptionSpec<F, C[number], true>;
+export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue?: C[number]): OptionSpec<F, C[number], boolean> {
+  return defaultValue === undefined
+    ? { kind: 'option', flags, description, choices, always: false }
+    : { kind: 'option', flags, description, choices, defaultValue, always: true };
+}
+
+/** A positional argument, handed to the command as `options[key]`. */
+export function argument<const K extends string, const S extends string>(key: K, syntax: S, description: string): ArgumentSpec<K, S> {
+  return { kind: 'argument', key, syntax, description };
+}
+
+/** A command with more flags than this shows them under their groups' headings in `--help`. */
+export const HELP_GROUPS_ABOVE = 10;
+
+/** The heading of flags declared before any group. */
+export const DEFAULT_HELP_GROUP = 'Options';
+
+/** The `--help` headings the record commands share, so that one kind of flag has one heading everywhere. */
+export const HELP_GROUP = {
+  input: 'Input',
+  request: 'Request',
+  scheduleFields: 'Schedule fields',
+  collectionFields: 'Collection fields',
+  nightlySync: 'Nightly sync',
+  target: 'Target',
+  output: 'Output',
+  sending: 'Sending',
+} as const;
+
+/**
+ * The flags of `specs` under one `--help` heading (a flag that names its own group keeps it).
+ * The types stay the table's: a group is help layout, not part of the options a command reads.
+ */
+export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
+  return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;
+}
+
+/** Each option of `table` with the heading `--help` shows it under (see OptionSpec.group). */
+export function helpGroups(table: SpecTable): Map<OptionSpec, string> {
+  const groups = new Map<OptionSpec, string>();
+  let current = DEFAULT_HELP_GROUP;
+  for (const spec of table) {
+    if (spec.kind !== 'option') continue;
+    current = spec.group ?? current;
+    groups.set(spec, current);
+  }
+  return groups;
+}
+
+/**
+ * Registers a table's flags and arguments on a commander command, in table order; with more than
+ * HELP_GROUPS_ABOVE flags, each under its group's heading (commander's Option.helpGroup).
+ */
+export function registerSpecs(command: Command, table: SpecTable): Command {
+  const groups = helpGroups(table);
+  const headed = groups.size > HELP_GROUPS_ABOVE;
+  for (const spec of table) {
+    if (spec.kind === 'argument') {
+      command.addArgument(new Argument(spec.syntax, spec.description));
+      continue;
+    }
+    const registered = new Option(spec.flags, spec.description);
+    if (spec.parse !== undefined) registered.argParser(spec.parse);
+    if (spec.choices !== undefined) registered.choices(spec.choices);
+    if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
+    if (spec.mandatory) registered.makeOptionMandatory();
+    if (registered.required || registered.optional) refuseSecondValue(registered, spec);
+    if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
+    command.addOption(registered);
+  }
+  return command;
+}
+
+/**
+ * A flag that takes one value, given twice, is a usage error rather than commander's "the last
+ * one wins": `--file a.csv --file b.csv` would sync only b.csv (and a night would take a.csv's
+ * users for leavers), two `--report`s would write one report. Scripts that build an invocation
+ * from parts must give each such flag once (docs/cli.md, "Flags").
+ */
+function refuseSecondValue(registered: Option, spec: OptionSpec): void {
+  if (spec.repeatable === true) return;
+  const parse = registered.parseArg;
+  let given: string | undefined;
+  registered.argParser((value: string, previous: unknown) => {
+    if (given !== undefined) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
+    given = value;
+    return parse === undefined ? value : parse(value, previous);
+  });
+}
+
+/** The positional argument keys of a table, in order, to name what commander hands the action. */
+export function argumentKeys(table: SpecTable): string[] {
+  return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
+}
+
+/**
+ * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
+ * command has at least two). A line starting with `#` is a comment for the example below it.
+ */
+export function examples(...lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
+}
+
+/** A command without flags of its own. */
+export const NO_OPTIONS = [] as const;

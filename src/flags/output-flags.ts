@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { extname } from 'node:path';
+import { UsageError } from '../system/errors.js';
+
+/**
+ * `-o json` is accepted wherever `--json` is (kubectl's and gh's spelling), and output flags that
+ * contradict each other are refused rather than one of them silently winning: `--json -o csv`,
+ * or `-o` given both before and after the command with different formats. A command with its own
+ * `-o` (tables, CSV) keeps its formats; every other command writes only JSON besides its human
+ * output. Without -o, a command's `--out <file>` picks the format its extension names. Returns
+ * the values to merge into the parsed options.
+ */
+export function resolveOutputFlags(command: Command, merged: { json?: unknown; output?: unknown; out?: unknown }): { json?: true; output?: string } {
+  const given: string[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) {
+    if (at.getOptionValueSource('output') === 'cli') given.push(String(at.getOptionValue('output')));
+  }
+  const distinct = [...new Set(given)];
+  if (distinct.length > 1) throw new UsageError(`conflicting output flags: -o ${distinct.join(' and -o ')}; give one`);
+  const own = command.options.find((option) => option.long === '--output');
+  const explicit = distinct[0];
+  // `--json` alone on a command with its own formats means its json format, not its default one.
+  if (explicit === undefined) {
+    if (merged.json === true) return own?.argChoices?.includes('json') === true ? { json: true, output: 'json' } : {};
+    // `--out results.xlsx` without -o: the format the file's name says (xlsx, csv, json), never
+    // the default table written into a file named .xlsx. Another extension keeps the default.
+    const named = typeof merged.out === 'string' ? extname(merged.out).slice(1).toLowerCase() : '';
+    return named !== '' && own?.argChoices?.includes(named) === true ? { output: named } : {};
+  }
+  if (own?.argChoices !== undefined && !own.argChoices.includes(explicit)) {
+    throw new UsageError(`-o ${explicit}: choose one of ${own.argChoices.join(', ')}`);
+  }
+  if (explicit === 'json') return own === undefined ? { json: true } : { json: true, output: 'json' };
+  if (own === undefined) throw new UsageError(`-o ${explicit}: this command prints only json (-o json, the same as --json) besides its summary`);
+  if (merged.json === true) throw new UsageError(`conflicting output flags: --json and -o ${explicit}; give one`);
+  return { output: explicit };
+}

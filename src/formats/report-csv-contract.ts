@@ -1,0 +1,123 @@
+/**
+ * The run report CSV as both its writer (report-writers.ts, csv-cell.ts) and its readers
+ * (the CSV reader, --only-failed, invigilator id lists) must see it (docs/cli-contract.md, "Run
+ * report"; docs/cli.md): the columns a report adds, what "ok" is, and the one quote that keeps
+ * a spreadsheet from running a cell as a formula. Pure.
+ */
+import { UsageError } from '../system/errors.js';
+import { normalizeColumnName } from './column-name.js';
+
+/** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
+export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
+
+/** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
+export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
+
+/**
+ * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS. Always in an
+ * .xlsx report; a CSV report keeps its three columns (scripts parse them), so its warnings are
+ * in the JSON report and the summary. Fed back, it is dropped as the other three are.
+ */
+export const WARNINGS_COLUMN = 'warnings';
+
+const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
+const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, normalizeColumnName(WARNINGS_COLUMN)]);
+const STATUS_KEY = normalizeColumnName('status');
+
+/** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
+export function isReportColumn(name: string): boolean {
+  return ADDED_KEYS.has(normalizeColumnName(name));
+}
+
+/** A run report written by examctl: its header has all of status, error_codes and error_messages. */
+export function isRunReportHeader(header: readonly string[]): boolean {
+  let found = 0;
+  for (const name of header) if (REPORT_KEYS.has(normalizeColumnName(name))) found += 1;
+  return found >= REPORT_KEYS.size;
+}
+
+/** The index of the `status` column, or -1. */
+export function statusColumnOf(header: readonly string[]): number {
+  return header.findIndex((name) => normalizeColumnName(name) === STATUS_KEY);
+}
+
+/** A status cell that says the item needs no more work (`ok`, any case, spaces around). */
+export function isOkStatus(cell: string | undefined): boolean {
+  return cell !== undefined && cell.trim().toLowerCase() === 'ok';
+}
+
+/**
+ * A dry run's report never says `ok`: nothing in it was sent (docs/cli.md, "A dry run's report").
+ * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
+ * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
+ * with --only-failed it is refused (exit 2): every row of it still needs sending.
+ */
+export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
+
+const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
+
+/** The status cell of a report row: the item's status, or for a dry run its DRY_RUN_STATUS word. */
+export function statusCell(status: string, dryRun: boolean | undefined): string {
+  return dryRun === true ? (DRY_RUN_STATUS[status] ?? status) : status;
+}
+
+/** A status cell written by a dry run (any case, spaces around). */
+export function isDryRunStatus(cell: string | undefined): boolean {
+  return cell !== undefined && DRY_RUN_CELLS.has(cell.trim().toLowerCase());
+}
+
+/** --only-failed on a dry run's report: its valid rows were never sent, so leaving them out would drop them. */
+export function dryRunReportRefused(file: string, line: number, command: string): UsageError {
+  return new UsageError(
+    `${file}:${line}: this is a dry run's report (its status column says valid/invalid): nothing in it was sent, so --only-failed would leave out ` +
+      `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): examctl ${command} --file ${file}`,
+  );
+}
+
+/** The usage error for --only-failed on a file that is not a run report (CSV or xlsx). */
+export function notARunReport(why: string): UsageError {
+  return new UsageError(`--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): ${why}`);
+}
+
+/** --only-failed on a file without a status column: the original file picked by mistake would re-send everything. */
+export function noStatusColumn(file: string): UsageError {
+  return notARunReport(`no status column in ${file}`);
+}
+
+/**
+ * What a report writes in place of a schedule PIN (docs/cli-contract.md, "Run report": "Secrets ... never appear in
+ * ... reports"). Not a valid PIN (4 digits), so it can never be sent as one: a run that reads it
+ * back takes --pin instead, or is refused (schedule-push.ts). Also what `review-session show`
+ * prints for Content.Pin, so "a PIN exists" stays visible while its digits do not.
+ */
+export const WITHHELD_PIN = 'withheld';
+
+/** A PIN cell holding the marker (any case, spaces around: a spreadsheet may respell it). */
+export function isWithheldPin(value: unknown): boolean {
+  return typeof value === 'string' && value.trim().toLowerCase() === WITHHELD_PIN;
+}
+
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/**
+ * A cell starting with = + - @ tab or CR gets a leading single quote so a spreadsheet shows it
+ * as text; one that already starts with quotes before such a character gets one more, so
+ * `restoreNeutralisedCells` gives every value back exactly.
+ */
+export function neutraliseCell(value: string): string {
+  return FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
+
+/**
+ * A run report fed back (fix and retry) loses the one `'` `neutraliseCell` added, so the retry
+ * sends the original value. Cells are trimmed after, as every cell is. In place: the array is
+ * the row's own.
+ */
+export function restoreNeutralisedCells(cells: string[]): void {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i] as string;
+    if (cell.charCodeAt(0) === 0x27 && NEUTRALISED.test(cell)) cells[i] = cell.slice(1).trim();
+  }
+}

@@ -1,0 +1,209 @@
+import { resolve } from 'node:path';
+import type { InputRecord } from '../input/record.js';
+import type { ColumnSpec } from '../domain/columns.js';
+import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
+import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
+import { cannotReadReason, decodeByBom } from '../input/text-source.js';
+import { readRegularFileBytes } from '../system/regular-file.js';
+import type { ProfileDefaults } from '../context/config-file.js';
+import { isKnownEncoding } from '../input/text-source.js';
+import type { SourceRow } from '../report/run-report.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import { UsageError } from '../system/errors.js';
+import { STDIN_NAME } from '../system/stdin-file.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
+
+/**
+ * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
+ * global ones that choose the profile whose defaults they complete.
+ */
+export interface InputFlagOptions {
+  map?: string[] | undefined;
+  mapFile?: string | undefined;
+  set?: string[] | undefined;
+  dateFormat?: string | undefined;
+  timezone?: string | undefined;
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+}
+
+/** The input flags of a command's options, for readInput and resolveInputFlags. */
+export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
+  const { map, mapFile, set, dateFormat, timezone, profile, baseUrl } = options;
+  return { map, mapFile, set, dateFormat, timezone, profile, baseUrl };
+}
+
+/**
+ * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the profile
+ * named by --profile or EXAMCTL_PROFILE, else the default one when no base URL is given. A flag
+ * wins over the profile for the same column, field or setting.
+ */
+export async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
+  const map: InputFlags['map'][number][] = [];
+  const set: InputFlags['set'][number][] = [];
+  let dateFormat: InputFlags['dateFormat'];
+  let timezone: InputFlags['timezone'];
+  const profile = await inputProfile(options, deps);
+  if (profile !== undefined) {
+    const { name, defaults, configDir } = profile;
+    for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
+    if (defaults.mapFile !== undefined) map.push(...(await readMapFile(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0)));
+    for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
+    if (defaults.dateFormat !== undefined) dateFormat = { text: defaults.dateFormat, origin: `profile ${name}: dateFormat` };
+    if (defaults.timezone !== undefined) timezone = { text: defaults.timezone, origin: `profile ${name}: timezone` };
+  }
+  if (options.mapFile !== undefined) map.push(...(await readMapFile(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1)));
+  for (const entry of options.map ?? []) {
+    const [source, field] = splitPair(entry, '--map', true);
+    map.push({ source, field, origin: '--map', level: 2 });
+  }
+  for (const entry of options.set ?? []) {
+    const [field, value] = splitPair(entry, '--set', false);
+    set.push({ field, value, origin: '--set', level: 2 });
+  }
+  if (options.dateFormat !== undefined) dateFormat = { text: options.dateFormat, origin: '--date-format' };
+  if (options.timezone !== undefined) timezone = { text: options.timezone, origin: '--timezone' };
+  return { map, set, dateFormat, timezone };
+}
+
+async function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<{ name: string; defaults: ProfileDefaults; configDir: string } | undefined> {
+  const { configDir, loadConfig } = await import('../context/config-file.js');
+  const explicit = nonEmpty(options.profile) ?? nonEmpty(deps.env.EXAMCTL_PROFILE);
+  const config = await loadConfig(deps.env);
+  const name = explicit ?? (nonEmpty(options.baseUrl) ?? nonEmpty(deps.env.EXAMCTL_BASE_URL) ? undefined : config.defaultProfile);
+  // An unknown profile is the target's to refuse (remote-settings.ts); here it gives nothing.
+  const defaults = name === undefined ? undefined : config.profiles[name]?.defaults;
+  return name === undefined || defaults === undefined ? undefined : { name, defaults, configDir: configDir(deps.env) };
+}
+
+/**
+ * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
+ * workbook's date-times in that zone and dates shown that way (report-cell-types.ts). One the
+ * command refused is not there (it never got this far); an unreadable profile gives none.
+ */
+export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
+  const profile = await inputProfile(options, deps).catch(() => undefined);
+  const timeZone = options.timezone ?? profile?.defaults.timezone;
+  const format = options.dateFormat ?? profile?.defaults.dateFormat;
+  const parsed = format === undefined ? undefined : parseDateFormat(format);
+  return {
+    ...(timeZone !== undefined && isKnownTimeZone(timeZone) ? { timeZone } : {}),
+    ...(parsed?.ok === true ? { dateFormat: parsed.format } : {}),
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== '' ? value : undefined;
+}
+
+/** A map file: one JSON object, `{"Student ID": "ExternalId", ...}`. */
+async function readMapFile(path: string, origin: string, level: number): Promise<InputFlags['map'][number][]> {
+  let text: string;
+  try {
+    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true }));
+  } catch (error) {
+    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
+  }
+  // The JSON readers load only for a map file: a run without one does without them.
+  const [{ parseJsonDocument }, { findDuplicateKey }] = await Promise.all([import('../input/json-document.js'), import('../input/json-reader.js')]);
+  let parsed: unknown;
+  try {
+    parsed = parseJsonDocument(text, path);
+  } catch (error) {
+    throw new UsageError(`${origin}: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...}`);
+  // JSON.parse keeps the last of a key given twice; like --map twice, that is refused (the JSON reader's check).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    throw new UsageError(`${origin}: "${duplicate.key}" is mapped twice (again on line ${duplicate.lineOffset + 1}); JSON would keep only the last: one entry per column`);
+  }
+  return Object.entries(parsed).map(([source, field]) => {
+    if (typeof field !== 'string') throw new UsageError(`${origin}: the value of ${JSON.stringify(source)} must be an API field name (a string)`);
+    return { source, field, origin, level };
+  });
+}
+
+/** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
+export async function inputShaping(options: InputFlagOptions, deps: CommandDeps, columns: readonly ColumnSpec[], command: string): Promise<RecordShaping> {
+  const shaping = recordShaping(await resolveInputFlags(options, deps), columns, command);
+  if (shaping.skipped !== undefined) {
+    // Said once per run, though a command may read its file (and resolve its flags) more than once.
+    const said = SAID.get(deps) ?? new Set<string>();
+    SAID.set(deps, said);
+    if (!said.has(shaping.skipped)) {
+      said.add(shaping.skipped);
+      await deps.stderr.write(`${terminalLine(shaping.skipped)}\n`);
+    }
+  }
+  return shaping;
+}
+
+const SAID = new WeakMap<CommandDeps, Set<string>>();
+
+/**
+ * Reads an input file named as the user typed it (relative to the working directory); messages
+ * keep that name. The input flags are resolved and checked first (exit 2 before the file is read).
+ */
+export function readInput(
+  file: string,
+  deps: CommandDeps,
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; encoding?: string | undefined; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & InputFlagOptions,
+): AsyncIterable<InputRecord> {
+  const { sheet, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
+  if (encoding !== undefined && !isKnownEncoding(encoding)) {
+    throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+  }
+  let shaped: BatchedRecords | undefined;
+  const open = async (): Promise<BatchedRecords> => {
+    if (shaped !== undefined) return shaped;
+    const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
+    const timeZone = shaping.dates.timeZone;
+    // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
+    shaped = readRecords(inputPathOf(file, deps), {
+      columns,
+      ignoreUnknownColumns,
+      displayName: displayNameOf(file),
+      cellProblems: 'record',
+      shaping,
+      ...(sheet !== undefined ? { sheet } : {}),
+      ...(timeZone !== undefined ? { timeZone } : {}),
+      ...(encoding !== undefined ? { encoding } : {}),
+      ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),
+    });
+    return shaped;
+  };
+  return batchedRecords(
+    async function* () {
+      yield* (await open()).batches();
+    },
+    async (notOkOnly) => {
+      const records = await open();
+      if (records.countRecords === undefined) throw new Error('readRecords counts records');
+      return records.countRecords(notOkOnly);
+    },
+  );
+}
+
+/** Where `--file` is read from: `-` (or a named pipe) is its copy (made before the command ran, see stdin-file.ts). */
+export function inputPathOf(file: string, deps: CommandDeps): string {
+  if (file !== '-' && file !== deps.pipedFile) return resolve(deps.cwd, file);
+  if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
+  return deps.stdinFile;
+}
+
+export function displayNameOf(file: string): string {
+  return file === '-' ? STDIN_NAME : file;
+}
+
+export { idOf } from '../domain/record-id.js';
+
+export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
+  const raw = record.raw;
+  if (raw === undefined) return undefined;
+  const row: SourceRow = { line: record.source.line, header: raw.header, cells: raw.cells, fields: record.fields };
+  if (raw.dialect !== undefined) row.dialect = raw.dialect;
+  if (raw.names !== undefined) row.names = raw.names;
+  return [row];
+}

@@ -1,0 +1,97 @@
+import type { LostAttemptDid } from '../runs/resume-plan.js';
+import type { IntegrationApi } from '../port/integration-api.js';
+import { UsageError } from '../system/errors.js';
+import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
+import { openRunReport, type OpenReport } from './report-sinks.js';
+import type { SummaryNote } from '../report/report-writers.js';
+import type { SyncMemoryNote } from '../report/run-report.js';
+import { formatCount } from '../formats/number-format.js';
+import { openTargetApi } from '../context/target.js';
+import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
+import type { RunOptions } from './record-job.js';
+import { refuseUntrustedRunsDir, startJournaling, type RunJournaling } from './run-journaling.js';
+
+export interface OpenedRun {
+  target: ResolvedTarget;
+  /** null: validate only (dry run without a store, or remote dry run). */
+  api: IntegrationApi | null;
+  report: OpenReport;
+  /** The run's journal: every real run that reaches a target keeps one (docs/runs.md). */
+  journal?: RunJournaling;
+}
+
+/**
+ * Everything between "the input is structurally sound" and "send": the target, the remote
+ * confirmation, the API (creating the local store on first use) and the report destinations.
+ * `describeSend` says what would be sent ("12 records"); asked only when a person confirms.
+ */
+export async function openRun(
+  command: string,
+  describeSend: () => Promise<string>,
+  options: RunOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+  units?: number,
+  syncMemory?: SyncMemoryNote,
+  notes?: readonly SummaryNote[],
+  lostAttemptDid?: LostAttemptDid,
+): Promise<OpenedRun> {
+  const dryRun = options.dryRun ?? false;
+  const target = await targetOf();
+  if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
+  if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
+  // A run that sends starts its journal (files made durable) while the API opens (a remote
+  // target's HTTP client loads: ~100 ms of modules), not after it.
+  const [opened, started] = await Promise.allSettled([
+    (deps.openApi ?? openTargetApi)(target, { dryRun, deps }),
+    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps, lostAttemptDid),
+  ]);
+  if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
+    // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).
+    if (started.status === 'fulfilled' && started.value !== undefined) await (deps.resume === undefined ? started.value.discard() : started.value.close());
+    if (opened.status === 'rejected') throw opened.reason;
+  }
+  const api = opened.status === 'fulfilled' ? opened.value : null;
+  let journal: RunJournaling | undefined;
+  try {
+    if (started.status === 'rejected') throw started.reason;
+    if (api !== null) journal = started.value;
+    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps, { notes });
+    // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
+    if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
+    return { target, api, report, ...(journal === undefined ? {} : { journal }) };
+  } catch (error) {
+    // Nothing was sent: a new run's journal goes; a resumed one keeps its history and stays resumable.
+    if (deps.resume === undefined) await journal?.discard();
+    else await journal?.close();
+    await api?.close();
+    throw error;
+  }
+}
+
+/** "1 record", "12,000 records" (numbers as in the summary: number-format.ts). */
+export function recordCount(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'record' : 'records'}`;
+}
+
+/** Before sending to a remote target: a person confirms, or --yes says so up front. */
+async function confirmRemote(
+  command: string,
+  target: ResolvedTarget,
+  describe: () => Promise<string>,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<void> {
+  if (target.kind !== 'remote' || options.yes) return;
+  // No token anywhere: said before a person is asked to confirm a send that could not happen.
+  if (target.tokenSource === undefined) throw new UsageError('no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token');
+  if (!promptsAllowed(options, deps)) {
+    const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
+    throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`);
+  }
+  // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
+  // Counted only now: a job that groups records (schedule push) reads its input again for it.
+  const question = `${command}: ${await describe()} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
+  const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
+  if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
+}

@@ -1,0 +1,376 @@
+import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
+import type { Problem } from '../domain/problem.js';
+import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../system/errors.js';
+import type { ReportEntry } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, type ReportItem } from '../report/run-report.js';
+import type { Outcome, RecordJob, Unit } from './record-job.js';
+import type { RunJournaling } from './run-journaling.js';
+import { chosenId } from '../runs/run-id.js';
+
+/** Why a run stopped sending before its input ended. */
+export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
+
+export interface DispatchOptions {
+  /** null: validate only (dry run without a store, or remote dry run). */
+  api: IntegrationApi | null;
+  callOptions: CallOptions;
+  maxErrors: number | undefined;
+  /** Aborted on SIGINT. */
+  signal: AbortSignal | undefined;
+  /** A failure met outside the dispatcher that stops the run as a target failure would (the --report file could not be written). */
+  stopWhen?: () => Error | undefined;
+  /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
+  journal?: RunJournaling;
+  /**
+   * With a journal: how many positions ahead of the one being dispatched may already be on
+   * record as sent (docs/runs.md, "Sent ahead"), so their fsync runs while earlier requests are
+   * in flight. 0: each unit is put on record when it is dispatched, and waits for it.
+   */
+  recordAhead?: number;
+}
+
+/** A unit the pipeline announced (`expect`) and has not dispatched yet. */
+interface Upcoming<P> {
+  unit: Unit<P>;
+  /** Decided ahead: on a resume, the recorded entry of a unit whose outcome stands. */
+  kept?: ReportEntry;
+  /** Put on record as sent ahead of its dispatch, with the others of its write. */
+  recorded?: Recorded;
+}
+
+/**
+ * One write of `sent` lines put on record ahead, shared by its units: once it is durable, a unit
+ * dispatched after is sent at once, with no promise of its own to wait on.
+ */
+interface Recorded {
+  durable: Promise<void>;
+  done: boolean;
+  failure?: unknown;
+}
+
+function recordedOf(durable: Promise<void>): Recorded {
+  const recorded: Recorded = { durable, done: false };
+  // A failed write is met by the units that wait for it; one never dispatched must not count as
+  // an unhandled rejection.
+  durable.then(
+    () => (recorded.done = true),
+    (error: unknown) => (recorded.failure = error),
+  );
+  return recorded;
+}
+
+/**
+ * Decides what becomes of each unit, in input order: skipped once the run stopped, failed when
+ * it did not pass the local checks, ok when there is nothing to send it to, else sent. Holds
+ * the stop rules: --max-errors (local failures count), an interrupt, and a target failure (403,
+ * network, store locked, or a bug), which the unit that met it reports.
+ */
+export class RecordDispatcher<P, R> {
+  private failures = 0;
+  private stop: StopReason | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly api: IntegrationApi | null;
+  private readonly journal: RunJournaling | undefined;
+  /** Units dispatched so far: the next unit's position, its key in the run journal. */
+  private position = 0;
+  /** Units announced by `expect` and not dispatched yet, in input order from `upcomingHead`. */
+  private upcoming: Upcoming<P>[] = [];
+  private upcomingHead = 0;
+  /** Positions below this were looked at for recording ahead. */
+  private lookedAhead = 0;
+  private readonly recordAhead: number;
+  /** Units the target answered. */
+  answered = 0;
+  /** Units sent whose answer was lost to an interrupt (they may have been applied). */
+  lost = 0;
+  /** Units answered 2xx whose answer could not be read (too large, cut, past the budget): the run ends as a target failure. */
+  unreadable = 0;
+  readonly remembered: R[] = [];
+
+  constructor(
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'intend' | 'intentsDurable' | 'withChosenId'>,
+    private readonly options: DispatchOptions,
+  ) {
+    this.signal = options.signal;
+    this.api = options.api;
+    this.journal = options.journal;
+    this.recordAhead = options.journal === undefined || options.api === null ? 0 : (options.recordAhead ?? 0);
+  }
+
+  /**
+   * The units that will be dispatched next, in order (one input batch): lets the journal put
+   * the next few on record as sent before their turn. Without it each unit is put on record
+   * when dispatched.
+   */
+  expect(units: readonly Unit<P>[]): void {
+    if (this.recordAhead === 0) return;
+    // Dispatched entries are dropped here, once per batch: memory stays about one batch.
+    if (this.upcomingHead > 0) {
+      this.upcoming = this.upcoming.slice(this.upcomingHead);
+      this.upcomingHead = 0;
+    }
+    for (const unit of units) this.upcoming.push({ unit });
+    // Read ahead in idle time (run-pipeline.ts): put on record now, not at the next dispatch,
+    // which would then wait for the fsync.
+    this.recordAheadFrom(this.position, this.upcomingHead);
+  }
+
+  get stopReason(): StopReason | undefined {
+    return this.stop;
+  }
+
+  /** Synchronous unless the unit is sent: validation-only items cost no promise. */
+  dispatch(unit: Unit<P>): ReportEntry | Promise<ReportEntry> {
+    const n = this.position++;
+    const journal = this.journal;
+    const upcoming = this.nextUpcoming(unit, n);
+    // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
+    const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
+    if (kept !== undefined) {
+      if (kept.item.status === 'ok' && unit.prepared.ok && journal !== undefined) {
+        this.job.acknowledged?.(unit, unit.prepared.value, { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) }, journal.id, true);
+      }
+      return kept;
+    }
+    this.checkStop();
+    if (this.stop !== undefined) return skipped(unit, this.notSent());
+    const prepared = unit.prepared;
+    if (!prepared.ok) {
+      this.countFailure();
+      if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
+    }
+    if (unit.unsent !== undefined) {
+      const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
+      // Judged against a run's memory entry: journaled compactly (a position in a run of them).
+      const since = unit.unsent.since;
+      if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows };
+    }
+    const api = this.api;
+    if (api === null) {
+      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
+      return { item: withWarnings(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit), rows: unit.rows };
+    }
+    if (journal === undefined) {
+      const payload = prepared.value;
+      return this.job.send(api, payload, this.options.callOptions).then(
+        (outcome) => this.answer(unit, payload, outcome),
+        (error: unknown) => this.failed(unit, error),
+      );
+    }
+    // A create the service would name gets examctl's id, the same for this position on a resume.
+    const chosen = this.job.withChosenId === undefined ? undefined : chosenId(journal.id, n);
+    const named = chosen === undefined ? undefined : this.job.withChosenId!(prepared.value, chosen);
+    const payload = named ?? prepared.value;
+    const recorded = upcoming?.recorded;
+    // Put on record ahead and durable already (the usual case): sent now.
+    if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen);
+    if (recorded?.failure !== undefined) return this.failed(unit, recorded.failure);
+    return (recorded?.durable ?? this.onRecordNow(journal, n, unit)).then(
+      () => this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen),
+      (error: unknown) => this.failed(unit, error),
+    );
+  }
+
+  /** Sends a unit on record as sent, and journals what became of it. */
+  private async sendRecorded(api: IntegrationApi, journal: RunJournaling, n: number, unit: Unit<P>, payload: P, chosen: string | undefined): Promise<ReportEntry> {
+    // An interrupt or a target failure while this unit waited for its fsync: it is not sent
+    // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
+    // dispatched before --max-errors was reached is sent, as it would be without a journal.
+    this.checkStop();
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.notSent());
+    let outcome: Outcome;
+    try {
+      outcome = await this.job.send(api, payload, this.options.callOptions);
+    } catch (error) {
+      journal.unanswered(n, unit, error);
+      return this.failed(unit, error);
+    }
+    const settled = this.journalled(journal, n, unit, outcome);
+    // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
+    return this.answer(unit, payload, chosen !== undefined && settled.id === undefined && settled.status !== 'failed' ? { ...settled, id: chosen } : settled);
+  }
+
+  /**
+   * The announced entry of the unit at position n (its decisions made ahead), after putting the
+   * units up to `recordAhead` positions further on record as sent when fewer than half that
+   * many are left: every fsync then carries at least half a window of lines, and runs while
+   * the requests before them are in flight. Undefined for a unit that was not announced.
+   */
+  private nextUpcoming(unit: Unit<P>, n: number): Upcoming<P> | undefined {
+    const upcoming = this.upcoming;
+    if (this.upcomingHead === upcoming.length || upcoming[this.upcomingHead]!.unit !== unit) return undefined;
+    const entry = upcoming[this.upcomingHead++]!;
+    this.recordAheadFrom(n, this.upcomingHead - 1);
+    if (n >= this.lookedAhead) {
+      // Stopped before this unit was looked at: its outcome may still stand (a resume).
+      entry.kept = (this.journal as RunJournaling).kept(n, unit);
+      this.lookedAhead = n + 1;
+    }
+    return entry;
+  }
+
+  /**
+   * Puts the announced units from position n (`upcoming[head]`) up to `recordAhead` positions
+   * further on record as sent, when fewer than half that many are: every fsync then carries at
+   * least half a window of lines, and runs while the requests before them are in flight.
+   */
+  private recordAheadFrom(n: number, head: number): void {
+    if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
+    const upcoming = this.upcoming;
+    const journal = this.journal as RunJournaling;
+    const from = Math.max(this.lookedAhead, n);
+    const to = Math.min(n + this.recordAhead, n + upcoming.length - head);
+    const writes: [Upcoming<P>, Promise<void>][] = [];
+    let intents = false;
+    for (let k = from; k < to; k++) {
+      const ahead = upcoming[head + (k - n)]!;
+      ahead.kept = journal.kept(k, ahead.unit);
+      // Only what would be sent: a unit whose outcome stands, that failed the local checks or that is unchanged is not.
+      if (ahead.kept === undefined && ahead.unit.prepared.ok && ahead.unit.unsent === undefined) {
+        writes.push([ahead, journal.sending(k, ahead.unit)]);
+        if (this.job.intend?.(ahead.unit, journal.id) === true) intents = true;
+      }
+    }
+    this.lookedAhead = Math.max(this.lookedAhead, to);
+    // The units put on record in one turn share one write (RunJournaling.sending), and wait for the
+    // sync memory's intents of the turn too (RecordJob.intend).
+    const memory = intents ? this.job.intentsDurable?.() : undefined;
+    let last: Promise<void> | undefined;
+    let recorded: Recorded | undefined;
+    for (const [ahead, durable] of writes) {
+      if (durable !== last || recorded === undefined) recorded = recordedOf(bothDurable(durable, memory));
+      last = durable;
+      ahead.recorded = recorded;
+    }
+  }
+
+  /** A unit put on record as it is dispatched (no record ahead): the journal's line and the memory's intent. */
+  private onRecordNow(journal: RunJournaling, n: number, unit: Unit<P>): Promise<void> {
+    const durable = journal.sending(n, unit);
+    return this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable;
+  }
+
+  /** The reason on an item the stopped run did not send: `runs show`'s words (one array for all of them). */
+  private notSent(): Problem[] {
+    const maxErrors = this.stop?.kind === 'max-errors';
+    if (this.notSentProblems?.maxErrors !== maxErrors) {
+      this.notSentProblems = { maxErrors, problems: [{ field: '', code: null, message: notSentReason(maxErrors, this.journal?.id) }] };
+    }
+    return this.notSentProblems.problems;
+  }
+
+  private notSentProblems: { maxErrors: boolean; problems: Problem[] } | undefined;
+
+  /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
+  private checkStop(): void {
+    if (this.stop !== undefined) return;
+    if (this.signal?.aborted) {
+      this.stop = { kind: 'interrupted' };
+      return;
+    }
+    const failure = this.options.stopWhen?.();
+    if (failure !== undefined) this.targetFailed(failure);
+  }
+
+  /** The first target failure stops the run and is the one the run ends with. */
+  private targetFailed(error: unknown): Error {
+    const fatal = error instanceof Error ? error : new Error(String(error));
+    if (this.stop?.kind !== 'target-failed') this.stop = { kind: 'target-failed', error: fatal };
+    return fatal;
+  }
+
+  /**
+   * An answer journaled, where the journal may have failed (a full disk): the unit's own outcome
+   * still stands and is reported, and the run stops as at a target failure, since what it sends
+   * next could no longer be put on record. Returns the outcome as settled (a resume's rules), or
+   * as answered when the journal threw.
+   */
+  private journalled(journal: RunJournaling, n: number, unit: Unit<P>, outcome: Outcome): Outcome {
+    try {
+      return journal.answered(n, unit, outcome);
+    } catch (error) {
+      this.targetFailed(error);
+      return outcome;
+    }
+  }
+
+  /** A refusal or an unsent unit's outcome, journaled as `journalled` does. */
+  private journalledSync(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.targetFailed(error);
+    }
+  }
+
+  /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */
+  private failed(unit: Unit<P>, error: unknown): ReportEntry {
+    // Interrupted while queued for a request slot or a retry: not a target failure.
+    if (error instanceof InterruptedError && this.signal?.aborted) {
+      this.stop ??= { kind: 'interrupted' };
+      if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
+      // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
+      this.lost += 1;
+      this.unsettled(unit);
+      return skipped(unit, [{ field: '', code: null, message: error.message }]);
+    }
+    // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
+    // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
+    if (error instanceof AnswerUnreadableError) {
+      this.unreadable += 1;
+      this.unsettled(unit);
+      return skipped(unit, [{ field: '', code: null, message: noDefiniteAnswerReason(error.message, this.journal?.id) }]);
+    }
+    const fatal = this.targetFailed(error);
+    if (error instanceof TransientTargetError) this.unsettled(unit);
+    // No definite answer (journaled as transient): in `runs show`'s words, it may have been applied and a resume sends it again.
+    return skipped(unit, [{ field: '', code: null, message: error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message }]);
+  }
+
+  private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {
+    this.answered += 1;
+    if (outcome.status === 'failed') this.countFailure();
+    const kept = this.job.remember?.(unit, payload, outcome);
+    if (kept !== undefined) this.remembered.push(kept);
+    if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
+    else if (outcome.status === 'partial') this.unsettled(unit);
+    // Built once, not spread field by field: one object per answer.
+    const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    if (outcome.note !== undefined) item.note = outcome.note;
+    if (outcome.action) {
+      item.action = outcome.action;
+      if (outcome.changedFields) item.changedFields = outcome.changedFields;
+    }
+    return { item: withWarnings(item, unit), rows: unit.rows };
+  }
+
+  /** A real run's request that may have changed the target without an ok (RecordJob.unsettled). */
+  private unsettled(unit: Unit<P>): void {
+    if (this.journal !== undefined) this.job.unsettled?.(unit);
+  }
+
+  private countFailure(): void {
+    this.failures += 1;
+    const maxErrors = this.options.maxErrors;
+    if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined) this.stop = { kind: 'max-errors' };
+  }
+}
+
+function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined): Promise<void> {
+  return memory === undefined ? journal : Promise.all([journal, memory]).then(() => undefined);
+}
+
+function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
+  return { item: withWarnings({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit), rows: unit.rows };
+}
+
+/**
+ * The unit's warnings on its report item; no key at all when there are none (most items). So
+ * too what a sent or planned request removes (--prune-memberships, docs/sync.md).
+ */
+function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
+  const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
+  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+}

@@ -1,0 +1,202 @@
+import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
+import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
+import type { Problem, Validation } from '../domain/problem.js';
+import { withReaderProblems, type FieldWarning } from '../domain/spreadsheet-warnings.js';
+import type { InputRecord, SourceRef } from '../input/record.js';
+import type { SummaryNote } from '../report/report-writers.js';
+import type { ReportEntry, SourceRow, SyncMemoryNote } from '../report/run-report.js';
+import type { ReportItem } from '../report/run-report.js';
+import type { ItemAction, ItemStatus, ReportSummary } from '../report/run-report.js';
+import type { GlobalOptions } from '../context/command-deps.js';
+import type { LostAttemptDid } from '../runs/resume-plan.js';
+
+/** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
+export interface Unit<P> {
+  source: SourceRef;
+  id: string | null;
+  prepared: Validation<P>;
+  /** The CSV rows behind the unit, for a CSV report that gives them back. */
+  rows?: SourceRow[];
+  /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
+  warnings?: FieldWarning[];
+  /**
+   * Settled without a request: --changed-only found this very request acknowledged by the
+   * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
+   * run that sent that request, lets the journal record it compactly (an `unchanged` line).
+   */
+  unsent?: { note: string; since?: string };
+  /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
+  plannedAction?: ItemAction;
+  /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
+  membership?: Pick<ReportItem, 'removed' | 'joined'>;
+}
+
+/**
+ * A unit built from one record, with what the reader found in that record: cells it could not
+ * read fail the unit (before its own validation problems), doubtful values come along as warnings.
+ */
+export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
+  const problems = record.problems;
+  const warnings = record.warnings;
+  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0)) return unit;
+  const prepared = withReaderProblems(problems, unit.prepared);
+  return warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+}
+
+/** What the target said about one unit, in report terms. */
+export interface Outcome {
+  status: Exclude<ItemStatus, 'skipped'>;
+  errors: Problem[];
+  /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
+  id?: string;
+  action?: ItemAction;
+  /** With `updated` from the local engine: the fields that change. */
+  changedFields?: string[];
+  /** Said on the report item (a leaver: the run that last synced it). */
+  note?: string;
+}
+
+/**
+ * What a command runs through the pipeline (run-pipeline.ts): where its records come from, how
+ * they become units, and how one unit is sent. `R` is what the command keeps from the answers
+ * to say after the report (a generated id, what became of a prompted user).
+ */
+export interface RecordJob<P, R = never> {
+  command: string;
+  /**
+   * Reads the input. A real run calls it twice: first to the end for structure only (an
+   * InputFileError ends the run before anything is sent or created), then again to send.
+   * A dry run sends nothing and reads once; its report is held back until the read completed.
+   */
+  records(): AsyncIterable<InputRecord>;
+  /**
+   * Records to units (coercion, grouping, local validation), both in batches: one batch of
+   * records per chunk read, so a run of 500k records costs a few thousand awaits, and a unit
+   * that is only validated costs no promise. `unitPerRecord` builds it for one-record jobs.
+   */
+  units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
+  /** True when each record is one unit, so the record count is the progress line's total. */
+  oneUnitPerRecord?: boolean;
+  /**
+   * What the human summary says beside the counts in this command's words (`4,950 unchanged
+   * (not sent)`); part of the input, so `runs show` says it of a rebuilt report too.
+   */
+  summaryNotes?: readonly SummaryNote[];
+  /**
+   * A job that is not one unit per record but knows its count once `prepare` ran (user sync
+   * with --disable-missing: the file's records and the leavers), given the record count: the
+   * journal's first line records it, so `runs list` counts an interrupted run's whole input.
+   */
+  unitCount?(records: number): number;
+  send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
+  /**
+   * What the remote confirmation says will be sent, when a unit is not one record (schedule
+   * push: "3 schedules (120 candidates)"); reads the given records (the structure is sound by
+   * then). Default: the record count.
+   */
+  describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
+  /**
+   * Called before the run is opened (after the structure pass, before the remote confirmation
+   * and anything sent): a check that must refuse the whole run, like --max-disable, goes here.
+   */
+  prepare?(): Promise<void>;
+  /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
+  syncMemory?(): SyncMemoryNote | undefined;
+  /**
+   * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
+   * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
+   */
+  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
+  /**
+   * A real run's unit that went out and may have changed the target without an ok: `partial`
+   * (saved in part), or no definite answer (lost, cut short, 5xx or network failure after
+   * retries). The sync memory must not judge its row unchanged next time (docs/sync.md).
+   */
+  unsettled?(unit: Unit<P>): void;
+  /**
+   * A real run's unit about to be put on record as sent (its request goes once that is durable):
+   * the sync memory records what it must believe if the answer is lost to a kill (docs/sync.md,
+   * "A request cut short"). True when it wrote something: the request then waits for
+   * `intentsDurable` too.
+   */
+  intend?(unit: Unit<P>, run: string): boolean;
+  intentsDurable?(): Promise<void>;
+  /**
+   * A create the service would name (no ScheduleExtId, no collection ExternalId): the payload
+   * with `id`, chosen by examctl for the run and position (src/runs/run-id.ts, `chosenId`), so a
+   * resend after a lost answer is recognised as already existing, not made twice. Undefined: the
+   * payload has an id of its own.
+   */
+  withChosenId?(payload: P, id: string): P | undefined;
+  /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
+  remember?(unit: Unit<P>, payload: P, outcome: Outcome): R | undefined;
+  /**
+   * Every unit rides on one request (invigilators remove: one call for the list): the whole
+   * input is dispatched before any answer is awaited, whatever the target's window.
+   */
+  sendsTogether?: boolean;
+  /**
+   * The command read --only-failed's run report itself (an id list, not records with CSV
+   * cells): the pipeline takes the records as they are. The CSV report still keeps only the
+   * items that are not ok.
+   */
+  readsOnlyFailedItself?: boolean;
+  /**
+   * On `runs resume`: what a refused resend of a unit that may have been applied before its
+   * answer was lost says the lost attempt did (service-answer.ts: `createdByLostAttempt`,
+   * `removedByLostAttempt`); the item is then ok with a note (docs/runs.md, "runs resume").
+   */
+  lostAttemptDid?: LostAttemptDid;
+}
+
+/**
+ * `units` and `oneUnitPerRecord` for a job whose every record is one unit. With `idRule`, a unit
+ * whose id an earlier record of the same read had fails (domain/one-id-per-file.ts): every run
+ * of such a job, dry or real, first or resumed, goes through here.
+ */
+export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord'> {
+  return {
+    oneUnitPerRecord: true,
+    async *units(batches) {
+      const ids = idRule === undefined ? undefined : new IdsOfOneInput(idRule);
+      for await (const batch of batches) {
+        yield batch.map((record) => {
+          const unit = withRecordFindings(unitOf(record), record);
+          const repeated = ids?.repeated(unit.id, record.source);
+          return repeated === undefined ? unit : { ...unit, prepared: withProblem(unit.prepared, repeated) };
+        });
+      }
+    },
+  };
+}
+
+export interface RunOptions extends GlobalOptions {
+  onlyFailed?: boolean;
+  /** The input's `--timezone` and `--date-format` (a profile may give them too): a report workbook's date-times in that zone, its dates shown that way. */
+  timezone?: string | undefined;
+  dateFormat?: string | undefined;
+}
+
+/** How a completed run ended (an interrupted or failed one throws after its report is written). */
+export interface RunOutcome<R = never> {
+  /** 0 when every item is ok, else 1. */
+  exitCode: 0 | 1;
+  summary: ReportSummary;
+  /** --max-errors was reached and the rest skipped. */
+  stoppedByMaxErrors: boolean;
+  /** Units the target answered (0: validated only, or nothing valid to send). */
+  answered: number;
+  /** What `job.remember` kept. */
+  remembered: R[];
+}
+
+/**
+ * Watches a run without steering it: the progress line today; a periodic plain progress line
+ * or a run journal would be more of them (a journal would add "sending" and "answered" hooks).
+ */
+export interface RunObserver {
+  /** An item reached the report, in input order. */
+  reported(entry: ReportEntry): void;
+  /** The run ended, completed or not; called once. */
+  ended(): void;
+}

@@ -1,0 +1,126 @@
+import type { CsvDialect } from '../formats/csv-cell.js';
+import { recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
+import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
+import type { InputRecord } from '../input/record.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../formats/report-csv-contract.js';
+
+/**
+ * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
+ * run report CSV whose status is not ok. Each read starts the input again.
+ */
+export class RecordSource {
+  /** Told the input's header when a row is passed over, so an empty CSV report keeps it. */
+  private onPassedOver: ((header: readonly string[], dialect?: CsvDialect) => void) | undefined;
+  private headerTold = false;
+
+  constructor(
+    private readonly read: () => AsyncIterable<InputRecord>,
+    private readonly onlyFailed: boolean,
+    /** The command, for the way on that a refusal names. */
+    private readonly command = 'user sync',
+  ) {}
+
+  /** Receives the header of the first row --only-failed passes over. */
+  tellHeaderTo(receiver: (header: readonly string[], dialect?: CsvDialect) => void): void {
+    this.onPassedOver = receiver;
+  }
+
+  /**
+   * --only-failed reads a run report CSV (from --report x.csv). Any other file (the original
+   * CSV picked by mistake, JSON) has no status to go by and would re-send every record: a usage
+   * error before anything is created or sent. So is a dry run's report (a status `valid` or
+   * `invalid` on any row, report-csv-contract.ts): none of its rows was sent, and leaving out
+   * its valid ones would drop them. Reads the whole file (sorted or edited in a spreadsheet,
+   * any row may be the one that tells), stopping at a refusal.
+   */
+  async checkIsRunReport(): Promise<void> {
+    if (!this.onlyFailed) return;
+    let first = true;
+    for await (const batch of recordBatches(this.read())) {
+      for (const record of batch) {
+        const status = reportStatusOf(record);
+        if (first && status === undefined) {
+          const file = record.source.file;
+          throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
+        }
+        first = false;
+        if (isDryRunStatus(status)) throw dryRunReportRefused(record.source.file, record.source.line, this.command);
+      }
+    }
+  }
+
+  /**
+   * The structure pass of a real run: reads the whole input (an InputFileError ends the run
+   * before anything is sent or created) and counts the records to send, building none when
+   * the reader can count on its own.
+   */
+  async checkStructure(): Promise<number> {
+    const source: AsyncIterable<InputRecord> & Partial<BatchedRecords> = this.read();
+    if (source.countRecords !== undefined) return source.countRecords(this.onlyFailed);
+    let count = 0;
+    for await (const batch of recordBatches(source)) {
+      if (!this.onlyFailed) count += batch.length;
+      else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
+    }
+    return count;
+  }
+
+  /**
+   * The records to send, in batches (one per chunk read); with `pieces`, none longer than
+   * `first` records at first, then `then`, so the checks and the units of a batch are made a
+   * few records at a time, between sends.
+   */
+  batches(pieces?: { first: number; then: number }): AsyncIterable<readonly InputRecord[]> {
+    const batches = recordBatches(this.read());
+    const kept = this.onlyFailed ? this.notOk(batches) : batches;
+    return checkedValues(pieces === undefined ? kept : inPieces(kept, pieces.first, pieces.then));
+  }
+
+  /** The records to send, one by one. */
+  async *records(): AsyncIterable<InputRecord> {
+    for await (const batch of this.batches()) yield* batch;
+  }
+
+  private async *notOk(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
+    for await (const batch of batches) {
+      const kept: InputRecord[] = [];
+      for (const record of batch) {
+        if (!isOkStatus(reportStatusOf(record))) kept.push(record);
+        else if (!this.headerTold && record.raw !== undefined && this.onPassedOver !== undefined) {
+          this.headerTold = true;
+          this.onPassedOver(record.raw.header, record.raw.dialect);
+        }
+      }
+      if (kept.length > 0) yield kept;
+    }
+  }
+}
+
+/**
+ * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700
+ * CSV rows). A run that sends builds its units a piece at a time: the first request waits for
+ * the first piece only, not for the whole first chunk's checks and validation, and no later
+ * chunk holds answers back while all of its records are validated at once.
+ */
+async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, first: number, then: number): AsyncIterable<readonly InputRecord[]> {
+  let size = first;
+  for await (const batch of batches) {
+    for (let at = 0; at < batch.length; at += size, size = then) yield at === 0 && batch.length <= size ? batch : batch.slice(at, at + size);
+  }
+}
+
+/**
+ * Every record's values checked for spreadsheet damage, whatever the input format: the
+ * warnings join the reader's own, and a U+FEFF inside a value is removed (and said).
+ */
+async function* checkedValues(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
+  for await (const batch of batches) {
+    for (const record of batch) {
+      const { fields, warnings } = checkSpreadsheetValues(record.fields);
+      if (warnings.length === 0) continue;
+      record.fields = fields;
+      record.warnings = record.warnings === undefined ? warnings : [...record.warnings, ...warnings];
+    }
+    yield batch;
+  }
+}

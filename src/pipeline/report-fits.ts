@@ -1,0 +1,50 @@
+/**
+ * A `--report x.xlsx` that a sheet could not hold is refused before anything is sent (exit 2),
+ * rather than written past Excel's last column or row, where Excel, LibreOffice and examctl's
+ * own reader refuse it: the input's kept columns and the report's four past XFD (16,384), or
+ * more records than rows below the header (1,048,576 in all). A dry run sends nothing and reads
+ * its input once: its rows are counted as they come, and a report past the last row is a report
+ * that cannot be written (docs/input-formats.md, "The .xlsx run report").
+ */
+import { UsageError } from '../system/errors.js';
+import type { InputRecord } from '../input/record.js';
+import { reportFormatOf } from '../report/report-file.js';
+import { ColumnModes, keptHeader } from '../report/report-writers.js';
+import { formatCount } from '../formats/number-format.js';
+import type { RunOptions } from './record-job.js';
+
+function xlsxReport(options: RunOptions): string | undefined {
+  return options.report !== undefined && reportFormatOf(options.report) === 'xlsx' ? options.report : undefined;
+}
+
+/** The first record's header (a CSV or .xlsx input; none for JSON, whose report has six columns) checked against the sheet's columns. */
+export async function checkReportColumns(records: () => AsyncIterable<InputRecord>, options: RunOptions): Promise<void> {
+  const report = xlsxReport(options);
+  if (report === undefined) return;
+  let header: readonly string[] | undefined;
+  for await (const record of records()) {
+    header = record.raw?.header;
+    break;
+  }
+  if (header === undefined) return;
+  const [{ reportColumnCount }, { MAX_SHEET_COLUMNS }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('../report/xlsx-workbook.js')]);
+  const kept = keptHeader(header, new ColumnModes().of(header)).length;
+  const columns = reportColumnCount(kept);
+  if (columns <= MAX_SHEET_COLUMNS) return;
+  throw new UsageError(
+    `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, warnings), ` +
+      `more than a sheet holds (${formatCount(MAX_SHEET_COLUMNS)}, A to XFD); nothing was sent: write the report as .csv or .json`,
+  );
+}
+
+/** A real run's record count (its structure pass) checked against the sheet's rows, the header's included. */
+export async function checkReportRows(total: number, options: RunOptions): Promise<void> {
+  const report = xlsxReport(options);
+  if (report === undefined) return;
+  const { MAX_SHEET_ROWS } = await import('../report/xlsx-workbook.js');
+  if (total + 1 <= MAX_SHEET_ROWS) return;
+  throw new UsageError(
+    `--report ${report}: the report would have ${formatCount(total + 1)} rows (a header and ${formatCount(total)} records), ` +
+      `more than a sheet holds (${formatCount(MAX_SHEET_ROWS)}); nothing was sent: write the report as .csv or .json`,
+  );
+}

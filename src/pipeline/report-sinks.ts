@@ -1,0 +1,193 @@
+import { resolve } from 'node:path';
+import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
+import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } from '../report/report-file.js';
+import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
+import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/run-report.js';
+import { ReportWriteError } from '../system/errors.js';
+import { ReplaceFailedError } from '../system/atomic-file.js';
+
+/** The kept file of a report whose final replace failed, found through the error's causes. */
+function keptReplacement(error: unknown): ReplaceFailedError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current instanceof Error; depth++, current = current.cause) {
+    if (current instanceof ReplaceFailedError) return current;
+  }
+  return undefined;
+}
+import type { ReportSummary } from '../report/run-report.js';
+import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
+import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
+import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
+import { terminalLine } from '../formats/terminal-text.js';
+
+
+/** Fails fast on a bad --report name, before any input is read. */
+export function checkReportOption(options: GlobalOptions): void {
+  if (options.report !== undefined) reportFormatOf(options.report);
+}
+
+/** When a run report's run happened, for a report rebuilt after it (`runs show`): JUnit's `timestamp` and `time`. */
+export interface RunTimes {
+  startedAt: Date;
+  /** Its last attempt's end; absent for a run that was killed (its `time` is then 0). */
+  endedAt?: Date;
+}
+
+async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }, times?: RunTimes): Promise<ReportSink> {
+  if (format === 'json') return new JsonReportWriter(sink, header);
+  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false);
+  const { JunitReportWriter } = await import('../report/junit-report-writer.js');
+  if (times === undefined) return new JunitReportWriter(sink, header);
+  const endedAt = times.endedAt ?? times.startedAt;
+  return new JunitReportWriter(sink, header, { startedAt: times.startedAt, now: () => endedAt });
+}
+
+/** On a terminal the counts are a small table; in logs and pipes one plain, greppable line. */
+async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSummary, dryRun: boolean) => string) | undefined> {
+  if (!deps.isTTY) return undefined;
+  const [{ renderRunSummaryTable }, { colorEnabled }] = await Promise.all([import('../terminal/run-summary-table.js'), import('../terminal/table-format.js')]);
+  const color = colorEnabled({ isTTY: deps.isTTY, env: deps.env });
+  const width = (deps.progressStream as { columns?: number } | undefined)?.columns;
+  return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun, width });
+}
+
+export interface OpenReport {
+  builder: RunReportBuilder;
+  /**
+   * Writes the summaries and puts the report file in place; a report file that could not be
+   * written is removed instead (its failure is `failure()`, for the caller to end the run with).
+   */
+  close(): Promise<void>;
+  /** Drops a half-written report file (the run ended before any report could be complete). */
+  discard(): Promise<void>;
+  /** Set once the --report file could not be written: the run stops, the other reports go on. */
+  failure(): ReportWriteError | undefined;
+}
+
+/**
+ * The --report file's sink, turned off by its first write failure (a full disk) instead of that
+ * failure ending the run half-way: the JSON document on stdout, the summary and the journal
+ * still complete, and the run stops as at a target failure.
+ */
+class GuardedFileSink implements ReportSink {
+  failure: ReportWriteError | undefined;
+
+  constructor(
+    private readonly inner: ReportSink,
+    private readonly path: string,
+  ) {}
+
+  item(entry: ReportEntry): void | Promise<void> {
+    return this.guard(() => this.inner.item(entry));
+  }
+
+  finish(summary: ReportSummary): void | Promise<void> {
+    return this.guard(() => this.inner.finish(summary));
+  }
+
+  sourceHeader(header: readonly string[]): void {
+    void this.guard(() => this.inner.sourceHeader?.(header));
+  }
+
+  stopped(error: unknown): void {
+    void this.guard(() => this.inner.stopped?.(error));
+  }
+
+  fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    // The report's own words without its path (report-file.ts `reason`): the path is named once, as given.
+    const reason = (error as { reason?: unknown } | undefined)?.reason;
+    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
+    const kept = keptReplacement(error);
+    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
+  }
+
+  private guard(write: () => void | Promise<void>): void | Promise<void> {
+    if (this.failure !== undefined) return;
+    try {
+      const pending = write();
+      if (pending instanceof Promise) return pending.catch((error: unknown) => this.fail(error));
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+}
+
+/**
+ * The run report's destinations: the JSON document on stdout with --json, the --report file,
+ * and always the human summary on stderr.
+ */
+export async function openRunReport(
+  header: ReportHeader,
+  /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
+  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined },
+  deps: CommandDeps,
+  /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
+  summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
+  /** A report rebuilt after its run (`runs show`): the run's own times, not the moment it is written. */
+  times?: RunTimes,
+): Promise<OpenReport> {
+  const sinks: ReportSink[] = [];
+  const buffers: BufferedSink[] = [];
+  const buffered = (target: TextSink): BufferedSink => {
+    const sink = new BufferedSink(target);
+    buffers.push(sink);
+    return sink;
+  };
+  // A dry run reads its input once, so a structural error late in the file comes after items
+  // were reported: its document reaches stdout only once the run completed, never half of it.
+  // A real run checked the structure first and streams (a consumer sees sending under way).
+  const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
+  if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
+  let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
+  let guarded: GuardedFileSink | undefined;
+  let fileBuffer: BufferedSink | undefined;
+  let xlsx: XlsxReportWriter | undefined;
+  if (options.report !== undefined) {
+    const format = reportFormatOf(options.report);
+    const path = resolve(deps.cwd, options.report);
+    if (format === 'xlsx') {
+      // The workbook writer streams its own zip: no text sink in between (loaded here only).
+      const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, ...(await reportDates(options, deps)) });
+      xlsx = workbook.sink;
+      file = workbook;
+      guarded = new GuardedFileSink(workbook.sink, options.report);
+    } else {
+      const text = await openAtomicFile(path);
+      file = text;
+      fileBuffer = new BufferedSink(text.sink);
+      guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);
+    }
+    sinks.push(guarded);
+  }
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header) }));
+  // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
+  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
+  const builder = new RunReportBuilder(sinks, header.dryRun);
+  return {
+    builder,
+    async close() {
+      await builder.finish(async () => {
+        for (const buffer of buffers) await buffer.flush();
+        if (guarded !== undefined && guarded.failure === undefined) {
+          try {
+            await fileBuffer?.flush();
+            await file?.commit();
+          } catch (error) {
+            guarded.fail(error);
+          }
+        }
+        // A report file that failed is not left half-written, nor its temp file beside it.
+        if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
+        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
+      });
+      await spool?.commit();
+    },
+    async discard() {
+      await file?.discard();
+      await spool?.discard();
+    },
+    failure: () => guarded?.failure,
+  };
+}

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Problem } from '../domain/problem.js';
+import type { ReportEntry } from '../report/run-report.js';
+import type { ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../runs/index.js';
+import type { LostAttemptDid } from '../runs/resume-plan.js';
+import { InternalError, TargetError, TransientTargetError } from '../system/errors.js';
+import { RunJournalError } from '../runs/run-errors.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { Outcome, RunOptions, Unit } from './record-job.js';
+import { testSignalFrom, type TestSignal } from './test-signal.js';
+
+/**
+ * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
+ * unit, numbered by its position among the input's units (the key a resume matches on).
+ */
+export interface RunJournaling {
+  readonly id: string;
+  /** On a resume, the recorded report entry of a unit whose outcome stands; else undefined. */
+  kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
+  /** Resolves once the unit is on record as sent; units dispatched in one turn share one fsync. */
+  sending(n: number, unit: Unit<unknown>): Promise<void>;
+  /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
+  answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
+  /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
+  unchanged(n: number, since: string): void;
+  /** Journals a unit the local checks refused (never sent). */
+  refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
+  /**
+   * Journals a unit whose send threw: a transient failure (network, 429, 5xx after retries) as a
+   * transient outcome; anything else leaves it sent without an answer. Either way a resume sends
+   * it again, as possibly applied.
+   */
+  unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
+  /**
+   * Ends this attempt with an end line, then releases the run. Every request has settled by
+   * then: units on record as sent without an answer never went out, and are withdrawn first.
+   */
+  end(reason: EndReason, summary: ReportSummary): Promise<void>;
+  /** Releases the run without an end line (it stays resumable). */
+  close(): Promise<void>;
+  /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
+  discard(): Promise<void>;
+}
+
+/** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
+export function pinDigest(pin: string): string {
+  return createHash('sha256').update(pin, 'utf8').digest('hex');
+}
+
+const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
+
+/**
+ * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
+ * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
+ * resolves them from there, and reports the input file under the same name. --store and
+ * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
+ * it again).
+ */
+/**
+ * A new run is refused (exit 2, before the confirmation and before anything is sent) when its
+ * runs directory fails the trust rule (src/system/trusted-place.ts): another user could plant or change
+ * its journal, and runs resume, show and list would refuse it, so the run could not be recovered
+ * (docs/security.md, "Other local users").
+ */
+export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
+  const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
+  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), currentTrust());
+  if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
+}
+
+export async function startJournaling(
+  command: string,
+  target: ReportTarget,
+  units: number | undefined,
+  options: RunOptions,
+  deps: CommandDeps,
+  lostAttemptDid?: LostAttemptDid,
+): Promise<RunJournaling> {
+  const { RunJournal, chosenIdOf, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
+  const testSignal = testSignalFrom(deps.env);
+  const resumed = deps.resume;
+  if (resumed !== undefined) {
+    const { journal, plan, record } = resumed;
+    const decisions = new Map<number, ResumeDecision>();
+    return journaling(journal, {
+      kept(n, unit) {
+        const decision = plan.decide(refOf(n, unit));
+        if (decision.action === 'keep') {
+          const { status, errors, action, note, removed } = decision.outcome;
+          // An item created by an earlier attempt with an id examctl chose: that id (docs/runs.md).
+          const base = { source: unit.source, id: unit.id ?? chosenIdOf(record, n, status), status, errors, ...(removed === undefined ? {} : { removed }) };
+          const item = note === undefined ? base : { ...base, note };
+          return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
+        }
+        if (decision.maybeApplied) decisions.set(n, decision);
+        return undefined;
+      },
+      settle(n, outcome) {
+        const decision = decisions.get(n);
+        if (decision === undefined) return outcome;
+        decisions.delete(n);
+        const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid);
+        return settled === outcome ? outcome : { ...outcome, status: settled.status, errors: settled.errors };
+      },
+    }, testSignal);
+  }
+  const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
+  let input = null;
+  if (typeof invocation.file === 'string' && invocation.file !== '-') {
+    const file = resolve(deps.cwd, invocation.file);
+    input = await fingerprintInput(file).catch((error: NodeJS.ErrnoException) => {
+      throw new RunJournalError(`cannot read ${file} for the run journal: ${error.code ?? error.message}`);
+    });
+  }
+  if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
+  if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
+  if (typeof invocation.syncDir === 'string') invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
+  // The command tree (or runs resume) says which options the command's declaration keeps.
+  if (deps.keptOptions === undefined) throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
+  const recorded = recordedOptions(invocation, deps.keptOptions);
+  if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
+  // The --schedule file shapes every request as much as --file does: a resume must read the same one.
+  if (typeof invocation.schedule === 'string') {
+    const schedule = await fingerprintInput(resolve(deps.cwd, invocation.schedule)).catch(() => undefined);
+    if (schedule !== undefined) recorded.scheduleSha256 = schedule.sha256;
+  }
+  recorded.cwd = deps.cwd;
+  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
+  return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
+}
+
+function journaling(
+  journal: RunJournal,
+  resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, outcome: Outcome): Outcome },
+  testSignal: TestSignal,
+): RunJournaling {
+  let batch: ItemRef[] = [];
+  let batchDurable: Promise<void> | undefined;
+  // Units on record as sent with no answer yet. At the attempt's end every request has settled,
+  // so those left never went out (put on record ahead, then the run stopped): withdrawn there,
+  // so that `runs show` says "not sent" and a resume treats them as never reached.
+  const unanswered = new Map<number, ItemRef & { reason?: string }>();
+  return {
+    id: journal.id,
+    kept: resume.kept,
+    sending(n, unit) {
+      const ref = refOf(n, unit);
+      batch.push(ref);
+      unanswered.set(n, ref);
+      // One sent() per turn: the units dispatched together share a write and an fsync, and a
+      // job that sends them together (one DELETE for a list) still sees them in one turn.
+      batchDurable ??= Promise.resolve().then(() => {
+        const refs = batch;
+        batch = [];
+        batchDurable = undefined;
+        return journal.sent(refs).then(() => testSignal.counted('sent', refs.length));
+      });
+      return batchDurable;
+    },
+    answered(n, unit, outcome) {
+      unanswered.delete(n);
+      const settled = resume.settle(n, outcome);
+      // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
+      const removed = settled.status === 'failed' ? undefined : unit.membership?.removed;
+      // One object per answer: a field left undefined is not written (src/runs/journal-encoder.ts).
+      journal.outcome({ n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false, action: settled.action, removed, note: settled.note });
+      testSignal.counted('outcome');
+      return settled;
+    },
+    unchanged(n, since) {
+      journal.unchanged(n, since);
+      testSignal.counted('outcome');
+    },
+    refused(n, unit, problems) {
+      journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: problems, transient: false });
+      testSignal.counted('outcome');
+    },
+    unanswered(n, unit, error) {
+      // A target failure with a definite answer (a refused token, a 404 without an envelope), or
+      // a request that never reached the service: withdrawn at the end with the failure's words,
+      // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
+      // show` says the same, never "may have been applied"; a resume sends it again.
+      if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
+        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
+        return;
+      }
+      unanswered.delete(n);
+      if (!(error instanceof TransientTargetError)) return;
+      try {
+        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
+      } catch {
+        // The journal failed or closed: the unit stays sent without an answer (resent all the
+        // same), and the attempt's end reports the journal's failure; the target's error stands.
+      }
+    },
+    end(reason, summary) {
+      if (unanswered.size > 0) journal.unsent([...unanswered.values()].sort((a, b) => a.n - b.n));
+      return journal.end(reason, summary);
+    },
+    close: () => journal.close(),
+    discard: () => journal.discard(),
+  };
+}

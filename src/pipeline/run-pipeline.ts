@@ -1,0 +1,429 @@
+import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import { RunJournalWriteError } from '../runs/run-errors.js';
+import { exitCodeFor } from '../report/report-writers.js';
+import { type ReportEntry } from '../report/run-report.js';
+import { formatCount } from '../formats/number-format.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TransientTargetError } from '../system/errors.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import { checkReportOption, openRunReport } from './report-sinks.js';
+import { createRunProgress, progressColor, progressEnabled } from '../terminal/progress.js';
+import { AfterWrites } from './after-writes.js';
+import { InOrderScheduler } from './in-order-scheduler.js';
+import { openRun, recordCount } from './open-run.js';
+import { RecordDispatcher } from './record-dispatcher.js';
+import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
+import { RecordSource } from './record-source.js';
+import { checkReportColumns, checkReportRows } from './report-fits.js';
+import { LOCAL_CONCURRENCY } from '../defaults.js';
+
+
+/** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
+const MAX_PENDING = 1024;
+
+/** Records in the first piece at least (a window of 1 must not cost an await per record). */
+const MIN_PIECE = 16;
+
+/**
+ * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
+ * after the first: the units the journal can put on record as sent ahead.
+ */
+export function readAheadFor(window: number): number {
+  return Math.max(64, window);
+}
+
+/**
+ * Positions a journaled run may put on record as sent ahead of the one it dispatches
+ * (docs/runs.md, "Sent ahead"), within the units read so far: at least half of it rides on each
+ * fsync, so at 8,000 users/s an fsync has 4 ms before a request would wait for it. Larger than
+ * the read-ahead, so a write carries what was read since the last one: a 10,000-user remote run
+ * makes ~180 journal writes instead of ~310 (bench/README.md, "Session 40: per-user"). It also
+ * bounds what a kill -9 leaves on record as sent that never went out (each resent by a resume,
+ * as a lost answer is).
+ */
+export function recordAheadFor(window: number): number {
+  return Math.max(256, window);
+}
+
+/**
+ * input -> coerce -> validate -> target -> run report, in named steps: the --only-failed
+ * check, the structure pass (a real run), target and confirmation, then one loop over the
+ * job's units through the dispatcher and the in-order scheduler into the report. Returns how a
+ * completed run ended; throws TargetError (3) or InterruptedError (130) after the report is
+ * written, and InputFileError (2) or UsageError (2) before anything is sent.
+ */
+export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
+  checkReportOption(options);
+  const dryRun = options.dryRun ?? false;
+  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
+  await input.checkIsRunReport();
+  await checkReportColumns(() => input.records(), options);
+  // A real run checks the whole file's structure before anything is sent or created. A dry run
+  // sends nothing, so it reads once and counts as it goes; a structural error late in the file
+  // still ends it with exit 2 and no report (stdout and report files are held back until the end).
+  const total = dryRun ? undefined : await input.checkStructure();
+  if (total !== undefined) await checkReportRows(total, options);
+  const describeSend = async (): Promise<string> => {
+    const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
+    // A resume sends only what the journal did not settle: said, so the count is what remains.
+    const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
+    if (kept === 0) return what;
+    const run = deps.resume?.record.id;
+    if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
+    return `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
+  };
+  try {
+    await job.prepare?.();
+  } catch (error) {
+    // Refused after the input was read (a threshold, a withheld PIN, no memory, a memory that
+    // cannot be read): the run's documents are still written, every item skipped with the reason.
+    throw await writeRefusedRun(job, input, options, deps, targetOf, error);
+  }
+  // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
+  const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, job.lostAttemptDid);
+  input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
+  const observers = progressObservers(job, unitTotal, options, deps);
+  const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
+  const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
+  const scheduler = new InOrderScheduler<ReportEntry>({
+    window,
+    maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
+    emit(entry) {
+      for (const observer of observers) observer.reported(entry);
+      return report.builder.add(entry);
+    },
+  });
+  const afterWrites = new AfterWrites();
+  const dispatcher = new RecordDispatcher(job, {
+    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler, afterWrites) : api,
+    callOptions,
+    maxErrors: options.maxErrors,
+    signal: deps.signal,
+    stopWhen: () => report.failure(),
+    ...(journal === undefined ? {} : { journal }),
+    // A job that sends its units together puts them on record together, in the turn they go.
+    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
+  });
+
+  // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
+  // worth first, so the first request waits for that piece only, then the journal's sent-ahead
+  // window's worth. The next pieces are read and validated while requests are in flight, after
+  // the requests of the turn are written (`AfterWrites`), a sent-ahead window before their turn,
+  // so the journal puts units on record as sent ahead of their dispatch as each piece is read
+  // (RecordDispatcher.expect), and its fsync runs while the requests before them are in flight.
+  const sends = !dryRun && api !== null && job.sendsTogether !== true;
+  const ahead = sends ? readAheadFor(window) : 0;
+  const piece = Math.max(MIN_PIECE, window);
+  const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
+  let readingAhead = false;
+  const readAhead = (): void => {
+    readingAhead = false;
+    void units.fill(ahead);
+  };
+  try {
+    for (;;) {
+      // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
+      const unit = units.take();
+      if (unit === undefined) {
+        if (await units.read()) continue;
+        break;
+      }
+      const wait = scheduler.accept(dispatcher.dispatch(unit));
+      if (units.announced < ahead && !readingAhead && units.reading === undefined) {
+        readingAhead = true;
+        afterWrites.add(readAhead);
+      }
+      afterWrites.behind();
+      if (wait !== undefined) await wait;
+    }
+    await scheduler.drain();
+  } catch (error) {
+    await units.close().catch(() => undefined);
+    for (const observer of observers) observer.ended();
+    await scheduler.abandon();
+    await api?.close();
+    await report.discard();
+    // No end line: the run stays resumable, its journal saying what went out.
+    await journal?.close();
+    throw error;
+  }
+  for (const observer of observers) observer.ended();
+  await api?.close();
+  const retries = api?.retryCounts?.();
+  if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
+  const stop = dispatcher.stopReason;
+  // Retries after an answer with a status (503, 429...): those requests reached the service.
+  const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
+  // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
+  const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
+  const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
+  const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
+  const stopError = closedPipe
+    ? new ClosedPipeError(`output closed: in-flight work finished, the rest was not sent${resumeHint}`)
+    : stop?.kind === 'interrupted'
+      ? new InterruptedError(
+          dispatcher.lost > 0
+            ? `interrupted: ${dispatcher.lost} ${dispatcher.lost === 1 ? 'request' : 'requests'} sent got no answer before the grace ended, so ${dispatcher.lost === 1 ? 'it' : 'they'} may have been applied; the rest was not sent (see the report)${resumeHint}`
+            : dispatcher.answered === 0 && retriedStatuses === 0
+              ? `interrupted before sending: nothing was sent${resumeHint}`
+              : dispatcher.answered === 0
+                ? // Requests went out and were answered "try again later" (a 503, a 429): not done, but not "nothing was sent".
+                  `interrupted while waiting to retry: the service answered ${formatCount(retriedStatuses)} ${retriedStatuses === 1 ? 'request' : 'requests'} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
+                : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
+        )
+      : stop?.kind === 'target-failed'
+        ? withWayBack(stop.error, resumeHint, rebuildHint)
+        : unreadableAnswers(dispatcher.unreadable, journal?.id);
+  // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
+  if (stopError !== undefined) report.builder.stopped(stopError);
+  try {
+    await report.close();
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+  try {
+    await journal?.end(
+      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
+      report.builder.summary,
+    );
+  } catch (error) {
+    // A journal that failed mid-run cannot take its end line either: the run stays interrupted
+    // (resumable), and the failure that stopped it is what the caller hears.
+    if (stopError instanceof RunJournalWriteError) throw stopError;
+    // It failed after the last record went (its last lines, or the end line): the report is whole,
+    // the journal is not, and a resume sends again what it did not keep.
+    if (error instanceof RunJournalWriteError) throw new RunJournalWriteError(`${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`);
+    throw error;
+  }
+  const reportFailure = report.failure();
+  // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
+  // stop keeps its exit code, and the missing file is said, with the way to get it back.
+  if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
+    await deps.stderr.write(`${terminalLine(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`)}\n`);
+  }
+  if (stopError !== undefined) throw stopError;
+  // The report file failed only as it was completed: every record went, only the file is missing.
+  if (reportFailure !== undefined) {
+    throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
+  }
+  const summary = report.builder.summary;
+  // Requests already in flight when the limit was reached still finish: their failures count in the summary.
+  if (stop?.kind === 'max-errors') {
+    const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
+    await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
+  }
+  return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * The remote API as the dispatcher of a run sees it. Answers come in bursts (the requests of a
+ * window went out together, so their answers come back together), and each answer's journal
+ * line, sync memory and report item cost more CPU than its request: handled answer by answer,
+ * the last slot of a burst was refilled only after every answer before it was handled, so at
+ * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
+ * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
+ * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
+ * on to be journaled and reported once the requests of the turn are written (`AfterWrites`),
+ * after the other answers of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * frees its slot only once handled, so what it stops is stopped before another request goes.
+ * Holds because each unit makes one call (every RecordJob's `send`).
+ */
+function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>, afterWrites: AfterWrites): IntegrationApi {
+  const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
+    call.then((result) => {
+      if (result.envelope.Success !== true) return result;
+      slots.freeEarly();
+      // Handed on after the requests of this turn are written, not before (after-writes.ts).
+      return new Promise<ApiResult<T>>((resolve) => afterWrites.add(() => (slots.retake(), resolve(result))));
+    });
+  return {
+    createSchedule: (request, options) => inTurns(api.createSchedule(request, options)),
+    getReviewSession: (externalId, options) => inTurns(api.getReviewSession(externalId, options)),
+    addCollection: (request, options) => inTurns(api.addCollection(request, options)),
+    upsertUser: (request, options) => inTurns(api.upsertUser(request, options)),
+    removeInvigilators: (scheduleExtId, userExtIds, options) => inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
+    // The pipeline closes the API itself and asks it for the retry counts.
+    close: () => api.close(),
+  };
+}
+
+/**
+ * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
+ * it is read; `announced` counts those read and not yet taken. One piece is read at a time,
+ * whoever asks (the loop, or a read ahead in idle time); a read ahead that failed fails the
+ * next `take`, so no unit is dispatched after the input failed.
+ */
+class UnitQueue<P> {
+  private readonly source: AsyncIterator<readonly Unit<P>[]>;
+  private piece: readonly Unit<P>[] = [];
+  private at = 0;
+  private readonly later: (readonly Unit<P>[])[] = [];
+  private ended = false;
+  private failure: { error: unknown } | undefined;
+  /** The piece being read, if one is. */
+  reading: Promise<boolean> | undefined;
+  announced = 0;
+
+  constructor(
+    units: AsyncIterable<readonly Unit<P>[]>,
+    private readonly onPiece: (piece: readonly Unit<P>[]) => void,
+  ) {
+    this.source = units[Symbol.asyncIterator]();
+  }
+
+  /** The next unit read, or undefined when none is at hand (`read` then reads on). */
+  take(): Unit<P> | undefined {
+    if (this.failure !== undefined) throw this.failure.error;
+    while (this.at === this.piece.length) {
+      const later = this.later.shift();
+      if (later === undefined) return undefined;
+      this.piece = later;
+      this.at = 0;
+    }
+    this.announced -= 1;
+    return this.piece[this.at++];
+  }
+
+  /** Reads pieces until `count` units are at hand or the input ended; a failure is kept for `take`. */
+  async fill(count: number): Promise<void> {
+    try {
+      while (this.announced < count && (await this.read()));
+    } catch (error) {
+      this.failure ??= { error };
+    }
+  }
+
+  /** Stops reading (the input's file is closed), as leaving a `for await` early does. */
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.reading?.catch(() => undefined);
+    await this.source.return?.();
+  }
+
+  /** Reads the next non-empty piece (the one being read, if one is); false at the end of the input. */
+  read(): Promise<boolean> {
+    if (this.failure !== undefined) return Promise.reject(this.failure.error);
+    if (this.ended) return Promise.resolve(false);
+    return (this.reading ??= this.readPiece());
+  }
+
+  private async readPiece(): Promise<boolean> {
+    try {
+      while (!this.ended) {
+        const next = await this.source.next();
+        if (next.done === true) {
+          this.ended = true;
+          break;
+        }
+        if (next.value.length === 0) continue;
+        this.onPiece(next.value);
+        this.later.push(next.value);
+        this.announced += next.value.length;
+        return true;
+      }
+      return false;
+    } finally {
+      this.reading = undefined;
+    }
+  }
+}
+
+/**
+ * Answers lost after a 2xx (too large, cut, past the budget): the target could not be used for
+ * them, so the run ends with exit 3 as after a 5xx that retries did not cure (docs/runs.md,
+ * "Honest ends"); they stay on record as possibly applied, and a resume sends them again.
+ */
+function unreadableAnswers(count: number, run: string | undefined): TransientTargetError | undefined {
+  if (count === 0) return undefined;
+  const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
+  return new TransientTargetError(
+    `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
+      `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
+  );
+}
+
+/**
+ * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
+ * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
+ * or is locked) still gives CI its documents (docs/ci.md, "What examctl does under CI"):
+ * --json's whole document and every --report file, each item skipped with the reason, the
+ * refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
+ * kept. Returns the error to end with; when even the report cannot be opened (no target, an
+ * unwritable --report), the refusal as it was.
+ */
+async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
+  if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
+  // The input itself is at fault (a dry run's first read is in `prepare`: an unknown column, a
+  // malformed line): no document, as when the structure pass finds it.
+  if (error instanceof InputFileError && !(error instanceof InputRefusedError)) return error;
+  let report: Awaited<ReturnType<typeof openRunReport>>;
+  try {
+    const target = await targetOf();
+    const syncMemory = job.syncMemory?.();
+    const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) };
+    report = await openRunReport(header, options, deps, { countsOnly: true });
+  } catch {
+    return error;
+  }
+  const reason = [{ field: '', code: null, message: `not sent: the run was refused: ${firstClause(error.message)}` }];
+  try {
+    input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
+    for await (const units of job.units(input.batches())) {
+      for (const unit of units) await report.builder.add({ item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason }, rows: unit.rows });
+    }
+  } catch {
+    // The input could not be read again: the items reported so far stand, the refusal is what is said.
+  }
+  report.builder.stopped(error);
+  try {
+    await report.close();
+  } catch {
+    // The refusal is what the run ends with; a report that could not be completed is said below.
+  }
+  const failure = report.failure();
+  if (failure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${failure.message}`)}\n`);
+  return error;
+}
+
+/** A refusal's first clause, short enough to repeat on every item (the whole message is the run's error). */
+function firstClause(message: string): string {
+  const end = message.search(/; |\. /);
+  const clause = end === -1 ? message : message.slice(0, end);
+  return clause.length > 200 ? `${clause.slice(0, 199)}…` : clause;
+}
+
+/** What became of a --report file that failed: kept under another name (its final replace failed), or not kept. */
+function reportFileFate(failure: ReportWriteError, rebuildHint: string): string {
+  if (failure.keptAt === undefined) return `the report file was not kept${rebuildHint}`;
+  return `the finished report was kept at ${failure.keptAt} (move it into place once the file is closed)`;
+}
+
+/**
+ * A run stopped by one of its own files (the journal, the --report file): said with what happened
+ * to the rest and how to finish; a target's failure as it is.
+ */
+function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
+  if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
+  if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
+  return error;
+}
+
+/**
+ * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
+ * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
+ */
+function progressObservers(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
+  const progress = createRunProgress({
+    terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
+    stream: deps.progressStream ?? process.stderr,
+    write: (line) => void deps.stderr.write(line),
+    total: units,
+    label: job.command,
+    color: progressColor(deps.env),
+  });
+  return [{ reported: (entry) => progress.tick(entry.item.status), ended: () => progress.stop() }];
+}

@@ -1,0 +1,49 @@
+import type { ApiResult, PlannedAction } from '../port/integration-api.js';
+import { problemsSayAlreadyExists } from '../api/already-exists.js';
+import { capProblems, errorsOf } from '../api/envelope-errors.js';
+import { ErrorCode } from '../domain/codes.js';
+import type { LostAttemptDid } from '../runs/resume-plan.js';
+import type { Problem } from '../domain/problem.js';
+import type { Outcome } from './record-job.js';
+
+/**
+ * A service answer in report terms: Success false is a failure with every error it gave (unless
+ * a lost attempt already created the entity: ok with the client's note); Success true is ok, or
+ * partial when the content carries per-entry problems.
+ */
+export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
+  const action = result.action;
+  const note: Problem[] = result.note ? [{ field: '', code: null, message: result.note }] : [];
+  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
+  const content = result.envelope.Content;
+  // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
+  const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
+  // One object per answer (most are plain successes): no copies of empty lists, no spreads.
+  const outcome: Outcome = { status: problems.length > 0 ? 'partial' : 'ok', errors: note.length === 0 ? problems : [...problems, ...note] };
+  if (action) outcome.action = action;
+  if (result.changedFields) outcome.changedFields = result.changedFields;
+  return outcome;
+}
+
+/** Every error of a `Success: false` answer; never empty, so a failed item always says why. */
+export function failureProblems(result: ApiResult<unknown>): Problem[] {
+  const errors = errorsOf(result.envelope);
+  return errors.length > 0 ? errors : [{ field: '', code: null, message: `the service answered Success: false (HTTP ${result.status}) without an error message` }];
+}
+
+function withAction(outcome: Outcome, action: PlannedAction | undefined): Outcome {
+  return action ? { ...outcome, action } : outcome;
+}
+
+/**
+ * A create's lost attempt (docs/runs.md, "runs resume"): a resend refused because the thing
+ * already exists (a duplicate ScheduleExtId, collection 810, in any of the server's words).
+ * No payload: an upsert resend never meets "already exists", so the Upsert guard has nothing to decide.
+ */
+export function createdByLostAttempt(route: string): LostAttemptDid {
+  return (answer) => (answer.status === 'failed' && problemsSayAlreadyExists('POST', route, undefined, answer.errors) ? 'created' : undefined);
+}
+
+/** A removal's lost attempt: every id of the resend is no longer an invigilator (319). */
+export const removedByLostAttempt: LostAttemptDid = (answer) =>
+  answer.errors.length > 0 && answer.errors.every((problem) => problem.code === ErrorCode.NotAnInvigilator) ? 'removed' : undefined;

@@ -1,0 +1,69 @@
+import type { Envelope } from '../domain/envelope.js';
+import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
+import type { UserResponseContent } from '../domain/user.js';
+
+/** What a call did (local engine only; a remote server does not say). */
+export type PlannedAction = 'created' | 'updated' | 'unchanged';
+
+/**
+ * The outcome of one call: the HTTP status and the envelope, exactly as the service gave
+ * them. A remote client adds nothing; the local engine adds `action` (what it did, or with
+ * `dryRun` what it would do).
+ */
+export interface ApiResult<T> {
+  status: number;
+  envelope: Envelope<T>;
+  action?: PlannedAction;
+  /** Local engine, `updated` only: the top-level fields of the entity that change (the plan shows them). */
+  changedFields?: string[];
+  /**
+   * Remote client only: a non-idempotent call was retried after an attempt whose answer was
+   * lost, and the service now says the entity already exists (810, Duplicate ScheduleExtId with
+   * Upsert false). The lost attempt created it, so the call succeeded once: the run reports it
+   * ok with `note`. The envelope stays the service's own.
+   */
+  createdByLostAttempt?: boolean;
+  /** Remote client only: a caveat the run report carries with this result (see createdByLostAttempt). */
+  note?: string;
+}
+
+export interface CallOptions {
+  /** Local engine: apply every state rule, write nothing. A remote target is never called in a dry run. */
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * One method per endpoint of docs/api-reference.md, "Endpoints". Implemented by the remote client
+ * (src/api/remote-client.ts) and by the local engine (src/engine/engine.ts); commands hold
+ * this interface and never know which one they have.
+ *
+ * Methods resolve with the service's answer for 2xx and 4xx alike (the envelope says what
+ * went wrong). They reject with a `TargetError` (src/system/errors.ts) only when the target
+ * itself cannot be used: 403, network failure or 5xx after retries, store locked/unreadable.
+ */
+export interface RetryCounts {
+  total: number;
+  byCause: Record<string, number>;
+}
+
+export interface IntegrationApi {
+  /** POST /schedule. Content: the schedule external id. */
+  createSchedule(request: ScheduleRequest, options?: CallOptions): Promise<ApiResult<string>>;
+  /** GET /external/review-sessions/{externalId}. */
+  getReviewSession(externalId: string, options?: CallOptions): Promise<ApiResult<ReviewSession>>;
+  /** POST /collections. */
+  addCollection(request: CollectionRequest, options?: CallOptions): Promise<ApiResult<CollectionResponseContent>>;
+  /** POST /user (create or update). */
+  upsertUser(request: UserRequest, options?: CallOptions): Promise<ApiResult<UserResponseContent>>;
+  /** DELETE /schedule/{externalId}/invigilators. */
+  removeInvigilators(
+    scheduleExtId: string,
+    userExtIds: string[],
+    options?: CallOptions,
+  ): Promise<ApiResult<InvigilatorsResponseContent>>;
+  /** Release what the target holds (connections, store lock, file handles). */
+  close(): Promise<void>;
+  /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
+  retryCounts?(): RetryCounts;
+}

@@ -1,0 +1,147 @@
+/**
+ * Times and dates as examctl writes them for people and spreadsheets (`review-session show`,
+ * run report workbooks): an instant in an IANA zone (`--timezone`), written ISO with the zone's
+ * offset or by a `--date-format` (the tokens the input side reads, domain/local-time.ts, so a
+ * file examctl wrote reads back with the same flags), or as an Excel date (a serial day number
+ * under a date format). Pure (Intl only).
+ */
+import { parseDateTime } from '../domain/date-time.js';
+import {
+  dateText,
+  isKnownTimeZone,
+  offsetText,
+  parseDateFormat,
+  unknownTimeZoneMessage,
+  wallClockAt,
+  type DateFormat,
+  type WallClock,
+} from '../domain/local-time.js';
+import type { ExcelDate } from './xlsx-workbook.js';
+
+/** How times are written: the zone they are shown in, and the admin's format when one was asked for. */
+export interface OutputTimes {
+  zone: string;
+  format?: DateFormat | undefined;
+}
+
+/** The settings as given (flags now; a profile may give the same values), each with where it came from for messages. */
+export interface OutputTimeSettings {
+  timezone?: { text: string; origin: string } | undefined;
+  dateFormat?: { text: string; origin: string } | undefined;
+}
+
+export type OutputTimesReading = { ok: true; times: OutputTimes } | { ok: false; message: string };
+
+/** The settings checked: an unknown zone or a format examctl cannot read is refused, naming where it came from. */
+export function readOutputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimesReading {
+  const zone = settings.timezone?.text ?? defaultZone;
+  if (settings.timezone !== undefined && !isKnownTimeZone(settings.timezone.text)) {
+    return { ok: false, message: `${settings.timezone.origin}: ${unknownTimeZoneMessage(settings.timezone.text)}` };
+  }
+  if (settings.dateFormat === undefined) return { ok: true, times: { zone } };
+  const parsed = parseDateFormat(settings.dateFormat.text);
+  if (!parsed.ok) return { ok: false, message: `${settings.dateFormat.origin} ${settings.dateFormat.text}: ${parsed.message}` };
+  return { ok: true, times: { zone, format: parsed.format } };
+}
+
+/** RFC 3339 with an offset, seconds optional (`2026-10-13T18:21Z`): what a service sends as an instant. */
+const INSTANT = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** The instant a text names (epoch ms), or undefined when it is no RFC 3339 instant. */
+export function instantOf(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = INSTANT.exec(value.trim());
+  if (match === null) return undefined;
+  const parsed = parseDateTime(`${match[1]}${match[2] ?? ':00'}${match[3]}`);
+  return parsed.ok ? parsed.epochMs : undefined;
+}
+
+/** A date of birth sent as a midnight instant (`2004-03-17T00:00:00.000Z`) or a date: the calendar date as written. */
+const MIDNIGHT_OR_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]00:00(?::00(?:\.0+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * The calendar date of a value that holds one: a date, or an instant at midnight (any offset:
+ * the date is the one written, never moved by a zone). Undefined for anything else (an instant
+ * with a time of day is an instant, shown as one).
+ */
+export function calendarDateOf(value: unknown): WallClock | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = MIDNIGHT_OR_DATE.exec(value.trim());
+  if (match === null) return undefined;
+  const w: WallClock = { y: Number(match[1]), mo: Number(match[2]), d: Number(match[3]), h: 0, mi: 0, s: 0 };
+  const check = new Date(Date.UTC(w.y, w.mo - 1, w.d));
+  return check.getUTCMonth() === w.mo - 1 && check.getUTCDate() === w.d ? w : undefined;
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** The wall clock by a `--date-format`'s tokens; a format without a time gets ` HH:mm` (`:ss` when the seconds are not 0), as the input side reads it. */
+function formatted(w: WallClock, format: DateFormat, withTime: boolean): string {
+  const tokens: Record<string, string> = { YYYY: pad(w.y, 4), MM: pad(w.mo), DD: pad(w.d), HH: pad(w.h), mm: pad(w.mi), ss: pad(w.s) };
+  const fill = (text: string): string => text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => tokens[token] as string);
+  if (!withTime) return fill(format.dateText);
+  if (format.dateTime !== undefined) return fill(format.text);
+  return `${fill(format.dateText)} ${tokens['HH']}:${tokens['mm']}${w.s === 0 ? '' : `:${tokens['ss']}`}`;
+}
+
+/**
+ * An instant as text in the chosen zone: by the `--date-format` when there is one; else
+ * `iso` gives RFC 3339 with the zone's offset (`2026-10-13T19:21:00+01:00`, milliseconds only
+ * when not 0), `minutes` the table's `2026-10-13 19:21`.
+ */
+export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
+  const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);
+  if (times.format !== undefined) return formatted(wall, times.format, true);
+  if (style === 'minutes') return `${dateText(wall)} ${pad(wall.h)}:${pad(wall.mi)}`;
+  return `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+}
+
+/** A calendar date as text: by the `--date-format`'s date part, else ISO `YYYY-MM-DD`. */
+export function calendarDateText(w: WallClock, times: Pick<OutputTimes, 'format'>): string {
+  return times.format === undefined ? dateText(w) : formatted(w, times.format, false);
+}
+
+/** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */
+const EPOCH_1900 = 25569;
+/** 1900-03-01: Excel's serial numbers are days from 1899-12-30 only from here (before, its phantom 29 February 1900 intervenes). */
+const FIRST_SERIAL = 61;
+/** 9999-12-31, Excel's last day. */
+const LAST_SERIAL = 2_958_465;
+
+function serialOf(w: WallClock, ms: number): number | undefined {
+  const day = Date.UTC(w.y, w.mo - 1, w.d) / 86_400_000 + EPOCH_1900;
+  if (w.y < 100 || day < FIRST_SERIAL || day > LAST_SERIAL) return undefined;
+  return day + (w.h * 3600 + w.mi * 60 + w.s + ms / 1000) / 86_400;
+}
+
+/** An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone). Undefined outside Excel's dates. */
+export function excelDateTime(epochMs: number, zone: string): ExcelDate | undefined {
+  const { wall, ms } = wallClockAt(epochMs, zone);
+  const serial = serialOf(wall, ms);
+  return serial === undefined ? undefined : { serial, time: true };
+}
+
+/** A calendar date as an Excel date. Undefined outside Excel's dates. */
+export function excelDate(w: WallClock): ExcelDate | undefined {
+  const serial = serialOf({ ...w, h: 0, mi: 0, s: 0 }, 0);
+  return serial === undefined ? undefined : { serial, time: false };
+}
+
+/** A format's literal text as an Excel number format shows it: separators as they are, anything else escaped. */
+function excelLiteral(text: string): string {
+  return text.replace(/[^-/:., ]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The Excel number formats that show dates and date-times the way the `--date-format` writes
+ * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`); ISO-like without one.
+ */
+export function excelDateFormats(format: DateFormat | undefined): { date: string; dateTime: string } {
+  if (format === undefined) return { date: 'yyyy-mm-dd', dateTime: 'yyyy-mm-dd hh:mm:ss' };
+  const excel = (text: string): string =>
+    text
+      .split(/(YYYY|MM|DD|HH|mm|ss)/)
+      .map((part, i) => (i % 2 === 1 ? ({ YYYY: 'yyyy', MM: 'mm', DD: 'dd', HH: 'hh', mm: 'mm', ss: 'ss' } as Record<string, string>)[part] : excelLiteral(part)))
+      .join('');
+  return { date: excel(format.dateText), dateTime: format.dateTime === undefined ? `${excel(format.dateText)} hh:mm:ss` : excel(format.text) };
+}

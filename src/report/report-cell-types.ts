@@ -1,0 +1,167 @@
+/**
+ * The cells of a run report workbook typed by the field their column was read as (`--report
+ * x.xlsx`): a whole-number field's number a number, a yes/no field's value a boolean, a date of
+ * birth a date, a schedule's start and end a date-time in the run's zone. Only a value that
+ * reads back as the same value is typed: `00456`, `+7` or `12.50` stay the text typed, and so
+ * does every value of a failed cell, so that the report fed back (`--only-failed`, `--file`)
+ * gives the records it reported (docs/input-formats.md, "The .xlsx run report"). A date-time is typed
+ * only in a zone the run names (`--timezone`): an Excel date keeps no zone, and one that the
+ * zone's clocks show twice (the hour the clocks go back) stays text. Also where a dry run's
+ * offending cell is: the column of the field an error names.
+ */
+import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
+import { parseBooleanSpelling } from '../domain/coercion.js';
+import { DATE_FIELDS, DATE_TIME_FIELDS, wallClockAt, wallClockInZone } from '../domain/local-time.js';
+import type { Problem } from '../domain/problem.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
+import { Column, onRow } from './report-writers.js';
+import { type SourceRow } from './run-report.js';
+import { CellFormat, type CellNote, type SheetCell } from './xlsx-workbook.js';
+
+type FieldKind = 'number' | 'boolean' | 'date' | 'dateTime';
+
+let kinds: ReadonlyMap<string, FieldKind> | undefined;
+
+/** Every record field's kind by name, from the rule tables (a name two tables type differently is left as text). */
+function fieldKinds(): ReadonlyMap<string, FieldKind> {
+  if (kinds !== undefined) return kinds;
+  const found = new Map<string, FieldKind | null>();
+  const note = (name: string, kind: FieldKind): void => {
+    const before = found.get(name);
+    found.set(name, before === undefined || before === kind ? kind : null);
+  };
+  for (const spec of [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS]) {
+    const cell = spec.rule?.cell;
+    if (cell === 'boolean') note(spec.name, 'boolean');
+    else if (typeof cell === 'object' && cell.kind === 'integer') note(spec.name, 'number');
+  }
+  for (const name of DATE_FIELDS) note(name, 'date');
+  for (const name of DATE_TIME_FIELDS) note(name, 'dateTime');
+  kinds = new Map([...found].filter((entry): entry is [string, FieldKind] => entry[1] !== null));
+  return kinds;
+}
+
+/** How a report's input columns are typed: the run's zone, when it has one (`--timezone`, a profile's). */
+export interface ReportCellOptions {
+  timeZone?: string | undefined;
+}
+
+/** One input column of the report as written: its index in the source row, and its field's kind. */
+interface KeptColumn {
+  source: number;
+  field: string | undefined;
+  kind: FieldKind | undefined;
+}
+
+/** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
+function plainNumber(text: string): number | undefined {
+  const number = Number(text);
+  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
+}
+
+/** The field an error names, without its place in a schedule request or a list (`Candidates[2].Email` -> `Email`). */
+function baseField(field: string): string {
+  const last = field.replace(/^Schedule\./, '').replace(/^Candidates\[\d+\]\./, '');
+  return /^[^.[]*/.exec(last)?.[0] ?? last;
+}
+
+/** The report cells of one input header, worked out once per header (all rows of a file share one array). */
+export class ReportCellTypes {
+  private readonly layouts = new WeakMap<readonly string[], KeptColumn[]>();
+
+  constructor(private readonly options: ReportCellOptions = {}) {}
+
+  /** The kept input columns of `row`'s header, in the report's order. */
+  private layoutOf(row: SourceRow, modes: readonly Column[]): KeptColumn[] {
+    let layout = this.layouts.get(row.header);
+    if (layout === undefined) {
+      layout = [];
+      const byName = fieldKinds();
+      for (let i = 0; i < row.header.length; i++) {
+        if (modes[i] === Column.Drop) continue;
+        const field = row.names?.[i];
+        // A secret written blank or withheld is text whatever its field.
+        layout.push({ source: i, field, kind: modes[i] === Column.Keep && field !== undefined ? byName.get(field) : undefined });
+      }
+      this.layouts.set(row.header, layout);
+    }
+    return layout;
+  }
+
+  /** How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as text. */
+  formats(row: SourceRow, modes: readonly Column[], reportColumns: number): CellFormat[] {
+    const formats = this.layoutOf(row, modes).map(({ kind }) =>
+      kind === 'date' ? CellFormat.date : kind === 'dateTime' && this.options.timeZone !== undefined ? CellFormat.dateTime : kind === undefined ? CellFormat.text : CellFormat.general,
+    );
+    for (let i = 0; i < reportColumns; i++) formats.push(CellFormat.text);
+    return formats;
+  }
+
+  /**
+   * The report row's cells (`cells`, as the CSV report writes them, changed in place) with its
+   * input cells typed where they read back the same. A header with no typed column costs nothing more.
+   */
+  typed(cells: SheetCell[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
+    const layout = this.layoutOf(row, modes);
+    for (let at = 0; at < layout.length; at++) {
+      const { field, kind } = layout[at] as KeptColumn;
+      if (kind === undefined || field === undefined) continue;
+      const text = (cells[at] as string).trim();
+      if (text === '' || failedFields.has(field)) continue;
+      const value = this.valueOf(kind, field, text, row);
+      if (value !== undefined) cells[at] = value;
+    }
+    return cells;
+  }
+
+  private valueOf(kind: FieldKind, field: string, text: string, row: SourceRow): SheetCell | undefined {
+    if (kind === 'number') return plainNumber(text);
+    if (kind === 'boolean') return parseBooleanSpelling(text);
+    // Dates as the run read them (a `--date-format` text is in the API's form in the record).
+    const read = row.fields?.[field];
+    if (kind === 'date') {
+      const date = calendarDateOf(typeof read === 'string' ? read : text);
+      return date === undefined ? undefined : excelDate(date);
+    }
+    const zone = this.options.timeZone;
+    const instant = instantOf(read);
+    if (zone === undefined || instant === undefined) return undefined;
+    // Read back in the same zone, the wall clock must give this instant again, not one of two.
+    const { wall } = wallClockAt(instant, zone);
+    if (!wallClockInZone(wall, zone).ok) return undefined;
+    return excelDateTime(instant, zone);
+  }
+
+  /**
+   * A dry run's invalid row: the cells of the fields its errors name (on this row of a
+   * multi-row item), each with a note of its codes and messages; an error that names no column
+   * of the row goes on its status cell. `statusAt` is the status cell's index in the row.
+   */
+  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): CellNote[] {
+    const layout = row === undefined ? [] : this.layoutOf(row, modes);
+    const notes = new Map<number, string[]>();
+    for (const error of row === undefined ? errors : onRow(errors, row.line)) {
+      const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
+      let at = field === undefined ? -1 : layout.findIndex((column) => column.field === field);
+      if (at === -1 && field !== undefined && row !== undefined) {
+        const key = normalizeColumnName(field);
+        at = layout.findIndex((column) => normalizeColumnName(row.header[column.source] as string) === key);
+      }
+      if (at === -1) at = statusAt;
+      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
+      notes.set(at, [...(notes.get(at) ?? []), text]);
+    }
+    return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
+  }
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** The fields a row's errors name (base names), whose cells stay the text that failed. */
+export function failedFieldsOf(errors: readonly Problem[], line: number | undefined): ReadonlySet<string> {
+  if (errors.length === 0) return NONE;
+  const fields = new Set<string>();
+  for (const error of line === undefined ? errors : onRow(errors, line)) if (error.field) fields.add(baseField(error.field));
+  return fields;
+}

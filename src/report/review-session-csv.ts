@@ -1,0 +1,194 @@
+/**
+ * Review sessions' results as a table (`examctl review-session show -o csv`, `-o xlsx`, `-o
+ * ndjson`, and `-o json` of several sessions): one row per result, the values as the service
+ * sent them, written as text (CSV), typed cells (a workbook) or JSON values.
+ */
+import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
+import type { ReviewSession } from '../domain/types.js';
+import { csvLine } from '../formats/csv-cell.js';
+import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
+import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
+
+/** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
+export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
+
+export interface PinColumn {
+  /** `--show-pin`: a last column `Pin` with the session's Pin as sent (empty when it has none). */
+  pinColumn?: boolean;
+}
+
+/** The API's name of the review session's PIN, as the CSV and workbook column. */
+const SESSION_PIN_COLUMN = 'Pin';
+/** Several sessions in one table: the session of each row, first; a session that could not be read, in the last. */
+export const SESSION_COLUMN = 'ReviewSession';
+export const ERROR_COLUMN = 'Error';
+
+/** The calendar date among the result fields: written as a date, never a midnight instant. */
+const DATE_OF_BIRTH = 'DateOfBirth';
+/**
+ * Result fields that hold an instant: those the API types DateTime, and the two it types as text
+ * but describes as dates (VisitedDate, LastSatDate, string(60)), when their text is an RFC 3339
+ * instant. Anything else in them stays as sent.
+ */
+const INSTANT_COLUMNS: ReadonlySet<string> = new Set([
+  ...Object.entries(RESULT_FIELDS)
+    .filter(([name, field]) => field.kind === 'date-time' && name !== DATE_OF_BIRTH)
+    .map(([name]) => name),
+  'VisitedDate',
+  'LastSatDate',
+]);
+const kindOf = (column: string): AnswerValue['kind'] | undefined => (RESULT_FIELDS as Readonly<Record<string, AnswerValue>>)[column]?.kind;
+
+/** One session's outcome: its Content (PIN already withheld unless asked), or why it could not be read. */
+export type SessionOutcome = { externalId: string; session: ReviewSession } | { externalId: string; error: string; errors?: readonly unknown[] };
+
+/** The results as raw values under a header: the spec's result fields first, then any extra field a server sent, in first-seen order. */
+export interface ResultsTable {
+  header: string[];
+  rows: unknown[][];
+}
+
+/**
+ * The results of `outcomes` as one table. With `sessionColumn` (several sessions asked for), each
+ * row starts with its session's ExternalId and ends with an Error cell; a session that could not be
+ * read is one row with its error.
+ */
+export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean } = {}): ResultsTable {
+  const columns = [...RESULT_COLUMNS];
+  const known = new Set(columns);
+  const sessions = outcomes.map((outcome) => ('session' in outcome ? outcome.session : undefined));
+  const resultsOf = (session: ReviewSession | undefined) => (session !== undefined && Array.isArray(session.Results) ? session.Results : []);
+  // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
+  const sessionPin = options.pinColumn === true && !sessions.some((session) => resultsOf(session).some((result) => Object.hasOwn(result, SESSION_PIN_COLUMN)));
+  for (const session of sessions) {
+    for (const result of resultsOf(session)) {
+      for (const key of Object.keys(result)) {
+        if (!known.has(key)) {
+          known.add(key);
+          columns.push(key);
+        }
+      }
+    }
+  }
+  if (sessionPin) columns.push(SESSION_PIN_COLUMN);
+  const sessionColumn = options.sessionColumn === true;
+  const header = sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns;
+  const rows: unknown[][] = [];
+  for (const outcome of outcomes) {
+    if ('error' in outcome) {
+      rows.push([outcome.externalId, ...columns.map(() => null), outcome.error]);
+      continue;
+    }
+    for (const result of resultsOf(outcome.session)) {
+      const record: Record<string, unknown> = sessionPin ? { ...result, [SESSION_PIN_COLUMN]: outcome.session.Pin } : result;
+      const values = columns.map((column) => record[column]);
+      rows.push(sessionColumn ? [outcome.externalId, ...values, null] : values);
+    }
+  }
+  return { header, rows };
+}
+
+/** How the text of a CSV or JSON cell is written. */
+export interface TextCellOptions {
+  /** `--decimal-separator ,`: a fractional number `87,5`. */
+  decimalComma?: boolean;
+  /** `--timezone`/`--date-format`: instants in that zone and format; undefined, as sent. */
+  times?: OutputTimes | undefined;
+}
+
+/** A time or date column's value as text, or undefined when the value is not one (then it is written as sent). */
+function timeText(column: string, value: unknown, options: TextCellOptions): string | undefined {
+  if (column === DATE_OF_BIRTH) {
+    const date = calendarDateOf(value);
+    if (date !== undefined) return calendarDateText(date, options.times ?? {});
+  }
+  if (options.times === undefined || !(INSTANT_COLUMNS.has(column) || column === DATE_OF_BIRTH)) return undefined;
+  const instant = instantOf(value);
+  return instant === undefined ? undefined : instantText(instant, options.times, 'iso');
+}
+
+/**
+ * A cell's text. A fractional number takes a comma with `decimalComma` (Excel where the decimal
+ * separator is one reads `87.5` as text or a date); integers and texts are the same either way.
+ */
+function textValue(value: unknown, decimalComma: boolean): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return decimalComma ? String(value).replace('.', ',') : String(value);
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : textValue(entry, decimalComma))).join('|');
+  return JSON.stringify(value);
+}
+
+/** The table's cells as text: lists joined with `|` (the CLI's list syntax), null empty. */
+export function textRows(table: ResultsTable, options: TextCellOptions = {}): string[][] {
+  const decimalComma = options.decimalComma === true;
+  return table.rows.map((row) => row.map((value, i) => timeText(table.header[i] as string, value, options) ?? textValue(value, decimalComma)));
+}
+
+/**
+ * The table as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other
+ * locales); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
+ */
+export function resultsCsv(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
+  return [table.header, ...textRows(table, options)].map((cells) => csvLine(cells, delimiter)).join('');
+}
+
+/** One session's results as CSV, as `review-session show ID -o csv` writes them. */
+export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ',', cells: TextCellOptions = {}): string {
+  return resultsCsv(resultsTable([{ externalId: session.ExternalId, session }], options), delimiter, cells);
+}
+
+/** A numeric string a lenient server sent for a number field, when it is a number's plain form (`87.5`, not `087.5`). */
+function numberOf(value: string): number | undefined {
+  const number = Number(value);
+  return value.trim() !== '' && Number.isFinite(number) && String(number) === value ? number : undefined;
+}
+
+/** A value as a workbook cell: numbers, booleans and times typed (times in `zone`), the rest as its text. */
+function sheetValue(column: string, value: unknown, zone: string): SheetCell {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    if (column === DATE_OF_BIRTH) {
+      const date = calendarDateOf(value);
+      const typed = date === undefined ? undefined : excelDate(date);
+      if (typed !== undefined) return typed;
+    }
+    if (INSTANT_COLUMNS.has(column) || column === DATE_OF_BIRTH) {
+      const instant = instantOf(value);
+      const typed = instant === undefined ? undefined : excelDateTime(instant, zone);
+      if (typed !== undefined) return typed;
+    }
+    const kind = kindOf(column);
+    if (kind === 'number' || kind === 'integer') return numberOf(value) ?? value;
+  }
+  return textValue(value, false);
+}
+
+/** How each column of the workbook is shown: dates and date-times by the workbook's formats, numbers and booleans General, the rest text. */
+export function sheetFormats(table: ResultsTable): CellFormat[] {
+  return table.header.map((column) => {
+    if (column === DATE_OF_BIRTH) return CellFormat.date;
+    if (INSTANT_COLUMNS.has(column)) return CellFormat.dateTime;
+    const kind = kindOf(column);
+    return kind === 'number' || kind === 'integer' || kind === 'boolean' ? CellFormat.general : CellFormat.text;
+  });
+}
+
+/** The table's rows as typed workbook cells, times in `zone` (Excel keeps none). */
+export function sheetRows(table: ResultsTable, zone: string): SheetCell[][] {
+  return table.rows.map((row) => row.map((value, i) => sheetValue(table.header[i] as string, value, zone)));
+}
+
+/** The table's rows as JSON objects (one line each for `-o ndjson`): values as sent, times by `times` as in the CSV, null for none. */
+export function jsonRows(table: ResultsTable, options: TextCellOptions = {}): Record<string, unknown>[] {
+  return table.rows.map((row) => {
+    const object: Record<string, unknown> = {};
+    row.forEach((value, i) => {
+      const column = table.header[i] as string;
+      object[column] = timeText(column, value, options) ?? value ?? null;
+    });
+    return object;
+  });
+}

@@ -1,0 +1,331 @@
+import { z } from 'zod';
+import {
+  COLLECTION_CONTENT_FIELDS,
+  GROUP_ERROR_FIELDS,
+  INVIGILATORS_CONTENT_FIELDS,
+  REVIEW_SESSION_FIELDS,
+  type AnswerFields,
+  type AnswerValue,
+} from '../domain/answer-fields.js';
+import {
+  collectionRequestSchema,
+  invigilatorIdsSchema,
+  scheduleRequestSchema,
+  userRequestSchema,
+  wireSchema,
+} from '../domain/schemas.js';
+import { USER_TABLE, USER_VIEW_FIELDS } from '../domain/user.js';
+import { withPortablePatterns } from '../domain/portable-pattern.js';
+import { API_PREFIX } from '../api/url-policy.js';
+import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
+
+/*
+ * The OpenAPI document of the integration API. The request bodies are generated from the
+ * domain's zod schemas (src/domain/schemas.ts), which are composed from the rule tables: each
+ * field's type, maxLength, pattern, enum and range come from the same parameters as the check
+ * that validates it, and each description names the API's codes. The answers' Content is
+ * typed from domain/answer-fields.ts (review session, collection, invigilators) and, for
+ * Content.User, from the user rule table's wire values; the envelopes are written here.
+ */
+
+const errorEntry = z.looseObject({
+  Code: z.number().int().nullable(),
+  Message: z.string(),
+  Field: z.string().optional(),
+});
+
+/** A success: Success is always true, with the operation's Content (a mock must never answer a failure with true). */
+function successEnvelopeOf(content: z.ZodType): z.ZodType {
+  return z.looseObject({
+    Content: content,
+    Success: z.literal(true),
+    Errors: z.array(errorEntry).nullable(),
+  });
+}
+
+/** A failure, whatever its status: Success always false, no Content, the problems in Errors. */
+const failureEnvelope = z.looseObject({
+  Content: z.null(),
+  Success: z.literal(false),
+  Errors: z.array(errorEntry),
+});
+
+/** The zod schema of one answer field declared in domain/answer-fields.ts. */
+function answerValueSchema(value: AnswerValue): z.ZodType {
+  switch (value.kind) {
+    case 'string':
+      return z.string();
+    case 'date-time':
+      // The API's DateTime; not format date-time: a server may answer without an offset.
+      return z.string();
+    case 'boolean':
+      return z.boolean();
+    case 'number':
+      return z.number();
+    case 'integer':
+      return z.number().int();
+    case 'enum':
+      return z.enum(value.values as [string, ...string[]]);
+    case 'list':
+      return z.array(answerValueSchema(value.of));
+    case 'object':
+      return answerObjectSchema(value.fields);
+  }
+}
+
+/**
+ * An answer object: every declared field typed, the required ones required; loose, because a
+ * server may send more than the API text lists (examctl keeps and shows it).
+ */
+function answerObjectSchema(fields: AnswerFields): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    let schema = answerValueSchema(field);
+    if (field.nullable === true) schema = schema.nullable();
+    schema = schema.describe(field.description);
+    shape[name] = field.required === true ? schema : schema.optional();
+  }
+  return z.looseObject(shape);
+}
+
+/**
+ * Content.User: the stored user, each field the request field's wire value (what the engine
+ * stored), never the password or the memberships; an optional field may be absent or null.
+ */
+function storedUserSchema(): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of USER_VIEW_FIELDS) {
+    const rule = USER_TABLE.byName.get(name)!;
+    const wire = wireSchema(rule);
+    shape[name] = rule.required === true ? wire : wire.nullable().optional();
+  }
+  return z.looseObject(shape).describe('The stored user (docs/domain-rules.md, "Answers").');
+}
+
+const responseContents = {
+  schedule: z.string().describe('The schedule external id.'),
+  reviewSession: answerObjectSchema(REVIEW_SESSION_FIELDS).describe('The review session object (docs/domain-rules.md, "Answers").'),
+  collection: answerObjectSchema(COLLECTION_CONTENT_FIELDS),
+  user: z.looseObject({
+    User: storedUserSchema(),
+    GroupErrors: z.array(answerObjectSchema(GROUP_ERROR_FIELDS)).describe('One entry per hierarchy that could not be processed.'),
+  }),
+  invigilators: answerObjectSchema(INVIGILATORS_CONTENT_FIELDS),
+};
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * draft-2020-12 is OpenAPI 3.1's schema dialect. `io: 'input'` documents what a client sends
+ * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
+ * construct JSON Schema cannot say from failing the whole document.
+ */
+function jsonSchema(schema: z.ZodType): JsonSchema {
+  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  // Component schemas live inside the document; a per-schema $schema is noise there.
+  const { $schema: _ignored, ...rest } = converted;
+  // Its patterns as every regex engine reads them (domain/portable-pattern.ts).
+  return withPortablePatterns(rest);
+}
+
+function jsonBody(ref: string, example: unknown, description?: string): object {
+  return {
+    required: true,
+    ...(description ? { description } : {}),
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` }, example } },
+  };
+}
+
+/** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
+const COMMON_FAILURES: Record<string, string> = {
+  '403': 'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
+  '404': 'No such route.',
+  '405': 'The route exists but not with this method; the Allow header lists the methods.',
+  '408': 'The request (headers or body) did not arrive in time.',
+  '414': 'The request URL is longer than 8 KiB.',
+  '429': 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
+  '431': 'The request headers are larger than 16 KiB.',
+  '500': 'Internal server error (or injected with `--faults 500:P%`).',
+  '503': 'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
+};
+
+const BODY_FAILURES: Record<string, string> = {
+  '413': 'The body is larger than the limit (16 MiB). Answered before the body is read; the connection is closed.',
+  '415': 'The body is not declared `Content-Type: application/json`. Answered before the body is read.',
+};
+
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying (the server always sends 1).',
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/**
+ * The headers the server always sends with these statuses, declared so that a client generated
+ * from the document (and a checker comparing answers with it) can rely on them.
+ */
+const FAILURE_HEADERS: Record<string, Record<string, object>> = {
+  '405': {
+    Allow: { description: "The route's methods, comma-separated; HEAD wherever GET is.", required: true, schema: { type: 'string', minLength: 1 } },
+  },
+  '429': { 'Retry-After': RETRY_AFTER },
+  '503': { 'Retry-After': RETRY_AFTER },
+};
+
+function responses(okRef: string, okDescription: string, hasBody: boolean, examples: OperationExamples): object {
+  const failure = (example: unknown) => ({ 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example } });
+  const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
+  return {
+    '200': { description: okDescription, content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } } },
+    '400': {
+      description:
+        'The request was rejected; Errors lists every problem (Code null for the conditions the API does not number). ' +
+        (hasBody ? 'Also a body that is not valid UTF-8 or not valid JSON.' : ''),
+      content: failure(examples.refused),
+    },
+    ...Object.fromEntries(
+      Object.entries(failures)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([status, description]) => [
+          status,
+          { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure(statusFailureExample(firstClause(description))) },
+        ]),
+    ),
+  };
+}
+
+/** A status's description up to its first stop, as the message of its example answer. */
+function firstClause(description: string): string {
+  return description.split(/[.;(]/, 1)[0]!.trim();
+}
+
+/**
+ * What no JSON Schema keyword can say, so a body the schema accepts may still be refused for it
+ * (each operation's description lists its own). Everything else the server checks, the schema says.
+ */
+const BEYOND_THE_SCHEMA =
+  'A body this schema accepts is refused only for a rule the schema cannot express: ';
+
+/**
+ * The OpenAPI 3.1 document of the integration API as the local server serves it. `baseUrl`
+ * (`http://host:port`, or `local serve --public-url`) makes `servers` absolute: tools such as
+ * Prism ignore a relative one and would route `/user` instead of `/api/v1/integrations/user`.
+ */
+export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): object {
+  const examples = operationExamples();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Assessment Integration API (examctl local engine)',
+      version,
+      description:
+        'Schedules, review sessions, collections, users and invigilators. Every request carries ' +
+        '`Authorization: EAPI <token>` and `Content-Type: application/json`.',
+      // The document is examctl's (generated by it, under its licence), not the platform's.
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    // One tag per resource: viewers and client generators group the operations by it.
+    tags: [
+      { name: 'Schedules', description: 'Exam schedules with their candidates, and their invigilators.' },
+      { name: 'Review sessions', description: 'Results of review sessions.' },
+      { name: 'Collections', description: 'Collections of items.' },
+      { name: 'Users', description: 'Users with their hierarchy memberships and permissions.' },
+    ],
+    servers: [{ url: `${baseUrl === undefined ? '' : baseUrl.replace(/\/+$/, '')}${API_PREFIX}` }],
+    security: [{ eapi: [] }],
+    paths: {
+      '/schedule': {
+        post: {
+          operationId: 'createSchedule',
+          tags: ['Schedules'],
+          summary: 'Create or update a schedule and register candidates',
+          description:
+            BEYOND_THE_SCHEMA +
+            'across fields (EndDateTime after StartDateTime; AttemptExtId on every candidate with EXTERNAL_ATTEMPTS and on none otherwise; ' +
+            'CandidateExtIds unique ignoring case; ReasonableAdjustmentPercentage only with SpecialNeeds true, 250), the calendar (a real day and time, ' +
+            'no leap second) and the platform state (the assessment, owner, hierarchies and proctoring template exist; a ScheduleExtId already used ' +
+            'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
+            'the workflow of an existing schedule cannot change).',
+          requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
+          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.', true, examples.schedule),
+        },
+      },
+      '/external/review-sessions/{externalId}': {
+        get: {
+          operationId: 'getReviewSession',
+          tags: ['Review sessions'],
+          summary: 'Read a review session',
+          parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } }],
+          description: 'HEAD answers as GET, without the body.',
+          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
+        },
+      },
+      '/collections': {
+        post: {
+          operationId: 'addCollection',
+          tags: ['Collections'],
+          summary: 'Create a collection',
+          description:
+            BEYOND_THE_SCHEMA +
+            'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
+            'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
+          requestBody: jsonBody('CollectionRequest', examples.collection.request),
+          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.', true, examples.collection),
+        },
+      },
+      '/user': {
+        post: {
+          operationId: 'upsertUser',
+          tags: ['Users'],
+          summary: 'Create or update a user and its hierarchy memberships',
+          description:
+            BEYOND_THE_SCHEMA +
+            'across fields (ReasonableAdjustmentPercentage only with SpecialNeeds true, 250; Labels unique after trimming, 236; ' +
+            'Hierarchies ExternalIds unique, 243; AllowedIpAddresses unique in canonical form, 239), the calendar (DateOfBirth a real day, 246), ' +
+            'the address syntax of AllowedIpAddresses (238, stated in words) and the platform state (Role required when the user is created, 240, ' +
+            'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
+            'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
+          requestBody: jsonBody('UserRequest', examples.user.request),
+          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true, examples.user),
+        },
+      },
+      '/schedule/{externalId}/invigilators': {
+        delete: {
+          operationId: 'removeInvigilators',
+          tags: ['Schedules'],
+          summary: 'Remove invigilators from a schedule',
+          parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string' } }],
+          description:
+            'No body, null or [] is code 100 with HTTP 200 (as the API lists it); any other body that is not an array is 400. ' +
+            BEYOND_THE_SCHEMA +
+            'the platform state (the schedule exists, 301, is not archived, 302, or finished, 305; each id is an invigilator of it, 319).',
+          requestBody: jsonBody('InvigilatorIds', examples.invigilators.request, 'The external ids of the invigilators to remove.'),
+          responses: responses(
+            'InvigilatorsEnvelope',
+            'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
+            true,
+            examples.invigilators,
+          ),
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        eapi: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The value `EAPI <token>`.' },
+      },
+      schemas: {
+        ScheduleRequest: jsonSchema(scheduleRequestSchema),
+        UserRequest: jsonSchema(userRequestSchema),
+        CollectionRequest: jsonSchema(collectionRequestSchema),
+        InvigilatorIds: jsonSchema(invigilatorIdsSchema),
+        ScheduleEnvelope: jsonSchema(successEnvelopeOf(responseContents.schedule)),
+        ReviewSessionEnvelope: jsonSchema(successEnvelopeOf(responseContents.reviewSession)),
+        CollectionEnvelope: jsonSchema(successEnvelopeOf(responseContents.collection)),
+        UserEnvelope: jsonSchema(successEnvelopeOf(responseContents.user)),
+        // Whole-request errors of this route come with 200 too (docs/interpretations.md, "Envelope and errors"): either envelope.
+        InvigilatorsEnvelope: jsonSchema(z.union([successEnvelopeOf(responseContents.invigilators), failureEnvelope])),
+        FailureEnvelope: jsonSchema(failureEnvelope),
+      },
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { PreparedSchedule } from '../domain/index.js';
+import { formatCount } from '../formats/number-format.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import type { Outcome, Unit } from '../pipeline/record-job.js';
+import { SentMemory } from './sent-memory.js';
+
+/** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
+const NAMED_SCHEDULES = 3;
+/** How many candidates it names per schedule. */
+const NAMED_CANDIDATES = 3;
+/** How many the note on the schedule's report item names. */
+const NOTED_CANDIDATES = 20;
+
+/**
+ * `schedule push`'s sync memory: besides the digest, the candidates of the last request the
+ * target acknowledged for each schedule. An upsert adds and updates candidates but never removes
+ * one (docs/interpretations.md), and the API has no way to withdraw a candidate: a row dropped from
+ * the file would leave the candidate registered without a word. So a run whose request for a
+ * schedule leaves out candidates its last acknowledged request had (a dry run too, before it)
+ * says so after the run (`withdrawnLine`); once acknowledged, the memory holds the new list, so it
+ * is said by the run that sends the change, not every night after.
+ */
+export class ScheduleMemory extends SentMemory<PreparedSchedule> {
+  private readonly withdrawn = { schedules: 0, candidates: 0, first: [] as string[], seen: new Set<string>() };
+  /** Each request's left-out candidates, for the note on its report item. */
+  private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
+
+  override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
+    if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);
+    return super.unit(unit);
+  }
+
+  override acknowledged(unit: Unit<PreparedSchedule>, payload: PreparedSchedule, run: string, kept: boolean): void {
+    super.acknowledged(unit, payload, run, kept, { candidates: candidateIds(payload) });
+  }
+
+  /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
+  private noteWithdrawn(id: string, payload: PreparedSchedule): void {
+    const registered = this.memory?.get(id)?.candidates;
+    if (registered === undefined || registered.length === 0 || this.withdrawn.seen.has(id)) return;
+    const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
+    const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));
+    if (left.length === 0) return;
+    this.leftOut.set(payload, left);
+    const withdrawn = this.withdrawn;
+    withdrawn.seen.add(id);
+    withdrawn.schedules += 1;
+    withdrawn.candidates += left.length;
+    if (withdrawn.first.length < NAMED_SCHEDULES) {
+      const more = left.length > NAMED_CANDIDATES ? ` and ${formatCount(left.length - NAMED_CANDIDATES)} more` : '';
+      withdrawn.first.push(`${id}: ${left.slice(0, NAMED_CANDIDATES).join(', ')}${more}`);
+    }
+  }
+
+  /**
+   * The outcome of a request that left candidates out, with a note naming them, so the JSON report,
+   * the journal and `runs show` say it beside the schedule, not only stderr. A failed request
+   * changed nothing: the line after the run says it.
+   */
+  withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
+    const left = this.leftOut.get(payload);
+    if (left === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
+    const more = left.length > NOTED_CANDIDATES ? ` and ${formatCount(left.length - NOTED_CANDIDATES)} more` : '';
+    return {
+      ...outcome,
+      note: `not in this file, still registered (an upsert never removes a candidate): ${left.slice(0, NOTED_CANDIDATES).join(', ')}${more} (docs/sync.md, "Withdrawn candidates")`,
+    };
+  }
+
+  /**
+   * After the run (docs/sync.md, "Withdrawn candidates"): the candidates a request leaves out that
+   * the schedule's last acknowledged request registered. They stay registered on the platform.
+   */
+  withdrawnLine(): string | undefined {
+    const { schedules, candidates, first } = this.withdrawn;
+    if (schedules === 0) return undefined;
+    const one = candidates === 1;
+    const who = one ? '1 candidate examctl registered is' : `${formatCount(candidates)} candidates examctl registered are`;
+    const more = schedules > first.length ? `; ${formatCount(schedules - first.length)} more schedule${schedules - first.length === 1 ? '' : 's'}` : '';
+    return terminalLine(
+      `${who} not in this file (${first.join('; ')}${more}): an upsert adds and updates candidates but never removes one, ` +
+        `so ${one ? 'it stays' : 'they stay'} registered with ${one ? 'its' : 'their'} startup link. If the file is the whole list, withdraw ${one ? 'it' : 'them'} on the platform; ` +
+        `if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")`,
+    );
+  }
+}
+
+function candidateIds(payload: PreparedSchedule): string[] {
+  const ids: string[] = [];
+  for (const candidate of payload.request.Candidates) if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
+  return ids;
+}

@@ -1,0 +1,641 @@
+import { UsageError } from '../system/errors.js';
+import type { UserRequest } from '../domain/types.js';
+import { formatCount } from '../formats/number-format.js';
+import { describeTarget } from '../report/report-writers.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import type { MemoryEntry, SyncMemory } from './sync-memory.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { Outcome, Unit } from '../pipeline/record-job.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import { SentMemory, type SyncFlags } from './sent-memory.js';
+import { parseCountOrPercent } from '../flags/flag-values.js';
+import { ErrorCode } from '../domain/index.js';
+import { coerceCell } from '../domain/coercion.js';
+import type { Problem } from '../domain/problem.js';
+import type { InputRecord } from '../input/record.js';
+import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
+import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { rawDigest, rulesFingerprint } from './raw-digest.js';
+import { InternalError } from '../system/errors.js';
+import type { SourceRow } from '../report/run-report.js';
+import type { CsvDialect } from '../formats/csv-cell.js';
+
+export interface UserSyncFlags extends SyncFlags {
+  disableMissing?: boolean;
+  maxDisable?: string;
+  pruneMemberships?: boolean;
+  maxPrune?: string;
+  /**
+   * The population this file is the whole of (docs/sync.md, "Two exports, two populations"):
+   * `--disable-missing` takes leavers only from users last synced with the same one; a user
+   * synced with another is sent (its request digest differs), which moves it here.
+   */
+  population?: string;
+}
+
+/** The most leading zeros looked for in front of a new id of digits (ids of up to 20 digits or so). */
+const MAX_DROPPED_ZEROS = 12;
+
+/** An id of digits only with leading zeros (what a spreadsheet reads as a number), and the zeros it drops. */
+const ZERO_PADDED_NUMBER = /^0+\d+$/;
+const LEADING_ZEROS = /^0+(?=\d)/;
+
+/**
+ * A leaver `00123` whose id the file lists as a user examctl never synced, `123`: a spreadsheet
+ * that took the id column for numbers dropped the zeros (Excel does so opening a CSV). Disabling
+ * 00123 and creating 123 would lock the user out and make a second one, so the run is refused
+ * before anything is sent (exit 2), naming the first few. Two really different users pass once
+ * `123` has been synced without --disable-missing (it is then remembered).
+ */
+export function refuseLostZeros(leavers: readonly (readonly [string, MemoryEntry])[], inFile: ReadonlySet<string>, memory: Pick<SyncMemory, 'peek'>): void {
+  const pairs: string[] = [];
+  let count = 0;
+  for (const [id] of leavers) {
+    if (!ZERO_PADDED_NUMBER.test(id)) continue;
+    const stripped = id.replace(LEADING_ZEROS, '');
+    if (!inFile.has(stripped.toLowerCase()) || memory.peek(stripped) !== undefined) continue;
+    count += 1;
+    if (pairs.length < 3) pairs.push(`${id} as ${stripped}`);
+  }
+  if (count === 0) return;
+  const n = formatCount;
+  throw new UsageError(
+    terminalLine(
+      `--disable-missing: the file lists ${n(count)} ${count === 1 ? 'user' : 'users'} examctl synced without ${count === 1 ? 'its' : 'their'} leading zeros (${pairs.join(', ')}${count > pairs.length ? `, ${n(count - pairs.length)} more` : ''}): ` +
+        'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (it would disable each and create it again). Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); ' +
+        'if they really are other users, sync them once without --disable-missing',
+    ),
+  );
+}
+
+/** A --population name: what may name a population in a memory line and a message. */
+const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** --population's value, checked (exit 2 naming the rule). */
+export function populationOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!POPULATION_NAME.test(value)) {
+    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The words naming a population in a message. */
+function populationWords(population: string | undefined): string {
+  return population === undefined ? 'synced without --population' : `of --population ${population}`;
+}
+
+/** Units in one batch of leavers: the size of a batch read from a file, give or take. */
+const LEAVER_BATCH = 1024;
+
+/**
+ * The most users a threshold flag (--max-disable, --max-prune) lets a run touch: `N`, `P%` of
+ * the remembered users (rounded up: 2 % of 41 lets one go), or by default 10 % of them, or 100
+ * if that is more but never more than a quarter of them. So an empty or truncated export, or the
+ * wrong file, trips it in a population of 40 as in one of 40,000 (100 alone would let a
+ * header-only export disable all 40).
+ */
+export function thresholdOf(flag: string, value: string | undefined, remembered: number): { limit: number; why: string } {
+  if (value === undefined) {
+    return { limit: Math.max(Math.ceil(remembered / 10), Math.min(100, Math.ceil(remembered / 4))), why: 'the default: 10 % of them, or up to 100 but never more than 25 % of them' };
+  }
+  const text = value.trim();
+  const parsed = parseCountOrPercent(text);
+  if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
+  if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
+  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
+}
+
+/** --max-disable's limit (docs/sync.md). */
+export function disableLimit(maxDisable: string | undefined, remembered: number): { limit: number; why: string } {
+  return thresholdOf('--max-disable', maxDisable, remembered);
+}
+
+/** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
+function recordMemberships(record: InputRecord): { id: string | null; hierarchies: unknown; given: boolean; table: boolean } {
+  const id = idOf(record.fields, 'ExternalId');
+  const value = record.fields.Hierarchies;
+  if (record.raw === undefined) return { id, hierarchies: value, given: value !== undefined, table: false };
+  // A table's column is there even where a cell is empty: an empty cell is "no managed links".
+  const given = record.raw.names === undefined ? value !== undefined : record.raw.names.includes('Hierarchies');
+  return { id, hierarchies: value === undefined ? undefined : coerceCell('Hierarchies', 'hierarchies', value, []), given, table: true };
+}
+
+/**
+ * The sync memory's part in `user sync` (docs/sync.md): feeds it with every acknowledged user,
+ * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
+ * sends a user it disabled who is back in the file with DisableLogin false.
+ */
+export class UserSyncMemory extends SentMemory<UserRequest> {
+  private readonly disables = new WeakSet<UserRequest>();
+  /** Leavers whose only request was cut short (a tentative entry): they may never have been created. */
+  private readonly tentative = new WeakSet<UserRequest>();
+  /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
+  private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
+  /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
+  private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
+  private leavers: [string, MemoryEntry][] = [];
+  /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
+  private hierarchiesColumn: boolean | undefined;
+  /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
+  private table: LeaverTable | undefined;
+  /** The rules' fingerprint for raw digests (src/sync/raw-digest.ts): undefined for a dry run, or when they cannot be read. */
+  private fingerprint: string | undefined;
+  /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
+  private readonly rawOf = new WeakMap<UserRequest, string>();
+  /**
+   * Without --prune-memberships: the users of the file who keep a link or permission flag examctl
+   * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
+   */
+  private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
+  private readonly emptiedHierarchies = new WeakSet<UserRequest>();
+
+  constructor(
+    flags: UserSyncFlags,
+    deps: CommandDeps,
+    target: TargetOf,
+    /** The file's records, read once before the run (--disable-missing, --prune-memberships). */
+    private readonly fileRecords: () => AsyncIterable<InputRecord>,
+    /** A record to its unit (coercion and validation): what a raw digest stands for. */
+    private readonly build: (record: InputRecord) => Unit<UserRequest>,
+  ) {
+    // A population's requests are digested with its name: a user last synced by another
+    // population is never unchanged here, so it is sent, and its acknowledgement moves it here.
+    const population = flags.population;
+    super('users', flags, deps, target, population === undefined ? (user) => user : (user) => ({ population, request: user }));
+  }
+
+  /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
+  private rememberedHere(memory: SyncMemory): number {
+    const population = this.userFlags.population;
+    let count = 0;
+    for (const entry of memory.entries.values()) if (entry.disabled !== true && entry.population === population) count += 1;
+    return count;
+  }
+
+  private get userFlags(): UserSyncFlags {
+    return this.flags as UserSyncFlags;
+  }
+
+  /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
+  async prepare(): Promise<void> {
+    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
+    try {
+      // A real run remembers raw digests (a full run too: the next night compares with them).
+      if (this.flags.dryRun !== true) {
+        const fingerprint = await rulesFingerprint(this.build);
+        // A population's raw digests are its own, like its request digests.
+        this.fingerprint = fingerprint === undefined || this.userFlags.population === undefined ? fingerprint : `${fingerprint}population ${this.userFlags.population}\n`;
+      }
+      if (disableMissing || pruneMemberships) await this.readFile(memory);
+    } catch (error) {
+      await this.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** One read of the file before the run: the leavers, and the users who would lose a link or flag. */
+  private async readFile(memory: SyncMemory): Promise<void> {
+    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const inFile = new Set<string>();
+    let losing = 0;
+    let notStated = 0;
+    for await (const record of this.fileRecords()) {
+      const read = recordMemberships(record);
+      if (read.id === null) continue;
+      // Ids as the service compares them, ignoring case: a row whose id only changed case is the
+      // same user, never a leaver (an export spelling st-3 as ST-3 one night).
+      inFile.add(read.id.toLowerCase());
+      if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
+      if (!pruneMemberships) continue;
+      if (read.table) this.hierarchiesColumn ??= read.given;
+      const links = memory.get(read.id)?.links;
+      if (links === undefined) continue;
+      if (!read.given) notStated += 1;
+      else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
+    }
+    if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
+    if (disableMissing) await this.findLeavers(memory, inFile);
+  }
+
+  /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
+  private async checkPrune(memory: SyncMemory, losing: number, notStated: number): Promise<void> {
+    const n = formatCount;
+    if (this.hierarchiesColumn === false) {
+      await this.deps.stderr.write('--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned\n');
+    } else if (notStated > 0) {
+      await this.deps.stderr.write(`--prune-memberships: ${n(notStated)} ${notStated === 1 ? 'record gives' : 'records give'} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
+    }
+    if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
+      // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
+      // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
+      await this.deps.stderr.write(
+        `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
+      );
+    }
+    const remembered = this.rememberedHere(memory);
+    const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
+    if (losing > limit) {
+      throw new UsageError(
+        `--prune-memberships would remove links or flags of ${n(losing)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
+          `more than ${n(limit)} (${why}); nothing was sent. Is this the right file, with its Hierarchies? Check it first; only if it is, raise --max-prune (docs/sync.md).`,
+      );
+    }
+  }
+
+  private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>): Promise<void> {
+    const population = this.userFlags.population;
+    // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
+    const thisRun = this.deps.resume?.record.id;
+    // One pass over the memory: this population's leavers, its remembered users (what
+    // --max-disable's percentage is of: not disabled, or disabled by this very run), and the
+    // missing users of other populations.
+    const leavers: [string, MemoryEntry][] = [];
+    let remembered = 0;
+    let elsewhere = 0;
+    for (const [id, entry] of memory.entries) {
+      const missing = !inFile.has(id.toLowerCase());
+      if (entry.population !== population) {
+        if (missing && entry.disabled !== true) elsewhere += 1;
+        continue;
+      }
+      if (entry.disabled !== true) remembered += 1;
+      // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
+      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
+        leavers.push([id, entry]);
+        if (entry.disabled === true) remembered += 1;
+      }
+    }
+    this.leavers = leavers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // Said where it may not be what the admin meant: a run without --population beside runs with
+    // one, or a population's first night (users synced before it had one are not its own). Two
+    // populations' nights, each the other's missing users, say nothing.
+    if (population !== undefined && remembered > 0) elsewhere = 0;
+    if (elsewhere > 0) {
+      await this.deps.stderr.write(
+        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
+      );
+    }
+    refuseLostZeros(this.leavers, inFile, memory);
+    const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
+    if (this.leavers.length > limit) {
+      const n = formatCount;
+      throw new UsageError(
+        `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}, ` +
+          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
+      );
+    }
+  }
+
+  /**
+   * A unit of the file: DisableLogin false for a leaver who is back, the DELETEs and false flags
+   * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
+   * added to is a change: it is sent.
+   */
+  override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
+    // Judged unchanged by its raw digest already (`recordUnit`).
+    if (unit.unsent !== undefined) return unit;
+    if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
+    // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
+    const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
+    const entry = full ?? this.memory?.peek(unit.id);
+    const given = unit.prepared.value;
+    if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
+      this.noteKeptLinks(unit.id, given);
+    }
+    let value = given;
+    if (entry?.disabled === true && value.DisableLogin === undefined) value = { ...value, DisableLogin: false };
+    const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    if (prune?.added === true) {
+      value = prune.request;
+      this.pruned.set(value, new Set(prune.deleted));
+    }
+    let next = unit;
+    // A new id (or one only ever sent, never acknowledged: a joiner whose request failed).
+    const twin = entry === undefined || entry.digest === '' ? this.zeroPaddedTwin(unit.id) : undefined;
+    if (twin !== undefined) {
+      const warning = { field: 'ExternalId', message: `new id, but examctl synced ${twin} to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")` };
+      next = { ...next, warnings: [...(next.warnings ?? []), warning] };
+    }
+    if (value !== given) {
+      this.asTheFileGives.set(value, given);
+      next = { ...unit, prepared: { ok: true, value } };
+    }
+    if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
+    return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+  }
+
+  /**
+   * For an id of digits the memory does not know, a remembered id that is the same digits with
+   * leading zeros (`00123` for `123`): what a spreadsheet makes of an id column it reads as numbers.
+   */
+  private zeroPaddedTwin(id: string): string | undefined {
+    const memory = this.memory;
+    if (memory === undefined || memory.entries.size === 0 || !/^\d+$/.test(id)) return undefined;
+    for (let zeros = '0'; zeros.length <= MAX_DROPPED_ZEROS; zeros += '0') if (memory.peek(zeros + id) !== undefined) return zeros + id;
+    return undefined;
+  }
+
+  /**
+   * A user whose links examctl sent are more than the file's request gives (a mover, without
+   * --prune-memberships): counted once per id. Rows unchanged by their raw digest never come here,
+   * and need not: an entry is remembered with a raw digest only when its links are the request's.
+   */
+  private noteKeptLinks(id: string, request: UserRequest): void {
+    const prune = pruneOf(this.memory?.get(id)?.links, request, true);
+    const kept = this.keptLinks;
+    if (prune?.added !== true || kept.seen.has(id)) return;
+    kept.seen.add(id);
+    kept.count += 1;
+    if (kept.first.length < 3) kept.first.push(prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`);
+  }
+
+  /**
+   * After a run without --prune-memberships (docs/sync.md, "Movers"): the users who keep links or
+   * flags examctl sent that the file no longer gives, since nothing removes them.
+   */
+  keptLinksLine(): string | undefined {
+    const { count, first } = this.keptLinks;
+    if (count === 0) return undefined;
+    const users = count === 1 ? '1 user keeps' : `${formatCount(count)} users keep`;
+    const more = count > first.length ? `, ${formatCount(count - first.length)} more` : '';
+    return terminalLine(
+      `${users} a hierarchy link or permission flag examctl sent that the file no longer gives (${first.join('; ')}${more}): ` +
+        `requests only add memberships, so ${count === 1 ? 'it stays' : 'they stay'} on the platform; --prune-memberships removes ${count === 1 ? 'it' : 'them'} (docs/sync.md, "Movers")`,
+    );
+  }
+
+  /**
+   * A record of the file to its unit. A table row whose raw digest (src/sync/raw-digest.ts) is
+   * the one the memory keeps beside the request this target acknowledged for its id is that
+   * request, unchanged: with --changed-only it is not coerced, validated or digested again (its
+   * request is built only if something asks for it: a resume putting back what it kept). Any
+   * other row is built as always, its raw digest kept to be remembered once acknowledged. The
+   * cross-row checks (one id per file) and the reader's findings still apply to every unit
+   * (unitPerRecord): a row with a finding never takes this path.
+   */
+  recordUnit(record: InputRecord): Unit<UserRequest> {
+    const fingerprint = this.fingerprint;
+    let raw: string | undefined;
+    if (fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined) {
+      // Made before the unit is built (coercion works in the record's own fields), and only where
+      // it is used: every row of a full run, and on a night a row whose entry has one (compared)
+      // or none at all (a joiner): not a row whose entry was written without one (an older
+      // memory), so such a night costs what it did; it gains one from the next full run.
+      const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+      const state = id === null || this.memory === undefined ? 'absent' : this.memory.rawState(id);
+      if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
+      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.rawMatch(id!, raw);
+      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    }
+    const unit = this.build(record);
+    if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
+    // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
+    if (unit.prepared.ok && record.fields.Hierarchies === undefined && record.raw?.names?.includes('Hierarchies') === true) this.emptiedHierarchies.add(unit.prepared.value);
+    return unit;
+  }
+
+  /** The request of a row `recordUnit` judged unchanged by its raw digest, built when asked for. */
+  builtRequest(record: InputRecord, raw: string): UserRequest {
+    const prepared = this.build(record).prepared;
+    if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
+    this.rawOf.set(prepared.value, raw);
+    return prepared.value;
+  }
+
+  /**
+   * A file unit's report row under the header the leavers' rows need: a table without a
+   * DisableLogin column gets one (empty for the file's rows: not set, as the file gives it), only
+   * when there are leavers, so every row of the report has the same columns.
+   */
+  reportRows(unit: Unit<UserRequest>): Unit<UserRequest> {
+    const table = this.table;
+    if (table === undefined || this.leavers.length === 0 || unit.rows === undefined) return unit;
+    const rows = underLeaverHeader(table, unit.rows);
+    return rows === unit.rows ? unit : { ...unit, rows };
+  }
+
+  /** How many leavers `leaverBatches` gives (known once `prepare` ran). */
+  get leaverCount(): number {
+    return this.leavers.length;
+  }
+
+  /** The leavers as units of their own, after the file's (--disable-missing). */
+  *leaverBatches(): Iterable<readonly Unit<UserRequest>[]> {
+    for (let from = 0; from < this.leavers.length; from += LEAVER_BATCH) {
+      yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry]) => {
+        const payload: UserRequest = { ExternalId: id, FirstName: entry.firstName ?? '', LastName: entry.lastName ?? '', DisableLogin: true } as UserRequest;
+        this.disables.add(payload);
+        if (entry.tentative === true) this.tentative.add(payload);
+        const unit: Unit<UserRequest> = { source: { file: `<synced by run ${entry.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
+        return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
+      });
+    }
+  }
+
+  /**
+   * The answer to a leaver's request says `disabled`. A 131 (not found) or 1134 (inactive) for a
+   * link examctl asked to DELETE is the link gone: done, not a problem (docs/sync.md).
+   */
+  outcome(payload: UserRequest, outcome: Outcome): Outcome {
+    if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
+    if (this.tentative.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
+      // 240 (a role is required to create): the user is not on the target, its one request was
+      // never applied. Nothing to disable: ok, and remembered as disabled (back, it is created).
+      return { status: 'ok', errors: [], action: 'disabled', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
+    }
+    const deleted = this.pruned.get(payload);
+    if (deleted === undefined || outcome.status !== 'partial') return outcome;
+    const errors = outcome.errors.filter((problem) => !isGoneLink(problem, payload, deleted));
+    if (errors.length > 0) this.rememberDeletesOfPartial(payload, errors);
+    if (errors.length === outcome.errors.length) return outcome;
+    return { ...outcome, errors, status: errors.length === 0 ? 'ok' : 'partial' };
+  }
+
+  /**
+   * A partial mover (the file's own entry failed, examctl's DELETEs went through): the item is
+   * not remembered, so it goes again, but the links it deleted are gone from the memory, so the
+   * next night is not a mover again for them (docs/sync.md, "A link that is already gone"). Its
+   * digest is cleared so the request is sent whatever the file says next.
+   */
+  private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
+    const entry = this.memory?.get(payload.ExternalId);
+    if (entry === undefined || payload.Hierarchies === undefined) return;
+    const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
+    const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
+    if (done.length === 0) return;
+    const links = linksAfter(entry.links, done);
+    // Its raw digest goes with the request digest it stood for: neither holds now.
+    const { links: _before, raw: _raw, ...rest } = entry;
+    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
+  }
+
+  /**
+   * A user's request, unanswered, may have changed the names, added links or flags (the file's
+   * or a prune's `false` not yet applied), disabled a leaver or enabled one who is back
+   * (docs/sync.md, "A request cut short"). So the entry it leaves: digests cleared; the request's
+   * links and true flags added to the managed ones (a later prune removes them, applied or not);
+   * `disabled` when it disables or when the user was (so a user back is sent DisableLogin false,
+   * and one still missing disabled again); the request's names (what a disable sends). A joiner's
+   * is tentative: it may never have been created.
+   */
+  protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
+    const given = this.asTheFileGives.get(payload) ?? payload;
+    const leaver = this.disables.has(payload);
+    if (entry !== undefined && !leaver && payload === given && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
+    // A joiner without links (most of a first import) needs no links worked out.
+    const links = entry === undefined && (payload.Hierarchies === undefined || payload.Hierarchies.length === 0) ? undefined : linksMaybeAfter(entry?.links, payload.Hierarchies);
+    const firstName = payload.FirstName ?? entry?.firstName;
+    const lastName = payload.LastName ?? entry?.lastName;
+    const intent: MemoryEntry = {
+      digest: '',
+      run: entry?.run ?? run,
+      ...(firstName === undefined ? {} : { firstName }),
+      ...(lastName === undefined ? {} : { lastName }),
+      ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
+      ...(links === undefined ? {} : { links }),
+      ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+      // Sent by this population: missing from its next file, this population disables it.
+      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
+    };
+    return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
+  }
+
+  /**
+   * A request examctl added to is remembered as the file gives it (without the DisableLogin
+   * false or the DELETEs it added): the next night the file gives the same, so it is unchanged.
+   */
+  protected override digestOf(payload: UserRequest): string {
+    return super.digestOf(this.asTheFileGives.get(payload) ?? payload);
+  }
+
+  /**
+   * Users: also what a disable request needs without the file, whether this was one, and the
+   * links and flags examctl manages after this request (what --prune-memberships may remove).
+   */
+  rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
+    const links = unit.id === null ? undefined : linksAfter(this.memory?.get(unit.id)?.links, payload.Hierarchies);
+    const given = this.asTheFileGives.get(payload) ?? payload;
+    // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
+    // would add nothing to this same request against the links now remembered with it.
+    const raw = this.rawOf.get(given);
+    this.acknowledged(unit, payload, run, kept, {
+      ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
+      ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
+      ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
+      ...(this.disables.has(payload) ? { disabled: true } : {}),
+      ...(links === undefined ? {} : { links }),
+      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
+    });
+  }
+}
+
+/**
+ * The request of a row judged unchanged by its raw digest, built only if something asks for it
+ * (a resume putting back what it kept): one object per row, no closure.
+ */
+class BuiltWhenAsked {
+  readonly ok = true;
+  private built: UserRequest | undefined;
+
+  constructor(
+    private readonly record: InputRecord,
+    private readonly raw: string,
+    private readonly memory: Pick<UserSyncMemory, 'builtRequest'>,
+  ) {}
+
+  get value(): UserRequest {
+    return (this.built ??= this.memory.builtRequest(this.record, this.raw));
+  }
+}
+
+/**
+ * How a leaver's row sits in the report of a table input (docs/sync.md, "Leavers"): the input's
+ * header (plus DisableLogin when it has none) and where the request's fields go.
+ */
+export interface LeaverTable {
+  /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
+  source: readonly string[];
+  /** The report's header: `source`, or `source` and DisableLogin. */
+  header: readonly string[];
+  dialect?: CsvDialect;
+  /** The header array of the read being sent, once found equal to `source`. */
+  seen?: readonly string[];
+  columns: { [K in LeaverField]: number };
+}
+
+const LEAVER_FIELDS = ['ExternalId', 'FirstName', 'LastName', 'DisableLogin'] as const;
+type LeaverField = (typeof LEAVER_FIELDS)[number];
+
+/**
+ * A file's rows under the report's header when it adds DisableLogin (`runs show` shapes them so
+ * too, src/cli/commands/runs.ts): the same rows when it adds nothing.
+ */
+export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
+  if (table.header === table.source) return rows;
+  // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
+  const width = table.source.length;
+  return rows.map((row) => (sameHeader(table, row.header) ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells } : row));
+}
+
+/** Whether `header` is the input's (compared once per array: the rows of one read share it). */
+function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
+  if (header === table.seen) return true;
+  if (header.length !== table.source.length || header.some((name, i) => name !== table.source[i])) return false;
+  table.seen = header;
+  return true;
+}
+
+export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
+  const nameOf = (i: number): string | undefined => raw.names?.[i] ?? raw.header[i];
+  const find = (field: LeaverField): number => raw.header.findIndex((_, i) => nameOf(i) === field);
+  const disableLogin = find('DisableLogin');
+  const header = disableLogin >= 0 ? raw.header : [...raw.header, 'DisableLogin'];
+  return {
+    source: raw.header,
+    header,
+    ...(raw.dialect === undefined ? {} : { dialect: raw.dialect }),
+    columns: { ExternalId: find('ExternalId'), FirstName: find('FirstName'), LastName: find('LastName'), DisableLogin: disableLogin >= 0 ? disableLogin : raw.header.length },
+  };
+}
+
+/** A leaver's request as a row of the report: fed back (--only-failed), it sends the disable again. */
+export function leaverRow(table: LeaverTable, payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>): SourceRow {
+  const cells: string[] = table.header.map(() => '');
+  const values: { [K in LeaverField]: string } = { ExternalId: payload.ExternalId, FirstName: payload.FirstName ?? '', LastName: payload.LastName ?? '', DisableLogin: 'true' };
+  for (const field of LEAVER_FIELDS) {
+    const column = table.columns[field];
+    if (column >= 0) cells[column] = values[field];
+  }
+  return { line: 0, header: table.header, cells, ...(table.dialect === undefined ? {} : { dialect: table.dialect }) };
+}
+
+/** Whether two entries say the same (an intent that would change nothing is not written). */
+function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
+  return (
+    a.digest === b.digest &&
+    a.raw === b.raw &&
+    a.firstName === b.firstName &&
+    a.lastName === b.lastName &&
+    (a.disabled === true) === (b.disabled === true) &&
+    (a.tentative === true) === (b.tentative === true) &&
+    a.population === b.population &&
+    JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
+  );
+}
+
+/** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */
+function recordsLinks(memory: SyncMemory): boolean {
+  for (const entry of memory.entries.values()) if (entry.links !== undefined) return true;
+  return false;
+}
+
+/** A GroupErrors problem saying a link examctl asked to DELETE no longer exists (131) or is inactive (1134). */
+function isGoneLink(problem: Problem, payload: UserRequest, deleted: ReadonlySet<string>): boolean {
+  if (problem.code !== ErrorCode.HierarchyNotFound && problem.code !== ErrorCode.HierarchyInactive) return false;
+  const index = /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1];
+  const entry = index === undefined ? undefined : payload.Hierarchies?.[Number(index)];
+  return entry !== undefined && entry.Action === 'DELETE' && deleted.has(entry.ExternalId);
+}

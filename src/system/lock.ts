@@ -1,0 +1,339 @@
+import { open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname, uptime } from 'node:os';
+import { readRegularFile } from './regular-file.js';
+import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { StoreLockedError } from './errors.js';
+import { wholeMillisecondsFromEnv } from './env-values.js';
+import { ownStartTicks, processAlive } from './process-liveness.js';
+import { unlinkRetrying } from './busy-retry.js';
+
+export const LOCK_FILE = 'LOCK';
+/** How long a writer waits for the lock unless told otherwise (ms). */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/**
+ * The lock wait an admin set with EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the
+ * store (the store itself reads no environment); undefined when unset.
+ */
+export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
+}
+const BREAK_FILE = 'LOCK.break';
+/** Prefix of the per-attempt files by which a waiter announces itself (lock-lease.ts); one left by a killed process is harmless. */
+export const LOCK_TEMP_PREFIX = '.lock-';
+
+export interface LockInfo {
+  pid: number;
+  host: string;
+  command: string;
+  since: string;
+  token: string;
+  /** The holder's start time (/proc, Linux): the same pid started later is another process. */
+  started?: number;
+  /**
+   * When the holder's machine booted (ms since the epoch, to the second). Off Linux no start
+   * time is recorded: a lock from before the last reboot is then stale even if its pid is in use.
+   */
+  boot?: number;
+}
+
+/** This machine's boot time (ms since the epoch, to the second), as the clock and the uptime tell it. */
+export function bootTime(now: number = Date.now(), upSeconds: number = uptime()): number {
+  return Math.round((now - upSeconds * 1000) / 1000) * 1000;
+}
+
+/**
+ * How far two readings of the boot time may differ and still be the same boot: the clock may
+ * be corrected (NTP) while the uptime is not. A reboot moves it by at least the time the
+ * machine was down and up again, and a lock outliving a reboot is usually days old.
+ */
+export const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * An unreadable LOCK (empty or cut short: its writer died between creating and writing it, or
+ * power was lost before its content reached the disk) older than this is stale. A live writer
+ * fills it within a few milliseconds of creating it.
+ */
+export const UNREADABLE_LOCK_STALE_MS = 5_000;
+
+/**
+ * Which command holds the lock, for the "locked by" message. Only the script name and the first
+ * positional words: options are left out because they may carry a token or password.
+ */
+function describeCommand(): string {
+  const words = [basename(process.argv[1] ?? 'node')];
+  for (const arg of process.argv.slice(2)) {
+    if (arg.startsWith('-') || words.length >= 4) break;
+    words.push(arg.length > 40 ? `${arg.slice(0, 40)}...` : arg);
+  }
+  return words.join(' ');
+}
+
+/** What a lock file (or a sync memory's feeding marker) records of this process: who, since when, and how to tell it is gone. */
+export function ownLockInfo(token: string): LockInfo {
+  const started = ownStartTicks();
+  return {
+    pid: process.pid,
+    host: hostname(),
+    command: describeCommand(),
+    since: new Date().toISOString(),
+    token,
+    ...(started === undefined ? { boot: bootTime() } : { started }),
+  };
+}
+
+/** "pid N on host H (command) since T", for a message naming the other run. */
+export function describeHolder(holder: LockInfo | 'unreadable'): string {
+  return holder === 'unreadable'
+    ? 'an unknown process (the lock file cannot be read)'
+    : `pid ${holder.pid} on host ${holder.host} (${holder.command}) since ${holder.since}`;
+}
+
+export async function readLockInfo(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
+  let text: string;
+  try {
+    // A FIFO planted as the lock would hang the read: only a regular file is read.
+    text = await readRegularFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    return 'unreadable';
+  }
+  try {
+    const info = JSON.parse(text) as Partial<LockInfo>;
+    if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return 'unreadable';
+    return {
+      pid: info.pid,
+      host: info.host,
+      token: info.token,
+      command: typeof info.command === 'string' ? info.command : '?',
+      since: typeof info.since === 'string' ? info.since : '?',
+      ...(typeof info.started === 'number' ? { started: info.started } : {}),
+      ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
+    };
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** The lock tokens this process made (several stores, or a test's two writers, may live in one process). */
+const tokensIssuedHere = new Set<string>();
+
+/**
+ * Left by a process that died: same host (pids of other hosts cannot be checked) and the pid is
+ * gone, or is another process now (a different start time, Linux), or (where no start time is
+ * recorded: macOS, Windows) the machine rebooted since the lock was taken.
+ */
+export function isStale(info: LockInfo, currentBoot: number = bootTime()): boolean {
+  if (info.host !== hostname()) return false;
+  // Where no start time tells pids apart (Windows, macOS): our own pid on a lock this process
+  // never took is a dead process's, whose pid we were given (Windows, and Wine more so, hands
+  // freed pids out again soon).
+  if (info.started === undefined && info.pid === process.pid) return !tokensIssuedHere.has(info.token);
+  if (!processAlive(info.pid, info.started)) return true;
+  return info.started === undefined && info.boot !== undefined && Math.abs(info.boot - currentBoot) > SAME_BOOT_TOLERANCE_MS;
+}
+
+/**
+ * Codes of a lock file that is there (EEXIST), or being deleted while a handle to it is still
+ * open (Windows: EPERM, "delete pending"): either way, busy, retry.
+ */
+function isBusy(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EEXIST' || code === 'EPERM';
+}
+
+/**
+ * Creates `path` exclusively (O_CREAT|O_EXCL: fails with EEXIST if it exists) with `text`.
+ * Works on every file system a store may sit on, hard links or not (FAT32, exFAT, SMB shares).
+ * Between the create and the write a reader may see it empty: readLockInfo says 'unreadable'.
+ * Not fsynced (that cost 5 ms per acquire, five times the rest): a LOCK that power loss leaves
+ * empty or cut short is judged by UNREADABLE_LOCK_STALE_MS, a whole one by its pid and boot.
+ */
+async function createExclusive(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+}
+
+/**
+ * An unreadable lock file's identity and age, to break it only if it is still the same old file.
+ * Undefined when it cannot be read at all (another user's lock, a lock being deleted): such a
+ * lock is never broken, only waited for.
+ */
+export async function unreadableAge(path: string): Promise<{ id: string; ageMs: number } | undefined> {
+  try {
+    const info = await stat(path);
+    // Readable as a regular file (a planted FIFO would hang a plain read): else only waited for.
+    await readRegularFile(path);
+    return { id: `${info.dev}:${info.ino}:${info.mtimeMs}:${info.size}`, ageMs: Date.now() - info.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The store's writer lock: a file created exclusively (open 'wx', then its content written and
+ * fsynced), so it works where hard links do not (a store on a USB stick or a network share).
+ * A reader that meets it before its content is written sees it unreadable and waits; one left
+ * unreadable for UNREADABLE_LOCK_STALE_MS (its writer died in between) is stale. A lock whose
+ * holder died on this host is broken under a second lock (LOCK.break), re-checking under it that
+ * LOCK still is the stale one, so two processes that both find the same stale lock cannot remove
+ * a fresh lock taken in between. While it waits, a writer announces itself with a file of its
+ * own (`.lock-<pid>-...`), which the holder's lease looks for to hand over.
+ */
+export class StoreLock {
+  private readonly lockPath: string;
+  private readonly breakPath: string;
+  private heldToken: string | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.lockPath = join(dir, LOCK_FILE);
+    this.breakPath = join(dir, BREAK_FILE);
+  }
+
+  get held(): boolean {
+    return this.heldToken !== undefined;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.heldToken) return;
+    const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
+    tokensIssuedHere.add(token);
+    const info = ownLockInfo(token);
+    const text = `${JSON.stringify(info)}\n`;
+    const announce = join(this.dir, `${LOCK_TEMP_PREFIX}${token}`);
+    let announced = false;
+    const deadline = Date.now() + this.timeoutMs;
+    let delay = 2;
+    let lastBusy: unknown;
+    try {
+      for (;;) {
+        try {
+          await createExclusive(this.lockPath, text);
+          // A writer stalled between creating LOCK and filling it (a suspended machine) may have
+          // had it broken as an abandoned empty lock: it holds the lock only if LOCK is its own.
+          const written = await readLockInfo(this.lockPath);
+          if (typeof written === 'object' && written.token === token) {
+            this.heldToken = token;
+            return;
+          }
+          continue;
+        } catch (error) {
+          if (!isBusy(error)) throw error;
+          lastBusy = error;
+        }
+        const holder = await readLockInfo(this.lockPath);
+        if (holder === 'missing') {
+          // EPERM with no LOCK to be seen: a lock being deleted (Windows) or a directory that
+          // refuses files. Past the deadline, the error itself is the answer.
+          if ((lastBusy as NodeJS.ErrnoException).code === 'EPERM' && Date.now() >= deadline) throw lastBusy;
+          if ((lastBusy as NodeJS.ErrnoException).code === 'EPERM') await sleep(delay);
+          continue;
+        }
+        if (holder === 'unreadable') {
+          if (await this.breakUnreadable(text)) continue;
+        } else if (isStale(holder)) {
+          await this.breakStale(holder, text);
+          continue;
+        }
+        if (Date.now() >= deadline) throw this.lockedError(holder);
+        if (!announced) {
+          await writeFile(announce, text, { mode: 0o600 });
+          announced = true;
+        }
+        await sleep(Math.min(delay, Math.max(1, deadline - Date.now())) + Math.random() * delay);
+        delay = Math.min(delay * 1.5, 50);
+      }
+    } finally {
+      if (announced) await unlink(announce).catch(() => undefined);
+    }
+  }
+
+  async release(): Promise<void> {
+    const token = this.heldToken;
+    if (!token) return;
+    this.heldToken = undefined;
+    const current = await readLockInfo(this.lockPath);
+    // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
+    // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
+    if (typeof current === 'object' && current.token === token) await unlinkRetrying(this.lockPath).catch(() => undefined);
+  }
+
+  private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
+    const who = describeHolder(holder);
+    return new StoreLockedError(
+      `store ${this.dir} is locked by ${who}; gave up after ${this.timeoutMs} ms ` +
+        `(EXAMCTL_LOCK_TIMEOUT_MS). If that process no longer runs, remove ${this.lockPath}.`,
+    );
+  }
+
+  /** Removes LOCK under LOCK.break if it is still the lock `isSame` recognises; false if another breaker is at it. */
+  private async breakUnder(text: string, isSame: () => Promise<boolean>): Promise<boolean> {
+    try {
+      await createExclusive(this.breakPath, text);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      await this.recoverStaleBreakLock();
+      // Someone else is breaking it right now; the caller retries.
+      await sleep(1 + Math.random() * 3);
+      return false;
+    }
+    try {
+      if (await isSame()) await unlink(this.lockPath);
+    } finally {
+      await unlink(this.breakPath).catch(() => undefined);
+    }
+    return true;
+  }
+
+  private async breakStale(stale: LockInfo, text: string): Promise<void> {
+    await this.breakUnder(text, async () => {
+      const current = await readLockInfo(this.lockPath);
+      return typeof current === 'object' && current.token === stale.token;
+    });
+  }
+
+  /** An unreadable LOCK older than UNREADABLE_LOCK_STALE_MS is broken; true when it was. */
+  private async breakUnreadable(text: string): Promise<boolean> {
+    const seen = await unreadableAge(this.lockPath);
+    // Cannot even be looked at (being deleted, Windows): wait like for a held lock.
+    if (seen === undefined) return false;
+    if (seen.ageMs < UNREADABLE_LOCK_STALE_MS) return false;
+    return this.breakUnder(text, async () => (await readLockInfo(this.lockPath)) === 'unreadable' && (await unreadableAge(this.lockPath))?.id === seen.id);
+  }
+
+  /** A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then verify. */
+  private async recoverStaleBreakLock(): Promise<void> {
+    const holder = await readLockInfo(this.breakPath);
+    if (holder === 'missing') return;
+    if (holder === 'unreadable') {
+      // Its breaker died between creating and writing it.
+      if (((await unreadableAge(this.breakPath))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS) await unlink(this.breakPath).catch(() => undefined);
+      return;
+    }
+    if (!isStale(holder)) return;
+    const aside = join(this.dir, `${LOCK_TEMP_PREFIX}break-${randomBytes(8).toString('hex')}`);
+    try {
+      await rename(this.breakPath, aside);
+    } catch {
+      return;
+    }
+    const moved = await readLockInfo(aside);
+    if (typeof moved === 'object' && moved.token !== holder.token) {
+      // Took a live breaker's file: put it back (it only guards a short window, best effort).
+      await createExclusive(this.breakPath, `${JSON.stringify(moved)}\n`).catch(() => undefined);
+    }
+    await unlink(aside).catch(() => undefined);
+  }
+}

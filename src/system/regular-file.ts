@@ -1,0 +1,131 @@
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+/*
+ * The one way examctl opens a file of its own state (run journals and locks, the store's
+ * files, the config, a token file): only a regular file. A FIFO planted there would block the open (and a
+ * read) with no writer, past Ctrl-C and SIGTERM; a device could be read for ever. So the open
+ * never waits (O_NONBLOCK, which a regular file ignores), does not follow a symbolic link where
+ * examctl creates the file itself (O_NOFOLLOW), and the opened file is checked with fstat
+ * before a byte is read. Windows has neither flag and no FIFOs in the file system.
+ */
+
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** A path that is there but is not a regular file: refused, naming what it is. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
+    super(`${path} is ${kind}, not a regular file: refused`);
+  }
+}
+
+/** A regular file longer than its reader allows (a token file of megabytes): refused, not read. */
+export class FileTooLargeError extends Error {
+  readonly code = 'EFBIG';
+  constructor(
+    readonly path: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${path} is larger than ${maxBytes} bytes: refused, not read`);
+  }
+}
+
+export interface RegularOpenOptions {
+  /** Flags beside O_NONBLOCK/O_NOFOLLOW; default read-only. */
+  flags?: number;
+  /** Follow a symbolic link (a config file a user links from elsewhere); default false. */
+  followLinks?: boolean;
+  /** The mode of a file the flags create (O_CREAT); default 0o666 less the umask. */
+  mode?: number;
+  /** Judges the opened handle before a byte is read (src/system/trusted-place.ts); throwing closes it. */
+  check?: (handle: FileHandle, stat: Stats) => Promise<void>;
+}
+
+/** Opens `path` as a regular file, or throws NotRegularFileError (or the open's own error: ENOENT, ELOOP for a link). */
+export async function openRegularFile(path: string, options: RegularOpenOptions = {}): Promise<FileHandle> {
+  return (await openChecked(path, options)).handle;
+}
+
+async function openChecked(path: string, options: RegularOpenOptions): Promise<{ handle: FileHandle; stat: Stats }> {
+  const flags = (options.flags ?? constants.O_RDONLY) | NONBLOCK | (options.followLinks ? 0 : NOFOLLOW);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, flags, options.mode ?? 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !options.followLinks) throw new NotRegularFileError(path, 'a symbolic link');
+    throw error;
+  }
+  const stat = await handle.stat().catch(async (error: unknown) => {
+    await handle.close().catch(() => undefined);
+    throw error;
+  });
+  if (!stat.isFile()) {
+    await handle.close().catch(() => undefined);
+    throw new NotRegularFileError(path, kindOf(stat));
+  }
+  if (options.check !== undefined) {
+    try {
+      await options.check(handle, stat);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return { handle, stat };
+}
+
+/** The whole of a regular file as UTF-8 text (see openRegularFile). */
+export async function readRegularFile(path: string, options: RegularReadOptions = {}): Promise<string> {
+  return (await readRegularFileBytes(path, options)).toString('utf8');
+}
+
+/** The bytes of a regular file (see openRegularFile), for a caller that decodes them itself (a BOM). */
+export async function readRegularFileBytes(path: string, options: RegularReadOptions = {}): Promise<Buffer> {
+  return (await readRegularFileWithStat(path, options)).bytes;
+}
+
+export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {
+  /** Refuse (FileTooLargeError) rather than read a file longer than this. */
+  maxBytes?: number;
+}
+
+/**
+ * The bytes of a regular file and the fstat of the very handle they were read from: a caller
+ * that judges the file (its mode) judges what it read, not a path another user could have
+ * swapped between a stat and a read.
+ */
+export async function readRegularFileWithStat(path: string, options: RegularReadOptions = {}): Promise<{ bytes: Buffer; stat: Stats }> {
+  const { maxBytes, ...open } = options;
+  const { handle, stat } = await openChecked(path, open);
+  try {
+    if (maxBytes === undefined) return { bytes: await handle.readFile(), stat };
+    if (stat.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    // The size can grow after the fstat: read at most one byte more than allowed, to see it did.
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    }
+    return { bytes: buffer.subarray(0, length), stat };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** What a file system entry that is not a regular file is, in words. */
+export function kindOf(entry: { isFIFO(): boolean; isSymbolicLink(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+  if (entry.isFIFO()) return 'a FIFO';
+  if (entry.isSymbolicLink()) return 'a symbolic link';
+  if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';
+  if (entry.isSocket()) return 'a socket';
+  if (entry.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}

@@ -1,0 +1,310 @@
+/**
+ * A run's progress on stderr: done/total, ok/failed, rate and ETA, in one of two forms.
+ * - On a terminal, a spinner line (ora) that appears only after a delay (short runs never
+ *   flicker) and redraws at most 10 times a second. When disabled it writes nothing at all and
+ *   never loads ora.
+ * - Elsewhere (CI, a pipe, a log) there is no line to redraw: a plain line now and then, e.g.
+ *   `user sync: 12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s`. Nothing for the first
+ *   ~10 s (short runs stay quiet), then one line every ~10 s.
+ * `createRunProgress` picks the form. Numbers and durations are written by
+ * src/formats/number-format.ts, as the run summary writes them.
+ */
+import { isCiEnvironment } from './prompt-state.js';
+import type { Ora } from 'ora';
+import { formatCount, formatDuration, formatRate } from '../formats/number-format.js';
+import type { ItemStatus } from '../report/run-report.js';
+
+export interface Progress {
+  tick(outcome: ItemStatus): void;
+  /** Removes the line; safe to call more than once, and before the line ever appeared. */
+  stop(): void;
+}
+
+export interface ProgressOptions {
+  /** Number of records expected; without it the line shows no percentage and no ETA. */
+  total?: number;
+  enabled: boolean;
+  stream: NodeJS.WritableStream;
+  /** What is counted, e.g. "users"; shown before the counts. */
+  label?: string;
+  /** How long a run must last before the line appears (ms). */
+  delayMs?: number;
+  /** Injected clock (ms) so the text can be tested without waiting. */
+  now?: () => number;
+  /** False: the spinner is drawn without colour (NO_COLOR). Default true. */
+  color?: boolean;
+}
+
+const DEFAULT_DELAY_MS = 1000;
+/** Redraw period: 100 ms is the "at most 10 updates per second" bound. */
+const REDRAW_MS = 100;
+
+/** True when the run should show progress: stderr is a terminal (not a dumb one), no --json, not CI. */
+export function progressEnabled(options: {
+  isTTY: boolean | undefined;
+  json: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}): boolean {
+  // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
+  return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
+}
+
+/** NO_COLOR (any non-empty value, no-color.org): the spinner is drawn without colour. */
+export function progressColor(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.NO_COLOR === undefined || env.NO_COLOR === '';
+}
+
+
+export interface ProgressCounts {
+  done: number;
+  ok: number;
+  failed: number;
+  partial: number;
+  skipped: number;
+}
+
+const NO_PROGRESS: Progress = { tick() {}, stop() {} };
+
+/**
+ * ora redraws with the terminal's cursor controls and divides by its width. A stream without the
+ * controls is no terminal; a pseudo-terminal reporting 0 columns (`script`, some containers)
+ * would make ora erase an infinite number of lines, so both get no progress line.
+ */
+function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
+  const terminal = stream as { cursorTo?: unknown; clearLine?: unknown; columns?: unknown };
+  if (typeof terminal.cursorTo !== 'function' || typeof terminal.clearLine !== 'function') return false;
+  return terminal.columns === undefined || (typeof terminal.columns === 'number' && terminal.columns > 0);
+}
+
+function terminalWidth(stream: NodeJS.WritableStream): number {
+  const columns = (stream as { columns?: unknown }).columns;
+  return typeof columns === 'number' && columns > 0 ? columns : 80;
+}
+
+export function createProgress(options: ProgressOptions): Progress {
+  if (!options.enabled || !isDrawableTerminal(options.stream)) return NO_PROGRESS;
+  return new SpinnerProgress(options);
+}
+
+class SpinnerProgress implements Progress {
+  private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private spinner: Ora | undefined;
+  private showTimer: NodeJS.Timeout | undefined;
+  private redrawTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ProgressOptions) {
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.showTimer = setTimeout(() => {
+      // The line is a courtesy: a failure to draw it must never fail the run.
+      this.show().catch(() => undefined);
+    }, options.delayMs ?? DEFAULT_DELAY_MS);
+    // A forgotten stop() must never keep the process alive.
+    this.showTimer.unref();
+  }
+
+  tick(outcome: ItemStatus): void {
+    // Counting only: the text is built by the redraw timer, so 500k ticks cost 500k increments.
+    this.counts.done += 1;
+    this.counts[outcome] += 1;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.showTimer !== undefined) clearTimeout(this.showTimer);
+    if (this.redrawTimer !== undefined) clearInterval(this.redrawTimer);
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  private async show(): Promise<void> {
+    this.showTimer = undefined;
+    const { default: ora } = await import('ora');
+    if (this.stopped) return;
+    this.spinner = ora({
+      stream: this.options.stream,
+      text: this.text(),
+      // Enabled was decided by the caller (TTY, --json, CI); ora must not second-guess it.
+      isEnabled: true,
+      // stdin may be the input file (`--file -`); ora must not switch it to raw mode.
+      discardStdin: false,
+      interval: REDRAW_MS,
+      ...(this.options.color === false ? { color: false as const } : {}),
+    }).start();
+    this.redrawTimer = setInterval(() => {
+      if (this.spinner !== undefined) this.spinner.text = this.text();
+    }, REDRAW_MS);
+    this.redrawTimer.unref();
+  }
+
+  private text(): string {
+    const text = progressText(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
+    // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
+    // for the spinner frame and its space.
+    const room = terminalWidth(this.options.stream) - 3;
+    return text.length > room ? text.slice(0, Math.max(0, room)) : text;
+  }
+}
+
+/** The spinner line's text, e.g. `users 1,200/5,000 (24%) · ok 1,190 · failed 10 · 830/s · ETA 5 s`. */
+export function progressText(
+  counts: ProgressCounts,
+  context: { total?: number | undefined; label?: string | undefined; elapsedMs: number },
+): string {
+  const { total, label } = context;
+  const rate = rateOf(counts, context.elapsedMs);
+  const hasTotal = total !== undefined && total > 0;
+  const parts: string[] = [];
+  let done = hasTotal ? `${formatCount(counts.done)}/${formatCount(total)} (${Math.floor((counts.done / total) * 100)}%)` : `${formatCount(counts.done)} done`;
+  if (label !== undefined && label !== '') done = `${label} ${done}`;
+  parts.push(done, `ok ${formatCount(counts.ok)}`, `failed ${formatCount(counts.failed)}`);
+  if (counts.partial > 0) parts.push(`partial ${formatCount(counts.partial)}`);
+  if (counts.skipped > 0) parts.push(`skipped ${formatCount(counts.skipped)}`);
+  parts.push(formatRate(rate));
+  if (hasTotal) parts.push(`ETA ${eta(counts, total, rate)}`);
+  return parts.join(' · ');
+}
+
+function rateOf(counts: ProgressCounts, elapsedMs: number): number {
+  const seconds = elapsedMs / 1000;
+  return seconds > 0 ? counts.done / seconds : 0;
+}
+
+function eta(counts: ProgressCounts, total: number, rate: number): string {
+  return rate > 0 ? formatDuration(Math.max(0, total - counts.done) / rate) : 'unknown';
+}
+
+export interface ProgressLineContext {
+  /** Records expected; without it (a sittings file) the line has no ETA. */
+  total?: number | undefined;
+  /** What runs, e.g. `user sync`; written before the counts. */
+  label?: string | undefined;
+  elapsedMs: number;
+}
+
+/** The plain line: `[label: ]done/total ok N [partial N] failed N [skipped N], rate/s[, ETA t]`. */
+export function plainProgressLine(counts: ProgressCounts, context: ProgressLineContext): string {
+  const { total } = context;
+  const hasTotal = total !== undefined && total > 0;
+  const rate = rateOf(counts, context.elapsedMs);
+  const tallies = [`ok ${formatCount(counts.ok)}`];
+  if (counts.partial > 0) tallies.push(`partial ${formatCount(counts.partial)}`);
+  tallies.push(`failed ${formatCount(counts.failed)}`);
+  if (counts.skipped > 0) tallies.push(`skipped ${formatCount(counts.skipped)}`);
+  const done = hasTotal ? `${formatCount(counts.done)}/${formatCount(total)}` : `${formatCount(counts.done)} done`;
+  let text = `${done} ${tallies.join(' ')}, ${formatRate(rate)}`;
+  if (hasTotal) text += `, ETA ${eta(counts, total, rate)}`;
+  return context.label ? `${context.label}: ${text}` : text;
+}
+
+/** The timer functions the ticker uses; tests pass their own and call `poll` with a fake clock. */
+export interface IntervalTimers {
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+export interface PlainProgressOptions {
+  /** Receives each line, newline included (stderr in the CLI). */
+  write: (line: string) => void;
+  total?: number | undefined;
+  label?: string | undefined;
+  /** Milliseconds since an arbitrary origin; default Date.now. */
+  now?: () => number;
+  /** Quiet for this long (default 10 s). */
+  firstAfterMs?: number;
+  /** Then a line at most this often (default 10 s). */
+  everyMs?: number;
+  timers?: IntervalTimers;
+}
+
+/** How often the ticker looks at the clock: the lines come within a second of their due time. */
+const POLL_MS = 1000;
+const DEFAULT_EVERY_MS = 10_000;
+
+const REAL_TIMERS: IntervalTimers = {
+  setInterval(callback, ms) {
+    const handle = setInterval(callback, ms);
+    // A forgotten stop() must never keep the process alive.
+    handle.unref();
+    return handle;
+  },
+  clearInterval(handle) {
+    clearInterval(handle as NodeJS.Timeout);
+  },
+};
+
+/**
+ * Counts outcomes and writes the plain line when due. Driven by a timer rather than by ticks, so
+ * a run stalled on a slow server still shows it is alive (the rate then falls and the ETA grows).
+ */
+export class PlainProgressTicker implements Progress {
+  private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private readonly firstAfterMs: number;
+  private readonly everyMs: number;
+  private readonly timers: IntervalTimers;
+  private readonly handle: unknown;
+  private lastWrittenAt: number | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: PlainProgressOptions) {
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.firstAfterMs = options.firstAfterMs ?? DEFAULT_EVERY_MS;
+    this.everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
+    this.timers = options.timers ?? REAL_TIMERS;
+    this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
+  }
+
+  tick(outcome: ItemStatus): void {
+    this.counts.done += 1;
+    this.counts[outcome] += 1;
+  }
+
+  /** Writes the line if one is due; returns whether it did. */
+  poll(): boolean {
+    if (this.stopped) return false;
+    const at = this.now();
+    if (at - this.startedAt < this.firstAfterMs) return false;
+    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < this.everyMs) return false;
+    this.lastWrittenAt = at;
+    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: at - this.startedAt });
+    // A courtesy for the log reader: a failing write must never fail the run.
+    try {
+      this.options.write(`${line}\n`);
+    } catch {
+      // ignored on purpose (see above)
+    }
+    return true;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.timers.clearInterval(this.handle);
+  }
+}
+
+export interface RunProgressOptions {
+  /** Whether the spinner may be drawn (progressEnabled: a terminal, no --json, not CI). */
+  terminal: boolean;
+  /** The spinner's stream (the terminal's stderr). */
+  stream: NodeJS.WritableStream;
+  /** Receives each plain line, newline included (stderr). */
+  write: (line: string) => void;
+  total?: number | undefined;
+  label?: string | undefined;
+  /** False: the spinner is drawn without colour (NO_COLOR). */
+  color?: boolean;
+}
+
+/** A run's progress: the spinner on a terminal, the periodic plain line elsewhere. */
+export function createRunProgress(options: RunProgressOptions): Progress {
+  if (!options.terminal) return new PlainProgressTicker({ write: options.write, total: options.total, label: options.label });
+  return createProgress({ enabled: true, stream: options.stream, total: options.total, label: options.label, color: options.color });
+}

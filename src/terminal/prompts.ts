@@ -1,0 +1,594 @@
+/**
+ * Interactive prompts (@inquirer/prompts 7) for values a command was not given.
+ * They run only when `canPrompt` (prompt-state.ts) says so; otherwise the caller throws `missingValue(flag)`.
+ * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
+ * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
+ */
+import { terminalLine, terminalLines } from '../formats/terminal-text.js';
+import { promptClosed, promptOpened } from './prompt-state.js';
+import { Writable } from 'node:stream';
+import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
+import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
+import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
+import type { Problem } from '../domain/problem.js';
+import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../domain/local-time.js';
+import type { HierarchyMembership, UserRequest } from '../domain/types.js';
+import { InterruptedError, UsageError } from '../system/errors.js';
+
+export { canPrompt } from './prompt-state.js';
+
+/** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
+export interface PromptIo {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Aborting it ends the prompt like Ctrl-C (InterruptedError). */
+  signal?: AbortSignal;
+}
+
+/** The usage error for a required value that was not given while prompts are off. */
+export function missingValue(flag: string): UsageError {
+  return new UsageError(`missing ${flag} (prompts are off: no TTY, --no-input or CI=true)`);
+}
+
+/**
+ * A required value: the one given, else the answer to `ask` when prompting is allowed, else the
+ * usage error naming `flag`. Keeps every command's "flag or prompt or exit 2" decision the same.
+ */
+export async function requireValue<T>(
+  given: T | undefined,
+  flag: string,
+  prompting: boolean,
+  ask: () => Promise<T>,
+): Promise<T> {
+  if (given !== undefined) return given;
+  if (!prompting) throw missingValue(flag);
+  return ask();
+}
+
+type PromptContext = {
+  input?: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal?: AbortSignal;
+  clearPromptOnDone: boolean;
+};
+
+/**
+ * Inquirer ends the output stream it was given after each prompt (it pipes into it). A wrapper
+ * takes that end, so a caller's stream stays usable for the next prompt and for later output.
+ */
+class KeepOpenOutput extends Writable {
+  constructor(private readonly target: NodeJS.WritableStream) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.target.write(chunk, (error?: Error | null) => callback(error));
+  }
+  override _final(callback: (error?: Error | null) => void): void {
+    callback();
+  }
+  get columns(): number | undefined {
+    return (this.target as { columns?: number }).columns;
+  }
+  get rows(): number | undefined {
+    return (this.target as { rows?: number }).rows;
+  }
+  get isTTY(): boolean | undefined {
+    return (this.target as { isTTY?: boolean }).isTTY;
+  }
+}
+
+function isPromptExit(error: unknown): boolean {
+  // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
+  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+}
+
+async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>): Promise<T> {
+  const context: PromptContext = {
+    output: new KeepOpenOutput(io.output ?? process.stderr),
+    clearPromptOnDone: false,
+  };
+  if (io.input !== undefined) context.input = io.input;
+  if (io.signal !== undefined) context.signal = io.signal;
+  promptOpened();
+  try {
+    return await run(context);
+  } catch (error) {
+    if (isPromptExit(error)) throw new InterruptedError('interrupted at a prompt: nothing was sent', { cause: error });
+    throw error;
+  } finally {
+    promptClosed();
+  }
+}
+
+/** A line of information between questions, on the prompts' stream (stderr in the CLI). */
+function note(io: PromptIo, text: string): void {
+  (io.output ?? process.stderr).write(`${terminalLines(text)}\n`);
+}
+
+/**
+ * A choice as the terminal shows it: its name, description and reason text come from the store or
+ * the service (role titles, hierarchy paths, schedule titles) or from an earlier answer, so they
+ * pass the terminal gate; its value, what the command gets, is left exactly as it was.
+ */
+function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(choice: Choice): Choice {
+  return {
+    ...choice,
+    name: terminalLine(choice.name),
+    ...(choice.description === undefined ? {} : { description: terminalLine(choice.description) }),
+    ...(typeof choice.disabled === 'string' ? { disabled: terminalLine(choice.disabled) } : {}),
+  };
+}
+
+/** An input's default (a store title, an earlier answer) is shown through the gate; Enter still gives it exactly. */
+const GATED_DEFAULT = { style: { defaultAnswer: (text: string) => `(${terminalLine(text)})` } };
+
+function describeProblems(problems: readonly Problem[]): string {
+  return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
+}
+
+/** `true` when the answer passes, else the rule's message; only problems `relevant` selects count. */
+function verdict(problems: readonly Problem[], relevant: (entry: Problem) => boolean): true | string {
+  const found = problems.filter(relevant);
+  return found.length === 0 ? true : describeProblems(found);
+}
+
+function problemsOf(result: { ok: true } | { ok: false; problems: Problem[] }): Problem[] {
+  return result.ok ? [] : result.problems;
+}
+
+function atField(name: string): (entry: Problem) => boolean {
+  return (entry) => entry.field === name || entry.field.startsWith(`${name}.`) || entry.field.startsWith(`${name}[`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// user sync
+
+export interface PromptUserOptions {
+  /** Role titles of the target's world; given, Role is a choice among them, else free text. */
+  roles?: readonly string[];
+  /** A user already on the target: its values are the defaults, and Role may stay as it is. */
+  existing?: Partial<UserRequest>;
+  /**
+   * Finds a user by the external id just answered (the local target's directory). Found, the
+   * questions that follow offer its values as defaults (Enter keeps them) and Role may stay.
+   */
+  lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
+  /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
+  hierarchies?: readonly HierarchyEntry[];
+  /**
+   * Correcting a send that failed (offerCorrection): only the answers named are asked again,
+   * each with its earlier answer as the default; the others stay as answered.
+   */
+  correct?: { names: ReadonlySet<string>; answered: Record<string, unknown> };
+}
+
+type UserTextField = 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName';
+
+const USER_TEXT_FIELDS: ReadonlyArray<{ name: UserTextField; message: string; optional: boolean }> = [
+  { name: 'ExternalId', message: 'External id (letters, digits, - _ @)', optional: false },
+  { name: 'FirstName', message: 'First name', optional: false },
+  { name: 'LastName', message: 'Last name', optional: false },
+  { name: 'Email', message: 'E-mail (optional)', optional: true },
+  { name: 'UserName', message: 'User name (optional, no spaces)', optional: true },
+];
+
+const PERMISSION_CHOICES: ReadonlyArray<{ value: keyof HierarchyMembership; name: string }> = [
+  { value: 'IsCoordinator', name: 'coordinator' },
+  { value: 'IsAdministrator', name: 'administrator' },
+  { value: 'HasViewReportsPermissions', name: 'view reports' },
+  { value: 'HasReScoringPermissions', name: 're-scoring' },
+];
+
+function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField): string | undefined {
+  const value = existing?.[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Asks for one user's fields and returns them raw (API names) for validateUser. Optional fields
+ * left empty are absent. Hierarchy memberships are asked one by one; the permissions ticked are
+ * sent as true and the others are not sent, so an existing grant is never revoked by omission.
+ */
+export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
+  const { correct } = options;
+  const asked = (name: string): boolean => correct === undefined || correct.names.has(name);
+  const answers: Record<string, unknown> = correct === undefined ? {} : { ...correct.answered };
+  let existing = correct === undefined ? options.existing : (correct.answered as Partial<UserRequest>);
+
+  for (const field of USER_TEXT_FIELDS) {
+    if (!asked(field.name)) continue;
+    delete answers[field.name];
+    const fallback = existingText(existing, field.name);
+    const value = await ask(io, (context) =>
+      input(
+        {
+          message: field.message,
+          ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
+          validate: (raw: string) => {
+            const text = raw.trim();
+            if (text === '' && field.optional) return true;
+            return verdict(problemsOf(validateUser({ ...answers, [field.name]: text })), atField(field.name));
+          },
+        },
+        context,
+      ),
+    );
+    const text = value.trim();
+    if (text !== '') answers[field.name] = text;
+    if (field.name === 'ExternalId' && options.lookup !== undefined) {
+      const found = options.lookup(text);
+      if (found) {
+        existing = found;
+        const name = [found.FirstName, found.LastName].filter((part) => typeof part === 'string' && part !== '').join(' ');
+        const role = typeof found.Role === 'string' ? `, ${found.Role}` : '';
+        note(io, `${text} exists (${name}${role}): it will be updated; Enter keeps a shown value.`);
+      } else {
+        note(io, `${text} is new: it will be created.`);
+      }
+    }
+  }
+
+  if (asked('Role')) {
+    // A corrected Role is asked afresh: the earlier answer is what the service refused.
+    delete answers.Role;
+    const role = await promptRole({ ...options, existing: correct === undefined ? existing : undefined }, answers, io);
+    if (role !== undefined) answers.Role = role;
+  }
+
+  if (asked('Hierarchies')) {
+    delete answers.Hierarchies;
+    const hierarchies = await promptHierarchies(answers, io, options.hierarchies);
+    if (hierarchies.length > 0) answers.Hierarchies = hierarchies;
+  }
+  return answers;
+}
+
+async function promptRole(options: PromptUserOptions, answers: Record<string, unknown>, io: PromptIo): Promise<string | undefined> {
+  const current = typeof options.existing?.Role === 'string' && options.existing.Role !== '' ? options.existing.Role : undefined;
+  const roles = options.roles ?? [];
+  if (roles.length > 0) {
+    const choices = roles.map((title) => ({ value: title, name: title }));
+    if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
+    return ask(io, (context) =>
+      select({ message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) }, context),
+    );
+  }
+  const value = await ask(io, (context) =>
+    input(
+      {
+        message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
+        validate: (raw: string) => {
+          const text = raw.trim();
+          if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
+          return verdict(problemsOf(validateUser({ ...answers, Role: text })), atField('Role'));
+        },
+      },
+      context,
+    ),
+  );
+  const text = value.trim();
+  return text === '' ? undefined : text;
+}
+
+async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo, known?: readonly HierarchyEntry[]): Promise<HierarchyMembership[]> {
+  const memberships: HierarchyMembership[] = [];
+  const question = () => (memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?');
+  while (await ask(io, (context) => confirm({ message: question(), default: false }, context))) {
+    const index = memberships.length;
+    const path = `Hierarchies[${index}]`;
+    const check = (raw: string): true | string => {
+      const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
+      return verdict(
+        problemsOf(validateUser(draft)),
+        (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
+      );
+    };
+    const externalId =
+      known === undefined
+        ? await ask(io, (context) => input({ message: 'Hierarchy external id', validate: check }, context))
+        : await pick(io, {
+            message: 'Hierarchy',
+            choices: known.map((entry) => hierarchyChoice(entry, 'no new memberships (code 1134)')),
+            validate: check,
+          });
+    const granted = await ask(io, (context) =>
+      checkbox({ message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`), choices: PERMISSION_CHOICES }, context),
+    );
+    const membership: HierarchyMembership = { ExternalId: externalId.trim() };
+    for (const permission of granted) (membership as unknown as Record<string, unknown>)[permission] = true;
+    memberships.push(membership);
+  }
+  return memberships;
+}
+
+// ---------------------------------------------------------------------------------------------
+// collection add, invigilators remove, schedule push, confirmation
+
+export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> {
+  const title = await ask(io, (context) =>
+    input(
+      {
+        message: 'Collection title (at most 99 characters)',
+        validate: (raw: string) => verdict(problemsOf(validateCollection({ Title: raw.trim() })), atField('Title')),
+      },
+      context,
+    ),
+  );
+  return title.trim();
+}
+
+/**
+ * A checkbox list of the schedule's invigilators; at least one must be ticked. A choice is an id,
+ * or an id with the text to show for it (e.g. the person's name beside the id).
+ */
+export async function promptInvigilators(choices: ReadonlyArray<string | { value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
+  if (choices.length === 0) {
+    throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
+  }
+  return ask(io, (context) =>
+    checkbox(
+      {
+        message: 'Invigilators to remove (space toggles, enter confirms)',
+        choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
+        required: true,
+      },
+      context,
+    ),
+  );
+}
+
+/**
+ * Free-text invigilator ids, for a target that cannot list them (remote): separated by spaces or
+ * commas, at least one; each checked with the same rule as ids from a file.
+ */
+export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo = {}): Promise<string[]> {
+  const split = (raw: string): string[] => raw.split(/[\s,]+/).filter((id) => id !== '');
+  const answer = await ask(io, (context) =>
+    input(
+      {
+        message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
+        validate: (raw: string) => {
+          const ids = split(raw);
+          if (ids.length === 0) return 'give at least one user external id (code 200)';
+          return verdict(problemsOf(validateInvigilatorRemoval(scheduleExtId, ids)), (entry) => entry.field.startsWith('UserExtIds'));
+        },
+      },
+      context,
+    ),
+  );
+  return split(answer);
+}
+
+export type ScheduleFieldName = 'AssessmentExtId' | 'StartDateTime' | 'GroupExtId' | 'GroupName';
+
+const SCHEDULE_FIELD_MESSAGES: Record<ScheduleFieldName, string> = {
+  AssessmentExtId: 'Assessment external id',
+  StartDateTime: 'Start (RFC 3339 with a zone, e.g. 2026-03-01T09:00:00Z)',
+  GroupExtId: 'Group (hierarchy) external id for the candidates',
+  GroupName: 'Group name',
+};
+
+/** What the local target knows, for pickers instead of free text (src/port/local-directory.ts). */
+export interface StoreChoices {
+  assessments?: readonly AssessmentEntry[];
+  hierarchies?: readonly HierarchyEntry[];
+}
+
+export interface ScheduleFieldsOptions {
+  /** The local target's lists: assessment and group become searchable pickers. */
+  choices?: StoreChoices;
+  /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
+  defaults?: Partial<Record<ScheduleFieldName, string>>;
+  /** `--date-format`/`--timezone`: the start is read as `--start` is (readTypedDateTime), e.g. `25.01.2027 14:00` in Europe/Berlin. */
+  dates?: LocalTimeOptions | undefined;
+}
+
+/**
+ * Asks for the required schedule fields the command line left out, in the order given.
+ * `known` holds the schedule fields already given, so rules that span fields see them.
+ * The answers are returned as typed; validateScheduleRequest normalises them later.
+ * With the store's lists, the assessment is picked from the store's assessments (no other is
+ * valid there) and the group from its hierarchies or typed as a new id (a new group is created);
+ * an existing group's title becomes the group name's default.
+ */
+export async function promptScheduleFields(
+  missing: readonly ScheduleFieldName[],
+  io: PromptIo = {},
+  known: Readonly<Record<string, unknown>> = {},
+  options: ScheduleFieldsOptions = {},
+): Promise<Partial<Record<ScheduleFieldName, string>>> {
+  const answers: Partial<Record<ScheduleFieldName, string>> = {};
+  const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
+  const dates = options.dates ?? {};
+  const timeZone = dates.timeZone;
+  // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
+  const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
+    name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('StartDateTime', value, dates) : { ok: true, value: value.trim() };
+  const startMessage =
+    timeZone !== undefined ? `Start in ${timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
+  const check = (name: ScheduleFieldName, value: string): true | string => {
+    const answer = answerOf(name, value);
+    if (!answer.ok) return answer.message;
+    const draft = { Schedule: { ...known, ...answers, [name]: answer.value }, Candidates: [] };
+    return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
+  };
+  const { assessments, hierarchies } = options.choices ?? {};
+  for (const name of missing) {
+    let value: string;
+    if (name === 'AssessmentExtId' && assessments !== undefined) {
+      value = await pick(io, {
+        message: SCHEDULE_FIELD_MESSAGES[name],
+        choices: assessments.map(assessmentChoice),
+        current: defaults[name],
+        validate: (id) => check(name, id),
+      });
+    } else if (name === 'GroupExtId' && hierarchies !== undefined) {
+      value = await pick(io, {
+        message: SCHEDULE_FIELD_MESSAGES[name],
+        choices: hierarchies.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates')),
+        current: defaults[name],
+        validate: (id) => check(name, id),
+        allowNew: (id) => check(name, id),
+      });
+      const existing = hierarchies.find((entry) => entry.id === value);
+      if (existing !== undefined && defaults.GroupName === undefined) defaults.GroupName = existing.title;
+    } else {
+      const fallback = defaults[name];
+      value = await ask(io, (context) =>
+        input(
+          { message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
+          context,
+        ),
+      );
+    }
+    const answer = answerOf(name, value);
+    answers[name] = answer.ok ? answer.value : value.trim();
+  }
+  return answers;
+}
+
+/** Picks one of the store's schedules (e.g. for `schedule links` or `invigilators remove` without an id). */
+export async function promptSchedule(schedules: readonly ScheduleEntry[], io: PromptIo = {}, message = 'Schedule'): Promise<string> {
+  if (schedules.length === 0) throw new UsageError('no schedules in the local store to choose from: give the ScheduleExtId');
+  return pick(io, {
+    message,
+    choices: schedules.map((entry) => ({
+      value: entry.id,
+      name: `${entry.id}  ${entry.title}`,
+      description: `${entry.start.slice(0, 16).replace('T', ' ')} UTC · ${entry.candidates} ${entry.candidates === 1 ? 'candidate' : 'candidates'}${entry.archived ? ' · archived' : ''}`,
+    })),
+  });
+}
+
+/** A store entry offered by a picker; `disabled` says why it cannot be taken. */
+export interface PickChoice {
+  value: string;
+  name: string;
+  description?: string;
+  disabled?: string;
+}
+
+/** How many matches a picker lists at once: enough to scan, few enough to stay on one screen. */
+const PICKER_MATCHES = 50;
+
+function assessmentChoice(entry: AssessmentEntry): PickChoice {
+  return { value: entry.id, name: `${entry.id}  ${entry.title}`, description: `${entry.duration} min${entry.proctored ? ', proctored' : ''}` };
+}
+
+function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickChoice {
+  const choice: PickChoice = { value: entry.id, name: `${entry.id}  ${entry.path}` };
+  if (!entry.active) choice.disabled = `(inactive: ${inactiveReason})`;
+  return choice;
+}
+
+/**
+ * The choices matching a typed term: an exact id first, then ids starting with it, then any id or
+ * name containing it (ignoring case). With `allowNew`, a term that is no existing id is offered
+ * last as a new id, or shown disabled with the rule it breaks.
+ */
+export function pickerMatches(
+  choices: readonly PickChoice[],
+  term: string | undefined,
+  allowNew?: (id: string) => true | string,
+): PickChoice[] {
+  const typed = (term ?? '').trim();
+  const needle = typed.toLowerCase();
+  const ranked: { choice: PickChoice; rank: number }[] = [];
+  for (const choice of choices) {
+    const id = choice.value.toLowerCase();
+    const rank = id === needle ? 0 : id.startsWith(needle) ? 1 : id.includes(needle) || choice.name.toLowerCase().includes(needle) ? 2 : -1;
+    if (rank >= 0) ranked.push({ choice, rank });
+  }
+  ranked.sort((a, b) => a.rank - b.rank);
+  const shown = ranked.slice(0, PICKER_MATCHES).map((entry) => entry.choice);
+  if (allowNew !== undefined && typed !== '' && !choices.some((choice) => choice.value === typed)) {
+    const verdictOfNew = allowNew(typed);
+    shown.push(
+      verdictOfNew === true
+        ? { value: typed, name: `${typed}  (new)` }
+        : { value: typed, name: typed, disabled: `(${verdictOfNew})` },
+    );
+  }
+  return shown;
+}
+
+async function pick(
+  io: PromptIo,
+  config: {
+    message: string;
+    choices: readonly PickChoice[];
+    /** An earlier answer: listed first, so Enter keeps it. */
+    current?: string | undefined;
+    validate?: (id: string) => true | string;
+    allowNew?: (id: string) => true | string;
+  },
+): Promise<string> {
+  const { current } = config;
+  const ordered =
+    current === undefined
+      ? config.choices
+      : [
+          ...config.choices.filter((choice) => choice.value === current),
+          ...(config.choices.some((choice) => choice.value === current) ? [] : [{ value: current, name: `${current}  (your earlier answer)` }]),
+          ...config.choices.filter((choice) => choice.value !== current),
+        ];
+  return ask(io, (context) =>
+    search<string>(
+      {
+        message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
+        source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
+        ...(config.validate === undefined ? {} : { validate: config.validate }),
+        pageSize: 8,
+      },
+      context,
+    ),
+  );
+}
+
+/** One answer the person gave, as `offerCorrection` lists it. */
+export interface GivenAnswer<Name extends string> {
+  name: Name;
+  label: string;
+  value: string | undefined;
+}
+
+/**
+ * After a send from prompts failed: when a problem names one of the answers, shows the problems
+ * and offers to correct the answers instead of typing them all again. Returns the answers to ask
+ * again (those the problems name are ticked; the person may tick others), or null when nothing
+ * is to be corrected: no problem names an answer (the fix is elsewhere, e.g. the store's
+ * settings) or the person declined. The caller asks the returned ones again with the earlier
+ * answers as defaults and sends again.
+ */
+export async function offerCorrection<Name extends string>(
+  answers: readonly GivenAnswer<Name>[],
+  problems: readonly Problem[],
+  io: PromptIo = {},
+): Promise<Name[] | null> {
+  const named = new Set(answers.filter((answer) => problems.some((entry) => problemNames(entry, answer.name))).map((answer) => answer.name));
+  if (named.size === 0) return null;
+  // One line per problem, whatever line breaks the service put in its messages.
+  note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
+  if (!(await ask(io, (context) => confirm({ message: 'Correct the answers and send again?', default: true }, context)))) return null;
+  return ask(io, (context) =>
+    checkbox<Name>(
+      {
+        message: 'Answers to change (space toggles, enter confirms)',
+        choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+        required: true,
+      },
+      context,
+    ),
+  );
+}
+
+/** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
+function problemNames(entry: Problem, name: string): boolean {
+  const field = entry.field.replace(/^Schedule\./, '');
+  return field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`);
+}
+
+/** Shows what is about to be sent and asks to go on; the default is no. */
+export async function confirmSend(summary: string, io: PromptIo = {}): Promise<boolean> {
+  return ask(io, (context) => confirm({ message: terminalLines(`${summary}\nSend now?`), default: false }, context));
+}

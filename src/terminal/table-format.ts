@@ -1,0 +1,58 @@
+/**
+ * Small shared pieces for the human tables (review session view, run summary): colour policy,
+ * cell sanitising and the cli-table3 style.
+ */
+import type Table from 'cli-table3';
+import { terminalLine } from '../formats/terminal-text.js';
+
+export type Colour = 'green' | 'red' | 'yellow' | 'gray' | 'cyan' | 'bold';
+
+const ANSI: Record<Colour, [string, string]> = {
+  green: ['\u001b[32m', '\u001b[39m'],
+  red: ['\u001b[31m', '\u001b[39m'],
+  yellow: ['\u001b[33m', '\u001b[39m'],
+  gray: ['\u001b[90m', '\u001b[39m'],
+  cyan: ['\u001b[36m', '\u001b[39m'],
+  bold: ['\u001b[1m', '\u001b[22m'],
+};
+
+export function paint(text: string, colour: Colour, enabled: boolean): string {
+  if (!enabled) return text;
+  const [open, close] = ANSI[colour];
+  return `${open}${text}${close}`;
+}
+
+/**
+ * Colour only for a terminal, and never against the NO_COLOR convention (https://no-color.org);
+ * FORCE_COLOR=0 also turns it off, any other FORCE_COLOR turns it on even when piped.
+ */
+export function colorEnabled(options: { isTTY: boolean | undefined; env: Readonly<Record<string, string | undefined>> }): boolean {
+  const { env } = options;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.TERM === 'dumb') return false;
+  return options.isTTY === true;
+}
+
+/** A value from the service made safe and readable for one table cell. */
+export function displayText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+  else if (Array.isArray(value)) text = value.map((entry) => displayText(entry)).join(', ');
+  else text = JSON.stringify(value);
+  return terminalLine(text);
+}
+
+/**
+ * Table options: compact (no rule between rows, so long result lists stay readable). Colour is applied by us (header cells painted by `head`), never by cli-table3's
+ * own colour library, which guesses from process.stdout rather than the stream we write to.
+ */
+export function tableOptions(extra: Table.TableConstructorOptions = {}): Table.TableConstructorOptions {
+  return { ...extra, style: { head: [], border: [], compact: true } };
+}
+
+export function head(names: readonly string[], color: boolean): string[] {
+  return names.map((name) => paint(name, 'cyan', color));
+}

@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type http from 'node:http';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
+
+/**
+ * Issue 50, "Results in the admin's terms" and "Many sessions in one file": `review-session
+ * show` in the admin's zone and format, and a term's sessions as one table.
+ */
+
+const TOKEN = 'show-test-token-0123456789';
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, env);
+  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+function rowOf(text: string, label: string): string {
+  const line = text.split('\n').find((entry) => entry.startsWith(`│ ${label} `));
+  if (line === undefined) throw new Error(`no row ${label} in\n${text}`);
+  return line.replace(/│/g, '|').replace(/\s+/g, ' ').trim();
+}
+
+describe('review-session show in the admin\'s zone', () => {
+  it("the table is in this computer's zone and says so; --timezone and --date-format change it", async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const london = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { TZ: 'Europe/London' });
+      expect(london.code).toBe(0);
+      expect(rowOf(london.stdout, 'Times')).toBe("| Times | Europe/London (this computer's zone; --timezone to change) |");
+      expect(rowOf(london.stdout, 'c-1001')).toContain('| 2026-10-12 09:00 | 2026-10-13 19:21 |');
+      const tokyo = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--timezone', 'Asia/Tokyo', '--date-format', 'DD.MM.YYYY HH:mm'], { TZ: 'Europe/London' });
+      expect(rowOf(tokyo.stdout, 'Times')).toBe('| Times | Asia/Tokyo (--timezone), DD.MM.YYYY HH:mm |');
+      expect(rowOf(tokyo.stdout, 'c-1001')).toContain('| 12.10.2026 17:00 | 14.10.2026 03:21 |');
+    });
+  });
+
+  it('csv keeps UTC as sent unless asked; DateOfBirth is a date; a bad zone or format is exit 2 before anything is read', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const rows = (stdout: string) => parse(stdout, { columns: true, bom: true }) as Record<string, string>[];
+      const sent = rows((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { TZ: 'Europe/London' })).stdout);
+      expect([sent[1]!.DateOfBirth, sent[1]!.PublishedDate, sent[1]!.Score]).toEqual(['2004-03-17', '2026-10-12T08:00:00.000Z', '41']);
+      const london = rows((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--timezone', 'Europe/London'])).stdout);
+      expect([london[1]!.DateOfBirth, london[1]!.PublishedDate, london[1]!.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T09:00:00+01:00', '2026-10-14T08:02:00+01:00']);
+      // ';' alone keeps the point; the comma only when asked.
+      const semicolon = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--no-bom']);
+      expect(semicolon.stdout.split('\r\n')[1]).toContain(';87.5;');
+      const comma = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--decimal-separator', ',', '--no-bom']);
+      expect(comma.stdout.split('\r\n')[1]).toContain(';"87,5";');
+      const zone = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--timezone', 'Europe/Londn']);
+      expect([zone.code, zone.stdout, zone.stderr]).toEqual([2, '', 'examctl: --timezone: unknown time zone "Europe/Londn": give an IANA name such as Europe/Paris, America/New_York or UTC\n']);
+      const format = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--date-format', 'DD/MM/YY']);
+      expect(format.code).toBe(2);
+      expect(format.stderr).toContain('examctl: --date-format DD/MM/YY: unknown token "YY"');
+    });
+  });
+});
+
+describe('several review sessions in one table', () => {
+  it('ids as arguments: one CSV with a ReviewSession column; a session that cannot be read is one row with its error, exit 1, the rest written', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', 'RS-NOPE', 'RS-LANG-PRACTICE', '-o', 'csv', '--no-bom']);
+      expect(shown.code).toBe(1);
+      const rows = parse(shown.stdout, { columns: true }) as Record<string, string>[];
+      expect(Object.keys(rows[0]!).at(0)).toBe('ReviewSession');
+      expect(Object.keys(rows[0]!).at(-1)).toBe('Error');
+      expect(rows.map((row) => row.ReviewSession)).toEqual([...Array(6).fill('RS-MATH1-OCT'), 'RS-NOPE', ...Array(6).fill('RS-LANG-PRACTICE')]);
+      expect(rows[6]).toMatchObject({ CandidateExtId: '', Error: '1101 Review session has not been found: RS-NOPE' });
+      expect(rows.filter((row) => row.Error !== '')).toHaveLength(1);
+      expect(shown.stderr).toContain('examctl: review session RS-NOPE on local store');
+      expect(shown.stderr).toContain('3 review sessions from local store');
+      expect(shown.stderr).toContain(': 2 read (12 results), 1 failed (one row each, with its error)');
+    });
+  });
+
+  it('--file ids.csv (an ExternalId column): ndjson, one object per result; json, one array; a file without the column is exit 2', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      await writeFile(join(dir, 'ids.csv'), 'Term,ExternalId\nautumn,RS-LANG-PRACTICE\nautumn,RS-MATH1-OCT\n');
+      const ndjson = await cli(dir, ['review-session', 'show', '--file', 'ids.csv', '-o', 'ndjson', '--timezone', 'Europe/London']);
+      expect(ndjson.code).toBe(0);
+      const lines = ndjson.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toHaveLength(12);
+      expect(lines[0]).toMatchObject({ ReviewSession: 'RS-LANG-PRACTICE', CandidateExtId: 'c-1001', Score: 93, IsVisited: true, Labels: [], Error: null, PublishedDate: '2026-11-01T09:00:00+00:00' });
+      expect(lines[7]).toMatchObject({ ReviewSession: 'RS-MATH1-OCT', DateOfBirth: '2004-03-17', PublishedDate: '2026-10-12T09:00:00+01:00' });
+      const document = await cli(dir, ['review-session', 'show', '--file', 'ids.csv', '--json']);
+      expect(JSON.parse(document.stdout)).toEqual(lines.map((line) => ({ ...line, PublishedDate: expect.any(String), VisitedDate: line.VisitedDate === null ? null : expect.any(String), LastSatDate: line.LastSatDate === null ? null : expect.any(String) })));
+      await writeFile(join(dir, 'bad.csv'), 'Term,Session\nautumn,RS-MATH1-OCT\n');
+      const bad = await cli(dir, ['review-session', 'show', '--file', 'bad.csv']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('bad.csv:1: no id column');
+      const none = await cli(dir, ['review-session', 'show']);
+      expect([none.code, none.stderr]).toEqual([2, 'examctl: review-session show: give a review session id (or several, or --file ids.csv)\n']);
+      await writeFile(join(dir, 'many.txt'), Array.from({ length: 1001 }, (_, i) => `RS-${i}`).join('\n'));
+      const many = await cli(dir, ['review-session', 'show', '--file', 'many.txt', '-o', 'csv']);
+      expect([many.code, many.stdout, many.stderr]).toEqual([2, '', 'examctl: review-session show: 1,001 review sessions asked for, at most 1,000 at once: split the list\n']);
+      const sheet = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--sheet', 'Ids']);
+      expect([sheet.code, sheet.stderr]).toEqual([2, 'examctl: --sheet is for --file: the worksheet of an .xlsx id list\n']);
+    });
+  });
+
+  it('one id keeps the output of one session: no ReviewSession column, -o json the Content as sent', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom']);
+      expect(csv.stdout.startsWith('CandidateExtId,ScheduleExtId,')).toBe(true);
+      const content = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as Record<string, unknown>;
+      expect(content['ExternalId']).toBe('RS-MATH1-OCT');
+      expect(content['Pin']).toBe('withheld');
+    });
+  });
+
+  it('the sessions are read concurrently, never more at once than --concurrency', async () => {
+    const held: http.ServerResponse[] = [];
+    let inFlight = 0;
+    let most = 0;
+    let received = 0;
+    const ids = ['RS-1', 'RS-2', 'RS-3', 'RS-4', 'RS-5'];
+    // Each answer waits until two requests are in flight (or the last one came): a client that
+    // read one at a time would never get its first answer.
+    server = await startHostileServer((_request, res) => {
+      received += 1;
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      held.push(res);
+      if (held.length === 2 || received === ids.length) {
+        for (const waiting of held.splice(0)) {
+          inFlight -= 1;
+          json(waiting, 200, { Success: true, Content: { ExternalId: 'RS', Results: [{ CandidateExtId: 'c-1', PassedStatus: 'SATISFACTORY', Score: 1 }] } });
+        }
+      }
+    });
+    await withTempDir(async (dir) => {
+      const shown = await cli(dir, ['--target', 'remote', '--base-url', server!.url, '--concurrency', '2', 'review-session', 'show', ...ids, '-o', 'csv', '--no-bom'], { EXAMCTL_TOKEN: TOKEN });
+      expect(shown.code).toBe(0);
+      expect(most).toBe(2);
+      expect(server!.requests.map((request) => request.url.replace(/^.*\/external\//, '/external/')).sort()).toEqual(ids.map((id) => `/external/review-sessions/${id}`));
+      expect((parse(shown.stdout, { columns: true }) as Record<string, string>[]).map((row) => row.ReviewSession)).toEqual(ids);
+    });
+  });
+});

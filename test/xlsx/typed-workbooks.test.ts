@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ExcelJS from 'exceljs';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { readAll } from './helpers.js';
+
+/**
+ * Issue 50, "Typed workbooks": what examctl writes as .xlsx read back by libraries nobody here
+ * wrote (exceljs always; openpyxl when Debian's python3-openpyxl is installed) and by examctl's
+ * own reader: numbers as numbers, times as Excel dates in the zone asked for, booleans as
+ * booleans, ids and codes as text with their leading zeros; a dry run's offending cells marked.
+ */
+
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const ORACLE = fileURLToPath(new URL('../../scripts/xlsx-writer-oracle.py', import.meta.url));
+const HAS_OPENPYXL = spawnSync(PYTHON, ['-c', 'import openpyxl']).status === 0;
+
+interface OracleSheet {
+  name: string;
+  rows: string[][];
+  typed: ([string, string] | null)[][];
+  notes: Record<string, { text: string; fill: string | null }>;
+  types: string[];
+}
+
+/** What openpyxl reads from `path` (scripts/xlsx-writer-oracle.py); undefined where openpyxl is not installed. */
+function openpyxl(path: string): OracleSheet[] | undefined {
+  if (!HAS_OPENPYXL) return undefined;
+  const run = spawnSync(PYTHON, [ORACLE, path], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (run.status !== 0) throw new Error(`openpyxl could not read ${path}: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as Record<string, OracleSheet[]>)[path];
+}
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, env);
+  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+async function workbook(path: string): Promise<ExcelJS.Worksheet> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(path);
+  return book.worksheets[0] as ExcelJS.Worksheet;
+}
+
+/** A sheet as header -> cell for each data row. */
+function rowsByHeader(sheet: ExcelJS.Worksheet): Map<string, ExcelJS.Cell>[] {
+  const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+  const rows: Map<string, ExcelJS.Cell>[] = [];
+  for (let r = 2; r <= sheet.rowCount; r++) rows.push(new Map(header.map((name, i) => [name, sheet.getRow(r).getCell(i + 1)])));
+  return rows;
+}
+
+/** The demo world with one result's candidate and keycode made of digits with leading zeros, seeded into the test's store. */
+async function termStore(dir: string): Promise<void> {
+  expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+  expect((await cli(dir, ['local', 'export', '--out', 'world.json'])).code).toBe(0);
+  const world = JSON.parse(await readFile(join(dir, 'world.json'), 'utf8')) as { ReviewSessions: { ExternalId: string; Results: Record<string, unknown>[] }[] };
+  const maths = world.ReviewSessions.find((session) => session.ExternalId === 'RS-MATH1-OCT')!;
+  Object.assign(maths.Results[0]!, { CandidateExtId: '00123', Keycode: '0042' });
+  await writeFile(join(dir, 'world.json'), JSON.stringify(world));
+  expect((await cli(dir, ['local', 'init', '--seed', 'world.json', '--force'])).code).toBe(0);
+}
+
+describe("a term's review sessions as one typed workbook", () => {
+  it('--file ids.csv -o xlsx --timezone Europe/London: numbers, London date-times, booleans, text ids with their zeros, read so by exceljs, openpyxl and examctl', async () => {
+    await withTempDir(async (dir) => {
+      await termStore(dir);
+      await writeFile(join(dir, 'term.csv'), 'ExternalId\nRS-MATH1-OCT\nRS-LANG-PRACTICE\n');
+      const shown = await cli(dir, ['review-session', 'show', '--file', 'term.csv', '-o', 'xlsx', '--timezone', 'Europe/London', '--out', 'term.xlsx']);
+      expect(shown.code).toBe(0);
+      expect(shown.stderr).toContain('2 review sessions from local store');
+      const path = join(dir, 'term.xlsx');
+      const rows = rowsByHeader(await workbook(path));
+      expect(rows).toHaveLength(12);
+      expect(rows.map((row) => row.get('ReviewSession')!.value)).toEqual([...Array(6).fill('RS-MATH1-OCT'), ...Array(6).fill('RS-LANG-PRACTICE')]);
+      const first = rows[0]!;
+      expect(first.get('CandidateExtId')!.value).toBe('00123');
+      expect(first.get('Keycode')!.value).toBe('0042');
+      expect(first.get('Score')!.value).toBe(87.5);
+      expect(first.get('IsVisited')!.value).toBe(true);
+      expect(first.get('Labels')!.value).toBe(null);
+      // 2026-10-12T08:00Z is 09:00 in London (BST); exceljs hands a date cell over as that wall clock in UTC.
+      const published = first.get('PublishedDate')!;
+      expect(published.value).toEqual(new Date('2026-10-12T09:00:00Z'));
+      expect(published.numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+      expect(first.get('VisitedDate')!.value).toEqual(new Date('2026-10-13T19:21:00Z'));
+      // A date of birth is a date, not a midnight instant moved by a zone.
+      expect(rows[1]!.get('DateOfBirth')!.value).toEqual(new Date('2004-03-17T00:00:00Z'));
+      expect(rows[1]!.get('DateOfBirth')!.numFmt).toBe('yyyy-mm-dd');
+      expect(rows[1]!.get('Score')!.value).toBe(41);
+
+      const oracle = openpyxl(path);
+      if (oracle !== undefined) {
+        const [sheet] = oracle as [OracleSheet];
+        const header = sheet.rows[0]!;
+        const cell = (row: number, column: string) => sheet.typed[row]![header.indexOf(column)];
+        expect(cell(1, 'CandidateExtId')).toEqual(['str', '00123']);
+        expect(cell(1, 'Keycode')).toEqual(['str', '0042']);
+        expect(cell(1, 'Score')).toEqual(['float', '87.5']);
+        expect(cell(2, 'Score')).toEqual(['int', '41']);
+        expect(cell(1, 'PublishedDate')).toEqual(['datetime', '2026-10-12T09:00:00']);
+        expect(cell(1, 'VisitedDate')).toEqual(['datetime', '2026-10-13T19:21:00']);
+        expect(cell(2, 'DateOfBirth')).toEqual(['datetime', '2004-03-17T00:00:00']);
+        expect(cell(1, 'IsVisited')).toEqual(['bool', 'True']);
+        expect(cell(1, 'SpecialNeeds')).toEqual(['bool', 'False']);
+        expect(sheet.types).toEqual(['bool', 'datetime', 'float', 'int', 'str']);
+      }
+
+      // examctl's own reader: every cell read back, date cells as their wall clock.
+      const header = (await workbook(path)).getRow(1).values as unknown[];
+      const back = await readAll(path, { columns: header.slice(1).map((name) => ({ name: String(name), kind: 'string' as const })) });
+      expect(back).toHaveLength(12);
+      const cells = new Map(back[0]!.raw!.header.map((name, i) => [name, back[0]!.raw!.cells[i]]));
+      expect([cells.get('CandidateExtId'), cells.get('Keycode'), cells.get('Score'), cells.get('IsVisited'), cells.get('PublishedDate')]).toEqual(['00123', '0042', '87.5', 'true', '2026-10-12T09:00:00']);
+    });
+  });
+
+  it('without --timezone the workbook keeps UTC; --date-format becomes the cells\' number format', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--out', 'utc.xlsx'])).code).toBe(0);
+      const utc = rowsByHeader(await workbook(join(dir, 'utc.xlsx')))[0]!;
+      expect(utc.get('PublishedDate')!.value).toEqual(new Date('2026-10-12T08:00:00Z'));
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--date-format', 'DD/MM/YYYY HH:mm', '--out', 'uk.xlsx'])).code).toBe(0);
+      const uk = rowsByHeader(await workbook(join(dir, 'uk.xlsx')));
+      expect(uk[0]!.get('PublishedDate')!.numFmt).toBe('dd/mm/yyyy hh:mm');
+      expect(uk[1]!.get('DateOfBirth')!.numFmt).toBe('dd/mm/yyyy');
+    });
+  });
+});
+
+const USERS = [
+  'ExternalId,FirstName,LastName,Email,Role,DateOfBirth,SpecialNeeds,ReasonableAdjustmentPercentage,PhoneNumber',
+  '00456,Ann,Lee,ann@example.test,Candidate,17/03/2004,yes,25,+49 30 1234567',
+  'u-2,Bo,Ng,not-an-address,Candidate,30/02/2004,no,abc,0123',
+  'u-3,Cy,Oh,cy@example.test,Candidate,,true,007,',
+].join('\n');
+
+describe('a run report workbook', () => {
+  it('types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill and a note', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD/MM/YYYY', '--report', 'dry.xlsx']);
+      expect(run.code).toBe(1);
+      const path = join(dir, 'dry.xlsx');
+      const sheet = await workbook(path);
+      const [ann, bo, cy] = rowsByHeader(sheet) as [Map<string, ExcelJS.Cell>, Map<string, ExcelJS.Cell>, Map<string, ExcelJS.Cell>];
+      expect(ann.get('ExternalId')!.value).toBe('00456');
+      expect(ann.get('DateOfBirth')!.value).toEqual(new Date('2004-03-17T00:00:00Z'));
+      // Shown the way the input wrote it.
+      expect(ann.get('DateOfBirth')!.numFmt).toBe('dd/mm/yyyy');
+      expect(ann.get('SpecialNeeds')!.value).toBe(true);
+      expect(ann.get('ReasonableAdjustmentPercentage')!.value).toBe(25);
+      expect(ann.get('PhoneNumber')!.value).toBe('+49 30 1234567');
+      // 007 would read back as 7: the text typed stays.
+      expect(cy.get('ReasonableAdjustmentPercentage')!.value).toBe('007');
+      // A failed cell keeps the text that failed; the others of its row are typed all the same.
+      expect(bo.get('DateOfBirth')!.value).toBe('30/02/2004');
+      expect(bo.get('ReasonableAdjustmentPercentage')!.value).toBe('abc');
+      expect(bo.get('SpecialNeeds')!.value).toBe(false);
+      expect(bo.get('status')!.value).toBe('invalid');
+
+      // The offending cells: a strong fill and a note with the code and the message; the rest of the row the red of a failed row.
+      const strong = (cell: ExcelJS.Cell) => (cell.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
+      const note = (cell: ExcelJS.Cell) => {
+        const value = cell.note;
+        return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
+      };
+      for (const field of ['Email', 'DateOfBirth', 'ReasonableAdjustmentPercentage']) expect(strong(bo.get(field)!)).toBe('FFC00000');
+      expect(note(bo.get('Email')!)).toBe('209 Email: Email is not a valid address: it has no @ (expected name@domain.tld)');
+      expect(note(bo.get('DateOfBirth')!)).toMatch(/^246 DateOfBirth: /);
+      expect(note(bo.get('ReasonableAdjustmentPercentage')!).split('\n').map((line) => line.slice(0, 4))).toEqual(['249 ', '250 ']);
+      expect(strong(bo.get('FirstName')!)).toBe('FFF8CBAD');
+      expect(bo.get('FirstName')!.note).toBeUndefined();
+      for (const row of [ann, cy]) for (const cell of row.values()) expect([cell.note, strong(cell)]).toEqual([undefined, undefined]);
+
+      const oracle = openpyxl(path);
+      if (oracle !== undefined) {
+        const [read] = oracle as [OracleSheet];
+        expect(Object.keys(read.notes).sort()).toEqual(['D3', 'F3', 'H3']);
+        expect(read.notes['D3']).toEqual({ text: '209 Email: Email is not a valid address: it has no @ (expected name@domain.tld)', fill: 'FFC00000' });
+        expect(read.typed[1]!.slice(0, 9)).toEqual([
+          ['str', '00456'], ['str', 'Ann'], ['str', 'Lee'], ['str', 'ann@example.test'], ['str', 'Candidate'],
+          ['datetime', '2004-03-17T00:00:00'], ['bool', 'True'], ['int', '25'], ['str', '+49 30 1234567'],
+        ]);
+      }
+
+      // Fed back, the workbook gives the records the CSV gave.
+      const fromCsv = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD/MM/YYYY', '--json']);
+      const fromXlsx = await cli(dir, ['user', 'sync', '--file', 'dry.xlsx', '--dry-run', '--date-format', 'DD/MM/YYYY', '--json']);
+      const outcome = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; status: string; errors: { code: number | null }[] }[] }).items.map((item) => [item.id, item.status, item.errors.map((e) => e.code)]);
+      expect(outcome(fromXlsx.stdout)).toEqual(outcome(fromCsv.stdout));
+      const back = await readAll(path, { columns: USERS.split('\n')[0]!.split(',').map((name) => ({ name, kind: 'string' as const })), ignoreUnknownColumns: true });
+      expect(back.map((record) => record.raw!.cells.slice(0, 9))).toEqual([
+        ['00456', 'Ann', 'Lee', 'ann@example.test', 'Candidate', '2004-03-17', 'true', '25', '+49 30 1234567'],
+        ['u-2', 'Bo', 'Ng', 'not-an-address', 'Candidate', '30/02/2004', 'false', 'abc', '0123'],
+        ['u-3', 'Cy', 'Oh', 'cy@example.test', 'Candidate', '', 'true', '007', ''],
+      ]);
+    });
+  });
+
+  it("a valid file's dry-run report stays plain: no note, no fill", async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      await writeFile(join(dir, 'users.csv'), USERS.split('\n').filter((_, i) => i !== 2).join('\n'));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD/MM/YYYY', '--report', 'dry.xlsx'])).code).toBe(0);
+      const sheet = await workbook(join(dir, 'dry.xlsx'));
+      for (const row of rowsByHeader(sheet)) for (const cell of row.values()) expect([cell.note, (cell.fill as ExcelJS.FillPattern | undefined)?.fgColor]).toEqual([undefined, undefined]);
+      expect((await readFile(join(dir, 'dry.xlsx'))).includes('comments')).toBe(false);
+    });
+  });
+
+  it("a schedule's start and end are Excel date-times in the run's --timezone, read back in it; without one, the text as written", async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const header = 'AssessmentExtId,Title,ScheduleExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+      await writeFile(join(dir, 'sittings.csv'), `${header}\nA-MATH-1,Maths,S-NEW1,28/03/2027 09:00,28/03/2027 11:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
+      const zoned = ['--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London'];
+      expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--dry-run', ...zoned, '--report', 'dry.xlsx'])).code).toBe(0);
+      const [row] = rowsByHeader(await workbook(join(dir, 'dry.xlsx')));
+      expect(row!.get('StartDateTime')!.value).toEqual(new Date('2027-03-28T09:00:00Z'));
+      expect(row!.get('StartDateTime')!.numFmt).toBe('dd/mm/yyyy hh:mm');
+      const again = await cli(dir, ['schedule', 'push', '--file', 'dry.xlsx', '--dry-run', '--timezone', 'Europe/London', '--json']);
+      expect(again.code).toBe(0);
+      const offsetIso = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--dry-run', ...zoned, '--json']);
+      expect(JSON.parse(again.stdout).items).toEqual(JSON.parse(offsetIso.stdout).items.map((item: { source: object }) => ({ ...item, source: expect.any(Object) })));
+      // A report written again from the run's journal types its cells as the run's own report did.
+      const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', ...zoned], runs)).code).toBe(0);
+      expect((await cli(dir, ['runs', 'show', 'last', '--report', 'shown.xlsx'], runs)).code).toBe(0);
+      const shown = rowsByHeader(await workbook(join(dir, 'shown.xlsx')))[0]!;
+      expect([shown.get('StartDateTime')!.value, shown.get('status')!.value]).toEqual([new Date('2027-03-28T09:00:00Z'), 'ok']);
+      await writeFile(join(dir, 'iso.csv'), `${header}\nA-MATH-1,Maths,S-NEW2,2027-03-28T09:00:00+01:00,2027-03-28T11:00:00+01:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
+      expect((await cli(dir, ['schedule', 'push', '--file', 'iso.csv', '--dry-run', '--report', 'iso.xlsx'])).code).toBe(0);
+      expect(rowsByHeader(await workbook(join(dir, 'iso.xlsx')))[0]!.get('StartDateTime')!.value).toBe('2027-03-28T09:00:00+01:00');
+      // 01:30 in London on the night the clocks go back happens twice: an Excel date of it could not be read back, so it stays text.
+      await writeFile(join(dir, 'autumn.csv'), `${header}\nA-MATH-1,Maths,S-NEW3,2027-10-31T01:30:00+01:00,2027-10-31T03:00:00Z,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
+      expect((await cli(dir, ['schedule', 'push', '--file', 'autumn.csv', '--dry-run', '--timezone', 'Europe/London', '--report', 'autumn.xlsx'])).code).toBe(0);
+      const autumn = rowsByHeader(await workbook(join(dir, 'autumn.xlsx')))[0]!;
+      expect([autumn.get('StartDateTime')!.value, autumn.get('EndDateTime')!.value]).toEqual(['2027-10-31T01:30:00+01:00', new Date('2027-10-31T03:00:00Z')]);
+    });
+  });
+});
