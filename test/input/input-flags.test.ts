@@ -214,7 +214,7 @@ describe('messages that teach the fix', () => {
 });
 
 describe('review-session show -o csv in the dialect asked', () => {
-  it("--delimiter ';' writes the rows for Excel in a German locale (BOM kept, CRLF), the default stays ','", () =>
+  it("--delimiter ';' (BOM kept, CRLF) with --decimal-separator ',' writes the rows for Excel in a German locale; the default stays ','", () =>
     withTempDir(async (dir) => {
       expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
       const comma = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
@@ -227,14 +227,17 @@ describe('review-session show -o csv in the dialect asked', () => {
       expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
       const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
       expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
-      // With ';' (Excel where the decimal separator is a comma) a decimal takes a comma; ',' and tab keep the point.
+      // ';' alone keeps the point (a UK officer who only wants ';'); --decimal-separator ',' is Excel in a German locale.
+      const german = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--decimal-separator', ',']);
+      expect(german.code, german.stderr).toBe(0);
       const { parse } = await import('csv-parse/sync');
       const score = (text: string, delimiter: string) => {
         const [head, ...rows] = parse(text.replace(/^\ufeff/, ''), { delimiter }) as string[][];
         return rows.map((row) => row[head!.indexOf('Score')]);
       };
-      expect(score(semicolon.stdout, ';')).toContain('87,5');
-      expect(score(semicolon.stdout, ';')).not.toContain('87.5');
+      expect(score(german.stdout, ';')).toContain('87,5');
+      expect(score(german.stdout, ';')).not.toContain('87.5');
+      expect(score(semicolon.stdout, ';')).toContain('87.5');
       expect(score(comma.stdout, ',')).toContain('87.5');
       expect(score(tab.stdout, '\t')).toContain('87.5');
       const bad = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', '|']);
