@@ -231,8 +231,16 @@ describe('answers', () => {
 describe('stopping', () => {
   it('a handler that never settles is abandoned after twice the grace period, so close() always ends', async () => {
     const stuckLog: string[] = [];
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
     const stuck = await startServer({
-      api: { ...api([]), upsertUser: () => new Promise<never>(() => undefined) },
+      api: {
+        ...api([]),
+        upsertUser: () => {
+          entered();
+          return new Promise<never>(() => undefined);
+        },
+      },
       tokens: () => [TOKEN],
       log: (line) => stuckLog.push(line),
       closeGraceMs: 50,
@@ -243,8 +251,8 @@ describe('stopping', () => {
       req.on('response', (res) => resolve(String(res.statusCode)));
       req.end('{"ExternalId":"u-1"}');
     });
-    // The request is in the handler before the stop begins.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The request is in the handler before the stop begins (a gate, not a delay).
+    await inHandler;
     await stuck.close();
     expect(await answer).toBe('ECONNRESET');
     expect(stuckLog).toContain('stopping: 1 request(s) still running after 100 ms were abandoned');
