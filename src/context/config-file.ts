@@ -31,8 +31,15 @@ function buildSchemas(zod: typeof z) {
     map: zod.record(zod.string(), zod.string()).optional(),
     mapFile: zod.string().min(1).optional(),
     set: zod.record(zod.string(), zod.string()).optional(),
+    // The admin's zone and date format, both ways: how the export's times are read, and how
+    // review-session show writes them (docs/cli.md, "review-session show").
     dateFormat: zod.string().min(1).optional(),
     timezone: zod.string().min(1).optional(),
+    encoding: zod.string().min(1).optional(),
+    strict: zod.boolean().optional(),
+    // CSV that examctl writes with no input to answer (review-session show -o csv).
+    delimiter: zod.enum([',', ';', 'tab']).optional(),
+    decimalSeparator: zod.enum(['.', ',']).optional(),
   });
   const profileSchema = zod.looseObject({
     baseUrl: zod.string().min(1),
@@ -144,6 +151,8 @@ export interface ProfileUpdate {
   /** Replaces any token file. */
   token?: string;
   defaults?: ProfileDefaults;
+  /** Settings removed from the profile's defaults (after `defaults` is merged in). */
+  unset?: readonly (keyof ProfileDefaults)[];
   makeDefault?: boolean;
 }
 
@@ -164,6 +173,11 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
     delete profile.tokenFile;
   }
   if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+  if (update.unset !== undefined && profile.defaults !== undefined) {
+    const defaults: ProfileDefaults = { ...profile.defaults };
+    for (const key of update.unset) delete defaults[key];
+    profile.defaults = defaults;
+  }
   const { profileSchema } = await configSchemas();
   const checked = profileSchema.safeParse(profile);
   if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);

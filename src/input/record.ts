@@ -12,6 +12,20 @@ export interface SourceRef {
 }
 
 /**
+ * A value the map file computed or translated (input/computed-fields.ts), beside the cells it
+ * came from as the file wrote them: `Hierarchies` `DEPT-MATH:coordinator` from
+ * `{Department: "Mathematics", "Exams Officer": "Y"}`. Reports show it (docs/input-formats.md, "Map files").
+ */
+export interface MappedValue {
+  field: string;
+  /** As a cell would write it: list entries joined by `|`. */
+  value: string;
+  from: Readonly<Record<string, string>>;
+  /** The row it was computed on, where one item spans rows (a sitting's candidates). */
+  line?: number;
+}
+
+/**
  * One record as read from an input file, before domain coercion and validation.
  * CSV: `fields` is keyed by the canonical API field name; values are non-empty strings, or
  * string[] for list columns (split on `|`); an empty cell is absent. `raw` keeps the original
@@ -31,4 +45,6 @@ export interface InputRecord {
   problems?: Problem[];
   /** Values read but doubtful (xlsx: a date cell in a text field, a 16-digit number); reported, not refused. */
   warnings?: FieldWarning[];
+  /** What the map file computed or translated for this record, for the reports. */
+  mapped?: MappedValue[];
 }

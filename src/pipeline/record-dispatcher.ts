@@ -372,5 +372,6 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
  */
 function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
   const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
-  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+  const withWarning = unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+  return unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning;
 }

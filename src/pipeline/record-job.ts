@@ -2,7 +2,7 @@ import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../domain/spreadsheet-warnings.js';
-import type { InputRecord, SourceRef } from '../input/record.js';
+import type { InputRecord, MappedValue, SourceRef } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { ReportEntry, SourceRow, SyncMemoryNote } from '../report/run-report.js';
 import type { ReportItem } from '../report/run-report.js';
@@ -19,6 +19,8 @@ export interface Unit<P> {
   rows?: SourceRow[];
   /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
   warnings?: FieldWarning[];
+  /** What the map file computed for the unit's records (computed-fields.ts), carried to its report item. */
+  mapped?: MappedValue[];
   /**
    * Settled without a request: --changed-only found this very request acknowledged by the
    * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
@@ -38,9 +40,12 @@ export interface Unit<P> {
 export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
   const problems = record.problems;
   const warnings = record.warnings;
-  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0)) return unit;
+  const mapped = record.mapped;
+  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0) && mapped === undefined) return unit;
   const prepared = withReaderProblems(problems, unit.prepared);
-  return warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+  const found: Unit<P> = warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+  if (mapped !== undefined) found.mapped = mapped;
+  return found;
 }
 
 /** What the target said about one unit, in report terms. */

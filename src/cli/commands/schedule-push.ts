@@ -458,8 +458,9 @@ function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
   const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, field: sittingFieldPath(problem.field), line: record.source.line })));
   const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, field: sittingFieldPath(warning.field), line: record.source.line })));
+  const mapped = records.flatMap((record) => (record.mapped ?? []).map((value) => ({ ...value, field: sittingFieldPath(value.field), line: record.source.line })));
   const first = records[0] as InputRecord;
-  return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}), mapped: mapped.length > 0 ? mapped : undefined };
 }
 
 /** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */
