@@ -166,6 +166,15 @@ export class ComputedFields implements HeaderSources {
     return problems;
   }
 
+  /**
+   * The fields the map file computes for a file with this header (a JSON record's keys): what a
+   * command counts among the file's columns, as it counts a mapped column or a --set field.
+   */
+  fieldsOf(header: readonly string[]): string[] {
+    const plan = this.planOf(new Set(header.map(normalizeColumnName)));
+    return this.computations.filter((_, i) => (plan[i] as readonly Source[]).length > 0).map((computation) => computation.field);
+  }
+
   /** A CSV or xlsx header's plan and column positions, made once per file (its rows share the header array). */
   private headerPlan(header: readonly string[]): { plan: HeaderPlan; index: ReadonlyMap<string, number> } {
     let known = this.plans.get(header);

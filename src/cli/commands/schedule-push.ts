@@ -376,8 +376,9 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
  * and the --set fields, which count as a column of every row.
  */
 function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
-  const names = (record.raw?.header ?? Object.keys(record.fields)).map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);
-  return [...names, ...shaping.set.keys()];
+  const header = record.raw?.header ?? Object.keys(record.fields);
+  const names = header.map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);
+  return [...names, ...shaping.set.keys(), ...(shaping.computed?.fieldsOf(header) ?? [])];
 }
 
 function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
