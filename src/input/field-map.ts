@@ -8,7 +8,7 @@
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
-import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
+import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
@@ -319,7 +319,9 @@ export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputR
   }
   // Also without --date-format: a local date gets the hint that names it.
   const problems: Problem[] = [];
-  fields = readRecordDates(fields, shaping.dates, problems);
+  const written: WrittenTime[] = [];
+  fields = readRecordDates(fields, shaping.dates, problems, '', written);
   if (problems.length > 0) record = { ...record, problems: [...(record.problems ?? []), ...problems] };
+  if (written.length > 0) record = { ...record, written: [...(record.written ?? []), ...written] };
   return fields === record.fields ? record : { ...record, fields };
 }

@@ -1,4 +1,5 @@
 import type { Problem } from '../domain/problem.js';
+import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -47,4 +48,6 @@ export interface InputRecord {
   warnings?: FieldWarning[];
   /** What the map file computed or translated for this record, for the reports. */
   mapped?: MappedValue[];
+  /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
+  written?: WrittenTime[];
 }
