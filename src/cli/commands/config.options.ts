@@ -12,7 +12,7 @@ const PROFILE_SETTINGS = grouped('Settings kept in the profile (a flag of a comm
   option('--encoding <label>', 'CSV input without a BOM: its encoding, e.g. windows-1252'),
   choice('--delimiter <delimiter>', "csv output with no input to answer (review-session show -o csv): ',', ';' or tab", [',', ';', 'tab']),
   choice('--decimal-separator <separator>', "csv output (review-session show -o csv): '.' or ','", ['.', ',']),
-  option('--strict', 'record commands: a warning fails its record (as --strict does)'),
+  option('--strict', "record commands: --strict on, unless a command's own flag says otherwise"),
   repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, concurrency, rate; repeatable'),
 ] as const);
 
