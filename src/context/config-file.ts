@@ -1,4 +1,4 @@
-import { readRegularFileBytes } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,9 +103,12 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
-    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }));
+    text = decodeByBom(
+      await readRegularFileBytes(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }),
+    );
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
+    if (error instanceof FileTooLargeError) throw new UsageError(`${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }

@@ -15,15 +15,13 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, readRegularFileBytes } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
 import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
 import { listWithCount } from './name-hints.js';
 
-/** A map file larger than this is refused before it is read: a map of a few thousand words is kilobytes. */
-export const MAP_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A key starting with this is a note for the reader of the file, ignored at any level. */
 export const NOTE_KEY_PREFIX = '//';
@@ -126,10 +124,11 @@ function withoutNotes(value: unknown): unknown {
 export async function readMapFile(path: string, origin: string): Promise<MapFileEntries> {
   let text: string;
   try {
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: MAP_FILE_MAX_BYTES }));
+    // A map of a few thousand words is kilobytes.
+    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
   } catch (error) {
     if (error instanceof FileTooLargeError) {
-      throw new UsageError(`${origin}: larger than ${formatBytes(MAP_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
+      throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
     }
     throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
   }

@@ -4,7 +4,7 @@
  * `config show` lists them; a record command and review-session show use them unless a flag says
  * otherwise. Through the real CLI.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -83,6 +83,19 @@ describe('config set-profile keeps the settings', () => {
         expect(stderr).toContain(message);
       }
       expect(await profileOf(dir, 'school')).toEqual({ baseUrl: 'https://exam.example.org' });
+    }));
+});
+
+describe('the config file is read with a size limit, as a map file is', () => {
+  it('a 700 MB config file (sparse: no disk, no time) is refused by its size, unread', () =>
+    withTempDir(async (dir) => {
+      await mkdir(join(dir, '.config'), { mode: 0o700 });
+      const handle = await open(join(dir, '.config', 'config.json'), 'w', 0o600);
+      await handle.truncate(700 * 1024 * 1024);
+      await handle.close();
+      const { code, stderr } = await cli(dir, ['config', 'show']);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${join(dir, '.config', 'config.json')}: the config file is larger than 4 MiB, the most examctl reads: not a config file? Not read`);
     }));
 });
 
