@@ -56,9 +56,14 @@ export interface MapEntry {
   values?: ValueTable | undefined;
 }
 
+/** Where an entry comes from, with its line in a map file: `--map-file hr.json:9`, `--map`. */
+function originAt(entry: Pick<MapEntry, 'origin' | 'line'>): string {
+  return `${entry.origin}${entry.line === undefined ? '' : `:${entry.line}`}`;
+}
+
 /** Where a map file's entry is written, as messages name it: `--map-file hr.json:9 "Department"`. */
 function entryPlace(origin: Origin, line: number | undefined, key: string): string {
-  return `${origin}${line === undefined ? '' : `:${line}`} ${JSON.stringify(key)}`;
+  return `${originAt({ origin, line })} ${JSON.stringify(key)}`;
 }
 
 /** What the readers and the record shaping use. */
@@ -161,11 +166,11 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(`${entry.origin}: "${entry.source}" is mapped twice, onto ${twice.field} (${twice.origin}) and onto ${spec.name}`);
+      throw new UsageError(`${originAt(entry)}: "${entry.source}" is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(`${entry.origin}: "${earlier.source}" (${earlier.origin}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
+        throw new UsageError(`${originAt(entry)}: "${earlier.source}" (${originAt(earlier)}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
       }
     }
     chosen.set(key, { ...entry, field: spec.name });

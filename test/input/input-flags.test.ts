@@ -53,7 +53,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }));
       await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
       await writeFile(join(dir, 'array.json'), '["Student ID"]');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('"Student ID" (--map-file two.json) and "Matrikelnummer" both map onto ExternalId');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('--map-file two.json:1: "Student ID" (--map-file two.json:1) and "Matrikelnummer" both map onto ExternalId');
       expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
       expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
