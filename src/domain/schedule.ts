@@ -235,12 +235,13 @@ export function checkScheduleCrossFields(out: Record<string, unknown>, prefix: s
   const end = out['EndDateTime'];
   // Both are normalised UTC strings of one width here, so string order is time order.
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
-    problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage() });
+    problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage(end, start) });
   }
 }
 
-export function endNotAfterStartMessage(): string {
-  return 'EndDateTime must be after StartDateTime';
+/** Both times named (UTC, as the rule compares them; the CLI quotes them as the file wrote them first). */
+export function endNotAfterStartMessage(endUtc?: string, startUtc?: string): string {
+  return `EndDateTime must be after StartDateTime${endUtc === undefined || startUtc === undefined ? '' : `: EndDateTime ${endUtc}, StartDateTime ${startUtc}`}`;
 }
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);

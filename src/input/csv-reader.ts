@@ -23,6 +23,8 @@ export interface CsvReadOptions {
   encoding?: string;
   /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
   map?: ReadonlyMap<string, string>;
+  /** The columns the map file's computed fields read: known columns, though no field is read from them. */
+  computed?: HeaderSources;
   /**
    * A file of at least this many bytes is read and tokenized in a worker thread while this
    * thread builds its records (csv-rows-in-worker.ts; a dry run's one read). Undefined: never.
@@ -31,6 +33,14 @@ export interface CsvReadOptions {
 }
 
 export { normalizeColumnName };
+
+/** Columns the map file's computed fields read (input/computed-fields.ts), and what a header must have for them. */
+export interface HeaderSources {
+  /** Normalized column names. */
+  sources: ReadonlySet<string>;
+  /** Problems of a header (its normalized names, and the fields its columns are read as). */
+  headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[];
+}
 
 /**
  * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
@@ -376,8 +386,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A report fed back as input: the columns it added are not the command's.
-      if (!isReportColumn(cell)) unknown.push(cell);
+      // A report fed back as input: the columns it added are not the command's. A column a computed field reads is known.
+      if (!isReportColumn(cell) && options.computed?.sources.has(key) !== true) unknown.push(cell);
       return;
     }
     const earlier = takenBy.get(spec.name);
@@ -399,7 +409,9 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
-  if (problems.length === 0 && takenBy.size === 0) {
+  const computed = options.computed;
+  if (computed !== undefined) problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
+  if (problems.length === 0 && takenBy.size === 0 && !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)) {
     const expected = options.columns
       .slice(0, 6)
       .map((spec) => spec.name)

@@ -62,7 +62,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   // Batches (one array per chunk read) let the CLI process many records per await.
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
   const shaping = options.shaping;
-  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map };
+  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
   let json = false;
   // One CSV reader for every read: the rows its structure pass kept are replayed by the reads after it.
   let csv: BatchedRecords | undefined;

@@ -53,8 +53,8 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }));
       await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
       await writeFile(join(dir, 'array.json'), '["Student ID"]');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('"Student ID" (--map-file two.json) and "Matrikelnummer" both map onto ExternalId');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json: the value of "Student ID" must be an API field name');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('--map-file two.json:1: "Student ID" (--map-file two.json:1) and "Matrikelnummer" both map onto ExternalId');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
       expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
@@ -72,7 +72,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'dup.json'), '{"Student ID":"ExternalId",\n "Mobile":"CellularPhone",\n "Mobile":"PhoneNumber"}');
       const { code, stderr } = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'dup.json']);
       expect(code, stderr).toBe(2);
-      expect(stderr).toContain('--map-file dup.json: "Mobile" is mapped twice (again on line 3)');
+      expect(stderr).toContain('--map-file dup.json:3: "Mobile" is mapped twice (first on line 2)');
       expect(stderr).not.toContain('not-there');
     }));
 

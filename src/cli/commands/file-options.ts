@@ -23,7 +23,10 @@ export const MAP_OPTION = repeatable(
   '--map <column=Field>',
   'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
 );
-export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win');
+export const MAP_FILE_OPTION = option(
+  '--map-file <map.json>',
+  'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}, with value tables and fields computed from columns (examctl template users --map-example); --map entries win',
+);
 
 /**
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
