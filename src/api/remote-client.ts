@@ -7,7 +7,7 @@ import { EXAMCTL_VERSION } from '../version.js';
 import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
-import { systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
+import { describeSystemError, systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
@@ -145,8 +145,7 @@ export function describeNetworkError(error: Error): string {
   const code = codeOf(error);
   const words = code === undefined ? undefined : systemErrorWords(code);
   if (words !== undefined) return `${words} (${code})`;
-  const shown = code !== undefined && !code.startsWith('UND_ERR') ? code : undefined;
-  return shown ? `${shown} (${error.message})` : error.message;
+  return code !== undefined && !code.startsWith('UND_ERR') ? describeSystemError(error) : error.message;
 }
 
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */

@@ -103,7 +103,7 @@ async function readMapFile(path: string, origin: string, level: number): Promise
   try {
     text = decodeByBom(await readRegularFileBytes(path, { followLinks: true }));
   } catch (error) {
-    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
+    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
   }
   // The JSON readers load only for a map file: a run without one does without them.
   const [{ parseJsonDocument }, { findDuplicateKey }] = await Promise.all([import('../input/json-document.js'), import('../input/json-reader.js')]);
