@@ -183,6 +183,7 @@ export function readInput(
       if (records.countRecords === undefined) throw new Error('readRecords counts records');
       return records.countRecords(notOkOnly);
     },
+    () => shaped?.header?.(),
   );
 }
 

@@ -220,11 +220,11 @@ describe('review-session show -o csv in the dialect asked', () => {
       const comma = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
       const semicolon = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';']);
       expect(semicolon.code, semicolon.stderr).toBe(0);
-      const header = (text: string) => text.replace(/^\ufeff/, '').split('\r\n')[0] as string;
+      const header = (text: string) => text.replace(/^\ufeff/, '').split(/\r?\n/)[0] as string;
       expect(semicolon.stdout.charCodeAt(0)).toBe(0xfeff);
       expect(header(comma.stdout)).toContain(',');
       expect(header(semicolon.stdout)).toBe(header(comma.stdout).split(',').join(';'));
-      expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
+      expect(semicolon.stdout.split(/\r?\n/).length).toBe(comma.stdout.split(/\r?\n/).length);
       const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
       expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
       // A decimal keeps its point in every dialect; --decimal-separator , (with ';', for Excel where the decimal separator is a comma) asks for a comma.
