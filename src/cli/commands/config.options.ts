@@ -1,9 +1,9 @@
-import { NO_OPTIONS, argument, option, type OptionsOf } from '../../flags/option-table.js';
+import { NO_OPTIONS, argument, option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
-export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), option('--default', 'make it the default profile')] as const;
+export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), brief('make it the default profile', option('--default', 'make it the default profile'))] as const;
 export type ConfigSetProfileOptions = OptionsOf<typeof CONFIG_SET_PROFILE_OPTIONS> & GlobalOptions;
 
 /** `config remove` and `config use`: one profile, by name. */

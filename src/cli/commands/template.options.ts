@@ -1,4 +1,4 @@
-import { argument, choice, type OptionsOf } from '../../flags/option-table.js';
+import { argument, choice, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
@@ -6,7 +6,7 @@ import { NO_BOM_OPTION } from './file-options.js';
 
 export const TEMPLATE_OPTIONS = [
   argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'),
-  choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv'),
+  brief('csv (header row), xlsx (with a Columns sheet) or json', choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv')),
   OUT_OPTION,
   NO_BOM_OPTION,
 ] as const;
