@@ -28,6 +28,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
   { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },
   { name: 'NO_COLOR', meaning: 'any non-empty value: no colour (https://no-color.org).' },
+  { name: 'TZ', meaning: "this computer's time zone (e.g. Europe/Berlin), which review-session show's table shows times in without --timezone." },
   { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
   { name: 'TERM', meaning: 'dumb: no colour.' },
   { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set.' },
