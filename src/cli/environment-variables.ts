@@ -29,6 +29,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },
   { name: 'TZ', meaning: 'the zone review-session show prints times in when no --timezone says (else the system zone).' },
   { name: 'NO_COLOR', meaning: 'any non-empty value: no colour (https://no-color.org).' },
+  { name: 'TZ', meaning: "this computer's time zone (e.g. Europe/Berlin), which review-session show's table shows times in without --timezone." },
   { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
   { name: 'TERM', meaning: 'dumb: no colour.' },
   { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set.' },

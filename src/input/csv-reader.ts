@@ -1,6 +1,6 @@
 import { Parser, type CsvError, type Options } from 'csv-parse';
 import { InputFileError } from '../system/errors.js';
-import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
+import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -64,6 +64,8 @@ interface DelimiterChoice {
   skipBytes: number;
   /** Lines dropped with them. */
   skipLines: number;
+  /** The first line's end (CRLF when the file has a single line without one). */
+  lineEnd: CsvDialect['lineEnd'];
 }
 
 /**
@@ -98,6 +100,7 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
   }
   if (lineEnd === -1 && !atEnd) return undefined;
   const end = lineEnd === -1 ? head.length : lineEnd;
+  const ending: CsvDialect['lineEnd'] = head[end] === LF ? '\n' : '\r\n';
   const firstLine = head.subarray(lineStart, end).toString('utf8').trim();
   // Excel writes `sep=;` as a first line to name the delimiter.
   const directive = /^sep=(.)$/i.exec(firstLine);
@@ -105,10 +108,10 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
     let skip = end;
     if (head[skip] === CR) skip++;
     if (head[skip] === LF) skip++;
-    return { delimiter: directive[1] as string, skipBytes: skip, skipLines: 1 };
+    return { delimiter: directive[1] as string, skipBytes: skip, skipLines: 1, lineEnd: ending };
   }
   const delimiter = tabs > commas && tabs > semicolons ? '\t' : semicolons > commas ? ';' : ',';
-  return { delimiter, skipBytes: 0, skipLines: 0 };
+  return { delimiter, skipBytes: 0, skipLines: 0, lineEnd: ending };
 }
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
@@ -292,7 +295,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
 
   const start = (choice: DelimiterChoice): Parser => {
     nextLine += choice.skipLines;
-    dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0 };
+    dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0, lineEnd: choice.lineEnd };
     return csvParser(choice.delimiter, onRecord);
   };
 
@@ -518,7 +521,7 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
   return fields;
 }
 
-async function* csvRecordBatches(path: string, options: CsvReadOptions, kept?: KeptRows): AsyncGenerator<readonly InputRecord[]> {
+async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: KeptRows | undefined, met: (header: TableHeader) => void): AsyncGenerator<readonly InputRecord[]> {
   const file = options.displayName ?? path;
   let pending: InputRecord[] = [];
   let header: readonly string[] = [];
@@ -532,6 +535,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions, kept?: K
       header = cells;
       dialect = how;
       report = isRunReportHeader(cells);
+      met({ cells, dialect });
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
@@ -560,14 +564,16 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
   // The rows the structure pass tokenized, when the file is small enough to keep them: the
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
+  let header: TableHeader | undefined;
   return batchedRecords(
-    () => csvRecordBatches(path, options, kept),
+    () => csvRecordBatches(path, options, kept, (met) => (header = met)),
     async (notOkOnly) => {
       const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
       const count = await countCsvRecords(path, options, notOkOnly, keeping);
       kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
       return count;
     },
+    () => header,
   );
 }
 

@@ -92,6 +92,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
       for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
       return count;
     },
+    () => csv?.header?.(),
   );
 }
 

@@ -213,7 +213,7 @@ export class CsvReportWriter implements ReportSink {
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
     const modes = this.columnModes.of(header);
-    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter);
+    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd);
   }
 
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
@@ -237,7 +237,7 @@ export class CsvReportWriter implements ReportSink {
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter);
+        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter, this.dialect.lineEnd);
       }
       return this.out.write(text);
     }

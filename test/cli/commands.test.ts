@@ -64,7 +64,7 @@ describe('user sync', () => {
       const first = await cli(dir, ['user', 'sync', '--file', input, '--report', 'report.csv']);
       expect(first.code).toBe(1);
       const report = await readFile(join(dir, 'report.csv'), 'utf8');
-      const lines = report.split('\r\n');
+      const lines = report.split(/\r?\n/);
       expect(lines[0]).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages');
       expect(lines[1]).toBe(`u-1,"'=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate,ok,,`);
       expect(lines[2]).toMatch(/^u-2,Bad,Mail,not-an-address,Candidate,failed,209,"?Email: /);
@@ -314,9 +314,9 @@ describe('review-session show', () => {
       expect(Array.isArray(content.Results)).toBe(true);
       const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
       // A UTF-8 BOM first, so Excel on Windows shows accents; --no-bom leaves it out.
-      expect(csv.stdout.split('\r\n')[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
+      expect(csv.stdout.split(/\r?\n/)[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom'])).stdout).toMatch(/^CandidateExtId,ScheduleExtId/);
-      expect(csv.stdout.split('\r\n').filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
+      expect(csv.stdout.split(/\r?\n/).filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
     });
   });
 

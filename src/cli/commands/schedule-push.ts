@@ -16,7 +16,7 @@ import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../system/errors.js';
 import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory } from '../../sync/schedule-memory.js';
-import { normalizeColumnName } from '../../input/index.js';
+import { keepingHeader, normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/run-report.js';
@@ -191,11 +191,10 @@ export async function schedulePushInput(
   return {
     defaults,
     shaping,
-    records: () =>
-      withGivenPins(
-        oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping })),
-        () => stringOf(defaults.schedule.PIN),
-      ),
+    records: () => {
+      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping });
+      return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
+    },
     units: (batches) => scheduleUnits(batches, defaults),
     summaryNotes: [NOT_SENT_NOTE],
   };

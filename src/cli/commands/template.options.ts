@@ -1,4 +1,8 @@
+<<<<<<< HEAD
 import { argument, choice, option, type OptionsOf } from '../../flags/option-table.js';
+=======
+import { argument, choice, type OptionsOf, brief } from '../../flags/option-table.js';
+>>>>>>> h49b
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
@@ -6,7 +10,7 @@ import { NO_BOM_OPTION } from './file-options.js';
 
 export const TEMPLATE_OPTIONS = [
   argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'),
-  choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv'),
+  brief('csv (header row), xlsx (with a Columns sheet) or json', choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv')),
   OUT_OPTION,
   NO_BOM_OPTION,
   option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
