@@ -130,7 +130,7 @@ export async function readMapFile(path: string, origin: string): Promise<MapFile
     if (error instanceof FileTooLargeError) {
       throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
     }
-    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
+    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
   }
   return parseMapFile(text, origin);
 }

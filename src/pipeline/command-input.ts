@@ -105,7 +105,6 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
 }
 
 
-<<<<<<< HEAD
 /** A map file's entries (input/map-file.ts) as input flags of one level. */
 async function mapFileFlags(path: string, origin: string, level: number): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
@@ -115,34 +114,6 @@ async function mapFileFlags(path: string, origin: string, level: number): Promis
     map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
     computed: computed.map((entry) => ({ entry, level })),
   };
-=======
-/** A map file: one JSON object, `{"Student ID": "ExternalId", ...}`. */
-async function readMapFile(path: string, origin: string, level: number): Promise<InputFlags['map'][number][]> {
-  let text: string;
-  try {
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true }));
-  } catch (error) {
-    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
-  }
-  // The JSON readers load only for a map file: a run without one does without them.
-  const [{ parseJsonDocument }, { findDuplicateKey }] = await Promise.all([import('../input/json-document.js'), import('../input/json-reader.js')]);
-  let parsed: unknown;
-  try {
-    parsed = parseJsonDocument(text, path);
-  } catch (error) {
-    throw new UsageError(`${origin}: ${(error as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...}`);
-  // JSON.parse keeps the last of a key given twice; like --map twice, that is refused (the JSON reader's check).
-  const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) {
-    throw new UsageError(`${origin}: "${duplicate.key}" is mapped twice (again on line ${duplicate.lineOffset + 1}); JSON would keep only the last: one entry per column`);
-  }
-  return Object.entries(parsed).map(([source, field]) => {
-    if (typeof field !== 'string') throw new UsageError(`${origin}: the value of ${JSON.stringify(source)} must be an API field name (a string)`);
-    return { source, field, origin, level };
-  });
->>>>>>> h49b
 }
 
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */

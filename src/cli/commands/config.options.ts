@@ -1,8 +1,4 @@
-<<<<<<< HEAD
-import { NO_OPTIONS, argument, choice, grouped, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
-=======
-import { NO_OPTIONS, argument, option, type OptionsOf, brief } from '../../flags/option-table.js';
->>>>>>> h49b
+import { NO_OPTIONS, argument, brief, choice, grouped, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
@@ -21,11 +17,7 @@ const PROFILE_SETTINGS = grouped('Settings kept in the profile (a flag of a comm
 ] as const);
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
-<<<<<<< HEAD
-export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), option('--default', 'make it the default profile'), ...PROFILE_SETTINGS] as const;
-=======
-export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), brief('make it the default profile', option('--default', 'make it the default profile'))] as const;
->>>>>>> h49b
+export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), brief('make it the default profile', option('--default', 'make it the default profile')), ...PROFILE_SETTINGS] as const;
 export type ConfigSetProfileOptions = OptionsOf<typeof CONFIG_SET_PROFILE_OPTIONS> & GlobalOptions;
 
 /** `config remove` and `config use`: one profile, by name. */

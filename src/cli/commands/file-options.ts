@@ -22,16 +22,11 @@ export const ENCODING_OPTION = brief('encoding of a CSV without BOM, e.g. window
 export const MAP_OPTION = brief('read a column as an API field, e.g. "Student ID=ExternalId"', repeatable(
   '--map <column=Field>',
   'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
-<<<<<<< HEAD
-);
-export const MAP_FILE_OPTION = option(
+));
+export const MAP_FILE_OPTION = brief('map file: columns, value tables, computed fields (--map wins)', option(
   '--map-file <map.json>',
   'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}, with value tables and fields computed from columns (examctl template users --map-example); --map entries win',
-);
-=======
 ));
-export const MAP_FILE_OPTION = brief('column-to-field map as one JSON object (--map wins)', option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win'));
->>>>>>> h49b
 
 /**
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):

@@ -1,8 +1,4 @@
-<<<<<<< HEAD
-import { argument, choice, option, type OptionsOf } from '../../flags/option-table.js';
-=======
-import { argument, choice, type OptionsOf, brief } from '../../flags/option-table.js';
->>>>>>> h49b
+import { argument, brief, choice, option, type OptionsOf } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
