@@ -27,8 +27,8 @@ export type SheetValue =
   | { text?: unknown; hyperlink?: string }
   | Record<string, unknown>;
 
-/** A cell read as text; with a doubt about it (a warning's code and words, spreadsheet-warnings.ts), or a problem. */
-export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'> } | { problem: string };
+/** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
+export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | { problem: string };
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -130,7 +130,7 @@ function dateCell(date: Date, context: CellContext): CellReading {
     }
     const converted = wallClockInZone(w, zone);
     if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text` };
-    return { text: converted.text };
+    return { text: converted.text, wall: { text: dateTimeText(w), zone } };
   }
   const text = midnight ? dateText(w) : dateTimeText(w);
   // A date where none is expected is often a value the spreadsheet took for one (1-2 -> 2 January).

@@ -119,7 +119,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
-  const units = new UnitQueue(warningsFail(options) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
+  const units = new UnitQueue((await warningsFail(options, deps.env)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
   let readingAhead = false;
   const readAhead = (): void => {
     readingAhead = false;

@@ -2,16 +2,24 @@
  * --strict (docs/cli.md, "--strict"): every warning fails its record, in a real run and a dry run
  * alike, for every record command. The record's errors are its warnings, each with its code and
  * text (codes.ts, WARNING_CODES); its report item keeps the warnings too. Nothing about the
- * record is sent. Read through `warningsFail`, so that whatever else may set it (a profile) sets
- * it for every command at once.
+ * record is sent. Read through `warningsFail`: a profile's `strict` sets it for every
+ * command at once, and --no-strict turns it off for one run.
  */
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { RunOptions, Unit } from './record-job.js';
+import { activeProfile } from '../context/profile-defaults.js';
+import type { Env } from '../context/config-file.js';
 
-/** Whether a run fails its warned records. */
-export function warningsFail(options: Pick<RunOptions, 'strict'>): boolean {
-  return options.strict === true;
+/**
+ * Whether a run fails its warned records: --strict or --no-strict, else the active profile's
+ * `strict` (config set-profile --strict), else not. A profile that cannot be read is the
+ * command's to refuse before this (its input flags read it): here it says nothing.
+ */
+export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl'>, env: Env): Promise<boolean> {
+  if (options.strict !== undefined) return options.strict;
+  const profile = await activeProfile(options, env).catch(() => undefined);
+  return profile?.defaults.strict === true;
 }
 
 /** A warning as the problem that fails its record under --strict: the same field, line, code and text. */

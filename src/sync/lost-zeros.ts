@@ -9,7 +9,7 @@
  *   naming how many and the first lines;
  * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`): both
  *   rows fail, each naming the other, memory or not.
- * `--allow-new-ids-like-existing` says such ids are really other users: neither check is made.
+ * `--really-new-ids` says such ids are really other users: neither check is made.
  */
 import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
@@ -29,7 +29,7 @@ const NAMED_LINES = 3;
 const LINE_UNIT = 16;
 
 /** The flag that says ids alike but for their leading zeros are really other users. */
-export const ALLOW_LIKE_EXISTING = '--allow-new-ids-like-existing';
+export const REALLY_NEW_IDS = '--really-new-ids';
 
 interface Twin {
   id: string;
@@ -106,7 +106,7 @@ export class LostZeros {
       terminalLine(
         `the file gives ${n(count)} new ${count === 1 ? 'id' : 'ids'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
           'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second user beside the one synced before). ' +
-          `Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are new users, run again with ${ALLOW_LIKE_EXISTING}`,
+          `Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are new users, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }
@@ -120,7 +120,7 @@ export class LostZeros {
       code: null,
       message:
         `ExternalId ${id ?? ''} and ${other.id} on line ${other.line} are one id once leading zeros are removed: a spreadsheet that read the id column as numbers? ` +
-        `Neither is sent. Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, ${ALLOW_LIKE_EXISTING}`,
+        `Neither is sent. Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, ${REALLY_NEW_IDS}`,
     };
   }
 

@@ -34,7 +34,7 @@ export interface UserSyncFlags extends SyncFlags {
    */
   population?: string;
   /** Ids alike but for their leading zeros are really other users (src/sync/lost-zeros.ts): not checked. */
-  allowNewIdsLikeExisting?: boolean;
+  reallyNewIds?: boolean;
 }
 
 /** A --population name: what may name a population in a memory line and a message. */
@@ -161,7 +161,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         this.fingerprint = fingerprint === undefined || this.userFlags.population === undefined ? fingerprint : `${fingerprint}population ${this.userFlags.population}\n`;
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
-      if (disableMissing || pruneMemberships || this.userFlags.allowNewIdsLikeExisting !== true) await this.readFile(memory);
+      if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
@@ -173,9 +173,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * the users who would lose a link or flag.
    */
   private async readFile(memory: SyncMemory): Promise<void> {
-    const { disableMissing = false, pruneMemberships = false, allowNewIdsLikeExisting = false } = this.userFlags;
+    const { disableMissing = false, pruneMemberships = false, reallyNewIds = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = allowNewIdsLikeExisting ? undefined : new LostZeros(memory.entries.size > 0 ? memory : undefined);
+    const zeros = reallyNewIds ? undefined : new LostZeros(memory.entries.size > 0 ? memory : undefined);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {

@@ -67,7 +67,7 @@ describe('CSV report', () => {
       rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old'] }],
     });
     await writer.finish();
-    const lines = out.text.split('\r\n');
+    const lines = out.text.split(/\r?\n/);
     expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages');
     expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address");
   });
@@ -142,7 +142,7 @@ describe('CSV report', () => {
         { line: 3, header: rowHeader, cells: ['c2'] },
       ],
     });
-    const lines = out.text.split('\r\n');
+    const lines = out.text.split(/\r?\n/);
     expect(lines[1]).toBe('c1,failed,,');
     expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad');
   });
@@ -194,7 +194,7 @@ describe('human summary', () => {
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
     const hostile = { source: { file: 'in\u001b[2J.csv', line: 2 }, id: 'x\u001b]0;title\u0007\u202eRED', status: 'failed' as const, errors: [{ field: 'ExternalId', code: 219 as const, message: 'bad\n  users.csv:9 [u-9] - - fine\u009b31m' }] };
     await builder.add({ item: hostile });
-    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', message: 'looks like \u001b[31ma number\u2066' }] } });
+    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', code: 9003 as const, message: 'looks like \u001b[31ma number\u2066' }] } });
     await builder.finish();
     expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad   users.csv:9 [u-9] - - fine?31m');
     expect(out.text).toContain('looks like ?[31ma number?');

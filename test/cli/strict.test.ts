@@ -45,7 +45,7 @@ describe('--strict', () => {
       expect(warned).toMatchObject({ id: 'w-1', status: 'failed', errors: [expected], warnings: [expected] });
       expect(clean).toMatchObject({ id: 'w-2', status: 'ok' });
       expect(await usersInStore(dir)).not.toContain('w-1');
-      expect((await readFile(join(dir, 'r.csv'), 'utf8')).split('\r\n')[1]).toMatch(/^w-1,.*,failed,9003,"PhoneNumber: PhoneNumber ""1\.23457E\+18"" looks like a long number/);
+      expect((await readFile(join(dir, 'r.csv'), 'utf8')).split(/\r?\n/)[1]).toMatch(/^w-1,.*,failed,9003,"PhoneNumber: PhoneNumber ""1\.23457E\+18"" looks like a long number/);
       expect(strict.stderr).toContain('users.csv:2 [w-1] PhoneNumber 9003 PhoneNumber "1.23457E+18" looks like a long number');
 
       // A dry run fails it too (invalid), sending nothing.
@@ -77,6 +77,22 @@ describe('--strict', () => {
       const schedules = await run(dir, ['--json', '--strict', 'schedule', 'push', '--file', 's.csv']);
       expect(schedules.code).toBe(1);
       expect(schedules.items()[0]).toMatchObject({ id: 'S-PIN', status: 'failed', errors: [expect.objectContaining({ field: 'Schedule.PIN', code: 9007 })] });
+    });
+  });
+
+  it("a profile's strict fails warned rows of every command that has no flag about it; --no-strict wins for one run", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      expect(await runCli(['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org', '--strict'], testDeps(dir).deps)).toBe(0);
+      const fromProfile = await run(dir, ['--json', '--dry-run', 'user', 'sync', '--file', 'users.csv']);
+      expect(fromProfile.code).toBe(1);
+      expect(fromProfile.items().map((item) => [item.id, item.status, item.errors[0]?.code ?? null])).toEqual([
+        ['w-1', 'failed', 9003],
+        ['w-2', 'ok', null],
+      ]);
+      const flagWins = await run(dir, ['--json', '--dry-run', '--no-strict', 'user', 'sync', '--file', 'users.csv']);
+      expect(flagWins.code).toBe(0);
+      expect(flagWins.items()[0]).toMatchObject({ id: 'w-1', status: 'ok', warnings: [expect.objectContaining({ code: 9003 })] });
     });
   });
 });

@@ -93,7 +93,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
 
   it('refuses a new id the memory holds with leading zeros, naming the count and the first lines; passes ids both remembered, or other ids', () => {
     expect(() => check(['123'], ['00123']).refuse('remote https://exam.example.test')).toThrow(
-      /^the file gives 1 new id that examctl synced to remote https:\/\/exam.example.test with leading zeros \(users.csv:2 123 for 00123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent .*run again with --allow-new-ids-like-existing$/,
+      /^the file gives 1 new id that examctl synced to remote https:\/\/exam.example.test with leading zeros \(users.csv:2 123 for 00123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent .*run again with --really-new-ids$/,
     );
     expect(() => check(['1', '2', '3', '4', '5'], ['001', '002', '003', '004', '005']).refuse('t')).toThrow(
       /gives 5 new ids .*\(users.csv:2 1 for 001; users.csv:3 2 for 002; users.csv:4 3 for 003, 2 more\)/,
@@ -159,7 +159,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
       expect(new Set(document.items.map((item) => item.status))).toEqual(new Set(['skipped']));
       expect(sent).toEqual([]);
       // Said to be really new: sent; from then on 7 is a user examctl synced, and the file passes.
-      expect((await plain('excel.csv', '--allow-new-ids-like-existing')).code).toBe(0);
+      expect((await plain('excel.csv', '--really-new-ids')).code).toBe(0);
       expect(sent).toContain('7');
       sent.length = 0;
       expect((await plain('excel.csv')).code).toBe(0);

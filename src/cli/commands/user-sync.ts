@@ -28,7 +28,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, allowNewIdsLikeExisting, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -36,7 +36,7 @@ export async function run(
   // The input's zone and date format go with the run options: a report workbook types its dates by them.
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), allowNewIdsLikeExisting, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : undefined;
