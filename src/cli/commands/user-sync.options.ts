@@ -2,7 +2,7 @@ import { allKept, grouped, HELP_GROUP, option, type OptionsOf, brief } from '../
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const USER_SYNC_OPTIONS = allKept([
@@ -28,6 +28,7 @@ export const USER_SYNC_OPTIONS = allKept([
   )),
   brief('refuse if over N users or P% lose links', option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
   REQUIRE_MEMORY_OPTION,
+  ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
 ] as const);
 
