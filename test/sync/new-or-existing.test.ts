@@ -181,7 +181,12 @@ describe('local: the store decides --only-new and --only-existing', () => {
         ['c-1001', 'updated'],
         ['j-1', 'unchanged'],
       ]);
-      expect((await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--only-existing'])).code).toBe(2);
+      const both = await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--only-existing']);
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain('examctl: --only-new and --only-existing do not go together: each leaves out what the other sends');
+      const prompted = await run(dir, [...store, '--no-input', 'user', 'sync', '--only-new']);
+      expect(prompted.code).toBe(2);
+      expect(prompted.stderr).toContain('examctl: --only-new needs --file (the export to sync)');
       expect((await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--disable-missing'])).stderr).toContain(
         'examctl: --only-new and --disable-missing do not go together',
       );
