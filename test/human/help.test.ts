@@ -59,7 +59,7 @@ describe('--help', () => {
   /** The headings of a help text's flag sections, in order, with the flags under each. */
   function flagSections(help: string): [string, string[]][] {
     const before = help.split('\nExamples:\n')[0]!;
-    return [...before.matchAll(/^([A-Z][A-Za-z ]*):\n((?: {2}.*\n?)+)/gm)]
+    return [...before.matchAll(/^([A-Z][A-Za-z ()]*):\n((?: {2}.*\n?)+)/gm)]
       .filter(([, heading]) => heading !== 'Usage' && heading !== 'Arguments' && heading !== 'Commands')
       .map(([, heading, body]) => [heading!, [...body!.matchAll(/^ {2}(-[^\s,]+(?:, --\S+)?)/gm)].map((flag) => flag[1]!)]);
   }
