@@ -123,6 +123,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     void units.fill(ahead);
   };
   try {
+    if (journal !== undefined) await job.started?.(journal.id);
     for (;;) {
       // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
       const unit = units.take();

@@ -25,6 +25,10 @@ export const RUNS_RESUME_OPTIONS = [
     '--over-later-runs',
     'resume even though a later run of the same command went to the same target since (refused without it: this run would send its older rows over theirs; --yes alone does not)',
   ),
+  option(
+    '--force',
+    'resume even though a later run is on record: in the runs directory, or in the sync memory of the target and population (a run on another runner); implies --over-later-runs',
+  ),
 ] as const;
 
 export const RUNS_PRUNE_OPTIONS = [
