@@ -37,8 +37,8 @@ export interface StateServer {
   requests: StateRequest[];
   states: Map<string, string>;
   locks: Map<string, LockInfo>;
-  /** The next `count` requests with `method` are answered `status` (an error body), nothing done. */
-  fail(method: string, status: number, count?: number): void;
+  /** The next `count` requests with `method` are answered `status` with `body` (default: an error message), nothing done. */
+  fail(method: string, status: number, count?: number, body?: string): void;
   close(): Promise<void>;
 }
 
@@ -52,7 +52,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
   const states = new Map<string, string>();
   const locks = new Map<string, LockInfo>();
   const requests: StateRequest[] = [];
-  const failures: { method: string; status: number; count: number }[] = [];
+  const failures: { method: string; status: number; count: number; body: string | undefined }[] = [];
   const conflict = options.gitlab ? 409 : 423;
 
   const server = http.createServer((req, res) => {
@@ -75,7 +75,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
       const failure = failures.find((entry) => entry.method === method && entry.count > 0);
       if (failure !== undefined) {
         failure.count -= 1;
-        return answer(failure.status, JSON.stringify({ message: `scripted ${failure.status}` }));
+        return answer(failure.status, failure.body ?? JSON.stringify({ message: `scripted ${failure.status}` }));
       }
       const lockPath = options.gitlab === true && url.pathname.endsWith('/lock');
       const state = lockPath ? url.pathname.slice(0, -'/lock'.length) : url.pathname;
@@ -120,8 +120,8 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
     requests,
     states,
     locks,
-    fail(method, status, count = 1) {
-      failures.push({ method, status, count });
+    fail(method, status, count = 1, body) {
+      failures.push({ method, status, count, body });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
+import { UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
@@ -69,6 +71,10 @@ interface AdoptInput<P> {
 async function adopt<P>(kind: SyncKind, input: AdoptInput<P>, options: GlobalOptions & { syncDir?: string | undefined }, deps: CommandDeps, target: TargetOf): Promise<number> {
   await input.source.checkStructure();
   const resolved = await target();
+  // A local store not made yet holds nothing examctl sent: its first run sends everything anyway.
+  if (resolved.kind === 'local' && !existsSync(resolved.store)) {
+    throw new UsageError(`there is no local store at ${resolved.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`);
+  }
   const dryRun = options.dryRun ?? false;
   const say = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
   const placed = await openPlacedMemory(memoryPlaceOf(options.syncDir, options.runsDir, deps), resolved.report, kind, {
@@ -85,7 +91,8 @@ async function adopt<P>(kind: SyncKind, input: AdoptInput<P>, options: GlobalOpt
   });
   let adoption: Adoption;
   try {
-    adoption = await adoptionOf(input.unitsOf(input.source.batches()), placed.memory, newRunId(deps.now()), input.entryOf);
+    // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
+    adoption = await adoptionOf(input.unitsOf(input.source.batches()), placed.memory, newRunId(), input.entryOf);
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
   } finally {
     await placed.close();
