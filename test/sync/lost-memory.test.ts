@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { examctl, type Finished } from '../durability/helpers.js';
+import { ROOT, examctl, type Finished } from '../durability/helpers.js';
 import type { LocalServer } from '../../src/server/index.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
 import { documentOf, initServedStore, nightly, platformState, POPULATIONS, serve, snapshot, writeNight, type Population } from './lost-memory-nights.js';
@@ -243,5 +243,83 @@ describe('a state service keeps the memory (Terraform\'s HTTP backend protocol)'
     expect(state.requests.every((request) => request.authorization === `Basic ${Buffer.from(`ci:${password}`).toString('base64')}`)).toBe(true);
     for (const text of outputs) expect(text).not.toContain(password);
     expect(readFileSync(join(dir, 'service-night-5.json'), 'utf8')).not.toContain(password);
+  }, TIMEOUT);
+});
+
+/** The GitHub workflow of docs/ci.md ("GitHub Actions: the memory as an artifact of every night"): its examctl commands, as written there. */
+function githubRecipe(): { yaml: string; importCommand: string; syncs: string[]; exportCommand: string } {
+  const doc = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### GitHub Actions: the memory as an artifact of every night'));
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const commands = [...yaml.matchAll(/(?:run: |^\s+)(examctl [^\n]+)/gm)].map((match) => match[1]!.replace(/ && cp .*$/, ''));
+  return {
+    yaml,
+    importCommand: commands.find((command) => command.startsWith('examctl synced import')) ?? '',
+    syncs: commands.filter((command) => command.startsWith('examctl user sync')),
+    exportCommand: commands.find((command) => command.startsWith('examctl synced export')) ?? '',
+  };
+}
+
+/** A recipe command as the runner runs it: on the first night (first_night) without --require-memory. */
+function argvOf(command: string, firstNight: boolean): string[] {
+  return command
+    .replace(/\$\{\{ !inputs\.first_night && '([^']*)' \|\| '' \}\}/, firstNight ? '' : '$1')
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .slice(1);
+}
+
+describe('the GitHub recipe, modelled as its steps', () => {
+  it('six nights on fresh runners, the cache lost before the sixth, the artifact kept: night 6 imports it and ends as the control', async () => {
+    const recipe = githubRecipe();
+    expect(recipe.yaml).toContain("if: steps.cache.outputs.cache-matched-key == '' && !inputs.first_night");
+    expect(recipe.yaml).toContain('if-no-files-found: error');
+    expect(recipe.importCommand).toBe('examctl synced import kept/sync-memory.json');
+    expect(recipe.exportCommand).toBe('examctl synced export --out kept-tonight/sync-memory.json');
+    expect(recipe.syncs.map((command) => argvOf(command, false).slice(0, 5))).toEqual([
+      ['user', 'sync', '--file', 'export/staff.csv', '--population'],
+      ['user', 'sync', '--file', 'export/students.csv', '--population'],
+    ]);
+    // A platform before night 1, served at the same address.
+    await served.current?.close();
+    rmSync(store, { recursive: true, force: true });
+    await initServedStore(dir, store);
+    served.current = await serve(store, port);
+    let cache: string | undefined;
+    const artifacts: string[] = [];
+    for (let n = 1; n <= 6; n++) {
+      const workspace = join(dir, 'github', `night-${n}`);
+      mkdirSync(join(workspace, 'export'), { recursive: true });
+      const files = writeNight(workspace, n);
+      for (const population of POPULATIONS) cpSync(files[population], join(workspace, 'export', `${population}.csv`));
+      const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: url, EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), EXAMCTL_RUNS_DIR: join(workspace, 'runs'), CI: 'true' };
+      const step = async (command: string): Promise<Finished> => examctl(argvOf(command, n === 1), workspace, env);
+      // actions/cache/restore: the newest entry, except on night 6 (evicted).
+      const hit = cache !== undefined && n !== 6;
+      if (hit) cpSync(cache!, join(workspace, '.examctl-synced'), { recursive: true });
+      // The cache missed: the newest artifact downloaded, its memory imported.
+      if (!hit && n > 1) {
+        cpSync(artifacts.at(-1)!, join(workspace, 'kept'), { recursive: true });
+        const imported = await step(recipe.importCommand);
+        expect(imported.code, imported.stderr).toBe(0);
+      }
+      for (const sync of recipe.syncs) {
+        const run = await step(sync);
+        expect(run.code, `night ${n}: ${run.stderr}`).toBe(0);
+      }
+      mkdirSync(join(workspace, 'kept-tonight'));
+      const exported = await step(recipe.exportCommand);
+      expect(exported.code, exported.stderr).toBe(0);
+      for (const population of POPULATIONS) cpSync(join(workspace, 'export', `${population}.csv`), join(workspace, 'kept-tonight', `${population}.csv`));
+      const artifact = join(dir, 'github', 'artifacts', `night-${n}`);
+      cpSync(join(workspace, 'kept-tonight'), artifact, { recursive: true });
+      artifacts.push(artifact);
+      // actions/cache/save, if: always().
+      cache = join(dir, 'github', 'cache', `night-${n}`);
+      cpSync(join(workspace, '.examctl-synced'), cache, { recursive: true });
+    }
+    await served.current?.close();
+    served.current = undefined;
+    expect(await platformState(dir, store)).toEqual(control);
   }, TIMEOUT);
 });

@@ -86,7 +86,10 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
   description:
     "rebuild a lost sync memory of schedules from the last sittings file that was fully pushed: each schedule request with a ScheduleExtId recorded as sent and acknowledged, " +
     'with its candidates, as schedule push --upsert leaves the memory; nothing is sent. Give the flags that file was pushed with',
-  examples: ['examctl synced adopt-schedules --file sittings.csv --upsert --profile prod --dry-run'],
+  examples: [
+    'examctl synced adopt-schedules --file sittings.csv --upsert --profile prod --dry-run',
+    'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
+  ],
   options: SYNCED_ADOPT_SCHEDULES_OPTIONS,
   takesDryRun: true,
 });
@@ -94,6 +97,10 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
 export const SYNCED_UNLOCK = declareCommand({
   path: ['synced', 'unlock'],
   description: "release the lock a killed run left on a state service's sync memory (as terraform force-unlock): only when that run no longer runs",
-  examples: ['examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f --sync-dir "$EXAMCTL_SYNC_DIR"'],
+  examples: [
+    '# the refusal names the holder and its lock id',
+    'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f',
+    'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f --sync-dir https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl',
+  ],
   options: SYNCED_UNLOCK_OPTIONS,
 });
