@@ -38,10 +38,10 @@ describe('the links examctl manages (what the sync memory records)', () => {
 });
 
 describe('the links as a memory line holds them', () => {
-  it('structured, so an id holding ":" or a flag word is itself; anything else (a plain cell word, an unknown flag) is not a list of links', () => {
+  it('structured, so an id holding ":" or a flag word is itself; cell words read only where unambiguous; anything else (an unknown flag, an empty id) is not a list of links', () => {
     expect(readLinks([['SCH:MATH', ['coordinator']], ['SCH:coordinator', []]])).toEqual([L('SCH:MATH', 'coordinator'), L('SCH:coordinator')]);
-    expect(readLinks(['H-A'])).toBeUndefined();
-    expect(readLinks([['H-A', []], 'H-B'])).toBeUndefined();
+    expect(readLinks(['H-A', 'H-A:coordinator', 'SCH:MATH'])).toEqual([L('H-A')]);
+    expect(readLinks([['H-A', []], 'H-B'])).toEqual([L('H-A'), L('H-B')]);
     expect(readLinks([['H-A', ['cordinator']]])).toBeUndefined();
     expect(readLinks([['', []]])).toBeUndefined();
     expect(readLinks([1])).toBeUndefined();

@@ -1,4 +1,4 @@
-import { argument, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../../flags/option-table.js';
+import { argument, brief, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
@@ -8,18 +8,18 @@ import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push
 export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
 export const SYNCED_FORGET_OPTIONS = [SYNC_DIR_OPTION] as const;
 export const SYNCED_EXPORT_OPTIONS = [
-  mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night'),
+  brief('the file to write (0600)', mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night')),
   SYNC_DIR_OPTION,
 ] as const;
 export const SYNCED_IMPORT_OPTIONS = [
   argument('file', '<file>', 'a file of examctl synced export'),
-  option('--force', "replace the memory even when the file's newest run is older than the memory's (what the runs since sent is forgotten)"),
+  brief("replace a memory newer than the file", option('--force', "replace the memory even when the file's newest run is older than the memory's (what the runs since sent is forgotten)")),
   SYNC_DIR_OPTION,
 ] as const;
 export const SYNCED_ADOPT_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
-    mandatory('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON)'),
-    option('--population <name>', 'the --population that export is the whole of (none: the runs without --population)'),
+    brief('the last export that was fully synced', mandatory('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON)')),
+    brief('the --population that export is the whole of', option('--population <name>', 'the --population that export is the whole of (none: the runs without --population)'), 'none'),
   ] as const),
   ...WHOLE_FILE_OPTIONS,
   SYNC_DIR_OPTION,
