@@ -6,14 +6,22 @@
  * the memory had never been lost. Rows that would not validate are not adopted (a real run would
  * not have sent them either): they go the next night.
  */
+import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
+import { UsageError } from '../system/errors.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
+import { targetInstance } from '../context/target.js';
+import { newRunId } from '../runs/index.js';
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { SourceRef } from '../input/record.js';
 import type { InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
 import { linksAfter } from './memberships.js';
+import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
-import { populationKey, requestDigest, type MemoryEntry, type SyncMemory } from './sync-memory.js';
+import { populationKey, requestDigest, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
 
 /** A row adopted: its id, where it came from, what the memory will hold, and what it held before. */
@@ -64,6 +72,53 @@ export async function adoptionOf<P>(
     }
   }
   return adoption;
+}
+
+/** What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an entry. */
+export interface AdoptInput<P> {
+  population: string | undefined;
+  units: AsyncIterable<readonly Unit<P>[]>;
+  entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
+}
+
+/**
+ * Adopts a file into the memory of `kind` where `--sync-dir` / EXAMCTL_SYNC_DIR keeps it, under
+ * the memory's lock (a run holding it: exit 3 after the wait); a dry run reads the memory only and
+ * records nothing. A local store that does not exist is refused: nothing was sent to it.
+ */
+export async function adoptFile<P>(
+  kind: SyncKind,
+  input: AdoptInput<P>,
+  where: { target: ResolvedTarget; syncDir: string | undefined; runsDir: string | undefined; dryRun: boolean },
+  deps: CommandDeps,
+  say: (message: string) => void,
+): Promise<{ adoption: Adoption; memory: string }> {
+  const { target, dryRun } = where;
+  if (target.kind === 'local' && !existsSync(target.store)) {
+    throw new UsageError(`there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`);
+  }
+  const instance = await targetInstance(target, false, deps);
+  const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {
+    lock: !dryRun,
+    readOnly: dryRun,
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+    onWait: say,
+    ...(instance === undefined ? {} : { instance }),
+    onOtherInstance: say,
+    operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
+    env: deps.env,
+    runsDir: where.runsDir,
+    onUnsaved: (message) => say(`examctl: ${message}`),
+  });
+  let adoption: Adoption;
+  try {
+    // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
+    adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
+    if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
+  } finally {
+    await placed.close();
+  }
+  return { adoption, memory: placed.name };
 }
 
 /** Records an adoption: every entry, then the population as synced by the adoption's run. */

@@ -39,6 +39,8 @@ export interface StateServer {
   locks: Map<string, LockInfo>;
   /** The next `count` requests with `method` are answered `status` with `body` (default: an error message), nothing done. */
   fail(method: string, status: number, count?: number, body?: string): void;
+  /** The lock held on the state at `path` is released by its holder once it has refused `refusals` lock requests (a gate, not a time). */
+  releaseAfter(path: string, refusals: number): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
   const locks = new Map<string, LockInfo>();
   const requests: StateRequest[] = [];
   const failures: { method: string; status: number; count: number; body: string | undefined }[] = [];
+  const releases = new Map<string, number>();
   const conflict = options.gitlab ? 409 : 423;
 
   const server = http.createServer((req, res) => {
@@ -85,7 +88,16 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
       if ((lockPath || !options.gitlab) && method === lockMethod) {
         const info = parseInfo(body);
         if (info === undefined) return answer(422, JSON.stringify({ message: 'lock info required' }));
-        if (held !== undefined) return answer(conflict, JSON.stringify(held));
+        if (held !== undefined) {
+          const left = releases.get(state);
+          if (left !== undefined) {
+            if (left <= 1) {
+              releases.delete(state);
+              locks.delete(state);
+            } else releases.set(state, left - 1);
+          }
+          return answer(conflict, JSON.stringify(held));
+        }
         locks.set(state, info);
         return answer(200, JSON.stringify(info));
       }
@@ -122,6 +134,9 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
     locks,
     fail(method, status, count = 1, body) {
       failures.push({ method, status, count, body });
+    },
+    releaseAfter(path, refusals) {
+      releases.set(path, refusals);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -175,7 +175,7 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
   it.each([
     [{ id: 'mr-2', d: 'x', r: 'r', f: { first: 'A' }, l: 'B' }, 'its names are not text'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', p: 'two words' }, 'its population is not a name'],
-    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: ['H-NORTH'] }, 'its links are not a list of hierarchy links'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: 'H-NORTH' }, 'its links are not a list of hierarchy links'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: [['H-NORTH', ['boss']]] }, 'its links are not a list of hierarchy links'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', x: 'yes' }, 'its flags are not true'],
   ])('%j is exit 2 naming the file and line, nothing sent', (body, reason) =>
@@ -197,6 +197,26 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
       const shown = await cli(dir, ['synced', 'show']);
       expect(shown.code).toBe(2);
       expect(shown.stderr).toMatch(/users\.ndjson:\d+: sync memory damaged: not a population record/);
+    }));
+});
+
+describe('the runs without --population are a population of their own', () => {
+  it('a memory holding only --population staff refuses them (exit 2, nothing sent, naming what it holds); one holding only them refuses --population students', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(3));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      const unnamed = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly, '--require-memory']);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.stderr).toContain('has no record of the runs without --population: it holds staff; nothing was sent');
+      expect(JSON.parse(unnamed.stdout)).toMatchObject({ syncMemory: { found: true, population: null, populationFound: false } });
+      expect(unnamed.stderr).toContain('examctl synced adopt --file <the last export fully synced>, for each population');
+
+      const other = join(dir, 'other-synced');
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: other })).code).toBe(0);
+      const students = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', ...nightly, '--require-memory'], { EXAMCTL_SYNC_DIR: other });
+      expect(students.code).toBe(2);
+      expect(students.stderr).toContain('has no record of --population students: it holds the runs without --population; nothing was sent');
+      expect(students.stderr).toContain('examctl synced adopt --file <the last export fully synced> --population students');
     }));
 });
 

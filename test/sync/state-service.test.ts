@@ -91,6 +91,20 @@ describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE',
       expect(server.locks.size).toBe(0);
       expect((await sync(dir, env)).code).toBe(0);
     }));
+  it('a lock its holder releases while the run waits: the run says whom it waits for, then locks and runs', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('nightly');
+      writeUsers(dir, ids);
+      server.locks.set('/state/nightly', { ID: 'beef', Operation: 'examctl user sync --population students', Who: 'runner@other', Created: '2026-11-21T02:00:00Z' });
+      // The holder ends after refusing this run twice: the run waits within EXAMCTL_LOCK_TIMEOUT_MS.
+      server.releaseAfter('/state/nightly', 2);
+      const waited = await sync(dir, { ...gitlab(address), EXAMCTL_LOCK_TIMEOUT_MS: '600000' });
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(waited.stderr).toContain(`waiting for runner@other (examctl user sync --population students, lock beef) since 2026-11-21T02:00:00Z: it holds the lock of the sync memory at ${address}`);
+      expect(server.requests.filter((request) => request.path === '/state/nightly/lock' && request.method === 'POST')).toHaveLength(3);
+      expect(server.states.has('/state/nightly')).toBe(true);
+      expect(server.locks.size).toBe(0);
+    }));
 });
 
 describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
@@ -161,12 +175,12 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       expect(shown.stderr).toContain(`no sync memory in ${server.address('n')}; if a nightly sync kept one here, it was lost`);
     }));
 
-  it('stores at SIGTERM: the run stopped after sending keeps what was acknowledged', () =>
+  it.each(['SIGTERM', 'SIGINT'])('stores at %s: the run stopped after sending keeps what was acknowledged', (signal) =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_RUNS_DIR: join(dir, 'runs') };
       writeUsers(dir, Array.from({ length: 2000 }, (_, i) => `tm-${i}`));
       // The run signals itself after its 100th outcome, as a CI cancel would mid-run.
-      const stopped = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGTERM' });
+      const stopped = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}` });
       expect(stopped.code, stopped.stderr).toBe(130);
       expect(server.locks.size).toBe(0);
       const document = JSON.parse(server.states.get('/state/n')!) as { populations: { users: { count: number }[] } };

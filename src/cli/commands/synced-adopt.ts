@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
-import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
-import { UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { targetInstance } from '../../context/target.js';
 import { givenPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
@@ -14,9 +10,7 @@ import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
-import { newRunId } from '../../runs/index.js';
-import { memoryPlaceOf, openPlacedMemory } from '../../sync/memory-place.js';
-import { adoptionOf, recordAdoption, scheduleEntryOf, userAdoption, type Adoption } from '../../sync/adopt.js';
+import { adoptFile, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
 import { userSyncInput, userUnit } from './user-sync.js';
@@ -59,45 +53,29 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: scheduleEntryOf }, { ...options, syncDir }, deps, target);
 }
 
-interface AdoptInput<P> {
+/** What the command says of the file beside what it adopts: its name and how its units are made. */
+interface AdoptedFile<P> {
   file: string;
   population: string | undefined;
   source: RecordSource;
   unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
-  entryOf: Parameters<typeof adoptionOf<P>>[3];
+  entryOf: AdoptInput<P>['entryOf'];
 }
 
-/** The file read whole first (a malformed one is exit 2, the memory untouched), then recorded under the memory's lock. */
-async function adopt<P>(kind: SyncKind, input: AdoptInput<P>, options: GlobalOptions & { syncDir?: string | undefined }, deps: CommandDeps, target: TargetOf): Promise<number> {
+/** The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted (src/sync/adopt.ts) and told. */
+async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOptions & { syncDir?: string | undefined }, deps: CommandDeps, target: TargetOf): Promise<number> {
   await input.source.checkStructure();
   const resolved = await target();
-  // A local store not made yet holds nothing examctl sent: its first run sends everything anyway.
-  if (resolved.kind === 'local' && !existsSync(resolved.store)) {
-    throw new UsageError(`there is no local store at ${resolved.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`);
-  }
   const dryRun = options.dryRun ?? false;
   const say = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
-  const placed = await openPlacedMemory(memoryPlaceOf(options.syncDir, options.runsDir, deps), resolved.report, kind, {
-    lock: !dryRun,
-    readOnly: dryRun,
-    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
-    onWait: say,
-    ...instanceOption(await targetInstance(resolved, false, deps)),
-    onOtherInstance: say,
-    operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
-    env: deps.env,
-    runsDir: options.runsDir,
-    onUnsaved: (message) => say(`examctl: ${message}`),
-  });
-  let adoption: Adoption;
-  try {
-    // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    adoption = await adoptionOf(input.unitsOf(input.source.batches()), placed.memory, newRunId(), input.entryOf);
-    if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
-  } finally {
-    await placed.close();
-  }
-  await tell(kind, input, adoption, { target: resolved.report, memory: placed.name, dryRun, json: options.json ?? false }, deps);
+  const { adoption, memory } = await adoptFile(
+    kind,
+    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf },
+    { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
+    deps,
+    say,
+  );
+  await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false }, deps);
   return adoption.refused.length > 0 ? 1 : 0;
 }
 
@@ -106,7 +84,7 @@ const NAMED_REFUSALS = 20;
 
 async function tell<P>(
   kind: SyncKind,
-  input: AdoptInput<P>,
+  input: AdoptedFile<P>,
   adoption: Adoption,
   where: { target: Parameters<typeof describeTarget>[0]; memory: string; dryRun: boolean; json: boolean },
   deps: CommandDeps,
@@ -156,8 +134,4 @@ async function tell<P>(
 function entryWords(entry: MemoryEntry): { links: string[]; population?: string } {
   const links = (entry.links ?? []).map(([id, flags]) => (flags.length === 0 ? id : `${id}:${flags.join('+')}`));
   return entry.population === undefined ? { links } : { links, population: entry.population };
-}
-
-function instanceOption(instance: string | undefined): { instance?: string } {
-  return instance === undefined ? {} : { instance };
 }
