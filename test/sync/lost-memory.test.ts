@@ -243,6 +243,10 @@ describe('a state service keeps the memory (Terraform\'s HTTP backend protocol)'
     expect(state.requests.every((request) => request.authorization === `Basic ${Buffer.from(`ci:${password}`).toString('base64')}`)).toBe(true);
     for (const text of outputs) expect(text).not.toContain(password);
     expect(readFileSync(join(dir, 'service-night-5.json'), 'utf8')).not.toContain(password);
+    // Nor in any run journal, report or file the runs left (the runs directory and the sync directory beside it).
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(10);
+    for (const entry of files) expect(readFileSync(join(entry.parentPath, entry.name), 'utf8'), join(entry.parentPath, entry.name)).not.toContain(password);
   }, TIMEOUT);
 });
 
