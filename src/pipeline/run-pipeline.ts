@@ -82,7 +82,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, job.lostAttemptDid);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
+    ...(job.lostAttemptDid === undefined ? {} : { lostAttemptDid: job.lostAttemptDid }),
+    choosesIds: job.withChosenId !== undefined,
+  });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};

@@ -2,7 +2,8 @@
  * A resume older than the memory (docs/runs.md, "runs resume"): the sync memory records the
  * newest run of each population of its target, whichever runner and runs directory it ran in. A
  * run older than that, resumed, would send its older rows over what the later run sent and take
- * as its leavers users the later file still has; refused (exit 2) naming both runs, unless --force.
+ * as its leavers users the later file still has; refused (exit 2) naming both runs, unless --force
+ * or --over-later-runs.
  */
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
@@ -33,6 +34,6 @@ export async function refuseResumeOlderThanMemory(
   throw new RunJournalError(
     `run ${header.id}: the sync memory of ${describeTarget(header.target)} records a later run of ${header.command} for ${populationWords(population)}, ${newest} ` +
       '(in this runs directory or another, on this machine or another runner): resuming would send this run\'s older rows over what it sent. ' +
-      'Run the command again with today\'s file instead, or give --force if that later run sent other records',
+      'Run the command again with today\'s file instead, or give --force (or --over-later-runs) if that later run sent other records',
   );
 }

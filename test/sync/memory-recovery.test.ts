@@ -258,7 +258,7 @@ describe('runs resume of a run older than the memory\'s newest run of its popula
       const refused = await cli(dir, ['runs', 'resume', older], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`run ${older}: the sync memory of local store ${join(dir, 'store')} records a later run of user sync for --population staff, ${newer}`);
-      expect(refused.stderr).toContain('give --force if that later run sent other records');
+      expect(refused.stderr).toContain('give --force (or --over-later-runs) if that later run sent other records');
       const forced = await cli(dir, ['runs', 'resume', older, '--force'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(forced.code, forced.stderr).toBe(0);
     }));

@@ -7,7 +7,7 @@ import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './s
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
   brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
-  brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')),
+  kept(brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')), 'with-digest'),
 ] as const);
 
 /** What makes each schedule request beside the file: the workflow, --upsert, and the schedule fields. */
