@@ -5,6 +5,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { examctl } from '../durability/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
  * `--sync-dir` / EXAMCTL_SYNC_DIR as a state service speaking Terraform's HTTP backend protocol
@@ -124,6 +125,34 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['ss-2']);
+    }));
+
+  it('stores what it did also when the target stops it after sending (exit 3): the next night sends only the rest', () =>
+    withTempDir(async (dir) => {
+      const api = await startFaultServer();
+      try {
+        // The platform acknowledges three users, then refuses the token (a revoked token mid-night).
+        let answered = 0;
+        api.fallback = (request) => {
+          answered += 1;
+          if (answered > 3) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+          return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+        };
+        const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_TOKEN: 'dev-token' };
+        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        writeUsers(dir, ids);
+        const stopped = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--json'], env);
+        expect(stopped.code, stopped.stderr).toBe(3);
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK']);
+        expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 1 });
+        answered = -100;
+        const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--require-memory', '--json'], env);
+        expect(next.code, next.stderr).toBe(0);
+        // The three acknowledged are left out; the refused one and the two never sent go.
+        expect(itemsOf(next.stdout).filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['ss-3', 'ss-4', 'ss-5']);
+      } finally {
+        await api.close();
+      }
     }));
 
   it('a store that fails is exit 3 saying what the next night does; the memory is kept for synced import, which stores it', () =>
