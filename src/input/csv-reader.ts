@@ -229,9 +229,10 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
   let headerLine = 1;
   let head: Buffer | undefined;
 
-  const onRecord = (cells: string[]): void => {
+  // `lineFeeds`: known to be none for a line split by UnquotedCsvLines.
+  const onRecord = (cells: string[], lineFeeds?: number): void => {
     // csv-parse's info.lines counts a CRLF inside quotes twice: the lines are counted here.
-    const extraLines = lineFeedsIn(cells);
+    const extraLines = lineFeeds ?? lineFeedsIn(cells);
     const line = nextLine;
     nextLine = line + 1 + extraLines;
     let blank = true;

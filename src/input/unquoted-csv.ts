@@ -54,7 +54,8 @@ export class UnquotedCsvLines {
 
   constructor(
     private readonly delimiter: string,
-    private readonly onRecord: (cells: string[]) => void,
+    /** Told each line's cells; `lineFeeds` 0: no cell of a line read here holds a line break. */
+    private readonly onRecord: (cells: string[], lineFeeds: 0) => void,
     maxRecordBytes: number,
   ) {
     this.maxChars = maxLineChars(maxRecordBytes);
@@ -97,7 +98,7 @@ export class UnquotedCsvLines {
     this.carry = rest.length === 0 ? undefined : rest;
     const delimiter = this.delimiter;
     // The last piece is the empty text after the last line ending.
-    for (let i = 0; i < lines.length - 1; i++) this.onRecord((lines[i] as string).split(delimiter));
+    for (let i = 0; i < lines.length - 1; i++) this.onRecord((lines[i] as string).split(delimiter), 0);
     return true;
   }
 
@@ -113,7 +114,7 @@ export class UnquotedCsvLines {
     this.carry = undefined;
     // csv-parse ends its last record at the end of the input, and makes none of an empty last line.
     if (lines[lines.length - 1] === '') lines.pop();
-    for (const line of lines) this.onRecord(line.split(this.delimiter));
+    for (const line of lines) this.onRecord(line.split(this.delimiter), 0);
     return true;
   }
 
