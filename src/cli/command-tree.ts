@@ -1,9 +1,9 @@
-import { Command, Help } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { EXAMCTL_VERSION } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
-import { argumentKeys, examples, registerSpecs } from '../flags/option-table.js';
+import { argumentKeys, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
 import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
@@ -24,6 +24,9 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map()): Command {
   const program = new Command('examctl');
+  // `--help` fits a screen: one line per flag, the command's first sentence, its first examples.
+  // `examctl help <command> --all` shows every flag's full text and every example.
+  let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
     .version(EXAMCTL_VERSION, '-V, --version', 'print the examctl version')
@@ -36,11 +39,30 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .showSuggestionAfterError()
     // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
     // ones (kubectl's way): repeated in every help they buried the few flags that differ.
-    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${GLOBAL_FLAGS_POINTER}`))
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${GLOBAL_FLAGS_POINTER}`))
     .helpCommand(false)
     .configureHelp({
       boxWrap(this: Help, text: string, width: number): string {
         return Help.prototype.boxWrap.call(this, sentenceLines(text), width);
+      },
+      commandDescription(this: Help, command: Command): string {
+        return full ? command.description() : command.summary() || command.description();
+      },
+      visibleOptions(this: Help, command: Command): Option[] {
+        const visible = Help.prototype.visibleOptions.call(this, command);
+        return full ? visible : visible.filter((option) => !shownWithItsPositive(option));
+      },
+      optionTerm(this: Help, option: Option): string {
+        const term = Help.prototype.optionTerm.call(this, option);
+        return full ? term : briefTermOf(option, term);
+      },
+      optionDescription(this: Help, option: Option): string {
+        return (full ? undefined : briefLineOf(option)) ?? Help.prototype.optionDescription.call(this, option);
+      },
+      formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+        // One line per flag: a summary is never wrapped (a long one is cut when declared, option-table.ts).
+        if (full || description === '' || !term.startsWith('-')) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+        return `  ${term.padEnd(termWidth)}  ${description}`;
       },
     })
     .addHelpText(
@@ -65,6 +87,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     const { options: table } = declaration;
     if (table === undefined) return;
     registerSpecs(command, table);
+    // -h under the last heading, not a heading of its own: two lines of the screen saved.
+    const lastHeading = command.options.at(-1)?.helpGroupHeading;
+    if (lastHeading !== undefined) command.addHelpOption(new Option('-h, --help', 'display help for command').helpGroup(lastHeading));
     const behaviour = behaviours.get(commandName(declaration));
     if (behaviour === undefined) return;
     const keptOptions = keptOptionNames(declaration);
@@ -107,7 +132,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     const command = parent
       .command(second ?? first)
       .description(declaration.description)
-      .addHelpText('after', examples(...declaration.examples));
+      .summary(firstSentence(declaration.description))
+      .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
     register(command, declaration);
   }
 
@@ -123,9 +149,10 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   program
     .command('help')
     .argument('[command...]', 'a command (`user sync`) or a topic (`environment`)')
+    .option('--all', 'every flag in full and every example (--help shows one line per flag)')
     .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
-    .addHelpText('after', examples('examctl help user sync', 'examctl help environment'))
-    .action(async (path: string[]) => {
+    .addHelpText('after', examples('examctl help user sync', 'examctl help user sync --all', 'examctl help environment'))
+    .action(async (path: string[], flags: { all?: boolean }) => {
       if (path.length === 1 && path[0] === 'environment') {
         setExit(await (await import('./commands/help-environment.js')).run({}, deps));
         return;
@@ -136,11 +163,36 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
         command = sub;
       }
-      command.outputHelp();
+      full = flags.all === true;
+      try {
+        command.outputHelp();
+      } finally {
+        full = false;
+      }
       setExit(ExitCode.Ok);
     });
 
   return program;
+}
+
+/** The examples `--help` shows: up to the second examctl command, with comments (`--all` shows every one). */
+function firstExamples(lines: readonly string[]): readonly string[] {
+  let commands = 0;
+  const end = lines.findIndex((line) => /^(\S+=\S+ )?examctl\b/.test(line) && ++commands === 2);
+  return end === -1 ? lines : lines.slice(0, end + 1);
+}
+
+/** A description's first sentence: the command's line in `--help` (the rest is in `help <command> --all`). */
+function firstSentence(description: string): string {
+  const end = description.search(/\. [A-Z]/);
+  return end === -1 ? description : description.slice(0, end + 1);
+}
+
+/** Where the rest of a command's help is, when `--help` left some out. */
+function allPointer(command: Command): string {
+  const path: string[] = [];
+  for (let at: Command | null = command; at !== null && at.parent !== null; at = at.parent) path.unshift(at.name());
+  return `Each flag in full and every example: examctl help ${path.join(' ')} --all`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Command, Option } from 'commander';
+import { Help, type Command, type Option } from 'commander';
 import { NAMED_DEFAULTS } from '../defaults.js';
 
 /**
@@ -59,7 +59,8 @@ export function flagTable(program: Command, marker: string): string {
           return found;
         });
   const help = command.createHelp();
-  const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(help.optionDescription(option)).replace(/</g, '\\<')} |`);
+  // The full text (`help <command> --all`), not --help's one line.
+  const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(Help.prototype.optionDescription.call(help, option)).replace(/</g, '\\<')} |`);
   return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
 }
 

@@ -7,6 +7,7 @@ import { promptIsOpen } from '../terminal/prompt-state.js';
 import { runCli } from './run-cli.js';
 import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
 import { interruptNotice } from '../terminal/interrupt-notice.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
@@ -47,7 +48,7 @@ function onWriteError(stream: NodeJS.WriteStream, name: string) {
     stream.destroy();
     const other = stream === process.stdout ? process.stderr : process.stdout;
     if (!READER_GONE.has(error.code ?? '') && other === process.stderr && !lostStreams.has(other)) {
-      other.write(`examctl: cannot write ${name}: ${error.code ?? error.message}; stopping as for Ctrl-C\n`);
+      other.write(`examctl: cannot write ${name}: ${describeSystemError(error)}; stopping as for Ctrl-C\n`);
     }
     if (!interrupt.signal.aborted) interrupt.abort(CLOSED_PIPE);
   };

@@ -1,4 +1,4 @@
-import { readRegularFileBytes } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,8 +31,15 @@ function buildSchemas(zod: typeof z) {
     map: zod.record(zod.string(), zod.string()).optional(),
     mapFile: zod.string().min(1).optional(),
     set: zod.record(zod.string(), zod.string()).optional(),
+    // The admin's zone and date format, both ways: how the export's times are read, and how
+    // review-session show writes them (docs/cli.md, "review-session show").
     dateFormat: zod.string().min(1).optional(),
     timezone: zod.string().min(1).optional(),
+    encoding: zod.string().min(1).optional(),
+    strict: zod.boolean().optional(),
+    // CSV that examctl writes with no input to answer (review-session show -o csv).
+    delimiter: zod.enum([',', ';', 'tab']).optional(),
+    decimalSeparator: zod.enum(['.', ',']).optional(),
   });
   const profileSchema = zod.looseObject({
     baseUrl: zod.string().min(1),
@@ -96,9 +103,12 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
-    text = decodeByBom(await readRegularFileBytes(file, { followLinks: true, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }));
+    text = decodeByBom(
+      await readRegularFileBytes(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }),
+    );
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
+    if (error instanceof FileTooLargeError) throw new UsageError(`${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
@@ -144,6 +154,8 @@ export interface ProfileUpdate {
   /** Replaces any token file. */
   token?: string;
   defaults?: ProfileDefaults;
+  /** Settings removed from the profile's defaults (after `defaults` is merged in). */
+  unset?: readonly (keyof ProfileDefaults)[];
   makeDefault?: boolean;
 }
 
@@ -164,6 +176,11 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
     delete profile.tokenFile;
   }
   if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+  if (update.unset !== undefined && profile.defaults !== undefined) {
+    const defaults: ProfileDefaults = { ...profile.defaults };
+    for (const key of update.unset) delete defaults[key];
+    profile.defaults = defaults;
+  }
   const { profileSchema } = await configSchemas();
   const checked = profileSchema.safeParse(profile);
   if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);

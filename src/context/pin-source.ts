@@ -4,6 +4,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /*
  * Where a schedule PIN comes from (docs/security.md, "Other local users"): a command line is
@@ -48,7 +49,7 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
     if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof NotRegularFileError) throw new UsageError(`--pin-file: ${error.message}`);
     if (error instanceof FileTooLargeError) throw new UsageError(`--pin-file: ${file} is larger than ${PIN_FILE_MAX_BYTES} bytes: not a PIN file, not read`);
-    throw new UsageError(`--pin-file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(`--pin-file: cannot read ${file}: ${describeSystemError(error, 'file')}`);
   }
   const pin = text.trim();
   if (pin === '') throw new UsageError(`--pin-file: ${file} is empty`);

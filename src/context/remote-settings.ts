@@ -5,6 +5,7 @@ import { decodeByBom } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */
@@ -172,7 +173,7 @@ export async function readTokenFile(file: string, via: string, warnings: string[
     if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof NotRegularFileError) throw new UsageError(`${via}: ${error.message}`);
     if (error instanceof FileTooLargeError) throw new UsageError(`${via}: ${file} is larger than ${TOKEN_FILE_MAX_BYTES / 1024} KiB: not a token file, not read`);
-    throw new UsageError(`${via}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(`${via}: cannot read ${file}: ${describeSystemError(error, 'file')}`);
   }
   const token = text.replace(/\s+$/, '').replace(/^\s+/, '');
   if (token === '') throw new UsageError(`${via}: ${file} is empty`);

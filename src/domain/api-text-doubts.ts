@@ -1,63 +1,53 @@
 /**
- * Where examctl's reading of the API text is wider than the text's own words (docs/domain-rules.md,
- * "Where the API text and examctl differ"): the record stays valid and is sent, with a warning
- * that quotes the API's words, because the service may refuse it. Pure; each doubt reads the
- * validated wire value. A message never quotes a PIN (a secret).
+ * Where examctl's client is wider than the API text's words, or warns within them
+ * (docs/domain-rules.md, "Where the API text and examctl differ"): the record is sent, with a
+ * warning that quotes the API's words, because the service may refuse it or candidates may not
+ * manage it. Pure. A message never quotes a PIN (a secret).
  */
+import { COLLECTION_EXTERNAL_ID_MESSAGE } from './collection.js';
+import type { Validation } from './problem.js';
 import type { FieldWarning } from './spreadsheet-warnings.js';
 import type { CollectionRequest, Schedule } from './types.js';
 
-interface Doubt<R> {
-  field: keyof R & string;
-  /** True when the value is outside the API text's words. */
-  applies(value: string): boolean;
-  message(value: string): string;
-}
+const UPPER_CASE = /[A-Z]/;
 
-const quoted = (value: string) => JSON.stringify(value);
-
-const COLLECTION_DOUBTS: readonly Doubt<CollectionRequest>[] = [
-  {
-    field: 'ExternalId',
-    applies: (value) => /[A-Z]/.test(value),
-    message: (value) =>
-      `ExternalId ${quoted(value)} has upper-case letters: the API text says "Alphanumeric, a-z and 0-9" ` +
-      '(code 802, "ExternalId must be alphanumeric (a-z, 0-9)"); examctl sends it as given, the service may refuse it with code 802',
-  },
-];
-
-const SCHEDULE_DOUBTS: readonly Doubt<Schedule>[] = [
-  {
-    field: 'ProctoringServiceTemplateExternalId',
-    applies: (value) => value.includes('-'),
-    message: (value) =>
-      `ProctoringServiceTemplateExternalId ${quoted(value)} has a dash: the API text says "Alphanumeric" ` +
-      '(its neighbours say "Alphanumeric and dashes"); examctl sends it as given, the service may refuse it (the API numbers no code for it)',
-  },
-  {
-    field: 'PIN',
-    applies: (value) => !/^[0-9]{4}$/.test(value),
-    message: () =>
-      'PIN is not four digits: the API text says only string(4), "PIN for candidates"; examctl sends it as given, ' +
-      'the service may refuse it or candidates may not be able to type it',
-  },
-];
-
-function doubtsOf<R>(doubts: readonly Doubt<R>[], record: R, prefix: string): FieldWarning[] {
-  const warnings: FieldWarning[] = [];
-  for (const doubt of doubts) {
-    const value: unknown = record[doubt.field];
-    if (typeof value === 'string' && value !== '' && doubt.applies(value)) warnings.push({ field: `${prefix}${doubt.field}`, message: doubt.message(value) });
-  }
-  return warnings;
-}
-
-/** The warnings of a valid collection request. */
-export function collectionTextDoubts(collection: CollectionRequest): FieldWarning[] {
-  return doubtsOf(COLLECTION_DOUBTS, collection, '');
+/**
+ * A collection as examctl's client checks it before sending. The rule table holds the API text's
+ * letter, "a-z and 0-9" (the engine and `local serve` refuse upper case with 802, as the text
+ * numbers it); a service may take upper case all the same, so the client judges the ExternalId
+ * with its upper-case letters read as lower case, and a valid one is sent as given, with a warning.
+ */
+export function collectionForSending(
+  fields: Record<string, unknown>,
+  validate: (fields: Record<string, unknown>) => Validation<CollectionRequest>,
+): { prepared: Validation<CollectionRequest>; warnings: FieldWarning[] } {
+  const id = fields.ExternalId;
+  if (typeof id !== 'string' || !UPPER_CASE.test(id)) return { prepared: validate(fields), warnings: [] };
+  const prepared = validate({ ...fields, ExternalId: id.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) });
+  if (!prepared.ok) return { prepared, warnings: [] };
+  return {
+    prepared: { ok: true, value: { ...prepared.value, ExternalId: id } },
+    warnings: [
+      {
+        field: 'ExternalId',
+        message:
+          `ExternalId ${JSON.stringify(id)} has upper-case letters: the API text says "Alphanumeric, a-z and 0-9" ` +
+          `(code 802, "${COLLECTION_EXTERNAL_ID_MESSAGE}"); examctl sends it as given, the service may refuse it with code 802`,
+      },
+    ],
+  };
 }
 
 /** The warnings of a valid schedule (fields named `Schedule.PIN`, as the request's problems are). */
 export function scheduleTextDoubts(schedule: Schedule): FieldWarning[] {
-  return doubtsOf(SCHEDULE_DOUBTS, schedule, 'Schedule.');
+  const pin = schedule.PIN;
+  if (typeof pin !== 'string' || pin === '' || /^[0-9]{4}$/.test(pin)) return [];
+  return [
+    {
+      field: 'Schedule.PIN',
+      message:
+        'PIN is not four digits: the API text says only string(4), "PIN for candidates"; examctl sends it as given, ' +
+        'the service may refuse it or candidates may not be able to type it',
+    },
+  ];
 }

@@ -8,6 +8,7 @@ import type { CollectionRequest } from './types.js';
 import {
   codeNote,
   forbiddenNameCharacterMessage,
+  NAME_CHARACTERS_DOC,
   isPlainObject,
   optionalInputOf,
   isUnset,
@@ -22,7 +23,10 @@ import {
   type RuleTable,
   type SameNames,
 } from './field-rules.js';
-import { ALNUM, codePointLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
+import { codePointLength, hasForbiddenNameCharacter, LOWER_ALNUM, NAME_FORBIDDEN_CLASS } from './text-rules.js';
+
+/** The API text's message of code 802. */
+export const COLLECTION_EXTERNAL_ID_MESSAGE = 'ExternalId must be alphanumeric (a-z, 0-9)';
 
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
 export const COLLECTION_TITLE_LIMIT = 100;
@@ -38,7 +42,7 @@ const titleRule: FieldRule<'Title'> = {
       .regex(new RegExp(`^[^${NAME_FORBIDDEN_CLASS}]*[^\\s${NAME_FORBIDDEN_CLASS}][^${NAME_FORBIDDEN_CLASS}]*$`))
       .describe(
         `Required, not blank${codeNote(ErrorCode.CollectionTitleEmpty)}; shorter than ${COLLECTION_TITLE_LIMIT} characters${codeNote(ErrorCode.CollectionTitleTooLong)}. ` +
-          'No control characters and no bidirectional overrides or isolates.',
+          NAME_CHARACTERS_DOC,
       ),
   check(value, path, problems) {
     if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
@@ -127,11 +131,14 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
 }
 
 export const COLLECTION_TABLE = ruleTable('collection', [
+  // The API text's letter: the engine, `local serve` and the document refuse upper case (802);
+  // examctl's client sends it with a warning (api-text-doubts.ts, collectionForSending).
   stringRule('ExternalId', {
     max: 64,
-    pattern: ALNUM,
+    pattern: LOWER_ALNUM,
     patternCode: ErrorCode.CollectionExternalIdInvalid,
-    patternHint: 'letters and digits (a-z, 0-9)',
+    patternHint: 'lower-case letters and digits (a-z, 0-9)',
+    patternMessage: COLLECTION_EXTERNAL_ID_MESSAGE,
   }),
   titleRule,
   stringRule('Owner', { max: 64 }),

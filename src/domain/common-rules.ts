@@ -81,7 +81,8 @@ export function dateTimeFormat(name: string): StringFormat {
       return dateTimeMessage(`${name} ${quotedValue(s)}`, parsed.ok ? 'format' : parsed.reason);
     },
     doc:
-      `an RFC 3339 date-time with a zone (Z or +hh:mm), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ. ` +
+      `an RFC 3339 date-time with a zone (Z, +hh:mm or -hh:mm; T or a space between date and time, letters in any case; ` +
+      `a fraction of a second optional), e.g. ${DATE_TIME_EXAMPLE}; sent as UTC yyyy-mm-ddThh:mm:ss.sssZ. ` +
       'A real calendar day and time, no leap second (:60), and a UTC year of four digits are calendar rules the pattern does not say',
     wire: (s) => s.regex(DATE_TIME_PATTERN).meta({ format: 'date-time' }),
   };

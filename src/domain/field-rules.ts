@@ -207,6 +207,13 @@ function textPattern(required: boolean, name: boolean): RegExp | undefined {
   return undefined;
 }
 
+/**
+ * What a name may not hold (NAME_FORBIDDEN_CLASS), in the words of the document's descriptions:
+ * the ranges named are the ones its patterns refuse (test/server/openapi-descriptions.test.ts).
+ */
+export const NAME_CHARACTERS_DOC =
+  'No control characters (U+0000-U+001F, U+007F-U+009F: NUL, ESC, tab, newline...) and no bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069).';
+
 /** " (code 219)" for a numbered problem, '' for code null: descriptions name the API's codes. */
 export function codeNote(code: ProblemCode): string {
   return code === null ? '' : ` (code ${code})`;
@@ -272,6 +279,11 @@ export interface StringRuleSpec {
   patternCode?: ProblemCode;
   /** What the pattern allows, for the message: "letters, digits and dashes". */
   patternHint?: string;
+  /**
+   * The message of a value the pattern refuses, when the hint alone says too little: the API
+   * text's own words (802), or one that helps with a likely value. A function is given the value.
+   */
+  patternMessage?: string | ((value: string) => string);
   /** A format check after length and pattern. */
   format?: StringFormat;
   /** Extra words for the description (what the spec says the field is for). */
@@ -283,6 +295,8 @@ export interface StringRuleSpec {
 /** A string(N) field: required or optional, maximum length in code points, optional pattern and format. */
 export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec): FieldRule<Name> {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
+  const patternMessage = spec.patternMessage ?? `${name} may contain only ${patternHint ?? 'allowed characters'}`;
+  const patternProblem = typeof patternMessage === 'string' ? () => patternMessage : patternMessage;
   const isRequired = required !== undefined;
   const requiredCode: ProblemCode = required ?? null;
   const isName = spec.name === true;
@@ -303,7 +317,7 @@ export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec
       const doc = [
         spec.doc,
         isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
-        isName ? 'No control characters (NUL, ESC, tab, newline...) and no bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069).' : undefined,
+        isName ? NAME_CHARACTERS_DOC : undefined,
         `At most ${max} characters${codeNote(tooLongCode)}.`,
         pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
         format !== undefined ? `Must be ${format.doc}${codeNote(format.code)}.` : undefined,
@@ -333,7 +347,7 @@ export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec
         valid = false;
       }
       if (pattern !== undefined && !pattern.test(value)) {
-        problems.push({ field: path, code: patternCode, message: `${name} may contain only ${patternHint ?? 'allowed characters'}` });
+        problems.push({ field: path, code: patternCode, message: patternProblem(value) });
         valid = false;
       }
       if (!valid) return undefined;

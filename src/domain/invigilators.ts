@@ -14,6 +14,13 @@ export interface InvigilatorRemoval {
   userExtIds: string[];
 }
 
+/**
+ * What the client says when it refuses a list before sending (docs/interpretations.md,
+ * "Invigilators"): the API's own code for such a request, so the refusal reads as the API's.
+ */
+export const EMPTY_LIST_REFUSAL = `the API refuses an empty list with code ${ErrorCode.InvigilatorBodyEmpty} (request body null or empty); nothing was sent`;
+export const NO_VALID_ID_REFUSAL = `the API refuses a list without a valid user external id with code ${ErrorCode.InvigilatorNoValidIds}; nothing was sent`;
+
 function isUsableId(v: unknown): v is string {
   return typeof v === 'string' && v.trim() !== '';
 }
@@ -24,8 +31,8 @@ export const invigilatorIdsWire = (zod: Zod) =>
     .array(zod.string().min(1).regex(/\S/))
     .min(1)
     .describe(
-      `User external ids of the invigilators to remove, in order, duplicates kept. Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; ` +
-        `no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
+      `User external ids of the invigilators to remove, each a non-empty string (not blank), in order, duplicates kept. ` +
+        `Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
     );
 
 /**

@@ -256,7 +256,22 @@ export function parseDateFormat(text: string): DateFormatParse {
 // Reading one text
 
 /** The outcome of reading one date or date-time text: the API's form, or a message that names the value. */
-export type TextReading = { ok: true; value: string } | { ok: false; message: string };
+export type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
+
+/**
+ * A date or date-time as the file (or a flag) wrote it, beside the API's form it was read as:
+ * `28/03/2027 09:00` in Europe/London is `2027-03-28T08:00:00.000Z`. Messages about the value
+ * quote the written text first (written-times.ts).
+ */
+export interface WrittenTime {
+  /** The field as a problem names it (`StartDateTime`, `Schedule.StartDateTime`). */
+  field: string;
+  text: string;
+  /** The zone a time without an offset was placed in. */
+  zone?: string;
+  /** The API's form: a UTC instant, or a date YYYY-MM-DD. */
+  value: string;
+}
 
 export interface LocalTimeOptions {
   format?: DateFormat | undefined;
@@ -375,7 +390,7 @@ function placed(field: string, text: string, w: WallClock, fraction: string | un
   const converted = wallClockInZone(w, options.timeZone);
   if (!converted.ok) return { ok: false, message: zoneConversionMessage(`${field} ${JSON.stringify(text)}`, converted.reason, options.timeZone) };
   const parsed = parseDateTime(converted.text.replace(/([+-]\d{2}:\d{2})$/, `${frac}$1`));
-  return parsed.ok ? { ok: true, value: parsed.iso } : impossible(field, text);
+  return parsed.ok ? { ok: true, value: parsed.iso, zone: options.timeZone } : impossible(field, text);
 }
 
 /**
@@ -453,13 +468,15 @@ function apiForm(field: string, text: string): boolean {
 /**
  * The date and date-time texts of one record read by `options` (a key of `fields` names its
  * field; a whole schedule request's Schedule and Candidates are read too). A text that cannot
- * be read is left out of the fields and named in `problems`: it fails its record only.
+ * be read is left out of the fields and named in `problems`: it fails its record only. A text
+ * read into another form goes into `written` as the file wrote it, so messages can quote it.
  */
 export function readRecordDates(
   fields: Record<string, unknown>,
   options: LocalTimeOptions,
   problems: Problem[],
   prefix = '',
+  written?: WrittenTime[],
 ): Record<string, unknown> {
   // Most records have no date field at all (a user without DateOfBirth): a few lookups, no key array.
   if (!hasDateKey(fields, prefix === '')) return fields;
@@ -468,11 +485,11 @@ export function readRecordDates(
     const value = fields[key];
     if ((key === 'Schedule' || key === 'Candidates') && prefix === '') {
       if (key === 'Schedule' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const read = readRecordDates(value as Record<string, unknown>, options, problems, 'Schedule.');
+        const read = readRecordDates(value as Record<string, unknown>, options, problems, 'Schedule.', written);
         if (read !== value) (out ??= { ...fields })[key] = read;
       } else if (key === 'Candidates' && Array.isArray(value)) {
         const read = value.map((candidate: unknown, i) =>
-          typeof candidate === 'object' && candidate !== null && !Array.isArray(candidate) ? readRecordDates(candidate as Record<string, unknown>, options, problems, `Candidates[${i}].`) : candidate,
+          typeof candidate === 'object' && candidate !== null && !Array.isArray(candidate) ? readRecordDates(candidate as Record<string, unknown>, options, problems, `Candidates[${i}].`, written) : candidate,
         );
         if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
       }
@@ -487,7 +504,10 @@ export function readRecordDates(
     if (options.format === undefined && options.timeZone === undefined && likelyDateFormat(value) === undefined) continue;
     const reading = isDate ? readDateText(key, value, options) : readDateTimeText(key, value, options);
     if (reading.ok) {
-      if (reading.value !== value) (out ??= { ...fields })[key] = reading.value;
+      if (reading.value !== value) {
+        (out ??= { ...fields })[key] = reading.value;
+        written?.push({ field: prefix + key, text: value.trim(), value: reading.value, ...(reading.zone !== undefined ? { zone: reading.zone } : {}) });
+      }
     } else {
       out ??= { ...fields };
       delete out[key];

@@ -24,19 +24,23 @@ function spanMinutes(startUtc: string, endUtc: string): number {
   return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
 }
 
-/** The span rule's failure, naming both figures (docs/interpretations.md, "Schedules"). */
-export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number): Problem {
+/**
+ * The span rule's failure, naming both figures (docs/interpretations.md, "Schedules") and, when
+ * known, the start and end it was measured between (quoted as the file wrote them by the CLI).
+ */
+export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number, between?: { startUtc: string; endUtc: string }): Problem {
+  const times = between === undefined ? '' : ` (StartDateTime ${between.startUtc} to EndDateTime ${between.endUtc})`;
   return p(
     'Schedule.EndDateTime',
     null,
-    `The schedule lasts ${formatMinutes(spanMin)} minutes but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${durationMin + extraMin} minutes)`,
+    `The schedule lasts ${formatMinutes(spanMin)} minutes${times} but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${durationMin + extraMin} minutes)`,
   );
 }
 
 /** The span rule: End - Start must be strictly greater than duration + extra. Null when it holds. */
 export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number): Problem | null {
   const span = spanMinutes(startUtc, endUtc);
-  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span);
+  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc });
 }
 
 function formatMinutes(n: number): string {
@@ -46,8 +50,8 @@ function formatMinutes(n: number): string {
 export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
   return p('Schedule.ScheduleExtId', null, `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`);
 }
-export function activatedScheduleProblem(scheduleExtId: string): Problem {
-  return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start has passed) and cannot be updated`);
+export function activatedScheduleProblem(scheduleExtId: string, startUtc?: string): Problem {
+  return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`);
 }
 export function scheduleHierarchyNotFoundProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
   return p(field, null, `Hierarchy not found: ${hierarchyExtId}`);

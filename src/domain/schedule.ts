@@ -33,10 +33,21 @@ import {
   emailFormat,
   reasonableAdjustmentRule,
 } from './common-rules.js';
-import { ALNUM_DASH } from './text-rules.js';
+import { ALNUM, ALNUM_DASH } from './text-rules.js';
 
 export const WORKFLOWS: readonly [Workflow, ...Workflow[]] = ['DEFAULT', 'EXTERNAL_ATTEMPTS'];
 const ALNUM_DASH_HINT = 'letters, digits and dashes';
+
+/**
+ * A template id refused: one written with dashes, as the ids beside it may be (`PT-STD`), is told
+ * so and shown without them.
+ */
+function templateIdMessage(value: string): string {
+  const words = 'ProctoringServiceTemplateExternalId may contain only letters and digits: the API text says "Alphanumeric"';
+  const undashed = value.replaceAll('-', '');
+  if (!value.includes('-') || !ALNUM.test(undashed)) return words;
+  return `${words}, without the dashes of "alphanumeric and dashes" it says of the ids beside it; a template id has none (did you mean ${JSON.stringify(undashed)}?)`;
+}
 
 export const SCHEDULE_TABLE = ruleTable('schedule', [
   stringRule('AssessmentExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
@@ -53,9 +64,8 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
   // string(4) is all the API text says: anything else than four digits is sent with a warning (api-text-doubts.ts).
   stringRule('PIN', { max: 4, doc: 'PIN for candidates, kept as a string (0420 is fine); four digits expected, anything else is sent with a warning.' }),
   booleanRule('UseProctoringService'),
-  // The API text says "Alphanumeric" but the demo world's default template is PT-STD: dashes are
-  // allowed, with a warning quoting the text (api-text-doubts.ts).
-  stringRule('ProctoringServiceTemplateExternalId', { max: 64, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
+  // "Alphanumeric", where the ids beside it say "alphanumeric and dashes": letters and digits.
+  stringRule('ProctoringServiceTemplateExternalId', { max: 64, pattern: ALNUM, patternHint: 'letters and digits (no dashes)', patternMessage: templateIdMessage }),
   booleanRule('UseKeyCode'),
   booleanRule('enableAutomaticDataCleanup'),
   passThroughRule('dataCleanupNoticePeriod'),
@@ -225,12 +235,13 @@ export function checkScheduleCrossFields(out: Record<string, unknown>, prefix: s
   const end = out['EndDateTime'];
   // Both are normalised UTC strings of one width here, so string order is time order.
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
-    problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage() });
+    problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage(end, start) });
   }
 }
 
-export function endNotAfterStartMessage(): string {
-  return 'EndDateTime must be after StartDateTime';
+/** Both times named (UTC, as the rule compares them; the CLI quotes them as the file wrote them first). */
+export function endNotAfterStartMessage(endUtc?: string, startUtc?: string): string {
+  return `EndDateTime must be after StartDateTime${endUtc === undefined || startUtc === undefined ? '' : `: EndDateTime ${endUtc}, StartDateTime ${startUtc}`}`;
 }
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);

@@ -6,6 +6,7 @@
  * line; a ScheduleExtId used twice by whole requests fails the second; every problem carries
  * the line it is about. Pure.
  */
+import type { WrittenTime } from './local-time.js';
 import { coerceAndValidateScheduleRequest, coerceScheduleFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
 import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
@@ -18,6 +19,8 @@ import type { ScheduleRequest } from './types.js';
 /** What flags and --schedule give: defaults for what a row or a request leaves out. */
 export interface ScheduleDefaults {
   schedule: Record<string, unknown>;
+  /** Times of --start, --end and --schedule as typed (`28/03/2027 09:00`), for messages that name them. */
+  written?: WrittenTime[];
   workflow?: unknown;
   upsert?: unknown;
 }

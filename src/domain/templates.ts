@@ -101,7 +101,7 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   Owner: 'admin@example.test',
   PIN: '0420',
   UseProctoringService: 'no',
-  ProctoringServiceTemplateExternalId: 'PT-STD',
+  ProctoringServiceTemplateExternalId: 'PTSTD',
   UseKeyCode: 'no',
   enableAutomaticDataCleanup: 'no',
   dataCleanupNoticePeriod: '30',
@@ -113,9 +113,9 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   [INVIGILATOR_ID_COLUMN]: 'inv-3001',
 } satisfies Record<ExampleField, string>;
 
-/** Examples that differ by kind (a collection's ExternalId allows letters and digits only). */
+/** Examples that differ by kind (a collection's ExternalId allows lower-case letters and digits only). */
 const KIND_EXAMPLES: Partial<Record<TemplateKind, Readonly<Record<string, string>>>> = {
-  collection: { ExternalId: 'COL2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<Record<CollectionField, string>>,
+  collection: { ExternalId: 'col2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<Record<CollectionField, string>>,
 };
 
 /** Fields an example row leaves empty: they need another field set a particular way. */

@@ -92,7 +92,7 @@ const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
       .array(zod.string().min(1).regex(/\S/))
       .max(MAX_IP_ADDRESSES)
       .describe(
-        `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each an IPv4/IPv6 address, a CIDR block ` +
+        `At most ${MAX_IP_ADDRESSES} entries${codeNote(ErrorCode.TooManyIpAddresses)}; each not blank, an IPv4/IPv6 address, a CIDR block ` +
           `(10.0.0.0/8) or a range first-last of one family${codeNote(ErrorCode.IpAddressInvalid)}; no duplicates in canonical form` +
           `${codeNote(ErrorCode.IpAddressesDuplicate)}. Sent trimmed. The address syntax and first <= last are rules this document states in words only.`,
       ),
@@ -183,7 +183,7 @@ export const USER_TABLE = ruleTable('user', [
       normalise: (s) => (hasWhitespace(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
       message: () => 'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
-      doc: 'free of whitespace (space, tab, newline), control characters and bidirectional overrides',
+      doc: 'free of whitespace (space, tab, newline...), control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069)',
       wire: (s) => s.regex(new RegExp(`^[^\\s${NAME_FORBIDDEN_CLASS}]+$`)),
     },
   }),
@@ -195,7 +195,7 @@ export const USER_TABLE = ruleTable('user', [
       normalise: (s) => (isHttpUrl(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
       message: () => 'Photo must be an absolute http:// or https:// URL',
-      doc: 'an absolute http:// or https:// URL with a host (a name of letters, digits, dots and dashes, or [IPv6]), no whitespace',
+      doc: 'an absolute http:// or https:// URL with a host (a name of letters, digits, dots and dashes, or [IPv6]), optionally user@ before the host and :port after it, no whitespace',
       wire: (s) => s.regex(HTTP_URL_PATTERN),
     },
   }),

@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
 import { ENGINE_INDEXER } from './view.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
@@ -32,7 +33,7 @@ export async function loadWorldFile(file: string): Promise<World> {
   try {
     bytes = await readFile(file);
   } catch (error) {
-    throw new UsageError(`cannot read world file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new UsageError(`cannot read world file ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.
   const text = decodeTextDocument(bytes, file);

@@ -95,7 +95,7 @@ export function decideSchedule(
         problems.push(workflowChangedProblem(existing.Workflow, workflow));
       }
       if (Date.parse(existing.StartDateTime) <= now.getTime()) {
-        problems.push(activatedScheduleProblem(scheduleExtId));
+        problems.push(activatedScheduleProblem(scheduleExtId, existing.StartDateTime));
       }
     }
   }

@@ -31,6 +31,10 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly group?: string;
   /** See `kept`. */
   readonly kept?: JournalKeeping;
+  /** The flag's one line in `--help` (see `brief`); the description is its full text. */
+  readonly summary?: string;
+  /** The default in words where no `defaultValue` says it (`the first visible sheet`). */
+  readonly shownDefault?: string;
 }
 
 export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
@@ -139,6 +143,51 @@ export function argument<const K extends string, const S extends string>(key: K,
   return { kind: 'argument', key, syntax, description };
 }
 
+/**
+ * The flag in one line for `--help`: `summary`, then its default (`shownDefault`, else the
+ * `defaultValue` of a flag that takes a value). The description stays the full text, shown by
+ * `examctl help <command> --all` and the docs' flag tables.
+ */
+export function brief<const S extends OptionSpec>(summary: string, spec: S, shownDefault?: string): S {
+  return { ...spec, summary, ...(shownDefault === undefined ? {} : { shownDefault }) };
+}
+
+/** Longest summary `--help` shows: a flag declared without one is cut to its first clause, at most this long. */
+export const SUMMARY_MAX = 60;
+
+/** A flag's `--help` line (after its term): its summary or its description's first clause, and its default. */
+export function briefLine(spec: OptionSpec): string {
+  let summary = spec.summary;
+  if (summary === undefined) {
+    const end = spec.description.search(/; |: | \(|\. /);
+    summary = end === -1 ? spec.description : spec.description.slice(0, end);
+    if (summary.length > SUMMARY_MAX) summary = `${summary.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
+  }
+  const shown = spec.shownDefault ?? (spec.defaultValue !== undefined && typeof spec.defaultValue !== 'boolean' ? String(spec.defaultValue) : undefined);
+  if (spec.mandatory === true) return `${summary} (required)`;
+  return shown === undefined ? summary : `${summary} (default: ${shown})`;
+}
+
+const BRIEF_LINES = new WeakMap<Option, string>();
+/** Negated flags shown on their positive flag's line (`--[no-]keycode`) in `--help`. */
+const PAIRED_NEGATIONS = new WeakSet<Option>();
+const PAIRED_POSITIVES = new WeakSet<Option>();
+
+/** The `--help` line of a registered flag (undefined for commander's own, such as -h). */
+export function briefLineOf(option: Option): string | undefined {
+  return BRIEF_LINES.get(option);
+}
+
+/** The term of a flag in `--help`: `--[no-]keycode` for a flag whose negation the table also has. */
+export function briefTermOf(option: Option, term: string): string {
+  return PAIRED_POSITIVES.has(option) ? term.replace(/--/, '--[no-]') : term;
+}
+
+/** A negation shown on its positive flag's line in `--help` (its full text stays in --all). */
+export function shownWithItsPositive(option: Option): boolean {
+  return PAIRED_NEGATIONS.has(option);
+}
+
 /** A command with more flags than this shows them under their groups' headings in `--help`. */
 export const HELP_GROUPS_ABOVE = 10;
 
@@ -196,6 +245,14 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (spec.mandatory) registered.makeOptionMandatory();
     if (registered.required || registered.optional) refuseSecondValue(registered, spec);
     if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
+    BRIEF_LINES.set(registered, briefLine(spec));
+    if (registered.negate) {
+      const positive = command.options.find((other) => !other.negate && other.attributeName() === registered.attributeName());
+      if (positive !== undefined) {
+        PAIRED_NEGATIONS.add(registered);
+        PAIRED_POSITIVES.add(positive);
+      }
+    }
     command.addOption(registered);
   }
   return command;

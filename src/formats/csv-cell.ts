@@ -19,18 +19,20 @@ export interface CsvDialect {
   bom: boolean;
   /** Starts with Excel's `sep=;` line naming the delimiter. */
   sepLine: boolean;
+  /** The line end of the file's first line: CRLF (Excel, and the default) or LF. */
+  lineEnd: '\r\n' | '\n';
 }
 
-export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false };
+export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false, lineEnd: '\r\n' };
 
 export function csvCell(value: string, delimiter = ','): string {
   const safe = neutraliseCell(value);
   return NEEDS_QUOTES.test(safe) || (delimiter === '\t' && safe.includes('\t')) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvLine(cells: readonly string[], delimiter = ','): string {
-  if (delimiter === ',') return `${cells.map((cell) => csvCell(cell)).join(',')}\r\n`;
-  return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}\r\n`;
+export function csvLine(cells: readonly string[], delimiter = ',', lineEnd: CsvDialect['lineEnd'] = '\r\n'): string {
+  if (delimiter === ',') return `${cells.map((cell) => csvCell(cell)).join(',')}${lineEnd}`;
+  return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}${lineEnd}`;
 }
 
 /** The UTF-8 BOM Excel's own "CSV UTF-8" starts with: without it Excel on Windows reads UTF-8 as the ANSI code page. */
@@ -40,5 +42,5 @@ export function withUtf8Bom(text: string, bom: boolean): string {
 
 /** What a file of that dialect starts with before its header: the BOM and the `sep=` line. */
 export function csvPreamble(dialect: CsvDialect): string {
-  return `${dialect.bom ? '\uFEFF' : ''}${dialect.sepLine ? `sep=${dialect.delimiter}\r\n` : ''}`;
+  return `${dialect.bom ? '\uFEFF' : ''}${dialect.sepLine ? `sep=${dialect.delimiter}${dialect.lineEnd}` : ''}`;
 }

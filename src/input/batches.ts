@@ -1,4 +1,11 @@
+import type { CsvDialect } from '../formats/csv-cell.js';
 import type { InputRecord } from './record.js';
+
+/** A table input's header row and how its file is written, as the last read met them. */
+export interface TableHeader {
+  cells: readonly string[];
+  dialect?: CsvDialect;
+}
 
 /**
  * Records in arrays, one array per chunk read from the file. A run of 500k records then costs a
@@ -13,6 +20,11 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    * whose status is not ok (--only-failed). A real run's first pass.
    */
   countRecords?(notOkOnly: boolean): Promise<number>;
+  /**
+   * The header the last read met (a CSV input): a report of a read that passed no row on (a
+   * header-only file, a retry with nothing left) is still the input's kind of file.
+   */
+  header?(): TableHeader | undefined;
 }
 
 function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {
@@ -49,14 +61,23 @@ export async function* recordBatches(records: AsyncIterable<InputRecord>): Async
 export function batchedRecords(
   batches: () => AsyncIterable<readonly InputRecord[]>,
   countRecords?: (notOkOnly: boolean) => Promise<number>,
+  header?: () => TableHeader | undefined,
 ): BatchedRecords {
   return {
     batches,
     ...(countRecords ? { countRecords } : {}),
+    ...(header ? { header } : {}),
     async *[Symbol.asyncIterator]() {
       for await (const batch of batches()) yield* batch;
     },
   };
+}
+
+/** `records` (a wrapper that completes or checks the records of `source`) telling the header `source` met. */
+export function keepingHeader(source: AsyncIterable<InputRecord>, records: AsyncIterable<InputRecord>): AsyncIterable<InputRecord> & Pick<BatchedRecords, 'header'> {
+  const header = (source as Partial<BatchedRecords>).header;
+  if (header === undefined) return records;
+  return { [Symbol.asyncIterator]: () => records[Symbol.asyncIterator](), header: () => header.call(source) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Parser, type CsvError, type Options } from 'csv-parse';
 import { InputFileError } from '../system/errors.js';
-import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
+import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -24,6 +24,8 @@ export interface CsvReadOptions {
   encoding?: string;
   /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
   map?: ReadonlyMap<string, string>;
+  /** The columns the map file's computed fields read: known columns, though no field is read from them. */
+  computed?: HeaderSources;
   /**
    * A file of at least this many bytes is read and tokenized in a worker thread while this
    * thread builds its records (csv-rows-in-worker.ts; a dry run's one read). Undefined: never.
@@ -32,6 +34,14 @@ export interface CsvReadOptions {
 }
 
 export { normalizeColumnName };
+
+/** Columns the map file's computed fields read (input/computed-fields.ts), and what a header must have for them. */
+export interface HeaderSources {
+  /** Normalized column names. */
+  sources: ReadonlySet<string>;
+  /** Problems of a header (its normalized names, and the fields its columns are read as). */
+  headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[];
+}
 
 /**
  * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
@@ -55,6 +65,8 @@ interface DelimiterChoice {
   skipBytes: number;
   /** Lines dropped with them. */
   skipLines: number;
+  /** The first line's end (CRLF when the file has a single line without one). */
+  lineEnd: CsvDialect['lineEnd'];
 }
 
 /**
@@ -89,6 +101,7 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
   }
   if (lineEnd === -1 && !atEnd) return undefined;
   const end = lineEnd === -1 ? head.length : lineEnd;
+  const ending: CsvDialect['lineEnd'] = head[end] === LF ? '\n' : '\r\n';
   const firstLine = head.subarray(lineStart, end).toString('utf8').trim();
   // Excel writes `sep=;` as a first line to name the delimiter.
   const directive = /^sep=(.)$/i.exec(firstLine);
@@ -96,10 +109,10 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
     let skip = end;
     if (head[skip] === CR) skip++;
     if (head[skip] === LF) skip++;
-    return { delimiter: directive[1] as string, skipBytes: skip, skipLines: 1 };
+    return { delimiter: directive[1] as string, skipBytes: skip, skipLines: 1, lineEnd: ending };
   }
   const delimiter = tabs > commas && tabs > semicolons ? '\t' : semicolons > commas ? ';' : ',';
-  return { delimiter, skipBytes: 0, skipLines: 0 };
+  return { delimiter, skipBytes: 0, skipLines: 0, lineEnd: ending };
 }
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
@@ -289,7 +302,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
 
   const start = (choice: DelimiterChoice): void => {
     nextLine += choice.skipLines;
-    dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0 };
+    dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0, lineEnd: choice.lineEnd };
     if (tokenizer === 'auto' && UnquotedCsvLines.reads(choice.delimiter)) lines = new UnquotedCsvLines(choice.delimiter, onRecord, MAX_RECORD_BYTES);
     else parser = csvParser(choice.delimiter, onRecord);
   };
@@ -397,8 +410,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A report fed back as input: the columns it added are not the command's.
-      if (!isReportColumn(cell)) unknown.push(cell);
+      // A report fed back as input: the columns it added are not the command's. A column a computed field reads is known.
+      if (!isReportColumn(cell) && options.computed?.sources.has(key) !== true) unknown.push(cell);
       return;
     }
     const earlier = takenBy.get(spec.name);
@@ -420,7 +433,9 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
-  if (problems.length === 0 && takenBy.size === 0) {
+  const computed = options.computed;
+  if (computed !== undefined) problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
+  if (problems.length === 0 && takenBy.size === 0 && !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)) {
     const expected = options.columns
       .slice(0, 6)
       .map((spec) => spec.name)
@@ -527,7 +542,7 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
   return fields;
 }
 
-async function* csvRecordBatches(path: string, options: CsvReadOptions, kept?: KeptRows): AsyncGenerator<readonly InputRecord[]> {
+async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: KeptRows | undefined, met: (header: TableHeader) => void): AsyncGenerator<readonly InputRecord[]> {
   const file = options.displayName ?? path;
   let pending: InputRecord[] = [];
   let header: readonly string[] = [];
@@ -541,6 +556,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions, kept?: K
       header = cells;
       dialect = how;
       report = isRunReportHeader(cells);
+      met({ cells, dialect });
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
@@ -569,14 +585,16 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
   // The rows the structure pass tokenized, when the file is small enough to keep them: the
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
+  let header: TableHeader | undefined;
   return batchedRecords(
-    () => csvRecordBatches(path, options, kept),
+    () => csvRecordBatches(path, options, kept, (met) => (header = met)),
     async (notOkOnly) => {
       const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
       const count = await countCsvRecords(path, options, notOkOnly, keeping);
       kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
       return count;
     },
+    () => header,
   );
 }
 

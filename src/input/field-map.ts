@@ -8,13 +8,17 @@
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
-import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
+import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
+import { isScheduleRequest } from '../domain/sittings.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
+import { isKnownEncoding } from './text-source.js';
 import { closestName } from './name-hints.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
+import { compileComputation, ComputedFields, type ComputationSpec } from './computed-fields.js';
+import type { ComputedEntry, ValueTable } from './map-file.js';
 
 /** Where a map or a constant came from, as a message names it. */
 export type Origin = string;
@@ -24,11 +28,42 @@ export type Origin = string;
  * map file, 2 a flag): a higher level overrides what a lower one says about a column or a field.
  */
 export interface InputFlags {
-  /** Source column -> field, in order; a later entry for the same column wins (flags after files, files after the profile). */
-  map: readonly { source: string; field: string; origin: Origin; level: number }[];
+  /**
+   * Source column -> field, in order; a later entry for the same column wins (flags after files,
+   * files after the profile). A map file's entry may translate the column's words (`values`) and
+   * names its line.
+   */
+  map: readonly MapEntry[];
+  /** Fields a map file computes from columns (map-file.ts), with the file's level. */
+  computed?: readonly { entry: ComputedEntry; level: number }[] | undefined;
   set: readonly { field: string; value: string; origin: Origin; level: number }[];
   dateFormat?: { text: string; origin: Origin } | undefined;
   timezone?: { text: string; origin: Origin } | undefined;
+  /** CSV without a BOM: its encoding (`--encoding`, a profile's `encoding`). */
+  encoding?: { text: string; origin: Origin } | undefined;
+  /** `--strict` (warnings fail their records), or a profile's `strict`. */
+  strict?: { value: boolean; origin: Origin } | undefined;
+}
+
+/** One column read as a field: from --map, a map file or a profile. */
+export interface MapEntry {
+  source: string;
+  field: string;
+  origin: Origin;
+  level: number;
+  /** A map file's entry: its line, and the table its words are read through. */
+  line?: number | undefined;
+  values?: ValueTable | undefined;
+}
+
+/** Where an entry comes from, with its line in a map file: `--map-file hr.json:9`, `--map`. */
+function originAt(entry: Pick<MapEntry, 'origin' | 'line'>): string {
+  return `${entry.origin}${entry.line === undefined ? '' : `:${entry.line}`}`;
+}
+
+/** Where a map file's entry is written, as messages name it: `--map-file hr.json:9 "Department"`. */
+function entryPlace(origin: Origin, line: number | undefined, key: string): string {
+  return `${originAt({ origin, line })} ${JSON.stringify(key)}`;
 }
 
 /** What the readers and the record shaping use. */
@@ -40,6 +75,12 @@ export interface RecordShaping {
   dates: LocalTimeOptions;
   /** Map-file entries onto another record command's field, left out (one map file serves several commands): one line for stderr. */
   skipped?: string | undefined;
+  /** The map file's value tables and computed fields (computed-fields.ts), when it has any. */
+  computed?: ComputedFields | undefined;
+  /** The encoding of a CSV without a BOM, from the flag or the profile (checked). */
+  encoding?: string | undefined;
+  /** Whether warnings fail their records, from the flag or the profile. */
+  strict?: boolean | undefined;
 }
 
 /** Every field any record command takes, to tell a misspelt field from one this command does not take. */
@@ -61,6 +102,25 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
   throw new UsageError(`${what}: unknown field "${name}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+}
+
+/**
+ * A profile's `map` or `set` entry checked when `config set-profile` stores it: the field is a
+ * field of some record command (a profile serves them all), never a secret, and a `--set` value
+ * passes its field's rule, read with the profile's date format and zone. UsageError naming the flag.
+ */
+export function checkProfileField(flag: '--map' | '--set', field: string, value: string | undefined, dates: LocalTimeOptions): string {
+  const key = normalizeColumnName(field);
+  const spec = [USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS].flatMap((columns) => columns).find((column) => normalizeColumnName(column.name) === key);
+  if (spec === undefined) {
+    const meant = closestName(field, ALL_FIELDS, normalizeColumnName);
+    throw new UsageError(`${flag} ${field}: unknown field "${field}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
+  }
+  if (value === undefined) return spec.name;
+  if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
+  if (value === '') throw new UsageError(`${flag} ${spec.name}=: no value`);
+  checkedConstant(spec, value, dates, `${flag} ${spec.name}=${value}`);
+  return spec.name;
 }
 
 /** `SOURCE=Field` / `Field=value`: split at the last `=` for a map (a header may hold one), at the first for --set. */
@@ -85,13 +145,17 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const timeZone = flags.timezone?.text;
   if (flags.timezone !== undefined && !isKnownTimeZone(flags.timezone.text)) throw new UsageError(`${flags.timezone.origin}: ${unknownTimeZoneMessage(flags.timezone.text)}`);
   const dates: LocalTimeOptions = { format, timeZone };
+  if (flags.encoding !== undefined && !isKnownEncoding(flags.encoding.text)) {
+    throw new UsageError(`${flags.encoding.origin} ${flags.encoding.text}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+  }
 
-  const chosen = new Map<string, { source: string; field: string; origin: Origin; level: number }>();
+  const chosen = new Map<string, MapEntry>();
   const skipped: { origin: Origin; text: string }[] = [];
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
     // A profile and a map file serve every record command: an entry for another command's field is left out.
-    const spec = fieldOf(entry.field, columns, `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}`, command, entry.level <= 1);
+    const where = entry.line === undefined ? `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: "${entry.source}=${entry.field}"`;
+    const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1);
     if (spec === undefined) {
       if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${JSON.stringify(entry.source)} -> ${entry.field}` });
       continue;
@@ -102,15 +166,16 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(`${entry.origin}: "${entry.source}" is mapped twice, onto ${twice.field} (${twice.origin}) and onto ${spec.name}`);
+      throw new UsageError(`${originAt(entry)}: "${entry.source}" is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(`${entry.origin}: "${earlier.source}" (${earlier.origin}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
+        throw new UsageError(`${originAt(entry)}: "${earlier.source}" (${originAt(earlier)}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
       }
     }
     chosen.set(key, { ...entry, field: spec.name });
   }
+  const computations = computedFields(flags.computed ?? [], chosen, columns, command, skipped);
   const map = new Map<string, string>([...chosen].map(([key, entry]) => [key, entry.field]));
 
   const set = new Map<string, unknown>();
@@ -123,7 +188,57 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));
   }
   const line = skipped[0] === undefined ? undefined : `${skipped[0].origin}: left out, ${command} takes no such field: ${skipped.map((entry) => entry.text).join(', ')}`;
-  return { map, set, dates, ...(line !== undefined ? { skipped: line } : {}) };
+  let computed: ComputedFields | undefined;
+  if (computations.length > 0) {
+    const keep = new Set([...columns.map((spec) => normalizeColumnName(spec.name)), ...map.keys()]);
+    computed = new ComputedFields(computations.map(compileComputation), keep);
+  }
+  return {
+    map,
+    set,
+    dates,
+    ...(line !== undefined ? { skipped: line } : {}),
+    ...(computed !== undefined ? { computed } : {}),
+    ...(flags.encoding !== undefined ? { encoding: flags.encoding.text } : {}),
+    ...(flags.strict !== undefined ? { strict: flags.strict.value } : {}),
+  };
+}
+
+/**
+ * The map files' value tables and computed fields, checked against the command's fields. A
+ * computed field and a column read as the same field: the higher level wins (a --map over a map
+ * file, a map file over the profile); in one file, both is refused. A computed field of another
+ * command is left out, as a map entry is.
+ */
+function computedFields(entries: readonly { entry: ComputedEntry; level: number }[], chosen: Map<string, MapEntry>, columns: readonly ColumnSpec[], command: string, skipped: { origin: Origin; text: string }[]): ComputationSpec[] {
+  const byField = new Map<string, { spec: ComputationSpec; level: number }>();
+  for (const { entry, level } of entries) {
+    const where = entryPlace(entry.origin, entry.line, entry.key);
+    const spec = fieldOf(entry.field, columns, where, command, true);
+    if (spec === undefined) {
+      if (level === 1) skipped.push({ origin: entry.origin, text: `${JSON.stringify(entry.key)} (computed)` });
+      continue;
+    }
+    if (entry.flags !== undefined && spec.name !== 'Hierarchies') throw new UsageError(`${where}: "flags" add permissions to memberships: only a Hierarchies entry takes them`);
+    let overridden = false;
+    for (const [key, mapped] of chosen) {
+      if (mapped.field !== spec.name) continue;
+      if (mapped.level > level) overridden = true;
+      else if (mapped.level < level) chosen.delete(key);
+      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from "${mapped.source}" (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
+    }
+    const earlier = byField.get(spec.name);
+    if (overridden || (earlier !== undefined && earlier.level > level)) continue;
+    byField.set(spec.name, { spec: { field: spec.name, list: spec.kind === 'list', rule: spec.rule, where, translates: false, sources: entry.sources, values: entry.values, flags: entry.flags }, level });
+  }
+  const specs = [...byField.values()].map(({ spec }) => spec);
+  // A column read through a table: its words translated where the reader put its value.
+  for (const entry of chosen.values()) {
+    if (entry.values === undefined) continue;
+    const spec = columns.find((column) => column.name === entry.field) as ColumnSpec;
+    specs.push({ field: entry.field, list: spec.kind === 'list', rule: spec.rule, where: entryPlace(entry.origin, entry.line, entry.source), translates: true, sources: [{ column: entry.source }], values: entry.values });
+  }
+  return specs;
 }
 
 /** A --set value read like a cell of its column, checked by the field's rule; its problem is a UsageError. */
@@ -183,26 +298,35 @@ const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec)
 /**
  * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
  * reader), `--set` values where the field is missing, dates and local times read. A whole
- * schedule request (JSON with Schedule and Candidates) is shaped inside: schedule fields in its
- * Schedule, candidate fields in each candidate. A date that cannot be read fails its record (a
- * reader problem), not the file.
+ * schedule request (JSON with Schedule or Candidates) is shaped inside: schedule fields in its
+ * Schedule, candidate fields in each candidate (a part missing or of the wrong type is left for
+ * the validator to name). A date that cannot be read fails its record (a reader problem), not the file.
  */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
-  const request = record.raw === undefined && isObject(fields.Schedule) && Array.isArray(fields.Candidates);
-  if (request) {
-    const schedule = withConstants(renamed(fields.Schedule as Record<string, unknown>, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field));
-    const candidates = (fields.Candidates as unknown[]).map((candidate, i) =>
-      isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
-    );
-    if (schedule !== fields.Schedule || candidates.some((candidate, i) => candidate !== (fields.Candidates as unknown[])[i])) fields = { ...fields, Schedule: schedule, Candidates: candidates };
+  if (record.raw === undefined && isScheduleRequest(fields)) {
+    const given = fields.Schedule;
+    const schedule = isObject(given) ? withConstants(renamed(given, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field)) : given;
+    const list = fields.Candidates;
+    const candidates = Array.isArray(list)
+      ? list.map((candidate: unknown, i) =>
+          isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
+        )
+      : list;
+    if (schedule !== given || (Array.isArray(list) && (candidates as unknown[]).some((candidate, i) => candidate !== list[i]))) fields = { ...fields, Schedule: schedule, Candidates: candidates };
   } else {
+    if (shaping.computed !== undefined) {
+      record = shaping.computed.apply(record);
+      fields = record.fields;
+    }
     if (record.raw === undefined && shaping.map.size > 0) fields = renamed(fields, shaping.map, record, '');
     fields = withConstants(fields, shaping.set);
   }
   // Also without --date-format: a local date gets the hint that names it.
   const problems: Problem[] = [];
-  fields = readRecordDates(fields, shaping.dates, problems);
+  const written: WrittenTime[] = [];
+  fields = readRecordDates(fields, shaping.dates, problems, '', written);
   if (problems.length > 0) record = { ...record, problems: [...(record.problems ?? []), ...problems] };
+  if (written.length > 0) record = { ...record, written: [...(record.written ?? []), ...written] };
   return fields === record.fields ? record : { ...record, fields };
 }

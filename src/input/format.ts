@@ -4,6 +4,7 @@ import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
+import { isScheduleRequest } from '../domain/sittings.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
 
@@ -61,7 +62,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   // Batches (one array per chunk read) let the CLI process many records per await.
   const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
   const shaping = options.shaping;
-  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map };
+  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
   let json = false;
   // One CSV reader for every read: the rows its structure pass kept are replayed by the reads after it.
   let csv: BatchedRecords | undefined;
@@ -91,6 +92,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
       for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
       return count;
     },
+    () => csv?.header?.(),
   );
 }
 
@@ -102,8 +104,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * A JSON record's keys that are no field of the command (after --map): dropped with
  * --ignore-unknown-columns, as a CSV's unknown columns are; otherwise each object with such keys
  * fails its record with the message that teaches --map (the synonym table), like CSV's header.
- * A whole schedule request (Schedule and Candidates) is checked inside its Schedule and candidates;
- * its own keys are the validator's to judge.
+ * A whole schedule request (a record with Schedule or Candidates) is checked inside its Schedule and
+ * candidates; its own keys, and a missing Schedule or Candidates, are the validator's to judge.
  */
 function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
   const fields = record.fields as unknown;
@@ -120,10 +122,12 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
   };
   let out: Record<string, unknown>;
-  if (isObject(fields.Schedule) && Array.isArray(fields.Candidates)) {
-    const schedule = checked(fields.Schedule, 'Schedule.');
-    const candidates = fields.Candidates.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate));
-    out = schedule === fields.Schedule && candidates.every((candidate, i) => candidate === (fields.Candidates as unknown[])[i]) ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
+  if (isScheduleRequest(fields)) {
+    const schedule = isObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
+    const given = fields.Candidates;
+    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
+    const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
+    out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
   } else {
     out = checked(fields, '');
   }

@@ -1,3 +1,4 @@
+import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
@@ -80,6 +81,9 @@ function readJsonIds(text: string, file: string): IdListEntry[] {
       if (depth === 1) expectingValue = true;
     } else if (char === ']' || char === '}') depth--;
     else if (char === ',' && depth === 1) expectingValue = true;
+  }
+  if (value.length > 0 && value.every((item) => typeof item === 'string' && item.trim() === '')) {
+    throw new InputFileError(file, lines[0] ?? 1, `the array holds no valid id, only empty ones (${NO_VALID_ID_REFUSAL})`);
   }
   return value.map((item, index) => {
     const at = lines[index] ?? 1;

@@ -38,9 +38,12 @@ export function lineAt(text: string, offset: number): number {
 /**
  * Offset of the first JSON syntax error in `text` (text.length when it ends too early).
  * A plain recursive-descent scan of RFC 8259; nesting past MAX_SCAN_DEPTH counts as the error.
+ * `onKey` is told every object key in order, with its offset and its path (array indexes as
+ * text): a settings file's messages name the key's line (input/map-file.ts).
  */
-export function jsonSyntaxErrorOffset(text: string): number {
+export function jsonSyntaxErrorOffset(text: string, onKey?: (key: string, offset: number, path: readonly string[]) => void): number {
   let pos = 0;
+  const path: string[] = [];
   const fail = (): never => {
     throw pos;
   };
@@ -104,11 +107,18 @@ export function jsonSyntaxErrorOffset(text: string): number {
       for (;;) {
         space();
         if (text[pos] !== '"') fail();
+        const start = pos;
         string();
         space();
         if (text[pos] !== ':') fail();
         pos++;
+        if (onKey !== undefined) {
+          const key = JSON.parse(text.slice(start, pos - 1).trimEnd()) as string;
+          path.push(key);
+          onKey(key, start, path);
+        }
         value();
+        if (onKey !== undefined) path.pop();
         space();
         if (text[pos] === ',') {
           pos++;
@@ -128,8 +138,10 @@ export function jsonSyntaxErrorOffset(text: string): number {
         pos++;
         return;
       }
-      for (;;) {
+      for (let i = 0; ; i++) {
+        if (onKey !== undefined) path.push(String(i));
         value();
+        if (onKey !== undefined) path.pop();
         space();
         if (text[pos] === ',') {
           pos++;

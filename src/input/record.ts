@@ -1,4 +1,5 @@
 import type { Problem } from '../domain/problem.js';
+import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -9,6 +10,20 @@ export interface SourceRef {
   file: string;
   line: number;
   index?: number;
+}
+
+/**
+ * A value the map file computed or translated (input/computed-fields.ts), beside the cells it
+ * came from as the file wrote them: `Hierarchies` `DEPT-MATH:coordinator` from
+ * `{Department: "Mathematics", "Exams Officer": "Y"}`. Reports show it (docs/input-formats.md, "Map files").
+ */
+export interface MappedValue {
+  field: string;
+  /** As a cell would write it: list entries joined by `|`. */
+  value: string;
+  from: Readonly<Record<string, string>>;
+  /** The row it was computed on, where one item spans rows (a sitting's candidates). */
+  line?: number;
 }
 
 /**
@@ -31,4 +46,8 @@ export interface InputRecord {
   problems?: Problem[];
   /** Values read but doubtful (xlsx: a date cell in a text field, a 16-digit number); reported, not refused. */
   warnings?: FieldWarning[];
+  /** What the map file computed or translated for this record, for the reports. */
+  mapped?: MappedValue[];
+  /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
+  written?: WrittenTime[];
 }

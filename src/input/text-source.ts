@@ -2,6 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { InputFileError } from '../system/errors.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /**
  * Bytes per read. Large enough that per-read overhead (a promise and a thread-pool round trip)
@@ -24,17 +25,12 @@ export function cannotRead(file: string, error: unknown): InputFileError {
 }
 
 /** Why a file could not be read, in the words every input file's message uses (`no such file`). */
-export function cannotReadReason(error: unknown, otherwise = 'unreadable'): string {
+export function cannotReadReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT'
-    ? 'no such file'
-    : code === 'EISDIR'
-      ? 'is a directory'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code !== undefined
-          ? code
-          : otherwise;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'is a directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return describeSystemError(error, 'file');
 }
 
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
@@ -197,8 +193,9 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
 
     const check = (chunk: Buffer, last: boolean): Buffer => {
       if (!options.validate) return chunk;
-      // A NUL byte means a binary file, where a line number means nothing: report line 1.
-      if (chunk.indexOf(0) !== -1) throw new BadContent(0, BINARY);
+      // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
+      const nul = chunk.indexOf(0);
+      if (nul !== -1) throw new BadContent(emitted + nul, BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;

@@ -25,7 +25,8 @@ export type SheetValue =
   | { text?: unknown; hyperlink?: string }
   | Record<string, unknown>;
 
-export type CellReading = { text: string; warning?: string } | { problem: string };
+/** A cell's text, or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
+export type CellReading = { text: string; warning?: string; wall?: { text: string; zone: string } } | { problem: string };
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -127,7 +128,7 @@ function dateCell(date: Date, context: CellContext): CellReading {
     }
     const converted = wallClockInZone(w, zone);
     if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text` };
-    return { text: converted.text };
+    return { text: converted.text, wall: { text: dateTimeText(w), zone } };
   }
   const text = midnight ? dateText(w) : dateTimeText(w);
   // A date where none is expected is often a value the spreadsheet took for one (1-2 -> 2 January).

@@ -13,6 +13,7 @@
 import { open } from 'node:fs/promises';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
+import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import {
@@ -142,6 +143,8 @@ interface SheetRow {
   line: number;
   problems: Problem[];
   warnings: FieldWarning[];
+  /** Date-time cells placed in --timezone, as the sheet shows them: messages quote them so. */
+  written: WrittenTime[];
 }
 
 interface RowSink {
@@ -346,6 +349,7 @@ async function* sheetRows(
       const cells = new Array<string>(width).fill('');
       const problems: Problem[] = [];
       const warnings: FieldWarning[] = [];
+      const written: WrittenTime[] = [];
       let blank = true;
       for (const { column, value, numFmt } of row.cells) {
         const field = column <= width ? names[column - 1] : undefined;
@@ -365,10 +369,11 @@ async function* sheetRows(
         } else if (reading.warning !== undefined && !secret) {
           warnings.push({ field, message: `cell ${columnLetters(column)}${line}: ${reading.warning}` });
         }
+        if ('wall' in reading && reading.wall !== undefined) written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
       }
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
-      sink.row({ cells, line, problems, warnings }, file);
+      sink.row({ cells, line, problems, warnings, written }, file);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
@@ -387,7 +392,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       header = cells;
       return mapping;
     },
-    row({ cells, line, problems, warnings }, file) {
+    row({ cells, line, problems, warnings, written }, file) {
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
       if (problems.length > 0) {
         if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
@@ -398,6 +403,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       const listWarnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (listWarnings !== undefined) warnings.push(...listWarnings);
       if (warnings.length > 0) record.warnings = warnings;
+      if (written.length > 0) record.written = written;
       pending.push(record);
     },
   };

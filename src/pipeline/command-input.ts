@@ -3,9 +3,7 @@ import type { InputRecord } from '../input/record.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { cannotReadReason, decodeByBom } from '../input/text-source.js';
-import { readRegularFileBytes } from '../system/regular-file.js';
-import type { ProfileDefaults } from '../context/config-file.js';
+import { activeProfile, type ActiveProfile } from '../context/profile-defaults.js';
 import { isKnownEncoding } from '../input/text-source.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -24,6 +22,10 @@ export interface InputFlagOptions {
   set?: string[] | undefined;
   dateFormat?: string | undefined;
   timezone?: string | undefined;
+  /** CSV input without a BOM (`--encoding`); the profile's when not given. */
+  encoding?: string | undefined;
+  /** `--strict` where the command takes it; the profile's `strict` when not given. */
+  strict?: boolean | undefined;
   profile?: string | undefined;
   baseUrl?: string | undefined;
 }
@@ -41,19 +43,32 @@ export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
  */
 export async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
   const map: InputFlags['map'][number][] = [];
+  const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
   let dateFormat: InputFlags['dateFormat'];
   let timezone: InputFlags['timezone'];
+  let encoding: InputFlags['encoding'];
+  let strict: InputFlags['strict'];
   const profile = await inputProfile(options, deps);
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
     for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
-    if (defaults.mapFile !== undefined) map.push(...(await readMapFile(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0)));
+    if (defaults.mapFile !== undefined) {
+      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0);
+      map.push(...file.map);
+      computed.push(...file.computed);
+    }
     for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
     if (defaults.dateFormat !== undefined) dateFormat = { text: defaults.dateFormat, origin: `profile ${name}: dateFormat` };
     if (defaults.timezone !== undefined) timezone = { text: defaults.timezone, origin: `profile ${name}: timezone` };
+    if (defaults.encoding !== undefined) encoding = { text: defaults.encoding, origin: `profile ${name}: encoding` };
+    if (defaults.strict !== undefined) strict = { value: defaults.strict, origin: `profile ${name}: strict` };
   }
-  if (options.mapFile !== undefined) map.push(...(await readMapFile(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1)));
+  if (options.mapFile !== undefined) {
+    const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1);
+    map.push(...file.map);
+    computed.push(...file.computed);
+  }
   for (const entry of options.map ?? []) {
     const [source, field] = splitPair(entry, '--map', true);
     map.push({ source, field, origin: '--map', level: 2 });
@@ -64,17 +79,13 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   }
   if (options.dateFormat !== undefined) dateFormat = { text: options.dateFormat, origin: '--date-format' };
   if (options.timezone !== undefined) timezone = { text: options.timezone, origin: '--timezone' };
-  return { map, set, dateFormat, timezone };
+  if (options.encoding !== undefined) encoding = { text: options.encoding, origin: '--encoding' };
+  if (options.strict !== undefined) strict = { value: options.strict, origin: '--strict' };
+  return { map, computed, set, dateFormat, timezone, encoding, strict };
 }
 
-async function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<{ name: string; defaults: ProfileDefaults; configDir: string } | undefined> {
-  const { configDir, loadConfig } = await import('../context/config-file.js');
-  const explicit = nonEmpty(options.profile) ?? nonEmpty(deps.env.EXAMCTL_PROFILE);
-  const config = await loadConfig(deps.env);
-  const name = explicit ?? (nonEmpty(options.baseUrl) ?? nonEmpty(deps.env.EXAMCTL_BASE_URL) ? undefined : config.defaultProfile);
-  // An unknown profile is the target's to refuse (remote-settings.ts); here it gives nothing.
-  const defaults = name === undefined ? undefined : config.profiles[name]?.defaults;
-  return name === undefined || defaults === undefined ? undefined : { name, defaults, configDir: configDir(deps.env) };
+function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<ActiveProfile | undefined> {
+  return activeProfile(options, deps.env);
 }
 
 /**
@@ -93,36 +104,16 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
   };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value !== undefined && value.trim() !== '' ? value : undefined;
-}
 
-/** A map file: one JSON object, `{"Student ID": "ExternalId", ...}`. */
-async function readMapFile(path: string, origin: string, level: number): Promise<InputFlags['map'][number][]> {
-  let text: string;
-  try {
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true }));
-  } catch (error) {
-    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error, (error as Error).message)}`);
-  }
-  // The JSON readers load only for a map file: a run without one does without them.
-  const [{ parseJsonDocument }, { findDuplicateKey }] = await Promise.all([import('../input/json-document.js'), import('../input/json-reader.js')]);
-  let parsed: unknown;
-  try {
-    parsed = parseJsonDocument(text, path);
-  } catch (error) {
-    throw new UsageError(`${origin}: ${(error as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...}`);
-  // JSON.parse keeps the last of a key given twice; like --map twice, that is refused (the JSON reader's check).
-  const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) {
-    throw new UsageError(`${origin}: "${duplicate.key}" is mapped twice (again on line ${duplicate.lineOffset + 1}); JSON would keep only the last: one entry per column`);
-  }
-  return Object.entries(parsed).map(([source, field]) => {
-    if (typeof field !== 'string') throw new UsageError(`${origin}: the value of ${JSON.stringify(source)} must be an API field name (a string)`);
-    return { source, field, origin, level };
-  });
+/** A map file's entries (input/map-file.ts) as input flags of one level. */
+async function mapFileFlags(path: string, origin: string, level: number): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
+  // The map file's reader (and zod) load only for a map file: a run without one does without them.
+  const { readMapFile } = await import('../input/map-file.js');
+  const { columns, computed } = await readMapFile(path, origin);
+  return {
+    map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
+    computed: computed.map((entry) => ({ entry, level })),
+  };
 }
 
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
@@ -160,6 +151,8 @@ export function readInput(
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
     const timeZone = shaping.dates.timeZone;
+    // The flag's encoding, else the profile's (checked with the other input settings).
+    const csvEncoding = encoding ?? shaping.encoding;
     // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
     shaped = readRecords(inputPathOf(file, deps), {
       columns,
@@ -169,7 +162,7 @@ export function readInput(
       shaping,
       ...(sheet !== undefined ? { sheet } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
-      ...(encoding !== undefined ? { encoding } : {}),
+      ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
       ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),
     });
     return shaped;
@@ -183,6 +176,7 @@ export function readInput(
       if (records.countRecords === undefined) throw new Error('readRecords counts records');
       return records.countRecords(notOkOnly);
     },
+    () => shaped?.header?.(),
   );
 }
 

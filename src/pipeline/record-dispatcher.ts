@@ -1,5 +1,6 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import type { Problem } from '../domain/problem.js';
+import { quoteWrittenProblems } from '../domain/written-times.js';
 import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../system/errors.js';
 import type { ReportEntry } from '../report/run-report.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem } from '../report/run-report.js';
@@ -337,7 +338,8 @@ export class RecordDispatcher<P, R> {
     if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
     else if (outcome.status === 'partial') this.unsettled(unit);
     // Built once, not spread field by field: one object per answer.
-    const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: outcome.errors };
+    // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.
+    const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: quoteWrittenProblems(outcome.errors, unit.written) };
     if (outcome.note !== undefined) item.note = outcome.note;
     if (outcome.action) {
       item.action = outcome.action;
@@ -372,5 +374,6 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
  */
 function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
   const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
-  return unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+  const withWarning = unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+  return unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning;
 }

@@ -2,7 +2,9 @@ import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
 import type { Problem, Validation } from '../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../domain/spreadsheet-warnings.js';
-import type { InputRecord, SourceRef } from '../input/record.js';
+import type { WrittenTime } from '../domain/local-time.js';
+import { quoteWrittenProblems } from '../domain/written-times.js';
+import type { InputRecord, MappedValue, SourceRef } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { ReportEntry, SourceRow, SyncMemoryNote } from '../report/run-report.js';
 import type { ReportItem } from '../report/run-report.js';
@@ -19,6 +21,10 @@ export interface Unit<P> {
   rows?: SourceRow[];
   /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
   warnings?: FieldWarning[];
+  /** What the map file computed for the unit's records (computed-fields.ts), carried to its report item. */
+  mapped?: MappedValue[];
+  /** Dates and times as the file or a flag wrote them: every message about one quotes it so (written-times.ts). */
+  written?: WrittenTime[];
   /**
    * Settled without a request: --changed-only found this very request acknowledged by the
    * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
@@ -38,9 +44,15 @@ export interface Unit<P> {
 export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
   const problems = record.problems;
   const warnings = record.warnings;
-  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0)) return unit;
-  const prepared = withReaderProblems(problems, unit.prepared);
-  return warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+  const mapped = record.mapped;
+  const written = record.written === undefined ? unit.written : [...(unit.written ?? []), ...record.written];
+  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0) && mapped === undefined && written === undefined) return unit;
+  let prepared = withReaderProblems(problems, unit.prepared);
+  if (!prepared.ok && written !== undefined) prepared = { ok: false, problems: quoteWrittenProblems(prepared.problems, written) };
+  const found: Unit<P> = warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+  if (mapped !== undefined) found.mapped = mapped;
+  if (written !== undefined) found.written = written;
+  return found;
 }
 
 /** What the target said about one unit, in report terms. */

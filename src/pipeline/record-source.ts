@@ -9,7 +9,10 @@ import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARu
  * run report CSV whose status is not ok. Each read starts the input again.
  */
 export class RecordSource {
-  /** Told the input's header when a row is passed over, so an empty CSV report keeps it. */
+  /**
+   * Told the input's header and dialect once: when a row is passed over (--only-failed), or at the
+   * end of a read that met a header (a file of no rows), so a CSV report of no row keeps them.
+   */
   private onPassedOver: ((header: readonly string[], dialect?: CsvDialect) => void) | undefined;
   private headerTold = false;
 
@@ -20,7 +23,7 @@ export class RecordSource {
     private readonly command = 'user sync',
   ) {}
 
-  /** Receives the header of the first row --only-failed passes over. */
+  /** Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after this call. */
   tellHeaderTo(receiver: (header: readonly string[], dialect?: CsvDialect) => void): void {
     this.onPassedOver = receiver;
   }
@@ -71,9 +74,20 @@ export class RecordSource {
    * few records at a time, between sends.
    */
   batches(pieces?: { first: number; then: number }): AsyncIterable<readonly InputRecord[]> {
-    const batches = recordBatches(this.read());
-    const kept = this.onlyFailed ? this.notOk(batches) : batches;
+    const source: AsyncIterable<InputRecord> & Partial<BatchedRecords> = this.read();
+    const batches = recordBatches(source);
+    const kept = this.tellingHeader(this.onlyFailed ? this.notOk(batches) : batches, source);
     return checkedValues(pieces === undefined ? kept : inPieces(kept, pieces.first, pieces.then));
+  }
+
+  /** The batches, then the header the read met, when no passed-over row told it yet. */
+  private async *tellingHeader(batches: AsyncIterable<readonly InputRecord[]>, source: Partial<BatchedRecords>): AsyncIterable<readonly InputRecord[]> {
+    yield* batches;
+    if (this.headerTold || this.onPassedOver === undefined) return;
+    const header = source.header?.();
+    if (header === undefined) return;
+    this.headerTold = true;
+    this.onPassedOver(header.cells, header.dialect);
   }
 
   /** The records to send, one by one. */

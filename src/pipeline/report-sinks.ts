@@ -19,6 +19,7 @@ import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
 import { terminalLine } from '../formats/terminal-text.js';
+import type { CsvDialect } from '../formats/csv-cell.js';
 
 
 /** Fails fast on a bad --report name, before any input is read. */
@@ -85,8 +86,8 @@ class GuardedFileSink implements ReportSink {
     return this.guard(() => this.inner.finish(summary));
   }
 
-  sourceHeader(header: readonly string[]): void {
-    void this.guard(() => this.inner.sourceHeader?.(header));
+  sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
+    void this.guard(() => this.inner.sourceHeader?.(header, dialect));
   }
 
   stopped(error: unknown): void {

@@ -10,6 +10,7 @@ import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -111,7 +112,7 @@ export async function startJournaling(
   if (typeof invocation.file === 'string' && invocation.file !== '-') {
     const file = resolve(deps.cwd, invocation.file);
     input = await fingerprintInput(file).catch((error: NodeJS.ErrnoException) => {
-      throw new RunJournalError(`cannot read ${file} for the run journal: ${error.code ?? error.message}`);
+      throw new RunJournalError(`cannot read ${file} for the run journal: ${describeSystemError(error, 'file')}`);
     });
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);

@@ -4,6 +4,7 @@ import { UsageError } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { open, stat } from 'node:fs/promises';
 import { isBusyError } from '../system/busy-retry.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
 
@@ -32,10 +33,12 @@ export interface AtomicFile {
  * who usually holds the file (the caller says where the finished report was kept).
  */
 export function cannotWriteReport(path: string, error: unknown): UsageError & { reason: string } {
-  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
-  const reason = error instanceof ReplaceFailedError ? `${code}, another program holds the file open (close it in Excel)` : code;
+  const reason =
+    error instanceof ReplaceFailedError
+      ? `another program holds the file open${error.code === undefined ? '' : ` (${error.code})`}: close it in Excel`
+      : describeSystemError(error, 'directory');
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
@@ -117,6 +120,6 @@ export async function checkReplaceable(path: string, check: ReplaceableCheck = {
   } catch (error) {
     if (!isBusyError(error)) return;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`${code}, the existing file cannot be replaced: another program holds it open (close it in Excel) or it is read-only`, { cause: error });
+    throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`, { cause: error });
   }
 }

@@ -1,4 +1,5 @@
-import type { Problem } from '../domain/problem.js';
+import { quotedValue, type Problem } from '../domain/problem.js';
+import type { MappedValue } from '../input/record.js';
 import { isNotSentItem, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from '../formats/report-csv-contract.js';
@@ -29,6 +30,7 @@ function itemJson(item: ReportItem): string {
   // Fixed key order so reports diff cleanly between runs.
   const ordered: Record<string, unknown> = { source: item.source, id: item.id, status: item.status, errors: item.errors };
   if (item.warnings !== undefined) ordered.warnings = item.warnings;
+  if (item.mapped !== undefined) ordered.mapped = item.mapped;
   if (item.action !== undefined) ordered.action = item.action;
   if (item.note !== undefined) ordered.note = item.note;
   if (item.removed !== undefined) ordered.removed = item.removed;
@@ -211,7 +213,7 @@ export class CsvReportWriter implements ReportSink {
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
     const modes = this.columnModes.of(header);
-    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter);
+    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd);
   }
 
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
@@ -235,7 +237,7 @@ export class CsvReportWriter implements ReportSink {
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter);
+        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter, this.dialect.lineEnd);
       }
       return this.out.write(text);
     }
@@ -256,6 +258,14 @@ export class CsvReportWriter implements ReportSink {
 
 const SHOWN_ERRORS = 20;
 const SHOWN_WARNINGS = 5;
+/** Distinct values of one field the map file gave that a dry run's summary lists, each with its count of rows. */
+const SHOWN_MAPPED = 5;
+
+/** A computed value beside the cells it came from, as the summary lists it: `Hierarchies "DEPT-MATH" from Department "Mathematics"`. */
+export function mappedValueText(value: MappedValue): string {
+  const from = Object.entries(value.from).map(([column, cell]) => `${column} ${quotedValue(cell)}`);
+  return `${value.field} ${quotedValue(value.value)} from ${from.join(', ')}`;
+}
 
 export interface HumanSummaryExtras {
   /**
@@ -294,6 +304,8 @@ export class HumanSummaryWriter implements ReportSink {
   private notSent = 0;
   private readonly shownWarnings: string[] = [];
   private warnings = 0;
+  /** A dry run's values from the map file, by field: each distinct one shown (up to SHOWN_MAPPED) with its count; the rest counted. */
+  private readonly mapped = new Map<string, { shown: Map<string, number>; more: number }>();
   private readonly codes = new ErrorCodeTally();
   private readonly plan: RunPlan;
   /** How many items each of the job's notes counts. */
@@ -334,6 +346,7 @@ export class HumanSummaryWriter implements ReportSink {
       // The file name, the id and the message can carry what the input or the service put there.
       this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
     }
+    if (dryRun && item.mapped !== undefined) this.countMapped(item.mapped);
     if (item.warnings === undefined) return;
     for (const warning of item.warnings) {
       this.warnings += 1;
@@ -343,6 +356,29 @@ export class HumanSummaryWriter implements ReportSink {
       const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
       this.shownWarnings.push(terminalLine(`  ${item.source.file}:${warning.line ?? item.source.line}${id} ${what}`));
     }
+  }
+
+  private countMapped(values: readonly MappedValue[]): void {
+    for (const value of values) {
+      let field = this.mapped.get(value.field);
+      if (field === undefined) this.mapped.set(value.field, (field = { shown: new Map(), more: 0 }));
+      const text = mappedValueText(value);
+      const count = field.shown.get(text);
+      if (count !== undefined) field.shown.set(text, count + 1);
+      else if (field.shown.size < SHOWN_MAPPED) field.shown.set(text, 1);
+      else field.more += 1;
+    }
+  }
+
+  /** What the map file made of the export, each value beside its cells: the dry run's preview of the translation. */
+  private mappedLines(): string[] {
+    if (this.mapped.size === 0) return [];
+    const lines = ['values from the map file, beside the cells they came from:'];
+    for (const [field, { shown, more }] of this.mapped) {
+      for (const [text, count] of shown) lines.push(terminalLine(`  ${text}${count > 1 ? ` (${formatCount(count)} rows)` : ''}`));
+      if (more > 0) lines.push(terminalLine(`  ${field}: ... and ${formatCount(more)} more rows (--report <file>.json shows each row's)`));
+    }
+    return lines;
   }
 
   async finish(summary: ReportSummary): Promise<void> {
@@ -377,6 +413,7 @@ export class HumanSummaryWriter implements ReportSink {
       lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
       if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
+    lines.push(...this.mappedLines());
     if (reportFile !== undefined) lines.push(terminalLine(`report written to ${reportFile}`));
     await this.out.write(`${lines.join('\n')}\n`);
   }

@@ -1,7 +1,7 @@
 import type { PlannedAction } from '../port/integration-api.js';
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
-import type { SourceRef } from '../input/record.js';
+import type { MappedValue, SourceRef } from '../input/record.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
 /** docs/cli-contract.md, "Run report". */
@@ -21,6 +21,8 @@ export interface ReportItem {
   errors: Problem[];
   /** Values that look mangled by a spreadsheet or a legacy encoding: reported, never refused. */
   warnings?: FieldWarning[];
+  /** What the map file computed or translated, beside the cells it came from (docs/input-formats.md, "Map files"). */
+  mapped?: MappedValue[];
   /** Local engine only: created / updated / unchanged (with --dry-run: what would happen). */
   action?: ItemAction;
   /** Why an item was not sent (--changed-only: the run that last sent this same request), or where a leaver came from. */

@@ -3,6 +3,7 @@ import { lstat, open, readdir, rmdir, stat, unlink, type FileHandle } from 'node
 import { join } from 'node:path';
 import { kindOf } from '../system/regular-file.js';
 import type { RunTrust } from './run-trust.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /*
  * What `runs prune` may remove (docs/security.md, "Other local users"). In a shared runs
@@ -55,7 +56,7 @@ async function openRunDir(dir: string, trust: RunTrust): Promise<OpenedRunDir | 
       const entry = await lstat(dir).catch(() => undefined);
       return entry === undefined ? 'gone' : `${kindOf(entry)}, not a directory`;
     }
-    return `cannot read it: ${code ?? String(error)}`;
+    return `cannot read it: ${describeSystemError(error)}`;
   }
   try {
     const refusal = pruneRefusal(await handle.stat(), 'directory', trust);
@@ -65,7 +66,7 @@ async function openRunDir(dir: string, trust: RunTrust): Promise<OpenedRunDir | 
     }
   } catch (error) {
     await handle.close().catch(() => undefined);
-    return `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return `cannot read it: ${describeSystemError(error)}`;
   }
   const base = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : dir;
   return { handle, base };
@@ -83,7 +84,7 @@ async function contentsRefusal(opened: OpenedRunDir, trust: RunTrust): Promise<{
     }
     return { names };
   } catch (error) {
-    return `cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return `cannot read it: ${describeSystemError(error)}`;
   }
 }
 
@@ -139,7 +140,7 @@ export async function removeOwnedRun(dir: string, trust: RunTrust, release: () =
     }
   } catch (error) {
     await release().catch(() => undefined);
-    return `cannot remove it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    return `cannot remove it: ${describeSystemError(error)}`;
   } finally {
     await opened.handle.close().catch(() => undefined);
   }
@@ -151,6 +152,6 @@ export async function removeOwnedRun(dir: string, trust: RunTrust, release: () =
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     await release().catch(() => undefined);
-    return `cannot remove it: ${code ?? String(error)}`;
+    return `cannot remove it: ${describeSystemError(error)}`;
   }
 }

@@ -25,6 +25,7 @@ import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
 import { LineReader, streamLines } from './line-buffers.js';
 import { UnchangedPositions } from './unchanged-positions.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory {
@@ -128,7 +129,7 @@ async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
-    throw new RunJournalError(code === 'ENOENT' ? `no run ${id} in ${runsDir}` : `cannot read the run journal ${file}: ${code ?? String(error)}`);
+    throw new RunJournalError(code === 'ENOENT' ? `no run ${id} in ${runsDir}` : `cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
   }
   let header: RunHeaderLine | undefined;
   const resumes: ResumeLine[] = [];
@@ -665,7 +666,7 @@ export async function runIds(runsDir: string): Promise<string[]> {
     names = await readdir(runsDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new RunJournalError(`cannot read the runs directory ${runsDir}: ${describeSystemError(error, 'directory')}`);
   }
   return names.filter(isRunId).sort().reverse();
 }

@@ -13,6 +13,7 @@ import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journa
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { writeRunSummary } from './run-summary.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
 export const JOURNAL_FILE = 'journal.ndjson';
@@ -365,6 +366,5 @@ export class RunJournal {
 /** A journal failure as the run's error: one already said (a run held by another) as it is, anything else as a write that failed. */
 function cannotWrite(path: string, error: unknown): RunJournalError | RunJournalWriteError {
   if (error instanceof RunJournalError || error instanceof RunJournalWriteError) return error;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
-  return new RunJournalWriteError(`cannot write the run journal ${path}: ${code}`);
+  return new RunJournalWriteError(`cannot write the run journal ${path}: ${describeSystemError(error)}`);
 }

@@ -4,6 +4,7 @@ import { JOURNAL_FILE, runDir } from './run-journal.js';
 import { join } from 'node:path';
 import { kindOf } from '../system/regular-file.js';
 import { currentTrustContext, directoryProblem } from '../system/trusted-place.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /**
  * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users"): a run
@@ -53,13 +54,13 @@ export async function runProblem(runsDir: string, id: string, trust: RunTrust): 
   if (trust.uid === undefined) return undefined;
   const dir = runDir(runsDir, id);
   const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
-  if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${entry.code ?? entry.message}`;
+  if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;
   if (!entry.isDirectory()) return `${dir} is not a directory (${kindOf(entry)})`;
   const dirProblem = ownerProblem('the run directory', dir, entry, trust);
   if (dirProblem !== undefined) return dirProblem;
   const file = join(dir, JOURNAL_FILE);
   const journal = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
-  if (journal instanceof Error) return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${journal.code ?? journal.message}`;
+  if (journal instanceof Error) return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${describeSystemError(journal, 'file')}`;
   if (!journal.isFile()) return `${file} is not a regular file (${kindOf(journal)}): refused`;
   if (journal.uid !== trust.uid) return `the run journal ${file} is owned by uid ${journal.uid}, not by you (uid ${String(trust.uid)})`;
   return undefined;

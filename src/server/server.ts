@@ -5,6 +5,7 @@ import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration
 import type { Envelope } from '../domain/envelope.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
+import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { TokenCheck } from './token-check.js';
 
 export const API_PREFIX = '/api/v1/integrations';
@@ -51,6 +52,8 @@ export interface ServerOptions {
    */
   closeGraceMs?: number;
   timeouts?: ServerTimeouts;
+  /** The bounds of reading and discarding a refused request's body after its answer (lingering-close.ts). */
+  linger?: LingerBounds;
   /** Injected faults (`local serve --faults`): drawn once per authenticated request to a route. */
   faults?: { spec: FaultSpec; seed: number };
 }
@@ -342,6 +345,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
+  const linger = options.linger ?? DEFAULT_LINGER;
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   // Set once listening: the document may name the server's own URL.
   let openapiText: string | undefined;
@@ -372,8 +376,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (res.headersSent || res.destroyed) return;
       const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
       for (const name in headers) allHeaders[name] = headers[name]!;
-      // A body left unread cannot be skipped on a kept-alive connection: the answer closes it.
+      // A body left unread cannot be skipped on a kept-alive connection: the answer closes it, and
+      // the body's rest is read and dropped after it, so that the client reads the answer.
       if (closing || !bodyRead) allHeaders.connection = 'close';
+      if (!bodyRead) lingerAfterAnswer(req, linger);
       res.writeHead(code, allHeaders);
       res.end(body);
     };
@@ -468,6 +474,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (inFlight === 0) onIdle?.();
   };
   const dispatch = (expectsContinue: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Behind an answer that ends the connection: never answered, so never run.
+    if (isEndedByAnswer(req.socket)) return;
     inFlight += 1;
     void handle(req, res, expectsContinue).then(handled, handled);
   };
@@ -475,6 +483,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Without this listener node answers 100 Continue itself, inviting the body before the token is checked.
   server.on('checkContinue', dispatch(true));
   server.on('clientError', (error: NodeJS.ErrnoException & { bytesParsed?: number; rawPacket?: Buffer }, socket: Socket) => {
+    // Answered already; its body's end cut short by the client is its lingering close's to handle.
+    if (isEndedByAnswer(socket)) return;
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;

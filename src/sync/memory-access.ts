@@ -8,6 +8,7 @@ import { kindOf, NotRegularFileError } from '../system/regular-file.js';
 import { assertDirectoryTrusted, currentTrustContext, entryProblem, UntrustedPlaceError } from '../system/trusted-place.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale, ownLockInfo, readLockInfo, unreadableAge, type LockInfo } from '../system/lock.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /**
  * Who may use a target's sync memory at once (docs/sync.md, "Two runs on one target"): a shared
@@ -79,7 +80,7 @@ async function createMarker(dir: string, path: string, text: string): Promise<vo
       await writeFile(path, text, { flag: 'wx', mode: 0o600 });
     }
   } catch (error) {
-    throw new RunJournalWriteError(`cannot write ${path} (the sync memory's feeding marker): ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new RunJournalWriteError(`cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`);
   }
 }
 
@@ -177,7 +178,7 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${describeSystemError(error, 'directory')}`);
   }
   await assertTrustedMemoryDir(syncDir, dir);
 }
@@ -202,14 +203,14 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
-      if (code !== 'ENOENT') throw new UsageError(`cannot read the sync memory ${file}: ${code ?? String(error)}`);
+      if (code !== 'ENOENT') throw new UsageError(`cannot read the sync memory ${file}: ${describeSystemError(error, 'file')}`);
       if (mode === 'read') return undefined;
       try {
         handle = await open(file, appendFlags | constants.O_CREAT | constants.O_EXCL | base, 0o600);
       } catch (created) {
         // Another feeder made it between the two opens: open theirs (ours, same user) as it is.
         if ((created as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;
-        throw new RunJournalWriteError(`cannot create the sync memory ${file}: ${(created as NodeJS.ErrnoException).code ?? String(created)}`);
+        throw new RunJournalWriteError(`cannot create the sync memory ${file}: ${describeSystemError(created, 'directory')}`);
       }
     }
     try {

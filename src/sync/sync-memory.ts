@@ -14,6 +14,7 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 /** Version of the sync memory's line format; a reader refuses a newer one. */
 export const SYNC_MEMORY_VERSION = 1;
@@ -881,8 +882,7 @@ export class SyncMemory {
   }
 
   private cannotWrite(error: unknown): RunJournalWriteError {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
-    return new RunJournalWriteError(`cannot write the sync memory ${this.file}: ${code} (the next --changed-only run sends again what it could not remember)`);
+    return new RunJournalWriteError(`cannot write the sync memory ${this.file}: ${describeSystemError(error, 'file')} (the next --changed-only run sends again what it could not remember)`);
   }
 }
 
@@ -945,7 +945,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
     dirs = await readdir(syncDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UsageError(`cannot read the sync directory ${syncDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(`cannot read the sync directory ${syncDir}: ${describeSystemError(error, 'directory')}`);
   }
   const found: MemoryContents[] = [];
   for (const dir of dirs.sort()) {

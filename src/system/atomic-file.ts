@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
 import { tempClosed, tempOpened } from './open-temp-files.js';
 import { NODE_REPLACE_OPS, renameRetrying, unlinkRetrying, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
+import { describeSystemError } from './system-error-words.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
 export const ATOMIC_TEMP_PREFIX = '.atomic-';
@@ -145,7 +146,7 @@ export class ReplaceFailedError extends Error {
     readonly keptAt: string,
     cause: unknown,
   ) {
-    super(`cannot replace ${target} (${(cause as NodeJS.ErrnoException).code ?? String(cause)}); the finished file is kept at ${keptAt}`, { cause });
+    super(`cannot replace ${target} (${describeSystemError(cause)}); the finished file is kept at ${keptAt}`, { cause });
     this.name = 'ReplaceFailedError';
     this.code = (cause as NodeJS.ErrnoException).code;
   }

@@ -1,3 +1,6 @@
+import { getSystemErrorMap } from 'node:util';
+import { FileTooLargeError, NotRegularFileError } from './regular-file.js';
+
 /**
  * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
  * tells an admin little; `... the directory does not exist (ENOENT)` tells what to fix. The code
@@ -14,6 +17,11 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ENOTDIR: 'a part of the path is a file, not a directory',
   ENOSPC: 'no space left on the device',
   EDQUOT: 'the disk quota is exhausted',
+  EFBIG: "the file would grow past the largest size allowed (a `ulimit -f` limit or the file system's)",
+  ENAMETOOLONG: 'the path or a name in it is too long',
+  ELOOP: 'too many symbolic links in the path (a link loop?)',
+  EXDEV: 'the two paths are on different file systems',
+  EIO: 'an input/output error (a failing disk, or a network drive that went away)',
   EROFS: 'the file system is read-only',
   EEXIST: 'it already exists',
   ENOTEMPTY: 'the directory is not empty',
@@ -62,14 +70,30 @@ export function systemErrorCode(error: unknown): string | undefined {
 }
 
 /**
- * The reason to put after `cannot <do> <path>: `: words and code (`the directory does not exist
- * (ENOENT)`), the bare code when examctl has no words for it, else the error's message.
+ * The system's own short words for an errno name (`EIO` -> `i/o error`), from the libuv table
+ * Node carries; for codes examctl has no words of its own for. Built once, on first need.
+ */
+let libuvWords: Map<string, string> | undefined;
+function systemTableWords(code: string): string | undefined {
+  if (libuvWords === undefined) {
+    libuvWords = new Map();
+    for (const [name, description] of getSystemErrorMap().values()) libuvWords.set(name, description);
+  }
+  return libuvWords.get(code);
+}
+
+/**
+ * The reason to put after `cannot <do> <path>: `, always in words: `the directory does not exist
+ * (ENOENT)`, `it is a FIFO, not a regular file`, the system's own words for a code examctl has
+ * none for (`i/o error (EIO)`), else the error's message. A bare code never stands alone.
  */
 export function describeSystemError(error: unknown, subject?: PathSubject): string {
+  if (error instanceof NotRegularFileError) return `it is ${error.kind}, not a regular file`;
+  if (error instanceof FileTooLargeError) return `it is larger than the ${error.maxBytes} bytes examctl reads`;
   const code = systemErrorCode(error);
-  if (code !== undefined) {
-    const words = systemErrorWords(code, subject);
-    return words === undefined ? code : `${words} (${code})`;
-  }
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === undefined) return message;
+  const words = systemErrorWords(code, subject) ?? systemTableWords(code);
+  if (words !== undefined) return `${words} (${code})`;
+  return message !== '' && message !== code ? message : `the system refused with ${code}`;
 }

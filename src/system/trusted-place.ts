@@ -3,6 +3,7 @@ import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
+import { describeSystemError } from './system-error-words.js';
 
 /*
  * The one rule for every place examctl takes trust from (docs/security.md, "Other local users"):
@@ -141,7 +142,7 @@ export async function directoryProblem(path: string, context: TrustContext, opti
     // O_DIRECTORY|O_NOFOLLOW on a link: ELOOP on some systems, ENOTDIR on Linux.
     if (code === 'ELOOP' || (code === 'ENOTDIR' && options.noLink && (await lstat(path).catch(() => undefined))?.isSymbolicLink())) return `${path} is a symbolic link: refused, never followed`;
     if (code === 'ENOTDIR') return `${path} is not a directory`;
-    return `cannot open ${path}: ${code ?? String(error)}`;
+    return `cannot open ${path}: ${describeSystemError(error, 'directory')}`;
   }
   try {
     return await openedProblem(path, handle, context, options);

@@ -7,7 +7,7 @@
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
 import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
-import { checkbox, confirm, input, search, select } from '@inquirer/prompts';
+import { checkbox, input, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
 import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
@@ -273,7 +273,7 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
 async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo, known?: readonly HierarchyEntry[]): Promise<HierarchyMembership[]> {
   const memberships: HierarchyMembership[] = [];
   const question = () => (memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?');
-  while (await ask(io, (context) => confirm({ message: question(), default: false }, context))) {
+  while (await askYesNo(io, question(), false)) {
     const index = memberships.length;
     const path = `Hierarchies[${index}]`;
     const check = (raw: string): true | string => {
@@ -569,7 +569,7 @@ export async function offerCorrection<Name extends string>(
   if (named.size === 0) return null;
   // One line per problem, whatever line breaks the service put in its messages.
   note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
-  if (!(await ask(io, (context) => confirm({ message: 'Correct the answers and send again?', default: true }, context)))) return null;
+  if (!(await askYesNo(io, 'Correct the answers and send again?', true))) return null;
   return ask(io, (context) =>
     checkbox<Name>(
       {
@@ -590,5 +590,34 @@ function problemNames(entry: Problem, name: string): boolean {
 
 /** Shows what is about to be sent and asks to go on; the default is no. */
 export async function confirmSend(summary: string, io: PromptIo = {}): Promise<boolean> {
-  return ask(io, (context) => confirm({ message: terminalLines(`${summary}\nSend now?`), default: false }, context));
+  return askYesNo(io, terminalLines(`${summary}\nSend now?`), false);
+}
+
+/** y, yes, n, no (any case, spaces around), or Enter alone for the default; undefined for anything else. */
+function yesNoAnswer(typed: string, defaultYes: boolean): boolean | undefined {
+  const word = typed.trim().toLowerCase();
+  if (word === '') return defaultYes;
+  if (word === 'y' || word === 'yes') return true;
+  if (word === 'n' || word === 'no') return false;
+  return undefined;
+}
+
+/**
+ * A yes/no question that takes only y, yes, n, no or Enter: anything else (a school code typed
+ * into the wrong window, `yesterday`) is said and the question asked again, never read as an answer.
+ */
+async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Promise<boolean> {
+  const enter = defaultYes ? 'yes' : 'no';
+  const typed = await ask(io, (context) =>
+    input(
+      {
+        message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
+        theme: { validationFailureMode: 'clear' },
+        validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${enter}).`,
+        transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
+      },
+      context,
+    ),
+  );
+  return yesNoAnswer(typed, defaultYes) ?? defaultYes;
 }

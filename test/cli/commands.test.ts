@@ -64,7 +64,7 @@ describe('user sync', () => {
       const first = await cli(dir, ['user', 'sync', '--file', input, '--report', 'report.csv']);
       expect(first.code).toBe(1);
       const report = await readFile(join(dir, 'report.csv'), 'utf8');
-      const lines = report.split('\r\n');
+      const lines = report.split(/\r?\n/);
       expect(lines[0]).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages');
       expect(lines[1]).toBe(`u-1,"'=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate,ok,,`);
       expect(lines[2]).toMatch(/^u-2,Bad,Mail,not-an-address,Candidate,failed,209,"?Email: /);
@@ -211,6 +211,31 @@ describe('schedule push', () => {
       expect(items[1]!.errors[0]!.message).toContain('already used');
     });
   });
+
+  it('a JSON request without Schedule or Candidates, or with Candidates not a list, fails with the API\'s required-field problem, not a flags message', async () => {
+    await withTempDir(async (dir) => {
+      const schedule = { ScheduleExtId: 'S-R', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-R', GroupName: 'R' };
+      const candidates = [{ CandidateExtId: 'c-r', FirstName: 'R', LastName: 'S', Email: 'r@example.test' }];
+      const cases: [string, unknown, { field: string; code: null; message: string }][] = [
+        ['no-candidates.json', { Schedule: schedule }, { field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' }],
+        ['candidates-object.json', { Schedule: schedule, Candidates: { CandidateExtId: 'c-r' } }, { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
+        ['candidates-text.json', [{ Schedule: schedule, Candidates: 'c-r' }], { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
+        ['no-schedule.json', { Candidates: candidates }, { field: 'Schedule', code: null, message: 'Schedule is required' }],
+      ];
+      for (const [name, body, problem] of cases) {
+        await writeFile(join(dir, name), JSON.stringify(body));
+        for (const dryRun of [['--dry-run'], []]) {
+          const { code, stdout, stderr } = await cli(dir, ['schedule', 'push', '--file', name, '--json', '--no-input', ...dryRun]);
+          expect(stderr, name).not.toContain('missing --');
+          expect(code, name).toBe(1);
+          const [item] = JSON.parse(stdout).items as Item[];
+          expect(item!.status, name).toBe('failed');
+          expect(item!.errors, name).toEqual([expect.objectContaining(problem)]);
+        }
+      }
+      expect(JSON.parse((await cli(dir, ['local', 'export'])).stdout).Schedules.some((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-R')).toBe(false);
+    });
+  });
 });
 
 describe('collection add', () => {
@@ -257,6 +282,26 @@ describe('invigilators remove', () => {
       expect(items.map((i) => `${i.source.file}:${i.source.line}:${i.status}:${i.errors[0]?.code}`)).toEqual(['ids.txt:1:failed:302', 'ids.txt:2:failed:302']);
     });
   });
+
+  it('an empty list ([]) and a list of empty ids ([""], "") are refused before sending, naming the API\'s codes 100 and 200', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'none.json'), '[]\n');
+      await writeFile(join(dir, 'blank.json'), '[\n  "",\n  "  "\n]\n');
+      const none = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'none.json']);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('no invigilator user ids: give them as arguments or with --file (the API refuses an empty list with code 100');
+      expect(none.stderr).toContain('nothing was sent');
+      const blank = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'blank.json']);
+      expect(blank.code).toBe(2);
+      expect(blank.stderr).toContain('blank.json:2: the array holds no valid id, only empty ones (the API refuses a list without a valid user external id with code 200; nothing was sent)');
+      const argument = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '', '--json']);
+      expect(argument.code).toBe(1);
+      expect((JSON.parse(argument.stdout).items as Item[])[0]!.errors[0]!.code).toBe(200);
+      // Nothing was removed: both invigilators are still there.
+      const removed = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--json']);
+      expect((JSON.parse(removed.stdout).items as Item[])[0]!.status).toBe('ok');
+    });
+  });
 });
 
 describe('review-session show', () => {
@@ -269,9 +314,9 @@ describe('review-session show', () => {
       expect(Array.isArray(content.Results)).toBe(true);
       const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
       // A UTF-8 BOM first, so Excel on Windows shows accents; --no-bom leaves it out.
-      expect(csv.stdout.split('\r\n')[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
+      expect(csv.stdout.split(/\r?\n/)[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom'])).stdout).toMatch(/^CandidateExtId,ScheduleExtId/);
-      expect(csv.stdout.split('\r\n').filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
+      expect(csv.stdout.split(/\r?\n/).filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
     });
   });
 

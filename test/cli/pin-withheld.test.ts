@@ -55,7 +55,7 @@ describe('schedule PINs in run reports', () => {
       expect(run.stdout + run.stderr).not.toContain('7391');
       const report = await readFile(join(dir, 'r.csv'), 'utf8');
       expect(report).not.toContain('7391');
-      const lines = report.split('\r\n');
+      const lines = report.split(/\r?\n/);
       expect(lines[0]).toBe(`${HEAD},status,error_codes,error_messages`);
       expect(lines[1]).toBe('S-OK,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,withheld,c-1,Ann,Lee,a@example.test,ok,,');
       expect(lines[4]).toMatch(/^S-NOPIN,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,,c-4,/);
@@ -202,7 +202,7 @@ describe('review-session show and the PIN', () => {
       const table = await show([]);
       expect(table.stdout).toContain('PIN: 3197');
       const csv = await show(['-o', 'csv']);
-      const lines = csv.stdout.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+      const lines = csv.stdout.replace(/^\uFEFF/, '').trimEnd().split(/\r?\n/);
       expect(lines[0]).toMatch(/,Grade,Pin$/);
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines.slice(1)) expect(line).toMatch(/,3197$/);

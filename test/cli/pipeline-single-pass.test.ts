@@ -204,7 +204,7 @@ describe('real run on the local engine', () => {
       // A real run's report (a dry run's is refused by --only-failed: test/cli/loops.test.ts).
       expect((await cli(dir, ['user', 'sync', '--file', input, '--report', report], {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') })).code).toBe(1);
       const text = await readFile(report, 'utf8');
-      expect(text.split('\r\n')[3]).toMatch(/^u-3,.*,failed,/);
+      expect(text.split(/\r?\n/)[3]).toMatch(/^u-3,.*,failed,/);
       const again = await cli(dir, ['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json']);
       const doc = JSON.parse(again.stdout);
       expect(doc.items.map((i: { id: string }) => i.id)).toEqual(['u-3']);

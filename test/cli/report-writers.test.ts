@@ -67,7 +67,7 @@ describe('CSV report', () => {
       rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old'] }],
     });
     await writer.finish();
-    const lines = out.text.split('\r\n');
+    const lines = out.text.split(/\r?\n/);
     expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages');
     expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address");
   });
@@ -142,7 +142,7 @@ describe('CSV report', () => {
         { line: 3, header: rowHeader, cells: ['c2'] },
       ],
     });
-    const lines = out.text.split('\r\n');
+    const lines = out.text.split(/\r?\n/);
     expect(lines[1]).toBe('c1,failed,,');
     expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad');
   });

@@ -55,9 +55,9 @@ describe('review-session show in the admin\'s zone', () => {
       expect([london[1]!.DateOfBirth, london[1]!.PublishedDate, london[1]!.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T09:00:00+01:00', '2026-10-14T08:02:00+01:00']);
       // ';' alone keeps the point; the comma only when asked.
       const semicolon = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--no-bom']);
-      expect(semicolon.stdout.split('\r\n')[1]).toContain(';87.5;');
+      expect(semicolon.stdout.split(/\r?\n/)[1]).toContain(';87.5;');
       const comma = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--decimal-separator', ',', '--no-bom']);
-      expect(comma.stdout.split('\r\n')[1]).toContain(';"87,5";');
+      expect(comma.stdout.split(/\r?\n/)[1]).toContain(';"87,5";');
       const zone = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--timezone', 'Europe/Londn']);
       expect([zone.code, zone.stdout, zone.stderr]).toEqual([2, '', 'examctl: --timezone: unknown time zone "Europe/Londn": give an IANA name such as Europe/Paris, America/New_York or UTC\n']);
       const format = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--date-format', 'DD/MM/YY']);

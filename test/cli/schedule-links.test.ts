@@ -134,7 +134,7 @@ describe('schedule links', () => {
       const { io, done } = linksRun(dir, { output: 'csv' }, { isTTY: true, promptIo: terminal.io });
       await terminal.play([{ expect: 'Schedule (type to search)', keys: `mail${KEY.enter}` }]);
       expect(await done).toBe(0);
-      expect(io.stdout.text.split('\r\n').filter((line) => line !== '')).toHaveLength(3);
+      expect(io.stdout.text.split(/\r?\n/).filter((line) => line !== '')).toHaveLength(3);
       const off = linksRun(dir, {}, { isTTY: false });
       await expect(off.done).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('missing <ScheduleExtId>') });
     });

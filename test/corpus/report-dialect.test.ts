@@ -21,7 +21,7 @@ describe('a CSV report is written in its input dialect', () => {
       const first = await examctl(['user', 'sync', '--file', input, '--report', report, '--store', store], dir);
       expect(first.code).toBe(1);
       const text = await readFile(report, 'utf8');
-      const lines = text.split('\r\n');
+      const lines = text.split(/\r?\n/);
       expect(lines[0]).toBe('\uFEFFsep=;');
       expect(lines[1]).toBe('ExternalId;FirstName;LastName;Email;Role;Company;status;error_codes;error_messages');
       expect(lines[2]).toBe('eu-1;Zoë;Müller;zoe@students.example.test;Candidate;"Acme; Söhne";ok;;');
@@ -40,17 +40,51 @@ describe('a CSV report is written in its input dialect', () => {
       expect(run.code).toBe(0);
       const text = await readFile(report, 'utf8');
       expect(text.startsWith('\uFEFFExternalId\t')).toBe(true);
-      expect(text.split('\r\n')[0]).toContain('\tstatus\terror_codes\terror_messages');
+      expect(text.split(/\r?\n/)[0]).toContain('\tstatus\terror_codes\terror_messages');
     });
   });
 
-  it('a plain comma file without a BOM gives a plain comma report (no BOM, no sep= line)', async () => {
+  it('a plain comma file without a BOM, LF line ends, gives a plain comma report with LF (no BOM, no sep= line)', async () => {
     await inTempDir(async (dir) => {
       const input = join(dir, 'users.csv');
       await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u1@students.example.test,Candidate\n');
       const report = join(dir, 'r.csv');
       expect((await examctl(['user', 'sync', '--file', input, '--report', report, '--dry-run', '--store', join(dir, 'store')], dir)).code).toBe(0);
-      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages\r\nu-1,Ann,Lee,u1@students.example.test,Candidate,valid,,\r\n');
+      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages\nu-1,Ann,Lee,u1@students.example.test,Candidate,valid,,\n');
+    });
+  });
+
+  it.each([
+    ['BOM, sep=; and ; with CRLF', '\uFEFF', 'sep=;', ';', '\r\n'],
+    ['BOM and ; with LF', '\uFEFF', undefined, ';', '\n'],
+    ['tabs with CRLF, no BOM', '', undefined, '\t', '\r\n'],
+  ])('every retry report keeps the dialect (%s), also when nothing is left: --only-failed, and runs show --report', async (_what, bom, sepLine, delimiter, lineEnd) => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      const header = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role'];
+      const line = (cells: string[]) => `${cells.join(delimiter)}${lineEnd}`;
+      const preamble = `${bom}${sepLine === undefined ? '' : `${sepLine}${lineEnd}`}`;
+      await writeFile(
+        join(dir, 'users.csv'),
+        preamble + line(header) + line(['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']) + line(['u-2', 'Bo', 'Lee', 'bo-at-example', 'Candidate']),
+      );
+      const reportHeader = `${preamble}${line([...header, 'status', 'error_codes', 'error_messages'])}`;
+      expect((await examctl(['user', 'sync', '--file', 'users.csv', '--report', 'r1.csv', '--store', store], dir)).code).toBe(1);
+      const first = await readFile(join(dir, 'r1.csv'), 'utf8');
+      expect(first.startsWith(reportHeader)).toBe(true);
+      // The admin fixes the e-mail; the retry sends that row only and reports nothing left to do.
+      await writeFile(join(dir, 'r1.csv'), first.replace('bo-at-example', 'bo@example.test'));
+      const fixed = await examctl(['user', 'sync', '--file', 'r1.csv', '--only-failed', '--report', 'r2.csv', '--store', store], dir);
+      expect(fixed.code, fixed.stderr).toBe(0);
+      expect(await readFile(join(dir, 'r2.csv'), 'utf8')).toBe(reportHeader);
+      // Its report fed back: no row at all, the same header and dialect.
+      const nothing = await examctl(['user', 'sync', '--file', 'r2.csv', '--only-failed', '--report', 'r3.csv', '--store', store, '--json'], dir);
+      expect(nothing.code, nothing.stderr).toBe(0);
+      expect(await readFile(join(dir, 'r3.csv'), 'utf8')).toBe(reportHeader);
+      const run = (JSON.parse(nothing.stdout) as { run: string }).run;
+      const shown = await examctl(['runs', 'show', run, '--report', 'shown.csv', '--store', store], dir);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(await readFile(join(dir, 'shown.csv'), 'utf8')).toBe(reportHeader);
     });
   });
 });

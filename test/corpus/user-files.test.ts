@@ -83,8 +83,8 @@ describe('user sync --dry-run --json on real-world files', () => {
 describe('user sync refuses broken files before sending anything (exit 2, file:line)', () => {
   const refused: [string, number, RegExp][] = [
     ['windows-1252.csv', 3, /invalid UTF-8; save the file as UTF-8/],
-    // A NUL byte makes the file binary; the reader reports line 1 on purpose (docs/input-formats.md).
-    ['nul-middle.csv', 1, /not a text file \(binary content\)/],
+    // A NUL byte makes the file binary; the reader names the line it is on (docs/input-formats.md).
+    ['nul-middle.csv', 3, /not a text file \(binary content\)/],
     ['comments.json', 3, /malformed JSON/],
     ['duplicate-keys.json', 5, /the key "ExternalId" appears twice in one object \(record starting on line 3\)/],
   ];

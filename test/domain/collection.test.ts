@@ -12,6 +12,7 @@ describe('validateCollection', () => {
   const cases: [string, Record<string, unknown>, string, number | null][] = [
     ['802 ExternalId with a dash', { ExternalId: 'col-1' }, 'ExternalId', 802],
     ['802 ExternalId with a space', { ExternalId: 'col 1' }, 'ExternalId', 802],
+    ['802 ExternalId with upper case ("a-z and 0-9")', { ExternalId: 'ABCK01I2' }, 'ExternalId', 802],
     ['804 Title missing', { Title: undefined }, 'Title', 804],
     ['804 Title empty', { Title: '' }, 'Title', 804],
     ['804 Title null', { Title: null }, 'Title', 804],
@@ -37,6 +38,10 @@ describe('validateCollection', () => {
   it('99 characters is a valid title; null lists mean all and are left out', () => {
     const result = validateCollection({ Title: 't'.repeat(99), ExternalId: 'abc123', Taxonomies: null, ObjectiveRepositories: [] });
     expect(result).toEqual({ ok: true, value: { Title: 't'.repeat(99), ExternalId: 'abc123', ObjectiveRepositories: [] } });
+  });
+
+  it("802 carries the API text's message", () => {
+    expect(problemsOf({ Title: 'Maths', ExternalId: 'Col1' })).toEqual([{ field: 'ExternalId', code: 802, message: 'ExternalId must be alphanumeric (a-z, 0-9)' }]);
   });
 
   it('reports every problem together', () => {

@@ -9,7 +9,7 @@ describe('schedule span (shared with the engine)', () => {
     expect(defaultEndDateTime('2026-03-01T09:00:00.000Z', 90)).toBe('2026-03-01T11:30:00.000Z');
   });
   it('the span must be strictly longer than duration + extra', () => {
-    expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:40:00.000Z', 90, 10)).toEqual(scheduleSpanProblem(90, 10, 100));
+    expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:40:00.000Z', 90, 10)).toEqual(scheduleSpanProblem(90, 10, 100, { startUtc: '2026-03-01T09:00:00.000Z', endUtc: '2026-03-01T10:40:00.000Z' }));
     expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:41:00.000Z', 90, 10)).toBeNull();
   });
   it('the message names both figures', () => {

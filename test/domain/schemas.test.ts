@@ -208,7 +208,10 @@ const scheduleRows: Row[] = [
   ['PIN', '04200', false],
   ['PIN', 420, false],
   ['UseProctoringService', true, true],
-  ['ProctoringServiceTemplateExternalId', 'PT-STD', true],
+  ['ProctoringServiceTemplateExternalId', 'PTSTD', true],
+  ['ProctoringServiceTemplateExternalId', 'PtStd2', true],
+  // "Alphanumeric": no dashes, unlike the ids beside it.
+  ['ProctoringServiceTemplateExternalId', 'PT-STD', false],
   ['ProctoringServiceTemplateExternalId', 'PT STD', false],
   ['UseKeyCode', null, true],
   ['enableAutomaticDataCleanup', 'true', false],
@@ -277,8 +280,10 @@ describe('schedule: zod schema and validateScheduleRequest agree', () => {
 const agreeCollection = (input: unknown) => agree(collectionRequestSchema, validateCollection, input);
 
 const collectionRows: Row[] = [
-  ['ExternalId', 'Col1', true],
-  ['ExternalId', 'Col-1', false],
+  ['ExternalId', 'col1', true],
+  // "a-z and 0-9" (802): the text's letter, which the engine and the document keep.
+  ['ExternalId', 'Col1', false],
+  ['ExternalId', 'col-1', false],
   ['ExternalId', 'x'.repeat(65), false],
   ['Title', 'x'.repeat(99), true],
   ['Title', 'x'.repeat(100), false],

@@ -167,7 +167,7 @@ describe('a workbook on stdout that cannot be written', () => {
         execFile('bash', ['-c', `"${process.execPath}" "${BIN}" template users -o xlsx > /dev/full; echo "status=$?"`], { cwd: dir }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
       );
       expect(ended.stdout.trim()).toBe('status=141');
-      expect(ended.stderr).toContain('cannot write standard output: ENOSPC');
+      expect(ended.stderr).toContain('cannot write standard output: no space left on the device (ENOSPC)');
     });
   });
 });

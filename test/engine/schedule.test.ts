@@ -104,7 +104,7 @@ describe('createSchedule: success', () => {
     expect(result.envelope.Success).toBe(true);
     const stored = store.state.get('schedules')!.get('S-NEW-1') as WorldSchedule;
     expect(stored.UseProctoringService).toBe(true);
-    expect(stored.ProctoringServiceTemplateExternalId).toBe('PT-STD');
+    expect(stored.ProctoringServiceTemplateExternalId).toBe('PTSTD');
     expect(stored.Candidates[0]!.LaunchUrl).toMatch(/^https:\/\/proctor\.example\.test\/launch\?t=[A-Za-z0-9_-]{22,}#/);
   });
 

@@ -321,6 +321,32 @@ describe('confirmSend', () => {
     expect(await answer).toBe(false);
   });
 
+  it('asks again on anything but y, yes, n, no or Enter: a school code typed into it is never a No', async () => {
+    const terminal = new FakeTerminal();
+    const answer = confirmSend('40 users to remote https://exam.example.test', terminal.io);
+    await terminal.play([
+      { expect: 'Send now? (y/N)', keys: `DEPT-ENG${KEY.enter}` },
+      { expect: 'Answer y or n (Enter alone: no).', keys: `yesterday${KEY.enter}` },
+      { expect: 'Answer y or n (Enter alone: no).', keys: ` YES ${KEY.enter}` },
+    ]);
+    expect(await answer).toBe(true);
+    // Each refusal cleared the line: the answer taken is the last one typed, shown as Yes.
+    expect(terminal.screen).toMatch(/Send now\? \(y\/N\) Yes\s*$/);
+  });
+
+  it.each([
+    ['n', false],
+    ['No', false],
+    ['y', true],
+    ['yes', true],
+    ['', false],
+  ])('takes %j as %s', async (typed, expected) => {
+    const terminal = new FakeTerminal();
+    const answer = confirmSend('1 collection', terminal.io);
+    await terminal.play([{ expect: 'Send now?', keys: `${typed}${KEY.enter}` }]);
+    expect(await answer).toBe(expected);
+  });
+
   it('turns an abort (SIGINT elsewhere in the CLI) into InterruptedError', async () => {
     const terminal = new FakeTerminal();
     const controller = new AbortController();

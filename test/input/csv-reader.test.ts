@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCsvRecords, reportStatusOf, normalizeColumnName, splitListCell } from '../../src/input/csv-reader.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
@@ -118,8 +121,24 @@ describe('readCsvRecords: broken files', () => {
   });
 
   it('refuses binary content by name', async () => {
-    const error = await expectInputFileError(read('binary.csv'), { line: 1, reason: /^not a text file \(binary content\)/ });
-    expect(error.message).toMatch(/^binary\.csv:1: not a text file \(binary content\)/);
+    const error = await expectInputFileError(read('binary.csv'), { line: 3, reason: /^not a text file \(binary content\)/ });
+    expect(error.message).toMatch(/^binary\.csv:3: not a text file \(binary content\)/);
+  });
+
+  it('refuses a NUL byte on the line it is on, also far into the file and in UTF-16', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-nul-'));
+    try {
+      const rows = Array.from({ length: 5000 }, (_, i) => `u-${i},Ann,Lee`);
+      rows[3997] = 'u-3997,A\u0000nn,Lee';
+      const text = `ExternalId,FirstName,LastName\n${rows.join('\n')}\n`;
+      await writeFile(join(dir, 'far.csv'), text);
+      // Line 1 is the header: row 3997 is on line 3999, past the first 64 KiB read.
+      await expectInputFileError(collect(readCsvRecords(join(dir, 'far.csv'), { columns: userColumns, displayName: 'far.csv' })), { line: 3999, reason: /^not a text file \(binary content\)$/ });
+      await writeFile(join(dir, 'utf16.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('ExternalId,FirstName\nu-1,Ann\nu-2,B\u0000o\n', 'utf16le')]));
+      await expectInputFileError(collect(readCsvRecords(join(dir, 'utf16.csv'), { columns: userColumns, displayName: 'utf16.csv' })), { line: 3, reason: /binary content/ });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses invalid UTF-8 naming the line it is on', async () => {

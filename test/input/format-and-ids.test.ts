@@ -125,6 +125,6 @@ describe('readIdList', () => {
     await expectInputFileError(readIdList(fixture('ids-no-column.csv')), { line: 1, reason: /no id column: name one of the columns UserExtId/ });
     await expectInputFileError(readIdList(fixture('ids-bad.json')), { line: 1, reason: /array element 1 is not a string/ });
     await expectInputFileError(readIdList(fixture('ids-missing.txt')), { line: undefined, reason: /cannot read: no such file/ });
-    await expectInputFileError(readIdList(fixture('binary.csv')), { line: 1, reason: /binary content/ });
+    await expectInputFileError(readIdList(fixture('binary.csv')), { line: 3, reason: /binary content/ });
   });
 });

@@ -53,8 +53,8 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }));
       await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
       await writeFile(join(dir, 'array.json'), '["Student ID"]');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('"Student ID" (--map-file two.json) and "Matrikelnummer" both map onto ExternalId');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json: the value of "Student ID" must be an API field name');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('--map-file two.json:1: "Student ID" (--map-file two.json:1) and "Matrikelnummer" both map onto ExternalId');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
       expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
@@ -72,7 +72,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'dup.json'), '{"Student ID":"ExternalId",\n "Mobile":"CellularPhone",\n "Mobile":"PhoneNumber"}');
       const { code, stderr } = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'dup.json']);
       expect(code, stderr).toBe(2);
-      expect(stderr).toContain('--map-file dup.json: "Mobile" is mapped twice (again on line 3)');
+      expect(stderr).toContain('--map-file dup.json:3: "Mobile" is mapped twice (first on line 2)');
       expect(stderr).not.toContain('not-there');
     }));
 
@@ -214,27 +214,30 @@ describe('messages that teach the fix', () => {
 });
 
 describe('review-session show -o csv in the dialect asked', () => {
-  it("--delimiter ';' writes the rows for Excel in a German locale (BOM kept, CRLF), the default stays ','", () =>
+  it("--delimiter ';' (BOM kept, CRLF) with --decimal-separator ',' writes the rows for Excel in a German locale; the default stays ','", () =>
     withTempDir(async (dir) => {
       expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
       const comma = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv']);
       const semicolon = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';']);
       expect(semicolon.code, semicolon.stderr).toBe(0);
-      const header = (text: string) => text.replace(/^\ufeff/, '').split('\r\n')[0] as string;
+      const header = (text: string) => text.replace(/^\ufeff/, '').split(/\r?\n/)[0] as string;
       expect(semicolon.stdout.charCodeAt(0)).toBe(0xfeff);
       expect(header(comma.stdout)).toContain(',');
       expect(header(semicolon.stdout)).toBe(header(comma.stdout).split(',').join(';'));
-      expect(semicolon.stdout.split('\r\n').length).toBe(comma.stdout.split('\r\n').length);
+      expect(semicolon.stdout.split(/\r?\n/).length).toBe(comma.stdout.split(/\r?\n/).length);
       const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
       expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
-      // With ';' (Excel where the decimal separator is a comma) a decimal takes a comma; ',' and tab keep the point.
+      // ';' alone keeps the point (a UK officer who only wants ';'); --decimal-separator ',' is Excel in a German locale.
+      const german = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--decimal-separator', ',']);
+      expect(german.code, german.stderr).toBe(0);
       const { parse } = await import('csv-parse/sync');
       const score = (text: string, delimiter: string) => {
         const [head, ...rows] = parse(text.replace(/^\ufeff/, ''), { delimiter }) as string[][];
         return rows.map((row) => row[head!.indexOf('Score')]);
       };
-      expect(score(semicolon.stdout, ';')).toContain('87,5');
-      expect(score(semicolon.stdout, ';')).not.toContain('87.5');
+      expect(score(german.stdout, ';')).toContain('87,5');
+      expect(score(german.stdout, ';')).not.toContain('87.5');
+      expect(score(semicolon.stdout, ';')).toContain('87.5');
       expect(score(comma.stdout, ',')).toContain('87.5');
       expect(score(tab.stdout, '\t')).toContain('87.5');
       const bad = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', '|']);

@@ -71,7 +71,7 @@ describe('readJsonRecords: broken files', () => {
   });
 
   it('refuses binary content and reports a missing file', async () => {
-    await expectInputFileError(read('binary.csv'), { line: 1, reason: /^not a text file \(binary content\)/ });
+    await expectInputFileError(read('binary.csv'), { line: 3, reason: /^not a text file \(binary content\)/ });
     await expectInputFileError(read('missing.json'), { line: undefined, reason: /^cannot read: no such file$/ });
   });
 

@@ -46,6 +46,6 @@ describe('a checkout on Windows', () => {
     expect(env.EXAMCTL_RUNS_DIR).toBe(join('/work/t', '.local', 'state', 'examctl', 'runs'));
     expect(env).not.toHaveProperty('SECRET');
     expect(env).not.toHaveProperty('CI');
-    expect(Object.keys(childEnv('/h', { PATH: '/usr/bin' })).sort()).toEqual(['EXAMCTL_CONFIG_DIR', 'EXAMCTL_RUNS_DIR', 'HOME', 'PATH']);
+    expect(Object.keys(childEnv('/h', { PATH: '/usr/bin' })).sort()).toEqual(['EXAMCTL_CONFIG_DIR', 'EXAMCTL_RUNS_DIR', 'HOME', 'PATH', 'TZ']);
   });
 });

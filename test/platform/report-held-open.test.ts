@@ -55,7 +55,7 @@ describe('a --report held open by another program at the end of the run', () => 
       try {
         expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', 'my report.csv'], io.deps)).toBe(3);
         const said = io.stderr.text;
-        expect(said).toContain('cannot write report my report.csv: EPERM, another program holds the file open (close it in Excel)');
+        expect(said).toContain('cannot write report my report.csv: another program holds the file open (EPERM): close it in Excel');
         expect(said.match(/cannot write report/g)).toHaveLength(1);
       } finally {
         held.heldOpen = undefined;

@@ -29,7 +29,7 @@ describe('Windows code paths', () => {
       try {
         const io = testDeps(dir, { platform: 'win32' });
         expect(await runCli(['template', 'users', '-o', 'xlsx', '--out', 'users.xlsx'], io.deps)).toBe(2);
-        expect(io.stderr.text).toContain('cannot write users.xlsx: EBUSY, the existing file cannot be replaced');
+        expect(io.stderr.text).toContain('cannot write users.xlsx: the existing file cannot be replaced (EBUSY)');
         expect(io.stderr.text).toContain('close it in Excel');
         expect(await readFile(join(dir, 'users.xlsx'), 'utf8')).toBe('open in Excel');
       } finally {

@@ -7,7 +7,7 @@ import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { resolveRemoteTarget } from '../../src/context/remote-settings.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startFaultServer, type FaultServer } from '../support/fault-server.js';
+import { startFaultServer, type FaultServer, type ScriptedReply } from '../support/fault-server.js';
 
 const TOKEN = 'doctor-sekret-42';
 const notFound = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] } };
@@ -225,7 +225,48 @@ describe('examctl login', () => {
 
 describe('examctl login verifies the token before storing it', () => {
   const tokenFile = (dir: string) => join(dir, '.config', 'prod.token');
-  const typing = (io: ReturnType<typeof testDeps>, token = TOKEN): LoginDeps => ({ ...io.deps, askSecret: async () => token });
+  /** The waits between attempts, taken at once and recorded: no test waits for a backoff. */
+  let waits: number[] = [];
+  beforeEach(() => {
+    waits = [];
+  });
+  const typing = (io: ReturnType<typeof testDeps>, token = TOKEN): LoginDeps => ({
+    ...io.deps,
+    askSecret: async () => token,
+    sleep: async (ms) => void waits.push(ms),
+  });
+
+  it.each<[string, ScriptedReply[]]>([
+    ['two 503s', [{ status: 503 }, { status: 503 }]],
+    ['a 429 with Retry-After: 2', [{ status: 429, headers: { 'retry-after': '2' } }]],
+    ['a 502 and a dropped connection', [{ status: 502 }, { destroy: true }]],
+  ])('%s, then the answer: retried like every request, the token stored (exit 0)', async (_what, first) => {
+    await withTempDir(async (dir) => {
+      server.script(...first);
+      server.fallback = notFound;
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
+      const io = testDeps(dir, { isTTY: true });
+      expect(await runCli(['login'], typing(io)), io.stderr.text).toBe(0);
+      expect(server.requests).toHaveLength(first.length + 1);
+      expect(waits).toHaveLength(first.length);
+      if (first[0]?.headers?.['retry-after'] !== undefined) expect(waits).toEqual([2000]);
+      expect(io.stderr.text).toContain('token accepted');
+      expect(await readFile(tokenFile(dir), 'utf8')).toBe(`${TOKEN}\n`);
+    });
+  });
+
+  it('503 at every attempt: gives up after the attempts every request has, exit 3, nothing stored', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = { status: 503 };
+      await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
+      const io = testDeps(dir, { isTTY: true });
+      expect(await runCli(['login'], typing(io))).toBe(3);
+      expect(server.requests).toHaveLength(5);
+      expect(io.stderr.text).toMatch(/failed after 5 attempts in .*: service unavailable \(503\)/);
+      expect(io.stderr.text).toContain('--no-verify');
+      await expect(stat(tokenFile(dir))).rejects.toThrow();
+    });
+  });
 
   it('refused by the service: exit 3, nothing stored', async () => {
     await withTempDir(async (dir) => {

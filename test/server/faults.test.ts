@@ -1,28 +1,18 @@
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import type { ApiResult, IntegrationApi } from '../../src/port/integration-api.js';
+import type { IntegrationApi } from '../../src/port/integration-api.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/system/errors.js';
 import { faultPlan, parseFaultSpec } from '../../src/server/faults.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { answeringApi } from '../support/answering-api.js';
 
 const TOKEN = 'faults-token';
 
 function countingApi(calls: string[]): IntegrationApi {
-  const ok = <T>(content: T): Promise<ApiResult<T>> => Promise.resolve({ status: 200, envelope: { Content: content, Success: true, Errors: null } });
-  return {
-    createSchedule: () => ok('S-1'),
-    getReviewSession: (id) => ok({ ExternalId: id, Results: [] }),
-    addCollection: () => ok({ ExternalId: 'c1', Errors: [] }),
-    upsertUser: (body) => {
-      calls.push((body as { ExternalId: string }).ExternalId);
-      return ok({ User: body as never, GroupErrors: [] });
-    },
-    removeInvigilators: (_id, ids) => ok({ SuccessfullyRemoved: ids, Errors: [] }),
-    close: () => Promise.resolve(),
-  };
+  return answeringApi((body) => calls.push((body as { ExternalId: string }).ExternalId));
 }
 
 async function withFaultyServer(spec: string, run: (server: RunningServer, calls: string[], log: string[]) => Promise<void>, seed = 7): Promise<void> {

@@ -167,8 +167,8 @@ describe('slow, long and broken requests', () => {
       socket.write(`POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
       setTimeout(() => socket.destroy(), 50);
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(log.some((line) => /^POST \/api\/v1\/integrations\/user aborted \d+ms$/.test(line))).toBe(true);
+    // The server's log line is the marker: waited for (bounded), never a fixed sleep.
+    await until(() => log.some((line) => /^POST \/api\/v1\/integrations\/user aborted \d+ms$/.test(line)));
     expect(log.some((line) => / 500 /.test(line))).toBe(false);
   });
 
@@ -231,8 +231,16 @@ describe('answers', () => {
 describe('stopping', () => {
   it('a handler that never settles is abandoned after twice the grace period, so close() always ends', async () => {
     const stuckLog: string[] = [];
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
     const stuck = await startServer({
-      api: { ...api([]), upsertUser: () => new Promise<never>(() => undefined) },
+      api: {
+        ...api([]),
+        upsertUser: () => {
+          entered();
+          return new Promise<never>(() => undefined);
+        },
+      },
       tokens: () => [TOKEN],
       log: (line) => stuckLog.push(line),
       closeGraceMs: 50,
@@ -243,10 +251,18 @@ describe('stopping', () => {
       req.on('response', (res) => resolve(String(res.statusCode)));
       req.end('{"ExternalId":"u-1"}');
     });
-    // The request is in the handler before the stop begins.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The request is in the handler before the stop begins: the handler's call is the marker.
+    await inHandler;
     await stuck.close();
     expect(await answer).toBe('ECONNRESET');
     expect(stuckLog).toContain('stopping: 1 request(s) still running after 100 ms were abandoned');
   });
 });
+
+/** Waits for `condition`, checked every 10 ms, at most 10 s: a marker the code under test sets, not a guess of how long it takes. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 10) {
+    if (waited > 10_000) throw new Error('the condition never held within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

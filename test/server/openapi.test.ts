@@ -118,8 +118,8 @@ const specSchedule: Record<string, Expect> = {
   // string(4): four digits are expected, anything else is sent with a warning (docs/domain-rules.md).
   PIN: str(4),
   UseProctoringService: bool,
-  // "Alphanumeric", but the demo template PT-STD has a dash: dashes allowed, with a warning.
-  ProctoringServiceTemplateExternalId: str(64, { pattern: ALNUM_DASH }),
+  // "Alphanumeric", where the ids beside it say "alphanumeric and dashes".
+  ProctoringServiceTemplateExternalId: str(64, { pattern: portablePattern('^[A-Za-z0-9]+$') }),
   UseKeyCode: bool,
   enableAutomaticDataCleanup: bool,
   dataCleanupNoticePeriod: { type: 'string' },
@@ -144,7 +144,8 @@ const specCandidate: Record<string, Expect> = {
   ProctorUIds: { type: 'array' },
 };
 const specCollection: Record<string, Expect> = {
-  ExternalId: str(64, { pattern: portablePattern('^[A-Za-z0-9]+$') }),
+  // "Alphanumeric, a-z and 0-9" (802).
+  ExternalId: str(64, { pattern: portablePattern('^[a-z0-9]+$') }),
   // string(100) "shorter than 100 symbols": 99 (docs/interpretations.md, "Field rules").
   Title: str(99, { minLength: 1 }),
   Owner: str(64),

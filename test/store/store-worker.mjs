@@ -6,7 +6,7 @@
 //   node store-worker.mjs hold-lock <dir>
 //     takes the store lock, prints "locked", holds it until killed.
 import { openStore } from '../../dist/engine/store/index.js';
-import { StoreLock } from '../../dist/engine/store/lock.js';
+import { StoreLock } from '../../dist/system/lock.js';
 
 const [mode, dir, ...rest] = process.argv.slice(2);
 

@@ -69,9 +69,13 @@ describe('readCell', () => {
   it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {
     const nineAm = new Date(Date.UTC(2026, 2, 1, 9));
     expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', user('StartDateTime'))).toMatchObject({ problem: expect.stringMatching(/^StartDateTime is a date-time cell \(2026-03-01T09:00:00\), which has no time zone/) });
-    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', { field: 'EndDateTime', timeZone: 'Europe/London' })).toEqual({ text: '2026-03-01T09:00:00+00:00' });
+    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', { field: 'EndDateTime', timeZone: 'Europe/London' })).toEqual({
+      text: '2026-03-01T09:00:00+00:00',
+      // The wall time the sheet shows, for messages that quote the file (written-times.ts).
+      wall: { text: '2026-03-01T09:00:00', zone: 'Europe/London' },
+    });
     // Serial-number noise (09:09:59.9996) reads as the second it shows.
-    expect(readCell(new Date(Date.UTC(2026, 2, 1, 9, 10) - 0.4), undefined, { field: 'StartDateTime', timeZone: 'UTC' })).toEqual({ text: '2026-03-01T09:10:00+00:00' });
+    expect(readCell(new Date(Date.UTC(2026, 2, 1, 9, 10) - 0.4), undefined, { field: 'StartDateTime', timeZone: 'UTC' })).toMatchObject({ text: '2026-03-01T09:10:00+00:00' });
   });
 
   it('isDateFormat ignores quoted text and colours', () => {

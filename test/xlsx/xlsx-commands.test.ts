@@ -248,7 +248,7 @@ describe('review-session show -o xlsx', () => {
       expect(xlsx.code).toBe(0);
       expect(xlsx.stdout).toBe('');
       const rows = await sheetRows(xlsx.bytes);
-      const csvRows = csv.stdout.trimEnd().split('\r\n');
+      const csvRows = csv.stdout.trimEnd().split(/\r?\n/);
       expect(rows.length).toBe(csvRows.length);
       expect(rows[0]!.join(',')).toBe(csvRows[0]);
       const tty = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx'], { stdoutIsTTY: true });

@@ -124,7 +124,7 @@ describe("a server's answer that would not fit -o xlsx", () => {
       expect(records[0]!.raw!.cells.length).toBe(MAX_SHEET_COLUMNS);
       // The same answer as CSV keeps every column and the whole cell.
       const csv = await cli(dir, ['--target', 'remote', '--base-url', server!.url, 'review-session', 'show', 'RS-1', '-o', 'csv', '--no-bom'], { EXAMCTL_TOKEN: TOKEN });
-      expect(csv.stdout.split('\r\n')[0]!.split(',')).toHaveLength(20 + MAX_SHEET_COLUMNS);
+      expect(csv.stdout.split(/\r?\n/)[0]!.split(',')).toHaveLength(20 + MAX_SHEET_COLUMNS);
       expect(csv.stdout).toContain('x'.repeat(50_000));
     });
   });

@@ -1,4 +1,4 @@
-import { allKept, grouped, HELP_GROUP, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
+import { allKept, grouped, HELP_GROUP, option, repeatable, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
@@ -6,17 +6,17 @@ import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-opti
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
-    option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'),
+    brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
     SHEET_OPTION,
     ENCODING_OPTION,
     ...RECORD_INPUT_OPTIONS,
   ] as const),
   ...grouped(HELP_GROUP.collectionFields, [
-    option('--title <title>', 'Title (required, under 100 characters)'),
-    option('--external-id <id>', 'ExternalId: letters and digits (generated when absent)'),
-    option('--owner <username>', 'Owner user name (default: the API settings owner)'),
-    repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
-    repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
+    brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
+    brief('ExternalId: a-z and 0-9', option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'), 'generated'),
+    brief('Owner user name', option('--owner <username>', 'Owner user name (default: the API settings owner)'), 'API settings owner'),
+    brief('taxonomy ExternalId; repeatable', repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'), 'all taxonomies'),
+    brief('learning objective repository ExternalId; repeatable', repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'), 'all'),
   ] as const),
 ] as const);
 

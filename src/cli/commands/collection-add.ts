@@ -1,7 +1,7 @@
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { problemsFrom } from '../../api/envelope-errors.js';
 import { COLLECTION_COLUMNS, coerceAndValidateCollection, validateCollection } from '../../domain/index.js';
-import { collectionTextDoubts } from '../../domain/api-text-doubts.js';
+import { collectionForSending } from '../../domain/api-text-doubts.js';
 import { COLLECTION_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { CollectionRequest, CollectionResponseContent } from '../../domain/types.js';
 import type { InputRecord } from '../../input/record.js';
@@ -66,12 +66,11 @@ export async function collectionAddInput(
 }
 
 function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
-  // CSV cells are strings to coerce; JSON values are taken as typed.
-  const prepared = record.raw ? coerceAndValidateCollection(record.fields) : validateCollection(record.fields);
+  // CSV cells are strings to coerce; JSON values are taken as typed. Valid, but wider than the API
+  // text's words (an upper-case ExternalId): sent, with the warning (docs/domain-rules.md).
+  const { prepared, warnings } = collectionForSending(record.fields, record.raw ? coerceAndValidateCollection : validateCollection);
   const unit: Unit<CollectionRequest> = { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
-  // Valid, but wider than the API text's words: sent, with the warning (docs/domain-rules.md).
-  const doubts = prepared.ok ? collectionTextDoubts(prepared.value) : [];
-  return doubts.length > 0 ? { ...unit, warnings: doubts } : unit;
+  return warnings.length > 0 ? { ...unit, warnings } : unit;
 }
 
 /** The flags that give one collection's fields; with --file the fields come from the file instead. */

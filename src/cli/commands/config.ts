@@ -13,6 +13,7 @@ import {
 } from '../../context/config-file.js';
 import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
+import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
 /*
@@ -20,8 +21,11 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
  * No output ever holds a token value: listings say `stored`, `set (file ...)` or `not set`.
  */
 
-/** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values. */
-export async function runSetProfile({ name: given, default: makeDefault, ...globals }: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
+/** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values; the rest are its settings. */
+export async function runSetProfile(
+  { name: given, default: makeDefault, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, unset, ...globals }: ConfigSetProfileOptions,
+  deps: CommandDeps,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const env = deps.env;
   const name = profileName(given, 'set-profile');
@@ -29,12 +33,15 @@ export async function runSetProfile({ name: given, default: makeDefault, ...glob
   if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
   if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
-  const defaults: ProfileUpdate['defaults'] = {};
-  if (options.concurrency !== undefined) defaults.concurrency = options.concurrency;
-  if (options.rate !== undefined) defaults.rate = options.rate;
-  if (Object.keys(defaults).length > 0) update.defaults = defaults;
-  if (makeDefault) update.makeDefault = true;
   const before = await loadConfig(env);
+  const defaults = await profileSettings(
+    { concurrency: options.concurrency, rate: options.rate, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict },
+    before.profiles[name]?.defaults ?? {},
+    deps,
+  );
+  if (Object.keys(defaults).length > 0) update.defaults = defaults;
+  if (unset !== undefined && unset.length > 0) update.unset = unsetKeys(unset);
+  if (makeDefault) update.makeDefault = true;
   const config = await setProfile(name, update, env);
   const verb = name in before.profiles ? 'updated' : 'created';
   await deps.stderr.write(
@@ -114,8 +121,6 @@ function absoluteTokenFile(file: string, deps: CommandDeps): string {
 }
 
 function profileLine(profile: ProfileSummary): string {
-  const defaults = Object.entries(profile.defaults)
-    .map(([key, value]) => `${key} ${String(value)}`)
-    .join(', ');
+  const defaults = settingsText(profile.defaults);
   return `${profile.isDefault ? '*' : ' '} ${profile.name}  ${profile.baseUrl}  token: ${profile.token}${defaults ? `  (${defaults})` : ''}`;
 }

@@ -1,29 +1,32 @@
-import { choice, grouped, HELP_GROUP, option, repeatable } from '../../flags/option-table.js';
+import { choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
-export const SHEET_OPTION = option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)');
+export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)'), 'the first visible');
 
 /** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
-export const NO_BOM_OPTION = option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)');
+export const NO_BOM_OPTION = brief('csv output without the UTF-8 BOM Excel needs for accents', option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)'));
 
 /**
  * The delimiter of CSV that examctl writes with no input to answer (a run report answers in its
  * input's): `;` is what Excel in a locale with a decimal comma (German, French...) splits on.
  */
-export const DELIMITER_OPTION = choice('--delimiter <delimiter>', "csv output: the cell delimiter, ',' (default), ';' (Excel in a locale with a decimal comma, e.g. German) or tab", [',', ';', 'tab']);
+export const DELIMITER_OPTION = brief('csv output: \',\', \';\' or tab', choice('--delimiter <delimiter>', "csv output: the cell delimiter, ',' (default), ';' (Excel in a locale with a decimal comma, e.g. German) or tab", [',', ';', 'tab']), "','");
 
 /** The encoding of a CSV input without a BOM (a WHATWG label, read by TextDecoder). */
-export const ENCODING_OPTION = option(
+export const ENCODING_OPTION = brief('encoding of a CSV without BOM, e.g. windows-1252', option(
   '--encoding <label>',
   'CSV input without a BOM: its encoding, e.g. windows-1252 (Excel\'s "CSV (Comma delimited)" on Windows); default UTF-8',
-);
+), 'UTF-8');
 
 /** A column of the file read as an API field (also `invigilators remove`'s id column). */
-export const MAP_OPTION = repeatable(
+export const MAP_OPTION = brief('read a column as an API field, e.g. "Student ID=ExternalId"', repeatable(
   '--map <column=Field>',
   'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
-);
-export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}; --map entries win');
+));
+export const MAP_FILE_OPTION = brief('map file: columns, value tables, computed fields (--map wins)', option(
+  '--map-file <map.json>',
+  'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}, with value tables and fields computed from columns (examctl template users --map-example); --map entries win',
+));
 
 /**
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
@@ -32,18 +35,18 @@ export const MAP_FILE_OPTION = option('--map-file <map.json>', 'column-to-field 
 export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   MAP_OPTION,
   MAP_FILE_OPTION,
-  repeatable('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable'),
-  option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'),
-  option(
+  brief('a field where the file has no column or an empty cell', repeatable('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable')),
+  brief('how text dates are written, e.g. DD.MM.YYYY', option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'), 'ISO only'),
+  brief('zone of times with no offset, e.g. Europe/Berlin', option(
     '--timezone <zone>',
     'IANA zone (e.g. Europe/Berlin) of date-times written without an offset: text in any input, .xlsx date cells, --start/--end and prompts; a time the clocks skip or repeat fails its record. Without it an offset is required',
-  ),
+  ), 'none'),
 ] as const);
 
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
-  option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing'),
-  option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
+  brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing')),
+  brief('with a run report as --file: only rows whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them')),
   SHEET_OPTION,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,

@@ -1,4 +1,4 @@
-import { allKept, argument, option, type OptionsOf } from '../../flags/option-table.js';
+import { allKept, argument, option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTION } from './file-options.js';
@@ -7,11 +7,11 @@ import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTION } from './file-options.js';
 export const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
-  option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
+  brief('ids: lines, a CSV/.xlsx column or a JSON array', option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'), 'the ids given'),
   SHEET_OPTION,
   MAP_OPTION,
   MAP_FILE_OPTION,
-  option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok'),
+  brief('with a run report as --file: only ids whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok')),
 ] as const);
 
 export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;

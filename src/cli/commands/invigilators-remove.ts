@@ -2,6 +2,7 @@ import type { ApiResult, CallOptions, IntegrationApi } from '../../port/integrat
 import { capProblems, problemsFrom } from '../../api/envelope-errors.js';
 import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
+import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
 import type { Problem, Validation } from '../../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { UsageError } from '../../system/errors.js';
@@ -125,7 +126,7 @@ async function idEntries(
     }
   }
   if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
-  if (entries.length === 0) throw new UsageError('no invigilator user ids: give them as arguments or with --file');
+  if (entries.length === 0) throw new UsageError(`no invigilator user ids: give them as arguments or with --file (${EMPTY_LIST_REFUSAL})`);
   return entries;
 }
 

@@ -1,10 +1,10 @@
-import { option, type OptionsOf } from '../../flags/option-table.js';
+import { option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
 export const LOCAL_INIT_OPTIONS = [
-  option('--seed <world.json>', 'world file to start from'),
-  option('--force', 'replace an existing store (everything in it is lost)'),
+  brief('world file to start from', option('--seed <world.json>', 'world file to start from'), 'the demo world'),
+  brief('replace an existing store (everything in it is lost)', option('--force', 'replace an existing store (everything in it is lost)')),
 ] as const;
 
 export type LocalInitOptions = OptionsOf<typeof LOCAL_INIT_OPTIONS> & GlobalOptions;

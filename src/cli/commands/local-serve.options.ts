@@ -1,4 +1,4 @@
-import { option, parsed, type OptionsOf } from '../../flags/option-table.js';
+import { option, parsed, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { InvalidArgumentError } from 'commander';
@@ -24,12 +24,12 @@ export function publicUrl(value: string): string {
 }
 
 export const LOCAL_SERVE_OPTIONS = [
-  option('--host <host>', 'address to bind', '127.0.0.1'),
-  parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0),
-  parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl),
+  brief('address to bind', option('--host <host>', 'address to bind', '127.0.0.1')),
+  brief('port; 0 is any free port, printed on stderr', parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)),
+  brief('the URL clients use behind a proxy', parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl), 'the listening URL'),
   // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
-  option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'),
-  parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)),
+  brief('inject faults, e.g. 503:10%,reset:2%,latency:5-50ms', option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'), 'none'),
+  brief('seed of the fault draws', parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
 ] as const;
 
 export type LocalServeOptions = OptionsOf<typeof LOCAL_SERVE_OPTIONS> & GlobalOptions;

@@ -1,10 +1,10 @@
-import { option, type OptionsOf } from '../../flags/option-table.js';
+import { option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
 export const LOGIN_OPTIONS = [
-  option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)'),
-  option('--no-verify', 'store the token without checking it against the service first (e.g. the service is not reachable from here)'),
+  brief('read the token from stdin instead of prompting', option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)')),
+  brief('store the token without checking it against the service', option('--no-verify', 'store the token without checking it against the service first (e.g. the service is not reachable from here)')),
 ] as const;
 
 export type LoginOptions = OptionsOf<typeof LOGIN_OPTIONS> & GlobalOptions;

@@ -7,6 +7,7 @@ import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js'
 import { nonEmpty } from '../../system/env-values.js';
 
 import type { LoginOptions } from './login.options.js';
+import type { Sleep } from '../../api/flow-control.js';
 
 /** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
 export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
@@ -14,6 +15,8 @@ export type AskSecret = (message: string, signal?: AbortSignal) => Promise<strin
 export interface LoginDeps extends CommandDeps {
   /** Test seam; defaults to @inquirer/prompts `password` (masked) on stderr. */
   askSecret?: AskSecret;
+  /** Test seam: the wait between two attempts of the token check (default: a timer Ctrl-C ends). */
+  sleep?: Sleep;
 }
 
 /**
@@ -103,10 +106,11 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
 
 /**
  * The token is asked about before it is kept, with doctor's probe (one GET of a review session
- * that cannot exist: 1101 means the token is accepted). Refused: exit 3 and nothing stored.
+ * that cannot exist: 1101 means the token is accepted), retried like every request on a 429,
+ * 502-504 or a dropped connection, within the same limits. Refused: exit 3 and nothing stored.
  * No answer: exit 3 too, naming --no-verify, since a token stored unchecked is the next run's surprise.
  */
-async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
+async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: LoginDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
     import('../../api/remote-probe.js'),
     import('./doctor.js'),
@@ -114,7 +118,14 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
     import('../../domain/codes.js'),
   ]);
   const answer = await probeRemote(
-    { baseUrl, token, allowInsecureHttp: options.allowInsecureHttp ?? false, ...(deps.signal ? { signal: deps.signal } : {}) },
+    {
+      baseUrl,
+      token,
+      allowInsecureHttp: options.allowInsecureHttp ?? false,
+      env: deps.env,
+      retries: deps.sleep === undefined ? {} : { sleep: deps.sleep },
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    },
     `/external/review-sessions/${probeId()}`,
   );
   const nothingStored = 'nothing was stored';

@@ -5,7 +5,8 @@ import { isKnownTimeZone } from '../../domain/local-time.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { TransientTargetError, UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
-import { readOutputTimes, type OutputTimes } from '../../report/output-times.js';
+import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
+import { activeProfile } from '../../context/profile-defaults.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
@@ -45,17 +46,36 @@ function systemTimeZone(env: Readonly<Record<string, string | undefined>>): stri
   return typeof resolved === 'string' && isKnownTimeZone(resolved) ? resolved : 'UTC';
 }
 
-/** The times as asked (`--timezone`, `--date-format`), else in `defaultZone`: refused with exit 2 before anything is read. */
-function outputTimes(options: Pick<ShowOptions, 'timezone' | 'dateFormat'>, defaultZone: string): OutputTimes {
-  const reading = readOutputTimes(
-    {
-      timezone: options.timezone === undefined ? undefined : { text: options.timezone, origin: '--timezone' },
-      dateFormat: options.dateFormat === undefined ? undefined : { text: options.dateFormat, origin: '--date-format' },
-    },
-    defaultZone,
-  );
+/** The times as asked (`--timezone`, `--date-format`, or the profile's), else in `defaultZone`: refused with exit 2 before anything is read. */
+function outputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimes {
+  const reading = readOutputTimes(settings, defaultZone);
   if (!reading.ok) throw new UsageError(reading.message);
   return reading.times;
+}
+
+/**
+ * The output settings: each flag, else the profile's key (docs/cli.md, "review-session show"):
+ * the admin's zone and date format serve both ways, so a profile that reads the exports in
+ * Europe/London shows the results there too.
+ */
+async function outputSettings(
+  flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
+  globals: { profile?: string | undefined; baseUrl?: string | undefined },
+  deps: CommandDeps,
+): Promise<{ times: OutputTimeSettings; delimiter: ShowOptions['delimiter']; decimalSeparator: ShowOptions['decimalSeparator']; profile?: string }> {
+  const profile = await activeProfile(globals, deps.env);
+  const defaults = profile?.defaults;
+  const setting = (flag: string | undefined, name: string, key: 'timezone' | 'dateFormat'): { text: string; origin: string } | undefined => {
+    if (flag !== undefined) return { text: flag, origin: name };
+    const value = defaults?.[key];
+    return value === undefined ? undefined : { text: value, origin: `profile ${profile?.name ?? ''}: ${key}` };
+  };
+  return {
+    times: { timezone: setting(flags.timezone, '--timezone', 'timezone'), dateFormat: setting(flags.dateFormat, '--date-format', 'dateFormat') },
+    delimiter: flags.delimiter ?? defaults?.delimiter,
+    decimalSeparator: flags.decimalSeparator ?? defaults?.decimalSeparator,
+    ...(profile === undefined ? {} : { profile: profile.name }),
+  };
 }
 
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
@@ -112,15 +132,17 @@ async function readSessions(api: IntegrationApi, ids: readonly string[], limit: 
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  const { externalIds, file, sheet, output, showPin, timezone, dateFormat, bom, delimiter, decimalSeparator, ...rest } = options;
+  const { externalIds, file, sheet, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
+  const settings = await outputSettings({ timezone, dateFormat, delimiter: delimiterFlag, decimalSeparator: separatorFlag }, globals, deps);
+  const { delimiter, decimalSeparator } = settings;
   const ids = await idsOf({ externalIds, file, sheet }, deps);
   const several = ids.length > 1 || file !== undefined;
   // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
-  const tableTimes = outputTimes({ timezone, dateFormat }, systemTimeZone(deps.env));
-  // Files and scripts get UTC as sent unless a flag asks (scripts read them); the table is for people.
-  const fileTimes = timezone !== undefined || dateFormat !== undefined ? outputTimes({ timezone, dateFormat }, 'UTC') : undefined;
+  const tableTimes = outputTimes(settings.times, systemTimeZone(deps.env));
+  // Files and scripts get UTC as sent unless a flag or the profile asks (scripts read them); the table is for people.
+  const fileTimes = settings.times.timezone !== undefined || settings.times.dateFormat !== undefined ? outputTimes(settings.times, 'UTC') : undefined;
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
@@ -161,7 +183,8 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    const timesFrom = timezone === undefined ? "this computer's zone; --timezone to change" : '--timezone';
+    const zoneFrom = settings.times.timezone?.origin;
+    const timesFrom = zoneFrom === undefined ? "this computer's zone; --timezone to change" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
     const views = outcomes.flatMap((outcome) =>
       'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom, ...(width === undefined ? {} : { width }) })] : [],
     );

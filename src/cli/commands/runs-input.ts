@@ -2,6 +2,7 @@ import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type Journ
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { RecordJob, Unit } from '../../pipeline/record-job.js';
 import type { InputRecord } from '../../input/record.js';
+import type { TableHeader } from '../../input/index.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
@@ -24,7 +25,7 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
  * them). Without `units` (not asked for), `count` is the header's.
  */
 export type RunInput =
-  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow }
+  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow; /** The table input's header as read, also when it has no row. */ header?: TableHeader }
   | { unlisted: string };
 
 type TableRow = NonNullable<InputRecord['raw']>;
@@ -52,8 +53,10 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
   const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };
+  let tableHeader: TableHeader | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
     const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
+    source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, ...(dialect === undefined ? {} : { dialect }) }));
     for await (const batch of input.units(source.batches())) yield* batch;
   };
   try {
@@ -69,7 +72,7 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
       table = record.raw;
       break;
     }
-    return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }) };
+    return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }), ...(tableHeader === undefined ? {} : { header: tableHeader }) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

@@ -1,35 +1,35 @@
-import { argument, option, parsed, type OptionsOf } from '../../flags/option-table.js';
+import { argument, option, parsed, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 
 export const RUNS_LIST_OPTIONS = [
-  parsed(
+  brief('only runs started since a date or an age (7d, 12h)', parsed(
     '--since <date-or-age>',
     'only runs started at or after this: a date (2026-11-01 is that day 00:00 UTC), an RFC 3339 instant with its zone, or an age (7d, 12h: that long ago)',
     dateOrAge('--since'),
-  ),
+  ), 'every run'),
 ] as const;
 
 export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const;
 
 export const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
-  option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN'),
-  option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'),
-  option(
+  brief('the PIN the run was started with (prefer --pin-file)', option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN')),
+  brief('read that PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'), 'asked'),
+  brief('send to the run\'s recorded target, whatever today\'s flags say', option(
     '--target-from-run',
     "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
-  ),
-  option(
+  )),
+  brief('resume although a later run went to the same target', option(
     '--over-later-runs',
     'resume even though a later run of the same command went to the same target since (refused without it: this run would send its older rows over theirs; --yes alone does not)',
-  ),
+  )),
 ] as const;
 
 export const RUNS_PRUNE_OPTIONS = [
-  parsed('--older-than <duration>', 'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)', duration('--older-than')),
-  option('--all', 'also remove interrupted runs past the same age and count (never a running one)'),
+  brief('remove finished runs older than this, e.g. 30d, 12h', parsed('--older-than <duration>', 'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)', duration('--older-than')), '30d'),
+  brief('also remove interrupted runs (never a running one)', option('--all', 'also remove interrupted runs past the same age and count (never a running one)')),
 ] as const;
 
 export type RunsListOptions = OptionsOf<typeof RUNS_LIST_OPTIONS> & GlobalOptions;

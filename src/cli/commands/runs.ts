@@ -147,6 +147,8 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
     await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what}: ${unlisted.reason}`)}\n`);
   }
   const builder = report.builder;
+  // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
+  if (!('unlisted' in input) && input.header !== undefined) builder.sourceHeader(input.header.cells, input.header.dialect);
   let position = 0;
   const leavers = cells && !('unlisted' in input) ? await leaverRows(run, input, deps) : undefined;
   if (!('unlisted' in input) && input.units !== undefined) {

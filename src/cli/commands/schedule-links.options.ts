@@ -1,4 +1,4 @@
-import { argument, choice, type OptionsOf } from '../../flags/option-table.js';
+import { argument, choice, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
@@ -6,12 +6,12 @@ import { NO_BOM_OPTION } from './file-options.js';
 
 export const SCHEDULE_LINKS_OPTIONS = [
   argument('scheduleExtId', '[scheduleExtId]', 'the schedule whose links to list (on a terminal without it: picked from the store)'),
-  choice(
+  brief('table, csv (a row per candidate) or json', choice(
     '-o, --output <format>',
     'table (on screen), csv (one row per candidate, formula-safe for a mail merge) or json',
     ['table', 'csv', 'json'],
     'table',
-  ),
+  )),
   OUT_OPTION,
   NO_BOM_OPTION,
 ] as const;

@@ -1,4 +1,4 @@
-import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../../flags/option-table.js';
+import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
@@ -7,42 +7,42 @@ import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './s
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const SCHEDULE_PUSH_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
-    mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file'),
-    option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'),
+    brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
+    brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')),
   ] as const),
   ...FILE_OPTIONS,
   ...grouped(HELP_GROUP.request, [
-    choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']),
-    option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)'),
+    brief('DEFAULT or EXTERNAL_ATTEMPTS', choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']), 'DEFAULT'),
+    brief('update a schedule whose ScheduleExtId exists', option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)')),
   ] as const),
   ...grouped(HELP_GROUP.scheduleFields, [
-    option('--schedule-id <id>', 'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")'),
-    option('--assessment <id>', 'AssessmentExtId: the assessment to sit'),
-    option('--title <title>', 'schedule Title (generated when absent)'),
-    option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z'),
-    option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'),
-    option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)'),
-    option('--group-name <name>', 'GroupName: title of that group'),
-    option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
-    option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
-    option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
+    brief('ScheduleExtId', option('--schedule-id <id>', 'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")'), 'a new id examctl names'),
+    brief('AssessmentExtId: the assessment to sit', option('--assessment <id>', 'AssessmentExtId: the assessment to sit')),
+    brief('schedule Title', option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
+    brief('StartDateTime, e.g. 2026-12-01T09:00:00Z', option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z')),
+    brief('EndDateTime', option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'), 'start + duration + 60 min'),
+    brief('GroupExtId: the candidates\' group (created if new)', option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)')),
+    brief('GroupName: title of that group', option('--group-name <name>', 'GroupName: title of that group')),
+    brief('ScheduleGroupExtId: the schedule\'s hierarchy', option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'), 'root'),
+    brief('ScheduleGroupName: title of that hierarchy', option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy')),
+    brief('Owner: user name of the owner', option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'), 'API settings owner'),
     kept(
-      option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN'),
+      brief('PIN for candidates (shows in ps: prefer --pin-file)', option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN')),
       { notKept: 'a secret: its SHA-256 is kept, and runs resume asks for --pin again' },
     ),
-    kept(option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'), {
+    kept(brief('read the PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'), 'asked'), {
       notKept: 'where the PIN came from: runs resume asks for it again',
     }),
-    option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
+    brief('UseProctoringService', option('--proctoring', 'UseProctoringService true (default: the assessment option)'), 'the assessment\'s option'),
     option('--no-proctoring', 'UseProctoringService false'),
-    option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
-    option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'),
+    brief('ProctoringServiceTemplateExternalId', option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'), 'global template'),
+    brief('LockExamOnConnectionLoss', option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'), 'the service\'s'),
     option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false'),
-    option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'),
+    brief('UseKeyCode: log in with keycode slips', option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'), 'the service\'s'),
     option('--no-keycode', 'UseKeyCode false'),
-    option('--auto-cleanup', 'enableAutomaticDataCleanup true'),
+    brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), 'the service\'s'),
     option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
-    option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
+    brief('dataCleanupNoticePeriod, passed through as given', option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')),
   ] as const),
   CHANGED_ONLY_OPTION,
   REQUIRE_MEMORY_OPTION,

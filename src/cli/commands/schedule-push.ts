@@ -16,7 +16,7 @@ import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../system/errors.js';
 import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory } from '../../sync/schedule-memory.js';
-import { normalizeColumnName } from '../../input/index.js';
+import { keepingHeader, normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/run-report.js';
@@ -32,7 +32,8 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import type { ScheduleFieldName, StoreChoices } from '../../terminal/prompts.js';
 import { inputFlagsOf, inputShaping, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import type { RecordShaping } from '../../input/field-map.js';
-import { readRecordDates, readTypedDateTime, type LocalTimeOptions } from '../../domain/local-time.js';
+import { readRecordDates, readTypedDateTime, type LocalTimeOptions, type WrittenTime } from '../../domain/local-time.js';
+import { quoteWritten } from '../../domain/written-times.js';
 import { refuseWithheldPins, withGivenPins } from './withheld-pins.js';
 import { askPin, givenPin } from '../../context/pin-source.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
@@ -190,11 +191,10 @@ export async function schedulePushInput(
   return {
     defaults,
     shaping,
-    records: () =>
-      withGivenPins(
-        oneKindOfRecord(readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping })),
-        () => stringOf(defaults.schedule.PIN),
-      ),
+    records: () => {
+      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping });
+      return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
+    },
     units: (batches) => scheduleUnits(batches, defaults),
     summaryNotes: [NOT_SENT_NOTE],
   };
@@ -250,9 +250,10 @@ async function scheduleDefaults(
   deps: CommandDeps,
 ): Promise<ScheduleDefaults> {
   const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
+  const written: WrittenTime[] = [];
   if (scheduleFile !== undefined) {
     const problems: Problem[] = [];
-    defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems);
+    defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems, '', written);
     if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
   }
   for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
@@ -263,12 +264,14 @@ async function scheduleDefaults(
       const reading = readTypedDateTime(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;
+      if (reading.value !== value.trim()) written.push({ field, text: value.trim(), value: reading.value, ...(reading.zone !== undefined ? { zone: reading.zone } : {}) });
       continue;
     }
     defaults.schedule[field] = value;
   }
   if (workflow !== undefined) defaults.workflow = workflow;
   if (upsert !== undefined) defaults.upsert = upsert;
+  if (written.length > 0) defaults.written = written;
   return defaults;
 }
 
@@ -353,7 +356,11 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
     const start = typeof schedule.StartDateTime === 'string' ? Date.parse(schedule.StartDateTime) : Number.NaN;
     if (!Number.isNaN(start) && start < now) {
       pastCount += 1;
-      if (past.length < PAST_SHOWN) past.push(`${id ?? (candidatesOnly ? 'the new schedule' : `${record.source.file}:${record.source.line}`)} (${String(schedule.StartDateTime)})`);
+      // The start as the file (or --start) wrote it, with the zone used, then UTC: the row is found by what it says.
+      const utc = new Date(start).toISOString();
+      const quoted = quoteWritten(utc, [...(record.written ?? []), ...(defaults.written ?? [])]);
+      const when = quoted === utc ? String(schedule.StartDateTime) : quoted;
+      if (past.length < PAST_SHOWN) past.push(`${id ?? (candidatesOnly ? 'the new schedule' : `${record.source.file}:${record.source.line}`)} (${when})`);
     }
     if (candidatesOnly) break;
   }
@@ -376,8 +383,9 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
  * and the --set fields, which count as a column of every row.
  */
 function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
-  const names = (record.raw?.header ?? Object.keys(record.fields)).map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);
-  return [...names, ...shaping.set.keys()];
+  const header = record.raw?.header ?? Object.keys(record.fields);
+  const names = header.map((name) => shaping.map.get(normalizeColumnName(name)) ?? name);
+  return [...names, ...shaping.set.keys(), ...(shaping.computed?.fieldsOf(header) ?? [])];
 }
 
 function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
@@ -429,7 +437,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record) }, record)));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record)));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -439,7 +447,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   const units: Unit<PreparedSchedule>[] = [];
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
-    const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined };
+    const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined, written: defaults.written };
     units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
   }
   if (units.length > 0) yield units;
@@ -458,8 +466,16 @@ function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
   const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, field: sittingFieldPath(problem.field), line: record.source.line })));
   const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, field: sittingFieldPath(warning.field), line: record.source.line })));
+  const mapped = records.flatMap((record) => (record.mapped ?? []).map((value) => ({ ...value, field: sittingFieldPath(value.field), line: record.source.line })));
+  const written = records.flatMap((record) => record.written ?? []);
   const first = records[0] as InputRecord;
-  return { ...first, ...(problems.length > 0 ? { problems } : {}), ...(warnings.length > 0 ? { warnings } : {}) };
+  return {
+    ...first,
+    ...(problems.length > 0 ? { problems } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    mapped: mapped.length > 0 ? mapped : undefined,
+    written: written.length > 0 ? written : undefined,
+  };
 }
 
 /** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */

@@ -1,22 +1,22 @@
-import { grouped, HELP_GROUP, kept, option } from '../../flags/option-table.js';
+import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-table.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
-export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [option('--sync-dir <dir>', 'where sync memories are kept (env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory, docs/sync.md)')] as const);
+export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('where sync memories are kept', option('--sync-dir <dir>', 'where sync memories are kept (env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory, docs/sync.md)'), 'synced/ by the runs dir')] as const);
 
 /** --changed-only: the nightly sync's flag, on user sync and schedule push. */
-export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [option(
+export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('send only records changed since the last acknowledged run', option(
   '--changed-only',
   'send only records whose request differs from the last one this target acknowledged (the sync memory, docs/sync.md); the others are reported ok, unchanged, not sent',
-  ),
+  )),
 ] as const);
 
 /** --require-memory: a nightly job that must not run as a first night (docs/ci.md). */
 export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
   kept(
-    option(
+    brief('refuse (exit 2) when this target has no sync memory yet', option(
       '--require-memory',
       'with --changed-only or --disable-missing: refuse (exit 2, nothing sent) when this target has no sync memory yet (a lost CI cache), naming where it was looked for',
-    ),
+    )),
     { notKept: 'a check of the first run (a memory must exist); a resume has the memory that run started' },
   ),
 ] as const);

@@ -1,4 +1,4 @@
-import { argument, choice, type OptionsOf } from '../../flags/option-table.js';
+import { argument, brief, choice, option, type OptionsOf } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { OUT_OPTION } from './out-option.js';
@@ -6,9 +6,10 @@ import { NO_BOM_OPTION } from './file-options.js';
 
 export const TEMPLATE_OPTIONS = [
   argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'),
-  choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv'),
+  brief('csv (header row), xlsx (with a Columns sheet) or json', choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv')),
   OUT_OPTION,
   NO_BOM_OPTION,
+  option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
 ] as const;
 
 export type TemplateOptions = OptionsOf<typeof TEMPLATE_OPTIONS> & GlobalOptions;
@@ -23,6 +24,8 @@ export const TEMPLATE = declareCommand({
     '# a workbook: text columns (00456 stays 00456) and a Columns sheet describing each column',
     'examctl template sittings -o xlsx > sittings.xlsx',
     'examctl template candidates -o json > candidates.json',
+    '# a map file to start from: value tables, computed fields, Hierarchies from Y/N columns',
+    'examctl template users --map-example > users-map.json',
   ],
   options: TEMPLATE_OPTIONS,
   takesDryRun: true,

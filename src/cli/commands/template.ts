@@ -15,8 +15,19 @@ export function templateKindOf(kind: string): TemplateKind {
  * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
-export function run({ kind, output, out, bom }: TemplateOptions, deps: CommandDeps): Promise<number> {
+export function run({ kind, output, out, bom, mapExample }: TemplateOptions, deps: CommandDeps): Promise<number> {
+  if (mapExample === true) return withOutFile(out, deps, (to) => writeMapExample(kind, output, to), 'public');
   return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
+}
+
+/** `--map-example`: a map file is JSON (with notes in `//` keys), whatever the template's format would be. */
+async function writeMapExample(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
+  const which = templateKindOf(kind);
+  if (output === 'xlsx') throw new UsageError('--map-example prints a map file, which is JSON: leave out -o xlsx');
+  const { hasMapExample, mapExample } = await import('../../input/map-example.js');
+  if (!hasMapExample(which)) throw new UsageError(`--map-example: ${which} has no map file example (invigilators remove reads one id column: --map "Staff ID=UserExtId"); one of users, candidates, sittings, collection`);
+  await deps.stdout.write(mapExample(which));
+  return 0;
 }
 
 async function writeTemplate(kind: string, output: TemplateOptions['output'], bom: boolean | undefined, deps: CommandDeps): Promise<number> {

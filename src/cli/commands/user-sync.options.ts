@@ -1,4 +1,4 @@
-import { allKept, grouped, HELP_GROUP, option, type OptionsOf } from '../../flags/option-table.js';
+import { allKept, grouped, HELP_GROUP, option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
@@ -6,21 +6,21 @@ import { CHANGED_ONLY_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './s
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const USER_SYNC_OPTIONS = allKept([
-  ...grouped(HELP_GROUP.input, [option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file')] as const),
+  ...grouped(HELP_GROUP.input, [brief('users: CSV, .xlsx, JSON array or NDJSON', option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file'), 'prompt for one user')] as const),
   ...FILE_OPTIONS,
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
-  option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds'),
-  option(
+  brief('the file is everyone: disable users it no longer holds', option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds')),
+  brief('the file is all of this population (e.g. staff)', option(
     '--population <name>',
     'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
-  ),
-  option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)'),
-  option(
+  ), 'all users'),
+  brief('refuse to disable over N users or P%', option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
+  brief('movers: remove links and flags the file no longer gives', option(
     '--prune-memberships',
     'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
-  ),
-  option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)'),
+  )),
+  brief('refuse if over N users or P% lose links', option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
   REQUIRE_MEMORY_OPTION,
   SYNC_DIR_OPTION,
 ] as const);

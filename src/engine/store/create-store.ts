@@ -12,6 +12,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { writeStoreInstance } from './store-instance.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -23,7 +24,7 @@ export async function storeExists(dir: string): Promise<boolean> {
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read (${code ?? String(error)})`, { cause: error });
+    throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
 }
 
@@ -56,7 +57,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOTDIR') throw new UsageError(`${target} exists and is not a directory`);
-    if (code !== 'ENOENT') throw new TargetError(`cannot read ${target}: ${code ?? String(error)}`, { cause: error });
+    if (code !== 'ENOENT') throw new TargetError(`cannot read ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
   }
   if (entries && entries.length > 0) {
     throw new UsageError(`${target} exists and is not an examctl store (no ${CURRENT_FILE}); refusing to touch it`);
@@ -83,7 +84,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   } catch (error) {
     await rm(temp, { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
     if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot create the store at ${target}: ${errnoCode(error) ?? String(error)}`, { cause: error });
+    throw new TargetError(`cannot create the store at ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
   }
 }
 
@@ -107,7 +108,7 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
     await removeLeftovers(target, next);
   } catch (error) {
     if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot replace the store at ${target}: ${errnoCode(error) ?? String(error)}`, { cause: error });
+    throw new TargetError(`cannot replace the store at ${target}: ${describeSystemError(error)}`, { cause: error });
   } finally {
     await lock.release().catch(() => undefined);
   }

@@ -26,6 +26,7 @@ import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 
 /**
  * Compact once the journal outgrows both this and a quarter of the snapshot. The journal is
@@ -158,7 +159,7 @@ class FileStore implements Store {
           if (again.generation !== manifest.generation) continue;
         }
         const file = journal ? snapshotPath : journalPath;
-        throw new StoreDamagedError(code === 'ENOTREG' ? (error as Error).message : `${file}: cannot open (${code ?? String(error)})`, { cause: error });
+        throw new StoreDamagedError(code === 'ENOTREG' ? (error as Error).message : `${file}: cannot open: ${describeSystemError(error, 'file')}`, { cause: error });
       }
       let maps: Maps;
       let hintsVersion: string | null;
@@ -171,7 +172,7 @@ class FileStore implements Store {
         await journal.close();
         throw error instanceof StoreDamagedError
           ? error
-          : new StoreDamagedError(`${snapshotPath}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
+          : new StoreDamagedError(`${snapshotPath}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
       } finally {
         await snapshot.close();
       }
@@ -262,7 +263,7 @@ class FileStore implements Store {
         await appendDurably(journal, buffer, at);
       }
     } catch (error) {
-      throw new TargetError(`cannot write ${this.journalPath}: ${errnoCode(error) ?? String(error)}`, { cause: error });
+      throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, { cause: error });
     }
     this.journalPosition.offset += buffer.length;
     this.journalPosition.lines += 1;

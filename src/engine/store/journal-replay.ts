@@ -5,6 +5,7 @@ import type { Change } from './contract.js';
 import { errnoCode } from '../../system/errno.js';
 import { decodeJournalLine } from './journal.js';
 import { forEachLine } from './line-reader.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 
 /** Just past the last journal line accepted into memory. */
 export interface JournalPosition {
@@ -29,7 +30,7 @@ export async function replayJournal(
   try {
     size = (await journal.stat()).size;
   } catch (error) {
-    throw new StoreDamagedError(`${file}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
+    throw new StoreDamagedError(`${file}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   if (size < position.offset) {
     throw new StoreDamagedError(`${file}: shorter (${size} bytes) than its committed content (${position.offset} bytes)`);
@@ -54,7 +55,7 @@ export async function replayJournal(
     });
   } catch (error) {
     if (error instanceof StoreDamagedError) throw error;
-    throw new StoreDamagedError(`${file}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
+    throw new StoreDamagedError(`${file}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   if (bad && underLock) {
     await journal.truncate(position.offset);

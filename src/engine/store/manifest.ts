@@ -9,6 +9,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { errnoCode } from '../../system/errno.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -35,7 +36,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
     if (errnoCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
-    throw new StoreDamagedError(`${path}: cannot read (${errnoCode(error) ?? String(error)})`, { cause: error });
+    throw new StoreDamagedError(`${path}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   let parsed: Partial<Manifest> & { examctl?: unknown };
   try {

@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../../system/atomic-file.js';
 import { readRegularFile } from '../../system/regular-file.js';
 import { StoreDamagedError } from '../../system/errors.js';
 import { errnoCode } from '../../system/errno.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 
 export const INSTANCE_FILE = 'INSTANCE';
 
@@ -30,6 +31,6 @@ export async function readStoreInstance(dir: string): Promise<string | undefined
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new StoreDamagedError(`${join(dir, INSTANCE_FILE)}: cannot read (${code ?? String(error)})`, { cause: error });
+    throw new StoreDamagedError(`${join(dir, INSTANCE_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
 }

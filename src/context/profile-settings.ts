@@ -1,0 +1,129 @@
+/**
+ * The settings `config set-profile` keeps in a profile beside its target (docs/input-formats.md,
+ * "Profiles"): each checked as the command that reads it would check it, so a profile never
+ * holds a value every run would refuse; and how `config show` writes them.
+ */
+import { resolve } from 'node:path';
+import type { ProfileDefaults } from './config-file.js';
+import type { CommandDeps } from './command-deps.js';
+import { UsageError } from '../system/errors.js';
+import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { checkProfileField, splitPair } from '../input/field-map.js';
+import { isKnownEncoding } from '../input/text-source.js';
+
+/** The flags of `config set-profile` that become settings, as given. */
+export interface ProfileSettingFlags {
+  concurrency?: number | undefined;
+  rate?: number | undefined;
+  mapFile?: string | undefined;
+  map?: string[] | undefined;
+  set?: string[] | undefined;
+  dateFormat?: string | undefined;
+  timezone?: string | undefined;
+  encoding?: string | undefined;
+  delimiter?: ProfileDefaults['delimiter'];
+  decimalSeparator?: ProfileDefaults['decimalSeparator'];
+  strict?: boolean | undefined;
+}
+
+/** Each setting's key in the config file, by the flag that sets it (`--unset` takes either name). */
+const SETTING_KEYS: Readonly<Record<string, keyof ProfileDefaults>> = {
+  'map-file': 'mapFile',
+  map: 'map',
+  set: 'set',
+  'date-format': 'dateFormat',
+  timezone: 'timezone',
+  encoding: 'encoding',
+  delimiter: 'delimiter',
+  'decimal-separator': 'decimalSeparator',
+  strict: 'strict',
+  concurrency: 'concurrency',
+  rate: 'rate',
+};
+
+/** `--unset date-format` (or `dateFormat`): the keys to remove; an unknown name is exit 2 listing the known ones. */
+export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
+  return names.map((name) => {
+    const key = Object.entries(SETTING_KEYS).find(([flag, setting]) => normalizeColumnName(flag) === normalizeColumnName(name) || normalizeColumnName(setting) === normalizeColumnName(name));
+    if (key === undefined) throw new UsageError(`--unset ${name}: not a setting of a profile; one of ${Object.keys(SETTING_KEYS).join(', ')}`);
+    return key[1];
+  });
+}
+
+/**
+ * The settings to store, checked: a map file is read now (a bad one is refused here, not at 2 am)
+ * and kept by its absolute path; `--map` and `--set` add to the profile's entries; a date format,
+ * zone or encoding examctl cannot read is refused naming the flag.
+ */
+export async function profileSettings(flags: ProfileSettingFlags, existing: ProfileDefaults, deps: CommandDeps): Promise<ProfileDefaults> {
+  const settings: ProfileDefaults = {};
+  if (flags.concurrency !== undefined) settings.concurrency = flags.concurrency;
+  if (flags.rate !== undefined) settings.rate = flags.rate;
+  let format;
+  if (flags.dateFormat !== undefined) {
+    const parsed = parseDateFormat(flags.dateFormat);
+    if (!parsed.ok) throw new UsageError(`--date-format ${flags.dateFormat}: ${parsed.message}`);
+    settings.dateFormat = flags.dateFormat;
+    format = parsed.format;
+  } else if (existing.dateFormat !== undefined) {
+    const parsed = parseDateFormat(existing.dateFormat);
+    if (parsed.ok) format = parsed.format;
+  }
+  if (flags.timezone !== undefined) {
+    if (!isKnownTimeZone(flags.timezone)) throw new UsageError(`--timezone: ${unknownTimeZoneMessage(flags.timezone)}`);
+    settings.timezone = flags.timezone;
+  }
+  if (flags.encoding !== undefined) {
+    if (!isKnownEncoding(flags.encoding)) throw new UsageError(`--encoding ${flags.encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+    settings.encoding = flags.encoding;
+  }
+  if (flags.delimiter !== undefined) settings.delimiter = flags.delimiter;
+  if (flags.decimalSeparator !== undefined) settings.decimalSeparator = flags.decimalSeparator;
+  if (flags.strict !== undefined) settings.strict = flags.strict;
+  if (flags.mapFile !== undefined) {
+    const path = resolve(deps.cwd, flags.mapFile);
+    const { readMapFile } = await import('../input/map-file.js');
+    await readMapFile(path, `--map-file ${flags.mapFile}`);
+    settings.mapFile = path;
+  }
+  if (flags.map !== undefined && flags.map.length > 0) {
+    const map: Record<string, string> = { ...existing.map };
+    for (const entry of flags.map) {
+      const [source, field] = splitPair(entry, '--map', true);
+      map[source] = checkProfileField('--map', field, undefined, {});
+    }
+    settings.map = map;
+  }
+  if (flags.set !== undefined && flags.set.length > 0) {
+    const dates: LocalTimeOptions = { format, timeZone: settings.timezone ?? existing.timezone };
+    const set: Record<string, string> = { ...existing.set };
+    for (const entry of flags.set) {
+      const [field, value] = splitPair(entry, '--set', false);
+      set[checkProfileField('--set', field, value, dates)] = value;
+    }
+    settings.set = set;
+  }
+  return settings;
+}
+
+/** A name or value as a listing writes it: quoted when it holds a blank, a comma or a quote. */
+function word(text: string): string {
+  return /^[^\s,"]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/** A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate, timezone Europe/London`. */
+export function settingsText(defaults: ProfileDefaults): string {
+  const order: string[] = Object.values(SETTING_KEYS);
+  const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);
+  return Object.entries(defaults)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([key, value]) => {
+      if (typeof value === 'object' && value !== null) {
+        const pairs = Object.entries(value as Record<string, unknown>).map(([name, inner]) => `${word(name)}=${word(String(inner))}`);
+        return `${key} ${pairs.join(' ')}`;
+      }
+      return `${key} ${word(String(value))}`;
+    })
+    .join(', ');
+}

@@ -1,0 +1,321 @@
+/**
+ * The map file's values (docs/input-formats.md, "Map files"): a column's words translated by a
+ * value table, and fields computed from columns (a template, a fallback column, Hierarchies with
+ * permission flags from yes/no columns). Each record is shaped from its own cells: a CSV or xlsx
+ * row's by its header, a JSON record's by its keys as written. A word the table does not know
+ * (and no default) fails its record, naming the word, the column and the known words: it is
+ * never sent as it is. What was computed is kept on the record (`mapped`) for the reports.
+ */
+import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
+import type { FieldRule } from '../domain/field-rules.js';
+import type { Problem } from '../domain/problem.js';
+import { quotedValue } from '../domain/problem.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { splitListCell, type HeaderSources } from './csv-reader.js';
+import { listWithCount } from './name-hints.js';
+import type { HierarchyFlag, TemplatePart, ValueSource, ValueTable } from './map-file.js';
+import type { InputRecord, MappedValue } from './record.js';
+
+/** A value table ready for lookups: words compared as column names are (case and spacing forgiven). */
+interface Lookup {
+  byKey: ReadonlyMap<string, string>;
+  known: readonly string[];
+  default?: string | undefined;
+}
+
+/** A column named by an entry: as written, and as headers are compared. */
+interface NamedColumn {
+  name: string;
+  key: string;
+}
+
+/** One way to a value: one column, or a template (a value only when every column it names has one). */
+interface Source {
+  columns: readonly NamedColumn[];
+  parts?: readonly TemplatePart[];
+}
+
+/** One field the map file computes or translates, checked against the command's fields. */
+export interface Computation {
+  field: string;
+  /** The field reads a `|` list (Hierarchies, Labels): each entry translated on its own. */
+  list: boolean;
+  /** The field's rule: a JSON record's value is typed by it, as a cell's is later. */
+  rule?: FieldRule | undefined;
+  /** `--map-file hr.json:9 "Hierarchies"`, for messages. */
+  where: string;
+  /** A column read as the field through a table: the reader mapped the column already; this replaces its value. */
+  translates: boolean;
+  sources: readonly Source[];
+  table?: Lookup | undefined;
+  flags: readonly (NamedColumn & { flag: HierarchyFlag })[];
+}
+
+/** A computation as the map file gave it, with its field's own name and kind. */
+export interface ComputationSpec {
+  field: string;
+  list: boolean;
+  rule?: FieldRule | undefined;
+  where: string;
+  translates: boolean;
+  sources: readonly ValueSource[];
+  values?: ValueTable | undefined;
+  flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
+}
+
+const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(name) });
+
+function lookupOf(table: ValueTable): Lookup {
+  const byKey = new Map<string, string>();
+  for (const [word, value] of Object.entries(table.words)) byKey.set(normalizeColumnName(word), value.trim());
+  return { byKey, known: Object.keys(table.words), default: table.default?.trim() };
+}
+
+export function compileComputation(spec: ComputationSpec): Computation {
+  return {
+    field: spec.field,
+    list: spec.list,
+    rule: spec.rule,
+    where: spec.where,
+    translates: spec.translates,
+    sources: spec.sources.map((source) =>
+      'column' in source ? { columns: [named(source.column)] } : { columns: source.template.flatMap((part) => ('column' in part ? [named(part.column)] : [])), parts: source.template },
+    ),
+    table: spec.values === undefined ? undefined : lookupOf(spec.values),
+    flags: (spec.flags ?? []).map(({ column, flag }) => ({ ...named(column), flag })),
+  };
+}
+
+/** A row's cells by column (normalized name -> text), however the record was read. */
+type CellOf = (key: string) => { name: string; text: string } | undefined;
+
+/** Which sources of each computation a file's header has (a computation with none does nothing for that file). */
+type HeaderPlan = readonly (readonly Source[])[];
+
+/** The yes/no of a flag cell: Y/N, yes/no, true/false, 1/0 (any case); an empty cell is no. */
+function flagCell(text: string): boolean | undefined {
+  const lower = text.trim().toLowerCase();
+  if (lower === 'y') return true;
+  if (lower === 'n') return false;
+  return parseBooleanSpelling(lower);
+}
+
+/** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has. */
+function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
+  if (flags.length === 0) return entry;
+  const colon = entry.indexOf(':');
+  const written = colon < 0 ? [] : entry.slice(colon + 1).split('+').map((flag) => flag.trim().toLowerCase()).filter((flag) => flag !== '');
+  const all = [...new Set([...written, ...flags])];
+  return `${colon < 0 ? entry : entry.slice(0, colon)}:${all.join('+')}`;
+}
+
+/**
+ * The map file's computations for one command: the columns they read (known to the readers,
+ * not fields themselves), the header's checks, and each record's shaping.
+ */
+export class ComputedFields implements HeaderSources {
+  readonly sources: ReadonlySet<string>;
+  private readonly plans = new WeakMap<readonly string[], { plan: HeaderPlan; index: ReadonlyMap<string, number> }>();
+
+  /** Columns read as a field through a table (normalized): a JSON key of one gives way to the translated value. */
+  private readonly translated: ReadonlySet<string>;
+
+  constructor(
+    readonly computations: readonly Computation[],
+    /** JSON keys that stay (normalized): the command's fields and the columns the map renames; a source that is none is read, then dropped. */
+    private readonly keep: ReadonlySet<string>,
+  ) {
+    const sources = new Set<string>();
+    const translated = new Set<string>();
+    for (const computation of computations) {
+      for (const source of computation.sources) for (const column of source.columns) sources.add(column.key);
+      for (const flag of computation.flags) sources.add(flag.key);
+      if (computation.translates) for (const source of computation.sources) for (const column of source.columns) translated.add(column.key);
+    }
+    this.sources = sources;
+    this.translated = translated;
+  }
+
+  /** The sources a header has, per computation: a source is there when every column it names is. */
+  private planOf(keys: ReadonlySet<string>): HeaderPlan {
+    return this.computations.map((computation) => computation.sources.filter((source) => source.columns.every((column) => keys.has(column.key))));
+  }
+
+  /**
+   * What a header cannot give (the reader refuses the file with them, naming its header line):
+   * a template some of whose columns are missing, a flag column missing, or a computed field that
+   * is also a column of the file.
+   */
+  headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[] {
+    const problems: string[] = [];
+    const plan = this.planOf(keys);
+    this.computations.forEach((computation, i) => {
+      for (const source of computation.sources) {
+        const missing = source.columns.filter((column) => !keys.has(column.key));
+        if (source.parts !== undefined && missing.length > 0 && missing.length < source.columns.length) {
+          problems.push(`${computation.where}: the template names ${missing.map((column) => JSON.stringify(column.name)).join(', ')}, which the header does not have`);
+        }
+      }
+      if ((plan[i] as readonly Source[]).length === 0) return;
+      const flagsMissing = computation.flags.filter((flag) => !keys.has(flag.key));
+      if (flagsMissing.length > 0) problems.push(`${computation.where}: the flag ${flagsMissing.length === 1 ? 'column' : 'columns'} ${flagsMissing.map((flag) => JSON.stringify(flag.name)).join(', ')} not in the header`);
+      if (!computation.translates && fieldsOfColumns.has(computation.field)) {
+        problems.push(`${computation.field} is both a column of the file and computed by ${computation.where}: one or the other`);
+      }
+    });
+    return problems;
+  }
+
+  /**
+   * The fields the map file computes for a file with this header (a JSON record's keys): what a
+   * command counts among the file's columns, as it counts a mapped column or a --set field.
+   */
+  fieldsOf(header: readonly string[]): string[] {
+    const plan = this.planOf(new Set(header.map(normalizeColumnName)));
+    return this.computations.filter((_, i) => (plan[i] as readonly Source[]).length > 0).map((computation) => computation.field);
+  }
+
+  /** A CSV or xlsx header's plan and column positions, made once per file (its rows share the header array). */
+  private headerPlan(header: readonly string[]): { plan: HeaderPlan; index: ReadonlyMap<string, number> } {
+    let known = this.plans.get(header);
+    if (known === undefined) {
+      const index = new Map<string, number>();
+      header.forEach((name, i) => {
+        const key = normalizeColumnName(name);
+        if (!index.has(key)) index.set(key, i);
+      });
+      known = { plan: this.planOf(new Set(index.keys())), index };
+      this.plans.set(header, known);
+    }
+    return known;
+  }
+
+  /**
+   * One record with the map file's values: a CSV or xlsx row from its cells (the reader mapped its
+   * header already); a JSON record from its keys as written, before the map renames them, the keys
+   * read only as sources then dropped. A whole schedule request is left to its own keys.
+   */
+  apply(record: InputRecord): InputRecord {
+    const raw = record.raw;
+    let plan: HeaderPlan;
+    let cellOf: CellOf;
+    if (raw !== undefined) {
+      const { plan: headerPlan, index } = this.headerPlan(raw.header);
+      plan = headerPlan;
+      cellOf = (key) => {
+        const at = index.get(key);
+        const text = at === undefined ? '' : (raw.cells[at] ?? '');
+        return text === '' ? undefined : { name: raw.header[at as number] as string, text };
+      };
+    } else {
+      plan = this.computations.map((computation) => computation.sources);
+      const keys = new Map<string, string>();
+      for (const key of Object.keys(record.fields)) if (!keys.has(normalizeColumnName(key))) keys.set(normalizeColumnName(key), key);
+      cellOf = (key) => {
+        const name = keys.get(key);
+        const text = name === undefined ? '' : jsonCellText(record.fields[name]);
+        return text === '' ? undefined : { name: name as string, text };
+      };
+    }
+    const results: ({ entries: string[]; from: Record<string, string> } | { problem: string } | undefined)[] = this.computations.map((computation, i) => {
+      const sources = plan[i] as readonly Source[];
+      return sources.length === 0 ? undefined : this.computed(computation, sources, cellOf);
+    });
+    let fields: Record<string, unknown> | undefined;
+    if (raw === undefined) {
+      // A JSON key read only as a source is no field: dropped, so it is not an unknown key; a
+      // translated key gives way to its field's value.
+      for (const key of Object.keys(record.fields)) {
+        const normalized = normalizeColumnName(key);
+        if (this.sources.has(normalized) && (!this.keep.has(normalized) || this.translated.has(normalized))) delete (fields ??= { ...record.fields })[key];
+      }
+    }
+    const problems: Problem[] = [];
+    const mapped: MappedValue[] = [];
+    this.computations.forEach((computation, i) => {
+      const result = results[i];
+      if (result === undefined) return;
+      fields ??= { ...record.fields };
+      if ('problem' in result) {
+        delete fields[computation.field];
+        problems.push({ field: computation.field, code: null, message: result.problem });
+        return;
+      }
+      if (!computation.translates && fields[computation.field] !== undefined && fields[computation.field] !== '') {
+        problems.push({ field: computation.field, code: null, message: `${computation.field} is given twice: as ${computation.field} and computed by ${computation.where}` });
+        return;
+      }
+      const value = computation.list ? result.entries : result.entries[0];
+      // A CSV or xlsx row's cells are typed by the command, a JSON record's values are taken as
+      // typed: a value the map file made for one is typed here, as its cell would have been.
+      fields[computation.field] = raw === undefined && computation.rule?.cell !== undefined ? coerceCell(computation.field, computation.rule.cell, value, problems) : value;
+      mapped.push({ field: computation.field, value: result.entries.join('|'), from: result.from });
+    });
+    if (fields === undefined) return record;
+    const shaped: InputRecord = { ...record, fields };
+    if (problems.length > 0) shaped.problems = [...(record.problems ?? []), ...problems];
+    if (mapped.length > 0) shaped.mapped = mapped;
+    return shaped;
+  }
+
+  /** The value of one computation for one row, with the cells it came from; undefined when the row gives none. */
+  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | { problem: string } | undefined {
+    const from: Record<string, string> = {};
+    let value: string | undefined;
+    for (const source of sources) {
+      const cells = source.columns.map((column) => cellOf(column.key));
+      if (cells.some((cell) => cell === undefined)) continue;
+      for (const cell of cells) from[(cell as { name: string }).name] = (cell as { text: string }).text;
+      value =
+        source.parts === undefined
+          ? (cells[0] as { text: string }).text
+          : source.parts.map((part) => ('text' in part ? part.text : (cellOf(normalizeColumnName(part.column)) as { text: string }).text)).join('');
+      break;
+    }
+    const flags: HierarchyFlag[] = [];
+    const givers: string[] = [];
+    for (const flag of computation.flags) {
+      const cell = cellOf(flag.key);
+      if (cell === undefined) continue;
+      from[cell.name] = cell.text;
+      const yes = flagCell(cell.text);
+      if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})` };
+      if (yes) {
+        flags.push(flag.flag);
+        givers.push(`${cell.name} ${quotedValue(cell.text)}`);
+      }
+    }
+    if (value === undefined) {
+      if (flags.length === 0) return undefined;
+      const columns = sources.flatMap((source) => source.columns.map((column) => JSON.stringify(column.name))).join(' or ');
+      return { problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${columns} is empty: a flag needs a hierarchy (${computation.where})` };
+    }
+    let entries = computation.list ? splitListCell(value) : [value.trim()];
+    if (entries.length === 0) return undefined;
+    const table = computation.table;
+    if (table !== undefined) {
+      const translated: string[] = [];
+      for (const entry of entries) {
+        const found = table.byKey.get(normalizeColumnName(entry)) ?? table.default;
+        if (found === undefined) {
+          const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
+          const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;
+          const known = listWithCount(table.known.map((word) => JSON.stringify(word)));
+          return { problem: `${said} has no entry in the value table of ${computation.where} (known: ${known}); it is not sent as it is: add it to "values", or give a "default"` };
+        }
+        translated.push(found);
+      }
+      entries = translated;
+    }
+    if (computation.flags.length > 0) entries = entries.map((entry) => withFlags(entry, flags));
+    return { entries, from };
+  }
+}
+
+/** A JSON value as a cell's text: strings trimmed, numbers and booleans written, a list of strings joined by `|`. */
+function jsonCellText(value: unknown): string {
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value.join('|');
+  return '';
+}

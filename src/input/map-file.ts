@@ -1,0 +1,301 @@
+/**
+ * A map file (`--map-file`, a profile's `mapFile`; docs/input-formats.md, "Map files"): one JSON
+ * object whose keys are the export's columns or the fields computed from them. Today's form,
+ * `{"Student ID": "ExternalId"}`, is one kind of entry among these:
+ *
+ *   "Student ID": "ExternalId"                                   a column read as a field
+ *   "Subject": {"field": "Labels", "values": {...}, "default": "x"}  the same, its words translated
+ *   "UserName": {"template": "{Given name}.{Surname}"}           a field computed from columns
+ *   "Email": {"column": "School email", "fallback": "Home email"}  the first column with a value
+ *   "Hierarchies": {"column": "Department", "values": {...},
+ *                   "flags": {"Exams Officer": "coordinator"}}   memberships with permission flags
+ *
+ * Keys starting with `//` are notes, at any level. Declarative only: no expression is ever run.
+ * Read with a size limit, checked with zod; every refusal names the file, the line and the key.
+ */
+import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
+import { UsageError } from '../system/errors.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
+import { formatBytes } from '../formats/number-format.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { cannotReadReason, decodeByBom } from './text-source.js';
+import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
+import { listWithCount } from './name-hints.js';
+
+
+/** A key starting with this is a note for the reader of the file, ignored at any level. */
+export const NOTE_KEY_PREFIX = '//';
+
+/** The permission flags a Hierarchies entry takes (`DEPT-MATH:coordinator+reports`), as `flags` names them. */
+export type HierarchyFlag = keyof typeof HIERARCHY_CELL_FLAGS;
+const FLAG_NAMES = Object.keys(HIERARCHY_CELL_FLAGS) as HierarchyFlag[];
+
+/** The export's words and the platform's, as the map file writes them. */
+export interface ValueTable {
+  words: Readonly<Record<string, string>>;
+  default?: string | undefined;
+}
+
+/** One piece of a template: text as written, or a column's value. */
+export type TemplatePart = { text: string } | { column: string };
+
+/** Where a field's value comes from: one column, or a template of several. */
+export type ValueSource = { column: string } | { template: readonly TemplatePart[] };
+
+/** Where an entry is written: for messages, `file:line "key"`. */
+export interface EntryPlace {
+  origin: string;
+  line: number;
+  key: string;
+}
+
+/** A column read as a field (the key is the column), maybe through a value table. */
+export interface ColumnEntry extends EntryPlace {
+  source: string;
+  field: string;
+  values?: ValueTable | undefined;
+}
+
+/** A field computed from columns (the key is the field). */
+export interface ComputedEntry extends EntryPlace {
+  field: string;
+  /** Tried in order: the first that gives a value (a template gives one when every column it names has one). */
+  sources: readonly ValueSource[];
+  values?: ValueTable | undefined;
+  /** Hierarchies only: a yes in the column adds the flag to the membership. */
+  flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
+}
+
+export interface MapFileEntries {
+  columns: ColumnEntry[];
+  computed: ComputedEntry[];
+}
+
+/** `file:line` for a message about the key at `path` (the file's own line numbers). */
+function placeOf(origin: string, lines: KeyLines, path: readonly string[]): string {
+  const line = lines.get(path.join('\u0000'));
+  return line === undefined ? origin : `${origin}:${line}`;
+}
+
+/** A key path as a message names it: `"Hierarchies" > "flags" > "Exams Officer"`. */
+export function keyPath(path: readonly string[]): string {
+  return path.map((key) => JSON.stringify(key)).join(' > ');
+}
+
+type KeyLines = Map<string, number>;
+
+/**
+ * The line of every object key of a (valid) JSON text, by its path joined with NUL, and the first
+ * key given twice in one object (JSON.parse would keep only the last). Notes (`//` keys) may repeat.
+ */
+export function jsonKeyLines(text: string): { lines: KeyLines; duplicate?: { path: string[]; line: number; first: number } } {
+  const lines: KeyLines = new Map();
+  const siblings = new Map<string, Set<string>>();
+  let duplicate: { path: string[]; line: number; first: number } | undefined;
+  // Keys come in order: their lines are counted on from the last one's.
+  let line = 1;
+  let counted = 0;
+  jsonSyntaxErrorOffset(text, (key, offset, path) => {
+    for (let at = text.indexOf('\n', counted); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++;
+    counted = offset;
+    const at = path.join('\u0000');
+    const parent = path.slice(0, -1).join('\u0000');
+    const seen = siblings.get(parent) ?? new Set<string>();
+    siblings.set(parent, seen);
+    if (seen.has(key) && !key.startsWith(NOTE_KEY_PREFIX)) duplicate ??= { path: [...path], line, first: lines.get(at) ?? line };
+    seen.add(key);
+    if (!lines.has(at)) lines.set(at, line);
+  });
+  return duplicate === undefined ? { lines } : { lines, duplicate };
+}
+
+/** The value without its notes (`//` keys), at every level. */
+function withoutNotes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNotes);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.startsWith(NOTE_KEY_PREFIX))
+      .map(([key, inner]) => [key, withoutNotes(inner)]),
+  );
+}
+
+/** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */
+export async function readMapFile(path: string, origin: string): Promise<MapFileEntries> {
+  let text: string;
+  try {
+    // A map of a few thousand words is kilobytes.
+    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
+  } catch (error) {
+    if (error instanceof FileTooLargeError) {
+      throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
+    }
+    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
+  }
+  return parseMapFile(text, origin);
+}
+
+/** A map file's text, checked (see readMapFile). */
+export async function parseMapFile(text: string, origin: string): Promise<MapFileEntries> {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(`${origin}:${lineAt(source, jsonSyntaxErrorOffset(source))}: not valid JSON: ${jsonErrorReason(error)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`);
+  }
+  const { lines, duplicate } = jsonKeyLines(source);
+  if (duplicate !== undefined) {
+    const [first] = duplicate.path;
+    const what = duplicate.path.length === 1 ? `"${first}" is mapped twice` : `${keyPath(duplicate.path)} is given twice`;
+    throw new UsageError(`${origin}:${duplicate.line}: ${what} (first on line ${duplicate.first}); JSON would keep only the last: one entry per ${duplicate.path.length === 1 ? 'column' : 'key'}`);
+  }
+  const { entrySchemas } = await mapFileSchemas();
+  const columns: ColumnEntry[] = [];
+  const computed: ComputedEntry[] = [];
+  for (const [key, raw] of Object.entries(withoutNotes(parsed) as Record<string, unknown>)) {
+    const fail = (message: string, path: readonly string[] = []): never => {
+      throw new UsageError(`${placeOf(origin, lines, [key, ...path])}: ${keyPath([key, ...path])}: ${message}`);
+    };
+    const place: EntryPlace = { origin, line: lines.get(key) ?? 1, key };
+    if (key.trim() === '') fail('a column or field name is needed');
+    if (typeof raw === 'string') {
+      if (raw.trim() === '') fail('no field name (to leave the column out, leave out its entry)');
+      columns.push({ ...place, source: key, field: raw.trim() });
+      continue;
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      fail('must be an API field name (a string), or an object: {"field": ..., "values": {...}} or {"column"|"template": ..., "fallback": ...}');
+    }
+    const object = raw as Record<string, unknown>;
+    const schema = 'field' in object ? entrySchemas.column : entrySchemas.computed;
+    const checked = schema.safeParse(object);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      fail(issueMessage(issue), (issue?.path ?? []).map(String));
+    }
+    if ('field' in object) {
+      const entry = checked.data as { field: string; values?: Record<string, string>; default?: string };
+      const values = valueTable(entry, fail);
+      if (values === undefined && entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
+      columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
+      continue;
+    }
+    const entry = checked.data as { column?: string; template?: string; fallback?: string | string[]; values?: Record<string, string>; default?: string; flags?: Record<string, string> };
+    const sources: ValueSource[] = [];
+    if ((entry.column === undefined) === (entry.template === undefined)) fail('give "column" or "template" (one of them): where the value comes from');
+    if (entry.column !== undefined) sources.push({ column: entry.column });
+    if (entry.template !== undefined) sources.push({ template: parseTemplate(entry.template, (message) => fail(message, ['template'])) });
+    const fallback = entry.fallback === undefined ? [] : typeof entry.fallback === 'string' ? [entry.fallback] : entry.fallback;
+    for (const column of fallback) sources.push({ column });
+    const values = valueTable(entry, fail);
+    if (values === undefined && entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
+    let flags: { column: string; flag: HierarchyFlag }[] | undefined;
+    if (entry.flags !== undefined) {
+      if (normalizeColumnName(key) !== 'hierarchies') fail('"flags" add permissions to memberships: only a Hierarchies entry takes them', ['flags']);
+      flags = Object.entries(entry.flags).map(([column, name]) => ({ column, flag: flagOf(name, (message) => fail(message, ['flags', column])) }));
+    }
+    computed.push({ ...place, field: key.trim(), sources, ...(values !== undefined ? { values } : {}), ...(flags !== undefined ? { flags } : {}) });
+  }
+  return { columns, computed };
+}
+
+/** A flag as `flags` names it: the cell syntax's word (`coordinator`) or the API's field (`IsCoordinator`), any case. */
+function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
+  const key = normalizeColumnName(name);
+  for (const [flag, field] of Object.entries(HIERARCHY_CELL_FLAGS)) {
+    if (normalizeColumnName(flag) === key || normalizeColumnName(field) === key) return flag as HierarchyFlag;
+  }
+  return fail(`unknown flag ${JSON.stringify(name)}: one of ${FLAG_NAMES.join(', ')}`);
+}
+
+/** The entry's value table; two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
+function valueTable(entry: { values?: Record<string, string>; default?: string }, fail: (message: string, path?: readonly string[]) => never): ValueTable | undefined {
+  if (entry.values === undefined) return undefined;
+  const seen = new Map<string, [string, string]>();
+  for (const [word, value] of Object.entries(entry.values)) {
+    if (value.trim() === '') fail('no value: a word stands for a value of the platform (to leave a word out, leave out its entry)', ['values', word]);
+    const key = normalizeColumnName(word);
+    const earlier = seen.get(key);
+    if (earlier !== undefined && earlier[1] !== value) {
+      fail(`${JSON.stringify(earlier[0])} and ${JSON.stringify(word)} are one word to examctl (case and spacing do not matter) but stand for ${JSON.stringify(earlier[1])} and ${JSON.stringify(value)}`, ['values', word]);
+    }
+    seen.set(key, [word, value]);
+  }
+  if (seen.size === 0) fail('an empty table: give the words, {"Mathematics": "DEPT-MATH", ...}', ['values']);
+  return { words: entry.values, ...(entry.default !== undefined ? { default: entry.default } : {}) };
+}
+
+/**
+ * `{Given name}.{Surname}@school.example`: text with column names in braces; `{{` and `}}` are
+ * the braces themselves. A template names at least one column (a constant is `--set`'s).
+ */
+export function parseTemplate(template: string, fail: (message: string) => never): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let text = '';
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i] as string;
+    if ((c === '{' || c === '}') && template[i + 1] === c) {
+      text += c;
+      i++;
+    } else if (c === '{') {
+      const end = template.indexOf('}', i + 1);
+      if (end === -1) fail(`a { is not closed in ${JSON.stringify(template)} (write {{ for a brace itself)`);
+      const column = template.slice(i + 1, end).trim();
+      if (column === '' || column.includes('{')) fail(`{${template.slice(i + 1, end)}} in ${JSON.stringify(template)} is not a column name`);
+      if (text !== '') parts.push({ text });
+      text = '';
+      parts.push({ column });
+      i = end;
+    } else if (c === '}') {
+      fail(`a } that closes nothing in ${JSON.stringify(template)} (write }} for a brace itself)`);
+    } else {
+      text += c;
+    }
+  }
+  if (text !== '') parts.push({ text });
+  if (!parts.some((part) => 'column' in part)) fail(`${JSON.stringify(template)} names no column ({Column name}); a value for every row is --set's`);
+  return parts;
+}
+
+/** The columns a source reads. */
+export function sourceColumns(source: ValueSource): string[] {
+  return 'column' in source ? [source.column] : source.template.flatMap((part) => ('column' in part ? [part.column] : []));
+}
+
+/** A zod issue in words: what was expected where, or the keys an entry takes. */
+function issueMessage(issue: { code: string; message: string; keys?: readonly PropertyKey[]; expected?: unknown } | undefined): string {
+  if (issue === undefined) return 'not a map entry';
+  if (issue.code === 'unrecognized_keys') {
+    return `unknown ${issue.keys?.length === 1 ? 'key' : 'keys'} ${listWithCount((issue.keys ?? []).map((key) => JSON.stringify(String(key))))}: an entry takes "field", "values", "default" (a column read as a field) or "column", "template", "fallback", "values", "default", "flags" (a field computed from columns)`;
+  }
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) return `expected ${String(issue.expected)}`;
+  return issue.message;
+}
+
+/** zod loads only for a map file: a run without one does without it. */
+let schemas: Promise<{ entrySchemas: { column: import('zod').ZodType; computed: import('zod').ZodType } }> | undefined;
+
+function mapFileSchemas(): NonNullable<typeof schemas> {
+  schemas ??= import('zod').then(({ z }) => {
+    const name = z.string().trim().min(1, 'a name is needed');
+    const words = z.record(z.string(), z.string({ error: 'expected the platform\'s value (a string)' }));
+    return {
+      entrySchemas: {
+        column: z.strictObject({ field: name, values: words.optional(), default: z.string().min(1).optional() }),
+        computed: z.strictObject({
+          column: name.optional(),
+          template: z.string().min(1).optional(),
+          fallback: z.union([name, z.array(name).min(1)], { error: 'expected a column name, or a list of them tried in order' }).optional(),
+          values: words.optional(),
+          default: z.string().min(1).optional(),
+          flags: z.record(z.string(), z.string({ error: 'expected a flag name (a string)' })).optional(),
+        }),
+      },
+    };
+  });
+  return schemas;
+}

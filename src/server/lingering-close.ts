@@ -1,0 +1,69 @@
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * How long, and how much, a connection answered before its request body was read goes on being
+ * read and discarded after its answer (lingering close, as nginx's `lingering_time` and Apache's
+ * lingering close do). The byte bound sits above any body a client may announce to be refused
+ * (the default body limit is 16 MiB); the time bound ends a slow or endless sender.
+ */
+export interface LingerBounds {
+  /** Bytes discarded after the answer; more, and the connection is cut. */
+  maxBytes: number;
+  /** Milliseconds after the answer; later, the connection is cut. */
+  maxMs: number;
+}
+
+export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 5_000 };
+
+/** Connections whose answer ends them: a request parsed after that answer is never run. */
+const endedByAnswer = new WeakSet<Socket>();
+
+/** Whether the connection's current answer closes it (a request behind it is not served). */
+export function isEndedByAnswer(socket: Socket): boolean {
+  return endedByAnswer.has(socket);
+}
+
+/**
+ * Arranges the close of a connection whose answer goes out before its request body was read (403,
+ * 404, 405, 413, 415, 408). Node ends such a connection and destroys the socket as soon as the
+ * answer is written (`destroySoon`); with the body still arriving, the kernel answers those bytes
+ * with a reset, which a client still writing its body meets before it reads the answer (a reset
+ * may also drop the answer from its receive buffer). Instead: the answer, then a half-close (the
+ * client reads the answer and the end of the stream), then the rest of the body read and
+ * discarded until the client has sent it all (the body's end, or the client's own end of stream),
+ * or a bound is passed; then the socket is closed. Call it before the answer is written.
+ */
+export function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
+  const socket = req.socket;
+  endedByAnswer.add(socket);
+  // The rest of the body is read from now on, counted and dropped (a request the handler had
+  // begun to read was paused when it was refused).
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > bounds.maxBytes) socket.destroy();
+  });
+  req.resume();
+  // Node calls this once the answer is written, for an answer that says `connection: close`.
+  socket.destroySoon = () => linger(socket, req, bounds.maxMs);
+}
+
+function linger(socket: Socket, req: http.IncomingMessage, maxMs: number): void {
+  const timer = setTimeout(() => socket.destroy(), maxMs);
+  // Nothing more will come, or need be read: closed once the answer has left.
+  const done = (): void => {
+    clearTimeout(timer);
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  };
+  socket.once('close', () => clearTimeout(timer));
+  socket.end();
+  // The whole body arrived (its end), or the client sent all it will (its end of stream).
+  if (req.complete || socket.readableEnded) {
+    done();
+    return;
+  }
+  req.once('end', done);
+  socket.once('end', done);
+}
