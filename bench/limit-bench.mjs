@@ -11,6 +11,7 @@
 // loop of 3,000 creates at concurrency 8, paired rounds).
 // EXAMCTL_BENCH_AGAINST=<bin/examctl of another build> measures that CLI too, in the same rounds.
 // Run after `npm run build`:  node bench/limit-bench.mjs [rounds]
+import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { usersCsv } from './generate.mjs';
 import { bareLoop, cliSync, spawnedBareLoop, localServe, minimalDurableServer, minimalServer, onFresh, withSendingPhase } from './remote-bench.mjs';
@@ -21,8 +22,10 @@ const list = (values, digits = 2) => values.map((value) => value.toFixed(digits)
 /** Paired rounds at one latency: the warm loop, the spawned loop, each CLI; a fresh server for each measurement. */
 async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
   const file = await usersCsv(users, 'r');
-  const got = { warm: [], spawned: [], spawnedCpu: [], clis: clis.map(() => ({ rate: [], cpu: [], ratio: [], above: [], warmRatio: [], sendingRatio: [] })) };
+  const got = { load: [], warm: [], spawned: [], spawnedCpu: [], clis: clis.map(() => ({ rate: [], cpu: [], ratio: [], above: [], warmRatio: [], sendingRatio: [] })) };
   for (let round = 0; round < rounds; round += 1) {
+    // The machine's load beside the figures: wall-time ratios move with it, CPU figures less.
+    got.load.push(loadavg()[0]);
     const warm = await withSendingPhase(latencyMs, (target) => bareLoop(target, users, concurrency, 'r'));
     got.warm.push(warm.result);
     const spawned = await withSendingPhase(latencyMs, (target) => spawnedBareLoop(target, users, concurrency, 'r'));
@@ -73,6 +76,7 @@ export async function runLimitBench({ rounds = 3 } = {}) {
     }
     // What a process start alone costs the loop (its own start-up and warm-up): the floor of the warm ratio.
     rows.push({ measure: `  the loop run as a process / the loop warm, ${at}`, value: +median(got.spawned.map((rate, i) => rate / got.warm[i])).toFixed(2), goal: '', detail: '' });
+    rows.push({ measure: `  load average (1 minute) at each round's start, ${at}`, value: +median(got.load).toFixed(1), goal: '', detail: `rounds ${list(got.load, 1)}` });
   }
   const serveRatios = [];
   for (let round = 0; round < Math.max(rounds, 5); round += 1) {

@@ -14,6 +14,7 @@ import { runScaleBench } from './scale-bench.mjs';
 import { judge, printGoals } from './goals.mjs';
 import { runClientBench } from './client-bench.mjs';
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const only = process.argv[2];
@@ -33,6 +34,7 @@ if (!only || only === 'limit') {
     '',
   );
   console.table(await runStageProfile());
+  process.stdout.write(`load average (1, 5, 15 minutes) after the profiled runs: ${loadavg().map((value) => value.toFixed(1)).join(', ')}\n`);
 }
 
 if (!only || only === 'limit' || only === 'parts') {

@@ -3,8 +3,9 @@
 // latency), each sample given to the first frame from the leaf that belongs to a stage (src/
 // rooms, csv-parse, undici; Node's own frames and examctl's primitives in system/ and formats/
 // are passed through to their caller). The shares of the main thread's samples are scaled to
-// its measured CPU; the other threads (V8's GC and compiler helpers, libuv's pool doing the
-// O_DSYNC writes) are one row. The bare undici loop, spawned the same way, is split too.
+// its measured CPU; the other threads are one row (V8's helpers: mostly TurboFan compiling hot
+// functions, `--no-concurrent-recompilation` moves most of that row onto the main thread; GC
+// helpers; libuv's pool doing the O_DSYNC writes). The bare undici loop, spawned the same way, is split too.
 // EXAMCTL_BENCH_STAGE_FUNCTIONS=<n> also prints the n functions with the most samples, by stage.
 // EXAMCTL_BENCH_AGAINST=<bin/examctl of another build> profiles that build in the same rounds.
 // Run after `npm run build`:  node bench/stage-profile.mjs [users] [rounds]
@@ -109,8 +110,8 @@ function sourceMapper(bundleDir) {
   };
 }
 
-/** Milliseconds of samples by stage (not scaled), idle left out. */
-export function splitProfile(profile, bundleDir) {
+/** Milliseconds of samples by stage (not scaled), idle left out; `label` names the run in the function list. */
+export function splitProfile(profile, bundleDir, label = '') {
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -144,6 +145,7 @@ export function splitProfile(profile, bundleDir) {
   }
   if (process.env.EXAMCTL_BENCH_STAGE_FUNCTIONS) {
     const top = [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.EXAMCTL_BENCH_STAGE_FUNCTIONS) || 60);
+    process.stderr.write(`-- ${label}: functions by self time (ms of samples, not scaled)\n`);
     for (const [key, ms] of top) process.stderr.write(`${ms.toFixed(1).padStart(8)} ${key}\n`);
   }
   return split;
@@ -169,11 +171,11 @@ async function profiled(args, env) {
   }
 }
 
-const OTHER_THREADS = 'other threads (V8 GC and compiler helpers, libuv pool: O_DSYNC writes)';
+const OTHER_THREADS = 'other threads (V8: mostly TurboFan compiling, GC helpers; libuv pool: file writes)';
 
 /** ms per 1,000 users by stage: the main thread's shares scaled to its CPU, the other threads' CPU as one row. */
-function perStage({ profile, cpu }, bundleDir, users) {
-  const split = splitProfile(profile, bundleDir);
+function perStage({ profile, cpu }, bundleDir, users, label) {
+  const split = splitProfile(profile, bundleDir, label);
   const sampled = Object.values(split).reduce((a, b) => a + b, 0);
   const main = cpu.mainThreadCPUTime === undefined ? undefined : cpu.mainThreadCPUTime / 1000;
   const total = (cpu.userCPUTime + cpu.systemCPUTime) / 1000;
@@ -190,7 +192,7 @@ function perStage({ profile, cpu }, bundleDir, users) {
 export async function profileStages(users, checkouts = [root]) {
   const file = await usersCsv(users, 'r');
   const bare = await onFresh(() => minimalServer(0), async (target) =>
-    perStage(await profiled([join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r'], () => ({})), join(root, 'dist', 'bundle'), users),
+    perStage(await profiled([join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r'], () => ({})), join(root, 'dist', 'bundle'), users, 'the loop'),
   );
   const clis = [];
   for (const checkout of checkouts) {
@@ -206,6 +208,7 @@ export async function profileStages(users, checkouts = [root]) {
           })),
           bundleDir,
           users,
+          `examctl (${checkout})`,
         ),
       ),
     );
