@@ -521,14 +521,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
     const raw = this.rawOf.get(given);
-    this.acknowledged(unit, payload, run, kept, {
-      ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
-      ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
-      ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
-      ...(this.disables.has(payload) ? { disabled: true } : {}),
-      ...(links === undefined ? {} : { links }),
-      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
-    });
+    // Built field by field, not spread from one object per field: one object per acknowledged user.
+    const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
+    if (raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0) more.raw = raw;
+    if (payload.FirstName !== undefined) more.firstName = payload.FirstName;
+    if (payload.LastName !== undefined) more.lastName = payload.LastName;
+    if (this.disables.has(payload)) more.disabled = true;
+    if (links !== undefined) more.links = links;
+    if (this.userFlags.population !== undefined) more.population = this.userFlags.population;
+    this.acknowledged(unit, payload, run, kept, more);
   }
 }
 
