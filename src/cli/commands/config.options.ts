@@ -3,7 +3,7 @@ import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
 /** The settings a profile keeps beside its target: how exports are read and how results are written (docs/input-formats.md, "Profiles"). */
-const PROFILE_SETTINGS = grouped('Settings kept in the profile (a flag of a command still wins)', [
+const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief('map file record commands read exports with', option('--map-file <map.json>', 'the map file record commands read exports with (stored as an absolute path; checked now)')),
   brief('a column read as an API field; repeatable', repeatable('--map <column=Field>', 'a column read as an API field, e.g. --map "Student ID=ExternalId"; repeatable, added to the ones kept')),
   brief('a value for a field the export lacks; repeatable', repeatable('--set <Field=value>', 'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept')),
@@ -26,7 +26,7 @@ export type ConfigProfileNameOptions = OptionsOf<typeof CONFIG_PROFILE_NAME> & G
 
 export const CONFIG_SET_PROFILE = declareCommand({
   path: ['config', 'set-profile'],
-  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat',
+  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat (a command\'s own flag still wins)',
   examples: [
     'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
     'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
