@@ -172,7 +172,7 @@ export const SUMMARY_MAX = 60;
 export function briefLine(spec: OptionSpec): string {
   let summary = spec.summary;
   if (summary === undefined) {
-    const end = spec.description.search(/; |: | \(|\. /);
+    const end = spec.description.search(/; |: | \(|(?<!\be\.g|\bi\.e)\. /);
     summary = end === -1 ? spec.description : spec.description.slice(0, end);
     if (summary.length > SUMMARY_MAX) summary = `${summary.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
   }

@@ -11,6 +11,7 @@ import type { StoreLock } from '../system/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
+import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
@@ -300,7 +301,12 @@ function populationOfBody(body: Partial<PopulationBody>): { key: string; record:
 }
 
 function populationLine(key: string, record: PopulationRecord): string {
-  return encodeChecksummedLine(JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count }));
+  return encodeChecksummedLine(populationBody(key, record));
+}
+
+/** A population line's body (JSON text), checksummed by `populationLine` or, for an append, with its group. */
+function populationBody(key: string, record: PopulationRecord): string {
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count });
 }
 
 /** The population lines of a memory rewritten whole, in name order. */
@@ -737,6 +743,11 @@ function assertSameTarget(file: string, recorded: ReportTarget | undefined, expe
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {
+  return encodeChecksummedLine(entryBody(id, entry));
+}
+
+/** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
+function entryBody(id: string, entry: MemoryEntry): string {
   const body: EntryBody = { id, d: entry.digest, r: entry.run };
   if (entry.raw !== undefined) body.w = entry.raw;
   if (entry.firstName !== undefined) body.f = entry.firstName;
@@ -746,7 +757,7 @@ function entryLine(id: string, entry: MemoryEntry): string {
   if (entry.tentative === true) body.t = true;
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
-  return encodeChecksummedLine(JSON.stringify(body));
+  return JSON.stringify(body);
 }
 
 function emptyContents(file: string, kind: SyncKind): MemoryContents {
@@ -845,7 +856,10 @@ const GROUP_LINES = 1024;
  * line is one write, so lines of two feeders never mix; a run that decides runs alone).
  */
 export class SyncMemory {
+  /** Bodies of the entry lines to append with the next group. */
   private pending: string[] = [];
+  /** Checksums and encodes each group into one reused buffer (the groups are written one after another). */
+  private readonly encoder = new JournalGroupEncoder();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private failure: RunJournalWriteError | undefined;
@@ -972,7 +986,7 @@ export class SyncMemory {
       this.populationRecords = new Map();
     }
     this.populationRecords!.set(key, record);
-    this.append(populationLine(key, record));
+    this.append(populationBody(key, record));
   }
 
   /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
@@ -985,12 +999,13 @@ export class SyncMemory {
   /** Remembers an acknowledged request; on disk within the group commit's delay. */
   record(id: string, entry: MemoryEntry): void {
     this.entries.set(id, entry);
-    this.append(entryLine(id, entry));
+    this.append(entryBody(id, entry));
   }
 
-  private append(line: string): void {
+  /** Appends a line's body (JSON text): checksummed and encoded with its group. */
+  private append(body: string): void {
     if (this.handle === undefined || this.failure !== undefined) return;
-    this.pending.push(line);
+    this.pending.push(body);
     this.lines += 1;
     if (this.pending.length >= GROUP_LINES) this.kick();
     else if (this.timer === undefined) {
@@ -1002,14 +1017,14 @@ export class SyncMemory {
   private kick(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    const lines = this.pending;
+    const bodies = this.pending;
     this.pending = [];
-    if (lines.length === 0) return;
+    if (bodies.length === 0) return;
     const handle = this.handle!;
     this.flushing = this.flushing.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        await appendDurably(handle, Buffer.from(lines.join(''), 'utf8'), null);
+        await appendDurably(handle, this.encoder.encode(bodies), null);
       } catch (error) {
         this.failure = this.cannotWrite(error);
       }

@@ -544,14 +544,15 @@ export function acknowledgedUser(
   disabled: boolean,
   population: string | undefined,
 ): Omit<MemoryEntry, 'digest' | 'run'> {
-  return {
-    ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
-    ...(sent.FirstName === undefined ? {} : { firstName: sent.FirstName }),
-    ...(sent.LastName === undefined ? {} : { lastName: sent.LastName }),
-    ...(disabled ? { disabled: true } : {}),
-    ...(links === undefined ? {} : { links }),
-    ...(population === undefined ? {} : { population }),
-  };
+  // Built field by field, not spread from one object per field: one object per acknowledged user.
+  const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
+  if (raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0) more.raw = raw;
+  if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
+  if (sent.LastName !== undefined) more.lastName = sent.LastName;
+  if (disabled) more.disabled = true;
+  if (links !== undefined) more.links = links;
+  if (population !== undefined) more.population = population;
+  return more;
 }
 
 /**
