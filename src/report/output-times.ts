@@ -119,9 +119,14 @@ function serialOf(w: WallClock, ms: number): number | undefined {
   return day + (w.h * 3600 + w.mi * 60 + w.s + ms / 1000) / 86_400;
 }
 
-/** An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone). Undefined outside Excel's dates. */
+/**
+ * An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone).
+ * Undefined outside Excel's dates, and in the hour the zone's clocks show twice: a wall clock
+ * without its offset could be either instant (it stays text, with its offset).
+ */
 export function excelDateTime(epochMs: number, zone: string): ExcelDate | undefined {
   const { wall, ms } = wallClockAt(epochMs, zone);
+  if (!wallClockInZone(wall, zone).ok) return undefined;
   const serial = serialOf(wall, ms);
   return serial === undefined ? undefined : { serial, time: true };
 }

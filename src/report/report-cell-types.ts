@@ -11,7 +11,7 @@
  */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
-import { DATE_FIELDS, DATE_TIME_FIELDS, wallClockAt, wallClockInZone } from '../domain/local-time.js';
+import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
@@ -128,8 +128,6 @@ export class ReportCellTypes {
     const instant = instantOf(read);
     if (zone === undefined || instant === undefined) return undefined;
     // Read back in the same zone, the wall clock must give this instant again, not one of two.
-    const { wall } = wallClockAt(instant, zone);
-    if (!wallClockInZone(wall, zone).ok) return undefined;
     return excelDateTime(instant, zone);
   }
 

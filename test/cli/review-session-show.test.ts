@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type http from 'node:http';
 import { runCli } from '../../src/cli/run-cli.js';
+import { firstSheet, rowsByHeader } from '../xlsx/helpers.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
@@ -66,7 +67,7 @@ describe('review-session show in the admin\'s zone', () => {
     });
   });
 
-  it('the hour the clocks go back is written with its offset where the format has none, so the two instants stay two and read back', async () => {
+  it('the hour the clocks go back is written with its offset where the format has none and as text in a workbook, so the two instants stay two and read back', async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       expect((await cli(dir, ['local', 'export', '--out', 'world.json'])).code).toBe(0);
@@ -85,6 +86,11 @@ describe('review-session show in the admin\'s zone', () => {
       const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { TZ: 'Europe/London' });
       expect(rowOf(table.stdout, 'c-1001')).toContain('| 2026-10-25 01:30 +01:00 |');
       expect(rowOf(table.stdout, 'c-1002')).toContain('| 2026-10-25 01:30 +00:00 |');
+      // A workbook's Excel date keeps no zone: those two cells are the times with their offsets, the others dates.
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', ...uk, '--out', 'uk.xlsx'])).code).toBe(0);
+      const sheet = rowsByHeader(await firstSheet(join(dir, 'uk.xlsx')));
+      expect(sheet.map((row) => row.get('VisitedDate')!.value)).toEqual(['2026-10-25T01:30:00+01:00', '2026-10-25T01:30:00+00:00', null, null, null, new Date('2026-10-12T10:45:00Z')]);
+      expect(sheet[0]!.get('PublishedDate')!.value).toEqual(new Date('2026-10-12T09:00:00Z'));
       // Read back with the same flags, the two texts are the two instants again.
       const header = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
       const later = (text: string) => text.replace('2026', '2027').replace('25/10', '31/10');
