@@ -148,6 +148,8 @@ export interface SourceRow {
   names?: readonly (string | undefined)[];
   /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
   fields?: Readonly<Record<string, unknown>>;
+  /** The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook marks them. */
+  cellsOf?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ReportEntry {
