@@ -121,6 +121,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
   try {
+    if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
     await units.close().catch(() => undefined);

@@ -124,11 +124,17 @@ export interface ReportHeader {
   syncMemory?: SyncMemoryNote;
 }
 
-/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
+/**
+ * The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many
+ * it remembers, and whether it records the run's population (`population`: its --population, null
+ * for the runs without one). A memory that does not record the population is none for this run.
+ */
 export interface SyncMemoryNote {
   found: boolean;
   file: string;
   remembered: number;
+  population: string | null;
+  populationFound: boolean;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

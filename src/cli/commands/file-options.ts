@@ -43,11 +43,16 @@ export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   ), 'none'),
 ] as const);
 
+const IGNORE_UNKNOWN_COLUMNS_OPTION = brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing'));
+
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
-  brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing')),
+  IGNORE_UNKNOWN_COLUMNS_OPTION,
   brief('with a run report as --file: only rows whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them')),
   SHEET_OPTION,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,
 ] as const);
+
+/** How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command that sent it did. */
+export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [IGNORE_UNKNOWN_COLUMNS_OPTION, SHEET_OPTION, ENCODING_OPTION, ...RECORD_INPUT_OPTIONS] as const);

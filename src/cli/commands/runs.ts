@@ -245,7 +245,7 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
@@ -263,13 +263,17 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, over
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
-    if (overLaterRuns !== true) await refuseOverLaterRuns(runsDir, opened.record.header);
+    const overLater = overLaterRuns === true || force === true;
+    if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
+    // The memory knows the newest run of each population wherever it ran (docs/runs.md, "runs resume").
+    const recordedCwd = opened.record.header.options.cwd;
+    const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
+    if (!overLater) await (await import('../../sync/stale-resume.js')).refuseResumeOlderThanMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd });
     // The token comes from where every command takes it: flags, environment, the default profile.
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const recordedCwd = opened.record.header.options.cwd;
-    const resumedDeps: CliDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
+    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
