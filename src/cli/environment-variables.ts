@@ -33,7 +33,6 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
   { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },
-  { name: 'TZ', meaning: 'the zone review-session show prints times in when no --timezone says (else the system zone).' },
   { name: 'NO_COLOR', meaning: 'any non-empty value: no colour (https://no-color.org).' },
   { name: 'TZ', meaning: "this computer's time zone (e.g. Europe/Berlin), which review-session show's table shows times in without --timezone." },
   { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
