@@ -1,4 +1,5 @@
 import { InternalError } from '../system/errors.js';
+import type { KeptOptions } from '../flags/option-table.js';
 import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration, type CommandRun, type RerunInput } from './command-declaration.js';
 import { COMMANDS } from './program.js';
 
@@ -9,7 +10,7 @@ import { COMMANDS } from './program.js';
  * new record command is resumable once its declaration says how (test/runs/resume-registry.test.ts).
  */
 export type ResumeEntry =
-  | { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: readonly string[] }
+  | { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions }
   | { readonly notResumable: string };
 
 export function resumeEntry(command: string, behaviours: Behaviours, commands: readonly CommandDeclaration[] = COMMANDS): ResumeEntry {

@@ -2,6 +2,7 @@ import type { IntegrationApi } from '../port/integration-api.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import type { TextSink } from '../system/text-sink.js';
 import type { GlobalOptions } from '../flags/global-options.js';
+import type { KeptOptions } from '../flags/option-table.js';
 import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 
@@ -56,7 +57,7 @@ export interface CommandDeps {
   /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
   invocation?: Readonly<Record<string, unknown>>;
   /** The options of `invocation` a run journal keeps (the command's declaration says which). */
-  keptOptions?: readonly string[];
+  keptOptions?: KeptOptions;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
   resume?: ResumeContext;
   /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */

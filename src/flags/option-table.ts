@@ -51,10 +51,12 @@ export type Spec = OptionSpec | ArgumentSpec;
 /**
  * Whether a run journal keeps a flag's value, so `runs resume` continues with it: `true`, or the
  * reason it does not (a secret, a check of the first run only). An allow-list: a flag of a
- * resumable command that says neither fails test/runs/kept-options.test.ts, and only `true` is
- * ever written (docs/runs.md, "What a journal keeps").
+ * resumable command that says neither fails test/runs/kept-options.test.ts, and only a kept
+ * value is ever written (docs/runs.md, "What a journal keeps"). `'with-digest'`: a file's path
+ * kept with its SHA-256, for a file that shapes the requests as the input does (a resume refuses
+ * it changed).
  */
-export type JournalKeeping = true | { readonly notKept: string };
+export type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 
 /** The spec with the journal's keeping of its value (see JournalKeeping). */
 export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {
@@ -66,11 +68,22 @@ export function allKept<const T extends readonly Spec[]>(specs: T): T {
   return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
 }
 
-/** The option names (commander's attributes, argument keys) the journal keeps of `tables`. */
-export function keptNames(...tables: readonly SpecTable[]): string[] {
-  const names: string[] = [];
-  for (const spec of tables.flat()) if (spec.kept === true) names.push(spec.kind === 'argument' ? spec.key : attributeOf(spec.flags));
-  return names;
+/** The option names (commander's attributes, argument keys) the journal keeps of `tables`, and those of them kept with their file's digest. */
+export function keptNames(...tables: readonly SpecTable[]): KeptOptions {
+  const kept: KeptOptions = { names: [], digested: [] };
+  for (const spec of tables.flat()) {
+    if (spec.kept !== true && spec.kept !== 'with-digest') continue;
+    const name = spec.kind === 'argument' ? spec.key : attributeOf(spec.flags);
+    kept.names.push(name);
+    if (spec.kept === 'with-digest') kept.digested.push(name);
+  }
+  return kept;
+}
+
+/** What a run journal keeps of a command's options (see JournalKeeping). */
+export interface KeptOptions {
+  readonly names: string[];
+  readonly digested: string[];
 }
 
 /** commander's attribute of a flag's text (`--no-keycode` is `keycode`), as AttributeOf types it. */
@@ -159,7 +172,7 @@ export const SUMMARY_MAX = 60;
 export function briefLine(spec: OptionSpec): string {
   let summary = spec.summary;
   if (summary === undefined) {
-    const end = spec.description.search(/; |: | \(|\. /);
+    const end = spec.description.search(/; |: | \(|(?<!\be\.g|\bi\.e)\. /);
     summary = end === -1 ? spec.description : spec.description.slice(0, end);
     if (summary.length > SUMMARY_MAX) summary = `${summary.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
   }

@@ -86,6 +86,12 @@ export function compileComputation(spec: ComputationSpec): Computation {
   };
 }
 
+/** Why a computation gave no value for a row, and the column (as written) whose cell is at fault. */
+interface ComputationProblem {
+  problem: string;
+  column: string | undefined;
+}
+
 /** A row's cells by column (normalized name -> text), however the record was read. */
 type CellOf = (key: string) => { name: string; text: string } | undefined;
 
@@ -217,7 +223,7 @@ export class ComputedFields implements HeaderSources {
         return text === '' ? undefined : { name: name as string, text };
       };
     }
-    const results: ({ entries: string[]; from: Record<string, string> } | { problem: string } | undefined)[] = this.computations.map((computation, i) => {
+    const results: ({ entries: string[]; from: Record<string, string> } | ComputationProblem | undefined)[] = this.computations.map((computation, i) => {
       const sources = plan[i] as readonly Source[];
       return sources.length === 0 ? undefined : this.computed(computation, sources, cellOf);
     });
@@ -232,6 +238,7 @@ export class ComputedFields implements HeaderSources {
     }
     const problems: Problem[] = [];
     const mapped: MappedValue[] = [];
+    const cellsOf: Record<string, readonly string[]> = {};
     this.computations.forEach((computation, i) => {
       const result = results[i];
       if (result === undefined) return;
@@ -239,6 +246,7 @@ export class ComputedFields implements HeaderSources {
       if ('problem' in result) {
         delete fields[computation.field];
         problems.push({ field: computation.field, code: null, message: result.problem });
+        if (result.column !== undefined) cellsOf[computation.field] = [result.column];
         return;
       }
       if (!computation.translates && fields[computation.field] !== undefined && fields[computation.field] !== '') {
@@ -250,16 +258,20 @@ export class ComputedFields implements HeaderSources {
       // typed: a value the map file made for one is typed here, as its cell would have been.
       fields[computation.field] = raw === undefined && computation.rule?.cell !== undefined ? coerceCell(computation.field, computation.rule.cell, value, problems) : value;
       mapped.push({ field: computation.field, value: result.entries.join('|'), from: result.from });
+      // The cells of the value itself: a flag's yes only adds to it.
+      const valueCells = Object.keys(result.from).filter((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
+      cellsOf[computation.field] = valueCells.length > 0 ? valueCells : Object.keys(result.from);
     });
     if (fields === undefined) return record;
     const shaped: InputRecord = { ...record, fields };
     if (problems.length > 0) shaped.problems = [...(record.problems ?? []), ...problems];
     if (mapped.length > 0) shaped.mapped = mapped;
+    if (Object.keys(cellsOf).length > 0) shaped.cellsOf = cellsOf;
     return shaped;
   }
 
   /** The value of one computation for one row, with the cells it came from; undefined when the row gives none. */
-  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | { problem: string } | undefined {
+  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | ComputationProblem | undefined {
     const from: Record<string, string> = {};
     let value: string | undefined;
     for (const source of sources) {
@@ -279,7 +291,7 @@ export class ComputedFields implements HeaderSources {
       if (cell === undefined) continue;
       from[cell.name] = cell.text;
       const yes = flagCell(cell.text);
-      if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})` };
+      if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name };
       if (yes) {
         flags.push(flag.flag);
         givers.push(`${cell.name} ${quotedValue(cell.text)}`);
@@ -287,8 +299,12 @@ export class ComputedFields implements HeaderSources {
     }
     if (value === undefined) {
       if (flags.length === 0) return undefined;
-      const columns = sources.flatMap((source) => source.columns.map((column) => JSON.stringify(column.name))).join(' or ');
-      return { problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${columns} is empty: a flag needs a hierarchy (${computation.where})` };
+      const empty = sources.flatMap((source) => source.columns.map((column) => column.name));
+      // The empty cell a hierarchy should be in is the one to fill (or the flag's yes to take back).
+      return {
+        problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${empty.map((name) => JSON.stringify(name)).join(' or ')} is empty: a flag needs a hierarchy (${computation.where})`,
+        column: empty[0],
+      };
     }
     let entries = computation.list ? splitListCell(value) : [value.trim()];
     if (entries.length === 0) return undefined;
@@ -301,7 +317,10 @@ export class ComputedFields implements HeaderSources {
           const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
           const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;
           const known = listWithCount(table.known.map((word) => JSON.stringify(word)));
-          return { problem: `${said} has no entry in the value table of ${computation.where} (known: ${known}); it is not sent as it is: add it to "values", or give a "default"` };
+          return {
+            problem: `${said} has no entry in the value table of ${computation.where} (known: ${known}); it is not sent as it is: add it to "values", or give a "default"`,
+            column: column ?? sources[0]?.columns[0]?.name,
+          };
         }
         translated.push(found);
       }

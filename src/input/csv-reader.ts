@@ -13,6 +13,7 @@ import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells,
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { csvRowsInWorker, rowsInWorkerPay, type CsvRowSink } from './csv-rows-in-worker.js';
+import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -189,11 +190,13 @@ class RecordParser extends Parser {
  * width (the reader says which width is wrong, with the line), blanks around quoted fields
  * dropped, each record handed to `onRecord` as it completes (none kept in the stream).
  */
-function csvParser(delimiter: string, onRecord: (cells: string[]) => void): Parser {
+function csvParser(delimiter: string, onRecord: (cells: string[]) => void, from?: CsvHandOver): Parser {
   const parser = new RecordParser(
     {
       delimiter,
-      bom: true,
+      // Taking over after rows read by UnquotedCsvLines: as the parser that read them would go on.
+      bom: from === undefined || from.atStart,
+      ...(from?.recordDelimiter === undefined ? {} : { record_delimiter: from.recordDelimiter }),
       quote: '"',
       escape: '"',
       relax_column_count: true,
@@ -222,9 +225,12 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
  * Streams a CSV file through csv-parse and hands each row to `sink` synchronously; yields
  * (nothing) after each chunk so the caller can pass on what the sink collected. Cells arrive
  * trimmed; blank rows are skipped; a row whose cell count differs from the header's is refused.
+ * Lines without quotes are split directly (unquoted-csv.ts: the same cells) until a chunk is not
+ * all such lines; `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
  */
-export async function* csvRows(path: string, file: string, sink: CsvRowSink, encoding?: string): AsyncGenerator<void> {
+export async function* csvRows(path: string, file: string, sink: CsvRowSink, encoding?: string, tokenizer: 'auto' | 'csv-parse' = 'auto'): AsyncGenerator<void> {
   let parser: Parser | undefined;
+  let lines: UnquotedCsvLines | undefined;
   let bom = false;
   let dialect: CsvDialect = PLAIN_CSV;
   let nextLine = 1;
@@ -237,9 +243,10 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
   let headerLine = 1;
   let head: Buffer | undefined;
 
-  const onRecord = (cells: string[]): void => {
+  // `lineFeeds`: known to be none for a line split by UnquotedCsvLines.
+  const onRecord = (cells: string[], lineFeeds?: number): void => {
     // csv-parse's info.lines counts a CRLF inside quotes twice: the lines are counted here.
-    const extraLines = lineFeedsIn(cells);
+    const extraLines = lineFeeds ?? lineFeedsIn(cells);
     const line = nextLine;
     nextLine = line + 1 + extraLines;
     let blank = true;
@@ -294,10 +301,24 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
     }
   };
 
-  const start = (choice: DelimiterChoice): Parser => {
+  const start = (choice: DelimiterChoice): void => {
     nextLine += choice.skipLines;
     dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0, lineEnd: choice.lineEnd };
-    return csvParser(choice.delimiter, onRecord);
+    if (tokenizer === 'auto' && UnquotedCsvLines.reads(choice.delimiter)) lines = new UnquotedCsvLines(choice.delimiter, onRecord, MAX_RECORD_BYTES);
+    else parser = csvParser(choice.delimiter, onRecord);
+  };
+
+  /** The next bytes of the text (undefined: its end) to the unquoted lines' reader while it can, else to csv-parse. */
+  const take = async (chunk: Buffer | undefined): Promise<void> => {
+    if (lines !== undefined) {
+      if (chunk === undefined ? lines.end() : lines.write(chunk)) return;
+      const from = lines.handOver();
+      lines = undefined;
+      parser = csvParser(dialect.delimiter, onRecord, from);
+      if (from.bytes.length > 0) await feed(parser, from.bytes);
+      if (chunk !== undefined) return;
+    }
+    await feed(parser as Parser, chunk);
   };
 
   const feed = async (target: Parser, chunk: Buffer | undefined): Promise<void> => {
@@ -320,27 +341,27 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
   const text = { encodingFlag: true, onBom: (found: boolean) => (bom = found || legacyEncoding), ...(encoding === undefined ? {} : { encoding }) };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
-    if (parser === undefined) {
+    if (parser === undefined && lines === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
       // A first line that never ends (no line break, or a stray quote in the header) must not be
       // re-scanned with every chunk: past the limit the delimiter is chosen from what was read,
       // and csv-parse refuses the header as too large, naming the open quote if there is one.
       const choice = detectDelimiter(head, head.length > MAX_HEADER_PROBE_BYTES);
       if (choice === undefined) continue;
-      parser = start(choice);
+      start(choice);
       input = head.subarray(choice.skipBytes);
       head = undefined;
     }
     // csv-parse reads bytes: a UTF-8 sequence cut by the chunk's end is completed by the next one.
-    await feed(parser, input);
+    await take(input);
     yield;
   }
-  if (parser === undefined && head !== undefined) {
+  if (parser === undefined && lines === undefined && head !== undefined) {
     const choice = detectDelimiter(head, true) as DelimiterChoice;
-    parser = start(choice);
-    await feed(parser, head.subarray(choice.skipBytes));
+    start(choice);
+    await take(head.subarray(choice.skipBytes));
   }
-  if (parser !== undefined) await feed(parser, undefined);
+  if (parser !== undefined || lines !== undefined) await take(undefined);
   if (width === -1) throw new InputFileError(file, 1, 'no header row (the file is empty)');
   yield;
 }

@@ -261,11 +261,6 @@ export function parseTemplate(template: string, fail: (message: string) => never
   return parts;
 }
 
-/** The columns a source reads. */
-export function sourceColumns(source: ValueSource): string[] {
-  return 'column' in source ? [source.column] : source.template.flatMap((part) => ('column' in part ? [part.column] : []));
-}
-
 /** A zod issue in words: what was expected where, or the keys an entry takes. */
 function issueMessage(issue: { code: string; message: string; keys?: readonly PropertyKey[]; expected?: unknown } | undefined): string {
   if (issue === undefined) return 'not a map entry';

@@ -48,6 +48,14 @@ export interface InputRecord {
   warnings?: FieldWarning[];
   /** What the map file computed or translated for this record, for the reports. */
   mapped?: MappedValue[];
+  /**
+   * The cells behind each field the map file computed (as named by the map file or the header):
+   * `Email` -> `Home email` when the fallback gave it, `UserName` -> `Given name`, `Surname`;
+   * where it could not compute one, the cell at fault alone (`Hierarchies` -> `Exams Officer` for
+   * `maybe`). A dry run's workbook report marks them for an error of that field, which is no
+   * column of the file.
+   */
+  cellsOf?: Readonly<Record<string, readonly string[]>>;
   /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
   written?: WrittenTime[];
 }

@@ -199,5 +199,6 @@ export function sourceRowsOf(record: InputRecord): SourceRow[] | undefined {
   const row: SourceRow = { line: record.source.line, header: raw.header, cells: raw.cells, fields: record.fields };
   if (raw.dialect !== undefined) row.dialect = raw.dialect;
   if (raw.names !== undefined) row.names = raw.names;
+  if (record.cellsOf !== undefined) row.cellsOf = record.cellsOf;
   return [row];
 }

@@ -1,4 +1,3 @@
-import type { LostAttemptDid } from '../runs/resume-plan.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import { UsageError } from '../system/errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
@@ -9,7 +8,7 @@ import { formatCount } from '../formats/number-format.js';
 import { openTargetApi } from '../context/target.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 import type { RunOptions } from './record-job.js';
-import { refuseUntrustedRunsDir, startJournaling, type RunJournaling } from './run-journaling.js';
+import { refuseUntrustedRunsDir, startJournaling, type JournaledTraits, type RunJournaling } from './run-journaling.js';
 
 export interface OpenedRun {
   target: ResolvedTarget;
@@ -34,7 +33,7 @@ export async function openRun(
   units?: number,
   syncMemory?: SyncMemoryNote,
   notes?: readonly SummaryNote[],
-  lostAttemptDid?: LostAttemptDid,
+  journaled: JournaledTraits = {},
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
@@ -44,7 +43,7 @@ export async function openRun(
   // target's HTTP client loads: ~100 ms of modules), not after it.
   const [opened, started] = await Promise.allSettled([
     (deps.openApi ?? openTargetApi)(target, { dryRun, deps }),
-    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps, lostAttemptDid),
+    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps, journaled),
   ]);
   if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
     // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).

@@ -116,6 +116,11 @@ export interface RecordJob<P, R = never> {
   /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
   syncMemory?(): SyncMemoryNote | undefined;
   /**
+   * A real run can go ahead as run `run` (its journal started, the report open), before any unit
+   * is sent: the sync memory records the run (docs/sync.md, "When the memory is lost").
+   */
+  started?(run: string): Promise<void>;
+  /**
    * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
    */

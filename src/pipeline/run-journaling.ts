@@ -71,15 +71,21 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
   if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
 }
 
+/** What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did. */
+export interface JournaledTraits {
+  lostAttemptDid?: LostAttemptDid;
+  choosesIds?: boolean;
+}
+
 export async function startJournaling(
   command: string,
   target: ReportTarget,
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
-  lostAttemptDid?: LostAttemptDid,
+  { lostAttemptDid, choosesIds }: JournaledTraits = {},
 ): Promise<RunJournaling> {
-  const { RunJournal, chosenIdOf, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
+  const { RunJournal, chosenIdOf, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
   const resumed = deps.resume;
   if (resumed !== undefined) {
@@ -120,16 +126,19 @@ export async function startJournaling(
   if (typeof invocation.syncDir === 'string') invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
   // The command tree (or runs resume) says which options the command's declaration keeps.
   if (deps.keptOptions === undefined) throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
-  const recorded = recordedOptions(invocation, deps.keptOptions);
+  const recorded = recordedOptions(invocation, deps.keptOptions.names);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
-  // The --schedule file shapes every request as much as --file does: a resume must read the same one.
-  if (typeof invocation.schedule === 'string') {
-    const schedule = await fingerprintInput(resolve(deps.cwd, invocation.schedule)).catch(() => undefined);
-    if (schedule !== undefined) recorded.scheduleSha256 = schedule.sha256;
+  // A file that shapes every request as much as --file does (schedule push's --schedule, a map
+  // file): its digest is kept, so a resume reads the same one (runs/resume-plan.ts).
+  for (const name of deps.keptOptions.digested) {
+    const path = invocation[name];
+    if (typeof path !== 'string') continue;
+    const file = await fingerprintInput(resolve(deps.cwd, path)).catch(() => undefined);
+    if (file !== undefined) recorded[digestKey(name)] = file.sha256;
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(units === undefined ? {} : { units }) });
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
 }
 

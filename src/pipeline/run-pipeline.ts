@@ -83,7 +83,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, job.lostAttemptDid);
+  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
+    ...(job.lostAttemptDid === undefined ? {} : { lostAttemptDid: job.lostAttemptDid }),
+    choosesIds: job.withChosenId !== undefined,
+  });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
@@ -120,28 +123,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
   const units = new UnitQueue((await warningsFail(options, deps.env)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
-  let readingAhead = false;
-  const readAhead = (): void => {
-    readingAhead = false;
-    void units.fill(ahead);
-  };
   try {
-    for (;;) {
-      // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
-      const unit = units.take();
-      if (unit === undefined) {
-        if (await units.read()) continue;
-        break;
-      }
-      const wait = scheduler.accept(dispatcher.dispatch(unit));
-      if (units.announced < ahead && !readingAhead && units.reading === undefined) {
-        readingAhead = true;
-        afterWrites.add(readAhead);
-      }
-      afterWrites.behind();
-      if (wait !== undefined) await wait;
-    }
-    await scheduler.drain();
+    if (journal !== undefined) await job.started?.(journal.id);
+    await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
     await units.close().catch(() => undefined);
     for (const observer of observers) observer.ended();
@@ -219,6 +203,35 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
   }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+}
+
+/**
+ * Every unit dispatched in input order, then every answer reported. A function of its own, not
+ * a loop inside runPipeline: this is the part that runs once per unit, so V8 optimizes this
+ * small body instead of the whole run's setup and ending with it.
+ */
+async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderScheduler<ReportEntry>, dispatcher: RecordDispatcher<P, R>, afterWrites: AfterWrites, ahead: number): Promise<void> {
+  let readingAhead = false;
+  const readAhead = (): void => {
+    readingAhead = false;
+    void units.fill(ahead);
+  };
+  for (;;) {
+    // Synchronous while units are at hand: a job that sends its units together sees them in one turn.
+    const unit = units.take();
+    if (unit === undefined) {
+      if (await units.read()) continue;
+      break;
+    }
+    const wait = scheduler.accept(dispatcher.dispatch(unit));
+    if (units.announced < ahead && !readingAhead && units.reading === undefined) {
+      readingAhead = true;
+      afterWrites.add(readAhead);
+    }
+    afterWrites.behind();
+    if (wait !== undefined) await wait;
+  }
+  await scheduler.drain();
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   parseDateFormat,
   unknownTimeZoneMessage,
   wallClockAt,
+  wallClockInZone,
   type DateFormat,
   type WallClock,
 } from '../domain/local-time.js';
@@ -87,13 +88,17 @@ function formatted(w: WallClock, format: DateFormat, withTime: boolean): string 
 /**
  * An instant as text in the chosen zone: by the `--date-format` when there is one; else
  * `iso` gives RFC 3339 with the zone's offset (`2026-10-13T19:21:00+01:00`, milliseconds only
- * when not 0), `minutes` the table's `2026-10-13 19:21`.
+ * when not 0), `minutes` the table's `2026-10-13 19:21`; the format's text and the table's end
+ * in the offset only for a wall clock the zone shows twice.
  */
 export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
   const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);
-  if (times.format !== undefined) return formatted(wall, times.format, true);
-  if (style === 'minutes') return `${dateText(wall)} ${pad(wall.h)}:${pad(wall.mi)}`;
-  return `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  if (times.format === undefined && style === 'iso') return `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  // A wall clock the zone shows twice (the hour the clocks go back) says which of the two by its
+  // offset (`25/10/2026 01:30 +01:00`), as the input side reads it back with the same flags.
+  const twice = wallClockInZone(wall, times.zone).ok ? '' : ` ${offsetText(offsetMinutes)}`;
+  if (times.format !== undefined) return `${formatted(wall, times.format, true)}${twice}`;
+  return `${dateText(wall)} ${pad(wall.h)}:${pad(wall.mi)}${twice}`;
 }
 
 /** A calendar date as text: by the `--date-format`'s date part, else ISO `YYYY-MM-DD`. */
@@ -114,9 +119,14 @@ function serialOf(w: WallClock, ms: number): number | undefined {
   return day + (w.h * 3600 + w.mi * 60 + w.s + ms / 1000) / 86_400;
 }
 
-/** An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone). Undefined outside Excel's dates. */
+/**
+ * An instant as an Excel date-time: the wall clock of the chosen zone (Excel keeps no zone).
+ * Undefined outside Excel's dates, and in the hour the zone's clocks show twice: a wall clock
+ * without its offset could be either instant (it stays text, with its offset).
+ */
 export function excelDateTime(epochMs: number, zone: string): ExcelDate | undefined {
   const { wall, ms } = wallClockAt(epochMs, zone);
+  if (!wallClockInZone(wall, zone).ok) return undefined;
   const serial = serialOf(wall, ms);
   return serial === undefined ? undefined : { serial, time: true };
 }

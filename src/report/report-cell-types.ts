@@ -11,7 +11,7 @@
  */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
-import { DATE_FIELDS, DATE_TIME_FIELDS, wallClockAt, wallClockInZone } from '../domain/local-time.js';
+import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
@@ -128,29 +128,28 @@ export class ReportCellTypes {
     const instant = instantOf(read);
     if (zone === undefined || instant === undefined) return undefined;
     // Read back in the same zone, the wall clock must give this instant again, not one of two.
-    const { wall } = wallClockAt(instant, zone);
-    if (!wallClockInZone(wall, zone).ok) return undefined;
     return excelDateTime(instant, zone);
   }
 
   /**
    * A dry run's invalid row: the cells of the fields its errors name (on this row of a
-   * multi-row item), each with a note of its codes and messages; an error that names no column
-   * of the row goes on its status cell. `statusAt` is the status cell's index in the row.
+   * multi-row item), or for a field the map file computes the cells it came from (the one at
+   * fault when it could not), each with a note of its codes and messages; an error that names no column of the row goes on its
+   * status cell. `statusAt` is the status cell's index in the row.
    */
   marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): CellNote[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);
     const notes = new Map<number, string[]>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
-      let at = field === undefined ? -1 : layout.findIndex((column) => column.field === field);
-      if (at === -1 && field !== undefined && row !== undefined) {
-        const key = normalizeColumnName(field);
-        at = layout.findIndex((column) => normalizeColumnName(row.header[column.source] as string) === key);
+      let places = field === undefined ? [] : [layout.findIndex((column) => column.field === field)].filter((at) => at !== -1);
+      if (places.length === 0 && field !== undefined && row !== undefined) {
+        // A field the map file computes is no column: the cells it came from are (or the one at fault).
+        const keys = new Set((row.cellsOf?.[field] ?? [field]).map(normalizeColumnName));
+        places = layout.flatMap((column, at) => (keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : []));
       }
-      if (at === -1) at = statusAt;
       const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
-      notes.set(at, [...(notes.get(at) ?? []), text]);
+      for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
     }
     return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
   }

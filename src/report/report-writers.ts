@@ -11,11 +11,22 @@ import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
-/** What every sink says of a run that decides from the sync memory and found none (docs/ci.md). */
+/**
+ * What every sink says of a run that decides from the sync memory and found none for its
+ * population (docs/ci.md, "A nightly sync"), with what that costs and the way back (docs/sync.md,
+ * "When the memory is lost").
+ */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
-  if (note === undefined || note.found) return undefined;
-  return `no sync memory for ${describeTarget(header.target)} (looked for ${note.file}): no record was left out as unchanged, no leaver was disabled and no link or flag was pruned`;
+  if (note === undefined || note.populationFound) return undefined;
+  const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
+  const missing = note.found
+    ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
+    : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
+  return (
+    `${missing}: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile; ` +
+    `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl synced adopt${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
+  );
 }
 
 export function emptySummary(): ReportSummary {

@@ -159,6 +159,8 @@ function sheetValue(column: string, value: unknown, zone: string): SheetCell {
       const instant = instantOf(value);
       const typed = instant === undefined ? undefined : excelDateTime(instant, zone);
       if (typed !== undefined) return typed;
+      // The hour the clocks go back (or a date Excel has not): the time in the zone, with its offset.
+      if (instant !== undefined) return instantText(instant, { zone }, 'iso');
     }
     const kind = kindOf(column);
     if (kind === 'number' || kind === 'integer') return numberOf(value) ?? value;

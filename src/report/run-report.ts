@@ -140,11 +140,17 @@ export interface ReportHeader {
   syncMemory?: SyncMemoryNote;
 }
 
-/** The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many it remembers. */
+/**
+ * The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many
+ * it remembers, and whether it records the run's population (`population`: its --population, null
+ * for the runs without one). A memory that does not record the population is none for this run.
+ */
 export interface SyncMemoryNote {
   found: boolean;
   file: string;
   remembered: number;
+  population: string | null;
+  populationFound: boolean;
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */
@@ -158,6 +164,8 @@ export interface SourceRow {
   names?: readonly (string | undefined)[];
   /** The record's fields as read (dates in the API's form): a workbook report writes a date cell as the date the run read. */
   fields?: Readonly<Record<string, unknown>>;
+  /** The cells behind each field the map file computed, or the one at fault (InputRecord.cellsOf): a dry run's workbook marks them. */
+  cellsOf?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ReportEntry {

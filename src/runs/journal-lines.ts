@@ -46,9 +46,9 @@ export interface RunHeaderLine {
   /** Units the input holds, when the pipeline knew it before sending (the structure pass). */
   units?: number;
   /**
-   * The run named the creates the service would have named (`chosenId` of the run and position,
-   * docs/runs.md "An id examctl chooses"), so `runs show` gives their ids; absent in a run of an
-   * earlier examctl, whose such ids the service chose and the journal never knew.
+   * The run's command names the creates the service would have named (`chosenId` of the run and
+   * position, docs/runs.md "An id examctl chooses"), so `runs show` gives their ids; absent in a
+   * run of a command that never chooses one (its items all carry their own id).
    */
   chosenIds?: true;
   startedAt: string;

@@ -466,12 +466,9 @@ export function summarize(run: RunRecord | RunIndex): ReportSummary {
 /** What a report item needs to know of its run. */
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
-/** The commands whose units without an id are sent with one examctl chose (RecordJob.withChosenId). */
-const CHOOSING_IDS = new Set(['schedule push', 'collection add']);
-
 /** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
 export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
-  return record.header.chosenIds === true && CHOOSING_IDS.has(record.header.command) && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
+  return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
 }
 
 function lostAnswer(record: RunFacts): string {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { RunJournalError } from './run-errors.js';
+import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
 import { RunIndex, resumeCountsOf, scanRun, type JournalHead, type ResumeCounts, type RunRecord, type RunState } from './read-run.js';
 
@@ -145,17 +146,37 @@ export function settleInFlight(runId: string, decision: ResumeDecision, answer: 
   };
 }
 
+/** The recorded option holding the SHA-256 of the file option `name` names (JournalKeeping 'with-digest'). */
+export function digestKey(name: string): string {
+  return `${name}Sha256`;
+}
+
 /**
- * Why a file the run read besides its input (schedule push's --schedule, whose SHA-256 the
- * journal keeps) no longer gives the same items; undefined when it is unchanged or there is none.
+ * Why a file the run read besides its input (an option its command keeps with its digest:
+ * schedule push's --schedule, a map file) no longer gives the same items; undefined when each is
+ * unchanged or there is none.
  */
-export async function changedScheduleFile(record: Pick<RunRecord, 'header'>): Promise<string | undefined> {
-  const { schedule, scheduleSha256, cwd } = record.header.options;
-  if (typeof schedule !== 'string' || typeof scheduleSha256 !== 'string') return undefined;
-  const path = resolve(typeof cwd === 'string' ? cwd : '.', schedule);
-  const now = await fingerprintInput(path).catch(() => undefined);
-  if (now === undefined) return `its --schedule file ${path} cannot be read any more`;
-  return now.sha256 === scheduleSha256 ? undefined : `its --schedule file ${path} changed since the run started (SHA-256 differs)`;
+export async function changedDigestedFile(record: Pick<RunRecord, 'header'>, digested: readonly string[]): Promise<string | undefined> {
+  const options = record.header.options;
+  const cwd = options.cwd;
+  for (const name of digested) {
+    const given = options[name];
+    const digest = options[digestKey(name)];
+    if (typeof given !== 'string' || typeof digest !== 'string') continue;
+    const path = resolve(typeof cwd === 'string' ? cwd : '.', given);
+    const flag = `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    const now = await fingerprintInput(path).catch(() => undefined);
+    if (now === undefined) return `its ${flag} file ${path} cannot be read any more`;
+    if (now.sha256 !== digest) return `its ${flag} file ${path} changed since the run started (SHA-256 differs)`;
+  }
+  return undefined;
+}
+
+/** The options a resume takes from the journal: the recorded ones, without the digests and the directory kept beside them. */
+export function recordedFlags(options: Record<string, RecordedValue>, digested: readonly string[]): Record<string, RecordedValue> {
+  const { cwd: _cwd, pinSha256: _pin, ...flags } = options;
+  for (const name of digested) delete flags[digestKey(name)];
+  return flags;
 }
 
 export interface OpenedResume {
@@ -182,10 +203,6 @@ export async function openResume(runsDir: string, id: string, commit?: GroupComm
     const input = recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const);
     const plan = planResume(record, state, input);
     if (isRefusal(plan)) throw new RunJournalError(plan.message);
-    const scheduleChanged = await changedScheduleFile(record);
-    if (scheduleChanged !== undefined) {
-      throw new RunJournalError(`run ${id}: ${scheduleChanged}; put the original back, or start a new run (with --only-failed on the run's report)`);
-    }
     const journal = await held.reopen(record.validLength, commit);
     return { journal, record, plan };
   } catch (error) {

@@ -48,7 +48,7 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 /** What a new run's header says; the id, times, pid and host are filled in. */
-export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input'> & { units?: number };
+export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input' | 'chosenIds'> & { units?: number };
 
 interface Waiter {
   resolve: () => void;
@@ -137,7 +137,7 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, chosenIds: true, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
+    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
     try {
       await journal.append(line, true);
     } catch (error) {

@@ -40,24 +40,27 @@ function formatLinks(map: Links): ManagedLink[] {
 }
 
 /**
- * A memory line's links (`h`) as read: the structured form, or the cell words the first
- * --prune-memberships build wrote (unreleased): a word without `:` is a link with no flag; one
- * with `:` is ambiguous (`SCH:MATH` may be a link or `SCH` with a flag) and is left out, so it
- * is never deleted or revoked (docs/sync.md, "The sync memory"). `undefined`: not a list of links.
+ * A memory line's links (`h`) as read: each `[id, [flag words]]`, the id a non-empty string and
+ * each word one of the cell's flag words (docs/sync.md, "The sync memory"). A links entry written
+ * as cell words is read where it is unambiguous: a word without `:` is a link with no flag; one
+ * with `:` (`SCH:MATH` may be a link or `SCH` with a flag) is left out, so it is never deleted or
+ * revoked. `undefined`: not a list of links (a line edited by hand), which the memory refuses as
+ * damage naming its line.
  */
-export function readLinks(h: unknown): { links: ManagedLink[]; ambiguous: number } | undefined {
+export function readLinks(h: unknown): ManagedLink[] | undefined {
   if (!Array.isArray(h)) return undefined;
   const links: ManagedLink[] = [];
-  let ambiguous = 0;
   for (const link of h as unknown[]) {
-    if (typeof link === 'string') {
-      if (link.includes(':')) ambiguous += 1;
-      else links.push([link, []]);
-    } else if (Array.isArray(link) && link.length === 2 && typeof link[0] === 'string' && Array.isArray(link[1]) && (link[1] as unknown[]).every((word) => typeof word === 'string')) {
-      links.push([link[0], link[1] as string[]]);
-    } else return undefined;
+    if (typeof link === 'string' && link !== '') {
+      if (!link.includes(':')) links.push([link, []]);
+      continue;
+    }
+    if (!Array.isArray(link) || link.length !== 2 || typeof link[0] !== 'string' || link[0] === '' || !Array.isArray(link[1])) return undefined;
+    const words = link[1] as unknown[];
+    if (!words.every((word) => typeof word === 'string' && FIELD_OF.has(word))) return undefined;
+    links.push([link[0], words as string[]]);
   }
-  return { links, ambiguous };
+  return links;
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {

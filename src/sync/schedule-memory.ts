@@ -31,7 +31,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 
   override acknowledged(unit: Unit<PreparedSchedule>, payload: PreparedSchedule, run: string, kept: boolean): void {
-    super.acknowledged(unit, payload, run, kept, { candidates: candidateIds(payload) });
+    super.acknowledged(unit, payload, run, kept, acknowledgedSchedule(payload));
   }
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
@@ -83,6 +83,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
         `if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")`,
     );
   }
+}
+
+/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates. */
+export function acknowledgedSchedule(payload: PreparedSchedule): { candidates: string[] } {
+  return { candidates: candidateIds(payload) };
 }
 
 function candidateIds(payload: PreparedSchedule): string[] {

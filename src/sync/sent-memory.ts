@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, type SummaryNote } from '../report/report-writers.js';
-import { type SyncMemoryNote } from '../report/run-report.js';
+import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
-import { requestDigest, resolveSyncDir, sameServerElsewhere, SyncMemory, type MemoryEntry, type SyncKind } from './sync-memory.js';
+import { populationKey, requestDigest, sameServerElsewhere, type PopulationRecord, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
+import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
+import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
@@ -34,6 +36,13 @@ export interface SyncFlags {
   changedOnly?: boolean;
   /** Refuse (exit 2) a deciding run that finds no memory (docs/ci.md). */
   requireMemory?: boolean;
+  /**
+   * The population this file is the whole of (docs/sync.md, "Two exports, two populations"):
+   * `--disable-missing` takes leavers only from users last synced with the same one; a user synced
+   * with another is sent (its request digest differs), which moves it here. None: the runs without
+   * --population. The memory records each population a real run synced.
+   */
+  population?: string;
   syncDir?: string;
   runsDir?: string;
   dryRun?: boolean;
@@ -41,10 +50,7 @@ export interface SyncFlags {
   only?: OnlyWhich | undefined;
 }
 
-/** The sync directory of an invocation (docs/sync.md), a relative one taken from where examctl was started. */
-export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
-  return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
-}
+export { syncDirOf } from './memory-place.js';
 
 /**
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened before
@@ -53,6 +59,10 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
  */
 export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
+  /** Where it is kept: closing it there stores a state service's copy. */
+  private placed: PlacedMemory | undefined;
+  /** The run under way (`started`): recorded as the population's newest run. */
+  private run: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
@@ -83,7 +93,9 @@ export class SentMemory<P> {
     const dryRun = this.flags.dryRun ?? false;
     const say = (message: string) => void this.deps.stderr.write(`${terminalLine(message)}\n`);
     let otherInstance = false;
-    this.memory = await SyncMemory.open(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind, {
+    const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
+    const population = this.flags.population;
+    this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
@@ -94,29 +106,47 @@ export class SentMemory<P> {
         otherInstance = true;
         say(message);
       },
+      operation: `examctl ${this.kind === 'users' ? 'user sync' : this.kind === 'collections' ? 'collection add' : 'schedule push'}${population === undefined ? '' : ` --population ${population}`}`,
+      env: this.deps.env,
+      runsDir: this.flags.runsDir,
+      onUnsaved: (message) => say(`examctl: ${message}`),
     });
+    this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
     this.heldAny = remembered > 0;
-    this.found = decides ? { found: remembered > 0, file: this.memory.file, remembered } : undefined;
-    if (decides && remembered === 0 && !otherInstance) {
+    const populations = this.memory.populations();
+    const populationFound = populations.has(populationKey(population));
+    const found = remembered > 0 || populations.size > 0;
+    this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound } : undefined;
+    if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
-      for (const other of await sameServerElsewhere(syncDirOf(this.flags.syncDir, this.flags.runsDir, this.deps), target, this.kind)) {
+      for (const other of await sameServerElsewhere(place.syncDir, target, this.kind)) {
         say(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
       }
     }
-    if (decides && remembered === 0 && this.flags.requireMemory) {
+    if (decides && !populationFound && this.flags.requireMemory) {
+      const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
       await this.close();
-      throw new UsageError(
-        terminalLine(
-          `--require-memory: no sync memory for ${describeTarget(target)} (${otherInstance ? `${this.found?.file} is of another instance of this store, replaced since` : `looked for ${this.found?.file}`}); nothing was sent. ` +
-            'Restore it (a CI cache: docs/ci.md, "A nightly sync"), point --sync-dir or EXAMCTL_SYNC_DIR at it, or run once without --require-memory to start it',
-        ),
-      );
+      throw new UsageError(terminalLine(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`));
     }
-    if (this.flags.changedOnly && remembered === 0) {
-      await this.deps.stderr.write(`${terminalLine(`--changed-only: no sync memory for ${describeTarget(target)} yet, so every record is sent (this run starts it)`)}\n`);
+    if (this.flags.changedOnly && !populationFound) {
+      const what = found ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}` : `no sync memory for ${describeTarget(target)} yet`;
+      await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : ''})`)}\n`);
     }
     return this.memory;
+  }
+
+  /**
+   * A real run is under way as run `run` (RecordJob.started): the memory records that it synced
+   * this population, before anything is sent, so a run killed in its first minute still counts
+   * as the population's newest run (docs/sync.md, "When the memory is lost").
+   */
+  async started(run: string): Promise<void> {
+    const memory = this.memory;
+    if (memory === undefined) return;
+    this.run = run;
+    memory.recordPopulation(populationKey(this.flags.population), run);
+    await memory.durable();
   }
 
   /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */
@@ -220,13 +250,17 @@ export class SentMemory<P> {
     memory.record(unit.id, { ...rest, digest: '' });
   }
 
+  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
     const memory = this.memory;
+    const placed = this.placed;
     const known = this.known;
     this.memory = undefined;
+    this.placed = undefined;
     this.known = undefined;
+    if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run);
     await known?.close();
-    await memory?.close();
+    await placed?.close();
   }
 
   /**
@@ -263,6 +297,17 @@ export class SentMemory<P> {
     }
     return digest;
   }
+}
+
+/** A store replaced at its path holds nothing examctl sent: a first night is the truth there. */
+const REPLACED_STORE = 'The store was replaced, so it holds nothing examctl sent: run once without --require-memory to start its memory';
+
+/** What a deciding run found missing, for the refusal: no memory at all, or none of its population (naming those the memory holds). */
+function missingMemoryWords(target: ReportTarget, name: string, found: boolean, otherInstance: boolean, population: string | undefined, populations: ReadonlyMap<string, PopulationRecord>): string {
+  if (otherInstance) return `no sync memory for ${describeTarget(target)} (${name} is of another instance of this store, replaced since)`;
+  if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
+  const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
+  return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;
 }
 
 function instanceOption(instance: string | undefined): { instance?: string } {

@@ -11,12 +11,40 @@ import type { StoreLock } from '../system/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
+import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
+import { lossAdvice } from './memory-loss.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/** Version of the sync memory's line format; a reader refuses a newer one. */
-export const SYNC_MEMORY_VERSION = 1;
+/**
+ * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
+ * (`PopulationRecord`); a file of format 1 is read as before, its populations taken from its
+ * entries, and rewritten as 2 by the first run that holds its lock.
+ */
+export const SYNC_MEMORY_VERSION = 2;
+
+/** A --population name: 1 to 64 letters, digits, `.`, `-`, `_`, starting with a letter or digit. */
+const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function isPopulationName(value: unknown): value is string {
+  return typeof value === 'string' && POPULATION_NAME.test(value);
+}
+
+/** The key of a population in `MemoryContents.populations`: its name, or '' for the runs without --population (never a name). */
+export function populationKey(population: string | undefined): string {
+  return population ?? '';
+}
+
+/**
+ * A population a real run synced to the target (docs/sync.md, "Two exports, two populations"):
+ * recorded in the memory itself, so whether a population has a memory is a fact, not inferred
+ * from its entries. `run`: the newest run that synced it; `count`: its ids then.
+ */
+export interface PopulationRecord {
+  run: string;
+  count: number;
+}
 
 /** The entity kinds a memory is kept for: one file each per target. */
 export type SyncKind = 'users' | 'schedules' | 'collections';
@@ -204,12 +232,27 @@ export interface MemoryContents {
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
   validLength: number;
   lines: number;
+  /**
+   * The populations its lines record, by `populationKey`; undefined for a file of format 1, which
+   * records none (`populationsOf` takes them from its entries).
+   */
+  populations?: Map<string, PopulationRecord> | undefined;
+}
+
+/** A memory's populations: those it records, or for a file of format 1 those its entries have. */
+export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'entries'>): Map<string, PopulationRecord> {
+  return contents.populations ?? contents.entries.populationsOfEntries();
+}
+
+/** The newest run a memory records, or undefined for an empty one. */
+export function newestRunOf(populations: ReadonlyMap<string, PopulationRecord>): string | undefined {
+  let newest: string | undefined;
+  for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;
+  return newest;
 }
 
 function damaged(file: string, line: number, reason: string): UsageError {
-  return new UsageError(
-    `${file}:${line}: sync memory damaged: ${reason}; move it aside or run examctl synced forget for this target (the next run then sends everything)`,
-  );
+  return new UsageError(`${file}:${line}: sync memory damaged: ${reason}; it is not used: move it aside. ${lossAdvice()}`);
 }
 
 /**
@@ -219,29 +262,35 @@ function damaged(file: string, line: number, reason: string): UsageError {
  */
 export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget): Promise<MemoryContents> {
   const opened = await openMemoryFile(file, 'read', APPEND_FLAGS);
-  if (opened === undefined) return { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 };
+  if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
   return parseMemory(opened.bytes, file, kind, expected);
 }
 
-/** What a memory entry's line holds (its body), checked: undefined when it is not one. */
+/**
+ * What a memory entry's line holds (its body), checked field by field: a line whose checksum holds
+ * but whose fields have the wrong types (edited by hand) is not used; the reason names the field.
+ */
 function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
-  if (typeof body.id !== 'string' || typeof body.d !== 'string' || typeof body.r !== 'string') return 'not a memory entry';
-  const links = body.h === undefined ? { links: [], ambiguous: 0 } : readLinks(body.h);
-  if (links === undefined) return 'its links are not a list of hierarchy links';
+  if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string') return 'not a memory entry';
+  const links = body.h === undefined ? [] : readLinks(body.h);
+  if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
+  if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
+  if ((body.f !== undefined && typeof body.f !== 'string') || (body.l !== undefined && typeof body.l !== 'string')) return 'its names are not text';
+  if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true)) return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
-  if (typeof body.w === 'string') entry.raw = body.w;
+  if (body.w !== undefined) entry.raw = body.w;
   if (body.f !== undefined) entry.firstName = body.f;
   if (body.l !== undefined) entry.lastName = body.l;
   if (body.x === true) entry.disabled = true;
-  if (links.links.length > 0) entry.links = links.links;
+  if (links.length > 0) entry.links = links;
   if (body.t === true) entry.tentative = true;
   if (body.c !== undefined) {
     if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
   }
   if (body.p !== undefined) {
-    if (typeof body.p !== 'string' || body.p === '') return 'its population is not a name';
+    if (!isPopulationName(body.p)) return 'its population is not a name';
     entry.population = body.p;
   }
   if (body.s !== undefined) {
@@ -261,6 +310,34 @@ function fieldsOfBody(value: unknown): Record<string, string> | undefined {
     fields[name] = text;
   }
   return fields;
+}
+
+/** A population line's body (`populationLine`): `{"t":"population","p"?,"r","n"}`. */
+interface PopulationBody {
+  t: 'population';
+  p?: unknown;
+  r: unknown;
+  n: unknown;
+}
+
+function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
+  if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
+  if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n } };
+}
+
+function populationLine(key: string, record: PopulationRecord): string {
+  return encodeChecksummedLine(populationBody(key, record));
+}
+
+/** A population line's body (JSON text), checksummed by `populationLine` or, for an append, with its group. */
+function populationBody(key: string, record: PopulationRecord): string {
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count });
+}
+
+/** The population lines of a memory rewritten whole, in name order. */
+function populationLines(populations: ReadonlyMap<string, PopulationRecord>): string[] {
+  return [...populations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => populationLine(key, record));
 }
 
 /** An entry line's body starts so (`entryLine` writes the id first): its id is read without parsing the line. */
@@ -449,6 +526,40 @@ export class MemoryEntries {
     for (const [, entry] of this) yield entry;
   }
 
+  /**
+   * Per population (`populationKey`), how many ids it has and the newest run among them: what a
+   * population line records. Read off each line where it has entryLine's layout (the population
+   * is its last field), so a memory of 200,000 ids is not parsed for it.
+   */
+  populationsOfEntries(): Map<string, PopulationRecord> {
+    const found = new Map<string, PopulationRecord>();
+    const add = (population: string | undefined, run: string): void => {
+      const key = populationKey(population);
+      const known = found.get(key);
+      if (known === undefined) found.set(key, { run, count: 1 });
+      else {
+        known.count += 1;
+        if (run > known.run) known.run = run;
+      }
+    };
+    for (const start of this.lineStarts()) {
+      const id = this.idOfLine(start);
+      const set = this.byId.get(id);
+      if (set !== undefined) {
+        add(set.population, set.run);
+        continue;
+      }
+      const at = this.layoutAt(start, id);
+      const population = at === undefined ? undefined : populationAtEnd(this.bytes, start, this.bytes.indexOf(NEWLINE, start));
+      if (at === undefined || population === false) {
+        const parsed = this.parse(id, start);
+        add(parsed.population, parsed.run);
+      } else add(population, this.runAt(at.runAt, at.runEnd));
+    }
+    for (const [id, entry] of this.byId) if (!this.hasLine(id)) add(entry.population, entry.run);
+    return found;
+  }
+
   /** Each id's latest line, as written (a line not parsed is copied as read). */
   *lines(): IterableIterator<string> {
     for (const start of this.lineStarts()) {
@@ -546,6 +657,23 @@ export class MemoryEntries {
 }
 
 const DIGEST_KEY = Buffer.from('","d":"');
+const POPULATION_KEY = Buffer.from('"p":');
+const POPULATION_LAST = Buffer.from(',"p":"');
+
+/**
+ * The population of the entry line at `start..end` when entryLine wrote it (the population is
+ * its last field, a name needs no escape): the name, undefined for none, or false when the line
+ * has `"p":` elsewhere (written otherwise: parse it). A key cannot occur unescaped in a value.
+ */
+function populationAtEnd(bytes: Buffer, start: number, end: number): string | undefined | false {
+  const tail = end - 3;
+  if (bytes[tail] === QUOTE) {
+    let open = tail - 1;
+    while (open > start && bytes[open] !== QUOTE) open -= 1;
+    if (hasAt(bytes, open - POPULATION_LAST.length + 1, POPULATION_LAST)) return bytes.toString('latin1', open + 1, tail);
+  }
+  return findIn(bytes, start, end, POPULATION_KEY) ? false : undefined;
+}
 const RUN_KEY = Buffer.from('","r":"');
 const RAW_KEY = Buffer.from('","w":"');
 const DISABLED_KEY = Buffer.from(',"x":true');
@@ -585,6 +713,7 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
   const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
   let instance: string | undefined;
+  let populations: Map<string, PopulationRecord> | undefined;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
@@ -599,14 +728,20 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
     }
     const decoded = decodeChecksummedLine(bytes.subarray(start, end));
     if (!decoded.ok) throw damaged(file, line, decoded.reason);
-    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody>;
+    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
     if (line === 1) {
       if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
       if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       target = body.target;
       if (typeof body.i === 'string') instance = body.i;
+      // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
+      if (body.v >= 2) populations = new Map();
       if (expected !== undefined) assertSameTarget(file, target, expected);
+    } else if (body.t === 'population') {
+      const read = populationOfBody(body);
+      if (typeof read === 'string') throw damaged(file, line, read);
+      (populations ??= new Map()).set(read.key, read.record);
     } else {
       const read = entryOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
@@ -614,7 +749,8 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
     }
     start = end + 1;
   }
-  return { file, target, instance, kind, entries, validLength: start, lines: line };
+  // An empty file (just made) is of this format: its populations are known, none.
+  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations };
 }
 
 /**
@@ -633,6 +769,11 @@ function assertSameTarget(file: string, recorded: ReportTarget | undefined, expe
 }
 
 function entryLine(id: string, entry: MemoryEntry): string {
+  return encodeChecksummedLine(entryBody(id, entry));
+}
+
+/** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
+function entryBody(id: string, entry: MemoryEntry): string {
   const body: EntryBody = { id, d: entry.digest, r: entry.run };
   if (entry.raw !== undefined) body.w = entry.raw;
   if (entry.firstName !== undefined) body.f = entry.firstName;
@@ -643,7 +784,11 @@ function entryLine(id: string, entry: MemoryEntry): string {
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
   if (entry.fields !== undefined) body.s = entry.fields;
-  return encodeChecksummedLine(JSON.stringify(body));
+  return JSON.stringify(body);
+}
+
+function emptyContents(file: string, kind: SyncKind): MemoryContents {
+  return { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0, populations: new Map() };
 }
 
 /** A lock file's wait before a second run on the same target is refused. */
@@ -682,20 +827,28 @@ const COMPACT_SLACK = 10_000;
  */
 async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
   let length = 0;
+  const populations = populationsOf(contents);
   await writeFileAtomic(
     contents.file,
     async (writer) => {
-      const head = headerLine(contents.kind, target, contents.instance);
-      length += Buffer.byteLength(head);
-      await writer.write(head);
-      for (const line of contents.entries.lines()) {
+      for (const line of compactedLines(contents, target, populations)) {
         length += Buffer.byteLength(line);
         await writer.write(line);
       }
     },
     { mode: 0o600 },
   );
-  return { ...contents, validLength: length, lines: contents.entries.size + 1 };
+  return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
+}
+
+/**
+ * A memory as one line per id, in the format this examctl writes: the header, the population
+ * lines (a memory of format 1 gets those of its entries), then each id's latest entry.
+ */
+export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)): IterableIterator<string> {
+  yield headerLine(contents.kind, target, contents.instance);
+  yield* populationLines(populations);
+  yield* contents.entries.lines();
 }
 
 /**
@@ -730,7 +883,10 @@ const GROUP_LINES = 1024;
  * line is one write, so lines of two feeders never mix; a run that decides runs alone).
  */
 export class SyncMemory {
+  /** Bodies of the entry lines to append with the next group. */
   private pending: string[] = [];
+  /** Checksums and encodes each group into one reused buffer (the groups are written one after another). */
+  private readonly encoder = new JournalGroupEncoder();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private failure: RunJournalWriteError | undefined;
@@ -747,6 +903,8 @@ export class SyncMemory {
     private lines: number,
     private readonly lockTimeoutMs: number,
     private readonly instance: string | undefined,
+    /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
+    private populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -766,14 +924,15 @@ export class SyncMemory {
       // Opened once: what is read and what is appended to are the same file.
       let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS);
       handle = opened?.handle;
-      let contents = opened === undefined ? { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 } : parseMemory(opened.bytes, file, kind, target);
+      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : parseMemory(opened.bytes, file, kind, target);
       if (ofOtherInstance(contents, options.instance)) {
         // Not used: as with no memory. A run that writes starts the file again (openForAppend).
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
-        contents = { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0 };
+        contents = emptyContents(file, kind);
       }
-      // Compacted under the lock once most lines are superseded (a full run appends every id each night).
-      if (lock !== undefined && contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK) {
+      // Compacted under the lock once most lines are superseded (a full run appends every id each
+      // night), and a file of format 1 rewritten as 2 with the populations of its entries.
+      if (lock !== undefined && (contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK || (contents.populations === undefined && contents.lines > 0))) {
         contents = await compact(contents, target);
         // The compacted file replaced the one open: open it (in the same trusted directory) again.
         await handle?.close();
@@ -782,7 +941,7 @@ export class SyncMemory {
         handle = opened?.handle;
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations);
       if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle);
       return memory;
     } catch (error) {
@@ -827,6 +986,36 @@ export class SyncMemory {
     return this.entries.peek(id);
   }
 
+  /**
+   * The populations real runs synced to this target (docs/sync.md, "When the memory is lost"), by
+   * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
+   */
+  populations(): Map<string, PopulationRecord> {
+    return this.populationRecords ?? (this.inferred ??= this.entries.populationsOfEntries());
+  }
+
+  /** A file of format 1: the populations of its entries, once asked. */
+  private inferred: Map<string, PopulationRecord> | undefined;
+
+  /**
+   * Records that run `run` synced the population `key` (a real run, at its start and its end; an
+   * adopted file): its newest run and its ids now. Not written to a file of format 1, whose
+   * writer would not read it: the next run that holds its lock rewrites it as format 2 first.
+   */
+  recordPopulation(key: string, run: string): void {
+    const known = this.populationRecords;
+    const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
+    const before = known?.get(key);
+    const record = { run: before !== undefined && before.run > run ? before.run : run, count };
+    if (before?.run === record.run && before.count === count) return;
+    if (known === undefined) {
+      if (this.lines > 0) return;
+      this.populationRecords = new Map();
+    }
+    this.populationRecords!.set(key, record);
+    this.append(populationBody(key, record));
+  }
+
   /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
   get remembered(): number {
     let count = 0;
@@ -837,8 +1026,13 @@ export class SyncMemory {
   /** Remembers an acknowledged request; on disk within the group commit's delay. */
   record(id: string, entry: MemoryEntry): void {
     this.entries.set(id, entry);
+    this.append(entryBody(id, entry));
+  }
+
+  /** Appends a line's body (JSON text): checksummed and encoded with its group. */
+  private append(body: string): void {
     if (this.handle === undefined || this.failure !== undefined) return;
-    this.pending.push(entryLine(id, entry));
+    this.pending.push(body);
     this.lines += 1;
     if (this.pending.length >= GROUP_LINES) this.kick();
     else if (this.timer === undefined) {
@@ -850,14 +1044,14 @@ export class SyncMemory {
   private kick(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    const lines = this.pending;
+    const bodies = this.pending;
     this.pending = [];
-    if (lines.length === 0) return;
+    if (bodies.length === 0) return;
     const handle = this.handle!;
     this.flushing = this.flushing.then(async () => {
       if (this.failure !== undefined) return;
       try {
-        await appendDurably(handle, Buffer.from(lines.join(''), 'utf8'), null);
+        await appendDurably(handle, this.encoder.encode(bodies), null);
       } catch (error) {
         this.failure = this.cannotWrite(error);
       }
@@ -888,7 +1082,10 @@ export class SyncMemory {
     } finally {
       if (this.lock !== undefined && this.failure === undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) {
         // A deciding run holds the lock: nobody appended meanwhile, so its map is the file's.
-        await compact({ file: this.file, target: this.target, instance: this.instance, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines }, this.target).catch(() => undefined);
+        await compact(
+          { file: this.file, target: this.target, instance: this.instance, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines, populations: this.populationRecords },
+          this.target,
+        ).catch(() => undefined);
       }
       await this.lock?.release();
       await this.marker?.leave();
@@ -1000,4 +1197,17 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   }
   await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   return forgotten;
+}
+
+/**
+ * A memory's text read from elsewhere than its file (a portable copy, a state service), named
+ * `source` in messages: checked as a file is (each line's checksum, its header and target).
+ */
+export function memoryOfText(bytes: Buffer, source: string, kind: SyncKind, expected?: ReportTarget): MemoryContents {
+  return parseMemory(bytes, source, kind, expected);
+}
+
+/** Every entry of a memory parsed and checked (a copy about to replace one): a line not an entry is exit 2 naming it. */
+export function checkEveryEntry(contents: Pick<MemoryContents, 'entries'>): void {
+  for (const _entry of contents.entries.values());
 }

@@ -3,7 +3,7 @@ import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import type { MemoryEntry, SyncMemory } from './sync-memory.js';
+import { isPopulationName, type MemoryEntry, type SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -27,23 +27,14 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
-  /**
-   * The population this file is the whole of (docs/sync.md, "Two exports, two populations"):
-   * `--disable-missing` takes leavers only from users last synced with the same one; a user
-   * synced with another is sent (its request digest differs), which moves it here.
-   */
-  population?: string;
   /** Ids alike but for their leading zeros are really other users (src/sync/lost-zeros.ts): not checked. */
   reallyNewIds?: boolean;
 }
 
-/** A --population name: what may name a population in a memory line and a message. */
-const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
 /** --population's value, checked (exit 2 naming the rule). */
 export function populationOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!POPULATION_NAME.test(value)) {
+  if (!isPopulationName(value)) {
     throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
   }
   return value;
@@ -133,8 +124,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   ) {
     // A population's requests are digested with its name: a user last synced by another
     // population is never unchanged here, so it is sent, and its acknowledgement moves it here.
-    const population = flags.population;
-    super('users', flags, deps, target, population === undefined ? (user) => user : (user) => ({ population, request: user }));
+    super('users', flags, deps, target, digestedAs(flags.population));
   }
 
   /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
@@ -156,9 +146,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     try {
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
-        const fingerprint = await rulesFingerprint(this.build);
-        // A population's raw digests are its own, like its request digests.
-        this.fingerprint = fingerprint === undefined || this.userFlags.population === undefined ? fingerprint : `${fingerprint}population ${this.userFlags.population}\n`;
+        this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
@@ -484,16 +472,60 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    const raw = this.rawOf.get(given);
-    this.acknowledged(unit, payload, run, kept, {
-      ...(raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0 ? { raw } : {}),
-      ...(payload.FirstName === undefined ? {} : { firstName: payload.FirstName }),
-      ...(payload.LastName === undefined ? {} : { lastName: payload.LastName }),
-      ...(this.disables.has(payload) ? { disabled: true } : {}),
-      ...(links === undefined ? {} : { links }),
-      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
-    });
+    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.userFlags.population));
   }
+}
+
+/**
+ * What a user sync's request digest is of: the request, with its population's name when it has
+ * one (a user last synced by another population is never unchanged here: sent, it moves here).
+ */
+export function digestedAs(population: string | undefined): (user: UserRequest) => unknown {
+  return population === undefined ? (user) => user : (user) => ({ population, request: user });
+}
+
+/**
+ * The raw digests' fingerprint of a run of `population` (src/sync/raw-digest.ts): a
+ * population's raw digests are its own, like its request digests.
+ */
+export async function populationFingerprint(build: (record: InputRecord) => Unit<UserRequest>, population: string | undefined): Promise<string | undefined> {
+  const fingerprint = await rulesFingerprint(build);
+  return fingerprint === undefined || population === undefined ? fingerprint : `${fingerprint}population ${population}\n`;
+}
+
+/**
+ * What the memory keeps of a user whose request the target acknowledged, besides its digest and
+ * run (rememberUser; `synced adopt` records a file's rows so): the names a disable needs, a
+ * leaver's mark, the links managed after `sent` (`links`), the population, and the row's raw digest
+ * only where the next night's verdict needs nothing else (--prune-memberships would add nothing
+ * to this same request against those links).
+ */
+export function acknowledgedUser(
+  sent: UserRequest,
+  given: UserRequest,
+  links: MemoryEntry['links'],
+  raw: string | undefined,
+  disabled: boolean,
+  population: string | undefined,
+): Omit<MemoryEntry, 'digest' | 'run'> {
+  // Built field by field, not spread from one object per field: one object per acknowledged user.
+  const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
+  if (raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0) more.raw = raw;
+  if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
+  if (sent.LastName !== undefined) more.lastName = sent.LastName;
+  if (disabled) more.disabled = true;
+  if (links !== undefined) more.links = links;
+  if (population !== undefined) more.population = population;
+  return more;
+}
+
+/**
+ * A table row's raw digest as a run would remember it (recordUnit): a row with the reader's
+ * findings, or of a JSON input, has none. Made before the row is built (coercion works in its fields).
+ */
+export function rawDigestOfRecord(fingerprint: string | undefined, record: InputRecord): string | undefined {
+  if (fingerprint === undefined || record.raw === undefined || record.problems !== undefined || record.warnings !== undefined) return undefined;
+  return rawDigest(fingerprint, record.fields);
 }
 
 /**

@@ -32,9 +32,13 @@ function procStat(pid: number | 'self', platform: NodeJS.Platform): ProcStat | u
   return { state, startTicks };
 }
 
+/** This process's start time, read once: it never changes, and each lock and marker a run takes records it. */
+let ownTicks: { platform: NodeJS.Platform; ticks: number | undefined } | undefined;
+
 /** This process's start time as /proc gives it, for a lock to record; undefined off Linux. */
 export function ownStartTicks(platform: NodeJS.Platform = process.platform): number | undefined {
-  return procStat('self', platform)?.startTicks;
+  if (ownTicks?.platform !== platform) ownTicks = { platform, ticks: procStat('self', platform)?.startTicks };
+  return ownTicks.ticks;
 }
 
 /**

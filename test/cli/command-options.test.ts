@@ -104,9 +104,15 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['runs list --since 7d', { since: { ago: 7 * 24 * 3600 * 1000 } }],
   ['runs show last', { id: 'last' }],
   ['runs resume 20261122T110502.481Z-3f9a --pin 4821 --target-from-run', { id: '20261122T110502.481Z-3f9a', pin: '4821', targetFromRun: true }],
+  ['runs resume last --force', { id: 'last', force: true }],
   ['runs prune --all --older-than 7d', { all: true, olderThan: 7 * 24 * 3600 * 1000 }],
   ['synced show --sync-dir d', { syncDir: 'd' }],
   ['synced forget --sync-dir d', { syncDir: 'd' }],
+  ['synced export --out m.json --sync-dir https://state.example.test/s', { out: 'm.json', syncDir: 'https://state.example.test/s' }],
+  ['synced import m.json --force', { file: 'm.json', force: true }],
+  ['synced adopt -f staff.csv --population staff --map Staff=ExternalId --encoding windows-1252', { file: 'staff.csv', population: 'staff', map: ['Staff=ExternalId'], encoding: 'windows-1252' }],
+  ['synced adopt-schedules -f sittings.csv --upsert --schedule-id S-1 --pin-file pin.txt', { file: 'sittings.csv', upsert: true, scheduleId: 'S-1', pinFile: 'pin.txt' }],
+  ['synced unlock 6f1c --sync-dir https://state.example.test/s', { lockId: '6f1c', syncDir: 'https://state.example.test/s' }],
   ['login --with-token --no-verify', { withToken: true, verify: false }],
   ['completion fish', { shell: 'fish' }],
 ];
@@ -194,7 +200,7 @@ describe('argv to options, per command', () => {
         refused.push(declaration.path.join(' '));
       } else expect((outcome as Received).options.dryRun).toBe(true);
     }
-    expect([...new Set(refused)].sort()).toEqual(['config remove', 'config set-profile', 'config use', 'local serve', 'login', 'runs prune', 'runs resume', 'synced forget']);
+    expect([...new Set(refused)].sort()).toEqual(['config remove', 'config set-profile', 'config use', 'local serve', 'login', 'runs prune', 'runs resume', 'synced export', 'synced forget', 'synced import', 'synced unlock']);
   });
   it('a flag that takes one value, given twice, is exit 2 naming both values, nothing read or written; a repeatable flag collects', async () => {
     await withTempDir(async (dir) => {

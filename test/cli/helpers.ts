@@ -23,7 +23,7 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
     isTTY: false,
     cwd,
     // What the command tree gives a command run through runCli; a pipeline run directly keeps no options.
-    keptOptions: [],
+    keptOptions: { names: [], digested: [] },
     ...overrides,
   };
   return { deps, stdout, stderr };

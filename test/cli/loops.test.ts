@@ -236,15 +236,25 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       const doc = JSON.parse(run.stdout) as { syncMemory: { found: boolean; file: string } };
       expect(doc.syncMemory.found).toBe(false);
       expect(doc.syncMemory.file.startsWith(join(dir, 'synced'))).toBe(true);
-      expect(run.stderr).toMatch(/^no sync memory for remote .*: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned$/m);
+      expect(run.stderr).toMatch(
+        /^no sync memory for remote .*: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile; if a memory was lost, restore it \(examctl synced import\) or rebuild it \(examctl synced adopt\) before the next night \(docs\/sync\.md, "When the memory is lost"\)$/m,
+      );
+      expect(doc.syncMemory).toMatchObject({ population: null, populationFound: false });
       expect(run.stderr).toContain('::warning title=examctl: no sync memory::');
       expect(readFileSync(join(dir, 'sync.xml'), 'utf8')).toMatch(/<property name="syncMemory" value="none: no sync memory/);
 
       // The next night has it: said as found, nothing sent again, and --require-memory passes.
       const next = await cli(dir, [...nightly, '--require-memory', '--json']);
       expect(next.code).toBe(0);
-      expect((JSON.parse(next.stdout) as { syncMemory: { found: boolean; remembered: number } }).syncMemory).toMatchObject({ found: true, remembered: 3 });
+      expect((JSON.parse(next.stdout) as { syncMemory: { found: boolean; remembered: number } }).syncMemory).toMatchObject({ found: true, remembered: 3, population: null, populationFound: true });
       expect(service.received.length).toBe(3);
+
+      // A population the memory has no record of is a night without memory for it, in every sink.
+      const staff = await cli(dir, [...nightly, '--population', 'staff', '--json', '--report', 'staff.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
+      expect(staff.code).toBe(0);
+      expect((JSON.parse(staff.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ found: true, population: 'staff', populationFound: false });
+      expect(staff.stderr).toMatch(/::warning title=examctl: no sync memory::the sync memory of remote .* has no record of --population staff: no record was left out as unchanged/);
+      expect(readFileSync(join(dir, 'staff.xml'), 'utf8')).toMatch(/<property name="syncMemory" value="none: the sync memory of remote .* has no record of --population staff/);
     }));
 });
 
@@ -302,9 +312,11 @@ async function nights(root: string, saveAlways: boolean, command: string) {
       mkdirSync(join(workspace, '.examctl-synced', rel, '..'), { recursive: true });
       writeFileSync(join(workspace, '.examctl-synced', rel), text);
     }
-    writeCsv(join(workspace, 'export', 'users.csv'), ids(10).map((id) => row(id, undefined, night === 2 && id === 'stu-7' ? 'Married' : 'Lee')));
+    // The export the recipe's command names (--file).
+    const argv = argvOf(command, night === 1);
+    writeCsv(join(workspace, argv[argv.indexOf('--file') + 1]!), ids(10).map((id) => row(id, undefined, night === 2 && id === 'stu-7' ? 'Married' : 'Lee')));
     const before = service.received.length;
-    const { code, stderr } = await cli(workspace, argvOf(command, night === 1), { EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), CI: 'true' });
+    const { code, stderr } = await cli(workspace, argv, { EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), CI: 'true' });
     results.push({ code, sent: service.received.length - before, stderr });
     if (code === 0 || saveAlways) cache.push(snapshot(join(workspace, '.examctl-synced')));
   }

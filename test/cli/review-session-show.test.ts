@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type http from 'node:http';
 import { runCli } from '../../src/cli/run-cli.js';
+import { firstSheet, rowsByHeader } from '../xlsx/helpers.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { json, startHostileServer, type HostileServer } from '../support/hostile-server.js';
 
@@ -63,6 +64,46 @@ describe('review-session show in the admin\'s zone', () => {
       const format = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--date-format', 'DD/MM/YY']);
       expect(format.code).toBe(2);
       expect(format.stderr).toContain('examctl: --date-format DD/MM/YY: unknown token "YY"');
+    });
+  });
+
+  it('the hour the clocks go back is written with its offset where the format has none and as text in a workbook, so the two instants stay two and read back', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      expect((await cli(dir, ['local', 'export', '--out', 'world.json'])).code).toBe(0);
+      const world = JSON.parse(await readFile(join(dir, 'world.json'), 'utf8')) as { ReviewSessions: { ExternalId: string; Results: Record<string, unknown>[] }[] };
+      const results = world.ReviewSessions.find((session) => session.ExternalId === 'RS-MATH1-OCT')!.Results;
+      // 00:30Z and 01:30Z on 25 October 2026 are both 01:30 in London: first in BST, then in GMT.
+      Object.assign(results[0]!, { VisitedDate: '2026-10-25T00:30:00.000Z' });
+      Object.assign(results[1]!, { VisitedDate: '2026-10-25T01:30:00.000Z' });
+      await writeFile(join(dir, 'world.json'), JSON.stringify(world));
+      expect((await cli(dir, ['local', 'init', '--seed', 'world.json', '--force'])).code).toBe(0);
+      const uk = ['--timezone', 'Europe/London', '--date-format', 'DD/MM/YYYY HH:mm'];
+      const csv = parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', ...uk])).stdout, { columns: true, bom: true }) as Record<string, string>[];
+      expect(csv.map((row) => row.VisitedDate)).toEqual(['25/10/2026 01:30 +01:00', '25/10/2026 01:30 +00:00', '', '', '', '12/10/2026 10:45']);
+      // Any other time has no offset: the admin's format as asked.
+      expect(csv[0]!.PublishedDate).toBe('12/10/2026 09:00');
+      const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { TZ: 'Europe/London' });
+      expect(rowOf(table.stdout, 'c-1001')).toContain('| 2026-10-25 01:30 +01:00 |');
+      expect(rowOf(table.stdout, 'c-1002')).toContain('| 2026-10-25 01:30 +00:00 |');
+      // A workbook's Excel date keeps no zone: those two cells are the times with their offsets, the others dates.
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', ...uk, '--out', 'uk.xlsx'])).code).toBe(0);
+      const sheet = rowsByHeader(await firstSheet(join(dir, 'uk.xlsx')));
+      expect(sheet.map((row) => row.get('VisitedDate')!.value)).toEqual(['2026-10-25T01:30:00+01:00', '2026-10-25T01:30:00+00:00', null, null, null, new Date('2026-10-12T10:45:00Z')]);
+      expect(sheet[0]!.get('PublishedDate')!.value).toEqual(new Date('2026-10-12T09:00:00Z'));
+      // Read back with the same flags, the two texts are the two instants again.
+      const header = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+      const later = (text: string) => text.replace('2026', '2027').replace('25/10', '31/10');
+      await writeFile(join(dir, 'back.csv'), [header, ...csv.slice(0, 2).map((row, i) => `S-BACK${i},A-MATH-1,T,${later(row.VisitedDate!)},31/10/2027 05:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test`)].join('\n'));
+      const back = await cli(dir, ['schedule', 'push', '--file', 'back.csv', '--dry-run', ...uk, '--json']);
+      expect(back.code, back.stderr).toBe(0);
+      expect((JSON.parse(back.stdout) as { items: { status: string }[] }).items.map((item) => item.status)).toEqual(['ok', 'ok']);
+      const pushed = await cli(dir, ['schedule', 'push', '--file', 'back.csv', ...uk]);
+      expect(pushed.code, pushed.stderr).toBe(0);
+      expect((await cli(dir, ['local', 'export', '--out', 'after.json'])).code).toBe(0);
+      const schedules = (JSON.parse(await readFile(join(dir, 'after.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] }).Schedules;
+      const starts = ['S-BACK0', 'S-BACK1'].map((id) => schedules.find((schedule) => schedule.ScheduleExtId === id)?.StartDateTime);
+      expect(starts).toEqual(['2027-10-31T00:30:00.000Z', '2027-10-31T01:30:00.000Z']);
     });
   });
 });

@@ -49,5 +49,6 @@ describe('reading a document session (test/support/doc-session.ts)', () => {
     expect(normaliseVarying('run 20261123T091502.481Z-3f9a (examctl runs show 20261123T091502.481Z-3f9a)')).toBe('run <run id> (examctl runs show <run id>)');
     expect(normaliseVarying('GET /x/examctl-doctor-a27acb4caba1 answered 400 in 43 ms')).toBe('GET /x/examctl-doctor-<id> answered 400 in <n> ms');
     expect(normaliseVarying('ok    clock      server clock -1 s from ours')).toBe('ok    clock      server clock <n> s from ours');
+    expect(normaliseVarying('none at /home/you/.local/state/examctl/synced/1d14ed834b02f423; if')).toBe('none at /home/you/.local/state/examctl/synced/<target digest>; if');
   });
 });

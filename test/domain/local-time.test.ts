@@ -56,12 +56,12 @@ describe('--date-format', () => {
 describe('--timezone', () => {
   const berlin = { timeZone: 'Europe/Berlin', format: format('DD.MM.YYYY HH:mm') };
   it('places a local time with the offset in force then, daylight saving included', () => {
-    expect(readDateTimeText('StartDateTime', '25.01.2027 14:00', berlin)).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z' });
-    expect(readDateTimeText('StartDateTime', '15.07.2027 14:00', berlin)).toEqual({ ok: true, value: '2027-07-15T12:00:00.000Z' });
-    expect(readDateTimeText('StartDateTime', '2027-01-25 14:00', { timeZone: 'Europe/Berlin' })).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z' });
-    expect(readDateTimeText('StartDateTime', '2027-01-25T14:00:00', { timeZone: 'America/New_York' })).toEqual({ ok: true, value: '2027-01-25T19:00:00.000Z' });
+    expect(readDateTimeText('StartDateTime', '25.01.2027 14:00', berlin)).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z', zone: 'Europe/Berlin' });
+    expect(readDateTimeText('StartDateTime', '15.07.2027 14:00', berlin)).toEqual({ ok: true, value: '2027-07-15T12:00:00.000Z', zone: 'Europe/Berlin' });
+    expect(readDateTimeText('StartDateTime', '2027-01-25 14:00', { timeZone: 'Europe/Berlin' })).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z', zone: 'Europe/Berlin' });
+    expect(readDateTimeText('StartDateTime', '2027-01-25T14:00:00', { timeZone: 'America/New_York' })).toEqual({ ok: true, value: '2027-01-25T19:00:00.000Z', zone: 'America/New_York' });
     // A date-only format takes a time after it.
-    expect(readDateTimeText('StartDateTime', '25.01.2027 14:00', { timeZone: 'Europe/Berlin', format: format('DD.MM.YYYY') })).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z' });
+    expect(readDateTimeText('StartDateTime', '25.01.2027 14:00', { timeZone: 'Europe/Berlin', format: format('DD.MM.YYYY') })).toEqual({ ok: true, value: '2027-01-25T13:00:00.000Z', zone: 'Europe/Berlin' });
   });
 
   it('refuses the spring-forward gap and the autumn overlap unless the text carries an offset', () => {

@@ -320,6 +320,24 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect((await showLast()).summary).toMatchObject({ total: 1500, ok: 1500 });
   });
 
+  it('a changed --map-file (its value tables shape every request, as the input does)', async () => {
+    const map = { 'Student ID': 'ExternalId', Given: 'FirstName', Family: 'LastName', Mail: 'Email', Role: 'Role' };
+    writeFileSync(join(dir, 'map.json'), JSON.stringify(map));
+    const lines = ['Student ID,Given,Family,Mail,Role'];
+    for (let n = 0; n < 1500; n++) lines.push(`mf-${n},Ann,Lee,mf${n}@students.example.test,Candidate`);
+    writeFileSync(join(dir, 'export.csv'), `${lines.join('\n')}\n`);
+    expect(await killAt(['user', 'sync', '--file', 'export.csv', '--map-file', 'map.json'], 'outcome:100')).toBe(true);
+    writeFileSync(join(dir, 'map.json'), JSON.stringify({ ...map, Given: 'LastName', Family: 'FirstName' }));
+    const changed = await examctl(['runs', 'resume'], dir, env);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toMatch(/its --map-file file \S*map\.json changed since the run started/);
+
+    writeFileSync(join(dir, 'map.json'), JSON.stringify(map));
+    const resumed = await examctl(['runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await showLast()).summary).toMatchObject({ total: 1500, ok: 1500 });
+  });
+
   it('a finished run, a changed input', async () => {
     await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
     expect((await examctl(['user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);

@@ -164,10 +164,12 @@ describe('messages that teach the fix', () => {
       ]);
     }));
 
-  it('user sync --help says --file takes the export\'s own names with --map', () =>
+  it('user sync help says --file takes the export\'s own names with --map: one line in --help, in full with --all', () =>
     withTempDir(async (dir) => {
       const help = await run(dir, ['user', 'sync', '--help']);
-      expect(help.stdout.replace(/\s+/g, ' ')).toContain("or the export's own names read with --map/--map-file");
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('--map <column=Field> read a column as an API field');
+      const all = await run(dir, ['help', 'user', 'sync', '--all']);
+      expect(all.stdout.replace(/\s+/g, ' ')).toContain("or the export's own names read with --map/--map-file");
     }));
 
   it('a column already there is not suggested twice; a near spelling still gets "did you mean"', () =>

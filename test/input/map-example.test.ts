@@ -81,11 +81,14 @@ describe('template --map-example', () => {
       expect(example.Hierarchies).toHaveProperty('flags');
     }));
 
-  it('invigilators has none, and -o xlsx is refused: a map file is JSON', () =>
+  it('invigilators has none, schedules is called sittings, and -o xlsx is refused: a map file is JSON', () =>
     withTempDir(async (dir) => {
       const none = await cli(dir, ['template', 'invigilators', '--map-example']);
       expect(none.code).toBe(2);
       expect(none.stderr).toContain('--map-example: invigilators has no map file example');
+      // The command's own word for its file names the kind.
+      const schedules = await cli(dir, ['template', 'schedules', '--map-example']);
+      expect([schedules.code, schedules.stdout, schedules.stderr]).toEqual([2, '', 'examctl: unknown kind "schedules": schedule push reads "sittings"; one of users, candidates, sittings, collection, invigilators\n']);
       const xlsx = await cli(dir, ['template', 'users', '--map-example', '-o', 'xlsx']);
       expect(xlsx.code).toBe(2);
       expect(xlsx.stderr).toContain('--map-example prints a map file, which is JSON');

@@ -89,6 +89,19 @@ describe('value tables', () => {
       expect(stderr).toContain('  Labels "Y10" from Year group "Year 10" (3 rows)');
     }));
 
+  it('an accent matches however it is encoded: a Windows-1252 export against a map file saved with combining accents', () =>
+    withTempDir(async (dir) => {
+      // Excel's "CSV" on a French Windows: é and è are single bytes, decoded as single code points (NFC).
+      await writeFile(join(dir, 'fr.csv'), Buffer.from('ExternalId;FirstName;LastName;Email;Role;Matière\r\nF-1;Zoé;Roy;zoe@example.test;Candidate;Mathématiques\r\n', 'latin1'));
+      // The map file's keys and words as some editors save them: e and a combining accent (NFD).
+      const decomposed = (text: string) => text.normalize('NFD');
+      expect(decomposed('Matière')).not.toBe('Matière');
+      await writeFile(join(dir, 'fr-map.json'), JSON.stringify({ [decomposed('Matière')]: { field: 'Hierarchies', values: { [decomposed('Mathématiques')]: 'DEPT-MATH' } } }));
+      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'fr.csv', '--encoding', 'windows-1252', '--map-file', 'fr-map.json', '--set', 'UserName=zoe', '--dry-run', '--json']);
+      expect(code, stderr).toBe(0);
+      expect(items[0]!.mapped).toEqual([{ field: 'Hierarchies', value: 'DEPT-MATH', from: { Matière: 'Mathématiques' } }]);
+    }));
+
   it('what is sent is the platform word, never the export word (a loopback server sees the requests)', () =>
     withTempDir(async (dir) => {
       const http = await import('node:http');

@@ -81,8 +81,11 @@ describe('EXAMCTL_REQUEST_TIMEOUT_MS', () => {
     expect(run.code, run.stderr).toBe(3);
     expect(run.stderr).toContain('failed after 5 attempts');
     expect(run.stderr).toContain('no whole answer within the request timeout (200 ms)');
-    // The ids before it, then the stalled one tried five times; nothing after it.
-    expect(seen).toEqual([...ids.slice(0, 2), stalled, stalled, stalled, stalled, stalled]);
+    // The ids before it (on a loaded machine one may itself pass the setting once and be tried
+    // again: a timeout is a timeout), then the stalled one tried five times; nothing after it.
+    expect(seen.filter((id) => id === stalled)).toHaveLength(5);
+    expect(seen.slice(-5)).toEqual([stalled, stalled, stalled, stalled, stalled]);
+    expect(new Set(seen)).toEqual(new Set(ids.slice(0, 3)));
     const item = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items[2]!;
     expect(item).toMatchObject({ id: stalled, status: 'skipped' });
     expect(item.errors[0]!.message).toMatch(/^not done: the service gave no definite answer .*; it may have been applied/);
@@ -92,7 +95,10 @@ describe('EXAMCTL_REQUEST_TIMEOUT_MS', () => {
     stall = 'body';
     const run = await sync('300');
     expect(run.code, run.stderr).toBe(3);
-    expect(seen).toEqual(ids);
+    // The stalled id is sent once and never again (its answer began: it may have been applied);
+    // every other id is sent (on a loaded machine one may pass the setting once and be retried).
+    expect(seen.filter((id) => id === stalled)).toEqual([stalled]);
+    expect(new Set(seen)).toEqual(new Set(ids));
     const items = (JSON.parse(run.stdout) as { items: { id: string; status: string }[] }).items;
     expect(items.map((item) => item.status)).toEqual(['ok', 'ok', 'skipped', 'ok', 'ok', 'ok']);
   });

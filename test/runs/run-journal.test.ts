@@ -49,7 +49,7 @@ describe('run ids and the runs directory', () => {
 
 describe('recorded options', () => {
   it('keeps only the named options with plain values: never a token or a password, whatever they are called', () => {
-    const names = keptOptionNames(COMMANDS.find((declaration) => declaration.path.join(' ') === 'collection add')!);
+    const names = keptOptionNames(COMMANDS.find((declaration) => declaration.path.join(' ') === 'collection add')!).names;
     const kept = recordedOptions({
       file: 'u.csv',
       concurrency: 8,

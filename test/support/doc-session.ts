@@ -192,5 +192,7 @@ export function normaliseVarying(line: string): string {
     .replace(/\b\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}\b/g, '<run id>')
     .replace(/\b\d+ ms\b/g, '<n> ms')
     .replace(/\bexamctl-doctor-[0-9a-f]+\b/g, 'examctl-doctor-<id>')
-    .replace(/[+-]\d+ s from ours/g, '<n> s from ours');
+    .replace(/[+-]\d+ s from ours/g, '<n> s from ours')
+    // A sync memory's directory is named by a digest of its target, whose address a session chooses.
+    .replace(/\/synced\/[0-9a-f]{16}\b/g, '/synced/<target digest>');
 }

@@ -38,9 +38,12 @@ describe('the links examctl manages (what the sync memory records)', () => {
 });
 
 describe('the links as a memory line holds them', () => {
-  it('structured, so an id holding ":" or a flag word is itself; the first build\'s cell words read only where unambiguous', () => {
-    expect(readLinks([['SCH:MATH', ['coordinator']], ['SCH:coordinator', []]])).toEqual({ links: [L('SCH:MATH', 'coordinator'), L('SCH:coordinator')], ambiguous: 0 });
-    expect(readLinks(['H-A', 'H-A:coordinator', 'SCH:MATH'])).toEqual({ links: [L('H-A')], ambiguous: 2 });
+  it('structured, so an id holding ":" or a flag word is itself; cell words read only where unambiguous; anything else (an unknown flag, an empty id) is not a list of links', () => {
+    expect(readLinks([['SCH:MATH', ['coordinator']], ['SCH:coordinator', []]])).toEqual([L('SCH:MATH', 'coordinator'), L('SCH:coordinator')]);
+    expect(readLinks(['H-A', 'H-A:coordinator', 'SCH:MATH'])).toEqual([L('H-A')]);
+    expect(readLinks([['H-A', []], 'H-B'])).toEqual([L('H-A'), L('H-B')]);
+    expect(readLinks([['H-A', ['cordinator']]])).toBeUndefined();
+    expect(readLinks([['', []]])).toBeUndefined();
     expect(readLinks([1])).toBeUndefined();
     expect(readLinks([['H-A', 'coordinator']])).toBeUndefined();
     expect(describeMove(['SCH:MATH', 'SCH:MATH:coordinator'])).toBe('leaves SCH:MATH; SCH:MATH: no longer coordinator');

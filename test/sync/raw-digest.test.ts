@@ -53,7 +53,8 @@ async function sync(file: string, ...flags: string[]): Promise<{ code: number | 
 function memoryLines(text?: string): Record<string, unknown>[] {
   const synced = join(dir, 'state', 'synced');
   const content = text ?? readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8');
-  return checkedLineBodies(content).filter((body) => body.t !== 'sync-memory');
+  // Not the header nor the population lines (their `t` is a word; an entry's is `true`: tentative).
+  return checkedLineBodies(content).filter((body) => typeof body.t !== 'string');
 }
 
 /** Rewrites each line of the memory (checksums made again), as an earlier examctl or a hand would. */

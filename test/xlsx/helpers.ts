@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,4 +56,48 @@ export async function readAll(path: string, options: XlsxReadOptions): Promise<I
   const records: InputRecord[] = [];
   for await (const record of readXlsxRecords(path, { cellProblems: 'record', ...options })) records.push(record);
   return records;
+}
+
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const ORACLE = fileURLToPath(new URL('../../scripts/xlsx-writer-oracle.py', import.meta.url));
+
+/** Whether openpyxl (a reader nobody here wrote) can be asked: Debian's python3-openpyxl, or pip's. */
+export const HAS_OPENPYXL = spawnSync(PYTHON, ['-c', 'import openpyxl']).status === 0;
+
+/** One sheet as openpyxl reads it (scripts/xlsx-writer-oracle.py). */
+export interface OracleSheet {
+  name: string;
+  rows: string[][];
+  typed: ([string, string] | null)[][];
+  notes: Record<string, { text: string; fill: string | null }>;
+  types: string[];
+}
+
+/** What openpyxl reads from `path`; undefined where openpyxl is not installed. */
+export function openpyxl(path: string): OracleSheet[] | undefined {
+  if (!HAS_OPENPYXL) return undefined;
+  const run = spawnSync(PYTHON, [ORACLE, path], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (run.status !== 0) throw new Error(`openpyxl could not read ${path}: ${run.stderr}`);
+  return (JSON.parse(run.stdout) as Record<string, OracleSheet[]>)[path];
+}
+
+/** The first sheet of a workbook, as exceljs reads it. */
+export async function firstSheet(path: string): Promise<ExcelJS.Worksheet> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(path);
+  return book.worksheets[0] as ExcelJS.Worksheet;
+}
+
+/** A sheet as header -> cell for each data row. */
+export function rowsByHeader(sheet: ExcelJS.Worksheet): Map<string, ExcelJS.Cell>[] {
+  const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+  const rows: Map<string, ExcelJS.Cell>[] = [];
+  for (let r = 2; r <= sheet.rowCount; r++) rows.push(new Map(header.map((name, i) => [name, sheet.getRow(r).getCell(i + 1)])));
+  return rows;
+}
+
+/** A cell of an openpyxl-read sheet by row (0: the header) and header name: [type, text]. */
+export function oracleCell(sheet: OracleSheet): (row: number, column: string) => [string, string] | null | undefined {
+  const header = sheet.rows[0] ?? [];
+  return (row, column) => sheet.typed[row]?.[header.indexOf(column)];
 }

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { readAll } from './helpers.js';
+import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, type OracleSheet } from './helpers.js';
 
 /**
  * Issue 50, "Typed workbooks": what examctl writes as .xlsx read back by libraries nobody here
@@ -16,44 +13,10 @@ import { readAll } from './helpers.js';
  * booleans, ids and codes as text with their leading zeros; a dry run's offending cells marked.
  */
 
-const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-const ORACLE = fileURLToPath(new URL('../../scripts/xlsx-writer-oracle.py', import.meta.url));
-const HAS_OPENPYXL = spawnSync(PYTHON, ['-c', 'import openpyxl']).status === 0;
-
-interface OracleSheet {
-  name: string;
-  rows: string[][];
-  typed: ([string, string] | null)[][];
-  notes: Record<string, { text: string; fill: string | null }>;
-  types: string[];
-}
-
-/** What openpyxl reads from `path` (scripts/xlsx-writer-oracle.py); undefined where openpyxl is not installed. */
-function openpyxl(path: string): OracleSheet[] | undefined {
-  if (!HAS_OPENPYXL) return undefined;
-  const run = spawnSync(PYTHON, [ORACLE, path], { encoding: 'utf8', maxBuffer: 256 << 20 });
-  if (run.status !== 0) throw new Error(`openpyxl could not read ${path}: ${run.stderr}`);
-  return (JSON.parse(run.stdout) as Record<string, OracleSheet[]>)[path];
-}
-
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
   const io = testDeps(dir, {}, env);
   const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
-}
-
-async function workbook(path: string): Promise<ExcelJS.Worksheet> {
-  const book = new ExcelJS.Workbook();
-  await book.xlsx.readFile(path);
-  return book.worksheets[0] as ExcelJS.Worksheet;
-}
-
-/** A sheet as header -> cell for each data row. */
-function rowsByHeader(sheet: ExcelJS.Worksheet): Map<string, ExcelJS.Cell>[] {
-  const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
-  const rows: Map<string, ExcelJS.Cell>[] = [];
-  for (let r = 2; r <= sheet.rowCount; r++) rows.push(new Map(header.map((name, i) => [name, sheet.getRow(r).getCell(i + 1)])));
-  return rows;
 }
 
 /** The demo world with one result's candidate and keycode made of digits with leading zeros, seeded into the test's store. */
@@ -76,7 +39,7 @@ describe("a term's review sessions as one typed workbook", () => {
       expect(shown.code).toBe(0);
       expect(shown.stderr).toContain('2 review sessions from local store');
       const path = join(dir, 'term.xlsx');
-      const rows = rowsByHeader(await workbook(path));
+      const rows = rowsByHeader(await firstSheet(path));
       expect(rows).toHaveLength(12);
       expect(rows.map((row) => row.get('ReviewSession')!.value)).toEqual([...Array(6).fill('RS-MATH1-OCT'), ...Array(6).fill('RS-LANG-PRACTICE')]);
       const first = rows[0]!;
@@ -98,8 +61,7 @@ describe("a term's review sessions as one typed workbook", () => {
       const oracle = openpyxl(path);
       if (oracle !== undefined) {
         const [sheet] = oracle as [OracleSheet];
-        const header = sheet.rows[0]!;
-        const cell = (row: number, column: string) => sheet.typed[row]![header.indexOf(column)];
+        const cell = oracleCell(sheet);
         expect(cell(1, 'CandidateExtId')).toEqual(['str', '00123']);
         expect(cell(1, 'Keycode')).toEqual(['str', '0042']);
         expect(cell(1, 'Score')).toEqual(['float', '87.5']);
@@ -113,7 +75,7 @@ describe("a term's review sessions as one typed workbook", () => {
       }
 
       // examctl's own reader: every cell read back, date cells as their wall clock.
-      const header = (await workbook(path)).getRow(1).values as unknown[];
+      const header = (await firstSheet(path)).getRow(1).values as unknown[];
       const back = await readAll(path, { columns: header.slice(1).map((name) => ({ name: String(name), kind: 'string' as const })) });
       expect(back).toHaveLength(12);
       const cells = new Map(back[0]!.raw!.header.map((name, i) => [name, back[0]!.raw!.cells[i]]));
@@ -125,10 +87,10 @@ describe("a term's review sessions as one typed workbook", () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--out', 'utc.xlsx'])).code).toBe(0);
-      const utc = rowsByHeader(await workbook(join(dir, 'utc.xlsx')))[0]!;
+      const utc = rowsByHeader(await firstSheet(join(dir, 'utc.xlsx')))[0]!;
       expect(utc.get('PublishedDate')!.value).toEqual(new Date('2026-10-12T08:00:00Z'));
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--date-format', 'DD/MM/YYYY HH:mm', '--out', 'uk.xlsx'])).code).toBe(0);
-      const uk = rowsByHeader(await workbook(join(dir, 'uk.xlsx')));
+      const uk = rowsByHeader(await firstSheet(join(dir, 'uk.xlsx')));
       expect(uk[0]!.get('PublishedDate')!.numFmt).toBe('dd/mm/yyyy hh:mm');
       expect(uk[1]!.get('DateOfBirth')!.numFmt).toBe('dd/mm/yyyy');
     });
@@ -150,7 +112,7 @@ describe('a run report workbook', () => {
       const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD/MM/YYYY', '--report', 'dry.xlsx']);
       expect(run.code).toBe(1);
       const path = join(dir, 'dry.xlsx');
-      const sheet = await workbook(path);
+      const sheet = await firstSheet(path);
       const [ann, bo, cy] = rowsByHeader(sheet) as [Map<string, ExcelJS.Cell>, Map<string, ExcelJS.Cell>, Map<string, ExcelJS.Cell>];
       expect(ann.get('ExternalId')!.value).toBe('00456');
       expect(ann.get('DateOfBirth')!.value).toEqual(new Date('2004-03-17T00:00:00Z'));
@@ -211,7 +173,7 @@ describe('a run report workbook', () => {
       await cli(dir, ['local', 'init']);
       await writeFile(join(dir, 'users.csv'), USERS.split('\n').filter((_, i) => i !== 2).join('\n'));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD/MM/YYYY', '--report', 'dry.xlsx'])).code).toBe(0);
-      const sheet = await workbook(join(dir, 'dry.xlsx'));
+      const sheet = await firstSheet(join(dir, 'dry.xlsx'));
       for (const row of rowsByHeader(sheet)) for (const cell of row.values()) expect([cell.note, (cell.fill as ExcelJS.FillPattern | undefined)?.fgColor]).toEqual([undefined, undefined]);
       expect((await readFile(join(dir, 'dry.xlsx'))).includes('comments')).toBe(false);
     });
@@ -224,7 +186,7 @@ describe('a run report workbook', () => {
       await writeFile(join(dir, 'sittings.csv'), `${header}\nA-MATH-1,Maths,S-NEW1,28/03/2027 09:00,28/03/2027 11:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
       const zoned = ['--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London'];
       expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--dry-run', ...zoned, '--report', 'dry.xlsx'])).code).toBe(0);
-      const [row] = rowsByHeader(await workbook(join(dir, 'dry.xlsx')));
+      const [row] = rowsByHeader(await firstSheet(join(dir, 'dry.xlsx')));
       expect(row!.get('StartDateTime')!.value).toEqual(new Date('2027-03-28T09:00:00Z'));
       expect(row!.get('StartDateTime')!.numFmt).toBe('dd/mm/yyyy hh:mm');
       const again = await cli(dir, ['schedule', 'push', '--file', 'dry.xlsx', '--dry-run', '--timezone', 'Europe/London', '--json']);
@@ -235,15 +197,15 @@ describe('a run report workbook', () => {
       const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
       expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', ...zoned], runs)).code).toBe(0);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'shown.xlsx'], runs)).code).toBe(0);
-      const shown = rowsByHeader(await workbook(join(dir, 'shown.xlsx')))[0]!;
+      const shown = rowsByHeader(await firstSheet(join(dir, 'shown.xlsx')))[0]!;
       expect([shown.get('StartDateTime')!.value, shown.get('status')!.value]).toEqual([new Date('2027-03-28T09:00:00Z'), 'ok']);
       await writeFile(join(dir, 'iso.csv'), `${header}\nA-MATH-1,Maths,S-NEW2,2027-03-28T09:00:00+01:00,2027-03-28T11:00:00+01:00,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
       expect((await cli(dir, ['schedule', 'push', '--file', 'iso.csv', '--dry-run', '--report', 'iso.xlsx'])).code).toBe(0);
-      expect(rowsByHeader(await workbook(join(dir, 'iso.xlsx')))[0]!.get('StartDateTime')!.value).toBe('2027-03-28T09:00:00+01:00');
+      expect(rowsByHeader(await firstSheet(join(dir, 'iso.xlsx')))[0]!.get('StartDateTime')!.value).toBe('2027-03-28T09:00:00+01:00');
       // 01:30 in London on the night the clocks go back happens twice: an Excel date of it could not be read back, so it stays text.
       await writeFile(join(dir, 'autumn.csv'), `${header}\nA-MATH-1,Maths,S-NEW3,2027-10-31T01:30:00+01:00,2027-10-31T03:00:00Z,H-NORTH,North,c-1001,Ada,Moreno,ada@example.test\n`);
       expect((await cli(dir, ['schedule', 'push', '--file', 'autumn.csv', '--dry-run', '--timezone', 'Europe/London', '--report', 'autumn.xlsx'])).code).toBe(0);
-      const autumn = rowsByHeader(await workbook(join(dir, 'autumn.xlsx')))[0]!;
+      const autumn = rowsByHeader(await firstSheet(join(dir, 'autumn.xlsx')))[0]!;
       expect([autumn.get('StartDateTime')!.value, autumn.get('EndDateTime')!.value]).toEqual(['2027-10-31T01:30:00+01:00', new Date('2027-10-31T03:00:00Z')]);
     });
   });

@@ -3,21 +3,21 @@ import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 
 /** The settings a profile keeps beside its target: how exports are read and how results are written (docs/input-formats.md, "Profiles"). */
-const PROFILE_SETTINGS = grouped('Settings kept in the profile (a flag of a command still wins)', [
-  option('--map-file <map.json>', 'the map file record commands read exports with (stored as an absolute path; checked now)'),
-  repeatable('--map <column=Field>', 'a column read as an API field, e.g. --map "Student ID=ExternalId"; repeatable, added to the ones kept'),
-  repeatable('--set <Field=value>', 'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept'),
-  option('--date-format <format>', "the admin's date format, both ways: how exports write dates and how review-session show writes them, e.g. DD/MM/YYYY"),
-  option('--timezone <zone>', "the admin's IANA zone, both ways: of the exports' local times and of review-session show's times, e.g. Europe/London"),
-  option('--encoding <label>', 'CSV input without a BOM: its encoding, e.g. windows-1252'),
-  choice('--delimiter <delimiter>', "csv output with no input to answer (review-session show -o csv): ',', ';' or tab", [',', ';', 'tab']),
-  choice('--decimal-separator <separator>', "csv output (review-session show -o csv): '.' or ','", ['.', ',']),
-  option('--strict', "record commands: --strict on, unless a command's own flag says otherwise"),
-  repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, concurrency, rate; repeatable'),
+const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
+  brief('map file record commands read exports with', option('--map-file <map.json>', 'the map file record commands read exports with (stored as an absolute path; checked now)')),
+  brief('a column read as an API field; repeatable', repeatable('--map <column=Field>', 'a column read as an API field, e.g. --map "Student ID=ExternalId"; repeatable, added to the ones kept')),
+  brief('a value for a field the export lacks; repeatable', repeatable('--set <Field=value>', 'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept')),
+  brief('date format, both ways, e.g. DD/MM/YYYY', option('--date-format <format>', "the admin's date format, both ways: how exports write dates and how review-session show writes them, e.g. DD/MM/YYYY")),
+  brief('IANA zone, both ways, e.g. Europe/London', option('--timezone <zone>', "the admin's IANA zone, both ways: of the exports' local times and of review-session show's times, e.g. Europe/London")),
+  brief('encoding of a CSV without BOM', option('--encoding <label>', 'CSV input without a BOM: its encoding, e.g. windows-1252')),
+  brief("csv output: ',', ';' or tab", choice('--delimiter <delimiter>', "csv output with no input to answer (review-session show -o csv): ',', ';' or tab", [',', ';', 'tab'])),
+  brief("csv output: '.' or ','", choice('--decimal-separator <separator>', "csv output (review-session show -o csv): '.' or ','", ['.', ','])),
+  brief('record commands run with --strict', option('--strict', "record commands: --strict on, unless a command's own flag says otherwise")),
+  brief('remove a kept setting (map-file, set...); repeatable', repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, concurrency, rate; repeatable')),
 ] as const);
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
-export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), brief('make it the default profile', option('--default', 'make it the default profile')), ...PROFILE_SETTINGS] as const;
+export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), ...grouped('Profile', [brief('make it the default profile', option('--default', 'make it the default profile'))] as const), ...PROFILE_SETTINGS] as const;
 export type ConfigSetProfileOptions = OptionsOf<typeof CONFIG_SET_PROFILE_OPTIONS> & GlobalOptions;
 
 /** `config remove` and `config use`: one profile, by name. */
@@ -26,7 +26,7 @@ export type ConfigProfileNameOptions = OptionsOf<typeof CONFIG_PROFILE_NAME> & G
 
 export const CONFIG_SET_PROFILE = declareCommand({
   path: ['config', 'set-profile'],
-  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat',
+  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat (a command\'s own flag still wins)',
   examples: [
     'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
     'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',

@@ -6,13 +6,14 @@ import { type CommandDeps, type GlobalOptions } from '../../context/command-deps
 import { nonEmpty } from '../../system/env-values.js';
 import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
+import { isStateAddress } from '../../context/state-http.js';
 
 export type DoctorOptions = GlobalOptions;
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 export interface DoctorCheck {
-  name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions';
+  name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions' | 'sync memory';
   status: CheckStatus;
   detail: string;
 }
@@ -42,8 +43,10 @@ const SKEW_WARN_SECONDS = 60;
 export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   let report: DoctorReport;
   let tokenFile: string | undefined;
+  let resolved: ResolvedTarget | undefined;
   try {
     const target = await targetOf();
+    resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
@@ -53,6 +56,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
     report = { healthy: false, target: options.target === 'local' ? 'local' : 'remote', checks: [{ name: 'target', status: 'fail', detail: error.message }] };
   }
   report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
+  if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));
   report.healthy = !report.checks.some((check) => check.status === 'fail');
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -193,7 +197,8 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
       { what: 'the config file', path: configPath(deps.env), kind: 'file' },
       ...(tokenFile === undefined ? [] : [{ what: 'the token file', path: tokenFile, kind: 'file' as const }]),
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
-      { what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' },
+      // A state service (an http(s) address) is no place on disk to judge.
+      ...(isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? [] : [{ what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' as const }]),
       { what: 'the local store', path: store ?? localStorePath(options, deps), kind: 'directory' },
     ],
     deps.env,
@@ -211,6 +216,34 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
     return { name: 'permissions', status: 'skip', detail: `not checked on Windows (no mode bits): the folders' access lists protect the ${checked}` };
   }
   return { name: 'permissions', status: 'ok', detail: `${checked} are the user's own, and not open to other users` };
+}
+
+/**
+ * The target's sync memory (EXAMCTL_SYNC_DIR or the default directory; docs/sync.md): each
+ * population it records, with its newest run; none is said with what a night without it costs and
+ * the way back ("When the memory is lost"), not as a failure (a target never synced has none); a
+ * damaged one or a state service that cannot be read is a failure, since every sync would refuse.
+ */
+async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
+  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
+    import('../../sync/memory-place.js'),
+    import('../../sync/sync-memory.js'),
+    import('../../sync/memory-loss.js'),
+  ]);
+  const place = memoryPlaceOf(undefined, options.runsDir, deps);
+  try {
+    const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
+    const held: string[] = [];
+    for (const [kind, contents] of memories) {
+      if (contents.lines === 0) continue;
+      const populations = [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      held.push(`${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
+    }
+    if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
+    return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };
+  } catch (error) {
+    return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
+  }
 }
 
 function describeErrors(envelope: unknown): string {

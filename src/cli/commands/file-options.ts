@@ -1,4 +1,4 @@
-import { choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
+import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)'), 'the first visible');
@@ -23,10 +23,10 @@ export const MAP_OPTION = brief('read a column as an API field, e.g. "Student ID
   '--map <column=Field>',
   'read the file\'s column (its header as written; case and spacing forgiven) as this API field, e.g. --map "Student ID=ExternalId"; repeatable',
 ));
-export const MAP_FILE_OPTION = brief('map file: columns, value tables, computed fields (--map wins)', option(
+export const MAP_FILE_OPTION = kept(brief('map file: columns, value tables, computed fields (--map wins)', option(
   '--map-file <map.json>',
   'column-to-field map as one JSON object, {"Student ID": "ExternalId", ...}, with value tables and fields computed from columns (examctl template users --map-example); --map entries win',
-));
+)), 'with-digest');
 
 /**
  * How an admin's export is read as API records (docs/input-formats.md, "Mapping an export"):
@@ -43,11 +43,16 @@ export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   ), 'none'),
 ] as const);
 
+const IGNORE_UNKNOWN_COLUMNS_OPTION = brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing'));
+
 /** The flags of every command that reads a record file and may be fed its own CSV run report back. */
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
-  brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing')),
+  IGNORE_UNKNOWN_COLUMNS_OPTION,
   brief('with a run report as --file: only rows whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them')),
   SHEET_OPTION,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,
 ] as const);
+
+/** How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command that sent it did. */
+export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [IGNORE_UNKNOWN_COLUMNS_OPTION, SHEET_OPTION, ENCODING_OPTION, ...RECORD_INPUT_OPTIONS] as const);

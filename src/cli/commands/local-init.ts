@@ -9,7 +9,7 @@ import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
 import { formatCount } from '../../formats/number-format.js';
 import { forgetMemory } from '../../sync/sync-memory.js';
-import { syncDirOf } from '../../sync/sent-memory.js';
+import { memoryPlaceOf } from '../../sync/memory-place.js';
 import type { LocalInitOptions } from './local-init.options.js';
 
 /**
@@ -18,8 +18,11 @@ import type { LocalInitOptions } from './local-init.options.js';
  * instance id (docs/sync.md, "The sync memory"). A memory another run holds is left, said.
  */
 async function forgetReplacedStore(store: string, runsDir: string | undefined, deps: CommandDeps, lockTimeoutMs: number | undefined): Promise<void> {
+  const place = memoryPlaceOf(undefined, runsDir, deps);
+  // A state service's memory is caught by the instance id as one in another directory is.
+  if (place.kind !== 'dir') return;
   try {
-    const forgotten = await forgetMemory(syncDirOf(undefined, runsDir, deps), { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+    const forgotten = await forgetMemory(place.syncDir, { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
     if (forgotten > 0) await deps.stderr.write(`${terminalLine(`forgot the sync memory of the replaced store (${formatCount(forgotten)} ${forgotten === 1 ? 'id' : 'ids'}): the next sync sends everything`)}\n`);
   } catch (error) {
     await deps.stderr.write(`${terminalLine(`the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`)}\n`);

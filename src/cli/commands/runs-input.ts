@@ -1,4 +1,4 @@
-import { changedScheduleFile, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
+import { changedDigestedFile, recordedFlags, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { RecordJob, Unit } from '../../pipeline/record-job.js';
 import type { InputRecord } from '../../input/record.js';
@@ -39,17 +39,18 @@ type TableRow = NonNullable<InputRecord['raw']>;
  */
 export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CliDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;
-  const { cwd, pinSha256: _pin, scheduleSha256: _schedule, ...recorded } = header.options;
+  const { cwd } = header.options;
+  // The command's own input builder (its behaviour's rerunInput), loaded on demand.
+  const entry = resumeEntry(header.command, deps.behaviours ?? new Map());
+  if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
+  const recorded = recordedFlags(header.options, entry.keptOptions.digested);
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
   if (header.input !== null) {
     const changed = inputChange(header.input, await fingerprintInput(header.input.path).catch(() => 'missing' as const));
     if (changed !== undefined) return { unlisted: changed };
   }
-  const scheduleChanged = await changedScheduleFile(record);
-  if (scheduleChanged !== undefined) return { unlisted: scheduleChanged };
-  // The command's own input builder (its behaviour's rerunInput), loaded on demand.
-  const entry = resumeEntry(header.command, deps.behaviours ?? new Map());
-  if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
+  const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);
+  if (fileChanged !== undefined) return { unlisted: fileChanged };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
   const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };

@@ -23,7 +23,11 @@ export const RUNS_RESUME_OPTIONS = [
   )),
   brief('resume although a later run went to the same target', option(
     '--over-later-runs',
-    'resume even though a later run of the same command went to the same target since (refused without it: this run would send its older rows over theirs; --yes alone does not)',
+    'resume even though a later run of the same command went to the same target since, in this runs directory or (recorded by the sync memory) another (refused without it: this run would send its older rows over theirs; --yes alone does not)',
+  )),
+  brief('the same as --over-later-runs', option(
+    '--force',
+    'resume even though a later run is on record: in the runs directory, or in the sync memory of the target and population (a run on another runner); --over-later-runs does the same',
   )),
 ] as const;
 

@@ -3,6 +3,8 @@ import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
   openResume,
+  changedDigestedFile,
+  recordedFlags,
   pruneRuns,
   unlinedItem,
   scanRun,
@@ -244,7 +246,7 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
+export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
@@ -254,19 +256,25 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, over
   try {
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    const options = resumedOptions(opened, given, pin);
-    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
-    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
-    if (overLaterRuns !== true) await refuseOverLaterRuns(runsDir, opened.record.header);
-    // The token comes from where every command takes it: flags, environment, the default profile.
-    const profile = await configuredProfileFor(opened, given, deps);
-    if (profile !== undefined) options.profile = profile;
     // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
-    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
+    const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
+    if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; put the original back, or start a new run (with --only-failed on the run's report)`);
+    const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
+    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
+    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    const overLater = overLaterRuns === true || force === true;
+    if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
+    // The memory knows the newest run of each population wherever it ran (docs/runs.md, "runs resume").
     const recordedCwd = opened.record.header.options.cwd;
-    const resumedDeps: CliDeps = { ...deps, cwd: typeof recordedCwd === 'string' ? recordedCwd : deps.cwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
+    const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
+    if (!overLater) await (await import('../../sync/stale-resume.js')).refuseResumeOlderThanMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd });
+    // The token comes from where every command takes it: flags, environment, the default profile.
+    const profile = await configuredProfileFor(opened, given, deps);
+    if (profile !== undefined) options.profile = profile;
+    const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
+    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
@@ -292,9 +300,10 @@ async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record
   );
 }
 
-function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined): Record<string, unknown> {
+function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined, digested: readonly string[]): Record<string, unknown> {
   const { header } = opened.record;
-  const { pinSha256, scheduleSha256: _schedule, cwd: _cwd, ...recorded } = header.options;
+  const { pinSha256 } = header.options;
+  const recorded = recordedFlags(header.options, digested);
   // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
   if (recorded.file === '-') {
     throw new RunJournalError(

@@ -4,13 +4,14 @@ import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
-export const SCHEDULE_PUSH_OPTIONS = allKept([
-  ...grouped(HELP_GROUP.input, [
-    brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
-    brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')),
-  ] as const),
-  ...FILE_OPTIONS,
+/** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
+export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
+  brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
+  kept(brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')), 'with-digest'),
+] as const);
+
+/** What makes each schedule request beside the file: the workflow, --upsert, and the schedule fields. */
+export const SCHEDULE_REQUEST_OPTIONS = [
   ...grouped(HELP_GROUP.request, [
     brief('DEFAULT or EXTERNAL_ATTEMPTS', choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']), 'DEFAULT'),
     brief('update a schedule whose ScheduleExtId exists', option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)')),
@@ -44,6 +45,13 @@ export const SCHEDULE_PUSH_OPTIONS = allKept([
     option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
     brief('dataCleanupNoticePeriod, passed through as given', option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')),
   ] as const),
+] as const;
+
+/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
+export const SCHEDULE_PUSH_OPTIONS = allKept([
+  ...SCHEDULE_FILE_OPTIONS,
+  ...FILE_OPTIONS,
+  ...SCHEDULE_REQUEST_OPTIONS,
   CHANGED_ONLY_OPTION,
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,

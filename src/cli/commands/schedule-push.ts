@@ -119,6 +119,7 @@ export async function run(
       await memory.openKnown('schedules');
     },
     syncMemory: () => memory.note(),
+    started: (run) => memory.started(run),
     acknowledged: (unit, payload, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },

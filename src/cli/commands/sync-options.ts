@@ -1,7 +1,7 @@
 import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-table.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
-export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('where sync memories are kept', option('--sync-dir <dir>', 'where sync memories are kept (env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory, docs/sync.md)'), 'synced/ by the runs dir')] as const);
+export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('where sync memories are kept', option('--sync-dir <dir|url>', 'where sync memories are kept: a directory, or the http(s):// address of a state service speaking Terraform\'s HTTP backend protocol (GitLab\'s managed state; docs/sync.md, "A state service"); env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory'), 'synced/ by the runs dir')] as const);
 
 /** --changed-only: the nightly sync's flag, on user sync and schedule push. */
 export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('send only records changed since the last acknowledged run', option(
@@ -13,9 +13,9 @@ export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('sen
 /** --require-memory: a nightly job that must not run as a first night (docs/ci.md). */
 export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
   kept(
-    brief('refuse (exit 2) when this target has no sync memory yet', option(
+    brief('refuse (exit 2) when there is no sync memory for this population', option(
       '--require-memory',
-      'with --changed-only or --disable-missing: refuse (exit 2, nothing sent) when this target has no sync memory yet (a lost CI cache), naming where it was looked for',
+      'with --changed-only, --disable-missing or --prune-memberships: refuse (exit 2, nothing sent) when this target has no sync memory, or none for this --population (a lost CI cache), naming where it was looked for, the populations it holds and the ways back',
     )),
     { notKept: 'a check of the first run (a memory must exist); a resume has the memory that run started' },
   ),

@@ -2,49 +2,32 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { forgetMemory, listMemories } from '../../sync/sync-memory.js';
-import { syncDirOf } from '../../sync/sent-memory.js';
+import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/sync-memory.js';
+import { memoryPlaceOf } from '../../sync/memory-place.js';
+import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
+import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
 
-
 /**
  * `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, ids unsettled:
- * a request went out, or was about to, with no ok recorded: the next run sends them again, newest run); --json: `{ syncDir, memories }`.
+ * a request went out, or was about to, with no ok recorded: the next run sends them again, newest
+ * run, each population a real run synced with its newest run and count); --json: `{ syncDir, memories }`.
+ * On a state service, the memory it keeps.
  */
 export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const dir = syncDirOf(syncDir, options.runsDir, deps);
-  const memories = (await listMemories(dir)).map(({ file, target, kind, entries }) => {
-    let disabled = 0;
-    let unsettled = 0;
-    let lastRun: string | null = null;
-    // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
-    const byPopulation = new Map<string, number>();
-    for (const entry of entries.values()) {
-      if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
-      if (entry.disabled === true) disabled += 1;
-      // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
-      if (entry.digest === '') unsettled += 1;
-      if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
-    }
-    // Once any has a population, the users without one are counted too.
-    if (byPopulation.size > 0) {
-      let counted = 0;
-      for (const count of byPopulation.values()) counted += count;
-      if (counted < entries.size) byPopulation.set('', entries.size - counted);
-    }
-    const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
-    return { target: target ?? null, kind, remembered: entries.size, ...populations, disabled, unsettled, lastRun, file };
-  });
+  const place = memoryPlaceOf(syncDir, options.runsDir, deps);
+  const dir = place.kind === 'dir' ? place.syncDir : place.address;
+  const memories = (place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env)).map(describeMemory);
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
     return 0;
   }
   if (memories.length === 0) {
-    await deps.stderr.write(terminalLine(`no sync memory in ${dir}`) + '\n');
+    await deps.stderr.write(terminalLine(`no sync memory in ${dir}; if a nightly sync kept one here, it was lost: ${LOSS_COST}. ${recoveries()}`) + '\n');
     return 0;
   }
   for (const memory of memories) {
@@ -58,17 +41,60 @@ export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: 
             .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
     await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+    for (const synced of memory.populationsSynced) {
+      const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
+      await deps.stdout.write(terminalLine(`  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`) + '\n');
+    }
   }
   return 0;
+}
+
+/** One memory as `synced show` gives it. */
+function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
+  let disabled = 0;
+  let unsettled = 0;
+  let lastRun: string | null = null;
+  // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
+  const byPopulation = new Map<string, number>();
+  for (const entry of entries.values()) {
+    if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
+    if (entry.disabled === true) disabled += 1;
+    // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
+    if (entry.digest === '') unsettled += 1;
+    if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
+  }
+  // Once any has a population, the users without one are counted too.
+  if (byPopulation.size > 0) {
+    let counted = 0;
+    for (const count of byPopulation.values()) counted += count;
+    if (counted < entries.size) byPopulation.set('', entries.size - counted);
+  }
+  const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
+  const populationsSynced = [...populationsOf({ ...contents, entries })]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+  for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
+  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
 }
 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
 export async function runForget({ syncDir, ...globals }: SyncedForgetOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
-  const dir = syncDirOf(syncDir, options.runsDir, deps);
+  const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
-  const forgotten = await forgetMemory(dir, report, lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS);
+  const lockTimeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const onWait = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
+  const forgotten = place.kind === 'dir' ? await forgetMemory(place.syncDir, report, lockTimeoutMs) : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
+  const dir = place.kind === 'dir' ? place.syncDir : place.address;
   if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: dir, target: report, forgotten })}\n`);
-  else await deps.stderr.write(terminalLine(`forgot ${formatCount(forgotten)} remembered ${forgotten === 1 ? 'id' : 'ids'} of ${describeTarget(report)}: the next sync sends everything`) + '\n');
+  else {
+    await deps.stderr.write(
+      terminalLine(
+        `forgot ${formatCount(forgotten)} remembered ${forgotten === 1 ? 'id' : 'ids'} of ${describeTarget(report)}: the next sync sends every record, ` +
+          'and disables none of the users examctl synced before nor removes the links it sent (docs/sync.md, "When the memory is lost")',
+      ) + '\n',
+    );
+  }
   return 0;
 }

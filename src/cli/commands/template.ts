@@ -5,10 +5,23 @@ import { withUtf8Bom } from '../../formats/csv-cell.js';
 import type { TemplateOptions } from './template.options.js';
 import { withOutFile } from '../../context/out-file.js';
 
+/** The kind an admin meant by a command's own word (`schedules`: the file schedule push reads is `sittings`). */
+const MEANT: Readonly<Record<string, { kind: TemplateKind; file: string }>> = {
+  user: { kind: 'users', file: 'user sync' },
+  schedule: { kind: 'sittings', file: 'schedule push' },
+  schedules: { kind: 'sittings', file: 'schedule push' },
+  sitting: { kind: 'sittings', file: 'schedule push' },
+  candidate: { kind: 'candidates', file: 'schedule push' },
+  collections: { kind: 'collection', file: 'collection add' },
+  invigilator: { kind: 'invigilators', file: 'invigilators remove' },
+};
+
 /** The kind argument of `template` and `schema`, or a usage error listing the kinds. */
 export function templateKindOf(kind: string): TemplateKind {
   if (isTemplateKind(kind)) return kind;
-  throw new UsageError(`unknown kind "${kind}": one of ${TEMPLATE_KINDS.join(', ')}`);
+  const meant = MEANT[kind.toLowerCase()];
+  const hint = meant === undefined ? '' : `${meant.file} reads "${meant.kind}"; `;
+  throw new UsageError(`unknown kind "${kind}": ${hint}one of ${TEMPLATE_KINDS.join(', ')}`);
 }
 
 /**

@@ -111,6 +111,7 @@ async function syncFile(
       await memory.openKnown('users');
     },
     syncMemory: () => memory.note(),
+    started: (run) => memory.started(run),
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
     acknowledged: (unit, user, outcome, run, kept) => {
@@ -220,7 +221,8 @@ function withEarlier(stored: Partial<UserRequest> | null, externalId: string, ea
   return { ...stored, ...earlier };
 }
 
-function userUnit(record: InputRecord): Unit<UserRequest> {
+/** A record to its unit: what `user sync` sends, and what `synced adopt` records as if it had (the raw digests' fingerprint is of this very function). */
+export function userUnit(record: InputRecord): Unit<UserRequest> {
   // CSV cells are strings to coerce (in the record's own fields: nothing reads them after); JSON values are taken as typed.
   const id = idOf(record.fields, 'ExternalId');
   const prepared = record.raw ? coerceAndValidateUserRecord(record.fields) : validateUser(record.fields);

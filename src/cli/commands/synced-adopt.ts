@@ -1,0 +1,137 @@
+import { formatCount } from '../../formats/number-format.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { describeTarget } from '../../report/report-writers.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import type { TargetOf } from '../../context/resolved-target.js';
+import { givenPin } from '../../context/pin-source.js';
+import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
+import type { InputRecord } from '../../input/record.js';
+import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
+import { RecordSource } from '../../pipeline/record-source.js';
+import { inputFlagsOf } from '../../pipeline/command-input.js';
+import { adoptFile, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
+import { populationOf } from '../../sync/user-sync-memory.js';
+import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
+import { userSyncInput, userUnit } from './user-sync.js';
+import { refuseWithheldPins } from './withheld-pins.js';
+import { schedulePushInput } from './schedule-push.js';
+import type { SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
+
+/**
+ * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the
+ * file read as `user sync` reads it (the same input flags), its valid rows recorded in the target's
+ * memory as a real run of it would have (src/sync/adopt.ts), under the memory's lock; a dry run
+ * reads the memory only and lists what it would record. Exit 1 when some rows were not adopted.
+ */
+export async function runAdopt(
+  { file, population: given, ignoreUnknownColumns, sheet, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
+  const options = onlyGlobals(globals);
+  const population = populationOf(given);
+  const read = userSyncInput({ file, ignoreUnknownColumns, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
+  const source = new RecordSource(() => read.records(), false, 'user sync');
+  const adoption = await userAdoption(userUnit, population);
+  return adopt('users', { file, population, source, unitsOf: (batches) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches), entryOf: adoption.entryOf }, { ...options, syncDir }, deps, target);
+}
+
+/**
+ * `synced adopt-schedules --file FILE [schedule push's flags]`: a sittings file's schedule requests
+ * (as `schedule push` builds them from the same flags, never asking) recorded as acknowledged, each
+ * with its candidates; a request without ScheduleExtId has nothing to adopt (each run names it anew).
+ */
+export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: SyncedAdoptSchedulesOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  // Its own flags are schedule push's input; the rest are the global ones.
+  const options: GlobalOptions = rest;
+  const given = await givenPin({ pin, pinFile }, deps);
+  const input = await schedulePushInput({ ...rest, ...(given === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0], deps);
+  // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
+  if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
+  const source = new RecordSource(() => input.records(), false, 'schedule push');
+  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: scheduleEntryOf }, { ...options, syncDir }, deps, target);
+}
+
+/** What the command says of the file beside what it adopts: its name and how its units are made. */
+interface AdoptedFile<P> {
+  file: string;
+  population: string | undefined;
+  source: RecordSource;
+  unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
+  entryOf: AdoptInput<P>['entryOf'];
+}
+
+/** The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted (src/sync/adopt.ts) and told. */
+async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOptions & { syncDir?: string | undefined }, deps: CommandDeps, target: TargetOf): Promise<number> {
+  await input.source.checkStructure();
+  const resolved = await target();
+  const dryRun = options.dryRun ?? false;
+  const say = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
+  const { adoption, memory } = await adoptFile(
+    kind,
+    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf },
+    { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
+    deps,
+    say,
+  );
+  await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false }, deps);
+  return adoption.refused.length > 0 ? 1 : 0;
+}
+
+/** How many refused rows are named on stderr (all of them are in --json). */
+const NAMED_REFUSALS = 20;
+
+async function tell<P>(
+  kind: SyncKind,
+  input: AdoptedFile<P>,
+  adoption: Adoption,
+  where: { target: Parameters<typeof describeTarget>[0]; memory: string; dryRun: boolean; json: boolean },
+  deps: CommandDeps,
+): Promise<void> {
+  const replaced = adoption.adopted.filter((row) => row.before !== undefined).length;
+  const fresh = adoption.adopted.length - replaced;
+  if (where.json) {
+    const document = {
+      target: where.target,
+      memory: where.memory,
+      file: input.file,
+      kind,
+      population: input.population ?? null,
+      dryRun: where.dryRun,
+      run: adoption.run,
+      adopted: adoption.adopted.length,
+      new: fresh,
+      replaced,
+      notAdopted: adoption.refused.map((row) => ({ source: row.source, id: row.id, errors: row.problems })),
+      ...(where.dryRun ? { records: adoption.adopted.map((row) => ({ source: row.source, id: row.id, action: row.before === undefined ? 'new' : 'replaced', ...entryWords(row.entry) })) } : {}),
+    };
+    await deps.stdout.write(`${JSON.stringify(document)}\n`);
+  } else if (where.dryRun) {
+    for (const row of adoption.adopted) {
+      const { links, population } = entryWords(row.entry);
+      const what = [row.before === undefined ? 'new' : `replaces the entry of run ${row.before.run}`, population === undefined ? undefined : `--population ${population}`, links.length === 0 ? undefined : `links ${links.join(', ')}`];
+      await deps.stdout.write(`${terminalLine(`${row.id} (${what.filter((word) => word !== undefined).join('; ')})`)}\n`);
+    }
+  }
+  for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {
+    const problems = row.problems.map((problem) => `${problem.field === '' ? '' : `${problem.field} `}${problem.code === null ? '' : `${problem.code} `}${problem.message}`).join('; ');
+    await deps.stderr.write(`${terminalLine(`${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`)}\n`);
+  }
+  const n = formatCount;
+  const more = adoption.refused.length > NAMED_REFUSALS ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)` : adoption.refused.length > 0 ? ' (above)' : '';
+  const refused = adoption.refused.length === 0 ? '' : `; ${n(adoption.refused.length)} ${adoption.refused.length === 1 ? 'row was' : 'rows were'} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
+  const as = input.population === undefined ? (kind === 'users' ? ' for the runs without --population' : '') : ` as --population ${input.population}`;
+  await deps.stderr.write(
+    `${terminalLine(
+      `${where.dryRun ? 'would adopt' : 'adopted'} ${n(adoption.adopted.length)} ${kind} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
+        `(run ${adoption.run}: ${n(fresh)} new, ${n(replaced)} replaced)${refused}${where.dryRun ? '; nothing was written (--dry-run)' : ''}`,
+    )}\n`,
+  );
+}
+
+/** An entry's links as CSV cell words (`H-A:coordinator+reports`) and its population, for the plan. */
+function entryWords(entry: MemoryEntry): { links: string[]; population?: string } {
+  const links = (entry.links ?? []).map(([id, flags]) => (flags.length === 0 ? id : `${id}:${flags.join('+')}`));
+  return entry.population === undefined ? { links } : { links, population: entry.population };
+}

@@ -1,0 +1,112 @@
+import { resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
+import { writeFileAtomic } from '../../system/atomic-file.js';
+import { UsageError } from '../../system/errors.js';
+import { describeSystemError } from '../../system/system-error-words.js';
+import { formatBytes, formatCount } from '../../formats/number-format.js';
+import { terminalLine } from '../../formats/terminal-text.js';
+import { describeTarget } from '../../report/report-writers.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import type { TargetOf } from '../../context/resolved-target.js';
+import { targetInstance } from '../../context/target.js';
+import { MAX_STATE_BYTES } from '../../context/state-http.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { populationsOf, type MemoryContents, type SyncKind } from '../../sync/sync-memory.js';
+import { memoryPlaceOf } from '../../sync/memory-place.js';
+import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
+import { StateService } from '../../sync/state-service.js';
+import type { SyncedExportOptions, SyncedImportOptions, SyncedUnlockOptions } from './synced.options.js';
+
+/** What a memory holds, for the line and the JSON document of export and import: ids and populations per kind. */
+function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
+  return Object.fromEntries(
+    [...memories].map(([kind, contents]) => [
+      kind,
+      {
+        ids: contents.entries.size,
+        populations: [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count })),
+      },
+    ]),
+  );
+}
+
+function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
+  return Object.entries(summaryOf(memories))
+    .map(([kind, { ids, populations }]) => `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`)
+    .join(', ');
+}
+
+/**
+ * `synced export --out FILE`: the target's whole memory as one file (0600: it holds names and
+ * links), naming its target, store instance, format and newest run, with a checksum. Written
+ * beside its name and renamed into place: a failed export leaves the file that was there.
+ */
+export async function runExport({ out, syncDir, ...globals }: SyncedExportOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const options = onlyGlobals(globals);
+  const place = memoryPlaceOf(syncDir, options.runsDir, deps);
+  const report = (await target()).report;
+  const { text, memories, newestRun } = await exportMemory(place, report, deps.env);
+  const path = resolve(deps.cwd, out);
+  try {
+    await writeFileAtomic(path, (writer) => writer.write(text), { mode: 0o600 });
+  } catch (error) {
+    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'file')}`, { cause: error });
+  }
+  if (options.json) await deps.stdout.write(`${JSON.stringify({ file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) })}\n`);
+  else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
+  return 0;
+}
+
+/**
+ * `synced import FILE`: the target's memory replaced by the file, under the memory's lock; a
+ * file of another target or store instance, a damaged one, or one older than the memory there
+ * (without --force) is exit 2 with nothing written.
+ */
+export async function runImport({ file, force, syncDir, ...globals }: SyncedImportOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const options = onlyGlobals(globals);
+  const place = memoryPlaceOf(syncDir, options.runsDir, deps);
+  const resolved = await target();
+  const path = resolve(deps.cwd, file);
+  let text: string;
+  try {
+    const { size } = await stat(path);
+    if (size > MAX_STATE_BYTES) throw new UsageError(`${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`);
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
+  }
+  const { document, replaced } = await importMemory(place, resolved.report, text, file, {
+    force: force ?? false,
+    instance: await targetInstance(resolved, false, deps),
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+    onWait: (message) => void deps.stderr.write(`${terminalLine(message)}\n`),
+    env: deps.env,
+  });
+  if (options.json) {
+    await deps.stdout.write(`${JSON.stringify({ file: path, target: resolved.report, newestRun: document.newestRun ?? null, replacedNewestRun: replaced ?? null, memories: summaryOf(document.memories) })}\n`);
+  } else {
+    const before = replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
+    await deps.stderr.write(`${terminalLine(`imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`)}\n`);
+  }
+  return 0;
+}
+
+/** `synced unlock <lock-id>`: a state service's lock left by a run that was killed, released (as terraform force-unlock). */
+export async function runUnlock({ lockId, syncDir, ...globals }: SyncedUnlockOptions, deps: CommandDeps): Promise<number> {
+  const options = onlyGlobals(globals);
+  const place = memoryPlaceOf(syncDir, options.runsDir, deps);
+  if (place.kind === 'dir') {
+    throw new UsageError(`${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`);
+  }
+  const service = StateService.at(place.address, deps.env);
+  try {
+    await service.unlock({ ID: lockId });
+  } finally {
+    await service.close();
+  }
+  if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: place.address, released: lockId })}\n`);
+  else await deps.stderr.write(`${terminalLine(`released the lock ${lockId} of the sync memory at ${place.address}`)}\n`);
+  return 0;
+}

@@ -1,0 +1,159 @@
+/**
+ * The HTTP exchanges with a state service that keeps the sync memory (docs/sync.md, "A state
+ * service"): one bounded request at a time through undici's public API, as the remote target's
+ * client makes them (src/api/http-pool.ts). Bounded: a connect, header and body timeout, a deadline
+ * for the whole exchange, a cut for the answer's size, three attempts for a failure the service
+ * may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
+ * would go with it). Credentials come from EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD only,
+ * never from the address, and every text the service sends passes the redaction gate before any
+ * sink sees it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import { openDispatcher, requestText, ResponseTooLargeError } from '../api/http-pool.js';
+import { describeNetworkError, USER_AGENT } from '../api/remote-client.js';
+import { proxyFor, proxySecrets } from '../api/proxy-env.js';
+import { isLoopbackHost } from '../api/url-policy.js';
+import { createRedactor, type Redactor } from '../api/redaction.js';
+import { TargetError, UsageError } from '../system/errors.js';
+import { nonEmpty } from '../system/env-values.js';
+import { formatBytes } from '../formats/number-format.js';
+
+/** The largest answer read from a state service (a memory of 200,000 users is ~60 MB). */
+export const MAX_STATE_BYTES = 256 * 1024 * 1024;
+/** One exchange, headers and whole body, within this. */
+const EXCHANGE_DEADLINE_MS = 10 * 60_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_TIMEOUT_MS = 60_000;
+const ATTEMPTS = 3;
+
+/** Whether --sync-dir / EXAMCTL_SYNC_DIR names a state service rather than a directory. */
+export function isStateAddress(value: string): boolean {
+  return /^https?:\/\//i.test(value.trim());
+}
+
+/** An answer of the state service, its text already through the redaction gate. */
+export interface StateAnswer {
+  status: number;
+  text: string;
+  location: string | undefined;
+}
+
+/** The state service at one address: its exchanges, and the words to name it by. */
+export interface StateHttp {
+  /** The address as given (no credentials can be in it: refused). */
+  readonly address: string;
+  exchange(method: string, url: string, body?: { text: string; type: string; md5?: string }): Promise<StateAnswer>;
+  redact(text: string): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Checks an address of the state service (the memory's, its lock's): http(s), no user name,
+ * password, query or fragment (credentials come from the environment; a query could carry a
+ * secret into the run journal), plain http only to this machine.
+ */
+export function checkStateAddress(address: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(address.trim());
+  } catch {
+    throw new UsageError(`${what}: not a valid URL: ${JSON.stringify(address)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${what}: must not contain a user name or password; give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD`);
+  }
+  if (url.search !== '' || url.hash !== '') throw new UsageError(`${what}: must not contain a query string or fragment`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(`${what}: refusing plain http:// to ${url.hostname}: the sync memory (names, links) and the credentials would cross the network in clear text; use https://`);
+  }
+  return url;
+}
+
+/** The client of the state service at `address`, with the credentials of the environment. */
+export function openStateHttp(address: string, env: Readonly<Record<string, string | undefined>>): StateHttp {
+  checkStateAddress(address, 'the sync memory address');
+  const username = nonEmpty(env.EXAMCTL_SYNC_USERNAME);
+  const password = env.EXAMCTL_SYNC_PASSWORD ?? '';
+  if (username === undefined && password !== '') throw new UsageError('EXAMCTL_SYNC_PASSWORD is set without EXAMCTL_SYNC_USERNAME: give both for basic authentication');
+  if (username?.includes(':') === true) throw new UsageError('EXAMCTL_SYNC_USERNAME must not contain ":" (basic authentication)');
+  const basic = username === undefined ? undefined : Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+  const dispatchers = new Map<string, { dispatcher: Dispatcher; proxy: string | undefined }>();
+  const redactor: Redactor = createRedactor(password === '' ? [] : [password, basic]);
+  const proxySecretsSeen = new Set<string>();
+  let shown = redactor;
+
+  const dispatcherFor = (url: URL): Dispatcher => {
+    let known = dispatchers.get(url.origin);
+    if (known === undefined) {
+      const proxy = proxyFor(url.href, env);
+      known = { dispatcher: openDispatcher(url.origin, { connections: 1, connectTimeout: CONNECT_TIMEOUT_MS, headersTimeout: IDLE_TIMEOUT_MS, bodyTimeout: IDLE_TIMEOUT_MS, proxy }), proxy };
+      dispatchers.set(url.origin, known);
+      // A proxy's password is kept out of every message too.
+      const added = proxySecrets(proxy).filter((secret) => !proxySecretsSeen.has(secret));
+      if (added.length > 0) {
+        for (const secret of added) proxySecretsSeen.add(secret);
+        shown = createRedactor([...(password === '' ? [] : [password, basic]), ...proxySecretsSeen]);
+      }
+    }
+    return known.dispatcher;
+  };
+
+  const once = async (method: string, url: URL, body: { text: string; type: string; md5?: string } | undefined): Promise<StateAnswer> => {
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
+    if (basic !== undefined) headers.authorization = `Basic ${basic}`;
+    if (body !== undefined) {
+      headers['content-type'] = body.type;
+      if (body.md5 !== undefined) headers['content-md5'] = body.md5;
+    }
+    const answer = await requestText(
+      dispatcherFor(url),
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
+      { maxBytes: MAX_STATE_BYTES, deadlineMs: EXCHANGE_DEADLINE_MS },
+    );
+    const text = answer.text;
+    answer.release();
+    const location = answer.headers.location;
+    return { status: answer.statusCode, text: shown.text(text), location: typeof location === 'string' ? shown.text(location) : undefined };
+  };
+
+  return {
+    address,
+    redact: (text) => shown.text(text),
+    async exchange(method, where, body) {
+      const url = new URL(where);
+      for (let attempt = 1; ; attempt++) {
+        let answer: StateAnswer;
+        try {
+          answer = await once(method, url, body);
+        } catch (error) {
+          if (error instanceof ResponseTooLargeError) {
+            throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
+          }
+          if (attempt < ATTEMPTS) {
+            await sleep(250 * attempt);
+            continue;
+          }
+          const words = error instanceof Error ? describeNetworkError(error) : String(error);
+          throw new TargetError(`the state service at ${where} could not be reached (${method}, ${ATTEMPTS} attempts): ${shown.text(words)}`);
+        }
+        if ((answer.status >= 500 || answer.status === 429) && attempt < ATTEMPTS) {
+          await sleep(250 * attempt);
+          continue;
+        }
+        if (answer.status >= 300 && answer.status < 400) {
+          throw new TargetError(
+            `the state service at ${where} answered ${method} with a redirect (${answer.status}${answer.location === undefined ? '' : ` to ${answer.location}`}): not followed, ` +
+              'so the credentials go nowhere else; give the address it names',
+          );
+        }
+        return answer;
+      }
+    },
+    async close() {
+      for (const { dispatcher } of dispatchers.values()) await dispatcher.close().catch(() => undefined);
+      dispatchers.clear();
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * `synced adopt` (docs/sync.md, "When the memory is lost"): a file's valid rows recorded in the
+ * sync memory as sent and acknowledged, exactly as a real run of that file would have left it
+ * (digests, names, links and flags, population), without sending anything. For the admin who kept
+ * the last export that was fully synced: the next night decides leavers and movers from it as if
+ * the memory had never been lost. Rows that would not validate are not adopted (a real run would
+ * not have sent them either): they go the next night.
+ */
+import { existsSync } from 'node:fs';
+import type { Problem } from '../domain/problem.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
+import { UsageError } from '../system/errors.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
+import { targetInstance } from '../context/target.js';
+import { newRunId } from '../runs/index.js';
+import type { PreparedSchedule, UserRequest } from '../domain/index.js';
+import type { SourceRef } from '../input/record.js';
+import type { InputRecord } from '../input/record.js';
+import type { Unit } from '../pipeline/record-job.js';
+import { linksAfter } from './memberships.js';
+import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
+import { acknowledgedSchedule } from './schedule-memory.js';
+import { populationKey, requestDigest, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
+import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
+
+/** A row adopted: its id, where it came from, what the memory will hold, and what it held before. */
+export interface AdoptedRow {
+  id: string;
+  source: SourceRef;
+  entry: MemoryEntry;
+  before: MemoryEntry | undefined;
+}
+
+/** A row not adopted, and why (its validation problems, or why it has no id to remember). */
+export interface RefusedRow {
+  source: SourceRef;
+  id: string | null;
+  problems: Problem[];
+}
+
+export interface Adoption {
+  /** The run id the adopted entries carry: `synced adopt`'s own, a run that sent nothing. */
+  run: string;
+  adopted: AdoptedRow[];
+  refused: RefusedRow[];
+}
+
+/**
+ * The entries a file's units make, nothing recorded yet (the whole file is read first: a file
+ * that fails to read is exit 2 with the memory untouched). `entryOf` gives a valid unit's entry,
+ * or the problem that keeps it out.
+ */
+export async function adoptionOf<P>(
+  units: AsyncIterable<readonly Unit<P>[]>,
+  memory: Pick<SyncMemory, 'get'>,
+  run: string,
+  entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
+): Promise<Adoption> {
+  const adoption: Adoption = { run, adopted: [], refused: [] };
+  for await (const batch of units) {
+    for (const unit of batch) {
+      if (!unit.prepared.ok) {
+        adoption.refused.push({ source: unit.source, id: unit.id, problems: unit.prepared.problems });
+        continue;
+      }
+      const before = unit.id === null ? undefined : memory.get(unit.id);
+      const entry = entryOf(unit.prepared.value, before);
+      if ('message' in entry) adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
+      else if (unit.id === null) adoption.refused.push({ source: unit.source, id: null, problems: [{ field: '', code: null, message: 'no id to remember it by' }] });
+      else adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run }, before });
+    }
+  }
+  return adoption;
+}
+
+/** What an adoption reads: the file's units (read whole before the memory is touched), and how a valid one becomes an entry. */
+export interface AdoptInput<P> {
+  population: string | undefined;
+  units: AsyncIterable<readonly Unit<P>[]>;
+  entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
+}
+
+/**
+ * Adopts a file into the memory of `kind` where `--sync-dir` / EXAMCTL_SYNC_DIR keeps it, under
+ * the memory's lock (a run holding it: exit 3 after the wait); a dry run reads the memory only and
+ * records nothing. A local store that does not exist is refused: nothing was sent to it.
+ */
+export async function adoptFile<P>(
+  kind: SyncKind,
+  input: AdoptInput<P>,
+  where: { target: ResolvedTarget; syncDir: string | undefined; runsDir: string | undefined; dryRun: boolean },
+  deps: CommandDeps,
+  say: (message: string) => void,
+): Promise<{ adoption: Adoption; memory: string }> {
+  const { target, dryRun } = where;
+  if (target.kind === 'local' && !existsSync(target.store)) {
+    throw new UsageError(`there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`);
+  }
+  const instance = await targetInstance(target, false, deps);
+  const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {
+    lock: !dryRun,
+    readOnly: dryRun,
+    lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+    onWait: say,
+    ...(instance === undefined ? {} : { instance }),
+    onOtherInstance: say,
+    operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
+    env: deps.env,
+    runsDir: where.runsDir,
+    onUnsaved: (message) => say(`examctl: ${message}`),
+  });
+  let adoption: Adoption;
+  try {
+    // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
+    adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
+    if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
+  } finally {
+    await placed.close();
+  }
+  return { adoption, memory: placed.name };
+}
+
+/** Records an adoption: every entry, then the population as synced by the adoption's run. */
+export function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined): void {
+  for (const { id, entry } of adoption.adopted) memory.record(id, entry);
+  memory.recordPopulation(populationKey(population), adoption.run);
+}
+
+/**
+ * `user sync`'s units for an adoption, each row's raw digest made before it is built (as a full
+ * run makes it), and the entry of a valid one: what `rememberUser` records for the file's own
+ * request acknowledged (no leaver disabled, no link pruned: adopting decides nothing).
+ */
+export async function userAdoption(
+  build: (record: InputRecord) => Unit<UserRequest>,
+  population: string | undefined,
+): Promise<{ unitOf: (record: InputRecord) => Unit<UserRequest>; entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> }> {
+  const fingerprint = await populationFingerprint(build, population);
+  const rawOf = new WeakMap<UserRequest, string>();
+  const subject = digestedAs(population);
+  return {
+    unitOf(record) {
+      const raw = rawDigestOfRecord(fingerprint, record);
+      const unit = build(record);
+      if (raw !== undefined && unit.prepared.ok) rawOf.set(unit.prepared.value, raw);
+      return unit;
+    },
+    entryOf: (user, before) => ({ digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), false, population) }),
+  };
+}
+
+/** `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has nothing to adopt. */
+export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
+  const id = payload.request.Schedule.ScheduleExtId;
+  if (typeof id !== 'string' || id === '') return { field: 'ScheduleExtId', code: null, message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt' };
+  return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
+}

@@ -1,0 +1,144 @@
+/**
+ * A target's whole sync memory as one portable document (docs/sync.md, "When the memory is lost"):
+ * what `synced export` writes, `synced import` reads, and a state service keeps. One JSON object
+ * (a Terraform-style state service such as GitLab's reads its `serial`), naming the target
+ * identity, the store instance where local, its format and the memory's, the newest run and the
+ * populations; each kind's memory as its compacted text (the memory file's own checksummed lines,
+ * kept as strings so a service that re-encodes JSON changes none of their bytes); and a SHA-256
+ * over all of it, so a damaged or edited document is refused, never used.
+ */
+import { canonicalJson, compactedLines, memoryOfText, newestRunOf, populationsOf, SYNC_MEMORY_VERSION, type MemoryContents, type SyncKind } from './sync-memory.js';
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import { UsageError } from '../system/errors.js';
+import { hash } from 'node:crypto';
+
+export const DOCUMENT_FORMAT = 'examctl-sync-memory';
+/** This document's own format; a reader refuses a newer one. */
+export const DOCUMENT_VERSION = 1;
+/** The kinds a document carries, in its order. */
+export const DOCUMENT_KINDS: readonly SyncKind[] = ['users', 'schedules'];
+
+/** A population as the document lists it, for a person reading the file. */
+export interface DocumentPopulation {
+  population: string | null;
+  newestRun: string;
+  count: number;
+}
+
+interface DocumentBody {
+  format: typeof DOCUMENT_FORMAT;
+  version: number;
+  /** Increases with each store (a Terraform state's serial: GitLab keeps a version per serial). */
+  serial: number;
+  target: ReportTarget;
+  identity: string;
+  /** A local store's instance id (docs/store.md, "Files"), when the memory records one. */
+  instance?: string;
+  memoryFormat: number;
+  newestRun: string | null;
+  populations: Partial<Record<SyncKind, DocumentPopulation[]>>;
+  memories: Partial<Record<SyncKind, string>>;
+}
+
+/** A document read and checked: its memories parsed (each line's checksum, its header and target). */
+export interface MemoryDocument {
+  serial: number;
+  target: ReportTarget;
+  identity: string;
+  instance: string | undefined;
+  newestRun: string | undefined;
+  memories: Map<SyncKind, MemoryContents>;
+  /** The kinds' texts as the document holds them. */
+  texts: Map<SyncKind, string>;
+}
+
+/** The document of a target's memories (kinds without one are left out), its text. */
+export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number): string {
+  const body: DocumentBody = {
+    format: DOCUMENT_FORMAT,
+    version: DOCUMENT_VERSION,
+    serial,
+    target,
+    identity: targetIdentity(target),
+    memoryFormat: SYNC_MEMORY_VERSION,
+    newestRun: null,
+    populations: {},
+    memories: {},
+  };
+  let newest: string | undefined;
+  for (const kind of DOCUMENT_KINDS) {
+    const contents = memories.get(kind);
+    if (contents === undefined || contents.lines === 0) continue;
+    const populations = populationsOf(contents);
+    if (contents.instance !== undefined) body.instance = contents.instance;
+    const run = newestRunOf(populations);
+    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
+    body.populations[kind] = [...populations]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+    body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
+  }
+  body.newestRun = newest ?? null;
+  return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
+}
+
+function checksumOf(body: DocumentBody): string {
+  return hash('sha256', canonicalJson(body), 'hex');
+}
+
+/**
+ * Reads a document (`source` names it in messages): exit 2 for anything that is not a whole
+ * document of a format this examctl reads, or whose checksum does not hold (`damagedAdvice`
+ * follows that refusal: for a memory in place, the way back).
+ */
+export function readDocument(text: string, source: string, damagedAdvice?: string): MemoryDocument {
+  const refuse = (why: string): UsageError => new UsageError(`${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw refuse('not a JSON document (cut short, or another file)');
+  }
+  if (typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== DOCUMENT_FORMAT) {
+    throw refuse(`not an export of examctl synced export (no "format": "${DOCUMENT_FORMAT}")`);
+  }
+  const { sha256, ...body } = parsed as DocumentBody & { sha256?: unknown };
+  if (typeof body.version !== 'number' || body.version > DOCUMENT_VERSION) {
+    throw new UsageError(`${source}: written by a newer examctl (document format ${String(body.version)}; this one reads ${DOCUMENT_VERSION}): upgrade examctl`);
+  }
+  if (typeof body.memoryFormat !== 'number' || body.memoryFormat > SYNC_MEMORY_VERSION) {
+    throw new UsageError(`${source}: holds a sync memory of format ${String(body.memoryFormat)}, newer than this examctl reads (${SYNC_MEMORY_VERSION}): upgrade examctl`);
+  }
+  if (typeof sha256 !== 'string' || sha256 !== checksumOf(body)) throw refuse('its checksum does not hold (damaged, or edited by hand)');
+  if (typeof body.target !== 'object' || body.target === null || typeof body.identity !== 'string' || typeof body.memories !== 'object' || body.memories === null) {
+    throw refuse('its target or memories are missing');
+  }
+  const memories = new Map<SyncKind, MemoryContents>();
+  const texts = new Map<SyncKind, string>();
+  for (const kind of DOCUMENT_KINDS) {
+    const memoryText = body.memories[kind];
+    if (memoryText === undefined) continue;
+    if (typeof memoryText !== 'string') throw refuse(`its ${kind} memory is not text`);
+    memories.set(kind, memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind, body.target));
+    texts.set(kind, memoryText);
+  }
+  return {
+    serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
+    target: body.target,
+    identity: body.identity,
+    instance: typeof body.instance === 'string' ? body.instance : undefined,
+    newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
+    memories,
+    texts,
+  };
+}
+
+/** A document of another target is refused (exit 2 naming both): its memory would skip records never sent here. */
+export function assertDocumentTarget(document: Pick<MemoryDocument, 'identity'>, source: string, target: ReportTarget): void {
+  if (document.identity !== targetIdentity(target)) {
+    throw new UsageError(
+      `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
+        '(a memory of another target would skip records never sent here)',
+    );
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * `synced export` and `synced import` (docs/sync.md, "When the memory is lost"): a target's whole
+ * memory (every kind, every population) as one portable document kept where CI does not evict it,
+ * and put back in place. An import replaces the memory under its lock; a document of another
+ * target or store instance, a damaged one, or one older than the memory already there (its newest
+ * run is older: putting it back would forget what the runs since sent) is refused, exit 2, before
+ * anything is written.
+ */
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import { UsageError } from '../system/errors.js';
+import { writeFileAtomic } from '../system/atomic-file.js';
+import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
+import { checkEveryEntry, memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents, type SyncKind } from './sync-memory.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
+import { StateService } from './state-service.js';
+
+/** The newest run of a target's memories (every kind), or undefined when none holds one. */
+export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
+  let newest: string | undefined;
+  for (const contents of memories.values()) {
+    const run = newestRunOf(populationsOf(contents));
+    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
+  }
+  return newest;
+}
+
+/** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
+export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
+  const { name, memories } = await readPlacedMemories(place, target, env);
+  const held = new Map([...memories].filter(([, contents]) => contents.lines > 0));
+  if (held.size === 0) throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
+  return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
+}
+
+export interface ImportOptions {
+  /** Import a document older than the memory already there. */
+  force: boolean;
+  /** The store's instance id, for a local target. */
+  instance: string | undefined;
+  lockTimeoutMs: number;
+  onWait?: OnWait;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Reads and checks a document for `target` (every entry parsed: a copy about to replace the
+ * memory is used whole), then replaces the memory at `place` with it under its lock.
+ */
+export async function importMemory(place: MemoryPlace, target: ReportTarget, text: string, source: string, options: ImportOptions): Promise<{ document: MemoryDocument; replaced: string | undefined }> {
+  const document = readDocument(text, source);
+  for (const contents of document.memories.values()) checkEveryEntry(contents);
+  assertDocumentTarget(document, source, target);
+  if (target.kind === 'local' && document.instance !== options.instance) {
+    throw new UsageError(
+      `${source}: this sync memory is of the store instance ${document.instance ?? '(none recorded)'}, but the store at ${target.store} is instance ${options.instance ?? '(none yet)'}: ` +
+        'refused, nothing written (a store replaced at the same path holds nothing the memory remembers)',
+    );
+  }
+  const newest = newestRunOfMemories(document.memories);
+  const refuseOlder = (present: string | undefined): void => {
+    if (options.force || present === undefined || (newest !== undefined && newest >= present)) return;
+    throw new UsageError(
+      `${source}: its newest run is ${newest ?? '(none)'}, older than the memory already there (newest run ${present}): importing it would forget what the runs since sent; ` +
+        'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
+    );
+  };
+  if (place.kind === 'service') return { document, replaced: await importToService(place.address, target, document, refuseOlder, options) };
+  const dir = memoryDir(place.syncDir, target);
+  await makeTrustedMemoryDir(place.syncDir, dir);
+  // Like a deciding run: never while another run feeds or decides from it.
+  const lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
+  try {
+    const present = new Map<SyncKind, MemoryContents>();
+    for (const kind of DOCUMENT_KINDS) {
+      // A damaged memory is what an import replaces: only one that can be read has a newest run to compare.
+      const contents = await readMemory(memoryFile(place.syncDir, target, kind), kind, target).catch(() => undefined);
+      if (contents !== undefined) present.set(kind, contents);
+    }
+    const replaced = newestRunOfMemories(present);
+    refuseOlder(replaced);
+    for (const kind of DOCUMENT_KINDS) {
+      const file = memoryFile(place.syncDir, target, kind);
+      const memoryText = document.texts.get(kind);
+      if (memoryText === undefined) await removeMemoryFiles([file]);
+      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 });
+    }
+    return { document, replaced };
+  } finally {
+    await lock.release();
+  }
+}
+
+async function importToService(address: string, target: ReportTarget, document: MemoryDocument, refuseOlder: (present: string | undefined) => void, options: ImportOptions): Promise<string | undefined> {
+  return underServiceLock(address, target, 'examctl synced import', options, async (service, lockId, present, text) => {
+    const replaced = present === undefined ? undefined : newestRunOfMemories(present.memories);
+    refuseOlder(replaced);
+    await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
+    return replaced;
+  });
+}
+
+/**
+ * `use` run on a state service's document under its lock: the document as it is (undefined: none,
+ * or damaged: what an import or a forget replaces); another target's is refused (exit 2).
+ */
+async function underServiceLock<T>(
+  address: string,
+  target: ReportTarget,
+  operation: string,
+  options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>,
+  use: (service: StateService, lockId: string, present: MemoryDocument | undefined, text: string | undefined) => Promise<T>,
+): Promise<T> {
+  const service = StateService.at(address, options.env);
+  try {
+    const lock = await service.lock(operation, options.lockTimeoutMs, options.onWait);
+    try {
+      const text = await service.read();
+      let present: MemoryDocument | undefined;
+      try {
+        present = text === undefined ? undefined : readDocument(text, address);
+      } catch {
+        // Damaged: replaced or forgotten as it is.
+      }
+      if (present !== undefined) assertDocumentTarget(present, address, target);
+      return await use(service, lock.ID, present, text);
+    } finally {
+      await service.unlock(lock);
+    }
+  } finally {
+    await service.close();
+  }
+}
+
+/** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
+function serialOf(text: string | undefined): number {
+  try {
+    const serial = (JSON.parse(text ?? '{}') as { serial?: unknown }).serial;
+    return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The memories a state service keeps (whatever target its document names), for `synced show`. */
+export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
+  const service = StateService.at(address, env);
+  try {
+    const text = await service.read();
+    return text === undefined ? [] : [...readDocument(text, address).memories.values()].filter((contents) => contents.lines > 0);
+  } finally {
+    await service.close();
+  }
+}
+
+/** `synced forget` on a state service: its document removed under its lock; returns how many ids it remembered. */
+export async function forgetServiceMemory(address: string, target: ReportTarget, options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>): Promise<number> {
+  return underServiceLock(address, target, 'examctl synced forget', options, async (service, lockId, present) => {
+    let forgotten = 0;
+    for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
+    await service.remove(lockId);
+    return forgotten;
+  });
+}

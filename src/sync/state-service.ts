@@ -1,0 +1,175 @@
+/**
+ * A state service speaking Terraform's HTTP backend protocol keeps the sync memory
+ * (docs/sync.md, "A state service"): GET the document (404 or 204: none yet), POST it back (with
+ * `?ID=<lock id>` while locked), DELETE it, and a lock taken and released with Terraform's
+ * lock-info JSON (`ID`, `Operation`, `Info`, `Who`, `Version`, `Created`, `Path`). 423 or 409 to a
+ * lock is another holder, named from the info the service sends back. As in Terraform the lock's
+ * address and methods are settable (EXAMCTL_SYNC_LOCK_ADDRESS, _LOCK_METHOD, _UNLOCK_ADDRESS,
+ * _UNLOCK_METHOD), so GitLab's and Gitea's managed state (`<address>/lock`, POST and DELETE) work as
+ * they are. The exchanges themselves: src/context/state-http.ts.
+ */
+import { randomUUID, createHash } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
+import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
+import { nonEmpty } from '../system/env-values.js';
+import { EXAMCTL_VERSION } from '../version.js';
+
+/** Terraform's lock info, as sent to lock and unlock and as a holder is named. */
+export interface StateLockInfo {
+  ID: string;
+  Operation: string;
+  Info: string;
+  Who: string;
+  Version: string;
+  Created: string;
+  Path: string;
+}
+
+/** Called once when a run starts waiting for another's lock. */
+type OnWait = (message: string) => void;
+
+const METHOD = /^[A-Za-z]{1,20}$/;
+
+export class StateService {
+  private readonly lockAddress: string;
+  private readonly unlockAddress: string;
+  private readonly lockMethod: string;
+  private readonly unlockMethod: string;
+
+  private constructor(
+    private readonly http: StateHttp,
+    env: Readonly<Record<string, string | undefined>>,
+  ) {
+    this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? http.address;
+    this.unlockAddress = nonEmpty(env.EXAMCTL_SYNC_UNLOCK_ADDRESS) ?? http.address;
+    this.lockMethod = methodOf(env.EXAMCTL_SYNC_LOCK_METHOD, 'LOCK', 'EXAMCTL_SYNC_LOCK_METHOD');
+    this.unlockMethod = methodOf(env.EXAMCTL_SYNC_UNLOCK_METHOD, 'UNLOCK', 'EXAMCTL_SYNC_UNLOCK_METHOD');
+    checkStateAddress(this.lockAddress, 'EXAMCTL_SYNC_LOCK_ADDRESS');
+    checkStateAddress(this.unlockAddress, 'EXAMCTL_SYNC_UNLOCK_ADDRESS');
+  }
+
+  /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
+  static at(address: string, env: Readonly<Record<string, string | undefined>>): StateService {
+    return new StateService(openStateHttp(address, env), env);
+  }
+
+  get address(): string {
+    return this.http.address;
+  }
+
+  /** The document, or undefined when the service holds none yet (404, 204, an empty 200). */
+  async read(): Promise<string | undefined> {
+    const answer = await this.http.exchange('GET', this.address);
+    if (answer.status === 404 || answer.status === 204 || (answer.status === 200 && answer.text.trim() === '')) return undefined;
+    if (answer.status !== 200) throw this.failed('GET', answer);
+    return answer.text;
+  }
+
+  /** Stores the document (`lockId`: the lock this run holds). */
+  async write(text: string, lockId: string | undefined): Promise<void> {
+    const md5 = createHash('md5').update(text, 'utf8').digest('base64');
+    const answer = await this.http.exchange('POST', withLockId(this.address, lockId), { text, type: 'application/json', md5 });
+    if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
+  }
+
+  /** Removes the document (`synced forget`). */
+  async remove(lockId: string | undefined): Promise<void> {
+    const answer = await this.http.exchange('DELETE', withLockId(this.address, lockId));
+    if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer);
+  }
+
+  /**
+   * Takes the lock for `operation`; while another holds it (423, 409), waits at most `timeoutMs`
+   * (EXAMCTL_LOCK_TIMEOUT_MS), then exit 3 naming the holder and how to release a lock whose run
+   * was killed. Returns the lock info to release it with.
+   */
+  async lock(operation: string, timeoutMs: number, onWait?: OnWait): Promise<StateLockInfo> {
+    const info: StateLockInfo = {
+      ID: randomUUID(),
+      Operation: operation,
+      Info: `pid ${process.pid}`,
+      Who: `${safeUser()}@${hostname()}`,
+      Version: `examctl ${EXAMCTL_VERSION}`,
+      Created: new Date().toISOString(),
+      Path: '',
+    };
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.http.exchange(this.lockMethod, this.lockAddress, { text: JSON.stringify(info), type: 'application/json' });
+      if (answer.status === 200 || answer.status === 201 || answer.status === 204) return info;
+      if (answer.status !== 423 && answer.status !== 409) throw this.failed(`${this.lockMethod} (lock)`, answer);
+      const holder = describeHolder(answer.text);
+      if (Date.now() >= deadline) {
+        throw new StoreLockedError(
+          `the sync memory at ${this.address} is locked by ${holder.words}; gave up after ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS). Wait for that run to end. ` +
+            `If it no longer runs (killed), release its lock: examctl synced unlock ${holder.id ?? '<lock id>'} --sync-dir ${this.address}`,
+        );
+      }
+      if (attempt === 0) onWait?.(`waiting for ${holder.words}: it holds the lock of the sync memory at ${this.address}`);
+      await sleep(Math.min(2000, 100 * 2 ** attempt, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  /** Releases a lock (this run's, or by its id one a killed run left: `synced unlock`). */
+  async unlock(info: Pick<StateLockInfo, 'ID'> & Partial<StateLockInfo>): Promise<void> {
+    const answer = await this.http.exchange(this.unlockMethod, withLockId(this.unlockAddress, info.ID), { text: JSON.stringify(info), type: 'application/json' });
+    if (answer.status === 200 || answer.status === 204) return;
+    if (answer.status === 423 || answer.status === 409) {
+      throw new StoreLockedError(`the sync memory at ${this.address} is locked by ${describeHolder(answer.text).words}, not by lock ${info.ID}: not released`);
+    }
+    throw this.failed(`${this.unlockMethod} (unlock)`, answer);
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  private failed(what: string, answer: StateAnswer): TargetError {
+    const body = answer.text.trim().replace(/\s+/g, ' ').slice(0, 200);
+    if (answer.status === 401 || answer.status === 403) {
+      return new TargetError(`the state service at ${this.address} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
+    }
+    return new TargetError(`the state service at ${this.address} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
+  }
+}
+
+/** Terraform's form: the lock id as the ID query parameter. */
+function withLockId(address: string, lockId: string | undefined): string {
+  if (lockId === undefined) return address;
+  const url = new URL(address);
+  url.searchParams.set('ID', lockId);
+  return url.href;
+}
+
+function methodOf(value: string | undefined, fallback: string, name: string): string {
+  const method = nonEmpty(value)?.toUpperCase() ?? fallback;
+  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${JSON.stringify(value)}`);
+  return method;
+}
+
+/** The holder a 423 or 409 names (its lock info), in words; the service's text is already redacted. */
+function describeHolder(text: string): { words: string; id: string | undefined } {
+  let info: Partial<Record<keyof StateLockInfo, unknown>> = {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null) info = parsed as typeof info;
+  } catch {
+    // Not lock info: said as unknown.
+  }
+  const field = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined);
+  const id = field(info.ID);
+  if (id === undefined && field(info.Who) === undefined) return { words: 'another run (the service did not say which)', id: undefined };
+  const parts = [field(info.Operation), id === undefined ? undefined : `lock ${id}`].filter((part) => part !== undefined);
+  const since = field(info.Created);
+  return { words: `${field(info.Who) ?? 'someone'}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}${since === undefined ? '' : ` since ${since}`}`, id };
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}

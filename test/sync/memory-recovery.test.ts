@@ -1,0 +1,279 @@
+import { hash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
+import { StoreLock } from '../../src/system/lock.js';
+import { canonicalJson, memoryDir, readMemory, type MemoryEntry } from '../../src/sync/sync-memory.js';
+import { ROOT, examctl } from '../durability/helpers.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/**
+ * The ways back from a lost memory, in-process through the real CLI on the local target
+ * (docs/sync.md, "When the memory is lost"): synced export and import with their refusals, synced
+ * adopt recording exactly what a real run of the file would, adopt-schedules, a memory line of the
+ * wrong types refused naming its line, a memory of format 1 read and rewritten, the stale resume
+ * refused across runs directories, and doctor's word on the memory.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
+
+function writeUsers(dir: string, name: string, rows: readonly (readonly [string, string])[], bad: readonly string[] = []): void {
+  writeFileSync(join(dir, name), `${[HEADER, ...rows.map(([id, links]) => `${id},First,Last ${id},${bad.includes(id) ? 'not-an-email' : `${id}@example.test`},name-${id},Candidate,${links}`)].join('\n')}\n`);
+}
+
+const rows = (count: number, prefix = 'mr'): [string, string][] => Array.from({ length: count }, (_, i) => [`${prefix}-${i}`, i % 3 === 0 ? 'H-NORTH:coordinator' : i % 3 === 1 ? 'H-SOUTH' : '']);
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const local = (store = 'store') => ['--target', 'local', '--store', store];
+const nightly = ['--changed-only', '--disable-missing', '--prune-memberships', '--json'];
+
+function memoryText(dir: string, store = 'store', syncDir = 'synced'): string {
+  return readFileSync(join(memoryDir(join(dir, syncDir), { kind: 'local', store: join(dir, store) }), 'users.ndjson'), 'utf8');
+}
+
+describe('synced export and import', () => {
+  it('export: one 0600 file naming target, instance, format and newest run, with a checksum; nothing to export is exit 2', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json'])).code).toBe(2);
+      writeUsers(dir, 'users.csv', rows(5));
+      const synced = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--json']);
+      expect(synced.code, synced.stderr).toBe(0);
+      const run = (JSON.parse(synced.stdout) as { run: string }).run;
+      const exported = await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json', '--json']);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(statSync(join(dir, 'm.json')).mode & 0o777).toBe(0o600);
+      const document = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as Record<string, unknown> & { sha256: string };
+      expect(document).toMatchObject({ format: 'examctl-sync-memory', version: 1, identity: `local ${join(dir, 'store')}`, memoryFormat: 2, newestRun: run, populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] } });
+      expect(document.instance).toMatch(/^\S{10,}$/);
+      const { sha256, ...body } = document;
+      expect(sha256).toBe(hash('sha256', canonicalJson(body), 'hex'));
+      expect(JSON.parse(exported.stdout)).toMatchObject({ newestRun: run, memories: { users: { ids: 5 } } });
+    }));
+
+  it('import refuses another target, another store instance, a damaged file, a newer format, and a memory another run holds; nothing written', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(3));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json'])).code).toBe(0);
+      const text = readFileSync(join(dir, 'm.json'), 'utf8');
+
+      const other = await cli(dir, ['synced', 'import', 'm.json', ...local('other')]);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(`m.json: this sync memory is of the target local ${join(dir, 'store')}, but this run's target is local ${join(dir, 'other')}: refused, nothing sent`);
+
+      writeFileSync(join(dir, 'damaged.json'), text.replace('"count":3', '"count":4'));
+      const damaged = await cli(dir, ['synced', 'import', 'damaged.json', ...local()]);
+      expect(damaged.code).toBe(2);
+      expect(damaged.stderr).toContain('damaged.json: not a sync memory examctl can use: its checksum does not hold (damaged, or edited by hand)');
+      writeFileSync(join(dir, 'cut.json'), text.slice(0, 200));
+      expect((await cli(dir, ['synced', 'import', 'cut.json', ...local()])).stderr).toContain('cut.json: not a sync memory examctl can use: not a JSON document');
+
+      const { sha256: _sha, ...body } = JSON.parse(text) as Record<string, unknown>;
+      const newer = { ...body, version: 2 };
+      writeFileSync(join(dir, 'newer.json'), JSON.stringify({ ...newer, sha256: hash('sha256', canonicalJson(newer), 'hex') }));
+      expect((await cli(dir, ['synced', 'import', 'newer.json', ...local()])).stderr).toContain('newer.json: written by a newer examctl (document format 2; this one reads 1): upgrade examctl');
+
+      const lock = new StoreLock(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 0);
+      await lock.acquire();
+      try {
+        const held = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
+        expect(held.code).toBe(3);
+        expect(held.stderr).toMatch(/sync memory .* is locked by pid \d+/);
+        const adopt = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
+        expect(adopt.code).toBe(3);
+      } finally {
+        await lock.release();
+      }
+
+      const before = memoryText(dir);
+      expect((await cli(dir, ['local', 'init', ...local(), '--force'])).code).toBe(0);
+      const replaced = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
+      expect(replaced.code).toBe(2);
+      expect(replaced.stderr).toMatch(/m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/);
+      expect(before).toContain('"t":"population"');
+    }));
+});
+
+describe('synced adopt', () => {
+  it('records exactly what a real run of the file leaves in the memory (digests, raw digests, names, links and flags, population)', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(12));
+      const real = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'], { EXAMCTL_SYNC_DIR: join(dir, 'real') });
+      expect(real.code, real.stderr).toBe(0);
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'], { EXAMCTL_SYNC_DIR: join(dir, 'adopted') });
+      expect(adopted.code, adopted.stderr).toBe(0);
+      expect(JSON.parse(adopted.stdout)).toMatchObject({ adopted: 12, new: 12, replaced: 0, notAdopted: [], population: 'staff', dryRun: false });
+      const target = { kind: 'local', store: join(dir, 'store') } as const;
+      const entries = async (syncDir: string) => {
+        const contents = await readMemory(join(memoryDir(join(dir, syncDir), target), 'users.ndjson'), 'users', target);
+        const byId: Record<string, Omit<MemoryEntry, 'run'>> = {};
+        for (const [id, { run: _run, ...entry }] of contents.entries) byId[id] = entry;
+        return byId;
+      };
+      const fromRun = await entries('real');
+      expect(Object.keys(fromRun)).toHaveLength(12);
+      expect(fromRun['mr-0']).toMatchObject({ links: [['H-NORTH', ['coordinator']]], population: 'staff', firstName: 'First' });
+      expect(fromRun['mr-0']?.raw).toBeDefined();
+      expect(await entries('adopted')).toEqual(fromRun);
+    }));
+
+  it('rows that do not validate are not adopted (exit 1, each named); the next night sends only them', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(6), ['mr-2']);
+      const noStore = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
+      expect(noStore.code).toBe(2);
+      expect(noStore.stderr).toContain(`there is no local store at ${join(dir, 'store')}: nothing was sent to it, so there is nothing to adopt`);
+      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
+      expect(adopted.code).toBe(1);
+      expect(adopted.stderr).toContain('users.csv:4 [mr-2]: not adopted: Email');
+      expect(adopted.stderr).toMatch(/adopted 5 users of users\.csv into the sync memory of local store .* for the runs without --population \(run \S+: 5 new, 0 replaced\); 1 row was not adopted \(above\): it goes the next night/);
+      writeUsers(dir, 'users.csv', rows(6));
+      const night = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly, '--require-memory']);
+      expect(night.code, night.stderr).toBe(0);
+      const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
+      expect(items.filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['mr-2']);
+    }));
+
+  it('adopt-schedules records a sittings file\'s schedules with their candidates: the next --changed-only push sends nothing', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'sittings.csv'), readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
+      const pushed = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', ...local(), '--json'], { EXAMCTL_SYNC_DIR: join(dir, 'lost') });
+      expect(pushed.code, pushed.stderr).toBe(0);
+      const dry = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local(), '--dry-run']);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain('S-MATH1-DEC (new)');
+      const adopted = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local()]);
+      expect(adopted.code, adopted.stderr).toBe(0);
+      expect(adopted.stderr).toMatch(/adopted \d+ schedules of sittings\.csv/);
+      const night = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', '--changed-only', '--require-memory', ...local(), '--json']);
+      expect(night.code, night.stderr).toBe(0);
+      expect((JSON.parse(night.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+    }));
+});
+
+describe('a memory line whose checksum holds but whose fields have the wrong types', () => {
+  const target = (dir: string) => ({ kind: 'local', store: join(dir, 'store') }) as const;
+
+  async function handEdited(dir: string, body: Record<string, unknown>): Promise<{ code: number; stderr: string; file: string }> {
+    writeUsers(dir, 'users.csv', rows(3));
+    expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
+    const file = join(memoryDir(join(dir, 'synced'), target(dir)), 'users.ndjson');
+    writeFileSync(file, readFileSync(file, 'utf8') + encodeChecksummedLine(JSON.stringify(body)));
+    writeUsers(dir, 'users.csv', rows(2));
+    const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly]);
+    return { code: run.code, stderr: run.stderr, file };
+  }
+
+  it.each([
+    [{ id: 'mr-2', d: 'x', r: 'r', f: { first: 'A' }, l: 'B' }, 'its names are not text'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', p: 'two words' }, 'its population is not a name'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: 'H-NORTH' }, 'its links are not a list of hierarchy links'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: [['H-NORTH', ['boss']]] }, 'its links are not a list of hierarchy links'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', x: 'yes' }, 'its flags are not true'],
+  ])('%j is exit 2 naming the file and line, nothing sent', (body, reason) =>
+    withTempDir(async (dir) => {
+      const run = await handEdited(dir, body);
+      expect(run.code).toBe(2);
+      const lines = readFileSync(run.file, 'utf8').trimEnd().split('\n').length;
+      expect(run.stderr).toContain(`${run.file}:${lines}: sync memory damaged: ${reason}`);
+      expect(run.stderr).toContain('; it is not used: move it aside. A night without it sends every record');
+      expect(run.stderr).toContain('examctl synced adopt --file');
+    }));
+
+  it('a population line of the wrong types is refused at open, naming its line', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(2));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
+      const file = join(memoryDir(join(dir, 'synced'), target(dir)), 'users.ndjson');
+      writeFileSync(file, readFileSync(file, 'utf8') + encodeChecksummedLine(JSON.stringify({ t: 'population', p: 'staff', r: 'r', n: 'many' })));
+      const shown = await cli(dir, ['synced', 'show']);
+      expect(shown.code).toBe(2);
+      expect(shown.stderr).toMatch(/users\.ndjson:\d+: sync memory damaged: not a population record/);
+    }));
+});
+
+describe('the runs without --population are a population of their own', () => {
+  it('a memory holding only --population staff refuses them (exit 2, nothing sent, naming what it holds); one holding only them refuses --population students', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(3));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      const unnamed = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly, '--require-memory']);
+      expect(unnamed.code).toBe(2);
+      expect(unnamed.stderr).toContain('has no record of the runs without --population: it holds staff; nothing was sent');
+      expect(JSON.parse(unnamed.stdout)).toMatchObject({ syncMemory: { found: true, population: null, populationFound: false } });
+      expect(unnamed.stderr).toContain('examctl synced adopt --file <the last export fully synced>, for each population');
+
+      const other = join(dir, 'other-synced');
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: other })).code).toBe(0);
+      const students = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', ...nightly, '--require-memory'], { EXAMCTL_SYNC_DIR: other });
+      expect(students.code).toBe(2);
+      expect(students.stderr).toContain('has no record of --population students: it holds the runs without --population; nothing was sent');
+      expect(students.stderr).toContain('examctl synced adopt --file <the last export fully synced> --population students');
+    }));
+});
+
+describe('a memory of format 1 (no population lines)', () => {
+  it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it as format 2', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(4));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      const target = { kind: 'local', store: join(dir, 'store') } as const;
+      const file = join(memoryDir(join(dir, 'synced'), target), 'users.ndjson');
+      const [header, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n');
+      const old = JSON.parse(header!) as { b: Record<string, unknown> };
+      writeFileSync(file, [encodeChecksummedLine(JSON.stringify({ ...old.b, v: 1 })).trimEnd(), ...lines.filter((line) => !line.includes('"t":"population"'))].join('\n') + '\n');
+      const night = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--require-memory', ...nightly]);
+      expect(night.code, night.stderr).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('"v":2');
+      expect(text).toMatch(/"t":"population","p":"staff"/);
+      const students = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', '--require-memory', ...nightly]);
+      expect(students.code).toBe(2);
+    }));
+});
+
+describe('runs resume of a run older than the memory\'s newest run of its population', () => {
+  it('is refused (exit 2, naming both runs) even from another runs directory; --force resumes it', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(40));
+      // Night 7 killed on runner 1 (its runs directory stays there)...
+      const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'], dir, {
+        EXAMCTL_RUNS_DIR: join(dir, 'runner-1'),
+        EXAMCTL_SYNC_DIR: join(dir, 'synced'),
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGKILL',
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      const older = readdirSync(join(dir, 'runner-1'))[0]!;
+      // ...night 8 on runner 2, another runs directory, the same memory.
+      const later = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-2') });
+      const newer = (JSON.parse(later.stdout) as { run: string }).run;
+      const refused = await cli(dir, ['runs', 'resume', older], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`run ${older}: the sync memory of local store ${join(dir, 'store')} records a later run of user sync for --population staff, ${newer}`);
+      expect(refused.stderr).toContain('give --force (or --over-later-runs) if that later run sent other records');
+      const forced = await cli(dir, ['runs', 'resume', older, '--force'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
+      expect(forced.code, forced.stderr).toBe(0);
+    }));
+});
+
+describe('doctor says what it knows of the memory', () => {
+  it('none: the cost and the ways back (not a failure); found: each population; damaged: a failure', () =>
+    withTempDir(async (dir) => {
+      const doctor = async () => (JSON.parse((await cli(dir, ['doctor', ...local(), '--json'])).stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((check) => check.name === 'sync memory');
+      expect(await doctor()).toMatchObject({ status: 'skip', detail: expect.stringContaining('if a nightly sync kept one there, it was lost: a night without it sends every record') as string });
+      writeUsers(dir, 'users.csv', rows(2));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      expect(await doctor()).toMatchObject({ status: 'ok', detail: expect.stringMatching(/users 2 \(staff: newest run \S+\)/) as string });
+      const file = join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}{"crc":"00000000","b":{}}\n`);
+      expect(await doctor()).toMatchObject({ status: 'fail', detail: expect.stringContaining('sync memory damaged: checksum mismatch; it is not used') as string });
+    }));
+});

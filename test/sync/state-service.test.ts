@@ -1,0 +1,253 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { examctl } from '../durability/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+
+/**
+ * `--sync-dir` / EXAMCTL_SYNC_DIR as a state service speaking Terraform's HTTP backend protocol
+ * (docs/sync.md, "A state service"): GitLab's form of the lock, a lock another run holds, a store
+ * that fails (exit 3, the memory kept for `synced import`), a run of exit 1 and a run stopped by
+ * SIGTERM still storing, a document of another target refused, addresses and credentials that never
+ * reach a sink, `synced unlock` and `synced forget` on it.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
+let server: StateServer;
+
+function writeUsers(dir: string, ids: readonly string[], bad: readonly string[] = []): void {
+  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${bad.includes(id) ? 'not-an-email' : `${id}@example.test`},name-${id},Candidate,`)].join('\n')}\n`);
+}
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const ids = Array.from({ length: 6 }, (_, i) => `ss-${i}`);
+const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
+  cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
+
+function itemsOf(stdout: string): { id: string; action?: string; status: string }[] {
+  return (JSON.parse(stdout) as { items: { id: string; action?: string; status: string }[] }).items;
+}
+
+beforeEach(async () => {
+  server = await startStateServer({ gitlab: true });
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE', () => {
+  const gitlab = (address: string) => ({
+    EXAMCTL_SYNC_DIR: address,
+    EXAMCTL_SYNC_LOCK_ADDRESS: `${address}/lock`,
+    EXAMCTL_SYNC_LOCK_METHOD: 'POST',
+    EXAMCTL_SYNC_UNLOCK_ADDRESS: `${address}/lock`,
+    EXAMCTL_SYNC_UNLOCK_METHOD: 'DELETE',
+  });
+
+  it('a real run locks, reads (204: none yet), stores under its lock, unlocks; the next night finds it and sends nothing', () =>
+    withTempDir(async (dir) => {
+      const env = gitlab(server.address('nightly'));
+      writeUsers(dir, ids);
+      const first = await sync(dir, env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /state/nightly/lock', 'GET /state/nightly', 'POST /state/nightly', 'DELETE /state/nightly/lock']);
+      const [lock, , store, unlock] = server.requests;
+      const info = JSON.parse(lock!.body) as Record<string, string>;
+      expect(Object.keys(info).sort()).toEqual(['Created', 'ID', 'Info', 'Operation', 'Path', 'Version', 'Who']);
+      expect(info.Operation).toBe('examctl user sync');
+      expect(store!.query.ID).toBe(info.ID);
+      expect((JSON.parse(unlock!.body) as { ID: string }).ID).toBe(info.ID);
+      expect(server.locks.size).toBe(0);
+      const document = JSON.parse(server.states.get('/state/nightly')!) as { format: string; serial: number; identity: string; newestRun: string };
+      expect(document).toMatchObject({ format: 'examctl-sync-memory', serial: 1, identity: `local ${join(dir, 'store')}` });
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
+      // The night's population is on record with its newest run: the document was stored again.
+      expect((JSON.parse(server.states.get('/state/nightly')!) as { serial: number }).serial).toBe(2);
+    }));
+
+  it('a lock another run holds (409 with its info): waits, then exit 3 naming the holder and how to release a killed run\'s lock; synced unlock releases it', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('nightly');
+      const env = gitlab(address);
+      writeUsers(dir, ids);
+      server.locks.set('/state/nightly', { ID: 'f00d', Operation: 'examctl user sync --population staff', Who: 'runner@other', Created: '2026-11-21T02:00:00Z' });
+      const locked = await sync(dir, env);
+      expect(locked.code).toBe(3);
+      expect(locked.stderr).toContain(`the sync memory at ${address} is locked by runner@other (examctl user sync --population staff, lock f00d) since 2026-11-21T02:00:00Z; gave up after 0 ms (EXAMCTL_LOCK_TIMEOUT_MS)`);
+      expect(locked.stderr).toContain(`examctl synced unlock f00d --sync-dir ${address}`);
+      expect(server.requests.some((request) => request.method === 'GET')).toBe(false);
+      const released = await cli(dir, ['synced', 'unlock', 'f00d'], env);
+      expect(released.code, released.stderr).toBe(0);
+      expect(server.locks.size).toBe(0);
+      expect((await sync(dir, env)).code).toBe(0);
+    }));
+  it('a lock its holder releases while the run waits: the run says whom it waits for, then locks and runs', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('nightly');
+      writeUsers(dir, ids);
+      server.locks.set('/state/nightly', { ID: 'beef', Operation: 'examctl user sync --population students', Who: 'runner@other', Created: '2026-11-21T02:00:00Z' });
+      // The holder ends after refusing this run twice: the run waits within EXAMCTL_LOCK_TIMEOUT_MS.
+      server.releaseAfter('/state/nightly', 2);
+      const waited = await sync(dir, { ...gitlab(address), EXAMCTL_LOCK_TIMEOUT_MS: '600000' });
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(waited.stderr).toContain(`waiting for runner@other (examctl user sync --population students, lock beef) since 2026-11-21T02:00:00Z: it holds the lock of the sync memory at ${address}`);
+      expect(server.requests.filter((request) => request.path === '/state/nightly/lock' && request.method === 'POST')).toHaveLength(3);
+      expect(server.states.has('/state/nightly')).toBe(true);
+      expect(server.locks.size).toBe(0);
+    }));
+});
+
+describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
+  beforeEach(async () => {
+    await server.close();
+    server = await startStateServer();
+  });
+
+  it('stores what it did also when a record failed (exit 1)', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids, ['ss-2']);
+      const run = await sync(dir, env);
+      expect(run.code).toBe(1);
+      expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK']);
+      writeUsers(dir, ids);
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(itemsOf(next.stdout).filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['ss-2']);
+    }));
+
+  it('stores what it did also when the target stops it after sending (exit 3): the next night sends only the rest', () =>
+    withTempDir(async (dir) => {
+      const api = await startFaultServer();
+      try {
+        // The platform acknowledges three users, then refuses the token (a revoked token mid-night).
+        let answered = 0;
+        api.fallback = (request) => {
+          answered += 1;
+          if (answered > 3) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+          return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+        };
+        const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_TOKEN: 'dev-token' };
+        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        writeUsers(dir, ids);
+        const stopped = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--json'], env);
+        expect(stopped.code, stopped.stderr).toBe(3);
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK']);
+        expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 1 });
+        answered = -100;
+        const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--require-memory', '--json'], env);
+        expect(next.code, next.stderr).toBe(0);
+        // The three acknowledged are left out; the refused one and the two never sent go.
+        expect(itemsOf(next.stdout).filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['ss-3', 'ss-4', 'ss-5']);
+      } finally {
+        await api.close();
+      }
+    }));
+
+  it('a store that fails is exit 3 saying what the next night does; the memory is kept for synced import, which stores it', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      server.fail('POST', 500, 3);
+      const run = await sync(dir, env);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address} answered POST with 500`);
+      expect(run.stderr).toContain('the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.');
+      const kept = /This run's memory is kept in (\S+): examctl synced import \S+ --sync-dir/.exec(run.stderr)?.[1];
+      expect(kept).toBeDefined();
+      expect(statSync(kept!).mode & 0o777).toBe(0o600);
+      expect(server.locks.size).toBe(0);
+      const imported = await cli(dir, ['synced', 'import', kept!, '--target', 'local', '--store', 'store'], env);
+      expect(imported.code, imported.stderr).toBe(0);
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
+    }));
+
+  it('a document of another target is refused (exit 2 naming both); a dry run reads without locking', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      const other = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'other-store', '--changed-only', '--json'], env);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(`this sync memory is of the target local ${join(dir, 'store')}, but this run's target is local ${join(dir, 'other-store')}: refused, nothing sent`);
+      expect(server.locks.size).toBe(0);
+      server.requests.length = 0;
+      const dry = await sync(dir, env, '--dry-run');
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(server.requests.map((request) => request.method)).toEqual(['GET']);
+    }));
+
+  it('forget removes the document under the lock; show says there is none', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      const forgot = await cli(dir, ['synced', 'forget', '--target', 'local', '--store', 'store'], env);
+      expect(forgot.code, forgot.stderr).toBe(0);
+      expect(forgot.stderr).toContain('forgot 6 remembered ids');
+      expect(server.states.size).toBe(0);
+      const shown = await cli(dir, ['synced', 'show'], env);
+      expect(shown.stderr).toContain(`no sync memory in ${server.address('n')}; if a nightly sync kept one here, it was lost`);
+    }));
+
+  it.each(['SIGTERM', 'SIGINT'])('stores at %s: the run stopped after sending keeps what was acknowledged', (signal) =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      writeUsers(dir, Array.from({ length: 2000 }, (_, i) => `tm-${i}`));
+      // The run signals itself after its 100th outcome, as a CI cancel would mid-run.
+      const stopped = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}` });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      expect(server.locks.size).toBe(0);
+      const document = JSON.parse(server.states.get('/state/n')!) as { populations: { users: { count: number }[] } };
+      expect(document.populations.users[0]!.count).toBeGreaterThanOrEqual(100);
+      const next = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--require-memory', '--json'], dir, env);
+      expect(next.code, next.stderr).toBe(0);
+      expect(itemsOf(next.stdout).filter((item) => item.action === 'unchanged').length).toBeGreaterThanOrEqual(100);
+    }));
+});
+
+describe('addresses and credentials', () => {
+  it('a password in the address, a query, or plain http to another host is refused; the password never reaches a sink, also when the service quotes it', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, ids);
+      for (const [address, words] of [
+        ['https://ci:secret@state.example.test/s', 'must not contain a user name or password; give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD'],
+        ['https://state.example.test/s?token=abc', 'must not contain a query string or fragment'],
+        ['http://state.example.test/s', 'refusing plain http:// to state.example.test'],
+      ] as const) {
+        const refused = await sync(dir, { EXAMCTL_SYNC_DIR: address });
+        expect(refused.code, address).toBe(2);
+        expect(refused.stderr).toContain(words);
+      }
+      await server.close();
+      const password = 'quoted-back-S3cret-password';
+      server = await startStateServer({ credentials: { username: 'ci', password: 'another-one-S3cret' } });
+      const refused = await sync(dir, { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_SYNC_USERNAME: 'ci', EXAMCTL_SYNC_PASSWORD: password });
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toContain('refused LOCK (lock) (401): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD');
+      // A service that quotes the credentials back in its error: the message keeps none of them.
+      server.fail('LOCK', 500, 3, `no lock for ci:another-one-S3cret (Basic ${Buffer.from('ci:another-one-S3cret').toString('base64')})`);
+      const quoted = await sync(dir, { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_SYNC_USERNAME: 'ci', EXAMCTL_SYNC_PASSWORD: 'another-one-S3cret' });
+      expect(quoted.code).toBe(3);
+      expect(quoted.stderr).toContain('answered LOCK (lock) with 500: no lock for');
+      expect(quoted.stderr).toContain('[redacted]');
+      for (const text of [quoted.stdout, quoted.stderr]) expect(text).not.toMatch(/another-one-S3cret|S3cret|Y2k6YW5vdGhlci1vbmUtUzNjcmV0/);
+      for (const text of [refused.stdout, refused.stderr]) expect(text).not.toContain(password);
+      const journals = existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs'), { recursive: true }).map(String).filter((name) => name.endsWith('.ndjson')) : [];
+      for (const journal of journals) expect(readFileSync(join(dir, 'runs', journal), 'utf8')).not.toContain(password);
+    }));
+});
