@@ -7,6 +7,7 @@
 import { COLLECTION_EXTERNAL_ID_MESSAGE } from './collection.js';
 import type { Validation } from './problem.js';
 import type { FieldWarning } from './spreadsheet-warnings.js';
+import { WARNING_CODES } from './codes.js';
 import type { CollectionRequest, Schedule } from './types.js';
 
 const UPPER_CASE = /[A-Z]/;
@@ -30,6 +31,7 @@ export function collectionForSending(
     warnings: [
       {
         field: 'ExternalId',
+        code: WARNING_CODES.WiderThanApiText,
         message:
           `ExternalId ${JSON.stringify(id)} has upper-case letters: the API text says "Alphanumeric, a-z and 0-9" ` +
           `(code 802, "${COLLECTION_EXTERNAL_ID_MESSAGE}"); examctl sends it as given, the service may refuse it with code 802`,
@@ -45,6 +47,7 @@ export function scheduleTextDoubts(schedule: Schedule): FieldWarning[] {
   return [
     {
       field: 'Schedule.PIN',
+      code: WARNING_CODES.WiderThanApiText,
       message:
         'PIN is not four digits: the API text says only string(4), "PIN for candidates"; examctl sends it as given, ' +
         'the service may refuse it or candidates may not be able to type it',

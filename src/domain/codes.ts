@@ -91,8 +91,24 @@ type NumberOf<S extends string> = S extends `${infer N extends number}` ? N : ne
 /** 9000 | 9001 | ... | 9999: tsc refuses any other number in OWN_CODES. */
 type FourDigitsFrom9 = NumberOf<`9${Digit}${Digit}${Digit}`>;
 
-/** examctl's own codes, 9000 up in the order they were added (none yet). See the header. Not named EXAMCTL_*: such names are environment variables (test/cli/environment-variables.test.ts). */
-export const OWN_CODES = {} as const satisfies Record<string, FourDigitsFrom9>;
+/**
+ * The codes of examctl's warnings (docs/input-formats.md, "Warnings"): a value sent as it is that
+ * looks damaged, or wider than the API text's words. A warning never fails its record, except
+ * under --strict, whose failure keeps the warning's code (docs/cli.md, "--strict").
+ */
+export const WARNING_CODES = {
+  InvisibleCharacterRemoved: 9000,
+  CharacterLostInEncoding: 9001,
+  QuestionMarkForLetter: 9002,
+  NumberInExponentForm: 9003,
+  ListCellNotSplit: 9004,
+  DateCellInTextField: 9005,
+  NumberCellPastFifteenDigits: 9006,
+  WiderThanApiText: 9007,
+} as const satisfies Record<string, FourDigitsFrom9>;
+
+/** examctl's own codes, 9000 up in the order they were added: its warnings' so far. See the header. Not named EXAMCTL_*: such names are environment variables (test/cli/environment-variables.test.ts). */
+export const OWN_CODES = { ...WARNING_CODES } as const satisfies Record<string, FourDigitsFrom9>;
 
 export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;
 

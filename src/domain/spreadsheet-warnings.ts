@@ -7,6 +7,7 @@
  * whatever the input format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
+import { WARNING_CODES } from './codes.js';
 import { SECRET_FIELDS } from './text-rules.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
@@ -18,10 +19,15 @@ type RecordField = UserField | CandidateField | ScheduleField;
 export interface FieldWarning {
   /** The field's path, as a Problem's (`PhoneNumber`, `Candidates[2].FirstName`, `Labels[1]`). */
   field: string;
+  /** Which doubt it is (WARNING_CODES, codes.ts): what a --strict failure keeps as its code. */
+  code: WarningCode;
   message: string;
   /** As a Problem's: the row the value is on, where the item spans several (a sitting's candidates). */
   line?: number;
 }
+
+/** The code of a warning (codes.ts, WARNING_CODES). */
+export type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
 
 export interface CheckedValues {
   /** The record's fields, U+FEFF removed (the same object when nothing changed). */
@@ -96,6 +102,7 @@ function checkString(value: string, base: string, index: number, name: string, w
     out = value.split(BOM).join('');
     warnings.push({
       field: pathOf(base, index),
+      code: WARNING_CODES.InvisibleCharacterRemoved,
       message: `${name} contained an invisible U+FEFF character (left by a copy or a file join), removed${secret ? '' : `: sent as ${quoted(out)}`}`,
     });
   }
@@ -103,17 +110,20 @@ function checkString(value: string, base: string, index: number, name: string, w
   if (out.includes(REPLACEMENT)) {
     warnings.push({
       field: pathOf(base, index),
+      code: WARNING_CODES.CharacterLostInEncoding,
       message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quoted(out)} and save the file as UTF-8 or .xlsx`,
     });
   } else if ((checks & NAME) !== 0 && out.includes('?') && LOST_CHARACTERS.test(out)) {
     warnings.push({
       field: pathOf(base, index),
+      code: WARNING_CODES.QuestionMarkForLetter,
       message: `${name} ${quoted(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
     });
   }
   if ((checks & DIGITS) !== 0 && startsLikeNumber(out) && EXPONENT_FORM.test(out)) {
     warnings.push({
       field: pathOf(base, index),
+      code: WARNING_CODES.NumberInExponentForm,
       message: `${name} ${quoted(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
     });
   }

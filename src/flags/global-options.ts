@@ -24,6 +24,8 @@ export const GLOBAL_OPTIONS = [
     kept(brief('requests in flight at once on the remote target', parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')), String(REMOTE_CONCURRENCY))),
     kept(brief('at most n requests started per minute (remote)', parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')), 'unlimited')),
     kept(brief('stop sending after n failed records', parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')), 'no limit')),
+    kept(brief('every warning fails its record, also in a dry run', option('--strict', 'every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning\'s code and text'), 'the profile\'s, else off')),
+    kept(option('--no-strict', 'warnings are said and their records sent, whatever the profile says')),
   ] as const),
   ...grouped(HELP_GROUP.target, [kept(brief('permit plain http:// to a host other than loopback', option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback')))] as const),
   ...grouped(HELP_GROUP.sending, [

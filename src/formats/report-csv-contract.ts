@@ -10,18 +10,28 @@ import { normalizeColumnName } from './column-name.js';
 /** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
 export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
 
+/**
+ * What each item became and why (docs/cli.md, "Created and updated"): after REPORT_COLUMNS in
+ * every CSV and .xlsx report (`created`, `updated`, `unchanged`, `sent`, `removed`...; a note such
+ * as `already not an invigilator`). Not needed to know a file for a report; fed back, dropped.
+ */
+export const ACTION_COLUMNS = ['action', 'note'] as const;
+
+/** Every column a CSV report writes after the input's own: REPORT_COLUMNS, then ACTION_COLUMNS. */
+export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS] as const;
+
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
 /**
- * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS. Always in an
- * .xlsx report; a CSV report keeps its three columns (scripts parse them), so its warnings are
+ * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS and ACTION_COLUMNS. Always in an
+ * .xlsx report; a CSV report has none (scripts parse its columns), so its warnings are
  * in the JSON report and the summary. Fed back, it is dropped as the other three are.
  */
 export const WARNINGS_COLUMN = 'warnings';
 
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
-const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, normalizeColumnName(WARNINGS_COLUMN)]);
+const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, ...ACTION_COLUMNS.map(normalizeColumnName), normalizeColumnName(WARNINGS_COLUMN)]);
 const STATUS_KEY = normalizeColumnName('status');
 
 /** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */

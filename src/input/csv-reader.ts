@@ -7,6 +7,7 @@ import { readUtf8Chunks } from './text-source.js';
 import { PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { quotedValue } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import { WARNING_CODES } from '../domain/codes.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
@@ -517,6 +518,7 @@ export function listCellWarnings(cells: readonly string[], mapping: HeaderMappin
       .join('|');
     (warnings ??= []).push({
       field: name,
+      code: WARNING_CODES.ListCellNotSplit,
       message: `${name} ${quotedValue(cell)} is read as one entry: entries of a list cell are separated by |, not , or ; (write ${quotedValue(meant)})`,
     });
   }

@@ -6,6 +6,8 @@
  */
 
 import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
+import { WARNING_CODES } from '../domain/codes.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 
 export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
 
@@ -25,8 +27,8 @@ export type SheetValue =
   | { text?: unknown; hyperlink?: string }
   | Record<string, unknown>;
 
-/** A cell's text, or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
-export type CellReading = { text: string; warning?: string; wall?: { text: string; zone: string } } | { problem: string };
+/** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
+export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | { problem: string };
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -134,7 +136,7 @@ function dateCell(date: Date, context: CellContext): CellReading {
   // A date where none is expected is often a value the spreadsheet took for one (1-2 -> 2 January).
   return field === undefined
     ? { text }
-    : { text, warning: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` };
+    : { text, warning: { code: WARNING_CODES.DateCellInTextField, message: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` } };
 }
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -201,7 +203,10 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {
     return {
       text,
-      warning: `${field} is a number cell with 16 or more digits (${text}); spreadsheets keep only 15, so the last ones may have changed: format the column as text`,
+      warning: {
+        code: WARNING_CODES.NumberCellPastFifteenDigits,
+        message: `${field} is a number cell with 16 or more digits (${text}); spreadsheets keep only 15, so the last ones may have changed: format the column as text`,
+      },
     };
   }
   return { text };

@@ -367,7 +367,7 @@ async function* sheetRows(
           const reason = secret ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)` : reading.problem;
           problems.push({ field, code: null, message: `cell ${columnLetters(column)}${line}: ${reason}` });
         } else if (reading.warning !== undefined && !secret) {
-          warnings.push({ field, message: `cell ${columnLetters(column)}${line}: ${reading.warning}` });
+          warnings.push({ field, code: reading.warning.code, message: `cell ${columnLetters(column)}${line}: ${reading.warning.message}` });
         }
         if ('wall' in reading && reading.wall !== undefined) written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
       }

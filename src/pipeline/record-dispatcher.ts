@@ -142,11 +142,12 @@ export class RecordDispatcher<P, R> {
       return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
     }
     if (unit.unsent !== undefined) {
-      const outcome: Outcome = { status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note };
+      const action = unit.unsent.action ?? 'unchanged';
+      const outcome: Outcome = { status: 'ok', errors: [], action, note: unit.unsent.note };
       // Judged against a run's memory entry: journaled compactly (a position in a run of them).
       const since = unit.unsent.since;
       if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
-      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action: 'unchanged', note: unit.unsent.note }, unit), rows: unit.rows };
+      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action, note: unit.unsent.note }, unit), rows: unit.rows };
     }
     const api = this.api;
     if (api === null) {

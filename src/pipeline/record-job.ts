@@ -29,8 +29,9 @@ export interface Unit<P> {
    * Settled without a request: --changed-only found this very request acknowledged by the
    * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
    * run that sent that request, lets the journal record it compactly (an `unchanged` line).
+   * With `action` `left`: --only-new or --only-existing does not send it (sync/known-ids.ts).
    */
-  unsent?: { note: string; since?: string };
+  unsent?: { note: string; since?: string; action?: 'left' };
   /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
   plannedAction?: ItemAction;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */

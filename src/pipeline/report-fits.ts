@@ -32,7 +32,7 @@ export async function checkReportColumns(records: () => AsyncIterable<InputRecor
   const columns = reportColumnCount(kept);
   if (columns <= MAX_SHEET_COLUMNS) return;
   throw new UsageError(
-    `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, warnings), ` +
+    `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, warnings), ` +
       `more than a sheet holds (${formatCount(MAX_SHEET_COLUMNS)}, A to XFD); nothing was sent: write the report as .csv or .json`,
   );
 }

@@ -17,6 +17,7 @@ import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './rec
 import { RecordSource } from './record-source.js';
 import { checkReportColumns, checkReportRows } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
+import { failingWarned, warningsFail } from './strict-warnings.js';
 
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
@@ -119,7 +120,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? readAheadFor(window) : 0;
   const piece = Math.max(MIN_PIECE, window);
-  const units = new UnitQueue(job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined)), (next) => dispatcher.expect(next));
+  const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
+  // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
+  const units = new UnitQueue((await warningsFail(options, deps.env)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
   try {
     if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);

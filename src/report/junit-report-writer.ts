@@ -93,7 +93,11 @@ export class JunitReportWriter implements ReportSink {
       file: item.source.file,
       line: item.source.line,
     })}`;
-    if (item.status === 'ok') return this.cases.write(`${head}/>\n`);
+    if (item.status === 'ok') {
+      // What it became (docs/cli.md, "Created and updated"): the test view's output of the case.
+      const said = [...(item.action === undefined ? [] : [`action: ${item.action}`]), ...(item.note === undefined ? [] : [`note: ${item.note}`])];
+      return this.cases.write(said.length === 0 ? `${head}/>\n` : `${head}>\n      <system-out>${xmlText(said.join('\n'))}</system-out>\n    </testcase>\n`);
+    }
     if (item.status === 'skipped') {
       const why = item.errors[0]?.message ?? 'not sent (--max-errors reached, interrupted, or the target failed)';
       return this.cases.write(`${head}>\n      <skipped${attributes({ message: why })}/>\n    </testcase>\n`);

@@ -1,8 +1,8 @@
 import { quotedValue, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
-import { isNotSentItem, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow } from './run-report.js';
+import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
-import { isReportColumn, REPORT_COLUMNS, SOURCE_COLUMNS, statusCell, WITHHELD_PIN } from '../formats/report-csv-contract.js';
+import { isReportColumn, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import type { TextSink } from '../system/text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -187,13 +187,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors));
+  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '');
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors)];
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? ''];
 }
 
 /** Runs `next` after `first`, awaiting only when `first` is a promise. */
@@ -203,9 +203,9 @@ function then(first: void | Promise<void>, next: () => void | Promise<void>): vo
 
 /**
  * CSV report. For CSV input every source row comes back with its header and cells plus
- * status, error_codes, error_messages (replacing those columns when the input was itself a
- * report), so the file can be fixed and fed back. Other input gets file, line, id and the same
- * three columns. `onlyNotOk` keeps the rows that still need work.
+ * status, error_codes, error_messages, action, note (replacing those columns when the input was
+ * itself a report), so the file can be fixed and fed back. Other input gets file, line, id and
+ * the same five columns. `onlyNotOk` keeps the rows that still need work.
  */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
@@ -224,7 +224,7 @@ export class CsvReportWriter implements ReportSink {
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
     const modes = this.columnModes.of(header);
-    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...REPORT_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd);
+    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd);
   }
 
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
@@ -253,7 +253,7 @@ export class CsvReportWriter implements ReportSink {
       return this.out.write(text);
     }
     if (!this.headerWritten) {
-      text += csvLine([...SOURCE_COLUMNS, ...REPORT_COLUMNS]);
+      text += csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
       this.headerWritten = true;
     }
     text += csvLine(sourceRowCells(item));
@@ -263,7 +263,7 @@ export class CsvReportWriter implements ReportSink {
   async finish(): Promise<void> {
     if (this.headerWritten) return;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine([...SOURCE_COLUMNS, ...REPORT_COLUMNS]));
+    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]));
   }
 }
 
@@ -410,11 +410,11 @@ export class HumanSummaryWriter implements ReportSink {
     const noMemory = noMemorySentence(this.header);
     const reportFile = this.extras.reportFile?.();
     if (this.extras.countsOnly === true) {
-      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
+      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
       await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
       return;
     }
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
@@ -462,6 +462,7 @@ export class RunReportBuilder {
 
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
+    if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
     // Marked in place: each entry is the dispatcher's own, built for this one add (a copy of
     // every item was a tenth of a 500k-row dry run's CPU). Same key order as a copy.
     if (this.dryRun) entry.item.dryRun = true;
@@ -492,6 +493,36 @@ export class RunReportBuilder {
     await beforeLast?.();
     if (last >= 0) await (this.sinks[last] as ReportSink).finish(this.summary);
   }
+}
+
+/**
+ * Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated"):
+ * `created` and `updated` are both there from the first, so a script reads them on every run.
+ */
+export function countAction(summary: ReportSummary, action: ItemAction, count = 1): void {
+  if (summary.created === undefined) {
+    summary.created = 0;
+    summary.updated = 0;
+  }
+  summary[action] = (summary[action] ?? 0) + count;
+}
+
+/** The words of an action in the human summary's `5 ok: 2 created, 3 updated`. */
+const ACTION_WORDS: Readonly<Record<ItemAction, string>> = {
+  created: 'created',
+  updated: 'updated',
+  unchanged: 'unchanged',
+  sent: 'sent (new or existing: not known)',
+  disabled: 'disabled',
+  removed: 'removed',
+  left: 'left alone',
+};
+
+/** `5 ok: 2 created, 3 updated` (the zeros left out); none when no ok item had an action. */
+export function actionsLine(summary: ReportSummary): string[] {
+  if (summary.created === undefined) return [];
+  const counted = ITEM_ACTIONS.filter((action) => (summary[action] ?? 0) > 0).map((action) => `${formatCount(summary[action] ?? 0)} ${ACTION_WORDS[action]}`);
+  return counted.length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${counted.join(', ')}`];
 }
 
 /** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */

@@ -17,12 +17,14 @@ export interface PlanCounts {
   toSend?: number;
   /** --disable-missing: leavers whose login would be disabled. */
   toDisable?: number;
+  /** --only-new or --only-existing: records it would not send. */
+  leftAlone?: number;
 }
 
 const SHOWN_RECORDS = 10;
 
 /** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
-type PlanSign = '+' | 'move' | '~' | '=' | '-' | '>' | '!';
+type PlanSign = '+' | 'move' | '~' | '=' | 'left' | '-' | '>' | '!';
 
 function planLine(sign: PlanSign, item: ReportItem): string {
   const id = item.id ?? '-';
@@ -36,6 +38,8 @@ function planLine(sign: PlanSign, item: ReportItem): string {
       return `- ${id} (disable login)`;
     case '!':
       return `! ${id} (invalid)`;
+    case 'left':
+      return `= ${id} (left alone)`;
     default:
       return `${sign} ${id}`;
   }
@@ -79,6 +83,9 @@ export class RunPlan {
     } else if (item.action === 'unchanged') {
       this.counts.unchanged += 1;
       sign = '=';
+    } else if (item.action === 'left') {
+      this.counts.leftAlone = (this.counts.leftAlone ?? 0) + 1;
+      sign = 'left';
     } else if (item.action === 'disabled') {
       this.counts.toDisable = (this.counts.toDisable ?? 0) + 1;
       sign = '-';
@@ -93,18 +100,19 @@ export class RunPlan {
     }
     if (item.action !== undefined) this.planned = true;
     this.listed += 1;
-    const list = item.action === 'unchanged' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
+    const list = item.action === 'unchanged' || item.action === 'left' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
     if (list.length < SHOWN_RECORDS) list.push(planLine(sign, item));
   }
 
   /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
   countsLine(): string {
-    const { toCreate, toUpdate, unchanged, invalid, toSend = 0, toDisable = 0 } = this.counts;
+    const { toCreate, toUpdate, unchanged, invalid, toSend = 0, toDisable = 0, leftAlone = 0 } = this.counts;
     const parts = [
       [toCreate, 'to create'],
       [toUpdate, 'to update'],
       [toSend, 'to send'],
       [unchanged, 'unchanged'],
+      [leftAlone, 'left alone'],
       [toDisable, 'to disable'],
       [invalid, 'invalid'],
     ] as const;

@@ -8,10 +8,15 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 
 /**
- * What became of an item beyond its status: the target's created / updated / unchanged, or
- * `disabled` for a leaver whose login a --disable-missing sync turned off (docs/sync.md).
+ * What became of an item beyond its status (docs/cli.md, "Created and updated"): the target's
+ * created / updated / unchanged; `sent` where neither the answer nor the sync memory says which;
+ * `disabled` for a leaver whose login a --disable-missing sync turned off (docs/sync.md);
+ * `removed` for an invigilator; `left` for a record --only-new or --only-existing did not send.
  */
-export type ItemAction = PlannedAction | 'disabled';
+export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left';
+
+/** Every action, in the order the summary counts them. */
+export const ITEM_ACTIONS: readonly ItemAction[] = ['created', 'updated', 'unchanged', 'sent', 'disabled', 'removed', 'left'];
 
 export interface ReportItem {
   source: SourceRef;
@@ -90,6 +95,17 @@ export interface ReportSummary {
   retriedByCause?: Record<string, number>;
   /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
   movers?: number;
+  /**
+   * A real run's ok items by action (docs/cli.md, "Created and updated"): `created` and `updated`
+   * both once an ok item has an action, each other action when it counts any.
+   */
+  created?: number;
+  updated?: number;
+  unchanged?: number;
+  sent?: number;
+  disabled?: number;
+  removed?: number;
+  left?: number;
 }
 
 

@@ -19,7 +19,7 @@ import type { DateFormat } from '../domain/local-time.js';
 import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
-import { REPORT_COLUMNS, SOURCE_COLUMNS, WARNINGS_COLUMN } from '../formats/report-csv-contract.js';
+import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 import { excelDateFormats } from './output-times.js';
 import { failedFieldsOf, ReportCellTypes, type ReportCellOptions } from './report-cell-types.js';
@@ -42,8 +42,8 @@ function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): v
   }
 }
 
-/** The columns a report adds after the input's: status, error_codes, error_messages, warnings. */
-const REPORT_COLUMN_COUNT = REPORT_COLUMNS.length + 1;
+/** The columns a report adds after the input's: status, error_codes, error_messages, action, note, warnings. */
+const REPORT_COLUMN_COUNT = WRITTEN_COLUMNS.length + 1;
 
 /** The report's columns for an input header of `inputColumns` kept columns: refused past Excel's last column. */
 export function reportColumnCount(inputColumns: number): number {
@@ -102,7 +102,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   private headerOf(input: readonly string[]): readonly string[] {
-    return [...keptHeader(input, this.columnModes.of(input)), ...REPORT_COLUMNS, WARNINGS_COLUMN];
+    return [...keptHeader(input, this.columnModes.of(input)), ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
   }
 
   sourceHeader(header: readonly string[]): void {
@@ -156,7 +156,7 @@ export class XlsxReportWriter implements ReportSink {
     const write = (row: SourceRow) => () => {
       const modes = this.columnModes.of(row.header);
       const cells: SheetCell[] = reportRowCells(item, row, modes);
-      const statusAt = cells.length - REPORT_COLUMNS.length;
+      const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
       const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
@@ -174,7 +174,7 @@ export class XlsxReportWriter implements ReportSink {
   }
 }
 
-const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...REPORT_COLUMNS, WARNINGS_COLUMN];
+const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
 
 /** One sheet of a workbook written at once: its name, header, rows and how each column is shown (default text). */
 export interface SheetTable {

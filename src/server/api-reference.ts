@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OWN_CODES, SPEC_CODES } from '../domain/codes.js';
+import { OWN_CODES, SPEC_CODES, WARNING_CODES } from '../domain/codes.js';
 import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../domain/collection.js';
 import type { RuleTable } from '../domain/field-rules.js';
 import { invigilatorIdsWire } from '../domain/invigilators.js';
@@ -98,11 +98,21 @@ function codesTable(): string {
   }
   for (const match of describe(invigilatorIdsWire(z)).matchAll(/\bcode (\d+)/g)) fieldsByCode.set(Number(match[1]), ['invigilators (body)']);
   const entries = [...Object.entries(SPEC_CODES).map(([name, code]) => [name, code, 'API'] as const), ...Object.entries(OWN_CODES).map(([name, code]) => [name, code as number, 'examctl'] as const)];
+  const warnings: ReadonlySet<number> = new Set(Object.values(WARNING_CODES));
   return rows(
     ['code', 'condition', 'from', 'given'],
     entries
       .sort((a, b) => a[1] - b[1])
-      .map(([name, code, from]) => [String(code), words(name), from, fieldsByCode.has(code) ? `locally: ${fieldsByCode.get(code)!.join(', ')}` : "by the platform, on its state (the local engine: docs/engine-rules.md)"]),
+      .map(([name, code, from]) => [
+        String(code),
+        words(name),
+        from,
+        warnings.has(code)
+          ? 'locally, a warning: sent all the same, failed only with --strict (docs/input-formats.md, "Warnings")'
+          : fieldsByCode.has(code)
+            ? `locally: ${fieldsByCode.get(code)!.join(', ')}`
+            : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
+      ]),
   );
 }
 

@@ -9,7 +9,8 @@ import { populationKey, requestDigest, sameServerElsewhere, type PopulationRecor
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Unit } from '../pipeline/record-job.js';
+import type { Outcome, Unit } from '../pipeline/record-job.js';
+import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unchangedNote } from '../runs/journal-lines.js';
 import { targetInstance } from '../context/target.js';
 import { type TargetOf } from '../context/resolved-target.js';
@@ -45,6 +46,8 @@ export interface SyncFlags {
   syncDir?: string;
   runsDir?: string;
   dryRun?: boolean;
+  /** --only-new or --only-existing (known-ids.ts): the memory decides on a remote target. */
+  only?: OnlyWhich | undefined;
 }
 
 export { syncDirOf } from './memory-place.js';
@@ -65,6 +68,12 @@ export class SentMemory<P> {
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
+  /** Whether the memory held any id when opened: without, a remote answer's action is not known. */
+  private heldAny = false;
+  /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
+  private known: KnownIds | undefined;
+  /** What the memory said of each payload's id before its intent was written (`intend`): `answered`'s verdict. */
+  private readonly actionsBefore = new WeakMap<object, 'created' | 'updated' | null>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -78,6 +87,8 @@ export class SentMemory<P> {
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
   async open(decides: boolean): Promise<SyncMemory> {
     const resolved = await this.target();
+    // --only-new / --only-existing on a remote target: the memory chooses what is sent.
+    decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const say = (message: string) => void this.deps.stderr.write(`${terminalLine(message)}\n`);
@@ -95,13 +106,14 @@ export class SentMemory<P> {
         otherInstance = true;
         say(message);
       },
-      operation: `examctl ${this.kind === 'users' ? 'user sync' : 'schedule push'}${population === undefined ? '' : ` --population ${population}`}`,
+      operation: `examctl ${this.kind === 'users' ? 'user sync' : this.kind === 'collections' ? 'collection add' : 'schedule push'}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
       runsDir: this.flags.runsDir,
       onUnsaved: (message) => say(`examctl: ${message}`),
     });
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
+    this.heldAny = remembered > 0;
     const populations = this.memory.populations();
     const populationFound = populations.has(populationKey(population));
     const found = remembered > 0 || populations.size > 0;
@@ -187,10 +199,24 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
     const entry = memory.get(unit.id);
+    this.actionsBefore.set(unit.prepared.value as object, rememberedAction(entry, this.heldAny) ?? null);
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
     memory.record(unit.id, intent);
     return true;
+  }
+
+  /**
+   * An answer that does not say what it did (a remote one; docs/sync.md, "Created or updated"):
+   * `created` or `updated` as the memory held the id before the request went, else `sent`. An
+   * answer that says (the local engine's), a failure and a dry run's are left as they are.
+   */
+  answered(payload: P, id: string | null, outcome: Outcome): Outcome {
+    if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
+    const before = this.actionsBefore.get(payload as object);
+    // No intent written for it (a run without a journal): the memory is still as it was before.
+    const action = before !== undefined ? before : id === null ? undefined : rememberedAction(this.memory?.get(id), this.heldAny);
+    return { ...outcome, action: action ?? 'sent' };
   }
 
   /** What `intend` wrote, on disk: the requests it was written for may go. */
@@ -228,10 +254,30 @@ export class SentMemory<P> {
   async close(): Promise<void> {
     const memory = this.memory;
     const placed = this.placed;
+    const known = this.known;
     this.memory = undefined;
     this.placed = undefined;
+    this.known = undefined;
     if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run);
+    await known?.close();
     await placed?.close();
+  }
+
+  /**
+   * --only-new / --only-existing (docs/sync.md, "New and existing"): after `open`, before
+   * anything is sent, what the target holds; refused (exit 2) when nothing can tell.
+   */
+  async openKnown(what: 'users' | 'schedules'): Promise<void> {
+    if (this.flags.only === undefined) return;
+    this.known = await KnownIds.open(what, this.flags.only, await this.target(), this.memory, this.heldAny, this.deps);
+  }
+
+  /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */
+  leaveOut(unit: Unit<P>): Unit<P> {
+    const only = this.flags.only;
+    if (only === undefined || this.known === undefined || !unit.prepared.ok || unit.unsent !== undefined) return unit;
+    const left = this.known.leftOut(only, unit.id);
+    return left === undefined ? unit : { ...unit, unsent: { note: left.note, action: left.action } };
   }
 
   protected digestOf(payload: P): string {

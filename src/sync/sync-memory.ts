@@ -47,7 +47,10 @@ export interface PopulationRecord {
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
-export type SyncKind = 'users' | 'schedules';
+export type SyncKind = 'users' | 'schedules' | 'collections';
+
+/** Every kind, as `synced show` lists them and `synced forget` forgets them. */
+export const SYNC_KINDS: readonly SyncKind[] = ['users', 'schedules', 'collections'];
 
 /** What the memory knows of one id: the last request this target acknowledged `ok` for it. */
 export interface MemoryEntry {
@@ -88,6 +91,11 @@ export interface MemoryEntry {
    * "Two exports, two populations").
    */
   population?: string;
+  /**
+   * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON,
+   * so an 810 for it can name what differs (docs/sync.md, "Collections").
+   */
+  fields?: Record<string, string>;
 }
 
 /**
@@ -195,6 +203,8 @@ interface EntryBody {
   c?: unknown;
   /** Users: the population. */
   p?: unknown;
+  /** Collections: the request's fields (MemoryEntry.fields). */
+  s?: unknown;
 }
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
@@ -283,7 +293,23 @@ function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry
     if (!isPopulationName(body.p)) return 'its population is not a name';
     entry.population = body.p;
   }
+  if (body.s !== undefined) {
+    const fields = fieldsOfBody(body.s);
+    if (fields === undefined) return 'its fields are not texts by name';
+    entry.fields = fields;
+  }
   return { id: body.id, entry };
+}
+
+/** A collection entry's fields (`s`), checked: texts by name, or undefined. */
+function fieldsOfBody(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const fields: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== 'string') return undefined;
+    fields[name] = text;
+  }
+  return fields;
 }
 
 /** A population line's body (`populationLine`): `{"t":"population","p"?,"r","n"}`. */
@@ -757,6 +783,7 @@ function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.tentative === true) body.t = true;
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
+  if (entry.fields !== undefined) body.s = entry.fields;
   return JSON.stringify(body);
 }
 
@@ -1139,7 +1166,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
   for (const dir of dirs.sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
     await assertTrustedMemoryDir(syncDir, join(syncDir, dir));
-    for (const kind of ['users', 'schedules'] as const) {
+    for (const kind of SYNC_KINDS) {
       const contents = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind);
       if (contents.lines > 0) found.push(contents);
     }
@@ -1148,16 +1175,16 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
 }
 
 /**
- * Forgets a target's memories (both kinds), under its lock; returns how many ids were forgotten.
+ * Forgets a target's memories (every kind), under its lock; returns how many ids were forgotten.
  * Never follows a link: the directories pass the trust rule (the memory directory a real one of
  * the user's), and files are unlinked, which removes a link itself.
  */
 export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
   const dir = memoryDir(syncDir, target);
   await assertTrustedMemoryDir(syncDir, dir);
-  const files = (['users', 'schedules'] as const).map((kind) => memoryFile(syncDir, target, kind));
+  const files = SYNC_KINDS.map((kind) => memoryFile(syncDir, target, kind));
   let forgotten = 0;
-  for (const [index, kind] of (['users', 'schedules'] as const).entries()) {
+  for (const [index, kind] of SYNC_KINDS.entries()) {
     forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
   }
   if (!(await readdir(dir).then(() => true, () => false))) return forgotten;

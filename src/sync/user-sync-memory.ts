@@ -17,6 +17,8 @@ import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.
 import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
+import { withProblem } from '../domain/one-id-per-file.js';
+import { LostZeros } from './lost-zeros.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -25,41 +27,8 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
-}
-
-/** The most leading zeros looked for in front of a new id of digits (ids of up to 20 digits or so). */
-const MAX_DROPPED_ZEROS = 12;
-
-/** An id of digits only with leading zeros (what a spreadsheet reads as a number), and the zeros it drops. */
-const ZERO_PADDED_NUMBER = /^0+\d+$/;
-const LEADING_ZEROS = /^0+(?=\d)/;
-
-/**
- * A leaver `00123` whose id the file lists as a user examctl never synced, `123`: a spreadsheet
- * that took the id column for numbers dropped the zeros (Excel does so opening a CSV). Disabling
- * 00123 and creating 123 would lock the user out and make a second one, so the run is refused
- * before anything is sent (exit 2), naming the first few. Two really different users pass once
- * `123` has been synced without --disable-missing (it is then remembered).
- */
-export function refuseLostZeros(leavers: readonly (readonly [string, MemoryEntry])[], inFile: ReadonlySet<string>, memory: Pick<SyncMemory, 'peek'>): void {
-  const pairs: string[] = [];
-  let count = 0;
-  for (const [id] of leavers) {
-    if (!ZERO_PADDED_NUMBER.test(id)) continue;
-    const stripped = id.replace(LEADING_ZEROS, '');
-    if (!inFile.has(stripped.toLowerCase()) || memory.peek(stripped) !== undefined) continue;
-    count += 1;
-    if (pairs.length < 3) pairs.push(`${id} as ${stripped}`);
-  }
-  if (count === 0) return;
-  const n = formatCount;
-  throw new UsageError(
-    terminalLine(
-      `--disable-missing: the file lists ${n(count)} ${count === 1 ? 'user' : 'users'} examctl synced without ${count === 1 ? 'its' : 'their'} leading zeros (${pairs.join(', ')}${count > pairs.length ? `, ${n(count - pairs.length)} more` : ''}): ` +
-        'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (it would disable each and create it again). Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); ' +
-        'if they really are other users, sync them once without --disable-missing',
-    ),
-  );
+  /** Ids alike but for their leading zeros are really other users (src/sync/lost-zeros.ts): not checked. */
+  reallyNewIds?: boolean;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -126,6 +95,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
+  /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
+  private lostZeros: LostZeros | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
@@ -177,25 +148,31 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
       }
-      if (disableMissing || pruneMemberships) await this.readFile(memory);
+      // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
+      if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
     }
   }
 
-  /** One read of the file before the run: the leavers, and the users who would lose a link or flag. */
+  /**
+   * One read of the file before the run: ids stripped of their leading zeros, the leavers, and
+   * the users who would lose a link or flag.
+   */
   private async readFile(memory: SyncMemory): Promise<void> {
-    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const { disableMissing = false, pruneMemberships = false, reallyNewIds = false } = this.userFlags;
     const inFile = new Set<string>();
+    const zeros = reallyNewIds ? undefined : new LostZeros(memory.entries.size > 0 ? memory : undefined);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
+      zeros?.add(read.id, record.source);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
-      inFile.add(read.id.toLowerCase());
+      if (disableMissing) inFile.add(read.id.toLowerCase());
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
@@ -204,6 +181,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
+    zeros?.refuse(describeTarget(memory.target));
+    if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile);
   }
@@ -266,7 +245,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
       );
     }
-    refuseLostZeros(this.leavers, inFile, memory);
     const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
@@ -283,6 +261,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * added to is a change: it is sent.
    */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
+    // One of two rows whose ids are one once leading zeros are removed: neither is sent.
+    const pair = this.lostZeros?.problemAt(unit.source.line, unit.id);
+    if (pair !== undefined) return { ...unit, prepared: withProblem(unit.prepared, pair) };
     // Judged unchanged by its raw digest already (`recordUnit`).
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
@@ -301,29 +282,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.pruned.set(value, new Set(prune.deleted));
     }
     let next = unit;
-    // A new id (or one only ever sent, never acknowledged: a joiner whose request failed).
-    const twin = entry === undefined || entry.digest === '' ? this.zeroPaddedTwin(unit.id) : undefined;
-    if (twin !== undefined) {
-      const warning = { field: 'ExternalId', message: `new id, but examctl synced ${twin} to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")` };
-      next = { ...next, warnings: [...(next.warnings ?? []), warning] };
-    }
     if (value !== given) {
       this.asTheFileGives.set(value, given);
       next = { ...unit, prepared: { ok: true, value } };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
-  }
-
-  /**
-   * For an id of digits the memory does not know, a remembered id that is the same digits with
-   * leading zeros (`00123` for `123`): what a spreadsheet makes of an id column it reads as numbers.
-   */
-  private zeroPaddedTwin(id: string): string | undefined {
-    const memory = this.memory;
-    if (memory === undefined || memory.entries.size === 0 || !/^\d+$/.test(id)) return undefined;
-    for (let zeros = '0'; zeros.length <= MAX_DROPPED_ZEROS; zeros += '0') if (memory.peek(zeros + id) !== undefined) return zeros + id;
-    return undefined;
   }
 
   /**

@@ -26,7 +26,7 @@ describe('user sync', () => {
       expect(doc.target).toEqual({ kind: 'local', store: join(dir, 'store') });
       expect(doc.items.map((i: Item) => `${i.source.line}:${i.status}`)).toEqual(['2:ok', '3:failed', '4:failed', '5:failed', '6:ok']);
       expect(doc.items.map((i: Item) => i.errors[0]?.code ?? null)).toEqual([null, 209, 250, 219, null]);
-      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0 });
+      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0, created: 2, updated: 0 });
       expect(stderr).toContain('created local store');
       expect(stderr).toContain(`local store ${join(dir, 'store')}`);
     });
@@ -65,8 +65,8 @@ describe('user sync', () => {
       expect(first.code).toBe(1);
       const report = await readFile(join(dir, 'report.csv'), 'utf8');
       const lines = report.split(/\r?\n/);
-      expect(lines[0]).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages');
-      expect(lines[1]).toBe(`u-1,"'=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate,ok,,`);
+      expect(lines[0]).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages,action,note');
+      expect(lines[1]).toBe(`u-1,"'=HYPERLINK(""http://x"")",Ok,u1@example.test,Candidate,ok,,,created,`);
       expect(lines[2]).toMatch(/^u-2,Bad,Mail,not-an-address,Candidate,failed,209,"?Email: /);
 
       // Fix the failed row in the report and feed it back: only that row is read.

@@ -68,8 +68,8 @@ describe('CSV report', () => {
     });
     await writer.finish();
     const lines = out.text.split(/\r?\n/);
-    expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages');
-    expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address");
+    expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages,action,note');
+    expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address,,");
   });
 
   it('--only-failed keeps only rows that are not ok', async () => {
@@ -88,7 +88,7 @@ describe('CSV report', () => {
     const rowHeader = ['ExternalId', 'pass_word', 'Email'];
     await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'failed', errors: [] }, rows: [{ line: 2, header: rowHeader, cells: ['u1', 'S3cret!pw', 'a@x.test'] }] });
     await writer.finish();
-    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages\r\nu1,,a@x.test,failed,,\r\n');
+    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages,action,note\r\nu1,,a@x.test,failed,,,,\r\n');
   });
 
   it('writes a PIN cell as withheld (any spelling of the header); an empty one stays empty', async () => {
@@ -98,7 +98,7 @@ describe('CSV report', () => {
     const item = (line: number) => ({ source: { file: 's.csv', line }, id: 'S-1', status: 'failed' as const, errors: [] });
     await writer.item({ item: item(2), rows: [{ line: 2, header: rowHeader, cells: ['S-1', '0420'] }, { line: 3, header: rowHeader, cells: ['S-1', ' '] }] });
     await writer.finish();
-    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages\r\nS-1,withheld,failed,,\r\nS-1,,failed,,\r\n');
+    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages,action,note\r\nS-1,withheld,failed,,,,\r\nS-1,,failed,,,,\r\n');
   });
 
   it('leaves out unnamed columns (a spreadsheet\'s empty trailing ones), so status stays after named columns only', async () => {
@@ -106,7 +106,7 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'ok', errors: [] }, rows: [{ line: 2, header: ['ExternalId', '', ''], cells: ['u1', '', ''] }] });
     await writer.finish();
-    expect(out.text).toBe('ExternalId,status,error_codes,error_messages\r\nu1,ok,,\r\n');
+    expect(out.text).toBe('ExternalId,status,error_codes,error_messages,action,note\r\nu1,ok,,,,\r\n');
   });
 
   it('--only-failed with nothing left: the input header, not the generic one', async () => {
@@ -114,13 +114,13 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(fromOkRow, true);
     await writer.item(entry(2, 'ok', [], ['u-2', 'a@x.test']));
     await writer.finish();
-    expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages\r\n');
+    expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages,action,note\r\n');
     // Rows passed over before they became items: the run tells the builder the header.
     const told = new StringSink();
     const builder = new RunReportBuilder([new CsvReportWriter(told, true), new JsonReportWriter(new StringSink(), header)]);
     builder.sourceHeader(['ExternalId', 'Password', 'status', 'error_codes', 'error_messages']);
     await builder.finish();
-    expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages\r\n');
+    expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages,action,note\r\n');
   });
 
   it('writes file, line and id for items without CSV rows', async () => {
@@ -128,7 +128,7 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     await writer.item(entry(4, 'failed', [{ field: 'Title', code: null, message: '+danger' }]));
     await writer.finish();
-    expect(out.text).toBe('file,line,id,status,error_codes,error_messages\r\nusers.csv,4,u-4,failed,,Title: +danger\r\n');
+    expect(out.text).toBe('file,line,id,status,error_codes,error_messages,action,note\r\nusers.csv,4,u-4,failed,,Title: +danger,,\r\n');
   });
 
   it('puts a schedule error on the candidate line it concerns', async () => {
@@ -143,8 +143,8 @@ describe('CSV report', () => {
       ],
     });
     const lines = out.text.split(/\r?\n/);
-    expect(lines[1]).toBe('c1,failed,,');
-    expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad');
+    expect(lines[1]).toBe('c1,failed,,,,');
+    expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad,,');
   });
 });
 
@@ -169,12 +169,13 @@ describe('human summary', () => {
     await builder.add({ item: unchanged });
     await builder.add({ item: { ...unchanged, id: 'u-3' } });
     await builder.finish();
-    expect(out.text).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped\n2 were left alone (same as last night)\n');
+    expect(out.text).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped\n2 ok: 2 unchanged\n2 were left alone (same as last night)\n');
     const plain = new StringSink();
     const without = new RunReportBuilder([new HumanSummaryWriter(plain, header)]);
     await without.add({ item: unchanged });
     await without.finish();
-    expect(plain.text).not.toContain('unchanged');
+    // Only the count by action, in the report's own words.
+    expect(plain.text).toContain('1 ok: 1 unchanged\n');
     expect(plain.text).not.toContain('not sent');
     // A dry run says only the notes that ask to be said of it, in their dry-run words.
     const dry = new StringSink();
@@ -194,7 +195,7 @@ describe('human summary', () => {
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
     const hostile = { source: { file: 'in\u001b[2J.csv', line: 2 }, id: 'x\u001b]0;title\u0007\u202eRED', status: 'failed' as const, errors: [{ field: 'ExternalId', code: 219 as const, message: 'bad\n  users.csv:9 [u-9] - - fine\u009b31m' }] };
     await builder.add({ item: hostile });
-    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', message: 'looks like \u001b[31ma number\u2066' }] } });
+    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', code: 9003 as const, message: 'looks like \u001b[31ma number\u2066' }] } });
     await builder.finish();
     expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad   users.csv:9 [u-9] - - fine?31m');
     expect(out.text).toContain('looks like ?[31ma number?');

@@ -208,7 +208,7 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((item: { id: string }) => item.id)).toEqual(ids);
       expect(doc.items[7].status).toBe('partial');
-      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 1, failed: 0, skipped: 0 });
+      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 1, failed: 0, skipped: 0, created: 0, updated: 0, removed: 599 });
     });
   });
 });

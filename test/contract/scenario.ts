@@ -146,15 +146,20 @@ const GENERATED = /^[a-z0-9]{16}$/;
 
 /**
  * What may differ between targets: the target description, timestamps, ids the service
- * generates, `action` (the local engine says what it did; a remote server does not) and the
+ * generates, `action` and the summary's counts by it (the local engine says what it did; a
+ * remote server does not, and the sync memory decides: docs/sync.md, "Created or updated") and the
  * remote client's retry counts (`retried`, `retriedByCause`: the engine is never retried).
  */
+const ACTION_COUNTS: ReadonlySet<string> = new Set(['created', 'updated', 'unchanged', 'sent', 'disabled', 'removed', 'left']);
+
 export function mask(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((entry) => mask(entry, key));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (k === 'action' || k === 'retried' || k === 'retriedByCause') continue;
+      // The summary's counts by action: the sync memory decides a remote answer's (`sent` without one).
+      if (key === 'summary' && ACTION_COUNTS.has(k)) continue;
       if (k === 'target') {
         out[k] = '<target>';
         continue;

@@ -32,7 +32,7 @@ describe('CSV messages quote the offending value and hint at |', () => {
         }),
       ]);
       expect(items[1]!.warnings).toEqual([
-        expect.objectContaining({ field: 'Hierarchies', message: expect.stringContaining('Hierarchies "H-NORTH, H-SOUTH" is read as one entry: entries of a list cell are separated by |, not , or ; (write "H-NORTH|H-SOUTH")') }),
+        expect.objectContaining({ field: 'Hierarchies', code: 9004, message: expect.stringContaining('Hierarchies "H-NORTH, H-SOUTH" is read as one entry: entries of a list cell are separated by |, not , or ; (write "H-NORTH|H-SOUTH")') }),
       ]);
     });
   });

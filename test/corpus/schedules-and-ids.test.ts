@@ -111,10 +111,10 @@ describe('invigilators remove --file in every accepted form (S-FUTURE has inv-1,
       const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', corpus('ids.txt'), '--report', report, '--store', store], dir);
       expect(first.code).toBe(1);
       expect(parseCsv(await readFile(report, 'utf8'))).toEqual([
-        ['file', 'line', 'id', 'status', 'error_codes', 'error_messages'],
-        [corpus('ids.txt'), '3', 'inv-1', 'ok', '', ''],
-        [corpus('ids.txt'), '5', 'inv-2', 'ok', '', ''],
-        [corpus('ids.txt'), '6', 'nobody-9', 'partial', '319', expect.stringContaining('nobody-9') as unknown as string],
+        ['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note'],
+        [corpus('ids.txt'), '3', 'inv-1', 'ok', '', '', 'removed', ''],
+        [corpus('ids.txt'), '5', 'inv-2', 'ok', '', '', 'removed', ''],
+        [corpus('ids.txt'), '6', 'nobody-9', 'partial', '319', expect.stringContaining('nobody-9') as unknown as string, 'unchanged', ''],
       ]);
       const again = parseReport(await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir));
       expect(again.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[4, 'nobody-9', 'partial']]);

@@ -109,7 +109,7 @@ describe('a real run gives the same verdicts as the dry run', () => {
       expect(report.dryRun).toBe(false);
       expect(run.stderr).toContain('created local store');
       expect(problems(report)).toEqual(expected);
-      expect(report.summary).toEqual({ total, ok: total - expected.length, partial: 0, failed: expected.length, skipped: 0 });
+      expect(report.summary).toEqual({ total, ok: total - expected.length, partial: 0, failed: expected.length, skipped: 0, created: total - expected.length, updated: 0 });
       expect(report.items.filter((i) => i.status === 'ok').every((i) => i.action === 'created')).toBe(true);
     });
   });

@@ -18,7 +18,7 @@ describe('the API text and examctl', () => {
     expect(validateCollection({ ExternalId: 'Maths2026', Title: 'Maths' }).ok).toBe(false);
     const { prepared, warnings } = collectionForSending({ ExternalId: 'Maths2026', Title: 'Maths' }, validateCollection);
     expect(prepared).toEqual({ ok: true, value: { ExternalId: 'Maths2026', Title: 'Maths' } });
-    expect(warnings).toEqual([{ field: 'ExternalId', message: expect.stringContaining('"Alphanumeric, a-z and 0-9"') }]);
+    expect(warnings).toEqual([{ field: 'ExternalId', code: 9007, message: expect.stringContaining('"Alphanumeric, a-z and 0-9"') }]);
     expect(warnings[0]?.message).toContain('code 802');
     expect(collectionForSending({ ExternalId: 'maths2026', Title: 'Maths' }, validateCollection).warnings).toEqual([]);
   });
@@ -45,7 +45,7 @@ describe('the API text and examctl', () => {
 
   it.each(['123', '12a4', 'abcd', '1'])('PIN %s: string(4) is accepted, with a warning that never quotes it', (pin) => {
     const warnings = scheduleTextDoubts(scheduleOf({ PIN: pin }));
-    expect(warnings).toEqual([{ field: 'Schedule.PIN', message: expect.stringContaining('string(4)') }]);
+    expect(warnings).toEqual([{ field: 'Schedule.PIN', code: 9007, message: expect.stringContaining('string(4)') }]);
     expect(warnings[0]?.message).not.toContain(pin);
   });
 

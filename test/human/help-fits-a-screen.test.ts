@@ -40,7 +40,7 @@ describe('--help fits a screen', () => {
     // The blocks of flags: each a heading and its lines (not Usage, the description or Arguments).
     const afterArguments = flagPart
       .split('\n\n')
-      .filter((block) => /^[A-Z][A-Za-z ]*:\n/.test(block) && !/^(Usage|Arguments):/.test(block))
+      .filter((block) => /^[A-Z][A-Za-z ()]*:\n/.test(block) && !/^(Usage|Arguments):/.test(block))
       .flatMap((block) => block.split('\n').slice(1));
     // Each flag on exactly one line (a negation on its positive flag's: `--[no-]keycode`).
     const helper = command.createHelp();

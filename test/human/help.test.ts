@@ -59,7 +59,7 @@ describe('--help', () => {
   /** The headings of a help text's flag sections, in order, with the flags under each. */
   function flagSections(help: string): [string, string[]][] {
     const before = help.split('\nExamples:\n')[0]!;
-    return [...before.matchAll(/^([A-Z][A-Za-z ]*):\n((?: {2}.*\n?)+)/gm)]
+    return [...before.matchAll(/^([A-Z][A-Za-z ()]*):\n((?: {2}.*\n?)+)/gm)]
       .filter(([, heading]) => heading !== 'Usage' && heading !== 'Arguments' && heading !== 'Commands')
       .map(([, heading, body]) => [heading!, [...body!.matchAll(/^ {2}(-[^\s,]+(?:, --\S+)?)/gm)].map((flag) => flag[1]!)]);
   }
@@ -71,7 +71,7 @@ describe('--help', () => {
     expect(flagsUnder.get('Input')).toEqual(expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']));
     expect(flagsUnder.get('Schedule fields')).toEqual(expect.arrayContaining(['--schedule-id', '--start', '--pin', '--[no-]keycode']));
     // commander's own --help goes under the last heading: no heading of its own.
-    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--require-memory', '--sync-dir', '-h, --help']);
+    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--require-memory', '--only-new', '--only-existing', '--sync-dir', '-h, --help']);
   });
 
   it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))('%s: with more than ten flags, every flag under a heading of its group', async (_name, path) => {

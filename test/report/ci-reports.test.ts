@@ -67,7 +67,7 @@ describe('JUnit report', () => {
     expect(doc.suite).toMatchObject({ name: 'examctl user sync', tests: '4', failures: '2', skipped: '1', timestamp: '2026-11-21T10:00:01' });
     expect(Number(doc.suite.time)).toBeGreaterThan(0);
     expect(doc.cases.map((c) => [c.attrs.name, c.attrs.classname, c.attrs.file, c.attrs.line, c.kind])).toEqual([
-      ['users.csv:2 [stu-1]', 'user sync', 'users.csv', '2', null],
+      ['users.csv:2 [stu-1]', 'user sync', 'users.csv', '2', 'system-out'],
       ['users.csv:3 [stu-2]', 'user sync', 'users.csv', '3', 'failure'],
       ['users.csv:4 [stu-3]', 'user sync', 'users.csv', '4', 'failure'],
       ['users.csv:5', 'user sync', 'users.csv', '5', 'skipped'],

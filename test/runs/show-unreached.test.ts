@@ -70,7 +70,7 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
     expect(shown.items.map((item) => item.status)).toEqual(['ok', 'ok', 'failed', 'skipped', ...Array(USERS - 4).fill('skipped')]);
     expect(shown.items[3]!.errors[0]!.message).toMatch(/no answer recorded: it may have been applied/);
     for (const item of shown.items.slice(4)) expect(item.errors[0]!.message).toBe(`not sent: the run stopped before it (examctl runs resume ${id} sends it)`);
-    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3 });
+    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3, created: 2, updated: 0 });
   });
 
   it('--report f.csv holds the same items with the input cells back, ready for --only-failed', async () => {
@@ -145,7 +145,7 @@ describe('runs show when the input cannot be read again', () => {
     const { shown, stderr } = await show(id);
     expect(shown.items).toHaveLength(4);
     expect(shown.unlisted).toEqual({ count: USERS - 4, reason: expect.stringMatching(/users\.csv changed since the run started/) });
-    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3 });
+    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3, created: 2, updated: 0 });
     expect(stderr).toContain(`run ${id}: 6 items it never reached are counted as skipped but not listed: its input file`);
   });
 

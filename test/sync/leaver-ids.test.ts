@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
-import { refuseLostZeros } from '../../src/sync/user-sync-memory.js';
+import { LostZeros } from '../../src/sync/lost-zeros.js';
 import type { MemoryEntry } from '../../src/sync/sync-memory.js';
 
 
@@ -84,20 +84,42 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
   const entry: MemoryEntry = { digest: 'd', run: 'r' };
   const remembered = (ids: string[]) => ({ peek: (id: string) => (ids.includes(id) ? entry : undefined) });
 
-  it('refuses a leaver 00123 whose digits the file lists as a user never synced; passes two users both remembered, or other ids', () => {
-    expect(() => refuseLostZeros([['00123', entry]], new Set(['123']), remembered(['00123']))).toThrow(
-      /--disable-missing: the file lists 1 user examctl synced without its leading zeros \(00123 as 123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent/,
+  /** The file's ids, one a line from line 2, checked against a memory holding `ids`. */
+  const check = (file: string[], ids: string[] | undefined) => {
+    const zeros = new LostZeros(ids === undefined ? undefined : remembered(ids));
+    file.forEach((id, i) => zeros.add(id, { file: 'users.csv', line: i + 2 }));
+    return zeros;
+  };
+
+  it('refuses a new id the memory holds with leading zeros, naming the count and the first lines; passes ids both remembered, or other ids', () => {
+    expect(() => check(['123'], ['00123']).refuse('remote https://exam.example.test')).toThrow(
+      /^the file gives 1 new id that examctl synced to remote https:\/\/exam.example.test with leading zeros \(users.csv:2 123 for 00123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent .*run again with --really-new-ids$/,
     );
-    const many = Array.from({ length: 5 }, (_, i) => [`00${i + 1}`, entry] as const);
-    expect(() => refuseLostZeros(many, new Set(['1', '2', '3', '4', '5']), remembered([]))).toThrow(/lists 5 users .*\(001 as 1, 002 as 2, 003 as 3, 2 more\)/);
-    // 123 synced before: two users, a real leaver.
-    expect(() => refuseLostZeros([['00123', entry]], new Set(['123']), remembered(['00123', '123']))).not.toThrow();
-    // Not the same digits, or not digits at all.
-    expect(() => refuseLostZeros([['00123', entry]], new Set(['124']), remembered([]))).not.toThrow();
-    expect(() => refuseLostZeros([['0abc', entry]], new Set(['abc']), remembered([]))).not.toThrow();
-    expect(() => refuseLostZeros([['0', entry]], new Set(['']), remembered([]))).not.toThrow();
-    // Only an id of digits is what a spreadsheet reads as a number: 01a stays 01a.
-    expect(() => refuseLostZeros([['01a', entry]], new Set(['1a']), remembered([]))).not.toThrow();
+    expect(() => check(['1', '2', '3', '4', '5'], ['001', '002', '003', '004', '005']).refuse('t')).toThrow(
+      /gives 5 new ids .*\(users.csv:2 1 for 001; users.csv:3 2 for 002; users.csv:4 3 for 003, 2 more\)/,
+    );
+    // 123 synced before: two users, both known.
+    expect(() => check(['123'], ['00123', '123']).refuse('t')).not.toThrow();
+    // Not the same digits, not digits at all, or no memory to compare with.
+    expect(() => check(['124'], ['00123']).refuse('t')).not.toThrow();
+    expect(() => check(['abc'], ['0abc']).refuse('t')).not.toThrow();
+    expect(() => check(['1a'], ['01a']).refuse('t')).not.toThrow();
+    expect(() => check(['123'], undefined).refuse('t')).not.toThrow();
+  });
+
+  it('two ids of one file alike but for their leading zeros fail both rows, each naming the other, memory or not', () => {
+    const zeros = check(['004000', 'st-1', '4000', '4000', '0004000'], undefined);
+    expect(zeros.hasPairs).toBe(true);
+    expect(zeros.problemAt(2, '004000')?.message).toMatch(/^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed: .* Neither is sent/);
+    expect(zeros.problemAt(4, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2 are one id/);
+    expect(zeros.problemAt(6, '0004000')?.message).toMatch(/^ExternalId 0004000 and 004000 on line 2 are one id/);
+    expect(zeros.problemAt(6, '0004000')).toMatchObject({ field: 'ExternalId', code: null });
+    // The same spelling twice is a repeated id (its own rule), not a pair; other rows are untouched.
+    expect(zeros.problemAt(5, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2/);
+    expect(zeros.problemAt(3, 'st-1')).toBeUndefined();
+    // The pair is in the file: no refusal for it, its rows fail instead.
+    expect(() => check(['4000', '004000'], ['004000']).refuse('t')).not.toThrow();
+    expect(check(['7', '8'], ['0007']).hasPairs).toBe(false);
   });
 
   describe('end to end, remote', () => {
@@ -118,31 +140,30 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
       await stopUserSyncService(setup);
     });
 
-    it('without --disable-missing: the new id is sent with a warning naming the remembered one, until it is acknowledged', async () => {
-      let refuse = true;
-      const answer = setup.service.fallback;
-      // 7 refused until `refuse` is cleared (still counted as sent); the rest as the service answers.
-      setup.service.fallback = (request) => {
-        if (!refuse || !request.body.includes('"ExternalId":"7"')) return typeof answer === 'function' ? answer(request) : answer;
-        sent.push('7');
-        return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 214, Message: 'A user with the UserName u000007 already exists' }] } };
-      };
-      const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json'], setup.dir, setup.env);
-      expect((await sync('night1.csv')).code).toBe(0);
-      const warning = 'new id, but examctl synced 000007 to this target: the same user, its leading zeros dropped by a spreadsheet? It is sent as a new user (docs/input-formats.md, "Leading zeros")';
-      const warningsOf = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; warnings?: { field: string; message: string }[] }[] }).items.find((item) => item.id === '7')?.warnings;
-      // Refused the first time (its intent is remembered, not acknowledged): warned both nights.
-      for (let night = 0; night < 2; night++) {
-        sent.length = 0;
-        const run = await sync('excel.csv');
-        expect(sent).toEqual(['7']);
-        expect(warningsOf(run.stdout)).toEqual([{ field: 'ExternalId', message: warning }]);
+    it('a plain run (no sync flag, dry or real) refuses a file whose ids lost their zeros: exit 2, no request, the count and first lines named', async () => {
+      const plain = (file: string, ...more: string[]) => examctl(['user', 'sync', '--file', file, ...setup.remote(), ...more], setup.dir, setup.env);
+      expect((await plain('night1.csv')).code).toBe(0);
+      // Every id through a spreadsheet: 30 new ids, each a remembered one without its zeros.
+      write('all-stripped.csv', (id) => String(Number(id)));
+      const requests = setup.service.requests.length;
+      sent.length = 0;
+      for (const run of [await plain('all-stripped.csv', '--json'), await plain('all-stripped.csv', '--dry-run'), await plain('excel.csv')]) {
+        expect(run.code, run.stderr).toBe(2);
+        expect(setup.service.requests.length).toBe(requests);
       }
-      // Acknowledged: 7 is a user examctl synced, no longer new.
-      refuse = false;
-      expect(warningsOf((await sync('excel.csv')).stdout)).toEqual([{ field: 'ExternalId', message: warning }]);
-      write('excel.csv', (id) => (id === '000007' ? '7' : id === '000001' ? 'x-1' : id));
-      expect(warningsOf((await sync('excel.csv')).stdout)).toBeUndefined();
+      const refused = await plain('all-stripped.csv', '--json');
+      expect(refused.stderr).toContain('examctl: the file gives 30 new ids that examctl synced to remote ');
+      expect(refused.stderr).toContain('(all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more)');
+      const document = JSON.parse(refused.stdout) as { error: { exitCode: number }; items: { status: string }[] };
+      expect(document.error.exitCode).toBe(2);
+      expect(new Set(document.items.map((item) => item.status))).toEqual(new Set(['skipped']));
+      expect(sent).toEqual([]);
+      // Said to be really new: sent; from then on 7 is a user examctl synced, and the file passes.
+      expect((await plain('excel.csv', '--really-new-ids')).code).toBe(0);
+      expect(sent).toContain('7');
+      sent.length = 0;
+      expect((await plain('excel.csv')).code).toBe(0);
+      expect(sent).toHaveLength(30);
     });
 
     it('with --disable-missing: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
@@ -151,10 +172,21 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
       sent.length = 0;
       const refused = await sync('excel.csv');
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('(000007 as 7)');
+      expect(refused.stderr).toContain('(excel.csv:8 7 for 000007)');
       expect(sent).toEqual([]);
       expect((await sync('night1.csv')).code).toBe(0);
       expect(sent).toEqual([]);
+    });
+
+    it('two ids of the file alike but for their zeros fail both rows, naming each other, on a first run; the rest is sent', async () => {
+      writeFileSync(join(setup.dir, 'mixed.csv'), `${HEADER}\n004000,A,One,a@example.test,a4000,Candidate\nst-9,B,Two,b@example.test,b9,Candidate\n4000,A,One,a2@example.test,a4000b,Candidate\n`);
+      const run = await examctl(['user', 'sync', '--file', 'mixed.csv', ...setup.remote(), '--json'], setup.dir, setup.env);
+      expect(run.code).toBe(1);
+      const items = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items;
+      expect(items.map((item) => [item.id, item.status])).toEqual([['004000', 'failed'], ['st-9', 'ok'], ['4000', 'failed']]);
+      expect(items[0]!.errors[0]!.message).toMatch(/^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed/);
+      expect(items[2]!.errors[0]!.message).toMatch(/^ExternalId 4000 and 004000 on line 2 are one id/);
+      expect(sent).toEqual(['st-9']);
     });
   });
 });

@@ -69,10 +69,10 @@ describe('a leaver in the report of a table input', () => {
       if (report.endsWith('.csv')) {
         const [header, ...rows] = csvRows(report);
         // The input has no DisableLogin column: the report adds one, so the leaver's row can say it.
-        expect(header).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', 'DisableLogin', 'status', 'error_codes', 'error_messages']);
+        expect(header).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', 'DisableLogin', 'status', 'error_codes', 'error_messages', 'action', 'note']);
         expect(rows.every((row) => row.length === header!.length)).toBe(true);
-        expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'failed', '202', 'User not found']);
-        expect(rows[0]).toEqual([all[0], `First ${all[0]}`, `Last ${all[0]}`, `${all[0]}@example.test`, `name-${all[0]}`, 'Candidate', '', 'ok', '', '']);
+        expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'failed', '202', 'User not found', '', '']);
+        expect(rows[0]).toEqual([all[0], `First ${all[0]}`, `Last ${all[0]}`, `${all[0]}@example.test`, `name-${all[0]}`, 'Candidate', '', 'ok', '', '', 'unchanged', expect.stringMatching(/^unchanged since run \S+: not sent \(--changed-only\)$/)]);
       }
       server.failing.clear();
       server.bodies.length = 0;
@@ -87,7 +87,7 @@ describe('a leaver in the report of a table input', () => {
     const night = await sync('tonight.csv', '--changed-only', '--disable-missing', '--report', 'report.csv');
     expect(night.code, night.stderr).toBe(0);
     const rows = csvRows('report.csv');
-    expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'ok', '', '']);
+    expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'ok', '', '', 'disabled', '']);
     server.bodies.length = 0;
     const retry = await sync('report.csv', '--only-failed');
     expect(retry.code, retry.stderr).toBe(0);

@@ -6,6 +6,8 @@ describe('checkSpreadsheetValues', () => {
     const { fields, warnings } = checkSpreadsheetValues({ ExternalId: '1.23457E+18', PhoneNumber: '1,2E+11', CellularPhone: '0612', Title: '2E3' });
     expect(warnings.map((w) => w.field)).toEqual(['ExternalId', 'PhoneNumber']);
     expect(warnings[0]?.message).toMatch(/exponent form.*format the column as text/);
+    // Each doubt has its code (codes.ts, WARNING_CODES): what a --strict failure keeps.
+    expect(warnings.map((w) => w.code)).toEqual([9003, 9003]);
     expect(fields['ExternalId']).toBe('1.23457E+18');
   });
 
@@ -14,6 +16,7 @@ describe('checkSpreadsheetValues', () => {
     expect(warnings.map((w) => w.field)).toEqual(['LastName', 'City', 'Title']);
     expect(warnings[0]?.message).toMatch(/legacy encoding/);
     expect(warnings[2]?.message).toMatch(/U\+FFFD/);
+    expect(warnings.map((w) => w.code)).toEqual([9002, 9002, 9001]);
   });
 
   it('removes U+FEFF inside a value and says so, in nested requests and lists too; never shows a password', () => {
@@ -31,6 +34,7 @@ describe('checkSpreadsheetValues', () => {
     expect(input.Candidates[1]?.FirstName).toBe('B\uFEFFob');
     expect(warnings.map((w) => w.field)).toEqual(['Schedule.Title', 'Candidates[1].FirstName', 'Candidates[1].Password', 'Labels[1]']);
     expect(warnings[2]?.message).not.toContain('secret');
+    expect(new Set(warnings.map((w) => w.code))).toEqual(new Set([9000]));
   });
 
   it('returns the same object when nothing changes', () => {

@@ -199,7 +199,7 @@ describe('xlsx written by exceljs', () => {
         Labels: ['a', 'b'],
         PhoneNumber: '1234567890123456',
       });
-      expect(record?.warnings).toEqual([{ field: 'PhoneNumber', message: expect.stringMatching(/^cell H2: PhoneNumber is a number cell with 16 or more digits/) }]);
+      expect(record?.warnings).toEqual([{ field: 'PhoneNumber', code: 9006, message: expect.stringMatching(/^cell H2: PhoneNumber is a number cell with 16 or more digits/) }]);
     });
   });
 
@@ -264,6 +264,7 @@ describe('xlsx written by exceljs', () => {
       await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'PostalCode'], ['u-1', { value: new Date(Date.UTC(2026, 0, 2)), numFmt: 'd-mmm' }]] }]);
       const [record] = await readAll(path, { columns: USER_COLUMNS });
       expect(record?.fields['PostalCode']).toBe('2026-01-02');
+      expect(record?.warnings?.[0]?.code).toBe(9005);
       expect(record?.warnings?.[0]?.message).toMatch(/PostalCode was a date cell, read as 2026-01-02; if it is not meant as a date, format the column as text/);
     });
   });

@@ -1,4 +1,5 @@
-import { allKept, grouped, HELP_GROUP, option, repeatable, type OptionsOf, brief } from '../../flags/option-table.js';
+import { allKept, choice, grouped, HELP_GROUP, option, repeatable, type OptionsOf, brief } from '../../flags/option-table.js';
+import { SYNC_DIR_OPTION } from './sync-options.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
@@ -18,6 +19,14 @@ export const COLLECTION_ADD_OPTIONS = allKept([
     brief('taxonomy ExternalId; repeatable', repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'), 'all taxonomies'),
     brief('learning objective repository ExternalId; repeatable', repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'), 'all'),
   ] as const),
+  ...grouped(HELP_GROUP.request, [
+    brief('an ExternalId used (810): ok if examctl sent it as is', choice(
+      '--existing <fail|ok>',
+      'an ExternalId used already (810): fail (default), or ok when examctl sent this target that very collection before (reported unchanged; other fields fail, naming them: the API cannot update a collection)',
+      ['fail', 'ok'],
+    ), 'fail'),
+  ] as const),
+  SYNC_DIR_OPTION,
 ] as const);
 
 export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;
@@ -31,6 +40,8 @@ export const COLLECTION_ADD = declareCommand({
     'examctl collection add',
     '# several at once from a JSON array, with a report',
     'examctl collection add --file collections.json --report result.csv',
+    '# a CI job that may run twice: a collection examctl sent before, unchanged, is ok',
+    'examctl collection add --file collections.json --existing ok --yes',
   ],
   options: COLLECTION_ADD_OPTIONS,
   takesDryRun: true,

@@ -8,34 +8,51 @@ import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { unitPerRecord, type Outcome, type RecordJob, type RunOutcome, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { terminalLine } from '../../formats/terminal-text.js';
+import { CollectionMemory } from '../../sync/collection-memory.js';
+import { feedsMemory } from '../../sync/sent-memory.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, ...globals }: CollectionAddOptions,
+  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
+  // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
+  const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
-    send: sendCollection,
+    prepare: async () => void (await memory.open(existing === 'ok')),
+    send: async (api, collection, callOptions) => memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
+    acknowledged: (unit, collection, outcome, run, kept) => {
+      if (feedsMemory(outcome, kept)) memory.acknowledged(unit, collection, run, kept);
+    },
+    unsettled: (unit) => memory.unsettled(unit),
+    intend: (unit, run) => memory.intend(unit, run),
+    intentsDurable: () => memory.intentsDurable(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/collections'),
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
-  const { exitCode, remembered } = await runPipeline(job, options, deps, target);
+  let outcome: RunOutcome<Outcome>;
+  try {
+    outcome = await runPipeline(job, options, deps, target);
+  } finally {
+    await memory.close();
+  }
+  const { exitCode, remembered } = outcome;
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
   const last = remembered.at(-1);
   if (last?.status === 'ok' && last.id !== undefined) {
@@ -120,7 +137,9 @@ function kebab(name: string): string {
 
 async function sendCollection(api: IntegrationApi, collection: CollectionRequest, options: { dryRun?: boolean }): Promise<Outcome> {
   const result = await api.addCollection(collection, options);
-  const outcome = outcomeOf<CollectionResponseContent>(result, (content) => problemsFrom((content as { Errors?: unknown }).Errors));
+  const answered = outcomeOf<CollectionResponseContent>(result, (content) => problemsFrom((content as { Errors?: unknown }).Errors));
+  // POST /collections only creates: an ok answer (a remote one says nothing of it) made the collection.
+  const outcome: Outcome = answered.status !== 'failed' && answered.action === undefined && options.dryRun !== true ? { ...answered, action: 'created' } : answered;
   // The id the answer names: the one examctl chose (docs/runs.md), or the service's own.
   const id = result.envelope.Success ? result.envelope.Content?.ExternalId : undefined;
   return typeof id === 'string' && id !== '' ? { ...outcome, id } : outcome;

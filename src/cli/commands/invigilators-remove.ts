@@ -34,24 +34,26 @@ interface IdEntry {
 /**
  * `examctl invigilators remove`: one DELETE call for the schedule, one report item per
  * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
- * is `partial`: the call went through and the person is not an invigilator there afterwards.
+ * is `partial`: the call went through and the person is not an invigilator there afterwards;
+ * with --missing-ok it is ok, action `unchanged`, noted "already not an invigilator" (a retried
+ * job's end state is the one asked for: docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, ...globals }: InvigilatorsRemoveOptions,
+  { scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   checkReportOption(options);
-  const removal = new RemovalCall(scheduleExtId);
+  const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: commandName(INVIGILATORS_REMOVE),
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     lostAttemptDid: removedByLostAttempt,
-    // Who is no longer an invigilator, named after the summary (ok: removed; 319: was not one).
-    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' }),
+    // Who is no longer an invigilator, named after the summary (removed; 319: was not one).
+    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' && outcome.action !== 'unchanged' }),
   };
   const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
@@ -158,7 +160,11 @@ class RemovalCall {
   private ids: string[] = [];
   private answer: Promise<(id: string) => Outcome> | undefined;
 
-  constructor(private readonly scheduleExtId: string) {}
+  constructor(
+    private readonly scheduleExtId: string,
+    /** --missing-ok: a 319 is ok (already not an invigilator). */
+    private readonly missingOk: boolean,
+  ) {}
 
   async outcomeFor(api: IntegrationApi, id: string, options: CallOptions): Promise<Outcome> {
     this.ids.push(id);
@@ -172,7 +178,7 @@ class RemovalCall {
     const ids = this.ids;
     this.ids = [];
     this.answer = undefined;
-    return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options));
+    return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options), this.scheduleExtId, this.missingOk, options.dryRun === true);
   }
 }
 
@@ -206,7 +212,11 @@ async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: 
   return ids.map((id, index) => ({ id, source: { file: PROMPT_SOURCE, line: index + 1, index } }));
 }
 
-function interpret(result: ApiResult<InvigilatorsResponseContent>): (id: string) => Outcome {
+/**
+ * Each id's outcome from the one answer: ok (`removed`, in a real run), partial for a 319 (or,
+ * with --missing-ok, ok with the note `already not an invigilator`), failed for anything else.
+ */
+function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId: string, missingOk: boolean, dryRun: boolean): (id: string) => Outcome {
   const { envelope } = result;
   if (!envelope.Success) {
     const problems = failureProblems(result);
@@ -219,10 +229,18 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>): (id: string)
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
+  const missing = missingOk ? alreadyNotAnInvigilator(scheduleExtId) : undefined;
   return (id) => {
     const listed = byUser.get(id);
-    if (!listed) return { status: 'ok', errors: [] };
-    const errors = capProblems(listed);
-    return { status: listed.every((e) => e.code === ErrorCode.NotAnInvigilator) ? 'partial' : 'failed', errors };
+    if (!listed) return dryRun ? { status: 'ok', errors: [] } : { status: 'ok', errors: [], action: 'removed' };
+    const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
+    if (notAnInvigilator && missing !== undefined) return { status: 'ok', errors: [], action: 'unchanged', note: missing };
+    // A 319 without the flag: partial, and nothing changed for that id.
+    return notAnInvigilator ? { status: 'partial', errors: capProblems(listed), action: 'unchanged' } : { status: 'failed', errors: capProblems(listed) };
   };
+}
+
+/** --missing-ok's note on an id the service answered 319 for: the end state asked for, reached before. */
+function alreadyNotAnInvigilator(scheduleExtId: string): string {
+  return `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`;
 }

@@ -22,7 +22,7 @@ import {
   type RunTrust,
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
-import { describeTarget } from '../../report/report-writers.js';
+import { countAction, describeTarget } from '../../report/report-writers.js';
 import { type SourceRow } from '../../report/run-report.js';
 import type { ReportItem } from '../../report/run-report.js';
 import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
@@ -166,6 +166,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   if (unnamed > 0) {
     builder.summary.total += unnamed;
     builder.summary.ok += unnamed;
+    countAction(builder.summary, 'unchanged', unnamed);
     await deps.stderr.write(`${terminalLine(`run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}\n`);
   }
   if (unlisted?.count) {

@@ -16,6 +16,7 @@ import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
 import { InputFileError, UsageError } from '../../system/errors.js';
 import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory } from '../../sync/schedule-memory.js';
+import { onlyWhichOf } from '../../sync/known-ids.js';
 import { keepingHeader, normalizeColumnName } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
@@ -65,7 +66,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -80,7 +81,10 @@ export async function run(
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (changedOnly && !upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (requireMemory && !changedOnly) throw new UsageError('--require-memory goes with --changed-only');
-  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  const only = onlyWhichOf(onlyNew, onlyExisting);
+  // A schedule the target has is sent again only as an update.
+  if (only === 'existing' && !upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
+  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
@@ -104,7 +108,7 @@ export async function run(
     records,
     summaryNotes,
     async *units(batches) {
-      for await (const batch of units(batches)) yield batch.map((unit) => memory.unit(unit));
+      for await (const batch of units(batches)) yield batch.map((unit) => memory.leaveOut(memory.unit(unit)));
     },
     describeSend: (records) => describeRequests(records, defaults),
     prepare: async () => {
@@ -112,6 +116,7 @@ export async function run(
       // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
       if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
+      await memory.openKnown('schedules');
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
@@ -121,7 +126,8 @@ export async function run(
     unsettled: (unit) => memory.unsettled(unit),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
-    send: async (api, payload, callOptions) => memory.withNote(payload, await sendSchedule(api, payload, callOptions)),
+    // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").
+    send: async (api, payload, callOptions) => memory.answered(payload, payload.request.Schedule.ScheduleExtId ?? null, memory.withNote(payload, createdUnlessUpsert(payload, await sendSchedule(api, payload, callOptions), callOptions))),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/schedule'),
     withChosenId: (payload, id) =>
@@ -506,6 +512,11 @@ function namingUpsertFlag(problem: Problem): Problem {
   if (!/^duplicate scheduleextid/i.test(problem.message.trim())) return problem;
   const base = problem.message.replace(/\s*\(use Upsert to update it\)\s*$/i, '');
   return { ...problem, message: `${base} (pass --upsert to update it)` };
+}
+
+/** An ok answer to a request without Upsert made the schedule (a duplicate is refused): `created`. */
+function createdUnlessUpsert(payload: PreparedSchedule, outcome: Outcome, options: CallOptions): Outcome {
+  return outcome.status === 'failed' || outcome.action !== undefined || options.dryRun === true || payload.request.Upsert === true ? outcome : { ...outcome, action: 'created' };
 }
 
 async function sendSchedule(api: IntegrationApi, payload: PreparedSchedule, options: CallOptions): Promise<Outcome> {

@@ -20,3 +20,19 @@ export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
     { notKept: 'a check of the first run (a memory must exist); a resume has the memory that run started' },
   ),
 ] as const);
+
+/**
+ * --only-new and --only-existing (docs/sync.md, "New and existing"): Moodle's "add new only" and
+ * "update existing only", on user sync and schedule push; which is which the store (local) or the
+ * sync memory (remote) says, and a remote target without a memory is refused (sync/known-ids.ts).
+ */
+export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
+  brief('send only records the target does not have yet', option(
+    '--only-new',
+    'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+  )),
+  brief('send only records the target has already', option(
+    '--only-existing',
+    'send only records the target has already (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
+  )),
+] as const);

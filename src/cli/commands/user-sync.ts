@@ -22,24 +22,26 @@ import { terminalLine } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
+import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   // The input's zone and date format go with the run options: a report workbook types its dates by them.
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
+  const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
-  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : undefined;
+  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : only !== undefined ? onlyFlag(only) : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
@@ -80,6 +82,10 @@ async function syncFile(
   target: TargetOf,
 ): Promise<number> {
   if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
+  // The file is everyone, yet only some of it is sent: the leavers would be judged against the whole.
+  if (flags.only !== undefined && flags.disableMissing) {
+    throw new UsageError(`${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`);
+  }
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
   if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
@@ -97,13 +103,17 @@ async function syncFile(
     oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
-      for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.unit(unit)));
+      for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.leaveOut(memory.unit(unit))));
       yield* memory.leaverBatches();
     },
-    prepare: () => memory.prepare(),
+    prepare: async () => {
+      await memory.prepare();
+      await memory.openKnown('users');
+    },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
-    send: async (api, user, options) => memory.outcome(user, await sendUser(api, user, options)),
+    // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
+    send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
     acknowledged: (unit, user, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
     },

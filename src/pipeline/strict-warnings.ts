@@ -1,0 +1,47 @@
+/**
+ * --strict (docs/cli.md, "--strict"): every warning fails its record, in a real run and a dry run
+ * alike, for every record command. The record's errors are its warnings, each with its code and
+ * text (codes.ts, WARNING_CODES); its report item keeps the warnings too. Nothing about the
+ * record is sent. Read through `warningsFail`: a profile's `strict` sets it for every
+ * command at once, and --no-strict turns it off for one run.
+ */
+import type { Problem } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import type { RunOptions, Unit } from './record-job.js';
+import { activeProfile } from '../context/profile-defaults.js';
+import type { Env } from '../context/config-file.js';
+
+/**
+ * Whether a run fails its warned records: --strict or --no-strict, else the active profile's
+ * `strict` (config set-profile --strict), else not. A profile that cannot be read is the
+ * command's to refuse before this (its input flags read it): here it says nothing.
+ */
+export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl'>, env: Env): Promise<boolean> {
+  if (options.strict !== undefined) return options.strict;
+  const profile = await activeProfile(options, env).catch(() => undefined);
+  return profile?.defaults.strict === true;
+}
+
+/** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
+export function warningProblem(warning: FieldWarning): Problem {
+  const problem: Problem = { field: warning.field, code: warning.code, message: warning.message };
+  if (warning.line !== undefined) problem.line = warning.line;
+  return problem;
+}
+
+/** The units, each one with a warning failed by it (after any problem it had). */
+export async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
+  for await (const batch of batches) {
+    // Most batches have no warning: passed on as they are, no copy.
+    yield batch.some(warned) ? batch.map((unit) => (warned(unit) ? failed(unit) : unit)) : batch;
+  }
+}
+
+function warned(unit: Unit<unknown>): boolean {
+  return unit.warnings !== undefined && unit.warnings.length > 0;
+}
+
+function failed<P>(unit: Unit<P>): Unit<P> {
+  const problems = (unit.warnings ?? []).map(warningProblem);
+  return { ...unit, prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] } };
+}

@@ -1,0 +1,88 @@
+/**
+ * `collection add`'s sync memory (docs/sync.md, "Collections"): per target, the fields of each
+ * collection examctl sent it, so a job run twice can tell its own collection from another. The
+ * API only creates a collection (POST /collections: an ExternalId used already is 810) and has no
+ * request that reads or updates one. With `--existing ok` an 810 is `unchanged` when the
+ * collection examctl sent there before has this very request's fields, and fails naming what
+ * differs when it does not (or when examctl never sent it).
+ */
+import type { CollectionRequest } from '../domain/types.js';
+import { ErrorCode } from '../domain/codes.js';
+import type { Outcome, Unit } from '../pipeline/record-job.js';
+import { describeTarget } from '../report/report-writers.js';
+import { canonicalJson, type MemoryEntry } from './sync-memory.js';
+import { SentMemory } from './sent-memory.js';
+
+/** What --existing says of an 810 (the ExternalId used already). */
+export type ExistingCollection = 'fail' | 'ok';
+
+/** The longest value a difference quotes before it is cut. */
+const QUOTED_MAX = 80;
+
+/** A request's fields but its ExternalId (the memory's key), each as canonical JSON. */
+export function collectionFields(request: CollectionRequest): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (name !== 'ExternalId' && value !== undefined) fields[name] = canonicalJson(value);
+  }
+  return fields;
+}
+
+/** `Title "Biology" then, "Biology 2027" now`: each field that differs, in name order. */
+export function fieldDifferences(then: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
+  const quoted = (value: string | undefined) => (value === undefined ? 'not given' : value.length > QUOTED_MAX ? `${value.slice(0, QUOTED_MAX - 1)}…` : value);
+  const names = [...new Set([...Object.keys(then), ...Object.keys(now)])].sort();
+  return names.filter((name) => then[name] !== now[name]).map((name) => `${name} ${quoted(then[name])} then, ${quoted(now[name])} now`);
+}
+
+export class CollectionMemory extends SentMemory<CollectionRequest> {
+  /** What the memory held for each request before it went (its intent is written then). */
+  private readonly before = new WeakMap<CollectionRequest, MemoryEntry | null>();
+
+  override acknowledged(unit: Unit<CollectionRequest>, payload: CollectionRequest, run: string, kept: boolean): void {
+    super.acknowledged(unit, payload, run, kept, { fields: collectionFields(payload) });
+  }
+
+  /**
+   * Before a collection's request goes: what the memory holds for it, kept for its answer; and,
+   * for one it holds nothing of, the fields it sends (digest cleared: not acknowledged), so a
+   * retry after a lost answer can tell the collection this request made (docs/sync.md, "A request
+   * cut short"). An entry the memory holds is never replaced by an intent: a collection cannot be
+   * updated, so what was acknowledged is what the target has.
+   */
+  protected override intentOf(payload: CollectionRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
+    this.before.set(payload, entry ?? null);
+    return entry === undefined ? { digest: '', run, fields: collectionFields(payload) } : undefined;
+  }
+
+  /**
+   * --existing ok (docs/sync.md, "Collections"): an 810 for a collection examctl sent this
+   * target with the same fields is ok, `unchanged`; any other 810 fails, saying why. Without
+   * the flag, or any other answer, the outcome as it was.
+   */
+  existing(payload: CollectionRequest, outcome: Outcome, existing: ExistingCollection): Outcome {
+    if (existing !== 'ok' || outcome.status !== 'failed' || !outcome.errors.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken)) return outcome;
+    const id = payload.ExternalId ?? '';
+    // A dry run writes no intent: what the memory holds now.
+    const entry = this.before.has(payload) ? (this.before.get(payload) ?? undefined) : this.memory?.get(id);
+    const target = this.memory === undefined ? 'this target' : describeTarget(this.memory.target);
+    const api = 'the API cannot update a collection (POST /collections only creates one, and nothing reads one back)';
+    if (entry?.fields === undefined) {
+      return failed(
+        `collection ${id} exists on ${target}, and examctl has no record of sending it there${this.memory === undefined ? '' : ` (${this.memory.file})`}, ` +
+          `so it cannot tell whether it holds these fields: ${api}. Check it on the platform, or give this one another ExternalId`,
+      );
+    }
+    const differences = fieldDifferences(entry.fields, collectionFields(payload));
+    const when = `run ${entry.run}${entry.digest === '' ? ', whose answer was lost' : ''}`;
+    if (differences.length === 0) return { status: 'ok', errors: [], action: 'unchanged', note: `exists as examctl sent it (${when}): not created again (--existing ok)` };
+    return failed(
+      `collection ${id} exists on ${target} with other fields than examctl sent it (${when}): ${differences.join('; ')}; ` +
+        `${api}. Change it on the platform, or give this one another ExternalId`,
+    );
+  }
+}
+
+function failed(message: string): Outcome {
+  return { status: 'failed', errors: [{ field: 'ExternalId', code: ErrorCode.CollectionExternalIdTaken, message }] };
+}

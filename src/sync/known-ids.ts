@@ -1,0 +1,102 @@
+/**
+ * What examctl can tell of a record's id before sending it (docs/sync.md, "New and existing"):
+ * whether the target has it already. On the local target the store says. On a remote target the
+ * sync memory says what examctl sent: an id it synced there is existing, any other id is new as
+ * far as examctl knows (one made on the platform by someone else is not in the memory); a remote
+ * target without a memory cannot tell. Two uses: the action of a remote answer, which never says
+ * created or updated (`rememberedAction`, SentMemory.answered), and --only-new / --only-existing
+ * (`KnownIds`).
+ */
+import { UsageError } from '../system/errors.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import { describeTarget } from '../report/report-writers.js';
+import type { OpenDirectory } from '../port/local-directory.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
+import { openTargetDirectory } from '../context/target.js';
+import type { MemoryEntry, SyncMemory } from './sync-memory.js';
+
+/** Which records a run sends: all, only those the target does not have, or only those it has. */
+export type OnlyWhich = 'new' | 'existing';
+
+/** --only-new and --only-existing as one value; both is a usage error. */
+export function onlyWhichOf(onlyNew: boolean | undefined, onlyExisting: boolean | undefined): OnlyWhich | undefined {
+  if (onlyNew === true && onlyExisting === true) throw new UsageError('--only-new and --only-existing do not go together: each leaves out what the other sends');
+  return onlyNew === true ? 'new' : onlyExisting === true ? 'existing' : undefined;
+}
+
+/** The flag's name, for messages. */
+export function onlyFlag(only: OnlyWhich): string {
+  return only === 'new' ? '--only-new' : '--only-existing';
+}
+
+/**
+ * The action of an ok answer that does not say (a remote one), as the target's memory tells it
+ * before the request went (docs/sync.md, "Created or updated"): `updated` for an id examctl
+ * synced there, `created` for one it never sent when it holds a memory of that target, else
+ * undefined (no memory: the run says `sent`). An id whose only request was cut short (a
+ * tentative entry) may or may not exist: undefined.
+ */
+export function rememberedAction(entry: Pick<MemoryEntry, 'tentative'> | undefined, heldAny: boolean): 'created' | 'updated' | undefined {
+  if (!heldAny) return undefined;
+  if (entry === undefined) return 'created';
+  return entry.tentative === true ? undefined : 'updated';
+}
+
+/**
+ * --only-new / --only-existing: whether each id is on the target, from the store (local) or the
+ * memory (remote). Opened before anything is sent; a remote target without a memory cannot tell,
+ * and the run is refused (exit 2) rather than guess: "add the new ones only" must never overwrite
+ * a real user.
+ */
+export class KnownIds {
+  private constructor(
+    private readonly has: (id: string) => boolean,
+    /** The store, when it is what decides (the local target); null: the memory. */
+    private readonly directory: OpenDirectory | null,
+  ) {}
+
+  /**
+   * `what`: users or schedules. `memory` and `found`: the target's sync memory, opened, and
+   * whether it held anyone when it was.
+   */
+  static async open(what: 'users' | 'schedules', only: OnlyWhich, target: ResolvedTarget, memory: SyncMemory | undefined, found: boolean, deps: CommandDeps): Promise<KnownIds> {
+    if (target.kind === 'local') {
+      // The store as it is before this run (its own requests never meet an id twice: one id per file).
+      const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
+      if (directory !== null) {
+        // invigilatorsOf is null only for a schedule the store does not hold: a lookup that builds nothing.
+        const has = what === 'users' ? (id: string) => directory.userOf(id) !== null : (id: string) => directory.invigilatorsOf(id) !== null;
+        return new KnownIds(has, directory);
+      }
+    }
+    if (memory === undefined || !found) {
+      throw new UsageError(
+        terminalLine(
+          `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)}${memory === undefined ? '' : ` (looked for ${memory.file})`}, so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
+            `Restore the memory (docs/ci.md, "A nightly sync"), or run once without ${onlyFlag(only)} to start it (docs/sync.md, "New and existing")`,
+        ),
+      );
+    }
+    // An entry whose only request was cut short (tentative) may not exist: as far as examctl knows, new.
+    return new KnownIds((id) => rememberedAction(memory.get(id), true) === 'updated', null);
+  }
+
+  /**
+   * A record `only` leaves out: ok, action `left`, with why (docs/sync.md, "New and existing"),
+   * or undefined when it is sent. An id examctl names itself (no ScheduleExtId) is new.
+   */
+  leftOut(only: OnlyWhich, id: string | null): { note: string; action: 'left' } | undefined {
+    const holds = id !== null && this.has(id);
+    const where = this.directory === null ? 'as the sync memory knows (examctl synced it there)' : 'in the store';
+    if (only === 'new' && holds) return { note: `on the target already, ${where}: not sent (--only-new)`, action: 'left' };
+    if (only === 'existing' && !holds) {
+      return { note: `not on the target, ${this.directory === null ? 'as the sync memory knows (examctl never synced it there)' : 'in the store'}: not sent (--only-existing)`, action: 'left' };
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.directory?.close();
+  }
+}

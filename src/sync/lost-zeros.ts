@@ -1,0 +1,131 @@
+/**
+ * Ids whose leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading zeros"): Excel
+ * opening a CSV reads an id column of digits as numbers, so `004000` comes back as `4000`. Sent,
+ * such a row creates a second user with the same person's names and e-mail address. Two checks,
+ * made in one read of the file before anything is sent, on every `user sync` of a file (dry runs
+ * too):
+ * - a **new** id (the sync memory has none for it) that is an id the memory holds with its
+ *   leading zeros removed, the remembered one not in the file: the run is refused (exit 2),
+ *   naming how many and the first lines;
+ * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`): both
+ *   rows fail, each naming the other, memory or not.
+ * `--really-new-ids` says such ids are really other users: neither check is made.
+ */
+import type { Problem } from '../domain/problem.js';
+import { UsageError } from '../system/errors.js';
+import { formatCount } from '../formats/number-format.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import type { PeekedEntry } from './sync-memory.js';
+
+/** The most leading zeros looked for in front of a new id (ids of up to 20 digits or so). */
+const MAX_DROPPED_ZEROS = 12;
+/** Digits a number holds exactly: a key of up to this many digits is kept as a number (no string per row). */
+const EXACT_DIGITS = 15;
+const ONLY_DIGITS = /^\d+$/;
+/** How many lines the refusal names before it counts. */
+const NAMED_LINES = 3;
+
+/** A key's entry, packed in one number: the first line it was met on, and that line's count of leading zeros (up to 15). */
+const LINE_UNIT = 16;
+
+/** The flag that says ids alike but for their leading zeros are really other users. */
+export const REALLY_NEW_IDS = '--really-new-ids';
+
+interface Twin {
+  id: string;
+  file: string;
+  line: number;
+  /** The remembered id this one is without its leading zeros. */
+  remembered: string;
+}
+
+/** How many leading zeros `id` (digits only) has, keeping its last digit: `000` has two. */
+function leadingZeros(id: string): number {
+  let zeros = 0;
+  while (zeros < id.length - 1 && id.charCodeAt(zeros) === 0x30) zeros += 1;
+  return zeros;
+}
+
+export class LostZeros {
+  /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
+  private readonly seen = new Map<number | string, number>();
+  /** Rows whose id another row gives with other leading zeros: line -> that other row. */
+  private readonly pairs = new Map<number, { id: string; line: number }>();
+  private readonly twins: Twin[] = [];
+
+  constructor(
+    /** The memory of the target, when it remembers anyone: what a new id is compared with. */
+    private readonly memory: { peek(id: string): PeekedEntry | undefined } | undefined,
+  ) {}
+
+  /** One id of the file, where it is. */
+  add(id: string, place: { file: string; line: number }): void {
+    if (!ONLY_DIGITS.test(id)) return;
+    const zeros = leadingZeros(id);
+    const digits = zeros === 0 ? id : id.slice(zeros);
+    const key: number | string = digits.length <= EXACT_DIGITS ? Number(digits) : digits;
+    const packed = this.seen.get(key);
+    if (packed === undefined) {
+      this.seen.set(key, place.line * LINE_UNIT + Math.min(zeros, 15));
+    } else {
+      const firstLine = Math.floor(packed / LINE_UNIT);
+      const firstZeros = packed % LINE_UNIT;
+      // The same spelling again is a repeated id (one-id-per-file.ts says it); another is a pair.
+      if (firstZeros !== Math.min(zeros, 15)) {
+        this.pairs.set(place.line, { id: '0'.repeat(firstZeros) + digits, line: firstLine });
+        if (!this.pairs.has(firstLine)) this.pairs.set(firstLine, { id, line: place.line });
+      }
+    }
+    this.compare(id, place);
+  }
+
+  /** A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair). */
+  private compare(id: string, place: { file: string; line: number }): void {
+    const memory = this.memory;
+    if (memory === undefined || memory.peek(id) !== undefined) return;
+    let zeros = '0';
+    for (let k = 1; k <= MAX_DROPPED_ZEROS; k++, zeros += '0') {
+      if (memory.peek(zeros + id) === undefined) continue;
+      this.twins.push({ id, file: place.file, line: place.line, remembered: zeros + id });
+      return;
+    }
+  }
+
+  /**
+   * After the whole file: refuses the run (exit 2, nothing sent) when a new id is a remembered
+   * id without its leading zeros and that remembered id is not in the file.
+   */
+  refuse(target: string): void {
+    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line));
+    if (twins.length === 0) return;
+    const n = formatCount;
+    const count = twins.length;
+    const named = twins.slice(0, NAMED_LINES).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
+    const more = count > named.length ? `, ${n(count - named.length)} more` : '';
+    throw new UsageError(
+      terminalLine(
+        `the file gives ${n(count)} new ${count === 1 ? 'id' : 'ids'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
+          'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second user beside the one synced before). ' +
+          `Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are new users, run again with ${REALLY_NEW_IDS}`,
+      ),
+    );
+  }
+
+  /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
+  problemAt(line: number, id: string | null): Problem | undefined {
+    const other = this.pairs.get(line);
+    if (other === undefined) return undefined;
+    return {
+      field: 'ExternalId',
+      code: null,
+      message:
+        `ExternalId ${id ?? ''} and ${other.id} on line ${other.line} are one id once leading zeros are removed: a spreadsheet that read the id column as numbers? ` +
+        `Neither is sent. Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, ${REALLY_NEW_IDS}`,
+    };
+  }
+
+  /** Whether any row fails as one of a pair (the units are then checked). */
+  get hasPairs(): boolean {
+    return this.pairs.size > 0;
+  }
+}
