@@ -7,7 +7,7 @@
  * kept as strings so a service that re-encodes JSON changes none of their bytes); and a SHA-256
  * over all of it, so a damaged or edited document is refused, never used.
  */
-import { canonicalJson, compactedLines, memoryOfText, newestRunOf, populationsOf, SYNC_MEMORY_VERSION, type MemoryContents, type SyncKind } from './sync-memory.js';
+import { canonicalJson, compactedLines, memoryOfText, newestRunOf, populationsOf, SYNC_KINDS, SYNC_MEMORY_VERSION, type MemoryContents, type SyncKind } from './sync-memory.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { hash } from 'node:crypto';
@@ -15,8 +15,8 @@ import { hash } from 'node:crypto';
 export const DOCUMENT_FORMAT = 'examctl-sync-memory';
 /** This document's own format; a reader refuses a newer one. */
 export const DOCUMENT_VERSION = 1;
-/** The kinds a document carries, in its order. */
-export const DOCUMENT_KINDS: readonly SyncKind[] = ['users', 'schedules'];
+/** The kinds a document carries, in its order: every kind of memory (users, schedules, collections). */
+export const DOCUMENT_KINDS: readonly SyncKind[] = SYNC_KINDS;
 
 /** A population as the document lists it, for a person reading the file. */
 export interface DocumentPopulation {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -98,6 +98,25 @@ describe('synced export and import', () => {
       expect(replaced.code).toBe(2);
       expect(replaced.stderr).toMatch(/m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/);
       expect(before).toContain('"t":"population"');
+    }));
+});
+
+describe('the collections examctl sent travel with the memory', () => {
+  it('a collection job run again after the memory was lost and imported is unchanged (exit 0), not a failure', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'c.json'), JSON.stringify({ Title: 'Biology 2027', ExternalId: 'bio2027' }));
+      expect((await cli(dir, ['collection', 'add', '--file', 'c.json', ...local()])).code).toBe(0);
+      const exported = await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json']);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(Object.keys((JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as { memories: object }).memories)).toEqual(['collections']);
+      rmSync(join(dir, 'synced'), { recursive: true });
+      const lost = await cli(dir, ['collection', 'add', '--file', 'c.json', ...local(), '--existing', 'ok']);
+      expect(lost.code).toBe(1);
+      expect(lost.stdout + lost.stderr).toContain('examctl has no record of sending it there');
+      expect((await cli(dir, ['synced', 'import', 'm.json', ...local()])).code).toBe(0);
+      const again = await cli(dir, ['collection', 'add', '--file', 'c.json', ...local(), '--existing', 'ok', '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items[0]!.action).toBe('unchanged');
     }));
 });
 

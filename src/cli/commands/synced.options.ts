@@ -53,7 +53,7 @@ export const SYNCED_FORGET = declareCommand({
 export const SYNCED_EXPORT = declareCommand({
   path: ['synced', 'export'],
   description:
-    "the target's whole sync memory (users and schedules, every population) as one file, naming the target, the store instance, the format and the newest run, with a checksum; " +
+    "the target's whole sync memory (users, schedules and collections, every population) as one file, naming the target, the store instance, the format and the newest run, with a checksum; " +
     'keep it where CI does not evict it (docs/ci.md)',
   examples: ['examctl synced export --profile prod --out sync-memory.json', 'examctl synced export --target local --store ./store --out memory.json --json'],
   options: SYNCED_EXPORT_OPTIONS,
