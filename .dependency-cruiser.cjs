@@ -62,7 +62,8 @@ module.exports = {
       comment: 'src/domain/ holds rules only: no file system, network, process, console, prompt or terminal library',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: '^(node_modules/)?zod(/|$)' },
+      // Pure libraries only: zod (schemas) and ipaddr.js (address syntax).
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], pathNot: '(^|/)node_modules/(zod|ipaddr\\.js)/' },
     },
     {
       name: 'undici-public-api-only',
@@ -73,10 +74,11 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: 'node_modules' },
+    // A checkout whose node_modules is a link (the Node tier's scratch copy) resolves packages outside it: matched anywhere in the path.
+    doNotFollow: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(dist|node_modules)/' },
+    exclude: { path: '^dist/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
   },
 };

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,20 @@ describe('the layer rules', () => {
       expect(code).not.toBe(0);
       expect(output).toContain('room-domain: src/domain/upward.ts → src/context/command-deps.ts');
       expect(output).toMatch(/no-circular: src\/system\/(a|b)\.ts/);
+    }, 'examctl-layers-');
+  });
+
+  it('keep src/domain/ pure: a terminal library fails, zod passes; also where node_modules is a link (the Node tier\'s scratch copy)', async () => {
+    await withTempDir(async (dir) => {
+      mkdirSync(join(dir, 'src', 'domain'), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
+      writeFileSync(join(dir, 'src/domain/spinner.ts'), "import ora from 'ora';\nexport const spinner = ora;\n");
+      writeFileSync(join(dir, 'src/domain/schema.ts'), "import { z } from 'zod';\nexport const id = z.string();\n");
+      const { code, output } = cruise(dir);
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/domain-is-pure: src\/domain\/spinner\.ts → \S*node_modules\/ora\//);
+      expect(output).not.toContain('src/domain/schema.ts');
     }, 'examctl-layers-');
   });
 
