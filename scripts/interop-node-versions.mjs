@@ -7,7 +7,7 @@
 // The copy keeps this checkout's dist/ (built by the Node that runs the CLI) untouched.
 // Exits 1 when a suite fails; says which Node ran. Linux x64 only (skipped, said, elsewhere).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,10 +37,17 @@ export function nodeOf(major, cache = process.env.EXAMCTL_NODE_CACHE || join(hom
 export function suiteUnder(node, extraArgs = []) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-node-tier-'));
   try {
+    // The two-users tests run the CLI as another user too: the copy and its Node must be theirs to
+    // read and run (a cache under a 0700 home is not), and never theirs to write.
+    chmodSync(scratch, 0o755);
     const copy = join(scratch, 'examctl');
     cpSync(root, copy, { recursive: true, filter: (path) => !/\/(node_modules|dist|\.git)(\/|$)/.test(path.slice(root.length)) });
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
-    const bin = join(node.binary, '..');
+    const bin = join(scratch, 'node', 'bin');
+    mkdirSync(bin, { recursive: true });
+    copyFileSync(node.binary, join(bin, 'node'));
+    chmodSync(join(bin, 'node'), 0o755);
+    node = { ...node, binary: join(bin, 'node') };
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
     const run = (args) => spawnSync(node.binary, args, { cwd: copy, env, stdio: 'inherit' }).status;
     process.stdout.write(`node tier: Node ${node.version} (${execFileSync(node.binary, ['--version'], { encoding: 'utf8' }).trim()})\n`);
