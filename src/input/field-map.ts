@@ -41,8 +41,6 @@ export interface InputFlags {
   timezone?: { text: string; origin: Origin } | undefined;
   /** CSV without a BOM: its encoding (`--encoding`, a profile's `encoding`). */
   encoding?: { text: string; origin: Origin } | undefined;
-  /** `--strict` (warnings fail their records), or a profile's `strict`. */
-  strict?: { value: boolean; origin: Origin } | undefined;
 }
 
 /** One column read as a field: from --map, a map file or a profile. */
@@ -79,8 +77,6 @@ export interface RecordShaping {
   computed?: ComputedFields | undefined;
   /** The encoding of a CSV without a BOM, from the flag or the profile (checked). */
   encoding?: string | undefined;
-  /** Whether warnings fail their records, from the flag or the profile. */
-  strict?: boolean | undefined;
 }
 
 /** Every field any record command takes, to tell a misspelt field from one this command does not take. */
@@ -200,7 +196,6 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     ...(line !== undefined ? { skipped: line } : {}),
     ...(computed !== undefined ? { computed } : {}),
     ...(flags.encoding !== undefined ? { encoding: flags.encoding.text } : {}),
-    ...(flags.strict !== undefined ? { strict: flags.strict.value } : {}),
   };
 }
 

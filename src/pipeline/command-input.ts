@@ -24,8 +24,6 @@ export interface InputFlagOptions {
   timezone?: string | undefined;
   /** CSV input without a BOM (`--encoding`); the profile's when not given. */
   encoding?: string | undefined;
-  /** `--strict` where the command takes it; the profile's `strict` when not given. */
-  strict?: boolean | undefined;
   profile?: string | undefined;
   baseUrl?: string | undefined;
 }
@@ -48,7 +46,6 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   let dateFormat: InputFlags['dateFormat'];
   let timezone: InputFlags['timezone'];
   let encoding: InputFlags['encoding'];
-  let strict: InputFlags['strict'];
   const profile = await inputProfile(options, deps);
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
@@ -62,7 +59,6 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
     if (defaults.dateFormat !== undefined) dateFormat = { text: defaults.dateFormat, origin: `profile ${name}: dateFormat` };
     if (defaults.timezone !== undefined) timezone = { text: defaults.timezone, origin: `profile ${name}: timezone` };
     if (defaults.encoding !== undefined) encoding = { text: defaults.encoding, origin: `profile ${name}: encoding` };
-    if (defaults.strict !== undefined) strict = { value: defaults.strict, origin: `profile ${name}: strict` };
   }
   if (options.mapFile !== undefined) {
     const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1);
@@ -80,8 +76,7 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   if (options.dateFormat !== undefined) dateFormat = { text: options.dateFormat, origin: '--date-format' };
   if (options.timezone !== undefined) timezone = { text: options.timezone, origin: '--timezone' };
   if (options.encoding !== undefined) encoding = { text: options.encoding, origin: '--encoding' };
-  if (options.strict !== undefined) strict = { value: options.strict, origin: '--strict' };
-  return { map, computed, set, dateFormat, timezone, encoding, strict };
+  return { map, computed, set, dateFormat, timezone, encoding };
 }
 
 function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<ActiveProfile | undefined> {
