@@ -74,13 +74,18 @@ interface IdTitleListSpec<Name extends string> {
   what: string;
 }
 
-export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [
-  stringRule('ExternalId', { max: 64 }),
-  stringRule('Title', { max: 500 }),
-]);
+/** The lengths examctl bounds an entry by, where the API text says only "(string)" (docs/interpretations.md, "Field rules"). */
+const ENTRY_ID_MAX = 64;
+const ENTRY_TITLE_MAX = 500;
 
-/** The entry's ExternalId as a list requires it (902 / 1004: the check is idTitleListRule's; this gives the document its shape). */
-const listEntryIdRule = stringRule('ExternalId', { max: 64, required: null });
+/** How a list's check reads one entry: an empty ExternalId is left to the list, which numbers it (902 / 1004). */
+const ID_TITLE_ENTRY_CHECK: RuleTable = ruleTable('list entry', [stringRule('ExternalId', { max: ENTRY_ID_MAX }), stringRule('Title', { max: ENTRY_TITLE_MAX })]);
+
+/** The entry's ExternalId as every list requires it: what the document and docs/api-reference.md say of it. */
+const listEntryIdRule = stringRule('ExternalId', { max: ENTRY_ID_MAX, required: null, doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.' });
+
+/** One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it (docs/api-reference.md). */
+export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [listEntryIdRule, ID_TITLE_ENTRY_CHECK.byName.get('Title')!]);
 
 /** A list of { ExternalId, Title } objects; null or absent means "all available" and is left out. */
 function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>): FieldRule<Name> {
@@ -88,13 +93,13 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
   return {
     name,
     cell: 'idTitleList',
-    // ExternalId is optional in the entry table but this list requires it (902 / 1004).
+    // ExternalId is optional in the entry's check, and this list requires it with its own code (902 / 1004).
     wire: (zod) =>
       zod
         .array(
           zod.strictObject({
             ExternalId: wireOf(zod, listEntryIdRule),
-            Title: optionalInputOf(zod, ID_TITLE_ENTRY_TABLE.byName.get('Title')!).optional(),
+            Title: optionalInputOf(zod, ID_TITLE_ENTRY_CHECK.byName.get('Title')!).optional(),
           }),
         )
         .describe(
@@ -116,7 +121,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
           problems.push({ field: entryPath, code: emptyEntryCode, message: `A ${what} entry must not be empty` });
           continue;
         }
-        const idTitle = validateFields(entry, ID_TITLE_ENTRY_TABLE, `${entryPath}.`, problems);
+        const idTitle = validateFields(entry, ID_TITLE_ENTRY_CHECK, `${entryPath}.`, problems);
         if (idTitle === null) continue;
         const id = (entry as Record<string, unknown>)['ExternalId'];
         if (isUnset(id) || (typeof id === 'string' && id.trim() === '')) {

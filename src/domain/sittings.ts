@@ -12,7 +12,7 @@ import { isPlainObject } from './field-rules.js';
 import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import type { Problem, Validation } from './problem.js';
 import { idOf } from './record-id.js';
-import { SCHEDULE_FIELDS, validateScheduleRequest } from './schedule.js';
+import { SCHEDULE_FIELDS, SCHEDULE_REQUEST_FIELDS, validateScheduleRequest } from './schedule.js';
 import { SECRET_FIELDS } from './text-rules.js';
 import type { ScheduleRequest } from './types.js';
 
@@ -193,10 +193,22 @@ export class ScheduleRequests {
   }
 }
 
-/** A request record (JSON with Schedule or Candidates) as opposed to a candidate row. */
+/**
+ * A whole request record as opposed to a candidate row: JSON with any member of the request's own
+ * (Schedule, Candidates, Workflow, Upsert), or with no member at all, which no candidate is: the
+ * service refuses such a body as a request ("All fields of the request body are empty", or the
+ * missing Schedule and Candidates), so it is validated as one, never taken for candidates.
+ */
 export function isScheduleRequest(fields: Record<string, unknown>): boolean {
-  return 'Schedule' in fields || 'Candidates' in fields;
+  let members = 0;
+  for (const key in fields) {
+    if (REQUEST_MEMBERS.has(key)) return true;
+    members += 1;
+  }
+  return members === 0;
 }
+
+const REQUEST_MEMBERS: ReadonlySet<string> = new Set(SCHEDULE_REQUEST_FIELDS);
 
 /** Puts the candidate's own line on the service's `Candidates[i]...` problems. */
 export function withCandidateLines(problems: readonly Problem[], candidateLines: readonly number[]): Problem[] {

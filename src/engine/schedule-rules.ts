@@ -170,7 +170,8 @@ export function decideSchedule(
     if (user === undefined) {
       const other = view.userKeyByExternalIdIgnoringCase(id);
       if (other !== undefined) {
-        problems.push({ ...externalIdTakenProblem(id, other), field: `Candidates[${index}].CandidateExtId` });
+        // The user table's condition, unnumbered here: the schedule endpoint's table numbers only 249 and 250 (docs/domain-rules.md, "Codes per endpoint").
+        problems.push({ ...externalIdTakenProblem(id, other), field: `Candidates[${index}].CandidateExtId`, code: null });
         // Its default UserName collides the same way; one problem says it.
         return;
       }
@@ -183,7 +184,7 @@ export function decideSchedule(
     const holder = view.userKeyByUserName(userName);
     const inRequest = userNameOwners.get(userName.toLowerCase());
     if ((holder !== undefined && holder !== id) || (inRequest !== undefined && inRequest !== id)) {
-      problems.push({ ...userNameTakenProblem(userName), field: `Candidates[${index}].UserName` });
+      problems.push({ ...userNameTakenProblem(userName), field: `Candidates[${index}].UserName`, code: null });
     }
     userNameOwners.set(userName.toLowerCase(), id);
   });

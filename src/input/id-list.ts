@@ -50,6 +50,8 @@ function readJsonIds(text: string, file: string): IdListEntry[] {
     const line = at === null ? lineOfOffset(text, text.length) : lineOfOffset(text, Number(at[1]));
     throw new InputFileError(file, line, `malformed JSON: ${message.replace(/\s*in JSON at position \d+.*$/s, '')}`);
   }
+  // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.
+  if (value === null) return [];
   if (!Array.isArray(value)) {
     throw new InputFileError(file, 1, 'expected a JSON array of id strings, e.g. ["inv-1", "inv-2"]');
   }

@@ -18,6 +18,8 @@ import { USER_TABLE, USER_VIEW_FIELDS } from '../domain/user.js';
 import { withPortablePatterns } from '../domain/portable-pattern.js';
 import { API_PREFIX } from '../api/url-policy.js';
 import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
+import { FAILURE_MESSAGES as M } from './failure-messages.js';
+import { DEFAULT_BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from './server.js';
 
 /*
  * The OpenAPI document of the integration API. The request bodies are generated from the
@@ -136,22 +138,37 @@ function jsonBody(ref: string, example: unknown, description?: string): object {
   };
 }
 
+/** A status the server answers itself: what it means, and its example answer's words for an operation (the server's own: failure-messages.ts). */
+interface StatusFailure {
+  description: string;
+  example(operation: { path: string; hasBody: boolean }): string;
+}
+
 /** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
-const COMMON_FAILURES: Record<string, string> = {
-  '403': 'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
-  '404': 'No such route.',
-  '405': 'The route exists but not with this method; the Allow header lists the methods.',
-  '408': 'The request (headers or body) did not arrive in time.',
-  '414': 'The request URL is longer than 8 KiB.',
-  '429': 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
-  '431': 'The request headers are larger than 16 KiB.',
-  '500': 'Internal server error (or injected with `--faults 500:P%`).',
-  '503': 'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
+const COMMON_FAILURES: Record<string, StatusFailure> = {
+  '403': {
+    description: 'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
+    example: () => M.notAllowed(),
+  },
+  '404': { description: 'No such route.', example: () => M.noSuchRoute(`${API_PREFIX}/no-such-route`) },
+  '405': { description: 'The route exists but not with this method; the Allow header lists the methods.', example: ({ path }) => M.methodNotAllowed('PUT', `${API_PREFIX}${path}`) },
+  '408': { description: 'The request (headers or body) did not arrive in time.', example: ({ hasBody }) => (hasBody ? M.bodyTooSlow() : M.headersTooSlow()) },
+  '414': { description: `The request URL is longer than ${MAX_URL_BYTES / 1024} KiB.`, example: () => M.urlTooLong(MAX_URL_BYTES) },
+  '429': { description: 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.', example: () => M.injected('429') },
+  '431': { description: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`, example: () => M.headersTooLarge(MAX_HEADER_BYTES) },
+  '500': { description: 'Internal server error (or injected with `--faults 500:P%`).', example: () => M.internal() },
+  '503': {
+    description: 'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
+    example: () => M.storeBusy(),
+  },
 };
 
-const BODY_FAILURES: Record<string, string> = {
-  '413': 'The body is larger than the limit (16 MiB). Answered before the body is read; the connection is closed.',
-  '415': 'The body is not declared `Content-Type: application/json`. Answered before the body is read.',
+const BODY_FAILURES: Record<string, StatusFailure> = {
+  '413': {
+    description: `The body is larger than the limit (${DEFAULT_BODY_LIMIT_BYTES / 1024 / 1024} MiB). Answered before the body is read; the connection is closed.`,
+    example: () => M.bodyTooLarge(DEFAULT_BODY_LIMIT_BYTES),
+  },
+  '415': { description: 'The body is not declared `Content-Type: application/json`. Answered before the body is read.', example: () => M.notJson() },
 };
 
 const RETRY_AFTER = {
@@ -172,7 +189,8 @@ const FAILURE_HEADERS: Record<string, Record<string, object>> = {
   '503': { 'Retry-After': RETRY_AFTER },
 };
 
-function responses(okRef: string, okDescription: string, hasBody: boolean, examples: OperationExamples): object {
+/** `path`: the operation's route under the API prefix (`/user`), for the examples that name it. */
+function responses(path: string, okRef: string, okDescription: string, hasBody: boolean, examples: OperationExamples): object {
   const failure = (example: unknown) => ({ 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example } });
   const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
   return {
@@ -186,18 +204,14 @@ function responses(okRef: string, okDescription: string, hasBody: boolean, examp
     ...Object.fromEntries(
       Object.entries(failures)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([status, description]) => [
+        .map(([status, { description, example }]) => [
           status,
-          { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure(statusFailureExample(firstClause(description))) },
+          { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure(statusFailureExample(example({ path, hasBody }))) },
         ]),
     ),
   };
 }
 
-/** A status's description up to its first stop, as the message of its example answer. */
-function firstClause(description: string): string {
-  return description.split(/[.;(]/, 1)[0]!.trim();
-}
 
 /**
  * What no JSON Schema keyword can say, so a body the schema accepts may still be refused for it
@@ -247,7 +261,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
             'the workflow of an existing schedule cannot change).',
           requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
-          responses: responses('ScheduleEnvelope', 'Content is the schedule external id.', true, examples.schedule),
+          responses: responses('/schedule', 'ScheduleEnvelope', 'Content is the schedule external id.', true, examples.schedule),
         },
       },
       '/external/review-sessions/{externalId}': {
@@ -257,7 +271,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
           summary: 'Read a review session',
           parameters: [{ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } }],
           description: 'HEAD answers as GET, without the body.',
-          responses: responses('ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
+          responses: responses('/external/review-sessions/{externalId}', 'ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
         },
       },
       '/collections': {
@@ -270,7 +284,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
             'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
           requestBody: jsonBody('CollectionRequest', examples.collection.request),
-          responses: responses('CollectionEnvelope', 'Content has the ExternalId of the created collection.', true, examples.collection),
+          responses: responses('/collections', 'CollectionEnvelope', 'Content has the ExternalId of the created collection.', true, examples.collection),
         },
       },
       '/user': {
@@ -286,7 +300,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
             'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
           requestBody: jsonBody('UserRequest', examples.user.request),
-          responses: responses('UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true, examples.user),
+          responses: responses('/user', 'UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true, examples.user),
         },
       },
       '/schedule/{externalId}/invigilators': {
@@ -301,6 +315,7 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'the platform state (the schedule exists, 301, is not archived, 302, or finished, 305; each id is an invigilator of it, 319).',
           requestBody: jsonBody('InvigilatorIds', examples.invigilators.request, 'The external ids of the invigilators to remove.'),
           responses: responses(
+            '/schedule/{externalId}/invigilators',
             'InvigilatorsEnvelope',
             'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
             true,

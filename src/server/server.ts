@@ -7,6 +7,7 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { TokenCheck } from './token-check.js';
+import { FAILURE_MESSAGES as M } from './failure-messages.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -225,12 +226,12 @@ class BodyDeadlines {
 function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, deadlines: BodyDeadlines): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    return Promise.reject(new HttpFailure(413, `request body larger than ${limit} bytes`));
+    return Promise.reject(new HttpFailure(413, M.bodyTooLarge(limit)));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const deadline: BodyDeadline = { at: deadlineAt, expire: () => finish(new HttpFailure(408, 'the request body did not arrive in time')) };
+    const deadline: BodyDeadline = { at: deadlineAt, expire: () => finish(new HttpFailure(408, M.bodyTooSlow())) };
     const finish = (error?: Error): void => {
       deadlines.delete(deadline);
       req.off('data', onData);
@@ -247,7 +248,7 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, 
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) finish(new HttpFailure(413, `request body larger than ${limit} bytes`));
+      if (size > limit) finish(new HttpFailure(413, M.bodyTooLarge(limit)));
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish();
@@ -386,7 +387,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     try {
       // At most 3 bytes per UTF-16 unit: most URLs need no count.
-      if (url.length * 3 > MAX_URL_BYTES && Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, `the request URL is longer than ${MAX_URL_BYTES} bytes`);
+      if (url.length * 3 > MAX_URL_BYTES && Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, M.urlTooLong(MAX_URL_BYTES));
       const readMethod = method === 'HEAD' ? 'GET' : method;
       if (readMethod === 'GET' && path === `${API_PREFIX}/openapi.json` && openapiText !== undefined) {
         send(200, openapiText);
@@ -395,14 +396,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const token = presentedToken(req.headers.authorization);
       const tokens = options.tokens();
       if (token === undefined || !tokenCheck.accepts(token, Array.isArray(tokens) ? tokens : await tokens)) {
-        throw new HttpFailure(403, 'not allowed to use the external API');
+        throw new HttpFailure(403, M.notAllowed());
       }
-      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, `no such route: ${logPath}`);
+      if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));
       const found = findRoute(path.slice(API_PREFIX.length));
-      if (!found) throw new HttpFailure(404, `no such route: ${logPath}`);
+      if (!found) throw new HttpFailure(404, M.noSuchRoute(logPath));
       const { route, params } = found;
       const endpoint = route.methods[readMethod];
-      if (!endpoint) throw new HttpFailure(405, `method ${method} not allowed on ${logPath}`, { allow: allowOf(route) });
+      if (!endpoint) throw new HttpFailure(405, M.methodNotAllowed(method, logPath), { allow: allowOf(route) });
 
       if (faults) {
         fault = faults.next();
@@ -412,15 +413,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           req.socket.destroy();
           return;
         }
-        if (fault.kind === '429') throw new HttpFailure(429, 'too many requests (injected fault)', { 'retry-after': '1' });
-        if (fault.kind === '500') throw new HttpFailure(500, 'internal server error (injected fault)');
-        if (fault.kind === '503') throw new HttpFailure(503, 'service unavailable (injected fault)', { 'retry-after': '1' });
+        if (fault.kind === '429') throw new HttpFailure(429, M.injected('429'), { 'retry-after': '1' });
+        if (fault.kind === '500') throw new HttpFailure(500, M.injected('500'));
+        if (fault.kind === '503') throw new HttpFailure(503, M.injected('503'), { 'retry-after': '1' });
       }
 
       let body: unknown;
       if (endpoint.hasBody) {
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (contentType !== 'application/json') throw new HttpFailure(415, 'Content-Type must be application/json');
+        if (contentType !== 'application/json') throw new HttpFailure(415, M.notJson());
         // Only now, with the caller and the route known, is the body worth asking for.
         if (expectsContinue) res.writeContinue();
         const raw = await readBody(req, bodyLimit, started + timeouts.requestMs, bodyDeadlines);
@@ -448,12 +449,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         // Store locked or unreadable: the client may retry (503 is in its retry set). Where the
         // store is, and who holds it, is for the server's log, not for a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
-        send(503, JSON.stringify(failure('service unavailable: the store is busy or unreadable; retry later')), { 'retry-after': '1' });
+        send(503, JSON.stringify(failure(M.storeBusy())), { 'retry-after': '1' });
       } else if (hasGoneAway(res)) {
         outcome = 'aborted';
       } else {
         options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
-        send(500, JSON.stringify(failure('internal server error')));
+        send(500, JSON.stringify(failure(M.internal())));
       }
     } finally {
       const injected = fault === undefined ? '' : `${fault.kind === undefined ? '' : ` fault=${fault.kind}`}${fault.latencyMs > 0 ? ` latency=${fault.latencyMs}ms` : ''}`;
@@ -493,16 +494,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let message = 'malformed HTTP request';
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       status = 408;
-      message = 'the request headers did not arrive in time';
+      message = M.headersTooSlow();
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
       // The request line alone over the bound: the URL is what is too long.
       const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
       const urlTooLong = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
       status = urlTooLong ? 414 : 431;
-      message = urlTooLong ? `the request URL is longer than ${MAX_URL_BYTES} bytes` : `the request headers are larger than ${MAX_HEADER_BYTES} bytes`;
+      message = urlTooLong ? M.urlTooLong(MAX_URL_BYTES) : M.headersTooLarge(MAX_HEADER_BYTES);
     } else if (error.code === 'HPE_URI_TOO_LONG') {
       status = 414;
-      message = `the request URL is longer than ${MAX_URL_BYTES} bytes`;
+      message = M.urlTooLong(MAX_URL_BYTES);
     }
     options.log?.(`- - ${status} ${message}`);
     socket.end(rawFailure(status, message));

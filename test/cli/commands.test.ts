@@ -216,13 +216,17 @@ describe('schedule push', () => {
     await withTempDir(async (dir) => {
       const schedule = { ScheduleExtId: 'S-R', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-R', GroupName: 'R' };
       const candidates = [{ CandidateExtId: 'c-r', FirstName: 'R', LastName: 'S', Email: 'r@example.test' }];
-      const cases: [string, unknown, { field: string; code: null; message: string }][] = [
-        ['no-candidates.json', { Schedule: schedule }, { field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' }],
-        ['candidates-object.json', { Schedule: schedule, Candidates: { CandidateExtId: 'c-r' } }, { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
-        ['candidates-text.json', [{ Schedule: schedule, Candidates: 'c-r' }], { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' }],
-        ['no-schedule.json', { Candidates: candidates }, { field: 'Schedule', code: null, message: 'Schedule is required' }],
+      const required = (field: string, message: string) => ({ field, code: null, message });
+      const cases: [string, unknown, ...{ field?: string; code: null; message: string }[]][] = [
+        ['no-candidates.json', { Schedule: schedule }, required('Candidates', 'Candidates is required (an empty list is allowed)')],
+        ['candidates-object.json', { Schedule: schedule, Candidates: { CandidateExtId: 'c-r' } }, required('Candidates', 'Candidates must be a list of candidate objects')],
+        ['candidates-text.json', [{ Schedule: schedule, Candidates: 'c-r' }], required('Candidates', 'Candidates must be a list of candidate objects')],
+        ['no-schedule.json', { Candidates: candidates }, required('Schedule', 'Schedule is required')],
+        // Neither member: the request's own members alone, or none at all, are a request, never candidates.
+        ['members-only.json', { Workflow: 'DEFAULT', Upsert: true }, required('Schedule', 'Schedule is required'), required('Candidates', 'Candidates is required (an empty list is allowed)')],
+        ['empty.json', {}, { code: null, message: 'All fields of the request body are empty' }],
       ];
-      for (const [name, body, problem] of cases) {
+      for (const [name, body, ...problems] of cases) {
         await writeFile(join(dir, name), JSON.stringify(body));
         for (const dryRun of [['--dry-run'], []]) {
           const { code, stdout, stderr } = await cli(dir, ['schedule', 'push', '--file', name, '--json', '--no-input', ...dryRun]);
@@ -230,10 +234,21 @@ describe('schedule push', () => {
           expect(code, name).toBe(1);
           const [item] = JSON.parse(stdout).items as Item[];
           expect(item!.status, name).toBe('failed');
-          expect(item!.errors, name).toEqual([expect.objectContaining(problem)]);
+          expect(item!.errors, name).toEqual(problems.map((problem) => expect.objectContaining(problem)));
         }
       }
       expect(JSON.parse((await cli(dir, ['local', 'export'])).stdout).Schedules.some((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-R')).toBe(false);
+    });
+  });
+
+  it('an empty object among candidate records is a structural error naming it (exit 2, nothing sent)', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.ndjson'), `${JSON.stringify({ CandidateExtId: 'c-e', FirstName: 'E', LastName: 'F', Email: 'e@example.test' })}\n{}\n`);
+      const flags = ['--assessment', 'A-MATH-1', '--start', '2026-12-01T09:00:00Z', '--group', 'G-E', '--group-name', 'E', '--schedule-id', 'S-E'];
+      const { code, stderr } = await cli(dir, ['schedule', 'push', '--file', 'c.ndjson', ...flags]);
+      expect(code).toBe(2);
+      expect(stderr).toContain('c.ndjson:2: is an empty object among candidate records');
+      expect(existsSync(join(dir, 'store'))).toBe(false);
     });
   });
 });
@@ -283,14 +298,17 @@ describe('invigilators remove', () => {
     });
   });
 
-  it('an empty list ([]) and a list of empty ids ([""], "") are refused before sending, naming the API\'s codes 100 and 200', async () => {
+  it('an empty list ([] or null) and a list of empty ids ([""], "") are refused before sending, naming the API\'s codes 100 and 200', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'none.json'), '[]\n');
+      await writeFile(join(dir, 'null.json'), 'null\n');
       await writeFile(join(dir, 'blank.json'), '[\n  "",\n  "  "\n]\n');
-      const none = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'none.json']);
-      expect(none.code).toBe(2);
-      expect(none.stderr).toContain('no invigilator user ids: give them as arguments or with --file (the API refuses an empty list with code 100');
-      expect(none.stderr).toContain('nothing was sent');
+      for (const file of ['none.json', 'null.json']) {
+        const none = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', file]);
+        expect(none.code, file).toBe(2);
+        expect(none.stderr, file).toContain('no invigilator user ids: give them as arguments or with --file (the API refuses an empty list with code 100');
+        expect(none.stderr, file).toContain('nothing was sent');
+      }
       const blank = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'blank.json']);
       expect(blank.code).toBe(2);
       expect(blank.stderr).toContain('blank.json:2: the array holds no valid id, only empty ones (the API refuses a list without a valid user external id with code 200; nothing was sent)');
@@ -300,6 +318,22 @@ describe('invigilators remove', () => {
       // Nothing was removed: both invigilators are still there.
       const removed = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--json']);
       expect((JSON.parse(removed.stdout).items as Item[])[0]!.status).toBe('ok');
+    });
+  });
+
+  it('an empty id among others: as an argument it fails its own item (code null) and the rest go; in a --file list the file is malformed (exit 2, nothing sent)', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'mixed.json'), '["", "inv-2"]\n');
+      const file = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'mixed.json']);
+      expect(file.code).toBe(2);
+      expect(file.stderr).toContain('mixed.json:1: array element 0 is an empty id');
+      const argument = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '', 'inv-2', '--json']);
+      expect(argument.code).toBe(1);
+      const items = JSON.parse(argument.stdout).items as Item[];
+      expect(items.map((item) => [item.status, item.errors.map((error) => error.code)])).toEqual([
+        ['failed', [null]],
+        ['ok', []],
+      ]);
     });
   });
 });

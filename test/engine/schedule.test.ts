@@ -200,18 +200,20 @@ describe('createSchedule: state rules', () => {
     expect(codes(result.envelope.Errors)).toContain(250);
   });
 
-  it('refuses a candidate UserName that belongs to another user (214)', async () => {
+  // The user endpoint's conditions (214, 233) in its words, unnumbered: the schedule endpoint's table numbers only 249 and 250.
+  it('refuses a candidate UserName that belongs to another user, as the user endpoint does but without its code 214', async () => {
     const { engine } = demoEngine();
     const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-6001', { UserName: 'scheduler' })] }));
     expect(result.status).toBe(400);
-    const errors = result.envelope.Errors as { Code: unknown; Field: string }[];
-    expect(errors).toEqual([expect.objectContaining({ Code: 214, Field: 'Candidates[0].UserName' })]);
+    const errors = result.envelope.Errors as { Code: unknown; Field: string; Message: string }[];
+    expect(errors).toEqual([expect.objectContaining({ Code: null, Field: 'Candidates[0].UserName', Message: 'A user with the UserName scheduler already exists' })]);
   });
 
-  it('refuses a candidate whose id collides case-insensitively with another user (233)', async () => {
+  it('refuses a candidate whose id collides case-insensitively with another user, without the user endpoint code 233', async () => {
     const { engine } = demoEngine();
     const result = await push(engine, scheduleRequest({ Candidates: [candidate('C-1001')] }));
-    expect(codes(result.envelope.Errors)).toEqual([233]);
+    expect(codes(result.envelope.Errors)).toEqual([null]);
+    expect(messages(result.envelope.Errors)).toMatch(/C-1001 collides with c-1001/);
   });
 
   it('refuses new candidates when the world has no participate role', async () => {
