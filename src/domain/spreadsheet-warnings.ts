@@ -1,10 +1,12 @@
 /**
  * Values that look mangled by a spreadsheet or a legacy encoding (docs/input-formats.md,
  * "Warnings"): reported with the record, never refused, because each may also be a real value.
- * The one change made to a value is removing U+FEFF from inside it (an invisible character
- * that a paste or a concatenation of exports leaves; no platform field means it): removed and
- * reported, never stored silently. Pure: the run pipeline calls it on every record's fields,
- * whatever the input format.
+ * One kind is refused: a spreadsheet's error value (`#N/A`, `#VALUE!`...) as a whole value is the
+ * mark of a formula that failed, never data (and how a report writes back a cell examctl could
+ * not read, so that row fails again until the cell is typed). The one change made to a value is
+ * removing U+FEFF from inside it (an invisible character that a paste or a concatenation of
+ * exports leaves; no platform field means it): removed and reported, never stored silently. Pure:
+ * the run pipeline calls it on every record's fields, whatever the input format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { WARNING_CODES } from './codes.js';
@@ -33,6 +35,31 @@ export interface CheckedValues {
   /** The record's fields, U+FEFF removed (the same object when nothing changed). */
   fields: Record<string, unknown>;
   warnings: FieldWarning[];
+  /** Values that are a spreadsheet's error value: the record fails with them (reader problems). */
+  problems: Problem[];
+}
+
+interface Findings {
+  warnings: FieldWarning[];
+  problems: Problem[];
+}
+
+/**
+ * A spreadsheet's error values, as Excel, LibreOffice and Google Sheets show them (LibreOffice also
+ * `Err:502`), exactly: what an export writes for a cell whose formula failed.
+ */
+const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
+  '#NULL!', '#DIV/0!', '#VALUE!', '#REF!', '#NAME?', '#NUM!', '#N/A', '#GETTING_DATA', '#SPILL!', '#CALC!', '#FIELD!',
+  '#BLOCKED!', '#CONNECT!', '#BUSY!', '#UNKNOWN!', '#EXTERNAL!', '#PYTHON!', '#ERROR!',
+]);
+const LIBREOFFICE_ERROR = /^Err:\d{3}$/;
+
+/** True for a spreadsheet's error value (`#N/A`, `#VALUE!`, `Err:502`), compared trimmed. */
+export function isSpreadsheetError(value: string): boolean {
+  const c = value.charCodeAt(0);
+  if (c !== 0x23 && c !== 0x45 && c !== 0x20) return false;
+  const text = value.trim();
+  return SPREADSHEET_ERRORS.has(text) || LIBREOFFICE_ERROR.test(text);
 }
 
 const BOM = '\uFEFF';
@@ -94,9 +121,18 @@ function pathOf(base: string, index: number): string {
   return index < 0 ? base : `${base}[${index}]`;
 }
 
-function checkString(value: string, base: string, index: number, name: string, warnings: FieldWarning[]): string {
+function checkString(value: string, base: string, index: number, name: string, found: Findings): string {
   const checks = checksOf(name);
   const secret = (checks & SECRET) !== 0;
+  const warnings = found.warnings;
+  if (isSpreadsheetError(value)) {
+    found.problems.push({
+      field: pathOf(base, index),
+      code: null,
+      message: `${name} holds ${secret ? "a spreadsheet's error value" : `the spreadsheet error ${value.trim()}`} (a formula that failed, or a cell examctl could not read): type the value`,
+    });
+    return value;
+  }
   let out = value;
   if (value.includes(BOM)) {
     out = value.split(BOM).join('');
@@ -130,27 +166,27 @@ function checkString(value: string, base: string, index: number, name: string, w
   return out;
 }
 
-function checkValue(value: unknown, base: string, index: number, name: string, warnings: FieldWarning[]): unknown {
-  if (typeof value === 'string') return checkString(value, base, index, name, warnings);
+function checkValue(value: unknown, base: string, index: number, name: string, found: Findings): unknown {
+  if (typeof value === 'string') return checkString(value, base, index, name, found);
   if (Array.isArray(value)) {
     const path = pathOf(base, index);
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const entry: unknown = value[i];
-      const checked = checkValue(entry, path, i, name, warnings);
+      const checked = checkValue(entry, path, i, name, found);
       if (checked !== entry) (out ??= value.slice())[i] = checked;
     }
     return out ?? value;
   }
-  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${pathOf(base, index)}.`, warnings);
+  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${pathOf(base, index)}.`, found);
   return value;
 }
 
-function checkObject(fields: Record<string, unknown>, prefix: string, warnings: FieldWarning[]): Record<string, unknown> {
+function checkObject(fields: Record<string, unknown>, prefix: string, found: Findings): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const key in fields) {
     const value = fields[key];
-    const checked = checkValue(value, prefix === '' ? key : prefix + key, -1, key, warnings);
+    const checked = checkValue(value, prefix === '' ? key : prefix + key, -1, key, found);
     if (checked !== value) (out ??= { ...fields })[key] = checked;
   }
   return out ?? fields;
@@ -158,12 +194,13 @@ function checkObject(fields: Record<string, unknown>, prefix: string, warnings: 
 
 /**
  * The warnings for one record's fields (CSV cells, JSON values or a whole request body, nested
- * objects and lists included), and the fields with U+FEFF removed from inside values.
+ * objects and lists included), the spreadsheet errors among them, and the fields with U+FEFF
+ * removed from inside values.
  */
 export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
-  const warnings: FieldWarning[] = [];
-  const checked = checkObject(fields, '', warnings);
-  return { fields: checked, warnings };
+  const found: Findings = { warnings: [], problems: [] };
+  const checked = checkObject(fields, '', found);
+  return { fields: checked, warnings: found.warnings, problems: found.problems };
 }
 
 /**

@@ -28,7 +28,19 @@ export type SheetValue =
   | Record<string, unknown>;
 
 /** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
-export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | { problem: string };
+export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | CellProblem;
+
+/**
+ * Why a cell cannot be used, and what a report gives back in its place (`shown`): what the
+ * spreadsheet shows (a date and time), or where no text would be faithful (a number past its
+ * digits, a formula never calculated) a spreadsheet error value, which every reader refuses. So
+ * a row sent back unfixed fails again on that cell; it never goes without the value, nor with a
+ * value nobody typed (docs/input-formats.md, "Cells examctl cannot read").
+ */
+export interface CellProblem {
+  problem: string;
+  shown?: string;
+}
 
 /** Above this an IEEE double no longer holds every integer: the digits are not the ones typed. */
 const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
@@ -112,11 +124,11 @@ function wallClockOf(date: Date): WallClock | undefined {
 
 function dateCell(date: Date, context: CellContext): CellReading {
   const w = wallClockOf(date);
-  if (w === undefined) return { problem: 'the date cell holds no valid date' };
+  if (w === undefined) return { problem: 'the date cell holds no valid date', shown: '#VALUE!' };
   const field = context.field;
   const midnight = w.h === 0 && w.mi === 0 && w.s === 0;
   if (field !== undefined && DATE_FIELDS.has(field)) {
-    if (!midnight) return { problem: `${field} is a date cell with a time of day (${dateTimeText(w)}); give the date only` };
+    if (!midnight) return { problem: `${field} is a date cell with a time of day (${dateTimeText(w)}); give the date only`, shown: dateTimeText(w) };
     return { text: dateText(w) };
   }
   if (field !== undefined && DATE_TIME_FIELDS.has(field)) {
@@ -126,10 +138,11 @@ function dateCell(date: Date, context: CellContext): CellReading {
         problem:
           `${field} is a date-time cell (${dateTimeText(w)}), which has no time zone: format the column as text and write the zone ` +
           `(${dateTimeText(w)}Z or ${dateTimeText(w)}+01:00), or give --timezone with the zone the sheet's times are in (e.g. Europe/Paris)`,
+        shown: dateTimeText(w),
       };
     }
     const converted = wallClockInZone(w, zone);
-    if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text` };
+    if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text`, shown: dateTimeText(w) };
     return { text: converted.text, wall: { text: dateTimeText(w), zone } };
   }
   const text = midnight ? dateText(w) : dateTimeText(w);
@@ -148,13 +161,13 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.
  */
 function isoDateCell(iso: string, context: CellContext): CellReading {
   const match = ISO_DATE.exec(iso);
-  if (match === null) return { problem: `the date cell holds "${iso}", which is not an ISO 8601 date; format the column as text and type the value` };
+  if (match === null) return { problem: `the date cell holds "${iso}", which is not an ISO 8601 date; format the column as text and type the value`, shown: iso };
   const [, y, mo, d, h, mi, s, fraction, zone] = match;
   const date = new Date(0);
   date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
   date.setUTCHours(Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000));
   if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) {
-    return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again` };
+    return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again`, shown: iso };
   }
   if (zone !== undefined && context.field !== undefined && DATE_TIME_FIELDS.has(context.field)) return { text: iso };
   return dateCell(date, context);
@@ -180,13 +193,15 @@ export function serialDate(serial: number, date1904: boolean): Date | undefined 
 }
 
 function numberCell(value: number, numFmt: string | undefined, context: CellContext): CellReading {
-  if (!Number.isFinite(value)) return { problem: 'the cell holds no valid number (an error value?)' };
+  if (!Number.isFinite(value)) return { problem: 'the cell holds no valid number (an error value?)', shown: '#NUM!' };
   const field = context.field ?? 'the cell';
   if (Math.abs(value) > LARGEST_EXACT) {
     return {
       problem:
         `${field} is a number cell too large to hold its digits exactly (${plainNumber(value)}): ` +
         'format the column as text and type the value again (the spreadsheet already changed its last digits)',
+      // Its digits are already not the ones typed: given back as the error a spreadsheet shows for an unusable number.
+      shown: '#NUM!',
     };
   }
   if (isDateFormat(numFmt)) {
@@ -194,7 +209,7 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     const date = serialDate(value, context.date1904 === true);
     if (date === undefined) {
       const what = context.field === undefined ? 'the cell is the date' : `${field} is the date cell`;
-      return { problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again` };
+      return { problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again`, shown: '1900-02-29' };
     }
     return dateCell(date, context);
   }
@@ -232,7 +247,7 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
   if ('richText' in object && Array.isArray(object['richText'])) {
     return { text: (object['richText'] as { text?: unknown }[]).map((run) => (typeof run.text === 'string' ? run.text : '')).join('') };
   }
-  if (typeof object['error'] === 'string') return { problem: `the cell holds the error ${object['error']}; fix it in the spreadsheet or type the value` };
+  if (typeof object['error'] === 'string') return { problem: `the cell holds the error ${object['error']}; fix it in the spreadsheet or type the value`, shown: object['error'] };
   if (typeof object['isoDate'] === 'string') return isoDateCell(object['isoDate'], context);
   if ('formula' in object || 'sharedFormula' in object) {
     const result = object['result'];
@@ -241,16 +256,17 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
         problem:
           'the cell is a formula with no saved result (the program that wrote the file did not calculate it): ' +
           'open and save the file in Excel or LibreOffice, or type the value',
+        shown: '#N/A',
       };
     }
     // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
     const formula = typeof object['formula'] === 'string' ? object['formula'].trim().toUpperCase() : '';
     if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
     // A formula that ends in an error saves its error code, which arrives as NaN.
-    if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value' };
-    if (isRecord(result) && typeof result['error'] === 'string') return { problem: `the cell is a formula whose result is the error ${result['error']}; fix it in the spreadsheet or type the value` };
+    if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value', shown: '#NUM!' };
+    if (isRecord(result) && typeof result['error'] === 'string') return { problem: `the cell is a formula whose result is the error ${result['error']}; fix it in the spreadsheet or type the value`, shown: result['error'] };
     return readCell(result as SheetValue, numFmt, context);
   }
   if ('hyperlink' in object || 'text' in object) return readCell(object['text'] as SheetValue, numFmt, context);
-  return { problem: 'the cell holds a value examctl cannot read as text' };
+  return { problem: 'the cell holds a value examctl cannot read as text', shown: '#N/A' };
 }

@@ -153,16 +153,9 @@ interface RowSink {
 }
 
 /** A cell's text for the record and the report: trimmed, as CSV cells are. */
-function cellText(reading: CellReading, shown: string | undefined): string {
-  return ('text' in reading ? reading.text : (shown ?? '')).trim();
-}
-
-/** What a problem cell shows in the report (what the admin sees in the spreadsheet). */
-function shownText(value: SheetValue): string | undefined {
-  if (typeof value === 'object' && value !== null && !(value instanceof Date) && typeof (value as { error?: unknown }).error === 'string') {
-    return (value as { error: string }).error;
-  }
-  return undefined;
+/** The cell's text; for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
+function cellText(reading: CellReading): string {
+  return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
 }
 
 /**
@@ -354,7 +347,7 @@ async function* sheetRows(
       for (const { column, value, numFmt } of row.cells) {
         const field = column <= width ? names[column - 1] : undefined;
         const reading = readCell(value, numFmt, { field, timeZone, date1904 });
-        const text = cellText(reading, shownText(value));
+        const text = cellText(reading);
         if (text === '' && !('problem' in reading)) continue;
         blank = false;
         if (column > width) {

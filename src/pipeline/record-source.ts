@@ -125,12 +125,14 @@ async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, first: 
 
 /**
  * Every record's values checked for spreadsheet damage, whatever the input format: the
- * warnings join the reader's own, and a U+FEFF inside a value is removed (and said).
+ * warnings join the reader's own, a spreadsheet's error value fails the record as a cell the
+ * reader could not read does, and a U+FEFF inside a value is removed (and said).
  */
 async function* checkedValues(batches: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly InputRecord[]> {
   for await (const batch of batches) {
     for (const record of batch) {
-      const { fields, warnings } = checkSpreadsheetValues(record.fields);
+      const { fields, warnings, problems } = checkSpreadsheetValues(record.fields);
+      if (problems.length > 0) record.problems = record.problems === undefined ? problems : [...record.problems, ...problems];
       if (warnings.length === 0) continue;
       record.fields = fields;
       record.warnings = record.warnings === undefined ? warnings : [...record.warnings, ...warnings];

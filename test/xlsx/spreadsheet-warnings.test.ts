@@ -2,6 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { checkSpreadsheetValues, withReaderProblems } from '../../src/domain/spreadsheet-warnings.js';
 
 describe('checkSpreadsheetValues', () => {
+  it("a spreadsheet's error value, exactly, fails the record in any field (a failed formula, or a cell examctl could not read); one within text does not", () => {
+    const { problems, warnings } = checkSpreadsheetValues({ FirstName: '#N/A', Labels: ['ok', ' #VALUE! '], City: 'Err:502', Company: 'Fix #N/A later', Password: '#REF!', Title: '#NA' });
+    expect(problems).toEqual([
+      { field: 'FirstName', code: null, message: 'FirstName holds the spreadsheet error #N/A (a formula that failed, or a cell examctl could not read): type the value' },
+      { field: 'Labels[1]', code: null, message: 'Labels holds the spreadsheet error #VALUE! (a formula that failed, or a cell examctl could not read): type the value' },
+      { field: 'City', code: null, message: 'City holds the spreadsheet error Err:502 (a formula that failed, or a cell examctl could not read): type the value' },
+      // A secret's value is never quoted, not even an error's text.
+      { field: 'Password', code: null, message: "Password holds a spreadsheet's error value (a formula that failed, or a cell examctl could not read): type the value" },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
   it('warns on exponent-form ids and phone numbers, not on other fields', () => {
     const { fields, warnings } = checkSpreadsheetValues({ ExternalId: '1.23457E+18', PhoneNumber: '1,2E+11', CellularPhone: '0612', Title: '2E3' });
     expect(warnings.map((w) => w.field)).toEqual(['ExternalId', 'PhoneNumber']);
@@ -39,7 +51,7 @@ describe('checkSpreadsheetValues', () => {
 
   it('returns the same object when nothing changes', () => {
     const fields = { FirstName: 'Ann', Labels: ['x'] };
-    expect(checkSpreadsheetValues(fields)).toEqual({ fields, warnings: [] });
+    expect(checkSpreadsheetValues(fields)).toEqual({ fields, warnings: [], problems: [] });
     expect(checkSpreadsheetValues(fields).fields).toBe(fields);
   });
 });

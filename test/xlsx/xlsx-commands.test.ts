@@ -39,6 +39,55 @@ async function sheetRows(path: string | Buffer, sheet = 0): Promise<string[][]> 
 
 const USER_HEADER = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'PhoneNumber'];
 
+describe('a cell examctl could not read, fed back', () => {
+  it('the CSV and .xlsx reports give it back (as shown, or a spreadsheet error), and --only-failed fails the row again until it is typed: never sent without it', async () => {
+    await withTempDir(async (dir) => {
+      const input = join(dir, 'dob.xlsx');
+      await writeWorkbook(input, [
+        {
+          name: 'Users',
+          rows: [
+            ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'DateOfBirth', 'CellularPhone'],
+            ['u-dob-1', 'Hana', 'Sato', 'hana(at)x.example', 'Candidate', { value: new Date(Date.UTC(2004, 4, 6, 8, 15)), numFmt: 'yyyy-mm-dd hh:mm' }, null],
+            ['u-dob-2', 'Ivo', 'Kral', 'ivo(at)x.example', 'Candidate', { value: new Date(Date.UTC(2003, 1, 1)), numFmt: 'yyyy-mm-dd' }, 12345678901234567890],
+          ],
+        },
+      ]);
+      for (const report of ['r.xlsx', 'r.csv']) {
+        expect((await cli(dir, ['user', 'sync', '--file', input, '--report', join(dir, report)])).code, report).toBe(1);
+        // The admin fixes what the errors name first, the e-mails, and sends the report back as it is otherwise.
+        const fixed = join(dir, `fixed-${report}`);
+        if (report.endsWith('.csv')) {
+          const text = await readFile(join(dir, report), 'utf8');
+          expect(text).toContain(',2004-05-06T08:15:00,');
+          expect(text).toContain(',#NUM!,');
+          await writeFile(fixed, text.replace('hana(at)x.example', 'hana@x.example').replace('ivo(at)x.example', 'ivo@x.example'));
+        } else {
+          const rows = await sheetRows(join(dir, report));
+          expect(rows[1]![5]).toBe('2004-05-06T08:15:00');
+          expect(rows[2]![6]).toBe('#NUM!');
+          const workbook = new ExcelJS.Workbook();
+          await workbook.xlsx.readFile(join(dir, report));
+          const sheet = workbook.worksheets[0]!;
+          sheet.getCell('D2').value = 'hana@x.example';
+          sheet.getCell('D3').value = 'ivo@x.example';
+          await workbook.xlsx.writeFile(fixed);
+        }
+        const retry = await cli(dir, ['user', 'sync', '--file', fixed, '--only-failed', '--json']);
+        expect(retry.code, report).toBe(1);
+        const items = JSON.parse(retry.stdout).items as Item[];
+        expect(items.map((item) => [item.id, item.status, item.errors.map((error) => error.field)]), report).toEqual([
+          ['u-dob-1', 'failed', ['DateOfBirth']],
+          ['u-dob-2', 'failed', ['CellularPhone']],
+        ]);
+        expect(items[1]!.errors[0]!.message).toContain('CellularPhone holds the spreadsheet error #NUM!');
+      }
+      const users = JSON.parse((await cli(dir, ['local', 'export'])).stdout).Users as { ExternalId: string }[];
+      expect(users.filter((user) => user.ExternalId.startsWith('u-dob'))).toEqual([]);
+    });
+  });
+});
+
 describe('.xlsx input in the commands', () => {
   it('an unreadable cell fails only its record, named by file[sheet]:row, cell and field', async () => {
     await withTempDir(async (dir) => {
