@@ -11,6 +11,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { isStateAddress } from '../context/state-http.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -123,7 +124,8 @@ export async function startJournaling(
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
-  if (typeof invocation.syncDir === 'string') invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
+  // A state service's address is kept as given (it holds no credentials: state-http.ts refuses them); only a directory is resolved.
+  if (typeof invocation.syncDir === 'string' && !isStateAddress(invocation.syncDir)) invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
   // The command tree (or runs resume) says which options the command's declaration keeps.
   if (deps.keptOptions === undefined) throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
   const recorded = recordedOptions(invocation, deps.keptOptions.names);

@@ -155,6 +155,38 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       }
     }));
 
+  it('--sync-dir <address> given as a flag is journaled as given: runs resume uses the service, never a directory named after the address', () =>
+    withTempDir(async (dir) => {
+      const api = await startFaultServer();
+      try {
+        let answered = 0;
+        api.fallback = (request) => {
+          answered += 1;
+          if (answered === 3) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+          return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+        };
+        const address = server.address('flagged');
+        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        writeUsers(dir, ids);
+        const stopped = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--sync-dir', address, '--json'], { EXAMCTL_TOKEN: 'dev-token' });
+        expect(stopped.code, stopped.stderr).toBe(3);
+        const [run] = readdirSync(join(dir, 'runs')).filter((name) => name !== 'synced');
+        const header = JSON.parse(readFileSync(join(dir, 'runs', run!, 'journal.ndjson'), 'utf8').split('\n')[0]!) as { b: { options: { syncDir: string } } };
+        expect(header.b.options.syncDir).toBe(address);
+        const resumed = await cli(dir, ['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(resumed.stderr).not.toContain('no sync memory');
+        // The resume read the service's memory (its newest run, then under the lock) and stored it, as the run did.
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'UNLOCK']);
+        expect(readdirSync(dir).filter((name) => name.startsWith('http'))).toEqual([]);
+        const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--sync-dir', address, '--require-memory', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
+        expect(next.code, next.stderr).toBe(0);
+        expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
+      } finally {
+        await api.close();
+      }
+    }));
+
   it('a store that fails is exit 3 saying what the next night does; the memory is kept for synced import, which stores it', () =>
     withTempDir(async (dir) => {
       const address = server.address('n');
