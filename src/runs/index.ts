@@ -30,5 +30,5 @@ export {
   type RunRecord,
 } from './read-run.js';
 export { changedDigestedFile, digestKey, recordedFlags, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';
-export { RunJournalError, RunJournalWriteError } from './run-errors.js';
+export { NothingToResumeError, RunJournalError, RunJournalWriteError } from './run-errors.js';
 export { assertTrustedRun, assertTrustedRunsDir, currentTrust, type RunTrust } from './run-trust.js';

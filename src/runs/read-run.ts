@@ -15,7 +15,7 @@ import {
   type UnsentLine,
   unchangedNote,
 } from './journal-lines.js';
-import { RunJournalError } from './run-errors.js';
+import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import { chosenId, isRunId } from './run-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
@@ -673,13 +673,15 @@ export async function runIds(runsDir: string): Promise<string[]> {
  * (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
  * what they sent. The same target is the sync memory's (`targetIdentity`). Only their header lines are read; runs `trust` refuses are passed over.
  */
-export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target'>, trust?: RunTrust): Promise<string[]> {
+export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'options'>, trust?: RunTrust): Promise<string[]> {
   const later: string[] = [];
+  // Another --population's run sent another export's users (docs/sync.md, "Two exports, two populations"): not later for this one.
+  const population = header.options.population;
   for (const id of await runIds(runsDir)) {
     if (id <= header.id) break; // newest first: the rest started before it
     if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
     const other = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
-    if (other !== undefined && other.command === header.command && targetIdentity(other.target) === targetIdentity(header.target)) later.push(id);
+    if (other !== undefined && other.command === header.command && targetIdentity(other.target) === targetIdentity(header.target) && other.options.population === population) later.push(id);
   }
   return later;
 }
@@ -702,7 +704,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     const record = await scanCounts(runsDir, id).catch(() => undefined);
     if (record !== undefined && (await runState(runsDir, record)) === 'interrupted') return id;
   }
-  throw new RunJournalError(`no interrupted run to resume in ${runsDir} (examctl runs list shows the runs and their states)`);
+  throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }
 
 /** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */

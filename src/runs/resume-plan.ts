@@ -3,7 +3,7 @@ import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
-import { RunJournalError } from './run-errors.js';
+import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
 import { RunIndex, resumeCountsOf, scanRun, type JournalHead, type ResumeCounts, type RunRecord, type RunState } from './read-run.js';
@@ -69,7 +69,7 @@ export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'i
 export function planResume(record: RunRecord | RunIndex, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
   const id = record.id;
   if (state === 'finished') {
-    return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (examctl runs show ${id} gives its report; fix failures with --only-failed)` };
+    return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)` };
   }
   if (state === 'running') return { refused: true, reason: 'running', message: `run ${id} is running in another process` };
   const recorded = record.header.input;
@@ -202,7 +202,7 @@ export async function openResume(runsDir: string, id: string, commit?: GroupComm
     const recorded = record.header.input;
     const input = recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const);
     const plan = planResume(record, state, input);
-    if (isRefusal(plan)) throw new RunJournalError(plan.message);
+    if (isRefusal(plan)) throw plan.reason === 'finished' ? new NothingToResumeError(plan.message, id) : new RunJournalError(plan.message);
     const journal = await held.reopen(record.validLength, commit);
     return { journal, record, plan };
   } catch (error) {

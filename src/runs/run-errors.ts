@@ -7,6 +7,21 @@ import { TargetError, UsageError } from '../system/errors.js';
 export class RunJournalError extends UsageError {}
 
 /**
+ * `runs resume` of a run that has nothing left to send: it finished, or (no id given) no run is
+ * interrupted. A resume run twice ends the second time as the first did (docs/runs.md, "runs
+ * resume"), so the command says so and does not fail for it.
+ */
+export class NothingToResumeError extends RunJournalError {
+  constructor(
+    message: string,
+    /** The finished run, when one was named: its report is what the resume gives. */
+    readonly finishedRun?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The run's journal could not be written (a full disk, a read-only or removed runs directory).
  * Met mid-run it stops the run as a target failure does: in-flight work finished, the report
  * written, exit 3 (what was sent is known: the journal holds every item before its request), and

@@ -33,14 +33,14 @@ export function onlyFlag(only: OnlyWhich): string {
 /**
  * The action of an ok answer that does not say (a remote one), as the target's memory tells it
  * before the request went (docs/sync.md, "Created or updated"): `updated` for an id examctl
- * synced there, `created` for one it never sent when it holds a memory of that target, else
- * undefined (no memory: the run says `sent`). An id whose only request was cut short (a
- * tentative entry) may or may not exist: undefined.
+ * synced there (by any population), `created` for one it never sent when it holds a memory of
+ * that target and of this run's population (`heldAny`), else undefined (no such memory: the run
+ * says `sent`). An id whose only request was cut short (a tentative entry) may or may not exist:
+ * undefined.
  */
 export function rememberedAction(entry: Pick<MemoryEntry, 'tentative'> | undefined, heldAny: boolean): 'created' | 'updated' | undefined {
-  if (!heldAny) return undefined;
-  if (entry === undefined) return 'created';
-  return entry.tentative === true ? undefined : 'updated';
+  if (entry !== undefined) return entry.tentative === true ? undefined : 'updated';
+  return heldAny ? 'created' : undefined;
 }
 
 /**
@@ -73,7 +73,7 @@ export class KnownIds {
     if (memory === undefined || !found) {
       throw new UsageError(
         terminalLine(
-          `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)}${memory === undefined ? '' : ` (looked for ${memory.file})`}, so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
+          `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)}${memory === undefined ? '' : ` of this run's population (looked in ${memory.file})`}, so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
             `Restore the memory (docs/ci.md, "A nightly sync"), or run once without ${onlyFlag(only)} to start it (docs/sync.md, "New and existing")`,
         ),
       );

@@ -68,7 +68,7 @@ export class SentMemory<P> {
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
-  /** Whether the memory held any id when opened: without, a remote answer's action is not known. */
+  /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
   private known: KnownIds | undefined;
@@ -113,9 +113,11 @@ export class SentMemory<P> {
     });
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
-    this.heldAny = remembered > 0;
     const populations = this.memory.populations();
     const populationFound = populations.has(populationKey(population));
+    // An id the memory lacks is new only where the memory knows this population: another
+    // population's record says nothing of who this export's users are (a lost memory of theirs).
+    this.heldAny = remembered > 0 && populationFound;
     const found = remembered > 0 || populations.size > 0;
     this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound } : undefined;
     if (decides && !found && !otherInstance && place.kind === 'dir') {

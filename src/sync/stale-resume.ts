@@ -1,9 +1,14 @@
 /**
- * A resume older than the memory (docs/runs.md, "runs resume"): the sync memory records the
- * newest run of each population of its target, whichever runner and runs directory it ran in. A
- * run older than that, resumed, would send its older rows over what the later run sent and take
- * as its leavers users the later file still has; refused (exit 2) naming both runs, unless --force
- * or --over-later-runs.
+ * A resume the sync memory does not bear out (docs/runs.md, "runs resume"):
+ * - older than the memory: the memory records the newest run of each population of its target,
+ *   whichever runner and runs directory it ran in. A run older than that, resumed, would send its
+ *   older rows over what the later run sent and take as its leavers users the later file still
+ *   has; refused (exit 2) naming both runs, unless --force or --over-later-runs;
+ * - of a run that decided from the memory (--changed-only, --disable-missing, --prune-memberships,
+ *   --only-new/--only-existing) when the memory holds no record of its population (lost since:
+ *   the run put its population on record before it sent anything): resumed, it would decide as a
+ *   first night, silently (no leaver disabled, no link pruned) and leave a memory the next night's
+ *   --require-memory takes for a whole one; refused (exit 2) unless --force.
  */
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
@@ -16,21 +21,41 @@ import { populationWords } from './memory-loss.js';
 /** The memory kind a command feeds, if it feeds one. */
 const KIND_OF: Readonly<Record<string, SyncKind>> = { 'user sync': 'users', 'schedule push': 'schedules' };
 
-/** Refuses the resume of run `header` when the memory records a later run of its target and population. */
-export async function refuseResumeOlderThanMemory(
+/** The flags with which a run decides from the memory what it sends (a first night decides differently). */
+const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'onlyNew', 'onlyExisting'] as const;
+
+/**
+ * Refuses the resume of run `header` when the memory records a later run of its target and
+ * population (`laterRuns`: unless --over-later-runs or --force), or, for a run that decided from
+ * the memory, when the memory holds no record of its population at all (`lostMemory`: unless --force).
+ */
+export async function refuseResumeAgainstMemory(
   header: { id: string; command: string; target: ReportTarget; options: Readonly<Record<string, unknown>> },
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
+  check: { laterRuns: boolean; lostMemory: boolean },
 ): Promise<void> {
   const kind = KIND_OF[header.command];
   if (kind === undefined) return;
+  const deciding = DECIDING_FLAGS.filter((flag) => header.options[flag] === true);
+  if (!check.laterRuns && !(check.lostMemory && deciding.length > 0)) return;
   const syncDir = typeof header.options.syncDir === 'string' ? header.options.syncDir : undefined;
   const population = typeof header.options.population === 'string' ? header.options.population : undefined;
   const place = memoryPlaceOf(syncDir, runsDir, deps);
-  const { memories } = await readPlacedMemories(place, header.target, deps.env);
+  const { name, memories } = await readPlacedMemories(place, header.target, deps.env);
   const contents = memories.get(kind);
   const newest = contents === undefined ? undefined : populationsOf(contents).get(populationKey(population))?.run;
-  if (newest === undefined || newest <= header.id) return;
+  if (newest === undefined && check.lostMemory && deciding.length > 0) {
+    const flags = deciding.map((flag) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
+    throw new RunJournalError(
+      `run ${header.id}: the sync memory of ${describeTarget(header.target)} holds no record of ${populationWords(population)} (looked in ${name}), ` +
+        `but this run decided from it (${flags}) and put that record there before it sent anything: the memory was lost since. ` +
+        'Resumed without it, the run would decide as a first night (no record left out as unchanged, no leaver disabled, no link pruned) ' +
+        'and leave a memory that a later --require-memory takes for a whole one. Restore the memory first (examctl synced import, or examctl synced adopt: ' +
+        'docs/sync.md, "When the memory is lost"), then resume; or give --force to resume it as a first night',
+    );
+  }
+  if (!check.laterRuns || newest === undefined || newest <= header.id) return;
   throw new RunJournalError(
     `run ${header.id}: the sync memory of ${describeTarget(header.target)} records a later run of ${header.command} for ${populationWords(population)}, ${newest} ` +
       '(in this runs directory or another, on this machine or another runner): resuming would send this run\'s older rows over what it sent. ' +

@@ -341,9 +341,15 @@ describe('runs resume refuses, exit 2 with the reason', () => {
   it('a finished run, a changed input', async () => {
     await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
     expect((await examctl(['user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);
-    const finished = await examctl(['runs', 'resume', 'last'], dir, env);
-    expect(finished.code).toBe(2);
-    expect(finished.stderr).toMatch(/is finished; nothing to resume/);
+    // Run twice, a resume ends as the run did: nothing sent, its report, its exit status (docs/runs.md, "runs resume").
+    const finished = await examctl(['--json', 'runs', 'resume', 'last'], dir, env);
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).toMatch(/is finished; nothing to resume \(its report follows/);
+    expect((JSON.parse(finished.stdout) as ShownReport).summary).toMatchObject({ total: 5, ok: 5 });
+    const none = await examctl(['--json', 'runs', 'resume'], dir, env);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toMatch(/no interrupted run to resume in .*: nothing to do/);
+    expect(JSON.parse(none.stdout)).toMatchObject({ run: null, resumed: false });
 
     await writeUsersCsv(join(dir, 'more.csv'), range('m', 2000));
     expect(await killAt(['user', 'sync', '--file', 'more.csv'], 'outcome:100')).toBe(true);

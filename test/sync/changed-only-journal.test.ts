@@ -133,7 +133,7 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(counted.items.length + unlistedUnchanged!.count).toBe(counted.summary.total);
   });
 
-  it('resumed after synced forget: the kept unchanged rows are not put back in the memory, so the next night sends them', async () => {
+  it('resumed after synced forget (refused without --force): the kept unchanged rows are not put back in the memory, so the next night sends them', async () => {
     expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
     const before = new Set(readdirSync(join(dir, 'state', 'runs')));
     const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL' });
@@ -141,7 +141,13 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     const { run } = journalOf(before);
     const forgot = await examctl(['synced', 'forget', '--target', 'remote', '--base-url', service.url, '--allow-insecure-http'], dir, env);
     expect(forgot.code, forgot.stderr).toBe(0);
-    const resumed = await examctl(['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run], dir, env);
+    // The memory this run decided from is gone: without --force the resume is refused, nothing sent.
+    applied = [];
+    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run], dir, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/holds no record of the runs without --population .* but this run decided from it \(--changed-only\)/);
+    expect(applied).toEqual([]);
+    const resumed = await examctl(['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, '--force'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const keptUnchanged = (JSON.parse(resumed.stdout) as Report).items.filter((item) => item.action === 'unchanged').map((item) => item.id!);
     expect(keptUnchanged.length).toBeGreaterThan(0);

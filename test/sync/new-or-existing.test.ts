@@ -121,7 +121,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       // No memory yet: cannot tell, so refused before any request.
       const blind = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'new.csv', '--only-new'], env);
       expect(blind.code).toBe(2);
-      expect(blind.stderr).toMatch(/examctl: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ \(looked for .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/);
+      expect(blind.stderr).toMatch(/examctl: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ of this run.s population \(looked in .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/);
       expect(blind.json().error?.exitCode).toBe(2);
       expect(service.requests).toHaveLength(0);
 

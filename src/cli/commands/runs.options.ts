@@ -25,9 +25,9 @@ export const RUNS_RESUME_OPTIONS = [
     '--over-later-runs',
     'resume even though a later run of the same command went to the same target since, in this runs directory or (recorded by the sync memory) another (refused without it: this run would send its older rows over theirs; --yes alone does not)',
   )),
-  brief('the same as --over-later-runs', option(
+  brief('--over-later-runs, and resume without the sync memory the run decided from', option(
     '--force',
-    'resume even though a later run is on record: in the runs directory, or in the sync memory of the target and population (a run on another runner); --over-later-runs does the same',
+    'resume even though a later run is on record (as --over-later-runs), and even though the sync memory a --changed-only, --disable-missing or --prune-memberships run decided from was lost since (it then decides as a first night)',
   )),
 ] as const;
 

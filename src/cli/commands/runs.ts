@@ -1,4 +1,4 @@
-import { UsageError } from '../../system/errors.js';
+import { ExitCode, UsageError } from '../../system/errors.js';
 import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
@@ -13,6 +13,7 @@ import {
   unjournaledCount,
   unitsOf,
   resolveRunsDir,
+  NothingToResumeError,
   RunJournalError,
   assertTrustedRun,
   assertTrustedRunsDir,
@@ -246,7 +247,21 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * another process, or its input changed), then runs its command again with the recorded
  * options and target; the pipeline keeps what the journal settled and sends the rest.
  */
-export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
+export async function runResume(options: RunsResumeOptions, deps: CliDeps): Promise<number> {
+  try {
+    return await resumeRun(options, deps);
+  } catch (error) {
+    if (!(error instanceof NothingToResumeError)) throw error;
+    // Run twice, a resume ends as it did the first time (docs/runs.md, "runs resume"): a finished run's report and exit status.
+    await deps.stderr.write(`${terminalLine(`examctl: ${error.message}`)}\n`);
+    const { id: _id, pin: _pin, pinFile: _pinFile, targetFromRun: _from, overLaterRuns: _over, force: _force, ...globals } = options;
+    if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
+    if (globals.json === true) await deps.stdout.write(`${JSON.stringify({ run: null, resumed: false, reason: error.message })}\n`);
+    return ExitCode.Ok;
+  }
+}
+
+async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
@@ -266,10 +281,11 @@ export async function runResume({ id, pin: pinFlag, pinFile, targetFromRun, over
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
     const overLater = overLaterRuns === true || force === true;
     if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
-    // The memory knows the newest run of each population wherever it ran (docs/runs.md, "runs resume").
+    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
-    if (!overLater) await (await import('../../sync/stale-resume.js')).refuseResumeOlderThanMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd });
+    const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
+    await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true });
     // The token comes from where every command takes it: flags, environment, the default profile.
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;

@@ -1,0 +1,84 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+
+/**
+ * docs/ci.md's two-population night: the staff step stopped by the target (exit 3, resumable),
+ * the students step run after it (the recipe runs it whatever the staff step did), then the staff
+ * step resumed. The students' run is later, but of another population: it sent another export's
+ * users, so it does not make the staff run stale (docs/runs.md, "runs resume").
+ */
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+const rows = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i},F,L${i},${prefix}${i}@example.test,${prefix}-name-${i},Candidate`);
+
+describe('runs resume of one population after another population ran', () => {
+  it('is not refused for a later run of another --population; a later run of the same population still refuses it', () =>
+    withTempDir(async (dir) => {
+      const api = await startFaultServer();
+      try {
+        let refuseAfter = 2;
+        const sent: string[] = [];
+        api.fallback = (request) => {
+          const id = (JSON.parse(request.body) as { ExternalId: string }).ExternalId;
+          if (sent.length >= refuseAfter) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+          sent.push(id);
+          return okEnvelope({ User: { ExternalId: id }, GroupErrors: [] });
+        };
+        const cli = async (argv: string[]) => {
+          const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' });
+          return { code: await runCli(argv, io.deps), stderr: io.stderr.text };
+        };
+        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 5)].join('\n')}\n`);
+        writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 3)].join('\n')}\n`);
+        const night = (population: string) => ['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population, '--changed-only', '--disable-missing'];
+        expect((await cli(night('staff'))).code).toBe(3);
+        refuseAfter = Infinity;
+        expect((await cli(night('students'))).code).toBe(0);
+        const resumed = await cli(['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes']);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(sent.filter((id) => id.startsWith('stf')).sort()).toEqual(['stf-0', 'stf-1', 'stf-2', 'stf-3', 'stf-4']);
+
+        // The same population's later night makes an older staff run stale.
+        writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 5), ...rows('new', 2)].join('\n')}\n`);
+        refuseAfter = sent.length + 1;
+        expect((await cli(night('staff'))).code).toBe(3);
+        refuseAfter = Infinity;
+        expect((await cli(night('staff'))).code).toBe(0);
+        const stale = await cli(['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes']);
+        expect(stale.code).toBe(2);
+        expect(stale.stderr).toMatch(/a later run of user sync went to the same target since it started/);
+      } finally {
+        await api.close();
+      }
+    }));
+});
+
+describe('created or updated on a remote target, by population', () => {
+  it("another population's memory says nothing of this export's users: sent, not created; the next run of the same population says updated", () =>
+    withTempDir(async (dir) => {
+      const api = await startFaultServer();
+      try {
+        api.fallback = (request) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+        const cli = async (argv: string[]) => {
+          const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' });
+          const code = await runCli([...argv, '--json'], io.deps);
+          return { code, actions: (JSON.parse(io.stdout.text) as { items: { action?: string }[] }).items.map((item) => item.action) };
+        };
+        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes'];
+        writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 2)].join('\n')}\n`);
+        writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 2)].join('\n')}\n`);
+        const sync = (population: string) => cli(['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population]);
+        expect(await sync('staff')).toEqual({ code: 0, actions: ['sent', 'sent'] });
+        expect(await sync('students')).toEqual({ code: 0, actions: ['sent', 'sent'] });
+        expect(await sync('students')).toEqual({ code: 0, actions: ['updated', 'updated'] });
+        writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 3)].join('\n')}\n`);
+        expect(await sync('students')).toEqual({ code: 0, actions: ['updated', 'updated', 'created'] });
+      } finally {
+        await api.close();
+      }
+    }));
+});
