@@ -126,7 +126,14 @@ export class JunitReportWriter implements ReportSink {
     const stops = this.stopCase === '' ? 0 : 1;
     if (stops > 0) await this.cases.write(this.stopCase);
     const memory = this.header.syncMemory;
-    const memoryValue = memory === undefined ? undefined : memory.populationFound ? `found: ${memory.remembered} remembered (${memory.file})` : `none: ${noMemorySentence(this.header)}`;
+    const memoryValue =
+      memory === undefined
+        ? undefined
+        : !memory.populationFound
+          ? `none: ${noMemorySentence(this.header)}`
+          : memory.missesRun !== undefined
+            ? `incomplete: ${noMemorySentence(this.header)}`
+            : `found: ${memory.remembered} remembered (${memory.file})`;
     const counts = {
       tests: summary.total + stops,
       failures: summary.failed + summary.partial + stops,

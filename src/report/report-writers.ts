@@ -18,6 +18,7 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
+  if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun);
   if (note === undefined || note.populationFound) return undefined;
   const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
   const missing = note.found
@@ -26,6 +27,20 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
   return (
     `${missing}: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl synced adopt${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
+  );
+}
+
+/**
+ * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"): said
+ * on stderr and in every sink, refused by --require-memory.
+ */
+export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string }): string {
+  const who = population === null ? 'the runs without --population' : `--population ${population}`;
+  return (
+    `the sync memory at ${file} misses what run ${missed.run} of ${who} did: it started at ${missed.since} and never stored its memory (killed, or its store failed), ` +
+    'so a user it created is not disabled when it leaves the file and a link it added is not pruned; ' +
+    `where its journal is, examctl runs resume ${missed.run} stores what it did; else rebuild the memory from the last file sent (examctl synced adopt${population === null ? '' : ` --population ${population}`}) ` +
+    'or restore an export holding that run (examctl synced import) before the next night (docs/sync.md, "A state service")'
   );
 }
 

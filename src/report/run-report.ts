@@ -151,6 +151,8 @@ export interface SyncMemoryNote {
   remembered: number;
   population: string | null;
   populationFound: boolean;
+  /** A run of this population that started on a state service and never stored its end: the memory misses what it did (docs/sync.md, "A state service"). */
+  missesRun?: { run: string; since: string };
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

@@ -5,6 +5,7 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
 import { nonEmpty } from '../system/env-values.js';
 import { memoryDir, memoryFile, readMemory, resolveSyncDir, SyncMemory, type MemoryContents, type OpenMemoryOptions, type SyncKind } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 
@@ -44,6 +45,15 @@ export interface PlacedMemory {
   memory: SyncMemory;
   /** What messages call it (placeName). */
   name: string;
+  /**
+   * Run `run` of `population` goes ahead, its population on record in `memory` (SentMemory.started):
+   * a state service is given the memory now, marked with the run in flight, so a run killed before
+   * its end leaves a memory that says it misses this run (docs/sync.md, "A state service"). A
+   * directory's memory is durable line by line already: nothing to do.
+   */
+  started(run: string, population: string | undefined): Promise<void>;
+  /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun). */
+  unfinished(population: string | undefined): readonly InFlightRun[];
   close(): Promise<void>;
 }
 
@@ -61,7 +71,7 @@ export interface PlaceOptions extends OpenMemoryOptions {
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, close: () => memory.close() };
+    return { memory, name: memory.file, started: () => Promise.resolve(), unfinished: () => [], close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -74,6 +84,10 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
   return {
     memory,
     name: placeName(place, target, kind),
+    async started(run, population) {
+      await copy.markInFlight({ run, kind, population: population ?? null, since: new Date().toISOString() });
+    },
+    unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
     async close() {
       try {
         await memory.close();
@@ -117,11 +131,45 @@ export class ServiceCopy {
     private readonly target: ReportTarget,
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
-    private readonly serial: number,
+    private serial: number,
     /** Each kind's file bytes as written from the document: unchanged files are not stored again. */
     private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
+    /** The runs in flight the document names: this run's own is added as it starts and taken out at its end. */
+    public inFlight: readonly InFlightRun[],
   ) {}
+
+  /** This run's marks (markInFlight), taken out of the document by its last store. */
+  private readonly own: InFlightRun[] = [];
+
+  /**
+   * Stores the memory now, naming `entry` as in flight (this run, as it starts: SentMemory.started),
+   * before anything is sent. A store that fails stops the run before it sends (exit 3): without it a
+   * kill would leave a memory that does not know this run.
+   */
+  async markInFlight(entry: InFlightRun): Promise<void> {
+    if (this.lockInfo === undefined) return;
+    this.inFlight = [...this.inFlight.filter((other) => !(other.run === entry.run && other.kind === entry.kind)), entry];
+    this.own.push(entry);
+    const text = documentText(this.target, await this.copyMemories(), this.serial + 1, this.inFlight);
+    try {
+      await this.service.write(text, this.lockInfo.ID);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new TargetError(`the sync memory could not be stored on ${this.service.address} as the run started (${why}): nothing was sent`);
+    }
+    this.serial += 1;
+  }
+
+  /** The copy's memories as its files hold them now. */
+  private async copyMemories(): Promise<Map<SyncKind, MemoryContents>> {
+    const memories = new Map<SyncKind, MemoryContents>();
+    for (const kind of DOCUMENT_KINDS) {
+      const file = memoryFile(this.syncDir, this.target, kind);
+      if (existsSync(file)) memories.set(kind, await readMemory(file, kind, this.target));
+    }
+    return memories;
+  }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
   static async open(address: string, target: ReportTarget, options: PlaceOptions): Promise<ServiceCopy> {
@@ -141,7 +189,7 @@ export class ServiceCopy {
         await writeFile(memoryFile(syncDir, target, kind), memoryText, { mode: 0o600, flag: 'wx' });
         written.set(kind, digestOf(memoryText));
       }
-      return new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options);
+      return new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? []);
     } catch (error) {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
@@ -186,8 +234,10 @@ export class ServiceCopy {
       if ((bytes === undefined ? undefined : digestOf(bytes)) !== this.written.get(kind)) changed = true;
       if (bytes !== undefined) memories.set(kind, await readMemory(file, kind, this.target));
     }
-    if (!changed) return;
-    this.pending = documentText(this.target, memories, this.serial + 1);
+    // This run's own marks come out now that it ended: stored also when the memory did not change.
+    const ended = this.inFlight.filter((entry) => !this.own.includes(entry));
+    if (!changed && ended.length === this.inFlight.length) return;
+    this.pending = documentText(this.target, memories, this.serial + 1, ended);
     await this.service.write(this.pending, this.lockInfo?.ID);
   }
 

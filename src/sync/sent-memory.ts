@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, type SummaryNote } from '../report/report-writers.js';
+import { describeTarget, missedRunSentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -119,7 +119,18 @@ export class SentMemory<P> {
     // population's record says nothing of who this export's users are (a lost memory of theirs).
     this.heldAny = remembered > 0 && populationFound;
     const found = remembered > 0 || populations.size > 0;
-    this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound } : undefined;
+    // A run of this population that started on a state service and never stored its end (killed): the memory misses what it did. Its own resume is that run.
+    const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);
+    const missesRun = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
+    this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
+    if (decides && missesRun !== undefined) {
+      const words = missedRunSentence(this.placed.name, population ?? null, missesRun);
+      if (this.flags.requireMemory) {
+        await this.close();
+        throw new UsageError(terminalLine(`--require-memory: ${words}; nothing was sent`));
+      }
+      say(`warning: ${words}`);
+    }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
       for (const other of await sameServerElsewhere(place.syncDir, target, this.kind)) {
@@ -149,6 +160,7 @@ export class SentMemory<P> {
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run);
     await memory.durable();
+    await this.placed?.started(run, this.flags.population);
   }
 
   /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */

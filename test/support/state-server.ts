@@ -38,7 +38,8 @@ export interface StateServer {
   states: Map<string, string>;
   locks: Map<string, LockInfo>;
   /** The next `count` requests with `method` are answered `status` with `body` (default: an error message), nothing done. */
-  fail(method: string, status: number, count?: number, body?: string): void;
+  /** The next `count` requests of `method` (after `after` of them pass) answer `status`. */
+  fail(method: string, status: number, count?: number, body?: string, after?: number): void;
   /** The lock held on the state at `path` is released by its holder once it has refused `refusals` lock requests (a gate, not a time). */
   releaseAfter(path: string, refusals: number): void;
   close(): Promise<void>;
@@ -54,7 +55,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
   const states = new Map<string, string>();
   const locks = new Map<string, LockInfo>();
   const requests: StateRequest[] = [];
-  const failures: { method: string; status: number; count: number; body: string | undefined }[] = [];
+  const failures: { method: string; status: number; count: number; body: string | undefined; after: number }[] = [];
   const releases = new Map<string, number>();
   const conflict = options.gitlab ? 409 : 423;
 
@@ -76,7 +77,8 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
         if (authorization !== expected) return answer(401, JSON.stringify({ message: '401 Unauthorized' }));
       }
       const failure = failures.find((entry) => entry.method === method && entry.count > 0);
-      if (failure !== undefined) {
+      if (failure !== undefined && failure.after > 0) failure.after -= 1;
+      else if (failure !== undefined) {
         failure.count -= 1;
         return answer(failure.status, failure.body ?? JSON.stringify({ message: `scripted ${failure.status}` }));
       }
@@ -132,8 +134,8 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
     requests,
     states,
     locks,
-    fail(method, status, count = 1, body) {
-      failures.push({ method, status, count, body });
+    fail(method, status, count = 1, body, after = 0) {
+      failures.push({ method, status, count, body, after });
     },
     releaseAfter(path, refusals) {
       releases.set(path, refusals);

@@ -59,8 +59,9 @@ describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE',
       writeUsers(dir, ids);
       const first = await sync(dir, env);
       expect(first.code, first.stderr).toBe(0);
-      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /state/nightly/lock', 'GET /state/nightly', 'POST /state/nightly', 'DELETE /state/nightly/lock']);
-      const [lock, , store, unlock] = server.requests;
+      // Stored as it started (the run named in flight), then at its end.
+      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /state/nightly/lock', 'GET /state/nightly', 'POST /state/nightly', 'POST /state/nightly', 'DELETE /state/nightly/lock']);
+      const [lock, , , store, unlock] = server.requests;
       const info = JSON.parse(lock!.body) as Record<string, string>;
       expect(Object.keys(info).sort()).toEqual(['Created', 'ID', 'Info', 'Operation', 'Path', 'Version', 'Who']);
       expect(info.Operation).toBe('examctl user sync');
@@ -68,12 +69,13 @@ describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE',
       expect((JSON.parse(unlock!.body) as { ID: string }).ID).toBe(info.ID);
       expect(server.locks.size).toBe(0);
       const document = JSON.parse(server.states.get('/state/nightly')!) as { format: string; serial: number; identity: string; newestRun: string };
-      expect(document).toMatchObject({ format: 'examctl-sync-memory', serial: 1, identity: `local ${join(dir, 'store')}` });
+      expect(document).toMatchObject({ format: 'examctl-sync-memory', serial: 2, identity: `local ${join(dir, 'store')}` });
+      expect(document).not.toHaveProperty('inFlight');
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
-      // The night's population is on record with its newest run: the document was stored again.
-      expect((JSON.parse(server.states.get('/state/nightly')!) as { serial: number }).serial).toBe(2);
+      // The night's population is on record with its newest run: the document was stored again (as it started, and at its end).
+      expect((JSON.parse(server.states.get('/state/nightly')!) as { serial: number }).serial).toBe(4);
     }));
 
   it('a lock another run holds (409 with its info): waits, then exit 3 naming the holder and how to release a killed run\'s lock; synced unlock releases it', () =>
@@ -120,7 +122,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       writeUsers(dir, ids, ['ss-2']);
       const run = await sync(dir, env);
       expect(run.code).toBe(1);
-      expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK']);
+      expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
       writeUsers(dir, ids);
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
@@ -143,8 +145,8 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         writeUsers(dir, ids);
         const stopped = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--json'], env);
         expect(stopped.code, stopped.stderr).toBe(3);
-        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK']);
-        expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 1 });
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
+        expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 2 });
         answered = -100;
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--require-memory', '--json'], env);
         expect(next.code, next.stderr).toBe(0);
@@ -177,7 +179,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stderr).not.toContain('no sync memory');
         // The resume read the service's memory (its newest run, then under the lock) and stored it, as the run did.
-        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'UNLOCK']);
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
         expect(readdirSync(dir).filter((name) => name.startsWith('http'))).toEqual([]);
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--sync-dir', address, '--require-memory', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
         expect(next.code, next.stderr).toBe(0);
@@ -192,7 +194,8 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const address = server.address('n');
       const env = { EXAMCTL_SYNC_DIR: address };
       writeUsers(dir, ids);
-      server.fail('POST', 500, 3);
+      // Stored as it started; the store at its end fails (every retry).
+      server.fail('POST', 500, 3, undefined, 1);
       const run = await sync(dir, env);
       expect(run.code).toBe(3);
       expect(run.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address} answered POST with 500`);
@@ -206,6 +209,19 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
+    }));
+
+  it('a store that fails as the run starts stops it before it sends anything (exit 3), its lock released', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      writeUsers(dir, ids);
+      server.fail('POST', 500, 3);
+      const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`the sync memory could not be stored on ${address} as the run started`);
+      expect(run.stderr).toContain('nothing was sent');
+      expect(JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some((user: { ExternalId: string }) => user.ExternalId === 'ss-0')).toBe(false);
+      expect(server.locks.size).toBe(0);
     }));
 
   it('a document of another target is refused (exit 2 naming both); a dry run reads without locking', () =>
@@ -249,6 +265,51 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const next = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--require-memory', '--json'], dir, env);
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).filter((item) => item.action === 'unchanged').length).toBeGreaterThanOrEqual(100);
+    }));
+});
+
+describe('a run killed on a state service', () => {
+  beforeEach(async () => {
+    await server.close();
+    server = await startStateServer();
+  });
+
+  it('leaves the memory marked as missing it: the next night of its population says so and --require-memory refuses it; its resume stores what it did and takes the mark out', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('killed');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      // Tonight's export adds a joiner; the run is killed after its first answer, before it could store its memory.
+      writeUsers(dir, [...ids, 'ss-new']);
+      const killed = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing'], dir, {
+        ...env,
+        EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL',
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      // It stored the memory as it started, naming itself in flight (and its lock is left behind).
+      const inFlight = (JSON.parse(server.states.get('/state/killed')!) as { inFlight?: { run: string; kind: string; population: null }[] }).inFlight;
+      expect(inFlight).toEqual([expect.objectContaining({ kind: 'users', population: null })]);
+      const run = inFlight![0]!.run;
+      server.locks.clear();
+
+      const refused = await sync(dir, env, '--require-memory');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`--require-memory: the sync memory at ${address} (users) misses what run ${run} of the runs without --population did`);
+      const dryRun = await sync(dir, env, '--dry-run');
+      expect(dryRun.code, dryRun.stderr).toBe(0);
+      expect((JSON.parse(dryRun.stdout) as { syncMemory: { missesRun?: { run: string } } }).syncMemory.missesRun?.run).toBe(run);
+      expect(dryRun.stderr).toContain(`warning: the sync memory at ${address} (users) misses what run ${run}`);
+
+      const resumed = await cli(dir, ['runs', 'resume', run, '--yes'], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).not.toContain('misses what run');
+      expect((JSON.parse(server.states.get('/state/killed')!) as { inFlight?: unknown }).inFlight).toBeUndefined();
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).not.toContain('misses what run');
+      expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
     }));
 });
 
