@@ -115,10 +115,12 @@ export function coerceCell(name: string, kind: CoercionKind, value: unknown, pro
   if (typeof kind === 'object') {
     // A whole number: the text stays when it is not one, and the field's own problem says so.
     if (typeof value !== 'string') return value;
-    const t = value.trim();
+    let t = value.trim();
     if (t === '') return undefined;
+    // A percentage as a spreadsheet shows it (`25%`, also a percent-formatted .xlsx cell): the number before the sign.
+    if (kind.percent === true && t.endsWith('%')) t = t.slice(0, -1).trimEnd();
     if (!INTEGER.test(t)) {
-      problems.push(kind.invalid(name));
+      problems.push(kind.invalid(name, value));
       return value;
     }
     return Number(t);

@@ -16,6 +16,7 @@ export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercent
   max: ADJUSTMENT_MAX,
   code: ErrorCode.AdjustmentPercentageInvalid,
   doc: `set (0 included) only when SpecialNeeds is true${codeNote(ErrorCode.AdjustmentWithoutSpecialNeeds)}.`,
+  percent: true,
 });
 
 /** 250: the percentage is set (0 included) while SpecialNeeds is not true. */

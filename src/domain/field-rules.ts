@@ -13,7 +13,7 @@
  */
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
-import type { Problem } from './problem.js';
+import { quotedValue, type Problem } from './problem.js';
 import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
 /**
@@ -64,10 +64,12 @@ export interface FieldRule<Name extends string = string> {
  */
 export type CellKind = 'boolean' | IntegerCell | 'list' | 'hierarchies' | 'idTitleList';
 
-/** A whole-number cell (`42`, `+7`, `-3`); `invalid` is the field's problem for any other text. */
+/** A whole-number cell (`42`, `+7`, `-3`; a percentage's also `25%`); `invalid` is the field's problem for any other value, quoting it. */
 export interface IntegerCell {
   readonly kind: 'integer';
-  readonly invalid: (path: string) => Problem;
+  readonly invalid: (path: string, value: unknown) => Problem;
+  /** The field is a percentage: a cell may end in `%`, as a spreadsheet shows a percent-formatted number. */
+  readonly percent?: boolean;
 }
 
 export interface RuleTable<Name extends string = string> {
@@ -496,19 +498,27 @@ export interface IntegerRuleSpec {
   code: ProblemCode;
   /** Extra words for the description, after the range (another rule the record checks). */
   doc?: string;
+  /** A percentage: a cell's text may end in `%` (`25%` is 25). */
+  percent?: boolean;
 }
 
 /**
  * A whole-number field in min..max (a JSON number; a CSV cell is read as one). One problem,
- * with the caller's code, for every way a value can miss: not a number, a fraction, out of range.
+ * with the caller's code, for every way a value can miss: not a number, a fraction, out of range;
+ * it quotes the value (`not "25,0"`), so the admin sees which cell to fix.
  */
 export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSpec): FieldRule<Name> & { readonly cell: IntegerCell } {
   const { min, max, code } = spec;
-  const invalid = (path: string): Problem => ({ field: path, code, message: `${name} must be a whole number from ${min} to ${max}` });
+  const invalid = (path: string, value: unknown): Problem => ({
+    field: path,
+    code,
+    // A text as written (quoted); a JSON number or other value as JSON writes it.
+    message: `${name} must be a whole number from ${min} to ${max}, not ${typeof value === 'string' ? quotedValue(value) : String(JSON.stringify(value) ?? value)}`,
+  });
   return {
     name,
     emptyIsUnset: true,
-    cell: { kind: 'integer', invalid },
+    cell: { kind: 'integer', invalid, ...(spec.percent === true ? { percent: true } : {}) },
     wire: (zod) =>
       zod
         .number()
@@ -519,7 +529,7 @@ export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSp
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        problems.push(invalid(path));
+        problems.push(invalid(path, value));
         return undefined;
       }
       return value;

@@ -9,7 +9,7 @@
  * the run pipeline calls it on every record's fields, whatever the input format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
-import { WARNING_CODES } from './codes.js';
+import { ErrorCode, WARNING_CODES } from './codes.js';
 import { SECRET_FIELDS } from './text-rules.js';
 import type { UserField } from './user.js';
 import type { CandidateField, ScheduleField } from './schedule.js';
@@ -211,12 +211,15 @@ export function withReaderProblems<T>(readerProblems: readonly Problem[] | undef
   if (readerProblems === undefined || readerProblems.length === 0) return validation;
   // The reader left the field out; "is required" for it would only repeat the reader's problem,
   // also where validation names it inside a request (`Schedule.StartDateTime` of a sittings row).
-  const repeats = (problem: Problem): boolean =>
+  const unreadAt = (field: string, line: number | undefined): boolean =>
     readerProblems.some(
-      (unread) =>
-        problem.field === unread.field ||
-        (problem.field.endsWith(`.${unread.field}`) && (problem.line === undefined || unread.line === undefined || problem.line === unread.line)),
+      (unread) => field === unread.field || (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line)),
     );
+  // A SpecialNeeds the reader could not read is not "false": 250 (an adjustment without it) would
+  // blame the adjustment for the unread cell (docs/domain-rules.md: 250 is not said when SpecialNeeds is invalid).
+  const repeats = (problem: Problem): boolean =>
+    unreadAt(problem.field, problem.line) ||
+    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem.line));
   const rest = validation.ok ? [] : validation.problems.filter((p) => !repeats(p));
   return { ok: false, problems: [...readerProblems, ...rest] };
 }

@@ -83,6 +83,16 @@ function zeroPadWidth(numFmt: string | undefined): number {
   return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
 }
 
+/** A number format that shows a percentage (`0%`, `0.0%`): a `%` outside quoted text, `\`-escapes and brackets. */
+export function isPercentFormat(numFmt: string | undefined): boolean {
+  if (numFmt === undefined || !numFmt.includes('%')) return false;
+  return numFmt
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/\[[^\]]*]/g, '')
+    .includes('%');
+}
+
 const dateFormats = new Map<string, boolean>();
 
 /**
@@ -213,6 +223,8 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     }
     return dateCell(date, context);
   }
+  // A percent-formatted number shows its value times 100 with a sign (0.25 as 25%): read as shown.
+  if (isPercentFormat(numFmt)) return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
   const width = zeroPadWidth(numFmt);
   const text = width > 0 && Number.isInteger(value) && value >= 0 ? plainNumber(value).padStart(width, '0') : plainNumber(value);
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {

@@ -96,13 +96,17 @@ export interface TextCellOptions {
   times?: OutputTimes | undefined;
 }
 
-/** A time or date column's value as text, or undefined when the value is not one (then it is written as sent). */
+/**
+ * A time or date column's value as text, or undefined when the value is not one (then it is
+ * written as sent). A DateOfBirth is a date: never placed in a zone (the same candidate is born on
+ * the same day for every reader), so one with a time of day stays as the service sent it.
+ */
 function timeText(column: string, value: unknown, options: TextCellOptions): string | undefined {
   if (column === DATE_OF_BIRTH) {
     const date = calendarDateOf(value);
-    if (date !== undefined) return calendarDateText(date, options.times ?? {});
+    return date === undefined ? undefined : calendarDateText(date, options.times ?? {});
   }
-  if (options.times === undefined || !(INSTANT_COLUMNS.has(column) || column === DATE_OF_BIRTH)) return undefined;
+  if (options.times === undefined || !INSTANT_COLUMNS.has(column)) return undefined;
   const instant = instantOf(value);
   return instant === undefined ? undefined : instantText(instant, options.times, 'iso');
 }
@@ -151,11 +155,11 @@ function sheetValue(column: string, value: unknown, zone: string): SheetCell {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string') {
     if (column === DATE_OF_BIRTH) {
+      // A date cell; one with a time of day is no date to type, nor to move into the zone: its text as sent.
       const date = calendarDateOf(value);
-      const typed = date === undefined ? undefined : excelDate(date);
-      if (typed !== undefined) return typed;
+      return (date === undefined ? undefined : excelDate(date)) ?? value;
     }
-    if (INSTANT_COLUMNS.has(column) || column === DATE_OF_BIRTH) {
+    if (INSTANT_COLUMNS.has(column)) {
       const instant = instantOf(value);
       const typed = instant === undefined ? undefined : excelDateTime(instant, zone);
       if (typed !== undefined) return typed;

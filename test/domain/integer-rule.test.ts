@@ -10,7 +10,7 @@ import type { Problem } from '../../src/domain/problem.js';
 // the caller's code, never 249, which belongs to ReasonableAdjustmentPercentage).
 const CODE = ErrorCode.CompanyTooLong;
 const seat = integerRule('SeatNumber', { min: 1, max: 9999, code: CODE });
-const message = 'SeatNumber must be a whole number from 1 to 9999';
+const message = (shown: string) => `SeatNumber must be a whole number from 1 to 9999, not ${shown}`;
 
 function check(value: unknown): { wire: unknown; problems: Problem[] } {
   const problems: Problem[] = [];
@@ -26,16 +26,16 @@ describe('integerRule', () => {
     for (const v of [undefined, null, '']) expect(check(v)).toEqual({ wire: undefined, problems: [] });
   });
 
-  it('refuses out of range, fractions and non-numbers with the caller\'s code', () => {
-    for (const v of [0, 10000, 1.5, '12', true]) {
-      expect(check(v)).toEqual({ wire: undefined, problems: [{ field: 'SeatNumber', code: CODE, message }] });
+  it('refuses out of range, fractions and non-numbers with the caller\'s code, quoting the value', () => {
+    for (const [v, shown] of [[0, '0'], [10000, '10000'], [1.5, '1.5'], ['12', '"12"'], [true, 'true']] as const) {
+      expect(check(v)).toEqual({ wire: undefined, problems: [{ field: 'SeatNumber', code: CODE, message: message(shown) }] });
     }
   });
 
   it('a code null rule reports code null', () => {
     const problems: Problem[] = [];
     integerRule('Row', { min: 0, max: 3, code: null }).check(7, 'Row', problems);
-    expect(problems).toEqual([{ field: 'Row', code: null, message: 'Row must be a whole number from 0 to 3' }]);
+    expect(problems).toEqual([{ field: 'Row', code: null, message: 'Row must be a whole number from 0 to 3, not 7' }]);
   });
 
   it('its wire schema says the range and the code', () => {
@@ -63,15 +63,24 @@ describe('a whole-number CSV cell', () => {
   });
 
   it('keeps a text that is no whole number, with the field\'s own code (not 249)', () => {
-    expect(cell('12a')).toEqual({ value: '12a', problems: [{ field: 'SeatNumber', code: CODE, message }] });
+    expect(cell('12a')).toEqual({ value: '12a', problems: [{ field: 'SeatNumber', code: CODE, message: message('"12a"') }] });
+    // Only a percentage's cell may end in %.
+    expect(cell('12%').problems[0]?.message).toBe(message('"12%"'));
     expect(cell('1.5').problems[0]?.code).toBe(CODE);
   });
 
-  it('ReasonableAdjustmentPercentage keeps code 249 and its message', () => {
+  it('ReasonableAdjustmentPercentage keeps code 249 and its message, quoting the cell', () => {
     const problems: Problem[] = [];
-    coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, 'ten', problems);
+    coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, '25,0', problems);
     expect(problems).toEqual([
-      { field: 'ReasonableAdjustmentPercentage', code: 249, message: 'ReasonableAdjustmentPercentage must be a whole number from 0 to 999' },
+      { field: 'ReasonableAdjustmentPercentage', code: 249, message: 'ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "25,0"' },
     ]);
+  });
+
+  it('ReasonableAdjustmentPercentage, a percentage, reads a cell as a spreadsheet shows one: 25% is 25', () => {
+    const problems: Problem[] = [];
+    expect(['25%', ' 100 % ', '0%'].map((text) => coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, text, problems))).toEqual([25, 100, 0]);
+    expect(coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, '12.5%', problems)).toBe('12.5%');
+    expect(problems.map((problem) => problem.message)).toEqual(['ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "12.5%"']);
   });
 });

@@ -75,4 +75,14 @@ describe('withReaderProblems', () => {
     expect(withReaderProblems(undefined, { ok: true, value: 1 })).toEqual({ ok: true, value: 1 });
     expect(withReaderProblems([{ field: 'X', code: null, message: 'm' }], { ok: true, value: 1 }).ok).toBe(false);
   });
+
+  it('a SpecialNeeds the reader could not read does not make the adjustment a 250, for a user or a sitting\'s candidate; another 250 stays', () => {
+    const unread = { field: 'SpecialNeeds', code: null, message: 'SpecialNeeds "TRUE" has no entry in the map file' };
+    const rap = { field: 'ReasonableAdjustmentPercentage', code: 250 as const, message: 'ReasonableAdjustmentPercentage may be set only when SpecialNeeds is true' };
+    expect(withReaderProblems([unread], { ok: false, problems: [rap] })).toEqual({ ok: false, problems: [unread] });
+    const candidate = { ...rap, field: 'Candidates[1].ReasonableAdjustmentPercentage', line: 3 };
+    expect(withReaderProblems([{ ...unread, line: 3 }], { ok: false, problems: [candidate] })).toEqual({ ok: false, problems: [{ ...unread, line: 3 }] });
+    // Another row's unread SpecialNeeds leaves this row's 250 alone.
+    expect(withReaderProblems([{ ...unread, line: 4 }], { ok: false, problems: [candidate] })).toEqual({ ok: false, problems: [{ ...unread, line: 4 }, candidate] });
+  });
 });

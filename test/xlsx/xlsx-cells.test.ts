@@ -63,7 +63,17 @@ describe('readCell', () => {
     expect(readCell(2134, '0.00', user('PostalCode'))).toEqual({ text: '2134' });
     expect(readCell(45000, 'yyyy-mm-dd', user('DateOfBirth'))).toEqual({ text: '2023-03-15' });
     expect(readCell(43538, 'dd/mm/yyyy', { field: 'DateOfBirth', date1904: true })).toEqual({ text: '2023-03-15' });
-    expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({ problem: expect.stringMatching(/format the column as text/) });
+    expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({ problem: expect.stringMatching(/format the column as text/), shown: '#NUM!' });
+  });
+
+  it('numbers in a percent format read as the spreadsheet shows them: 0.25 is 25%, which a percentage field takes as 25', () => {
+    expect(readCell(0.25, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '25%' });
+    expect(readCell(1, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '100%' });
+    expect(readCell(0.07, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '7%' });
+    expect(readCell(0.125, '0.0%', user('City'))).toEqual({ text: '12.5%' });
+    // A % in quoted text or escaped is no percent format.
+    expect(readCell(25, '0"%"', user('City'))).toEqual({ text: '25' });
+    expect(readCell(25, '0\\%', user('City'))).toEqual({ text: '25' });
   });
 
   it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { jsonRows, resultsTable, sheetRows, textRows } from '../../src/report/review-session-csv.js';
+import { readOutputTimes, type OutputTimes } from '../../src/report/output-times.js';
+import type { ReviewSession } from '../../src/domain/types.js';
+
+/*
+ * DateOfBirth is a date (docs/cli.md, "review-session show"): the same candidate is born on the
+ * same day for every reader, whatever zone the reader asks for. One the service sends with a time
+ * of day (a service's local midnight written in UTC) is written as sent, never placed in a zone.
+ */
+const session = (dateOfBirth: string) => ({ ExternalId: 'RS-1', Results: [{ CandidateExtId: 'c-1', DateOfBirth: dateOfBirth, PublishedDate: '2026-10-12T08:00:00.000Z' }] }) as unknown as ReviewSession;
+const table = (dateOfBirth: string) => resultsTable([{ externalId: 'RS-1', session: session(dateOfBirth) }]);
+const column = (name: string) => table('2004-03-17').header.indexOf(name);
+function outputTimesOf({ timeZone, dateFormat }: { timeZone: string; dateFormat: string }): OutputTimes {
+  const reading = readOutputTimes({ timezone: { text: timeZone, origin: '--timezone' }, dateFormat: { text: dateFormat, origin: '--date-format' } }, 'UTC');
+  if (!reading.ok) throw new Error(reading.message);
+  return reading.times;
+}
+
+describe('DateOfBirth in review-session results', () => {
+  const zones = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo'];
+
+  it('a midnight instant is its date in every zone and format', () => {
+    for (const zone of zones) {
+      const times = outputTimesOf({ timeZone: zone, dateFormat: 'DD.MM.YYYY HH:mm' });
+      expect(textRows(table('2004-03-17T00:00:00.000Z'), { times })[0]![column('DateOfBirth')]).toBe('17.03.2004');
+    }
+  });
+
+  it('one with a time of day is written as sent in every zone: text, JSON and the workbook alike', () => {
+    const sent = '1999-12-31T23:00:00.000Z';
+    for (const zone of zones) {
+      const times = outputTimesOf({ timeZone: zone, dateFormat: 'DD.MM.YYYY HH:mm' });
+      expect(textRows(table(sent), { times })[0]![column('DateOfBirth')], zone).toBe(sent);
+      expect(jsonRows(table(sent), { times })[0]!.DateOfBirth, zone).toBe(sent);
+      expect(sheetRows(table(sent), zone)[0]![column('DateOfBirth')], zone).toBe(sent);
+      // An instant field is still placed in the zone.
+      expect(textRows(table(sent), { times })[0]![column('PublishedDate')], zone).not.toBe('2026-10-12T08:00:00.000Z');
+    }
+  });
+});
