@@ -46,6 +46,23 @@ describe('review-session show in the admin\'s zone', () => {
     });
   });
 
+  it("a file's wall times are in the admin's zone as the table's are: --date-format alone, and a workbook, take this computer's zone and say which", async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const rows = (stdout: string) => parse(stdout, { columns: true, bom: true }) as Record<string, string>[];
+      const berlin = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--date-format', 'DD.MM.YYYY HH:mm'], { TZ: 'Europe/Berlin' });
+      expect(rows(berlin.stdout)[1]!.PublishedDate).toBe('12.10.2026 10:00');
+      expect(berlin.stderr).toContain("times in Europe/Berlin (this computer's zone; --timezone to change)");
+      const workbook = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--out', 'r.xlsx'], { TZ: 'Europe/London' });
+      expect(workbook.stderr).toContain("times in Europe/London (this computer's zone; --timezone to change)");
+      expect(rowsByHeader(await firstSheet(join(dir, 'r.xlsx')))[1]!.get('PublishedDate')!.value).toEqual(new Date('2026-10-12T09:00:00Z'));
+      // As sent, each time with its offset: nothing to say.
+      const sent = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { TZ: 'Europe/Berlin' });
+      expect(rows(sent.stdout)[1]!.PublishedDate).toBe('2026-10-12T08:00:00.000Z');
+      expect(sent.stderr).not.toContain('times in');
+    });
+  });
+
   it('csv keeps UTC as sent unless asked; DateOfBirth is a date; a bad zone or format is exit 2 before anything is read', async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);

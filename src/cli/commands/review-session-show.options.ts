@@ -14,7 +14,7 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
     ['table', 'json', 'csv', 'ndjson', 'xlsx'],
     'table',
   )),
-  brief('IANA zone of the times shown', option('--timezone <zone>', "IANA zone (e.g. Europe/London) the times are shown in; default: the table this computer's zone, csv, ndjson and json UTC as the service sent them, xlsx UTC"), 'table: local, else UTC'),
+  brief('IANA zone of the times shown', option('--timezone <zone>', "IANA zone (e.g. Europe/London) the times are shown in; default this computer's zone, said on stderr for a file; csv, ndjson and json without --date-format keep the service's text as sent"), 'this computer\'s'),
   brief('how times are written, e.g. "DD/MM/YYYY HH:mm"', option('--date-format <format>', 'how times and dates are written: YYYY MM DD HH mm ss with any separators, e.g. "DD/MM/YYYY HH:mm" (the tokens --date-format reads in input files); xlsx: the cells\' number format'), 'ISO'),
   brief('show the session\'s PIN as the service sent it', option(
     '--show-pin',

@@ -141,8 +141,13 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   const several = ids.length > 1 || file !== undefined;
   // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
   const tableTimes = outputTimes(settings.times, systemTimeZone(deps.env));
-  // Files and scripts get UTC as sent unless a flag or the profile asks (scripts read them); the table is for people.
-  const fileTimes = settings.times.timezone !== undefined || settings.times.dateFormat !== undefined ? outputTimes(settings.times, 'UTC') : undefined;
+  // Text files and scripts get the times as sent (RFC 3339, each with its offset) unless a flag or the
+  // profile asks. A date format writes wall times, which name no zone, and a workbook's date cells keep
+  // none: those are in the admin's zone, the table's (--timezone, the profile's, else this computer's), said on stderr.
+  const zoneGiven = settings.times.timezone !== undefined;
+  const wallTimes = settings.times.dateFormat !== undefined || output === 'xlsx';
+  const fileTimes = zoneGiven || wallTimes ? tableTimes : undefined;
+  const fileOutput = json || output === 'ndjson' || output === 'csv' || output === 'xlsx';
   const target = await targetOf();
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
@@ -176,7 +181,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     const text = cells.resultsCsv(table, delimiter === 'tab' ? '\t' : (delimiter ?? ','), textOptions);
     await deps.stdout.write(dataForStdout(withUtf8Bom(text, bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
-    await warnCut(await writeXlsx(table, fileTimes ?? { zone: 'UTC' }, ids, deps), deps);
+    await warnCut(await writeXlsx(table, tableTimes, ids, deps), deps);
   } else {
     const { renderReviewSession } = await import('../../terminal/review-session-view.js');
     const { colorEnabled } = await import('../../terminal/table-format.js');
@@ -189,6 +194,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
       'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom, ...(width === undefined ? {} : { width }) })] : [],
     );
     await deps.stdout.write(views.join('\n'));
+  }
+  // A file's wall times in a zone nobody named: which one, since the file cannot say.
+  if (fileOutput && !zoneGiven && wallTimes && !(json && !several)) {
+    await deps.stderr.write(terminalLine(`times in ${tableTimes.zone} (this computer's zone; --timezone to change)`) + '\n');
   }
   if (!several) await deps.stderr.write(terminalLine(`review session ${ids[0]} from ${where}`) + '\n');
   else {
