@@ -161,6 +161,11 @@ export interface TextOptions {
   encodingFlag?: boolean;
 }
 
+/** An encoding of one byte per character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian one. */
+function isSingleByte(encoding: string): boolean {
+  return !/^(utf-8|utf-16|shift_jis|euc-|iso-2022|gb|big5)/i.test(encoding);
+}
+
 /** True when `label` is an encoding TextDecoder knows (`windows-1252`, `utf-16le`...). */
 export function isKnownEncoding(label: string): boolean {
   try {
@@ -211,7 +216,41 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       return chunk;
     };
 
+    // A file read in a single-byte legacy encoding (--encoding windows-1252, or a profile's) whose
+    // bytes are valid UTF-8 with letters beyond ASCII is UTF-8: read so, every such letter would
+    // become two or three others (`Jürgen` as `JÃ¼rgen`), silently. Watched as it streams; said at
+    // its end, before any record of it is sent (the structure pass, or a dry run's one read).
+    let legacy: { valid: boolean; carry: Buffer | undefined; first?: { offset: number; utf8: string; read: string } } | undefined;
+    const watchLegacy = (chunk: Buffer, last: boolean): void => {
+      if (legacy === undefined || !legacy.valid) return;
+      const body = legacy.carry === undefined ? chunk : Buffer.concat([legacy.carry, chunk]);
+      const cut = last ? body.length : completeLength(body);
+      const whole = body.subarray(0, cut);
+      if (!isUtf8(whole)) {
+        legacy.valid = false;
+        return;
+      }
+      if (legacy.first === undefined) {
+        const at = whole.findIndex((byte) => byte >= 0x80);
+        if (at !== -1) {
+          const word = whole.subarray(at, at + completeLength(whole.subarray(at, at + 12)));
+          const skipped = (legacy.carry?.length ?? 0);
+          const before = new TextDecoder(encoding as string).decode(whole.subarray(0, at));
+          legacy.first = { offset: emitted - skipped + Buffer.byteLength(before, 'utf8'), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
+        }
+      }
+      legacy.carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
+      if (last && legacy.first !== undefined) {
+        throw new BadContent(
+          legacy.first.offset,
+          `the file is UTF-8 text (these bytes read as UTF-8 are "${legacy.first.utf8}"), but it is read as ${encoding} (--encoding, or the profile's encoding), ` +
+            `which makes "${legacy.first.read}" of them: give --encoding utf-8 for this file`,
+        );
+      }
+    };
+
     const decode = (chunk: Buffer, last: boolean): Buffer => {
+      watchLegacy(chunk, last);
       if (decoder === undefined) return chunk;
       try {
         return Buffer.from(decoder.decode(chunk, { stream: !last }), 'utf8');
@@ -233,6 +272,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         chunk = head;
         ({ encoding, chunk } = sniffInputEncoding(chunk, options));
         if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
+        if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
       }
       const out = check(decode(chunk, false), false);
       if (out.length > 0) {
@@ -244,6 +284,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       // A file shorter than a BOM.
       ({ encoding, chunk: head } = sniffInputEncoding(head, options));
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
+      if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
       const out = check(decode(head, true), true);
       if (out.length > 0) yield out;
       return;

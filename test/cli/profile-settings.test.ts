@@ -125,6 +125,21 @@ describe("a profile's settings apply unless a flag says otherwise", () => {
       expect(elsewhere.stderr.text).toContain('or name its encoding with --encoding');
     }));
 
+  it("a UTF-8 export under a profile's windows-1252 is refused, not read as JÃ¼rgen; --encoding utf-8 reads it", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'sis-map.json'), JSON.stringify(MAP));
+      const csv = 'Student ID;Given name;Surname;Email;UserName;Date of birth;Subject\r\nS-1;Ann;Lee;a@example.test;al;15/07/2000;Mathematics\r\nS-2;Jürgen;Müller;j@example.test;jm;01/02/2001;Science\r\n';
+      await writeFile(join(dir, 'sis.csv'), csv);
+      expect((await cli(dir, ['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org', '--map-file', 'sis-map.json', '--set', 'Role=Candidate', '--date-format', 'DD/MM/YYYY', '--encoding', 'windows-1252'])).code).toBe(0);
+      const refused = testDeps(dir);
+      expect(await runCli(['user', 'sync', '--file', 'sis.csv', '--dry-run', '--json'], refused.deps)).toBe(2);
+      expect(refused.stderr.text).toContain('sis.csv:3: the file is UTF-8 text (these bytes read as UTF-8 are "ürgen;Müll"), but it is read as windows-1252');
+      expect(refused.stderr.text).toContain('give --encoding utf-8 for this file');
+      const flagged = testDeps(dir);
+      expect(await runCli(['user', 'sync', '--file', 'sis.csv', '--dry-run', '--json', '--encoding', 'utf-8'], flagged.deps)).toBe(0);
+      expect(flagged.stdout.text).not.toContain('Ã');
+    }));
+
   it('the encoding setting is resolved with its origin, for the command that reads it (strict: test/cli/strict.test.ts)', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org', '--strict', '--encoding', 'windows-1252'])).code).toBe(0);
