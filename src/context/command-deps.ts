@@ -60,6 +60,11 @@ export interface CommandDeps {
   keptOptions?: KeptOptions;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
   resume?: ResumeContext;
+  /**
+   * A run read again (`runs resume`, `runs show`): the profile its journal says it read its input
+   * with, null for none, used instead of today's (docs/runs.md, "The journal"). Undefined: today's.
+   */
+  runProfile?: import('./profile-defaults.js').ActiveProfile | null;
   /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */

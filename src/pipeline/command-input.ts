@@ -79,7 +79,9 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   return { map, computed, set, dateFormat, timezone, encoding };
 }
 
+/** The profile whose settings complete the input flags: the one a run read again was read with, else the active one. */
 function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<ActiveProfile | undefined> {
+  if (deps.runProfile !== undefined) return Promise.resolve(deps.runProfile ?? undefined);
   return activeProfile(options, deps.env);
 }
 

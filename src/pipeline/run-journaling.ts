@@ -12,6 +12,7 @@ import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { isStateAddress } from '../context/state-http.js';
+import { activeProfile } from '../context/profile-defaults.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -140,7 +141,10 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
+  // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
+  const active = await activeProfile(invocation as { profile?: string; baseUrl?: string }, deps.env).catch(() => undefined);
+  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
 }
 

@@ -122,7 +122,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
-  const units = new UnitQueue((await warningsFail(options, deps.env)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
+  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
   try {
     if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);

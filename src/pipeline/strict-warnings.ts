@@ -9,16 +9,17 @@ import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { RunOptions, Unit } from './record-job.js';
 import { activeProfile } from '../context/profile-defaults.js';
-import type { Env } from '../context/config-file.js';
+import type { CommandDeps } from '../context/command-deps.js';
 
 /**
  * Whether a run fails its warned records: --strict or --no-strict, else the active profile's
  * `strict` (config set-profile --strict), else not. A profile that cannot be read is the
  * command's to refuse before this (its input flags read it): here it says nothing.
  */
-export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl'>, env: Env): Promise<boolean> {
+export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;
-  const profile = await activeProfile(options, env).catch(() => undefined);
+  // A run read again (a resume) with the profile it was started with.
+  const profile = deps.runProfile !== undefined ? (deps.runProfile ?? undefined) : await activeProfile(options, deps.env).catch(() => undefined);
   return profile?.defaults.strict === true;
 }
 

@@ -35,6 +35,13 @@ export interface ItemRef {
 }
 
 /** First line of every journal. */
+/** A profile's input and output settings as a run read with them (ActiveProfile's). */
+export interface RecordedProfile {
+  name: string;
+  defaults: Record<string, unknown>;
+  configDir: string;
+}
+
 export interface RunHeaderLine {
   t: 'run';
   v: number;
@@ -51,6 +58,12 @@ export interface RunHeaderLine {
    * run of a command that never chooses one (its items all carry their own id).
    */
   chosenIds?: true;
+  /**
+   * The profile whose input settings the run read its input with (docs/runs.md, "The journal"),
+   * as it was then; null: none. `runs show` and `runs resume` read the input with it, not with
+   * the profile of today. Absent in a run of an older examctl.
+   */
+  profile?: RecordedProfile | null;
   startedAt: string;
   pid: number;
   host: string;

@@ -140,6 +140,20 @@ describe("a profile's settings apply unless a flag says otherwise", () => {
       expect(flagged.stdout.text).not.toContain('Ã');
     }));
 
+  it("runs show --report reads a run's input with the profile the run had, not the one made since", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,Jürgen,Müller,j@example.test,Candidate\n');
+      const run = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(await runCli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--json'], run.deps)).toBe(0);
+      const id = (JSON.parse(run.stdout.text) as { run: string }).run;
+      // Since then, a default profile reads exports as windows-1252 and writes times in Berlin.
+      expect((await cli(dir, ['config', 'set-profile', 'berlin', '--base-url', 'https://exam.example.org', '--encoding', 'windows-1252', '--timezone', 'Europe/Berlin'])).code).toBe(0);
+      const shown = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(await runCli(['runs', 'show', id, '--report', 'r.csv'], shown.deps), shown.stderr.text).toBe(0);
+      const report = await readFile(join(dir, 'r.csv'), 'utf8');
+      expect(report).toContain('u-1,Jürgen,Müller,');
+    }));
+
   it('the encoding setting is resolved with its origin, for the command that reads it (strict: test/cli/strict.test.ts)', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org', '--strict', '--encoding', 'windows-1252'])).code).toBe(0);

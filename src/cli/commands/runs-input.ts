@@ -7,6 +7,7 @@ import type { SummaryNote } from '../../report/report-writers.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
 import type { CliDeps } from '../command-declaration.js';
+import type { ProfileDefaults } from '../../context/config-file.js';
 
 /*
  * `runs show` reads a run's input again, with the job its command builds, so that the items the
@@ -29,6 +30,13 @@ export type RunInput =
   | { unlisted: string };
 
 type TableRow = NonNullable<InputRecord['raw']>;
+
+/** The profile a run read its input with, as its journal records it (none in a run of an older examctl: today's is used). */
+export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pick<CommandDeps, 'runProfile'> {
+  const recorded = header.profile;
+  if (recorded === undefined) return {};
+  return { runProfile: recorded === null ? null : { name: recorded.name, defaults: recorded.defaults as ProfileDefaults, configDir: recorded.configDir } };
+}
 
 /**
  * The run's input read again, when that gives the same units: the recorded file unchanged (size
@@ -53,7 +61,7 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   if (fileChanged !== undefined) return { unlisted: fileChanged };
   const build = await entry.input();
   const onlyFailed = recorded.onlyFailed === true;
-  const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd };
+  const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd, ...runProfileOf(header) };
   let tableHeader: TableHeader | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
     const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);

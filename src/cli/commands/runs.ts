@@ -32,7 +32,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
 import { pinDigest } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
-import { runInput } from './runs-input.js';
+import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { terminalLine } from '../../formats/terminal-text.js';
@@ -137,7 +137,8 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   const report = await openRunReport(
     { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
     { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
-    deps,
+    // The profile the run read its input with, not today's: its zone and format type the workbook's dates.
+    { ...deps, ...runProfileOf(run.header) },
     { notes },
     runTimes(run.header.startedAt, run.end?.at),
   );
@@ -290,7 +291,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions };
+    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, ...runProfileOf(opened.record.header) };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
