@@ -83,6 +83,17 @@ function zeroPadWidth(numFmt: string | undefined): number {
   return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
 }
 
+/** Built-in formats of a time alone (Excel's ids 18-21, 45-47 as their codes read). */
+const TIME_ONLY_BUILT_IN = /^(h:mm AM\/PM|h:mm:ss AM\/PM|h:mm|h:mm:ss|mm:ss|\[h\]:mm:ss|mmss\.0|mm:ss\.0)$/i;
+
+/** A number format that shows a time of day and no date: hour or second tokens, no year or day (`hh:mm`, `[h]:mm:ss`). */
+export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
+  if (numFmt === undefined) return false;
+  if (TIME_ONLY_BUILT_IN.test(numFmt)) return true;
+  const bare = numFmt.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '').replace(/\[(?!h+\]|m+\]|s+\])[^\]]*]/gi, '');
+  return /[hs]/i.test(bare) && !/[ydb]/i.test(bare);
+}
+
 /** A number format that shows a percentage (`0%`, `0.0%`): a `%` outside quoted text, `\`-escapes and brackets. */
 export function isPercentFormat(numFmt: string | undefined): boolean {
   if (numFmt === undefined || !numFmt.includes('%')) return false;
@@ -162,6 +173,21 @@ function dateCell(date: Date, context: CellContext): CellReading {
     : { text, warning: { code: WARNING_CODES.DateCellInTextField, message: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` } };
 }
 
+/**
+ * A time cell (a serial below 1 under a time format): `14:30`, with `:ss` when its seconds are
+ * not 0, for a text field or a map file's template (`{Exam date} {Start time}`). A date or
+ * date-time field cannot be a time of day alone: refused, naming the cell's time.
+ */
+function timeCell(fraction: number, context: CellContext): CellReading {
+  const seconds = Math.round(fraction * 86_400) % 86_400;
+  const text = `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}${seconds % 60 === 0 ? '' : `:${pad(seconds % 60)}`}`;
+  const field = context.field;
+  if (field !== undefined && (DATE_FIELDS.has(field) || DATE_TIME_FIELDS.has(field))) {
+    return { problem: `${field} is a time cell (${text}) without a date; give the date${DATE_TIME_FIELDS.has(field) ? ' and time' : ''}`, shown: text };
+  }
+  return { text };
+}
+
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
@@ -215,6 +241,8 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     };
   }
   if (isDateFormat(numFmt)) {
+    // Below 1 in a format of a time alone (`hh:mm`): a time of day (14:30 is 0.604...), shown as a time.
+    if (value >= 0 && value < 1 && isTimeOnlyFormat(numFmt)) return timeCell(value, context);
     // A formula's date result arrives as its serial number: read it as the date it shows.
     const date = serialDate(value, context.date1904 === true);
     if (date === undefined) {

@@ -53,6 +53,18 @@ const DECISIONS: { why: string; holds: (mine: SheetCellReading, theirs: OracleCe
     holds: (mine, theirs) => theirs === undefined && mine.problem?.startsWith('the cell is a formula with no saved result') === true,
   },
   {
+    // A cell in a format of a time alone: examctl reads the time it shows (a map file's `{date} {time}`
+    // joins it to a date), openpyxl a datetime on Excel's day 0; to the second, within one (float noise).
+    why: 'a time alone, read as the time shown',
+    holds: (mine, theirs) => {
+      if (theirs === undefined || !('text' in theirs) || mine.text === undefined || !/^\d\d:\d\d(:\d\d)?$/.test(mine.text)) return false;
+      // openpyxl's oracle writes day 0 at midnight as the date alone.
+      const match = /^1899-12-30(?:T(\d\d:\d\d:\d\d))?$/.exec(theirs.text);
+      const seconds = (time: string) => time.split(':').reduce((sum, part) => sum * 60 + Number(part), 0) * (time.length === 5 ? 60 : 1);
+      return match !== null && Math.abs(seconds(mine.text) - seconds(match[1] ?? '00:00:00')) <= 1;
+    },
+  },
+  {
     // A serial's float noise: examctl rounds to the nearest second, openpyxl may land one second off.
     why: 'a time of day within one second',
     holds: (mine, theirs) =>

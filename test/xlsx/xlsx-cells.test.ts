@@ -66,6 +66,14 @@ describe('readCell', () => {
     expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({ problem: expect.stringMatching(/format the column as text/), shown: '#NUM!' });
   });
 
+  it('a time cell (below 1 under a time format) reads as the time it shows; a date or date-time field refuses a time alone', () => {
+    expect(readCell(14.5 / 24, 'hh:mm', user('City'))).toEqual({ text: '14:30' });
+    expect(readCell((9 * 3600 + 5 * 60 + 7) / 86_400, 'h:mm:ss', user('City'))).toEqual({ text: '09:05:07' });
+    expect(readCell(0, 'hh:mm', user('City'))).toEqual({ text: '00:00' });
+    expect(readCell(14.5 / 24, 'hh:mm', user('DateOfBirth'))).toEqual({ problem: 'DateOfBirth is a time cell (14:30) without a date; give the date', shown: '14:30' });
+    expect(readCell(14.5 / 24, 'hh:mm', { field: 'StartDateTime', timeZone: 'Europe/London' })).toEqual({ problem: 'StartDateTime is a time cell (14:30) without a date; give the date and time', shown: '14:30' });
+  });
+
   it('numbers in a percent format read as the spreadsheet shows them: 0.25 is 25%, which a percentage field takes as 25', () => {
     expect(readCell(0.25, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '25%' });
     expect(readCell(1, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '100%' });
