@@ -78,9 +78,10 @@ export function isDryRunStatus(cell: string | undefined): boolean {
 
 /** --only-failed on a dry run's report: its valid rows were never sent, so leaving them out would drop them. */
 export function dryRunReportRefused(file: string, line: number, command: string): UsageError {
+  // The way on is the admin's own command less one flag: rebuilt here it would drop their other flags (--map-file, --dry-run...).
   return new UsageError(
     `${file}:${line}: this is a dry run's report (its status column says valid/invalid): nothing in it was sent, so --only-failed would leave out ` +
-      `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): examctl ${command} --file ${file}`,
+      `the valid rows; nothing was sent. Without --only-failed every row is sent (the report's columns are ignored): give the same ${command} command again without --only-failed`,
   );
 }
 
