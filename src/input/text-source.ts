@@ -249,6 +249,15 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       }
     };
 
+    /** The encoding the head's BOM (or --encoding) says, its decoder and the legacy watch set up; the bytes after the BOM. */
+    const begin = (first: Buffer): Buffer => {
+      let rest: Buffer;
+      ({ encoding, chunk: rest } = sniffInputEncoding(first, options));
+      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
+      if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+      return rest;
+    };
+
     const decode = (chunk: Buffer, last: boolean): Buffer => {
       watchLegacy(chunk, last);
       if (decoder === undefined) return chunk;
@@ -269,10 +278,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       if (encoding === undefined) {
         head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
         if (head.length < 3) continue;
-        chunk = head;
-        ({ encoding, chunk } = sniffInputEncoding(chunk, options));
-        if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
-        if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+        chunk = begin(head);
       }
       const out = check(decode(chunk, false), false);
       if (out.length > 0) {
@@ -282,9 +288,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     }
     if (encoding === undefined) {
       // A file shorter than a BOM.
-      ({ encoding, chunk: head } = sniffInputEncoding(head, options));
-      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
-      if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+      head = begin(head);
       const out = check(decode(head, true), true);
       if (out.length > 0) yield out;
       return;

@@ -83,25 +83,33 @@ function zeroPadWidth(numFmt: string | undefined): number {
   return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
 }
 
-/** Built-in formats of a time alone (Excel's ids 18-21, 45-47 as their codes read). */
-const TIME_ONLY_BUILT_IN = /^(h:mm AM\/PM|h:mm:ss AM\/PM|h:mm|h:mm:ss|mm:ss|\[h\]:mm:ss|mmss\.0|mm:ss\.0)$/i;
-
-/** A number format that shows a time of day and no date: hour or second tokens, no year or day (`hh:mm`, `[h]:mm:ss`). */
-export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
-  if (numFmt === undefined) return false;
-  if (TIME_ONLY_BUILT_IN.test(numFmt)) return true;
-  const bare = numFmt.replace(/"[^"]*"/g, '').replace(/[\\_*]./g, '').replace(/\[(?!h+\]|m+\]|s+\])[^\]]*]/gi, '');
-  return /[hs]/i.test(bare) && !/[ydb]/i.test(bare);
-}
-
-/** A number format that shows a percentage (`0%`, `0.0%`): a `%` outside quoted text, `\`-escapes and brackets. */
-export function isPercentFormat(numFmt: string | undefined): boolean {
-  if (numFmt === undefined || !numFmt.includes('%')) return false;
+/**
+ * A number format's own tokens: without quoted text, escaped characters (`\\d`, `_d`, `*d`),
+ * brackets (colours, locales, conditions, elapsed `[h]`) and `General`.
+ */
+function formatTokens(numFmt: string): string {
   return numFmt
     .replace(/"[^"]*"/g, '')
-    .replace(/\\./g, '')
+    .replace(/[\\_*]./g, '')
     .replace(/\[[^\]]*]/g, '')
-    .includes('%');
+    .replace(/General/gi, '');
+}
+
+/** An elapsed-time token (`[h]`, `[mm]`, `[ss]`) outside quoted text. */
+function hasElapsedToken(numFmt: string): boolean {
+  return /\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''));
+}
+
+/** A number format that shows a time of day and no date (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`): hour or second tokens, no year or day. */
+export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
+  if (numFmt === undefined) return false;
+  const tokens = formatTokens(numFmt).replace(/AM\/PM|A\/P/gi, '');
+  return (hasElapsedToken(numFmt) || /[hs]/i.test(tokens)) && !/[ydb]/i.test(tokens);
+}
+
+/** A number format that shows a percentage (`0%`, `0.0%`): a `%` among its own tokens. */
+export function isPercentFormat(numFmt: string | undefined): boolean {
+  return numFmt !== undefined && numFmt.includes('%') && formatTokens(numFmt).includes('%');
 }
 
 const dateFormats = new Map<string, boolean>();
@@ -115,15 +123,7 @@ export function isDateFormat(numFmt: string | undefined): boolean {
   if (numFmt === undefined || numFmt === '') return false;
   let known = dateFormats.get(numFmt);
   if (known === undefined) {
-    if (/\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''))) known = true;
-    else {
-      const bare = numFmt
-        .replace(/"[^"]*"/g, '')
-        .replace(/[\\_*]./g, '')
-        .replace(/\[[^\]]*]/g, '')
-        .replace(/General/gi, '');
-      known = /[ymdhsb]/i.test(bare);
-    }
+    known = hasElapsedToken(numFmt) || /[ymdhsb]/i.test(formatTokens(numFmt));
     if (dateFormats.size < 1000) dateFormats.set(numFmt, known);
   }
   return known;

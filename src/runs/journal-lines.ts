@@ -34,7 +34,6 @@ export interface ItemRef {
   id: string | null;
 }
 
-/** First line of every journal. */
 /** A profile's input and output settings as a run read with them (ActiveProfile's). */
 export interface RecordedProfile {
   name: string;
@@ -42,6 +41,7 @@ export interface RecordedProfile {
   configDir: string;
 }
 
+/** First line of every journal. */
 export interface RunHeaderLine {
   t: 'run';
   v: number;

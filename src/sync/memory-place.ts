@@ -5,7 +5,6 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +15,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
 import { nonEmpty } from '../system/env-values.js';
-import { memoryDir, memoryFile, readMemory, resolveSyncDir, SyncMemory, type MemoryContents, type OpenMemoryOptions, type SyncKind } from './sync-memory.js';
+import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, SyncMemory, type MemoryContents, type OpenMemoryOptions, type SyncKind } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
@@ -151,7 +150,7 @@ export class ServiceCopy {
     if (this.lockInfo === undefined) return;
     this.inFlight = [...this.inFlight.filter((other) => !(other.run === entry.run && other.kind === entry.kind)), entry];
     this.own.push(entry);
-    const text = documentText(this.target, await this.copyMemories(), this.serial + 1, this.inFlight);
+    const text = documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.inFlight);
     try {
       await this.service.write(text, this.lockInfo.ID);
     } catch (error) {
@@ -161,14 +160,17 @@ export class ServiceCopy {
     this.serial += 1;
   }
 
-  /** The copy's memories as its files hold them now. */
-  private async copyMemories(): Promise<Map<SyncKind, MemoryContents>> {
+  /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
+  private async readCopy(): Promise<{ memories: Map<SyncKind, MemoryContents>; changed: boolean }> {
     const memories = new Map<SyncKind, MemoryContents>();
+    let changed = false;
     for (const kind of DOCUMENT_KINDS) {
       const file = memoryFile(this.syncDir, this.target, kind);
-      if (existsSync(file)) memories.set(kind, await readMemory(file, kind, this.target));
+      const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+      if ((bytes === undefined ? undefined : digestOf(bytes)) !== this.written.get(kind)) changed = true;
+      if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
     }
-    return memories;
+    return { memories, changed };
   }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
@@ -226,14 +228,7 @@ export class ServiceCopy {
   }
 
   private async store(): Promise<void> {
-    const memories = new Map<SyncKind, MemoryContents>();
-    let changed = false;
-    for (const kind of DOCUMENT_KINDS) {
-      const file = memoryFile(this.syncDir, this.target, kind);
-      const bytes = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if ((bytes === undefined ? undefined : digestOf(bytes)) !== this.written.get(kind)) changed = true;
-      if (bytes !== undefined) memories.set(kind, await readMemory(file, kind, this.target));
-    }
+    const { memories, changed } = await this.readCopy();
     // This run's own marks come out now that it ended: stored also when the memory did not change.
     const ended = this.inFlight.filter((entry) => !this.own.includes(entry));
     if (!changed && ended.length === this.inFlight.length) return;
@@ -267,6 +262,6 @@ export class ServiceCopy {
   }
 }
 
-function digestOf(text: string): string {
+function digestOf(text: string | Buffer): string {
   return hash('sha256', text, 'hex');
 }

@@ -224,6 +224,44 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       expect(server.locks.size).toBe(0);
     }));
 
+  it('a run killed leaves the memory marked as missing it: the next night of its population says so and --require-memory refuses it; its resume stores what it did and takes the mark out', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('killed');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      // Tonight's export adds a joiner; the run is killed after its first answer, before it could store its memory.
+      writeUsers(dir, [...ids, 'ss-new']);
+      const killed = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing'], dir, {
+        ...env,
+        EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL',
+      });
+      expect(killed.signal).toBe('SIGKILL');
+      // It stored the memory as it started, naming itself in flight (and its lock is left behind).
+      const inFlight = (JSON.parse(server.states.get('/state/killed')!) as { inFlight?: { run: string; kind: string; population: null }[] }).inFlight;
+      expect(inFlight).toEqual([expect.objectContaining({ kind: 'users', population: null })]);
+      const run = inFlight![0]!.run;
+      server.locks.clear();
+
+      const refused = await sync(dir, env, '--require-memory');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`--require-memory: the sync memory at ${address} (users) misses what run ${run} of the runs without --population did`);
+      const dryRun = await sync(dir, env, '--dry-run');
+      expect(dryRun.code, dryRun.stderr).toBe(0);
+      expect((JSON.parse(dryRun.stdout) as { syncMemory: { missesRun?: { run: string } } }).syncMemory.missesRun?.run).toBe(run);
+      expect(dryRun.stderr).toContain(`warning: the sync memory at ${address} (users) misses what run ${run}`);
+
+      const resumed = await cli(dir, ['runs', 'resume', run, '--yes'], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).not.toContain('misses what run');
+      expect((JSON.parse(server.states.get('/state/killed')!) as { inFlight?: unknown }).inFlight).toBeUndefined();
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).not.toContain('misses what run');
+      expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
+    }));
+
   it('a document of another target is refused (exit 2 naming both); a dry run reads without locking', () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n') };
@@ -265,51 +303,6 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const next = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--require-memory', '--json'], dir, env);
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).filter((item) => item.action === 'unchanged').length).toBeGreaterThanOrEqual(100);
-    }));
-});
-
-describe('a run killed on a state service', () => {
-  beforeEach(async () => {
-    await server.close();
-    server = await startStateServer();
-  });
-
-  it('leaves the memory marked as missing it: the next night of its population says so and --require-memory refuses it; its resume stores what it did and takes the mark out', () =>
-    withTempDir(async (dir) => {
-      const address = server.address('killed');
-      const env = { EXAMCTL_SYNC_DIR: address };
-      writeUsers(dir, ids);
-      expect((await sync(dir, env)).code).toBe(0);
-      // Tonight's export adds a joiner; the run is killed after its first answer, before it could store its memory.
-      writeUsers(dir, [...ids, 'ss-new']);
-      const killed = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing'], dir, {
-        ...env,
-        EXAMCTL_RUNS_DIR: join(dir, 'runs'),
-        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL',
-      });
-      expect(killed.signal).toBe('SIGKILL');
-      // It stored the memory as it started, naming itself in flight (and its lock is left behind).
-      const inFlight = (JSON.parse(server.states.get('/state/killed')!) as { inFlight?: { run: string; kind: string; population: null }[] }).inFlight;
-      expect(inFlight).toEqual([expect.objectContaining({ kind: 'users', population: null })]);
-      const run = inFlight![0]!.run;
-      server.locks.clear();
-
-      const refused = await sync(dir, env, '--require-memory');
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`--require-memory: the sync memory at ${address} (users) misses what run ${run} of the runs without --population did`);
-      const dryRun = await sync(dir, env, '--dry-run');
-      expect(dryRun.code, dryRun.stderr).toBe(0);
-      expect((JSON.parse(dryRun.stdout) as { syncMemory: { missesRun?: { run: string } } }).syncMemory.missesRun?.run).toBe(run);
-      expect(dryRun.stderr).toContain(`warning: the sync memory at ${address} (users) misses what run ${run}`);
-
-      const resumed = await cli(dir, ['runs', 'resume', run, '--yes'], env);
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(resumed.stderr).not.toContain('misses what run');
-      expect((JSON.parse(server.states.get('/state/killed')!) as { inFlight?: unknown }).inFlight).toBeUndefined();
-      const next = await sync(dir, env, '--require-memory');
-      expect(next.code, next.stderr).toBe(0);
-      expect(next.stderr).not.toContain('misses what run');
-      expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
     }));
 });
 

@@ -424,7 +424,7 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
       throw new InputFileError(
         record.source.file,
         record.source.line,
-        isScheduleRequest(record.fields) && Object.keys(record.fields).length === 0
+        Object.keys(record.fields).length === 0
           ? 'is an empty object among candidate records: neither a candidate (no CandidateExtId) nor a whole schedule request; remove it'
           : 'mixes whole schedule requests (with Schedule and Candidates) and candidate records; use one kind per file',
       );
