@@ -258,17 +258,18 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
     }));
 });
 
-/** The nightly workflow of docs/ci.md: its cache steps and its sync command, as written there. */
-function nightlyRecipe(): { saveIf: string | undefined; usesRestore: boolean; saveWith: string; command: string } {
+/** The nightly workflow of docs/ci.md: its memory artifact's upload step, its import and export, and its sync command, as written there. */
+function nightlyRecipe(): { uploadIf: string | undefined; uploadWith: string; command: string; importCommand: string; exportCommand: string } {
   const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'ci.md'), 'utf8');
   const section = doc.slice(doc.indexOf('## A nightly sync'));
   const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  const saveStep = /- (?:if: ([^\n]+)\n\s+)?uses: actions\/cache\/save@v4\n\s+with: ([^\n]+)/.exec(yaml);
+  const upload = /- if: ([^\n]+)\n\s+uses: actions\/upload-artifact@v4\n\s+with: (\{ name: examctl-sync-memory[^\n]+)/.exec(yaml);
   return {
-    saveIf: saveStep?.[1]?.trim(),
-    usesRestore: yaml.includes('uses: actions/cache/restore@v4'),
-    saveWith: saveStep?.[2] ?? '',
+    uploadIf: upload?.[1]?.trim(),
+    uploadWith: upload?.[2] ?? '',
     command: /run: examctl (user sync [^\n]+)/.exec(yaml)?.[1] ?? '',
+    importCommand: /examctl (synced import [^\n]+)/.exec(yaml)?.[1] ?? '',
+    exportCommand: /examctl (synced export [^\n]+)/.exec(yaml)?.[1] ?? '',
   };
 }
 
@@ -281,68 +282,65 @@ function argvOf(command: string, firstNight: boolean): string[] {
 }
 
 /**
- * A model of GitHub's cache for the recipe: restore takes the newest entry under the prefix into
- * a fresh runner's workspace; save stores the directory under a new key, after a failed job only
- * when the step runs `if: always()` (a step's default is success()). Each night is the recipe's own
- * sync command, through runCli. Night 1 is started by hand (first_night); stu-3 is refused by the
+ * A model of the recipe's nights on fresh runners: the newest memory artifact imported (none on
+ * the first night, started by hand), the sync, then the memory exported as tonight's artifact,
+ * after a failed sync only when the upload runs `if: always() ...` (a step's default is
+ * success()). Each night is the recipe's own commands, through runCli. stu-3 is refused by the
  * service every night (a row only the source system can fix); on night 2 stu-7 changed.
  */
-async function nights(root: string, saveAlways: boolean, command: string) {
-  const { readdirSync, mkdirSync, statSync } = await import('node:fs');
-  const cache: Map<string, string>[] = [];
-  const snapshot = (from: string): Map<string, string> => {
-    const files = new Map<string, string>();
-    const walk = (at: string, rel: string): void => {
-      if (!existsSync(at)) return;
-      for (const name of readdirSync(at)) {
-        const path = join(at, name);
-        if (statSync(path).isDirectory()) walk(path, join(rel, name));
-        else files.set(join(rel, name), readFileSync(path, 'utf8'));
-      }
-    };
-    walk(from, '');
-    return files;
-  };
+async function nights(root: string, uploadAlways: boolean, recipe: ReturnType<typeof nightlyRecipe>) {
+  const { mkdirSync } = await import('node:fs');
+  const artifacts: string[] = [];
   const results: { code: number; sent: number; stderr: string }[] = [];
   service.reject = new Set(['stu-3']);
   for (let night = 1; night <= 2; night++) {
-    const workspace = join(root, `runner-${saveAlways ? 'always' : 'success'}-${night}`);
+    const workspace = join(root, `runner-${uploadAlways ? 'always' : 'success'}-${night}`);
     mkdirSync(join(workspace, 'export'), { recursive: true });
-    for (const [rel, text] of cache.at(-1) ?? []) {
-      mkdirSync(join(workspace, '.examctl-synced', rel, '..'), { recursive: true });
-      writeFileSync(join(workspace, '.examctl-synced', rel), text);
+    const env = { EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), CI: 'true' };
+    const newest = artifacts.at(-1);
+    if (newest !== undefined) {
+      mkdirSync(join(workspace, 'kept'));
+      writeFileSync(join(workspace, 'kept', 'sync-memory.json'), newest);
+      const imported = await cli(workspace, argvOf(recipe.importCommand, false), env);
+      expect(imported.code, imported.stderr).toBe(0);
     }
     // The export the recipe's command names (--file).
-    const argv = argvOf(command, night === 1);
+    const argv = argvOf(recipe.command, night === 1);
     writeCsv(join(workspace, argv[argv.indexOf('--file') + 1]!), ids(10).map((id) => row(id, undefined, night === 2 && id === 'stu-7' ? 'Married' : 'Lee')));
     const before = service.received.length;
-    const { code, stderr } = await cli(workspace, argv, { EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), CI: 'true' });
+    const { code, stderr } = await cli(workspace, argv, env);
     results.push({ code, sent: service.received.length - before, stderr });
-    if (code === 0 || saveAlways) cache.push(snapshot(join(workspace, '.examctl-synced')));
+    if (code === 0 || uploadAlways) {
+      mkdirSync(join(workspace, 'kept-tonight'));
+      const exported = await cli(workspace, argvOf(recipe.exportCommand, false), env);
+      expect(exported.code, exported.stderr).toBe(0);
+      artifacts.push(readFileSync(join(workspace, 'kept-tonight', 'sync-memory.json'), 'utf8'));
+    }
   }
   service.reject.clear();
   return results;
 }
 
 describe('4. docs/ci.md keeps the sync memory when the nightly job fails', () => {
-  it('the recipe restores, then saves with if: always() under a unique key; modelled, night 2 still has night 1\'s memory', () =>
+  it('the recipe uploads the memory with if: always() and overwrite: true; modelled, night 2 still has night 1\'s memory', () =>
     withTempDir(async (dir) => {
       const recipe = nightlyRecipe();
-      expect(recipe.usesRestore).toBe(true);
-      expect(recipe.saveIf).toBe('always()');
-      expect(recipe.saveWith).toContain("key: 'examctl-synced-${{ github.run_id }}-${{ github.run_attempt }}'");
+      expect(recipe.uploadIf).toBe("${{ always() && steps.memory.outcome != 'failure' && steps.memory.outcome != 'cancelled' }}");
+      expect(recipe.uploadWith).toContain('overwrite: true');
+      expect(recipe.importCommand).toBe('synced import kept/sync-memory.json');
+      expect(recipe.exportCommand).toBe('synced export --out kept-tonight/sync-memory.json');
       expect(argvOf(recipe.command, false)).toEqual(expect.arrayContaining(['--changed-only', '--require-memory']));
       expect(argvOf(recipe.command, true)).not.toContain('--require-memory');
 
-      const always = await nights(dir, recipe.saveIf === 'always()', recipe.command);
+      const always = await nights(dir, recipe.uploadIf?.startsWith('${{ always()') === true, recipe);
       expect(always[0]).toMatchObject({ code: 1, sent: 10 });
       // Night 2: only the changed row and the row the service refused last night.
       expect(always[1]).toMatchObject({ code: 1, sent: 2 });
 
-      // Saved only when the job succeeds (actions/cache's own post step): the failed first night's
-      // memory is lost, and --require-memory stops night 2 with exit 2, nothing sent, instead of
+      // Uploaded only when the job succeeds (a step's default): the failed first night's memory
+      // is lost, and --require-memory stops night 2 with exit 2, nothing sent, instead of
       // sending everything again and disabling no leaver, night after night.
-      const onSuccess = await nights(dir, false, recipe.command);
+      const onSuccess = await nights(dir, false, recipe);
       expect(onSuccess[0]).toMatchObject({ code: 1, sent: 10 });
       expect(onSuccess[1]).toMatchObject({ code: 2, sent: 0 });
       expect(onSuccess[1]?.stderr).toContain('--require-memory: no sync memory');

@@ -50,6 +50,8 @@ export function nightRows(n: number): Record<Population, Map<string, Row>> {
     students.delete('pu-8');
     set(staff, 'st-4', { hierarchies: 'H-D' });
   }
+  // A joiner of night 3 alone: night 4 disables it only if the memory knows night 3 created it.
+  if (n === 3) set(students, 'pu-24', { hierarchies: 'H-B' });
   if (n >= 6) {
     students.delete('pu-9');
     staff.delete('st-5');

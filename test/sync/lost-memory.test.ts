@@ -105,7 +105,7 @@ afterAll(async () => {
 
 describe('the control: six nights whose memory is never lost', () => {
   it('disabled every leaver, pruned every mover, moved users between the exports', () => {
-    for (const id of ['pu-5', 'st-2', 'pu-8', 'pu-9', 'st-5']) expect(control[id], id).toMatch(/\|disabled\|/);
+    for (const id of ['pu-5', 'st-2', 'pu-8', 'pu-9', 'st-5', 'pu-24']) expect(control[id], id).toMatch(/\|disabled\|/);
     expect(control['pu-10']).toBe('Student 10|enabled|H-D');
     expect(control['st-6']).toBe('Staff 6|enabled|H-A:IsCoordinator');
     expect(control['st-1']).toBe('Staff 1|enabled|H-A');
@@ -251,79 +251,105 @@ describe('a state service keeps the memory (Terraform\'s HTTP backend protocol)'
 });
 
 /** The GitHub workflow of docs/ci.md ("GitHub Actions: the memory as an artifact of every night"): its examctl commands, as written there. */
-function githubRecipe(): { yaml: string; importCommand: string; syncs: string[]; exportCommand: string } {
+function githubRecipe(): { yaml: string; importCommand: string; replays: string[]; syncs: string[]; exportCommand: string } {
   const doc = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
   const section = doc.slice(doc.indexOf('### GitHub Actions: the memory as an artifact of every night'));
   const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  const commands = [...yaml.matchAll(/(?:run: |^\s+)(examctl [^\n]+)/gm)].map((match) => match[1]!.replace(/ && cp .*$/, ''));
+  const commands = [...yaml.matchAll(/(?:run: |^\s+|&& )(examctl [^\n]+)/gm)].map((match) => match[1]!.replace(/ \|\| \[ \$\? -eq 1 \]$/, ''));
+  const syncs = commands.filter((command) => command.startsWith('examctl user sync'));
   return {
     yaml,
     importCommand: commands.find((command) => command.startsWith('examctl synced import')) ?? '',
-    syncs: commands.filter((command) => command.startsWith('examctl user sync')),
+    replays: syncs.filter((command) => command.includes('lost-$run')),
+    syncs: syncs.filter((command) => !command.includes('lost-$run')),
     exportCommand: commands.find((command) => command.startsWith('examctl synced export')) ?? '',
   };
 }
 
-/** A recipe command as the runner runs it: on the first night (first_night) without --require-memory. */
-function argvOf(command: string, firstNight: boolean): string[] {
+/** A recipe command as the runner runs it: on the first night (first_night) without --require-memory; a replay's `$run` the lost night's. */
+function argvOf(command: string, firstNight: boolean, run?: number): string[] {
   return command
     .replace(/\$\{\{ !inputs\.first_night && '([^']*)' \|\| '' \}\}/, firstNight ? '' : '$1')
+    .replaceAll('$run', String(run))
     .split(/\s+/)
     .filter((word) => word !== '')
     .slice(1);
 }
 
+/** A command's flags without its input and report files: a replay must send as the night it replays did. */
+function flagsOf(argv: string[]): string[] {
+  return argv.filter((word, i) => !['--file', '--report'].includes(word) && !['--file', '--report'].includes(argv[i - 1]!));
+}
+
 describe('the GitHub recipe, modelled as its steps', () => {
-  it('six nights on fresh runners, the cache lost before the sixth, the artifact kept: night 6 imports it and ends as the control', async () => {
+  it('six nights on fresh runners, night 3\'s runner lost after it sent: night 4 imports night 2\'s memory, replays night 3 from its kept input, and ends as the control', async () => {
     const recipe = githubRecipe();
-    expect(recipe.yaml).toContain("if: steps.cache.outputs.cache-matched-key == '' && !inputs.first_night");
-    expect(recipe.yaml).toContain('if-no-files-found: error');
+    expect(recipe.yaml).toContain("if: ${{ always() && steps.memory.outcome != 'failure' && steps.memory.outcome != 'cancelled' }}");
+    expect(recipe.yaml).toContain('if-no-files-found: error, overwrite: true }');
+    expect(recipe.yaml).not.toContain('actions/cache');
     expect(recipe.importCommand).toBe('examctl synced import kept/sync-memory.json');
     expect(recipe.exportCommand).toBe('examctl synced export --out kept-tonight/sync-memory.json');
     expect(recipe.syncs.map((command) => argvOf(command, false).slice(0, 5))).toEqual([
       ['user', 'sync', '--file', 'export/staff.csv', '--population'],
       ['user', 'sync', '--file', 'export/students.csv', '--population'],
     ]);
+    // A replay is the night's own step on the lost night's input, with every flag a later night gives.
+    expect(recipe.replays.map((command) => flagsOf(argvOf(command, false, 3)))).toEqual(recipe.syncs.map((command) => flagsOf(argvOf(command, false))));
+    expect(recipe.replays.map((command) => argvOf(command, false, 3)[3])).toEqual(['lost-3/staff.csv', 'lost-3/students.csv']);
     // A platform before night 1, served at the same address.
     await served.current?.close();
     rmSync(store, { recursive: true, force: true });
     await initServedStore(dir, store);
     served.current = await serve(store, port);
-    let cache: string | undefined;
-    const artifacts: string[] = [];
+    const LOST = 3;
+    const inputs: { night: number; dir: string }[] = [];
+    const memories: { night: number; dir: string }[] = [];
+    const replayed: number[] = [];
     for (let n = 1; n <= 6; n++) {
       const workspace = join(dir, 'github', `night-${n}`);
       mkdirSync(join(workspace, 'export'), { recursive: true });
       const files = writeNight(workspace, n);
       for (const population of POPULATIONS) cpSync(files[population], join(workspace, 'export', `${population}.csv`));
       const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: url, EXAMCTL_SYNC_DIR: join(workspace, '.examctl-synced'), EXAMCTL_RUNS_DIR: join(workspace, 'runs'), CI: 'true' };
-      const step = async (command: string): Promise<Finished> => examctl(argvOf(command, n === 1), workspace, env);
-      // actions/cache/restore: the newest entry, except on night 6 (evicted).
-      const hit = cache !== undefined && n !== 6;
-      if (hit) cpSync(cache!, join(workspace, '.examctl-synced'), { recursive: true });
-      // The cache missed: the newest artifact downloaded, its memory imported.
-      if (!hit && n > 1) {
-        cpSync(artifacts.at(-1)!, join(workspace, 'kept'), { recursive: true });
-        const imported = await step(recipe.importCommand);
+      const step = async (argv: string[]): Promise<Finished> => examctl(argv, workspace, env);
+      if (n > 1) {
+        // The memory step: the newest memory artifact imported, then every night since that kept its input and no memory.
+        const kept = memories.at(-1)!;
+        cpSync(kept.dir, join(workspace, 'kept'), { recursive: true });
+        if (n === LOST + 1) expect(readFileSync(join(workspace, 'kept', 'sync-memory.json'), 'utf8')).not.toContain('pu-24');
+        const imported = await step(argvOf(recipe.importCommand, false));
         expect(imported.code, imported.stderr).toBe(0);
+        for (const lost of inputs.filter((input) => input.night > kept.night && input.night !== n)) {
+          cpSync(lost.dir, join(workspace, `lost-${lost.night}`), { recursive: true });
+          for (const replay of recipe.replays) {
+            const run = await step(argvOf(replay, false, lost.night));
+            expect(run.code, `night ${n}, replaying night ${lost.night}: ${run.stderr}`).toBe(0);
+          }
+          replayed.push(lost.night);
+        }
       }
+      // Tonight's input artifact, before anything is sent.
+      const input = join(dir, 'github', 'inputs', `night-${n}`);
+      cpSync(join(workspace, 'export'), input, { recursive: true });
+      inputs.push({ night: n, dir: input });
       for (const sync of recipe.syncs) {
-        const run = await step(sync);
+        const run = await step(argvOf(sync, n === 1));
         expect(run.code, `night ${n}: ${run.stderr}`).toBe(0);
       }
+      // Night 3's runner is lost once it has sent everything: no export, no memory artifact.
+      if (n === LOST) continue;
+      // mkdir -p kept-tonight && examctl synced export ...
       mkdirSync(join(workspace, 'kept-tonight'));
-      const exported = await step(recipe.exportCommand);
+      const exported = await step(argvOf(recipe.exportCommand, false));
       expect(exported.code, exported.stderr).toBe(0);
-      for (const population of POPULATIONS) cpSync(join(workspace, 'export', `${population}.csv`), join(workspace, 'kept-tonight', `${population}.csv`));
-      const artifact = join(dir, 'github', 'artifacts', `night-${n}`);
+      const artifact = join(dir, 'github', 'memories', `night-${n}`);
       cpSync(join(workspace, 'kept-tonight'), artifact, { recursive: true });
-      artifacts.push(artifact);
-      // actions/cache/save, if: always().
-      cache = join(dir, 'github', 'cache', `night-${n}`);
-      cpSync(join(workspace, '.examctl-synced'), cache, { recursive: true });
+      memories.push({ night: n, dir: artifact });
     }
     await served.current?.close();
     served.current = undefined;
+    // Without the replay pu-24 (night 3's joiner alone) stays enabled: no memory ever knew it.
     expect(await platformState(dir, store)).toEqual(control);
+    expect(replayed).toEqual([LOST]);
   }, TIMEOUT);
 });
