@@ -55,6 +55,10 @@ describe('synced export and import', () => {
       const { sha256, ...body } = document;
       expect(sha256).toBe(hash('sha256', canonicalJson(body), 'hex'));
       expect(JSON.parse(exported.stdout)).toMatchObject({ newestRun: run, memories: { users: { ids: 5 } } });
+      // Into a directory not made yet: the directory is named as missing, not the file.
+      const nowhere = await cli(dir, ['synced', 'export', ...local(), '--out', join('kept', 'm.json')]);
+      expect(nowhere.code).toBe(2);
+      expect(nowhere.stderr).toContain(`cannot write ${join('kept', 'm.json')}: the directory does not exist (ENOENT)`);
     }));
 
   it('import refuses another target, another store instance, a damaged file, a newer format, and a memory another run holds; nothing written', () =>

@@ -51,7 +51,7 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
   try {
     await writeFileAtomic(path, (writer) => writer.write(text), { mode: 0o600 });
   } catch (error) {
-    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
   }
   if (options.json) await deps.stdout.write(`${JSON.stringify({ file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) })}\n`);
   else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
