@@ -74,6 +74,8 @@ export class SentMemory<P> {
   private known: KnownIds | undefined;
   /** What the memory said of each payload's id before its intent was written (`intend`): `answered`'s verdict. */
   private readonly actionsBefore = new WeakMap<object, 'created' | 'updated' | null>();
+  /** Payloads whose intent made the first entry of their id (a joiner's tentative one): `refused` forgets it. */
+  private readonly firstIntents = new WeakSet<object>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -217,7 +219,21 @@ export class SentMemory<P> {
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
     memory.record(unit.id, intent);
+    if (entry === undefined) this.firstIntents.add(unit.prepared.value as object);
     return true;
+  }
+
+  /**
+   * The target refused a unit's request (a definite answer: nothing applied). An id that only
+   * this request put in the memory (a joiner's tentative entry) is forgotten again: it is not on
+   * the target by examctl's doing, so it is never a leaver, and an account of that id someone
+   * else made is never disabled (docs/sync.md, "A request cut short"). An id remembered before
+   * keeps its entry (its digest cleared: sent again next time).
+   */
+  refused(unit: Unit<P>): void {
+    const memory = this.memory;
+    if (memory === undefined || unit.id === null || !unit.prepared.ok || !this.firstIntents.has(unit.prepared.value as object)) return;
+    if (memory.get(unit.id)?.tentative === true) memory.forget(unit.id, this.run ?? '');
   }
 
   /**

@@ -205,6 +205,8 @@ interface EntryBody {
   p?: unknown;
   /** Collections: the request's fields (MemoryEntry.fields). */
   s?: unknown;
+  /** A line that forgets the id (`forgetBody`). */
+  gone?: unknown;
 }
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
@@ -357,6 +359,9 @@ const NEWLINE = 10;
  * a run of 1,000 users against a memory of 200,000 parses 1,000 (plus, for --disable-missing,
  * every one it iterates). A compaction copies the lines not parsed as they were read.
  */
+/** What byId holds for an id a `forget` outdated: never given out. */
+const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
+
 export class MemoryEntries {
   /** Open addressing: slot -> 1 + the offset of the id's latest line (0: empty). */
   private slots: Int32Array;
@@ -365,6 +370,8 @@ export class MemoryEntries {
   private readonly byId = new Map<string, MemoryEntry>();
   /** Ids set by this run that no line holds. */
   private added = 0;
+  /** Ids whose line a `forget` outdates (FORGOTTEN in byId): not counted, not given. */
+  private gone = 0;
   /** Scratch for layoutAt (one line at a time), and the run id read last. */
   private readonly layout: LineLayout = { digestAt: 0, digestEnd: 0, runAt: 0, runEnd: 0, rawAt: -1, rawEnd: -1, disabled: false };
   private lastRun = '';
@@ -381,7 +388,7 @@ export class MemoryEntries {
   }
 
   get size(): number {
-    return this.indexed + this.added;
+    return this.indexed + this.added - this.gone;
   }
 
   /**
@@ -398,14 +405,44 @@ export class MemoryEntries {
     for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH) return false;
     if (2 * (this.indexed + 1) > this.slots.length) this.grow();
     const slot = this.find(bytes, from, to);
-    if (this.slots[slot] === 0) this.indexed += 1;
+    const hadLine = this.slots[slot] !== 0;
+    if (!hadLine) this.indexed += 1;
     this.slots[slot] = start + 1;
+    // A line after one read in full (a forget line, another layout) for the same id wins over it.
+    if (this.byId.size > 0) this.outdate(bytes.toString('utf8', from, to), hadLine);
+    return true;
+  }
+
+  /** The id's entry set before its newer line was indexed is dropped: the line is the id's latest. */
+  private outdate(id: string, hadLine: boolean): void {
+    const prior = this.byId.get(id);
+    if (prior === undefined) return;
+    this.byId.delete(id);
+    if (prior === FORGOTTEN) this.gone -= 1;
+    else if (!hadLine) this.added -= 1;
+  }
+
+  /**
+   * The id is no longer remembered, as if never sent (SentMemory.refused): its line, if it has
+   * one, is outdated until a later entry for it. Returns whether it was remembered.
+   */
+  forget(id: string): boolean {
+    const entry = this.byId.get(id);
+    if (entry === FORGOTTEN) return false;
+    if (this.hasLine(id)) {
+      this.byId.set(id, FORGOTTEN);
+      this.gone += 1;
+      return true;
+    }
+    if (entry === undefined) return false;
+    this.byId.delete(id);
+    this.added -= 1;
     return true;
   }
 
   get(id: string): MemoryEntry | undefined {
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry;
+    if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
     const start = this.slots[this.slotOf(id)]! - 1;
     return start < 0 ? undefined : this.parse(id, start);
   }
@@ -417,7 +454,7 @@ export class MemoryEntries {
    */
   peek(id: string): PeekedEntry | undefined {
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry;
+    if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
     const start = this.slots[this.slotOf(id)]! - 1;
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);
@@ -510,14 +547,17 @@ export class MemoryEntries {
   }
 
   set(id: string, entry: MemoryEntry): void {
-    if (!this.byId.has(id) && !this.hasLine(id)) this.added += 1;
+    const prior = this.byId.get(id);
+    if (prior === FORGOTTEN) this.gone -= 1;
+    else if (prior === undefined && !this.hasLine(id)) this.added += 1;
     this.byId.set(id, entry);
   }
 
   *[Symbol.iterator](): IterableIterator<[string, MemoryEntry]> {
     for (const start of this.lineStarts()) {
       const id = this.idOfLine(start);
-      yield [id, this.byId.get(id) ?? this.parse(id, start)];
+      const entry = this.byId.get(id) ?? this.parse(id, start);
+      if (entry !== FORGOTTEN) yield [id, entry];
     }
     for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield [id, entry];
   }
@@ -546,7 +586,7 @@ export class MemoryEntries {
       const id = this.idOfLine(start);
       const set = this.byId.get(id);
       if (set !== undefined) {
-        add(set.population, set.run);
+        if (set !== FORGOTTEN) add(set.population, set.run);
         continue;
       }
       const at = this.layoutAt(start, id);
@@ -565,6 +605,7 @@ export class MemoryEntries {
     for (const start of this.lineStarts()) {
       const id = this.idOfLine(start);
       const entry = this.byId.get(id);
+      if (entry === FORGOTTEN) continue;
       yield entry !== undefined ? entryLine(id, entry) : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
     }
     for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield entryLine(id, entry);
@@ -742,6 +783,9 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
       const read = populationOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
       (populations ??= new Map()).set(read.key, read.record);
+    } else if (body.gone === true) {
+      if (typeof body.id !== 'string' || body.id === '') throw damaged(file, line, 'a forgotten id that is not one');
+      entries.forget(body.id);
     } else {
       const read = entryOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
@@ -770,6 +814,14 @@ function assertSameTarget(file: string, recorded: ReportTarget | undefined, expe
 
 function entryLine(id: string, entry: MemoryEntry): string {
   return encodeChecksummedLine(entryBody(id, entry));
+}
+
+/**
+ * The line that forgets an id (MemoryEntries.forget). `gone` first, so it is never indexed as an
+ * entry; an older examctl, which knows no `gone`, reads it as the tentative entry it replaces.
+ */
+function forgetBody(id: string, run: string): string {
+  return JSON.stringify({ gone: true, id, d: '', r: run, t: true });
 }
 
 /** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
@@ -1027,6 +1079,11 @@ export class SyncMemory {
   record(id: string, entry: MemoryEntry): void {
     this.entries.set(id, entry);
     this.append(entryBody(id, entry));
+  }
+
+  /** Forgets an id as if never sent (SentMemory.refused); on disk within the group commit's delay. */
+  forget(id: string, run: string): void {
+    if (this.entries.forget(id)) this.append(forgetBody(id, run));
   }
 
   /** Appends a line's body (JSON text): checksummed and encoded with its group. */

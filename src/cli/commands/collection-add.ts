@@ -39,6 +39,7 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, collection, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
+    refused: (unit) => memory.refused(unit),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).

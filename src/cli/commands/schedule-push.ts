@@ -124,6 +124,7 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
+    refused: (unit) => memory.refused(unit),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").

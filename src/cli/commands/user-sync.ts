@@ -118,6 +118,7 @@ async function syncFile(
       if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
+    refused: (unit) => memory.refused(unit),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
   };

@@ -1,0 +1,82 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl } from '../durability/helpers.js';
+
+/**
+ * A joiner whose only request the target refused (docs/sync.md, "A request cut short"): its
+ * tentative entry, written before the request went, is forgotten again once the answer is a
+ * definite refusal, so the next night never takes the id for a leaver. The demo world's c-1001 is
+ * an account examctl never made; a row giving it the UserName of another user (jdoe) is refused
+ * (214), and the night after, without the row, must leave c-1001 alone.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-refused-joiner-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
+  expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ids = Array.from({ length: 30 }, (_, i) => `u-${i + 1}`);
+const header = 'ExternalId,FirstName,LastName,UserName,Role,Hierarchies';
+function writeUsers(file: string, extra: string[] = []): void {
+  writeFileSync(join(dir, file), `${[header, ...ids.map((id) => `${id},A,B,${id},Candidate,H-NORTH`), ...extra].join('\n')}\n`);
+}
+const night = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', '--disable-missing', '--yes'], dir, env);
+const disabled = async (id: string): Promise<boolean> => {
+  const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+  return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === id)?.DisableLogin === true;
+};
+
+describe('a joiner the target refused', () => {
+  it('is forgotten: the next night without its row disables nobody, and counts 30 remembered users, not 31', async () => {
+    writeUsers('night-1.csv');
+    expect((await night('night-1.csv')).code).toBe(0);
+    writeUsers('night-2.csv', ['c-1001,Ada,Moreno,jdoe,Candidate,H-NORTH']);
+    const refused = await night('night-2.csv');
+    expect(refused.code, refused.stderr).toBe(1);
+    const item = (JSON.parse(refused.stdout) as { items: { id: string; status: string; errors: { code: number | null }[] }[] }).items.find((entry) => entry.id === 'c-1001');
+    expect(item).toMatchObject({ status: 'failed', errors: [{ code: 214 }] });
+    const shown = await examctl(['synced', 'show', '--json'], dir, env);
+    const memory = (JSON.parse(shown.stdout) as { memories: { remembered: number; unsettled: number }[] }).memories[0];
+    expect(memory).toMatchObject({ remembered: 30, unsettled: 0 });
+
+    // Night 3: the row is gone from the file. c-1001 is not examctl's: left alone, exit 0, and the
+    // threshold's base is the 30 users examctl synced.
+    const next = await night('night-1.csv');
+    expect(next.code, next.stderr).toBe(0);
+    const document = JSON.parse(next.stdout) as { items: { id: string; action?: string }[] };
+    expect(document.items.some((entry) => entry.id === 'c-1001')).toBe(false);
+    expect(await disabled('c-1001')).toBe(false);
+
+    // The memory file holds the forget line; a later row for the id is a joiner again, remembered when acknowledged.
+    writeUsers('night-4.csv', ['c-1001,Ada,Moreno,c-1001,Candidate,H-NORTH']);
+    const fixed = await night('night-4.csv');
+    expect(fixed.code, fixed.stderr).toBe(0);
+    writeUsers('night-5.csv');
+    const left = await night('night-5.csv');
+    expect(left.code, left.stderr).toBe(0);
+    expect((JSON.parse(left.stdout) as { items: { id: string; action?: string }[] }).items.find((entry) => entry.id === 'c-1001')).toMatchObject({ action: 'disabled' });
+    expect(await disabled('c-1001')).toBe(true);
+  });
+
+  it('an id remembered before keeps its entry when a later request for it is refused: still a leaver when it leaves', async () => {
+    writeUsers('night-1.csv', ['u-99,Ann,Lee,u-99,Candidate,H-NORTH']);
+    expect((await night('night-1.csv')).code).toBe(0);
+    writeUsers('night-2.csv', ['u-99,Ann,Lee,jdoe,Candidate,H-NORTH']);
+    expect((await night('night-2.csv')).code).toBe(1);
+    writeUsers('night-3.csv');
+    const left = await night('night-3.csv');
+    expect(left.code, left.stderr).toBe(0);
+    expect(await disabled('u-99')).toBe(true);
+    const files = readFileSync(join(dir, 'state', 'synced', (await import('node:fs')).readdirSync(join(dir, 'state', 'synced'))[0]!, 'users.ndjson'), 'utf8');
+    expect(files).not.toContain('"gone":true');
+  });
+});
