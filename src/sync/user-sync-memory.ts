@@ -450,7 +450,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(links === undefined ? {} : { links }),
       ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
       // Sent by this population: missing from its next file, this population disables it.
-      ...(this.userFlags.population === undefined ? {} : { population: this.userFlags.population }),
+      ...this.populationOf(entry),
     };
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
@@ -468,11 +468,24 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * links and flags examctl manages after this request (what --prune-memberships may remove).
    */
   rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
-    const links = unit.id === null ? undefined : linksAfter(this.memory?.get(unit.id)?.links, payload.Hierarchies);
+    const entry = unit.id === null ? undefined : this.memory?.get(unit.id);
+    const links = unit.id === null ? undefined : linksAfter(entry?.links, payload.Hierarchies);
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.userFlags.population));
+    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population));
+  }
+
+  /**
+   * The population a user this run sends belongs to after it (docs/sync.md, "Two exports, two
+   * populations"): the run's own, when it names one or takes its file as a whole population
+   * (--disable-missing); a run with neither (a one-off fix, a plain send) leaves a user of a
+   * population in it, so that population's night still disables the user once gone from its file.
+   */
+  private populationOf(entry: MemoryEntry | undefined): { population?: string } {
+    const own = this.userFlags.population;
+    if (own === undefined && this.userFlags.disableMissing !== true && entry?.population !== undefined) return { population: entry.population };
+    return own === undefined ? {} : { population: own };
   }
 }
 
