@@ -34,8 +34,16 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
  * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"): said
  * on stderr and in every sink, refused by --require-memory.
  */
-export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string }): string {
+export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string; later?: true }): string {
   const who = population === null ? 'the runs without --population' : `--population ${population}`;
+  if (missed.later === true) {
+    return (
+      `the sync memory at ${file} is older than run ${missed.run} of ${who} (started at ${missed.since}, in this runs directory): it misses what that run did ` +
+      '(a memory restored from before it: a CI cache, a copy, an older export), so a user it created is not disabled when it leaves the file, a link or flag it added is not pruned, ' +
+      `and a row it changed may be judged unchanged; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (examctl synced adopt${population === null ? '' : ` --population ${population}`}) ` +
+      'before the next night (docs/sync.md, "When the memory is lost")'
+    );
+  }
   return (
     `the sync memory at ${file} misses what run ${missed.run} of ${who} did: it started at ${missed.since} and never stored its memory (killed, or its store failed), ` +
     'so a user it created is not disabled when it leaves the file and a link it added is not pruned; ' +

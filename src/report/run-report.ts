@@ -151,8 +151,12 @@ export interface SyncMemoryNote {
   remembered: number;
   population: string | null;
   populationFound: boolean;
-  /** A run of this population that started on a state service and never stored its end: the memory misses what it did (docs/sync.md, "A state service"). */
-  missesRun?: { run: string; since: string };
+  /**
+   * A run of this population the memory misses: one that started on a state service and never
+   * stored its end (docs/sync.md, "A state service"), or (`later`) one in the runs directory
+   * newer than the memory's newest run of the population (a memory restored from before it).
+   */
+  missesRun?: { run: string; since: string; later?: true };
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

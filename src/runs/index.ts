@@ -22,6 +22,7 @@ export {
   journaledItems,
   listRuns,
   laterRunsOnTarget,
+  laterFeedingRuns,
   resolveRunId,
   pruneRuns,
   DEFAULT_PRUNE_POLICY,

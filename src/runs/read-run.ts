@@ -687,6 +687,31 @@ export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderL
 }
 
 /**
+ * Runs in the directory of `command` on `target` for `population` that started after run
+ * `after` and may have changed the target (docs/sync.md, "When the memory is lost"): real runs
+ * (no dry run) that fed the same sync directory flag (`syncDir` as journaled; both none: the
+ * default or EXAMCTL_SYNC_DIR) and, when finished, had something acknowledged. Oldest first.
+ */
+export async function laterFeedingRuns(
+  runsDir: string,
+  wanted: { after: string; command: string; target: RunHeaderLine['target']; population: string | undefined; syncDir: string | undefined; except?: string | undefined },
+  trust?: RunTrust,
+): Promise<{ id: string; startedAt: string }[]> {
+  const found: { id: string; startedAt: string }[] = [];
+  for (const id of await runIds(runsDir)) {
+    if (id <= wanted.after) break; // newest first: the rest started before it
+    if (id === wanted.except || (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined)) continue;
+    const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
+    if (header === undefined || header.command !== wanted.command || targetIdentity(header.target) !== targetIdentity(wanted.target)) continue;
+    if (header.options.population !== wanted.population || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
+    const finished = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
+    if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
+    found.push({ id, startedAt: header.startedAt });
+  }
+  return found.reverse();
+}
+
+/**
  * `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by
  * default). With `trust`, runs it refuses are passed over (never chosen for the user).
  */

@@ -5,6 +5,8 @@ import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js'
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
+import { laterFeedingRuns } from '../runs/read-run.js';
+import { currentTrust } from '../runs/run-trust.js';
 import { populationKey, requestDigest, sameServerElsewhere, type PopulationRecord, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
@@ -123,7 +125,9 @@ export class SentMemory<P> {
     const found = remembered > 0 || populations.size > 0;
     // A run of this population that started on a state service and never stored its end (killed): the memory misses what it did. Its own resume is that run.
     const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);
-    const missesRun = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
+    let missesRun: SyncMemoryNote['missesRun'] = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
+    // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
+    if (decides && missesRun === undefined && populationFound) missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
     this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
     if (decides && missesRun !== undefined) {
       const words = missedRunSentence(this.placed.name, population ?? null, missesRun);
@@ -149,6 +153,19 @@ export class SentMemory<P> {
       await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : ''})`)}\n`);
     }
     return this.memory;
+  }
+
+  /**
+   * The oldest run in this runs directory of this command, target, population and sync directory
+   * that started after `newest` (the memory's newest run of the population) and may have changed
+   * the target: the memory misses what it did (docs/sync.md, "When the memory is lost").
+   */
+  private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const command = COMMAND_OF[this.kind];
+    const later = await laterFeedingRuns(runsDir, { after: newest, command, target, population: this.flags.population, syncDir: this.flags.syncDir, except: this.deps.resume?.record.id }, currentTrust()).catch(() => []);
+    const oldest = later[0];
+    return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
   /**
@@ -328,6 +345,9 @@ export class SentMemory<P> {
     return digest;
   }
 }
+
+/** The command that feeds each kind of memory, as a run journal names it. */
+const COMMAND_OF: Readonly<Record<SyncKind, string>> = { users: 'user sync', schedules: 'schedule push', collections: 'collection add' };
 
 /** A store replaced at its path holds nothing examctl sent: a first night is the truth there. */
 const REPLACED_STORE = 'The store was replaced, so it holds nothing examctl sent: run once without --require-memory to start its memory';

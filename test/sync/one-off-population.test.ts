@@ -68,3 +68,33 @@ describe('a one-off sync beside the nightly population', () => {
     expect(await disabled('s-7')).toBe(false);
   });
 });
+
+describe('a memory older than the runs directory', () => {
+  it('restored from before a later night: that night is named, --require-memory refuses, a run without it warns in every sink', async () => {
+    const { cpSync, rmSync } = await import('node:fs');
+    writeUsers('night-1.csv', ids);
+    expect((await nightly('night-1.csv')).code).not.toBe(0); // no memory yet: --require-memory refuses the first night
+    expect((await sync('night-1.csv', '--population', 'students', '--changed-only', '--disable-missing')).code).toBe(0);
+    cpSync(join(dir, 'state', 'synced'), join(dir, 'old-synced'), { recursive: true });
+    writeUsers('night-2.csv', [...ids, 's-31']);
+    const second = await nightly('night-2.csv');
+    expect(second.code, second.stderr).toBe(0);
+    const run = (JSON.parse(second.stdout) as { run: string }).run;
+    // The memory of night 1 comes back (a CI cache restored from before night 2); s-31 left since.
+    rmSync(join(dir, 'state', 'synced'), { recursive: true });
+    cpSync(join(dir, 'old-synced'), join(dir, 'state', 'synced'), { recursive: true });
+    const refused = await nightly('night-1.csv');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`--require-memory: the sync memory at ${join(dir, 'state', 'synced')}`);
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run} of --population students`);
+    expect(await disabled('s-31')).toBe(false);
+    const warned = await sync('night-1.csv', '--population', 'students', '--changed-only', '--disable-missing');
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain(`warning: the sync memory at`);
+    expect((JSON.parse(warned.stdout) as { syncMemory: { missesRun?: unknown } }).syncMemory.missesRun).toMatchObject({ run, later: true });
+    // Once a run of the population started from it, the memory is the newest again: the next night is quiet.
+    const next = await nightly('night-1.csv');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('is older than run');
+  });
+});
