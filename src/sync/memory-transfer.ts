@@ -11,7 +11,7 @@ import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { checkEveryEntry, memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents, type SyncKind } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { StateService } from './state-service.js';
 
@@ -142,12 +142,14 @@ function serialOf(text: string | undefined): number {
   }
 }
 
-/** The memories a state service keeps (whatever target its document names), for `synced show`. */
-export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
+/** The memories a state service keeps (whatever target its document names) and its runs in flight, for `synced show`. */
+export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<{ memories: MemoryContents[]; inFlight: InFlightRun[] }> {
   const service = StateService.at(address, env);
   try {
     const text = await service.read();
-    return text === undefined ? [] : [...readDocument(text, address).memories.values()].filter((contents) => contents.lines > 0);
+    if (text === undefined) return { memories: [], inFlight: [] };
+    const document = readDocument(text, address);
+    return { memories: [...document.memories.values()].filter((contents) => contents.lines > 0), inFlight: document.inFlight };
   } finally {
     await service.close();
   }

@@ -251,11 +251,18 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       expect(dryRun.code, dryRun.stderr).toBe(0);
       expect((JSON.parse(dryRun.stdout) as { syncMemory: { missesRun?: { run: string } } }).syncMemory.missesRun?.run).toBe(run);
       expect(dryRun.stderr).toContain(`warning: the sync memory at ${address} (users) misses what run ${run}`);
+      // synced show names the run in flight, in both forms.
+      const shown = await cli(dir, ['synced', 'show'], env);
+      expect(shown.stdout).toContain(`  run ${run} (without --population) started at `);
+      expect(shown.stdout).toContain(`and never stored its end: this memory misses what it did (examctl runs resume ${run} where it ran)`);
+      const shownJson = await cli(dir, ['synced', 'show', '--json'], env);
+      expect((JSON.parse(shownJson.stdout) as { memories: { inFlight: unknown[] }[] }).memories[0]!.inFlight).toEqual([{ run, population: null, since: expect.any(String) }]);
 
       const resumed = await cli(dir, ['runs', 'resume', run, '--yes'], env);
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).not.toContain('misses what run');
       expect((JSON.parse(server.states.get('/state/killed')!) as { inFlight?: unknown }).inFlight).toBeUndefined();
+      expect((await cli(dir, ['synced', 'show'], env)).stdout).not.toContain('never stored its end');
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(next.stderr).not.toContain('misses what run');
