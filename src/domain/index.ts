@@ -20,6 +20,7 @@ export {
 } from './schedule.js';
 export { validateCollection, COLLECTION_FIELDS } from './collection.js';
 export { validateInvigilatorRemoval } from './invigilators.js';
+export { reviewSessionIdProblem } from './review-session.js';
 export { coerceAndValidateUser, coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,

@@ -11,7 +11,7 @@ export const FAILURE_MESSAGES = {
   bodyTooSlow: (): string => 'the request body did not arrive in time',
   bodyTooLarge: (limitBytes: number): string => `request body larger than ${limitBytes} bytes`,
   urlTooLong: (maxBytes: number): string => `the request URL is longer than ${maxBytes} bytes`,
-  notJson: (): string => 'Content-Type must be application/json',
+  notJson: (): string => 'a request body must be declared Content-Type: application/json',
   headersTooLarge: (maxBytes: number): string => `the request headers are larger than ${maxBytes} bytes`,
   injected: (status: '429' | '500' | '503'): string =>
     status === '429' ? 'too many requests (injected fault)' : status === '500' ? 'internal server error (injected fault)' : 'service unavailable (injected fault)',

@@ -26,13 +26,14 @@ export function isEndedByAnswer(socket: Socket): boolean {
 
 /**
  * Arranges the close of a connection whose answer goes out before its request body was read (403,
- * 404, 405, 413, 415, 408). Node ends such a connection and destroys the socket as soon as the
- * answer is written (`destroySoon`); with the body still arriving, the kernel answers those bytes
- * with a reset, which a client still writing its body meets before it reads the answer (a reset
- * may also drop the answer from its receive buffer). Instead: the answer, then a half-close (the
- * client reads the answer and the end of the stream), then the rest of the body read and
- * discarded until the client has sent it all (the body's end, or the client's own end of stream),
- * or a bound is passed; then the socket is closed. Call it before the answer is written.
+ * 404, 405, 413, 408, and 400 for a body not declared JSON). Node ends such a connection and
+ * destroys the socket as soon as the answer is written (`destroySoon`); with the body still
+ * arriving, the kernel answers those bytes with a reset, which a client still writing its body
+ * meets before it reads the answer (a reset may also drop the answer from its receive buffer).
+ * Instead: the answer, then a half-close (the client reads the answer and the end of the
+ * stream), then the rest of the body read and discarded until the client has sent it all (the
+ * body's end, or the client's own end of stream), or a bound is passed; then the socket is
+ * closed. Call it before the answer is written.
  */
 export function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
   const socket = req.socket;

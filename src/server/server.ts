@@ -92,7 +92,9 @@ const ROUTES: Route[] = [
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
   },
   {
-    path: /^\/schedule\/([^/]+)\/invigilators$/,
+    // An empty id (`/schedule//invigilators`) is this route too: the API answers it with code 300
+    // (docs/interpretations.md, "Invigilators"), not as a path it does not know.
+    path: /^\/schedule\/([^/]*)\/invigilators$/,
     methods: {
       DELETE: {
         hasBody: true,
@@ -418,10 +420,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (fault.kind === '503') throw new HttpFailure(503, M.injected('503'), { 'retry-after': '1' });
       }
 
-      let body: unknown;
-      if (endpoint.hasBody) {
+      let body: unknown = null;
+      if (endpoint.hasBody && !bodyRead) {
+        // A body must be declared JSON; a request error, so 400, the API's status for those
+        // (docs/interpretations.md, "Headers"). A request without a body needs no Content-Type.
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (contentType !== 'application/json') throw new HttpFailure(415, M.notJson());
+        if (contentType !== 'application/json') throw new HttpFailure(400, M.notJson());
         // Only now, with the caller and the route known, is the body worth asking for.
         if (expectsContinue) res.writeContinue();
         const raw = await readBody(req, bodyLimit, started + timeouts.requestMs, bodyDeadlines);

@@ -25,9 +25,12 @@ export interface PromptIo {
   signal?: AbortSignal;
 }
 
+/** Why nothing was asked: said by every usage error for a value not given while prompts are off. */
+export const PROMPTS_OFF = 'prompts are off: no TTY, --no-input or CI=true';
+
 /** The usage error for a required value that was not given while prompts are off. */
 export function missingValue(flag: string): UsageError {
-  return new UsageError(`missing ${flag} (prompts are off: no TTY, --no-input or CI=true)`);
+  return new UsageError(`missing ${flag} (${PROMPTS_OFF})`);
 }
 
 /**

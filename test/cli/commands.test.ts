@@ -137,6 +137,23 @@ describe('user sync', () => {
   });
 });
 
+describe('user sync: AllowedIpAddresses past the string(34) the API text declares (docs/interpretations.md, "Where examctl differs from the API text")', () => {
+  it('a full IPv6 address (39 characters) and a range of two are valid and sent, with no warning', async () => {
+    await withTempDir(async (dir) => {
+      const full = '2001:0db8:85a3:0000:0000:8a2e:0370:7334';
+      const range = '2001:0db8:0000:0000:0000:0000:0000:0001-2001:0db8:0000:0000:0000:0000:0000:00ff';
+      await writeFile(join(dir, 'u.csv'), `ExternalId,FirstName,LastName,Role,AllowedIpAddresses\nu-ipv6,Ip,Six,Candidate,${full}|${range}\n`);
+      const { code, stdout } = await cli(dir, ['user', 'sync', '--file', 'u.csv', '--json']);
+      expect(code).toBe(0);
+      const [item] = JSON.parse(stdout).items as (Item & { warnings?: unknown[] })[];
+      expect(item!.status).toBe('ok');
+      expect(item!.warnings ?? []).toEqual([]);
+      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout);
+      expect(world.Users.find((u: { ExternalId: string }) => u.ExternalId === 'u-ipv6').AllowedIpAddresses).toEqual([full, range]);
+    });
+  });
+});
+
 describe('schedule push', () => {
   it('groups a sittings CSV into one request per schedule', async () => {
     await withTempDir(async (dir) => {
@@ -147,6 +164,23 @@ describe('schedule push', () => {
       const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout);
       const math = world.Schedules.find((s: { ScheduleExtId: string }) => s.ScheduleExtId === 'S-MATH1-DEC');
       expect(math.Candidates).toHaveLength(6);
+    });
+  });
+
+  it('a candidate whose ProctorUIds holds an empty entry fails locally, code null, naming the entry; nothing is sent (docs/interpretations.md, "Candidates")', async () => {
+    await withTempDir(async (dir) => {
+      const request = {
+        Schedule: { ScheduleExtId: 'S-PROCTOR', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' },
+        Candidates: [{ CandidateExtId: 'c-proctor', FirstName: 'A', LastName: 'B', Email: 'a@example.test', ProctorUIds: [''] }],
+      };
+      await writeFile(join(dir, 's.json'), JSON.stringify([request]));
+      const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 's.json', '--json']);
+      expect(code).toBe(1);
+      const [item] = JSON.parse(stdout).items as Item[];
+      expect(item!.status).toBe('failed');
+      expect(item!.errors.map((e) => [e.field, e.code])).toEqual([['Candidates[0].ProctorUIds[0]', null]]);
+      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout);
+      expect(world.Schedules.map((schedule: { ScheduleExtId: string }) => schedule.ScheduleExtId)).not.toContain('S-PROCTOR');
     });
   });
 
@@ -318,6 +352,23 @@ describe('invigilators remove', () => {
       // Nothing was removed: both invigilators are still there.
       const removed = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--json']);
       expect((JSON.parse(removed.stdout).items as Item[])[0]!.status).toBe('ok');
+    });
+  });
+
+  it('no id while prompts are off (--no-input, CI=true, no terminal) is exit 2 naming code 100, as every list without ids', async () => {
+    await withTempDir(async (dir) => {
+      const runs = [
+        await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--no-input'], { isTTY: true }),
+        await cli(dir, ['invigilators', 'remove', 'S-FUTURE'], { isTTY: true }, { CI: 'true' }),
+        await cli(dir, ['invigilators', 'remove', 'S-FUTURE']),
+      ];
+      for (const run of runs) {
+        expect(run.code).toBe(2);
+        // The sentence docs/human.md, "When examctl asks" shows.
+        expect(run.stderr).toContain(
+          'no invigilator user ids: give them as arguments or with --file (prompts are off: no TTY, --no-input or CI=true; the API refuses an empty list with code 100 (request body null or empty); nothing was sent)',
+        );
+      }
     });
   });
 

@@ -209,3 +209,26 @@ describe('several review sessions in one table', () => {
     });
   });
 });
+
+describe('a review session id longer than the API\'s string(60) (docs/interpretations.md, "Review sessions")', () => {
+  it('is refused before anything is sent: exit 2 naming its length and the limit, and the file and line of a --file id', async () => {
+    server = await startHostileServer((_request, res) => json(res, 200, { Success: true, Content: { ExternalId: 'RS', Results: [] }, Errors: null }));
+    const long = `RS-${'x'.repeat(58)}`;
+    await withTempDir(async (dir) => {
+      const remote = ['--target', 'remote', '--base-url', server!.url, 'review-session', 'show'];
+      const argument = await cli(dir, [...remote, 'RS-1', long], { EXAMCTL_TOKEN: TOKEN });
+      expect(argument.code).toBe(2);
+      expect(argument.stderr).toContain('review-session show: The review session external id');
+      expect(argument.stderr).toContain('is 61 characters; at most 60 (string(60)): nothing was sent');
+      await writeFile(join(dir, 'ids.csv'), `ExternalId\nRS-1\n${long}\n`);
+      const listed = await cli(dir, [...remote, '--file', 'ids.csv'], { EXAMCTL_TOKEN: TOKEN });
+      expect(listed.code).toBe(2);
+      expect(listed.stderr).toContain('ids.csv:3: The review session external id');
+      expect(server!.requests).toEqual([]);
+      // 60 characters is the API's to look up.
+      const atLimit = await cli(dir, [...remote, long.slice(0, 60), '--json'], { EXAMCTL_TOKEN: TOKEN });
+      expect(atLimit.code).toBe(0);
+      expect(server!.requests).toHaveLength(1);
+    });
+  });
+});

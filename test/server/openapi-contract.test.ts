@@ -365,6 +365,21 @@ describe('the served OpenAPI document routes and mocks as served', () => {
     expect(validate(refOf('InvigilatorsEnvelope'), { Content: { SuccessfullyRemoved: ['a'], Errors: [] }, Success: true, Errors: null })).toBeNull();
   });
 
+  it('says Errors is null in every success envelope, as the API text does ("Success true; Errors null")', () => {
+    const successes: [string, unknown][] = [
+      ['ScheduleEnvelope', 'S-1'],
+      ['CollectionEnvelope', { ExternalId: 'c1', Errors: [] }],
+      ['InvigilatorsEnvelope', { SuccessfullyRemoved: ['a'], Errors: [] }],
+      ['UserEnvelope', { User: { ExternalId: 'u-1', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }],
+      ['ReviewSessionEnvelope', { ExternalId: 'RS-1', Results: [] }],
+    ];
+    for (const [name, content] of successes) {
+      expect(validate(refOf(name), { Content: content, Success: true, Errors: null }), name).toBeNull();
+      expect(validate(refOf(name), { Content: content, Success: true, Errors: [] }), name).not.toBeNull();
+      expect(validate(refOf(name), { Content: content, Success: true, Errors: [{ Code: null, Message: 'x' }] }), name).not.toBeNull();
+    }
+  });
+
   it('has an example for every request body and every answer, each valid against its schema, failures with Success false', () => {
     let examples = 0;
     for (const [route, operations] of Object.entries(document.paths)) {

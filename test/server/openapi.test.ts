@@ -30,7 +30,8 @@ type Schema = {
   const?: unknown;
 };
 
-type Operation = { tags: string[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> };
+type Parameter = { name: string; in: string; required: boolean; description: string; schema: Schema };
+type Operation = { tags: string[]; parameters?: Parameter[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> };
 const documentText = JSON.stringify(buildOpenApiDocument('1.2.3'));
 const document = JSON.parse(documentText) as {
   openapi: string;
@@ -259,6 +260,16 @@ describe('OpenAPI document shape', () => {
     const invigilators = document.paths['/schedule/{externalId}/invigilators']?.delete;
     expect(invigilators?.responses['200']?.description).toContain('Success false');
     expect(schemas.FailureEnvelope?.properties?.Success).toMatchObject({ type: 'boolean' });
+  });
+
+  it('declares the path ids as the server takes them: the schedule id may be empty (code 300), the review session id string(60)', () => {
+    const [schedule] = document.paths['/schedule/{externalId}/invigilators']!.delete!.parameters!;
+    expect(schedule).toMatchObject({ name: 'externalId', in: 'path', required: true, schema: { type: 'string' } });
+    expect(schedule!.schema.minLength).toBeUndefined();
+    expect(schedule!.description).toContain('code 300');
+    const [session] = document.paths['/external/review-sessions/{externalId}']!.get!.parameters!;
+    expect(session).toMatchObject({ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } });
+    expect(session!.description).toContain('a longer one is 400 with code null');
   });
 
   it('gives the four write operations a JSON request body', () => {

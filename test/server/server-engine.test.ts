@@ -11,6 +11,7 @@ import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/contract.js';
 import { TargetError } from '../../src/system/errors.js';
 import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
+import { candidate, scheduleRequest } from '../engine/helpers.js';
 
 // The bundled world's token (fixtures/world.json, Settings.ApiTokens).
 const WORLD_TOKEN = 'dev-token';
@@ -89,5 +90,61 @@ describe('server over the real engine', () => {
     await stranger.close();
     expect(logLines.join('\n')).not.toContain('not-the-token');
     expect(logLines.join('\n')).not.toContain(WORLD_TOKEN);
+  });
+});
+
+/** One request as any HTTP client sends it: the path as written (no encoding), the headers given. */
+async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  const response = await fetch(`${server.url}/api/v1/integrations${path}`, {
+    method,
+    headers: { authorization: `EAPI ${WORLD_TOKEN}`, ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as { Content: unknown; Success: boolean; Errors: { Code: number | null; Message: string; Field?: string }[] | null } };
+}
+
+describe('the served store answers as the API text says (docs/interpretations.md)', () => {
+  it('an empty or blank schedule id in the invigilators path is 200, Success false, code 300, not an unknown route', async () => {
+    for (const id of ['', '%20']) {
+      const answer = await raw('DELETE', `/schedule/${id}/invigilators`, ['inv-2']);
+      expect(answer.status, id).toBe(200);
+      expect(answer.body.Success).toBe(false);
+      expect(answer.body.Errors?.map((e) => e.Code)).toEqual([300]);
+    }
+  });
+
+  it('a DELETE without a body needs no Content-Type: code 100 with 200; a body not declared JSON is 400', async () => {
+    const none = await raw('DELETE', '/schedule/S-FUTURE/invigilators', undefined, {});
+    expect(none.status).toBe(200);
+    expect(none.body.Errors?.map((e) => e.Code)).toEqual([100]);
+    // fetch declares a string body text/plain when no type is given.
+    const plain = await raw('DELETE', '/schedule/S-FUTURE/invigilators', ['inv-2'], {});
+    expect(plain.status).toBe(400);
+    expect(plain.body).toMatchObject({ Content: null, Success: false, Errors: [{ Code: null }] });
+  });
+
+  it('takes a full IPv6 address (39 characters, past the string(34) the text declares) and a range of two', async () => {
+    const full = '2001:0db8:85a3:0000:0000:8a2e:0370:7334';
+    const range = '2001:0db8:0000:0000:0000:0000:0000:0001-2001:0db8:0000:0000:0000:0000:0000:00ff';
+    const answer = await raw('POST', '/user', { ExternalId: 'http-ipv6', FirstName: 'Ip', LastName: 'Six', Role: 'Candidate', AllowedIpAddresses: [full, range] });
+    expect(answer.status).toBe(200);
+    expect((answer.body.Content as { User: { AllowedIpAddresses: string[] } }).User.AllowedIpAddresses).toEqual([full, range]);
+  });
+
+  it('refuses a candidate whose ProctorUIds holds an empty entry: 400, code null, naming the entry', async () => {
+    const answer = await raw('POST', '/schedule', scheduleRequest({ Schedule: { ScheduleExtId: 'S-PROCTOR' }, Candidates: [candidate('c-proctor', { ProctorUIds: [''] })] }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.Errors?.map((e) => [e.Field, e.Code])).toEqual([['Candidates[0].ProctorUIds[0]', null]]);
+  });
+
+  it('refuses a review session id over string(60) with 400, code null, naming the limit; 60 characters is looked up (1101)', async () => {
+    const tooLong = await raw('GET', `/external/review-sessions/${'R'.repeat(61)}`, undefined, {});
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.Errors).toEqual([{ Code: null, Field: 'externalId', Message: expect.stringContaining('is 61 characters; at most 60 (string(60))') }]);
+    const atLimit = await raw('GET', `/external/review-sessions/${'R'.repeat(60)}`, undefined, {});
+    expect(atLimit.body.Errors?.map((e) => e.Code)).toEqual([1101]);
+    // Code points, not UTF-16 units: 60 astral characters are 60.
+    const astral = await raw('GET', `/external/review-sessions/${encodeURIComponent('😀'.repeat(60))}`, undefined, {});
+    expect(astral.body.Errors?.map((e) => e.Code)).toEqual([1101]);
   });
 });

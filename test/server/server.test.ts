@@ -185,10 +185,21 @@ describe('bodies', () => {
     expect(calls).toHaveLength(0);
   });
 
-  it('answers 415 for a body that is not declared JSON', async () => {
-    const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', contentType: 'text/plain' });
-    expect(reply.status).toBe(415);
-    expect(calls).toHaveLength(0);
+  it('answers 400 with the envelope for a body not declared JSON (none, or text/plain), before the API sees it', async () => {
+    for (const contentType of ['text/plain', null]) {
+      const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', contentType });
+      expect(reply.status, String(contentType)).toBe(400);
+      expect(reply.json()).toEqual({ Content: null, Success: false, Errors: [{ Code: null, Message: 'a request body must be declared Content-Type: application/json' }] });
+    }
+    const charset = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', contentType: 'Application/JSON; charset=utf-8' });
+    expect(charset.status).toBe(200);
+    expect(calls.map((c) => c.method)).toEqual(['upsertUser']);
+  });
+
+  it('needs no Content-Type for a request without a body: the API gets a null body', async () => {
+    const removed = await request(server, 'DELETE', '/api/v1/integrations/schedule/S-1/invigilators', { contentType: null });
+    expect(removed.status).toBe(200);
+    expect(calls).toEqual([{ method: 'removeInvigilators', args: ['S-1', null] }]);
   });
 });
 

@@ -128,8 +128,17 @@ async function idEntries(
     }
   }
   if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
-  if (entries.length === 0) throw new UsageError(`no invigilator user ids: give them as arguments or with --file (${EMPTY_LIST_REFUSAL})`);
+  if (entries.length === 0) throw noInvigilatorIds();
   return entries;
+}
+
+/**
+ * No id at all, however it came to be (none given, a --file without ids, prompts off): exit 2
+ * naming the API's code 100 for such a list (docs/interpretations.md, "Invigilators"); `why`
+ * says why nobody was asked.
+ */
+function noInvigilatorIds(why?: string): UsageError {
+  return new UsageError(`no invigilator user ids: give them as arguments or with --file (${why === undefined ? '' : `${why}; `}${EMPTY_LIST_REFUSAL})`);
 }
 
 /**
@@ -187,8 +196,8 @@ class RemovalCall {
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
 async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
-  const { missingValue, promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue('invigilator user ids (as arguments or with --file)');
+  const { PROMPTS_OFF, promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
+  if (!promptsAllowed(options, deps)) throw noInvigilatorIds(PROMPTS_OFF);
   const target = await targetOf();
   const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
   let ids: string[];

@@ -2,6 +2,7 @@ import { errorsOf } from '../../api/envelope-errors.js';
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
+import { reviewSessionIdProblem } from '../../domain/review-session.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { TransientTargetError, UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
@@ -81,6 +82,7 @@ async function outputSettings(
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
 async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'>, deps: CommandDeps): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];
+  for (const id of ids) refuseTooLong(id, 'review-session show');
   if (options.file !== undefined) {
     const { readIdList } = await import('../../input/id-list.js');
     const listed = await readIdList(inputPathOf(options.file, deps), {
@@ -89,11 +91,21 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
       ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
     });
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
+    for (const entry of listed) refuseTooLong(entry.id, `${entry.source.file}:${entry.source.line}`);
     ids.push(...listed.map((entry) => entry.id));
   } else if (options.sheet !== undefined) throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
   if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
   if (ids.length > MAX_SESSIONS) throw new UsageError(`review-session show: ${formatCount(ids.length)} review sessions asked for, at most ${formatCount(MAX_SESSIONS)} at once: split the list`);
   return ids;
+}
+
+/**
+ * An id the API would refuse as too long (string(60)) is refused before anything is sent, with
+ * where it was given (docs/interpretations.md, "Review sessions").
+ */
+function refuseTooLong(id: string, where: string): void {
+  const problem = reviewSessionIdProblem(id);
+  if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
 /** A failed answer in one line: `1101 Review session not found`, or the HTTP status when the envelope says nothing. */

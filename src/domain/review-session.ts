@@ -1,0 +1,21 @@
+/**
+ * GET /external/review-sessions/{externalId}: the path id is string(60) in the API text. Too
+ * long an id is a request error decided before any lookup, code null, as the text numbers none
+ * for it (docs/interpretations.md, "Review sessions"); the CLI refuses it before sending.
+ */
+import { quotedValue, type Problem } from './problem.js';
+import { codePointLength, exceedsLength } from './text-rules.js';
+
+const REVIEW_SESSION_ID_FIELD = 'externalId';
+export const REVIEW_SESSION_ID_MAX = 60;
+
+/** The words of the refusal, naming the id, its length and the limit. */
+function reviewSessionIdTooLongMessage(externalId: string): string {
+  return `The review session external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${REVIEW_SESSION_ID_MAX} (string(${REVIEW_SESSION_ID_MAX}))`;
+}
+
+/** The problem with the path id, or null when the API would look it up. */
+export function reviewSessionIdProblem(externalId: string): Problem | null {
+  if (!exceedsLength(externalId, REVIEW_SESSION_ID_MAX)) return null;
+  return { field: REVIEW_SESSION_ID_FIELD, code: null, message: reviewSessionIdTooLongMessage(externalId) };
+}
