@@ -202,6 +202,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
     await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
   }
+  // A signal that came once every record was in flight (the local target takes a batch at a
+  // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
+  if (stop === undefined && deps.signal?.aborted === true) {
+    await deps.stderr.write('interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
+  }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
 

@@ -138,6 +138,27 @@ describe('runPipeline', () => {
     });
   });
 
+  it('a signal once the last record is in flight: it finishes, the run is complete (exit of its outcomes) and stderr says so', async () => {
+    await withTempDir(async (dir) => {
+      const controller = new AbortController();
+      const io = testDeps(dir, { openApi: fakeApi(), signal: controller.signal });
+      let sent = 0;
+      const result = await runPipeline(
+        job(['a', 'b', 'c'], async () => {
+          sent += 1;
+          if (sent === 3) controller.abort();
+          return okResult;
+        }),
+        { json: true },
+        io.deps,
+        targetOnce({}, io.deps),
+      );
+      expect(result.exitCode).toBe(0);
+      expect((JSON.parse(io.stdout.text) as { items: { status: string }[] }).items.map((i) => i.status)).toEqual(['ok', 'ok', 'ok']);
+      expect(io.stderr.text).toContain('interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)');
+    });
+  });
+
   it('a structural input error ends the run before the target is opened', async () => {
     await withTempDir(async (dir) => {
       let opened = false;
