@@ -17,7 +17,7 @@ const HOW = [
 const COLUMN = ['// a column read as a field', '"Column in the export": "ApiField"'] as const;
 const VALUES = [
   '// a column whose words are translated',
-  'Words are matched as column names are (case and spacing forgiven). A word with no entry fails its row, naming the word and the known ones, unless there is a "default". An empty cell stays empty.',
+  'Words are matched as written but for case and spaces around or repeated (Year 1-2, Year_12 and Year12 are not Year 12). A word with no entry fails its row, naming the word and the known ones, unless there is a "default". An empty cell stays empty.',
 ] as const;
 const TEMPLATE = ['// a field computed from columns', '{Column} is that column\'s cell ({{ and }} are braces); a template gives a value only when every column it names has one.'] as const;
 const FALLBACK = ['// a fallback column', 'The first of "column", then "fallback" (one column or a list), that has a value.'] as const;
