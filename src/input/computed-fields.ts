@@ -7,11 +7,12 @@
  * never sent as it is. What was computed is kept on the record (`mapped`) for the reports.
  */
 import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
+import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { quotedValue } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
-import { splitListCell, type HeaderSources } from './csv-reader.js';
+import type { HeaderSources } from './csv-reader.js';
 import { listWithCount } from './name-hints.js';
 import type { HierarchyFlag, TemplatePart, ValueSource, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
@@ -306,7 +307,7 @@ export class ComputedFields implements HeaderSources {
         column: empty[0],
       };
     }
-    let entries = computation.list ? splitListCell(value) : [value.trim()];
+    let entries = computation.list ? listCellEntries(value) : [value.trim()];
     if (entries.length === 0) return undefined;
     const table = computation.table;
     if (table !== undefined) {

@@ -39,7 +39,7 @@ const USERS: Entries = [
   ['Email', { column: 'School email', fallback: 'Home email' }],
   [
     '// Hierarchies',
-    'Memberships from a department column, through "values" like any column (several departments in one cell: separated by |). Each "flags" column holding yes (Y/N, yes/no, true/false, 1/0; empty is no) adds its flag: coordinator, administrator, reports or rescoring. Sent as DEPT-MATH:coordinator+reports.',
+    'Memberships from a department column, through "values" like any column (several departments in one cell: separated by | or a line break). Each "flags" column holding yes (Y/N, yes/no, true/false, 1/0; empty is no) adds its flag: coordinator, administrator, reports or rescoring. Sent as DEPT-MATH:coordinator+reports.',
   ],
   ['Hierarchies', { column: 'Department', values: { Mathematics: 'DEPT-MATH', Science: 'DEPT-SCI', English: 'DEPT-ENG' }, flags: { 'Exams Officer': 'coordinator', 'Sees Reports': 'reports' } }],
 ];

@@ -278,8 +278,8 @@ describe('colour and cell helpers', () => {
     expect(colorEnabled({ isTTY: true, env: { FORCE_COLOR: '0' } })).toBe(false);
   });
 
-  it('flattens newlines and replaces control characters', () => {
-    expect(displayText('a\nb\tc\u0000d')).toBe('a b c?d');
+  it('shows a newline as \\n, a tab as a space, and replaces control characters', () => {
+    expect(displayText('a\nb\tc\u0000d')).toBe('a\\nb c?d');
     // A bidi override from the service would reorder the rest of the row as the terminal shows it.
     expect(displayText('gpj.\u202eexe \u2066x\u2069 \u202ay\u202c')).toBe('gpj.?exe ?x? ?y?');
     expect(displayText('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd')).toBe('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd');
