@@ -5,7 +5,7 @@
  */
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
-import { csvLine } from '../formats/csv-cell.js';
+import { csvLine, type CsvCell } from '../formats/csv-cell.js';
 import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
 import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
 
@@ -132,10 +132,20 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
 
 /**
  * The table as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other
- * locales); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
+ * locales); text cells a spreadsheet would run as a formula are neutralised by the shared cell
+ * writer. A value the service typed as a number is written as the number (a Score of -5 is
+ * `-5`, not `'-5`, so a spreadsheet sums it); a number sent as text stays text, guarded.
  */
 export function resultsCsv(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
-  return [table.header, ...textRows(table, options)].map((cells) => csvLine(cells, delimiter)).join('');
+  const rows = textRows(table, options).map((cells, r): CsvCell[] => {
+    const values = table.rows[r] as readonly unknown[];
+    return cells.map((text, i) => (isFiniteNumber(values[i]) ? { number: text } : text));
+  });
+  return [table.header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /** One session's results as CSV, as `review-session show ID -o csv` writes them. */

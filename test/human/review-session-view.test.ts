@@ -241,6 +241,18 @@ describe('reviewSessionResultsCsv', () => {
     expect([dated.DateOfBirth, dated.PublishedDate, dated.VisitedDate]).toEqual(['17/03/2004', '12/10/2026 09:00', '13/10/2026 19:21']);
   });
 
+  it('writes a value typed as a number as the number, a negative one too, in the decimal separator asked; a number sent as text stays guarded', () => {
+    const negative = (parse(reviewSessionResultsCsv(session([result({ Score: -5 })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect(negative.Score).toBe('-5');
+    const fraction = session([result({ Score: -87.5 })]);
+    expect(reviewSessionResultsCsv(fraction, {}, ';')).toContain(';-87.5;');
+    expect(reviewSessionResultsCsv(fraction, {}, ';', { decimalComma: true })).toContain(';"-87,5";');
+    expect(reviewSessionResultsCsv(fraction, {}, '\t', { decimalComma: true })).toContain('\t"-87,5"\t');
+    // Text is guarded whatever it looks like: a lenient server's "-5", a name starting with -.
+    const text = (parse(reviewSessionResultsCsv(session([result({ Score: '-5' as never, LastName: '-5' })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect([text.Score, text.LastName]).toEqual([`'-5`, `'-5`]);
+  });
+
   it("keeps a point as the decimal separator with ';' unless a comma is asked for", () => {
     const one = session([result({ Score: 87.5 })]);
     expect(reviewSessionResultsCsv(one, {}, ';')).toContain(';87.5;');
