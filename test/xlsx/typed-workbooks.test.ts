@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, type OracleSheet } from './helpers.js';
-import { ZipEntries } from '../../src/input/zip-entries.js';
+import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, zipEntryText, type OracleSheet } from './helpers.js';
 import { RESULT_COLUMNS } from '../../src/report/review-session-csv.js';
 
 /**
@@ -99,15 +98,6 @@ describe("a term's review sessions as one typed workbook", () => {
   });
 });
 
-/** One entry of the workbook's zip as text. */
-async function zipText(path: string, name: string): Promise<string | undefined> {
-  const zip = await ZipEntries.open(path);
-  if (!zip.has(name)) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.chunks(name, 1 << 24)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 describe('the zone of wall times, said in the file', () => {
   it('-o xlsx: the custom document property TimeZone and a note on each time column header, the columns named as in CSV', async () => {
     await withTempDir(async (dir) => {
@@ -115,9 +105,9 @@ describe('the zone of wall times, said in the file', () => {
       const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--timezone', 'Europe/London', '--out', 'uk.xlsx']);
       expect(shown.code, shown.stderr).toBe(0);
       const path = join(dir, 'uk.xlsx');
-      expect(await zipText(path, 'docProps/custom.xml')).toContain('name="TimeZone"><vt:lpwstr>Europe/London</vt:lpwstr>');
-      expect(await zipText(path, '_rels/.rels')).toContain('Target="docProps/custom.xml"');
-      expect(await zipText(path, '[Content_Types].xml')).toContain('PartName="/docProps/custom.xml"');
+      expect(await zipEntryText(path, 'docProps/custom.xml')).toContain('name="TimeZone"><vt:lpwstr>Europe/London</vt:lpwstr>');
+      expect(await zipEntryText(path, '_rels/.rels')).toContain('Target="docProps/custom.xml"');
+      expect(await zipEntryText(path, '[Content_Types].xml')).toContain('PartName="/docProps/custom.xml"');
       const sheet = await firstSheet(path);
       const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
       expect(header).toEqual([...RESULT_COLUMNS]);
@@ -133,7 +123,7 @@ describe('the zone of wall times, said in the file', () => {
       expect(back.length).toBeGreaterThan(0);
       // Without --timezone: this computer's zone, named as such.
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--out', 'here.xlsx'], { TZ: 'Europe/Berlin' })).code).toBe(0);
-      expect(await zipText(join(dir, 'here.xlsx'), 'docProps/custom.xml')).toContain('<vt:lpwstr>Europe/Berlin</vt:lpwstr>');
+      expect(await zipEntryText(join(dir, 'here.xlsx'), 'docProps/custom.xml')).toContain('<vt:lpwstr>Europe/Berlin</vt:lpwstr>');
     });
   });
 
