@@ -7,6 +7,7 @@
  * the two lists with mergeProblems (or use the coerceAndValidate* helpers, which do).
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
+import { listCellParts } from './list-cells.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
 import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
 import { USER_TABLE, validateUser } from './user.js';
@@ -28,6 +29,7 @@ const INTEGER = /^[+-]?[0-9]+$/;
 
 /** A user's value inside a message, cut short so one bad cell cannot flood a report. */
 const quoted = quotedValue;
+
 
 /** Parses a boolean spelling (true/false, yes/no, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {
@@ -84,12 +86,12 @@ export function parseHierarchyEntry(entry: string, path: string, problems: Probl
 }
 
 /**
- * A Hierarchies cell: entries (already split on `|` by the reader, or a string to split here),
+ * A Hierarchies cell: entries (already split by the reader, or a string to split here),
  * or a JSON array of membership objects written in the cell. Anything else passes through.
  */
 function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
   let cells: string[];
-  if (typeof value === 'string') cells = value.split('|');
+  if (typeof value === 'string') cells = listCellParts(value);
   else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) cells = value as string[];
   else return value;
   const joined = cells.join('|').trim();
@@ -137,11 +139,11 @@ export function coerceCell(name: string, kind: CoercionKind, value: unknown, pro
       return b;
     }
     case 'list':
-      return typeof value === 'string' ? value.split('|') : value;
+      return typeof value === 'string' ? listCellParts(value) : value;
     case 'hierarchies':
       return coerceHierarchies(value, problems);
     case 'idTitleList': {
-      const list = typeof value === 'string' ? value.split('|') : value;
+      const list = typeof value === 'string' ? listCellParts(value) : value;
       if (!Array.isArray(list)) return value;
       // CLI flags and CSV cells name entries by id only.
       return list.map((e: unknown) => (typeof e === 'string' ? { ExternalId: e.trim() } : e));

@@ -1,11 +1,23 @@
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
- * The key two header names (and a value table's words) are compared by: case, spaces, `_` and `-`
+ * The key two header names are compared by: case, spaces, `_` and `-`
  * do not matter, nor how an accent is encoded (`é` as one code point, as a Windows export
  * decodes, or `e` and a combining accent, as some editors save a map file).
  */
 export function normalizeColumnName(name: string): string {
   const composed = NON_ASCII.test(name) ? name.normalize('NFC') : name;
   return composed.replace(/[\s_-]+/g, '').toLowerCase();
+}
+
+/**
+ * The key a value table's word and a cell's word are compared by (docs/input-formats.md, "Map
+ * files"): case, whitespace around and a run of whitespace inside do not matter, nor how an accent
+ * is encoded; a hyphen, an underscore or a space between two characters does. A value table
+ * translates words, and `Year 1-2` (a mixed group), `Year_12` or `Year12` is another word than
+ * `Year 12`: read as it, it would be sent as another group's value without a word said.
+ */
+export function valueWordKey(word: string): string {
+  const composed = NON_ASCII.test(word) ? word.normalize('NFC') : word;
+  return composed.trim().replace(/\s+/g, ' ').toLowerCase();
 }

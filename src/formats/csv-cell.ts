@@ -1,6 +1,7 @@
 /**
- * CSV output that a spreadsheet cannot turn into a formula: each cell neutralised as the
- * report CSV contract says (report-csv-contract.ts), then quoted RFC 4180 style where needed.
+ * CSV output that a spreadsheet cannot turn into a formula: each text cell neutralised as the
+ * report CSV contract says (report-csv-contract.ts), then quoted RFC 4180 style where needed. A
+ * cell that is a number is written as the number: no spreadsheet runs `-5` or `87,5`.
  */
 import { neutraliseCell } from './report-csv-contract.js';
 
@@ -25,12 +26,23 @@ export interface CsvDialect {
 
 export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false, lineEnd: '\r\n' };
 
-export function csvCell(value: string, delimiter = ','): string {
-  const safe = neutraliseCell(value);
+/**
+ * A cell that holds a number (a value typed as a number, never text), as written in the file's
+ * decimal separator (`-5`, `87,5`). Neutralised, `-5` would be `'-5`, which Excel keeps as text
+ * and leaves out of its sums; a number is no formula, so it is written as it is.
+ */
+export interface NumberCell {
+  readonly number: string;
+}
+
+export type CsvCell = string | NumberCell;
+
+export function csvCell(value: CsvCell, delimiter = ','): string {
+  const safe = typeof value === 'string' ? neutraliseCell(value) : value.number;
   return NEEDS_QUOTES.test(safe) || (delimiter === '\t' && safe.includes('\t')) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvLine(cells: readonly string[], delimiter = ',', lineEnd: CsvDialect['lineEnd'] = '\r\n'): string {
+export function csvLine(cells: readonly CsvCell[], delimiter = ',', lineEnd: CsvDialect['lineEnd'] = '\r\n'): string {
   if (delimiter === ',') return `${cells.map((cell) => csvCell(cell)).join(',')}${lineEnd}`;
   return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}${lineEnd}`;
 }

@@ -13,10 +13,16 @@ import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
 // which each function below treats in its own way.
 const UNSAFE = new RegExp(`(?![\\t\\n])[${NAME_FORBIDDEN_CLASS}]`, 'g');
 
-/** One line of text: line breaks and tabs become spaces (a value cannot forge a line of its own), the rest as above. */
+/**
+ * One line of text: a line break is shown as `\n` (`\r` for a carriage return), so a value cannot
+ * forge a line of its own and a message quoting `H-NORTH` and `H-SOUTH` on two lines of a cell
+ * does not read as one value with a space; a tab becomes a space; the rest as above.
+ */
 export function terminalLine(text: string): string {
-  return text.replace(/\r\n|\r|\n|\t/g, ' ').replace(UNSAFE, '?');
+  return text.replace(/[\r\n\t]/g, (c) => LINE_BREAK_SHOWN[c] as string).replace(UNSAFE, '?');
 }
+
+const LINE_BREAK_SHOWN: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': ' ' };
 
 /** Text that may span lines: its line breaks and tabs kept, carriage returns (which overwrite a line) and the rest as above. */
 export function terminalLines(text: string): string {

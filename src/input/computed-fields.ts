@@ -7,16 +7,17 @@
  * never sent as it is. What was computed is kept on the record (`mapped`) for the reports.
  */
 import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
+import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { quotedValue } from '../domain/problem.js';
-import { normalizeColumnName } from '../formats/column-name.js';
-import { splitListCell, type HeaderSources } from './csv-reader.js';
+import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
+import type { HeaderSources } from './csv-reader.js';
 import { listWithCount } from './name-hints.js';
 import type { HierarchyFlag, TemplatePart, ValueSource, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
 
-/** A value table ready for lookups: words compared as column names are (case and spacing forgiven). */
+/** A value table ready for lookups: words compared by valueWordKey (case and surrounding or repeated whitespace forgiven). */
 interface Lookup {
   byKey: ReadonlyMap<string, string>;
   known: readonly string[];
@@ -67,7 +68,7 @@ const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(n
 
 function lookupOf(table: ValueTable): Lookup {
   const byKey = new Map<string, string>();
-  for (const [word, value] of Object.entries(table.words)) byKey.set(normalizeColumnName(word), value.trim());
+  for (const [word, value] of Object.entries(table.words)) byKey.set(valueWordKey(word), value.trim());
   return { byKey, known: Object.keys(table.words), default: table.default?.trim() };
 }
 
@@ -306,13 +307,13 @@ export class ComputedFields implements HeaderSources {
         column: empty[0],
       };
     }
-    let entries = computation.list ? splitListCell(value) : [value.trim()];
+    let entries = computation.list ? listCellEntries(value) : [value.trim()];
     if (entries.length === 0) return undefined;
     const table = computation.table;
     if (table !== undefined) {
       const translated: string[] = [];
       for (const entry of entries) {
-        const found = table.byKey.get(normalizeColumnName(entry)) ?? table.default;
+        const found = table.byKey.get(valueWordKey(entry)) ?? table.default;
         if (found === undefined) {
           const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
           const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;

@@ -8,6 +8,7 @@ import { PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { quotedValue } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
+import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
@@ -485,19 +486,6 @@ function shellWord(word: string): string {
   return /["$`\\!]/.test(word) ? `'${word.replace(/'/g, `'\\''`)}'` : `"${word}"`;
 }
 
-/** A list cell: entries separated by `|`, each trimmed, empty entries dropped. */
-export function splitListCell(cell: string): string[] {
-  const items: string[] = [];
-  let start = 0;
-  for (;;) {
-    const bar = cell.indexOf('|', start);
-    const item = cell.slice(start, bar === -1 ? cell.length : bar).trim();
-    if (item !== '') items.push(item);
-    if (bar === -1) return items;
-    start = bar + 1;
-  }
-}
-
 /**
  * A list cell written with `,` or `;` between its entries where `|` was meant (`H-NORTH, H-SOUTH`)
  * is one entry, which the platform then does not find: a warning with the hint, for CSV and
@@ -509,7 +497,8 @@ export function listCellWarnings(cells: readonly string[], mapping: HeaderMappin
   for (let i = 0; i < cells.length; i++) {
     if (lists[i] !== true) continue;
     const cell = cells[i] as string;
-    if (cell.includes('|') || !/[,;]/.test(cell)) continue;
+    // A cell with a separator in it has its entries: a comma there is part of one.
+    if (cell.includes('|') || cell.includes('\n') || cell.includes('\r') || !/[,;]/.test(cell)) continue;
     const name = names[i] as string;
     const meant = cell
       .split(/[,;]/)
@@ -525,7 +514,7 @@ export function listCellWarnings(cells: readonly string[], mapping: HeaderMappin
   return warnings;
 }
 
-/** A row's fields by API name: empty cells left out, list columns split on `|` (CSV and xlsx rows). */
+/** A row's fields by API name: empty cells left out, list columns split on `|` and line breaks (CSV and xlsx rows). */
 export function rowFields(cells: readonly string[], mapping: HeaderMapping): Record<string, unknown> {
   const { names, lists } = mapping;
   const fields: Record<string, unknown> = {};
@@ -535,7 +524,7 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
     const cell = cells[i] as string;
     if (cell === '') continue;
     if (lists[i] === true) {
-      const items = splitListCell(cell);
+      const items = listCellEntries(cell);
       if (items.length > 0) fields[name] = items;
     } else {
       fields[name] = cell;

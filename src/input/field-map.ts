@@ -7,6 +7,7 @@
  */
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
+import { listCellEntries } from '../domain/list-cells.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
 import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
@@ -242,7 +243,7 @@ function checkedConstant(spec: ColumnSpec, text: string, dates: LocalTimeOptions
   const read = readRecordDates({ [spec.name]: text }, dates, problems);
   let value: unknown = read[spec.name];
   if (value !== undefined) {
-    if (spec.kind === 'list') value = text.split('|').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    if (spec.kind === 'list') value = listCellEntries(text);
     if (spec.rule?.cell !== undefined) value = coerceCell(spec.name, spec.rule.cell, value, problems);
     if (problems.length === 0 && spec.rule !== undefined) spec.rule.check(value, spec.name, problems);
   }

@@ -2,7 +2,9 @@
  * `examctl template <kind> --map-example`: a map file (map-file.ts) with every kind of entry,
  * its notes in `//` keys (JSON has no comments; examctl ignores those keys), for the admin to
  * copy and edit. It is a valid map file as printed: test/input/map-example.test.ts reads each
- * one back and sends an export with its columns through a dry run.
+ * one back and sends an export with its columns through a dry run. No value table of an example
+ * has a "default": an example is copied as it is, and a default would send a word the table does
+ * not know (an access arrangement `Reader` as SpecialNeeds no) without a word said.
  */
 import type { TemplateKind } from '../domain/templates.js';
 
@@ -17,7 +19,7 @@ const HOW = [
 const COLUMN = ['// a column read as a field', '"Column in the export": "ApiField"'] as const;
 const VALUES = [
   '// a column whose words are translated',
-  'Words are matched as column names are (case and spacing forgiven). A word with no entry fails its row, naming the word and the known ones, unless there is a "default". An empty cell stays empty.',
+  'Words are matched as written but for case and spaces around or repeated (Year 1-2, Year_12 and Year12 are not Year 12). A word with no entry fails its row, naming the word and the known ones; an empty cell stays empty. A "default" would stand for every other word, a typo or a new arrangement too, without a word said: give one only where that is meant.',
 ] as const;
 const TEMPLATE = ['// a field computed from columns', '{Column} is that column\'s cell ({{ and }} are braces); a template gives a value only when every column it names has one.'] as const;
 const FALLBACK = ['// a fallback column', 'The first of "column", then "fallback" (one column or a list), that has a value.'] as const;
@@ -30,14 +32,14 @@ const USERS: Entries = [
   ['Surname', 'LastName'],
   ['Date of birth', 'DateOfBirth'],
   VALUES,
-  ['Year group', { field: 'Labels', values: { 'Year 10': 'Y10', 'Year 11': 'Y11', 'Year 12': 'Y12' }, default: 'Y-OTHER' }],
+  ['Year group', { field: 'Labels', values: { 'Year 10': 'Y10', 'Year 11': 'Y11', 'Year 12': 'Y12' } }],
   TEMPLATE,
   ['UserName', { template: '{Given name}.{Surname}' }],
   FALLBACK,
   ['Email', { column: 'School email', fallback: 'Home email' }],
   [
     '// Hierarchies',
-    'Memberships from a department column, through "values" like any column (several departments in one cell: separated by |). Each "flags" column holding yes (Y/N, yes/no, true/false, 1/0; empty is no) adds its flag: coordinator, administrator, reports or rescoring. Sent as DEPT-MATH:coordinator+reports.',
+    'Memberships from a department column, through "values" like any column (several departments in one cell: separated by | or a line break). Each "flags" column holding yes (Y/N, yes/no, true/false, 1/0; empty is no) adds its flag: coordinator, administrator, reports or rescoring. Sent as DEPT-MATH:coordinator+reports.',
   ],
   ['Hierarchies', { column: 'Department', values: { Mathematics: 'DEPT-MATH', Science: 'DEPT-SCI', English: 'DEPT-ENG' }, flags: { 'Exams Officer': 'coordinator', 'Sees Reports': 'reports' } }],
 ];
@@ -52,7 +54,7 @@ const CANDIDATE_ENTRIES: Entries = [
   FALLBACK,
   ['Email', { column: 'School email', fallback: ['Home email', 'Parent email'] }],
   VALUES,
-  ['Access arrangements', { field: 'SpecialNeeds', values: { 'Extra time': 'yes', None: 'no' }, default: 'no' }],
+  ['Access arrangements', { field: 'SpecialNeeds', values: { 'Extra time': 'yes', None: 'no' } }],
 ];
 
 const SITTINGS: Entries = [

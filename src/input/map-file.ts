@@ -17,7 +17,7 @@ import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
 import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
 import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
 import { listWithCount } from './name-hints.js';
@@ -218,10 +218,10 @@ function valueTable(entry: { values?: Record<string, string>; default?: string }
   const seen = new Map<string, [string, string]>();
   for (const [word, value] of Object.entries(entry.values)) {
     if (value.trim() === '') fail('no value: a word stands for a value of the platform (to leave a word out, leave out its entry)', ['values', word]);
-    const key = normalizeColumnName(word);
+    const key = valueWordKey(word);
     const earlier = seen.get(key);
     if (earlier !== undefined && earlier[1] !== value) {
-      fail(`${JSON.stringify(earlier[0])} and ${JSON.stringify(word)} are one word to examctl (case and spacing do not matter) but stand for ${JSON.stringify(earlier[1])} and ${JSON.stringify(value)}`, ['values', word]);
+      fail(`${JSON.stringify(earlier[0])} and ${JSON.stringify(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for ${JSON.stringify(earlier[1])} and ${JSON.stringify(value)}`, ['values', word]);
     }
     seen.set(key, [word, value]);
   }

@@ -5,9 +5,9 @@
  */
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
-import { csvLine } from '../formats/csv-cell.js';
+import { csvLine, type CsvCell } from '../formats/csv-cell.js';
 import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
-import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
+import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
 
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
 export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
@@ -16,6 +16,12 @@ export interface PinColumn {
   /** `--show-pin`: a last column `Pin` with the session's Pin as sent (empty when it has none). */
   pinColumn?: boolean;
 }
+
+/**
+ * The column that names the zone of a text file's wall times (docs/cli.md, "review-session
+ * show"): after the results' own columns, so that none of theirs is renamed or moved.
+ */
+export const TIME_ZONE_COLUMN = 'TimeZone';
 
 /** The API's name of the review session's PIN, as the CSV and workbook column. */
 const SESSION_PIN_COLUMN = 'Pin';
@@ -53,7 +59,7 @@ export interface ResultsTable {
  * row starts with its session's ExternalId and ends with an Error cell; a session that could not be
  * read is one row with its error.
  */
-export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean } = {}): ResultsTable {
+export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsTable {
   const columns = [...RESULT_COLUMNS];
   const known = new Set(columns);
   const sessions = outcomes.map((outcome) => ('session' in outcome ? outcome.session : undefined));
@@ -71,6 +77,9 @@ export function resultsTable(outcomes: readonly SessionOutcome[], options: PinCo
     }
   }
   if (sessionPin) columns.push(SESSION_PIN_COLUMN);
+  // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that name.
+  const zone = options.timeZoneColumn !== undefined && !known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
+  if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
   const sessionColumn = options.sessionColumn === true;
   const header = sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns;
   const rows: unknown[][] = [];
@@ -80,7 +89,9 @@ export function resultsTable(outcomes: readonly SessionOutcome[], options: PinCo
       continue;
     }
     for (const result of resultsOf(outcome.session)) {
-      const record: Record<string, unknown> = sessionPin ? { ...result, [SESSION_PIN_COLUMN]: outcome.session.Pin } : result;
+      let record: Record<string, unknown> = result;
+      if (sessionPin) record = { ...record, [SESSION_PIN_COLUMN]: outcome.session.Pin };
+      if (zone !== undefined) record = { ...record, [TIME_ZONE_COLUMN]: zone };
       const values = columns.map((column) => record[column]);
       rows.push(sessionColumn ? [outcome.externalId, ...values, null] : values);
     }
@@ -132,10 +143,20 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
 
 /**
  * The table as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other
- * locales); cells a spreadsheet would run as a formula are neutralised by the shared cell writer.
+ * locales); text cells a spreadsheet would run as a formula are neutralised by the shared cell
+ * writer. A value the service typed as a number is written as the number (a Score of -5 is
+ * `-5`, not `'-5`, so a spreadsheet sums it); a number sent as text stays text, guarded.
  */
 export function resultsCsv(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
-  return [table.header, ...textRows(table, options)].map((cells) => csvLine(cells, delimiter)).join('');
+  const rows = textRows(table, options).map((cells, r): CsvCell[] => {
+    const values = table.rows[r] as readonly unknown[];
+    return cells.map((text, i) => (isFiniteNumber(values[i]) ? { number: text } : text));
+  });
+  return [table.header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /** One session's results as CSV, as `review-session show ID -o csv` writes them. */
@@ -180,6 +201,15 @@ export function sheetFormats(table: ResultsTable): CellFormat[] {
     const kind = kindOf(column);
     return kind === 'number' || kind === 'integer' || kind === 'boolean' ? CellFormat.general : CellFormat.text;
   });
+}
+
+/**
+ * A note on the header of each time column of a workbook: an Excel date keeps no zone, so the
+ * column says which zone its wall times are in and where that zone came from.
+ */
+export function timeZoneNotes(table: ResultsTable, zone: string, from: string): CellNote[] {
+  const text = `Times in ${zone} (${from}): an Excel date keeps no zone, so the times of this column are wall times there.`;
+  return table.header.flatMap((column, i) => (INSTANT_COLUMNS.has(column) ? [{ column: i, text }] : []));
 }
 
 /** The table's rows as typed workbook cells, times in `zone` (Excel keeps none). */

@@ -182,6 +182,8 @@ export interface SheetTable {
   header: readonly string[];
   rows: readonly (readonly SheetCell[])[];
   formats?: readonly CellFormat[];
+  /** Notes on header cells (what a column holds that its name cannot say). */
+  headerNotes?: readonly CellNote[];
 }
 
 /** What had to be cut to stay within Excel's limits (the caller warns): cells, columns, rows. */
@@ -203,17 +205,21 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
  * its last column (or row) says how many more there were; a cell too long is cut the same way
  * (xlsx-workbook.ts, cutToCell). The result says what was cut, for the caller's warning.
  */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}): Promise<TablesWritten> {
-  const workbook = new WorkbookWriter(stream, dateFormats);
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}): Promise<TablesWritten> {
+  const workbook = new WorkbookWriter(stream, dateFormats, properties);
   let cutColumns = 0;
   let cutRows = 0;
-  for (const { name, header, rows, formats } of sheets) {
+  for (const { name, header, rows, formats, headerNotes } of sheets) {
     const sheet = await workbook.sheet(name);
     const extraColumns = header.length - MAX_SHEET_COLUMNS;
     const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
     if (extraColumns > 0) cutColumns += extraColumns + 1;
     const fitted = (cells: readonly SheetCell[]): readonly SheetCell[] => (extraColumns > 0 ? [...cells.slice(0, width), ''] : cells);
-    await sheet.header(extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header, formats?.slice(0, width));
+    await sheet.header(
+      extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header,
+      formats?.slice(0, width),
+      headerNotes?.filter((note) => note.column < width),
+    );
     // Header, rows, and one row for the marker when they do not all fit.
     const room = rows.length + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rows.length;
     for (let i = 0; i < room; i++) await sheet.row(fitted(rows[i] as readonly SheetCell[]), RowLook.plain);

@@ -275,9 +275,13 @@ export class SheetWriter {
     return this.rows;
   }
 
-  /** The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row (bold, frozen, with the filter). */
-  header(cells: readonly string[], formats: readonly CellFormat[] = []): void | Promise<void> {
+  /**
+   * The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row
+   * (bold, frozen, with the filter); `notes` on header cells keep the header's look.
+   */
+  header(cells: readonly string[], formats: readonly CellFormat[] = [], notes: readonly CellNote[] = []): void | Promise<void> {
     if (cells.length > MAX_SHEET_COLUMNS) throw new SheetTooWideError(cells.length);
+    for (const note of notes) this.note(note, 1);
     this.width = cells.length;
     this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
     const cols = cells
@@ -436,6 +440,8 @@ export class WorkbookWriter {
   constructor(
     out: Writable,
     private readonly dateFormats: WorkbookDateFormats = {},
+    /** Custom document properties (File > Info > Properties > Advanced in Excel), name -> text. */
+    private readonly properties: Readonly<Record<string, string>> = {},
   ) {
     this.zip = new ZipWriter(out);
   }
@@ -506,7 +512,13 @@ export class WorkbookWriter {
       'xl/_rels/workbook.xml.rels',
       `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}">${relationships}<Relationship Id="rId${sheets.length + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
     );
-    await this.zip.add('_rels/.rels', `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
+    const properties = Object.entries(this.properties);
+    if (properties.length > 0) await this.zip.add('docProps/custom.xml', customPropertiesXml(properties));
+    await this.zip.add(
+      '_rels/.rels',
+      `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/>` +
+        `${properties.length > 0 ? `<Relationship Id="rId2" Type="${REL_NS}/custom-properties" Target="docProps/custom.xml"/>` : ''}</Relationships>`,
+    );
     const overrides = sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('');
     const comments = sheets
       .map((sheet, i) => (sheet.notes ? `<Override PartName="/xl/comments${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.comments+xml"/>` : ''))
@@ -517,10 +529,22 @@ export class WorkbookWriter {
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
         (comments === '' ? '' : '<Default Extension="vml" ContentType="application/vnd.openxmlformats-officedocument.vmlDrawing"/>') +
         '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
-        `${overrides}${comments}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
+        `${overrides}${comments}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>` +
+        `${properties.length > 0 ? '<Override PartName="/docProps/custom.xml" ContentType="application/vnd.openxmlformats-officedocument.custom-properties+xml"/>' : ''}</Types>`,
     );
     await this.zip.finish();
   }
+}
+
+/**
+ * Custom document properties (ECMA-376 Part 1, 22.3): each a text (`vt:lpwstr`), with the format
+ * id every Office application gives user-defined properties and ids from 2 (0 and 1 are reserved).
+ */
+function customPropertiesXml(properties: readonly (readonly [string, string])[]): string {
+  const list = properties
+    .map(([name, value], i) => `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${i + 2}" name="${escapeAttribute(name)}"><vt:lpwstr>${escapeText(encodeXstring(value))}</vt:lpwstr></property>`)
+    .join('');
+  return `${XML_DECLARATION}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">${list}</Properties>`;
 }
 
 /** `A1:K9` as `$A$1:$K$9`. */

@@ -197,7 +197,7 @@ describe('human summary', () => {
     await builder.add({ item: hostile });
     await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', code: 9003 as const, message: 'looks like \u001b[31ma number\u2066' }] } });
     await builder.finish();
-    expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad   users.csv:9 [u-9] - - fine?31m');
+    expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad\\n  users.csv:9 [u-9] - - fine?31m');
     expect(out.text).toContain('looks like ?[31ma number?');
     expect(out.text).not.toMatch(/[\u001b\u0007\u009b\u202e\u2066]/);
     expect(out.text.split('\n').filter((line) => line.includes('users.csv:9'))).toHaveLength(1);

@@ -19,8 +19,9 @@ describe('terminal text', () => {
     expect(terminalLine('שלום Zoë Ødegård 😀')).toBe('שלום Zoë Ødegård 😀');
   });
 
-  it('one line: line breaks and tabs become spaces; several lines: they stay, a lone carriage return does not', () => {
-    expect(terminalLine('a\r\nb\nc\rd\te')).toBe('a b c d e');
+  it('one line: a line break is shown as \\n or \\r, a tab as a space; several lines: they stay, a lone carriage return does not', () => {
+    expect(terminalLine('a\r\nb\nc\rd\te')).toBe('a\\r\\nb\\nc\\rd e');
+    expect(terminalLine('Hierarchy not found: H-NORTH\nH-SOUTH')).toBe('Hierarchy not found: H-NORTH\\nH-SOUTH');
     expect(terminalLines('a\r\nb\nc\rd\te')).toBe('a\nb\nc?d\te');
   });
 });

@@ -241,6 +241,18 @@ describe('reviewSessionResultsCsv', () => {
     expect([dated.DateOfBirth, dated.PublishedDate, dated.VisitedDate]).toEqual(['17/03/2004', '12/10/2026 09:00', '13/10/2026 19:21']);
   });
 
+  it('writes a value typed as a number as the number, a negative one too, in the decimal separator asked; a number sent as text stays guarded', () => {
+    const negative = (parse(reviewSessionResultsCsv(session([result({ Score: -5 })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect(negative.Score).toBe('-5');
+    const fraction = session([result({ Score: -87.5 })]);
+    expect(reviewSessionResultsCsv(fraction, {}, ';')).toContain(';-87.5;');
+    expect(reviewSessionResultsCsv(fraction, {}, ';', { decimalComma: true })).toContain(';"-87,5";');
+    expect(reviewSessionResultsCsv(fraction, {}, '\t', { decimalComma: true })).toContain('\t"-87,5"\t');
+    // Text is guarded whatever it looks like: a lenient server's "-5", a name starting with -.
+    const text = (parse(reviewSessionResultsCsv(session([result({ Score: '-5' as never, LastName: '-5' })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    expect([text.Score, text.LastName]).toEqual([`'-5`, `'-5`]);
+  });
+
   it("keeps a point as the decimal separator with ';' unless a comma is asked for", () => {
     const one = session([result({ Score: 87.5 })]);
     expect(reviewSessionResultsCsv(one, {}, ';')).toContain(';87.5;');
@@ -278,8 +290,8 @@ describe('colour and cell helpers', () => {
     expect(colorEnabled({ isTTY: true, env: { FORCE_COLOR: '0' } })).toBe(false);
   });
 
-  it('flattens newlines and replaces control characters', () => {
-    expect(displayText('a\nb\tc\u0000d')).toBe('a b c?d');
+  it('shows a newline as \\n, a tab as a space, and replaces control characters', () => {
+    expect(displayText('a\nb\tc\u0000d')).toBe('a\\nb c?d');
     // A bidi override from the service would reorder the rest of the row as the terminal shows it.
     expect(displayText('gpj.\u202eexe \u2066x\u2069 \u202ay\u202c')).toBe('gpj.?exe ?x? ?y?');
     expect(displayText('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd')).toBe('Zoë Ødegård \u05e9\u05dc\u05d5\u05dd');

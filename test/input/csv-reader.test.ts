@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCsvRecords, reportStatusOf, normalizeColumnName, splitListCell } from '../../src/input/csv-reader.js';
+import { readCsvRecords, reportStatusOf, normalizeColumnName } from '../../src/input/csv-reader.js';
+import { listCellEntries } from '../../src/domain/list-cells.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 
 const read = (name: string, ignoreUnknownColumns = false) =>
@@ -199,10 +200,14 @@ describe('column helpers', () => {
     );
   });
 
-  it('splits list cells on |, trimming entries and dropping empty ones', () => {
-    expect(splitListCell('a | b||c ')).toEqual(['a', 'b', 'c']);
-    expect(splitListCell('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
-    expect(splitListCell(' | ')).toEqual([]);
+  it('splits list cells on | and line breaks, trimming entries and dropping empty ones; a JSON array cell on | alone', () => {
+    expect(listCellEntries('a | b||c ')).toEqual(['a', 'b', 'c']);
+    expect(listCellEntries('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
+    expect(listCellEntries(' | ')).toEqual([]);
+    expect(listCellEntries('extra-time\nreader')).toEqual(['extra-time', 'reader']);
+    expect(listCellEntries('H-NORTH\r\nH-SOUTH\r\n\r\n|H-EAST\rH-WEST\n')).toEqual(['H-NORTH', 'H-SOUTH', 'H-EAST', 'H-WEST']);
+    expect(listCellEntries('a, b\nc')).toEqual(['a, b', 'c']);
+    expect(listCellEntries(' [\n {"ExternalId": "H-NORTH"}\n]')).toEqual(['[\n {"ExternalId": "H-NORTH"}\n]']);
   });
 });
 

@@ -71,14 +71,37 @@ describe('template --map-example', () => {
     }),
   );
 
-  it('users: every kind of entry is there (a column, a value table with a default, a template, a fallback, Hierarchies with flags)', () =>
+  it('users: every kind of entry is there (a column, a value table, a template, a fallback, Hierarchies with flags)', () =>
     withTempDir(async (dir) => {
       const example = JSON.parse((await cli(dir, ['template', 'users', '--map-example'])).stdout) as Record<string, Record<string, unknown> | string>;
       expect(example['Student ID']).toBe('ExternalId');
-      expect(example['Year group']).toMatchObject({ field: 'Labels', default: 'Y-OTHER' });
+      expect(example['Year group']).toMatchObject({ field: 'Labels', values: { 'Year 10': 'Y10' } });
       expect(example.UserName).toHaveProperty('template');
       expect(example.Email).toHaveProperty('fallback');
       expect(example.Hierarchies).toHaveProperty('flags');
+    }));
+
+  it.each(Object.keys(EXPORTS))('%s: no value table has a "default", so a word it does not know is never sent as another', (kind) =>
+    withTempDir(async (dir) => {
+      const example = JSON.parse((await cli(dir, ['template', kind, '--map-example'])).stdout) as Record<string, unknown>;
+      const withDefault = Object.entries(example).filter(([, entry]) => typeof entry === 'object' && entry !== null && 'default' in entry);
+      expect(withDefault.map(([key]) => key)).toEqual([]);
+    }),
+  );
+
+  it('candidates: an access arrangement the table does not know (Reader) fails its row, never sent as SpecialNeeds no', () =>
+    withTempDir(async (dir) => {
+      const printed = await cli(dir, ['template', 'candidates', '--map-example']);
+      await writeFile(join(dir, 'map.json'), printed.stdout);
+      const { command, csv } = EXPORTS.candidates!;
+      await writeFile(join(dir, 'export.csv'), `${csv[0]}\nc-1,Ann,Lee,ann@school.example,,,Reader\n`);
+      const run = await cli(dir, [...REMOTE, ...command, '--file', 'export.csv', '--map-file', 'map.json']);
+      expect(run.code).toBe(1);
+      const items = (JSON.parse(run.stdout) as { items: { status: string; errors: { field: string; message: string }[] }[] }).items;
+      expect(items.map((item) => item.status)).toEqual(['failed']);
+      expect(items[0]!.errors.map((error) => error.message)).toEqual([
+        expect.stringMatching(/^Access arrangements "Reader" has no entry in the value table of --map-file map\.json:\d+ "Access arrangements" \(known: "Extra time", "None"\)/),
+      ]);
     }));
 
   it('invigilators has none, schedules is called sittings, and -o xlsx is refused: a map file is JSON', () =>

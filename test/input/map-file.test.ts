@@ -102,6 +102,55 @@ describe('value tables', () => {
       expect(items[0]!.mapped).toEqual([{ field: 'Hierarchies', value: 'DEPT-MATH', from: { Matière: 'Mathématiques' } }]);
     }));
 
+  it('a word matches only as written but for case and whitespace around or repeated: a hyphen, an underscore or a space between characters makes another word, which fails as unknown', () =>
+    withTempDir(async (dir) => {
+      await writeFile(
+        join(dir, 'year.csv'),
+        [
+          'Student ID,FirstName,LastName,Email,Role,Year group,Room',
+          'vm-1,A,A,vm1@example.test,Candidate,Year 1-2,HNorth',
+          'vm-2,A,B,vm2@example.test,Candidate,Year_12,h_south',
+          'vm-3,A,C,vm3@example.test,Candidate,YEAR12,H-North',
+          'vm-4,A,D,vm4@example.test,Candidate,"  year   12 ",h   NORTH',
+          'vm-5,A,E,vm5@example.test,Candidate,Year 1,H South',
+        ].join('\n'),
+      );
+      await writeFile(
+        join(dir, 'year-map.json'),
+        JSON.stringify({ 'Student ID': 'ExternalId', 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year 1': 'Y1' } }, Room: { field: 'Hierarchies', values: { 'H North': 'H-NORTH', 'H South': 'H-SOUTH' } } }, null, 2),
+      );
+      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'year-map.json', '--set', 'UserName=x', '--dry-run', '--json']);
+      expect(code, stderr).toBe(1);
+      const value = (item: Item, field: string) => item.mapped?.find((mapped) => mapped.field === field)?.value;
+      expect(items.map((item) => [item.id, item.status, value(item, 'Labels'), value(item, 'Hierarchies')])).toEqual([
+        ['vm-1', 'failed', undefined, undefined],
+        ['vm-2', 'failed', undefined, undefined],
+        ['vm-3', 'failed', undefined, undefined],
+        ['vm-4', 'ok', 'Y12', 'H-NORTH'],
+        ['vm-5', 'ok', 'Y1', 'H-SOUTH'],
+      ]);
+      // Reported as any unknown word is: the word, the column, the entry and the known words.
+      expect(items[0]!.errors.map((error) => error.message)).toEqual([
+        'Year group "Year 1-2" has no entry in the value table of --map-file year-map.json:3 "Year group" (known: "Year 12", "Year 1"); it is not sent as it is: add it to "values", or give a "default"',
+        'Room "HNorth" has no entry in the value table of --map-file year-map.json:10 "Room" (known: "H North", "H South"); it is not sent as it is: add it to "values", or give a "default"',
+      ]);
+      expect(items[1]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual(['Year group "Year_12"', 'Room "h_south"']);
+      expect(items[2]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual(['Year group "YEAR12"', 'Room "H-North"']);
+    }));
+
+  it('two words a table cannot tell apart are refused only when they differ in case or whitespace: Year 12 and Year-12 are two words', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'year.csv'), 'ExternalId,FirstName,LastName,Email,Role,Year group\nw-1,A,B,w1@example.test,Candidate,Year-12\n');
+      await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year-12': 'Y12-MIXED' } } }));
+      const two = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'two.json', '--set', 'UserName=x', '--dry-run', '--json']);
+      expect(two.code, two.stderr).toBe(0);
+      expect(two.items[0]!.mapped).toEqual([{ field: 'Labels', value: 'Y12-MIXED', from: { 'Year group': 'Year-12' } }]);
+      await writeFile(join(dir, 'alike.json'), JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', ' YEAR  12': 'Y13' } } }));
+      const alike = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'alike.json', '--set', 'UserName=x', '--dry-run']);
+      expect(alike.code).toBe(2);
+      expect(alike.stderr).toContain('"Year 12" and " YEAR  12" are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for "Y12" and "Y13"');
+    }));
+
   it('what is sent is the platform word, never the export word (a loopback server sees the requests)', () =>
     withTempDir(async (dir) => {
       const http = await import('node:http');

@@ -39,3 +39,21 @@ describe('DateOfBirth in review-session results', () => {
     }
   });
 });
+
+describe('the TimeZone column of wall times (docs/cli.md, "review-session show")', () => {
+  it('comes after the results and the Pin, before the Error of several sessions; an unread session has none', () => {
+    const several = resultsTable([{ externalId: 'RS-1', session: session('2004-03-17') }, { externalId: 'RS-2', error: '1101 not found' }], { sessionColumn: true, pinColumn: true, timeZoneColumn: 'Europe/Berlin' });
+    expect(several.header.slice(-3)).toEqual(['Pin', 'TimeZone', 'Error']);
+    expect(several.rows.map((row) => row.slice(-2))).toEqual([
+      ['Europe/Berlin', null],
+      [null, '1101 not found'],
+    ]);
+  });
+
+  it("a results field of that name from the service is kept as sent, never doubled or overwritten", () => {
+    const sent = { ExternalId: 'RS-1', Results: [{ CandidateExtId: 'c-1', TimeZone: 'server zone' }] } as unknown as ReviewSession;
+    const one = resultsTable([{ externalId: 'RS-1', session: sent }], { timeZoneColumn: 'Europe/Berlin' });
+    expect(one.header.filter((name) => name === 'TimeZone')).toHaveLength(1);
+    expect(one.rows[0]![one.header.indexOf('TimeZone')]).toBe('server zone');
+  });
+});

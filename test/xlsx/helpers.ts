@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import ExcelJS from 'exceljs';
 import type { InputRecord } from '../../src/input/record.js';
 import { readXlsxRecords, type XlsxReadOptions } from '../../src/input/xlsx-reader.js';
+import { ZipEntries } from '../../src/input/zip-entries.js';
 
 export const xlsxFixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/xlsx/${name}`, import.meta.url));
 
@@ -100,4 +101,12 @@ export function rowsByHeader(sheet: ExcelJS.Worksheet): Map<string, ExcelJS.Cell
 export function oracleCell(sheet: OracleSheet): (row: number, column: string) => [string, string] | null | undefined {
   const header = sheet.rows[0] ?? [];
   return (row, column) => sheet.typed[row]?.[header.indexOf(column)];
+}
+
+/** One entry of a zip (a workbook's part) as UTF-8 text. */
+export async function zipEntryText(path: string, name: string): Promise<string> {
+  const zip = await ZipEntries.open(path);
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.chunks(name, 1 << 30)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }

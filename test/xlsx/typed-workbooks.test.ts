@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type ExcelJS from 'exceljs';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, type OracleSheet } from './helpers.js';
+import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, zipEntryText, type OracleSheet } from './helpers.js';
+import { RESULT_COLUMNS } from '../../src/report/review-session-csv.js';
 
 /**
  * Issue 50, "Typed workbooks": what examctl writes as .xlsx read back by libraries nobody here
@@ -93,6 +94,53 @@ describe("a term's review sessions as one typed workbook", () => {
       const uk = rowsByHeader(await firstSheet(join(dir, 'uk.xlsx')));
       expect(uk[0]!.get('PublishedDate')!.numFmt).toBe('dd/mm/yyyy hh:mm');
       expect(uk[1]!.get('DateOfBirth')!.numFmt).toBe('dd/mm/yyyy');
+    });
+  });
+});
+
+describe('the zone of wall times, said in the file', () => {
+  it('-o xlsx: the custom document property TimeZone and a note on each time column header, the columns named as in CSV', async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--timezone', 'Europe/London', '--out', 'uk.xlsx']);
+      expect(shown.code, shown.stderr).toBe(0);
+      const path = join(dir, 'uk.xlsx');
+      expect(await zipEntryText(path, 'docProps/custom.xml')).toContain('name="TimeZone"><vt:lpwstr>Europe/London</vt:lpwstr>');
+      expect(await zipEntryText(path, '_rels/.rels')).toContain('Target="docProps/custom.xml"');
+      expect(await zipEntryText(path, '[Content_Types].xml')).toContain('PartName="/docProps/custom.xml"');
+      const sheet = await firstSheet(path);
+      const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
+      expect(header).toEqual([...RESULT_COLUMNS]);
+      const noteOf = (column: string): string => {
+        const value = sheet.getRow(1).getCell(header.indexOf(column) + 1).note;
+        return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
+      };
+      for (const column of ['LastSatDate', 'PublishedDate', 'VisitedDate']) expect(noteOf(column)).toMatch(/^Times in Europe\/London \(--timezone\): an Excel date keeps no zone/);
+      // A date of birth is placed in no zone; the other columns hold no time.
+      for (const column of ['DateOfBirth', 'Score', 'CandidateExtId']) expect(noteOf(column)).toBe('');
+      // examctl reads its workbook back as before.
+      const back = await readAll(path, { columns: header.map((name) => ({ name, kind: 'string' as const })) });
+      expect(back.length).toBeGreaterThan(0);
+      // Without --timezone: this computer's zone, named as such.
+      expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'xlsx', '--out', 'here.xlsx'], { TZ: 'Europe/Berlin' })).code).toBe(0);
+      expect(await zipEntryText(join(dir, 'here.xlsx'), 'docProps/custom.xml')).toContain('<vt:lpwstr>Europe/Berlin</vt:lpwstr>');
+    });
+  });
+
+  it("-o csv, ndjson with --date-format: a last column TimeZone on every row; without a date format (times with their offsets) none", async () => {
+    await withTempDir(async (dir) => {
+      await cli(dir, ['local', 'init']);
+      const dated = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom', '--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London']);
+      expect(dated.code, dated.stderr).toBe(0);
+      const [header, ...rows] = dated.stdout.trimEnd().split('\r\n').map((line) => line.split(','));
+      expect(header).toEqual([...RESULT_COLUMNS, 'TimeZone']);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) expect(row.at(-1)).toBe('Europe/London');
+      expect(rows[0]![header!.indexOf('PublishedDate')]).toBe('12/10/2026 09:00');
+      const ndjson = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'ndjson', '--date-format', 'DD/MM/YYYY HH:mm'], { TZ: 'Europe/Berlin' });
+      expect((JSON.parse(ndjson.stdout.split('\n')[0]!) as Record<string, unknown>).TimeZone).toBe('Europe/Berlin');
+      const sent = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom', '--timezone', 'Europe/London']);
+      expect(sent.stdout.split('\r\n')[0]!.split(',')).toEqual([...RESULT_COLUMNS]);
     });
   });
 });

@@ -3,24 +3,16 @@ import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { ZipEntries } from '../../src/input/zip-entries.js';
 import { RunReportBuilder } from '../../src/report/report-writers.js';
 import { XlsxReportWriter } from '../../src/report/xlsx-report-writer.js';
 import { RowLook, WorkbookWriter } from '../../src/report/xlsx-workbook.js';
 import { ZipWriter } from '../../src/report/zip-writer.js';
-import { inTempDir, readAll } from './helpers.js';
+import { inTempDir, readAll, zipEntryText } from './helpers.js';
 
 /** A file stream, and a promise of its close. */
 function fileStream(path: string): { stream: Writable; closed: Promise<void> } {
   const stream = createWriteStream(path);
   return { stream, closed: new Promise<void>((resolve) => stream.on('close', () => resolve())) };
-}
-
-async function entryText(path: string, name: string): Promise<string> {
-  const zip = await ZipEntries.open(path);
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.chunks(name, 1 << 30)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 describe("examctl's zip writer", () => {
@@ -40,9 +32,9 @@ describe("examctl's zip writer", () => {
       await zip.add('after.txt', 'after');
       await zip.finish();
       await closed;
-      expect(await entryText(path, 'big.txt')).toBe(parts.join(''));
-      expect(await entryText(path, 'small.txt')).toBe('hello');
-      expect(await entryText(path, 'after.txt')).toBe('after');
+      expect(await zipEntryText(path, 'big.txt')).toBe(parts.join(''));
+      expect(await zipEntryText(path, 'small.txt')).toBe('hello');
+      expect(await zipEntryText(path, 'after.txt')).toBe('after');
     });
   });
 
@@ -133,14 +125,14 @@ describe('the workbook parts', () => {
       await sheet.row(['u-3', '1E5', '日本 € ü 😀 &amp;'], RowLook.amber);
       await workbook.finish();
       await closed;
-      const xml = await entryText(path, 'xl/worksheets/sheet1.xml');
+      const xml = await zipEntryText(path, 'xl/worksheets/sheet1.xml');
       expect(xml).toContain('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>');
       expect(xml).toContain('<autoFilter ref="A1:C4"/>');
       expect(xml).toContain('<col min="1" max="1" width="12" style="1" customWidth="1"/>');
       expect(xml).toContain('<row r="3"><c r="A3" s="3" t="inlineStr"><is><t>u-2</t></is></c><c r="B3" s="3"/>');
       expect(xml).toContain('<t xml:space="preserve"> a &lt;b&gt; &amp; "c" </t>');
-      expect(await entryText(path, 'xl/workbook.xml')).toContain(`<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Report'!$A$1:$C$4</definedName>`);
-      const styles = await entryText(path, 'xl/styles.xml');
+      expect(await zipEntryText(path, 'xl/workbook.xml')).toContain(`<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Report'!$A$1:$C$4</definedName>`);
+      const styles = await zipEntryText(path, 'xl/styles.xml');
       expect(styles).toContain('<fgColor rgb="FFF8CBAD"/>');
       expect(styles).toContain('<fgColor rgb="FFFFE699"/>');
       // Text in each look: plain, header, red, amber, marked.

@@ -181,7 +181,11 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   }
   const cells = await import('../../report/review-session-csv.js');
   const pinColumn = showPin === true;
-  const table = cells.resultsTable(outcomes, { pinColumn, sessionColumn: several });
+  const zoneFrom = settings.times.timezone?.origin;
+  const timesFrom = zoneFrom === undefined ? "this computer's zone" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+  // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
+  const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
+  const table = cells.resultsTable(outcomes, { pinColumn, sessionColumn: several, ...zoneColumn });
   const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
   if (json && !several && 'session' in first) {
     await deps.stdout.write(`${JSON.stringify(first.session, null, 2)}\n`);
@@ -193,17 +197,16 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     const text = cells.resultsCsv(table, delimiter === 'tab' ? '\t' : (delimiter ?? ','), textOptions);
     await deps.stdout.write(dataForStdout(withUtf8Bom(text, bom !== false), deps.stdoutIsTTY));
   } else if (output === 'xlsx') {
-    await warnCut(await writeXlsx(table, tableTimes, ids, deps), deps);
+    await warnCut(await writeXlsx(table, tableTimes, timesFrom, ids, deps), deps);
   } else {
     const { renderReviewSession } = await import('../../terminal/review-session-view.js');
     const { colorEnabled } = await import('../../terminal/table-format.js');
     // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    const zoneFrom = settings.times.timezone?.origin;
-    const timesFrom = zoneFrom === undefined ? "this computer's zone; --timezone to change" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+    const timesLine = zoneFrom === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
     const views = outcomes.flatMap((outcome) =>
-      'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom, ...(width === undefined ? {} : { width }) })] : [],
+      'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom: timesLine, ...(width === undefined ? {} : { width }) })] : [],
     );
     await deps.stdout.write(views.join('\n'));
   }
@@ -220,9 +223,13 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   return failed === 0 ? 0 : 1;
 }
 
-/** The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the `--date-format` when given. */
-async function writeXlsx(table: ResultsTable, times: OutputTimes, ids: readonly string[], deps: CommandDeps): Promise<TablesWritten> {
-  const [{ sheetFormats, sheetRows }, { writeTablesXlsx }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
+/**
+ * The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the
+ * `--date-format` when given. Excel's dates keep no zone: the workbook names it in its custom
+ * document property TimeZone and in a note on each time column's header, its columns as in CSV.
+ */
+async function writeXlsx(table: ResultsTable, times: OutputTimes, timesFrom: string, ids: readonly string[], deps: CommandDeps): Promise<TablesWritten> {
+  const [{ sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN }, { writeTablesXlsx }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/review-session-csv.js'),
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
@@ -231,7 +238,8 @@ async function writeXlsx(table: ResultsTable, times: OutputTimes, ids: readonly 
   let written: TablesWritten | undefined;
   const redirect = `examctl review-session show ${ids.length === 1 ? ids[0] : '--file ids.csv'} -o xlsx > results.xlsx`;
   await writeWorkbookToStdout(deps, redirect, async (stream) => {
-    written = await writeTablesXlsx(stream, [{ name: 'Results', header: table.header, rows: sheetRows(table, times.zone), formats: sheetFormats(table) }], excelDateFormats(times.format));
+    const sheet = { name: 'Results', header: table.header, rows: sheetRows(table, times.zone), formats: sheetFormats(table), headerNotes: timeZoneNotes(table, times.zone, timesFrom) };
+    written = await writeTablesXlsx(stream, [sheet], excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
   });
   return written as TablesWritten;
 }

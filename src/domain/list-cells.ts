@@ -1,0 +1,38 @@
+/**
+ * How a list cell (Labels, Hierarchies, AllowedIpAddresses...) is split into its entries, for the
+ * readers and the coercion alike. A module of its own, without imports: the CSV reader, loaded by
+ * its row workers too, takes it without loading the rule tables.
+ */
+
+/**
+ * What separates the entries of a list cell (docs/input-formats.md, "CSV"): `|`, and a line break
+ * (Alt+Enter in a spreadsheet cell), since a sheet shows such a cell as one entry a line.
+ */
+const LIST_SEPARATORS = /\||\r\n|\r|\n/;
+
+/** A cell starting with `[`: a Hierarchies cell's JSON array of memberships, which may span lines. */
+const JSON_ARRAY_CELL = /^\s*\[/;
+
+/**
+ * The entries of a list cell: separated by `|` or a line break, each trimmed, empty ones dropped
+ * (`a | b||` and `a` above `b` are both `["a","b"]`). A cell starting with `[` is split on `|`
+ * alone: a JSON array written over several lines stays whole.
+ */
+export function listCellEntries(cell: string): string[] {
+  const items: string[] = [];
+  const lineBreaks = !JSON_ARRAY_CELL.test(cell);
+  let start = 0;
+  for (let i = 0; i <= cell.length; i++) {
+    const c = i === cell.length ? 0x7c : cell.charCodeAt(i);
+    if (c !== 0x7c && (!lineBreaks || (c !== 0x0a && c !== 0x0d))) continue;
+    const item = cell.slice(start, i).trim();
+    if (item !== '') items.push(item);
+    start = i + 1;
+  }
+  return items;
+}
+
+/** A list cell's text split as it is written, its entries untrimmed (the field's rule checks each). */
+export function listCellParts(text: string): string[] {
+  return text.split(JSON_ARRAY_CELL.test(text) ? '|' : LIST_SEPARATORS);
+}
