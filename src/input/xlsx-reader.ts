@@ -28,7 +28,7 @@ import {
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
-import { isKnownTimeZone, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
+import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import {
   isHiddenState,
@@ -145,6 +145,8 @@ interface SheetRow {
   warnings: FieldWarning[];
   /** Date-time cells placed in --timezone, as the sheet shows them: messages quote them so. */
   written: WrittenTime[];
+  /** Fields whose cell was a number read as its own digits (InputRecord.bareNumbers). */
+  bareNumbers: string[];
 }
 
 interface RowSink {
@@ -343,6 +345,7 @@ async function* sheetRows(
       const problems: Problem[] = [];
       const warnings: FieldWarning[] = [];
       const written: WrittenTime[] = [];
+      const bareNumbers: string[] = [];
       let blank = true;
       for (const { column, value, numFmt } of row.cells) {
         const field = column <= width ? names[column - 1] : undefined;
@@ -363,10 +366,11 @@ async function* sheetRows(
           warnings.push({ field, code: reading.warning.code, message: `cell ${columnLetters(column)}${line}: ${reading.warning.message}` });
         }
         if ('wall' in reading && reading.wall !== undefined) written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
+        else if (typeof value === 'number' && text === plainNumber(value)) bareNumbers.push(field);
       }
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
-      sink.row({ cells, line, problems, warnings, written }, file);
+      sink.row({ cells, line, problems, warnings, written, bareNumbers }, file);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
@@ -385,7 +389,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       header = cells;
       return mapping;
     },
-    row({ cells, line, problems, warnings, written }, file) {
+    row({ cells, line, problems, warnings, written, bareNumbers }, file) {
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
       if (problems.length > 0) {
         if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
@@ -397,6 +401,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       if (listWarnings !== undefined) warnings.push(...listWarnings);
       if (warnings.length > 0) record.warnings = warnings;
       if (written.length > 0) record.written = written;
+      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
       pending.push(record);
     },
   };

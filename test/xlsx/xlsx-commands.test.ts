@@ -187,6 +187,25 @@ describe('warnings of a sitting name the row the value is on', () => {
       expect(rows[2]!.at(-1)).toContain('RegistrationNumber: ');
     });
   });
+
+  it('a PIN of three digits from a number cell says a number cell drops leading zeros; typed as text it does not', async () => {
+    await withTempDir(async (dir) => {
+      const header = ['ScheduleExtId', 'AssessmentExtId', 'Title', 'StartDateTime', 'EndDateTime', 'GroupExtId', 'GroupName', 'PIN', 'CandidateExtId', 'FirstName', 'LastName', 'Email'];
+      const row = (pin: string | number) => ['S-PIN', 'A-MATH-1', 'Pin', '2027-06-10T09:00:00Z', '2027-06-10T12:00:00Z', 'H-PIN', 'Pin', pin, 'pin-1', 'P', 'I', 'pin1@x.example.test'];
+      const pinWarning = async (pin: string | number) => {
+        await writeWorkbook(join(dir, 'pin.xlsx'), [{ name: 'Sittings', rows: [header, row(pin)] }]);
+        const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 'pin.xlsx', '--dry-run', '--json']);
+        expect(code).toBe(0);
+        const items = JSON.parse(stdout).items as Item[];
+        return items[0]!.warnings?.find((w) => w.field === 'Schedule.PIN')?.message;
+      };
+      // 0123 typed in a General cell is stored as 123.
+      expect(await pinWarning(123)).toMatch(/^PIN is not four digits: .*; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again$/);
+      const asText = await pinWarning('123');
+      expect(asText).toMatch(/^PIN is not four digits/);
+      expect(asText).not.toContain('number cell');
+    });
+  });
 });
 
 describe('the Excel loop: --report x.xlsx, fixed in another producer, --only-failed', () => {

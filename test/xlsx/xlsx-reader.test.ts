@@ -269,6 +269,31 @@ describe('xlsx written by exceljs', () => {
     });
   });
 
+  it('a whole number under a custom format of digits and literals is read as the sheet shows it (C004521, 01234-5678), not as its bare number', async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'f.xlsx');
+      const cell = (value: number, numFmt: string) => ({ value, numFmt });
+      await writeWorkbook(path, [
+        {
+          name: 'Users',
+          rows: [
+            ['ExternalId', 'PostalCode', 'CellularPhone'],
+            [cell(4521, '"C"000000'), cell(12345678, '00000-0000'), cell(412345678, '0000 000 000')],
+            [cell(4522, '000000;-000000;0'), cell(2134, '00000;-00000'), cell(412345678, '#,##0')],
+          ],
+        },
+      ]);
+      const records = await readAll(path, { columns: USER_COLUMNS });
+      expect(records.map((record) => record.fields)).toEqual([
+        { ExternalId: 'C004521', PostalCode: '01234-5678', CellularPhone: '0412 345 678' },
+        // A thousands separator is not read: the number's digits, as before.
+        { ExternalId: '004522', PostalCode: '02134', CellularPhone: '412345678' },
+      ]);
+      // The report gives the row back as shown too.
+      expect(records[0]?.raw?.cells).toEqual(['C004521', '01234-5678', '0412 345 678']);
+    });
+  });
+
   it('a run report fed back: status columns ignored as fields, status available for --only-failed', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'report.xlsx');

@@ -446,7 +446,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record)));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -457,14 +457,19 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
     const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined, written: defaults.written };
-    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
+    const records = sitting.attached.map((attached) => attached.record);
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(records)), records));
   }
   if (units.length > 0) yield units;
 }
 
-/** A valid schedule wider than the API text's words (PIN, template id) is sent with warnings (docs/domain-rules.md). */
-function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
-  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule) : [];
+/**
+ * A valid schedule wider than the API text's words (PIN, template id) is sent with warnings
+ * (docs/domain-rules.md); a PIN read from a spreadsheet's number cell is said to be one.
+ */
+function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRecord[]): Unit<PreparedSchedule> {
+  const pinFromNumberCell = records.some((record) => record.bareNumbers?.includes('PIN') === true);
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule, { pinFromNumberCell }) : [];
   return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
