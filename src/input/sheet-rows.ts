@@ -46,7 +46,7 @@ export function columnLetters(column: number): string {
 }
 
 /** Column number of the letters of a cell reference in `source` (`AB12` -> 28); 0 when it has none. */
-function columnOf(source: string, from: number, to: number): number {
+export function columnOf(source: string, from: number, to: number): number {
   let column = 0;
   let i = from;
   for (; i < to; i++) {

@@ -30,6 +30,7 @@ import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
 import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
+import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
   isHiddenState,
   readCellFormats,
@@ -261,9 +262,16 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   const part = sheet.part as string;
   const file = `${display}[${sheet.name}]`;
   if (!workbook.zip.has(part)) throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);
+  let merges: VerticalMerge[] = [];
+  try {
+    merges = await verticalMerges(workbook.zip.chunks(part, limits.sheetBytes), limits.smallPartBytes);
+  } catch (error) {
+    // A damaged or oversized entry is refused by the rows' own read below, naming the row it reached.
+    if (!(error instanceof ZipFormatError)) throw partFailure(error, file, part);
+  }
   const rows = sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats);
   try {
-    yield* sheetRows(rows, file, options, workbook.date1904, sink);
+    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
     const line = error.line === 0 ? undefined : error.line;
@@ -312,10 +320,11 @@ async function* sheetRows(
   batches: AsyncIterable<ParsedRow[]>,
   file: string,
   options: XlsxReadOptions,
-  date1904: boolean,
+  { date1904, merges }: { date1904: boolean; merges: readonly VerticalMerge[] },
   sink: RowSink,
 ): AsyncGenerator<void> {
   let mapping: HeaderMapping | undefined;
+  let merged: MergedColumns | undefined;
   let width = 0;
   let headerLine = 0;
   let headerKeys: string[] = [];
@@ -338,8 +347,10 @@ async function* sheetRows(
         headerLine = line;
         headerKeys = cells.map(normalizeColumnName);
         mapping = sink.header(cells, line, file);
+        merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
+      const { cells: rowCells, copied } = merged === undefined ? { cells: row.cells, copied: undefined } : merged.fill(row);
       const names = mapping.names;
       const cells = new Array<string>(width).fill('');
       const problems: Problem[] = [];
@@ -347,12 +358,13 @@ async function* sheetRows(
       const written: WrittenTime[] = [];
       const bareNumbers: string[] = [];
       let blank = true;
-      for (const { column, value, numFmt } of row.cells) {
+      for (const { column, value, numFmt } of rowCells) {
         const field = column <= width ? names[column - 1] : undefined;
         const reading = readCell(value, numFmt, { field, timeZone, date1904 });
         const text = cellText(reading);
         if (text === '' && !('problem' in reading)) continue;
-        blank = false;
+        // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.
+        if (copied?.has(column) !== true) blank = false;
         if (column > width) {
           throw new InputFileError(file, line, `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`);
         }

@@ -336,7 +336,7 @@ async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreC
   }
 }
 
-/** Schedules whose start is past are named, at most this many, then counted. */
+/** Schedules whose start is past, and rows with an empty ScheduleExtId, are named, at most this many, then counted. */
 const PAST_SHOWN = 5;
 
 /**
@@ -350,13 +350,22 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
   const past: string[] = [];
   let pastCount = 0;
   let generatesId = false;
+  // Rows (or requests) of a file that has ScheduleExtId, whose own is empty: named, for the column is there.
+  const emptyIds: string[] = [];
+  let emptyIdCount = 0;
   const seen = new Set<string>();
   for await (const record of records()) {
     // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
     const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
     const schedule = isRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
     const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
-    if (id === undefined) generatesId = true;
+    if (id === undefined) {
+      generatesId = true;
+      if (isRequestRecord(record) || hasFieldColumn(record, shaping, 'ScheduleExtId')) {
+        emptyIdCount += 1;
+        if (emptyIds.length < PAST_SHOWN) emptyIds.push(`${record.source.file}:${record.source.line}`);
+      }
+    }
     const key = id ?? `line ${record.source.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -372,9 +381,13 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
     if (candidatesOnly) break;
   }
   if (generatesId && !dryRun) {
+    const without =
+      emptyIdCount === 0
+        ? 'no --schedule-id (and no ScheduleExtId column): every run makes a new schedule'
+        : `no --schedule-id, and ScheduleExtId is empty on ${emptyIds.join(', ')}${emptyIdCount > emptyIds.length ? ` and ${emptyIdCount - emptyIds.length} more` : ''}: ` +
+          'every run makes a new schedule for such rows';
     await deps.stderr.write(
-      'note: no --schedule-id (and no ScheduleExtId column): every run makes a new schedule, so running this again makes another one. ' +
-        'The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.\n',
+      `${terminalLine(`note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`)}\n`,
     );
   }
   if (pastCount > 0) {
@@ -395,9 +408,12 @@ function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
   return [...names, ...shaping.set.keys(), ...(shaping.computed?.fieldsOf(header) ?? [])];
 }
 
+function hasFieldColumn(record: InputRecord, shaping: RecordShaping, field: string): boolean {
+  return fieldColumns(record, shaping).some((name) => normalizeColumnName(name) === normalizeColumnName(field));
+}
+
 function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
-  const header = fieldColumns(record, shaping).map(normalizeColumnName);
-  return header.includes(normalizeColumnName('ScheduleExtId')) || header.includes(normalizeColumnName('StartDateTime'));
+  return hasFieldColumn(record, shaping, 'ScheduleExtId') || hasFieldColumn(record, shaping, 'StartDateTime');
 }
 
 /** A sittings row's own schedule cells (ScheduleExtId, StartDateTime), which win over the flags. */
