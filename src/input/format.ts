@@ -55,6 +55,8 @@ export interface ReadRecordsOptions {
   shaping?: RecordShaping;
   /** CSV: from this file size on, the file is tokenized in a worker thread (CsvReadOptions). */
   rowsInWorker?: number;
+  /** xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
+  notice?: (text: string) => Promise<void> | void;
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */

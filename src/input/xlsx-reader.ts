@@ -13,6 +13,7 @@
 import { open } from 'node:fs/promises';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
+import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -59,6 +60,8 @@ export interface XlsxReadOptions extends CsvReadOptions {
   cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
+  /** Where a line for the admin goes (stderr): which sheet was read and which were not (otherSheets). */
+  notice?: (text: string) => Promise<void> | void;
 }
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
@@ -136,6 +139,76 @@ function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
     throw new InputFileError(file, undefined, `--sheet ${wanted}: the workbook has ${sheets.length} ${sheets.length === 1 ? 'sheet' : 'sheets'}${byPosition === undefined ? '' : `, and sheet ${wanted} is a chart`} (${list()})`);
   }
   throw new InputFileError(file, undefined, `--sheet ${wanted}: no sheet of that name (sheets: ${list()})`);
+}
+
+/** A workbook's tab, named for a message: `"Room A"`. */
+function quotedSheet(sheet: SheetEntry): string {
+  return `"${sheet.name}"`;
+}
+
+/**
+ * The column names of a worksheet's first row with a value, as headers are matched (case,
+ * spacing and `_`/`-` forgiven); none when the sheet is empty or cannot be read (the sheet read
+ * says why itself; another one is only compared).
+ */
+async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string>> {
+  const part = sheet.part;
+  if (part === undefined || !workbook.zip.has(part)) return new Set();
+  try {
+    for await (const batch of sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats)) {
+      for (const row of batch) {
+        const names = new Set<string>();
+        for (const cell of row.cells) {
+          const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
+          if ('text' in reading && reading.text.trim() !== '') names.add(normalizeColumnName(reading.text.trim()));
+        }
+        if (names.size > 0) return names;
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  return new Set();
+}
+
+/**
+ * Without --sheet only one worksheet is read, so the others must not be left out without a word
+ * (docs/input-formats.md, ".xlsx", "Other sheets"). Another visible worksheet whose first row
+ * holds more than half of the read sheet's column names holds more of the same rows: the file is
+ * refused, naming the sheets and how to choose. Other visible sheets (lists, notes) are named
+ * once on stderr as not read; examctl's own template's "Columns" sheet is not named.
+ */
+async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, display: string, options: XlsxReadOptions, limits: XlsxLimits): Promise<void> {
+  const others = workbook.sheets.filter((sheet) => sheet !== chosen && sheet.part !== undefined && !sheet.hidden);
+  if (others.length === 0) return;
+  const mine = await headerNamesOf(workbook, chosen, limits);
+  const alike: SheetEntry[] = [];
+  const unread: SheetEntry[] = [];
+  for (const other of others) {
+    const theirs = await headerNamesOf(workbook, other, limits);
+    if (isTemplateDescription(other, theirs)) continue;
+    unread.push(other);
+    let shared = 0;
+    for (const name of mine) if (theirs.has(name)) shared += 1;
+    if (shared * 2 > mine.size) alike.push(other);
+  }
+  if (alike.length > 0) {
+    const all = [chosen, ...alike];
+    throw new InputFileError(
+      display,
+      undefined,
+      `the sheets ${all.map(quotedSheet).join(', ')} have the same columns, and examctl reads one sheet per run: the rows of ${alike.map(quotedSheet).join(', ')} would be left out. ` +
+        `Run once per sheet with --sheet (${all.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', then ')}), or put all the rows on one sheet`,
+    );
+  }
+  if (unread.length > 0) await options.notice?.(`note: ${display}: read the sheet ${quotedSheet(chosen)}; not read: ${unread.map(quotedSheet).join(', ')} (other columns; --sheet NAME reads another)`);
+}
+
+const TEMPLATE_DESCRIPTION_NAMES = TEMPLATE_DESCRIPTION_SHEET.header.map(normalizeColumnName);
+
+/** examctl's own template's "Columns" sheet (by its name and header): a description of the columns, never data. */
+function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): boolean {
+  return sheet.name === TEMPLATE_DESCRIPTION_SHEET.name && names.size === TEMPLATE_DESCRIPTION_NAMES.length && TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name));
 }
 
 /** One sheet row as the reader passes it on. */
@@ -259,6 +332,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   await checkIsWorkbook(path, display);
   const workbook = await openWorkbook(path, display, limits);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
+  if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
   const file = `${display}[${sheet.name}]`;
   if (!workbook.zip.has(part)) throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);

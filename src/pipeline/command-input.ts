@@ -116,19 +116,20 @@ async function mapFileFlags(path: string, origin: string, level: number): Promis
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
 export async function inputShaping(options: InputFlagOptions, deps: CommandDeps, columns: readonly ColumnSpec[], command: string): Promise<RecordShaping> {
   const shaping = recordShaping(await resolveInputFlags(options, deps), columns, command);
-  if (shaping.skipped !== undefined) {
-    // Said once per run, though a command may read its file (and resolve its flags) more than once.
-    const said = SAID.get(deps) ?? new Set<string>();
-    SAID.set(deps, said);
-    if (!said.has(shaping.skipped)) {
-      said.add(shaping.skipped);
-      await deps.stderr.write(`${terminalLine(shaping.skipped)}\n`);
-    }
-  }
+  if (shaping.skipped !== undefined) await sayOnce(deps, shaping.skipped);
   return shaping;
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
+
+/** A line on stderr said once per run, though a command may read its file (and resolve its flags) more than once. */
+export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
+  const said = SAID.get(deps) ?? new Set<string>();
+  SAID.set(deps, said);
+  if (said.has(text)) return;
+  said.add(text);
+  await deps.stderr.write(`${terminalLine(text)}\n`);
+}
 
 /**
  * Reads an input file named as the user typed it (relative to the working directory); messages
@@ -157,6 +158,7 @@ export function readInput(
       displayName: displayNameOf(file),
       cellProblems: 'record',
       shaping,
+      notice: (text) => sayOnce(deps, text),
       ...(sheet !== undefined ? { sheet } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),

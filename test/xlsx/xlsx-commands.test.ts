@@ -119,6 +119,54 @@ describe('.xlsx input in the commands', () => {
     });
   });
 
+  it('without --sheet, another visible sheet of the same columns (or most of them) refuses the file, naming the sheets and how to choose; nothing is sent', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'rooms.xlsx');
+      const room = (n: number) => [`r-${n}`, 'R', `R${n}`, `r${n}@example.test`, 'Candidate'];
+      await writeWorkbook(path, [
+        { name: 'Room A', rows: [USER_HEADER.slice(0, 5), room(1), room(2)] },
+        // Four of the five columns, one more of its own: the same kind of rows.
+        { name: 'Room B', rows: [[...USER_HEADER.slice(0, 4), 'City'], room(3)] },
+        { name: 'Old', rows: [USER_HEADER.slice(0, 5), room(4)], state: 'hidden' },
+      ]);
+      for (const dryRun of [[], ['--dry-run']]) {
+        const refused = await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', ...dryRun]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(
+          'rooms.xlsx: the sheets "Room A", "Room B" have the same columns, and examctl reads one sheet per run: the rows of "Room B" would be left out. ' +
+            'Run once per sheet with --sheet (--sheet "Room A", then --sheet "Room B"), or put all the rows on one sheet',
+        );
+      }
+      expect((await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', '--sheet', 'Room A', '--dry-run'])).code).toBe(0);
+      // Nothing was sent by the refused runs: the store has no r-1.
+      const sent = await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', '--sheet', 'Room B', '--json']);
+      expect((JSON.parse(sent.stdout).items as Item[]).map((i) => i.id)).toEqual(['r-3']);
+    });
+  });
+
+  it('without --sheet, other sheets of other columns (lists, notes) are named once on stderr as not read', async () => {
+    await withTempDir(async (dir) => {
+      await writeWorkbook(join(dir, 'users.xlsx'), [
+        { name: 'Users', rows: [USER_HEADER.slice(0, 5), ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
+        { name: 'Lists', rows: [['Role', 'Meaning'], ['Candidate', 'sits exams']] },
+        { name: 'Notes', rows: [['read me first']] },
+      ]);
+      const note = 'note: users.xlsx: read the sheet "Users"; not read: "Lists", "Notes" (other columns; --sheet NAME reads another)';
+      // A real run reads the file twice (structure, then records): the note is said once.
+      const run = await cli(dir, ['user', 'sync', '--file', 'users.xlsx']);
+      expect(run.code).toBe(0);
+      expect(run.stderr.split(note).length - 1).toBe(1);
+      const chosen = await cli(dir, ['user', 'sync', '--file', 'users.xlsx', '--sheet', 'Users', '--dry-run']);
+      expect(chosen.stderr).not.toContain('not read');
+      await writeWorkbook(join(dir, 'ids.xlsx'), [
+        { name: 'Staff', rows: [['UserExtId'], ['inv-2']] },
+        { name: 'Notes', rows: [['who leaves when']] },
+      ]);
+      const removal = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.xlsx', '--dry-run']);
+      expect(removal.stderr).toContain('note: ids.xlsx: read the sheet "Staff"; not read: "Notes" (other columns; --sheet NAME reads another)');
+    });
+  });
+
   it('date-time cells are refused without --timezone and converted with it, daylight saving included', async () => {
     await withTempDir(async (dir) => {
       const sittings = xlsxFixture('sittings-openpyxl.xlsx');
@@ -281,6 +329,8 @@ describe('template and schema', () => {
       const asInput = await cli(dir, ['user', 'sync', '--file', 'users.xlsx', '--dry-run', '--json']);
       expect(asInput.code).toBe(0);
       expect(JSON.parse(asInput.stdout).summary.total).toBe(0);
+      // Its "Columns" sheet describes the columns: not named as a sheet left unread.
+      expect(asInput.stderr).not.toContain('not read');
     });
   });
 

@@ -1,7 +1,7 @@
 import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
-export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)'), 'the first visible');
+export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one; without it, another visible sheet of the same columns refuses the file)'), 'the first visible');
 
 /** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
 export const NO_BOM_OPTION = brief('csv output without the UTF-8 BOM Excel needs for accents', option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)'));

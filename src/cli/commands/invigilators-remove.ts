@@ -20,7 +20,7 @@ import { failureProblems, removedByLostAttempt } from '../../pipeline/service-an
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
@@ -116,7 +116,12 @@ async function idEntries(
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
     const shaping = await inputShaping({ map, mapFile, profile, baseUrl }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
-    const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}), ...(idColumn !== undefined ? { idColumn } : {}) });
+    const listed = await readIdList(inputPathOf(file, deps), {
+      displayName: displayNameOf(file),
+      ...(sheet !== undefined ? { sheet } : {}),
+      ...(idColumn !== undefined ? { idColumn } : {}),
+      notice: (text) => sayOnce(deps, text),
+    });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
     // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.

@@ -18,7 +18,7 @@ import type { ReviewSessionShowOptions } from './review-session-show.options.js'
 import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
-import { displayNameOf, inputPathOf } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
 
 /** Most review sessions one command shows: each is held until the table is written (a term's sittings are a few dozen). */
 const MAX_SESSIONS = 1000;
@@ -87,6 +87,7 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
       displayName: displayNameOf(options.file),
       idColumn: 'ExternalId',
       ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
+      notice: (text) => sayOnce(deps, text),
     });
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
     ids.push(...listed.map((entry) => entry.id));
