@@ -60,8 +60,29 @@ export interface XlsxReadOptions extends CsvReadOptions {
   cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
+  /**
+   * Rows hidden among the data (a filter, or by hand): `include` reads them as the others, `skip`
+   * leaves them out (said through `notice`); unset, a sheet with such rows is refused, naming
+   * them (docs/input-formats.md, ".xlsx", "Hidden rows").
+   */
+  hiddenRows?: HiddenRows;
   /** Where a line for the admin goes (stderr): which sheet was read and which were not (otherSheets). */
   notice?: (text: string) => Promise<void> | void;
+}
+
+const HIDDEN_ROWS_CHOICES = ['include', 'skip'] as const;
+export type HiddenRows = (typeof HIDDEN_ROWS_CHOICES)[number];
+
+/** Hidden rows named in a refusal or a note, at most this many, then counted. */
+const HIDDEN_ROWS_NAMED = 5;
+
+/** `rows 3, 7 and 9`, `rows 3, 7, 9, 12, 15 and 4 more`: the first few line numbers, then a count. */
+function rowNumbers(lines: readonly number[], count: number): string {
+  const named = lines.slice(0, HIDDEN_ROWS_NAMED).map(String);
+  const more = count - named.length;
+  if (more > 0) return `rows ${named.join(', ')} and ${more} more`;
+  if (named.length === 1) return `row ${named[0]}`;
+  return `rows ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
 }
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
@@ -404,6 +425,9 @@ async function* sheetRows(
   let headerKeys: string[] = [];
   let rows = 0;
   const timeZone = options.timeZone;
+  // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
+  const hidden: number[] = [];
+  let hiddenCount = 0;
   for await (const batch of batches) {
     for (const row of batch) {
       const line = row.line;
@@ -456,11 +480,28 @@ async function* sheetRows(
       }
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
+      if (row.hidden === true && options.hiddenRows !== 'include') {
+        hiddenCount += 1;
+        if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
+        continue;
+      }
       sink.row({ cells, line, problems, warnings, written, bareNumbers }, file);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
   if (mapping === undefined) throw new InputFileError(file, 1, 'no header row (the sheet is empty)');
+  if (hiddenCount > 0) {
+    const which = rowNumbers(hidden, hiddenCount);
+    if (options.hiddenRows === undefined) {
+      throw new InputFileError(
+        file,
+        undefined,
+        `${which} ${hiddenCount === 1 ? 'is' : 'are'} hidden (by a filter, or by hand), and a hidden row is acted on as the others are: ` +
+          'give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out',
+      );
+    }
+    await options.notice?.(`note: ${file}: ${which} left out, hidden (--hidden-rows skip)`);
+  }
   yield;
 }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { InputRecord } from '../input/record.js';
+import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
@@ -26,6 +27,12 @@ export interface InputFlagOptions {
   encoding?: string | undefined;
   profile?: string | undefined;
   baseUrl?: string | undefined;
+}
+
+/** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
+export interface SheetFlagOptions {
+  sheet?: string | undefined;
+  hiddenRows?: HiddenRows | undefined;
 }
 
 /** The input flags of a command's options, for readInput and resolveInputFlags. */
@@ -138,9 +145,9 @@ export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; encoding?: string | undefined; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & InputFlagOptions,
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & SheetFlagOptions & InputFlagOptions,
 ): AsyncIterable<InputRecord> {
-  const { sheet, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
+  const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
   if (encoding !== undefined && !isKnownEncoding(encoding)) {
     throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
   }
@@ -160,6 +167,7 @@ export function readInput(
       shaping,
       notice: (text) => sayOnce(deps, text),
       ...(sheet !== undefined ? { sheet } : {}),
+      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
       ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),

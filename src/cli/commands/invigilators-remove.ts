@@ -39,7 +39,7 @@ interface IdEntry {
  * job's end state is the one asked for: docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -48,7 +48,7 @@ export async function run(
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
+    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     lostAttemptDid: removedByLostAttempt,
@@ -69,12 +69,12 @@ export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
 export async function invigilatorsRemoveInput(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readsOnlyFailedItself'>> {
-  const entries = await idEntries({ userExtIds, file, sheet, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
+  const entries = await idEntries({ userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
@@ -106,7 +106,7 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { userExtIds, file, sheet, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
+  { userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
@@ -119,6 +119,7 @@ async function idEntries(
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),
       ...(sheet !== undefined ? { sheet } : {}),
+      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(idColumn !== undefined ? { idColumn } : {}),
       notice: (text) => sayOnce(deps, text),
     });

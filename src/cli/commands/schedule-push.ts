@@ -66,7 +66,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -86,7 +86,7 @@ export async function run(
   if (only === 'existing' && !upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
+  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
   if (defaults.schedule.PIN === undefined) {
@@ -186,10 +186,10 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
 
 export async function schedulePushInput(
-  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & FieldFlags,
+  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & FieldFlags,
   deps: CommandDeps,
 ): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
-  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding } = options;
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
@@ -199,7 +199,7 @@ export async function schedulePushInput(
     defaults,
     shaping,
     records: () => {
-      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping });
+      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
       return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
     },
     units: (batches) => scheduleUnits(batches, defaults),
