@@ -7,6 +7,7 @@ import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
+import type { HiddenRows } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
 export type InputFormat = 'csv' | 'json' | 'xlsx';
@@ -45,6 +46,8 @@ export interface ReadRecordsOptions {
   format?: InputFormat;
   /** xlsx: the worksheet, by name or 1-based position (`--sheet`). */
   sheet?: string;
+  /** xlsx: rows hidden among the data (`--hidden-rows`; XlsxReadOptions). */
+  hiddenRows?: HiddenRows;
   /** xlsx: IANA zone of date-time cells in StartDateTime/EndDateTime (`--timezone`). */
   timeZone?: string;
   /** CSV: the encoding of a file without a BOM (`--encoding`, a WHATWG label); default UTF-8. */
@@ -55,6 +58,8 @@ export interface ReadRecordsOptions {
   shaping?: RecordShaping;
   /** CSV: from this file size on, the file is tokenized in a worker thread (CsvReadOptions). */
   rowsInWorker?: number;
+  /** xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
+  notice?: (text: string) => Promise<void> | void;
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */

@@ -5,6 +5,7 @@ import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-cs
 import { formatFromExtension } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
+import type { HiddenRows } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
 export interface IdListEntry {
@@ -18,8 +19,12 @@ export interface IdListOptions {
   displayName?: string;
   /** .xlsx: the worksheet, by name or 1-based position. */
   sheet?: string;
+  /** .xlsx: rows hidden among the data (`--hidden-rows`; XlsxReadOptions). */
+  hiddenRows?: HiddenRows;
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
+  /** .xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
+  notice?: (text: string) => Promise<void> | void;
 }
 
 /** Header names (normalised) that mark the id column, in order of preference. */
@@ -160,12 +165,12 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, sheet: string | undefined, mapped?: string): Promise<IdListEntry[]> {
+async function readXlsxIds(path: string, file: string, { sheet, hiddenRows, idColumn: mapped, notice }: IdListOptions): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
   const columns = names.map((name) => ({ name, kind: 'string' as const }));
-  const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}) });
+  const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}), ...(hiddenRows !== undefined ? { hiddenRows } : {}), ...(notice !== undefined ? { notice } : {}) });
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
@@ -189,7 +194,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   const file = options.displayName ?? path;
   const byExtension = formatFromExtension(path);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
-  if (byExtension === 'xlsx') return readXlsxIds(path, file, options.sheet, options.idColumn);
+  if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
   const text = await readWholeText(path, file);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);

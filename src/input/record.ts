@@ -56,6 +56,11 @@ export interface InputRecord {
    * column of the file.
    */
   cellsOf?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Fields read from a number cell as the number's own digits (xlsx, a General cell): a leading
+   * zero typed there was gone before examctl read it, so a warning about the value can say so.
+   */
+  bareNumbers?: readonly string[];
   /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
   written?: WrittenTime[];
 }

@@ -20,6 +20,8 @@ export interface ParsedRow {
   /** The sheet row number (1-based). */
   line: number;
   cells: SheetCell[];
+  /** Hidden (`hidden="1"`): by a filter, or by hand. */
+  hidden?: true;
 }
 
 /** Excel's last column (XFD) and row. */
@@ -46,7 +48,7 @@ export function columnLetters(column: number): string {
 }
 
 /** Column number of the letters of a cell reference in `source` (`AB12` -> 28); 0 when it has none. */
-function columnOf(source: string, from: number, to: number): number {
+export function columnOf(source: string, from: number, to: number): number {
   let column = 0;
   let i = from;
   for (; i < to; i++) {
@@ -80,6 +82,7 @@ class SheetHandler implements XmlHandler {
   rows: ParsedRow[] = [];
   /** The row being read, or the last one read (for messages). */
   line = 0;
+  private hidden = false;
   private inSheetData = false;
   private cells: SheetCell[] = [];
   private inCell = false;
@@ -121,6 +124,8 @@ class SheetHandler implements XmlHandler {
       const line = r === undefined ? this.line + 1 : positiveInteger(r);
       if (line === undefined || line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
       this.line = line;
+      const hidden = attributes.raw('hidden');
+      this.hidden = hidden === '1' || hidden === 'true';
       this.cells = [];
       this.column = 0;
     }
@@ -209,7 +214,7 @@ class SheetHandler implements XmlHandler {
       return;
     }
     if (name === 'row') {
-      if (this.cells.length > 0) this.rows.push({ line: this.line, cells: this.cells });
+      if (this.cells.length > 0) this.rows.push(this.hidden ? { line: this.line, cells: this.cells, hidden: true } : { line: this.line, cells: this.cells });
       this.cells = [];
     } else if (name === 'sheetData') this.inSheetData = false;
   }

@@ -8,6 +8,7 @@
 import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import { wholeNumberAsShown } from '../formats/digit-format.js';
 
 export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
 
@@ -76,11 +77,6 @@ export function plainNumber(value: number): string {
   const pointAt = 1 + exponent;
   const body = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
   return `${negative ? '-' : ''}${body}`;
-}
-
-/** A number format made only of zeros (`00000`, Excel's "Zip code"): the integer is shown padded to that width. */
-function zeroPadWidth(numFmt: string | undefined): number {
-  return numFmt !== undefined && /^0+$/.test(numFmt) ? numFmt.length : 0;
 }
 
 /**
@@ -253,8 +249,8 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   }
   // A percent-formatted number shows its value times 100 with a sign (0.25 as 25%): read as shown.
   if (isPercentFormat(numFmt)) return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
-  const width = zeroPadWidth(numFmt);
-  const text = width > 0 && Number.isInteger(value) && value >= 0 ? plainNumber(value).padStart(width, '0') : plainNumber(value);
+  // A whole number under a format of digits and literals (`00000`, `"C"000000`, `00000-0000`): the text shown, leading zeros and all.
+  const text = wholeNumberAsShown(value, numFmt) ?? plainNumber(value);
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {
     return {
       text,
@@ -273,7 +269,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * One cell as text (trimmed later by the reader, as CSV cells are) or the reason it cannot be used.
- * `numFmt` is the cell's number format (dates, zero-padded codes). Formulas give their saved
+ * `numFmt` is the cell's number format (dates, percentages, codes shown with zeros and literals). Formulas give their saved
  * result; error values and formulas never calculated are refused.
  */
 export function readCell(value: SheetValue, numFmt: string | undefined, context: CellContext): CellReading {

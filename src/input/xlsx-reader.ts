@@ -13,6 +13,7 @@
 import { open } from 'node:fs/promises';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
+import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -28,8 +29,9 @@ import {
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
-import { isKnownTimeZone, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
+import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
+import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
   isHiddenState,
   readCellFormats,
@@ -58,6 +60,29 @@ export interface XlsxReadOptions extends CsvReadOptions {
   cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
+  /**
+   * Rows hidden among the data (a filter, or by hand): `include` reads them as the others, `skip`
+   * leaves them out (said through `notice`); unset, a sheet with such rows is refused, naming
+   * them (docs/input-formats.md, ".xlsx", "Hidden rows").
+   */
+  hiddenRows?: HiddenRows;
+  /** Where a line for the admin goes (stderr): which sheet was read and which were not (otherSheets). */
+  notice?: (text: string) => Promise<void> | void;
+}
+
+const HIDDEN_ROWS_CHOICES = ['include', 'skip'] as const;
+export type HiddenRows = (typeof HIDDEN_ROWS_CHOICES)[number];
+
+/** Hidden rows named in a refusal or a note, at most this many, then counted. */
+const HIDDEN_ROWS_NAMED = 5;
+
+/** `rows 3, 7 and 9`, `rows 3, 7, 9, 12, 15 and 4 more`: the first few line numbers, then a count. */
+function rowNumbers(lines: readonly number[], count: number): string {
+  const named = lines.slice(0, HIDDEN_ROWS_NAMED).map(String);
+  const more = count - named.length;
+  if (more > 0) return `rows ${named.join(', ')} and ${more} more`;
+  if (named.length === 1) return `row ${named[0]}`;
+  return `rows ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
 }
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
@@ -137,6 +162,76 @@ function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, 
   throw new InputFileError(file, undefined, `--sheet ${wanted}: no sheet of that name (sheets: ${list()})`);
 }
 
+/** A workbook's tab, named for a message: `"Room A"`. */
+function quotedSheet(sheet: SheetEntry): string {
+  return `"${sheet.name}"`;
+}
+
+/**
+ * The column names of a worksheet's first row with a value, as headers are matched (case,
+ * spacing and `_`/`-` forgiven); none when the sheet is empty or cannot be read (the sheet read
+ * says why itself; another one is only compared).
+ */
+async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string>> {
+  const part = sheet.part;
+  if (part === undefined || !workbook.zip.has(part)) return new Set();
+  try {
+    for await (const batch of sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats)) {
+      for (const row of batch) {
+        const names = new Set<string>();
+        for (const cell of row.cells) {
+          const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
+          if ('text' in reading && reading.text.trim() !== '') names.add(normalizeColumnName(reading.text.trim()));
+        }
+        if (names.size > 0) return names;
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  return new Set();
+}
+
+/**
+ * Without --sheet only one worksheet is read, so the others must not be left out without a word
+ * (docs/input-formats.md, ".xlsx", "Other sheets"). Another visible worksheet whose first row
+ * holds more than half of the read sheet's column names holds more of the same rows: the file is
+ * refused, naming the sheets and how to choose. Other visible sheets (lists, notes) are named
+ * once on stderr as not read; examctl's own template's "Columns" sheet is not named.
+ */
+async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, display: string, options: XlsxReadOptions, limits: XlsxLimits): Promise<void> {
+  const others = workbook.sheets.filter((sheet) => sheet !== chosen && sheet.part !== undefined && !sheet.hidden);
+  if (others.length === 0) return;
+  const mine = await headerNamesOf(workbook, chosen, limits);
+  const alike: SheetEntry[] = [];
+  const unread: SheetEntry[] = [];
+  for (const other of others) {
+    const theirs = await headerNamesOf(workbook, other, limits);
+    if (isTemplateDescription(other, theirs)) continue;
+    unread.push(other);
+    let shared = 0;
+    for (const name of mine) if (theirs.has(name)) shared += 1;
+    if (shared * 2 > mine.size) alike.push(other);
+  }
+  if (alike.length > 0) {
+    const all = [chosen, ...alike];
+    throw new InputFileError(
+      display,
+      undefined,
+      `the sheets ${all.map(quotedSheet).join(', ')} have the same columns, and examctl reads one sheet per run: the rows of ${alike.map(quotedSheet).join(', ')} would be left out. ` +
+        `Run once per sheet with --sheet (${all.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', then ')}), or put all the rows on one sheet`,
+    );
+  }
+  if (unread.length > 0) await options.notice?.(`note: ${display}: read the sheet ${quotedSheet(chosen)}; not read: ${unread.map(quotedSheet).join(', ')} (other columns; --sheet NAME reads another)`);
+}
+
+const TEMPLATE_DESCRIPTION_NAMES = TEMPLATE_DESCRIPTION_SHEET.header.map(normalizeColumnName);
+
+/** examctl's own template's "Columns" sheet (by its name and header): a description of the columns, never data. */
+function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): boolean {
+  return sheet.name === TEMPLATE_DESCRIPTION_SHEET.name && names.size === TEMPLATE_DESCRIPTION_NAMES.length && TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name));
+}
+
 /** One sheet row as the reader passes it on. */
 interface SheetRow {
   cells: string[];
@@ -145,6 +240,8 @@ interface SheetRow {
   warnings: FieldWarning[];
   /** Date-time cells placed in --timezone, as the sheet shows them: messages quote them so. */
   written: WrittenTime[];
+  /** Fields whose cell was a number read as its own digits (InputRecord.bareNumbers). */
+  bareNumbers: string[];
 }
 
 interface RowSink {
@@ -256,12 +353,20 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   await checkIsWorkbook(path, display);
   const workbook = await openWorkbook(path, display, limits);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
+  if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
   const file = `${display}[${sheet.name}]`;
   if (!workbook.zip.has(part)) throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);
+  let merges: VerticalMerge[] = [];
+  try {
+    merges = await verticalMerges(workbook.zip.chunks(part, limits.sheetBytes), limits.smallPartBytes);
+  } catch (error) {
+    // A damaged or oversized entry is refused by the rows' own read below, naming the row it reached.
+    if (!(error instanceof ZipFormatError)) throw partFailure(error, file, part);
+  }
   const rows = sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats);
   try {
-    yield* sheetRows(rows, file, options, workbook.date1904, sink);
+    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
     const line = error.line === 0 ? undefined : error.line;
@@ -310,15 +415,19 @@ async function* sheetRows(
   batches: AsyncIterable<ParsedRow[]>,
   file: string,
   options: XlsxReadOptions,
-  date1904: boolean,
+  { date1904, merges }: { date1904: boolean; merges: readonly VerticalMerge[] },
   sink: RowSink,
 ): AsyncGenerator<void> {
   let mapping: HeaderMapping | undefined;
+  let merged: MergedColumns | undefined;
   let width = 0;
   let headerLine = 0;
   let headerKeys: string[] = [];
   let rows = 0;
   const timeZone = options.timeZone;
+  // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
+  const hidden: number[] = [];
+  let hiddenCount = 0;
   for await (const batch of batches) {
     for (const row of batch) {
       const line = row.line;
@@ -336,20 +445,24 @@ async function* sheetRows(
         headerLine = line;
         headerKeys = cells.map(normalizeColumnName);
         mapping = sink.header(cells, line, file);
+        merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
+      const { cells: rowCells, copied } = merged === undefined ? { cells: row.cells, copied: undefined } : merged.fill(row);
       const names = mapping.names;
       const cells = new Array<string>(width).fill('');
       const problems: Problem[] = [];
       const warnings: FieldWarning[] = [];
       const written: WrittenTime[] = [];
+      const bareNumbers: string[] = [];
       let blank = true;
-      for (const { column, value, numFmt } of row.cells) {
+      for (const { column, value, numFmt } of rowCells) {
         const field = column <= width ? names[column - 1] : undefined;
         const reading = readCell(value, numFmt, { field, timeZone, date1904 });
         const text = cellText(reading);
         if (text === '' && !('problem' in reading)) continue;
-        blank = false;
+        // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.
+        if (copied?.has(column) !== true) blank = false;
         if (column > width) {
           throw new InputFileError(file, line, `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`);
         }
@@ -363,14 +476,32 @@ async function* sheetRows(
           warnings.push({ field, code: reading.warning.code, message: `cell ${columnLetters(column)}${line}: ${reading.warning.message}` });
         }
         if ('wall' in reading && reading.wall !== undefined) written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
+        else if (typeof value === 'number' && text === plainNumber(value)) bareNumbers.push(field);
       }
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
-      sink.row({ cells, line, problems, warnings, written }, file);
+      if (row.hidden === true && options.hiddenRows !== 'include') {
+        hiddenCount += 1;
+        if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
+        continue;
+      }
+      sink.row({ cells, line, problems, warnings, written, bareNumbers }, file);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
   if (mapping === undefined) throw new InputFileError(file, 1, 'no header row (the sheet is empty)');
+  if (hiddenCount > 0) {
+    const which = rowNumbers(hidden, hiddenCount);
+    if (options.hiddenRows === undefined) {
+      throw new InputFileError(
+        file,
+        undefined,
+        `${which} ${hiddenCount === 1 ? 'is' : 'are'} hidden (by a filter, or by hand), and a hidden row is acted on as the others are: ` +
+          'give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out',
+      );
+    }
+    await options.notice?.(`note: ${file}: ${which} left out, hidden (--hidden-rows skip)`);
+  }
   yield;
 }
 
@@ -385,7 +516,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       header = cells;
       return mapping;
     },
-    row({ cells, line, problems, warnings, written }, file) {
+    row({ cells, line, problems, warnings, written, bareNumbers }, file) {
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
       if (problems.length > 0) {
         if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
@@ -397,6 +528,7 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
       if (listWarnings !== undefined) warnings.push(...listWarnings);
       if (warnings.length > 0) record.warnings = warnings;
       if (written.length > 0) record.written = written;
+      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
       pending.push(record);
     },
   };

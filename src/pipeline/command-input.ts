@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { InputRecord } from '../input/record.js';
+import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
@@ -26,6 +27,12 @@ export interface InputFlagOptions {
   encoding?: string | undefined;
   profile?: string | undefined;
   baseUrl?: string | undefined;
+}
+
+/** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
+export interface SheetFlagOptions {
+  sheet?: string | undefined;
+  hiddenRows?: HiddenRows | undefined;
 }
 
 /** The input flags of a command's options, for readInput and resolveInputFlags. */
@@ -116,19 +123,20 @@ async function mapFileFlags(path: string, origin: string, level: number): Promis
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
 export async function inputShaping(options: InputFlagOptions, deps: CommandDeps, columns: readonly ColumnSpec[], command: string): Promise<RecordShaping> {
   const shaping = recordShaping(await resolveInputFlags(options, deps), columns, command);
-  if (shaping.skipped !== undefined) {
-    // Said once per run, though a command may read its file (and resolve its flags) more than once.
-    const said = SAID.get(deps) ?? new Set<string>();
-    SAID.set(deps, said);
-    if (!said.has(shaping.skipped)) {
-      said.add(shaping.skipped);
-      await deps.stderr.write(`${terminalLine(shaping.skipped)}\n`);
-    }
-  }
+  if (shaping.skipped !== undefined) await sayOnce(deps, shaping.skipped);
   return shaping;
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
+
+/** A line on stderr said once per run, though a command may read its file (and resolve its flags) more than once. */
+export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
+  const said = SAID.get(deps) ?? new Set<string>();
+  SAID.set(deps, said);
+  if (said.has(text)) return;
+  said.add(text);
+  await deps.stderr.write(`${terminalLine(text)}\n`);
+}
 
 /**
  * Reads an input file named as the user typed it (relative to the working directory); messages
@@ -137,9 +145,9 @@ const SAID = new WeakMap<CommandDeps, Set<string>>();
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; sheet?: string | undefined; encoding?: string | undefined; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & InputFlagOptions,
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & SheetFlagOptions & InputFlagOptions,
 ): AsyncIterable<InputRecord> {
-  const { sheet, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
+  const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
   if (encoding !== undefined && !isKnownEncoding(encoding)) {
     throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
   }
@@ -157,7 +165,9 @@ export function readInput(
       displayName: displayNameOf(file),
       cellProblems: 'record',
       shaping,
+      notice: (text) => sayOnce(deps, text),
       ...(sheet !== undefined ? { sheet } : {}),
+      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
       ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),

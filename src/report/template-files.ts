@@ -16,7 +16,7 @@ import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Validation } from '../domain/problem.js';
 import { InternalError } from '../system/errors.js';
 import { CANDIDATE_FIELDS } from '../domain/schedule.js';
-import { templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
+import { TEMPLATE_DESCRIPTION_SHEET, templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
 import { mapHeader, rowFields } from '../input/csv-reader.js';
 import { csvLine } from '../formats/csv-cell.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
@@ -28,8 +28,6 @@ const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
   collection: 'Collections',
   invigilators: 'Invigilators',
 };
-
-const DESCRIPTION_HEADER = ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'];
 
 export function templateCsv(kind: TemplateKind): string {
   return csvLine(templateColumnSpecs(kind).map((column) => column.name));
@@ -81,8 +79,8 @@ export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): P
   await writeTablesXlsx(stream, [
     { name: SHEET_NAMES[kind], header: columns.map((column) => column.name), rows: [] },
     {
-      name: 'Columns',
-      header: DESCRIPTION_HEADER,
+      name: TEMPLATE_DESCRIPTION_SHEET.name,
+      header: TEMPLATE_DESCRIPTION_SHEET.header,
       rows: columns.map((column) => [column.name, column.required, column.type, column.limit, column.example, column.notes]),
     },
   ]);

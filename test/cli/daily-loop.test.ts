@@ -136,6 +136,16 @@ describe('re-run safety of schedule push', () => {
       expect(text).not.toContain('already past');
     }));
 
+  it('a sittings file whose ScheduleExtId cell is empty on some rows: the note names those rows, not a missing column', () =>
+    withTempDir(async (dir) => {
+      const row = (id: string, n: number) => `${id},A-MATH-1,2027-06-10T09:00:00Z,2027-06-10T12:00:00Z,H-NORTH,North,c-${n},A,B,c${n}@students.example.test`;
+      await writeFile(join(dir, 'sit.csv'), `ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n${row('S-E1', 1)}\n${row('', 2)}\n${row('', 3)}\n`);
+      const io = testDeps(dir);
+      expect(await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'sit.csv'], io.deps)).toBe(0);
+      expect(io.stderr.text).toContain('note: no --schedule-id, and ScheduleExtId is empty on sit.csv:3, sit.csv:4: every run makes a new schedule for such rows, so running this again makes another one.');
+      expect(io.stderr.text).not.toContain('no ScheduleExtId column');
+    }));
+
   it('the duplicate message names --upsert; a past StartDateTime gets a warning', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'cands.csv'), candidates);

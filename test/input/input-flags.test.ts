@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { usersAfterResume } from '../support/stopped-run.js';
 
 async function run(dir: string, args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
   const io = testDeps(dir);
@@ -303,25 +304,11 @@ describe('docs/input-formats.md, "Worked example"', () => {
 describe('runs resume of a mapped run', () => {
   it('replays --map-file, --map, --set and --date-format from the journal', () =>
     withTempDir(async (dir) => {
-      const { RunJournal } = await import('../../src/runs/index.js');
-      const store = join(dir, 'store');
-      const runsDir = join(dir, 'runs');
-      expect(await runCli(['local', 'init', '--store', store], testDeps(dir).deps)).toBe(0);
       await writeFile(join(dir, 'export.csv'), '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n');
       await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', Surname: 'LastName' }));
       // A run started with the flags and stopped before it sent anything.
-      const started = await RunJournal.start(runsDir, {
-        command: 'user sync',
-        options: { file: join(dir, 'export.csv'), mapFile: 'map.json', map: ['Given name=FirstName'], set: ['Role=Candidate'], dateFormat: 'DD.MM.YYYY', cwd: dir },
-        target: { kind: 'local', store },
-        input: null,
-      });
-      await started.close();
-      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: runsDir });
-      expect(await runCli(['--store', store, 'runs', 'resume'], io.deps), io.stderr.text).toBe(0);
-      const shown = testDeps(dir);
-      await runCli(['--store', store, 'local', 'export', '--json'], shown.deps);
-      const user = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.find((u) => u.ExternalId === 'S-9');
+      const users = await usersAfterResume(dir, { file: join(dir, 'export.csv'), mapFile: 'map.json', map: ['Given name=FirstName'], set: ['Role=Candidate'], dateFormat: 'DD.MM.YYYY' });
+      const user = users.find((u) => u.ExternalId === 'S-9');
       expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', Role: 'Candidate', DateOfBirth: '2000-07-15' });
     }));
 });

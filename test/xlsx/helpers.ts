@@ -19,6 +19,10 @@ export interface TestSheet {
   /** Rows by sheet row number - 1; undefined leaves the row out (a blank row). */
   rows: (TestCell[] | undefined)[];
   state?: 'visible' | 'hidden';
+  /** Ranges merged, e.g. `A2:A4`. */
+  merges?: string[];
+  /** Sheet row numbers hidden (as a filter or a hand hides them). */
+  hiddenRows?: number[];
 }
 
 /** Writes a workbook with exceljs's in-memory writer (a second code path from the streaming report writer). */
@@ -39,6 +43,8 @@ export async function writeWorkbook(path: string, sheets: readonly TestSheet[]):
         }
       });
     });
+    for (const range of sheet.merges ?? []) worksheet.mergeCells(range);
+    for (const line of sheet.hiddenRows ?? []) worksheet.getRow(line).hidden = true;
   }
   await workbook.xlsx.writeFile(path);
 }

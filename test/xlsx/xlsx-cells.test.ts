@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isDateFormat, plainNumber, readCell, wallClockInZone } from '../../src/input/xlsx-cells.js';
+import { wholeNumberAsShown } from '../../src/formats/digit-format.js';
 
 const wall = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => ({ y, mo, d, h, mi, s });
 
@@ -19,6 +20,63 @@ describe('plainNumber', () => {
   ])('%s -> %s', (value, text) => {
     expect(plainNumber(value)).toBe(text);
     expect(plainNumber(value)).not.toMatch(/e/i);
+  });
+});
+
+describe('wholeNumberAsShown: a whole number as a format of digit placeholders and literals shows it', () => {
+  it.each([
+    // Placeholders filled from the right; digits beyond them go before the leftmost one.
+    [501, '00000', '00501'],
+    [123456, '000', '123456'],
+    [441234567890, '0 000 000 000', '441 234 567 890'],
+    [42, '0000000', '0000042'],
+    // # shows no leading zero; ? a space; a 0 placeholder between them forces its digit.
+    [42, '####', '42'],
+    [5, '#0#', '05'],
+    [7, '??0', '  7'],
+    [5551234, '###-####', '555-1234'],
+    // Quoted text, escaped characters and Excel's plain literals, as written.
+    [123, '"C"00000', 'C00123'],
+    [7, '\\#000', '#007'],
+    [1234, '(000) 0000', '(000) 1234'],
+    [12, '"AB"-00', 'AB-12'],
+    // A colour changes no text.
+    [42, '[Red]0000', '0042'],
+    // Sections: positive;negative;zero. One section adds a minus; the second shows negatives without one of its own.
+    [-42, '0000', '-0042'],
+    [-42, '"C"000', '-C042'],
+    [-42, '0000;(0000)', '(0042)'],
+    [0, '0000;-0000;"none "0', 'none 0'],
+    [0, '0000;-0000', '0000'],
+  ])('%s under %s shows %s', (value, format, shown) => {
+    expect(wholeNumberAsShown(value, format)).toBe(shown);
+  });
+
+  it.each([
+    ['General', 5],
+    ['#,##0', 5],
+    ['0.00', 5],
+    ['0%', 5],
+    ['0.00E+00', 5],
+    ['@', 5],
+    ['0_)', 5],
+    ['[<=99]00;000', 5],
+    ['[$-409]0000', 5],
+    ['0000 AB', 5],
+    ['"unclosed 00', 5],
+    // No digit shown: # on zero, an empty or digitless section.
+    ['#', 0],
+    ['###-####', 0],
+    ['0000;;', 0],
+    ['0000;"neg"', -3],
+  ])('%s on %s: not read (the number keeps its own digits)', (format, value) => {
+    expect(wholeNumberAsShown(value, format)).toBeUndefined();
+  });
+
+  it('only whole numbers within 2^53', () => {
+    expect(wholeNumberAsShown(21.5, '00000')).toBeUndefined();
+    expect(wholeNumberAsShown(2 ** 53, '0')).toBeUndefined();
+    expect(wholeNumberAsShown(5, undefined)).toBeUndefined();
   });
 });
 
@@ -79,9 +137,29 @@ describe('readCell', () => {
     expect(readCell(1, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '100%' });
     expect(readCell(0.07, '0%', user('ReasonableAdjustmentPercentage'))).toEqual({ text: '7%' });
     expect(readCell(0.125, '0.0%', user('City'))).toEqual({ text: '12.5%' });
-    // A % in quoted text or escaped is no percent format.
-    expect(readCell(25, '0"%"', user('City'))).toEqual({ text: '25' });
-    expect(readCell(25, '0\\%', user('City'))).toEqual({ text: '25' });
+    // A % in quoted text or escaped is no percent format: shown as the literal it is, the number not multiplied.
+    expect(readCell(25, '0"%"', user('City'))).toEqual({ text: '25%' });
+    expect(readCell(25, '0\\%', user('City'))).toEqual({ text: '25%' });
+  });
+
+  it('a whole number under a format of digit placeholders and literals reads as the text shown; other formats and fractions keep the number', () => {
+    // The exams officer's cells: each sent as its bare number before.
+    expect(readCell(4521, '"C"000000', user('CandidateExtId'))).toEqual({ text: 'C004521' });
+    expect(readCell(4522, '000000;-000000;0', user('CandidateExtId'))).toEqual({ text: '004522' });
+    expect(readCell(12345678, '00000-0000', user('PostalCode'))).toEqual({ text: '01234-5678' });
+    expect(readCell(412345678, '0000 000 000', user('CellularPhone'))).toEqual({ text: '0412 345 678' });
+    expect(readCell(2134, '00000;-00000', user('PostalCode'))).toEqual({ text: '02134' });
+    expect(readCell(123456789, '000-00-0000', user('RegistrationNumber'))).toEqual({ text: '123-45-6789' });
+    // Kept: General, thousands separators, decimals, text, a condition, a fraction, a date.
+    expect(readCell(123, 'General', user('PIN'))).toEqual({ text: '123' });
+    expect(readCell(1234567, '#,##0', user('PhoneNumber'))).toEqual({ text: '1234567' });
+    expect(readCell(2134, '00000.00', user('PostalCode'))).toEqual({ text: '2134' });
+    expect(readCell(2134, '@', user('PostalCode'))).toEqual({ text: '2134' });
+    expect(readCell(5551234567, '[<=9999999]###-####;(###) ###-####', user('PhoneNumber'))).toEqual({ text: '5551234567' });
+    expect(readCell(21.5, '00000', user('PostalCode'))).toEqual({ text: '21.5' });
+    expect(readCell(45000, '"D"yyyy', user('City'))).toEqual({ text: '2023-03-15', warning: expect.anything() });
+    // 16 digits shown with a literal still warn that the last ones may have changed.
+    expect(readCell(1234567890123456, '"N"0', user('PhoneNumber'))).toMatchObject({ text: 'N1234567890123456', warning: { code: 9006 } });
   });
 
   it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {

@@ -119,6 +119,54 @@ describe('.xlsx input in the commands', () => {
     });
   });
 
+  it('without --sheet, another visible sheet of the same columns (or most of them) refuses the file, naming the sheets and how to choose; nothing is sent', async () => {
+    await withTempDir(async (dir) => {
+      const path = join(dir, 'rooms.xlsx');
+      const room = (n: number) => [`r-${n}`, 'R', `R${n}`, `r${n}@example.test`, 'Candidate'];
+      await writeWorkbook(path, [
+        { name: 'Room A', rows: [USER_HEADER.slice(0, 5), room(1), room(2)] },
+        // Four of the five columns, one more of its own: the same kind of rows.
+        { name: 'Room B', rows: [[...USER_HEADER.slice(0, 4), 'City'], room(3)] },
+        { name: 'Old', rows: [USER_HEADER.slice(0, 5), room(4)], state: 'hidden' },
+      ]);
+      for (const dryRun of [[], ['--dry-run']]) {
+        const refused = await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', ...dryRun]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(
+          'rooms.xlsx: the sheets "Room A", "Room B" have the same columns, and examctl reads one sheet per run: the rows of "Room B" would be left out. ' +
+            'Run once per sheet with --sheet (--sheet "Room A", then --sheet "Room B"), or put all the rows on one sheet',
+        );
+      }
+      expect((await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', '--sheet', 'Room A', '--dry-run'])).code).toBe(0);
+      // Nothing was sent by the refused runs: the store has no r-1.
+      const sent = await cli(dir, ['user', 'sync', '--file', 'rooms.xlsx', '--sheet', 'Room B', '--json']);
+      expect((JSON.parse(sent.stdout).items as Item[]).map((i) => i.id)).toEqual(['r-3']);
+    });
+  });
+
+  it('without --sheet, other sheets of other columns (lists, notes) are named once on stderr as not read', async () => {
+    await withTempDir(async (dir) => {
+      await writeWorkbook(join(dir, 'users.xlsx'), [
+        { name: 'Users', rows: [USER_HEADER.slice(0, 5), ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
+        { name: 'Lists', rows: [['Role', 'Meaning'], ['Candidate', 'sits exams']] },
+        { name: 'Notes', rows: [['read me first']] },
+      ]);
+      const note = 'note: users.xlsx: read the sheet "Users"; not read: "Lists", "Notes" (other columns; --sheet NAME reads another)';
+      // A real run reads the file twice (structure, then records): the note is said once.
+      const run = await cli(dir, ['user', 'sync', '--file', 'users.xlsx']);
+      expect(run.code).toBe(0);
+      expect(run.stderr.split(note).length - 1).toBe(1);
+      const chosen = await cli(dir, ['user', 'sync', '--file', 'users.xlsx', '--sheet', 'Users', '--dry-run']);
+      expect(chosen.stderr).not.toContain('not read');
+      await writeWorkbook(join(dir, 'ids.xlsx'), [
+        { name: 'Staff', rows: [['UserExtId'], ['inv-2']] },
+        { name: 'Notes', rows: [['who leaves when']] },
+      ]);
+      const removal = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.xlsx', '--dry-run']);
+      expect(removal.stderr).toContain('note: ids.xlsx: read the sheet "Staff"; not read: "Notes" (other columns; --sheet NAME reads another)');
+    });
+  });
+
   it('date-time cells are refused without --timezone and converted with it, daylight saving included', async () => {
     await withTempDir(async (dir) => {
       const sittings = xlsxFixture('sittings-openpyxl.xlsx');
@@ -185,6 +233,25 @@ describe('warnings of a sitting name the row the value is on', () => {
       const rows = await sheetRows(join(dir, 'report.xlsx'));
       expect(rows[1]!.join(' ')).not.toContain('RegistrationNumber: ');
       expect(rows[2]!.at(-1)).toContain('RegistrationNumber: ');
+    });
+  });
+
+  it('a PIN of three digits from a number cell says a number cell drops leading zeros; typed as text it does not', async () => {
+    await withTempDir(async (dir) => {
+      const header = ['ScheduleExtId', 'AssessmentExtId', 'Title', 'StartDateTime', 'EndDateTime', 'GroupExtId', 'GroupName', 'PIN', 'CandidateExtId', 'FirstName', 'LastName', 'Email'];
+      const row = (pin: string | number) => ['S-PIN', 'A-MATH-1', 'Pin', '2027-06-10T09:00:00Z', '2027-06-10T12:00:00Z', 'H-PIN', 'Pin', pin, 'pin-1', 'P', 'I', 'pin1@x.example.test'];
+      const pinWarning = async (pin: string | number) => {
+        await writeWorkbook(join(dir, 'pin.xlsx'), [{ name: 'Sittings', rows: [header, row(pin)] }]);
+        const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 'pin.xlsx', '--dry-run', '--json']);
+        expect(code).toBe(0);
+        const items = JSON.parse(stdout).items as Item[];
+        return items[0]!.warnings?.find((w) => w.field === 'Schedule.PIN')?.message;
+      };
+      // 0123 typed in a General cell is stored as 123.
+      expect(await pinWarning(123)).toMatch(/^PIN is not four digits: .*; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again$/);
+      const asText = await pinWarning('123');
+      expect(asText).toMatch(/^PIN is not four digits/);
+      expect(asText).not.toContain('number cell');
     });
   });
 });
@@ -262,6 +329,8 @@ describe('template and schema', () => {
       const asInput = await cli(dir, ['user', 'sync', '--file', 'users.xlsx', '--dry-run', '--json']);
       expect(asInput.code).toBe(0);
       expect(JSON.parse(asInput.stdout).summary.total).toBe(0);
+      // Its "Columns" sheet describes the columns: not named as a sheet left unread.
+      expect(asInput.stderr).not.toContain('not read');
     });
   });
 

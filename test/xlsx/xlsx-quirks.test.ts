@@ -112,7 +112,8 @@ describe('styles: which number cells are dates', () => {
       '2023-03-15',
       '2023-03-15',
       '45000',
-      '7',
+      // Quoted text is shown as written, not read as a date token.
+      'day 7',
       '7',
       '02134',
       // Format 47 (mm:ss.0) shows a time alone: no date to take.

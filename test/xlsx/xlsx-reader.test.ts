@@ -130,7 +130,12 @@ describe('xlsx written by openpyxl', () => {
   it('the first visible tab in tab order, whatever part it is stored in; --sheet by position or name in any case', async () => {
     const path = xlsxFixture('tabs-reordered.xlsx');
     const ids = async (sheet?: string) => (await readAll(path, { columns: USER_COLUMNS, ...(sheet === undefined ? {} : { sheet }) })).map((r) => r.fields['ExternalId']);
-    expect(await ids()).toEqual(['old-1']);
+    // Two visible tabs of the same columns ("Archive" first in tab order): which one is meant is the admin's to say; the hidden tab does not count.
+    await expectInputFileError(ids(), {
+      line: undefined,
+      reason: /^the sheets "Archive", "Current" have the same columns, and examctl reads one sheet per run: the rows of "Current" would be left out\. Run once per sheet with --sheet \(--sheet "Archive", then --sheet "Current"\), or put all the rows on one sheet$/,
+    });
+    expect(await ids('Archive')).toEqual(['old-1']);
     expect(await ids('1')).toEqual(['hid-1']);
     expect(await ids('3')).toEqual(['cur-1']);
     expect(await ids('CURRENT')).toEqual(['cur-1']);
@@ -266,6 +271,31 @@ describe('xlsx written by exceljs', () => {
       expect(record?.fields['PostalCode']).toBe('2026-01-02');
       expect(record?.warnings?.[0]?.code).toBe(9005);
       expect(record?.warnings?.[0]?.message).toMatch(/PostalCode was a date cell, read as 2026-01-02; if it is not meant as a date, format the column as text/);
+    });
+  });
+
+  it('a whole number under a custom format of digits and literals is read as the sheet shows it (C004521, 01234-5678), not as its bare number', async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'f.xlsx');
+      const cell = (value: number, numFmt: string) => ({ value, numFmt });
+      await writeWorkbook(path, [
+        {
+          name: 'Users',
+          rows: [
+            ['ExternalId', 'PostalCode', 'CellularPhone'],
+            [cell(4521, '"C"000000'), cell(12345678, '00000-0000'), cell(412345678, '0000 000 000')],
+            [cell(4522, '000000;-000000;0'), cell(2134, '00000;-00000'), cell(412345678, '#,##0')],
+          ],
+        },
+      ]);
+      const records = await readAll(path, { columns: USER_COLUMNS });
+      expect(records.map((record) => record.fields)).toEqual([
+        { ExternalId: 'C004521', PostalCode: '01234-5678', CellularPhone: '0412 345 678' },
+        // A thousands separator is not read: the number's digits, as before.
+        { ExternalId: '004522', PostalCode: '02134', CellularPhone: '412345678' },
+      ]);
+      // The report gives the row back as shown too.
+      expect(records[0]?.raw?.cells).toEqual(['C004521', '01234-5678', '0412 345 678']);
     });
   });
 

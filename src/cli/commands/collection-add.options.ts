@@ -2,13 +2,13 @@ import { allKept, choice, grouped, HELP_GROUP, option, repeatable, type OptionsO
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
-import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTION } from './file-options.js';
+import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
-    SHEET_OPTION,
+    ...SHEET_OPTIONS,
     ENCODING_OPTION,
     ...RECORD_INPUT_OPTIONS,
   ] as const),

@@ -13,7 +13,7 @@ import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
-import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { feedsMemory } from '../../sync/sent-memory.js';
@@ -22,7 +22,7 @@ export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
+  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -32,7 +32,7 @@ export async function run(
   const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
-    ...(await collectionAddInput({ file, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
+    ...(await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     prepare: async () => void (await memory.open(existing === 'ok')),
     send: async (api, collection, callOptions) => memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
     acknowledged: (unit, collection, outcome, run, kept) => {
@@ -70,14 +70,14 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
 
 export async function collectionAddInput(
-  { file, sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
+  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
   return {
     records:
       file !== undefined
-        ? await fileRecords(file, { sheet, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
+        ? await fileRecords(file, { sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
@@ -102,7 +102,7 @@ interface CollectionFieldFlags {
 
 async function fileRecords(
   file: string,
-  { sheet, encoding, ...input }: { sheet: string | undefined; encoding: string | undefined } & InputFlagOptions,
+  { sheet, hiddenRows, encoding, ...input }: SheetFlagOptions & { encoding: string | undefined } & InputFlagOptions,
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
@@ -111,7 +111,7 @@ async function fileRecords(
     const { UsageError } = await import('../../system/errors.js');
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
-  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, encoding, command: 'collection add', ...input });
+  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input });
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {

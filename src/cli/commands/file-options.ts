@@ -1,7 +1,20 @@
 import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
-export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one)'), 'the first visible');
+export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one; without it, another visible sheet of the same columns refuses the file)'), 'the first visible');
+
+/**
+ * Rows of an .xlsx input hidden among the data (a filter, or by hand): a sheet with such rows is
+ * refused unless this says which the admin means (docs/input-formats.md, ".xlsx", "Hidden rows").
+ */
+export const HIDDEN_ROWS_OPTION = brief('hidden .xlsx rows (a filter): include or skip', choice(
+  '--hidden-rows <how>',
+  '.xlsx input: rows hidden (by a filter, or by hand) among the data: include acts on them as on the others, skip leaves them out; without it such a sheet is refused, naming them',
+  ['include', 'skip'],
+), 'refused');
+
+/** How an .xlsx input's sheet is read: which sheet, and its hidden rows. */
+export const SHEET_OPTIONS = [SHEET_OPTION, HIDDEN_ROWS_OPTION] as const;
 
 /** CSV that examctl writes with no input to follow starts with a UTF-8 BOM (Excel's "CSV UTF-8"), unless this. */
 export const NO_BOM_OPTION = brief('csv output without the UTF-8 BOM Excel needs for accents', option('--no-bom', 'csv output: leave out the UTF-8 BOM that Excel on Windows needs to show accents (Chloé, not ChloÃ©)'));
@@ -49,10 +62,10 @@ const IGNORE_UNKNOWN_COLUMNS_OPTION = brief('skip columns and keys that are not 
 export const FILE_OPTIONS = grouped(HELP_GROUP.input, [
   IGNORE_UNKNOWN_COLUMNS_OPTION,
   brief('with a run report as --file: only rows whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them')),
-  SHEET_OPTION,
+  ...SHEET_OPTIONS,
   ENCODING_OPTION,
   ...RECORD_INPUT_OPTIONS,
 ] as const);
 
 /** How a whole file is read as records (FILE_OPTIONS but --only-failed): `synced adopt` reads an export as the command that sent it did. */
-export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [IGNORE_UNKNOWN_COLUMNS_OPTION, SHEET_OPTION, ENCODING_OPTION, ...RECORD_INPUT_OPTIONS] as const);
+export const WHOLE_FILE_OPTIONS = grouped(HELP_GROUP.input, [IGNORE_UNKNOWN_COLUMNS_OPTION, ...SHEET_OPTIONS, ENCODING_OPTION, ...RECORD_INPUT_OPTIONS] as const);

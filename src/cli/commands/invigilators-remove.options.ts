@@ -1,14 +1,14 @@
 import { allKept, argument, option, type OptionsOf, brief } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
-import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTION } from './file-options.js';
+import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
   brief('ids: lines, a CSV/.xlsx column or a JSON array', option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'), 'the ids given'),
-  SHEET_OPTION,
+  ...SHEET_OPTIONS,
   MAP_OPTION,
   MAP_FILE_OPTION,
   brief('with a run report as --file: only ids whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok')),

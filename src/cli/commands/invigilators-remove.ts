@@ -20,7 +20,7 @@ import { failureProblems, removedByLostAttempt } from '../../pipeline/service-an
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
@@ -39,7 +39,7 @@ interface IdEntry {
  * job's end state is the one asked for: docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -48,7 +48,7 @@ export async function run(
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, { id: string; removed: boolean }> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
+    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     lostAttemptDid: removedByLostAttempt,
@@ -69,12 +69,12 @@ export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
 export async function invigilatorsRemoveInput(
-  { scheduleExtId, userExtIds, file, sheet, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readsOnlyFailedItself'>> {
-  const entries = await idEntries({ userExtIds, file, sheet, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
+  const entries = await idEntries({ userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
@@ -106,7 +106,7 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { userExtIds, file, sheet, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'onlyFailed'> & InputFlagOptions,
+  { userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
@@ -116,7 +116,13 @@ async function idEntries(
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
     const shaping = await inputShaping({ map, mapFile, profile, baseUrl }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
-    const listed = await readIdList(inputPathOf(file, deps), { displayName: displayNameOf(file), ...(sheet !== undefined ? { sheet } : {}), ...(idColumn !== undefined ? { idColumn } : {}) });
+    const listed = await readIdList(inputPathOf(file, deps), {
+      displayName: displayNameOf(file),
+      ...(sheet !== undefined ? { sheet } : {}),
+      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
+      ...(idColumn !== undefined ? { idColumn } : {}),
+      notice: (text) => sayOnce(deps, text),
+    });
     // Without a status column every id would be sent again: the original list picked by mistake.
     if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
     // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.

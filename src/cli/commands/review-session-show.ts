@@ -19,7 +19,7 @@ import type { ReviewSessionShowOptions } from './review-session-show.options.js'
 import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
-import { displayNameOf, inputPathOf } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
 
 /** Most review sessions one command shows: each is held until the table is written (a term's sittings are a few dozen). */
 const MAX_SESSIONS = 1000;
@@ -80,7 +80,7 @@ async function outputSettings(
 }
 
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
-async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'>, deps: CommandDeps): Promise<string[]> {
+async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet' | 'hiddenRows'>, deps: CommandDeps): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];
   for (const id of ids) refuseTooLong(id, 'review-session show');
   if (options.file !== undefined) {
@@ -89,11 +89,14 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
       displayName: displayNameOf(options.file),
       idColumn: 'ExternalId',
       ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
+      ...(options.hiddenRows === undefined ? {} : { hiddenRows: options.hiddenRows }),
+      notice: (text) => sayOnce(deps, text),
     });
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
     for (const entry of listed) refuseTooLong(entry.id, `${entry.source.file}:${entry.source.line}`);
     ids.push(...listed.map((entry) => entry.id));
   } else if (options.sheet !== undefined) throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
+  else if (options.hiddenRows !== undefined) throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
   if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
   if (ids.length > MAX_SESSIONS) throw new UsageError(`review-session show: ${formatCount(ids.length)} review sessions asked for, at most ${formatCount(MAX_SESSIONS)} at once: split the list`);
   return ids;
@@ -144,12 +147,12 @@ async function readSessions(api: IntegrationApi, ids: readonly string[], limit: 
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  const { externalIds, file, sheet, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
+  const { externalIds, file, sheet, hiddenRows, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
   const settings = await outputSettings({ timezone, dateFormat, delimiter: delimiterFlag, decimalSeparator: separatorFlag }, globals, deps);
   const { delimiter, decimalSeparator } = settings;
-  const ids = await idsOf({ externalIds, file, sheet }, deps);
+  const ids = await idsOf({ externalIds, file, sheet, hiddenRows }, deps);
   const several = ids.length > 1 || file !== undefined;
   // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
   const tableTimes = outputTimes(settings.times, systemTimeZone(deps.env));

@@ -66,7 +66,7 @@ type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -86,7 +86,7 @@ export async function run(
   if (only === 'existing' && !upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding, ...inputFlags, ...fieldFlags }, deps);
+  const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
   if (defaults.schedule.PIN === undefined) {
@@ -187,10 +187,10 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => schedulePushInput(options as never, deps);
 
 export async function schedulePushInput(
-  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & FieldFlags,
+  options: Pick<SchedulePushOptions, 'file' | 'schedule' | 'workflow' | 'upsert' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & FieldFlags,
   deps: CommandDeps,
 ): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'summaryNotes'>> {
-  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, encoding } = options;
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
@@ -200,7 +200,7 @@ export async function schedulePushInput(
     defaults,
     shaping,
     records: () => {
-      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'schedule push', shaping });
+      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
       return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
     },
     units: (batches) => scheduleUnits(batches, defaults),
@@ -337,7 +337,7 @@ async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreC
   }
 }
 
-/** Schedules whose start is past are named, at most this many, then counted. */
+/** Schedules whose start is past, and rows with an empty ScheduleExtId, are named, at most this many, then counted. */
 const PAST_SHOWN = 5;
 
 /**
@@ -351,13 +351,22 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
   const past: string[] = [];
   let pastCount = 0;
   let generatesId = false;
+  // Rows (or requests) of a file that has ScheduleExtId, whose own is empty: named, for the column is there.
+  const emptyIds: string[] = [];
+  let emptyIdCount = 0;
   const seen = new Set<string>();
   for await (const record of records()) {
     // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
     const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
     const schedule = isRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
     const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
-    if (id === undefined) generatesId = true;
+    if (id === undefined) {
+      generatesId = true;
+      if (isRequestRecord(record) || hasFieldColumn(record, shaping, 'ScheduleExtId')) {
+        emptyIdCount += 1;
+        if (emptyIds.length < PAST_SHOWN) emptyIds.push(`${record.source.file}:${record.source.line}`);
+      }
+    }
     const key = id ?? `line ${record.source.line}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -373,9 +382,13 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
     if (candidatesOnly) break;
   }
   if (generatesId && !dryRun) {
+    const without =
+      emptyIdCount === 0
+        ? 'no --schedule-id (and no ScheduleExtId column): every run makes a new schedule'
+        : `no --schedule-id, and ScheduleExtId is empty on ${emptyIds.join(', ')}${emptyIdCount > emptyIds.length ? ` and ${emptyIdCount - emptyIds.length} more` : ''}: ` +
+          'every run makes a new schedule for such rows';
     await deps.stderr.write(
-      'note: no --schedule-id (and no ScheduleExtId column): every run makes a new schedule, so running this again makes another one. ' +
-        'The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.\n',
+      `${terminalLine(`note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`)}\n`,
     );
   }
   if (pastCount > 0) {
@@ -396,9 +409,12 @@ function fieldColumns(record: InputRecord, shaping: RecordShaping): string[] {
   return [...names, ...shaping.set.keys(), ...(shaping.computed?.fieldsOf(header) ?? [])];
 }
 
+function hasFieldColumn(record: InputRecord, shaping: RecordShaping, field: string): boolean {
+  return fieldColumns(record, shaping).some((name) => normalizeColumnName(name) === normalizeColumnName(field));
+}
+
 function hasScheduleColumns(record: InputRecord, shaping: RecordShaping): boolean {
-  const header = fieldColumns(record, shaping).map(normalizeColumnName);
-  return header.includes(normalizeColumnName('ScheduleExtId')) || header.includes(normalizeColumnName('StartDateTime'));
+  return hasFieldColumn(record, shaping, 'ScheduleExtId') || hasFieldColumn(record, shaping, 'StartDateTime');
 }
 
 /** A sittings row's own schedule cells (ScheduleExtId, StartDateTime), which win over the flags. */
@@ -447,7 +463,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record)));
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }
@@ -458,14 +474,19 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
     const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined, written: defaults.written };
-    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(sitting.attached.map((attached) => attached.record)))));
+    const records = sitting.attached.map((attached) => attached.record);
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(records)), records));
   }
   if (units.length > 0) yield units;
 }
 
-/** A valid schedule wider than the API text's words (PIN, template id) is sent with warnings (docs/domain-rules.md). */
-function withTextDoubts(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
-  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule) : [];
+/**
+ * A valid schedule wider than the API text's words (PIN, template id) is sent with warnings
+ * (docs/domain-rules.md); a PIN read from a spreadsheet's number cell is said to be one.
+ */
+function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRecord[]): Unit<PreparedSchedule> {
+  const pinFromNumberCell = records.some((record) => record.bareNumbers?.includes('PIN') === true);
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule, { pinFromNumberCell }) : [];
   return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 

@@ -25,13 +25,13 @@ import type { SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.o
  * reads the memory only and lists what it would record. Exit 1 when some rows were not adopted.
  */
 export async function runAdopt(
-  { file, population: given, ignoreUnknownColumns, sheet, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
+  { file, population: given, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const population = populationOf(given);
-  const read = userSyncInput({ file, ignoreUnknownColumns, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
+  const read = userSyncInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
   const source = new RecordSource(() => read.records(), false, 'user sync');
   const adoption = await userAdoption(userUnit, population);
   return adopt('users', { file, population, source, unitsOf: (batches) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches), entryOf: adoption.entryOf }, { ...options, syncDir }, deps, target);

@@ -29,7 +29,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -39,7 +39,7 @@ export async function run(
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
     const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
-    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
+    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : only !== undefined ? onlyFlag(only) : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
@@ -75,7 +75,7 @@ export async function run(
  * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
-  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string },
+  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string },
   flags: UserSyncFlags,
   runOptions: RunOptions,
   deps: CommandDeps,
@@ -153,13 +153,13 @@ const MOVERS_NOTE: SummaryNote = {
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, encoding, rowsInWorker, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'encoding'> & InputFlagOptions & { file: string; rowsInWorker?: number },
+  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, rowsInWorker, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string; rowsInWorker?: number },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   // One reader for every pass: a CSV's structure pass keeps its rows for the send (csv-reader.ts, KEEP_ROWS_MAX_CHARS).
   let input: AsyncIterable<InputRecord> | undefined;
   return {
-    records: () => (input ??= readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, encoding, command: 'user sync', rowsInWorker, ...inputFlagsOf(flags) })),
+    records: () => (input ??= readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'user sync', rowsInWorker, ...inputFlagsOf(flags) })),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };

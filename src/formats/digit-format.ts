@@ -1,0 +1,118 @@
+/**
+ * The text a spreadsheet shows for a whole number under a number format made of digit
+ * placeholders and literal text (docs/input-formats.md, ".xlsx"): `"C"000000` shows 4521 as
+ * `C004521`, `00000-0000` shows 12345678 as `01234-5678`, `0000 000 000` shows 412345678 as
+ * `0412 345 678`. An id, postal code or phone number typed so is read as the admin sees it, not
+ * as the bare number the cell stores.
+ *
+ * Only this grammar is read: `0 # ?` placeholders, quoted text (`"C"`), a backslash-escaped
+ * character (`\-`), the characters Excel shows without quotes (`$ - + / ( ) : ! ^ & ' ~ { } < > =`
+ * and space), a colour (`[Red]`), sections split by `;` (positive;negative;zero;text). Anything
+ * else (a decimal point, a thousands separator, `%`, `E+`, `@`, `_`, `*`, a condition `[<=99]`,
+ * a locale, `General`, a date token) is not: the caller reads the number as it does without a
+ * format, so a format this does not know never changes a value.
+ */
+
+type FormatPart = { placeholder: '0' | '#' | '?' } | { literal: string };
+
+/** Characters Excel displays without quotes (Excel's help, "Number format codes"). */
+const PLAIN_LITERALS: ReadonlySet<string> = new Set([...'$-+/():!^&\'~{}<>= ']);
+
+/** A colour section prefix, which changes how the text looks, not what it says. */
+const COLOUR = /^\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})]$/i;
+
+/** The format's sections, split on `;` outside quotes and escapes; undefined for an unclosed quote. */
+function sectionsOf(numFmt: string): string[] | undefined {
+  const sections: string[] = [];
+  let current = '';
+  for (let i = 0; i < numFmt.length; i++) {
+    const char = numFmt[i] as string;
+    if (char === '"') {
+      const close = numFmt.indexOf('"', i + 1);
+      if (close === -1) return undefined;
+      current += numFmt.slice(i, close + 1);
+      i = close;
+    } else if (char === '\\') {
+      current += numFmt.slice(i, i + 2);
+      i += 1;
+    } else if (char === ';') {
+      sections.push(current);
+      current = '';
+    } else current += char;
+  }
+  sections.push(current);
+  return sections;
+}
+
+/** A section's placeholders and literal text; undefined when it holds anything else. */
+function partsOf(section: string): FormatPart[] | undefined {
+  const parts: FormatPart[] = [];
+  for (let i = 0; i < section.length; i++) {
+    const char = section[i] as string;
+    if (char === '0' || char === '#' || char === '?') parts.push({ placeholder: char });
+    else if (char === '"') {
+      const close = section.indexOf('"', i + 1);
+      parts.push({ literal: section.slice(i + 1, close) });
+      i = close;
+    } else if (char === '\\') {
+      if (i + 1 >= section.length) return undefined;
+      parts.push({ literal: section[i + 1] as string });
+      i += 1;
+    } else if (char === '[') {
+      const close = section.indexOf(']', i);
+      if (close === -1 || !COLOUR.test(section.slice(i, close + 1))) return undefined;
+      i = close;
+    } else if (PLAIN_LITERALS.has(char)) parts.push({ literal: char });
+    else return undefined;
+  }
+  return parts;
+}
+
+/**
+ * Which section shows the value (ECMA-376 18.8.31): one section serves every number, a minus
+ * added for a negative one; with two, the second shows negative numbers without a minus of its
+ * own; with three or four, the third shows zero.
+ */
+function chosenSection(sections: readonly string[], value: number): { section: string; minus: boolean } {
+  if (sections.length === 1) return { section: sections[0] as string, minus: value < 0 };
+  if (value < 0) return { section: sections[1] as string, minus: false };
+  if (value === 0 && sections.length >= 3) return { section: sections[2] as string, minus: false };
+  return { section: sections[0] as string, minus: false };
+}
+
+/**
+ * The text shown for a whole number (a safe integer) under `numFmt`, or undefined when the format
+ * is not one of digit placeholders and literals, or shows the value with no digit at all (`#` on
+ * 0 shows nothing; an empty section hides the value): the caller keeps the number's own digits.
+ * Placeholders are filled from the right; digits beyond them go before the leftmost one; past the
+ * value's digits `0` shows 0, `?` a space, `#` nothing.
+ */
+export function wholeNumberAsShown(value: number, numFmt: string | undefined): string | undefined {
+  if (numFmt === undefined || !Number.isSafeInteger(value)) return undefined;
+  const sections = sectionsOf(numFmt);
+  if (sections === undefined || sections.length > 4) return undefined;
+  const { section, minus } = chosenSection(sections, value);
+  const parts = partsOf(section);
+  if (parts === undefined) return undefined;
+  const first = parts.findIndex((part) => 'placeholder' in part);
+  if (first === -1) return undefined;
+  // Zero has no significant digit: `0` placeholders show it, `#` ones do not.
+  const digits = value === 0 ? '' : String(Math.abs(value));
+  let next = digits.length;
+  let text = '';
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as FormatPart;
+    if ('literal' in part) {
+      text = part.literal + text;
+      continue;
+    }
+    let shown = next > 0 ? (digits[--next] as string) : part.placeholder === '0' ? '0' : part.placeholder === '?' ? ' ' : '';
+    if (i === first && next > 0) {
+      shown = digits.slice(0, next) + shown;
+      next = 0;
+    }
+    text = shown + text;
+  }
+  if (!/[0-9]/.test(text)) return undefined;
+  return minus ? `-${text}` : text;
+}
