@@ -76,8 +76,8 @@ export class SentMemory<P> {
   private known: KnownIds | undefined;
   /** What the memory said of each payload's id before its intent was written (`intend`): `answered`'s verdict. */
   private readonly actionsBefore = new WeakMap<object, 'created' | 'updated' | null>();
-  /** Payloads whose intent made the first entry of their id (a joiner's tentative one): `refused` forgets it. */
-  private readonly firstIntents = new WeakSet<object>();
+  /** The entry of each payload's id before its intent (null: none): what `refused` puts back. */
+  private readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -233,24 +233,29 @@ export class SentMemory<P> {
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
     const entry = memory.get(unit.id);
     this.actionsBefore.set(unit.prepared.value as object, rememberedAction(entry, this.heldAny) ?? null);
+    this.entriesBefore.set(unit.prepared.value as object, entry ?? null);
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
     memory.record(unit.id, intent);
-    if (entry === undefined) this.firstIntents.add(unit.prepared.value as object);
     return true;
   }
 
   /**
-   * The target refused a unit's request (a definite answer: nothing applied). An id that only
-   * this request put in the memory (a joiner's tentative entry) is forgotten again: it is not on
-   * the target by examctl's doing, so it is never a leaver, and an account of that id someone
-   * else made is never disabled (docs/sync.md, "A request cut short"). An id remembered before
-   * keeps its entry (its digest cleared: sent again next time).
+   * The target refused a unit's request (a definite answer: nothing applied), so the intent
+   * written for it is taken back (docs/sync.md, "A request cut short"). An id no request of
+   * examctl's was acknowledged for (none, or only a tentative entry: its earlier request was cut
+   * short, and the same request refused now was not applied then either) is forgotten: it is
+   * never a leaver, so an account of that id someone else made is never disabled. An id
+   * remembered before gets its entry back as it was (names, links, digests): what was
+   * acknowledged still stands.
    */
   refused(unit: Unit<P>): void {
     const memory = this.memory;
-    if (memory === undefined || unit.id === null || !unit.prepared.ok || !this.firstIntents.has(unit.prepared.value as object)) return;
-    if (memory.get(unit.id)?.tentative === true) memory.forget(unit.id, this.run ?? '');
+    if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
+    const before = this.entriesBefore.get(unit.prepared.value as object);
+    if (before === undefined) return;
+    if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
+    else memory.record(unit.id, before);
   }
 
   /**

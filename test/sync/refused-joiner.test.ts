@@ -67,6 +67,36 @@ describe('a joiner the target refused', () => {
     expect(await disabled('c-1001')).toBe(true);
   });
 
+  it('killed after its request was put on record, then resumed: the refusal forgets it all the same', async () => {
+    writeUsers('night-1.csv');
+    expect((await night('night-1.csv')).code).toBe(0);
+    writeUsers('night-2.csv', ['c-1001,Ada,Moreno,jdoe,Candidate,H-NORTH']);
+    const killed = await examctl(['user', 'sync', '--file', 'night-2.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--yes'], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL',
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const resumed = await examctl(['runs', 'resume', '--yes', '--json'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(1);
+    const next = await night('night-1.csv');
+    expect(next.code, next.stderr).toBe(0);
+    expect((JSON.parse(next.stdout) as { items: { id: string }[] }).items.some((entry) => entry.id === 'c-1001')).toBe(false);
+    expect(await disabled('c-1001')).toBe(false);
+  });
+
+  it('a refused change to a remembered user leaves what was acknowledged: its leaver disable sends the names the platform holds', async () => {
+    writeUsers('night-1.csv', ['u-99,Ann,Lee,u-99,Candidate,H-NORTH']);
+    expect((await night('night-1.csv')).code).toBe(0);
+    writeUsers('night-2.csv', ['u-99,Annie,Leigh,jdoe,Candidate,H-NORTH']);
+    expect((await night('night-2.csv')).code).toBe(1);
+    writeUsers('night-3.csv');
+    const left = await night('night-3.csv');
+    expect(left.code, left.stderr).toBe(0);
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const user = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; FirstName: string; LastName: string; DisableLogin?: boolean }[] }).Users.find((entry) => entry.ExternalId === 'u-99');
+    expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', DisableLogin: true });
+  });
+
   it('an id remembered before keeps its entry when a later request for it is refused: still a leaver when it leaves', async () => {
     writeUsers('night-1.csv', ['u-99,Ann,Lee,u-99,Candidate,H-NORTH']);
     expect((await night('night-1.csv')).code).toBe(0);
