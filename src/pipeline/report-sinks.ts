@@ -162,7 +162,7 @@ export async function openRunReport(
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header) }));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header), noMemoryTitle: header.syncMemory?.populationFound === true ? 'sync memory incomplete' : 'no sync memory' }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
   sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
   const builder = new RunReportBuilder(sinks, header.dryRun);

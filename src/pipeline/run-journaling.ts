@@ -125,8 +125,10 @@ export async function startJournaling(
   }
   if (typeof invocation.store === 'string') invocation.store = resolve(deps.cwd, invocation.store);
   if (typeof invocation.report === 'string') invocation.report = resolve(deps.cwd, invocation.report);
-  // A state service's address is kept as given (it holds no credentials: state-http.ts refuses them); only a directory is resolved.
-  if (typeof invocation.syncDir === 'string' && !isStateAddress(invocation.syncDir)) invocation.syncDir = resolve(deps.cwd, invocation.syncDir);
+  // The sync memory's place as this run used it, from the flag or EXAMCTL_SYNC_DIR: a resume feeds
+  // the same one, and a later night compares it (sent-memory.ts, a memory older than a run).
+  const givenSyncDir = journaledSyncDir(invocation.syncDir, deps);
+  if (givenSyncDir !== undefined) invocation.syncDir = givenSyncDir;
   // The command tree (or runs resume) says which options the command's declaration keeps.
   if (deps.keptOptions === undefined) throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
   const recorded = recordedOptions(invocation, deps.keptOptions.names);
@@ -219,4 +221,15 @@ function journaling(
     close: () => journal.close(),
     discard: () => journal.discard(),
   };
+}
+
+/**
+ * `--sync-dir`, else EXAMCTL_SYNC_DIR, as a run journal records it: a state service's address as
+ * given (it holds no credentials: state-http.ts refuses them), a directory resolved; undefined
+ * for neither (the default directory beside the runs directory).
+ */
+export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 'cwd'>): string | undefined {
+  const given = typeof flag === 'string' && flag !== '' ? flag : deps.env.EXAMCTL_SYNC_DIR;
+  if (given === undefined || given === '') return undefined;
+  return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }

@@ -36,8 +36,10 @@ export interface AnnotationOptions {
   workspace?: string | undefined;
   /** Annotations written before the closing notice (default 50, GitHub's per-job bound). */
   limit?: number;
-  /** A run that decides from the sync memory found none: said as a warning (report-writers.ts, noMemorySentence). */
+  /** A run that decides from the sync memory found none, or one that misses a run: said as a warning (report-writers.ts, noMemorySentence). */
   noMemory?: string | undefined;
+  /** The warning's title: `no sync memory`, or `sync memory incomplete` for one that misses a run. */
+  noMemoryTitle?: string | undefined;
 }
 
 /** Sources that name no file (flags, arguments, answers, stdin) get no `file=`. */
@@ -118,7 +120,7 @@ export class GithubAnnotationsWriter implements ReportSink {
   finish(): void | Promise<void> {
     if (this.stopLine !== '') void this.out.write(this.stopLine);
     // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
-    const noMemory = this.options.noMemory === undefined ? '' : `::warning title=examctl: no sync memory::${escapeData(this.options.noMemory)}\n`;
+    const noMemory = this.options.noMemory === undefined ? '' : `::warning title=examctl: ${escapeProperty(this.options.noMemoryTitle ?? 'no sync memory')}::${escapeData(this.options.noMemory)}\n`;
     if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);
     const records = this.notAnnotated === 1 ? 'record' : 'records';
     return this.out.write(`${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);

@@ -689,8 +689,9 @@ export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderL
 /**
  * Runs in the directory of `command` on `target` for `population` that started after run
  * `after` and may have changed the target (docs/sync.md, "When the memory is lost"): real runs
- * (no dry run) that fed the same sync directory flag (`syncDir` as journaled; both none: the
- * default or EXAMCTL_SYNC_DIR) and, when finished, had something acknowledged. Oldest first.
+ * (no dry run) that fed the same sync memory (`syncDir` as journaled: the flag's or
+ * EXAMCTL_SYNC_DIR's; both none: the default beside the runs directory) and, when finished, had
+ * something acknowledged. Oldest first.
  */
 export async function laterFeedingRuns(
   runsDir: string,

@@ -7,6 +7,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
+import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, sameServerElsewhere, type PopulationRecord, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
@@ -163,7 +164,8 @@ export class SentMemory<P> {
   private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const command = COMMAND_OF[this.kind];
-    const later = await laterFeedingRuns(runsDir, { after: newest, command, target, population: this.flags.population, syncDir: this.flags.syncDir, except: this.deps.resume?.record.id }, currentTrust()).catch(() => []);
+    const syncDir = journaledSyncDir(this.flags.syncDir, this.deps);
+    const later = await laterFeedingRuns(runsDir, { after: newest, command, target, population: this.flags.population, syncDir, except: this.deps.resume?.record.id }, currentTrust()).catch(() => []);
     const oldest = later[0];
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }

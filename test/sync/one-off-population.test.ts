@@ -88,6 +88,9 @@ describe('a memory older than the runs directory', () => {
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`--require-memory: the sync memory at ${join(dir, 'state', 'synced')}`);
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run} of --population students`);
     expect(await disabled('s-31')).toBe(false);
+    // Under GitHub Actions the warning is titled for what it is: a memory found, but incomplete.
+    const annotated = await examctl(['user', 'sync', '--file', 'night-1.csv', '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', '--dry-run'], dir, { ...env, GITHUB_ACTIONS: 'true' });
+    expect(annotated.stderr).toContain('::warning title=examctl: sync memory incomplete::the sync memory at');
     const warned = await sync('night-1.csv', '--population', 'students', '--changed-only', '--disable-missing');
     expect(warned.code, warned.stderr).toBe(0);
     expect(warned.stderr).toContain(`warning: the sync memory at`);
@@ -96,5 +99,31 @@ describe('a memory older than the runs directory', () => {
     const next = await nightly('night-1.csv');
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).not.toContain('is older than run');
+  });
+});
+
+describe('the runs a memory is compared with are those that fed it', () => {
+  it('EXAMCTL_SYNC_DIR and --sync-dir name one memory however given; another memory\'s runs never make it stale', async () => {
+    const { cpSync, rmSync } = await import('node:fs');
+    const at = (name: string) => ({ ...env, EXAMCTL_SYNC_DIR: join(dir, name) });
+    const run = (file: string, where: Record<string, string>, ...flags: string[]) =>
+      examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', ...flags], dir, where);
+    writeUsers('all.csv', ids);
+    expect((await run('all.csv', at('a'))).code).toBe(0);
+    // Another memory (B) fed by a later run: A is not stale for it.
+    expect((await run('all.csv', at('b'))).code).toBe(0);
+    const again = await run('all.csv', at('a'), '--require-memory');
+    expect(again.code, again.stderr).toBe(0);
+    // A copy of A; a later night feeds A through the flag, relative to the working directory.
+    cpSync(join(dir, 'a'), join(dir, 'a-old'), { recursive: true });
+    const { EXAMCTL_SYNC_DIR: _none, ...noSyncEnv } = at('a');
+    const later = await run('all.csv', noSyncEnv, '--sync-dir', 'a');
+    expect(later.code, later.stderr).toBe(0);
+    const laterRun = (JSON.parse(later.stdout) as { run: string }).run;
+    rmSync(join(dir, 'a'), { recursive: true });
+    cpSync(join(dir, 'a-old'), join(dir, 'a'), { recursive: true });
+    const stale = await run('all.csv', at('a'), '--require-memory');
+    expect(stale.code).toBe(2);
+    expect(stale.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${laterRun} of --population students`);
   });
 });
