@@ -14,13 +14,27 @@ const LIST_SEPARATORS = /\||\r\n|\r|\n/;
 const JSON_ARRAY_CELL = /^\s*\[/;
 
 /**
+ * Whether a cell's line breaks are inside one JSON array (a Hierarchies cell written over several
+ * lines): only a cell that starts with `[` and is one, so `[SEN]` above `[EAL]` in a Labels cell
+ * is two labels.
+ */
+function jsonArrayCell(cell: string): boolean {
+  if (!JSON_ARRAY_CELL.test(cell)) return false;
+  try {
+    return Array.isArray(JSON.parse(cell));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The entries of a list cell: separated by `|` or a line break, each trimmed, empty ones dropped
- * (`a | b||` and `a` above `b` are both `["a","b"]`). A cell starting with `[` is split on `|`
- * alone: a JSON array written over several lines stays whole.
+ * (`a | b||` and `a` above `b` are both `["a","b"]`). A cell that is a JSON array is split on `|`
+ * alone: written over several lines, it stays whole.
  */
 export function listCellEntries(cell: string): string[] {
   const items: string[] = [];
-  const lineBreaks = !JSON_ARRAY_CELL.test(cell);
+  const lineBreaks = !jsonArrayCell(cell);
   let start = 0;
   for (let i = 0; i <= cell.length; i++) {
     const c = i === cell.length ? 0x7c : cell.charCodeAt(i);
@@ -34,5 +48,5 @@ export function listCellEntries(cell: string): string[] {
 
 /** A list cell's text split as it is written, its entries untrimmed (the field's rule checks each). */
 export function listCellParts(text: string): string[] {
-  return text.split(JSON_ARRAY_CELL.test(text) ? '|' : LIST_SEPARATORS);
+  return text.split(jsonArrayCell(text) ? '|' : LIST_SEPARATORS);
 }

@@ -205,6 +205,9 @@ describe('column helpers', () => {
     expect(listCellEntries('10.0.0.0/8')).toEqual(['10.0.0.0/8']);
     expect(listCellEntries(' | ')).toEqual([]);
     expect(listCellEntries('extra-time\nreader')).toEqual(['extra-time', 'reader']);
+    // A cell that starts with [ but is no JSON array (two bracketed labels, a line each): two entries.
+    expect(listCellEntries('[SEN]\n[EAL]')).toEqual(['[SEN]', '[EAL]']);
+    expect(listCellEntries('[\n  {"ExternalId": "H-A"}\n]')).toEqual(['[\n  {"ExternalId": "H-A"}\n]']);
     expect(listCellEntries('H-NORTH\r\nH-SOUTH\r\n\r\n|H-EAST\rH-WEST\n')).toEqual(['H-NORTH', 'H-SOUTH', 'H-EAST', 'H-WEST']);
     expect(listCellEntries('a, b\nc')).toEqual(['a, b', 'c']);
     expect(listCellEntries(' [\n {"ExternalId": "H-NORTH"}\n]')).toEqual(['[\n {"ExternalId": "H-NORTH"}\n]']);
