@@ -453,7 +453,10 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
  * near spelling), and the `--map` flags that would read them: the message teaches the fix.
  * Every synonym gets its --map (a lookup each); near spellings only for the names shown.
  */
-export function unknownColumnsProblem(unknown: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>, noun: 'column' | 'key' = 'column'): string {
+export function unknownColumnsProblem(given: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>, noun: 'column' | 'key' = 'column'): string {
+  // A name as one line, its spaces and line breaks (Alt+Enter in a header cell) one space: so a
+  // --map the message suggests is typed as shown and matches (a column name's whitespace is forgiven).
+  const unknown = given.map((name) => name.replace(/\s+/g, ' ').trim());
   const fieldNames = columns.map((spec) => spec.name);
   const free = new Set(fieldNames.filter((name) => !takenBy.has(name)));
   const maps: string[] = [];

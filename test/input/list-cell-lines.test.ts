@@ -72,6 +72,19 @@ describe('a line break in a list cell separates entries', () => {
     }),
   );
 
+  it('a header cell with a line break: the unknown column named on one line, with a --map that works as shown', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      const file = join(dir, 'users.csv');
+      await writeFile(file, '"Student\nID",FirstName,LastName,Role\r\nst-1,Ann,Lee,Candidate\r\n');
+      const refused = await cli(dir, ['user', 'sync', '--file', file, '--dry-run']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('unknown column: "Student ID" (likely ExternalId); read them as API fields with --map "Student ID=ExternalId"');
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      const mapped = await cli(dir, ['user', 'sync', '--file', file, '--dry-run', '--map', 'Student ID=ExternalId']);
+      expect(mapped.code, mapped.stderr).toBe(0);
+    }));
+
   it('a comma-separated cell without a line break still gets the 9004 hint', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), `${HEAD.join(',')}\nc-1,Ann,Lee,c1@example.test,Candidate,H-NORTH,"extra-time, reader"\n`);
