@@ -213,6 +213,15 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
     for (const name of mine) if (theirs.has(name)) shared += 1;
     if (shared * 2 > mine.size) alike.push(other);
   }
+  if (mine.size === 0) {
+    // The first sheet holds nothing (a cover, a blank tab): the rows are on another one.
+    const filled: SheetEntry[] = [];
+    for (const other of unread) if ((await headerNamesOf(workbook, other, limits)).size > 0) filled.push(other);
+    if (filled.length > 0) {
+      throw new InputFileError(display, undefined, `the first sheet, ${quotedSheet(chosen)}, is empty: give the sheet to read with --sheet (${filled.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', or ')})`);
+    }
+    return;
+  }
   if (alike.length > 0) {
     const all = [chosen, ...alike];
     throw new InputFileError(

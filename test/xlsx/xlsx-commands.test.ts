@@ -164,6 +164,14 @@ describe('.xlsx input in the commands', () => {
       ]);
       const removal = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.xlsx', '--dry-run']);
       expect(removal.stderr).toContain('note: ids.xlsx: read the sheet "Staff"; not read: "Notes" (other columns; --sheet NAME reads another)');
+      // An empty first sheet (a cover): the sheets with rows are named, with --sheet for each.
+      await writeWorkbook(join(dir, 'covered.xlsx'), [
+        { name: 'Cover', rows: [] },
+        { name: 'Users', rows: [USER_HEADER.slice(0, 5), ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
+      ]);
+      const covered = await cli(dir, ['user', 'sync', '--file', 'covered.xlsx', '--dry-run']);
+      expect(covered.code).toBe(2);
+      expect(covered.stderr).toContain('covered.xlsx: the first sheet, "Cover", is empty: give the sheet to read with --sheet (--sheet "Users")');
     });
   });
 
