@@ -506,7 +506,9 @@ async function* sheetRows(
         file,
         undefined,
         `${which} ${hiddenCount === 1 ? 'is' : 'are'} hidden (by a filter, or by hand), and a hidden row is acted on as the others are: ` +
-          'give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out',
+          'give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out' +
+          // A run report filtered on its status (docs/human.md, "Fix and retry"): what was meant is what is shown.
+          (headerKeys.includes(normalizeColumnName('status')) ? ' (a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way)' : ''),
       );
     }
     await options.notice?.(`note: ${file}: ${which} left out, hidden (--hidden-rows skip)`);

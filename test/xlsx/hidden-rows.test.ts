@@ -29,6 +29,18 @@ describe('the reader', () => {
     });
   });
 
+  it('a run report filtered on its status is told that skip acts on the rows shown', async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'report.xlsx');
+      await writeWorkbook(path, [{ name: 'Users', rows: [[...USER_HEADER, 'status'], [...user(2), 'failed'], [...user(3), 'ok']], hiddenRows: [3] }]);
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'report.xlsx' }), {
+        file: 'report.xlsx[Users]',
+        line: undefined,
+        reason: /--hidden-rows skip to leave the hidden ones out \(a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way\)$/,
+      });
+    });
+  });
+
   it('include reads every row; skip leaves the hidden ones out and says which', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'h.xlsx');
