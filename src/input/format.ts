@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+import { InputFileError } from '../system/errors.js';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
@@ -75,6 +76,9 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   async function* read(): AsyncGenerator<readonly InputRecord[]> {
     const format = await formatOf();
     json = format === 'json';
+    // A sheet's flags on a file without sheets: most likely the wrong file, never silently ignored.
+    const sheetFlag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
+    if (format !== 'xlsx' && sheetFlag !== undefined) throw new InputFileError(options.displayName ?? path, undefined, `${sheetFlag} is for an .xlsx workbook, and this file is ${format === 'csv' ? 'CSV' : 'JSON'}: give the workbook, or leave ${sheetFlag} out`);
     // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
     if (format === 'csv') yield* csvReader().batches();
     else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();

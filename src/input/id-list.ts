@@ -193,8 +193,11 @@ async function readXlsxIds(path: string, file: string, { sheet, hiddenRows, idCo
 export async function readIdList(path: string, options: IdListOptions = {}): Promise<IdListEntry[]> {
   const file = options.displayName ?? path;
   const byExtension = formatFromExtension(path);
-  if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
+  // A sheet's flags on a file without sheets: most likely the wrong file, never silently ignored (format.ts).
+  const sheetFlag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
+  if (sheetFlag !== undefined) throw new InputFileError(file, undefined, `${sheetFlag} is for an .xlsx workbook, and this file is not one: give the workbook, or leave ${sheetFlag} out`);
+  if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
   const text = await readWholeText(path, file);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);

@@ -3,6 +3,7 @@
 // do what the admin did not mean (docs/input-formats.md, ".xlsx", "Hidden rows").
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { USER_COLUMNS } from '../../src/domain/columns.js';
 import { keptOptionNames } from '../../src/cli/command-declaration.js';
 import { COMMANDS } from '../../src/cli/program.js';
@@ -116,4 +117,24 @@ describe('a run read again reads the sheet as the run did', () => {
       expect(ids).toContain('h-2');
       expect(ids).not.toContain('h-3');
     }));
+});
+
+describe('a sheet\'s flags on a file without sheets', () => {
+  it('--sheet or --hidden-rows with a CSV (records or an id list) is refused, naming the flag: never ignored', async () => {
+    await withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
+      await writeFile(join(dir, 'ids.csv'), 'UserExtId\ninv-1\n');
+      for (const [argv, flag] of [
+        [['user', 'sync', '--file', 'users.csv', '--sheet', '2', '--dry-run'], '--sheet'],
+        [['user', 'sync', '--file', 'users.csv', '--hidden-rows', 'skip', '--dry-run'], '--hidden-rows'],
+        [['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.csv', '--sheet', 'Staff', '--dry-run'], '--sheet'],
+      ] as const) {
+        const io = testDeps(dir);
+        const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+        expect(code, argv.join(' ')).toBe(2);
+        expect(io.stderr.text).toContain(`${flag} is for an .xlsx workbook`);
+      }
+    });
+  });
 });
