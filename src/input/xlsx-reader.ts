@@ -205,13 +205,17 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
   const mine = await headerNamesOf(workbook, chosen, limits);
   const alike: SheetEntry[] = [];
   const unread: SheetEntry[] = [];
+  let fewestShared = mine.size;
   for (const other of others) {
     const theirs = await headerNamesOf(workbook, other, limits);
     if (isTemplateDescription(other, theirs)) continue;
     unread.push(other);
     let shared = 0;
     for (const name of mine) if (theirs.has(name)) shared += 1;
-    if (shared * 2 > mine.size) alike.push(other);
+    if (shared * 2 > mine.size) {
+      alike.push(other);
+      fewestShared = Math.min(fewestShared, shared);
+    }
   }
   if (mine.size === 0) {
     // The first sheet holds nothing (a cover, a blank tab): the rows are on another one.
@@ -227,7 +231,7 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
     throw new InputFileError(
       display,
       undefined,
-      `the sheets ${all.map(quotedSheet).join(', ')} have the same columns, and examctl reads one sheet per run: the rows of ${alike.map(quotedSheet).join(', ')} would be left out. ` +
+      `the sheets ${all.map(quotedSheet).join(', ')} have ${fewestShared === mine.size ? 'the same columns' : `most columns in common (${fewestShared} or more of the ${mine.size} of ${quotedSheet(chosen)})`}, and examctl reads one sheet per run: the rows of ${alike.map(quotedSheet).join(', ')} would be left out. ` +
         `Run once per sheet with --sheet (${all.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', then ')}), or put all the rows on one sheet`,
     );
   }
