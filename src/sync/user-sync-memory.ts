@@ -130,8 +130,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
   private rememberedHere(memory: SyncMemory): number {
     const population = this.userFlags.population;
+    // A run that leaves users in their populations (populationOf) may touch any of them: all count.
+    const any = population === undefined && this.userFlags.disableMissing !== true;
     let count = 0;
-    for (const entry of memory.entries.values()) if (entry.disabled !== true && entry.population === population) count += 1;
+    for (const entry of memory.entries.values()) if (entry.disabled !== true && (any || entry.population === population)) count += 1;
     return count;
   }
 

@@ -56,6 +56,17 @@ describe('a one-off sync beside the nightly population', () => {
     expect(await disabled('s-5')).toBe(true);
   });
 
+  it('a fix with --prune-memberships and no --population counts every remembered user for --max-prune (one of 30 loses a link: sent)', async () => {
+    writeUsers('all.csv', ids);
+    expect((await sync('all.csv', '--population', 'students', '--disable-missing')).code).toBe(0);
+    writeFileSync(join(dir, 'move.csv'), 'ExternalId,FirstName,LastName,Role,Hierarchies\ns-5,A,B,Candidate,H-SOUTH\n');
+    const fix = await sync('move.csv', '--prune-memberships');
+    expect(fix.code, fix.stderr).toBe(0);
+    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const user = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; Hierarchies?: { ExternalId: string }[] }[] }).Users.find((entry) => entry.ExternalId === 's-5');
+    expect(user?.Hierarchies?.map((link) => link.ExternalId)).toEqual(['H-SOUTH']);
+  });
+
   it('a run that names another population moves the user there: the students night leaves it alone', async () => {
     writeUsers('all.csv', ids);
     expect((await sync('all.csv', '--population', 'students', '--disable-missing')).code).toBe(0);
