@@ -53,6 +53,8 @@ export interface PlacedMemory {
   started(run: string, population: string | undefined): Promise<void>;
   /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun). */
   unfinished(population: string | undefined): readonly InFlightRun[];
+  /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
+  readKind(kind: SyncKind): Promise<MemoryContents>;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ export interface PlaceOptions extends OpenMemoryOptions {
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, started: () => Promise.resolve(), unfinished: () => [], close: () => memory.close() };
+    return { memory, name: memory.file, started: () => Promise.resolve(), unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -87,6 +89,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
       await copy.markInFlight({ run, kind, population: population ?? null, since: new Date().toISOString() });
     },
     unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
+    readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
       try {
         await memory.close();

@@ -184,6 +184,23 @@ export class SentMemory<P> {
     await this.placed?.started(run, this.flags.population);
   }
 
+  /**
+   * The ids the same target's schedule memory registered as candidates (a schedule push makes
+   * their users): what a user's leading zeros are also compared with (lost-zeros.ts). None when
+   * there is no such memory or it cannot be read (this is a guard, not a decision).
+   */
+  protected async scheduledCandidates(): Promise<ReadonlySet<string>> {
+    const candidates = new Set<string>();
+    const contents = await this.placed?.readKind('schedules').catch(() => undefined);
+    if (contents === undefined) return candidates;
+    try {
+      for (const entry of contents.entries.values()) for (const candidate of entry.candidates ?? []) candidates.add(candidate);
+    } catch {
+      // A damaged line: the guard does without it.
+    }
+    return candidates;
+  }
+
   /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */
   note(): SyncMemoryNote | undefined {
     return this.found;
