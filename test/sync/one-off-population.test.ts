@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { localStoreDirs } from '../support/local-store-dir.js';
 import { examctl } from '../durability/helpers.js';
 
 /**
@@ -13,29 +12,20 @@ import { examctl } from '../durability/helpers.js';
  * the user to it.
  */
 
-let dir: string;
-let env: Record<string, string>;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-one-off-population-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
-  expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const place = localStoreDirs('one-off-population');
 
 const ids = Array.from({ length: 30 }, (_, i) => `s-${i + 1}`);
 function writeUsers(file: string, rows: readonly string[], last = (_id: string) => 'B'): void {
-  writeFileSync(join(dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,${last(id)},Candidate,H-NORTH`)].join('\n')}\n`);
+  writeFileSync(join(place.dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,${last(id)},Candidate,H-NORTH`)].join('\n')}\n`);
 }
-const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--yes', ...flags], dir, env);
+const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--yes', ...flags], place.dir, place.env);
 const nightly = (file: string) => sync(file, '--population', 'students', '--changed-only', '--disable-missing', '--require-memory');
 const disabled = async (id: string): Promise<boolean> => {
-  const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+  const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
   return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === id)?.DisableLogin === true;
 };
 const populations = async (): Promise<Record<string, number>> => {
-  const shown = await examctl(['synced', 'show', '--json'], dir, env);
+  const shown = await examctl(['synced', 'show', '--json'], place.dir, place.env);
   return (JSON.parse(shown.stdout) as { memories: { populations?: Record<string, number> }[] }).memories[0]?.populations ?? {};
 };
 
@@ -59,10 +49,10 @@ describe('a one-off sync beside the nightly population', () => {
   it('a fix with --prune-memberships and no --population counts every remembered user for --max-prune (one of 30 loses a link: sent)', async () => {
     writeUsers('all.csv', ids);
     expect((await sync('all.csv', '--population', 'students', '--disable-missing')).code).toBe(0);
-    writeFileSync(join(dir, 'move.csv'), 'ExternalId,FirstName,LastName,Role,Hierarchies\ns-5,A,B,Candidate,H-SOUTH\n');
+    writeFileSync(join(place.dir, 'move.csv'), 'ExternalId,FirstName,LastName,Role,Hierarchies\ns-5,A,B,Candidate,H-SOUTH\n');
     const fix = await sync('move.csv', '--prune-memberships');
     expect(fix.code, fix.stderr).toBe(0);
-    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
     const user = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; Hierarchies?: { ExternalId: string }[] }[] }).Users.find((entry) => entry.ExternalId === 's-5');
     expect(user?.Hierarchies?.map((link) => link.ExternalId)).toEqual(['H-SOUTH']);
   });
@@ -86,21 +76,21 @@ describe('a memory older than the runs directory', () => {
     writeUsers('night-1.csv', ids);
     expect((await nightly('night-1.csv')).code).not.toBe(0); // no memory yet: --require-memory refuses the first night
     expect((await sync('night-1.csv', '--population', 'students', '--changed-only', '--disable-missing')).code).toBe(0);
-    cpSync(join(dir, 'state', 'synced'), join(dir, 'old-synced'), { recursive: true });
+    cpSync(join(place.dir, 'state', 'synced'), join(place.dir, 'old-synced'), { recursive: true });
     writeUsers('night-2.csv', [...ids, 's-31']);
     const second = await nightly('night-2.csv');
     expect(second.code, second.stderr).toBe(0);
     const run = (JSON.parse(second.stdout) as { run: string }).run;
     // The memory of night 1 comes back (a CI cache restored from before night 2); s-31 left since.
-    rmSync(join(dir, 'state', 'synced'), { recursive: true });
-    cpSync(join(dir, 'old-synced'), join(dir, 'state', 'synced'), { recursive: true });
+    rmSync(join(place.dir, 'state', 'synced'), { recursive: true });
+    cpSync(join(place.dir, 'old-synced'), join(place.dir, 'state', 'synced'), { recursive: true });
     const refused = await nightly('night-1.csv');
     expect(refused.code).toBe(2);
-    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`--require-memory: the sync memory at ${join(dir, 'state', 'synced')}`);
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`--require-memory: the sync memory at ${join(place.dir, 'state', 'synced')}`);
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run} of --population students`);
     expect(await disabled('s-31')).toBe(false);
     // Under GitHub Actions the warning is titled for what it is: a memory found, but incomplete.
-    const annotated = await examctl(['user', 'sync', '--file', 'night-1.csv', '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', '--dry-run'], dir, { ...env, GITHUB_ACTIONS: 'true' });
+    const annotated = await examctl(['user', 'sync', '--file', 'night-1.csv', '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', '--dry-run'], place.dir, { ...place.env, GITHUB_ACTIONS: 'true' });
     expect(annotated.stderr).toContain('::warning title=examctl: sync memory incomplete::the sync memory at');
     const warned = await sync('night-1.csv', '--population', 'students', '--changed-only', '--disable-missing');
     expect(warned.code, warned.stderr).toBe(0);
@@ -114,11 +104,11 @@ describe('a memory older than the runs directory', () => {
 });
 
 describe('the runs a memory is compared with are those that fed it', () => {
-  it('EXAMCTL_SYNC_DIR and --sync-dir name one memory however given; another memory\'s runs never make it stale', async () => {
+  it('EXAMCTL_SYNC_DIR and --sync-place.dir name one memory however given; another memory\'s runs never make it stale', async () => {
     const { cpSync, rmSync } = await import('node:fs');
-    const at = (name: string) => ({ ...env, EXAMCTL_SYNC_DIR: join(dir, name) });
+    const at = (name: string) => ({ ...place.env, EXAMCTL_SYNC_DIR: join(place.dir, name) });
     const run = (file: string, where: Record<string, string>, ...flags: string[]) =>
-      examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', ...flags], dir, where);
+      examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--yes', '--population', 'students', '--changed-only', '--disable-missing', ...flags], place.dir, where);
     writeUsers('all.csv', ids);
     expect((await run('all.csv', at('a'))).code).toBe(0);
     // Another memory (B) fed by a later run: A is not stale for it.
@@ -126,13 +116,13 @@ describe('the runs a memory is compared with are those that fed it', () => {
     const again = await run('all.csv', at('a'), '--require-memory');
     expect(again.code, again.stderr).toBe(0);
     // A copy of A; a later night feeds A through the flag, relative to the working directory.
-    cpSync(join(dir, 'a'), join(dir, 'a-old'), { recursive: true });
+    cpSync(join(place.dir, 'a'), join(place.dir, 'a-old'), { recursive: true });
     const { EXAMCTL_SYNC_DIR: _none, ...noSyncEnv } = at('a');
     const later = await run('all.csv', noSyncEnv, '--sync-dir', 'a');
     expect(later.code, later.stderr).toBe(0);
     const laterRun = (JSON.parse(later.stdout) as { run: string }).run;
-    rmSync(join(dir, 'a'), { recursive: true });
-    cpSync(join(dir, 'a-old'), join(dir, 'a'), { recursive: true });
+    rmSync(join(place.dir, 'a'), { recursive: true });
+    cpSync(join(place.dir, 'a-old'), join(place.dir, 'a'), { recursive: true });
     const stale = await run('all.csv', at('a'), '--require-memory');
     expect(stale.code).toBe(2);
     expect(stale.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${laterRun} of --population students`);

@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { localStoreDirs } from '../support/local-store-dir.js';
 import { examctl } from '../durability/helpers.js';
 
 /**
@@ -13,25 +12,16 @@ import { examctl } from '../durability/helpers.js';
  * (214), and the night after, without the row, must leave c-1001 alone.
  */
 
-let dir: string;
-let env: Record<string, string>;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-refused-joiner-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
-  expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const place = localStoreDirs('refused-joiner');
 
 const ids = Array.from({ length: 30 }, (_, i) => `u-${i + 1}`);
 const header = 'ExternalId,FirstName,LastName,UserName,Role,Hierarchies';
 function writeUsers(file: string, extra: string[] = []): void {
-  writeFileSync(join(dir, file), `${[header, ...ids.map((id) => `${id},A,B,${id},Candidate,H-NORTH`), ...extra].join('\n')}\n`);
+  writeFileSync(join(place.dir, file), `${[header, ...ids.map((id) => `${id},A,B,${id},Candidate,H-NORTH`), ...extra].join('\n')}\n`);
 }
-const night = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', '--disable-missing', '--yes'], dir, env);
+const night = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', '--disable-missing', '--yes'], place.dir, place.env);
 const disabled = async (id: string): Promise<boolean> => {
-  const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+  const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
   return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === id)?.DisableLogin === true;
 };
 
@@ -44,7 +34,7 @@ describe('a joiner the target refused', () => {
     expect(refused.code, refused.stderr).toBe(1);
     const item = (JSON.parse(refused.stdout) as { items: { id: string; status: string; errors: { code: number | null }[] }[] }).items.find((entry) => entry.id === 'c-1001');
     expect(item).toMatchObject({ status: 'failed', errors: [{ code: 214 }] });
-    const shown = await examctl(['synced', 'show', '--json'], dir, env);
+    const shown = await examctl(['synced', 'show', '--json'], place.dir, place.env);
     const memory = (JSON.parse(shown.stdout) as { memories: { remembered: number; unsettled: number }[] }).memories[0];
     expect(memory).toMatchObject({ remembered: 30, unsettled: 0 });
 
@@ -71,12 +61,12 @@ describe('a joiner the target refused', () => {
     writeUsers('night-1.csv');
     expect((await night('night-1.csv')).code).toBe(0);
     writeUsers('night-2.csv', ['c-1001,Ada,Moreno,jdoe,Candidate,H-NORTH']);
-    const killed = await examctl(['user', 'sync', '--file', 'night-2.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--yes'], dir, {
-      ...env,
+    const killed = await examctl(['user', 'sync', '--file', 'night-2.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--yes'], place.dir, {
+      ...place.env,
       EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL',
     });
     expect(killed.signal).toBe('SIGKILL');
-    const resumed = await examctl(['runs', 'resume', '--yes', '--json'], dir, env);
+    const resumed = await examctl(['runs', 'resume', '--yes', '--json'], place.dir, place.env);
     expect(resumed.code, resumed.stderr).toBe(1);
     const next = await night('night-1.csv');
     expect(next.code, next.stderr).toBe(0);
@@ -92,7 +82,7 @@ describe('a joiner the target refused', () => {
     writeUsers('night-3.csv');
     const left = await night('night-3.csv');
     expect(left.code, left.stderr).toBe(0);
-    const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+    const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
     const user = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; FirstName: string; LastName: string; DisableLogin?: boolean }[] }).Users.find((entry) => entry.ExternalId === 'u-99');
     expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', DisableLogin: true });
   });
@@ -106,7 +96,7 @@ describe('a joiner the target refused', () => {
     const left = await night('night-3.csv');
     expect(left.code, left.stderr).toBe(0);
     expect(await disabled('u-99')).toBe(true);
-    const files = readFileSync(join(dir, 'state', 'synced', (await import('node:fs')).readdirSync(join(dir, 'state', 'synced'))[0]!, 'users.ndjson'), 'utf8');
+    const files = readFileSync(join(place.dir, 'state', 'synced', (await import('node:fs')).readdirSync(join(place.dir, 'state', 'synced'))[0]!, 'users.ndjson'), 'utf8');
     expect(files).not.toContain('"gone":true');
   });
 });

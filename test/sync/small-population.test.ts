@@ -1,8 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { localStoreDirs } from '../support/local-store-dir.js';
 import { examctl } from '../durability/helpers.js';
 
 /**
@@ -11,24 +10,15 @@ import { examctl } from '../durability/helpers.js';
  * The default now never lets more than a quarter go; docs/ci.md's `--max-disable 2%` lets one go.
  */
 
-let dir: string;
-let env: Record<string, string>;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-small-population-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs') };
-  expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const place = localStoreDirs('small-population');
 
 const ids = Array.from({ length: 40 }, (_, i) => `p-${i + 1}`);
 function writeUsers(file: string, rows: readonly string[], hierarchies = 'H-NORTH'): void {
-  writeFileSync(join(dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,B,Candidate,${hierarchies}`)].join('\n')}\n`);
+  writeFileSync(join(place.dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,B,Candidate,${hierarchies}`)].join('\n')}\n`);
 }
-const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', ...flags], dir, env);
+const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', ...flags], place.dir, place.env);
 const disabledCount = async () => {
-  const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+  const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
   return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.filter((user) => user.ExternalId.startsWith('p-') && user.DisableLogin === true).length;
 };
 
@@ -68,7 +58,7 @@ describe('a population of 40', () => {
 
 describe('a dry run whose input has an unknown column (QA 41-A)', () => {
   it('--disable-missing: exit 2 naming the column, no summary and no report written', async () => {
-    writeFileSync(join(dir, 'nick.csv'), 'ExternalId,FirstName,LastName,Role,Nick\np-1,A,B,Candidate,x\n');
+    writeFileSync(join(place.dir, 'nick.csv'), 'ExternalId,FirstName,LastName,Role,Nick\np-1,A,B,Candidate,x\n');
     const dry = await sync('nick.csv', '--disable-missing', '--dry-run', '--report', 'r.csv');
     expect(dry.code).toBe(2);
     expect(dry.stderr).toContain('nick.csv:1: unknown column: "Nick"');
@@ -76,6 +66,6 @@ describe('a dry run whose input has an unknown column (QA 41-A)', () => {
     // --json: stdout is the error document alone, no report of 0 items.
     expect(JSON.parse(dry.stdout)).toMatchObject({ error: { exitCode: 2 } });
     expect(dry.stdout).not.toContain('"items"');
-    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
+    expect(existsSync(join(place.dir, 'r.csv'))).toBe(false);
   });
 });
