@@ -14,7 +14,12 @@ export interface ErrorCodeCount {
   count: number;
   /** The first message seen with this code, as an example. */
   message: string;
+  /** How many different messages came under it (values differ: three unknown words are three), up to DISTINCT_KEPT. */
+  distinct?: number;
 }
+
+/** Different messages counted per entry; past it the count shows as "N or more". */
+const DISTINCT_KEPT = 100;
 
 /** Distinct unnumbered messages kept apart; past it they share one "other" entry. */
 const UNNUMBERED_KINDS = 50;
@@ -30,6 +35,8 @@ export function causeOf(message: string): string {
 
 export class ErrorCodeTally implements ReportSink {
   private readonly counts = new Map<string, ErrorCodeCount>();
+  /** Each entry's different messages (bounded: DISTINCT_KEPT). */
+  private readonly messages = new Map<ErrorCodeCount, Set<string>>();
   private unnumberedKinds = 0;
 
   add(problem: Problem): void {
@@ -48,6 +55,11 @@ export class ErrorCodeTally implements ReportSink {
       this.counts.set(key, entry);
     }
     entry.count += 1;
+    if (entry.message === OTHER) return;
+    let seen = this.messages.get(entry);
+    if (seen === undefined) this.messages.set(entry, (seen = new Set()));
+    if (seen.size < DISTINCT_KEPT) seen.add(problem.message);
+    if (seen.size > 1) entry.distinct = seen.size;
   }
 
   item({ item }: ReportEntry): void {
@@ -68,5 +80,12 @@ export class ErrorCodeTally implements ReportSink {
 export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[], indent = '  '): string[] {
   const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
   const width = Math.max(0, ...labels.map((label) => label.length));
-  return entries.map((entry, index) => `${indent}${labels[index]!.padEnd(width)}  ${entry.message}`);
+  return entries.map((entry, index) => `${indent}${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
+}
+
+/** Said when one line counts different messages (other values, other words): the example is one of them. */
+function differentMessages(entry: ErrorCodeCount): string {
+  const distinct = entry.distinct ?? 1;
+  if (distinct <= 1) return '';
+  return ` (the first of ${distinct >= DISTINCT_KEPT ? `${DISTINCT_KEPT} or more` : formatCount(distinct)} different messages: the report has each)`;
 }

@@ -205,6 +205,12 @@ describe('error counts by code', () => {
       [2, '127.0.0.1:4001: POST /user: the service answered 200 but its answer was too large to read (60 MiB)'],
       [2, 'no hierarchy "north"'],
     ]);
+    // The line says its example is one of several: three unknown words are not one word to fix.
+    tally.add({ field: '', code: null, message: 'no hierarchy "north"' });
+    expect(formatErrorCodeCounts(tally.entries())).toEqual([
+      '  - x 3  no hierarchy "north" (the first of 2 different messages: the report has each)',
+      '  - x 2  127.0.0.1:4001: POST /user: the service answered 200 but its answer was too large to read (60 MiB) (the first of 2 different messages: the report has each)',
+    ]);
   });
 
   it('keeps memory bounded for unnumbered problems with ever-new messages', () => {
