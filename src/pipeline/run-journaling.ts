@@ -111,7 +111,8 @@ export async function startJournaling(
         if (decision === undefined) return outcome;
         decisions.delete(n);
         const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid);
-        return settled === outcome ? outcome : { ...outcome, status: settled.status, errors: settled.errors };
+        if (settled === outcome) return outcome;
+        return { ...outcome, status: settled.status, errors: settled.errors, ...(settled.action === undefined ? {} : { action: settled.action }), ...(settled.note === undefined ? {} : { note: settled.note }) };
       },
     }, testSignal);
   }

@@ -1,3 +1,4 @@
+import type { ItemAction } from '../report/run-report.js';
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
@@ -120,6 +121,8 @@ export function isRefusal(plan: ResumePlan | ResumeRefusal): plan is ResumeRefus
 export interface ResentOutcome {
   status: 'ok' | 'partial' | 'failed';
   errors: Problem[];
+  action?: ItemAction;
+  note?: string;
 }
 
 /**
@@ -136,7 +139,13 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
  * item never sent before, keeps its answer.
  */
 export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined): ResentOutcome {
-  if (decision.action !== 'send' || !decision.maybeApplied || answer.status === 'ok') return answer;
+  if (decision.action !== 'send' || !decision.maybeApplied) return answer;
+  // The resend changed nothing: the interrupted attempt had applied it (the local engine says so;
+  // "unchanged" would hide that this run created or changed it).
+  if (answer.status === 'ok' && answer.action === 'unchanged') {
+    return { ...answer, action: 'sent', note: `applied by the interrupted attempt of run ${runId}, whose answer was lost (the resend changed nothing)` };
+  }
+  if (answer.status === 'ok') return answer;
   const did = lostAttemptDid?.(answer);
   if (did === undefined) return answer;
   const what = did === 'created' ? 'already existed: created' : 'already removed: removed';

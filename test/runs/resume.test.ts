@@ -87,6 +87,19 @@ describe('an item in flight when the run died', () => {
     expect(settleInFlight('R1', fresh, worded, createdByLostAttempt('/schedule'))).toEqual(worded);
   });
 
+  it('a resend the target answers "unchanged" was applied by the interrupted attempt: sent, with a note saying so; one never in flight stays unchanged', () => {
+    const unchanged = { status: 'ok' as const, errors: [], action: 'unchanged' as const };
+    expect(settleInFlight('R1', inFlight, unchanged, undefined)).toEqual({
+      status: 'ok',
+      errors: [],
+      action: 'sent',
+      note: 'applied by the interrupted attempt of run R1, whose answer was lost (the resend changed nothing)',
+    });
+    expect(settleInFlight('R1', fresh, unchanged, undefined)).toEqual(unchanged);
+    const created = { status: 'ok' as const, errors: [], action: 'created' as const };
+    expect(settleInFlight('R1', inFlight, created, undefined)).toEqual(created);
+  });
+
   it('an item that was not in flight keeps its failure, and other failures stay failures', () => {
     expect(settleInFlight('R1', fresh, duplicate, createdByLostAttempt('/schedule'))).toEqual(duplicate);
     const other = { status: 'failed' as const, errors: [{ field: 'Email', code: 209 as const, message: 'bad' }] };
