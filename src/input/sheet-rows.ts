@@ -20,7 +20,7 @@ export interface ParsedRow {
   /** The sheet row number (1-based). */
   line: number;
   cells: SheetCell[];
-  /** Hidden (`hidden="1"`): by a filter, or by hand. */
+  /** Hidden (`hidden="1"`, or no height: `ht="0" customHeight="1"`): by a filter, or by hand. */
   hidden?: true;
 }
 
@@ -125,7 +125,10 @@ class SheetHandler implements XmlHandler {
       if (line === undefined || line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
       this.line = line;
       const hidden = attributes.raw('hidden');
-      this.hidden = hidden === '1' || hidden === 'true';
+      // A row dragged to no height (`ht="0"` with `customHeight`) is hidden to whoever looks at the sheet too.
+      const height = attributes.raw('ht');
+      const custom = attributes.raw('customHeight');
+      this.hidden = hidden === '1' || hidden === 'true' || (height !== undefined && Number(height) === 0 && (custom === '1' || custom === 'true'));
       this.cells = [];
       this.column = 0;
     }

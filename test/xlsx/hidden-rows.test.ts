@@ -12,6 +12,7 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 import { expectInputFileError } from '../input/helpers.js';
 import { usersAfterResume } from '../support/stopped-run.js';
 import { inTempDir, readAll, writeWorkbook } from './helpers.js';
+import { workbookBytes } from './zip-writer.js';
 
 const USER_HEADER = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role'];
 const user = (n: number) => [`h-${n}`, 'H', `H${n}`, `h${n}@example.test`, 'Candidate'];
@@ -39,6 +40,21 @@ describe('the reader', () => {
         line: undefined,
         reason: /--hidden-rows skip to leave the hidden ones out \(a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way\)$/,
       });
+    });
+  });
+
+  it('a row dragged to no height is hidden too (ht="0" with customHeight, no hidden attribute)', async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'z.xlsx');
+      // exceljs writes no height of 0: the part as Excel writes a row dragged shut.
+      const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+      const row = (n: number, attributes = '') => `<row r="${n}"${attributes}>${user(n).map((text, i) => inline(`${'ABCDE'[i]}${n}`, text)).join('')}</row>`;
+      const header = `<row r="1">${USER_HEADER.map((text, i) => inline(`${'ABCDE'[i]}1`, text)).join('')}</row>`;
+      await writeFile(path, workbookBytes({ rows: `${header}${row(2)}${row(3, ' ht="0" customHeight="1"')}${row(4, ' ht="0"')}` }));
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'z.xlsx' }), { file: 'z.xlsx[Sheet1]', line: undefined, reason: /^row 3 is hidden / });
+      const ids = (await readAll(path, { columns: USER_COLUMNS, hiddenRows: 'skip' })).map((record) => record.fields['ExternalId']);
+      // A height of 0 without customHeight is Excel's default height written oddly: shown.
+      expect(ids).toEqual(['h-2', 'h-4']);
     });
   });
 
