@@ -27,6 +27,15 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const IDLE_TIMEOUT_MS = 60_000;
 const ATTEMPTS = 3;
 
+/**
+ * `--sync-dir`, else EXAMCTL_SYNC_DIR, as the admin gave it (a blank one is not given); undefined:
+ * the default directory beside the runs directory (docs/sync.md).
+ */
+export function givenSyncDir(flag: unknown, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const given = typeof flag === 'string' && flag.trim() !== '' ? flag : env.EXAMCTL_SYNC_DIR;
+  return given === undefined || given.trim() === '' ? undefined : given;
+}
+
 /** Whether --sync-dir / EXAMCTL_SYNC_DIR names a state service rather than a directory. */
 export function isStateAddress(value: string): boolean {
   return /^https?:\/\//i.test(value.trim());

@@ -63,6 +63,15 @@ export interface ReadRecordsOptions {
   notice?: (text: string) => Promise<void> | void;
 }
 
+/**
+ * A sheet's flags (`--sheet`, `--hidden-rows`) on a file without sheets: most likely the wrong
+ * file, so refused naming the flag, never silently ignored (docs/input-formats.md, ".xlsx").
+ */
+export function refuseSheetFlags(file: string, kind: string, options: { sheet?: string | undefined; hiddenRows?: HiddenRows | undefined }): void {
+  const flag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
+  if (flag !== undefined) throw new InputFileError(file, undefined, `${flag} is for an .xlsx workbook, and this file is ${kind}: give the workbook, or leave ${flag} out`);
+}
+
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
   // Batches (one array per chunk read) let the CLI process many records per await.
@@ -76,9 +85,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   async function* read(): AsyncGenerator<readonly InputRecord[]> {
     const format = await formatOf();
     json = format === 'json';
-    // A sheet's flags on a file without sheets: most likely the wrong file, never silently ignored.
-    const sheetFlag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
-    if (format !== 'xlsx' && sheetFlag !== undefined) throw new InputFileError(options.displayName ?? path, undefined, `${sheetFlag} is for an .xlsx workbook, and this file is ${format === 'csv' ? 'CSV' : 'JSON'}: give the workbook, or leave ${sheetFlag} out`);
+    if (format !== 'xlsx') refuseSheetFlags(options.displayName ?? path, format === 'csv' ? 'CSV' : 'JSON', options);
     // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
     if (format === 'csv') yield* csvReader().batches();
     else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();

@@ -2,7 +2,7 @@ import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
-import { formatFromExtension } from './format.js';
+import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
 import type { HiddenRows } from './xlsx-reader.js';
@@ -194,9 +194,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   const file = options.displayName ?? path;
   const byExtension = formatFromExtension(path);
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
-  // A sheet's flags on a file without sheets: most likely the wrong file, never silently ignored (format.ts).
-  const sheetFlag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
-  if (sheetFlag !== undefined) throw new InputFileError(file, undefined, `${sheetFlag} is for an .xlsx workbook, and this file is not one: give the workbook, or leave ${sheetFlag} out`);
+  refuseSheetFlags(file, 'not one', options);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
   const text = await readWholeText(path, file);
   const start = text.trimStart();

@@ -205,11 +205,14 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
   const mine = await headerNamesOf(workbook, chosen, limits);
   const alike: SheetEntry[] = [];
   const unread: SheetEntry[] = [];
+  /** The unread sheets with a value at all: what an empty first sheet names. */
+  const filled: SheetEntry[] = [];
   let fewestShared = mine.size;
   for (const other of others) {
     const theirs = await headerNamesOf(workbook, other, limits);
     if (isTemplateDescription(other, theirs)) continue;
     unread.push(other);
+    if (theirs.size > 0) filled.push(other);
     let shared = 0;
     for (const name of mine) if (theirs.has(name)) shared += 1;
     if (shared * 2 > mine.size) {
@@ -219,8 +222,6 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
   }
   if (mine.size === 0) {
     // The first sheet holds nothing (a cover, a blank tab): the rows are on another one.
-    const filled: SheetEntry[] = [];
-    for (const other of unread) if ((await headerNamesOf(workbook, other, limits)).size > 0) filled.push(other);
     if (filled.length > 0) {
       throw new InputFileError(display, undefined, `the first sheet, ${quotedSheet(chosen)}, is empty: give the sheet to read with --sheet (${filled.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', or ')})`);
     }

@@ -11,7 +11,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { isStateAddress } from '../context/state-http.js';
+import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { activeProfile } from '../context/profile-defaults.js';
 
 /**
@@ -230,7 +230,7 @@ function journaling(
  * for neither (the default directory beside the runs directory).
  */
 export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 'cwd'>): string | undefined {
-  const given = typeof flag === 'string' && flag !== '' ? flag : deps.env.EXAMCTL_SYNC_DIR;
-  if (given === undefined || given === '') return undefined;
+  const given = givenSyncDir(flag, deps.env);
+  if (given === undefined) return undefined;
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }

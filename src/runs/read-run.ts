@@ -669,29 +669,37 @@ export async function runIds(runsDir: string): Promise<string[]> {
 }
 
 /**
- * Runs of the same command on the same target that started after `header`'s run, newest first
- * (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
- * what they sent. The same target is the sync memory's (`targetIdentity`). Only their header lines are read; runs `trust` refuses are passed over.
+ * The headers of the runs in the directory of `command` on `target` for `population` that
+ * started after run `after`, newest first. The same target is the sync memory's
+ * (`targetIdentity`); another --population's run sent another export's users (docs/sync.md, "Two
+ * exports, two populations"), so it is passed over. Only header lines are read; runs `trust`
+ * refuses are passed over.
+ */
+async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
+  for (const id of await runIds(runsDir)) {
+    if (id <= after) break; // newest first: the rest started before it
+    if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
+    const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
+    if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
+  }
+}
+
+/**
+ * Runs of the same command, target and population that started after `header`'s run, newest
+ * first (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
+ * what they sent.
  */
 export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'options'>, trust?: RunTrust): Promise<string[]> {
   const later: string[] = [];
-  // Another --population's run sent another export's users (docs/sync.md, "Two exports, two populations"): not later for this one.
-  const population = header.options.population;
-  for (const id of await runIds(runsDir)) {
-    if (id <= header.id) break; // newest first: the rest started before it
-    if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
-    const other = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
-    if (other !== undefined && other.command === header.command && targetIdentity(other.target) === targetIdentity(header.target) && other.options.population === population) later.push(id);
-  }
+  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, trust)) later.push(id);
   return later;
 }
 
 /**
- * Runs in the directory of `command` on `target` for `population` that started after run
- * `after` and may have changed the target (docs/sync.md, "When the memory is lost"): real runs
- * (no dry run) that fed the same sync memory (`syncDir` as journaled: the flag's or
- * EXAMCTL_SYNC_DIR's; both none: the default beside the runs directory) and, when finished, had
- * something acknowledged. Oldest first.
+ * Runs of `command` on `target` for `population` that started after run `after` and may have
+ * changed the target (docs/sync.md, "When the memory is lost"): real runs (no dry run) that fed
+ * the same sync memory (`syncDir` as journaled: the flag's or EXAMCTL_SYNC_DIR's; both none: the
+ * default beside the runs directory) and, when finished, had something acknowledged. Oldest first.
  */
 export async function laterFeedingRuns(
   runsDir: string,
@@ -699,12 +707,8 @@ export async function laterFeedingRuns(
   trust?: RunTrust,
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];
-  for (const id of await runIds(runsDir)) {
-    if (id <= wanted.after) break; // newest first: the rest started before it
-    if (id === wanted.except || (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined)) continue;
-    const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
-    if (header === undefined || header.command !== wanted.command || targetIdentity(header.target) !== targetIdentity(wanted.target)) continue;
-    if (header.options.population !== wanted.population || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
+  for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
+    if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
     const finished = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     found.push({ id, startedAt: header.startedAt });

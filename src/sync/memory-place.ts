@@ -9,12 +9,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { hash } from 'node:crypto';
-import { isStateAddress } from '../context/state-http.js';
+import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
-import { nonEmpty } from '../system/env-values.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, SyncMemory, type MemoryContents, type OpenMemoryOptions, type SyncKind } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
@@ -29,7 +28,7 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 
 /** `--sync-dir`, else EXAMCTL_SYNC_DIR, else the default directory: a state service when it is an http(s):// address. */
 export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
-  const given = nonEmpty(syncDir) ?? nonEmpty(deps.env.EXAMCTL_SYNC_DIR);
+  const given = givenSyncDir(syncDir, deps.env);
   if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
   return { kind: 'dir', syncDir: syncDirOf(syncDir, runsDir, deps) };
 }

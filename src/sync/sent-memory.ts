@@ -75,9 +75,7 @@ export class SentMemory<P> {
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
   private known: KnownIds | undefined;
-  /** What the memory said of each payload's id before its intent was written (`intend`): `answered`'s verdict. */
-  private readonly actionsBefore = new WeakMap<object, 'created' | 'updated' | null>();
-  /** The entry of each payload's id before its intent (null: none): what `refused` puts back. */
+  /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   private readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
@@ -111,7 +109,7 @@ export class SentMemory<P> {
         otherInstance = true;
         say(message);
       },
-      operation: `examctl ${this.kind === 'users' ? 'user sync' : this.kind === 'collections' ? 'collection add' : 'schedule push'}${population === undefined ? '' : ` --population ${population}`}`,
+      operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
       runsDir: this.flags.runsDir,
       onUnsaved: (message) => say(`examctl: ${message}`),
@@ -251,7 +249,6 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
     const entry = memory.get(unit.id);
-    this.actionsBefore.set(unit.prepared.value as object, rememberedAction(entry, this.heldAny) ?? null);
     this.entriesBefore.set(unit.prepared.value as object, entry ?? null);
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
@@ -284,9 +281,9 @@ export class SentMemory<P> {
    */
   answered(payload: P, id: string | null, outcome: Outcome): Outcome {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
-    const before = this.actionsBefore.get(payload as object);
+    const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before.
-    const action = before !== undefined ? before : id === null ? undefined : rememberedAction(this.memory?.get(id), this.heldAny);
+    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.get(id), this.heldAny);
     return { ...outcome, action: action ?? 'sent' };
   }
 

@@ -5,7 +5,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { examctl } from '../durability/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
-import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 
 /**
  * `--sync-dir` / EXAMCTL_SYNC_DIR as a state service speaking Terraform's HTTP backend protocol
@@ -134,12 +134,8 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       const api = await startFaultServer();
       try {
         // The platform acknowledges three users, then refuses the token (a revoked token mid-night).
-        let answered = 0;
-        api.fallback = (request) => {
-          answered += 1;
-          if (answered > 3) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
-          return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
-        };
+        let revoked = true;
+        revokingPlatform(api, (answered) => revoked && answered > 3);
         const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_TOKEN: 'dev-token' };
         const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
         writeUsers(dir, ids);
@@ -147,7 +143,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         expect(stopped.code, stopped.stderr).toBe(3);
         expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
         expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 2 });
-        answered = -100;
+        revoked = false;
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--require-memory', '--json'], env);
         expect(next.code, next.stderr).toBe(0);
         // The three acknowledged are left out; the refused one and the two never sent go.
@@ -161,12 +157,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
     withTempDir(async (dir) => {
       const api = await startFaultServer();
       try {
-        let answered = 0;
-        api.fallback = (request) => {
-          answered += 1;
-          if (answered === 3) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
-          return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
-        };
+        revokingPlatform(api, (answered) => answered === 3);
         const address = server.address('flagged');
         const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
         writeUsers(dir, ids);
@@ -344,3 +335,13 @@ describe('addresses and credentials', () => {
       for (const journal of journals) expect(readFileSync(join(dir, 'runs', journal), 'utf8')).not.toContain(password);
     }));
 });
+
+/** The platform acknowledges each user it is sent, but refuses the token (401) at the requests `revoked` names (a token revoked mid-night). */
+function revokingPlatform(api: FaultServer, revoked: (answered: number) => boolean): void {
+  let answered = 0;
+  api.fallback = (request) => {
+    answered += 1;
+    if (revoked(answered)) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+    return okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+  };
+}
