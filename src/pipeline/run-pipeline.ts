@@ -391,13 +391,23 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     return error;
   }
   const reason = [{ field: '', code: null, message: `not sent: the run was refused: ${firstClause(error.message)}` }];
+  let reported = 0;
   try {
     input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
     for await (const units of job.units(input.batches())) {
-      for (const unit of units) await report.builder.add({ item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason }, rows: unit.rows });
+      for (const unit of units) {
+        await report.builder.add({ item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason }, rows: unit.rows });
+        reported += 1;
+      }
     }
   } catch {
-    // The input could not be read again: the items reported so far stand, the refusal is what is said.
+    // The input cannot be read at all (a dry run's first read met a bad --map-file): no
+    // documents, as when a real run's structure pass meets it; the refusal is what is said.
+    if (reported === 0) {
+      await report.discard().catch(() => undefined);
+      return error;
+    }
+    // Read in part: the items reported so far stand, the refusal is what is said.
   }
   report.builder.stopped(error);
   try {

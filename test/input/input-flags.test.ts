@@ -3,7 +3,7 @@
  * before anything is read (the file named does not even exist) and names the flag; and the
  * messages that teach the fix.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -66,6 +66,21 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       const overridden = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'one.json', '--map', 'Matrikel=ExternalId', '--ignore-unknown-columns', '--dry-run', '--json']);
       expect(overridden.code, overridden.stderr).toBe(0);
       expect(JSON.parse(overridden.stdout).items[0].id).toBe('M-1');
+    }));
+
+  it('a bad map file with a file that is there: a dry run refuses it as a real run does, with no summary and no report', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), 'Student ID,FirstName,LastName\nS-1,Ann,Lee\n');
+      await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
+      for (const dryRun of [['--dry-run'], []]) {
+        const { code, stdout, stderr } = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'number.json', '--report', 'report.json', ...dryRun]);
+        expect(code, stderr).toBe(2);
+        expect(stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
+        // No "0 items" summary of a run that never read its input, and no report file of it.
+        expect(stderr).not.toMatch(/items:/);
+        expect(stdout).toBe('');
+        await expect(readFile(join(dir, 'report.json'))).rejects.toThrow(/ENOENT/);
+      }
     }));
 
   it('a map file with a key given twice is refused like --map twice, not the last kept', () =>
