@@ -241,7 +241,7 @@ export function cliSync(target, file, users, concurrency, cli = cliPath) {
   );
 }
 
-/** Spawns `start(cpuFile, scratch)` and measures it from spawn to exit: users/s and CPU ms per 1,000 users (from the CPU probe). */
+/** Spawns `start(cpuFile, scratch)` and measures it from spawn to exit: users/s, CPU ms per 1,000 users and of it the main thread's (from the CPU probe; NaN off Linux). */
 async function spawnedRate(users, name, start) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cli-'));
   const cpuFile = join(scratch, 'cpu.json');
@@ -254,8 +254,8 @@ async function spawnedRate(users, name, start) {
     const [code] = await once(child, 'exit');
     const seconds = (performance.now() - started) / 1000;
     if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr}`);
-    const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
-    return { rate: users / seconds, cpuMsPer1000: (userCPUTime + systemCPUTime) / users };
+    const { userCPUTime, systemCPUTime, mainThreadCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    return { rate: users / seconds, cpuMsPer1000: (userCPUTime + systemCPUTime) / users, mainMsPer1000: (mainThreadCPUTime ?? NaN) / users };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
