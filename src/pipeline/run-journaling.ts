@@ -106,11 +106,12 @@ export async function startJournaling(
         if (decision.maybeApplied) decisions.set(n, decision);
         return undefined;
       },
-      settle(n, outcome) {
+      settle(n, unit, outcome) {
         const decision = decisions.get(n);
         if (decision === undefined) return outcome;
         decisions.delete(n);
-        const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid);
+        // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
+        const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid, record.header.chosenIds === true && unit.id === null);
         if (settled === outcome) return outcome;
         return { ...outcome, status: settled.status, errors: settled.errors, ...(settled.action === undefined ? {} : { action: settled.action }), ...(settled.note === undefined ? {} : { note: settled.note }) };
       },
@@ -148,12 +149,12 @@ export async function startJournaling(
   const active = await activeProfile(invocation as { profile?: string; baseUrl?: string }, deps.env).catch(() => undefined);
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
-  return journaling(journal, { kept: () => undefined, settle: (_n, outcome) => outcome }, testSignal);
+  return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
 function journaling(
   journal: RunJournal,
-  resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, outcome: Outcome): Outcome },
+  resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome },
   testSignal: TestSignal,
 ): RunJournaling {
   let batch: ItemRef[] = [];
@@ -181,7 +182,7 @@ function journaling(
     },
     answered(n, unit, outcome) {
       unanswered.delete(n);
-      const settled = resume.settle(n, outcome);
+      const settled = resume.settle(n, unit, outcome);
       // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
       const removed = settled.status === 'failed' ? undefined : unit.membership?.removed;
       // One object per answer: a field left undefined is not written (src/runs/journal-encoder.ts).

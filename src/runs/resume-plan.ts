@@ -134,25 +134,29 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
 
 /**
  * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
- * have been applied before the answer was lost. When its resend is refused in words that say the
- * lost attempt did it (`lostAttemptDid`), it is ok, with a note saying so. Anything else, and any
- * item never sent before, keeps its answer.
+ * have been applied before the answer was lost. A resend refused in words that say what a lost
+ * attempt would have done (`lostAttemptDid`: it already exists, it is already gone) proves it only
+ * for an id examctl chose for this run (`chosenId`: no one else has it): that item is ok, created.
+ * For an id the file gives, the same words fit a thing that existed before the run (or an id that
+ * never was there), and an item on record as sent may never have gone out (docs/runs.md, "Sent
+ * ahead"): it keeps the target's answer, with a note saying what examctl cannot tell. Anything
+ * else, and any item never sent before, keeps its answer.
  */
-export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined): ResentOutcome {
+export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;
-  // The resend changed nothing: the interrupted attempt had applied it (the local engine says so;
-  // "unchanged" would hide that this run created or changed it).
+  // The resend changed nothing: the interrupted attempt may have applied it, or it was so before
+  // the run ("unchanged" alone would hide that this run may have created or changed it).
   if (answer.status === 'ok' && answer.action === 'unchanged') {
-    return { ...answer, action: 'sent', note: `applied by the interrupted attempt of run ${runId}, whose answer was lost (the resend changed nothing)` };
+    return { ...answer, action: 'sent', note: `the resend changed nothing: the interrupted attempt of run ${runId} may have applied it (its answer was lost), or it was so before the run` };
   }
   if (answer.status === 'ok') return answer;
   const did = lostAttemptDid?.(answer);
   if (did === undefined) return answer;
-  const what = did === 'created' ? 'already existed: created' : 'already removed: removed';
-  return {
-    status: 'ok',
-    errors: [{ field: '', code: null, message: `${what} by the interrupted attempt of run ${runId}, whose answer was lost` }],
-  };
+  if (did === 'created' && chosenId) {
+    return { status: 'ok', errors: [], action: 'created', note: `created by the interrupted attempt of run ${runId}, whose answer was lost (the id examctl chose for it is this run's alone)` };
+  }
+  const before = did === 'created' ? 'created it, or it existed before the run' : 'removed it, or it was never there';
+  return { ...answer, note: `the interrupted attempt of run ${runId} may have ${before}: that request was on record as sent and its answer was lost, so examctl cannot tell which; check it` };
 }
 
 /** The recorded option holding the SHA-256 of the file option `name` names (JournalKeeping 'with-digest'). */

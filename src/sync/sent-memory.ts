@@ -263,15 +263,36 @@ export class SentMemory<P> {
    * short, and the same request refused now was not applied then either) is forgotten: it is
    * never a leaver, so an account of that id someone else made is never disabled. An id
    * remembered before gets its entry back as it was (names, links, digests): what was
-   * acknowledged still stands.
+   * acknowledged still stands. A refusal because the id is taken (`exists`) applied nothing
+   * either, but says the id is on the target (`exists`, below).
    */
-  refused(unit: Unit<P>): void {
+  refused(unit: Unit<P>, exists = false): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
+    if (exists) {
+      this.exists(memory, unit.id);
+      return;
+    }
     const before = this.entriesBefore.get(unit.prepared.value as object);
     if (before === undefined) return;
     if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
     else memory.record(unit.id, before);
+  }
+
+  /**
+   * A create refused because the id is taken (a duplicate schedule, a collection's 810): it is on
+   * the target, whoever made it (this run's killed attempt, perhaps). Its entry stays (a
+   * collection's intent keeps the fields it sent, for --existing ok), no longer tentative; an id
+   * the memory holds nothing of is recorded as existing, its digest empty: sent again next time,
+   * and a later request's answer is `updated`, not `created` (docs/sync.md, "Created or updated").
+   */
+  private exists(memory: SyncMemory, id: string): void {
+    const entry = memory.get(id);
+    if (entry === undefined) memory.record(id, { digest: '', run: this.run ?? '' });
+    else if (entry.tentative === true) {
+      const { tentative: _tentative, ...known } = entry;
+      memory.record(id, known);
+    }
   }
 
   /**

@@ -66,7 +66,7 @@ async function killedThenResumed(args: readonly string[]) {
   expect(killed.signal).toBe('SIGKILL');
   const resumed = await examctl(['--base-url', server.url, '--allow-insecure-http', '--yes', '--json', 'runs', 'resume'], dir, env);
   expect(resumed.code, resumed.stderr).toBe(0);
-  return JSON.parse(resumed.stdout) as { run: string; items: { id: string | null; status: string; errors: { message: string }[] }[] };
+  return JSON.parse(resumed.stdout) as { run: string; items: { id: string | null; status: string; errors: { message: string }[]; note?: string }[] };
 }
 
 describe('a create the service would name, killed as it was applied, then resumed', () => {
@@ -79,8 +79,9 @@ describe('a create the service would name, killed as it was applied, then resume
     expect(schedules).toHaveLength(1);
     expect(schedules[0]).toBe(chosenId(resumed.run, 0));
     expect(resumed.items).toHaveLength(1);
-    expect(resumed.items[0]).toMatchObject({ status: 'ok', id: schedules[0] });
-    expect(resumed.items[0]?.errors[0]?.message).toContain('already existed: created by the interrupted attempt of run');
+    // Its id is this run's alone, so the resend's "already exists" proves the killed attempt made it.
+    expect(resumed.items[0]).toMatchObject({ status: 'ok', id: schedules[0], action: 'created', errors: [] });
+    expect(resumed.items[0]?.note).toContain('created by the interrupted attempt of run');
   });
 
   it('collection add without --external-id: one collection', async () => {

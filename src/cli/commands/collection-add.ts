@@ -20,6 +20,9 @@ import { feedsMemory } from '../../sync/sent-memory.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
+/** What a refused create says of a collection: `created` for "already exists" (810, in any of the server's words). */
+const collectionLostAttemptDid = createdByLostAttempt('/collections');
+
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
   { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
@@ -39,11 +42,12 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, collection, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
-    refused: (unit) => memory.refused(unit),
+    // An 810 is on the target, whoever made it (this run's killed attempt, perhaps): never forgotten.
+    refused: (unit, outcome) => memory.refused(unit, collectionLostAttemptDid(outcome) === 'created'),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
-    lostAttemptDid: createdByLostAttempt('/collections'),
+    lostAttemptDid: collectionLostAttemptDid,
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };

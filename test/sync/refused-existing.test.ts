@@ -1,0 +1,78 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ROOT, examctl, startExamctl, type Running } from '../durability/helpers.js';
+
+/**
+ * A create refused because its id is taken (a duplicate ScheduleExtId) says the id is on the
+ * target, whoever made it (docs/runs.md, "`runs resume [<id>]` (default: the newest interrupted
+ * run)"): the sync memory records it as existing, so a later request for it through a remote
+ * target, whose answers do not say created or updated, is `updated`, not `created`. The demo
+ * world holds S-FUTURE, a schedule examctl never sent.
+ */
+
+let dir: string;
+let env: Record<string, string>;
+let server: Running;
+let baseUrl: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'examctl-refused-existing-'));
+  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')], dir, env)).code).toBe(0);
+  server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store')], dir, env);
+  let log = '';
+  server.child.stderr!.on('data', (chunk: string) => (log += chunk));
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    const poll = setInterval(() => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(log);
+      if (match) {
+        clearInterval(poll);
+        resolve(match[1]!);
+      } else if (server.child.exitCode !== null) {
+        clearInterval(poll);
+        reject(new Error(`local serve exited: ${log}`));
+      }
+    }, 5);
+  });
+});
+afterEach(async () => {
+  server.child.kill('SIGKILL');
+  await server.done;
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Pushed {
+  items: { id: string; status: string; action?: string; errors?: unknown }[];
+}
+
+const push = async (...flags: string[]): Promise<{ code: number | null; items: Pushed['items'] }> => {
+  const run = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'remote', '--base-url', baseUrl, '--yes', '--json', '--workflow', 'EXTERNAL_ATTEMPTS', ...flags], dir, env);
+  return { code: run.code, items: (JSON.parse(run.stdout) as Pushed).items };
+};
+
+describe('a schedule refused as a duplicate', () => {
+  it('is remembered as existing: the next --upsert run says updated, not created', async () => {
+    const head = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email,AttemptExtId';
+    writeFileSync(
+      join(dir, 'sittings.csv'),
+      `${head}\nS-FUTURE,A-PHYS-2,Taken,2026-12-10T09:00:00Z,2026-12-10T13:00:00Z,H-NORTH-LAB,North lab,stu-e1,Ann,Lee,ann@example.test,att-e1\n` +
+        `S-NEW-1,A-PHYS-2,New,2026-12-10T09:00:00Z,2026-12-10T13:00:00Z,H-NORTH-LAB,North lab,stu-e2,Bo,Ng,bo@example.test,att-e2\n`,
+    );
+    const first = await push();
+    expect(first.code, JSON.stringify(first.items)).toBe(1);
+    expect(first.items.map((item) => [item.id, item.status, item.action])).toEqual([
+      ['S-FUTURE', 'failed', undefined],
+      ['S-NEW-1', 'ok', 'created'],
+    ]);
+    const again = await push('--upsert', '--changed-only');
+    expect(again.code, JSON.stringify(again.items)).toBe(0);
+    expect(again.items.map((item) => [item.id, item.status, item.action])).toEqual([
+      ['S-FUTURE', 'ok', 'updated'],
+      // Sent again: a request with Upsert is another request (its digest differs).
+      ['S-NEW-1', 'ok', 'updated'],
+    ]);
+  });
+});
