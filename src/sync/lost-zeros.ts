@@ -2,13 +2,14 @@
  * Ids whose leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading zeros"): Excel
  * opening a CSV reads an id column of digits as numbers, so `004000` comes back as `4000`. Sent,
  * such a row creates a second user with the same person's names and e-mail address. Two checks,
- * made in one read of the file before anything is sent, on every `user sync` of a file (dry runs
- * too):
- * - a **new** id (the sync memory has none for it) that is an id the memory holds with its
- *   leading zeros removed, the remembered one not in the file: the run is refused (exit 2),
- *   naming how many and the first lines;
- * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`): both
- *   rows fail, each naming the other, memory or not.
+ * made in one read of the file before anything is sent, on every `user sync` and `schedule push`
+ * of a file (dry runs too):
+ * - a **new** id (no user or candidate examctl sent the target has it) that is one examctl sent
+ *   with its leading zeros removed, the remembered one not in the file: the run is refused (exit
+ *   2), naming how many and the first lines (`refuse`);
+ * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`), memory
+ *   or not: in a user sync both rows fail, each naming the other (`problemAt`); in a schedule
+ *   push, whose unit is a whole schedule, the run is refused naming both lines (`refusePairs`).
  * `--really-new-ids` says such ids are really other users: neither check is made.
  */
 import type { Problem } from '../domain/problem.js';
@@ -24,6 +25,8 @@ const EXACT_DIGITS = 15;
 const ONLY_DIGITS = /^\d+$/;
 /** How many lines the refusal names before it counts. */
 const NAMED_LINES = 3;
+/** The advice closing a refusal. */
+const KEEP_AS_TEXT = 'Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are ';
 
 /** A key's entry, packed in one number: the first line it was met on, and that line's count of leading zeros (up to 15). */
 const LINE_UNIT = 16;
@@ -51,11 +54,17 @@ export class LostZeros {
   private readonly seen = new Map<number | string, number>();
   /** Rows whose id another row gives with other leading zeros: line -> that other row. */
   private readonly pairs = new Map<number, { id: string; line: number }>();
+  /** The same pairs, each once, in the order found (`refusePairs`). */
+  private readonly pairList: { first: { id: string; line: number }; then: { id: string; line: number }; file: string }[] = [];
   private readonly twins: Twin[] = [];
+  /** The ids of `twins` (a candidate of several schedules is named once). */
+  private readonly twinIds = new Set<string>();
 
   constructor(
     /** The memory of the target, when it remembers anyone: what a new id is compared with. */
     private readonly memory: { peek(id: string): PeekedEntry | undefined } | undefined,
+    /** What the file's ids are, for the refusals: `id` (users), `candidate id`. */
+    private readonly what = 'id',
   ) {}
 
   /** One id of the file, where it is. */
@@ -72,8 +81,11 @@ export class LostZeros {
       const firstZeros = packed % LINE_UNIT;
       // The same spelling again is a repeated id (one-id-per-file.ts says it); another is a pair.
       if (firstZeros !== Math.min(zeros, 15)) {
-        this.pairs.set(place.line, { id: '0'.repeat(firstZeros) + digits, line: firstLine });
+        const first = { id: '0'.repeat(firstZeros) + digits, line: firstLine };
+        this.pairs.set(place.line, first);
         if (!this.pairs.has(firstLine)) this.pairs.set(firstLine, { id, line: place.line });
+        // A candidate of several schedules is on several rows: each pair of spellings is named once.
+        if (!this.pairList.some((pair) => pair.first.id === first.id && pair.then.id === id)) this.pairList.push({ first, then: { id, line: place.line }, file: place.file });
       }
     }
     this.compare(id, place);
@@ -82,11 +94,12 @@ export class LostZeros {
   /** A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair). */
   private compare(id: string, place: { file: string; line: number }): void {
     const memory = this.memory;
-    if (memory === undefined || memory.peek(id) !== undefined) return;
+    if (memory === undefined || this.twinIds.has(id) || memory.peek(id) !== undefined) return;
     let zeros = '0';
     for (let k = 1; k <= MAX_DROPPED_ZEROS; k++, zeros += '0') {
       if (memory.peek(zeros + id) === undefined) continue;
       this.twins.push({ id, file: place.file, line: place.line, remembered: zeros + id });
+      this.twinIds.add(id);
       return;
     }
   }
@@ -104,9 +117,28 @@ export class LostZeros {
     const more = count > named.length ? `, ${n(count - named.length)} more` : '';
     throw new UsageError(
       terminalLine(
-        `the file gives ${n(count)} new ${count === 1 ? 'id' : 'ids'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
+        `the file gives ${n(count)} new ${this.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
           'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second user beside the one synced before). ' +
-          `Keep the ids as text in the export (docs/input-formats.md, "Leading zeros"); if they really are new users, run again with ${REALLY_NEW_IDS}`,
+          `${KEEP_AS_TEXT}new users, run again with ${REALLY_NEW_IDS}`,
+      ),
+    );
+  }
+
+  /**
+   * After the whole file, where a unit is more than one row (a schedule): refuses the run (exit
+   * 2, nothing sent) when two ids of the file are one once leading zeros are removed.
+   */
+  refusePairs(): void {
+    const pairs = this.pairList;
+    if (pairs.length === 0) return;
+    const n = formatCount;
+    const named = pairs.slice(0, NAMED_LINES).map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
+    const more = pairs.length > named.length ? `, ${n(pairs.length - named.length)} more` : '';
+    throw new UsageError(
+      terminalLine(
+        `the file gives ${pairs.length === 1 ? `two ${this.what}s that are one` : `${n(pairs.length)} pairs of ${this.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
+          'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two users of one person). ' +
+          `${KEEP_AS_TEXT}other users, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }

@@ -1,4 +1,7 @@
-import type { PreparedSchedule } from '../domain/index.js';
+import { isScheduleRequest, type PreparedSchedule } from '../domain/index.js';
+import { idOf } from '../domain/record-id.js';
+import type { InputRecord } from '../input/record.js';
+import { describeTarget } from '../report/report-writers.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -32,6 +35,25 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
 
   override acknowledged(unit: Unit<PreparedSchedule>, payload: PreparedSchedule, run: string, kept: boolean): void {
     super.acknowledged(unit, payload, run, kept, acknowledgedSchedule(payload));
+  }
+
+  /**
+   * Before anything is sent, dry runs too (docs/input-formats.md, "Leading zeros"): refuses the
+   * run (exit 2) when a new candidate id of the file is a user or candidate examctl sent this
+   * target with its leading zeros removed, or two candidate ids of the file are one once they are
+   * removed (a schedule is one unit of many rows: the run, not a row, is refused). Opened first.
+   */
+  async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
+    const zeros = await this.zerosGuard('candidate id');
+    if (zeros === undefined || this.memory === undefined) return;
+    for await (const record of records) {
+      for (const fields of candidatesOf(record)) {
+        const id = idOf(fields, 'CandidateExtId');
+        if (id !== null) zeros.add(id, record.source);
+      }
+    }
+    zeros.refuse(describeTarget(this.memory.target));
+    zeros.refusePairs();
   }
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
@@ -94,4 +116,11 @@ function candidateIds(payload: PreparedSchedule): string[] {
   const ids: string[] = [];
   for (const candidate of payload.request.Candidates) if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
   return ids;
+}
+
+/** The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates. */
+function candidatesOf(record: InputRecord): readonly Record<string, unknown>[] {
+  if (record.raw !== undefined || !isScheduleRequest(record.fields)) return [record.fields];
+  const candidates = record.fields.Candidates;
+  return Array.isArray(candidates) ? candidates.filter((candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null) : [];
 }

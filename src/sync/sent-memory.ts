@@ -8,7 +8,19 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { populationKey, requestDigest, sameServerElsewhere, type PopulationRecord, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
+import {
+  ofOtherInstance,
+  populationKey,
+  requestDigest,
+  sameServerElsewhere,
+  type MemoryEntries,
+  type PeekedEntry,
+  type PopulationRecord,
+  type MemoryEntry,
+  type SyncKind,
+  type SyncMemory,
+} from './sync-memory.js';
+import { LostZeros } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -51,7 +63,12 @@ export interface SyncFlags {
   dryRun?: boolean;
   /** --only-new or --only-existing (known-ids.ts): the memory decides on a remote target. */
   only?: OnlyWhich | undefined;
+  /** Ids alike but for their leading zeros are really other users (lost-zeros.ts): not checked. */
+  reallyNewIds?: boolean;
 }
+
+/** What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
+const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
 export { syncDirOf } from './memory-place.js';
 
@@ -64,6 +81,8 @@ export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   private placed: PlacedMemory | undefined;
+  /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
+  private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run. */
   private run: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
@@ -98,13 +117,14 @@ export class SentMemory<P> {
     let otherInstance = false;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
+    this.instance = await targetInstance(resolved, !dryRun, this.deps);
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
       onWait: say,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...instanceOption(await targetInstance(resolved, !dryRun, this.deps)),
+      ...instanceOption(this.instance),
       onOtherInstance: (message) => {
         otherInstance = true;
         say(message);
@@ -183,20 +203,31 @@ export class SentMemory<P> {
   }
 
   /**
-   * The ids the same target's schedule memory registered as candidates (a schedule push makes
-   * their users): what a user's leading zeros are also compared with (lost-zeros.ts). None when
-   * there is no such memory or it cannot be read (this is a guard, not a decision).
+   * The leading-zeros guard of a file's ids (lost-zeros.ts; `what` names them in its refusals), or
+   * undefined with --really-new-ids. A new id is compared with the users the target's user memory
+   * holds and the candidates its schedule memory registered (a schedule push makes their users):
+   * the memory this run opened, and the other kind read without a lock. One that cannot be read,
+   * or is of another instance of the store, is done without (this is a guard, not a decision).
    */
-  protected async scheduledCandidates(): Promise<ReadonlySet<string>> {
+  protected async zerosGuard(what: string): Promise<LostZeros | undefined> {
+    if (this.flags.reallyNewIds === true) return undefined;
+    const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
+    const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
     const candidates = new Set<string>();
-    const contents = await this.placed?.readKind('schedules').catch(() => undefined);
-    if (contents === undefined) return candidates;
     try {
-      for (const entry of contents.entries.values()) for (const candidate of entry.candidates ?? []) candidates.add(candidate);
+      for (const entry of schedules?.values() ?? []) for (const candidate of entry.candidates ?? []) candidates.add(candidate);
     } catch {
       // A damaged line: the guard does without it.
     }
-    return candidates;
+    const known = users === undefined || users.size === 0 ? undefined : users;
+    if (candidates.size === 0) return new LostZeros(known, what);
+    return new LostZeros({ peek: (id) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) }, what);
+  }
+
+  /** The entries of the target's memory of `kind`, read without a lock; undefined when it cannot be read or is of a replaced store. */
+  private async otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
+    const contents = await this.placed?.readKind(kind).catch(() => undefined);
+    return contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
   }
 
   /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */

@@ -3,7 +3,7 @@ import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, type MemoryEntry, type PeekedEntry, type SyncMemory } from './sync-memory.js';
+import { isPopulationName, type MemoryEntry, type SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -18,7 +18,7 @@ import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
-import { LostZeros } from './lost-zeros.js';
+import type { LostZeros } from './lost-zeros.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -27,8 +27,6 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
-  /** Ids alike but for their leading zeros are really other users (src/sync/lost-zeros.ts): not checked. */
-  reallyNewIds?: boolean;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -44,9 +42,6 @@ export function populationOf(value: string | undefined): string | undefined {
 function populationWords(population: string | undefined): string {
   return population === undefined ? 'synced without --population' : `of --population ${population}`;
 }
-
-/** What a candidate of a schedule push is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
-const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
@@ -166,9 +161,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * the users who would lose a link or flag.
    */
   private async readFile(memory: SyncMemory): Promise<void> {
-    const { disableMissing = false, pruneMemberships = false, reallyNewIds = false } = this.userFlags;
+    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = reallyNewIds ? undefined : new LostZeros(await this.knownIds(memory));
+    const zeros = await this.zerosGuard('id');
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {
@@ -190,16 +185,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile);
-  }
-
-  /**
-   * What a new id's leading zeros are compared with (lost-zeros.ts): the users this memory holds
-   * and the candidates the target's schedule pushes registered (their users were made by those).
-   */
-  private async knownIds(memory: SyncMemory): Promise<{ peek(id: string): PeekedEntry | undefined } | undefined> {
-    const candidates = await this.scheduledCandidates();
-    if (candidates.size === 0) return memory.entries.size > 0 ? memory : undefined;
-    return { peek: (id) => memory.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
   }
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */

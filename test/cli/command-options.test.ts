@@ -79,6 +79,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['invigilators remove S-1 inv-1 inv-2 --only-failed', { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true }],
   ['invigilators remove S-1 --file staff.xlsx --hidden-rows skip', { scheduleExtId: 'S-1', file: 'staff.xlsx', hiddenRows: 'skip' }],
   ['schedule push --file s.xlsx --sheet Rooms --hidden-rows include', { file: 's.xlsx', sheet: 'Rooms', hiddenRows: 'include' }],
+  ['schedule push --file s.csv --really-new-ids', { file: 's.csv', reallyNewIds: true }],
   ['template users -o xlsx --out u.xlsx', { kind: 'users', output: 'xlsx', out: 'u.xlsx' }],
   ['template sittings --map-example', { kind: 'sittings', output: 'csv', mapExample: true }],
   ['schema sittings --out s.json', { kind: 'sittings', out: 's.json' }],

@@ -27,6 +27,8 @@ describe('kept options', () => {
     const names = (path: string) => keptOptionNames(COMMANDS.find((command) => command.path.join(' ') === path)!).names;
     expect(names('schedule push')).not.toContain('pin');
     expect(names('schedule push')).not.toContain('pinFile');
+    expect(names('schedule push')).toContain('reallyNewIds');
+    expect(names('user sync')).toContain('reallyNewIds');
     expect(names('user sync')).not.toContain('requireMemory');
     expect(names('user sync')).not.toContain('json');
     expect(names('user sync')).toEqual(expect.arrayContaining(['target', 'store', 'baseUrl', 'tokenFile', 'profile', 'report', 'yes', 'file', 'population', 'changedOnly', 'disableMissing', 'syncDir', 'mapFile', 'set']));

@@ -2,7 +2,7 @@ import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, type Opt
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
@@ -52,6 +52,7 @@ export const SCHEDULE_PUSH_OPTIONS = allKept([
   ...SCHEDULE_FILE_OPTIONS,
   ...FILE_OPTIONS,
   ...SCHEDULE_REQUEST_OPTIONS,
+  REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,

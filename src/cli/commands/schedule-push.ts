@@ -69,7 +69,7 @@ const scheduleLostAttemptDid = createdByLostAttempt('/schedule');
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -87,7 +87,7 @@ export async function run(
   const only = onlyWhichOf(onlyNew, onlyExisting);
   // A schedule the target has is sent again only as an update.
   if (only === 'existing' && !upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
-  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, shaping, summaryNotes } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
@@ -119,6 +119,8 @@ export async function run(
       // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
       if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
+      // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
+      await memory.refuseLostZeros(records());
       await memory.openKnown('schedules');
     },
     syncMemory: () => memory.note(),

@@ -36,3 +36,11 @@ export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
     'send only records the target has already (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
   )),
 ] as const);
+
+/** --really-new-ids (docs/input-formats.md, "Leading zeros"; src/sync/lost-zeros.ts): on user sync and schedule push. */
+export const [REALLY_NEW_IDS_OPTION] = grouped(HELP_GROUP.request, [
+  brief('ids alike but for leading zeros: other users', option(
+    '--really-new-ids',
+    'the ids are really new: new ids that equal ids of users or candidates examctl sent this target with their leading zeros removed (4000 for 004000), or two ids of the file alike but for them, are really other users: send them (otherwise refused: docs/input-formats.md, "Leading zeros")',
+  ), 'refused'),
+] as const);

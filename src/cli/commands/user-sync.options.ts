@@ -2,18 +2,13 @@ import { allKept, grouped, HELP_GROUP, option, type OptionsOf, brief } from '../
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const USER_SYNC_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [brief('users: CSV, .xlsx, JSON array or NDJSON', option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file'), 'prompt for one user')] as const),
   ...FILE_OPTIONS,
-  ...grouped(HELP_GROUP.request, [
-    brief('ids alike but for leading zeros are other users', option(
-      '--really-new-ids',
-      'the ids are really new: new ids that equal ids examctl synced with their leading zeros removed (4000 for 004000), or two ids of the file alike but for them, are really other users: send them (otherwise refused: docs/input-formats.md, "Leading zeros")',
-    ), 'refused'),
-  ] as const),
+  REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
   brief('the file is everyone: disable users it no longer holds', option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds')),
