@@ -27,20 +27,34 @@ function spanMinutes(startUtc: string, endUtc: string): number {
 /**
  * The span rule's failure, naming both figures (docs/interpretations.md, "Schedules") and, when
  * known, the start and end it was measured between (quoted as the file wrote them by the CLI).
+ * `defaulted`: the request gave no EndDateTime. The default end (start + duration + 60) is too
+ * short whenever the extra time is 60 minutes or more; the message then says the end was the
+ * default and from when an EndDateTime would do (docs/interpretations.md, "Schedules").
  */
-export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number, between?: { startUtc: string; endUtc: string }): Problem {
-  const times = between === undefined ? '' : ` (StartDateTime ${between.startUtc} to EndDateTime ${between.endUtc})`;
+export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number, between?: { startUtc: string; endUtc: string; defaulted?: boolean }): Problem {
+  const needed = durationMin + extraMin;
+  let times = '';
+  let remedy = '';
+  if (between?.defaulted === true) {
+    times = ` (StartDateTime ${between.startUtc} to the default EndDateTime ${between.endUtc}, start + duration + ${DEFAULT_END_MARGIN_MINUTES} minutes, as the request gives no EndDateTime)`;
+    remedy = `; give an EndDateTime later than ${addMinutes(between.startUtc, needed)}`;
+  } else if (between !== undefined) {
+    times = ` (StartDateTime ${between.startUtc} to EndDateTime ${between.endUtc})`;
+  }
   return p(
     'Schedule.EndDateTime',
     null,
-    `The schedule lasts ${formatMinutes(spanMin)} minutes${times} but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${durationMin + extraMin} minutes)`,
+    `The schedule lasts ${formatMinutes(spanMin)} minutes${times} but must be longer than the assessment duration plus extra time (${durationMin} + ${extraMin} = ${needed} minutes)${remedy}`,
   );
 }
 
-/** The span rule: End - Start must be strictly greater than duration + extra. Null when it holds. */
-export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number): Problem | null {
+/**
+ * The span rule: End - Start must be strictly greater than duration + extra. Null when it holds.
+ * `endDefaulted`: the end is the default one, not the request's (the message says so).
+ */
+export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number, endDefaulted = false): Problem | null {
   const span = spanMinutes(startUtc, endUtc);
-  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc });
+  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
 }
 
 function formatMinutes(n: number): string {

@@ -121,8 +121,9 @@ export function decideSchedule(
     const duration = assessment.MaxTimePerAttempt;
     const extra = assessment.ExtraTime;
     const startIso = new Date(startMs).toISOString();
+    const endDefaulted = endIso === undefined;
     endIso ??= defaultEndDateTime(startIso, duration);
-    const spanProblem = checkScheduleSpan(startIso, endIso, duration, extra);
+    const spanProblem = checkScheduleSpan(startIso, endIso, duration, extra, endDefaulted);
     if (spanProblem !== null) problems.push(spanProblem);
   }
 

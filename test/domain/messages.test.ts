@@ -12,6 +12,17 @@ describe('schedule span (shared with the engine)', () => {
     expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:40:00.000Z', 90, 10)).toEqual(scheduleSpanProblem(90, 10, 100, { startUtc: '2026-03-01T09:00:00.000Z', endUtc: '2026-03-01T10:40:00.000Z' }));
     expect(checkScheduleSpan('2026-03-01T09:00:00.000Z', '2026-03-01T10:41:00.000Z', 90, 10)).toBeNull();
   });
+  it('a default end says it was the default and from when an EndDateTime would do', () => {
+    // 180 minutes + 90 extra: the default end (start + 240) is 30 minutes short.
+    const p = checkScheduleSpan('2026-12-01T09:00:00.000Z', defaultEndDateTime('2026-12-01T09:00:00.000Z', 180), 180, 90, true);
+    expect(p).toMatchObject({ field: 'Schedule.EndDateTime', code: null });
+    expect(p!.message).toContain('to the default EndDateTime 2026-12-01T13:00:00.000Z, start + duration + 60 minutes, as the request gives no EndDateTime');
+    expect(p!.message).toMatch(/180 \+ 90 = 270 minutes\); give an EndDateTime later than 2026-12-01T13:30:00\.000Z$/);
+    // An end the request gave is not called the default, and no remedy is guessed.
+    const given = checkScheduleSpan('2026-12-01T09:00:00.000Z', '2026-12-01T13:00:00.000Z', 180, 90);
+    expect(given!.message).not.toContain('default');
+    expect(given!.message).not.toContain('give an EndDateTime');
+  });
   it('the message names both figures', () => {
     const p = scheduleSpanProblem(90, 15, 100);
     expect(p).toMatchObject({ field: 'Schedule.EndDateTime', code: null });

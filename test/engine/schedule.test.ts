@@ -166,7 +166,8 @@ describe('createSchedule: state rules', () => {
       name: 'default end too short for the extra time',
       body: scheduleRequest({ Schedule: { AssessmentExtId: 'A-LAW-EXAM' } }),
       field: 'Schedule.EndDateTime',
-      message: /240.*180 \+ 90/,
+      // The caller sent no EndDateTime: the message says the end was the default and how to fix it.
+      message: /240.*the default EndDateTime.*180 \+ 90 = 270 minutes\); give an EndDateTime later than /,
     },
   ];
   for (const c of cases) {

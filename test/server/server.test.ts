@@ -154,6 +154,18 @@ describe('auth', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('reads the scheme in any case, spaces or tabs before the token, whitespace after it (docs/interpretations.md, "Headers")', async () => {
+    for (const authorization of [`eapi ${TOKEN}`, `EAPI   ${TOKEN}`, `Eapi\t${TOKEN}`, `EAPI ${TOKEN}  `]) {
+      const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', token: null, headers: { authorization } });
+      expect(reply.status, JSON.stringify(authorization)).toBe(200);
+    }
+    for (const authorization of ['EAPI', `EAPI ${TOKEN} extra`, `EAPI${TOKEN}`]) {
+      const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', token: null, headers: { authorization } });
+      expect(reply.status, JSON.stringify(authorization)).toBe(403);
+    }
+    expect(calls).toHaveLength(4);
+  });
+
   it('accepts any configured token', async () => {
     const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', token: 'other-token' });
     expect(reply.status).toBe(200);
@@ -175,6 +187,13 @@ describe('bodies', () => {
     const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{"ExternalId":' });
     expect(reply.status).toBe(400);
     expect(reply.json().Success).toBe(false);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('answers 400 for a body that starts with a byte order mark (docs/interpretations.md, "Headers")', async () => {
+    const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '\uFEFF{}' });
+    expect(reply.status).toBe(400);
+    expect(reply.json()).toEqual({ Content: null, Success: false, Errors: [{ Code: null, Message: 'the request body is not valid JSON' }] });
     expect(calls).toHaveLength(0);
   });
 
