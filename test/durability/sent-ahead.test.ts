@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, examctl, range, startExamctl, writeUsersCsv, type Finished, type Running } from './helpers.js';
+import { examctl, range, writeUsersCsv, type Finished, type Running } from './helpers.js';
+import { serveDemoStore } from '../support/serve-store.js';
 
 /**
  * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
@@ -22,23 +23,7 @@ let baseUrl: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-ahead-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')], dir, env)).code).toBe(0);
-  server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store'), '--faults', 'latency:15-15ms', '--faults-seed', '1'], dir, env);
-  let log = '';
-  server.child.stderr!.on('data', (chunk: string) => (log += chunk));
-  serverLog = () => log;
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    const poll = setInterval(() => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(log);
-      if (match) {
-        clearInterval(poll);
-        resolve(match[1]!);
-      } else if (server.child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`local serve exited: ${log}`));
-      }
-    }, 5);
-  });
+  ({ server, baseUrl, log: serverLog } = await serveDemoStore(dir, env, ['--faults', 'latency:15-15ms', '--faults-seed', '1']));
 });
 afterEach(async () => {
   // The server's own stop is tested elsewhere (test/server/); here it only has to go.

@@ -121,6 +121,32 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
   });
 });
 
+describe('runs show of an interrupted collection add --file', () => {
+  it('lists the collections it never reached: the options the run kept (--report, --sync-dir, --existing) are no fields', async () => {
+    writeFileSync(join(dir, 'collections.json'), JSON.stringify([1, 2, 3].map((i) => ({ ExternalId: `col${i}`, Title: `Collection ${i}` }))));
+    const header: NewRunHeader = {
+      command: 'collection add',
+      options: { file: 'collections.json', report: join(dir, 'run.csv'), syncDir: join(dir, 'synced'), existing: 'ok', yes: true, target: 'local', store: join(dir, 'store'), cwd: dir },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: await fingerprintInput(join(dir, 'collections.json')),
+      units: 3,
+    };
+    const journal = await RunJournal.start(runsDir, header);
+    const first: ItemRef = { n: 0, source: { file: 'collections.json', line: 1, index: 0 }, id: 'col1' };
+    await journal.sent([first]);
+    journal.outcome({ ...first, status: 'ok', errors: [], action: 'created', transient: false });
+    await journal.close();
+    const { shown, stderr } = await show(journal.id);
+    expect(stderr).not.toContain('do not go together');
+    expect(shown.unlisted).toBeUndefined();
+    expect(shown.items.map((item) => [item.id, item.status])).toEqual([
+      ['col1', 'ok'],
+      ['col2', 'skipped'],
+      ['col3', 'skipped'],
+    ]);
+  });
+});
+
 describe('runs show --report <file>.xml (JUnit)', () => {
   it("stamps the run's own start, not the moment runs show ran; a killed run's time is 0", async () => {
     writeUsers();

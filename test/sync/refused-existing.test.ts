@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, examctl, startExamctl, type Running } from '../durability/helpers.js';
+import { examctl, type Running } from '../durability/helpers.js';
+import { serveDemoStore } from '../support/serve-store.js';
 
 /**
  * A create refused because its id is taken (a duplicate ScheduleExtId) says the id is on the
@@ -21,22 +22,7 @@ let baseUrl: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-refused-existing-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')], dir, env)).code).toBe(0);
-  server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store')], dir, env);
-  let log = '';
-  server.child.stderr!.on('data', (chunk: string) => (log += chunk));
-  baseUrl = await new Promise<string>((resolve, reject) => {
-    const poll = setInterval(() => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(log);
-      if (match) {
-        clearInterval(poll);
-        resolve(match[1]!);
-      } else if (server.child.exitCode !== null) {
-        clearInterval(poll);
-        reject(new Error(`local serve exited: ${log}`));
-      }
-    }, 5);
-  });
+  ({ server, baseUrl } = await serveDemoStore(dir, env));
 });
 afterEach(async () => {
   server.child.kill('SIGKILL');

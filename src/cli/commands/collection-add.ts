@@ -74,10 +74,12 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
 
 export async function collectionAddInput(
-  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, ...fieldFlags }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
+  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
+  // Named one by one: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
+  const fieldFlags: CollectionFieldFlags = { title, externalId, owner, taxonomy, repository };
   return {
     records:
       file !== undefined
