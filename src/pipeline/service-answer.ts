@@ -13,13 +13,14 @@ import type { Outcome } from './record-job.js';
  */
 export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
   const action = result.action;
-  const note: Problem[] = result.note ? [{ field: '', code: null, message: result.note }] : [];
-  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: [...failureProblems(result), ...note] }, action);
+  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: failureProblems(result) }, action);
   const content = result.envelope.Content;
   // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
   const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
   // One object per answer (most are plain successes): no copies of empty lists, no spreads.
-  const outcome: Outcome = { status: problems.length > 0 ? 'partial' : 'ok', errors: note.length === 0 ? problems : [...problems, ...note] };
+  const outcome: Outcome = { status: problems.length > 0 ? 'partial' : 'ok', errors: problems };
+  // The client's caveat (a create its lost first attempt made): said beside the item, not as an error of it.
+  if (result.note !== undefined) outcome.note = result.note;
   if (action) outcome.action = action;
   if (result.changedFields) outcome.changedFields = result.changedFields;
   return outcome;
