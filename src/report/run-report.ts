@@ -67,7 +67,7 @@ export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): bool
  * retries: `transient` in the journal) is skipped: the same words live and in `runs show`.
  */
 export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
-  const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again and accepts an "already exists" for it)`;
+  const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again)`;
   return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
 }
 

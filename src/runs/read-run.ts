@@ -473,7 +473,7 @@ export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['stat
 
 function lostAnswer(record: RunFacts): string {
   // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-  return `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again and accepts an "already exists" for it)`;
+  return `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`;
 }
 
 function notSent(record: RunFacts): string {

@@ -300,30 +300,11 @@ export class SentMemory<P> {
   refused(unit: Unit<P>, exists = false): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
-    if (exists) {
-      this.exists(memory, unit.id);
-      return;
-    }
     const before = this.entriesBefore.get(unit.prepared.value as object);
     if (before === undefined) return;
-    if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
+    if (exists) memory.record(unit.id, existing(before, this.run ?? ''));
+    else if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
     else memory.record(unit.id, before);
-  }
-
-  /**
-   * A create refused because the id is taken (a duplicate schedule, a collection's 810): it is on
-   * the target, whoever made it (this run's killed attempt, perhaps). Its entry stays (a
-   * collection's intent keeps the fields it sent, for --existing ok), no longer tentative; an id
-   * the memory holds nothing of is recorded as existing, its digest empty: sent again next time,
-   * and a later request's answer is `updated`, not `created` (docs/sync.md, "Created or updated").
-   */
-  private exists(memory: SyncMemory, id: string): void {
-    const entry = memory.get(id);
-    if (entry === undefined) memory.record(id, { digest: '', run: this.run ?? '' });
-    else if (entry.tentative === true) {
-      const { tentative: _tentative, ...known } = entry;
-      memory.record(id, known);
-    }
   }
 
   /**
@@ -417,6 +398,21 @@ export class SentMemory<P> {
     }
     return digest;
   }
+}
+
+/**
+ * The entry of an id a create was refused for because it is taken (a duplicate schedule, a
+ * collection's 810): it is on the target, whoever made it (an earlier attempt whose answer was
+ * lost, perhaps). What the refused request's intent said of it is not so (its fields and names
+ * were refused): the entry before the intent stands, no longer tentative, or, where there was
+ * none, a bare mark that the id exists (its digest empty: sent again next time; a later answer is
+ * `updated`, not `created`: docs/sync.md, "Created or updated"; no fields: --existing ok does not
+ * take it for a collection examctl sent).
+ */
+function existing(before: MemoryEntry | null, run: string): MemoryEntry {
+  if (before === null) return { digest: '', run };
+  const { tentative: _tentative, ...known } = before;
+  return known;
 }
 
 /** The command that feeds each kind of memory, as a run journal names it. */

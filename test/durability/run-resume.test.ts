@@ -39,7 +39,7 @@ async function killAt(args: string[], marker: string): Promise<boolean> {
 interface ShownReport {
   run: string;
   summary: { total: number; ok: number; failed: number; skipped: number };
-  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[]; note?: string }[];
 }
 
 async function showLast(): Promise<ShownReport> {
@@ -88,7 +88,7 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
 });
 
 describe('a killed schedule push with Upsert false, resumed', () => {
-  it('creates every schedule once and fails none because the lost attempt created it', async () => {
+  it('creates every schedule once; one the killed attempt may have made keeps its refusal, noted, never ok by a guess', async () => {
     const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
     for (let s = 0; s < 300; s++) {
       lines.push(`S-K-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-K-${s},Group ${s},stu-k${s},Ann,Lee,ann${s}@students.example.test`);
@@ -102,7 +102,13 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     expect(killed.items.filter((item) => item.status === 'failed')).toEqual([]);
     await resumeUntilFinished();
     const report = await showLast();
-    expect(report.items.filter((item) => item.status !== 'ok')).toEqual([]);
+    // On record as sent, its answer lost, and "already exists" on the resend: made by the killed
+    // attempt, or there before the run; examctl cannot tell, so it says so (docs/runs.md).
+    const notOk = report.items.filter((item) => item.status !== 'ok');
+    for (const item of notOk) {
+      expect(item.status).toBe('failed');
+      expect(item.note).toMatch(/may have created it, or it existed before the run/);
+    }
     expect(report.summary.total).toBe(300);
     // The resumed attempts name the input file as the run was given it.
     expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(new Set(['sittings.csv']));
@@ -306,7 +312,8 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     const lines = ['ScheduleExtId,Title,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
     for (let s = 0; s < 1500; s++) lines.push(`S-F-${s},Sitting ${s},H-F-${s},Group ${s},stu-f${s},Ann,Lee,annf${s}@students.example.test`);
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
-    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json'], 'outcome:100')).toBe(true);
+    // --upsert: a resend of what the killed attempt made is an update, so the resume ends all ok.
+    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json', '--upsert'], 'outcome:100')).toBe(true);
     writeFileSync(join(dir, 'schedule.json'), JSON.stringify({ ...schedule, EndDateTime: '2026-12-14T13:00:00Z' }));
     const changed = await examctl(['runs', 'resume'], dir, env);
     expect(changed.code).toBe(2);

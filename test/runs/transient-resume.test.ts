@@ -27,7 +27,7 @@ afterEach(async () => {
 interface Report {
   run: string;
   summary: { total: number; ok: number; partial: number; failed: number; skipped: number };
-  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[] }[];
+  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[]; note?: string }[];
 }
 
 const remote = (server: LocalServer): string[] => ['--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--json', '--concurrency', '4'];
@@ -100,7 +100,7 @@ describe('transient failures are journaled as such and resent by runs resume', (
     const { final } = await failThenResume('lost:100%', ['schedule', 'push', '--file', 'sittings.csv'], 6);
     expect(final.items.every((item) => item.status === 'ok')).toBe(true);
     // The lost attempts created the schedules they sent: their resends met "already exists".
-    expect(final.items.some((item) => item.errors.some((problem) => /created by the interrupted attempt|possibly created by the lost first attempt/.test(problem.message)))).toBe(true);
+    expect(final.items.some((item) => /possibly created by the lost attempt of run/.test(item.note ?? ''))).toBe(true);
     const schedules = JSON.stringify((await exported()).Schedules ?? []);
     for (let i = 0; i < 6; i++) expect(schedules.split(`"S-TR-${i}"`).length - 1).toBe(1);
   });

@@ -62,3 +62,22 @@ describe('a schedule refused as a duplicate', () => {
     ]);
   });
 });
+
+describe('a collection refused as taken (810), someone else\'s', () => {
+  it('is never taken for one examctl sent: --existing ok fails it on every run, whatever this run asked', async () => {
+    const add = (file: string, flags: string[], syncDir?: string) =>
+      examctl(['collection', 'add', '--file', file, '--target', 'remote', '--base-url', baseUrl, '--yes', '--json', ...flags], dir, syncDir === undefined ? env : { ...env, EXAMCTL_SYNC_DIR: syncDir });
+    writeFileSync(join(dir, 'theirs.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Someone else' }]));
+    writeFileSync(join(dir, 'ours.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Ours' }, { ExternalId: 'coly', Title: 'Ours too' }]));
+    // Made by another examctl, with a memory of its own: this one has no record of it.
+    expect((await add('theirs.json', [], join(dir, 'their-memory'))).code).toBe(0);
+    for (const attempt of [1, 2]) {
+      const run = await add('ours.json', ['--existing', 'ok']);
+      expect(run.code, `attempt ${attempt}: ${run.stderr}`).toBe(1);
+      const items = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items;
+      expect(items[0]).toMatchObject({ id: 'colx', status: 'failed' });
+      expect(items[0]!.errors[0]!.message).toMatch(/examctl has no record of sending it there/);
+      expect(items[1]).toMatchObject({ id: 'coly', status: 'ok' });
+    }
+  });
+});
