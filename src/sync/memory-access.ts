@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, open, readdir, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fsyncDirectory } from '../system/atomic-file.js';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../system/errors.js';
@@ -82,6 +83,11 @@ async function createMarker(dir: string, path: string, text: string): Promise<vo
   } catch (error) {
     throw new RunJournalWriteError(`cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`);
   }
+}
+
+/** Whether the calling run, which holds its feeding marker, is the only live run feeding the memory in `dir`. */
+export async function onlyFeeder(dir: string): Promise<boolean> {
+  return (await liveFeeders(dir)).length <= 1;
 }
 
 /** A feeding run's marker: present from before the memory is read until the run's last line is on disk. */
@@ -191,10 +197,11 @@ export interface OpenedMemoryFile {
 
 /**
  * Opens a memory file once: read-only (undefined when there is none), or for appending, made
- * with O_EXCL (0600) when absent. Judged on the handle; a link, FIFO, another user's file or one
- * others can write is exit 2 naming it.
+ * when absent already holding `born` (its header: `createBorn`), else empty with O_EXCL (0600).
+ * Judged on the handle; a link, FIFO, another user's file or one others can write is exit 2
+ * naming it.
  */
-export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number): Promise<OpenedMemoryFile | undefined> {
+export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number, born?: Buffer): Promise<OpenedMemoryFile | undefined> {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;
@@ -205,6 +212,7 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       if (code === 'ELOOP') throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
       if (code !== 'ENOENT') throw new UsageError(`cannot read the sync memory ${file}: ${describeSystemError(error, 'file')}`);
       if (mode === 'read') return undefined;
+      if (born !== undefined && attempt < 3 && (await createBorn(file, born))) continue;
       try {
         handle = await open(file, appendFlags | constants.O_CREAT | constants.O_EXCL | base, 0o600);
       } catch (created) {
@@ -223,6 +231,41 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       await handle.close().catch(() => undefined);
       throw error;
     }
+  }
+}
+
+/**
+ * Makes `file` holding `born` in one step: written and synced under a temporary name beside it,
+ * then hard-linked to its name, which fails if another feeder made it first (theirs is then
+ * used). So no feeder ever opens a memory file without its header, as one did between another's
+ * create and its first write, and wrote a second header or cut the first one's lines off. False
+ * where the file system has no hard links (a FAT stick, some network shares): the caller creates
+ * it empty with O_EXCL, as before.
+ */
+async function createBorn(file: string, born: Buffer): Promise<boolean> {
+  const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.new`;
+  try {
+    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    try {
+      await handle.writeFile(born);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await link(temp, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return true;
+      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') return false;
+      throw error;
+    }
+    await fsyncDirectory(dirname(file));
+    return true;
+  } catch (error) {
+    throw new RunJournalWriteError(`cannot create the sync memory ${file}: ${describeSystemError(error, 'directory')}`);
+  } finally {
+    await unlink(temp).catch(() => undefined);
   }
 }
 

@@ -8,7 +8,7 @@ import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { crc32 } from 'node:zlib';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { StoreLock } from '../system/lock.js';
-import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
+import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, onlyFeeder, openMemoryFile, removeMemoryFiles, type OnWait } from './memory-access.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
@@ -974,10 +974,12 @@ export class SyncMemory {
     let handle: FileHandle | undefined;
     try {
       // Opened once: what is read and what is appended to are the same file.
-      let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS);
+      // Made (when absent) already holding its header: see createBorn.
+      let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
       handle = opened?.handle;
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : parseMemory(opened.bytes, file, kind, target);
-      if (ofOtherInstance(contents, options.instance)) {
+      const otherInstance = ofOtherInstance(contents, options.instance);
+      if (otherInstance) {
         // Not used: as with no memory. A run that writes starts the file again (openForAppend).
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
         contents = emptyContents(file, kind);
@@ -994,7 +996,7 @@ export class SyncMemory {
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle);
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -1004,16 +1006,27 @@ export class SyncMemory {
     }
   }
 
-  private async openForAppend(contents: MemoryContents, handle: FileHandle): Promise<void> {
+  /**
+   * Ready to append (`restart`: the file is of another instance of the store, begun anew). Bytes
+   * past what was read are other feeders' whole lines, appended since (left as they are), or a
+   * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run that is alone on the memory (`alone`: it decides, or no other live run
+   * feeds it) cuts anything: a feeder's write in progress can look torn to another.
+   */
+  private async openForAppend(contents: MemoryContents, handle: FileHandle, restart: boolean, alone: () => Promise<boolean>): Promise<void> {
     this.handle = handle;
     try {
       const { size } = await handle.stat();
-      // A torn last line (a kill mid-write) is cut off, so the next line does not glue onto it.
-      if (size > contents.validLength && contents.lines > 0) await handle.truncate(contents.validLength);
-      if (contents.lines === 0) {
-        if (size > 0) await handle.truncate(0);
-        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
+      // Of a store replaced since (`ofOtherInstance`): started again, for this instance.
+      if (restart) await handle.truncate(0);
+      else if (size > contents.validLength) {
+        const tail = Buffer.alloc(size - contents.validLength);
+        const { bytesRead } = await handle.read(tail, 0, tail.length, contents.validLength);
+        const whole = tail.lastIndexOf(0x0a, bytesRead - 1) + 1;
+        if (whole < bytesRead && (await alone())) await handle.truncate(contents.validLength + whole);
       }
+      // A file with no line (a file system without hard links, where it is made empty first; or a
+      // kill before its first line): the header first.
+      if (contents.lines === 0 && (await handle.stat()).size === 0) await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
     } catch (error) {
       throw this.cannotWrite(error);
     }

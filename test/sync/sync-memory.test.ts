@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -258,6 +258,21 @@ describe('the sync memory file', () => {
     const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     await decider.close();
     expect(existsSync(stale)).toBe(false);
+  });
+});
+
+describe('feeders that open a memory no one made yet, at once', () => {
+  it('find it made with its one header: each keeps its lines, none cut off, no second header', async () => {
+    const feeders = await Promise.all(Array.from({ length: 6 }, () => SyncMemory.open(dir, target, 'users', plain)));
+    for (const [k, memory] of feeders.entries()) memory.record(`u-${k}`, { digest: `d${k}`, run: 'R1' });
+    for (const memory of feeders) await memory.close();
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    expect(lines.filter((line) => line.includes('"t":"sync-memory"'))).toHaveLength(1);
+    const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(Array.from({ length: 6 }, (_, k) => read.get(`u-${k}`)?.digest)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
+    await read.close();
+    // No temporary file is left beside it.
+    expect(readdirSync(dirname(memoryFile(dir, target, 'users'))).filter((name) => name.endsWith('.new'))).toEqual([]);
   });
 });
 
