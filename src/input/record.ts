@@ -2,6 +2,7 @@ import type { Problem } from '../domain/problem.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
+import { isScheduleRequest } from '../domain/sittings.js';
 
 /** Where a record came from: the file as the user named it, and the line where the record starts
  * (CSV: the physical line of the record's first character; JSON array: the line of the element's
@@ -63,4 +64,9 @@ export interface InputRecord {
   bareNumbers?: readonly string[];
   /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
   written?: WrittenTime[];
+}
+
+/** A whole schedule request (a JSON input's element with Schedule and Candidates), not a sittings or candidates row. */
+export function isScheduleRequestRecord(record: InputRecord): boolean {
+  return !record.raw && isScheduleRequest(record.fields);
 }

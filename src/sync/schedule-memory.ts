@@ -1,6 +1,6 @@
-import { isScheduleRequest, type PreparedSchedule } from '../domain/index.js';
+import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
-import type { InputRecord } from '../input/record.js';
+import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget } from '../report/report-writers.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -120,7 +120,7 @@ function candidateIds(payload: PreparedSchedule): string[] {
 
 /** The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates. */
 function candidatesOf(record: InputRecord): readonly Record<string, unknown>[] {
-  if (record.raw !== undefined || !isScheduleRequest(record.fields)) return [record.fields];
+  if (!isScheduleRequestRecord(record)) return [record.fields];
   const candidates = record.fields.Candidates;
   return Array.isArray(candidates) ? candidates.filter((candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null) : [];
 }

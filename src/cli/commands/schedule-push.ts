@@ -3,7 +3,6 @@ import { terminalLine } from '../../formats/terminal-text.js';
 import type { CallOptions, IntegrationApi } from '../../port/integration-api.js';
 import {
   CANDIDATE_COLUMNS,
-  isScheduleRequest,
   SCHEDULE_COLUMNS,
   ScheduleRequests,
   Sittings,
@@ -18,7 +17,7 @@ import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory } from '../../sync/schedule-memory.js';
 import { onlyWhichOf } from '../../sync/known-ids.js';
 import { keepingHeader, normalizeColumnName } from '../../input/index.js';
-import type { InputRecord, SourceRef } from '../../input/record.js';
+import { isScheduleRequestRecord, type InputRecord, type SourceRef } from '../../input/record.js';
 import { readScheduleFile } from '../../input/schedule-file.js';
 import type { SourceRow } from '../../report/run-report.js';
 import type { Problem } from '../../domain/problem.js';
@@ -316,7 +315,7 @@ async function completeRequiredFields(
     first = record;
     break;
   }
-  if (first === undefined || isRequestRecord(first)) return undefined;
+  if (first === undefined || isScheduleRequestRecord(first)) return undefined;
   const header = new Set(fieldColumns(first, shaping).map(normalizeColumnName));
   const missing = (Object.keys(REQUIRED_FIELD_FLAGS) as RequiredField[]).filter(
     (field) => defaults.schedule[field] === undefined && !header.has(normalizeColumnName(field)),
@@ -363,12 +362,12 @@ async function warnBeforeSending(defaults: ScheduleDefaults, records: () => Asyn
   const seen = new Set<string>();
   for await (const record of records()) {
     // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
-    const candidatesOnly = seen.size === 0 && !isRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
-    const schedule = isRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
+    const candidatesOnly = seen.size === 0 && !isScheduleRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
+    const schedule = isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
     const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
     if (id === undefined) {
       generatesId = true;
-      if (isRequestRecord(record) || hasFieldColumn(record, shaping, 'ScheduleExtId')) {
+      if (isScheduleRequestRecord(record) || hasFieldColumn(record, shaping, 'ScheduleExtId')) {
         emptyIdCount += 1;
         if (emptyIds.length < PAST_SHOWN) emptyIds.push(`${record.source.file}:${record.source.line}`);
       }
@@ -434,15 +433,11 @@ function scheduleCells(record: InputRecord): Record<string, unknown> {
   return cells;
 }
 
-function isRequestRecord(record: InputRecord): boolean {
-  return !record.raw && isScheduleRequest(record.fields);
-}
-
 /** A JSON file holds whole requests or candidate rows, not both: a structural error, found before sending. */
 async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncIterable<InputRecord> {
   let requests: boolean | undefined;
   for await (const record of records) {
-    const isRequest = isRequestRecord(record);
+    const isRequest = isScheduleRequestRecord(record);
     if (requests !== undefined && requests !== isRequest) {
       throw new InputFileError(
         record.source.file,
@@ -467,7 +462,7 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   for await (const batch of batches) {
     const units: Unit<PreparedSchedule>[] = [];
     for (const record of batch) {
-      if (isRequestRecord(record)) {
+      if (isScheduleRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
         units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]));
       } else {
@@ -521,7 +516,7 @@ async function describeRequests(records: AsyncIterable<InputRecord>, defaults: S
   let requests = 0;
   let candidates = 0;
   for await (const record of records) {
-    if (isRequestRecord(record)) {
+    if (isScheduleRequestRecord(record)) {
       requests += 1;
       if (Array.isArray(record.fields.Candidates)) candidates += record.fields.Candidates.length;
       continue;
