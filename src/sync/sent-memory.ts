@@ -140,7 +140,11 @@ export class SentMemory<P> {
     const populationFound = populations.has(populationKey(population));
     // An id the memory lacks is new only where the memory knows this population: another
     // population's record says nothing of who this export's users are (a lost memory of theirs).
-    this.heldAny = remembered > 0 && populationFound;
+    // A resumed run put the population on record itself, at its start: what the memory knew of it
+    // before is what other runs' entries say (a resumed first run's ids are not known new).
+    const resumed = this.deps.resume?.record.id;
+    const ownRecord = resumed !== undefined && populations.get(populationKey(population))?.run === resumed;
+    this.heldAny = remembered > 0 && populationFound && (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
     const found = remembered > 0 || populations.size > 0;
     // A run of this population that started on a state service and never stored its end (killed): the memory misses what it did. Its own resume is that run.
     const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);

@@ -569,11 +569,13 @@ export class MemoryEntries {
   /**
    * Per population (`populationKey`), how many ids it has and the newest run among them: what a
    * population line records. Read off each line where it has entryLine's layout (the population
-   * is its last field), so a memory of 200,000 ids is not parsed for it.
+   * is its last field), so a memory of 200,000 ids is not parsed for it. `exceptRun`: the ids
+   * whose entry another run wrote (what the memory held of each population before that run).
    */
-  populationsOfEntries(): Map<string, PopulationRecord> {
+  populationsOfEntries(exceptRun?: string): Map<string, PopulationRecord> {
     const found = new Map<string, PopulationRecord>();
     const add = (population: string | undefined, run: string): void => {
+      if (run === exceptRun) return;
       const key = populationKey(population);
       const known = found.get(key);
       if (known === undefined) found.set(key, { run, count: 1 });

@@ -1,10 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, range, writeUsersCsv, type Finished, type Running } from './helpers.js';
-import { serveDemoStore } from '../support/serve-store.js';
+import { describe, expect, it } from 'vitest';
+import { examctl, range, writeUsersCsv, type Finished } from './helpers.js';
+import { demoServerDirs } from '../support/serve-store.js';
 
 /**
  * A journaled remote run puts the next units on record as sent before their turn (docs/runs.md,
@@ -14,23 +12,7 @@ import { serveDemoStore } from '../support/serve-store.js';
  * The target is `local serve` with a fixed latency, so requests are slow next to the journal.
  */
 
-let dir: string;
-let env: Record<string, string>;
-let server: Running;
-let serverLog: () => string;
-let baseUrl: string;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-ahead-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  ({ server, baseUrl, log: serverLog } = await serveDemoStore(dir, env, ['--faults', 'latency:15-15ms', '--faults-seed', '1']));
-});
-afterEach(async () => {
-  // The server's own stop is tested elsewhere (test/server/); here it only has to go.
-  server.child.kill('SIGKILL');
-  await server.done;
-  await rm(dir, { recursive: true, force: true });
-});
+const place = demoServerDirs('ahead', ['--faults', 'latency:15-15ms', '--faults-seed', '1']);
 
 interface JournalCounts {
   /** Units on record as sent. */
@@ -40,10 +22,10 @@ interface JournalCounts {
 }
 
 function journalCounts(): JournalCounts {
-  const [id] = readdirSync(join(dir, 'runs'));
+  const [id] = readdirSync(join(place.dir, 'runs'));
   const sent = new Set<number>();
   const answered = new Set<number>();
-  for (const line of readFileSync(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(place.dir, 'runs', id!, 'journal.ndjson'), 'utf8').split('\n')) {
     if (line === '') continue;
     const body = (JSON.parse(line) as { b: { t: string; n: number } }).b;
     if (body.t === 'sent') sent.add(body.n);
@@ -52,14 +34,14 @@ function journalCounts(): JournalCounts {
   return { sent, answered };
 }
 
-const requestsTo = (route: string): number => serverLog().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
+const requestsTo = (route: string): number => place.log().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
 
 /**
  * Runs `args` against the server; the run sends itself `signal` once `atLeast` units are on record
  * as sent (EXAMCTL_TEST_SIGNAL_AFTER): a point the run reaches, however fast the machine is.
  */
 async function signalOnceRecorded(args: string[], atLeast: number, signal: NodeJS.Signals): Promise<Finished> {
-  return examctl(['--target', 'remote', '--base-url', baseUrl, '--yes', ...args], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `sent:${atLeast}:${signal}` });
+  return examctl(['--target', 'remote', '--base-url', place.baseUrl, '--yes', ...args], place.dir, { ...place.env, EXAMCTL_TEST_SIGNAL_AFTER: `sent:${atLeast}:${signal}` });
 }
 
 async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
@@ -83,24 +65,24 @@ interface ShownReport {
 }
 
 async function resumeAndShow(exitCode = 0): Promise<ShownReport> {
-  const resumed = await examctl(['--base-url', baseUrl, '--yes', 'runs', 'resume'], dir, env);
+  const resumed = await examctl(['--base-url', place.baseUrl, '--yes', 'runs', 'resume'], place.dir, place.env);
   expect(resumed.code, resumed.stderr).toBe(exitCode);
-  return JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as ShownReport;
+  return JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], place.dir, place.env)).stdout) as ShownReport;
 }
 
 function exported(kind: 'Users' | 'Schedules'): Record<string, string>[] {
-  const world = readFileSync(join(dir, 'world.json'), 'utf8');
+  const world = readFileSync(join(place.dir, 'world.json'), 'utf8');
   return (JSON.parse(world) as Record<string, Record<string, string>[]>)[kind] ?? [];
 }
 
 async function exportStore(): Promise<void> {
-  writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export', '--store', join(dir, 'store')], dir, env)).stdout);
+  writeFileSync(join(place.dir, 'world.json'), (await examctl(['local', 'export', '--store', join(place.dir, 'store')], place.dir, place.env)).stdout);
 }
 
 describe('kill -9 while units are on record as sent ahead but not sent, then runs resume', () => {
   it('user sync: each unsent unit is sent once by the resume, every user is held once', async () => {
     const ids = range('ahead', 600);
-    await writeUsersCsv(join(dir, 'users.csv'), ids);
+    await writeUsersCsv(join(place.dir, 'users.csv'), ids);
     await killOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150);
     const killed = journalCounts();
     const received = await settledRequests('/user');
@@ -125,7 +107,7 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
       const id = s === 120 ? 'S-FUTURE' : `S-A-${s}`;
       lines.push(`${id},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-A-${s},Group ${s},stu-a${s},Ann,Lee,ann${s}@students.example.test`);
     }
-    writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(join(place.dir, 'sittings.csv'), `${lines.join('\n')}\n`);
     await killOnceRecorded(['schedule', 'push', '--file', 'sittings.csv'], 100);
     const killed = journalCounts();
     expect(killed.sent.has(120)).toBe(true);
@@ -156,17 +138,17 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
 describe('a clean stop (SIGINT) while units are on record as sent ahead', () => {
   it('withdraws them at the end: runs show says "not sent", none "no answer recorded", and the resume sends each once', async () => {
     const ids = range('stop', 600);
-    await writeUsersCsv(join(dir, 'users.csv'), ids);
+    await writeUsersCsv(join(place.dir, 'users.csv'), ids);
     expect((await signalOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150, 'SIGINT')).code).toBe(130);
     const received = requestsTo('/user');
-    const withdrawn = readFileSync(join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'), 'utf8')
+    const withdrawn = readFileSync(join(place.dir, 'runs', readdirSync(join(place.dir, 'runs'))[0]!, 'journal.ndjson'), 'utf8')
       .split('\n')
       .filter((line) => line.includes('"t":"unsent"')).length;
     // Units on record ahead that never went out were withdrawn: the sent ones are exactly those the server got.
     expect(journalCounts().sent.size - withdrawn).toBe(received);
     expect(withdrawn).toBeGreaterThan(0);
 
-    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as ShownReport;
+    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], place.dir, place.env)).stdout) as ShownReport;
     expect(shown.summary).toMatchObject({ total: 600, ok: received, skipped: 600 - received });
     expect(shown.items.filter((item) => item.errors.some((error) => /answer was lost|no answer recorded/.test(error.message)))).toEqual([]);
     expect(shown.items.filter((item) => item.status === 'skipped').every((item) => /^not sent: the run stopped before it/.test(item.errors[0]!.message))).toBe(true);

@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { ROOT, examctl, startExamctl, type Running } from './cli.js';
 
 /** `local serve` on a fresh store of the demo world in `dir` (its log kept), once it listens. */
@@ -21,4 +24,28 @@ export async function serveDemoStore(dir: string, env: Record<string, string>, e
     }, 5);
   });
   return { server, baseUrl, log: () => printed };
+}
+
+/**
+ * Each test of the file in a fresh directory, with the runs under `runs/`, the demo token, and
+ * `local serve` on a demo store there (`serveDemoStore`); gone after it. Filled before each test.
+ */
+export function demoServerDirs(prefix: string, extra: readonly string[] = []): { dir: string; env: Record<string, string>; baseUrl: string; log: () => string } {
+  const current = { dir: '', env: {} as Record<string, string>, baseUrl: '', log: () => '' };
+  let server: Running | undefined;
+  beforeEach(async () => {
+    current.dir = await mkdtemp(join(tmpdir(), `examctl-${prefix}-`));
+    current.env = { EXAMCTL_RUNS_DIR: join(current.dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+    const served = await serveDemoStore(current.dir, current.env, extra);
+    server = served.server;
+    current.baseUrl = served.baseUrl;
+    current.log = served.log;
+  });
+  afterEach(async () => {
+    // The server's own stop is tested elsewhere (test/server/); here it only has to go.
+    server?.child.kill('SIGKILL');
+    await server?.done;
+    await rm(current.dir, { recursive: true, force: true });
+  });
+  return current;
 }

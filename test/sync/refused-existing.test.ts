@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, type Running } from '../durability/helpers.js';
-import { serveDemoStore } from '../support/serve-store.js';
+import { describe, expect, it } from 'vitest';
+import { examctl } from '../durability/helpers.js';
+import { demoServerDirs } from '../support/serve-store.js';
 
 /**
  * A create refused because its id is taken (a duplicate ScheduleExtId) says the id is on the
@@ -14,28 +12,14 @@ import { serveDemoStore } from '../support/serve-store.js';
  * world holds S-FUTURE, a schedule examctl never sent.
  */
 
-let dir: string;
-let env: Record<string, string>;
-let server: Running;
-let baseUrl: string;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-refused-existing-'));
-  env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
-  ({ server, baseUrl } = await serveDemoStore(dir, env));
-});
-afterEach(async () => {
-  server.child.kill('SIGKILL');
-  await server.done;
-  await rm(dir, { recursive: true, force: true });
-});
+const place = demoServerDirs('refused-existing');
 
 interface Pushed {
   items: { id: string; status: string; action?: string; errors?: unknown }[];
 }
 
 const push = async (...flags: string[]): Promise<{ code: number | null; items: Pushed['items'] }> => {
-  const run = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'remote', '--base-url', baseUrl, '--yes', '--json', '--workflow', 'EXTERNAL_ATTEMPTS', ...flags], dir, env);
+  const run = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'remote', '--base-url', place.baseUrl, '--yes', '--json', '--workflow', 'EXTERNAL_ATTEMPTS', ...flags], place.dir, place.env);
   return { code: run.code, items: (JSON.parse(run.stdout) as Pushed).items };
 };
 
@@ -43,7 +27,7 @@ describe('a schedule refused as a duplicate', () => {
   it('is remembered as existing: the next --upsert run says updated, not created', async () => {
     const head = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email,AttemptExtId';
     writeFileSync(
-      join(dir, 'sittings.csv'),
+      join(place.dir, 'sittings.csv'),
       `${head}\nS-FUTURE,A-PHYS-2,Taken,2026-12-10T09:00:00Z,2026-12-10T13:00:00Z,H-NORTH-LAB,North lab,stu-e1,Ann,Lee,ann@example.test,att-e1\n` +
         `S-NEW-1,A-PHYS-2,New,2026-12-10T09:00:00Z,2026-12-10T13:00:00Z,H-NORTH-LAB,North lab,stu-e2,Bo,Ng,bo@example.test,att-e2\n`,
     );
@@ -66,11 +50,11 @@ describe('a schedule refused as a duplicate', () => {
 describe('a collection refused as taken (810), someone else\'s', () => {
   it('is never taken for one examctl sent: --existing ok fails it on every run, whatever this run asked', async () => {
     const add = (file: string, flags: string[], syncDir?: string) =>
-      examctl(['collection', 'add', '--file', file, '--target', 'remote', '--base-url', baseUrl, '--yes', '--json', ...flags], dir, syncDir === undefined ? env : { ...env, EXAMCTL_SYNC_DIR: syncDir });
-    writeFileSync(join(dir, 'theirs.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Someone else' }]));
-    writeFileSync(join(dir, 'ours.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Ours' }, { ExternalId: 'coly', Title: 'Ours too' }]));
+      examctl(['collection', 'add', '--file', file, '--target', 'remote', '--base-url', place.baseUrl, '--yes', '--json', ...flags], place.dir, syncDir === undefined ? place.env : { ...place.env, EXAMCTL_SYNC_DIR: syncDir });
+    writeFileSync(join(place.dir, 'theirs.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Someone else' }]));
+    writeFileSync(join(place.dir, 'ours.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Ours' }, { ExternalId: 'coly', Title: 'Ours too' }]));
     // Made by another examctl, with a memory of its own: this one has no record of it.
-    expect((await add('theirs.json', [], join(dir, 'their-memory'))).code).toBe(0);
+    expect((await add('theirs.json', [], join(place.dir, 'their-memory'))).code).toBe(0);
     for (const attempt of [1, 2]) {
       const run = await add('ours.json', ['--existing', 'ok']);
       expect(run.code, `attempt ${attempt}: ${run.stderr}`).toBe(1);
