@@ -3,8 +3,9 @@
  * collection examctl sent it, so a job run twice can tell its own collection from another. The
  * API only creates a collection (POST /collections: an ExternalId used already is 810) and has no
  * request that reads or updates one. With `--existing ok` an 810 is `unchanged` when the
- * collection examctl sent there before has this very request's fields, and fails naming what
- * differs when it does not (or when examctl never sent it).
+ * collection examctl made there before (acknowledged) has this very request's fields, and fails
+ * naming what differs when it does not, or saying why not when examctl never sent it or its
+ * answer was lost.
  */
 import type { CollectionRequest } from '../domain/types.js';
 import { ErrorCode } from '../domain/codes.js';
@@ -73,8 +74,16 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
           `so it cannot tell whether it holds these fields: ${api}. Check it on the platform, or give this one another ExternalId`,
       );
     }
+    // Sent, its answer lost (an intent): that request may never have gone out, or been refused
+    // because the id was someone else's already. Whose collection it is, and its fields, unknown.
+    if (entry.digest === '') {
+      return failed(
+        `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} but that answer was lost, so it cannot tell whether its request made it ` +
+          `or someone else did (with fields of their own): ${api}. Check it on the platform, or give this one another ExternalId`,
+      );
+    }
     const differences = fieldDifferences(entry.fields, collectionFields(payload));
-    const when = `run ${entry.run}${entry.digest === '' ? ', whose answer was lost' : ''}`;
+    const when = `run ${entry.run}`;
     if (differences.length === 0) return { status: 'ok', errors: [], action: 'unchanged', note: `exists as examctl sent it (${when}): not created again (--existing ok)` };
     return failed(
       `collection ${id} exists on ${target} with other fields than examctl sent it (${when}): ${differences.join('; ')}; ` +

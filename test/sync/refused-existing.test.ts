@@ -64,4 +64,20 @@ describe('a collection refused as taken (810), someone else\'s', () => {
       expect(items[1]).toMatchObject({ id: 'coly', status: 'ok' });
     }
   });
+
+  it('nor after a run that sent it was killed: an answer lost proves nothing, with the same fields or not', async () => {
+    const add = (flags: string[], extraEnv: Record<string, string> = {}) =>
+      examctl(['collection', 'add', '--file', 'ours.json', '--target', 'remote', '--base-url', place.baseUrl, '--yes', '--json', ...flags], place.dir, { ...place.env, ...extraEnv });
+    // Someone else's, with this very request's fields.
+    writeFileSync(join(place.dir, 'theirs.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Ours' }]));
+    expect((await examctl(['collection', 'add', '--file', 'theirs.json', '--target', 'remote', '--base-url', place.baseUrl, '--yes'], place.dir, { ...place.env, EXAMCTL_SYNC_DIR: join(place.dir, 'their-memory') })).code).toBe(0);
+    writeFileSync(join(place.dir, 'ours.json'), JSON.stringify([{ ExternalId: 'colx', Title: 'Ours' }, { ExternalId: 'coly', Title: 'Ours too' }]));
+    // Killed once its requests are on record as sent: the memory holds what it was about to send.
+    expect((await add([], { EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL' })).signal).toBe('SIGKILL');
+    const run = await add(['--existing', 'ok']);
+    expect(run.code, run.stderr).toBe(1);
+    const colx = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items[0]!;
+    expect(colx).toMatchObject({ id: 'colx', status: 'failed' });
+    expect(colx.errors[0]!.message).toMatch(/examctl sent it there in run \S+ but that answer was lost, so it cannot tell whether its request made it or someone else did/);
+  });
 });
