@@ -63,8 +63,10 @@ export class LostZeros {
   constructor(
     /** The memory of the target, when it remembers anyone: what a new id is compared with. */
     private readonly memory: { peek(id: string): PeekedEntry | undefined } | undefined,
-    /** What the file's ids are, for the refusals: `id` (users), `candidate id`. */
+    /** What the file's ids are, for the refusals: `id` (users), `candidate id`, `schedule id`. */
     private readonly what = 'id',
+    /** What each would be made as twice: a `user` (of an id or a candidate), a `schedule`. */
+    private readonly made = 'user',
   ) {}
 
   /** One id of the file, where it is. */
@@ -118,8 +120,8 @@ export class LostZeros {
     throw new UsageError(
       terminalLine(
         `the file gives ${n(count)} new ${this.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
-          'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second user beside the one synced before). ' +
-          `${KEEP_AS_TEXT}new users, run again with ${REALLY_NEW_IDS}`,
+          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second ${this.made} beside the one synced before). ` +
+          `${KEEP_AS_TEXT}new ${this.made}s, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }
@@ -137,8 +139,8 @@ export class LostZeros {
     throw new UsageError(
       terminalLine(
         `the file gives ${pairs.length === 1 ? `two ${this.what}s that are one` : `${n(pairs.length)} pairs of ${this.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
-          'a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two users of one person). ' +
-          `${KEEP_AS_TEXT}other users, run again with ${REALLY_NEW_IDS}`,
+          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two ${this.made}s${this.made === 'user' ? ' of one person' : ''}). ` +
+          `${KEEP_AS_TEXT}other ${this.made}s, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }

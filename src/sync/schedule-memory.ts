@@ -6,6 +6,7 @@ import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
+import { LostZeros } from './lost-zeros.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -41,19 +42,28 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
    * Before anything is sent, dry runs too (docs/input-formats.md, "Leading zeros"): refuses the
    * run (exit 2) when a new candidate id of the file is a user or candidate examctl sent this
    * target with its leading zeros removed, or two candidate ids of the file are one once they are
-   * removed (a schedule is one unit of many rows: the run, not a row, is refused). Opened first.
+   * removed (a schedule is one unit of many rows: the run, not a row, is refused); the same for
+   * the file's schedule ids against the schedules examctl pushed there. Opened first.
    */
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
     const zeros = await this.zerosGuard('candidate id');
-    if (zeros === undefined || this.memory === undefined) return;
+    const memory = this.memory;
+    if (zeros === undefined || memory === undefined) return;
+    // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.
+    const schedules = new LostZeros(memory.entries.size === 0 ? undefined : memory, 'schedule id', 'schedule');
     for await (const record of records) {
       for (const fields of candidatesOf(record)) {
         const id = idOf(fields, 'CandidateExtId');
         if (id !== null) zeros.add(id, record.source);
       }
+      const scheduleId = idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId');
+      if (scheduleId !== null) schedules.add(scheduleId, record.source);
     }
-    zeros.refuse(describeTarget(this.memory.target));
-    zeros.refusePairs();
+    const target = describeTarget(memory.target);
+    for (const guard of [zeros, schedules]) {
+      guard.refuse(target);
+      guard.refusePairs();
+    }
   }
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */

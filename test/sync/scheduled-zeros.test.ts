@@ -112,3 +112,19 @@ describe('a schedule push', () => {
     expect((await stored()).users).toEqual(expect.arrayContaining(['0777', '777']));
   });
 });
+
+describe('a schedule push of a schedule id without its leading zeros', () => {
+  it('is refused when examctl pushed the id with them: nothing sent (it would be a second schedule); --really-new-ids sends it', async () => {
+    writeSittings('first.csv', [['004512', 'C-1']]);
+    expect((await push('first.csv')).code).toBe(0);
+    writeSittings('again.csv', [['4512', 'C-1'], ['4512', 'C-2']]);
+    const refused = await push('again.csv');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the file gives 1 new schedule id that examctl synced to local ');
+    expect(refused.stderr).toContain('(again.csv:2 4512 for 004512)');
+    expect(refused.stderr).toContain('each would be created as a second schedule beside the one synced before');
+    expect((await stored()).schedules).not.toContain('4512');
+    expect((await push('again.csv', '--really-new-ids')).code).toBe(0);
+    expect((await stored()).schedules).toContain('4512');
+  });
+});
