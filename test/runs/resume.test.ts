@@ -114,6 +114,9 @@ describe('an item in flight when the run died', () => {
       note: 'the resend changed nothing: the interrupted attempt of run R1 may have applied it (its answer was lost), or it was so before the run',
     });
     expect(settleInFlight('R1', fresh, unchanged, undefined)).toEqual(unchanged);
+    // Unchanged for a reason of its own (a collection made by an earlier run): kept as it is.
+    const made = { ...unchanged, note: 'exists as examctl sent it (run R0): not created again (--existing ok)' };
+    expect(settleInFlight('R1', inFlight, made, undefined)).toEqual(made);
     const created = { status: 'ok' as const, errors: [], action: 'created' as const };
     expect(settleInFlight('R1', inFlight, created, undefined)).toEqual(created);
   });
