@@ -13,7 +13,7 @@ import { RUNS_LIST, RUNS_SHOW, RUNS_RESUME, RUNS_PRUNE } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
-import { SYNCED_SHOW, SYNCED_FORGET, SYNCED_EXPORT, SYNCED_IMPORT, SYNCED_ADOPT, SYNCED_ADOPT_SCHEDULES, SYNCED_UNLOCK } from './commands/synced.options.js';
+import { SYNCED_SHOW, SYNCED_FORGET, SYNCED_EXPORT, SYNCED_IMPORT, SYNCED_ADOPT, SYNCED_ADOPT_SCHEDULES, SYNCED_ADOPT_COLLECTIONS, SYNCED_UNLOCK } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
 import type { Behaviours, CommandBehaviour, CommandOptions, CommandRun, DeclaredCommand, RerunInput } from './command-declaration.js';
@@ -76,6 +76,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(SYNCED_UNLOCK, async () => (await import('./commands/synced-transfer.js')).runUnlock),
   behaviour(SYNCED_ADOPT, async () => (await import('./commands/synced-adopt.js')).runAdopt),
   behaviour(SYNCED_ADOPT_SCHEDULES, async () => (await import('./commands/synced-adopt.js')).runAdoptSchedules),
+  behaviour(SYNCED_ADOPT_COLLECTIONS, async () => (await import('./commands/synced-adopt.js')).runAdoptCollections),
   behaviour(TEMPLATE, async () => (await import('./commands/template.js')).run),
   behaviour(
     USER_SYNC,

@@ -23,7 +23,7 @@ import { RUNS_LIST, RUNS_PRUNE, RUNS_RESUME, RUNS_SHOW } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
-import { SYNCED_ADOPT, SYNCED_ADOPT_SCHEDULES, SYNCED_EXPORT, SYNCED_FORGET, SYNCED_IMPORT, SYNCED_SHOW, SYNCED_UNLOCK } from './commands/synced.options.js';
+import { SYNCED_ADOPT, SYNCED_ADOPT_COLLECTIONS, SYNCED_ADOPT_SCHEDULES, SYNCED_EXPORT, SYNCED_FORGET, SYNCED_IMPORT, SYNCED_SHOW, SYNCED_UNLOCK } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
 import type { CommandDeclaration } from './command-declaration.js';
@@ -70,6 +70,7 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   SYNCED_IMPORT,
   SYNCED_ADOPT,
   SYNCED_ADOPT_SCHEDULES,
+  SYNCED_ADOPT_COLLECTIONS,
   SYNCED_UNLOCK,
   SYNCED_FORGET,
   LOGIN,

@@ -49,15 +49,7 @@ export type ResumeDecision =
    * request for it went out and no definite answer came back (lost, or a network failure, 429 or
    * 5xx), so the service may hold it already.
    */
-  | {
-      action: 'send';
-      maybeApplied: boolean;
-      /**
-       * An earlier request for it reached the service (a transient answer is on record: lost, 5xx),
-       * not only put on record as sent (which a kill can leave for a request that never went out).
-       */
-      reached?: boolean;
-    };
+  | { action: 'send'; maybeApplied: boolean };
 
 export interface ResumePlan {
   decide(ref: ItemRef): ResumeDecision;
@@ -116,7 +108,7 @@ export function planResume(record: RunRecord | RunIndex, state: RunState, input:
       const outcome = history.outcome;
       // Withdrawn (on record as sent, never sent) with no earlier answer: as if never reached.
       if (outcome === undefined) return { action: 'send', maybeApplied: history.maybeApplied };
-      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied, reached: true } : { action: 'keep', outcome };
+      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
     },
   };
 }
@@ -145,11 +137,11 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
  * have been applied before the answer was lost. A resend refused in words that say what a lost
  * attempt would have done (`lostAttemptDid`: it already exists, it is already gone) proves it only
  * for an id examctl chose for this run (`chosenId`: no one else has it): that item is ok, created.
- * An earlier request that reached the service (`reached`) is taken to have made it, as a retry
- * within a run takes it, with a note saying "possibly". Otherwise the same words fit a thing that
- * existed before the run (or an id that never was there), and an item on record as sent may never
- * have gone out (docs/runs.md, "Sent ahead"): it keeps the target's answer, with a note saying
- * what examctl cannot tell. Anything else, and any item never sent before, keeps its answer.
+ * For an id the file gives, the same words fit a thing that existed before the run (or an id that
+ * never was there), an item on record as sent may never have gone out (docs/runs.md, "Sent
+ * ahead"), and one answered 5xx was most likely not applied: it keeps the target's answer, with a
+ * note saying what examctl cannot tell. Anything else, and any item never sent before, keeps its
+ * answer.
  */
 export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;
@@ -164,11 +156,6 @@ export function settleInFlight(runId: string, decision: ResumeDecision, answer: 
   if (did === undefined) return answer;
   if (did === 'created' && chosenId) {
     return { status: 'ok', errors: [], action: 'created', note: `created by the interrupted attempt of run ${runId}, whose answer was lost (the id examctl chose for it is this run's alone)` };
-  }
-  // The earlier request reached the service and its answer was lost: taken as a retry within a run
-  // takes it (remote-client.ts), made by that request, with the same caveat.
-  if (did === 'created' && decision.reached === true) {
-    return { status: 'ok', errors: [], action: 'created', note: `already exists: possibly created by the lost attempt of run ${runId}, whose request reached the service and whose answer was lost, so not created again` };
   }
   const before = did === 'created' ? 'created it, or it existed before the run' : 'removed it, or it was never there';
   return { ...answer, note: `the interrupted attempt of run ${runId} may have ${before}: that request was on record as sent and its answer was lost, so examctl cannot tell which; check it` };

@@ -14,13 +14,14 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { targetInstance } from '../context/target.js';
 import { newRunId } from '../runs/index.js';
-import type { PreparedSchedule, UserRequest } from '../domain/index.js';
+import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { SourceRef } from '../input/record.js';
 import type { InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
 import { linksAfter } from './memberships.js';
 import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
+import { collectionFields } from './collection-memory.js';
 import { populationKey, requestDigest, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
 
@@ -155,4 +156,10 @@ export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'r
   const id = payload.request.Schedule.ScheduleExtId;
   if (typeof id !== 'string' || id === '') return { field: 'ScheduleExtId', code: null, message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt' };
   return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
+}
+
+/** A collection as `collection add` remembers it once its answer is ok (collection-memory.ts): one without an ExternalId has nothing to adopt (each run names it anew). */
+export function collectionEntryOf(collection: CollectionRequest): Omit<MemoryEntry, 'run'> | Problem {
+  if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '') return { field: 'ExternalId', code: null, message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt' };
+  return { digest: requestDigest(collection), fields: collectionFields(collection) };
 }

@@ -89,16 +89,6 @@ describe('an item in flight when the run died', () => {
     }
   });
 
-  it('answered "already exists" on resend after an earlier request reached the service (a transient answer on record): ok, possibly made by it, as within a run', () => {
-    const reached: ResumeDecision = { action: 'send', maybeApplied: true, reached: true };
-    expect(settleInFlight('R1', reached, duplicate, createdByLostAttempt('/schedule'))).toEqual({
-      status: 'ok',
-      errors: [],
-      action: 'created',
-      note: 'already exists: possibly created by the lost attempt of run R1, whose request reached the service and whose answer was lost, so not created again',
-    });
-  });
-
   it('a server wording the duplicate its own way (words anywhere, any case) is still "already exists" on resume', () => {
     const worded = { status: 'failed' as const, errors: [{ field: '', code: null, message: 'Bad request: duplicate ScheduleExtId S-1' }] };
     expect(settleInFlight('R1', inFlight, worded, createdByLostAttempt('/schedule'), true).status).toBe('ok');

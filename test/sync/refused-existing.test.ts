@@ -79,5 +79,17 @@ describe('a collection refused as taken (810), someone else\'s', () => {
     const colx = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items[0]!;
     expect(colx).toMatchObject({ id: 'colx', status: 'failed' });
     expect(colx.errors[0]!.message).toMatch(/examctl sent it there in run \S+ but that answer was lost, so it cannot tell whether its request made it or someone else did/);
+    expect(colx.errors[0]!.message).toContain('examctl synced adopt-collections');
+
+    // Checked on the platform and found right: adopted, the job is green again, the collection unchanged.
+    const adopted = await examctl(['synced', 'adopt-collections', '--file', 'ours.json', '--target', 'remote', '--base-url', place.baseUrl, '--yes'], place.dir, place.env);
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(adopted.stderr).toMatch(/adopted 2 collections of ours\.json into the sync memory of remote/);
+    const green = await add(['--existing', 'ok']);
+    expect(green.code, green.stderr).toBe(0);
+    expect((JSON.parse(green.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => [item.id, item.action])).toEqual([
+      ['colx', 'unchanged'],
+      ['coly', 'unchanged'],
+    ]);
   });
 });

@@ -10,13 +10,14 @@ import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
-import { adoptFile, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
+import { adoptFile, collectionEntryOf, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { refuseWithheldPins } from './withheld-pins.js';
 import { schedulePushInput } from './schedule-push.js';
-import type { SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
+import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
+import { collectionAddInput } from './collection-add.js';
 
 /**
  * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the
@@ -51,6 +52,19 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
   return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: scheduleEntryOf }, { ...options, syncDir }, deps, target);
+}
+
+/**
+ * `synced adopt-collections --file FILE`: collections (as `collection add --file` reads them)
+ * recorded as examctl made them, with their fields: the way back for a collection whose request was
+ * cut short, once checked on the platform (`--existing ok` then takes it for examctl's own).
+ */
+export async function runAdoptCollections({ file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptCollectionsOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const options = onlyGlobals(globals);
+  const fields = { title: undefined, externalId: undefined, owner: undefined, taxonomy: undefined, repository: undefined };
+  const input = await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), ...fields }, options, deps);
+  const source = new RecordSource(() => input.records(), false, 'collection add');
+  return adopt('collections', { file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: collectionEntryOf }, { ...options, syncDir }, deps, target);
 }
 
 /** What the command says of the file beside what it adopts: its name and how its units are made. */

@@ -2,7 +2,7 @@ import { argument, brief, grouped, HELP_GROUP, mandatory, option, type OptionsOf
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
-import { WHOLE_FILE_OPTIONS } from './file-options.js';
+import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 
 export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
@@ -25,6 +25,15 @@ export const SYNCED_ADOPT_OPTIONS = [
   SYNC_DIR_OPTION,
 ] as const;
 export const SYNCED_ADOPT_SCHEDULES_OPTIONS = [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const;
+export const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
+  ...grouped(HELP_GROUP.input, [
+    brief('the collections checked on the platform', mandatory('-f, --file <path>', 'the collections to record as examctl made them (as collection add reads them: JSON, CSV or .xlsx), each checked on the platform first')),
+    ...SHEET_OPTIONS,
+    ENCODING_OPTION,
+    ...RECORD_INPUT_OPTIONS,
+  ] as const),
+  SYNC_DIR_OPTION,
+] as const;
 export const SYNCED_UNLOCK_OPTIONS = [argument('lockId', '<lock-id>', 'the lock id the refusal named (the ID of the lock info)'), SYNC_DIR_OPTION] as const;
 
 export type SyncedShowOptions = OptionsOf<typeof SYNCED_SHOW_OPTIONS> & GlobalOptions;
@@ -33,6 +42,7 @@ export type SyncedExportOptions = OptionsOf<typeof SYNCED_EXPORT_OPTIONS> & Glob
 export type SyncedImportOptions = OptionsOf<typeof SYNCED_IMPORT_OPTIONS> & GlobalOptions;
 export type SyncedAdoptOptions = OptionsOf<typeof SYNCED_ADOPT_OPTIONS> & GlobalOptions;
 export type SyncedAdoptSchedulesOptions = OptionsOf<typeof SYNCED_ADOPT_SCHEDULES_OPTIONS> & GlobalOptions;
+export type SyncedAdoptCollectionsOptions = OptionsOf<typeof SYNCED_ADOPT_COLLECTIONS_OPTIONS> & GlobalOptions;
 export type SyncedUnlockOptions = OptionsOf<typeof SYNCED_UNLOCK_OPTIONS> & GlobalOptions;
 
 export const SYNCED_SHOW = declareCommand({
@@ -91,6 +101,16 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
   ],
   options: SYNCED_ADOPT_SCHEDULES_OPTIONS,
+  takesDryRun: true,
+});
+
+export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
+  path: ['synced', 'adopt-collections'],
+  description:
+    "record collections as examctl made them on the target, with the file's fields, as collection add leaves the memory after an ok: " +
+    'for collections checked on the platform whose request was cut short (collection add --existing ok fails those, docs/sync.md, "Collections"); nothing is sent',
+  examples: ['examctl synced adopt-collections --file collections.json --profile prod --dry-run', 'examctl synced adopt-collections --file collections.json --profile prod'],
+  options: SYNCED_ADOPT_COLLECTIONS_OPTIONS,
   takesDryRun: true,
 });
 
