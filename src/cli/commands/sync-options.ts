@@ -39,8 +39,8 @@ export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
 
 /** --really-new-ids (docs/input-formats.md, "Leading zeros"; src/sync/lost-zeros.ts): on user sync and schedule push. */
 export const [REALLY_NEW_IDS_OPTION] = grouped(HELP_GROUP.request, [
-  brief('ids alike but for leading zeros: other users', option(
+  brief('ids alike but for leading zeros: other ones', option(
     '--really-new-ids',
-    'the ids are really new: new ids that equal ids of users or candidates examctl sent this target with their leading zeros removed (4000 for 004000), or two ids of the file alike but for them, are really other users: send them (otherwise refused: docs/input-formats.md, "Leading zeros")',
+    'the ids are really new: new ids that equal ids of users, candidates or schedules examctl sent this target with their leading zeros removed (4000 for 004000), or two ids of the file alike but for them, are really other users or schedules: send them (otherwise refused: docs/input-formats.md, "Leading zeros")',
   ), 'refused'),
 ] as const);
