@@ -89,7 +89,7 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable' | 'withChosenId'>,
+    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable' | 'withChosenId' | 'lostAttemptDid'>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -338,7 +338,7 @@ export class RecordDispatcher<P, R> {
     if (kept !== undefined) this.remembered.push(kept);
     if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
     else if (outcome.status === 'partial') this.unsettled(unit);
-    else if (outcome.status === 'failed' && this.journal !== undefined) this.job.refused?.(unit, outcome);
+    else if (outcome.status === 'failed' && this.journal !== undefined) this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
     // Built once, not spread field by field: one object per answer.
     // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.
     const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: quoteWrittenProblems(outcome.errors, unit.written) };

@@ -131,8 +131,11 @@ export interface RecordJob<P, R = never> {
    * retries). The sync memory must not judge its row unchanged next time (docs/sync.md).
    */
   unsettled?(unit: Unit<P>): void;
-  /** A real run's unit the target refused (`failed`: a definite answer), with that answer. */
-  refused?(unit: Unit<P>, outcome: Outcome): void;
+  /**
+   * A real run's unit the target refused (`failed`: a definite answer); `taken`: refused because
+   * the thing already exists (`lostAttemptDid` says `created`): it is on the target, whoever made it.
+   */
+  refused?(unit: Unit<P>, taken: boolean): void;
   /**
    * A real run's unit about to be put on record as sent (its request goes once that is durable):
    * the sync memory records what it must believe if the answer is lost to a kill (docs/sync.md,

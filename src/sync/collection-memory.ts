@@ -83,10 +83,9 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
       );
     }
     const differences = fieldDifferences(entry.fields, collectionFields(payload));
-    const when = `run ${entry.run}`;
-    if (differences.length === 0) return { status: 'ok', errors: [], action: 'unchanged', note: `exists as examctl sent it (${when}): not created again (--existing ok)` };
+    if (differences.length === 0) return { status: 'ok', errors: [], action: 'unchanged', note: `exists as examctl sent it (run ${entry.run}): not created again (--existing ok)` };
     return failed(
-      `collection ${id} exists on ${target} with other fields than examctl sent it (${when}): ${differences.join('; ')}; ` +
+      `collection ${id} exists on ${target} with other fields than examctl sent it (run ${entry.run}): ${differences.join('; ')}; ` +
         `${api}. Change it on the platform, or give this one another ExternalId`,
     );
   }

@@ -298,15 +298,15 @@ export class SentMemory<P> {
    * short, and the same request refused now was not applied then either) is forgotten: it is
    * never a leaver, so an account of that id someone else made is never disabled. An id
    * remembered before gets its entry back as it was (names, links, digests): what was
-   * acknowledged still stands. A refusal because the id is taken (`exists`) applied nothing
-   * either, but says the id is on the target (`exists`, below).
+   * acknowledged still stands. A refusal because the id is taken (`taken`: a duplicate create)
+   * applied nothing either, but says the id is on the target, whoever made it (`existing`, below).
    */
-  refused(unit: Unit<P>, exists = false): void {
+  refused(unit: Unit<P>, taken = false): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
     const before = this.entriesBefore.get(unit.prepared.value as object);
     if (before === undefined) return;
-    if (exists) memory.record(unit.id, existing(before, this.run ?? ''));
+    if (taken) memory.record(unit.id, existing(before, this.run ?? ''));
     else if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
     else memory.record(unit.id, before);
   }

@@ -1011,8 +1011,9 @@ export class SyncMemory {
   /**
    * Ready to append (`restart`: the file is of another instance of the store, begun anew). Bytes
    * past what was read are other feeders' whole lines, appended since (left as they are), or a
-   * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run that is alone on the memory (`alone`: it decides, or no other live run
-   * feeds it) cuts anything: a feeder's write in progress can look torn to another.
+   * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
+   * on the memory (`alone`: it decides, or no other live run feeds it) cuts anything: a feeder's
+   * write in progress can look torn to another.
    */
   private async openForAppend(contents: MemoryContents, handle: FileHandle, restart: boolean, alone: () => Promise<boolean>): Promise<void> {
     this.handle = handle;

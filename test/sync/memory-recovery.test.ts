@@ -124,6 +124,22 @@ describe('the collections examctl sent travel with the memory', () => {
     }));
 });
 
+describe('synced adopt-collections', () => {
+  it('records the collections checked on the platform, each with its fields; one without an ExternalId is not adopted (exit 1, named)', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }, { Title: 'Named anew each run' }]));
+      const adopted = await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local()]);
+      expect(adopted.code).toBe(1);
+      expect(adopted.stderr).toContain('no ExternalId: each run names such a collection anew, so there is nothing to adopt');
+      expect(adopted.stderr).toMatch(/adopted 1 collections of c\.json into the sync memory of local store/);
+      // Taken for examctl's own by --existing ok, with the file's fields.
+      const memory = readFileSync(join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson'), 'utf8');
+      expect(memory).toContain('"id":"bio2027"');
+      expect(memory).toContain('"s":{"Title":"\\"Biology 2027\\""}');
+    }));
+});
+
 describe('synced adopt', () => {
   it('records exactly what a real run of the file leaves in the memory (digests, raw digests, names, links and flags, population)', () =>
     withTempDir(async (dir) => {

@@ -20,9 +20,6 @@ import { feedsMemory } from '../../sync/sent-memory.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
-/** What a refused create says of a collection: `created` for "already exists" (810, in any of the server's words). */
-const collectionLostAttemptDid = createdByLostAttempt('/collections');
-
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
   { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
@@ -42,12 +39,11 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, collection, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
-    // An 810 is on the target, whoever made it (this run's killed attempt, perhaps): never forgotten.
-    refused: (unit, outcome) => memory.refused(unit, collectionLostAttemptDid(outcome) === 'created'),
+    refused: (unit, taken) => memory.refused(unit, taken),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
-    lostAttemptDid: collectionLostAttemptDid,
+    lostAttemptDid: createdByLostAttempt('/collections'),
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
@@ -99,11 +95,11 @@ function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
 
 /** The flags that give one collection's fields; with --file the fields come from the file instead. */
 interface CollectionFieldFlags {
-  title: string | undefined;
-  externalId: string | undefined;
-  owner: string | undefined;
-  taxonomy: string[] | undefined;
-  repository: string[] | undefined;
+  title?: string | undefined;
+  externalId?: string | undefined;
+  owner?: string | undefined;
+  taxonomy?: string[] | undefined;
+  repository?: string[] | undefined;
 }
 
 async function fileRecords(

@@ -63,9 +63,6 @@ const FLAG_FIELDS = {
 /** The values of FLAG_FIELDS' flags, as given. */
 type FieldFlags = Pick<SchedulePushOptions, keyof typeof FLAG_FIELDS>;
 
-/** What a refused create says of a schedule: `created` for a duplicate ScheduleExtId, in any of the server's words. */
-const scheduleLostAttemptDid = createdByLostAttempt('/schedule');
-
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
   { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
@@ -128,14 +125,13 @@ export async function run(
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
-    // A duplicate is on the target, whoever made it (this run's killed attempt, perhaps): never forgotten.
-    refused: (unit, outcome) => memory.refused(unit, scheduleLostAttemptDid(outcome) === 'created'),
+    refused: (unit, taken) => memory.refused(unit, taken),
     intend: (unit, run) => memory.intend(unit, run),
     intentsDurable: () => memory.intentsDurable(),
     // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").
     send: async (api, payload, callOptions) => memory.answered(payload, payload.request.Schedule.ScheduleExtId ?? null, memory.withNote(payload, createdUnlessUpsert(payload, await sendSchedule(api, payload, callOptions), callOptions))),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
-    lostAttemptDid: scheduleLostAttemptDid,
+    lostAttemptDid: createdByLostAttempt('/schedule'),
     withChosenId: (payload, id) =>
       payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
         ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }

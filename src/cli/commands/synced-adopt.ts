@@ -61,8 +61,7 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
  */
 export async function runAdoptCollections({ file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptCollectionsOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
-  const fields = { title: undefined, externalId: undefined, owner: undefined, taxonomy: undefined, repository: undefined };
-  const input = await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), ...fields }, options, deps);
+  const input = await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, options, deps);
   const source = new RecordSource(() => input.records(), false, 'collection add');
   return adopt('collections', { file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: collectionEntryOf }, { ...options, syncDir }, deps, target);
 }
