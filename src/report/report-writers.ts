@@ -380,6 +380,12 @@ export class HumanSummaryWriter implements ReportSink {
       // The file name, the id and the message can carry what the input or the service put there.
       this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
     }
+    // A failure's note says what examctl cannot know about it (a resume's "may have created it"):
+    // beside its errors, not only in the report file. An ok item's note stays in the report.
+    if (item.note !== undefined && item.errors.length > 0 && !isNotSentItem(item)) {
+      if (this.shown.length >= SHOWN_ERRORS) this.hidden += 1;
+      else this.shown.push(terminalLine(`    note: ${item.note}`));
+    }
     if (dryRun && item.mapped !== undefined) this.countMapped(item.mapped);
     if (item.warnings === undefined) return;
     for (const warning of item.warnings) {

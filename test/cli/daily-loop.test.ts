@@ -153,7 +153,7 @@ describe('re-run safety of schedule push', () => {
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], testDeps(dir).deps)).toBe(0);
       const again = testDeps(dir);
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], again.deps)).toBe(1);
-      expect(again.stderr.text).toContain('(pass --upsert to update it)');
+      expect(again.stderr.text).toContain('(schedule push --upsert updates it)');
       expect(again.stderr.text).not.toContain('every run makes a new schedule');
       const past = testDeps(dir);
       await runCli([...argv, '--start', '2026-01-01T09:00:00Z', '--dry-run'], past.deps);

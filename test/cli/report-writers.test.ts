@@ -190,6 +190,19 @@ describe('human summary', () => {
     expect(dry.text).not.toContain('real runs only');
   });
 
+  it("shows a failure's note under its errors (a resume's doubt), never an ok item's, and passes it through the terminal gate", async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
+    const doubt = 'the interrupted attempt of run R-1 may have created it, or it existed before the run: check it\u001b[2J';
+    await builder.add(entry(2, 'failed', [{ field: 'ExternalId', code: null, message: 'already exists' }]));
+    await builder.add({ item: { ...entry(3, 'failed', [{ field: 'ExternalId', code: null, message: 'already exists' }]).item, note: doubt } });
+    await builder.add({ item: { source: { file: 'users.csv', line: 4 }, id: 'u-4', status: 'ok', errors: [], action: 'created', note: 'created by the interrupted attempt' } });
+    await builder.finish();
+    expect(out.text).toContain('users.csv:3 [u-3] ExternalId - already exists\n    note: the interrupted attempt of run R-1 may have created it, or it existed before the run: check it?[2J\n');
+    expect(out.text.match(/note:/g)).toHaveLength(1);
+    expect(out.text).not.toContain('created by the interrupted attempt');
+  });
+
   it('makes ids, file names and messages from the input or the service inert for the terminal (no ESC, no bidi override, no forged line)', async () => {
     const out = new StringSink();
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);

@@ -528,11 +528,14 @@ function sittingRow(record: InputRecord): { line: number; csv: boolean; fields: 
   return { line: record.source.line, csv: record.raw !== undefined, fields: record.fields };
 }
 
-/** The service names its API field (`Upsert`); the person at the command line needs the flag. */
+/**
+ * The service names its API field (`Upsert`); the person at the command line needs the command.
+ * Worded for a resume too (`runs resume` replays the run's own flags: the update is a new run).
+ */
 function namingUpsertFlag(problem: Problem): Problem {
   if (!/^duplicate scheduleextid/i.test(problem.message.trim())) return problem;
   const base = problem.message.replace(/\s*\(use Upsert to update it\)\s*$/i, '');
-  return { ...problem, message: `${base} (pass --upsert to update it)` };
+  return { ...problem, message: `${base} (schedule push --upsert updates it)` };
 }
 
 /** An ok answer to a request without Upsert made the schedule (a duplicate is refused): `created`. */
