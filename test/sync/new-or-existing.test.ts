@@ -133,7 +133,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       expect(onlyNew.code, onlyNew.stderr).toBe(0);
       expect(received).toEqual(['u-3']);
       expect(onlyNew.json().items).toEqual([
-        expect.objectContaining({ id: 'u-2', status: 'ok', action: 'left', note: 'on the target already, as the sync memory knows (examctl synced it there): not sent (--only-new)' }),
+        expect.objectContaining({ id: 'u-2', status: 'ok', action: 'left', note: 'on the target already, as the sync memory knows (examctl synced it there, or the target refused it as taken): not sent (--only-new)' }),
         expect.objectContaining({ id: 'u-3', status: 'ok', action: 'created' }),
       ]);
       expect(onlyNew.stderr).toContain('2 ok: 1 created, 1 left alone\n');
