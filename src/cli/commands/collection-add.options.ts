@@ -2,12 +2,13 @@ import { allKept, choice, grouped, HELP_GROUP, option, repeatable, type OptionsO
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
-import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
+import { ENCODING_OPTION, ONLY_FAILED_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
+    ONLY_FAILED_OPTION,
     ...SHEET_OPTIONS,
     ENCODING_OPTION,
     ...RECORD_INPUT_OPTIONS,
@@ -39,7 +40,9 @@ export const COLLECTION_ADD = declareCommand({
     '# on a terminal without --title: asks for it',
     'examctl collection add',
     '# several at once from a JSON array, with a report',
-    'examctl collection add --file collections.json --report result.csv',
+    'examctl collection add --file collections.csv --report result.csv',
+    '# fix the failed rows in result.csv, then send only those',
+    'examctl collection add --file result.csv --only-failed --report retry.csv',
     '# a CI job that may run twice: a collection examctl sent before, unchanged, is ok',
     'examctl collection add --file collections.json --existing ok --yes',
   ],

@@ -17,17 +17,19 @@ import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, typ
 import { terminalLine } from '../../formats/terminal-text.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { feedsMemory } from '../../sync/sent-memory.js';
+import { UsageError } from '../../system/errors.js';
 
 export const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
+  { file, onlyFailed, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const fromFile = file !== undefined;
+  if (onlyFailed === true && !fromFile) throw new UsageError('--only-failed reads a run report: give it with --file');
   // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
   const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
   const job: RecordJob<CollectionRequest, Outcome> = {
@@ -49,7 +51,7 @@ export async function run(
   };
   let outcome: RunOutcome<Outcome>;
   try {
-    outcome = await runPipeline(job, options, deps, target);
+    outcome = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   } finally {
     await memory.close();
   }
@@ -110,7 +112,6 @@ async function fileRecords(
 ): Promise<() => AsyncIterable<InputRecord>> {
   const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
   if (given.length > 0) {
-    const { UsageError } = await import('../../system/errors.js');
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
   return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input });

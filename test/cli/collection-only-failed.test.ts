@@ -1,0 +1,44 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+/** `collection add`'s report fed back: only the rows that are not ok go again (docs/runs.md, "Fix and retry"). */
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+function rows(file: string): Record<string, string>[] {
+  return parse(readFileSync(file, 'utf8'), { columns: true }) as Record<string, string>[];
+}
+
+describe('collection add --only-failed', () => {
+  it('sends only the failed rows of its own report, once fixed; the ok ones are not sent again (which would be 810)', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'c.csv'), `ExternalId,Title\nphys2027,Physics 2027\nbad id,Bad\nbio2027,${'x'.repeat(120)}\n`);
+      const first = await cli(dir, ['collection', 'add', '--file', 'c.csv', '--report', 'r.csv', '--store', 's']);
+      expect(first.code).toBe(1);
+      expect(rows(join(dir, 'r.csv')).map((row) => row.status)).toEqual(['ok', 'failed', 'failed']);
+      // The admin fixes the two failed rows in the report and sends it back.
+      const fixed = readFileSync(join(dir, 'r.csv'), 'utf8').replace('bad id,Bad,', 'badid,Bad,').replace(`bio2027,${'x'.repeat(120)},`, 'bio2027,Biology 2027,');
+      writeFileSync(join(dir, 'r.csv'), fixed);
+      const retry = await cli(dir, ['collection', 'add', '--file', 'r.csv', '--only-failed', '--report', 'retry.csv', '--store', 's']);
+      expect(retry.stderr).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped');
+      expect(retry.code).toBe(0);
+      // Without --only-failed the ok row would be refused as taken: the loop must not do that.
+      const whole = await cli(dir, ['collection', 'add', '--file', 'r.csv', '--store', 's']);
+      expect(whole.code).toBe(1);
+      expect(whole.stderr).toMatch(/\[phys2027\].*810/);
+    }));
+
+  it('needs the report as --file', () =>
+    withTempDir(async (dir) => {
+      const run = await cli(dir, ['collection', 'add', '--only-failed', '--title', 'T', '--store', 's']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--only-failed reads a run report: give it with --file');
+    }));
+});
