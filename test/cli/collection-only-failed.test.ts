@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
-/** `collection add`'s report fed back: only the rows that are not ok go again (docs/runs.md, "Fix and retry"). */
+/** `collection add`'s report fed back: only the rows that are not ok go again (docs/human.md, "Fix and retry"). */
 async function cli(dir: string, argv: string[]) {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
   const code = await runCli(argv, io.deps);
