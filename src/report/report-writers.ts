@@ -1,6 +1,6 @@
 import { quotedValue, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
-import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow } from './run-report.js';
+import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { isReportColumn, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
@@ -18,36 +18,49 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
-  if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun);
+  if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
   const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
   const missing = note.found
     ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
     : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
+  const costs = note.kind === 'schedules'
+    ? 'no schedule was left out as unchanged, and no later run names a candidate this one registered when the file drops it'
+    : 'no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile';
   return (
-    `${missing}: no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile; ` +
-    `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl synced adopt${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
+    `${missing}: ${costs}; ` +
+    `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
   );
 }
+
+/** The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost"). */
+const ADOPT_COMMAND = { users: 'synced adopt', schedules: 'synced adopt-schedules', collections: 'synced adopt-collections' } as const;
+
+/** What a memory that misses a run's work lets happen, by what the memory is of. */
+const MISSED_WORK = {
+  users: 'so a user it created is not disabled when it leaves the file, a link or flag it added is not pruned, and a row it changed may be judged unchanged',
+  schedules: 'so a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged',
+  collections: 'so --existing ok fails for a collection it made (examctl finds no record of sending it)',
+} as const;
 
 /**
  * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"): said
  * on stderr and in every sink, refused by --require-memory.
  */
-export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string; later?: true }): string {
+export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string; later?: true }, kind: SyncMemoryNote['kind'] = 'users'): string {
   const who = population === null ? 'the runs without --population' : `--population ${population}`;
+  const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.later === true) {
     return (
       `the sync memory at ${file} is older than run ${missed.run} of ${who} (started at ${missed.since}, in this runs directory): it misses what that run did ` +
-      '(a memory restored from before it: a CI cache, a copy, an older export), so a user it created is not disabled when it leaves the file, a link or flag it added is not pruned, ' +
-      `and a row it changed may be judged unchanged; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (examctl synced adopt${population === null ? '' : ` --population ${population}`}) ` +
+      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) ` +
       'before the next night (docs/sync.md, "When the memory is lost")'
     );
   }
   return (
     `the sync memory at ${file} misses what run ${missed.run} of ${who} did: it started at ${missed.since} and never stored its memory (killed, or its store failed), ` +
-    'so a user it created is not disabled when it leaves the file and a link it added is not pruned; ' +
-    `where its journal is, examctl runs resume ${missed.run} stores what it did; else rebuild the memory from the last file sent (examctl synced adopt${population === null ? '' : ` --population ${population}`}) ` +
+    `${MISSED_WORK[kind]}; ` +
+    `where its journal is, examctl runs resume ${missed.run} stores what it did; else rebuild the memory from the last file sent (${adopt}) ` +
     'or restore an export holding that run (examctl synced import) before the next night (docs/sync.md, "A state service")'
   );
 }

@@ -146,6 +146,8 @@ export interface ReportHeader {
  * for the runs without one). A memory that does not record the population is none for this run.
  */
 export interface SyncMemoryNote {
+  /** What the memory is of (its command: user sync, schedule push, collection add): what a gap in it costs differs. */
+  kind?: 'users' | 'schedules' | 'collections';
   found: boolean;
   file: string;
   remembered: number;

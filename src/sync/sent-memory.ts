@@ -150,10 +150,12 @@ export class SentMemory<P> {
     const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);
     let missesRun: SyncMemoryNote['missesRun'] = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
-    if (decides && missesRun === undefined && populationFound) missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
+    // Not collections: their runs put no population on record (only an adoption does), and what
+    // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
+    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
     if (decides && missesRun !== undefined) {
-      const words = missedRunSentence(this.placed.name, population ?? null, missesRun);
+      const words = missedRunSentence(this.placed.name, population ?? null, missesRun, this.kind);
       if (this.flags.requireMemory) {
         await this.close();
         throw new UsageError(terminalLine(`--require-memory: ${words}; nothing was sent`));

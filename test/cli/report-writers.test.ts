@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { csvCell, csvLine, neutraliseCell } from '../../src/formats/csv-cell.js';
-import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor } from '../../src/report/report-writers.js';
+import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
 import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
 import { StringSink } from '../../src/system/text-sink.js';
 
@@ -214,5 +214,24 @@ describe('human summary', () => {
     expect(out.text).toContain('looks like ?[31ma number?');
     expect(out.text).not.toMatch(/[\u001b\u0007\u009b\u202e\u2066]/);
     expect(out.text.split('\n').filter((line) => line.includes('users.csv:9'))).toHaveLength(1);
+  });
+});
+
+describe('what a gap in the sync memory costs, in the words of what it is a memory of', () => {
+  const missed = { run: 'R-9', since: '2026-11-20T02:00:00.000Z', later: true as const };
+  it('users: leavers, links and unchanged rows, rebuilt by synced adopt', () => {
+    const words = missedRunSentence('/m/users.ndjson', 'staff', missed, 'users');
+    expect(words).toContain('a user it created is not disabled when it leaves the file');
+    expect(words).toContain('(examctl synced adopt --population staff)');
+  });
+  it('schedules: candidates and unchanged schedules, rebuilt by synced adopt-schedules; never a leaver', () => {
+    const words = missedRunSentence('/m/schedules.ndjson', null, missed, 'schedules');
+    expect(words).toContain('a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged');
+    expect(words).toContain('(examctl synced adopt-schedules)');
+    expect(words).not.toMatch(/user|leaver|disabled/);
+    const none = noMemorySentence({ ...header, command: 'schedule push', syncMemory: { kind: 'schedules', found: false, file: '/m/schedules.ndjson', remembered: 0, population: null, populationFound: false } });
+    expect(none).toContain('no schedule was left out as unchanged');
+    expect(none).toContain('(examctl synced adopt-schedules)');
+    expect(none).not.toMatch(/leaver|disabled/);
   });
 });

@@ -138,6 +138,20 @@ describe('synced adopt-collections', () => {
       expect(memory).toContain('"id":"bio2027"');
       expect(memory).toContain('"s":{"Title":"\\"Biology 2027\\""}');
     }));
+
+  it('is not said to be "older than" the collection runs after it (they put no population on record): no warning on the nights that follow', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }]));
+      expect((await cli(dir, ['collection', 'add', '--file', 'c.json', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local()])).code).toBe(0);
+      for (let night = 1; night <= 2; night++) {
+        const again = await cli(dir, ['collection', 'add', '--file', 'c.json', '--existing', 'ok', ...local()]);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('1 ok: 1 unchanged');
+        expect(again.stderr).not.toContain('older than run');
+      }
+    }));
 });
 
 describe('synced adopt', () => {
