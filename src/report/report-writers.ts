@@ -554,7 +554,7 @@ const ACTION_WORDS: Readonly<Record<ItemAction, string>> = {
   created: 'created',
   updated: 'updated',
   unchanged: 'unchanged',
-  sent: 'sent (new or existing: not known)',
+  sent: 'sent (what it did: not known)',
   disabled: 'disabled',
   removed: 'removed',
   left: 'left alone',

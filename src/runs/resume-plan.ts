@@ -147,8 +147,9 @@ export function settleInFlight(runId: string, decision: ResumeDecision, answer: 
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;
   // The resend changed nothing: the interrupted attempt may have applied it, or it was so before
   // the run ("unchanged" alone would hide that this run may have created or changed it). An
-  // answer that says why itself (a collection examctl made in an earlier run: --existing ok) keeps it.
-  if (answer.status === 'ok' && answer.action === 'unchanged' && answer.note === undefined) {
+  // answer that says why itself (a collection examctl made in an earlier run: --existing ok) keeps
+  // it, unless the why is what a lost attempt would leave (--missing-ok's "not an invigilator").
+  if (answer.status === 'ok' && answer.action === 'unchanged' && (answer.note === undefined || lostAttemptDid?.(answer) === 'removed')) {
     return { ...answer, action: 'sent', note: `the resend changed nothing: the interrupted attempt of run ${runId} may have applied it (its answer was lost), or it was so before the run` };
   }
   if (answer.status === 'ok') return answer;

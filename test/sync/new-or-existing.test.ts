@@ -76,7 +76,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       expect(first.code, first.stderr).toBe(0);
       expect(first.json().items.map((item) => item.action)).toEqual(['sent', 'sent', 'sent']);
       expect(first.json().summary).toMatchObject({ ok: 3, created: 0, updated: 0, sent: 3 });
-      expect(first.stderr).toContain('3 ok: 3 sent (new or existing: not known)\n');
+      expect(first.stderr).toContain('3 ok: 3 sent (what it did: not known)\n');
 
       // u-2 renamed, u-4 and u-5 join.
       await writeFile(join(dir, 'night2.csv'), `${HEADER}\n${[row('u-1'), row('u-2', 'Anna'), row('u-3'), row('u-4'), row('u-5')].join('\n')}\n`);

@@ -13,7 +13,7 @@ import { demoServerDirs } from '../support/serve-store.js';
 const place = demoServerDirs('resumed-first');
 
 describe('a first user sync through a remote target, killed and resumed', () => {
-  it('says sent (new or existing: not known) for every user, as the run would have without the kill', async () => {
+  it('says sent (what it did: not known) for every user, as the run would have without the kill', async () => {
     const { dir, env, baseUrl } = place;
     await writeUsersCsv(join(dir, 'users.csv'), range('first', 300));
     const remote = ['--target', 'remote', '--base-url', baseUrl, '--yes'];

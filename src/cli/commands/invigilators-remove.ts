@@ -46,14 +46,16 @@ export async function run(
   const options = onlyGlobals(globals);
   checkReportOption(options);
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
-  const job: RecordJob<string, { id: string; removed: boolean }> = {
+  const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),
     ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
-    lostAttemptDid: removedByLostAttempt,
-    // Who is no longer an invigilator, named after the summary (removed; 319: was not one).
-    remember: (_unit, id, outcome) => (outcome.status === 'failed' ? undefined : { id, removed: outcome.status === 'ok' && outcome.action !== 'unchanged' }),
+    // With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell).
+    lostAttemptDid: missingOk === true ? (answer) => removedByLostAttempt(answer) ?? (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined) : removedByLostAttempt,
+    // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot tell).
+    remember: (_unit, id, outcome) =>
+      outcome.status === 'failed' ? undefined : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
   };
   const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
@@ -96,12 +98,21 @@ export async function invigilatorsRemoveInput(
 /** How many ids the line names before it only counts. */
 const NAMED_IDS = 20;
 
-async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly { id: string; removed: boolean }[], dryRun: boolean, deps: CommandDeps): Promise<void> {
+/** What became of an id: removed by this run, not an invigilator (319), or gone with no telling which (a resend of an interrupted attempt's). */
+interface RemovedId {
+  id: string;
+  was: 'removed' | 'absent' | 'unknown';
+}
+
+async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly RemovedId[], dryRun: boolean, deps: CommandDeps): Promise<void> {
   const list = (ids: string[]) => `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
-  const removed = remembered.filter((kept) => kept.removed).map((kept) => kept.id);
-  const notThere = remembered.filter((kept) => !kept.removed).map((kept) => kept.id);
+  const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
+  const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
   if (removed.length > 0) await deps.stderr.write(terminalLine(`${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`) + '\n');
   if (notThere.length > 0) await deps.stderr.write(terminalLine(`not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`) + '\n');
+  if (unknown.length > 0) {
+    await deps.stderr.write(terminalLine(`no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`) + '\n');
+  }
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
