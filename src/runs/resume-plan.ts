@@ -58,6 +58,14 @@ export interface ResumePlan {
   keptBelow(total: number): number;
 }
 
+/**
+ * The way on when a run's input (or a file it read besides) changed since it started. Not "the
+ * run's report with --only-failed": a kill -9 leaves none, and `runs show --report` of a changed
+ * input cannot give its rows back.
+ */
+export const CHANGED_INPUT_ADVICE =
+  'put the original back and resume, or run the command again on the file as it is now (a job that can run twice loses nothing: user sync, --upsert, --missing-ok, --existing ok; docs/ci.md, "A job that runs twice")';
+
 export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'input-changed' | 'input-missing'; message: string };
 
 /**
@@ -80,7 +88,7 @@ export function planResume(record: RunRecord | RunIndex, state: RunState, input:
     if (changed !== undefined) {
       return now === 'missing'
         ? { refused: true, reason: 'input-missing', message: `run ${id}: ${changed}` }
-        : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; put the original back, or start a new run (with --only-failed on the run's report)` };
+        : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}` };
     }
   }
   const indexed = record instanceof RunIndex ? record : undefined;

@@ -13,6 +13,7 @@ import {
   unjournaledCount,
   unitsOf,
   resolveRunsDir,
+  CHANGED_INPUT_ADVICE,
   NothingToResumeError,
   RunJournalError,
   assertTrustedRun,
@@ -276,7 +277,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
     const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
-    if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; put the original back, or start a new run (with --only-failed on the run's report)`);
+    if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
