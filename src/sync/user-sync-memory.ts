@@ -260,6 +260,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
    * added to is a change: it is sent.
    */
+  /** A full run (every row sent) with --disable-missing: each user of the file is sent DisableLogin false. */
+  private get enablesEveryone(): boolean {
+    return this.userFlags.disableMissing === true && !this.flags.changedOnly;
+  }
+
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
     // One of two rows whose ids are one once leading zeros are removed: neither is sent.
     const pair = this.lostZeros?.problemAt(unit.source.line, unit.id);
@@ -275,7 +280,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.noteKeptLinks(unit.id, given);
     }
     let value = given;
-    if (entry?.disabled === true && value.DisableLogin === undefined) value = { ...value, DisableLogin: false };
+    // A user the memory knows it disabled is back. And a full run with --disable-missing (the
+    // file is the whole population) enables every user of the file: one disabled on the platform
+    // by a night a restored memory missed, or by another tool, is not left disabled for good
+    // (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enablesEveryone)) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
@@ -436,7 +445,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
-    if (entry !== undefined && !leaver && payload === given && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
+    // A full run's DisableLogin false for a user the memory has enabled already changes nothing it knows.
+    const asKnown = payload === given || (entry?.disabled !== true && given.DisableLogin === undefined && payload.DisableLogin === false && !this.pruned.has(payload));
+    if (entry !== undefined && !leaver && asKnown && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
     // A joiner without links (most of a first import) needs no links worked out.
     const links = entry === undefined && (payload.Hierarchies === undefined || payload.Hierarchies.length === 0) ? undefined : linksMaybeAfter(entry?.links, payload.Hierarchies);
     const firstName = payload.FirstName ?? entry?.firstName;

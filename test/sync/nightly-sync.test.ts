@@ -155,13 +155,17 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied.map((a) => a.id)).toEqual(['stu-00007']);
   });
 
-  it('--disable-missing without --changed-only disables the leavers and sends everything else', async () => {
+  it('--disable-missing without --changed-only disables the leavers and sends everything else, each user of the file with DisableLogin false (docs/sync.md, "Drift")', async () => {
     expect((await sync('full.csv')).code).toBe(0);
     server.applied.length = 0;
     const run = await sync('tonight.csv', '--disable-missing');
     expect(run.code, run.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
-    expect(server.applied.filter((a) => a.disableLogin === undefined)).toHaveLength(USERS - REMOVED);
+    expect(server.applied.filter((a) => a.disableLogin === false)).toHaveLength(USERS - REMOVED);
+    // Without --disable-missing a full run leaves login as the platform has it.
+    server.applied.length = 0;
+    expect((await sync('tonight.csv')).code).toBe(0);
+    expect(server.applied.filter((a) => a.disableLogin !== undefined)).toEqual([]);
   });
 
   it('the dry run shows the plan from the memory without asking the service', async () => {

@@ -1,0 +1,67 @@
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctl } from '../durability/helpers.js';
+
+/**
+ * A memory restored from before a night that disabled a leaver (a CI cache restored from an older
+ * entry, on a fresh runner with no runs directory to compare with) does not know it disabled
+ * them. The leaver comes back: the nights judge the row unchanged, as far as that memory knows.
+ * The weekly full run with --disable-missing enables every user of the file, so the user is not
+ * left disabled for good (docs/sync.md, "Drift"); a --changed-only night still sends nobody.
+ */
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+const ids = Array.from({ length: 12 }, (_, i) => `st-${i}`);
+
+function writeUsers(dir: string, name: string, without?: string): void {
+  writeFileSync(join(dir, name), `${[HEADER, ...ids.filter((id) => id !== without).map((id) => `${id},First,Last ${id},${id}@example.test,${id},Candidate`)].join('\n')}\n`);
+}
+
+interface Item {
+  id: string;
+  action?: string;
+}
+
+describe('a returning leaver a restored memory never knew was disabled', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'examctl-full-enables-'));
+    writeUsers(dir, 'all.csv');
+    writeUsers(dir, 'left.csv', 'st-5');
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stays disabled through the nights, and is enabled by the full run with --disable-missing', async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
+    const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--disable-missing', '--max-disable', '5', '--json', ...flags], dir, env);
+    const disabled = async () => {
+      const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+      return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === 'st-5')?.DisableLogin === true;
+    };
+    expect((await sync('all.csv', '--changed-only')).code).toBe(0);
+    cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
+    const night2 = await sync('left.csv', '--changed-only');
+    expect((JSON.parse(night2.stdout) as { items: Item[] }).items.filter((item) => item.action === 'disabled').map((item) => item.id)).toEqual(['st-5']);
+    expect(await disabled()).toBe(true);
+
+    // A fresh runner: the cache of night 1 restored, no runs directory.
+    rmSync(join(dir, 'cache'), { recursive: true });
+    rmSync(join(dir, 'runs'), { recursive: true });
+    cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
+    const night3 = await sync('all.csv', '--changed-only');
+    expect(night3.code, night3.stderr).toBe(0);
+    expect(await disabled()).toBe(true);
+
+    const weekly = await sync('all.csv');
+    expect(weekly.code, weekly.stderr).toBe(0);
+    expect(await disabled()).toBe(false);
+    // Remembered as the file gives it: the next night finds every row unchanged, and sends nobody.
+    const night4 = await sync('all.csv', '--changed-only');
+    expect(night4.code).toBe(0);
+    expect(new Set((JSON.parse(night4.stdout) as { items: Item[] }).items.map((item) => item.action))).toEqual(new Set(['unchanged']));
+  });
+});
