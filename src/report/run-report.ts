@@ -156,9 +156,10 @@ export interface SyncMemoryNote {
   /**
    * A run of this population the memory misses: one that started on a state service and never
    * stored its end (docs/sync.md, "A state service"), or (`later`) one in the runs directory
-   * newer than the memory's newest run of the population (a memory restored from before it).
+   * newer than the memory's newest run of the population (a memory restored from before it), or
+   * (`cut`) the newest run, whose end the memory lacks though its journal finished (a file cut short).
    */
-  missesRun?: { run: string; since: string; later?: true };
+  missesRun?: { run: string; since: string; later?: true; cut?: true };
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

@@ -717,6 +717,16 @@ export async function laterFeedingRuns(
 }
 
 /**
+ * When run `id` of this runs directory finished (its summary, written after its end line): its
+ * start. Undefined when it is not a run id, is not there, did not finish, or `trust` refuses it.
+ */
+export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
+  if (!isRunId(id)) return undefined;
+  if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) return undefined;
+  return (await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
+}
+
+/**
  * `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by
  * default). With `trust`, runs it refuses are passed over (never chosen for the user).
  */

@@ -125,7 +125,7 @@ export async function adoptFile<P>(
 /** Records an adoption: every entry, then the population as synced by the adoption's run. */
 export function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined): void {
   for (const { id, entry } of adoption.adopted) memory.record(id, entry);
-  memory.recordPopulation(populationKey(population), adoption.run);
+  memory.recordPopulation(populationKey(population), adoption.run, true);
 }
 
 /**

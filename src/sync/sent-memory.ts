@@ -5,7 +5,7 @@ import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js'
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
-import { laterFeedingRuns } from '../runs/read-run.js';
+import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import {
@@ -149,6 +149,9 @@ export class SentMemory<P> {
     // A run of this population that started on a state service and never stored its end (killed): the memory misses what it did. Its own resume is that run.
     const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);
     let missesRun: SyncMemoryNote['missesRun'] = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
+    // A memory whose newest run of the population stored no end, while its journal here says it
+    // finished, was cut short (a partial restore or copy, a full disk): it misses the end of that run.
+    if (decides && missesRun === undefined && populationFound) missesRun = await this.cutShortAt(populations, populationKey(population));
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
@@ -178,6 +181,20 @@ export class SentMemory<P> {
       await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : ''})`)}\n`);
     }
     return this.memory;
+  }
+
+  /**
+   * The population's newest run, when the memory holds no end for it but the run finished here
+   * (its journal's summary). Only a memory that marks ends at all (a run of an examctl older than
+   * the mark leaves none) is judged; a run killed before its end is not finished, and a resume of
+   * it (this run) stores its end.
+   */
+  private async cutShortAt(populations: ReadonlyMap<string, PopulationRecord>, key: string): Promise<SyncMemoryNote['missesRun']> {
+    const newest = populations.get(key);
+    if (newest === undefined || newest.ended === true || newest.run === this.deps.resume?.record.id || this.memory?.marksEnds !== true) return undefined;
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
+    return since === undefined ? undefined : { run: newest.run, since, cut: true };
   }
 
   /**
@@ -365,7 +382,8 @@ export class SentMemory<P> {
     this.memory = undefined;
     this.placed = undefined;
     this.known = undefined;
-    if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run);
+    // Its end marked: a memory whose newest run has no end while its journal finished was cut short.
+    if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run, true);
     await known?.close();
     await placed?.close();
   }

@@ -44,6 +44,12 @@ export function populationKey(population: string | undefined): string {
 export interface PopulationRecord {
   run: string;
   count: number;
+  /**
+   * The newest run stored its end here (it closed the memory, or was an adoption). A memory whose
+   * newest run did not, while its journal says it finished, was cut short (docs/sync.md, "When
+   * the memory is lost"). An examctl older than the mark writes none.
+   */
+  ended?: true;
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -239,6 +245,8 @@ export interface MemoryContents {
    * records none (`populationsOf` takes them from its entries).
    */
   populations?: Map<string, PopulationRecord> | undefined;
+  /** Some line marks a run's end (PopulationRecord.ended): its writer marks them, so a newest run without one did not store its end. */
+  marksEnds?: boolean;
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
@@ -320,12 +328,14 @@ interface PopulationBody {
   p?: unknown;
   r: unknown;
   n: unknown;
+  /** The run stored its end (PopulationRecord.ended); an older examctl reads past it. */
+  e?: unknown;
 }
 
 function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n } };
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === true ? { ended: true as const } : {}) } };
 }
 
 function populationLine(key: string, record: PopulationRecord): string {
@@ -334,7 +344,7 @@ function populationLine(key: string, record: PopulationRecord): string {
 
 /** A population line's body (JSON text), checksummed by `populationLine` or, for an append, with its group. */
 function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count });
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === true ? { e: true } : {}) });
 }
 
 /** The population lines of a memory rewritten whole, in name order. */
@@ -757,6 +767,7 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
   let target: ReportTarget | undefined;
   let instance: string | undefined;
   let populations: Map<string, PopulationRecord> | undefined;
+  let marksEnds = false;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
@@ -785,6 +796,7 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
       const read = populationOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
       (populations ??= new Map()).set(read.key, read.record);
+      if (read.record.ended === true) marksEnds = true;
     } else if (body.gone === true) {
       if (typeof body.id !== 'string' || body.id === '') throw damaged(file, line, 'a forgotten id that is not one');
       entries.forget(body.id);
@@ -796,7 +808,7 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
     start = end + 1;
   }
   // An empty file (just made) is of this format: its populations are known, none.
-  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations };
+  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations, marksEnds };
 }
 
 /**
@@ -959,6 +971,8 @@ export class SyncMemory {
     private readonly instance: string | undefined,
     /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
     private populationRecords: Map<string, PopulationRecord> | undefined,
+    /** Its lines mark runs' ends (MemoryContents.marksEnds), as read. */
+    readonly marksEnds = false,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -986,6 +1000,8 @@ export class SyncMemory {
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
         contents = emptyContents(file, kind);
       }
+      // Read before a compaction keeps only each population's newest record.
+      const marksEnds = contents.marksEnds === true;
       // Compacted under the lock once most lines are superseded (a full run appends every id each
       // night), and a file of format 1 rewritten as 2 with the populations of its entries.
       if (lock !== undefined && (contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK || (contents.populations === undefined && contents.lines > 0))) {
@@ -997,7 +1013,7 @@ export class SyncMemory {
         handle = opened?.handle;
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations, marksEnds);
       if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
       return memory;
     } catch (error) {
@@ -1066,16 +1082,19 @@ export class SyncMemory {
   private inferred: Map<string, PopulationRecord> | undefined;
 
   /**
-   * Records that run `run` synced the population `key` (a real run, at its start and its end; an
-   * adopted file): its newest run and its ids now. Not written to a file of format 1, whose
+   * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at
+   * its end; an adopted file, ended): its newest run and its ids now. Not written to a file of format 1, whose
    * writer would not read it: the next run that holds its lock rewrites it as format 2 first.
    */
-  recordPopulation(key: string, run: string): void {
+  recordPopulation(key: string, run: string, ended = false): void {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
-    const record = { run: before !== undefined && before.run > run ? before.run : run, count };
-    if (before?.run === record.run && before.count === count) return;
+    const newest = before !== undefined && before.run > run ? before.run : run;
+    // A run's end is marked on its own record only (a later run's record stays as it is).
+    const isEnded = newest === run ? ended : before?.ended === true;
+    const record: PopulationRecord = { run: newest, count, ...(isEnded ? { ended: true as const } : {}) };
+    if (before?.run === record.run && before.count === count && (before.ended === true) === isEnded) return;
     if (known === undefined) {
       if (this.lines > 0) return;
       this.populationRecords = new Map();

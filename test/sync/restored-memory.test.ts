@@ -1,4 +1,4 @@
-import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctl } from '../durability/helpers.js';
 
 /**
+ * What a memory restored from an older copy, or cut short, may not know (docs/sync.md, "Drift",
+ * "When the memory is lost").
+ *
  * A memory restored from before a night that disabled a leaver (a CI cache restored from an older
  * entry, on a fresh runner with no runs directory to compare with) does not know it disabled
  * them. The leaver comes back: the nights judge the row unchanged, as far as that memory knows.
@@ -24,10 +27,10 @@ interface Item {
   action?: string;
 }
 
-describe('a returning leaver a restored memory never knew was disabled', () => {
+describe('a memory restored from an older copy or cut short', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'examctl-full-enables-'));
+    dir = await mkdtemp(join(tmpdir(), 'examctl-restored-memory-'));
     writeUsers(dir, 'all.csv');
     writeUsers(dir, 'left.csv', 'st-5');
   });
@@ -35,7 +38,7 @@ describe('a returning leaver a restored memory never knew was disabled', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('stays disabled through the nights, and is enabled by the full run with --disable-missing', async () => {
+  it('a returning leaver the memory never knew was disabled stays disabled through the nights, and is enabled by the full run with --disable-missing', async () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
     const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--disable-missing', '--max-disable', '5', '--json', ...flags], dir, env);
     const disabled = async () => {
@@ -63,5 +66,38 @@ describe('a returning leaver a restored memory never knew was disabled', () => {
     const night4 = await sync('all.csv', '--changed-only');
     expect(night4.code).toBe(0);
     expect(new Set((JSON.parse(night4.stdout) as { items: Item[] }).items.map((item) => item.action))).toEqual(new Set(['unchanged']));
+  });
+
+  // A memory cut short at a line boundary (a partial restore, a copy interrupted, a full disk)
+  // reads as one a kill left; each run marks its end, and the runs directory says which finished.
+
+  it('cut short is refused by --require-memory and said by every night without it, naming the run whose end it lacks; a whole memory is not', async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
+    const night = (file: string, ...flags: string[]) =>
+      examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--max-disable', '5', '--json', ...flags], dir, env);
+    expect((await night('all.csv')).code).toBe(0);
+    const second = await night('left.csv', '--require-memory');
+    expect(second.code, second.stderr).toBe(0);
+    const run2 = (JSON.parse(second.stdout) as { run: string }).run;
+
+    // Night 2's lines cut off after its start: the disable of st-5 and the run's end are gone.
+    const memoryDir = join(dir, 'cache', readdirSync(join(dir, 'cache'))[0]!);
+    const file = join(memoryDir, 'users.ndjson');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const disabledAt = lines.findIndex((line) => line.includes('"x":true'));
+    expect(disabledAt).toBeGreaterThan(0);
+    writeFileSync(file, `${lines.slice(0, disabledAt).join('\n')}\n`);
+
+    const refused = await night('all.csv', '--require-memory');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(new RegExp(`lacks the end of run ${run2} .*which finished .*cut short`));
+    const said = await night('all.csv');
+    expect(said.code).toBe(0);
+    expect((JSON.parse(said.stdout) as { syncMemory: { missesRun?: { cut?: boolean } } }).syncMemory.missesRun).toMatchObject({ cut: true });
+    expect(said.stderr).toContain('was cut short');
+    // That night stored its own end: the memory is whole again as far as its runs go.
+    const after = await night('all.csv', '--require-memory');
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stderr).not.toContain('cut short');
   });
 });
