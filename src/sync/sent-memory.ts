@@ -177,8 +177,14 @@ export class SentMemory<P> {
       throw new UsageError(terminalLine(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`));
     }
     if (this.flags.changedOnly && !populationFound) {
-      const what = found ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}` : `no sync memory for ${describeTarget(target)} yet`;
-      await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : ''})`)}\n`);
+      // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").
+      const fed = await this.laterRunThan(target, '');
+      const what = found
+        ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}`
+        : fed === undefined
+          ? `no sync memory for ${describeTarget(target)} yet`
+          : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost`;
+      await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`)}\n`);
     }
     return this.memory;
   }

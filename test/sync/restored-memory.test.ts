@@ -68,6 +68,20 @@ describe('a memory restored from an older copy or cut short', () => {
     expect(new Set((JSON.parse(night4.stdout) as { items: Item[] }).items.map((item) => item.action))).toEqual(new Set(['unchanged']));
   });
 
+  it('a lost memory is not called "not made yet" where a run of the runs directory fed it', async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
+    const night = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--json'], dir, env);
+    const first = await night('all.csv');
+    expect(first.stderr).toContain('no sync memory for local store');
+    expect(first.stderr).toContain('yet, so every record is sent (this run starts it)');
+    const run1 = (JSON.parse(first.stdout) as { run: string }).run;
+    rmSync(join(dir, 'cache'), { recursive: true });
+    const lost = await night('all.csv');
+    expect(lost.code).toBe(0);
+    expect(lost.stderr.replace(/\s+/g, ' ')).toContain(`though run ${run1} of this runs directory fed one`);
+    expect(lost.stderr).toContain('it was lost, so every record is sent (this run starts it again)');
+  });
+
   // A memory cut short at a line boundary (a partial restore, a copy interrupted, a full disk)
   // reads as one a kill left; each run marks its end, and the runs directory says which finished.
 
