@@ -313,7 +313,9 @@ async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record
   const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
   throw new RunJournalError(
     `run ${header.id}: ${later.length === 1 ? 'a later run' : `${formatCount(later.length)} later runs`} of ${header.command} went to the same target since it started (${named}); ` +
-      `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. Run the command again with today's file instead, ` +
+      `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. ` +
+      "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done (examctl runs prune --all removes it from runs list); " +
+      'else run the command again with today\'s file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), ' +
       'or give --over-later-runs if the later runs sent other records',
   );
 }
