@@ -1,9 +1,10 @@
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
 import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } from '../report/report-file.js';
 import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/run-report.js';
-import { ReportWriteError } from '../system/errors.js';
+import { ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 
 /** The kept file of a report whose final replace failed, found through the error's causes. */
@@ -22,9 +23,36 @@ import { terminalLine } from '../formats/terminal-text.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
 
-/** Fails fast on a bad --report name, before any input is read. */
-export function checkReportOption(options: GlobalOptions): void {
-  if (options.report !== undefined) reportFormatOf(options.report);
+/** The options naming a file a run reads: a report written over one would replace it whole. */
+const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file' } as const;
+
+/**
+ * Fails fast on a bad --report name, before any input is read; with `deps`, also on a report that
+ * is a file the run reads (`--report users.csv --file users.csv` would replace the input with the
+ * report, and leave a resume nothing to read).
+ */
+export function checkReportOption(options: GlobalOptions, deps?: Pick<CommandDeps, 'cwd' | 'invocation'>): void {
+  if (options.report === undefined) return;
+  reportFormatOf(options.report);
+  if (deps === undefined) return;
+  const given = (deps.invocation ?? options) as Record<string, unknown>;
+  const report = fileIdentity(resolve(deps.cwd, options.report));
+  for (const [name, flag] of Object.entries(READ_FILE_OPTIONS)) {
+    const path = given[name];
+    if (typeof path !== 'string' || path === '-' || fileIdentity(resolve(deps.cwd, path)) !== report) continue;
+    throw new UsageError(terminalLine(`--report ${options.report} is the ${flag} file this run reads: the report would replace it; give the report another name`));
+  }
+}
+
+/** A path as the file it names (links followed), in the case a case-folding file system ignores. */
+function fileIdentity(path: string): string {
+  let real = path;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    // Not there yet: its name is what a report would take.
+  }
+  return process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
 }
 
 /** When a run report's run happened, for a report rebuilt after it (`runs show`): JUnit's `timestamp` and `time`. */

@@ -1,0 +1,32 @@
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+/** A report is written whole over its path: never over a file the run reads (its input, its map file). */
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+  const code = await runCli(argv, io.deps);
+  return { code, stderr: io.stderr.text };
+}
+
+describe('--report naming a file the run reads', () => {
+  it('is refused before anything is read or sent, the file left as it was (also through a link, also a --map-file)', () =>
+    withTempDir(async (dir) => {
+      const users = 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n';
+      writeFileSync(join(dir, 'users.csv'), users);
+      const same = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'users.csv', '--store', 's']);
+      expect(same.code).toBe(2);
+      expect(same.stderr).toContain('--report users.csv is the --file file this run reads: the report would replace it; give the report another name');
+      symlinkSync(join(dir, 'users.csv'), join(dir, 'link.csv'));
+      expect((await cli(dir, ['user', 'sync', '--file', 'link.csv', '--report', './users.csv', '--store', 's'])).code).toBe(2);
+      writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));
+      const map = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'map.json', '--report', 'map.json', '--store', 's']);
+      expect(map.code).toBe(2);
+      expect(map.stderr).toContain('is the --map-file file this run reads');
+      expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(users);
+      // Another name is fine.
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv', '--store', 's'])).code).toBe(0);
+    }));
+});
