@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../domain/field-rules.js';
-import { InputFileError } from '../system/errors.js';
+import { InputFileError, UsageError } from '../system/errors.js';
 import { parseJsonDocument } from './json-document.js';
 import { decodeTextDocument } from './text-source.js';
 import { cannotReadReason } from './text-source.js';
@@ -18,6 +18,11 @@ export interface ScheduleFileContent {
  * InputFileError naming the file, before anything is read from the main input.
  */
 export async function readScheduleFile(path: string, file: string): Promise<ScheduleFileContent> {
+  // The JSON itself given for the file (the contract's `--schedule <json>`): said, not "no such
+  // file". A file, never text: a PIN in it would show in `ps` and in the run journal's options.
+  if (file.trimStart().startsWith('{')) {
+    throw new UsageError('--schedule takes the path of a file holding the JSON object, not the JSON itself (given on the command line, a PIN in it would show in ps and in the run journal): write it to a file, e.g. schedule.json');
+  }
   let bytes: Buffer;
   try {
     bytes = await readFile(path);

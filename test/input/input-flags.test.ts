@@ -37,11 +37,16 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
     ['a map on collection add onto a user field', ['collection', 'add', '--file', 'not-there.json', '--dry-run', '--map', 'Name=FirstName'], 'collection add takes no field FirstName'],
     ['a --start in the spring-forward gap', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--start', '2027-03-28 02:30'], '--start: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
     ['a --schedule file whose local start the clocks skip', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--schedule', 'gap-schedule.json'], '--schedule gap-schedule.json: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
+    ['a --schedule file with a field no schedule has', ['schedule', 'push', ...MISSING, '--schedule', 'bogus-schedule.json'], '--schedule bogus-schedule.json: Unknown field "Bogus" in a schedule'],
+    ['a --schedule file whose start has no zone', ['schedule', 'push', ...MISSING, '--schedule', 'zoneless-schedule.json'], '--schedule zoneless-schedule.json: StartDateTime "2027-03-01T09:00:00" has no time zone: add Z or an offset such as +01:00, or give --timezone'],
+    ['the JSON itself as --schedule, not a file', ['schedule', 'push', ...MISSING, '--schedule', '{"ScheduleExtId":"S-X"}'], '--schedule takes the path of a file holding the JSON object, not the JSON itself'],
     ['a --start in the autumn overlap', ['schedule', 'push', ...MISSING, '--timezone', 'America/New_York', '--start', '2027-11-07 01:30'], '--start: StartDateTime "2027-11-07 01:30" happens twice in America/New_York'],
   ];
   it.each(cases)('%s', (_name, args, message) =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'gap-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-28 02:30' }));
+      await writeFile(join(dir, 'bogus-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00Z', Bogus: 1 }));
+      await writeFile(join(dir, 'zoneless-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00' }));
       const { code, stderr } = await run(dir, args);
       expect(code, stderr).toBe(2);
       expect(stderr).toContain(message);

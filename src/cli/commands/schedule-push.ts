@@ -12,6 +12,8 @@ import {
   type ScheduleDefaults,
 } from '../../domain/index.js';
 import { scheduleTextDoubts } from '../../domain/api-text-doubts.js';
+import { SCHEDULE_TABLE } from '../../domain/schedule.js';
+import { unknownFieldProblem } from '../../domain/field-rules.js';
 import { InputFileError, UsageError } from '../../system/errors.js';
 import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory } from '../../sync/schedule-memory.js';
@@ -263,6 +265,13 @@ async function scheduleDefaults(
   if (scheduleFile !== undefined) {
     const problems: Problem[] = [];
     defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems, '', written);
+    // The file's own faults are said of the file, before anything is read: not of every schedule the fields fill.
+    for (const key of Object.keys(defaults.schedule)) if (!SCHEDULE_TABLE.byName.has(key)) problems.push(unknownFieldProblem(SCHEDULE_TABLE, '', key));
+    for (const field of ['StartDateTime', 'EndDateTime'] as const) {
+      const value = defaults.schedule[field];
+      const reading = typeof value === 'string' ? readTypedDateTime(field, value, shaping.dates) : undefined;
+      if (reading !== undefined && !reading.ok) problems.push({ field, code: null, message: reading.message });
+    }
     if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
   }
   for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
