@@ -55,7 +55,13 @@ export async function openRun(
   try {
     if (started.status === 'rejected') throw started.reason;
     if (api !== null) journal = started.value;
-    const report = await openRunReport({ command, target: target.report, dryRun, ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) }, options, deps, { notes });
+    const plans = dryRun && api !== null && target.report.kind === 'local';
+    const report = await openRunReport(
+      { command, target: target.report, dryRun, ...(plans ? { plans: true as const } : {}), ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) },
+      options,
+      deps,
+      { notes },
+    );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };

@@ -107,7 +107,7 @@ export class JsonReportWriter implements ReportSink {
     private readonly out: TextSink,
     private readonly header: ReportHeader,
   ) {
-    this.plan = header.dryRun ? new RunPlan(header.syncMemory !== undefined) : undefined;
+    this.plan = header.dryRun ? new RunPlan(header.syncMemory !== undefined || header.plans === true) : undefined;
   }
 
   private open(): void | Promise<void> {
@@ -374,7 +374,7 @@ export class HumanSummaryWriter implements ReportSink {
   ) {
     this.noted = (extras.notes ?? []).map(() => 0);
     // A real run has no plan: the memory's says so only for a dry run.
-    this.plan = new RunPlan(header.dryRun && header.syncMemory !== undefined);
+    this.plan = new RunPlan(header.dryRun && (header.syncMemory !== undefined || header.plans === true));
   }
 
   item({ item }: ReportEntry): void {

@@ -123,6 +123,8 @@ export interface ReportHeader {
   command: string;
   target: ReportTarget;
   dryRun: boolean;
+  /** A dry run against a local store: its engine plans each record, so the run has a plan even when no record is valid. */
+  plans?: true;
   /** The run's id when it is journaled (docs/runs.md). */
   run?: string;
   /**

@@ -41,6 +41,12 @@ describe('a plan people can read (dry run on the local engine)', () => {
       const io = testDeps(dir);
       await runCli(['--store', store, 'user', 'sync', '--file', file, '--dry-run', '--json'], io.deps);
       expect(JSON.parse(io.stdout.text).plan).toEqual({ toCreate: 1, toUpdate: 1, unchanged: 19, invalid: 1 });
+      // A file with no valid record has a plan too: all invalid (a script reads plan.invalid, not null).
+      await writeFile(join(dir, 'all-bad.csv'), 'ExternalId,FirstName,LastName,Email\nz-1,A,B,bad\n');
+      const bad = testDeps(dir);
+      await runCli(['--store', store, 'user', 'sync', '--file', 'all-bad.csv', '--dry-run', '--json'], bad.deps);
+      expect(JSON.parse(bad.stdout.text).plan).toEqual({ toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 1 });
+      expect(bad.stderr.text).toContain('plan: 1 invalid');
     }));
 
   it('a remote dry run says only the file was checked', () =>
