@@ -62,6 +62,11 @@ export interface CommandDeclaration {
    * runs, forget, write the config) must not look rehearsed.
    */
   readonly takesDryRun?: boolean;
+  /**
+   * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
+   * refused with exit 2 (command-tree.ts), never silently ignored.
+   */
+  readonly printsText?: true;
   /** Required with `takesReport` (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;
 }

@@ -98,6 +98,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       if (merged.report !== undefined && declaration.takesReport !== true) throw new UsageError(reportRefusal(declaration, commands));
+      if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       if (merged.dryRun === true && declaration.takesDryRun !== true) {
         throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
       }
@@ -141,7 +142,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .command('options')
     .description('list the global flags, which every command takes')
     .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
-    .action(async () => {
+    .action(async (_flags: unknown, self: Command) => {
+      refuseOutputFlags('options', self.optsWithGlobals());
       await deps.stdout.write(globalOptionsHelp(program));
       setExit(ExitCode.Ok);
     });
@@ -152,7 +154,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .option('--all', 'every flag in full and every example (--help shows one line per flag)')
     .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
     .addHelpText('after', examples('examctl help user sync', 'examctl help user sync --all', 'examctl help environment'))
-    .action(async (path: string[], flags: { all?: boolean }) => {
+    .action(async (path: string[], flags: { all?: boolean }, self: Command) => {
+      refuseOutputFlags('help', self.optsWithGlobals());
       if (path.length === 1 && path[0] === 'environment') {
         setExit(await (await import('./commands/help-environment.js')).run({}, deps));
         return;
@@ -173,6 +176,12 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     });
 
   return program;
+}
+
+/** `--json` or `-o` on a command that writes only text: exit 2, never plain text where a script expects JSON. */
+function refuseOutputFlags(name: string, merged: { json?: unknown; output?: unknown }): void {
+  if (merged.json !== true && merged.output === undefined) return;
+  throw new UsageError(`${merged.json === true ? '--json' : `-o ${String(merged.output)}`}: examctl ${name} writes text only (no JSON, no other format); leave it out`);
 }
 
 /** The examples `--help` shows: up to the second examctl command, with comments (`--all` shows every one). */

@@ -19,4 +19,5 @@ export const COMPLETION = declareCommand({
   ],
   options: COMPLETION_OPTIONS,
   takesDryRun: true,
+  printsText: true,
 });
