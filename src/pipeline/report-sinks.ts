@@ -1,5 +1,6 @@
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
 import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } from '../report/report-file.js';
 import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
@@ -36,11 +37,31 @@ export function checkReportOption(options: GlobalOptions, deps?: Pick<CommandDep
   reportFormatOf(options.report);
   if (deps === undefined) return;
   const given = (deps.invocation ?? options) as Record<string, unknown>;
-  const report = fileIdentity(resolve(deps.cwd, options.report));
+  const place = resolve(deps.cwd, options.report);
+  // Before the target is opened (a first run makes the local store): a report that cannot be
+  // written leaves nothing behind. Its writer still says any other failure when it opens.
+  const unwritable = unwritableReport(place);
+  if (unwritable !== undefined) throw new UsageError(terminalLine(`cannot write report ${place}: ${unwritable}`));
+  const report = fileIdentity(place);
   for (const [name, flag] of Object.entries(READ_FILE_OPTIONS)) {
     const path = given[name];
     if (typeof path !== 'string' || path === '-' || fileIdentity(resolve(deps.cwd, path)) !== report) continue;
     throw new UsageError(terminalLine(`--report ${options.report} is the ${flag} file this run reads: the report would replace it; give the report another name`));
+  }
+}
+
+/** Why a report at `path` cannot be written (a directory of that name, a directory this user cannot write in), else undefined. */
+function unwritableReport(path: string): string | undefined {
+  try {
+    if (statSync(path).isDirectory()) return describeSystemError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), 'file');
+  } catch {
+    // Not there: it is made beside its siblings.
+  }
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return describeSystemError(error, 'directory');
   }
 }
 

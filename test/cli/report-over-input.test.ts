@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -28,5 +28,18 @@ describe('--report naming a file the run reads', () => {
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(users);
       // Another name is fine.
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv', '--store', 's'])).code).toBe(0);
+    }));
+
+  it('a report that cannot be written (a directory of that name, a directory that is not there) is refused before the local store is made', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
+      mkdirSync(join(dir, 'rep.csv'));
+      const directory = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'rep.csv', '--store', 's']);
+      expect(directory.code).toBe(2);
+      expect(directory.stderr).toMatch(/cannot write report .*rep\.csv: it is a directory, not a file/);
+      const nowhere = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'nodir/r.csv', '--store', 's']);
+      expect(nowhere.code).toBe(2);
+      expect(nowhere.stderr).toMatch(/cannot write report .*r\.csv: the directory does not exist/);
+      expect(existsSync(join(dir, 's'))).toBe(false);
     }));
 });
