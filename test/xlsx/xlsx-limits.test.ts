@@ -56,7 +56,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
       await expect(readdir(join(dir, 'runs'))).rejects.toThrow();
       const exported = await cli(dir, [...store, 'local', 'export']);
       expect(exported.stdout).not.toContain('u-wide');
-      const sent = await cli(dir, [...store, '--yes', 'user', 'sync', '--file', 'wide.csv', '--ignore-unknown-columns', '--report', 'wide.csv']);
+      const sent = await cli(dir, [...store, '--yes', 'user', 'sync', '--file', 'wide.csv', '--ignore-unknown-columns', '--report', 'wide-report.csv']);
       expect(sent.code).toBe(0);
       expect((await cli(dir, [...store, 'local', 'export'])).stdout).toContain('u-wide');
     });
