@@ -93,11 +93,19 @@ function formatted(w: WallClock, format: DateFormat, withTime: boolean): string 
  */
 export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
   const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);
-  if (times.format === undefined && style === 'iso') return `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  const iso = (): string => `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  if (times.format === undefined && style === 'iso') return iso();
   // A wall clock the zone shows twice (the hour the clocks go back) says which of the two by its
   // offset (`25/10/2026 01:30 +01:00`), as the input side reads it back with the same flags.
   const twice = wallClockInZone(wall, times.zone).ok ? '' : ` ${offsetText(offsetMinutes)}`;
-  if (times.format !== undefined) return `${formatted(wall, times.format, true)}${twice}`;
+  if (times.format !== undefined) {
+    // Seconds (or milliseconds) the format cannot write would be lost, and the text would read
+    // back as another instant: RFC 3339 instead, which every --date-format reads too.
+    if (ms !== 0 || (wall.s !== 0 && times.format.dateTime !== undefined && !times.format.dateTimeOrder.includes('ss'))) {
+      return iso();
+    }
+    return `${formatted(wall, times.format, true)}${twice}`;
+  }
   return `${dateText(wall)} ${pad(wall.h)}:${pad(wall.mi)}${twice}`;
 }
 

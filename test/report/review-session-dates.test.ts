@@ -57,3 +57,15 @@ describe('the TimeZone column of wall times (docs/cli.md, "review-session show")
     expect(one.rows[0]![one.header.indexOf('TimeZone')]).toBe('server zone');
   });
 });
+
+describe('an instant the --date-format cannot hold whole', () => {
+  it('is written as RFC 3339 (which every --date-format reads), not cut to the minute; one it holds is written in it', async () => {
+    const { instantText } = await import('../../src/report/output-times.js');
+    const times = outputTimesOf({ timeZone: 'Europe/Berlin', dateFormat: 'DD.MM.YYYY HH:mm' });
+    expect(instantText(Date.parse('2026-10-12T09:00:45Z'), times, 'iso')).toBe('2026-10-12T11:00:45+02:00');
+    expect(instantText(Date.parse('2026-10-12T09:00:00.250Z'), times, 'iso')).toBe('2026-10-12T11:00:00.250+02:00');
+    expect(instantText(Date.parse('2026-10-12T09:00:00Z'), times, 'iso')).toBe('12.10.2026 11:00');
+    const withSeconds = outputTimesOf({ timeZone: 'Europe/Berlin', dateFormat: 'DD.MM.YYYY HH:mm:ss' });
+    expect(instantText(Date.parse('2026-10-12T09:00:45Z'), withSeconds, 'iso')).toBe('12.10.2026 11:00:45');
+  });
+});
