@@ -35,6 +35,13 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     COMMAND_BEHAVIOURS,
   );
   const debug = argv.includes('--debug');
+  // Help and the version are text: with --json or -o a script would parse it as the document.
+  const textFlag = argv.find((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version');
+  if (textFlag !== undefined && outputRequested(argv)) {
+    const refusal = new UsageError(`${textFlag} writes text only (no JSON, no other format): leave out --json and -o`);
+    await deps.stderr.write(`examctl: ${refusal.message}\n`);
+    return failWith(refusal, ExitCode.Usage);
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
@@ -89,6 +96,11 @@ function optionsInScope(command: Command): readonly Option[] {
   const options: Option[] = [];
   for (let at: Command | null = command; at !== null; at = at.parent) options.push(...at.options);
   return options;
+}
+
+/** --json, or -o / --output with any format, anywhere in argv. */
+function outputRequested(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '--json' || arg === '-o' || arg === '--output' || arg.startsWith('--output=') || (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')));
 }
 
 /** --json, -o json, --output json or --output=json anywhere in argv. */

@@ -25,7 +25,7 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 
 
 /** The options naming a file a run reads: a report written over one would replace it whole. */
-const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file' } as const;
+const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
 /**
  * Fails fast on a bad --report name, before any input is read; with `deps`, also on a report that

@@ -48,12 +48,13 @@ const MISSED_WORK = {
  * on stderr and in every sink, refused by --require-memory.
  */
 export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string; later?: true; cut?: true }, kind: SyncMemoryNote['kind'] = 'users'): string {
-  const who = population === null ? 'the runs without --population' : `--population ${population}`;
+  // Only user sync has populations: the others' runs are named by their command.
+  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (
       `the sync memory at ${file} lacks the end of run ${missed.run} of ${who} (started at ${missed.since}), which finished (its journal in this runs directory says so): ` +
-      `the file was cut short (a partial restore or copy, a full disk), so it misses what that run did last, ${MISSED_WORK[kind]}; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) ` +
+      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) ` +
       'before the next night (docs/sync.md, "When the memory is lost")'
     );
   }

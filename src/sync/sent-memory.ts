@@ -183,21 +183,21 @@ export class SentMemory<P> {
         ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}`
         : fed === undefined
           ? `no sync memory for ${describeTarget(target)} yet`
-          : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost`;
+          : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
       await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`)}\n`);
     }
     return this.memory;
   }
 
   /**
-   * The population's newest run, when the memory holds no end for it but the run finished here
-   * (its journal's summary). Only a memory that marks ends at all (a run of an examctl older than
-   * the mark leaves none) is judged; a run killed before its end is not finished, and a resume of
-   * it (this run) stores its end.
+   * The population's newest run, when its start is marked and its end is not, but the run
+   * finished here (its journal's summary). A record an older examctl wrote marks neither and is
+   * not judged; a run killed before its end is not finished, and a resume of it (this run) stores
+   * its end.
    */
   private async cutShortAt(populations: ReadonlyMap<string, PopulationRecord>, key: string): Promise<SyncMemoryNote['missesRun']> {
     const newest = populations.get(key);
-    if (newest === undefined || newest.ended === true || newest.run === this.deps.resume?.record.id || this.memory?.marksEnds !== true) return undefined;
+    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id) return undefined;
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
     return since === undefined ? undefined : { run: newest.run, since, cut: true };

@@ -45,11 +45,12 @@ export interface PopulationRecord {
   run: string;
   count: number;
   /**
-   * The newest run stored its end here (it closed the memory, or was an adoption). A memory whose
-   * newest run did not, while its journal says it finished, was cut short (docs/sync.md, "When
-   * the memory is lost"). An examctl older than the mark writes none.
+   * Whether the newest run stored its end here: false from its start, true once it closed the
+   * memory (an adoption is true at once). A newest run whose start says false and whose journal
+   * finished, with no end here, was cut short (docs/sync.md, "When the memory is lost"). Absent:
+   * an examctl older than the mark wrote it, and nothing is judged.
    */
-  ended?: true;
+  ended?: boolean;
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -245,8 +246,6 @@ export interface MemoryContents {
    * records none (`populationsOf` takes them from its entries).
    */
   populations?: Map<string, PopulationRecord> | undefined;
-  /** Some line marks a run's end (PopulationRecord.ended): its writer marks them, so a newest run without one did not store its end. */
-  marksEnds?: boolean;
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
@@ -328,14 +327,14 @@ interface PopulationBody {
   p?: unknown;
   r: unknown;
   n: unknown;
-  /** The run stored its end (PopulationRecord.ended); an older examctl reads past it. */
+  /** Whether the run stored its end (PopulationRecord.ended); an older examctl reads past it. */
   e?: unknown;
 }
 
 function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === true ? { ended: true as const } : {}) } };
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(typeof body.e === 'boolean' ? { ended: body.e } : {}) } };
 }
 
 function populationLine(key: string, record: PopulationRecord): string {
@@ -344,7 +343,7 @@ function populationLine(key: string, record: PopulationRecord): string {
 
 /** A population line's body (JSON text), checksummed by `populationLine` or, for an append, with its group. */
 function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === true ? { e: true } : {}) });
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }) });
 }
 
 /** The population lines of a memory rewritten whole, in name order. */
@@ -767,7 +766,6 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
   let target: ReportTarget | undefined;
   let instance: string | undefined;
   let populations: Map<string, PopulationRecord> | undefined;
-  let marksEnds = false;
   let start = 0;
   let line = 0;
   while (start < bytes.length) {
@@ -795,8 +793,10 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
     } else if (body.t === 'population') {
       const read = populationOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
-      (populations ??= new Map()).set(read.key, read.record);
-      if (read.record.ended === true) marksEnds = true;
+      // The newest run's record wins, not the last line: a feeder that started before another
+      // and ended after it writes its own (older) end last.
+      const known = (populations ??= new Map()).get(read.key);
+      if (known === undefined || read.record.run >= known.run) populations.set(read.key, read.record);
     } else if (body.gone === true) {
       if (typeof body.id !== 'string' || body.id === '') throw damaged(file, line, 'a forgotten id that is not one');
       entries.forget(body.id);
@@ -808,7 +808,7 @@ function parseMemory(bytes: Buffer, file: string, kind: SyncKind, expected: Repo
     start = end + 1;
   }
   // An empty file (just made) is of this format: its populations are known, none.
-  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations, marksEnds };
+  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations };
 }
 
 /**
@@ -913,8 +913,10 @@ async function compact(contents: MemoryContents, target: ReportTarget): Promise<
  */
 export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)): IterableIterator<string> {
   yield headerLine(contents.kind, target, contents.instance);
-  yield* populationLines(populations);
   yield* contents.entries.lines();
+  // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
+  // by --require-memory), never a whole-looking record over the entries it lost.
+  yield* populationLines(populations);
 }
 
 /**
@@ -971,8 +973,6 @@ export class SyncMemory {
     private readonly instance: string | undefined,
     /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
     private populationRecords: Map<string, PopulationRecord> | undefined,
-    /** Its lines mark runs' ends (MemoryContents.marksEnds), as read. */
-    readonly marksEnds = false,
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
@@ -1000,8 +1000,6 @@ export class SyncMemory {
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
         contents = emptyContents(file, kind);
       }
-      // Read before a compaction keeps only each population's newest record.
-      const marksEnds = contents.marksEnds === true;
       // Compacted under the lock once most lines are superseded (a full run appends every id each
       // night), and a file of format 1 rewritten as 2 with the populations of its entries.
       if (lock !== undefined && (contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK || (contents.populations === undefined && contents.lines > 0))) {
@@ -1013,7 +1011,7 @@ export class SyncMemory {
         handle = opened?.handle;
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations, marksEnds);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations);
       if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
       return memory;
     } catch (error) {
@@ -1091,10 +1089,10 @@ export class SyncMemory {
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
     const newest = before !== undefined && before.run > run ? before.run : run;
-    // A run's end is marked on its own record only (a later run's record stays as it is).
-    const isEnded = newest === run ? ended : before?.ended === true;
-    const record: PopulationRecord = { run: newest, count, ...(isEnded ? { ended: true as const } : {}) };
-    if (before?.run === record.run && before.count === count && (before.ended === true) === isEnded) return;
+    // A run's start and end are marked on its own record only (a later run's record stays as it is).
+    const isEnded = newest === run ? ended : before?.ended;
+    const record: PopulationRecord = { run: newest, count, ...(isEnded === undefined ? {} : { ended: isEnded }) };
+    if (before?.run === record.run && before.count === count && before.ended === isEnded) return;
     if (known === undefined) {
       if (this.lines > 0) return;
       this.populationRecords = new Map();

@@ -25,6 +25,11 @@ describe('--report naming a file the run reads', () => {
       const map = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'map.json', '--report', 'map.json', '--store', 's']);
       expect(map.code).toBe(2);
       expect(map.stderr).toContain('is the --map-file file this run reads');
+      writeFileSync(join(dir, 'token.json'), 'a-token\n');
+      const token = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--base-url', 'https://exam.example.test', '--token-file', 'token.json', '--report', 'token.json', '--yes']);
+      expect(token.code).toBe(2);
+      expect(token.stderr).toContain('is the --token-file file this run reads');
+      expect(readFileSync(join(dir, 'token.json'), 'utf8')).toBe('a-token\n');
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(users);
       // Another name is fine.
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv', '--store', 's'])).code).toBe(0);

@@ -133,10 +133,10 @@ describe('--help', () => {
   });
 
   it('a command that writes text only refuses --json and -o (exit 2, the error as the one JSON document), never prints text where a script expects JSON', async () => {
-    for (const argv of [['options', '--json'], ['help', 'environment', '-o', 'json'], ['help', 'user', 'sync', '--json'], ['completion', 'bash', '-o', 'csv'], ['--json', 'completion', 'zsh']]) {
+    for (const argv of [['options', '--json'], ['help', 'environment', '-o', 'json'], ['help', 'user', 'sync', '--json'], ['completion', 'bash', '-o', 'csv'], ['--json', 'completion', 'zsh'], ['user', 'sync', '--help', '--json'], ['user', 'sync', '-h', '-o', 'json'], ['-V', '--json']]) {
       const io = testDeps('/');
       expect(await runCli(argv, io.deps), argv.join(' ')).toBe(2);
-      expect(io.stdout.text + io.stderr.text).toMatch(/writes text only \(no JSON, no other format\); leave it out/);
+      expect(io.stdout.text + io.stderr.text).toMatch(/writes text only \(no JSON, no other format\)[;:] leave (it|out --json and -o)/);
       if (argv.includes('--json')) expect(JSON.parse(io.stdout.text)).toMatchObject({ error: { exitCode: 2, kind: 'usage' } });
     }
   });

@@ -79,7 +79,7 @@ describe('a memory restored from an older copy or cut short', () => {
     const lost = await night('all.csv');
     expect(lost.code).toBe(0);
     expect(lost.stderr.replace(/\s+/g, ' ')).toContain(`though run ${run1} of this runs directory fed one`);
-    expect(lost.stderr).toContain('it was lost, so every record is sent (this run starts it again)');
+    expect(lost.stderr.replace(/\s+/g, ' ')).toContain('it was lost, or forgotten (synced forget, a store made anew), so every record is sent (this run starts it again)');
   });
 
   // A memory cut short at a line boundary (a partial restore, a copy interrupted, a full disk)

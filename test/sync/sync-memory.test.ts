@@ -298,3 +298,40 @@ describe('compaction by full runs (issue 37)', () => {
     await last.close();
   });
 });
+
+describe('population records: start and end marks, the newest run, a compacted file', () => {
+  it("keeps the newest run's record, not the last line: a feeder that started first and ended last does not make the memory older than the other", async () => {
+    const older = await SyncMemory.open(dir, target, 'users', plain);
+    older.recordPopulation('', '20261120T010000.000Z-aaaa');
+    const newer = await SyncMemory.open(dir, target, 'users', plain);
+    newer.recordPopulation('', '20261120T020000.000Z-bbbb');
+    newer.record('u-1', { digest: 'd1', run: '20261120T020000.000Z-bbbb' });
+    newer.recordPopulation('', '20261120T020000.000Z-bbbb', true);
+    await newer.close();
+    older.recordPopulation('', '20261120T010000.000Z-aaaa', true);
+    await older.close();
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    expect(lines.at(-1)).toContain('"r":"20261120T010000.000Z-aaaa"');
+    const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
+    expect(read.populations().get('')).toMatchObject({ run: '20261120T020000.000Z-bbbb', ended: true });
+    await read.close();
+  });
+
+  it('marks a start false and an end true; a compacted file writes the population lines after its entries', async () => {
+    const memory = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
+    memory.recordPopulation('', '20261120T010000.000Z-aaaa');
+    for (let i = 0; i < 12_000; i++) memory.record(`u-${i}`, { digest: `d${i}`, run: '20261120T010000.000Z-aaaa' });
+    for (let i = 0; i < 12_000; i++) memory.record(`u-${i}`, { digest: `e${i}`, run: '20261120T010000.000Z-aaaa' });
+    for (let i = 0; i < 12_000; i++) memory.record(`u-${i}`, { digest: `f${i}`, run: '20261120T010000.000Z-aaaa' });
+    memory.recordPopulation('', '20261120T010000.000Z-aaaa', true);
+    await memory.durable();
+    const before = readFileSync(memoryFile(dir, target, 'users'), 'utf8');
+    expect(before).toContain('"e":false');
+    await memory.close();
+    // Compacted at close (more than 1.5 lines per id plus the slack): entries first, the population last.
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(12_002);
+    expect(lines.at(-1)).toMatch(/"t":"population".*"e":true/);
+    expect(lines.slice(1, -1).some((line) => line.includes('"t":"population"'))).toBe(false);
+  });
+});
