@@ -121,6 +121,12 @@ export interface RecordJob<P, R = never> {
    */
   started?(run: string): Promise<void>;
   /**
+   * A real run's last step before its journal says how it ended: the sync memory stores the
+   * run's end mark durably first, so a kill between the two never leaves a finished journal
+   * beside a memory that looks cut short (docs/sync.md, "Format").
+   */
+  ending?(): Promise<void>;
+  /**
    * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
    */

@@ -171,6 +171,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.close();
     throw error;
   }
+  // A memory that cannot take its end mark says so as it closes (exit 3): the journal still ends.
+  if (journal !== undefined) await job.ending?.().catch(() => undefined);
   try {
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,

@@ -65,7 +65,28 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
         'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
     );
   };
-  if (place.kind === 'service') return { document, replaced: await importToService(place.address, target, document, refuseOlder, options) };
+  // A copy taken while a run still wrote lacks that run's end: over a memory that holds it, it
+  // would forget what the run did last (docs/sync.md, "Format").
+  const refuseUnended = (present: ReadonlyMap<SyncKind, MemoryContents>): void => {
+    if (options.force) return;
+    for (const [kind, contents] of document.memories) {
+      const here = present.get(kind);
+      if (here === undefined) continue;
+      const held = populationsOf(here);
+      for (const [key, record] of populationsOf(contents)) {
+        if (record.ended !== false || held.get(key)?.run !== record.run || held.get(key)?.ended !== true) continue;
+        throw new UsageError(
+          `${source}: it was exported while run ${record.run} still wrote its ${kind} memory (it lacks that run's end), and the memory here holds the end: importing it would forget what that run did last; ` +
+            'refused, nothing written. Export again now; give --force to replace it anyway',
+        );
+      }
+    }
+  };
+  const refuseStale = (replaced: string | undefined, present: ReadonlyMap<SyncKind, MemoryContents> | undefined): void => {
+    refuseOlder(replaced);
+    if (present !== undefined) refuseUnended(present);
+  };
+  if (place.kind === 'service') return { document, replaced: await importToService(place.address, target, document, refuseStale, options) };
   const dir = memoryDir(place.syncDir, target);
   await makeTrustedMemoryDir(place.syncDir, dir);
   // Like a deciding run: never while another run feeds or decides from it.
@@ -78,7 +99,7 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
       if (contents !== undefined) present.set(kind, contents);
     }
     const replaced = newestRunOfMemories(present);
-    refuseOlder(replaced);
+    refuseStale(replaced, present);
     for (const kind of DOCUMENT_KINDS) {
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
@@ -91,10 +112,16 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
   }
 }
 
-async function importToService(address: string, target: ReportTarget, document: MemoryDocument, refuseOlder: (present: string | undefined) => void, options: ImportOptions): Promise<string | undefined> {
+async function importToService(
+  address: string,
+  target: ReportTarget,
+  document: MemoryDocument,
+  refuseStale: (present: string | undefined, memories: ReadonlyMap<SyncKind, MemoryContents> | undefined) => void,
+  options: ImportOptions,
+): Promise<string | undefined> {
   return underServiceLock(address, target, 'examctl synced import', options, async (service, lockId, present, text) => {
     const replaced = present === undefined ? undefined : newestRunOfMemories(present.memories);
-    refuseOlder(replaced);
+    refuseStale(replaced, present?.memories);
     await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
     return replaced;
   });

@@ -231,6 +231,14 @@ export class SentMemory<P> {
     await this.placed?.started(run, this.flags.population);
   }
 
+  /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
+  async ending(): Promise<void> {
+    const memory = this.memory;
+    if (memory === undefined || this.run === undefined) return;
+    memory.recordPopulation(populationKey(this.flags.population), this.run, true);
+    await memory.durable();
+  }
+
   /**
    * The leading-zeros guard of a file's ids (lost-zeros.ts; `what` names them in its refusals), or
    * undefined with --really-new-ids. A new id is compared with the users the target's user memory

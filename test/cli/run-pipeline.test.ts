@@ -448,3 +448,19 @@ describe('the journal starts while the API opens', () => {
     });
   });
 });
+
+describe("a job's ending", () => {
+  it('comes before the journal says how the run ended (a kill between them leaves the run unfinished, never a memory that looks cut short)', async () => {
+    await withTempDir(async (dir) => {
+      const runsDir = join(dir, 'runs');
+      const io = testDeps(dir, { openApi: fakeApi() }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
+      const options = { json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9' };
+      const seen: string[] = [];
+      const journalText = () => readdirSync(runsDir).map((id) => readFileSync(join(runsDir, id, 'journal.ndjson'), 'utf8')).join('');
+      const ending = { ...job(['a', 'b'], async () => okResult), ending: async () => void seen.push(journalText().includes('"t":"end"') ? 'after the end line' : 'before the end line') };
+      expect((await runPipeline(ending, options, io.deps, targetOnce(options, io.deps))).exitCode).toBe(0);
+      expect(seen).toEqual(['before the end line']);
+      expect(journalText()).toContain('"t":"end"');
+    });
+  });
+});

@@ -335,3 +335,22 @@ describe('population records: start and end marks, the newest run, a compacted f
     expect(lines.slice(1, -1).some((line) => line.includes('"t":"population"'))).toBe(false);
   });
 });
+
+describe('synced import of a copy taken while a run still wrote', () => {
+  it("is refused over the memory that holds that run's end (it would forget what the run did last); --force replaces it", async () => {
+    const { exportMemory, importMemory } = await import('../../src/sync/memory-transfer.js');
+    const place = { kind: 'dir', syncDir: dir } as const;
+    const run = '20261120T010000.000Z-aaaa';
+    const memory = await SyncMemory.open(dir, target, 'users', plain);
+    memory.recordPopulation('', run);
+    memory.record('u-1', { digest: '', run, tentative: true });
+    await memory.durable();
+    const copy = await exportMemory(place, target, {});
+    memory.record('u-1', { digest: 'd1', run });
+    memory.recordPopulation('', run, true);
+    await memory.close();
+    const options = { force: false, instance: undefined, lockTimeoutMs: 0, env: {} };
+    await expect(importMemory(place, target, copy.text, 'copy.json', options)).rejects.toThrow(/exported while run 20261120T010000\.000Z-aaaa still wrote its users memory .*refused, nothing written/);
+    expect((await importMemory(place, target, copy.text, 'copy.json', { ...options, force: true })).replaced).toBe(run);
+  });
+});

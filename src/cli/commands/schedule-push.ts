@@ -123,6 +123,7 @@ export async function run(
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
+    ending: () => memory.ending(),
     acknowledged: (unit, payload, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },

@@ -112,6 +112,7 @@ async function syncFile(
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
+    ending: () => memory.ending(),
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
     acknowledged: (unit, user, outcome, run, kept) => {
