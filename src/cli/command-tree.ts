@@ -181,7 +181,12 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
 /** `--json` or `-o` on a command that writes only text: exit 2, never plain text where a script expects JSON. */
 function refuseOutputFlags(name: string, merged: { json?: unknown; output?: unknown }): void {
   if (merged.json !== true && merged.output === undefined) return;
-  throw new UsageError(`${merged.json === true ? '--json' : `-o ${String(merged.output)}`}: examctl ${name} writes text only (no JSON, no other format); leave it out`);
+  throw textOnlyError(merged.json === true ? '--json' : `-o ${String(merged.output)}`, `examctl ${name}`);
+}
+
+/** One sentence for output flags on text: a command that writes text only, --help, --version. */
+export function textOnlyError(given: string, what: string): UsageError {
+  return new UsageError(`${given}: ${what} writes text only (no JSON, no other format); leave it out`);
 }
 
 /** The examples `--help` shows: up to the second examctl command, with comments (`--all` shows every one). */

@@ -2,7 +2,7 @@ import { CommanderError, type Command, type Option } from 'commander';
 import { ExamctlError, ExitCode, UsageError } from '../system/errors.js';
 import { terminalLines } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
-import { buildProgram } from './command-tree.js';
+import { buildProgram, textOnlyError } from './command-tree.js';
 import { COMMANDS } from './program.js';
 import type { CommandDeps } from '../context/command-deps.js';
 
@@ -38,7 +38,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   // Help and the version are text: with --json or -o a script would parse it as the document.
   const textFlag = argv.find((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version');
   if (textFlag !== undefined && outputRequested(argv)) {
-    const refusal = new UsageError(`${textFlag} writes text only (no JSON, no other format): leave out --json and -o`);
+    const refusal = textOnlyError('--json or -o', textFlag);
     await deps.stderr.write(`examctl: ${refusal.message}\n`);
     return failWith(refusal, ExitCode.Usage);
   }

@@ -53,7 +53,7 @@ export function checkReportOption(options: GlobalOptions, deps?: Pick<CommandDep
 /** Why a report at `path` cannot be written (a directory of that name, a directory this user cannot write in), else undefined. */
 function unwritableReport(path: string): string | undefined {
   try {
-    if (statSync(path).isDirectory()) return describeSystemError(Object.assign(new Error('EISDIR'), { code: 'EISDIR' }), 'file');
+    if (statSync(path).isDirectory()) return describeSystemError({ code: 'EISDIR' }, 'file');
   } catch {
     // Not there: it is made beside its siblings.
   }

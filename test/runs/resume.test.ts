@@ -58,7 +58,7 @@ describe('resume planning', () => {
     writeFileSync(input.path, 'ExternalId\nu-9\n');
     await expect(openResume(runsDir, journal.id)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/changed since the run started: its content changed \(SHA-256 differs\)/) as unknown });
     writeFileSync(input.path, 'ExternalId\nu-0\nu-1\n');
-    await expect(openResume(runsDir, journal.id)).rejects.toThrow(/its size changed \(15 -> 19 bytes\)/);
+    await expect(openResume(runsDir, journal.id)).rejects.toThrow(/its size changed \(15 -> 19 bytes\); put the original back and resume, or run the command again on the file as it is now \(a job that can run twice loses nothing/);
 
     writeFileSync(input.path, 'ExternalId\nu-0\n');
     const opened = await openResume(runsDir, journal.id);

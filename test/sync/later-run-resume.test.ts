@@ -52,6 +52,7 @@ describe('runs resume after a later run on the same target', () => {
     const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume'], dir, env);
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`a later run of user sync went to the same target since it started (${newerRun})`);
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain("If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done");
     expect(refused.stderr).toContain('--over-later-runs');
     expect(applied).toEqual([]);
 

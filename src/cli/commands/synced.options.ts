@@ -73,7 +73,7 @@ export const SYNCED_IMPORT = declareCommand({
   path: ['synced', 'import'],
   description:
     "replace the target's sync memory with a file of synced export, under the memory's lock: refused (exit 2) for a file of another target or store instance, " +
-    "a damaged one, or one older than the memory already there (--force)",
+    "a damaged one, one older than the memory already there, or one exported while a run still wrote (--force)",
   examples: ['examctl synced import sync-memory.json --profile prod', 'examctl synced import memory.json --sync-dir "$EXAMCTL_SYNC_DIR" --yes'],
   options: SYNCED_IMPORT_OPTIONS,
 });
