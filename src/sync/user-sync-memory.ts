@@ -19,6 +19,7 @@ import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
 import type { LostZeros } from './lost-zeros.js';
+import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -27,6 +28,7 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
+  allowDisableRecent?: boolean;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -222,6 +224,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
+    const stale = new StaleInput();
     for (const [id, entry] of memory.entries) {
       const missing = !inFile.has(id.toLowerCase());
       if (entry.population !== population) {
@@ -229,6 +232,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         continue;
       }
       if (entry.disabled !== true) remembered += 1;
+      stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
       if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
         leavers.push([id, entry]);
@@ -236,6 +240,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
     }
     this.leavers = leavers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true, population);
     // Said where it may not be what the admin meant: a run without --population beside runs with
     // one, or a population's first night (users synced before it had one are not its own). Two
     // populations' nights, each the other's missing users, say nothing.
@@ -459,7 +464,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(lastName === undefined ? {} : { lastName }),
       ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
-      ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+      ...(entry === undefined || entry.tentative === true ? { tentative: true } : { ...joinedOf(entry, run) }),
       // Sent by this population: missing from its next file, this population disables it.
       ...this.populationOf(entry),
     };
@@ -484,7 +489,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population));
+    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
   }
 
   /**
