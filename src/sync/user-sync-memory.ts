@@ -240,7 +240,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
     }
     this.leavers = leavers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true, population);
     // Said where it may not be what the admin meant: a run without --population beside runs with
     // one, or a population's first night (users synced before it had one are not its own). Two
     // populations' nights, each the other's missing users, say nothing.
@@ -258,6 +257,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
+    // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
+    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population, (line) => void this.deps.stderr.write(`${terminalLine(line)}\n`));
   }
 
   /**

@@ -71,6 +71,13 @@ describe('an older night\'s file run again', () => {
       const gone = await cli(dir, nightly('one-left.csv'));
       expect(gone.code, gone.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
+      // One joiner alone, gone the next night: said, not refused (it looks the same as an older file).
+      write(dir, 'c.csv', [...staff.slice(1), 'a-new', 'b-1', 'c-1']);
+      expect((await cli(dir, nightly('c.csv'))).code).toBe(0);
+      const single = await cli(dir, nightly('one-left.csv'));
+      expect(single.code, single.stderr).toBe(0);
+      expect(single.stderr).toMatch(/note: --disable-missing disables c-1, created by run \S+, later than every user this file holds: if the file is an older export, it joined since \(docs\/sync.md, "Stale input"\)/);
+      expect(await disabled(dir)).toEqual(['a-0', 'b-2', 'c-1']);
       const alone = await cli(dir, ['user', 'sync', '--file', 'all.csv', '--target', 'local', '--store', 'store', '--allow-disable-recent']);
       expect(alone.code).toBe(2);
       expect(alone.stderr).toContain('--allow-disable-recent goes with --disable-missing');
