@@ -12,7 +12,7 @@ import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { MemoryEntry } from './sync-memory.js';
 
-export const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
+const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
 /** How many ids and runs the refusal names. */
 const NAMED = 5;
 
