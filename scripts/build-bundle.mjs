@@ -38,29 +38,33 @@ export const distImportMetaUrl = (format) => ({
   name: 'dist-import-meta-url',
   setup(esbuild) {
     // The CommonJS script has no import.meta: its own URL is made from __filename. The one-file
-    // executable's script (scripts/build-release.mjs, format 'sea') has no package around it: its
-    // package root is the executable's own path, under which src/system/shipped-file.ts finds its assets.
+    // executable (scripts/build-release.mjs: formats 'sea', its script, and 'sea-esm', its worker,
+    // whose own URL is a data: URL) has no package around it: its package root is the
+    // executable's own path, under which src/system/shipped-file.ts finds its assets.
+    const seaRoot = (url, join) => `${url}(${join}(process.execPath, 'dist', 'bundle', 'examctl.cjs'))`;
     const here = {
       esm: 'import.meta.url',
       cjs: "require('node:url').pathToFileURL(__filename)",
-      sea: "require('node:url').pathToFileURL(require('node:path').join(process.execPath, 'dist', 'bundle', 'examctl.cjs'))",
+      sea: seaRoot("require('node:url').pathToFileURL", "require('node:path').join"),
+      'sea-esm': seaRoot('__examctlUrl', '__examctlJoin'),
     }[format];
+    const script = format === 'cjs' || format === 'sea';
     esbuild.onLoad({ filter: /\.ts$/ }, (args) => {
       let text = readFileSync(args.path, 'utf8');
       if (!args.path.startsWith(src + sep)) return undefined;
       // The script's import() of one of Node's modules is a require (V8 gives a function
       // restored from the code cache no way to import): the same named exports, loaded at once.
-      const lazyBuiltins = format !== 'esm' && /\bimport\((['"])node:/.test(text);
+      const lazyBuiltins = script && /\bimport\((['"])node:/.test(text);
       if (!text.includes('import.meta') && !lazyBuiltins) return undefined;
       if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
       // In the one-file executable nothing is installed beside it: a package src/ loads lazily
       // through createRequire (url-policy.ts: ipaddr.js) is bundled, still loaded on first use.
-      if (format === 'sea') text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
+      if (format.startsWith('sea')) text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
       const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
       text = text.replaceAll('import.meta.url', url);
       // esbuild would make any other import.meta an empty object in the script: no script then.
-      if (format !== 'esm' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      if (script && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
       return { contents: text, loader: 'ts' };
     });
   },

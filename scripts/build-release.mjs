@@ -21,6 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +88,9 @@ export async function buildProgram(dir, nodeLicence) {
   const script = readFileSync(join(dir, 'examctl.cjs'), 'utf8');
   const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(script);
   if (left !== null) throw new Error(`the executable's script would import() (${left[0]}), which a code-cached script cannot`);
-  const worker = await build({ ...common, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'esm', outExtension: { '.js': '.mjs' }, metafile: true, plugins: [distImportMetaUrl('esm')] });
+  // The worker runs from a data: URL (no file): the names its import.meta.url stands in for (build-bundle.mjs) are imported here.
+  const banner = { js: "import { pathToFileURL as __examctlUrl } from 'node:url';\nimport { join as __examctlJoin } from 'node:path';" };
+  const worker = await build({ ...common, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'esm', outExtension: { '.js': '.mjs' }, banner, metafile: true, plugins: [distImportMetaUrl('sea-esm')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'examctl.sha256'), sha256(script));
@@ -143,8 +146,11 @@ export async function buildExecutable(target, { programDir, outDir, work }) {
   const out = join(outDir, pin.file);
   copyFileSync(node, out);
   chmodSync(out, 0o755);
-  const { inject } = await import('postject');
-  await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SENTINEL_FUSE, ...(target.startsWith('darwin-') ? { machoSegmentName: 'NODE_SEA' } : {}) });
+  // postject's own CLI, in a child: LIEF writes warnings on every ELF it reads, shown only when the injection fails.
+  const postject = join(dirname(createRequire(import.meta.url).resolve('postject')), 'cli.js');
+  const macho = target.startsWith('darwin-') ? ['--macho-segment-name', 'NODE_SEA'] : [];
+  const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho], { encoding: 'utf8' });
+  if (injected.status !== 0) throw new Error(`postject could not inject the blob into ${pin.file}: ${injected.stderr}`);
   return out;
 }
 
@@ -170,6 +176,11 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, out: { type: 'string' } } });
-  const out = await buildRelease(values.only, values.out ?? RELEASE_DIR);
-  process.stdout.write(`${out}\n`);
+  try {
+    process.stdout.write(`${await buildRelease(values.only, values.out ?? RELEASE_DIR)}\n`);
+  } catch (error) {
+    // One line saying why (test/package/executable.test.ts quotes it when it skips).
+    process.stderr.write(`build-release: ${error instanceof Error ? error.message : error}\n`);
+    process.exitCode = 1;
+  }
 }

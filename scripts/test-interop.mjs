@@ -347,7 +347,7 @@ async function installedTarballChecks() {
     execFileSync('mkdir', ['-p', elsewhere]);
     const env = { ...process.env, HOME: elsewhere, EXAMCTL_CONFIG_DIR: join(elsewhere, '.config'), CI: 'true' };
     const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
-    check('installed tarball: examctl --version', version.stdout.trim(), JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' })));
+    check('installed tarball: examctl --version', version.stdout.trim(), `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version})`);
     const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], { encoding: 'utf8' });
     check('installed tarball: LICENSE inside', license.stdout.trim(), 'MIT License');
     const users = join(prefix, 'lib', 'node_modules', 'examctl', 'fixtures', 'users-with-errors.csv');

@@ -1,0 +1,168 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { ROWS_IN_WORKER_MIN_BYTES } from '../../src/input/csv-rows-in-worker.js';
+import { ROOT, type Finished } from '../support/cli.js';
+
+/**
+ * The Linux one-file executable (scripts/build-release.mjs, README "Install") does what the npm
+ * install does, run with no Node on PATH: built once here (linux-x64 only: one ~50 MB Node tarball,
+ * kept in the release cache and checked against scripts/release-pins.json at each use; the
+ * executable itself kept there too, keyed by everything it is built from, so a second run of the
+ * suite does not build it again). Where it cannot be built (no registry), every test here is
+ * skipped and says why: it never passes without the executable.
+ */
+
+const PINS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'release-pins.json'), 'utf8')) as { targets: Record<string, { node: string; file: string }> };
+const LINUX = PINS.targets['linux-x64']!;
+// The user's own cache (scripts/build-release.mjs's): the test's private HOME (test/support/private-home.ts) would lose it.
+const CACHE = process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(userInfo().homedir, '.cache'), 'examctl-release');
+
+/** A hash of what the executable is built from: src/, the build scripts, the pins, the lockfile, the demo world. */
+function inputsKey(): string {
+  const digest = createHash('sha256');
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json'].map((file) => join(ROOT, file)))
+    .sort();
+  for (const file of files) digest.update(`${file.slice(ROOT.length)}\n`).update(readFileSync(file));
+  return digest.digest('hex').slice(0, 16);
+}
+
+let executable: string | undefined;
+let unavailable = '';
+let scratch: string;
+/** A PATH with no node on it (nor anything else). */
+let noNode: string;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'examctl-executable-'));
+  noNode = join(scratch, 'empty-path');
+  mkdirSync(noNode);
+  const built = join(CACHE, 'test-executable', inputsKey());
+  const file = join(built, LINUX.file);
+  if (existsSync(file)) {
+    executable = file;
+    return;
+  }
+  // One executable is kept: an older one (of other inputs) is removed first.
+  rmSync(join(CACHE, 'test-executable'), { recursive: true, force: true });
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-release.mjs'), '--only', 'linux-x64', '--out', built], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, EXAMCTL_RELEASE_CACHE: CACHE } });
+  if (build.status === 0 && existsSync(file)) executable = file;
+  else {
+    unavailable = `the linux-x64 executable could not be built (${/^build-release: (.*)$/m.exec(build.stderr)?.[1] ?? build.error?.message ?? build.stderr}): skipped`;
+    process.stderr.write(`test/package/executable.test.ts: ${unavailable}\n`);
+  }
+}, 600_000);
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The executable, or the test skipped with the reason it could not be built. */
+function exe(context: TestContext): string {
+  if (executable === undefined) context.skip(unavailable);
+  return executable!;
+}
+
+function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd, env: { PATH: noNode, HOME: cwd, CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr } as Finished));
+  });
+}
+
+function fresh(name: string): string {
+  const dir = join(scratch, name);
+  mkdirSync(dir);
+  return dir;
+}
+
+describe('the linux-x64 one-file executable, with no node on PATH', () => {
+  it('has no node to fall back on; --version names examctl and the Node inside (the pinned one)', async (context) => {
+    const file = exe(context);
+    expect(spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: noNode } }).status).not.toBe(0);
+    const version = await run(file, ['--version'], fresh('version'));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node v${LINUX.node.split('@')[1]})`);
+  });
+
+  it("the README's main job on a fresh directory: schedule push, then schedule links", async (context) => {
+    const file = exe(context);
+    const dir = fresh('readme');
+    const push = await run(file, ['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv')], dir);
+    expect(push.code, push.stderr).toBe(0);
+    expect(push.stderr).toContain('from the demo world (fixtures/world.json)');
+    const links = await run(file, ['schedule', 'links', 'S-MATH1-DEC'], dir);
+    expect(links.code, links.stderr).toBe(0);
+    expect(links.stdout).toMatch(/stu-2001 .*external-login\?session=/);
+  });
+
+  it('a dry run with an .xlsx report; a CSV over 4 MB read by the worker thread (its source inside the executable)', async (context) => {
+    const file = exe(context);
+    const dir = fresh('dry');
+    const dry = await run(file, ['user', 'sync', '--file', join(ROOT, 'fixtures', 'users-with-errors.csv'), '--dry-run', '--report', 'report.xlsx'], dir);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain('5 items: 2 valid, 0 partial, 3 invalid, 0 skipped');
+    expect(readFileSync(join(dir, 'report.xlsx')).subarray(0, 2).toString()).toBe('PK');
+    const rows = Array.from({ length: 100_000 }, (_, i) => `w-${i},Ann,Lee,w${i}@example.test,Candidate`);
+    writeFileSync(join(dir, 'wide.csv'), ['ExternalId,FirstName,LastName,Email,Role', ...rows, 'w-x,Ann'].join('\n') + '\n');
+    expect(statSync(join(dir, 'wide.csv')).size).toBeGreaterThan(ROWS_IN_WORKER_MIN_BYTES);
+    const big = await run(file, ['user', 'sync', '--file', 'wide.csv', '--dry-run'], dir);
+    // The ragged last row, found by the worker's read, with its line.
+    expect(big.stderr).toContain(`wide.csv:${rows.length + 2}: row has 2 cells but the header has 5 columns`);
+    expect(big.code).toBe(2);
+  });
+
+  it('local serve, a remote run against it, a run stopped by SIGTERM and its resume', async (context) => {
+    const file = exe(context);
+    const dir = fresh('remote');
+    const serve = spawn(file, ['--store', join(dir, 'served'), 'local', 'serve', '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: { PATH: noNode, HOME: dir, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      serve.stderr.setEncoding('utf8').on('data', (text: string) => {
+        seen += text;
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+        if (match) resolve(match[1]!);
+      });
+      serve.on('close', () => reject(new Error(`local serve ended: ${seen}`)));
+    });
+    try {
+      const remote = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: url };
+      const stopped = await run(file, ['--yes', 'user', 'sync', '--file', join(ROOT, 'fixtures', 'users.csv')], dir, { ...remote, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGTERM' });
+      expect(stopped.code, stopped.stderr).toBe(130);
+      const resumed = await run(file, ['--yes', 'runs', 'resume'], dir, remote);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const shown = await run(file, ['runs', 'show', 'last', '--json'], dir);
+      const report = JSON.parse(shown.stdout) as { summary: { total: number; ok: number } };
+      expect(report.summary).toMatchObject({ total: 20, ok: 20 });
+    } finally {
+      serve.kill('SIGTERM');
+    }
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('prompts on a terminal (util-linux script gives it a pty): asked, answered, Ctrl-C ends it with nothing sent', async (context) => {
+    const file = exe(context);
+    const dir = fresh('tty');
+    const child = spawn('/usr/bin/script', ['-qc', `/usr/bin/stty cols 100 rows 30; "${file}" user sync; echo "status=$?"`, '/dev/null'], { cwd: dir, env: { PATH: noNode, HOME: dir, TERM: 'xterm' } });
+    let screen = '';
+    const steps: [RegExp, string][] = [
+      [/External id/, 'u-500\r'],
+      [/First name/, '\u0003'],
+    ];
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      screen += text;
+      if (steps.length > 0 && steps[0]![0].test(screen)) child.stdin.write(steps.shift()![1]);
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(steps).toEqual([]);
+    expect(screen).toContain('interrupted at a prompt: nothing was sent');
+    expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
+  });
+});
