@@ -200,17 +200,13 @@ export const COMMON = {
  * one Node build: code-cache.json names it, and bin/examctl uses the script only under that
  * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
  */
-async function buildCodeCachedScript() {
-  const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
-  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
-  if (left !== null) {
-    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
-    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
-    rmSync(script);
-    return;
-  }
-  const cache = `${script}.cache`;
+/**
+ * Writes `cache`, V8's code cache of `script` (a CommonJS file) as `node` compiles it in
+ * bin/examctl's way, after a training run: a remote `user sync` of fixtures/users.csv against
+ * a loopback server in this process (examctl's main job; the other commands share most of its
+ * code: flags, readers, rules, journal). The one-file executables' build trains theirs so too.
+ */
+export async function trainCodeCache(node, script, cache) {
   const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
   const server = createServer((req, res) => {
     req.resume();
@@ -234,7 +230,7 @@ async function buildCodeCachedScript() {
       const module = { exports: {} };
       compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
     const args = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
-    const child = spawn(process.execPath, ['-e', trainer, ...args], {
+    const child = spawn(node, ['-e', trainer, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
     });
@@ -246,6 +242,20 @@ async function buildCodeCachedScript() {
     server.close();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+async function buildCodeCachedScript() {
+  const script = join(BUNDLE_DIR, 'examctl.cjs');
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
+  if (left !== null) {
+    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
+    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
+    rmSync(script);
+    return;
+  }
+  const cache = `${script}.cache`;
+  await trainCodeCache(process.execPath, script, cache);
   // The hashes let bin/examctl refuse a script or a cache that is not this pair: V8 checks only the
   // script's length against its cache, so an edited script of the same length would run the cached
   // (old) code, and a damaged cache can abort the process (QA).

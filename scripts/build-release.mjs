@@ -17,7 +17,8 @@
 // The macOS executable is unsigned (injection voids Node's signature; no codesign here), and so is
 // the Windows one (README, "Install").
 //
-// Run: npm run dist (all targets), or node scripts/build-release.mjs --only linux-x64 --out DIR.
+// Run: npm run dist (all targets); node scripts/build-release.mjs --only linux-x64 --out DIR; or
+// --host: the linux-x64 executable of this checkout, built once for its inputs (tests, bench), its path printed.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { COMMON, distImportMetaUrl, thirdPartyNotices, undiciEntry } from './build-bundle.mjs';
+import { COMMON, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const PINS = JSON.parse(readFileSync(join(root, 'scripts', 'release-pins.json'), 'utf8'));
@@ -93,6 +94,7 @@ export async function buildProgram(dir, nodeLicence) {
   const worker = await build({ ...common, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'esm', outExtension: { '.js': '.mjs' }, banner, metafile: true, plugins: [distImportMetaUrl('sea-esm')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
+  writeFileSync(join(dir, 'main.cjs'), SEA_MAIN);
   writeFileSync(join(dir, 'examctl.sha256'), sha256(script));
   const inputs = { ...main.metafile.inputs, ...worker.metafile.inputs };
   const notices = thirdPartyNotices({ inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
@@ -100,9 +102,33 @@ export async function buildProgram(dir, nodeLicence) {
   return dir;
 }
 
-/** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so). */
-function assets(programDir) {
+/**
+ * The blob's main script: examctl's script (an asset) compiled as bin/examctl compiles it, with
+ * V8's code cache of a training run under this very Node where the build could make one (the
+ * linux-x64 executable): most of examctl is then not compiled again at each start. V8 refuses
+ * a cache that does not fit this Node, and the script is compiled anew. Only Node's own modules
+ * can be required here, which is all the script asks for (every package is bundled).
+ */
+const SEA_MAIN = `'use strict';
+const { getAsset } = require('node:sea');
+const { wrap } = require('node:module');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+const filename = join(process.execPath, 'dist', 'bundle', 'examctl.cjs');
+let cachedData;
+try {
+  cachedData = Buffer.from(getAsset('dist/bundle/examctl.cjs.cache'));
+} catch {}
+const compiled = new Script(wrap(getAsset('dist/bundle/examctl.cjs', 'utf8')), { filename, cachedData });
+const program = { exports: {} };
+compiled.runInThisContext().call(program.exports, program.exports, require, program, filename, join(process.execPath, 'dist', 'bundle'));
+`;
+
+/** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so); the code cache where there is one. */
+function assets(programDir, cache) {
   return {
+    'dist/bundle/examctl.cjs': join(programDir, 'examctl.cjs'),
+    ...(cache === undefined ? {} : { 'dist/bundle/examctl.cjs.cache': cache }),
     'package.json': join(programDir, 'package.json'),
     'fixtures/world.json': join(root, 'fixtures', 'world.json'),
     'dist/bundle/csv-row-worker.mjs': join(programDir, 'csv-row-worker.mjs'),
@@ -127,17 +153,20 @@ export async function buildExecutable(target, { programDir, outDir, work }) {
   const windows = target.startsWith('win-');
   const node = unpack(pin.node, windows ? 'package/bin/node.exe' : 'package/bin/node', work);
   const blob = join(work, `${target}.blob`);
+  // The trained cache (build-bundle.mjs): made by running the script under the target's own Node, so here only for the host.
+  const cache = target === HOST ? join(work, `${target}.examctl.cjs.cache`) : undefined;
+  if (cache !== undefined) await trainCodeCache(maker, join(programDir, 'examctl.cjs'), cache);
   const config = join(work, `${target}.sea-config.json`);
   writeFileSync(
     config,
     JSON.stringify({
-      main: join(programDir, 'examctl.cjs'),
+      main: join(programDir, 'main.cjs'),
       output: blob,
       disableExperimentalSEAWarning: true,
       // V8's code cache only where it is made: a cache made here does not fit another platform's V8.
       useCodeCache: target === HOST,
       useSnapshot: false,
-      assets: assets(programDir),
+      assets: assets(programDir, cache),
     }),
   );
   const made = spawnSync(maker, ['--experimental-sea-config', config], { encoding: 'utf8', cwd: work });
@@ -174,10 +203,42 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
   }
 }
 
+/** A hash of what the executables are built from: src/, these scripts, the pins, the lockfile, the demo world. */
+function inputsKey() {
+  const digest = createHash('sha256');
+  const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json'].map((file) => join(root, file)))
+    .sort();
+  for (const file of files) digest.update(`${file.slice(root.length)}\n`).update(readFileSync(file));
+  return digest.digest('hex').slice(0, 16);
+}
+
+/**
+ * The linux-x64 executable of this checkout, for the tests and the bench: kept in the cache under
+ * a hash of its inputs, built only when they changed (one kept: an older one is removed).
+ */
+export async function hostExecutable() {
+  const kept = join(CACHE_DIR, 'host-executable');
+  const file = join(kept, inputsKey(), PINS.targets[HOST].file);
+  if (existsSync(file)) return file;
+  rmSync(kept, { recursive: true, force: true });
+  await buildRelease([HOST], dirname(file));
+  return file;
+}
+
+/** The pinned linux-x64 Node itself (the one inside that executable), unpacked once into the cache: the bench's bare `node -e 0`. */
+export function hostNode() {
+  const dir = join(CACHE_DIR, 'host-node');
+  const node = join(dir, PINS.targets[HOST].node.replace(/[@/]/g, '-'), 'package', 'bin', 'node');
+  return existsSync(node) ? node : unpack(PINS.targets[HOST].node, 'package/bin/node', dir);
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, out: { type: 'string' }, host: { type: 'boolean' } } });
   try {
-    process.stdout.write(`${await buildRelease(values.only, values.out ?? RELEASE_DIR)}\n`);
+    process.stdout.write(`${values.host ? await hostExecutable() : await buildRelease(values.only, values.out ?? RELEASE_DIR)}\n`);
   } catch (error) {
     // One line saying why (test/package/executable.test.ts quotes it when it skips).
     process.stderr.write(`build-release: ${error instanceof Error ? error.message : error}\n`);

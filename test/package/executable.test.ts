@@ -1,6 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -11,7 +10,7 @@ import { ROOT, type Finished } from '../support/cli.js';
  * The Linux one-file executable (scripts/build-release.mjs, README "Install") does what the npm
  * install does, run with no Node on PATH: built once here (linux-x64 only: one ~50 MB Node tarball,
  * kept in the release cache and checked against scripts/release-pins.json at each use; the
- * executable itself kept there too, keyed by everything it is built from, so a second run of the
+ * executable itself kept there too, keyed by everything it is built from (build-release.mjs --host), so a second run of the
  * suite does not build it again). Where it cannot be built (no registry), every test here is
  * skipped and says why: it never passes without the executable.
  */
@@ -20,18 +19,6 @@ const PINS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'release-pins.json'),
 const LINUX = PINS.targets['linux-x64']!;
 // The user's own cache (scripts/build-release.mjs's): the test's private HOME (test/support/private-home.ts) would lose it.
 const CACHE = process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(userInfo().homedir, '.cache'), 'examctl-release');
-
-/** A hash of what the executable is built from: src/, the build scripts, the pins, the lockfile, the demo world. */
-function inputsKey(): string {
-  const digest = createHash('sha256');
-  const files = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json'].map((file) => join(ROOT, file)))
-    .sort();
-  for (const file of files) digest.update(`${file.slice(ROOT.length)}\n`).update(readFileSync(file));
-  return digest.digest('hex').slice(0, 16);
-}
 
 let executable: string | undefined;
 let unavailable = '';
@@ -43,15 +30,8 @@ beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'examctl-executable-'));
   noNode = join(scratch, 'empty-path');
   mkdirSync(noNode);
-  const built = join(CACHE, 'test-executable', inputsKey());
-  const file = join(built, LINUX.file);
-  if (existsSync(file)) {
-    executable = file;
-    return;
-  }
-  // One executable is kept: an older one (of other inputs) is removed first.
-  rmSync(join(CACHE, 'test-executable'), { recursive: true, force: true });
-  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-release.mjs'), '--only', 'linux-x64', '--out', built], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, EXAMCTL_RELEASE_CACHE: CACHE } });
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-release.mjs'), '--host'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, EXAMCTL_RELEASE_CACHE: CACHE } });
+  const file = build.stdout.trim();
   if (build.status === 0 && existsSync(file)) executable = file;
   else {
     unavailable = `the linux-x64 executable could not be built (${/^build-release: (.*)$/m.exec(build.stderr)?.[1] ?? build.error?.message ?? build.stderr}): skipped`;
