@@ -144,9 +144,9 @@ const HOST = 'linux-x64';
  * Builds the executable of `target` (a key of release-pins.json's targets) into `outDir`, from the
  * program in `programDir`; returns its path. `work` is a scratch directory.
  */
-export async function buildExecutable(target, { programDir, outDir, work }) {
-  const pin = PINS.targets[target];
-  if (pin === undefined) throw new Error(`no target ${target} in scripts/release-pins.json (${Object.keys(PINS.targets).join(', ')})`);
+export async function buildExecutable(target, { programDir, outDir, work, pins = PINS.targets }) {
+  const pin = pins[target];
+  if (pin === undefined) throw new Error(`no target ${target} in scripts/release-pins.json (${Object.keys(pins).join(', ')})`);
   if (`${process.platform}-${process.arch}` !== HOST) throw new Error(`the executables are built on ${HOST} (its Node makes each blob), not ${process.platform}-${process.arch}`);
   const version = pin.node.split('@')[1];
   const maker = unpack(`node-${HOST}@${version}`, 'package/bin/node', work);
@@ -183,15 +183,15 @@ export async function buildExecutable(target, { programDir, outDir, work }) {
   return out;
 }
 
-/** The whole release: every pinned target, the notices beside them, and SHA256SUMS (sha256sum's format). */
-export async function buildRelease(targets = Object.keys(PINS.targets), outDir = RELEASE_DIR) {
+/** The whole release: every pinned target (of `pins`: release-pins.json's targets, or its wine builds), the notices beside them, and SHA256SUMS (sha256sum's format). */
+export async function buildRelease(targets = Object.keys(PINS.targets), outDir = RELEASE_DIR, pins = PINS.targets) {
   const work = mkdtempSync(join(tmpdir(), 'examctl-release-'));
   try {
     rmSync(outDir, { recursive: true, force: true });
     const licence = unpack(PINS.targets[HOST].node, 'package/LICENSE', work);
     const programDir = await buildProgram(join(work, 'program'), licence);
     for (const target of targets) {
-      const file = await buildExecutable(target, { programDir, outDir, work });
+      const file = await buildExecutable(target, { programDir, outDir, work, pins });
       process.stderr.write(`build-release: ${target}: ${file}\n`);
     }
     copyFileSync(join(programDir, 'THIRD-PARTY-NOTICES.md'), join(outDir, 'THIRD-PARTY-NOTICES.md'));

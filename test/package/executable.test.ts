@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { ROWS_IN_WORKER_MIN_BYTES } from '../../src/input/csv-rows-in-worker.js';
 import { ROOT, type Finished } from '../support/cli.js';
@@ -144,5 +144,20 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(steps).toEqual([]);
     expect(screen).toContain('interrupted at a prompt: nothing was sent');
     expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
+  });
+
+  it("the README's Install section for Linux, as written: the sum checked, then --version", async (context) => {
+    const file = exe(context);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Install'), readme.indexOf('\n## ', readme.indexOf('## Install') + 1));
+    const block = /```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```\n/.exec(section);
+    expect(block, 'Install holds the commands and their output').not.toBeNull();
+    // Only the tools the commands name on PATH (no node), in the release directory (SHA256SUMS beside the file).
+    const tools = join(scratch, 'install-tools');
+    mkdirSync(tools);
+    for (const tool of ['grep', 'sha256sum', 'chmod']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
+    const shell = spawnSync('/bin/sh', ['-e', '-c', block![1]!], { cwd: dirname(file), env: { PATH: tools, HOME: scratch }, encoding: 'utf8' });
+    expect(shell.status, shell.stderr).toBe(0);
+    expect(shell.stdout).toBe(block![2]);
   });
 });
