@@ -160,4 +160,39 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(shell.status, shell.stderr).toBe(0);
     expect(shell.stdout).toBe(block![2]);
   });
+
+  it("docs/ci.md's nightly job on a runner without Node: its download step takes the release file whose sum is committed, refuses another", async (context) => {
+    const file = exe(context);
+    const doc = readFileSync(join(ROOT, 'docs', 'ci.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## A nightly job on a runner without Node'));
+    const lines = section.slice(section.indexOf('- name: Download examctl and check its sum')).split('\n');
+    const from = lines.findIndex((line) => line.trim() === 'run: |') + 1;
+    const indent = /^ */.exec(lines[from]!)![0];
+    const step = lines.slice(from).filter((_, i, all) => all.slice(0, i + 1).every((line) => line.startsWith(indent))).map((line) => line.slice(indent.length)).join('\n');
+    expect(step).toContain('sha256sum --check');
+    // A runner: the tools the step names, and a curl that serves `served` for any URL.
+    const tools = join(scratch, 'runner-tools');
+    mkdirSync(tools);
+    for (const tool of ['grep', 'sha256sum', 'chmod', 'mkdir', 'mv']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
+    writeFileSync(join(tools, 'curl'), '#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\n/bin/cp "$SERVED" "$2"\n', { mode: 0o755 });
+    const runner = (name: string, served: string) => {
+      const dir = fresh(name);
+      mkdirSync(join(dir, 'workspace', 'tools'), { recursive: true });
+      // The committed sums: the release's own SHA256SUMS, copied into the repository.
+      writeFileSync(join(dir, 'workspace', 'tools', 'SHA256SUMS'), readFileSync(join(dirname(file), 'SHA256SUMS')));
+      const env = { PATH: tools, SERVED: served, RUNNER_TEMP: join(dir, 'temp'), GITHUB_WORKSPACE: join(dir, 'workspace'), GITHUB_PATH: join(dir, 'github-path'), EXAMCTL_RELEASE: 'https://releases.example.test/v0.1.0' };
+      return { dir, env, shell: spawnSync('/bin/bash', ['-e', '-c', step], { cwd: dir, env, encoding: 'utf8' }) };
+    };
+    const good = runner('nightly', file);
+    expect(good.shell.status, good.shell.stderr).toBe(0);
+    const onPath = readFileSync(good.env.GITHUB_PATH, 'utf8').trim();
+    const version = await run(join(onPath, 'examctl'), ['--version'], good.dir);
+    expect(version.stdout).toMatch(/^examctl \S+ \(Node v24\./);
+    writeFileSync(join(scratch, 'other'), 'not the release file');
+    const other = runner('nightly-other', join(scratch, 'other'));
+    expect(other.shell.status).not.toBe(0);
+    expect(other.shell.stdout + other.shell.stderr).toContain('FAILED');
+    expect(existsSync(join(other.env.RUNNER_TEMP, 'examctl', 'examctl'))).toBe(false);
+    expect(existsSync(other.env.GITHUB_PATH)).toBe(false);
+  });
 });
