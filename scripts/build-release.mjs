@@ -1,5 +1,5 @@
 // `npm run dist`: dist/release/, examctl as one executable file per platform (Node's single
-// executable applications) and SHA256SUMS, for people without Node (docs/ci.md, "Release").
+// executable applications) and SHA256SUMS, for people without Node (docs/ci.md, "Releasing the one-file executables").
 //
 // Each executable is the `node` of that platform, taken from the npm registry's node-<os>-<arch>
 // package at the version scripts/release-pins.json pins (the tarball's SHA-256 checked before
