@@ -31,6 +31,7 @@ import { build } from 'esbuild';
 import { COMMON, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
 export const PINS = JSON.parse(readFileSync(join(root, 'scripts', 'release-pins.json'), 'utf8'));
 export const RELEASE_DIR = join(root, 'dist', 'release');
 
@@ -176,7 +177,7 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   copyFileSync(node, out);
   chmodSync(out, 0o755);
   // postject's own CLI, in a child: LIEF writes warnings on every ELF it reads, shown only when the injection fails.
-  const postject = join(dirname(createRequire(import.meta.url).resolve('postject')), 'cli.js');
+  const postject = join(dirname(require.resolve('postject')), 'cli.js');
   const macho = target.startsWith('darwin-') ? ['--macho-segment-name', 'NODE_SEA'] : [];
   const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho], { encoding: 'utf8' });
   if (injected.status !== 0) throw new Error(`postject could not inject the blob into ${pin.file}: ${injected.stderr}`);
