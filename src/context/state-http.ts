@@ -97,14 +97,10 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      known = { dispatcher: openDispatcher(url.origin, {
-          connections: 1,
-          connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs),
-          // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
-          headersTimeout: proxy === undefined ? 0 : deadlineMs,
-          bodyTimeout: proxy === undefined ? 0 : deadlineMs,
-          proxy,
-        }), proxy };
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
+      const undiciMs = proxy === undefined ? 0 : deadlineMs;
+      const dispatcher = openDispatcher(url.origin, { connections: 1, connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs), headersTimeout: undiciMs, bodyTimeout: undiciMs, proxy });
+      known = { dispatcher, proxy };
       dispatchers.set(url.origin, known);
       // A proxy's password is kept out of every message too.
       const added = proxySecrets(proxy).filter((secret) => !proxySecretsSeen.has(secret));
