@@ -178,13 +178,8 @@ function methodOf(value: string | undefined, fallback: string, name: string): st
 
 /** The holder a 423 or 409 names (its lock info), in words; the service's text is already redacted. */
 function describeHolder(text: string): { words: string; id: string | undefined } {
-  let info: Partial<Record<keyof StateLockInfo, unknown>> = {};
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null) info = parsed as typeof info;
-  } catch {
-    // Not lock info: said as unknown.
-  }
+  // Not lock info: said as unknown.
+  const info = jsonObject(text) as Partial<Record<keyof StateLockInfo, unknown>>;
   const field = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined);
   const id = field(info.ID);
   if (id === undefined && field(info.Who) === undefined) return { words: 'another run (the service did not say which)', id: undefined };
@@ -195,23 +190,26 @@ function describeHolder(text: string): { words: string; id: string | undefined }
 
 /** The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone (system/lock.ts, isStale). */
 function deadHolderHere(text: string): LockInfo | undefined {
-  try {
-    const info = JSON.parse((JSON.parse(text) as { Info?: unknown }).Info as string) as Partial<LockInfo>;
-    if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
-    const local = { command: '?', since: '?', ...info } as LockInfo;
-    return isStale(local) ? local : undefined;
-  } catch {
-    return undefined;
-  }
+  const held = jsonObject(text).Info;
+  const info = jsonObject(typeof held === 'string' ? held : undefined) as Partial<LockInfo>;
+  if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
+  const local = { command: '?', since: '?', ...info } as LockInfo;
+  return isStale(local) ? local : undefined;
 }
 
 /** The document's checksum (a service may re-encode its JSON), undefined for anything else. */
 function checksumOf(text: string | undefined): string | undefined {
+  const sha256 = jsonObject(text).sha256;
+  return typeof sha256 === 'string' ? sha256 : undefined;
+}
+
+/** `text` as a JSON object; anything else (not JSON, not an object) as an empty one. */
+function jsonObject(text: string | undefined): Record<string, unknown> {
   try {
-    const sha256 = (JSON.parse(text ?? '') as { sha256?: unknown }).sha256;
-    return typeof sha256 === 'string' ? sha256 : undefined;
+    const parsed = JSON.parse(text ?? '') as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
-    return undefined;
+    return {};
   }
 }
 
