@@ -9,17 +9,14 @@ export type { EndReason, ItemRef } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
   chosenIdOf,
-  readRun,
   scanRun,
   runState,
   summarize,
-  rebuildReport,
   reportItemOf,
   unlinedItem,
   notReachedItem,
   unjournaledCount,
   unitsOf,
-  journaledItems,
   listRuns,
   laterRunsOnTarget,
   laterFeedingRuns,
@@ -28,7 +25,6 @@ export {
   DEFAULT_PRUNE_POLICY,
   type JournalHead,
   type RunIndex,
-  type RunRecord,
 } from './read-run.js';
 export { CHANGED_INPUT_ADVICE, changedDigestedFile, digestKey, recordedFlags, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';
 export { NothingToResumeError, RunJournalError, RunJournalWriteError } from './run-errors.js';

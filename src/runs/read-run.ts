@@ -2,7 +2,7 @@ import { readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
-import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary, type RunReport } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -27,11 +27,9 @@ import { LineReader, streamLines } from './line-buffers.js';
 import { UnchangedPositions } from './unchanged-positions.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/** What the journal says about one item, over every attempt of the run. */
-export interface ItemHistory {
+/** What the journal says about one item, over every attempt of the run: what its report item and a resume decide from. */
+export interface ResumeView {
   ref: ItemRef;
-  /** Times it was recorded as sent. */
-  sends: number;
   /** Its latest outcome. */
   outcome?: OutcomeLine;
   /** Sent after its latest outcome (or never answered): the answer was lost when an attempt died. */
@@ -41,8 +39,6 @@ export interface ItemHistory {
    * 429, 5xx), so the service may hold it already.
    */
   maybeApplied: boolean;
-  /** What it was before its latest `sent` line, which an `unsent` line restores. */
-  beforeSent?: { inFlight: boolean; maybeApplied: boolean };
   /**
    * Withdrawn (`unsent`) with the target failure that stopped the run at it, in the words of the
    * run's own report; only while it has no outcome and is not in flight.
@@ -66,18 +62,13 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-/** The whole journal in memory, every item's latest lines: what `runs resume` plans from. */
-export interface RunRecord extends JournalHead {
-  items: Map<number, ItemHistory>;
-}
-
 export type RunState = 'running' | 'interrupted' | 'finished';
 
 /** The lines that speak of items (the others are the run's own: header, resume, end). */
 type ItemLine = Exclude<RunJournalLine, RunHeaderLine | ResumeLine | EndLine>;
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
-interface ItemFold {
+export interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
@@ -119,7 +110,7 @@ const damagedAt = (file: string, where: string | number, reason: string): RunJou
  * short: ignored. Any other bad line (checksum, format) is damage: refused with the journal's
  * path and line. Returns the journal still open when `keepOpen` (the caller closes it).
  */
-async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
+export async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
@@ -183,73 +174,11 @@ async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen
   }
 }
 
-/** Reads a run's journal whole: every item's history in memory (`runs resume`; `scanRun` for reading it). */
-export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
-  const items = new Map<number, ItemHistory>();
-  const itemOf = (ref: ItemRef): ItemHistory => {
-    let history = items.get(ref.n);
-    if (history === undefined) {
-      history = { ref: { n: ref.n, source: ref.source, id: ref.id }, sends: 0, inFlight: false, maybeApplied: false };
-      items.set(ref.n, history);
-    }
-    return history;
-  };
-  const { head } = await readJournal(runsDir, id, {
-    sent(ref) {
-      const history = itemOf(ref);
-      history.beforeSent = { inFlight: history.inFlight, maybeApplied: history.maybeApplied };
-      history.sends += 1;
-      history.inFlight = true;
-      history.maybeApplied = true;
-      delete history.withdrawn;
-    },
-    unsent(line) {
-      const history = items.get(line.n);
-      if (history?.beforeSent !== undefined) {
-        history.sends -= 1;
-        history.inFlight = history.beforeSent.inFlight;
-        history.maybeApplied = history.beforeSent.maybeApplied;
-        delete history.beforeSent;
-        if (line.reason !== undefined && history.outcome === undefined && !history.inFlight) history.withdrawn = line.reason;
-      }
-    },
-    outcome(line) {
-      const history = itemOf(line);
-      delete history.withdrawn;
-      history.outcome = line;
-      history.inFlight = false;
-      if (!line.transient) history.maybeApplied = false;
-    },
-    forget(n) {
-      items.delete(n);
-    },
-  });
-  return { ...head, items };
-}
-
-/** The part of an item's history its report item is made of. */
-type ItemView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'withdrawn'>;
-
-/** The part of an item's history a resume decides from. */
-export type ResumeView = Pick<ItemHistory, 'ref' | 'outcome' | 'inFlight' | 'maybeApplied' | 'withdrawn'>;
-
 /** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
 export interface ResumeCounts {
   keep: number;
   inFlight: number;
   transient: number;
-}
-
-/** The same counts over a whole record's histories (`RunIndex.resumeCounts` keeps them from the state bytes). */
-export function resumeCountsOf(items: Iterable<ItemHistory>, below = Infinity): ResumeCounts {
-  const counts = { keep: 0, inFlight: 0, transient: 0 };
-  for (const history of items) {
-    if (history.ref.n >= below) continue;
-    if (history.inFlight) counts.inFlight += 1;
-    else if (history.outcome?.transient === true) counts.transient += 1;
-    else if (history.outcome !== undefined) counts.keep += 1;
-  }
-  return counts;
 }
 
 /**
@@ -319,7 +248,7 @@ export class RunIndex implements JournalHead {
   }
 
   /**
-   * What readRun's history says of journaled item `n` for reporting and resuming it, its deciding
+   * What the journal says of journaled item `n` for reporting and resuming it, its deciding
    * line read back (synchronously, through the block cache); undefined when the journal has none.
    * `maybeApplied` follows from the state byte for every journal examctl writes: a transient
    * outcome comes only after its item's sent line, so it leaves a request out with no answer.
@@ -377,7 +306,7 @@ export class RunIndex implements JournalHead {
 
 /**
  * Streams a run's journal into a RunIndex (open: `close` it). The state kept per item follows
- * readRun's history: an unsent line restores what its item was before its latest sent line.
+ * the item's history: an unsent line restores what its item was before its latest sent line.
  */
 export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
   const states = new ItemStates();
@@ -443,7 +372,10 @@ export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | unde
 }
 
 /** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
-const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof RunIndex ? run.journaled : run.items.size) + run.unchanged.count;
+const journaledCount = (run: CountedRun): number => run.journaled + run.unchanged.count;
+
+/** What the counts of a run are made of (a RunIndex, or a test's whole record). */
+type CountedRun = Pick<RunIndex, 'journaled' | 'statuses' | 'unchanged' | 'header' | 'end'>;
 
 /**
  * Counts over the items the journal knows, with never-sent units counted as skipped when the
@@ -451,10 +383,9 @@ const journaledCount = (run: RunRecord | RunIndex): number => (run instanceof Ru
  * line (a schedule push, whose units are known only once its input was grouped). A run killed
  * before any end line, without a count in its header, shows only what its journal holds.
  */
-export function summarize(run: RunRecord | RunIndex): ReportSummary {
+export function summarize(run: CountedRun): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-  if (run instanceof RunIndex) for (const status of run.statuses()) summary[status] += 1;
-  else for (const history of run.items.values()) summary[statusOf(history)] += 1;
+  for (const status of run.statuses()) summary[status] += 1;
   summary.ok += run.unchanged.count;
   const known = journaledCount(run);
   const units = unitsOf(run) ?? known;
@@ -478,15 +409,6 @@ function lostAnswer(record: RunFacts): string {
 
 function notSent(record: RunFacts): string {
   return notSentReason(record.end?.reason === 'max-errors', record.id);
-}
-
-/**
- * What an item's report says: its answer, or `skipped` when it is not done: in flight when the
- * run stopped, or answered only transiently (a resume sends both again).
- */
-function statusOf(history: ItemView): ReportItem['status'] {
-  const outcome = history.outcome;
-  return outcome === undefined || history.inFlight || outcome.transient ? 'skipped' : outcome.status;
 }
 
 function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
@@ -513,19 +435,14 @@ export function notReachedItem(record: RunFacts, ref: Omit<ItemRef, 'n'>): Repor
  * Units the run never reached and the journal has no line for: known from the header's count;
  * none after a completed attempt (it dispatched every unit); else unknown (null).
  */
-export function unjournaledCount(run: RunRecord | RunIndex): number | null {
+export function unjournaledCount(run: CountedRun): number | null {
   const units = unitsOf(run);
   if (units !== undefined) return Math.max(0, units - journaledCount(run));
   return run.end?.reason === 'completed' ? 0 : null;
 }
 
-/** The journaled items in input order. */
-export function journaledItems(record: RunRecord): ItemHistory[] {
-  return [...record.items.values()].sort((a, b) => a.ref.n - b.ref.n);
-}
-
 /** The report item of one journaled item. */
-export function reportItemOf(record: RunFacts, history: ItemView): ReportItem {
+export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeApplied'>): ReportItem {
   const { source, id } = history.ref;
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
@@ -542,50 +459,6 @@ export function reportItemOf(record: RunFacts, history: ItemView): ReportItem {
   if (outcome.note !== undefined) item.note = outcome.note;
   if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;
   return item;
-}
-
-/**
- * The run report of the contract, rebuilt from the journal whether the run finished or not,
- * with its run id. `units` (the input's items, read again from an unchanged input) puts every
- * item in input order and reports those the journal never saw as not sent; without it the
- * report holds the journaled items, and the summary still counts the rest as skipped when the
- * header knows how many there were.
- */
-export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): RunReport & { run: string } {
-  const items: ReportItem[] = [];
-  const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-  const add = (item: ReportItem): void => {
-    items.push(item);
-    summary.total += 1;
-    summary[item.status] += 1;
-  };
-  if (units !== undefined) {
-    const seen = new Set<number>();
-    for (const ref of units) {
-      seen.add(ref.n);
-      const history = record.items.get(ref.n);
-      add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
-    }
-    for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
-    // Unchanged units past the input read again: counted, not listed (the journal does not name them).
-    for (const { n } of record.unchanged.positions()) if (!seen.has(n)) countUnlisted(summary, 1);
-  } else {
-    for (const history of journaledItems(record)) add(reportItemOf(record, history));
-    countUnlisted(summary, record.unchanged.count);
-    const missing = (unitsOf(record) ?? 0) - record.items.size - record.unchanged.count;
-    if (missing > 0) {
-      summary.total += missing;
-      summary.skipped += missing;
-    }
-  }
-  return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
-}
-
-
-/** Unchanged units a report counts as ok without listing them (no input to name them). */
-function countUnlisted(summary: ReportSummary, count: number): void {
-  summary.total += count;
-  summary.ok += count;
 }
 
 export interface RunListing {

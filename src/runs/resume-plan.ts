@@ -7,7 +7,7 @@ import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type O
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
-import { RunIndex, resumeCountsOf, scanRun, type JournalHead, type ResumeCounts, type RunRecord, type RunState } from './read-run.js';
+import { scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -73,9 +73,9 @@ export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'i
  * and an input file that is missing or changed (size or SHA-256): the items are keyed by their
  * position in the input, so a different file would be matched to the wrong outcomes. `runs
  * resume` plans from the streamed index (9 bytes an item, each item's deciding line read back
- * as the dispatcher reaches it); a whole record (readRun) gives the same decisions.
+ * as the dispatcher reaches it).
  */
-export function planResume(record: RunRecord | RunIndex, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
+export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' | 'resumeCounts' | 'historyAt'>, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
   const id = record.id;
   if (state === 'finished') {
     return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)` };
@@ -91,18 +91,16 @@ export function planResume(record: RunRecord | RunIndex, state: RunState, input:
         : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}` };
     }
   }
-  const indexed = record instanceof RunIndex ? record : undefined;
-  const items = indexed === undefined ? (record as RunRecord).items : undefined;
   // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
   const countsBelow = (below = Infinity): ResumeCounts => {
-    const counts = indexed !== undefined ? indexed.resumeCounts(below) : resumeCountsOf((items as RunRecord['items']).values(), below);
+    const counts = record.resumeCounts(below);
     return { ...counts, keep: counts.keep + record.unchanged.countBelow(below) };
   };
   return {
     counts: countsBelow(),
     keptBelow: (total) => countsBelow(total).keep,
     decide(ref) {
-      const history = indexed !== undefined ? indexed.historyAt(ref.n) : items?.get(ref.n);
+      const history = record.historyAt(ref.n);
       if (history === undefined) {
         const since = record.unchanged.since(ref.n);
         if (since === undefined) return { action: 'send', maybeApplied: false };
@@ -180,7 +178,7 @@ export function digestKey(name: string): string {
  * schedule push's --schedule, a map file) no longer gives the same items; undefined when each is
  * unchanged or there is none.
  */
-export async function changedDigestedFile(record: Pick<RunRecord, 'header'>, digested: readonly string[]): Promise<string | undefined> {
+export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, digested: readonly string[]): Promise<string | undefined> {
   const options = record.header.options;
   const cwd = options.cwd;
   for (const name of digested) {

@@ -5,7 +5,7 @@ import type { UnchangedLine } from './journal-lines.js';
  * `unchanged` lines record them (docs/runs.md, "The journal"): runs of consecutive positions,
  * each with the run whose acknowledged request they matched in the sync memory. A position's
  * own later line (sent, outcome) takes it over; a later `unchanged` line takes over the position
- * from its earlier lines (`RunRecord.items`). Memory and lookups cost per run of positions, not
+ * from its earlier lines. Memory and lookups cost per run of positions, not
  * per unit.
  */
 export class UnchangedPositions {

@@ -14,7 +14,8 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
   };
 });
 
-const { RunJournal, readRun } = await import('../../src/runs/index.js');
+const { RunJournal } = await import('../../src/runs/index.js');
+const { readRun } = await import('./whole-record.js');
 const { header, ref, tempRunsDir } = await import('./helpers.js');
 
 let runsDir: string;

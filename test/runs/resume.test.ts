@@ -8,12 +8,11 @@ import {
   isRefusal,
   openResume,
   planResume,
-  readRun,
-  rebuildReport,
   settleInFlight,
   type ItemRef,
   type ResumeDecision,
 } from '../../src/runs/index.js';
+import { readRun, rebuildReport } from './whole-record.js';
 import type { ResentOutcome } from '../../src/runs/resume-plan.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
 import { mulberry32 as random } from '../../src/system/seeded-random.js';

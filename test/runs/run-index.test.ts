@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunJournal, isRefusal, planResume, readRun, rebuildReport, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
+import { RunJournal, isRefusal, planResume, scanRun, summarize, unjournaledCount, type ItemRef } from '../../src/runs/index.js';
+import { readRun, rebuildReport } from './whole-record.js';
 import type { OutcomeLine } from '../../src/runs/journal-lines.js';
 import type { ReportItem } from '../../src/report/run-report.js';
 import { mulberry32 } from '../../src/system/seeded-random.js';
@@ -7,7 +8,7 @@ import { header, tempRunsDir } from './helpers.js';
 
 /**
  * `runs show` streams the journal (scanRun: a byte of state and a line offset per item, the line
- * read back when shown); `runs resume` reads it whole (readRun). Both must say the same of every
+ * read back when shown); whole-record.ts reads it whole (readRun). Both must say the same of every
  * item, whatever the attempts wrote: sent ahead, unsent, transient, in flight, answered again.
  */
 
@@ -62,7 +63,7 @@ async function showAll(runsDir: string, id: string): Promise<{ items: ReportItem
   }
 }
 
-describe('scanRun (runs show) against readRun (runs resume)', () => {
+describe('scanRun (runs show, runs resume) against readRun (the whole journal)', () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${seed}: three attempts, the same report items in input order, the same counts`, async () => {
       const next = mulberry32(seed);

@@ -13,14 +13,13 @@ import {
   newRunId,
   planResume,
   pruneRuns,
-  readRun,
-  rebuildReport,
   recordedOptions,
   resolveRunId,
   resolveRunsDir,
   runState,
   summarize,
 } from '../../src/runs/index.js';
+import { readRun, rebuildReport } from './whole-record.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
 
 let runsDir: string;

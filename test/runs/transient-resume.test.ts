@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRun } from '../../src/runs/index.js';
+import { readRun } from './whole-record.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 import { examctl, serveWithFaults } from '../support/faulty-serve.js';
 

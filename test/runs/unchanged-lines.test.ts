@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunJournal, planResume, readRun, rebuildReport, summarize, unjournaledCount } from '../../src/runs/index.js';
+import { RunJournal, planResume, summarize, unjournaledCount } from '../../src/runs/index.js';
+import { readRun, rebuildReport } from './whole-record.js';
 import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
