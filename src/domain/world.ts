@@ -338,19 +338,8 @@ export type WorldSchedule = z.infer<typeof WorldScheduleSchema>;
 export type WorldCollection = z.infer<typeof WorldCollectionSchema>;
 export type WorldReviewSession = ReviewSession;
 
-export interface World {
-  Settings: WorldSettings;
-  Roles: WorldRole[];
-  Users: WorldUser[];
-  Hierarchies: WorldHierarchy[];
-  Assessments: WorldAssessment[];
-  ProctoringTemplates: WorldProctoringTemplate[];
-  Taxonomies: WorldTaxonomy[];
-  LoRepositories: WorldLoRepository[];
-  Schedules: WorldSchedule[];
-  ReviewSessions: WorldReviewSession[];
-  Collections: WorldCollection[];
-}
+/** The review sessions are kept as the API returns them (ReviewSession), past what the schema checks. */
+export type World = Omit<z.infer<typeof WorldObjectSchema>, 'ReviewSessions'> & { ReviewSessions: WorldReviewSession[] };
 
 export type WorldParse = { ok: true; world: World } | { ok: false; errors: string[] };
 
