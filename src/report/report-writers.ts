@@ -51,18 +51,17 @@ export function missedRunSentence(file: string, population: string | null, misse
   // Only user sync has populations: the others' runs are named by their command.
   const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
+  const wayBack = `restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) before the next night (docs/sync.md, "When the memory is lost")`;
   if (missed.cut === true) {
     return (
       `the sync memory at ${file} lacks the end of run ${missed.run} of ${who} (started at ${missed.since}), which finished (its journal in this runs directory says so): ` +
-      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) ` +
-      'before the next night (docs/sync.md, "When the memory is lost")'
+      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; ${wayBack}`
     );
   }
   if (missed.later === true) {
     return (
       `the sync memory at ${file} is older than run ${missed.run} of ${who} (started at ${missed.since}, in this runs directory): it misses what that run did ` +
-      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) ` +
-      'before the next night (docs/sync.md, "When the memory is lost")'
+      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; ${wayBack}`
     );
   }
   return (

@@ -1,8 +1,6 @@
-import type { ItemAction } from '../report/run-report.js';
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
-import type { Problem } from '../domain/problem.js';
 import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
@@ -124,12 +122,7 @@ export function isRefusal(plan: ResumePlan | ResumeRefusal): plan is ResumeRefus
 }
 
 /** The answer to a resend, in report terms (the pipeline's Outcome). */
-export interface ResentOutcome {
-  status: 'ok' | 'partial' | 'failed';
-  errors: Problem[];
-  action?: ItemAction;
-  note?: string;
-}
+export type ResentOutcome = Pick<OutcomeLine, 'status' | 'errors' | 'action' | 'note'>;
 
 /**
  * What a refused resend says a lost attempt did: `created` (the thing already exists),
