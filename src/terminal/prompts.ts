@@ -139,8 +139,12 @@ function problemsOf(result: { ok: true } | { ok: false; problems: Problem[] }): 
   return result.ok ? [] : result.problems;
 }
 
+/** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
 function atField(name: string): (entry: Problem) => boolean {
-  return (entry) => entry.field === name || entry.field.startsWith(`${name}.`) || entry.field.startsWith(`${name}[`);
+  return (entry) => {
+    const field = entry.field.replace(/^Schedule\./, '');
+    return field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,7 +417,7 @@ export async function promptScheduleFields(
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;
     const draft = { Schedule: { ...known, ...answers, [name]: answer.value }, Candidates: [] };
-    return verdict(problemsOf(validateScheduleRequest(draft)), atField(`Schedule.${name}`));
+    return verdict(problemsOf(validateScheduleRequest(draft)), atField(name));
   };
   const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
@@ -568,7 +572,7 @@ export async function offerCorrection<Name extends string>(
   problems: readonly Problem[],
   io: PromptIo = {},
 ): Promise<Name[] | null> {
-  const named = new Set(answers.filter((answer) => problems.some((entry) => problemNames(entry, answer.name))).map((answer) => answer.name));
+  const named = new Set(answers.filter((answer) => problems.some(atField(answer.name))).map((answer) => answer.name));
   if (named.size === 0) return null;
   // One line per problem, whatever line breaks the service put in its messages.
   note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
@@ -583,12 +587,6 @@ export async function offerCorrection<Name extends string>(
       context,
     ),
   );
-}
-
-/** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
-function problemNames(entry: Problem, name: string): boolean {
-  const field = entry.field.replace(/^Schedule\./, '');
-  return field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`);
 }
 
 /** Shows what is about to be sent and asks to go on; the default is no. */
