@@ -7,6 +7,8 @@ import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
 import { LostZeros } from './lost-zeros.js';
+import { UsageError } from '../system/errors.js';
+import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -14,6 +16,17 @@ const NAMED_SCHEDULES = 3;
 const NAMED_CANDIDATES = 3;
 /** How many the note on the schedule's report item names. */
 const NOTED_CANDIDATES = 20;
+
+/** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
+export function scheduleSyncFlags(flags: { changedOnly?: boolean | undefined; requireMemory?: boolean | undefined; upsert?: boolean | undefined; onlyNew?: boolean | undefined; onlyExisting?: boolean | undefined }): OnlyWhich | undefined {
+  // Unchanged schedules are left out only when the rest can be sent again as updates.
+  if (flags.changedOnly && !flags.upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
+  if (flags.requireMemory && !flags.changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const only = onlyWhichOf(flags.onlyNew, flags.onlyExisting);
+  // A schedule the target has is sent again only as an update.
+  if (only === 'existing' && !flags.upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
+  return only;
+}
 
 /**
  * `schedule push`'s sync memory: besides the digest, the candidates of the last request the

@@ -14,8 +14,8 @@ import { adoptFile, collectionEntryOf, scheduleEntryOf, userAdoption, type Adopt
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
 import { userSyncInput, userUnit } from './user-sync.js';
-import { refuseWithheldPins } from './withheld-pins.js';
-import { schedulePushInput } from './schedule-push.js';
+import { refuseWithheldPins } from '../../input/withheld-pins.js';
+import { schedulePushInput } from '../../pipeline/schedule-input.js';
 import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
 
