@@ -58,17 +58,17 @@ describe('the layer rules', () => {
       for (const folder of ['domain', 'system', 'helpers', 'stray']) mkdirSync(join(dir, 'src', folder), { recursive: true });
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
       writeFileSync(join(dir, 'src/defaults.ts'), 'export const DEFAULT_RATE = 10;\n');
-      writeFileSync(join(dir, 'src/shared.ts'), 'export const shared = 1;\n');
+      writeFileSync(join(dir, 'src/common.ts'), 'export const common = 1;\n');
       writeFileSync(join(dir, 'src/helpers/help.ts'), 'export const help = 2;\n');
       writeFileSync(join(dir, 'src/stray/alone.ts'), 'export const alone = 3;\n');
       writeFileSync(
         join(dir, 'src/domain/rule.ts'),
-        "import { DEFAULT_RATE } from '../defaults.js';\nimport { shared } from '../shared.js';\nimport { help } from '../helpers/help.js';\nexport const rule = DEFAULT_RATE + shared + help;\n",
+        "import { DEFAULT_RATE } from '../defaults.js';\nimport { common } from '../common.js';\nimport { help } from '../helpers/help.js';\nexport const rule = DEFAULT_RATE + common + help;\n",
       );
       writeFileSync(join(dir, 'src/system/fine.ts'), "import { DEFAULT_RATE } from '../defaults.js';\nexport const fine = DEFAULT_RATE;\n");
       const { code, output } = cruise(dir);
       expect(code).not.toBe(0);
-      expect(output).toContain('room-domain: src/domain/rule.ts → src/shared.ts');
+      expect(output).toContain('room-domain: src/domain/rule.ts → src/common.ts');
       expect(output).toContain('no-import-outside-the-plan: src/domain/rule.ts → src/helpers/help.ts');
       expect(output).toContain('no-orphan-outside-the-plan: src/stray/alone.ts');
       expect(output).not.toContain('src/defaults.ts');
