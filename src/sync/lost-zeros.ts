@@ -11,11 +11,14 @@
  *   or not: in a user sync both rows fail, each naming the other (`problemAt`); in a schedule
  *   push, whose unit is a whole schedule, the run is refused naming both lines (`refusePairs`).
  * `--really-new-ids` says such ids are really other users: neither check is made.
+ * `LostZerosRule` is the one rule each such command passes its input through, every kind of id
+ * it gives (user ids; candidate and schedule ids) checked the same way.
  */
 import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
+import type { InputRecord } from '../input/record.js';
 import type { PeekedEntry } from './sync-memory.js';
 
 /** The most leading zeros looked for in front of a new id (ids of up to 20 digits or so). */
@@ -161,5 +164,53 @@ export class LostZeros {
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
     return this.pairs.size > 0;
+  }
+}
+
+/** One kind of id the rule checks: where a record holds it, and what it is compared with. */
+export interface ZeroKind {
+  /** What the ids are, for the refusals: `id` (users), `candidate id`, `schedule id`. */
+  what: string;
+  /** What each would be made as twice: a `user` (the default), a `schedule`. */
+  made?: string;
+  idsOf(record: InputRecord): Iterable<string | null>;
+  /** The memory of the target a new id is compared with; undefined: none (pairs only). */
+  memory: { peek(id: string): PeekedEntry | undefined } | undefined;
+  /** A unit is many rows (a schedule): a pair refuses the run, not its rows. */
+  pairsRefuseRun?: boolean;
+}
+
+/**
+ * The one leading-zeros rule, made before anything is sent: each record of the file is `add`ed
+ * (every kind of id it gives), then `settle` refuses the run for a new id remembered with its
+ * zeros, and for a pair where a unit is many rows; any other pair fails both its rows (`problemAt`).
+ */
+export class LostZerosRule {
+  private readonly guards: { kind: ZeroKind; guard: LostZeros }[];
+
+  constructor(kinds: readonly ZeroKind[]) {
+    this.guards = kinds.map((kind) => ({ kind, guard: new LostZeros(kind.memory, kind.what, kind.made) }));
+  }
+
+  add(record: InputRecord): void {
+    for (const { kind, guard } of this.guards) for (const id of kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
+  }
+
+  settle(target: string): void {
+    for (const { kind, guard } of this.guards) {
+      guard.refuse(target);
+      if (kind.pairsRefuseRun === true) guard.refusePairs();
+    }
+  }
+
+  /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
+  problemAt(line: number, id: string | null): Problem | undefined {
+    for (const { kind, guard } of this.guards) if (kind.pairsRefuseRun !== true && guard.hasPairs) return guard.problemAt(line, id);
+    return undefined;
+  }
+
+  /** Whether any row fails as one of a pair (the units are then checked). */
+  get hasPairs(): boolean {
+    return this.guards.some(({ kind, guard }) => kind.pairsRefuseRun !== true && guard.hasPairs);
   }
 }

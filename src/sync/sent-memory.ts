@@ -20,7 +20,7 @@ import {
   type SyncKind,
   type SyncMemory,
 } from './sync-memory.js';
-import { LostZeros } from './lost-zeros.js';
+import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -240,13 +240,13 @@ export class SentMemory<P> {
   }
 
   /**
-   * The leading-zeros guard of a file's ids (lost-zeros.ts; `what` names them in its refusals), or
-   * undefined with --really-new-ids. A new id is compared with the users the target's user memory
-   * holds and the candidates its schedule memory registered (a schedule push makes their users):
-   * the memory this run opened, and the other kind read without a lock. One that cannot be read,
-   * or is of another instance of the store, is done without (this is a guard, not a decision).
+   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts), or undefined with
+   * --really-new-ids. A kind without a memory of its own is compared with the users the target's
+   * user memory holds and the candidates its schedule memory registered (a schedule push makes
+   * their users): the memory this run opened, and the other kind read without a lock. One that
+   * cannot be read, or is of another instance of the store, is done without (a guard, not a decision).
    */
-  protected async zerosGuard(what: string): Promise<LostZeros | undefined> {
+  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]): Promise<LostZerosRule | undefined> {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
@@ -257,8 +257,8 @@ export class SentMemory<P> {
       // A damaged line: the guard does without it.
     }
     const known = users === undefined || users.size === 0 ? undefined : users;
-    if (candidates.size === 0) return new LostZeros(known, what);
-    return new LostZeros({ peek: (id) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) }, what);
+    const people = candidates.size === 0 ? known : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
+    return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
   /** The entries of the target's memory of `kind`, read without a lock; undefined when it cannot be read or is of a replaced store. */

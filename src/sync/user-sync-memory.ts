@@ -18,7 +18,7 @@ import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
-import type { LostZeros } from './lost-zeros.js';
+import type { LostZerosRule } from './lost-zeros.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -94,7 +94,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
-  private lostZeros: LostZeros | undefined;
+  private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
@@ -163,13 +163,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = await this.zerosGuard('id');
+    const zeros = await this.zerosRule([{ what: 'id', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
-      zeros?.add(read.id, record.source);
+      zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
       if (disableMissing) inFile.add(read.id.toLowerCase());
@@ -181,7 +181,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
-    zeros?.refuse(describeTarget(memory.target));
+    zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile);
