@@ -52,7 +52,8 @@ function leadingZeros(id: string): number {
   return zeros;
 }
 
-export class LostZeros {
+/** One kind of id of the file, checked on its own (LostZerosRule holds one per kind). */
+class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
   /** Rows whose id another row gives with other leading zeros: line -> that other row. */
@@ -63,14 +64,13 @@ export class LostZeros {
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 
-  constructor(
-    /** The memory of the target, when it remembers anyone: what a new id is compared with. */
-    private readonly memory: { peek(id: string): PeekedEntry | undefined } | undefined,
-    /** What the file's ids are, for the refusals: `id` (users), `candidate id`, `schedule id`. */
-    private readonly what = 'id',
-    /** What each would be made as twice: a `user` (of an id or a candidate), a `schedule`. */
-    private readonly made = 'user',
-  ) {}
+  private readonly memory: ZeroKind['memory'];
+  private readonly what: string;
+  private readonly made: string;
+
+  constructor(readonly kind: ZeroKind) {
+    ({ memory: this.memory, what: this.what, made: this.made = 'user' } = kind);
+  }
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
@@ -186,31 +186,31 @@ export interface ZeroKind {
  * zeros, and for a pair where a unit is many rows; any other pair fails both its rows (`problemAt`).
  */
 export class LostZerosRule {
-  private readonly guards: { kind: ZeroKind; guard: LostZeros }[];
+  private readonly guards: LostZeros[];
 
   constructor(kinds: readonly ZeroKind[]) {
-    this.guards = kinds.map((kind) => ({ kind, guard: new LostZeros(kind.memory, kind.what, kind.made) }));
+    this.guards = kinds.map((kind) => new LostZeros(kind));
   }
 
   add(record: InputRecord): void {
-    for (const { kind, guard } of this.guards) for (const id of kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
+    for (const guard of this.guards) for (const id of guard.kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
   }
 
   settle(target: string): void {
-    for (const { kind, guard } of this.guards) {
+    for (const guard of this.guards) {
       guard.refuse(target);
-      if (kind.pairsRefuseRun === true) guard.refusePairs();
+      if (guard.kind.pairsRefuseRun === true) guard.refusePairs();
     }
   }
 
   /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
   problemAt(line: number, id: string | null): Problem | undefined {
-    for (const { kind, guard } of this.guards) if (kind.pairsRefuseRun !== true && guard.hasPairs) return guard.problemAt(line, id);
+    for (const guard of this.guards) if (guard.kind.pairsRefuseRun !== true && guard.hasPairs) return guard.problemAt(line, id);
     return undefined;
   }
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.guards.some(({ kind, guard }) => kind.pairsRefuseRun !== true && guard.hasPairs);
+    return this.guards.some((guard) => guard.kind.pairsRefuseRun !== true && guard.hasPairs);
   }
 }

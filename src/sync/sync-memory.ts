@@ -16,7 +16,7 @@ import { openRegularFile } from '../system/regular-file.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { FNV_OFFSET, FNV_PRIME, HashSlots, hashBytes } from '../domain/hash-slots.js';
+import { HashSlots, hashBytes } from '../domain/hash-slots.js';
 
 /**
  * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
@@ -373,10 +373,10 @@ const NEWLINE = 10;
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
 export class MemoryEntries {
-  /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for `probeId`, else for `probeBytes[probeFrom..probeTo)`. */
+  /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */
   private readonly slots: HashSlots;
-  private probeId: string | undefined;
-  private probeBytes: Uint8Array = new Uint8Array(0);
+  private scratch = Buffer.alloc(256);
+  private probeBytes: Uint8Array = this.scratch;
   private probeFrom = 0;
   private probeTo = 0;
   /** Entries parsed or set by this run: they win over their line. */
@@ -635,19 +635,10 @@ export class MemoryEntries {
     return this.slots.at(this.slotOf(id)) >= 0;
   }
 
-  /** The slot of an id: an ASCII one (nearly all) hashed and compared as it is, no Buffer made per lookup. */
+  /** The slot of an id, by its UTF-8 bytes written into one scratch buffer (no Buffer made per lookup). */
   private slotOf(id: string): number {
-    let hash = FNV_OFFSET;
-    for (let k = 0; k < id.length; k++) {
-      const code = id.charCodeAt(k);
-      if (code > 0x7f) {
-        const key = Buffer.from(id, 'utf8');
-        return this.find(key, 0, key.length);
-      }
-      hash = Math.imul(hash ^ code, FNV_PRIME);
-    }
-    this.probeId = id;
-    return this.slots.slotOf(hash);
+    if (this.scratch.length < 3 * id.length) this.scratch = Buffer.alloc(3 * id.length);
+    return this.find(this.scratch, 0, this.scratch.write(id, 0, 'utf8'));
   }
 
   /** Starts of the indexed lines, in file order. */
@@ -662,7 +653,6 @@ export class MemoryEntries {
 
   /** The slot of the id whose bytes are `key[from..to)`: its own, or the free one it would take. */
   private find(key: Uint8Array, from: number, to: number): number {
-    this.probeId = undefined;
     this.probeBytes = key;
     this.probeFrom = from;
     this.probeTo = to;
@@ -673,13 +663,8 @@ export class MemoryEntries {
   private holds(start: number): boolean {
     const bytes = this.bytes;
     const at = start + ENTRY_START.length;
-    const id = this.probeId;
-    const length = id !== undefined ? id.length : this.probeTo - this.probeFrom;
+    const length = this.probeTo - this.probeFrom;
     if (bytes[at + length] !== QUOTE) return false;
-    if (id !== undefined) {
-      for (let k = 0; k < length; k++) if (bytes[at + k] !== id.charCodeAt(k)) return false;
-      return true;
-    }
     const key = this.probeBytes;
     for (let k = 0; k < length; k++) if (bytes[at + k] !== key[this.probeFrom + k]) return false;
     return true;
