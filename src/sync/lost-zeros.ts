@@ -64,13 +64,7 @@ class LostZeros {
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 
-  private readonly memory: ZeroKind['memory'];
-  private readonly what: string;
-  private readonly made: string;
-
-  constructor(readonly kind: ZeroKind) {
-    ({ memory: this.memory, what: this.what, made: this.made = 'user' } = kind);
-  }
+  constructor(readonly kind: ZeroKind) {}
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
@@ -98,7 +92,7 @@ class LostZeros {
 
   /** A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair). */
   private compare(id: string, place: { file: string; line: number }): void {
-    const memory = this.memory;
+    const memory = this.kind.memory;
     if (memory === undefined || this.twinIds.has(id) || memory.peek(id) !== undefined) return;
     let zeros = '0';
     for (let k = 1; k <= MAX_DROPPED_ZEROS; k++, zeros += '0') {
@@ -122,9 +116,9 @@ class LostZeros {
     const more = count > named.length ? `, ${n(count - named.length)} more` : '';
     throw new UsageError(
       terminalLine(
-        `the file gives ${n(count)} new ${this.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second ${this.made} beside the one synced before). ` +
-          `${KEEP_AS_TEXT}new ${this.made}s, run again with ${REALLY_NEW_IDS}`,
+        `the file gives ${n(count)} new ${this.kind.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
+          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second ${this.kind.made} beside the one synced before). ` +
+          `${KEEP_AS_TEXT}new ${this.kind.made}s, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }
@@ -141,9 +135,9 @@ class LostZeros {
     const more = pairs.length > named.length ? `, ${n(pairs.length - named.length)} more` : '';
     throw new UsageError(
       terminalLine(
-        `the file gives ${pairs.length === 1 ? `two ${this.what}s that are one` : `${n(pairs.length)} pairs of ${this.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two ${this.made}s${this.made === 'user' ? ' of one person' : ''}). ` +
-          `${KEEP_AS_TEXT}other ${this.made}s, run again with ${REALLY_NEW_IDS}`,
+        `the file gives ${pairs.length === 1 ? `two ${this.kind.what}s that are one` : `${n(pairs.length)} pairs of ${this.kind.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
+          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two ${this.kind.made}s${this.kind.made === 'user' ? ' of one person' : ''}). ` +
+          `${KEEP_AS_TEXT}other ${this.kind.made}s, run again with ${REALLY_NEW_IDS}`,
       ),
     );
   }
@@ -167,16 +161,17 @@ class LostZeros {
   }
 }
 
-/** One kind of id the rule checks: where a record holds it, and what it is compared with. */
+/**
+ * One kind of id the rule checks: where a record holds it, what it is compared with (the target's
+ * memory; undefined: pairs only), how the refusals name it (`id`, `candidate id`, `schedule id`)
+ * and what each would be made as twice (`user`, `schedule`), and whether a pair refuses the run
+ * (a unit of many rows: a schedule) rather than failing its rows.
+ */
 export interface ZeroKind {
-  /** What the ids are, for the refusals: `id` (users), `candidate id`, `schedule id`. */
   what: string;
-  /** What each would be made as twice: a `user` (the default), a `schedule`. */
-  made?: string;
+  made: string;
   idsOf(record: InputRecord): Iterable<string | null>;
-  /** The memory of the target a new id is compared with; undefined: none (pairs only). */
   memory: { peek(id: string): PeekedEntry | undefined } | undefined;
-  /** A unit is many rows (a schedule): a pair refuses the run, not its rows. */
   pairsRefuseRun?: boolean;
 }
 

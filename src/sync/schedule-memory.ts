@@ -61,7 +61,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const memory = this.memory;
     if (memory === undefined) return;
     const rule = await this.zerosRule([
-      { what: 'candidate id', idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')), pairsRefuseRun: true },
+      { what: 'candidate id', made: 'user', idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')), pairsRefuseRun: true },
       // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.
       {
         what: 'schedule id',

@@ -163,7 +163,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = await this.zerosRule([{ what: 'id', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
+    const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {

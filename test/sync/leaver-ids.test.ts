@@ -86,7 +86,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
 
   /** The file's ids, one a line from line 2, checked against a memory holding `ids`. */
   const check = (file: string[], ids: string[] | undefined) => {
-    const zeros = new LostZerosRule([{ what: 'id', idsOf: (record) => [record.fields.ExternalId as string], memory: ids === undefined ? undefined : remembered(ids) }]);
+    const zeros = new LostZerosRule([{ what: 'id', made: 'user', idsOf: (record) => [record.fields.ExternalId as string], memory: ids === undefined ? undefined : remembered(ids) }]);
     file.forEach((id, i) => zeros.add({ fields: { ExternalId: id }, source: { file: 'users.csv', line: i + 2 } }));
     return zeros;
   };
