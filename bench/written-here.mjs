@@ -1,6 +1,7 @@
 // The parts written here against the library that could do them, on the same input, each variant
 // in a process of its own (its heap its own), medians of 3 (docs/architecture.md, "Written here,
-// and why"). CPU is the process's user + system time for the work alone, start-up not included.
+// and why"). CPU is the process's user + system time for the work alone, start-up not included;
+// peak is the process's peak RSS (Node itself is about 45 MiB of it).
 // Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write tz lock
 // tz and lock compare libraries examctl does not install: LIBS names a node_modules that has them
 // (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2`, LIBS=/tmp/libs/node_modules).
@@ -16,7 +17,8 @@ import { dataDir, USER_HEADER, userRow, usersCsv } from './generate.mjs';
 import { root } from './paths.mjs';
 
 const ROUNDS = 3;
-const library = (name) => createRequire(join(process.env.LIBS ?? join(root, 'node_modules'), 'x.js'))(name);
+// exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon and proper-lockfile from LIBS.
+const library = (name) => createRequire(join(process.env.LIBS && ['luxon', 'proper-lockfile'].includes(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
 /** Local times an export writes (dd/MM/yyyy HH:mm in Europe/Paris), one a day at 09:30, and one the clocks skip. */
 const localTimes = (rows) => Array.from({ length: rows }, (_, i) => {
   const day = new Date(Date.UTC(2020, 0, 1) + (i % 3000) * 86_400_000);
@@ -54,12 +56,14 @@ const VARIANTS = {
     rows: 1_000_000,
     async 'hash-slots (IdsOfOneInput)'(rows) {
       const { IdsOfOneInput, USER_ID_RULE } = await dist('domain/one-id-per-file.js');
+      const start = process.cpuUsage();
       const ids = new IdsOfOneInput(USER_ID_RULE);
       let repeated = 0;
       for (let i = 0; i < rows; i++) if (ids.repeated(`U-${(i * 7919) % rows}-Student`, { file: 'users.csv', line: i + 2 }) !== undefined) repeated++;
-      return { result: repeated, keep: ids };
+      return { result: repeated, keep: ids, start };
     },
     async 'Map (lower-cased key -> packed place)'(rows) {
+      const start = process.cpuUsage();
       const ids = new Map();
       let repeated = 0;
       for (let i = 0; i < rows; i++) {
@@ -67,16 +71,16 @@ const VARIANTS = {
         if (ids.has(key)) repeated++;
         else ids.set(key, i + 2);
       }
-      return { result: repeated, keep: ids };
+      return { result: repeated, keep: ids, start };
     },
   },
   csv: {
     rows: 100_000,
     async 'unquoted-csv.ts, then csv-parse'(rows) {
-      return { result: await csvCells(rows, 'auto') };
+      return csvCells(rows, 'auto');
     },
     async 'csv-parse alone'(rows) {
-      return { result: await csvCells(rows, 'csv-parse') };
+      return csvCells(rows, 'csv-parse');
     },
   },
   xml: {
@@ -92,7 +96,7 @@ const VARIANTS = {
       return { result: cells, start };
     },
     async 'saxes (exceljs\'s parser)'(rows) {
-      const { SaxesParser } = await import('saxes');
+      const { SaxesParser } = library('saxes');
       const xml = sheetXml(rows);
       const start = process.cpuUsage();
       let cells = 0;
@@ -118,7 +122,7 @@ const VARIANTS = {
     async 'unzipper (exceljs\'s reader)'(rows) {
       const file = await usersXlsx(rows);
       const start = process.cpuUsage();
-      const unzipper = (await import('unzipper')).default;
+      const unzipper = library('unzipper');
       const directory = await unzipper.Open.file(file);
       const entry = directory.files.find((each) => each.path === 'xl/worksheets/sheet1.xml');
       let bytes = 0;
@@ -128,7 +132,7 @@ const VARIANTS = {
     async 'jszip'(rows) {
       const file = await usersXlsx(rows);
       const start = process.cpuUsage();
-      const JSZip = (await import('jszip')).default;
+      const JSZip = library('jszip');
       const { readFile } = await import('node:fs/promises');
       const zip = await JSZip.loadAsync(await readFile(file));
       // jszip inflates an entry whole (no streaming inflate): the sheet's bytes at once.
@@ -197,7 +201,7 @@ const VARIANTS = {
       return { result: rows, start };
     },
     async 'archiver (exceljs\'s writer), same level'(rows) {
-      const archiver = (await import('archiver')).default;
+      const archiver = library('archiver');
       const { PassThrough } = await import('node:stream');
       const out = createWriteStream('/dev/null');
       const start = process.cpuUsage();
@@ -223,24 +227,16 @@ async function csvCells(rows, tokenizer) {
   let cells = 0;
   const sink = { header: () => undefined, row: (row) => void (cells += row.length) };
   for await (const _ of csvRows(file, 'users.csv', sink, undefined, tokenizer));
-  return { cells, start };
+  return { result: cells, start };
 }
 
-/** In the child: one variant once; prints its CPU ms and heap held. */
+/** In the child: one variant once; prints its CPU ms and peak RSS. */
 async function child(part, name) {
-  const { rows } = VARIANTS[part];
-  globalThis.gc();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const arrayBefore = process.memoryUsage().arrayBuffers;
   const startAll = process.cpuUsage();
-  const done = await VARIANTS[part][name](rows);
-  const outcome = done.result && typeof done.result === 'object' ? done.result : done;
-  const cpu = process.cpuUsage(done.start ?? outcome.start ?? startAll);
-  globalThis.gc();
-  const memory = process.memoryUsage();
-  const held = (memory.heapUsed - heapBefore + memory.arrayBuffers - arrayBefore) / 2 ** 20;
+  const done = await VARIANTS[part][name](VARIANTS[part].rows);
+  const cpu = process.cpuUsage(done.start ?? startAll);
   void done.keep;
-  process.stdout.write(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, heldMiB: held, result: outcome.cells ?? done.result }));
+  process.stdout.write(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, peakMiB: process.resourceUsage().maxRSS / 1024, result: done.result }));
 }
 
 if (process.argv[2] === '--child') {
@@ -254,13 +250,13 @@ if (process.argv[2] === '--child') {
     for (const name of Object.keys(VARIANTS[part]).filter((key) => key !== 'rows')) {
       const runs = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const run = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--child', part, name], { cwd: root, encoding: 'utf8' });
+        const run = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', part, name], { cwd: root, encoding: 'utf8' });
         if (run.status !== 0) throw new Error(`${part} / ${name}: ${run.stderr}`);
         runs.push(JSON.parse(run.stdout));
       }
       const cpu = median(runs.map((run) => run.cpuMs));
-      const held = median(runs.map((run) => run.heldMiB));
-      console.log(`  ${name.padEnd(40)} CPU ${cpu.toFixed(0).padStart(6)} ms   held ${held.toFixed(1).padStart(7)} MiB   (${runs[0].result})`);
+      const peak = median(runs.map((run) => run.peakMiB));
+      console.log(`  ${name.padEnd(40)} CPU ${cpu.toFixed(0).padStart(6)} ms   peak ${peak.toFixed(0).padStart(5)} MiB   (${runs[0].result})`);
     }
   }
 }

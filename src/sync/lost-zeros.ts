@@ -6,10 +6,10 @@
  * of a file (dry runs too):
  * - a **new** id (no user or candidate examctl sent the target has it) that is one examctl sent
  *   with its leading zeros removed, the remembered one not in the file: the run is refused (exit
- *   2), naming how many and the first lines (`refuse`);
+ *   2), naming how many and the first lines (`settle`);
  * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`), memory
  *   or not: in a user sync both rows fail, each naming the other (`problemAt`); in a schedule
- *   push, whose unit is a whole schedule, the run is refused naming both lines (`refusePairs`).
+ *   push, whose unit is a whole schedule, the run is refused naming both lines (`settle`).
  * `--really-new-ids` says such ids are really other users: neither check is made.
  * `LostZerosRule` is the one rule each such command passes its input through, every kind of id
  * it gives (user ids; candidate and schedule ids) checked the same way.
@@ -52,13 +52,24 @@ function leadingZeros(id: string): number {
   return zeros;
 }
 
+/** A refusal naming the first lines, then counting (`really`: what the ids are if they are really other ones). */
+function refusal(says: string, named: readonly string[], why: string, really: string): UsageError {
+  const more = named.length > NAMED_LINES ? `, ${formatCount(named.length - NAMED_LINES)} more` : '';
+  return new UsageError(
+    terminalLine(
+      `${says} (${named.slice(0, NAMED_LINES).join('; ')}${more}): a spreadsheet that read the id column as numbers dropped them? Nothing was sent (${why}). ` +
+        `${KEEP_AS_TEXT}${really}, run again with ${REALLY_NEW_IDS}`,
+    ),
+  );
+}
+
 /** One kind of id of the file, checked on its own (LostZerosRule holds one per kind). */
 class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
   /** Rows whose id another row gives with other leading zeros: line -> that other row. */
   private readonly pairs = new Map<number, { id: string; line: number }>();
-  /** The same pairs, each once, in the order found (`refusePairs`). */
+  /** The same pairs, each once, in the order found (`settle`). */
   private readonly pairList: { first: { id: string; line: number }; then: { id: string; line: number }; file: string }[] = [];
   private readonly twins: Twin[] = [];
   /** The ids of `twins` (a candidate of several schedules is named once). */
@@ -105,41 +116,22 @@ class LostZeros {
 
   /**
    * After the whole file: refuses the run (exit 2, nothing sent) when a new id is a remembered
-   * id without its leading zeros and that remembered id is not in the file.
+   * id without its leading zeros and that remembered id is not in the file; and, where a unit is
+   * more than one row (a schedule), when two ids of the file are one once leading zeros are removed.
    */
-  refuse(target: string): void {
-    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line));
-    if (twins.length === 0) return;
+  settle(target: string): void {
+    const { what, made } = this.kind;
     const n = formatCount;
-    const count = twins.length;
-    const named = twins.slice(0, NAMED_LINES).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
-    const more = count > named.length ? `, ${n(count - named.length)} more` : '';
-    throw new UsageError(
-      terminalLine(
-        `the file gives ${n(count)} new ${this.kind.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second ${this.kind.made} beside the one synced before). ` +
-          `${KEEP_AS_TEXT}new ${this.kind.made}s, run again with ${REALLY_NEW_IDS}`,
-      ),
-    );
-  }
-
-  /**
-   * After the whole file, where a unit is more than one row (a schedule): refuses the run (exit
-   * 2, nothing sent) when two ids of the file are one once leading zeros are removed.
-   */
-  refusePairs(): void {
+    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line)).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
+    if (twins.length > 0) {
+      const says = `the file gives ${n(twins.length)} new ${what}${twins.length === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros`;
+      throw refusal(says, twins, `each would be created as a second ${made} beside the one synced before`, `new ${made}s`);
+    }
     const pairs = this.pairList;
-    if (pairs.length === 0) return;
-    const n = formatCount;
-    const named = pairs.slice(0, NAMED_LINES).map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
-    const more = pairs.length > named.length ? `, ${n(pairs.length - named.length)} more` : '';
-    throw new UsageError(
-      terminalLine(
-        `the file gives ${pairs.length === 1 ? `two ${this.kind.what}s that are one` : `${n(pairs.length)} pairs of ${this.kind.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two ${this.kind.made}s${this.kind.made === 'user' ? ' of one person' : ''}). ` +
-          `${KEEP_AS_TEXT}other ${this.kind.made}s, run again with ${REALLY_NEW_IDS}`,
-      ),
-    );
+    if (this.kind.pairsRefuseRun !== true || pairs.length === 0) return;
+    const says = `the file gives ${pairs.length === 1 ? `two ${what}s that are one` : `${n(pairs.length)} pairs of ${what}s that are each one`} once leading zeros are removed`;
+    const named = pairs.map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
+    throw refusal(says, named, `each pair would be two ${made}s${made === 'user' ? ' of one person' : ''}`, `other ${made}s`);
   }
 
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
@@ -192,10 +184,7 @@ export class LostZerosRule {
   }
 
   settle(target: string): void {
-    for (const guard of this.guards) {
-      guard.refuse(target);
-      if (guard.kind.pairsRefuseRun === true) guard.refusePairs();
-    }
+    for (const guard of this.guards) guard.settle(target);
   }
 
   /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
