@@ -15,6 +15,7 @@
  * it gives (user ids; candidate and schedule ids) checked the same way.
  */
 import type { Problem } from '../domain/problem.js';
+import { IdsOfOneInput, USER_ID_RULE } from '../domain/one-id-per-file.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -75,10 +76,16 @@ class LostZeros {
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 
-  constructor(readonly kind: ZeroKind) {}
+  constructor(readonly kind: ZeroKind) {
+    this.ids = kind.what === 'id' ? new IdsOfOneInput(USER_ID_RULE) : undefined;
+  }
+
+  /** A user's ids (not candidates, which sit several schedules): the first of two rows with one id fails too, as a pair's rows do. */
+  private readonly ids: IdsOfOneInput | undefined;
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
+    this.ids?.repeated(id, place);
     if (!ONLY_DIGITS.test(id)) return;
     const zeros = leadingZeros(id);
     const digits = zeros === 0 ? id : id.slice(zeros);
@@ -137,7 +144,7 @@ class LostZeros {
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
   problemAt(line: number, id: string | null): Problem | undefined {
     const other = this.pairs.get(line);
-    if (other === undefined) return undefined;
+    if (other === undefined) return this.ids?.repeatedLater(line, id);
     return {
       field: 'ExternalId',
       code: null,
@@ -149,7 +156,7 @@ class LostZeros {
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.pairs.size > 0;
+    return this.pairs.size > 0 || this.ids?.hasRepeats === true;
   }
 }
 
