@@ -40,7 +40,6 @@ const enum Expect {
 const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const NUMBER_RUN = /[-+.eE\d]*/y;
 const ESCAPE = /["\\/bfnrt]|u[0-9a-fA-F]{4}/y;
 const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: 'null' };
 
@@ -78,12 +77,14 @@ export class JsonScanner {
 
   /** Whether the path is kept (only for a scan that tells keys or entries). */
   private readonly paths: boolean;
+  private readonly maxEntries: number;
 
   constructor(
     private readonly limits: JsonLimits,
     private readonly options: ScanOptions = {},
   ) {
     this.paths = options.onKey !== undefined || options.onEntry !== undefined;
+    this.maxEntries = limits.entries ?? Number.POSITIVE_INFINITY;
   }
 
   /** Before a new value: the counts of the last one cleared, the line kept. */
@@ -141,9 +142,12 @@ export class JsonScanner {
         else this.expect = Expect.CommaOrClose;
         continue;
       }
-      pos = this.skipSpace(text, pos);
-      if (pos >= length) break;
-      const c = text.charCodeAt(pos);
+      let c = text.charCodeAt(pos);
+      if (c <= 0x20) {
+        pos = this.skipSpace(text, pos);
+        if (pos >= length) break;
+        c = text.charCodeAt(pos);
+      }
       if (this.expect === Expect.ValueOrClose && c === CLOSE_ARRAY) {
         pos = this.close(pos);
         if (open.length === 0) return pos;
@@ -152,7 +156,7 @@ export class JsonScanner {
       switch (this.expect) {
         case Expect.ValueOrClose:
         case Expect.Value: {
-          if (open.length > 0) this.entry(pos);
+          if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(pos, 0);
           if (c === 0x7b || c === 0x5b) {
             if (open.length >= this.limits.depth) throw new JsonFault(pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
             open.push(c + 2);
@@ -218,15 +222,14 @@ export class JsonScanner {
     return -1;
   }
 
-  /** One more member or element (`step` -1: one fewer), within the limit; an array's index in the path follows. */
-  private entry(pos: number, step = 1): void {
+  /** One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the path follows. */
+  private entry(pos: number, step: number): void {
     this.entries += step;
-    const limit = this.limits.entries;
-    if (limit !== undefined && this.entries > limit) throw new JsonFault(pos, `more than ${limit.toLocaleString('en-US')} entries`, 'entries');
+    if (this.entries > this.maxEntries) throw new JsonFault(pos, `more than ${this.maxEntries.toLocaleString('en-US')} entries`, 'entries');
     if (!this.paths) return;
     const path = this.path;
-    if (typeof path[path.length - 1] === 'number') (path[path.length - 1] as number) += step;
-    if (step > 0) this.options.onEntry?.(path, this.line);
+    if (typeof path[path.length - 1] === 'number') (path[path.length - 1] as number) += step < 0 ? -1 : 1;
+    if (step >= 0) this.options.onEntry?.(path, this.line);
   }
 
   private close(pos: number): number {
@@ -308,11 +311,12 @@ export class JsonScanner {
       if (!final && text.length - pos < word.length && word.startsWith(text.slice(pos))) return -1;
       throw new JsonFault(pos, 'a value');
     }
-    if (!final) {
-      // Characters of a number up to the end of the text: it may go on in the next.
-      NUMBER_RUN.lastIndex = pos;
-      NUMBER_RUN.test(text);
-      if (NUMBER_RUN.lastIndex === text.length) return -1;
+    if (this.options.strict !== true) {
+      // Characters of a number: JSON.parse checks their order. Up to the end of the text, the number may go on in the next.
+      let end = pos;
+      for (let c = text.charCodeAt(end); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = text.charCodeAt(++end));
+      if (end === pos) throw new JsonFault(pos, 'a value');
+      return end === text.length && !final ? -1 : end;
     }
     NUMBER.lastIndex = pos;
     if (!NUMBER.test(text)) throw new JsonFault(pos, 'a value');
