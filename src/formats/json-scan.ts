@@ -17,14 +17,26 @@ export interface JsonLimits {
 /** Objects and arrays open at once in any JSON examctl reads: its deepest (a schedule with candidates) nests five. */
 export const MAX_JSON_DEPTH = 64;
 
-/** What is wrong at `offset`: a syntax fault (`expected`: what should be there) or a limit passed. */
+/**
+ * What is wrong at `offset` (line and column from 1, in the scanned text): a syntax fault
+ * (`expected`: what should be there) or a limit passed; its message says which, after `file:line: `.
+ */
 export class JsonFault extends Error {
   constructor(
     readonly offset: number,
+    readonly line: number,
+    readonly column: number,
     readonly expected: string,
     readonly kind: 'syntax' | 'depth' | 'entries' = 'syntax',
+    atEnd = false,
   ) {
-    super(kind === 'syntax' ? `expected ${expected}` : expected);
+    super(
+      kind === 'depth'
+        ? `nested too deep: ${expected} (column ${column}); the limit keeps a hostile file from exhausting the stack`
+        : kind === 'entries'
+          ? `too many entries: ${expected} (column ${column})`
+          : `not valid JSON: ${atEnd ? 'the text ends early, ' : ''}expected ${expected} at column ${column}`,
+    );
   }
 }
 
@@ -40,6 +52,8 @@ const enum Expect {
 const CLOSE_OBJECT = 0x7d;
 const CLOSE_ARRAY = 0x5d;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** Characters a string holds as they are: anything but a quote, a backslash or a control character. */
+const PLAIN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPE = /["\\/bfnrt]|u[0-9a-fA-F]{4}/y;
 const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: 'null' };
 
@@ -109,6 +123,11 @@ export class JsonScanner {
     return offset - this.lineStart + 1;
   }
 
+  /** A fault at `offset`, on the line the scan is at. */
+  fault(text: string, offset: number, expected: string, kind: JsonFault['kind'] = 'syntax'): JsonFault {
+    return new JsonFault(offset, this.line, this.column(offset), expected, kind, offset >= text.length);
+  }
+
   /** The offset of the first non-space character from `pos`, counting lines. */
   skipSpace(text: string, pos: number): number {
     for (; pos < text.length; pos++) {
@@ -130,8 +149,8 @@ export class JsonScanner {
     const open = this.open;
     while (pos < length) {
       if (this.inString) {
-        const end = this.stringEnd(text, pos, final);
-        if (end === -1 && final) throw new JsonFault(length, 'the closing quote of the string');
+        const end = this.options.strict === true ? this.checkedStringEnd(text, pos, final) : this.quickStringEnd(text, pos, final);
+        if (end === -1 && final) throw this.fault(text, length, 'the closing quote of the string');
         if (end < 0) return this.more(end === -1 ? length : -end - 2);
         this.inString = false;
         pos = end + 1;
@@ -156,9 +175,9 @@ export class JsonScanner {
       switch (this.expect) {
         case Expect.ValueOrClose:
         case Expect.Value: {
-          if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(pos, 0);
+          if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(text, pos, 0);
           if (c === 0x7b || c === 0x5b) {
-            if (open.length >= this.limits.depth) throw new JsonFault(pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
+            if (open.length >= this.limits.depth) throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
             open.push(c + 2);
             if (this.paths) this.path.push(c === 0x7b ? '' : -1);
             this.expect = c === 0x7b ? Expect.KeyOrClose : Expect.ValueOrClose;
@@ -173,7 +192,7 @@ export class JsonScanner {
           const end = this.scalar(text, pos, final);
           if (end === -1) {
             // Counted again when the scan goes on from here.
-            if (open.length > 0) this.entry(pos, -1);
+            if (open.length > 0) this.entry(text, pos, -1);
             return this.more(pos);
           }
           pos = end;
@@ -193,9 +212,9 @@ export class JsonScanner {
             if (open.length === 0) return pos;
             continue;
           }
-          throw new JsonFault(pos, this.expect === Expect.Key ? 'a string, the next key (no "," after the last member)' : 'a string (a key) or "}"');
+          throw this.fault(text, pos, this.expect === Expect.Key ? 'a string, the next key (no "," after the last member)' : 'a string (a key) or "}"');
         case Expect.Colon:
-          if (c !== 0x3a) throw new JsonFault(pos, '":" after the key');
+          if (c !== 0x3a) throw this.fault(text, pos, '":" after the key');
           this.expect = Expect.Value;
           pos++;
           continue;
@@ -206,14 +225,14 @@ export class JsonScanner {
             pos++;
             continue;
           }
-          if (c !== closer) throw new JsonFault(pos, closer === CLOSE_OBJECT ? '"," or "}"' : '"," or "]"');
+          if (c !== closer) throw this.fault(text, pos, closer === CLOSE_OBJECT ? '"," or "}"' : '"," or "]"');
           pos = this.close(pos);
           if (open.length === 0) return pos;
           continue;
         }
       }
     }
-    if (final) throw new JsonFault(length, open.length > 0 ? `"${String.fromCharCode(open[open.length - 1]!)}" (the text ends inside it)` : 'a value');
+    if (final) throw this.fault(text, length, open.length > 0 ? `"${String.fromCharCode(open[open.length - 1]!)}" (the text ends inside it)` : 'a value');
     return this.more(length);
   }
 
@@ -223,9 +242,9 @@ export class JsonScanner {
   }
 
   /** One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the path follows. */
-  private entry(pos: number, step: number): void {
+  private entry(text: string, pos: number, step: number): void {
     this.entries += step;
-    if (this.entries > this.maxEntries) throw new JsonFault(pos, `more than ${this.maxEntries.toLocaleString('en-US')} entries`, 'entries');
+    if (this.entries > this.maxEntries) throw this.fault(text, pos, `more than ${this.maxEntries.toLocaleString('en-US')} entries`, 'entries');
     if (!this.paths) return;
     const path = this.path;
     if (typeof path[path.length - 1] === 'number') (path[path.length - 1] as number) += step < 0 ? -1 : 1;
@@ -255,7 +274,7 @@ export class JsonScanner {
     try {
       if (raw.includes('\\')) key = JSON.parse(`"${raw}"`) as string;
     } catch {
-      throw new JsonFault(this.stringStart, 'a key with valid escapes and no control characters');
+      throw this.fault(text, this.stringStart, 'a key with valid escapes and no control characters');
     }
     this.path[this.path.length - 1] = key;
     onKey(key, this.path, this.line);
@@ -263,26 +282,30 @@ export class JsonScanner {
 
   /**
    * The offset of the string's closing quote; -1 when the text ends inside it, -(at + 2) when it
-   * must go on from `at` in the next text (an escape cut by the end).
+   * must go on from `at` in the next text (an escape cut by the end). Every character is checked:
+   * a run of plain ones is skipped by one sticky expression.
    */
-  private stringEnd(text: string, pos: number, final: boolean): number {
-    if (this.options.strict === true) {
-      for (; pos < text.length; pos++) {
-        const c = text.charCodeAt(pos);
-        if (c === 0x22) return pos;
-        if (c < 0x20) throw new JsonFault(pos, c === 0x0a ? 'the closing quote (a line break inside a string is written \\n)' : 'an escape (\\t, \\u0000) for a control character in a string');
-        if (c !== 0x5c) continue;
-        ESCAPE.lastIndex = pos + 1;
-        if (ESCAPE.test(text)) {
-          pos = ESCAPE.lastIndex - 1;
-          continue;
-        }
-        if (!final && text.length - pos < 6) return -(pos + 2);
-        throw new JsonFault(pos, 'an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits');
-      }
-      return -1;
+  private checkedStringEnd(text: string, pos: number, final: boolean): number {
+    for (;;) {
+      PLAIN.lastIndex = pos;
+      PLAIN.test(text);
+      pos = PLAIN.lastIndex;
+      if (pos >= text.length) return -1;
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) return pos;
+      if (c < 0x20) throw this.fault(text, pos, c === 0x0a ? 'the closing quote (a line break inside a string is written \\n)' : 'an escape (\\t, \\u0000) for a control character in a string');
+      ESCAPE.lastIndex = pos + 1;
+      if (ESCAPE.test(text)) pos = ESCAPE.lastIndex;
+      else if (!final && text.length - pos < 6) return -(pos + 2);
+      else throw this.fault(text, pos, 'an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits');
     }
-    // Strings are most of the text: jump to the next quote; the backslash and line break positions are cached.
+  }
+
+  /**
+   * checkedStringEnd by search (strings are most of the text): the next quote, with the positions of the
+   * next backslash and line break cached; JSON.parse finds what else is wrong, then a strict scan where.
+   */
+  private quickStringEnd(text: string, pos: number, final: boolean): number {
     for (;;) {
       const quote = text.indexOf('"', pos);
       const end = quote === -1 ? text.length : quote;
@@ -290,15 +313,10 @@ export class JsonScanner {
       if (this.nextNewline !== -1 && this.nextNewline < pos) this.nextNewline = text.indexOf('\n', pos);
       const backslash = this.nextBackslash;
       const newline = this.nextNewline;
-      if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash)) {
-        throw new JsonFault(newline, 'the closing quote (a line break inside a string is written \\n)');
-      }
-      if (backslash !== -1 && backslash < end) {
-        if (backslash + 1 >= text.length) return final ? -1 : -(backslash + 2);
-        pos = backslash + 2;
-        continue;
-      }
-      return quote;
+      if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash)) return this.checkedStringEnd(text, pos, final);
+      if (backslash === -1 || backslash >= end) return quote;
+      if (backslash + 1 >= text.length) return final ? -1 : -(backslash + 2);
+      pos = backslash + 2;
     }
   }
 
@@ -309,18 +327,18 @@ export class JsonScanner {
     if (word !== undefined) {
       if (text.startsWith(word, pos)) return pos + word.length;
       if (!final && text.length - pos < word.length && word.startsWith(text.slice(pos))) return -1;
-      throw new JsonFault(pos, 'a value');
+      throw this.fault(text, pos, 'a value');
     }
-    if (this.options.strict !== true) {
-      // Characters of a number: JSON.parse checks their order. Up to the end of the text, the number may go on in the next.
-      let end = pos;
-      for (let c = text.charCodeAt(end); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = text.charCodeAt(++end));
-      if (end === pos) throw new JsonFault(pos, 'a value');
-      return end === text.length && !final ? -1 : end;
+    // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the number may go on in the next.
+    let end = pos;
+    for (let c = text.charCodeAt(end); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = text.charCodeAt(++end));
+    if (end === text.length && !final) return -1;
+    if (this.options.strict === true) {
+      NUMBER.lastIndex = pos;
+      end = NUMBER.test(text) ? NUMBER.lastIndex : pos;
     }
-    NUMBER.lastIndex = pos;
-    if (!NUMBER.test(text)) throw new JsonFault(pos, 'a value');
-    return NUMBER.lastIndex;
+    if (end === pos) throw this.fault(text, pos, 'a value');
+    return end;
   }
 }
 
@@ -332,7 +350,7 @@ export function scanJson(text: string, limits: JsonLimits, options: ScanOptions 
   const scanner = new JsonScanner(limits, options);
   const end = scanner.scanValue(text, scanner.skipSpace(text, 0), true);
   const after = scanner.skipSpace(text, end);
-  if (after < text.length) throw new JsonFault(after, 'the end of the text (one value only)');
+  if (after < text.length) throw scanner.fault(text, after, 'the end of the text (one value only)');
   return scanner;
 }
 
@@ -346,7 +364,7 @@ export function parseJson(text: string, limits: JsonLimits, tell: Omit<ScanOptio
     return JSON.parse(text);
   } catch {
     scanJson(text, limits, { strict: true });
-    throw new JsonFault(text.length, 'valid JSON');
+    throw new JsonFault(text.length, 1, 1, 'valid JSON');
   }
 }
 
@@ -377,22 +395,4 @@ export function keyLines(text: string, limits: JsonLimits, mayRepeat: (key: stri
     },
   });
   return duplicate === undefined ? { lines } : { lines, duplicate };
-}
-
-/** `line L, column C` of `offset` in `text` (lines and columns from 1). */
-export function positionOf(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
-/** A fault in words, after `file:line: ` (column and what was expected; a limit as such). */
-export function faultReason(fault: JsonFault, column: number, atEnd: boolean): string {
-  if (fault.kind === 'depth') return `nested too deep: ${fault.expected} (column ${column}); the limit keeps a hostile file from exhausting the stack`;
-  if (fault.kind === 'entries') return `too many entries: ${fault.expected} (column ${column})`;
-  return `not valid JSON: ${atEnd ? 'the text ends early, ' : ''}expected ${fault.expected} at column ${column}`;
 }

@@ -1,5 +1,5 @@
 import { InputFileError } from '../system/errors.js';
-import { faultReason, JsonFault, MAX_JSON_DEPTH, parseJson, positionOf, type JsonLimits, type ScanOptions } from '../formats/json-scan.js';
+import { JsonFault, MAX_JSON_DEPTH, parseJson, type JsonLimits, type ScanOptions } from '../formats/json-scan.js';
 
 /**
  * Whole-document JSON (a world file, `--schedule file.json`, the config file, a map file): read
@@ -11,13 +11,11 @@ export function parseJsonDocument(text: string, file: string, limits: JsonLimits
   try {
     return parseJson(source, limits, tell);
   } catch (error) {
-    throw jsonFaultError(error, source, file);
+    throw jsonFaultError(error, file);
   }
 }
 
-/** A JsonFault as the InputFileError naming its line (`firstLine`: the text's first line in the file); anything else as it is. */
-export function jsonFaultError(error: unknown, text: string, file: string, firstLine = 1, firstColumn = 1): unknown {
-  if (!(error instanceof JsonFault)) return error;
-  const { line, column } = positionOf(text, error.offset);
-  return new InputFileError(file, firstLine + line - 1, faultReason(error, line === 1 ? firstColumn + column - 1 : column, error.offset >= text.length));
+/** A JsonFault as the InputFileError naming its line; anything else as it is. */
+export function jsonFaultError(error: unknown, file: string): unknown {
+  return error instanceof JsonFault ? new InputFileError(file, error.line, error.message) : error;
 }

@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
 import { quotedValue } from '../domain/problem.js';
-import { faultReason, JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, positionOf, scanJson } from '../formats/json-scan.js';
+import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../formats/json-scan.js';
 import { readUtf8Chunks } from './text-source.js';
 
 /**
@@ -214,19 +214,26 @@ class JsonElementScanner {
     try {
       end = this.scanner.scanValue(this.text, from, false);
     } catch (error) {
-      throw this.faultError(error, this.line, this.scanner.column((error as JsonFault).offset ?? 0), (error as JsonFault).offset >= this.text.length ? Number.NaN : this.text.charCodeAt((error as JsonFault).offset));
+      throw this.faultError(error, this.text);
     }
     if (end === -1) return this.scanner.resumeAt;
     this.complete(end);
     return end;
   }
 
-  /** A scanner's fault as the reader words it: the line and column, a stray character named, the record's first line beside a limit. */
-  private faultError(error: unknown, line: number, column: number, found: number): unknown {
+  /**
+   * A scanner's fault as the reader words it (`firstLine`: the file's line of the text's first, when
+   * the text is the record alone), a stray character named, the record's first line beside a limit.
+   */
+  private faultError(error: unknown, text: string, firstLine?: number): unknown {
     if (!(error instanceof JsonFault)) return error;
+    const line = (firstLine ?? 1) - 1 + error.line;
+    if (error.kind !== 'syntax') return this.error(line, `${error.message} (record starting on line ${this.elementLine})`);
     // A line break or tab is said by the fault itself; another invisible character is named.
+    const found = text.charCodeAt(error.offset);
     const stray = Number.isNaN(found) || found === 0x0a || found === 0x09 || found === 0x0d ? undefined : strayCharacter(found);
-    if (error.kind !== 'syntax') return this.error(line, `${faultReason(error, column, false)} (record starting on line ${this.elementLine})`);
+    // On the record's first line, the column counts from the line's start in the file.
+    const column = firstLine !== undefined && error.line === 1 ? this.elementColumn + error.column - 1 : error.column;
     return this.error(line, `malformed JSON: ${stray === undefined ? `expected ${error.expected}` : `found ${stray}`} at column ${column}`);
   }
 
@@ -252,8 +259,7 @@ class JsonElementScanner {
       try {
         scanJson(source, { depth: MAX_JSON_DEPTH }, { strict: true });
       } catch (error) {
-        const { line, column } = positionOf(source, (error as JsonFault).offset);
-        throw this.faultError(error, this.elementLine + line - 1, line === 1 ? this.elementColumn + column - 1 : column, source.charCodeAt((error as JsonFault).offset));
+        throw this.faultError(error, source, this.elementLine);
       }
       throw this.error(this.elementLine, 'malformed JSON');
     }

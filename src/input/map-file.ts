@@ -129,7 +129,7 @@ export async function parseMapFile(text: string, origin: string): Promise<MapFil
     parsed = parseJson(source, limits);
     ({ lines, duplicate } = keyLines(source, limits, (key) => key.startsWith(NOTE_KEY_PREFIX)));
   } catch (error) {
-    throw jsonFaultError(error, source, origin);
+    throw jsonFaultError(error, origin);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`);
