@@ -232,7 +232,10 @@ export class JsonScanner {
         }
       }
     }
-    if (final) throw this.fault(text, length, open.length > 0 ? `"${String.fromCharCode(open[open.length - 1]!)}" (the text ends inside it)` : 'a value');
+    if (final) {
+      const wanted = [Expect.Value, Expect.ValueOrClose].includes(this.expect) ? 'a value' : this.expect === Expect.Colon ? '":"' : this.expect === Expect.CommaOrClose ? `"," or "${String.fromCharCode(open[open.length - 1]!)}"` : 'a string (a key)';
+      throw this.fault(text, length, wanted);
+    }
     return this.more(length);
   }
 
