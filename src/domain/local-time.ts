@@ -330,7 +330,7 @@ export function likelyDateFormat(text: string): string | undefined {
 }
 
 function notReadMessage(field: string, text: string, kind: 'date' | 'date-time', options: LocalTimeOptions): string {
-  const quoted = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  const quoted = quotedValue(text);
   if (options.format !== undefined) {
     const shape = kind === 'date' ? options.format.dateText : options.format.dateTime === undefined ? `${options.format.dateText} HH:mm` : options.format.text;
     return `${field} ${quoted} is neither ${shape} (--date-format) nor ISO ${kind === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DDTHH:mm:ss'}`;

@@ -99,7 +99,7 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
     throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
-  throw new UsageError(`${what}: unknown field "${name}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+  throw new UsageError(`${what}: unknown field ${quotedValue(name)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
 }
 
 /**
@@ -112,7 +112,7 @@ export function checkProfileField(flag: '--map' | '--set', field: string, value:
   const spec = [USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS].flatMap((columns) => columns).find((column) => normalizeColumnName(column.name) === key);
   if (spec === undefined) {
     const meant = closestName(field, ALL_FIELDS, normalizeColumnName);
-    throw new UsageError(`${flag} ${field}: unknown field "${field}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
+    throw new UsageError(`${flag} ${field}: unknown field ${quotedValue(field)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
   }
   if (value === undefined) return spec.name;
   if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
@@ -152,7 +152,7 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
     // A profile and a map file serve every record command: an entry for another command's field is left out.
-    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: "${entry.source}=${entry.field}"`;
+    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: ${quotedValue(`${entry.source}=${entry.field}`)}`;
     const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1);
     if (spec === undefined) {
       if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
@@ -164,11 +164,11 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(`${originAt(entry)}: "${entry.source}" is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
+      throw new UsageError(`${originAt(entry)}: ${quotedValue(entry.source)} is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(`${originAt(entry)}: "${earlier.source}" (${originAt(earlier)}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
+        throw new UsageError(`${originAt(entry)}: ${quotedValue(earlier.source)} (${originAt(earlier)}) and ${quotedValue(entry.source)} both map onto ${spec.name}; one column per field`);
       }
     }
     chosen.set(key, { ...entry, field: spec.name });
@@ -222,7 +222,7 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
       if (mapped.field !== spec.name) continue;
       if (mapped.level > level) overridden = true;
       else if (mapped.level < level) chosen.delete(key);
-      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from "${mapped.source}" (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
+      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from ${quotedValue(mapped.source)} (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
     }
     const earlier = byField.get(spec.name);
     if (overridden || (earlier !== undefined && earlier.level > level)) continue;
@@ -268,7 +268,7 @@ function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, strin
     const value = out[key];
     delete out[key];
     if (Object.hasOwn(out, field)) {
-      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as "${key}" (mapped) and as ${field}` });
+      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as ${quotedValue(key)} (mapped) and as ${field}` });
       continue;
     }
     out[field] = value;
