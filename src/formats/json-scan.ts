@@ -55,6 +55,7 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 /** Characters a string holds as they are: anything but a quote, a backslash or a control character. */
 const PLAIN = /[^"\\\u0000-\u001f]*/y;
 const ESCAPE = /["\\/bfnrt]|u[0-9a-fA-F]{4}/y;
+const MAX_NUMBER_CHARS = 400;
 const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: 'null' };
 
 /** A key as the scanner reports it, with the keys and array indexes above it. */
@@ -335,6 +336,8 @@ export class JsonScanner {
     // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the number may go on in the next.
     let end = pos;
     for (let c = text.charCodeAt(end); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = text.charCodeAt(++end));
+    // A longer one is no count or amount (and, cut by chunk borders, would be scanned again with each).
+    if (end - pos > MAX_NUMBER_CHARS) throw this.fault(text, pos + MAX_NUMBER_CHARS, `a number of at most ${MAX_NUMBER_CHARS} characters`);
     if (end === text.length && !final) return -1;
     if (this.options.strict === true) {
       NUMBER.lastIndex = pos;

@@ -46,6 +46,7 @@ describe('JsonScanner', () => {
     ['a bad escape', '["S3cr\\x"]', 1, 7, 'not valid JSON: expected an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits at column 7'],
     ['a number JSON refuses', '[01]', 1, 3, 'not valid JSON: expected "," or "]" at column 3'],
     ['an early end', '{"a": [1,', 1, 10, 'not valid JSON: the text ends early, expected a value at column 10'],
+    ['a number of 1,000 digits', `[${'9'.repeat(1000)}]`, 1, 402, 'not valid JSON: expected a number of at most 400 characters at column 402'],
     ['a second value', '{} {"Secret":1}', 1, 4, 'not valid JSON: expected the end of the text (one value only) at column 4'],
   ])('%s: the line, the column and what was expected; nothing of the text', (_what, text, line, column, message) => {
     const error = fault(() => parseJson(text, { depth: 8 }));
