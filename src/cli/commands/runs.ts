@@ -28,7 +28,7 @@ import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
-import { refuseOverLaterRuns, resumedOptions } from '../../pipeline/resumed-options.js';
+import { refuseOverLaterRuns, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
