@@ -40,9 +40,11 @@ function buildSchemas(zod: typeof z) {
     // CSV that examctl writes with no input to answer (review-session show -o csv).
     delimiter: zod.enum([',', ';', 'tab']).optional(),
     decimalSeparator: zod.enum(['.', ',']).optional(),
+    ignoreUnknownColumns: zod.boolean().optional(),
   });
+  // No base URL: settings for the local engine (docs/remote.md, "Where each setting comes from").
   const profileSchema = zod.looseObject({
-    baseUrl: zod.string().min(1),
+    baseUrl: zod.string().min(1).optional(),
     /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
     tokenFile: zod.string().min(1).optional(),
     /** The token itself, for users who accept it living in the 0600 config file. */
@@ -73,7 +75,8 @@ export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
 export interface ProfileSummary {
   name: string;
   isDefault: boolean;
-  baseUrl: string;
+  /** Absent: a profile of settings for the local engine. */
+  baseUrl?: string;
   /** "set (file ~/.examctl-token)", "stored" (in the config file) or "not set". */
   token: string;
   defaults: ProfileDefaults;
@@ -91,7 +94,7 @@ export function configPath(env: Env = process.env): string {
 }
 
 function emptyConfig(): ExamctlConfig {
-  return { version: 1, profiles: {} };
+  return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
 }
 
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
@@ -119,14 +122,30 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     const issue = result.error.issues[0];
     throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
   }
-  return result.data;
+  // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
+  return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };
 }
 
-/** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
+/**
+ * Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. A
+ * config.json that is a link (a dotfiles repository) is written through: the file it points to is
+ * replaced, in its own directory, and the link stays.
+ */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
-  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, env);
+  await writePrivateFileAtomic(await linkedFile(file), `${JSON.stringify(config, null, 2)}\n`, env);
   return file;
+}
+
+/** The file a path names once its links are followed (a dangling link: where it points); the path itself when it is no link. */
+async function linkedFile(file: string): Promise<string> {
+  let at = file;
+  for (let hops = 0; hops < 40; hops += 1) {
+    const entry = await fs.lstat(at).catch(() => undefined);
+    if (entry === undefined || !entry.isSymbolicLink()) return at;
+    at = path.resolve(path.dirname(at), await fs.readlink(at));
+  }
+  throw new UsageError(`${file}: too many links to follow`);
 }
 
 /**
@@ -165,8 +184,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
   const config = await loadConfig(env);
   const existing = config.profiles[name];
   const baseUrl = update.baseUrl ?? existing?.baseUrl;
-  if (baseUrl === undefined) throw new UsageError(`profile ${name}: a base URL is required (--base-url)`);
-  const profile: Profile = { ...existing, baseUrl };
+  const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
   if (update.tokenFile !== undefined) {
     profile.tokenFile = update.tokenFile;
     delete profile.token;
@@ -206,7 +224,7 @@ export async function listProfiles(env: Env = process.env): Promise<ProfileSumma
     .map(([name, profile]) => ({
       name,
       isDefault: config.defaultProfile === name,
-      baseUrl: profile.baseUrl,
+      ...(profile.baseUrl === undefined ? {} : { baseUrl: profile.baseUrl }),
       token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
       defaults: { ...profile.defaults },
     }));

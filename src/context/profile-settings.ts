@@ -6,26 +6,15 @@
 import { resolve } from 'node:path';
 import type { ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
+import type { SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
 import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
 import { isKnownEncoding } from '../input/text-source.js';
 
-/** The flags of `config set-profile` that become settings, as given. */
-export interface ProfileSettingFlags {
-  concurrency?: number | undefined;
-  rate?: number | undefined;
-  mapFile?: string | undefined;
-  map?: string[] | undefined;
-  set?: string[] | undefined;
-  dateFormat?: string | undefined;
-  timezone?: string | undefined;
-  encoding?: string | undefined;
-  delimiter?: ProfileDefaults['delimiter'];
-  decimalSeparator?: ProfileDefaults['decimalSeparator'];
-  strict?: boolean | undefined;
-}
+/** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
+export type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
 
 /** Each setting's key in the config file, by the flag that sets it (`--unset` takes either name). */
 const SETTING_KEYS: Readonly<Record<string, keyof ProfileDefaults>> = {
@@ -38,6 +27,7 @@ const SETTING_KEYS: Readonly<Record<string, keyof ProfileDefaults>> = {
   delimiter: 'delimiter',
   'decimal-separator': 'decimalSeparator',
   strict: 'strict',
+  'ignore-unknown-columns': 'ignoreUnknownColumns',
   concurrency: 'concurrency',
   rate: 'rate',
 };
@@ -81,6 +71,7 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   if (flags.delimiter !== undefined) settings.delimiter = flags.delimiter;
   if (flags.decimalSeparator !== undefined) settings.decimalSeparator = flags.decimalSeparator;
   if (flags.strict !== undefined) settings.strict = flags.strict;
+  if (flags.ignoreUnknownColumns !== undefined) settings.ignoreUnknownColumns = flags.ignoreUnknownColumns;
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
     const { readMapFile } = await import('../input/map-file.js');
