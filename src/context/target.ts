@@ -99,7 +99,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   }
   const from = settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
-  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) profile.settings.token = target.tokenSource === 'profile' ? 'stored' : target.tokenFile;
+  // The token itself never: where it was read.
+  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) profile.settings.token = target.tokenSource === 'profile' ? 'stored in the config file' : `file ${target.tokenFile ?? ''}`;
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
   if (profile !== undefined) {
     const { describeTarget } = await import('../report/report-writers.js');
