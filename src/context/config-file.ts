@@ -210,7 +210,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
 
 export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
   const config = await loadConfig(env);
-  if (!(name in config.profiles)) throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}`);
+  profileNamed(config, name, env);
   delete config.profiles[name];
   if (config.defaultProfile === name) delete config.defaultProfile;
   await saveConfig(config, env);
@@ -230,6 +230,14 @@ export async function listProfiles(env: Env = process.env): Promise<ProfileSumma
     }));
 }
 
+/** The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or variable that named it. */
+export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?: string): Profile {
+  const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
+  if (profile !== undefined) return profile;
+  const known = Object.keys(config.profiles);
+  throw new UsageError(`${via === undefined ? '' : `${via}: `}no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`);
+}
+
 /** Expands `~/` and resolves a relative path against `base`. */
 export function expandPath(file: string, base: string, env: Env = process.env): string {
   if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));
@@ -239,10 +247,7 @@ export function expandPath(file: string, base: string, env: Env = process.env): 
 /** Makes an existing profile the default (used when no base URL is given by flag or env). */
 export async function useProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
   const config = await loadConfig(env);
-  if (!(name in config.profiles)) {
-    const known = Object.keys(config.profiles);
-    throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
-  }
+  profileNamed(config, name, env);
   config.defaultProfile = name;
   await saveConfig(config, env);
   return config;

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
-import type { SettingFlags } from './settings.js';
+import { SETTING_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
 import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
@@ -15,22 +15,6 @@ import { isKnownEncoding } from '../input/text-source.js';
 
 /** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
 export type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
-
-/** Each setting's key in the config file, by the flag that sets it (`--unset` takes either name). */
-const SETTING_KEYS: Readonly<Record<string, keyof ProfileDefaults>> = {
-  'map-file': 'mapFile',
-  map: 'map',
-  set: 'set',
-  'date-format': 'dateFormat',
-  timezone: 'timezone',
-  encoding: 'encoding',
-  delimiter: 'delimiter',
-  'decimal-separator': 'decimalSeparator',
-  strict: 'strict',
-  'ignore-unknown-columns': 'ignoreUnknownColumns',
-  concurrency: 'concurrency',
-  rate: 'rate',
-};
 
 /** `--unset date-format` (or `dateFormat`): the keys to remove; an unknown name is exit 2 listing the known ones. */
 export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
@@ -104,7 +88,7 @@ function word(text: string): string {
 }
 
 /** A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate, timezone Europe/London`. */
-export function settingsText(defaults: ProfileDefaults): string {
+export function settingsText(defaults: ProfileDefaults | Readonly<Record<string, unknown>>): string {
   const order: string[] = Object.values(SETTING_KEYS);
   const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);
   return Object.entries(defaults)

@@ -31,7 +31,7 @@ export interface RemoteTarget {
   /** The file the token was read from (--token-file or the profile's tokenFile), for doctor's permissions check. */
   tokenFile?: string;
   profile?: string;
-  /** The profile's defaults (flags override them). */
+  /** The flag, else the profile's (settings.ts). */
   concurrency?: number;
   rate?: number;
   /** Things the user should hear about on stderr (a token file readable by others). Never the token. */

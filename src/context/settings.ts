@@ -1,6 +1,6 @@
 import { UsageError } from '../system/errors.js';
 import { nonEmpty } from '../system/env-values.js';
-import { configDir, configPath, loadConfig, type Env, type Profile, type ProfileDefaults } from './config-file.js';
+import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
 
 /*
@@ -13,24 +13,7 @@ import type { ProfileNote } from '../report/run-report.js';
  */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
-export interface SettingFlags {
-  target?: string | undefined;
-  store?: string | undefined;
-  baseUrl?: string | undefined;
-  profile?: string | undefined;
-  concurrency?: number | undefined;
-  rate?: number | undefined;
-  dateFormat?: string | undefined;
-  timezone?: string | undefined;
-  encoding?: string | undefined;
-  delimiter?: ProfileDefaults['delimiter'];
-  decimalSeparator?: ProfileDefaults['decimalSeparator'];
-  strict?: boolean | undefined;
-  ignoreUnknownColumns?: boolean | undefined;
-  map?: readonly string[] | undefined;
-  set?: readonly string[] | undefined;
-  mapFile?: string | undefined;
-}
+export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
 
 /** The profile whose settings a run takes, how it was chosen, and the directory its relative paths are read from. */
 export interface ActiveProfile {
@@ -45,19 +28,23 @@ export interface Setting<T> {
   from: string;
 }
 
-/** The one-value settings a profile may hold, by the flag that beats it. */
-const FLAG_OF = {
-  concurrency: '--concurrency',
-  rate: '--rate',
-  dateFormat: '--date-format',
-  timezone: '--timezone',
-  encoding: '--encoding',
-  delimiter: '--delimiter',
-  decimalSeparator: '--decimal-separator',
-  strict: '--strict',
-  ignoreUnknownColumns: '--ignore-unknown-columns',
+/** Each setting a profile keeps, by the flag that sets it (`config set-profile`) and beats it in a run. */
+export const SETTING_KEYS = {
+  'map-file': 'mapFile',
+  map: 'map',
+  set: 'set',
+  'date-format': 'dateFormat',
+  timezone: 'timezone',
+  encoding: 'encoding',
+  delimiter: 'delimiter',
+  'decimal-separator': 'decimalSeparator',
+  strict: 'strict',
+  'ignore-unknown-columns': 'ignoreUnknownColumns',
+  concurrency: 'concurrency',
+  rate: 'rate',
 } as const;
-type ValueKey = keyof typeof FLAG_OF;
+/** The one-value settings. */
+type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
 export type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
 export interface RunSettings {
@@ -74,11 +61,6 @@ export interface RunSettings {
   values: SettingValues;
 }
 
-const TARGET_FLAGS: readonly [keyof SettingFlags | string, 'local' | 'remote', string][] = [
-  ['baseUrl', 'remote', '--base-url'],
-  ['store', 'local', '--store'],
-];
-
 /**
  * The one place a run's settings are resolved (flag > environment > named profile > default
  * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
@@ -88,10 +70,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const config = await loadConfig(env);
   const profiles = config.profiles;
   const named = nonEmpty(flags.profile) !== undefined ? { name: flags.profile!.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
-  if (named !== undefined && !Object.hasOwn(profiles, named.name)) {
-    const known = Object.keys(profiles);
-    throw new UsageError(`${named.via}: no profile named ${JSON.stringify(named.name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`);
-  }
+  if (named !== undefined) profileNamed(config, named.name, env, named.via);
   const fallback = named === undefined && config.defaultProfile !== undefined && Object.hasOwn(profiles, config.defaultProfile) ? config.defaultProfile : undefined;
   const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
   const record = chosen === undefined ? undefined : profiles[chosen.name];
@@ -144,7 +123,8 @@ function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl:
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
   };
   if (nonEmpty(flags.target) !== undefined) return { value: kind(flags.target!, '--target'), from: `--target ${flags.target!}` };
-  for (const [key, value, flag] of TARGET_FLAGS) if (nonEmpty(flags[key as keyof SettingFlags] as string | undefined) !== undefined) return { value, from: flag };
+  if (nonEmpty(flags.baseUrl) !== undefined) return { value: 'remote', from: '--base-url' };
+  if (nonEmpty(flags.store) !== undefined) return { value: 'local', from: '--store' };
   const variable = nonEmpty(env.EXAMCTL_TARGET);
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
@@ -161,10 +141,11 @@ export function settingText(setting: Setting<string> | undefined, key: string): 
 
 function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {
   const values: Record<string, Setting<unknown>> = {};
-  for (const [key, flag] of Object.entries(FLAG_OF) as [ValueKey, string][]) {
+  for (const [flag, key] of Object.entries(SETTING_KEYS) as [string, ValueKey | 'mapFile' | 'map' | 'set'][]) {
+    if (key === 'mapFile' || key === 'map' || key === 'set') continue;
     const given = flags[key];
     // --ignore-unknown-columns has no "off": not given leaves the profile's.
-    if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false)) values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : flag };
+    if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false)) values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : `--${flag}` };
     else if (profile?.defaults[key] !== undefined) values[key] = { value: profile.defaults[key], from: `profile ${profile.name}` };
   }
   return values as SettingValues;

@@ -100,23 +100,22 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   const from = settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
   // The token itself never: where it was read.
-  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) profile.settings.token = target.tokenSource === 'profile' ? 'stored in the config file' : `file ${target.tokenFile ?? ''}`;
+  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
   if (profile !== undefined) {
     const { describeTarget } = await import('../report/report-writers.js');
-    await deps.stderr.write(`${terminalLine(settingsLine(describeTarget(target.report), from, profile))}\n`);
+    await deps.stderr.write(`${terminalLine(await settingsLine(describeTarget(target.report), from, profile))}\n`);
   }
   return target;
 }
 
 /** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */
-function settingsLine(target: string, from: string, profile: ProfileNote): string {
+async function settingsLine(target: string, from: string, profile: ProfileNote): Promise<string> {
   const where = `target: ${target} (${from})`;
   if (!profile.used) return `${where}; the default profile ${profile.name} is not used: ${profile.why ?? ''}`;
-  const took = Object.entries(profile.settings).map(([key, value]) =>
-    typeof value === 'object' && value !== null ? `${key} ${Object.entries(value).map(([name, inner]) => `${name}=${String(inner)}`).join(' ')}` : `${key} ${String(value)}`,
-  );
-  return `${where}; profile ${profile.name} (${profile.via}): ${took.length === 0 ? 'none of its settings is read here' : took.join(', ')}`;
+  const { settingsText } = await import('./profile-settings.js');
+  const took = settingsText(profile.settings);
+  return `${where}; profile ${profile.name} (${profile.via}): ${took === '' ? 'none of its settings is read here' : took}`;
 }
 
 /** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
@@ -137,7 +136,7 @@ function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
-  const concurrency = options.concurrency ?? settings.concurrency ?? REMOTE_CONCURRENCY;
+  const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   return {
     kind: 'remote',
@@ -159,7 +158,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           baseUrl,
           token,
           concurrency,
-          rate: options.rate ?? settings.rate,
+          rate: settings.rate,
           allowInsecureHttp,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,

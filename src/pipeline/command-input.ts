@@ -4,7 +4,7 @@ import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { resolveSettings, settingText, type RunSettings } from '../context/settings.js';
+import { resolveSettings, settingText } from '../context/settings.js';
 import { isKnownEncoding } from '../input/text-source.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -52,7 +52,7 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
-  const settings = await inputSettings(options, deps);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile);
   const profile = settings.profile;
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
@@ -82,18 +82,13 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
   return { map, computed, set, dateFormat: settingText(dateFormat, 'dateFormat'), timezone: settingText(timezone, 'timezone'), encoding: settingText(encoding, 'encoding') };
 }
 
-/** The run's settings for its input: with the profile a run read again was read with (deps.runProfile). */
-function inputSettings(options: InputFlagOptions, deps: CommandDeps): Promise<RunSettings> {
-  return resolveSettings(options, deps.env, deps.runProfile);
-}
-
 /**
  * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
  * workbook's date-times in that zone and dates shown that way (report-cell-types.ts). One the
  * command refused is not there (it never got this far); an unreadable profile gives none.
  */
 export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
-  const values = (await inputSettings(options, deps).catch(() => undefined))?.values;
+  const values = (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values;
   const timeZone = values?.timezone?.value;
   const format = values?.dateFormat?.value;
   const parsed = format === undefined ? undefined : parseDateFormat(format);
@@ -157,7 +152,7 @@ export function readInput(
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
     // The flag, else the profile's (config set-profile --ignore-unknown-columns).
-    const ignoreUnknown = ignoreUnknownColumns || (await inputSettings(options, deps)).values.ignoreUnknownColumns?.value === true;
+    const ignoreUnknown = ignoreUnknownColumns || (await resolveSettings(options, deps.env, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
     const timeZone = shaping.dates.timeZone;
     // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;

@@ -57,7 +57,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
       const namedReport = JSON.parse(named.stdout) as Report;
       expect(namedReport.plan).toMatchObject({ toUpdate: 1, unchanged: 0 });
       expect(namedReport.profile).toEqual({ name: 'hr', via: '--profile', used: true, settings: { timezone: 'Europe/London', set: { Role: 'Author' } } });
-      expect(named.stderr).toContain(`target: local store ${store} (--target local); profile hr (--profile): timezone Europe/London, set Role=Author\n`);
+      expect(named.stderr).toContain(`target: local store ${store} (--target local); profile hr (--profile): set Role=Author, timezone Europe/London\n`);
       // A flag of the run beats the profile's setting: --set Role=Candidate leaves it out of what the profile gave.
       const flagged = await cli(dir, ['--profile', 'hr', '--target', 'local', '--store', store, 'user', 'sync', '--file', 'no-role.csv', '--set', 'Role=Candidate', '--timezone', 'UTC', '--dry-run', '--json']);
       expect((JSON.parse(flagged.stdout) as Report).profile?.settings).toEqual({});
@@ -82,7 +82,7 @@ describe('a flag naming a target is never overridden by a profile', () => {
       expect(remoteReport.target).toEqual({ kind: 'remote', baseUrl: 'https://exam.example.org' });
       expect(remoteReport.targetFrom).toBe('profile hr');
       expect(remoteReport.profile).toEqual({ name: 'hr', via: 'the default profile', used: true, settings: { timezone: 'Europe/London', set: { Role: 'Author' } } });
-      expect(remote.stderr).toContain('target: remote https://exam.example.org (profile hr); profile hr (the default profile): timezone Europe/London, set Role=Author\n');
+      expect(remote.stderr).toContain('target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London\n');
     }));
 
   it("a default profile's output settings do not shape a local review-session show; named with --profile they do", () =>
@@ -114,7 +114,7 @@ describe('a profile without a base URL: settings for the local engine', () => {
       expect(run.code, run.stderr).toBe(0);
       const report = JSON.parse(run.stdout) as Report;
       expect(report.profile).toEqual({ name: 'admin', via: 'the default profile', used: true, settings: { ignoreUnknownColumns: true, set: { Role: 'Candidate' } } });
-      expect(run.stderr).toContain(`target: local store ${join(dir, 'store')} (--store); profile admin (the default profile): ignoreUnknownColumns true, set Role=Candidate\n`);
+      expect(run.stderr).toContain(`target: local store ${join(dir, 'store')} (--store); profile admin (the default profile): set Role=Candidate, ignoreUnknownColumns true\n`);
       // A base URL named another way is not its target: not used, and said.
       const remote = await cli(dir, ['user', 'sync', '--file', 'extra.csv', '--dry-run'], { EXAMCTL_BASE_URL: 'https://exam.example.org' });
       expect(remote.code).toBe(2);
