@@ -67,13 +67,17 @@ describe('a flag naming a target is never overridden by a profile', () => {
   it('--store beats a default profile with a base URL: the run is local, said so; without --store the default profile makes it remote', () =>
     withTempDir(async (dir) => {
       await issueSetUp(dir);
-      const st1 = await cli(dir, ['--store', 'st1', 'user', 'sync', '--file', 'no-role.csv', '--dry-run', '--json']);
+      const st1 = await cli(dir, ['--store', 'st1', 'user', 'sync', '--file', 'no-role.csv', '--dry-run', '--json', '--report', 'st1.xml']);
       expect(st1.code, st1.stderr).toBe(0);
       const report = JSON.parse(st1.stdout) as Report;
       expect(report.target).toEqual({ kind: 'local', store: join(dir, 'st1') });
       expect(report.targetFrom).toBe('--store');
       expect(report.profile).toMatchObject({ name: 'hr', used: false });
       expect(st1.stderr).toContain(`target: local store ${join(dir, 'st1')} (--store); the default profile hr is not used`);
+      // The JUnit report's properties say the same as the JSON header.
+      const junit = await readFile(join(dir, 'st1.xml'), 'utf8');
+      expect(junit).toContain('<property name="targetFrom" value="--store"/>');
+      expect(junit).toContain('<property name="profile" value="{&quot;name&quot;:&quot;hr&quot;,&quot;via&quot;:&quot;the default profile&quot;,&quot;used&quot;:false,');
       // EXAMCTL_STORE names the local target too (environment > profile).
       const fromEnv = await cli(dir, ['user', 'sync', '--file', 'no-role.csv', '--dry-run', '--json'], { EXAMCTL_STORE: join(dir, 'st2') });
       expect((JSON.parse(fromEnv.stdout) as Report).targetFrom).toBe('EXAMCTL_STORE');
