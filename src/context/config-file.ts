@@ -133,19 +133,8 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
  */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
-  await writePrivateFileAtomic(await linkedFile(file), `${JSON.stringify(config, null, 2)}\n`, env);
+  await writePrivateFileAtomic(await fs.realpath(file).catch(() => file), `${JSON.stringify(config, null, 2)}\n`, env);
   return file;
-}
-
-/** The file a path names once its links are followed (a dangling link: where it points); the path itself when it is no link. */
-async function linkedFile(file: string): Promise<string> {
-  let at = file;
-  for (let hops = 0; hops < 40; hops += 1) {
-    const entry = await fs.lstat(at).catch(() => undefined);
-    if (entry === undefined || !entry.isSymbolicLink()) return at;
-    at = path.resolve(path.dirname(at), await fs.readlink(at));
-  }
-  throw new UsageError(`${file}: too many links to follow`);
 }
 
 /**
