@@ -58,8 +58,9 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   if (flags.ignoreUnknownColumns !== undefined) settings.ignoreUnknownColumns = flags.ignoreUnknownColumns;
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
-    const { readMapFile } = await import('../input/map-file.js');
-    await readMapFile(path, `--map-file ${flags.mapFile}`);
+    const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([import('../input/map-file.js'), import('./loose-permissions.js')]);
+    // Judged now as every run will judge it: one others can write is refused here, not at 2 am.
+    await readMapFile(path, `--map-file ${flags.mapFile}`, await trustedFileCheck(`--map-file ${flags.mapFile}`, path, deps.env));
     settings.mapFile = path;
   }
   if (flags.map !== undefined && flags.map.length > 0) {

@@ -5,12 +5,12 @@ import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
 import { resolveSettings, settingText } from '../context/settings.js';
+import { trustedFileCheck } from '../context/loose-permissions.js';
 import { isKnownEncoding } from '../input/text-source.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { UsageError } from '../system/errors.js';
 import { STDIN_NAME } from '../system/stdin-file.js';
-import type { RegularReadOptions } from '../system/regular-file.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
 
@@ -102,18 +102,11 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
 async function mapFileFlags(path: string, origin: string, level: number, trustedBy?: CommandDeps['env']): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
-  const { columns, computed } = await readMapFile(path, origin, trustedBy === undefined ? undefined : await trustCheck(origin, path, trustedBy));
+  const { columns, computed } = await readMapFile(path, origin, trustedBy === undefined ? undefined : await trustedFileCheck(origin, path, trustedBy));
   return {
     map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
     computed: computed.map((entry) => ({ entry, level })),
   };
-}
-
-/** The trust rule (system/trusted-place.ts) as a check on the handle a file is read through. */
-async function trustCheck(origin: string, path: string, env: CommandDeps['env']): Promise<NonNullable<RegularReadOptions['check']>> {
-  const { assertOpenedTrusted, currentTrustContext } = await import('../system/trusted-place.js');
-  const context = currentTrustContext(env);
-  return (handle, stat) => assertOpenedTrusted(origin, path, handle, context, { stat });
 }
 
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */

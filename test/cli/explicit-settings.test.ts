@@ -138,6 +138,11 @@ describe('profiles: trust, links, names', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`profile sis: mapFile ${join(dir, 'map.json')}: `);
       expect(refused.stderr).toContain('examctl trusts nothing another user can write');
+      // Refused where it is kept too, not at 2 am.
+      const kept = await cli(dir, ['config', 'set-profile', 'sis', '--map-file', 'map.json']);
+      expect(kept.code).toBe(2);
+      expect(kept.stderr).toContain('--map-file map.json: ');
+      expect(kept.stderr).toContain('examctl trusts nothing another user can write');
     }));
 
   it('a config.json that is a link (a dotfiles repository) is written through: the link stays, the linked file gets the change', () =>
