@@ -54,8 +54,11 @@ export async function run(
     // With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell).
     lostAttemptDid: missingOk === true ? (answer) => removedByLostAttempt(answer) ?? (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined) : removedByLostAttempt,
     // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot tell).
+    // A failed 319 (every error of the item one) was not an invigilator: named too.
     remember: (_unit, id, outcome) =>
-      outcome.status === 'failed' ? undefined : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
+      outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
+        ? undefined
+        : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
   };
   const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
