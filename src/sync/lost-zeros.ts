@@ -16,7 +16,7 @@ import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import type { PeekedEntry } from './sync-memory.js';
+import type { PeekedEntry } from './memory-lines.js';
 
 /** The most leading zeros looked for in front of a new id (ids of up to 20 digits or so). */
 const MAX_DROPPED_ZEROS = 12;

@@ -3,7 +3,8 @@ import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, type MemoryEntry, type SyncMemory } from './sync-memory.js';
+import { isPopulationName, type MemoryEntry } from './memory-lines.js';
+import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -346,9 +347,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       // or none at all (a joiner): not a row whose entry was written without one (an older
       // memory), so such a night costs what it did; it gains one from the next full run.
       const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-      const state = id === null || this.memory === undefined ? 'absent' : this.memory.rawState(id);
+      const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
       if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
-      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.rawMatch(id!, raw);
+      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
       if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     }
     const unit = this.build(record);

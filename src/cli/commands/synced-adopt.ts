@@ -12,7 +12,7 @@ import { RecordSource } from '../../pipeline/record-source.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
 import { adoptFile, collectionEntryOf, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
-import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
+import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { refuseWithheldPins } from './withheld-pins.js';
 import { schedulePushInput } from './schedule-push.js';
