@@ -120,17 +120,15 @@ export async function requireRemoteTarget(input: RemoteTargetInput): Promise<Rem
   return target as RemoteTargetWithToken;
 }
 
+const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
+  'token-file': '--token-file',
+  env: 'EXAMCTL_TOKEN',
+  'profile-file': "the profile's token file",
+  profile: 'the profile (stored in the config file)',
+};
+
 export function describeSource(source: TokenSource): string {
-  switch (source) {
-    case 'token-file':
-      return '--token-file';
-    case 'env':
-      return 'EXAMCTL_TOKEN';
-    case 'profile-file':
-      return "the profile's token file";
-    case 'profile':
-      return 'the profile (stored in the config file)';
-  }
+  return SOURCE_WORDS[source];
 }
 
 /** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
