@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { resolveSettings } from '../../src/context/settings.js';
 
 async function cli(dir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir, {}, env);
@@ -170,5 +171,34 @@ describe('profiles: trust, links, names', () => {
         const use = await cli(dir, ['config', 'use', name]);
         expect(use.code, name).toBe(2);
       }
+    }));
+});
+
+describe('the one precedence: flag > environment > named profile > default profile > built-in (resolveSettings)', () => {
+  it('each row of the table, target and a setting, with its source', () =>
+    withTempDir(async (dir) => {
+      await mkdir(join(dir, '.config'), { mode: 0o700 });
+      const config = {
+        version: 1,
+        defaultProfile: 'dflt',
+        profiles: { dflt: { baseUrl: 'https://default.example.org', defaults: { timezone: 'Europe/Paris' } }, named: { baseUrl: 'https://named.example.org', defaults: { timezone: 'Asia/Tokyo' } } },
+      };
+      await writeFile(join(dir, '.config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
+      const env = { EXAMCTL_CONFIG_DIR: join(dir, '.config') };
+      const row = async (flags: Record<string, string>, extra: Record<string, string> = {}) => {
+        const settings = await resolveSettings(flags, { ...env, ...extra });
+        return [settings.target.value, settings.target.from, settings.baseUrl?.from, settings.profile?.name, settings.values.timezone?.from, settings.setAside?.name];
+      };
+      expect(await row({})).toEqual(['remote', 'profile dflt', 'profile dflt', 'dflt', 'profile dflt', undefined]);
+      expect(await row({ profile: 'named' })).toEqual(['remote', 'profile named', 'profile named', 'named', 'profile named', undefined]);
+      expect(await row({}, { EXAMCTL_PROFILE: 'named' })).toEqual(['remote', 'profile named', 'profile named', 'named', 'profile named', undefined]);
+      expect(await row({}, { EXAMCTL_STORE: 'st' })).toEqual(['local', 'EXAMCTL_STORE', undefined, undefined, undefined, 'dflt']);
+      expect(await row({ store: 'st' }, { EXAMCTL_BASE_URL: 'https://env.example.org' })).toEqual(['local', '--store', undefined, undefined, undefined, 'dflt']);
+      expect(await row({ timezone: 'UTC' }, { EXAMCTL_BASE_URL: 'https://env.example.org' })).toEqual(['remote', 'EXAMCTL_BASE_URL', 'EXAMCTL_BASE_URL', undefined, '--timezone', 'dflt']);
+      expect(await row({ target: 'remote' })).toEqual(['remote', '--target remote', 'profile dflt', 'dflt', 'profile dflt', undefined]);
+      expect(await row({ profile: 'named', target: 'local' })).toEqual(['local', '--target local', undefined, 'named', 'profile named', undefined]);
+      expect(await row({ baseUrl: 'https://flag.example.org' }, { EXAMCTL_TARGET: 'local' })).toEqual(['remote', '--base-url', '--base-url', undefined, undefined, 'dflt']);
+      await writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, profiles: {} }), { mode: 0o600 });
+      expect(await row({})).toEqual(['local', 'built-in', undefined, undefined, undefined, undefined]);
     }));
 });
