@@ -158,10 +158,27 @@ export class ServiceCopy {
     try {
       await this.service.write(text, this.lockInfo.ID);
     } catch (error) {
+      this.startFailed = true;
       const why = error instanceof Error ? error.message : String(error);
       throw new TargetError(`the sync memory could not be stored on ${this.service.address} as the run started (${why}): nothing was sent`);
     }
     this.serial += 1;
+  }
+
+  /** The start store failed: the run sent nothing, so its copy is never stored (markInFlight). */
+  private startFailed = false;
+
+  /**
+   * After a start store that failed the service keeps what it held; a mark of this run it took
+   * all the same (its answer lost, or cut by the request timeout) is taken out, so no later night
+   * takes this run for one that did something.
+   */
+  private async withdrawMark(): Promise<void> {
+    const text = await this.service.read().catch(() => undefined);
+    const held = text === undefined ? undefined : readDocument(text, this.service.address);
+    const others = held?.inFlight.filter((entry) => !this.own.some((own) => own.run === entry.run && own.kind === entry.kind));
+    if (held === undefined || others === undefined || others.length === held.inFlight.length) return;
+    await this.service.write(documentText(this.target, held.memories, held.serial + 1, others), this.lockInfo?.ID);
   }
 
   /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
@@ -212,7 +229,8 @@ export class ServiceCopy {
   async finish(store: boolean): Promise<void> {
     let failure: TargetError | undefined;
     try {
-      if (store && this.lockInfo !== undefined) await this.store();
+      if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
+      else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
       failure = await this.unsaved(error);
     }
