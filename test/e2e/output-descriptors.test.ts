@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { BIN, PINNED_NOW, examctl } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
 import { withTempDir } from '../support/temp-dir.js';
@@ -16,7 +17,7 @@ import { withTempDir } from '../support/temp-dir.js';
 function run(args: string[], cwd: string, stdio: Array<'pipe' | 'ignore' | number>): Promise<{ code: number | null; pipes: string[] }> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...childEnv(cwd), EXAMCTL_NOW: PINNED_NOW }, stdio });
   const pipes = stdio.map(() => '');
-  child.stdio.forEach((stream, index) => stream?.setEncoding('utf8').on('data', (chunk: string) => (pipes[index] += chunk)));
+  child.stdio.forEach((stream, index) => (stream as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (pipes[index] += chunk)));
   return new Promise((resolveRun) => child.on('close', (code) => resolveRun({ code, pipes })));
 }
 
