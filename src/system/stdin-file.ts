@@ -1,19 +1,19 @@
 /**
  * `--file -`: the input comes on stdin. A run reads its input more than once (the structure
  * pass, then the send; schedule push also looks ahead for its warnings), and stdin can be read
- * only once, so it is copied to a private temporary file first and read from there like any
+ * only once, so it is copied to a private temporary file first (private-temp.ts) and read from there like any
  * file, under the name `stdin` in messages and reports. The copy is removed when the command ends.
  */
 import { closeSync, constants, createWriteStream, open, openSync, readSync } from 'node:fs';
-import { mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
+import { open as openFile, rm, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { InterruptedError, UsageError } from './errors.js';
 import { kindOf } from './regular-file.js';
+import { makePrivateTempDir } from './private-temp.js';
 
 export const STDIN_NAME = 'stdin';
 
@@ -24,7 +24,7 @@ export interface StdinFile {
 
 export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, signal?: AbortSignal, pipe?: string): Promise<StdinFile> {
   if (isTTY) throw new UsageError('--file -: stdin is a terminal; pipe the file in (examctl ... --file - < users.csv)');
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-stdin-'));
+  const dir = await makePrivateTempDir('stdin');
   const path = join(dir, STDIN_NAME);
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
