@@ -6,12 +6,6 @@ import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/** Why `out` cannot be opened, in words: the gate's own (a socket, a file Excel holds) or the system's. */
-function openFailure(out: string, error: unknown): UsageError {
-  const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
-  return new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
-}
-
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
 function writeFailure(out: string, error: unknown): TargetError {
   if (error instanceof ReplaceFailedError) {
@@ -21,42 +15,15 @@ function writeFailure(out: string, error: unknown): TargetError {
 }
 
 /**
- * Opens `out` (`--out <file>`) through the output gate (system/output-file.ts): a file is
- * written beside its name and renamed into place only once the command succeeded, so a failed
- * command leaves the old file; a FIFO, device or descriptor (`/dev/stdout`) is written in place;
- * anything else, or an unwritable location, is exit 2 before any work; a write that fails
+ * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
+ * undefined; diagnostics stay on stderr. Through the output gate (system/output-file.ts): a file
+ * is written beside its name and renamed into place only once the command succeeded, so a
+ * failed command leaves the old file; a FIFO, device or descriptor (`/dev/stdout`) is written in
+ * place; anything else, or an unwritable location, is exit 2 before any work; a write that fails
  * (`/dev/full`, a full disk) or a final replace that fails (on Windows: the file is open in
  * Excel, the finished file kept beside it) is exit 3. What is written from the store or the
  * service is created 0600 whatever the umask (docs/security.md, "Other local users"); a
  * template or schema, which holds nothing of the user's, keeps the umask.
- */
-async function openOut(out: string, deps: CommandDeps, holds: 'secret' | 'public'): Promise<OutputFile> {
-  try {
-    return await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
-  } catch (error) {
-    throw openFailure(out, error);
-  }
-}
-
-async function committed(out: string, file: OutputFile): Promise<void> {
-  await file.commit().catch((error: unknown) => {
-    throw writeFailure(out, error);
-  });
-}
-
-/** Writes `text` to `out` through the gate (see openOut): `synced export --out`. */
-export async function writeOutFile(out: string, deps: CommandDeps, text: string, holds: 'secret' | 'public' = 'secret'): Promise<void> {
-  const file = await openOut(out, deps, holds);
-  await file.writer.write(text).catch(async (error: unknown) => {
-    await file.discard();
-    throw writeFailure(out, error);
-  });
-  await committed(out, file);
-}
-
-/**
- * Runs `produce` with stdout pointed at `out`, or as it is when `out` is undefined (see openOut).
- * Diagnostics stay on stderr.
  */
 export async function withOutFile(
   out: string | undefined,
@@ -66,7 +33,14 @@ export async function withOutFile(
   holds: 'secret' | 'public' = 'secret',
 ): Promise<number> {
   if (out === undefined) return produce(deps);
-  const file = await openOut(out, deps, holds);
+  let file: OutputFile;
+  try {
+    file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
+  } catch (error) {
+    // The gate's own words (a socket, a file Excel holds) or the system's.
+    const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
+    throw new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
+  }
   const write = (chunk: string | Buffer) =>
     file.writer.write(chunk).catch((error: unknown) => {
       throw writeFailure(out, error);
@@ -96,6 +70,8 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await committed(out, file);
+  await file.commit().catch((error: unknown) => {
+    throw writeFailure(out, error);
+  });
   return code;
 }

@@ -7,7 +7,7 @@ import { formatBytes, formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { CommandDeps } from '../../context/command-deps.js';
-import { writeOutFile } from '../../context/out-file.js';
+import { withOutFile } from '../../context/out-file.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { targetInstance } from '../../context/target.js';
 import { MAX_STATE_BYTES } from '../../context/state-http.js';
@@ -48,7 +48,10 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
   const report = (await target()).report;
   const { text, memories, newestRun } = await exportMemory(place, report, deps.env);
   const path = resolve(deps.cwd, out);
-  await writeOutFile(out, deps, text);
+  await withOutFile(out, deps, async (file) => {
+    await file.stdout.write(text);
+    return 0;
+  });
   if (options.json) await deps.stdout.write(`${JSON.stringify({ file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) })}\n`);
   else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
   return 0;
