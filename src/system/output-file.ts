@@ -18,7 +18,6 @@ import { Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { isatty, WriteStream } from 'node:tty';
 import { promisify } from 'node:util';
 import { ReplacementFile, removeStaleTemps, type AtomicFileOptions } from './atomic-file.js';
 import { isBusyError } from './busy-retry.js';
@@ -106,20 +105,28 @@ export async function openOutputFile(path: string, options: OutputFileOptions = 
  * judged as what was opened.
  */
 async function openInPlace(named: string, path: string): Promise<Writable> {
+  const openNow = promisify(openFd);
   let fd: number;
   try {
-    fd = await promisify(openFd)(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new UnwritableOutputError(named, 'a FIFO no process reads; start its reader first');
     throw error;
   }
   const entry = fstatSync(fd);
-  // A pipe through the event loop (a full pipe waits for its reader), a terminal as a terminal;
-  // any other device through the thread pool, whose O_NONBLOCK it ignores (/dev/null, /dev/full).
+  // A pipe through the event loop: a full pipe waits for its reader.
   if (entry.isFIFO()) return new Socket({ fd, readable: false, writable: true });
-  if (entry.isCharacterDevice()) return isatty(fd) ? new WriteStream(fd) : createWriteStream('', { fd });
   closeSync(fd);
-  throw unwritable(named, entry);
+  if (!entry.isCharacterDevice()) throw unwritable(named, entry);
+  // A device through the thread pool, opened again without O_NONBLOCK (a slow terminal would
+  // refuse a write, not wait); the same device, or refused.
+  fd = await openNow(path, constants.O_WRONLY | constants.O_NOCTTY);
+  const again = fstatSync(fd);
+  if (again.rdev !== entry.rdev || !again.isCharacterDevice()) {
+    closeSync(fd);
+    throw unwritable(named, again);
+  }
+  return createWriteStream('', { fd });
 }
 
 /**
