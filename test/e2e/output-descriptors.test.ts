@@ -4,7 +4,7 @@
  * (docs/security.md, "Outputs"). The process's own descriptors are the subject: spawned.
  */
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -55,6 +55,13 @@ describe.skipIf(process.platform !== 'linux')('--out naming a descriptor of exam
       expect(third.code, third.pipes[2]).toBe(0);
       expect(JSON.parse(third.pipes[3]!)).toEqual(expect.any(Object));
       expect(third.pipes[1]).toBe('');
+    }));
+
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('a terminal (/dev/tty under util-linux script): written, exit 0', () =>
+    withTempDir(async (dir) => {
+      const command = `"${process.execPath}" "${BIN}" template users --out /dev/tty; echo "exit $?"`;
+      const shown = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW }, encoding: 'utf8' });
+      expect(shown.stdout).toMatch(/ExternalId,[^]*exit 0/);
     }));
 
   it("another process's descriptor is refused, exit 2, naming what it is", () =>
