@@ -1,5 +1,5 @@
 import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from './errors.js';
 import { processAlive } from './process-liveness.js';
@@ -10,7 +10,7 @@ import { userRunsDir } from './user-dirs.js';
  * spooled document) lives in one private folder of the user's (0700): `tmp` beside the runs
  * directory's default (`~/.local/state/examctl/tmp` on Linux), or `examctl-<uid>` in the system's
  * temp folder where that cannot be made (a read-only home). Never a shared /tmp name another user
- * could plant or read. Each use gets a folder of its own named by the pid (`<pid>-<purpose>-...`);
+ * could plant or read. Each use gets a folder of its own named by the pid and host (`<pid>@<host>@<purpose>-...`);
  * the first use in a process removes the folders of runs that no longer live (a kill -9 left
  * private copies of names and links there), never a live run's.
  */
@@ -26,7 +26,7 @@ export function privateTempRoot(): Promise<string> {
 
 /** A new folder (0700) of this process's own in the private temp folder; the caller removes it. */
 export async function makePrivateTempDir(purpose: string): Promise<string> {
-  return mkdtemp(join(await privateTempRoot(), `${process.pid}-${purpose}-`));
+  return mkdtemp(join(await privateTempRoot(), `${process.pid}@${hostname()}@${purpose}-`));
 }
 
 async function preparedRoot(): Promise<string> {
@@ -51,8 +51,11 @@ async function preparedRoot(): Promise<string> {
 
 async function removeDeadRuns(base: string): Promise<void> {
   for (const name of await readdir(base)) {
-    const pid = Number.parseInt(name, 10);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    // Only this machine's runs are judged: a home shared with another machine or container (its
+    // own pids) keeps theirs.
+    const [pidText, host] = name.split('@');
+    const pid = Number(pidText);
+    if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
     await rm(join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }

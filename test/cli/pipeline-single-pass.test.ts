@@ -41,7 +41,7 @@ async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> 
 
 /** This process's spool files left in the private temp folder (there must be none after a run). */
 async function spoolFiles(): Promise<string[]> {
-  return (await readdir(await privateTempRoot())).filter((name) => name.startsWith(`${process.pid}-spool-`));
+  return (await readdir(await privateTempRoot())).filter((name) => name.startsWith(`${process.pid}@`));
 }
 
 describe('dry run: one read, report held back until the read completed', () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { BIN, PINNED_NOW } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
@@ -24,23 +25,26 @@ function syncFromStdin(dir: string, env: Record<string, string> = {}) {
 }
 
 describe.skipIf(process.platform === 'win32')('the private temp folder', () => {
-  it('a run killed with SIGKILL leaves its stdin copy; the next run removes it, keeps a live run’s, and the folder is 0700', () =>
+  it('a run killed with SIGKILL leaves its stdin copy; the next run removes it, keeps a live run’s and another machine’s, and the folder is 0700', () =>
     withTempDir(async (dir) => {
       const temp = join(dir, '.local', 'state', 'examctl', 'tmp');
       const killed = syncFromStdin(dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' });
       expect(killed.signal).toBe('SIGKILL');
       const left = readdirSync(temp);
-      expect(left).toEqual([expect.stringMatching(/^\d+-stdin-/)]);
+      expect(left).toEqual([`${killed.pid}@${hostname()}@stdin-${left[0]!.slice(-6)}`]);
       expect(readFileSync(join(temp, left[0]!, 'stdin'), 'utf8')).toBe(USERS);
       expect(statSync(temp).mode & 0o777).toBe(0o700);
       // A live process's folder (this test's child, alive until the end): never removed.
       const live = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
       try {
-        mkdirSync(join(temp, `${live.pid}-stdin-live`));
-        writeFileSync(join(temp, `${live.pid}-stdin-live`, 'stdin'), 'in use');
+        const kept = [`${live.pid}@${hostname()}@stdin-live00`, `${killed.pid}@another-machine@stdin-theirs`];
+        for (const name of kept) {
+          mkdirSync(join(temp, name));
+          writeFileSync(join(temp, name, 'stdin'), 'in use');
+        }
         const next = syncFromStdin(dir);
         expect(next.status, next.stderr).toBe(0);
-        expect(readdirSync(temp)).toEqual([`${live.pid}-stdin-live`]);
+        expect(readdirSync(temp).sort()).toEqual([...kept].sort());
       } finally {
         live.kill();
       }
