@@ -81,7 +81,7 @@ async function opensForReading(path: string): Promise<boolean> {
  * substitution's), or the end (no writer). With no writer, `canWait` says whether someone can
  * start one (docs/security.md, "A hostile file"): when not (no terminal, --no-input, CI=true)
  * the pipe is refused, exit 2, since nothing would ever end the wait; else `onWait` is called
- * and the copy waits for a writer.
+ * and the copy waits for a writer (writerOpened: where a FIFO without one reads as ended at once).
  */
 export async function spoolPipe(file: string, named: string, signal: AbortSignal | undefined, wait: { canWait: boolean; onWait: () => void }): Promise<StdinFile> {
   const fifo = (await stat(file)).isFIFO();
@@ -93,8 +93,8 @@ export async function spoolPipe(file: string, named: string, signal: AbortSignal
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
   }
+  if (read === 0) closeSync(fd);
   if (read === 0 && !wait.canWait) {
-    closeSync(fd);
     throw new UsageError(`--file: ${named} is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file`);
   }
   if (read === 0) wait.onWait();
@@ -102,11 +102,41 @@ export async function spoolPipe(file: string, named: string, signal: AbortSignal
   // come: bytes a departed writer left (another reader kept them) would never end. A writer of
   // our own, opened and closed at once, counts as one seen.
   if (read === 1) closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
-  const socket = new Socket({ fd, readable: true, writable: false });
+  const socket = new Socket({ fd: read === 0 ? await writerOpened(file, signal) : fd, readable: true, writable: false });
   const bytes = read === 1 ? Readable.from((async function* () { yield first; yield* socket; })()) : socket;
   try {
     return await spoolStdin(bytes, false, signal, file);
   } finally {
     socket.destroy();
   }
+}
+
+/**
+ * Opens a FIFO for reading once its writer comes: the open waits in libuv's thread pool, where no
+ * signal reaches it, so Ctrl-C or SIGTERM (`signal`) ends the wait by opening the FIFO for writing
+ * ourselves, which completes the pending open, and the copy stops as interrupted.
+ */
+function writerOpened(file: string, signal: AbortSignal | undefined): Promise<number> {
+  const interrupted = (): InterruptedError => new InterruptedError(`interrupted while waiting for ${file}: nothing was sent`);
+  if (signal?.aborted) return Promise.reject(interrupted());
+  return new Promise<number>((resolveOpen, reject) => {
+    let opened = false;
+    const release = (): void => {
+      if (opened) return;
+      open(file, constants.O_WRONLY | constants.O_NONBLOCK, (error, writer) => {
+        if (error === null) closeSync(writer);
+        // ENXIO: our open is not waiting in the kernel yet; try again until it is (or it completed).
+        else if (!opened) setTimeout(release, 10);
+      });
+    };
+    signal?.addEventListener('abort', release, { once: true });
+    open(file, constants.O_RDONLY, (error, reader) => {
+      opened = true;
+      signal?.removeEventListener('abort', release);
+      if (error !== null) return reject(error);
+      if (!signal?.aborted) return resolveOpen(reader);
+      closeSync(reader);
+      reject(interrupted());
+    });
+  });
 }

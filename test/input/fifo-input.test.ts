@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -59,8 +59,8 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
     withTempDir(async (dir) => {
       execFileSync('mkfifo', [join(dir, 'in.csv')]);
       const stderr = waitingSink(async () => {
-        // examctl's reader is open: a writer's open does not wait.
-        const writer = await open(join(dir, 'in.csv'), constants.O_WRONLY | constants.O_NONBLOCK);
+        // Waits for examctl's reader, whichever of the two opens comes first.
+        const writer = await open(join(dir, 'in.csv'), 'w');
         await writer.write(USERS);
         await writer.close();
       });
