@@ -32,11 +32,9 @@ export interface OutputFile {
   discard(): Promise<void>;
 }
 
-/** A name the gate neither replaces nor writes into; the message says what is there. */
-export class UnwritableOutputError extends Error {
-  constructor(readonly path: string, readonly kind: string) {
-    super(`it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`);
-  }
+/** A name the gate neither replaces nor writes into, said as what is there (no code: callers quote the words). */
+function refused(kind: string): Error {
+  return new Error(`it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`);
 }
 
 export interface OutputFileOptions extends AtomicFileOptions {
@@ -65,7 +63,7 @@ async function destinationOf(path: string): Promise<Destination> {
     if (descriptor !== null) {
       const fd = Number(basename(current));
       if (entry === undefined || !Number.isInteger(fd)) throw Object.assign(new Error(`${current}: no such descriptor`), { code: 'EBADF' });
-      if (descriptor[1] !== undefined && Number(descriptor[1]) !== process.pid) throw new UnwritableOutputError(path, "another process's descriptor");
+      if (descriptor[1] !== undefined && Number(descriptor[1]) !== process.pid) throw refused("another process's descriptor");
       return { kind: 'descriptor', fd, entry };
     }
     if (entry === undefined || entry.isFile()) return { kind: 'replace', path: current };
@@ -79,7 +77,7 @@ async function destinationOf(path: string): Promise<Destination> {
 function unwritable(path: string, entry: Stats): Error {
   // A directory keeps the system's own words (EISDIR), as every other place that meets one says it.
   if (entry.isDirectory()) return Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
-  return new UnwritableOutputError(path, kindOf(entry));
+  return refused(kindOf(entry));
 }
 
 /**
@@ -110,7 +108,7 @@ async function openInPlace(named: string, path: string): Promise<Writable> {
   try {
     fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw new UnwritableOutputError(named, 'a FIFO no process reads; start its reader first');
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw refused('a FIFO no process reads; start its reader first');
     throw error;
   }
   const entry = fstatSync(fd);
@@ -157,11 +155,6 @@ function streamOutput(stream: Writable, owned = true): OutputFile {
   return { writer: { write }, commit, discard: async () => void (owned && stream.destroy()) };
 }
 
-async function openForWriting(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  await handle.close();
-}
-
 /**
  * Refuses, before anything is sent, a regular file that cannot be replaced: on Windows one
  * another program holds open (Excel keeps a workbook or CSV open with writes denied, so opening
@@ -174,7 +167,7 @@ export async function checkReplaceable(path: string, check: Pick<OutputFileOptio
   if (info === undefined) return;
   if (info.isDirectory()) throw unwritable(path, info);
   try {
-    await (check.probe ?? openForWriting)(path);
+    await (check.probe ?? (async (file) => (await open(file, 'r+')).close()))(path);
   } catch (error) {
     if (!isBusyError(error)) return;
     const code = (error as NodeJS.ErrnoException).code;
