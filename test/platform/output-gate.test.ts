@@ -144,12 +144,10 @@ describe.skipIf(!POSIX)('the output gate refuses what it can neither replace nor
       expect(directory.stderr).toContain('cannot write out.json: it is a directory, not a file (EISDIR)');
     }));
 
-  it.skipIf(!ROOT)('a block device (mknod, as root): refused, still a block device', () =>
+  it.skipIf(!ROOT)('a block device (made with mknod: needs root, skipped otherwise): refused, still a block device', () =>
     withTempDir(async (dir) => {
       const block = join(dir, 'loop');
       execFileSync('mknod', [block, 'b', '7', '200']);
-      const refused = await cli(dir, ['synced', 'export', '--target', 'local', '--store', 'store', '--out', 'loop']);
-      expect(refused.code).toBe(2);
       const refusedOut = await cli(dir, ['template', 'users', '--out', 'loop']);
       expect(refusedOut.code).toBe(2);
       expect(refusedOut.stderr).toContain('cannot write loop: it is a device;');
@@ -157,7 +155,7 @@ describe.skipIf(!POSIX)('the output gate refuses what it can neither replace nor
     }));
 });
 
-describe.skipIf(!POSIX || !ROOT)('the output gate: a character device is written in place (mknod, as root)', () => {
+describe.skipIf(!POSIX || !ROOT)('the output gate: a character device is written in place (made with mknod: needs root, skipped otherwise)', () => {
   it('/dev/null made here: written, exit 0, still a character device', () =>
     withTempDir(async (dir) => {
       const device = join(dir, 'null');
