@@ -1,3 +1,4 @@
+import { quotedValue } from '../domain/problem.js';
 import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -143,7 +144,7 @@ async function writePrivateFileAtomic(file: string, text: string, env: Env): Pro
 
 export function checkProfileName(name: string): void {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
+    throw new UsageError(`profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
   }
 }
 
@@ -192,7 +193,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
 
 export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
   const config = await loadConfig(env);
-  if (!(name in config.profiles)) throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}`);
+  if (!(name in config.profiles)) throw new UsageError(`no profile named ${quotedValue(name)} in ${configPath(env)}`);
   delete config.profiles[name];
   if (config.defaultProfile === name) delete config.defaultProfile;
   await saveConfig(config, env);
@@ -223,7 +224,7 @@ export async function useProfile(name: string, env: Env = process.env): Promise<
   const config = await loadConfig(env);
   if (!(name in config.profiles)) {
     const known = Object.keys(config.profiles);
-    throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
+    throw new UsageError(`no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
   }
   config.defaultProfile = name;
   await saveConfig(config, env);

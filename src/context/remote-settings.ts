@@ -1,3 +1,4 @@
+import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import { nonEmpty } from '../system/env-values.js';
@@ -72,7 +73,7 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
       const via = nonEmpty(input.profile) !== undefined ? '--profile' : 'EXAMCTL_PROFILE';
       const known = Object.keys(config.profiles);
       throw new UsageError(
-        `${via}: no profile named ${JSON.stringify(explicitProfile)} in ${configPath(env)}` +
+        `${via}: no profile named ${quotedValue(explicitProfile)} in ${configPath(env)}` +
           (known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'),
       );
     }
