@@ -23,14 +23,15 @@ type CoercionKind = CellKind;
 /** Field name and kind pairs; an array, not a Map, because this loop runs once per input row. */
 type CoercionTable = readonly (readonly [string, CoercionKind])[];
 
-const TRUE_SPELLINGS = new Set(['true', 'yes', '1']);
-const FALSE_SPELLINGS = new Set(['false', 'no', '0']);
+// Y and N: UK SIS exports write yes/no fields that way.
+const TRUE_SPELLINGS = new Set(['true', 'yes', 'y', '1']);
+const FALSE_SPELLINGS = new Set(['false', 'no', 'n', '0']);
 const INTEGER = /^[+-]?[0-9]+$/;
 
 /** A user's value inside a message, cut short so one bad cell cannot flood a report. */
 
 
-/** Parses a boolean spelling (true/false, yes/no, 1/0, any case); undefined when it is none of them. */
+/** Parses a boolean spelling (true/false, yes/no, Y/N, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {
   const lower = s.trim().toLowerCase();
   if (TRUE_SPELLINGS.has(lower)) return true;

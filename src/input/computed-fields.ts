@@ -103,13 +103,6 @@ type CellOf = (key: string) => { name: string; text: string } | undefined;
 /** Which sources of each computation a file's header has (a computation with none does nothing for that file). */
 type HeaderPlan = readonly (readonly Source[])[];
 
-/** The yes/no of a flag cell: Y/N, yes/no, true/false, 1/0 (any case); an empty cell is no. */
-function flagCell(text: string): boolean | undefined {
-  const lower = text.trim().toLowerCase();
-  if (lower === 'y') return true;
-  if (lower === 'n') return false;
-  return parseBooleanSpelling(lower);
-}
 
 /** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has. */
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
@@ -303,7 +296,7 @@ export class ComputedFields implements HeaderSources {
       const cell = cellOf(flag.key);
       if (cell === undefined) continue;
       from[cell.name] = cell.text;
-      const yes = flagCell(cell.text);
+      const yes = parseBooleanSpelling(cell.text);
       if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name };
       if (yes) {
         flags.push(flag.flag);

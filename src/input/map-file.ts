@@ -15,7 +15,7 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
@@ -104,12 +104,13 @@ function withoutNotes(value: unknown): unknown {
 }
 
 /** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */
-export async function readMapFile(path: string, origin: string): Promise<MapFileEntries> {
+export async function readMapFile(path: string, origin: string, check?: RegularReadOptions['check']): Promise<MapFileEntries> {
   let text: string;
   try {
-    // A map of a few thousand words is kilobytes.
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
+    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
+    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) }));
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error instanceof FileTooLargeError) {
       throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
     }
