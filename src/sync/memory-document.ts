@@ -7,7 +7,8 @@
  * kept as strings so a service that re-encodes JSON changes none of their bytes); and a SHA-256
  * over all of it, so a damaged or edited document is refused, never used.
  */
-import { canonicalJson, compactedLines, memoryOfText, newestRunOf, populationsOf, SYNC_KINDS, SYNC_MEMORY_VERSION, type MemoryContents, type SyncKind } from './sync-memory.js';
+import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
+import { compactedLines, memoryOfText, newestRunOf, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { hash } from 'node:crypto';

@@ -8,18 +8,10 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import {
-  ofOtherInstance,
-  populationKey,
-  requestDigest,
-  sameServerElsewhere,
-  type MemoryEntries,
-  type PeekedEntry,
-  type PopulationRecord,
-  type MemoryEntry,
-  type SyncKind,
-  type SyncMemory,
-} from './sync-memory.js';
+import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import type { MemoryEntries } from './memory-entries.js';
+import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
+import type { SyncMemory } from './sync-memory.js';
 import { LostZeros } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
@@ -124,7 +116,7 @@ export class SentMemory<P> {
       readOnly: dryRun,
       onWait: say,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...instanceOption(this.instance),
+      ...(this.instance === undefined ? {} : { instance: this.instance }),
       onOtherInstance: (message) => {
         otherInstance = true;
         say(message);
@@ -233,10 +225,8 @@ export class SentMemory<P> {
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
-    const memory = this.memory;
-    if (memory === undefined || this.run === undefined) return;
-    memory.recordPopulation(populationKey(this.flags.population), this.run, true);
-    await memory.durable();
+    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true);
+    await this.memory?.durable();
   }
 
   /**
@@ -390,14 +380,13 @@ export class SentMemory<P> {
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
-    const memory = this.memory;
+    // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
+    await this.ending().catch(() => undefined);
     const placed = this.placed;
     const known = this.known;
     this.memory = undefined;
     this.placed = undefined;
     this.known = undefined;
-    // Its end marked: a memory whose newest run has no end while its journal finished was cut short.
-    if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run, true);
     await known?.close();
     await placed?.close();
   }
@@ -465,8 +454,4 @@ function missingMemoryWords(target: ReportTarget, name: string, found: boolean, 
   if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
   const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
   return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;
-}
-
-function instanceOption(instance: string | undefined): { instance?: string } {
-  return instance === undefined ? {} : { instance };
 }

@@ -227,7 +227,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),
-    import('../../sync/sync-memory.js'),
+    import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
   ]);
   const place = memoryPlaceOf(undefined, options.runsDir, deps);
