@@ -5,6 +5,7 @@
  */
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
+import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
 import { csvLine, type CsvCell } from '../formats/csv-cell.js';
 import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
 import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
@@ -265,4 +266,31 @@ export function jsonRows(table: ResultsTable, options: TextCellOptions = {}): Re
     });
     return object;
   });
+}
+
+const PIN_KEY = /^pin$/i;
+
+/** A copy of `fields` with each string under a PIN key written as WITHHELD_PIN; the object itself when it has none. */
+function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (PIN_KEY.test(key) && typeof fields[key] === 'string') (copy ??= { ...fields })[key] = WITHHELD_PIN;
+  }
+  return (copy ?? fields) as T;
+}
+
+/**
+ * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
+ * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
+ * The marker, not null: null is the API's "no PIN", and a PIN in use stays
+ * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
+ * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
+ * The local engine and `local serve` still return the PIN: they emulate the platform.
+ */
+export function withPinWithheld(session: ReviewSession): ReviewSession {
+  const withheld = pinsWithheld(session);
+  const results: unknown = session.Results;
+  if (!Array.isArray(results)) return withheld;
+  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
+  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
 }

@@ -9,7 +9,6 @@ import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
 import { activeProfile } from '../../context/profile-defaults.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -18,8 +17,10 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
 import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
+import * as cells from '../../report/review-session-csv.js';
 import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
-import { SpoolSink, type TextSink } from '../../system/text-sink.js';
+import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
+import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
 import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
 
@@ -118,56 +119,20 @@ function failureText(result: Awaited<ReturnType<IntegrationApi['getReviewSession
   return errorsOf(result.envelope).map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
 }
 
-/** One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be read. */
+/**
+ * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
+ * read (1101..., no answer after the client's retries). A target that cannot be used at all (the
+ * token refused, Ctrl-C) ends the command as with one id.
+ */
 async function readSession(api: IntegrationApi, externalId: string, showPin: boolean): Promise<SessionOutcome> {
   try {
     const result = await api.getReviewSession(externalId);
     if (!result.envelope.Success || !result.envelope.Content) return { externalId, error: failureText(result), errors: errorsOf(result.envelope) };
     const sent = result.envelope.Content as ReviewSession;
-    return { externalId, session: showPin ? sent : withPinWithheld(sent) };
+    return { externalId, session: showPin ? sent : cells.withPinWithheld(sent) };
   } catch (error) {
     if (!(error instanceof TransientTargetError)) throw error;
     return { externalId, error: error.message };
-  }
-}
-
-/**
- * Every session, in the order asked, read at most `limit` ahead of the one being written (the
- * remote client keeps to its own limit as well): memory holds that window, however many
- * sessions. An id asked for again within the window is read once. A session the service refuses
- * (1101...) or does not answer after the client's retries is an error outcome; a target that
- * cannot be used at all (the token refused, Ctrl-C) ends the command as with one id.
- */
-async function* readSessions(api: IntegrationApi, ids: readonly string[], limit: number, showPin: boolean): AsyncGenerator<SessionOutcome> {
-  const window: { id: string; outcome: Promise<SessionOutcome> }[] = [];
-  let next = 0;
-  const readNext = (): void => {
-    const id = ids[next++] as string;
-    const outcome = window.find((held) => held.id === id)?.outcome ?? readSession(api, id, showPin);
-    // A failure is thrown when its turn comes, never unhandled while an earlier one is awaited.
-    outcome.catch(() => undefined);
-    window.push({ id, outcome });
-  };
-  while (next < ids.length && window.length < Math.max(1, limit)) readNext();
-  while (window.length > 0) {
-    const outcome = await (window.shift() as { outcome: Promise<SessionOutcome> }).outcome;
-    if (next < ids.length) readNext();
-    yield outcome;
-  }
-}
-
-/**
- * Each line written to it, as a whole line. The sessions go through a SpoolSink (memory, past a
- * few MiB an unlinked temp file), one JSON line each, while the header is learnt from all of them;
- * then come back here one at a time to be written.
- */
-class LineSplitter implements TextSink {
-  private rest = '';
-  constructor(private readonly line: (text: string) => Promise<void>) {}
-  async write(text: string): Promise<void> {
-    const lines = (this.rest + text).split('\n');
-    this.rest = lines.pop() as string;
-    for (const line of lines) await this.line(line);
   }
 }
 
@@ -195,14 +160,15 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
   const where = describeTarget(target.report);
-  const cells = await import('../../report/review-session-csv.js');
   const columns = new cells.ResultColumns();
   const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as SessionOutcome)));
   let only: SessionOutcome | undefined;
   let views = 0;
   let written: (outcome: SessionOutcome) => Promise<void>;
   try {
-    for await (const outcome of readSessions(api, ids, target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY, showPin === true)) {
+    // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
+    const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
       columns.add(outcome);
       if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
       if (!several) only = outcome;
@@ -296,8 +262,8 @@ async function writeXlsx(
   ids: readonly string[],
   deps: CommandDeps,
 ): Promise<TablesWritten> {
-  const [{ sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN }, { TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
-    import('../../report/review-session-csv.js'),
+  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
+  const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
     import('../../report/output-times.js'),
@@ -327,31 +293,4 @@ async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   if (cut.cutColumns > 0) lines.push(`the service's answer has more columns than a sheet holds: the last ${formatCount(cut.cutColumns)} were cut, the sheet's last column says how many; -o csv or ndjson writes them all`);
   if (cut.cutRows > 0) lines.push(`the service's answer has more results than a sheet holds: the last ${formatCount(cut.cutRows)} were cut, the sheet's last row says how many; -o csv or ndjson writes them all`);
   for (const line of lines) await deps.stderr.write(terminalLine(`warning: ${line}`) + '\n');
-}
-
-const PIN_KEY = /^pin$/i;
-
-/** A copy of `fields` with each string under a PIN key written as WITHHELD_PIN; the object itself when it has none. */
-function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
-  let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(fields)) {
-    if (PIN_KEY.test(key) && typeof fields[key] === 'string') (copy ??= { ...fields })[key] = WITHHELD_PIN;
-  }
-  return (copy ?? fields) as T;
-}
-
-/**
- * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
- * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
- * The marker, not null: null is the API's "no PIN", and a PIN in use stays
- * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
- * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
- * The local engine and `local serve` still return the PIN: they emulate the platform.
- */
-export function withPinWithheld(session: ReviewSession): ReviewSession {
-  const withheld = pinsWithheld(session);
-  const results: unknown = session.Results;
-  if (!Array.isArray(results)) return withheld;
-  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
-  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
 }
