@@ -26,7 +26,7 @@ function section(title, goal) {
 if (!only || only === 'limit') {
   section(
     "issues 37 and 51, the remote path against the wire: user sync --target remote vs the bare undici loop run as a process, paired rounds (median of 3); local serve vs a durable minimal server",
-    'ratio >= 0.75 at no latency and >= 0.97 at 20 ms; CPU <= 40 ms per 1,000 users above the loop; local serve >= 0.6 of the durable minimal server',
+    'ratio >= 0.75 at no latency and >= 0.97 at 20 ms; CPU <= 1.5x the loop\'s (issue 61); local serve >= 0.6 of the durable minimal server',
   );
   console.table(judge('limit', await runLimitBench()));
   section(

@@ -136,3 +136,17 @@ export class SpoolSink implements TextSink {
     if (!file.unlinked) await rm(dirname(file.path), { recursive: true, force: true }).catch(() => undefined);
   }
 }
+
+/**
+ * Hands on each line written to it, whole (without its newline), however the text was cut: a
+ * SpoolSink's lines read back one at a time.
+ */
+export class LineSplitter implements TextSink {
+  private rest = '';
+  constructor(private readonly line: (text: string) => Promise<void>) {}
+  async write(text: string): Promise<void> {
+    const lines = (this.rest + text).split('\n');
+    this.rest = lines.pop() as string;
+    for (const line of lines) await this.line(line);
+  }
+}
