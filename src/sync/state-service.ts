@@ -59,24 +59,24 @@ export class StateService {
     return this.http.address;
   }
 
-  /** The document, or undefined when the service holds none yet (404, 204, an empty 200). */
-  async read(): Promise<string | undefined> {
-    const answer = await this.http.exchange('GET', this.address);
+  /** The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet (404, 204, an empty 200). */
+  async read(at = this.address): Promise<string | undefined> {
+    const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || answer.status === 204 || (answer.status === 200 && answer.text.trim() === '')) return undefined;
     if (answer.status !== 200) throw this.failed('GET', answer);
     return answer.text;
   }
 
-  /** Stores the document (`lockId`: the lock this run holds). */
-  async write(text: string, lockId: string | undefined): Promise<void> {
+  /** Stores the document (`lockId`: the lock this run holds; `at`: another address of the service, a run's intents). */
+  async write(text: string, lockId: string | undefined, at = this.address): Promise<void> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
-    const answer = await this.http.exchange('POST', withLockId(this.address, lockId), { text, type: 'application/json', md5 });
+    const answer = await this.http.exchange('POST', withLockId(at, lockId), { text, type: 'application/json', md5 });
     if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
   }
 
-  /** Removes the document (`synced forget`). */
-  async remove(lockId: string | undefined): Promise<void> {
-    const answer = await this.http.exchange('DELETE', withLockId(this.address, lockId));
+  /** Removes the document (`synced forget`; `at`: a run's intents). */
+  async remove(lockId: string | undefined, at = this.address): Promise<void> {
+    const answer = await this.http.exchange('DELETE', withLockId(at, lockId));
     if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer);
   }
 
