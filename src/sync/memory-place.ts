@@ -150,6 +150,8 @@ export class ServiceCopy {
   private run: string | undefined;
   private ahead: WriteAhead | undefined;
   private pushing: Promise<void> = Promise.resolve();
+  /** The copy's bytes when it was last stored whole. */
+  private wholeAt: number | undefined;
 
   /**
    * Uploads the lines the copy gained since it was last stored or written ahead (a batch of
@@ -176,12 +178,16 @@ export class ServiceCopy {
       rewritten ||= tail.rewritten;
       if (tail.text !== '') lines[kind] = tail.text;
     }
+    const total = [...now.values()].reduce((sum, at) => sum + at.size, 0);
+    this.wholeAt ??= [...this.pushed.values()].reduce((sum, at) => sum + at.size, 0);
     try {
-      if (rewritten) {
-        // Stored whole: the lines appended since `now` go again with the next batch (replayed in order, they change nothing).
+      // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
+      // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
+      if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
         await this.service.write(documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.keptMarks()), this.lockInfo!.ID);
         this.serial += 1;
         this.ahead = undefined;
+        this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
