@@ -53,6 +53,8 @@ export interface PlacedMemory {
    * directory's memory is durable line by line already: nothing to do.
    */
   writeAhead(run: string): Promise<void>;
+  /** The marks of `population`'s runs that never stored their end are taken out with the next store (`synced adopt` stands for them). */
+  settle(population: string | undefined): void;
   /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun, an earlier examctl's mark). */
   unfinished(population: string | undefined): readonly InFlightRun[];
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
@@ -76,7 +78,7 @@ export interface PlaceOptions extends OpenMemoryOptions {
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
+    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), settle: () => undefined, unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -90,6 +92,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
     memory,
     name: placeName(place, target, kind),
     writeAhead: (run) => copy.writeAhead(run),
+    settle: (population) => void (copy.inFlight = copy.inFlight.filter((entry) => entry.kind !== kind || entry.population !== (population ?? null))),
     unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
@@ -141,7 +144,7 @@ export class ServiceCopy {
     private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
     /** The runs in flight the document names (an earlier examctl's marks): a resume's own is taken out at its end. */
-    readonly inFlight: readonly InFlightRun[],
+    public inFlight: readonly InFlightRun[],
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
   ) {}
