@@ -56,4 +56,15 @@ describe('written ahead', () => {
       expect(measured[2_000]!.intents).toBeLessThan(1.5 * measured[100]!.intents);
       expect(measured[2_000]!.intents).toBeLessThan(measured[2_000]!.memory / 10);
     }));
+
+  it('a level of intents that does not hold is exit 2 naming it, nothing sent: what a lost run sent is not known', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 3);
+      server.states.set('/state/damaged-intents-0', '{"format":"examctl-sync-intents","lines":{}}');
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address('damaged') });
+      const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], io.deps);
+      expect(code).toBe(2);
+      expect(io.stderr.text).toContain(`${server.address('damaged')}-intents-0: not the intents of a run examctl wrote ahead, or damaged`);
+      expect(server.states.has('/state/damaged')).toBe(false);
+    }));
 });
