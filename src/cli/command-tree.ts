@@ -29,7 +29,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(EXAMCTL_VERSION, '-V, --version', 'print the examctl version')
+    .version(`examctl ${EXAMCTL_VERSION} (Node ${process.version})`, '-V, --version', 'print the examctl version and the Node.js it runs on')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),

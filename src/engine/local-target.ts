@@ -11,6 +11,7 @@ import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../system/errors.js';
+import { shippedAsset } from '../system/shipped-file.js';
 import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
@@ -23,7 +24,7 @@ export { readStoreInstance } from './store/store-instance.js';
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
- * package root is two levels up.
+ * package root is two levels up (in the one-file executable, an asset: loadWorldFile reads it).
  */
 export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.json', import.meta.url));
 
@@ -31,7 +32,7 @@ export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.js
 export async function loadWorldFile(file: string): Promise<World> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = shippedAsset(file) ?? (await readFile(file));
   } catch (error) {
     throw new UsageError(`cannot read world file ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
   }

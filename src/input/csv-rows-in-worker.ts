@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InputFileError } from '../system/errors.js';
+import { shippedAsset } from '../system/shipped-file.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
@@ -43,11 +44,15 @@ export interface RowMessage {
  * The worker's file: in the bundle (whose import.meta.url is this module's place in dist/,
  * scripts/build-bundle.mjs) dist/bundle/csv-row-worker.mjs, the one the package ships; else
  * the compiled module beside this one; vitest runs src/, where it is the built one
- * (test/support/global-build.ts builds dist/ first). None there: the read stays in this thread.
+ * (test/support/global-build.ts builds dist/ first). In the one-file executable there is no
+ * file: the bundle's worker is an asset (system/shipped-file.ts), started from a data: URL.
+ * None there: the read stays in this thread.
  */
 const WORKER_URL = ((): URL => {
   if (import.meta.url.endsWith('.ts')) return new URL('../../dist/input/csv-row-worker.js', import.meta.url);
   const bundled = new URL('../bundle/csv-row-worker.mjs', import.meta.url);
+  const shipped = shippedAsset(fileURLToPath(bundled));
+  if (shipped !== undefined) return new URL(`data:text/javascript;base64,${shipped.toString('base64')}`);
   return existsSync(fileURLToPath(bundled)) ? bundled : new URL('./csv-row-worker.js', import.meta.url);
 })();
 
@@ -55,7 +60,7 @@ const WORKER_URL = ((): URL => {
 export function rowsInWorkerPay(path: string, minBytes: number): boolean {
   try {
     const stat = statSync(path);
-    return stat.isFile() && stat.size >= minBytes && existsSync(fileURLToPath(WORKER_URL));
+    return stat.isFile() && stat.size >= minBytes && (WORKER_URL.protocol === 'data:' || existsSync(fileURLToPath(WORKER_URL)));
   } catch {
     // Unreadable: the read in this thread says why.
     return false;

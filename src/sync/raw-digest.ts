@@ -10,6 +10,8 @@
  */
 import { createHash, hash, type Hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { shippedAsset } from '../system/shipped-file.js';
 
 /** This scheme's own version: a change to what is hashed changes every raw digest. */
 const RAW_FORMAT = 'examctl-raw-digest-1';
@@ -21,7 +23,8 @@ const RAW_DIGEST_BYTES = 16;
  * The fingerprint of the rules that turn a table row's fields into a request, the Node version
  * and `build`'s text (the function applying them). The rules are the code examctl runs: the
  * bundle that bin/examctl starts (dist/bundle: its chunks are named by a hash of their content,
- * so their names change with any code, plus the entry's own text), else the domain's own modules
+ * so their names change with any code, plus the entry's own text; in the one-file executable, its
+ * script's hash), else the domain's own modules
  * (dist/domain as tsc built them, or src/domain run as TypeScript by the tests). Undefined when
  * neither can be read: then no raw digest is made or trusted, and every row takes the request
  * digest's path.
@@ -45,6 +48,9 @@ export async function rulesFingerprint(build: { toString(): string }): Promise<s
 /** The bundle's chunk names and its entry's text into `digest`; false when there is no bundle beside dist/ (src/ run by the tests). */
 async function bundleInto(digest: Hash): Promise<boolean> {
   const dir = new URL('../bundle/', import.meta.url);
+  // The one-file executable: its script's SHA-256, an asset its build wrote (system/shipped-file.ts).
+  const shipped = shippedAsset(fileURLToPath(new URL('examctl.sha256', dir)));
+  if (shipped !== undefined) return digest.update('executable\n').update(shipped) !== undefined;
   let names: string[];
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, inTempDir } from './helpers.js';
+import { inTempDir } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Issue 27 (5): CSV that examctl writes with no input to follow starts with a UTF-8 BOM, as
 // Excel's own "CSV UTF-8" does, so Excel on Windows shows "Chloé" and not "ChloÃ©"; --no-bom leaves it out.

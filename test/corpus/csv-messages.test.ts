@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, inTempDir, parseReport } from './helpers.js';
+import { inTempDir, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // CSV messages say as much as xlsx ones (issue 23, 6): the offending value quoted (cut and
 // escaped), the | hint on a list cell split by , or ;, one field path for both formats.

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir, parseCsv } from './helpers.js';
+import { corpus, inTempDir, parseCsv } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // The CSV run report never holds a password (docs/cli-contract.md, "Run report": secrets never appear in
 // reports): the Password column is kept, so the report is still valid input, but its cells are

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
+import { expectRefused, inTempDir, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Issue 27 (5): Excel for Windows "CSV (Comma delimited)" saves in the ANSI code page; --encoding
 // names it, and the refusal of a non-UTF-8 file names the flag.

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, inTempDir, parseReport, type Report } from './helpers.js';
+import { inTempDir, parseReport, type Report } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // docs/interpretations.md, "One file, one id": the later record with an id an earlier record of the
 // same file has fails locally, naming the earlier line, in the dry run and the real run, and is

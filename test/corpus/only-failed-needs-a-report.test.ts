@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir } from './helpers.js';
+import { corpus, inTempDir } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 // `--only-failed` reads a run report CSV. A file without a status column (the original CSV

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, expectRefused, inTempDir } from './helpers.js';
+import { expectRefused, inTempDir } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Two exports concatenated (`cat a.csv b.csv`) repeat the header mid-file, often with the
 // second file's BOM. A row whose cells all match their own column names (compared as header

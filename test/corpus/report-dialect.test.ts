@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir, parseReport } from './helpers.js';
+import { corpus, inTempDir, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Reports in the input's dialect (issue 23, 4): the European admin's fix-and-retry loop keeps
 // the BOM, the `sep=;` line and the `;` delimiter, so Excel opens result.csv as it opened the input.

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir } from './helpers.js';
+import { corpus, inTempDir } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // The CSV report prefixes formula-looking cells with `'` (contract) and is valid input for the
 // same command. When the input is a run report (it has the status, error_codes and

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, expectNoStack, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { corpus, expectNoStack, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Run reports against the contract: --json on stdout only, --report x.json equal to it, the CSV
 // report neutralised and valid input again (--only-failed), and no secret anywhere.

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { corpus, inTempDir, parseCsv, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 
 // schedule push on request JSONs and a sittings CSV; invigilators remove on every id-file form.

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
+import { expectRefused, inTempDir, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Hand-edited CSVs often have blanks between the delimiter and a quoted cell: `n-2, "A" ,B`.
 // Spaces and tabs around a quoted field are allowed and dropped (as csv-parse's ltrim/rtrim

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, expectRefused, inTempDir, parseReport } from './helpers.js';
+import { corpus, expectRefused, inTempDir, parseReport } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Excel and LibreOffice export trailing empty columns (`a,b,,,` on the header and every row)
 // once cells right of the data were ever formatted. Unnamed header cells at the END of the

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, expectRefused, inTempDir, parseReport, problems } from './helpers.js';
+import { corpus, expectRefused, inTempDir, parseReport, problems } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Real-world exports and broken files (fixtures/corpus/README.md) through `user sync`, as the
 // contract's "Input files", "Run report" and "Exit status" sections say they must behave.

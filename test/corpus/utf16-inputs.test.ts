@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, inTempDir, parseReport, ROOT } from './helpers.js';
+import { inTempDir, parseReport, ROOT } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Issue 27 (4): PowerShell 5.1's `>` writes UTF-16 LE with a BOM. Every file read through
 // src/input takes it (CSV, JSON, NDJSON, a --schedule request, a world/seed file), BE too.

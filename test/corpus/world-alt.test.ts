@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, expectNoStack, inTempDir, parseCsv, parseReport, type Report } from './helpers.js';
+import { corpus, expectNoStack, inTempDir, parseCsv, parseReport, type Report } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // An unseen world (fixtures/corpus/world-alt.json): other ids and roles, an API owner without
 // permissions, no proctoring templates, a nested inactive hierarchy, review sessions with odd

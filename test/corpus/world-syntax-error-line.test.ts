@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpus, examctl, inTempDir } from './helpers.js';
+import { corpus, inTempDir } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // A world file that is not valid JSON is refused like every input file: one line,
 // `file:line: not valid JSON: reason`, without V8's multi-line snippet of the file.

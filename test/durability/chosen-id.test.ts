@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chosenId } from '../../src/runs/run-id.js';
-import { examctl, startExamctl, type Running } from './helpers.js';
+import { startExamctl, type Running } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 
 /**

@@ -4,16 +4,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ROOT,
-  examctl,
-  fingerprint,
-  range,
-  reportItems,
-  startExamctl,
-  writeUsersCsv,
-  type Finished,
-} from './helpers.js';
+import { ROOT, fingerprint, range, reportItems, startExamctl, writeUsersCsv, type Finished } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 // Issue 3, "Store": the durability promises checked at the level a user sees them, through the
 // real binary (bin/examctl over dist/, built by the global setup).

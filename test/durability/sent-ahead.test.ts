@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { examctl, range, writeUsersCsv, type Finished } from './helpers.js';
+import { range, writeUsersCsv, type Finished } from './helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { demoServerDirs } from '../support/serve-store.js';
 
 /**

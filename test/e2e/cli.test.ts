@@ -14,7 +14,7 @@ function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
 }
 
 describe('examctl binary', () => {
-  it('--help lists the commands and exits 0; --version prints the package version', async () => {
+  it('--help lists the commands and exits 0; --version prints the package version and the Node it runs on', async () => {
     await inTempDir(async (dir) => {
       const help = await examctl(['--help'], dir);
       expect(help.code).toBe(0);
@@ -22,7 +22,7 @@ describe('examctl binary', () => {
       const version = await examctl(['--version'], dir);
       expect(version.code).toBe(0);
       const pkg = (await import(join(ROOT, 'package.json'), { with: { type: 'json' } })).default as { version: string };
-      expect(version.stdout.trim()).toBe(pkg.version);
+      expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node ${process.version})`);
       const sub = await examctl(['schedule', 'push', '--help'], dir);
       expect(sub.stdout).toContain('--assessment');
     });

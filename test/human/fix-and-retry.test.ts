@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, examctl } from '../support/cli.js';
+import { ROOT } from '../support/cli.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { parseCsv } from '../support/csv.js';
 import { withTempDir } from '../support/temp-dir.js';
 

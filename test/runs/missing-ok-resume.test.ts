@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { examctl } from '../support/cli.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * `invigilators remove --missing-ok` killed after its removals went out, then resumed: the resend

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, examctl } from '../support/cli.js';
+import { ROOT } from '../support/cli.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /** Issue 37: `runs list` reads a finished run's summary and header line, not its whole journal (docs/runs.md, "Run summaries"). */
 let dir: string;

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal } from '../../src/runs/index.js';
-import { ROOT, examctl } from '../support/cli.js';
+import { ROOT } from '../support/cli.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 let dir: string;
 let env: Record<string, string>;

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { examctl } from './cli.js';
+import { examctlStep } from './in-process.js';
 
 /**
  * Each test of the file in a fresh directory holding a local store made by `local init --store
@@ -14,7 +14,7 @@ export function localStoreDirs(prefix: string): { dir: string; env: Record<strin
   beforeEach(async () => {
     current.dir = await mkdtemp(join(tmpdir(), `examctl-${prefix}-`));
     current.env = { EXAMCTL_RUNS_DIR: join(current.dir, 'state', 'runs') };
-    expect((await examctl(['local', 'init', '--store', 'store'], current.dir, current.env)).code).toBe(0);
+    expect((await examctlStep(['local', 'init', '--store', 'store'], current.dir, current.env)).code).toBe(0);
   });
   afterEach(async () => {
     await rm(current.dir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, range, writeUsersCsv } from '../durability/helpers.js';
+import { range, writeUsersCsv } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, startExamctl, type Running } from '../durability/helpers.js';
+import { startExamctl, type Running } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 
 /**

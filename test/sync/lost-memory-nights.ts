@@ -1,7 +1,8 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { ROOT, examctl, type Finished } from '../durability/helpers.js';
+import { ROOT, type Finished } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 
 /**

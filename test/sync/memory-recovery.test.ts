@@ -6,7 +6,8 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { StoreLock } from '../../src/system/lock.js';
 import { canonicalJson, memoryDir, readMemory, type MemoryEntry } from '../../src/sync/sync-memory.js';
-import { ROOT, examctl } from '../durability/helpers.js';
+import { ROOT } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**

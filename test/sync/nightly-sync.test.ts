@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, examctl, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
+import { ROOT, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * The nightly sync (issue 24, docs/sync.md): a full sync, then the same export with some rows

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localStoreDirs } from '../support/local-store-dir.js';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * A one-off sync beside a nightly population (docs/sync.md, "Two exports, two populations"): a

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localStoreDirs } from '../support/local-store-dir.js';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * A joiner whose only request the target refused (docs/sync.md, "A request cut short"): its

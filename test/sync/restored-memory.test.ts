@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * What a memory restored from an older copy, or cut short, may not know (docs/sync.md, "Drift",

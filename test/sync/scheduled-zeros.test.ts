@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { localStoreDirs } from '../support/local-store-dir.js';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * Leading zeros across commands (docs/input-formats.md, "Leading zeros"): a schedule push makes

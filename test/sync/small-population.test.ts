@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { localStoreDirs } from '../support/local-store-dir.js';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
  * The thresholds in a population of 40 (QA 41-A F4): the old default (10 % or 100, whichever is

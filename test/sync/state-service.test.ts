@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { examctl } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 

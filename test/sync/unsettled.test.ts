@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { examctl, range } from '../durability/helpers.js';
+import { range } from '../durability/helpers.js';
+import { examctlStep as examctl } from '../support/in-process.js';
 import { type FaultServer, okEnvelope, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 
 /**
