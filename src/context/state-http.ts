@@ -1,30 +1,29 @@
 /**
  * The HTTP exchanges with a state service that keeps the sync memory (docs/sync.md, "A state
  * service"): one bounded request at a time through undici's public API, as the remote target's
- * client makes them (src/api/http-pool.ts). Bounded: a connect, header and body timeout, a deadline
- * for the whole exchange, a cut for the answer's size, three attempts for a failure the service
- * may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
+ * client makes them (src/api/http-pool.ts). Bounded: the request timeout for the whole exchange
+ * (one failure, not retried), a cut for the answer's size, three attempts for a failure the
+ * service may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
  * would go with it). Credentials come from EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD only,
  * never from the address, and every text the service sends passes the redaction gate before any
  * sink sees it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { openDispatcher, requestText, ResponseTooLargeError } from '../api/http-pool.js';
+import { AttemptDeadlineError, openDispatcher, requestText, ResponseCutError, ResponseTooLargeError, undiciErrors } from '../api/http-pool.js';
 import { describeNetworkError, USER_AGENT } from '../api/remote-client.js';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { isLoopbackHost } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { nonEmpty } from '../system/env-values.js';
-import { formatBytes } from '../formats/number-format.js';
+import { nonEmpty, requestTimeoutFromEnv } from '../system/env-values.js';
+import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
 /** The largest answer read from a state service (a memory of 200,000 users is ~60 MB). */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
-/** One exchange, headers and whole body, within this. */
-const EXCHANGE_DEADLINE_MS = 10 * 60_000;
+/** One exchange, headers and whole body, within the request timeout, as the platform's (EXAMCTL_REQUEST_TIMEOUT_MS). */
+const DEFAULT_EXCHANGE_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 10_000;
-const IDLE_TIMEOUT_MS = 60_000;
 const ATTEMPTS = 3;
 
 /**
@@ -88,6 +87,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   if (username === undefined && password !== '') throw new UsageError('EXAMCTL_SYNC_PASSWORD is set without EXAMCTL_SYNC_USERNAME: give both for basic authentication');
   if (username?.includes(':') === true) throw new UsageError('EXAMCTL_SYNC_USERNAME must not contain ":" (basic authentication)');
   const basic = username === undefined ? undefined : Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+  const deadlineMs = requestTimeoutFromEnv(env) ?? DEFAULT_EXCHANGE_MS;
   const dispatchers = new Map<string, { dispatcher: Dispatcher; proxy: string | undefined }>();
   const redactor: Redactor = createRedactor(password === '' ? [] : [password, basic]);
   const proxySecretsSeen = new Set<string>();
@@ -97,7 +97,10 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      known = { dispatcher: openDispatcher(url.origin, { connections: 1, connectTimeout: CONNECT_TIMEOUT_MS, headersTimeout: IDLE_TIMEOUT_MS, bodyTimeout: IDLE_TIMEOUT_MS, proxy }), proxy };
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
+      const undiciMs = proxy === undefined ? 0 : deadlineMs;
+      const dispatcher = openDispatcher(url.origin, { connections: 1, connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs), headersTimeout: undiciMs, bodyTimeout: undiciMs, proxy });
+      known = { dispatcher, proxy };
       dispatchers.set(url.origin, known);
       // A proxy's password is kept out of every message too.
       const added = proxySecrets(proxy).filter((secret) => !proxySecretsSeen.has(secret));
@@ -119,7 +122,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     const answer = await requestText(
       dispatcherFor(url),
       { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
-      { maxBytes: MAX_STATE_BYTES, deadlineMs: EXCHANGE_DEADLINE_MS },
+      { maxBytes: MAX_STATE_BYTES, deadlineMs },
     );
     const text = answer.text;
     answer.release();
@@ -139,6 +142,10 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
         } catch (error) {
           if (error instanceof ResponseTooLargeError) {
             throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
+          }
+          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the run, and its lock, as long again.
+          if (pastDeadline(error)) {
+            throw new TargetError(`the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`);
           }
           if (attempt < ATTEMPTS) {
             await sleep(250 * attempt);
@@ -165,4 +172,10 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
       dispatchers.clear();
     },
   };
+}
+
+/** The request timeout ran out (examctl's deadline, or undici's through a proxy), before or after the status line. */
+function pastDeadline(error: unknown): boolean {
+  const reason = error instanceof ResponseCutError ? error.reason : error;
+  return reason instanceof AttemptDeadlineError || reason instanceof undiciErrors.HeadersTimeoutError || reason instanceof undiciErrors.BodyTimeoutError;
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
-import { millisecondsInRangeFromEnv, nonEmpty, wholeMillisecondsFromEnv } from '../system/env-values.js';
+import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import type { RemoteTarget } from './remote-settings.js';
@@ -120,7 +120,7 @@ function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
  * (docs/remote.md, "Limits, timeouts, retries"; default 60 s), from 100 ms to 1 hour.
  */
 function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { requestTimeoutMs?: number } {
-  const ms = millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+  const ms = requestTimeoutFromEnv(env);
   return ms === undefined ? {} : { requestTimeoutMs: ms };
 }
 

@@ -101,9 +101,26 @@ export class IdsOfOneInput {
     }
     const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
     const line = earlier % LINE_SPAN;
+    if (file === place.file && !this.repeats.has(line)) this.repeats.set(line, { id, line: place.line });
     const where = file === place.file ? `line ${line}` : `${file} line ${line}`;
     const spelled = earlierId === id ? '' : ` (as ${earlierId})`;
     return { field: this.rule.field, code: null, message: `${this.rule.field} ${id} is also on ${where}${spelled}; an id appears once in one file` };
+  }
+
+  /** Records a later one of the same file repeats: the earlier's line -> the later's id and line (few: only repeats). */
+  private readonly repeats = new Map<number, { id: string; line: number }>();
+
+  /**
+   * Once the whole input was read (a pass before the send): the problem of a record whose id a
+   * LATER record repeats, so the earlier fails too, naming the later line, as the later names it.
+   */
+  repeatedLater(line: number, id: string | null): Problem | undefined {
+    const later = this.repeats.get(line);
+    return later === undefined ? undefined : { field: this.rule.field, code: null, message: `${this.rule.field} ${id ?? later.id} is also on line ${later.line}; an id appears once in one file` };
+  }
+
+  get hasRepeats(): boolean {
+    return this.repeats.size > 0;
   }
 
   /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */

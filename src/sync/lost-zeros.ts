@@ -13,6 +13,7 @@
  * `--really-new-ids` says such ids are really other users: neither check is made.
  */
 import type { Problem } from '../domain/problem.js';
+import { IdsOfOneInput, USER_ID_RULE } from '../domain/one-id-per-file.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -67,10 +68,16 @@ export class LostZeros {
     private readonly what = 'id',
     /** What each would be made as twice: a `user` (of an id or a candidate), a `schedule`. */
     private readonly made = 'user',
-  ) {}
+  ) {
+    this.ids = what === 'id' ? new IdsOfOneInput(USER_ID_RULE) : undefined;
+  }
+
+  /** A user's ids (not candidates, which sit several schedules): the first of two rows with one id fails too, as a pair's rows do. */
+  private readonly ids: IdsOfOneInput | undefined;
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
+    this.ids?.repeated(id, place);
     if (!ONLY_DIGITS.test(id)) return;
     const zeros = leadingZeros(id);
     const digits = zeros === 0 ? id : id.slice(zeros);
@@ -148,7 +155,7 @@ export class LostZeros {
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
   problemAt(line: number, id: string | null): Problem | undefined {
     const other = this.pairs.get(line);
-    if (other === undefined) return undefined;
+    if (other === undefined) return this.ids?.repeatedLater(line, id);
     return {
       field: 'ExternalId',
       code: null,
@@ -160,6 +167,6 @@ export class LostZeros {
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.pairs.size > 0;
+    return this.pairs.size > 0 || this.ids?.hasRepeats === true;
   }
 }

@@ -76,6 +76,8 @@ export interface MemoryEntry {
    * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target.
    */
   tentative?: boolean;
+  /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
+  joined?: string;
   /**
    * Schedules: the CandidateExtIds of the last request the target acknowledged for the schedule,
    * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
@@ -171,6 +173,8 @@ export interface EntryBody {
   x?: true;
   h?: unknown;
   t?: true;
+  /** Users: the run that created it (MemoryEntry.joined). */
+  j?: unknown;
   /** Schedules: the candidates of the acknowledged request. */
   c?: unknown;
   /** Users: the population. */
@@ -206,6 +210,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (body.x === true) entry.disabled = true;
   if (links.length > 0) entry.links = links;
   if (body.t === true) entry.tentative = true;
+  if (typeof body.j === 'string') entry.joined = body.j;
   if (body.c !== undefined) {
     if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
@@ -289,6 +294,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.tentative === true) body.t = true;
+  if (entry.joined !== undefined) body.j = entry.joined;
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
   if (entry.fields !== undefined) body.s = entry.fields;

@@ -20,7 +20,7 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
+import { intentsAddress, intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
 
@@ -193,9 +193,12 @@ export class ServiceCopy {
         this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
     } catch (error) {
+      // Its first batch: nothing was sent, so its copy is never stored (finish).
+      this.startFailed ||= !this.startedAhead;
       const why = error instanceof Error ? error.message : String(error);
-      throw new TargetError(`the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): they were not sent`);
+      throw new TargetError(`the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`);
     }
+    this.startedAhead = true;
     for (const [kind, at] of now) this.pushed.set(kind, at);
   }
 
@@ -207,6 +210,24 @@ export class ServiceCopy {
   /** The marks an earlier examctl left, but this run's own (its resume ends it). */
   private keptMarks(): InFlightRun[] {
     return this.inFlight.filter((entry) => entry.run !== this.run);
+  }
+
+  /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
+  private startFailed = false;
+  private startedAhead = false;
+  /** Whether the copy took in what a run that never stored its end wrote ahead (open). */
+  folded = false;
+
+  /**
+   * After a first batch that failed the service keeps what it held; a level the service took all
+   * the same (its answer lost, or cut by the request timeout) names this run's start and is taken
+   * out, unless it carries an earlier run's intents this run took in, so no later night takes this
+   * run for one that did something.
+   */
+  private async withdrawMark(): Promise<void> {
+    const at = intentsAddress(this.service.address, 0);
+    const text = await this.service.read(at);
+    if (text !== undefined && !this.folded && (JSON.parse(text) as { run?: unknown }).run === this.run) await this.service.remove(undefined, at);
   }
 
   /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
@@ -250,7 +271,9 @@ export class ServiceCopy {
         if (memoryText !== undefined) written.set(kind, digestOf(memoryText));
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
-      return new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed);
+      copy.folded = folded !== undefined;
+      return copy;
     } catch (error) {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
@@ -267,7 +290,8 @@ export class ServiceCopy {
   async finish(store: boolean): Promise<void> {
     let failure: TargetError | undefined;
     try {
-      if (store && this.lockInfo !== undefined) await this.store();
+      if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
+      else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
       failure = await this.unsaved(error);
     }

@@ -20,6 +20,7 @@ import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
 import type { LostZeros } from './lost-zeros.js';
+import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -28,6 +29,7 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
+  allowDisableRecent?: boolean;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -223,6 +225,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
+    const stale = new StaleInput();
     for (const [id, entry] of memory.entries) {
       const missing = !inFile.has(id.toLowerCase());
       if (entry.population !== population) {
@@ -230,6 +233,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         continue;
       }
       if (entry.disabled !== true) remembered += 1;
+      stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
       if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
         leavers.push([id, entry]);
@@ -254,6 +258,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
+    // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
+    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population, (line) => void this.deps.stderr.write(`${terminalLine(line)}\n`));
   }
 
   /**
@@ -460,7 +466,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(lastName === undefined ? {} : { lastName }),
       ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
-      ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+      ...(entry === undefined || entry.tentative === true ? { tentative: true } : { ...joinedOf(entry, run) }),
       // Sent by this population: missing from its next file, this population disables it.
       ...this.populationOf(entry),
     };
@@ -485,7 +491,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population));
+    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
   }
 
   /**
