@@ -202,11 +202,6 @@ export class ServiceCopy {
     for (const [kind, at] of now) this.pushed.set(kind, at);
   }
 
-  /** Bytes this run wrote ahead so far (the bench's measure). */
-  get uploadedAhead(): number {
-    return this.ahead?.uploaded ?? 0;
-  }
-
   /** The marks an earlier examctl left, but this run's own (its resume ends it). */
   private keptMarks(): InFlightRun[] {
     return this.inFlight.filter((entry) => entry.run !== this.run);

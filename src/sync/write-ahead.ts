@@ -44,8 +44,6 @@ export function intentsAddress(address: string, level: number): string {
 export class WriteAhead {
   private readonly levels: (IntentsBody | undefined)[] = [];
   private count = 0;
-  /** Bytes uploaded so far (the bench's measure). */
-  uploaded = 0;
 
   constructor(
     private readonly service: StateService,
@@ -66,7 +64,6 @@ export class WriteAhead {
     }
     const text = `${JSON.stringify({ ...carry, sha256: hash('sha256', canonicalJson(carry), 'hex') })}\n`;
     await this.service.write(text, undefined, intentsAddress(this.service.address, level));
-    this.uploaded += Buffer.byteLength(text);
     this.levels[level] = carry;
     this.count += 1;
   }
