@@ -8,6 +8,7 @@
  * never from the address, and every text the service sends passes the redaction gate before any
  * sink sees it.
  */
+import { quotedValue } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { AttemptDeadlineError, openDispatcher, requestText, ResponseCutError, ResponseTooLargeError, undiciErrors } from '../api/http-pool.js';
@@ -66,7 +67,7 @@ export function checkStateAddress(address: string, what: string): URL {
   try {
     url = new URL(address.trim());
   } catch {
-    throw new UsageError(`${what}: not a valid URL: ${JSON.stringify(address)}`);
+    throw new UsageError(`${what}: not a valid URL: ${quotedValue(address)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
   if (url.username !== '' || url.password !== '') {

@@ -12,7 +12,7 @@ import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
-import { activeProfile } from '../context/profile-defaults.js';
+import { resolveSettings } from '../context/settings.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -146,7 +146,7 @@ export async function startJournaling(
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
-  const active = await activeProfile(invocation as { profile?: string; baseUrl?: string }, deps.env).catch(() => undefined);
+  const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);

@@ -8,6 +8,7 @@
  * _UNLOCK_METHOD), so GitLab's and Gitea's managed state (`<address>/lock`, POST and DELETE) work as
  * they are. The exchanges themselves: src/context/state-http.ts.
  */
+import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -173,7 +174,7 @@ function withLockId(address: string, lockId: string | undefined): string {
 
 function methodOf(value: string | undefined, fallback: string, name: string): string {
   const method = nonEmpty(value)?.toUpperCase() ?? fallback;
-  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${JSON.stringify(value)}`);
+  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${quotedValue(value)}`);
   return method;
 }
 

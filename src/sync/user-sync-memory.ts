@@ -1,3 +1,4 @@
+import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
@@ -36,7 +37,7 @@ export interface UserSyncFlags extends SyncFlags {
 export function populationOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!isPopulationName(value)) {
-    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
+    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${quotedValue(value)}`);
   }
   return value;
 }
@@ -64,7 +65,7 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   const parsed = parseCountOrPercent(text);
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
   if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
-  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
+  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
 /** --max-disable's limit (docs/sync.md). */
