@@ -10,6 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
+import { MAX_JSON_DEPTH, parseJson } from '../formats/json-scan.js';
 import { canonicalJson, SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
 import type { MemoryDocument } from './memory-document.js';
@@ -118,7 +119,7 @@ export async function forgetIntents(service: StateService): Promise<void> {
 function intentsOf(text: string, where: string): IntentsBody {
   let parsed: (IntentsBody & { sha256?: unknown }) | undefined;
   try {
-    parsed = JSON.parse(text) as IntentsBody & { sha256?: unknown };
+    parsed = parseJson(text, { depth: MAX_JSON_DEPTH }) as IntentsBody & { sha256?: unknown };
   } catch {
     // Said below.
   }
