@@ -118,7 +118,10 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const stdin =
         piped === undefined
           ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
-          : await spoolPipe(piped, deps.signal, () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'));
+          : await spoolPipe(piped, String(parsed.file), deps.signal, {
+              canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
+              onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
+            });
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
         const withStdin = { ...deps, behaviours, keptOptions, commandFlags, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };

@@ -139,7 +139,11 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     const memoryText = body.memories[kind];
     if (memoryText === undefined) continue;
     if (typeof memoryText !== 'string') throw refuse(`its ${kind} memory is not text`);
-    memories.set(kind, memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind, body.target));
+    const contents = memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind);
+    // Inner against outer, each named as what it is: the run's own target is judged after (assertDocumentTarget).
+    const inner = typeof contents.target !== 'object' || contents.target === null ? 'no target' : targetIdentity(contents.target);
+    if (inner !== body.identity) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
+    memories.set(kind, contents);
     texts.set(kind, memoryText);
   }
   if (body.inFlight !== undefined && (!Array.isArray(body.inFlight) || !body.inFlight.every(isInFlightRun))) throw refuse('its list of runs in flight is not one');

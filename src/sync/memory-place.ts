@@ -5,8 +5,8 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { makePrivateTempDir } from '../system/private-temp.js';
 import { dirname, join, resolve } from 'node:path';
 import { hash } from 'node:crypto';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -248,7 +248,7 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       if (document !== undefined) assertDocumentTarget(document, address, target);
-      syncDir = await mkdtemp(join(tmpdir(), 'examctl-synced-'));
+      syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
       const written = new Map<SyncKind, string>();
