@@ -353,7 +353,8 @@ async function fileTail(file: string, from: { ino: number; size: number } | unde
   if (handle === undefined) return undefined;
   try {
     const { ino, size } = await handle.stat();
-    const rewritten = from !== undefined && from.ino !== ino;
+    // Another file, or this one cut (a memory of a replaced store begun anew): its offsets mean nothing.
+    const rewritten = from !== undefined && (from.ino !== ino || size < from.size);
     const start = from === undefined || rewritten ? 0 : from.size;
     const bytes = Buffer.alloc(Math.max(0, size - start));
     await handle.read(bytes, 0, bytes.length, start);
