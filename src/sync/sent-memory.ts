@@ -125,6 +125,7 @@ export class SentMemory<P> {
       env: this.deps.env,
       runsDir: this.flags.runsDir,
       onUnsaved: (message) => say(`examctl: ${message}`),
+      onNote: (message) => say(`note: ${message}`),
     });
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
@@ -220,7 +221,7 @@ export class SentMemory<P> {
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run);
     await memory.durable();
-    await this.placed?.started(run, this.flags.population);
+    await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
@@ -347,9 +348,10 @@ export class SentMemory<P> {
     return { ...outcome, action: action ?? 'sent' };
   }
 
-  /** What `intend` wrote, on disk: the requests it was written for may go. */
-  intentsDurable(): Promise<void> {
-    return this.memory?.durable() ?? Promise.resolve();
+  /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
+  async intentsDurable(): Promise<void> {
+    await this.memory?.durable();
+    if (this.run !== undefined) await this.placed?.writeAhead(this.run);
   }
 
   /**
