@@ -160,7 +160,7 @@ export async function runSyncBench(users = 50_000, latencyMs = 20, concurrency =
  * EXAMCTL_BENCH_AGAINST): wall, CPU (user + system) and peak RSS, and the bytes of the journal it
  * wrote (the newest run in its runs dir).
  */
-async function timedSync(cliFile, scratch, server, file, flags) {
+export async function timedSync(cliFile, scratch, server, file, flags) {
   const cpuFile = join(scratch, 'cpu.json');
   const rssFile = join(scratch, 'rss.txt');
   const runsDir = join(scratch, 'state', 'runs');

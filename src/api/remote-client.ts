@@ -18,7 +18,7 @@ import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
-import { checkToken, parseBaseUrl } from './url-policy.js';
+import { checkToken, parseBaseUrl, pathSegment } from './url-policy.js';
 import { redirectWords } from './redirect-advice.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
@@ -408,12 +408,12 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   return {
     createSchedule: (request: ScheduleRequest, callOptions?: CallOptions) => call<string>('POST', '/schedule', request, callOptions),
     getReviewSession: (externalId: string, callOptions?: CallOptions) =>
-      call<ReviewSession>('GET', `/external/review-sessions/${encodeURIComponent(externalId)}`, undefined, callOptions),
+      call<ReviewSession>('GET', `/external/review-sessions/${pathSegment(externalId, 'the review session id')}`, undefined, callOptions),
     addCollection: (request: CollectionRequest, callOptions?: CallOptions) =>
       call<CollectionResponseContent>('POST', '/collections', request, callOptions),
     upsertUser: (request: UserRequest, callOptions?: CallOptions) => call<UserResponseContent>('POST', '/user', request, callOptions),
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
-      call<InvigilatorsResponseContent>('DELETE', `/schedule/${encodeURIComponent(scheduleExtId)}/invigilators`, userExtIds, callOptions),
+      call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
     async close() {
       if (closed) return;

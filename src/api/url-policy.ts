@@ -2,6 +2,7 @@
  * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
  * `login` and `local serve` can check an address without loading undici.
  */
+import { quotedValue } from '../domain/problem.js';
 import { createRequire } from 'node:module';
 import { UsageError } from '../system/errors.js';
 
@@ -20,7 +21,7 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUr
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`--base-url: not a valid URL: ${JSON.stringify(baseUrl)} (expected e.g. https://exam.example.com)`);
+    throw new UsageError(`--base-url: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`--base-url: unsupported scheme ${url.protocol} (use https://)`);
@@ -72,4 +73,22 @@ export function checkToken(token: string): void {
         'check EXAMCTL_TOKEN, --token-file or the profile (a copy from a document may have added one)',
     );
   }
+}
+
+/**
+ * Why `id` cannot be one segment of a request's path, or undefined. `.` and `..` are steps in a
+ * path to every URL normaliser on the way (a proxy, a gateway, WHATWG URL), and so are their
+ * percent-encoded forms (`%2E%2E`, RFC 3986 6.2.2.2): no encoding keeps them an id, and the
+ * request, token included, would reach another route. No id of the API is such a step.
+ */
+export function pathIdProblem(id: string, what: string): string | undefined {
+  if (id !== '.' && id !== '..') return undefined;
+  return `${what} "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent`;
+}
+
+/** `id` as one segment of a request's path: every id the remote client puts in a path passes here. */
+export function pathSegment(id: string, what: string): string {
+  const problem = pathIdProblem(id, what);
+  if (problem !== undefined) throw new UsageError(problem);
+  return encodeURIComponent(id);
 }

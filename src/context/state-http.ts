@@ -8,6 +8,7 @@
  * never from the address, and every text the service sends passes the redaction gate before any
  * sink sees it.
  */
+import { quotedValue } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { AttemptDeadlineError, openDispatcher, requestText, ResponseCutError, ResponseTooLargeError, undiciErrors } from '../api/http-pool.js';
@@ -31,8 +32,16 @@ const ATTEMPTS = 3;
  * the default directory beside the runs directory (docs/sync.md).
  */
 export function givenSyncDir(flag: unknown, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const given = typeof flag === 'string' && flag.trim() !== '' ? flag : env.EXAMCTL_SYNC_DIR;
-  return given === undefined || given.trim() === '' ? undefined : given;
+  const fromFlag = typeof flag === 'string' && flag.trim() !== '';
+  const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
+  if (given === undefined || given.trim() === '') return undefined;
+  // Any other `scheme://` (ftp://, a typo such as htps://) would be taken as a relative folder
+  // named `ftp:`: refused. One letter before `:` is a Windows drive, not a scheme.
+  const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(given)?.[1];
+  if (scheme !== undefined && !isStateAddress(given)) {
+    throw new UsageError(`${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${given}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`);
+  }
+  return given;
 }
 
 /** Whether --sync-dir / EXAMCTL_SYNC_DIR names a state service rather than a directory. */
@@ -66,7 +75,7 @@ export function checkStateAddress(address: string, what: string): URL {
   try {
     url = new URL(address.trim());
   } catch {
-    throw new UsageError(`${what}: not a valid URL: ${JSON.stringify(address)}`);
+    throw new UsageError(`${what}: not a valid URL: ${quotedValue(address)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
   if (url.username !== '' || url.password !== '') {

@@ -51,25 +51,29 @@ export function missedRunSentence(file: string, population: string | null, misse
   // Only user sync has populations: the others' runs are named by their command.
   const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
-  const wayBack = `restore the memory that run left (examctl synced import of a later export), or rebuild it from the last file sent (${adopt}) before the next night (docs/sync.md, "When the memory is lost")`;
   if (missed.cut === true) {
     return (
       `the sync memory at ${file} lacks the end of run ${missed.run} of ${who} (started at ${missed.since}), which finished (its journal in this runs directory says so): ` +
-      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; ${wayBack}`
+      `the file was cut short (a partial restore or copy, a full disk): it misses what that run did last, ${MISSED_WORK[kind]}; ${missedRecovery(adopt, kind)}`
     );
   }
   if (missed.later === true) {
     return (
       `the sync memory at ${file} is older than run ${missed.run} of ${who} (started at ${missed.since}, in this runs directory): it misses what that run did ` +
-      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; ${wayBack}`
+      `(a memory restored from before it: a CI cache, a copy, an older export), ${MISSED_WORK[kind]}; ${missedRecovery(adopt, kind)}`
     );
   }
   return (
     `the sync memory at ${file} misses what run ${missed.run} of ${who} did: it started at ${missed.since} and never stored its memory (killed, or its store failed), ` +
     `${MISSED_WORK[kind]}; ` +
-    `where its journal is, examctl runs resume ${missed.run} stores what it did; else rebuild the memory from the last file sent (${adopt}) ` +
-    'or restore an export holding that run (examctl synced import) before the next night (docs/sync.md, "A state service")'
+    `where its journal is, examctl runs resume ${missed.run} stores what it did; else ${missedRecovery(adopt, kind)}`
   );
+}
+
+/** The one recovery of a memory that misses runs (docs/sync.md, "When the memory is lost"): the nights' files since adopted in order. */
+function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
+  const files = kind === 'users' ? "--file <each night's file since the memory's newest run, in order> (--tentative for a night whose outcome is not known)" : '--file <the last file sent>';
+  return `rebuild it before the next night: ${adopt} ${files} (docs/sync.md, "When the memory is lost")`;
 }
 
 export function emptySummary(): ReportSummary {
@@ -112,10 +116,12 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
+    const { command, target, targetFrom, profile, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
     const head = JSON.stringify({
       command,
       target,
+      ...(targetFrom === undefined ? {} : { targetFrom }),
+      ...(profile === undefined ? {} : { profile }),
       dryRun,
       ...(run === undefined ? {} : { run }),
       ...(unlisted === undefined ? {} : { unlisted }),

@@ -5,6 +5,7 @@
  */
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
+import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
 import { csvLine, type CsvCell } from '../formats/csv-cell.js';
 import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
 import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
@@ -54,49 +55,81 @@ export interface ResultsTable {
   rows: unknown[][];
 }
 
+/** How the rows are laid out: the header, and what each row adds to its result's own fields. */
+export interface ResultsLayout {
+  header: string[];
+  /** The result columns (the spec's, the extra ones, then Pin and TimeZone when added). */
+  columns: string[];
+  sessionPin: boolean;
+  zone: string | undefined;
+  sessionColumn: boolean;
+}
+
+const resultsOf = (outcome: SessionOutcome) => ('session' in outcome && Array.isArray(outcome.session.Results) ? outcome.session.Results : []);
+
 /**
- * The results of `outcomes` as one table. With `sessionColumn` (several sessions asked for), each
- * row starts with its session's ExternalId and ends with an Error cell; a session that could not be
- * read is one row with its error.
+ * The header of a table of many sessions depends on all of them (an extra field a server sent
+ * in the last session, a Pin of the rows' own): `add` each session as it is read, then `layout`.
+ * Holds the column names only, so the sessions themselves need not be held.
  */
-export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsTable {
-  const columns = [...RESULT_COLUMNS];
-  const known = new Set(columns);
-  const sessions = outcomes.map((outcome) => ('session' in outcome ? outcome.session : undefined));
-  const resultsOf = (session: ReviewSession | undefined) => (session !== undefined && Array.isArray(session.Results) ? session.Results : []);
-  // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
-  const sessionPin = options.pinColumn === true && !sessions.some((session) => resultsOf(session).some((result) => Object.hasOwn(result, SESSION_PIN_COLUMN)));
-  for (const session of sessions) {
-    for (const result of resultsOf(session)) {
+export class ResultColumns {
+  private readonly known = new Set(RESULT_COLUMNS);
+  private readonly columns = [...RESULT_COLUMNS];
+  private rowsHavePin = false;
+  /** Results added, and sessions that could not be read. */
+  results = 0;
+  failed = 0;
+
+  add(outcome: SessionOutcome): void {
+    if ('error' in outcome) this.failed += 1;
+    for (const result of resultsOf(outcome)) {
+      this.results += 1;
+      this.rowsHavePin ||= Object.hasOwn(result, SESSION_PIN_COLUMN);
       for (const key of Object.keys(result)) {
-        if (!known.has(key)) {
-          known.add(key);
-          columns.push(key);
-        }
+        if (this.known.has(key)) continue;
+        this.known.add(key);
+        this.columns.push(key);
       }
     }
   }
-  if (sessionPin) columns.push(SESSION_PIN_COLUMN);
-  // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that name.
-  const zone = options.timeZoneColumn !== undefined && !known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
-  if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
-  const sessionColumn = options.sessionColumn === true;
-  const header = sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns;
-  const rows: unknown[][] = [];
-  for (const outcome of outcomes) {
-    if ('error' in outcome) {
-      rows.push([outcome.externalId, ...columns.map(() => null), outcome.error]);
-      continue;
-    }
-    for (const result of resultsOf(outcome.session)) {
-      let record: Record<string, unknown> = result;
-      if (sessionPin) record = { ...record, [SESSION_PIN_COLUMN]: outcome.session.Pin };
-      if (zone !== undefined) record = { ...record, [TIME_ZONE_COLUMN]: zone };
-      const values = columns.map((column) => record[column]);
-      rows.push(sessionColumn ? [outcome.externalId, ...values, null] : values);
-    }
+
+  /**
+   * With `sessionColumn` (several sessions asked for), each row starts with its session's
+   * ExternalId and ends with an Error cell; `timeZoneColumn` names the zone of wall times.
+   */
+  layout(options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsLayout {
+    const columns = [...this.columns];
+    // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
+    const sessionPin = options.pinColumn === true && !this.rowsHavePin;
+    if (sessionPin) columns.push(SESSION_PIN_COLUMN);
+    // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that name.
+    const zone = options.timeZoneColumn !== undefined && !this.known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
+    if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
+    const sessionColumn = options.sessionColumn === true;
+    return { header: sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns, columns, sessionPin, zone, sessionColumn };
   }
-  return { header, rows };
+}
+
+/** One session's rows under `layout`: one per result, or one with its error. */
+export function outcomeTable(outcome: SessionOutcome, layout: ResultsLayout): ResultsTable {
+  const { columns, sessionColumn } = layout;
+  if ('error' in outcome) return { header: layout.header, rows: [[outcome.externalId, ...columns.map(() => null), outcome.error]] };
+  const rows = resultsOf(outcome).map((result) => {
+    const record: Record<string, unknown> = result;
+    const value = (column: string): unknown =>
+      layout.sessionPin && column === SESSION_PIN_COLUMN ? outcome.session.Pin : layout.zone !== undefined && column === TIME_ZONE_COLUMN ? layout.zone : record[column];
+    const values = columns.map(value);
+    return sessionColumn ? [outcome.externalId, ...values, null] : values;
+  });
+  return { header: layout.header, rows };
+}
+
+/** The results of `outcomes` as one table (ResultColumns.layout says how). */
+export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsTable {
+  const columns = new ResultColumns();
+  for (const outcome of outcomes) columns.add(outcome);
+  const layout = columns.layout(options);
+  return { header: layout.header, rows: outcomes.flatMap((outcome) => outcomeTable(outcome, layout).rows) };
 }
 
 /** How the text of a CSV or JSON cell is written. */
@@ -148,11 +181,17 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
  * `-5`, not `'-5`, so a spreadsheet sums it); a number sent as text stays text, guarded.
  */
 export function resultsCsv(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
-  const rows = textRows(table, options).map((cells, r): CsvCell[] => {
-    const values = table.rows[r] as readonly unknown[];
-    return cells.map((text, i) => (isFiniteNumber(values[i]) ? { number: text } : text));
-  });
-  return [table.header, ...rows].map((cells) => csvLine(cells, delimiter)).join('');
+  return csvLine(table.header, delimiter) + csvRows(table, delimiter, options);
+}
+
+/** The table's rows as CSV lines, without the header (a session's share of a longer table). */
+export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
+  return textRows(table, options)
+    .map((cells, r) => {
+      const values = table.rows[r] as readonly unknown[];
+      return csvLine(cells.map((text, i): CsvCell => (isFiniteNumber(values[i]) ? { number: text } : text)), delimiter);
+    })
+    .join('');
 }
 
 function isFiniteNumber(value: unknown): value is number {
@@ -227,4 +266,31 @@ export function jsonRows(table: ResultsTable, options: TextCellOptions = {}): Re
     });
     return object;
   });
+}
+
+const PIN_KEY = /^pin$/i;
+
+/** A copy of `fields` with each string under a PIN key written as WITHHELD_PIN; the object itself when it has none. */
+function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (PIN_KEY.test(key) && typeof fields[key] === 'string') (copy ??= { ...fields })[key] = WITHHELD_PIN;
+  }
+  return (copy ?? fields) as T;
+}
+
+/**
+ * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
+ * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
+ * The marker, not null: null is the API's "no PIN", and a PIN in use stays
+ * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
+ * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
+ * The local engine and `local serve` still return the PIN: they emulate the platform.
+ */
+export function withPinWithheld(session: ReviewSession): ReviewSession {
+  const withheld = pinsWithheld(session);
+  const results: unknown = session.Results;
+  if (!Array.isArray(results)) return withheld;
+  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
+  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
 }

@@ -14,9 +14,9 @@
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
 import { Writable } from 'node:stream';
-import { ReplacementFile } from '../system/atomic-file.js';
+import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { DateFormat } from '../domain/local-time.js';
-import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
+import { cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
@@ -176,14 +176,18 @@ export class XlsxReportWriter implements ReportSink {
 
 const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
 
-/** One sheet of a workbook written at once: its name, header, rows and how each column is shown (default text). */
-export interface SheetTable {
+/** One sheet of a workbook: its name, header and how each column is shown (default text). */
+export interface SheetHeader {
   name: string;
   header: readonly string[];
-  rows: readonly (readonly SheetCell[])[];
   formats?: readonly CellFormat[];
   /** Notes on header cells (what a column holds that its name cannot say). */
   headerNotes?: readonly CellNote[];
+}
+
+/** One sheet of a workbook written at once: its header and its rows. */
+export interface SheetTable extends SheetHeader {
+  rows: readonly (readonly SheetCell[])[];
 }
 
 /** What had to be cut to stay within Excel's limits (the caller warns): cells, columns, rows. */
@@ -203,34 +207,62 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
  * template and its column descriptions): cells as given (typed), header frozen with a filter.
  * A table past Excel's limits (a hostile server's answer) is cut to fit, with a visible marker:
  * its last column (or row) says how many more there were; a cell too long is cut the same way
- * (xlsx-workbook.ts, cutToCell). The result says what was cut, for the caller's warning.
+ * (xlsx-workbook.ts, cutToCell). `finish` says what was cut, for the caller's warning. The rows
+ * go out as they are given: a sheet's rows need not all be held, only their count known.
  */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}): Promise<TablesWritten> {
-  const workbook = new WorkbookWriter(stream, dateFormats, properties);
-  let cutColumns = 0;
-  let cutRows = 0;
-  for (const { name, header, rows, formats, headerNotes } of sheets) {
-    const sheet = await workbook.sheet(name);
+export class TablesWorkbook {
+  private readonly workbook: WorkbookWriter;
+  private cutColumns = 0;
+  private cutRows = 0;
+
+  constructor(stream: Writable, dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}) {
+    this.workbook = new WorkbookWriter(stream, dateFormats, properties);
+  }
+
+  /** Opens the next sheet for `rowCount` rows: `row` each of them, then `end`. */
+  async sheet({ name, header, formats, headerNotes }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
+    const sheet = await this.workbook.sheet(name);
     const extraColumns = header.length - MAX_SHEET_COLUMNS;
     const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
-    if (extraColumns > 0) cutColumns += extraColumns + 1;
-    const fitted = (cells: readonly SheetCell[]): readonly SheetCell[] => (extraColumns > 0 ? [...cells.slice(0, width), ''] : cells);
+    if (extraColumns > 0) this.cutColumns += extraColumns + 1;
     await sheet.header(
       extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header,
       formats?.slice(0, width),
       headerNotes?.filter((note) => note.column < width),
     );
     // Header, rows, and one row for the marker when they do not all fit.
-    const room = rows.length + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rows.length;
-    for (let i = 0; i < room; i++) await sheet.row(fitted(rows[i] as readonly SheetCell[]), RowLook.plain);
-    if (room < rows.length) {
-      cutRows += rows.length - room;
-      await sheet.row([cutMarker(rows.length - room, 'rows', MAX_SHEET_ROWS)], RowLook.plain);
-    }
-    await workbook.endSheet();
+    const room = rowCount + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rowCount;
+    let written = 0;
+    return {
+      row: (cells) => {
+        if (written++ >= room) return;
+        return sheet.row(extraColumns > 0 ? [...cells.slice(0, width), ''] : cells, RowLook.plain);
+      },
+      end: async () => {
+        if (room < rowCount) {
+          this.cutRows += rowCount - room;
+          await sheet.row([cutMarker(rowCount - room, 'rows', MAX_SHEET_ROWS)], RowLook.plain);
+        }
+        await this.workbook.endSheet();
+      },
+    };
   }
-  await workbook.finish();
-  return { cutCells: workbook.cutCells, cutColumns, cutRows };
+
+  async finish(): Promise<TablesWritten> {
+    await this.workbook.finish();
+    return { cutCells: this.workbook.cutCells, cutColumns: this.cutColumns, cutRows: this.cutRows };
+  }
+}
+
+/** Tables held whole as a workbook (TablesWorkbook). */
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}): Promise<TablesWritten> {
+  const workbook = new TablesWorkbook(stream, dateFormats, properties);
+  for (const table of sheets) {
+    const sheet = await workbook.sheet(table, table.rows.length);
+    for (const row of table.rows) await sheet.row(row);
+    await sheet.end();
+  }
+  return workbook.finish();
 }
 
 /** A report workbook written beside its final name and renamed into place when complete. */
@@ -242,15 +274,14 @@ export interface XlsxReportFile {
 }
 
 /**
- * Opens the temp file at once (the one atomic writer, atomic-file.ts), so an unwritable report
+ * Opens the output at once (the one output gate, output-file.ts), so an unwritable report
  * location fails before anything is sent; the workbook's zip streams into it.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
   const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
-  let file: ReplacementFile;
+  let file: OutputFile;
   try {
-    await checkReplaceable(path);
-    file = await ReplacementFile.open(path, REPORT_FILE_OPTIONS);
+    file = await openOutputFile(path, REPORT_FILE_OPTIONS);
   } catch (error) {
     throw cannotWrite(error);
   }

@@ -18,7 +18,7 @@ import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain
 import type { SourceRef } from '../input/record.js';
 import type { InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
-import { linksAfter } from './memberships.js';
+import { linksAfter, linksMaybeAfter } from './memberships.js';
 import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
@@ -117,6 +117,8 @@ export async function adoptFile<P>(
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
     adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
+    // A run of this population that never stored its end (an earlier examctl's mark) is what the adopted file stands for now.
+    if (!dryRun) placed.settle(input.population);
   } finally {
     await placed.close();
   }
@@ -132,11 +134,17 @@ export function recordAdoption(memory: SyncMemory, adoption: Adoption, populatio
 /**
  * `user sync`'s units for an adoption, each row's raw digest made before it is built (as a full
  * run makes it), and the entry of a valid one: what `rememberUser` records for the file's own
- * request acknowledged (no leaver disabled, no link pruned: adopting decides nothing).
+ * request acknowledged (no link pruned: adopting decides nothing), keeping what examctl knows that
+ * the file cannot say (a leaver it disabled: the next night sends the user DisableLogin false).
+ * `tentative` (a file whose outcome is not known, docs/sync.md, "When the memory is lost"): each
+ * row as a request cut short leaves it (`intentOf`): its digests cleared, so it goes again; its
+ * links added to the managed ones; an id not known before tentative (gone from the next file, it
+ * is disabled; a 240 says it never existed).
  */
 export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,
   population: string | undefined,
+  tentative = false,
 ): Promise<{ unitOf: (record: InputRecord) => Unit<UserRequest>; entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> }> {
   const fingerprint = await populationFingerprint(build, population);
   const rawOf = new WeakMap<UserRequest, string>();
@@ -148,7 +156,12 @@ export async function userAdoption(
       if (raw !== undefined && unit.prepared.ok) rawOf.set(unit.prepared.value, raw);
       return unit;
     },
-    entryOf: (user, before) => ({ digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), false, population) }),
+    entryOf: (user, before) => {
+      const disabled = before?.disabled === true;
+      if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population) };
+      const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
+      return { digest: '', ...acknowledgedUser(user, user, linksMaybeAfter(before?.links, user.Hierarchies), undefined, disabled, population), ...unsure };
+    },
   };
 }
 

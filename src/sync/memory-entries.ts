@@ -1,5 +1,6 @@
 /** A memory file's entries indexed by id over its bytes (docs/sync.md, "Format"), each parsed when asked for. */
 import { crc32 } from 'node:zlib';
+import { HashSlots, hashBytes } from '../domain/hash-slots.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { damaged, entryLine, entryOfBody, populationKey, type EntryBody, type MemoryEntry, type PeekedEntry, type PopulationRecord } from './memory-lines.js';
 
@@ -35,9 +36,12 @@ export const NEWLINE = 10;
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
 export class MemoryEntries {
-  /** Open addressing: slot -> 1 + the offset of the id's latest line (0: empty). */
-  private slots: Int32Array;
-  private indexed = 0;
+  /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */
+  private readonly slots: HashSlots;
+  private scratch = Buffer.alloc(256);
+  private probeBytes: Uint8Array = this.scratch;
+  private probeFrom = 0;
+  private probeTo = 0;
   /** Entries parsed or set by this run: they win over their line. */
   private readonly byId = new Map<string, MemoryEntry>();
   /** Ids set by this run that no line holds. */
@@ -54,9 +58,15 @@ export class MemoryEntries {
   ) {
     // Sized for the entry lines the file can hold (each over MIN_ENTRY_LINE bytes) at most half full:
     // no growth while indexing a memory examctl wrote (a shorter line, by hand, grows it).
-    let slots = 1024;
-    while (slots < (2 * bytes.length) / MIN_ENTRY_LINE) slots *= 2;
-    this.slots = new Int32Array(slots);
+    this.slots = new HashSlots(
+      (start) => this.holds(start),
+      (start) => hashBytes(this.bytes, start + ENTRY_START.length, this.bytes.indexOf(QUOTE, start + ENTRY_START.length)),
+      Math.max(512, bytes.length / MIN_ENTRY_LINE),
+    );
+  }
+
+  private get indexed(): number {
+    return this.slots.size;
   }
 
   get size(): number {
@@ -75,11 +85,9 @@ export class MemoryEntries {
     const to = bytes.indexOf(QUOTE, from);
     if (to < 0 || to >= end) return false;
     for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH) return false;
-    if (2 * (this.indexed + 1) > this.slots.length) this.grow();
     const slot = this.find(bytes, from, to);
-    const hadLine = this.slots[slot] !== 0;
-    if (!hadLine) this.indexed += 1;
-    this.slots[slot] = start + 1;
+    const hadLine = this.slots.at(slot) >= 0;
+    this.slots.set(slot, start);
     // A line after one read in full (a forget line, another layout) for the same id wins over it.
     if (this.byId.size > 0) this.outdate(bytes.toString('utf8', from, to), hadLine);
     return true;
@@ -115,7 +123,7 @@ export class MemoryEntries {
   get(id: string): MemoryEntry | undefined {
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
-    const start = this.slots[this.slotOf(id)]! - 1;
+    const start = this.slots.at(this.slotOf(id));
     return start < 0 ? undefined : this.parse(id, start);
   }
 
@@ -127,7 +135,7 @@ export class MemoryEntries {
   peek(id: string): PeekedEntry | undefined {
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
-    const start = this.slots[this.slotOf(id)]! - 1;
+    const start = this.slots.at(this.slotOf(id));
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);
     if (at === undefined) return this.parse(id, start);
@@ -146,7 +154,7 @@ export class MemoryEntries {
     // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry === undefined || entry.digest === '' ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
-    const start = this.slots[this.slotOf(id)]! - 1;
+    const start = this.slots.at(this.slotOf(id));
     if (start < 0) return 'absent';
     const at = this.layoutAt(start, id);
     if (at !== undefined) return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
@@ -162,7 +170,7 @@ export class MemoryEntries {
   rawMatch(id: string, raw: string): string | undefined {
     const entry = this.byId.get(id);
     if (entry !== undefined || this.indexed === 0) return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
-    const start = this.slots[this.slotOf(id)]! - 1;
+    const start = this.slots.at(this.slotOf(id));
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);
     if (at === undefined) {
@@ -287,39 +295,18 @@ export class MemoryEntries {
 
   private hasLine(id: string): boolean {
     if (this.indexed === 0) return false;
-    return this.slots[this.slotOf(id)] !== 0;
+    return this.slots.at(this.slotOf(id)) >= 0;
   }
 
-  /** The slot of an id: an ASCII one (nearly all) hashed and compared as it is, no Buffer made per lookup. */
+  /** The slot of an id, by its UTF-8 bytes written into one scratch buffer (no Buffer made per lookup). */
   private slotOf(id: string): number {
-    let hash = 0x811c9dc5;
-    for (let k = 0; k < id.length; k++) {
-      const code = id.charCodeAt(k);
-      if (code > 0x7f) {
-        const key = Buffer.from(id, 'utf8');
-        return this.find(key, 0, key.length);
-      }
-      hash = Math.imul(hash ^ code, 0x01000193);
-    }
-    const mask = this.slots.length - 1;
-    const bytes = this.bytes;
-    const length = id.length;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = this.slots[slot]!;
-      if (value === 0) return slot;
-      const at = value - 1 + ENTRY_START.length;
-      if (bytes[at + length] !== QUOTE) continue;
-      let k = 0;
-      while (k < length && bytes[at + k] === id.charCodeAt(k)) k++;
-      if (k === length) return slot;
-    }
+    if (this.scratch.length < 3 * id.length) this.scratch = Buffer.alloc(3 * id.length);
+    return this.find(this.scratch, 0, this.scratch.write(id, 0, 'utf8'));
   }
 
   /** Starts of the indexed lines, in file order. */
   private lineStarts(): number[] {
-    const starts: number[] = [];
-    for (const value of this.slots) if (value !== 0) starts.push(value - 1);
-    return starts.sort((a, b) => a - b);
+    return [...this.slots.values()].sort((a, b) => a - b);
   }
 
   private idOfLine(start: number): string {
@@ -327,38 +314,23 @@ export class MemoryEntries {
     return this.bytes.toString('utf8', from, this.bytes.indexOf(QUOTE, from));
   }
 
-  /** The slot of the id whose bytes are `key[from..to)`: its own, or the empty one it would take. */
+  /** The slot of the id whose bytes are `key[from..to)`: its own, or the free one it would take. */
   private find(key: Uint8Array, from: number, to: number): number {
-    // FNV-1a over the id's bytes.
-    let hash = 0x811c9dc5;
-    for (let k = from; k < to; k++) hash = Math.imul(hash ^ key[k]!, 0x01000193);
-    const mask = this.slots.length - 1;
-    const bytes = this.bytes;
-    const length = to - from;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = this.slots[slot]!;
-      if (value === 0) return slot;
-      const at = value - 1 + ENTRY_START.length;
-      if (bytes[at + length] !== QUOTE) continue;
-      let same = true;
-      for (let k = 0; k < length; k++) {
-        if (bytes[at + k] !== key[from + k]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return slot;
-    }
+    this.probeBytes = key;
+    this.probeFrom = from;
+    this.probeTo = to;
+    return this.slots.slotOf(hashBytes(key, from, to));
   }
 
-  private grow(): void {
-    const old = this.slots;
-    this.slots = new Int32Array(old.length * 2);
-    for (const value of old) {
-      if (value === 0) continue;
-      const from = value - 1 + ENTRY_START.length;
-      this.slots[this.find(this.bytes, from, this.bytes.indexOf(QUOTE, from))] = value;
-    }
+  /** Whether the line at `start` is of the id a probe looks for. */
+  private holds(start: number): boolean {
+    const bytes = this.bytes;
+    const at = start + ENTRY_START.length;
+    const length = this.probeTo - this.probeFrom;
+    if (bytes[at + length] !== QUOTE) return false;
+    const key = this.probeBytes;
+    for (let k = 0; k < length; k++) if (bytes[at + k] !== key[this.probeFrom + k]) return false;
+    return true;
   }
 
   private parse(id: string, start: number): MemoryEntry {

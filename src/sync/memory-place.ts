@@ -5,8 +5,8 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { makePrivateTempDir } from '../system/private-temp.js';
 import { dirname, join, resolve } from 'node:path';
 import { hash } from 'node:crypto';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -20,6 +20,7 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
+import { intentsAddress, intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
 
@@ -46,13 +47,15 @@ export interface PlacedMemory {
   /** What messages call it (placeName). */
   name: string;
   /**
-   * Run `run` of `population` goes ahead, its population on record in `memory` (SentMemory.started):
-   * a state service is given the memory now, marked with the run in flight, so a run killed before
-   * its end leaves a memory that says it misses this run (docs/sync.md, "A state service"). A
+   * What run `run` put on record in `memory` so far (its population's start, its intents: durable
+   * in the copy) reaches the memory's home before anything more is sent (docs/sync.md, "Written
+   * ahead"): a state service is given the lines the copy gained since (ServiceCopy.writeAhead). A
    * directory's memory is durable line by line already: nothing to do.
    */
-  started(run: string, population: string | undefined): Promise<void>;
-  /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun). */
+  writeAhead(run: string): Promise<void>;
+  /** The marks of `population`'s runs that never stored their end are taken out with the next store (`synced adopt` stands for them). */
+  settle(population: string | undefined): void;
+  /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun, an earlier examctl's mark). */
   unfinished(population: string | undefined): readonly InFlightRun[];
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
@@ -67,13 +70,15 @@ export interface PlaceOptions extends OpenMemoryOptions {
   runsDir: string | undefined;
   /** Told when a service's memory could not be stored (also when the run's own end is an error). */
   onUnsaved?: (message: string) => void;
+  /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
+  onNote?: (message: string) => void;
 }
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, started: () => Promise.resolve(), unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
+    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), settle: () => undefined, unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -86,9 +91,8 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
   return {
     memory,
     name: placeName(place, target, kind),
-    async started(run, population) {
-      await copy.markInFlight({ run, kind, population: population ?? null, since: new Date().toISOString() });
-    },
+    writeAhead: (run) => copy.writeAhead(run),
+    settle: (population) => void (copy.inFlight = copy.inFlight.filter((entry) => entry.kind !== kind || entry.population !== (population ?? null))),
     unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
@@ -117,6 +121,7 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
     if (text === undefined) return { name: place.address, memories: new Map() };
     const document = readDocument(text, place.address, lossAdvice());
     assertDocumentTarget(document, place.address, target);
+    await withIntents(service, document, target);
     return { name: place.address, memories: document.memories, document };
   } finally {
     await service.close();
@@ -138,47 +143,86 @@ export class ServiceCopy {
     /** Each kind's file bytes as written from the document: unchanged files are not stored again. */
     private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
-    /** The runs in flight the document names: this run's own is added as it starts and taken out at its end. */
+    /** The runs in flight the document names (an earlier examctl's marks): a resume's own is taken out at its end. */
     public inFlight: readonly InFlightRun[],
+    /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
+    private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
   ) {}
 
-  /** This run's marks (markInFlight), taken out of the document by its last store. */
-  private readonly own: InFlightRun[] = [];
+  /** The run under way (writeAhead), and the batches it wrote ahead on top of the document of `serial`. */
+  private run: string | undefined;
+  private ahead: WriteAhead | undefined;
+  private pushing: Promise<void> = Promise.resolve();
+  /** The copy's bytes when it was last stored whole. */
+  private wholeAt: number | undefined;
 
   /**
-   * Stores the memory now, naming `entry` as in flight (this run, as it starts: SentMemory.started),
-   * before anything is sent. A store that fails stops the run before it sends (exit 3): without it a
-   * kill would leave a memory that does not know this run.
+   * Uploads the lines the copy gained since it was last stored or written ahead (a batch of
+   * intents, SentMemory.intentsDurable; or the run's start, SentMemory.started) before the requests
+   * they are for go out (docs/sync.md, "Written ahead"); a copy rewritten since (compacted) is
+   * stored whole instead. Batches go one after another; one that fails stops the run before it
+   * sends anything more (exit 3).
    */
-  async markInFlight(entry: InFlightRun): Promise<void> {
-    if (this.lockInfo === undefined) return;
-    this.inFlight = [...this.inFlight.filter((other) => !(other.run === entry.run && other.kind === entry.kind)), entry];
-    this.own.push(entry);
-    const text = documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.inFlight);
-    try {
-      await this.service.write(text, this.lockInfo.ID);
-    } catch (error) {
-      this.startFailed = true;
-      const why = error instanceof Error ? error.message : String(error);
-      throw new TargetError(`the sync memory could not be stored on ${this.service.address} as the run started (${why}): nothing was sent`);
-    }
-    this.serial += 1;
+  writeAhead(run: string): Promise<void> {
+    if (this.lockInfo === undefined) return Promise.resolve();
+    this.run = run;
+    this.pushing = this.pushing.then(() => this.pushNow(run));
+    return this.pushing;
   }
 
-  /** The start store failed: the run sent nothing, so its copy is never stored (markInFlight). */
+  private async pushNow(run: string): Promise<void> {
+    const lines: Partial<Record<SyncKind, string>> = {};
+    const now = new Map<SyncKind, { ino: number; size: number }>();
+    let rewritten = false;
+    for (const kind of DOCUMENT_KINDS) {
+      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), this.pushed.get(kind));
+      if (tail === undefined) continue;
+      now.set(kind, tail.at);
+      rewritten ||= tail.rewritten;
+      if (tail.text !== '') lines[kind] = tail.text;
+    }
+    const total = [...now.values()].reduce((sum, at) => sum + at.size, 0);
+    this.wholeAt ??= [...this.pushed.values()].reduce((sum, at) => sum + at.size, 0);
+    try {
+      // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
+      // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
+      if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
+        await this.service.write(documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.keptMarks()), this.lockInfo!.ID);
+        this.serial += 1;
+        this.ahead = undefined;
+        this.wholeAt = total;
+      } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
+    } catch (error) {
+      // Its first batch: nothing was sent, so its copy is never stored (finish).
+      this.startFailed ||= !this.startedAhead;
+      const why = error instanceof Error ? error.message : String(error);
+      throw new TargetError(`the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`);
+    }
+    this.startedAhead = true;
+    for (const [kind, at] of now) this.pushed.set(kind, at);
+  }
+
+  /** The marks an earlier examctl left, but this run's own (its resume ends it). */
+  private keptMarks(): InFlightRun[] {
+    return this.inFlight.filter((entry) => entry.run !== this.run);
+  }
+
+  /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
   private startFailed = false;
+  private startedAhead = false;
+  /** Whether the copy took in what a run that never stored its end wrote ahead (open). */
+  folded = false;
 
   /**
-   * After a start store that failed the service keeps what it held; a mark of this run it took
-   * all the same (its answer lost, or cut by the request timeout) is taken out, so no later night
-   * takes this run for one that did something.
+   * After a first batch that failed the service keeps what it held; a level the service took all
+   * the same (its answer lost, or cut by the request timeout) names this run's start and is taken
+   * out, unless it carries an earlier run's intents this run took in, so no later night takes this
+   * run for one that did something.
    */
   private async withdrawMark(): Promise<void> {
-    const text = await this.service.read().catch(() => undefined);
-    const held = text === undefined ? undefined : readDocument(text, this.service.address);
-    const others = held?.inFlight.filter((entry) => !this.own.some((own) => own.run === entry.run && own.kind === entry.kind));
-    if (held === undefined || others === undefined || others.length === held.inFlight.length) return;
-    await this.service.write(documentText(this.target, held.memories, held.serial + 1, others), this.lockInfo?.ID);
+    const at = intentsAddress(this.service.address, 0);
+    const text = await this.service.read(at);
+    if (text !== undefined && !this.folded && (JSON.parse(text) as { run?: unknown }).run === this.run) await this.service.remove(undefined, at);
   }
 
   /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
@@ -204,15 +248,27 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       if (document !== undefined) assertDocumentTarget(document, address, target);
-      syncDir = await mkdtemp(join(tmpdir(), 'examctl-synced-'));
+      syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
       const written = new Map<SyncKind, string>();
-      for (const [kind, memoryText] of document?.texts ?? []) {
-        await writeFile(memoryFile(syncDir, target, kind), memoryText, { mode: 0o600, flag: 'wx' });
-        written.set(kind, digestOf(memoryText));
+      const pushed = new Map<SyncKind, { ino: number; size: number }>();
+      // What a run that never stored its end wrote ahead is folded in: taken as that run left it
+      // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
+      const folded = await intentsToFold(service, document?.serial ?? 0);
+      if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
+      for (const kind of DOCUMENT_KINDS) {
+        const memoryText = document?.texts.get(kind);
+        const text = (memoryText ?? '') + (folded?.lines[kind] ?? '');
+        if (text === '') continue;
+        const file = memoryFile(syncDir, target, kind);
+        await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+        if (memoryText !== undefined) written.set(kind, digestOf(memoryText));
+        pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
-      return new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? []);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed);
+      copy.folded = folded !== undefined;
+      return copy;
     } catch (error) {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
@@ -251,10 +307,10 @@ export class ServiceCopy {
 
   private async store(): Promise<void> {
     const { memories, changed } = await this.readCopy();
-    // This run's own marks come out now that it ended: stored also when the memory did not change.
-    const ended = this.inFlight.filter((entry) => !this.own.includes(entry));
-    if (!changed && ended.length === this.inFlight.length) return;
-    this.pending = documentText(this.target, memories, this.serial + 1, ended);
+    // A resume's own mark comes out now that it ended: stored also when the memory did not change.
+    const kept = this.keptMarks();
+    if (!changed && kept.length === this.inFlight.length) return;
+    this.pending = documentText(this.target, memories, this.serial + 1, kept);
     await this.service.write(this.pending, this.lockInfo?.ID);
   }
 
@@ -286,4 +342,25 @@ export class ServiceCopy {
 
 function digestOf(text: string | Buffer): string {
   return hash('sha256', text, 'hex');
+}
+
+/**
+ * The whole lines of a memory file past `from` (what was last stored or written ahead), and where
+ * they end; `rewritten` when the file is another than then (compacted: its offsets mean nothing).
+ */
+async function fileTail(file: string, from: { ino: number; size: number } | undefined): Promise<{ at: { ino: number; size: number }; text: string; rewritten: boolean } | undefined> {
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  if (handle === undefined) return undefined;
+  try {
+    const { ino, size } = await handle.stat();
+    // Another file, or this one cut (a memory of a replaced store begun anew): its offsets mean nothing.
+    const rewritten = from !== undefined && (from.ino !== ino || size < from.size);
+    const start = from === undefined || rewritten ? 0 : from.size;
+    const bytes = Buffer.alloc(Math.max(0, size - start));
+    await handle.read(bytes, 0, bytes.length, start);
+    const whole = bytes.lastIndexOf(0x0a) + 1;
+    return { at: { ino, size: start + whole }, text: bytes.toString('utf8', 0, whole), rewritten };
+  } finally {
+    await handle.close();
+  }
 }

@@ -14,6 +14,7 @@ import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
+import { forgetIntents, withIntents } from './write-ahead.js';
 import { StateService } from './state-service.js';
 
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
@@ -178,6 +179,7 @@ export async function serviceMemories(address: string, env: Readonly<Record<stri
     const text = await service.read();
     if (text === undefined) return { memories: [], inFlight: [] };
     const document = readDocument(text, address);
+    await withIntents(service, document, document.target);
     return { memories: [...document.memories.values()].filter((contents) => contents.lines > 0), inFlight: document.inFlight };
   } finally {
     await service.close();
@@ -190,6 +192,7 @@ export async function forgetServiceMemory(address: string, target: ReportTarget,
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
     await service.remove(lockId);
+    await forgetIntents(service);
     return forgotten;
   });
 }

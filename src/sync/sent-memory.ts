@@ -12,7 +12,7 @@ import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, 
 import type { MemoryEntries } from './memory-entries.js';
 import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
-import { LostZeros } from './lost-zeros.js';
+import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -125,6 +125,7 @@ export class SentMemory<P> {
       env: this.deps.env,
       runsDir: this.flags.runsDir,
       onUnsaved: (message) => say(`examctl: ${message}`),
+      onNote: (message) => say(`note: ${message}`),
     });
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
@@ -220,7 +221,7 @@ export class SentMemory<P> {
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run);
     await memory.durable();
-    await this.placed?.started(run, this.flags.population);
+    await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
@@ -230,13 +231,13 @@ export class SentMemory<P> {
   }
 
   /**
-   * The leading-zeros guard of a file's ids (lost-zeros.ts; `what` names them in its refusals), or
-   * undefined with --really-new-ids. A new id is compared with the users the target's user memory
-   * holds and the candidates its schedule memory registered (a schedule push makes their users):
-   * the memory this run opened, and the other kind read without a lock. One that cannot be read,
-   * or is of another instance of the store, is done without (this is a guard, not a decision).
+   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts), or undefined with
+   * --really-new-ids. A kind without a memory of its own is compared with the users the target's
+   * user memory holds and the candidates its schedule memory registered (a schedule push makes
+   * their users): the memory this run opened, and the other kind read without a lock. One that
+   * cannot be read, or is of another instance of the store, is done without (a guard, not a decision).
    */
-  protected async zerosGuard(what: string): Promise<LostZeros | undefined> {
+  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]): Promise<LostZerosRule | undefined> {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
@@ -247,8 +248,8 @@ export class SentMemory<P> {
       // A damaged line: the guard does without it.
     }
     const known = users === undefined || users.size === 0 ? undefined : users;
-    if (candidates.size === 0) return new LostZeros(known, what);
-    return new LostZeros({ peek: (id) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) }, what);
+    const people = candidates.size === 0 ? known : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
+    return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
   /** The entries of the target's memory of `kind`, read without a lock; undefined when it cannot be read or is of a replaced store. */
@@ -347,9 +348,10 @@ export class SentMemory<P> {
     return { ...outcome, action: action ?? 'sent' };
   }
 
-  /** What `intend` wrote, on disk: the requests it was written for may go. */
-  intentsDurable(): Promise<void> {
-    return this.memory?.durable() ?? Promise.resolve();
+  /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
+  async intentsDurable(): Promise<void> {
+    await this.memory?.durable();
+    if (this.run !== undefined) await this.placed?.writeAhead(this.run);
   }
 
   /**

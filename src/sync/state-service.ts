@@ -8,6 +8,7 @@
  * _UNLOCK_METHOD), so GitLab's and Gitea's managed state (`<address>/lock`, POST and DELETE) work as
  * they are. The exchanges themselves: src/context/state-http.ts.
  */
+import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -60,33 +61,34 @@ export class StateService {
     return this.http.address;
   }
 
-  /** The document, or undefined when the service holds none yet (404, 204, an empty 200). */
-  async read(): Promise<string | undefined> {
-    const answer = await this.http.exchange('GET', this.address);
+  /** The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet (404, 204, an empty 200). */
+  async read(at = this.address): Promise<string | undefined> {
+    const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || answer.status === 204 || (answer.status === 200 && answer.text.trim() === '')) return undefined;
     if (answer.status !== 200) throw this.failed('GET', answer);
     return answer.text;
   }
 
   /**
-   * Stores the document (`lockId`: the lock this run holds), then reads it back: a service that
-   * acknowledges the POST but still holds another document (it dropped the store) is exit 3, the
-   * memory not stored. The same document re-encoded by the service is judged by its checksum.
+   * Stores the document (`lockId`: the lock this run holds; `at`: another address of the service, a
+   * run's intents), then reads it back: a service that acknowledges the POST but still holds another
+   * document (it dropped the store) is exit 3, the memory not stored. The same document re-encoded
+   * by the service is judged by its checksum.
    */
-  async write(text: string, lockId: string | undefined): Promise<void> {
+  async write(text: string, lockId: string | undefined, at = this.address): Promise<void> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
-    const answer = await this.http.exchange('POST', withLockId(this.address, lockId), { text, type: 'application/json', md5 });
+    const answer = await this.http.exchange('POST', withLockId(at, lockId), { text, type: 'application/json', md5 });
     if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
-    const held = await this.read();
+    const held = await this.read(at);
     const sum = checksumOf(text);
     if (held !== text && (sum === undefined || checksumOf(held) !== sum)) {
-      throw new TargetError(`the state service at ${this.address} answered POST with ${answer.status} but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`);
+      throw new TargetError(`the state service at ${at} answered POST with ${answer.status} but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`);
     }
   }
 
-  /** Removes the document (`synced forget`). */
-  async remove(lockId: string | undefined): Promise<void> {
-    const answer = await this.http.exchange('DELETE', withLockId(this.address, lockId));
+  /** Removes the document (`synced forget`; `at`: a run's intents). */
+  async remove(lockId: string | undefined, at = this.address): Promise<void> {
+    const answer = await this.http.exchange('DELETE', withLockId(at, lockId));
     if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer);
   }
 
@@ -172,7 +174,7 @@ function withLockId(address: string, lockId: string | undefined): string {
 
 function methodOf(value: string | undefined, fallback: string, name: string): string {
   const method = nonEmpty(value)?.toUpperCase() ?? fallback;
-  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${JSON.stringify(value)}`);
+  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${quotedValue(value)}`);
   return method;
 }
 

@@ -1,3 +1,4 @@
+import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
@@ -19,7 +20,7 @@ import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
-import type { LostZeros } from './lost-zeros.js';
+import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
@@ -36,7 +37,7 @@ export interface UserSyncFlags extends SyncFlags {
 export function populationOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!isPopulationName(value)) {
-    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
+    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${quotedValue(value)}`);
   }
   return value;
 }
@@ -64,7 +65,7 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   const parsed = parseCountOrPercent(text);
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
   if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
-  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
+  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
 /** --max-disable's limit (docs/sync.md). */
@@ -97,7 +98,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
-  private lostZeros: LostZeros | undefined;
+  private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
@@ -166,13 +167,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = await this.zerosGuard('id');
+    const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
-      zeros?.add(read.id, record.source);
+      zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
       if (disableMissing) inFile.add(read.id.toLowerCase());
@@ -184,7 +185,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
-    zeros?.refuse(describeTarget(memory.target));
+    zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile);

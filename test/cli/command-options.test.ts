@@ -114,7 +114,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ['synced forget --sync-dir d', { syncDir: 'd' }],
   ['synced export --out m.json --sync-dir https://state.example.test/s', { out: 'm.json', syncDir: 'https://state.example.test/s' }],
   ['synced import m.json --force', { file: 'm.json', force: true }],
-  ['synced adopt -f staff.csv --population staff --map Staff=ExternalId --encoding windows-1252', { file: 'staff.csv', population: 'staff', map: ['Staff=ExternalId'], encoding: 'windows-1252' }],
+  ['synced adopt -f staff.csv --population staff --map Staff=ExternalId --encoding windows-1252', { file: ['staff.csv'], population: 'staff', map: ['Staff=ExternalId'], encoding: 'windows-1252' }],
   ['synced adopt-schedules -f sittings.csv --upsert --schedule-id S-1 --pin-file pin.txt', { file: 'sittings.csv', upsert: true, scheduleId: 'S-1', pinFile: 'pin.txt' }],
   ['synced adopt-collections -f collections.json --map Name=Title', { file: 'collections.json', map: ['Name=Title'] }],
   ['synced unlock 6f1c --sync-dir https://state.example.test/s', { lockId: '6f1c', syncDir: 'https://state.example.test/s' }],

@@ -222,12 +222,12 @@ describe('what a gap in the sync memory costs, in the words of what it is a memo
   it('users: leavers, links and unchanged rows, rebuilt by synced adopt', () => {
     const words = missedRunSentence('/m/users.ndjson', 'staff', missed, 'users');
     expect(words).toContain('a user it created is not disabled when it leaves the file');
-    expect(words).toContain('(examctl synced adopt --population staff)');
+    expect(words).toContain("examctl synced adopt --population staff --file <each night's file since the memory's newest run, in order> (--tentative");
   });
   it('schedules: candidates and unchanged schedules, rebuilt by synced adopt-schedules; never a leaver', () => {
     const words = missedRunSentence('/m/schedules.ndjson', null, missed, 'schedules');
     expect(words).toContain('a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged');
-    expect(words).toContain('(examctl synced adopt-schedules)');
+    expect(words).toContain('examctl synced adopt-schedules --file <the last file sent>');
     expect(words).not.toMatch(/user|leaver|disabled/);
     const none = noMemorySentence({ ...header, command: 'schedule push', syncMemory: { kind: 'schedules', found: false, file: '/m/schedules.ndjson', remembered: 0, population: null, populationFound: false } });
     expect(none).toContain('no schedule was left out as unchanged');

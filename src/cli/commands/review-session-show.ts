@@ -7,9 +7,8 @@ import type { ReviewSession } from '../../domain/types.js';
 import { TransientTargetError, UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
-import { activeProfile } from '../../context/profile-defaults.js';
+import { resolveSettings, settingText } from '../../context/settings.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -18,11 +17,12 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
 import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
+import * as cells from '../../report/review-session-csv.js';
 import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
+import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
+import { inOrderAhead } from '../../system/in-order-ahead.js';
+import { pathIdProblem } from '../../api/url-policy.js';
 import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
-
-/** Most review sessions one command shows: each is held until the table is written (a term's sittings are a few dozen). */
-const MAX_SESSIONS = 1000;
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
@@ -61,20 +61,14 @@ function outputTimes(settings: OutputTimeSettings, defaultZone: string): OutputT
  */
 async function outputSettings(
   flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
-  globals: { profile?: string | undefined; baseUrl?: string | undefined },
+  globals: { profile?: string | undefined; baseUrl?: string | undefined; target?: string | undefined; store?: string | undefined },
   deps: CommandDeps,
 ): Promise<{ times: OutputTimeSettings; delimiter: ShowOptions['delimiter']; decimalSeparator: ShowOptions['decimalSeparator']; profile?: string }> {
-  const profile = await activeProfile(globals, deps.env);
-  const defaults = profile?.defaults;
-  const setting = (flag: string | undefined, name: string, key: 'timezone' | 'dateFormat'): { text: string; origin: string } | undefined => {
-    if (flag !== undefined) return { text: flag, origin: name };
-    const value = defaults?.[key];
-    return value === undefined ? undefined : { text: value, origin: `profile ${profile?.name ?? ''}: ${key}` };
-  };
+  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
   return {
-    times: { timezone: setting(flags.timezone, '--timezone', 'timezone'), dateFormat: setting(flags.dateFormat, '--date-format', 'dateFormat') },
-    delimiter: flags.delimiter ?? defaults?.delimiter,
-    decimalSeparator: flags.decimalSeparator ?? defaults?.decimalSeparator,
+    times: { timezone: settingText(values.timezone, 'timezone'), dateFormat: settingText(values.dateFormat, 'dateFormat') },
+    delimiter: values.delimiter?.value,
+    decimalSeparator: values.decimalSeparator?.value,
     ...(profile === undefined ? {} : { profile: profile.name }),
   };
 }
@@ -98,7 +92,6 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
   } else if (options.sheet !== undefined) throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
   else if (options.hiddenRows !== undefined) throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
   if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
-  if (ids.length > MAX_SESSIONS) throw new UsageError(`review-session show: ${formatCount(ids.length)} review sessions asked for, at most ${formatCount(MAX_SESSIONS)} at once: split the list`);
   return ids;
 }
 
@@ -108,7 +101,11 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
  */
 function refuseTooLong(id: string, where: string): void {
   const problem = reviewSessionIdProblem(id);
-  if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
+  if (problem !== null) refuse(`${where}: ${problem.message}: nothing was sent`);
+}
+
+function refuse(problem: string | undefined): void {
+  if (problem !== undefined) throw new UsageError(problem);
 }
 
 /** A failed answer in one line: `1101 Review session not found`, or the HTTP status when the envelope says nothing. */
@@ -117,33 +114,20 @@ function failureText(result: Awaited<ReturnType<IntegrationApi['getReviewSession
 }
 
 /**
- * Every session read, at most `limit` at once (the remote client keeps to its own limit as
- * well), in the order asked. An id asked for twice is read once. A session the service refuses
- * (1101...) or does not answer after the client's retries is an error outcome; a target that
- * cannot be used at all (the token refused, Ctrl-C) ends the command as with one id.
+ * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
+ * read (1101..., no answer after the client's retries). A target that cannot be used at all (the
+ * token refused, Ctrl-C) ends the command as with one id.
  */
-async function readSessions(api: IntegrationApi, ids: readonly string[], limit: number, showPin: boolean): Promise<SessionOutcome[]> {
-  const unique = [...new Set(ids)];
-  const outcomes = new Map<string, SessionOutcome>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < unique.length) {
-      const externalId = unique[next++] as string;
-      try {
-        const result = await api.getReviewSession(externalId);
-        if (!result.envelope.Success || !result.envelope.Content) outcomes.set(externalId, { externalId, error: failureText(result), errors: errorsOf(result.envelope) });
-        else {
-          const sent = result.envelope.Content as ReviewSession;
-          outcomes.set(externalId, { externalId, session: showPin ? sent : withPinWithheld(sent) });
-        }
-      } catch (error) {
-        if (!(error instanceof TransientTargetError)) throw error;
-        outcomes.set(externalId, { externalId, error: error.message });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, unique.length) }, worker));
-  return ids.map((id) => outcomes.get(id) as SessionOutcome);
+async function readSession(api: IntegrationApi, externalId: string, showPin: boolean): Promise<SessionOutcome> {
+  try {
+    const result = await api.getReviewSession(externalId);
+    if (!result.envelope.Success || !result.envelope.Content) return { externalId, error: failureText(result), errors: errorsOf(result.envelope) };
+    const sent = result.envelope.Content as ReviewSession;
+    return { externalId, session: showPin ? sent : cells.withPinWithheld(sent) };
+  } catch (error) {
+    if (!(error instanceof TransientTargetError)) throw error;
+    return { externalId, error: error.message };
+  }
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
@@ -164,54 +148,67 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   const fileTimes = zoneGiven || wallTimes ? tableTimes : undefined;
   const fileOutput = json || output === 'ndjson' || output === 'csv' || output === 'xlsx';
   const target = await targetOf();
+  if (target.kind === 'remote') for (const id of ids) refuse(pathIdProblem(id, 'review-session show: the review session id'));
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
-  let outcomes: SessionOutcome[];
+  const where = describeTarget(target.report);
+  const columns = new cells.ResultColumns();
+  const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as SessionOutcome)));
+  let only: SessionOutcome | undefined;
+  let views = 0;
+  let written: (outcome: SessionOutcome) => Promise<void>;
   try {
-    outcomes = await readSessions(api, ids, target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY, showPin === true);
+    // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
+    const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
+      columns.add(outcome);
+      if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
+      if (!several) only = outcome;
+      else if (fileOutput) await spool.write(`${JSON.stringify(outcome)}\n`);
+      // The table: each session's as it comes, one after another.
+      if (!fileOutput && 'session' in outcome) await deps.stdout.write((views++ === 0 ? '' : '\n') + (await tableView(outcome.session, options, tableTimes, settings, deps)));
+    }
+  } catch (error) {
+    await spool.discard();
+    throw error;
   } finally {
     await api.close();
   }
-  const where = describeTarget(target.report);
-  const failed = outcomes.filter((outcome) => 'error' in outcome).length;
-  for (const outcome of outcomes) if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
-  const [first] = outcomes as [SessionOutcome];
-  if (!several && 'error' in first) {
-    if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: first.externalId, errors: first.errors ?? [] })}\n`);
+  if (only !== undefined && 'error' in only) {
+    if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: only.externalId, errors: only.errors ?? [] })}\n`);
     return 1;
   }
-  const cells = await import('../../report/review-session-csv.js');
-  const pinColumn = showPin === true;
-  const zoneFrom = settings.times.timezone?.origin;
-  const timesFrom = zoneFrom === undefined ? "this computer's zone" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
-  // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
-  const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
-  const table = cells.resultsTable(outcomes, { pinColumn, sessionColumn: several, ...zoneColumn });
-  const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
-  if (json && !several && 'session' in first) {
-    await deps.stdout.write(`${JSON.stringify(first.session, null, 2)}\n`);
-  } else if (json || output === 'ndjson') {
-    const rows = cells.jsonRows(table, textOptions);
-    await deps.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
-  } else if (output === 'csv') {
-    const { withUtf8Bom } = await import('../../formats/csv-cell.js');
-    const text = cells.resultsCsv(table, delimiter === 'tab' ? '\t' : (delimiter ?? ','), textOptions);
-    await deps.stdout.write(dataForStdout(withUtf8Bom(text, bom !== false), deps.stdoutIsTTY));
-  } else if (output === 'xlsx') {
-    await warnCut(await writeXlsx(table, tableTimes, timesFrom, ids, deps), deps);
-  } else {
-    const { renderReviewSession } = await import('../../terminal/review-session-view.js');
-    const { colorEnabled } = await import('../../terminal/table-format.js');
-    // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
-    const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
-    const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    const timesLine = zoneFrom === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
-    const views = outcomes.flatMap((outcome) =>
-      'session' in outcome ? [renderReviewSession(outcome.session, { color, showPin: pinColumn, times: tableTimes, timesFrom: timesLine, ...(width === undefined ? {} : { width }) })] : [],
-    );
-    await deps.stdout.write(views.join('\n'));
+  if (json && only !== undefined) await deps.stdout.write(`${JSON.stringify(only.session, null, 2)}\n`);
+  else if (fileOutput) {
+    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
+    const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
+    const layout = columns.layout({ pinColumn: showPin === true, sessionColumn: several, ...zoneColumn });
+    const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
+    const eachTable = async (write: (table: ResultsTable) => void | Promise<void>): Promise<void> => {
+      written = async (outcome) => write(cells.outcomeTable(outcome, layout));
+      if (only !== undefined) await written(only);
+      await spool.commit();
+    };
+    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, timesFromOf(settings), ids, deps), deps);
+    else if (json) {
+      // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
+      let first = true;
+      await eachTable(async (table) => {
+        const rows = cells.jsonRows(table, textOptions).map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
+        if (rows.length === 0) return;
+        await deps.stdout.write(`${first ? '[\n' : ',\n'}${rows.join(',\n')}`);
+        first = false;
+      });
+      await deps.stdout.write(first ? '[]\n' : '\n]\n');
+    } else if (output === 'ndjson') await eachTable((table) => deps.stdout.write(cells.jsonRows(table, textOptions).map((row) => `${JSON.stringify(row)}\n`).join('')));
+    else {
+      const { withUtf8Bom, csvLine } = await import('../../formats/csv-cell.js');
+      const separator = delimiter === 'tab' ? '\t' : (delimiter ?? ',');
+      await deps.stdout.write(dataForStdout(withUtf8Bom(csvLine(layout.header, separator), bom !== false), deps.stdoutIsTTY));
+      await eachTable((table) => deps.stdout.write(dataForStdout(cells.csvRows(table, separator, textOptions), deps.stdoutIsTTY)));
+    }
   }
   // A file's wall times in a zone nobody named: which one, since the file cannot say.
   if (fileOutput && !zoneGiven && wallTimes && !(json && !several)) {
@@ -219,21 +216,48 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   }
   if (!several) await deps.stderr.write(terminalLine(`review session ${ids[0]} from ${where}`) + '\n');
   else {
-    const read = `${formatCount(outcomes.length - failed)} read (${formatCount(table.rows.length - failed)} results)`;
-    const failures = failed === 0 ? '' : `, ${formatCount(failed)} failed (one row each, with its error)`;
-    await deps.stderr.write(terminalLine(`${formatCount(outcomes.length)} review sessions from ${where}: ${read}${failures}`) + '\n');
+    const read = `${formatCount(ids.length - columns.failed)} read (${formatCount(columns.results)} results)`;
+    const failures = columns.failed === 0 ? '' : `, ${formatCount(columns.failed)} failed (one row each, with its error)`;
+    await deps.stderr.write(terminalLine(`${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`) + '\n');
   }
-  return failed === 0 ? 0 : 1;
+  return columns.failed === 0 ? 0 : 1;
+}
+
+/** Where the times' zone came from, in words. */
+function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
+  const zoneFrom = settings.times.timezone?.origin;
+  return zoneFrom === undefined ? "this computer's zone" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+}
+
+/** One session as the table shows it (docs/human.md), fitted to stdout's width. */
+async function tableView(session: ReviewSession, options: ShowOptions, times: OutputTimes, settings: { times: OutputTimeSettings; profile?: string }, deps: CommandDeps): Promise<string> {
+  const { renderReviewSession } = await import('../../terminal/review-session-view.js');
+  const { colorEnabled } = await import('../../terminal/table-format.js');
+  // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
+  const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
+  const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
+  const timesFrom = timesFromOf(settings);
+  const timesLine = settings.times.timezone === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
+  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, ...(width === undefined ? {} : { width }) });
 }
 
 /**
  * The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the
  * `--date-format` when given. Excel's dates keep no zone: the workbook names it in its custom
  * document property TimeZone and in a note on each time column's header, its columns as in CSV.
+ * The rows go into the sheet a session at a time (`eachTable`).
  */
-async function writeXlsx(table: ResultsTable, times: OutputTimes, timesFrom: string, ids: readonly string[], deps: CommandDeps): Promise<TablesWritten> {
-  const [{ sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN }, { writeTablesXlsx }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
-    import('../../report/review-session-csv.js'),
+async function writeXlsx(
+  header: string[],
+  rowCount: number,
+  eachTable: (write: (table: ResultsTable) => void | Promise<void>) => Promise<void>,
+  times: OutputTimes,
+  timesFrom: string,
+  ids: readonly string[],
+  deps: CommandDeps,
+): Promise<TablesWritten> {
+  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
+  const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
     import('../../report/output-times.js'),
@@ -241,8 +265,14 @@ async function writeXlsx(table: ResultsTable, times: OutputTimes, timesFrom: str
   let written: TablesWritten | undefined;
   const redirect = `examctl review-session show ${ids.length === 1 ? ids[0] : '--file ids.csv'} -o xlsx > results.xlsx`;
   await writeWorkbookToStdout(deps, redirect, async (stream) => {
-    const sheet = { name: 'Results', header: table.header, rows: sheetRows(table, times.zone), formats: sheetFormats(table), headerNotes: timeZoneNotes(table, times.zone, timesFrom) };
-    written = await writeTablesXlsx(stream, [sheet], excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
+    const workbook = new TablesWorkbook(stream, excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
+    const table = { header, rows: [] };
+    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table), headerNotes: timeZoneNotes(table, times.zone, timesFrom) }, rowCount);
+    await eachTable(async (rows) => {
+      for (const row of sheetRows(rows, times.zone)) await sheet.row(row);
+    });
+    await sheet.end();
+    written = await workbook.finish();
   });
   return written as TablesWritten;
 }
@@ -257,31 +287,4 @@ async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   if (cut.cutColumns > 0) lines.push(`the service's answer has more columns than a sheet holds: the last ${formatCount(cut.cutColumns)} were cut, the sheet's last column says how many; -o csv or ndjson writes them all`);
   if (cut.cutRows > 0) lines.push(`the service's answer has more results than a sheet holds: the last ${formatCount(cut.cutRows)} were cut, the sheet's last row says how many; -o csv or ndjson writes them all`);
   for (const line of lines) await deps.stderr.write(terminalLine(`warning: ${line}`) + '\n');
-}
-
-const PIN_KEY = /^pin$/i;
-
-/** A copy of `fields` with each string under a PIN key written as WITHHELD_PIN; the object itself when it has none. */
-function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
-  let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(fields)) {
-    if (PIN_KEY.test(key) && typeof fields[key] === 'string') (copy ??= { ...fields })[key] = WITHHELD_PIN;
-  }
-  return (copy ?? fields) as T;
-}
-
-/**
- * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
- * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
- * The marker, not null: null is the API's "no PIN", and a PIN in use stays
- * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
- * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
- * The local engine and `local serve` still return the PIN: they emulate the platform.
- */
-export function withPinWithheld(session: ReviewSession): ReviewSession {
-  const withheld = pinsWithheld(session);
-  const results: unknown = session.Results;
-  if (!Array.isArray(results)) return withheld;
-  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
-  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
 }

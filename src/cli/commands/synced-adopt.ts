@@ -14,8 +14,8 @@ import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptIn
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
-import { refuseWithheldPins } from './withheld-pins.js';
-import { schedulePushInput } from './schedule-push.js';
+import { refuseWithheldPins } from '../../input/withheld-pins.js';
+import { schedulePushInput } from '../../pipeline/schedule-input.js';
 import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
 import { sittingsOnStore } from '../../sync/adopt-sittings.js';
@@ -28,16 +28,22 @@ import { openTargetDirectory } from '../../context/target.js';
  * reads the memory only and lists what it would record. Exit 1 when some rows were not adopted.
  */
 export async function runAdopt(
-  { file, population: given, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
+  { file: files, tentative, population: given, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const population = populationOf(given);
-  const read = userSyncInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
-  const source = new RecordSource(() => read.records(), false, 'user sync');
-  const adoption = await userAdoption(userUnit, population);
-  return adopt('users', { file, population, source, unitsOf: (batches) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches), entryOf: adoption.entryOf }, { ...options, syncDir }, deps, target);
+  let code = 0;
+  // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
+  for (const file of files ?? []) {
+    const read = userSyncInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
+    const source = new RecordSource(() => read.records(), false, 'user sync');
+    const adoption = await userAdoption(userUnit, population, tentative === true);
+    const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
+    code = Math.max(code, await adopt('users', { file, population, source, unitsOf, entryOf: adoption.entryOf }, { ...options, syncDir }, deps, target));
+  }
+  return code;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { argument, brief, grouped, HELP_GROUP, mandatory, option, type OptionsOf } from '../../flags/option-table.js';
+import { argument, brief, grouped, HELP_GROUP, mandatory, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
 import { declareCommand } from '../command-declaration.js';
 import type { GlobalOptions } from '../../flags/global-options.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
@@ -18,7 +18,11 @@ export const SYNCED_IMPORT_OPTIONS = [
 ] as const;
 export const SYNCED_ADOPT_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
-    brief('the last export that was fully synced', mandatory('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON)')),
+    brief(
+      'the last export fully synced; repeat for the nights since, in order',
+      { ...repeatable('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON); repeat for each night since, in order'), mandatory: true },
+    ),
+    brief('the files were sent, their outcome not known', option('--tentative', 'record the files as requests whose outcome is not known (a night cut short): each row goes again, and a new id missing from the next file is disabled')),
     brief('the --population that export is the whole of', option('--population <name>', 'the --population that export is the whole of (none: the runs without --population)'), 'none'),
   ] as const),
   ...WHOLE_FILE_OPTIONS,

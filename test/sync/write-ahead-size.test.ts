@@ -1,0 +1,70 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+
+/**
+ * What a run writes ahead to a state service grows with the night's changes, not with the memory
+ * (docs/sync.md, "Written ahead"): the same 10 changed rows against a memory of 100 users and of
+ * 2,000 write about the same bytes of intents, a small share of the memory stored at the end.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+let server: StateServer;
+
+beforeEach(async () => {
+  server = await startStateServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+function writeUsers(dir: string, count: number, renamed = 0): void {
+  const rows = Array.from({ length: count }, (_, i) => `wa-${i},First,${i < renamed ? 'Renamed' : 'Last'} ${i},wa-${i}@example.test,name-wa-${i},Candidate`);
+  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...rows].join('\n')}\n`);
+}
+
+async function sync(dir: string, name: string): Promise<void> {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address(name) });
+  const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', `store-${name}`, '--changed-only', '--json'], io.deps);
+  expect(code, io.stderr.text).toBe(0);
+}
+
+/** Bytes POSTed during `run` to the intents of `name`, and to its memory. */
+async function uploads(name: string, run: () => Promise<void>): Promise<{ intents: number; memory: number }> {
+  const from = server.requests.length;
+  await run();
+  const posted = server.requests.slice(from).filter((request) => request.method === 'POST' && request.path.startsWith(`/state/${name}`));
+  const bytes = (intents: boolean) => posted.filter((request) => request.path.includes('-intents-') === intents).reduce((sum, request) => sum + Buffer.byteLength(request.body), 0);
+  return { intents: bytes(true), memory: bytes(false) };
+}
+
+describe('written ahead', () => {
+  it("the intents' size grows with the changes, not the memory", () =>
+    withTempDir(async (dir) => {
+      const measured: Record<number, { intents: number; memory: number }> = {};
+      for (const size of [100, 2_000]) {
+        writeUsers(dir, size);
+        await sync(dir, `m${size}`);
+        writeUsers(dir, size, 10);
+        measured[size] = await uploads(`m${size}`, () => sync(dir, `m${size}`));
+      }
+      expect(measured[2_000]!.memory).toBeGreaterThan(10 * measured[100]!.memory);
+      expect(measured[2_000]!.intents).toBeLessThan(1.5 * measured[100]!.intents);
+      expect(measured[2_000]!.intents).toBeLessThan(measured[2_000]!.memory / 10);
+    }));
+
+  it('a level of intents that does not hold is exit 2 naming it, nothing sent: what a lost run sent is not known', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 3);
+      server.states.set('/state/damaged-intents-0', '{"format":"examctl-sync-intents","lines":{}}');
+      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address('damaged') });
+      const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], io.deps);
+      expect(code).toBe(2);
+      expect(io.stderr.text).toContain(`${server.address('damaged')}-intents-0: not the intents of a run examctl wrote ahead, or damaged`);
+      expect(server.states.has('/state/damaged')).toBe(false);
+    }));
+});
