@@ -330,7 +330,6 @@ export type WorldMembership = z.infer<typeof WorldMembershipSchema>;
 export type WorldUser = z.infer<typeof WorldUserSchema>;
 export type WorldHierarchy = z.infer<typeof WorldHierarchySchema>;
 export type WorldAssessment = z.infer<typeof WorldAssessmentSchema>;
-export type WorldProctoringTemplate = z.infer<typeof WorldProctoringTemplateSchema>;
 export type WorldTaxonomy = z.infer<typeof WorldTaxonomySchema>;
 export type WorldLoRepository = z.infer<typeof WorldLoRepositorySchema>;
 export type WorldCandidate = z.infer<typeof WorldCandidateSchema>;
