@@ -1,14 +1,12 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
-import type { Problem, Validation } from '../domain/problem.js';
+import type { Validation } from '../domain/problem.js';
 import { withReaderProblems, type FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import type { InputRecord, MappedValue, SourceRef } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
-import type { ReportEntry, SourceRow, SyncMemoryNote } from '../report/run-report.js';
-import type { ReportItem } from '../report/run-report.js';
-import type { ItemAction, ItemStatus, ReportSummary } from '../report/run-report.js';
+import type { ItemAction, ItemStatus, ReportEntry, ReportItem, ReportSummary, SourceRow, SyncMemoryNote } from '../report/run-report.js';
 import type { GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
@@ -56,17 +54,11 @@ export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<
   return found;
 }
 
-/** What the target said about one unit, in report terms. */
-export interface Outcome {
+/** What the target said about one unit, in the report item's terms. */
+export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changedFields' | 'note'> {
   status: Exclude<ItemStatus, 'skipped'>;
-  errors: Problem[];
   /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
   id?: string;
-  action?: ItemAction;
-  /** With `updated` from the local engine: the fields that change. */
-  changedFields?: string[];
-  /** Said on the report item (a leaver: the run that last synced it). */
-  note?: string;
 }
 
 /**
