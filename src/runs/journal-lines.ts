@@ -1,6 +1,5 @@
-import type { Problem } from '../domain/problem.js';
 import type { SourceRef } from '../input/record.js';
-import type { ItemAction, ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
@@ -89,16 +88,10 @@ export interface UnsentLine extends ItemRef {
   reason?: string;
 }
 
-/** What became of an item: the target's answer, or a local validation failure (never sent). */
-export interface OutcomeLine extends ItemRef {
+/** What became of an item: the target's answer, or a local validation failure (never sent); in its report item's terms. */
+export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'action' | 'note' | 'removed'> {
   t: 'outcome';
-  status: 'ok' | 'partial' | 'failed';
-  errors: Problem[];
-  action?: ItemAction;
-  /** --changed-only: why the item was not sent (the run that last sent the same request). */
-  note?: string;
-  /** --prune-memberships: the links and flags the request removed (docs/sync.md). */
-  removed?: string[];
+  status: Exclude<ItemStatus, 'skipped'>;
   /** Network failure, 429 or 5xx after retries: a resume sends the item again. */
   transient: boolean;
 }
