@@ -461,11 +461,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   return item;
 }
 
-export interface RunListing {
-  id: string;
-  command: string;
-  target: RunHeaderLine['target'];
-  startedAt: string;
+export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
   endedAt?: string;
   state: RunState;
   summary: ReportSummary;

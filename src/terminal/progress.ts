@@ -55,13 +55,7 @@ export function progressColor(env: Readonly<Record<string, string | undefined>>)
 }
 
 
-export interface ProgressCounts {
-  done: number;
-  ok: number;
-  failed: number;
-  partial: number;
-  skipped: number;
-}
+export type ProgressCounts = Record<ItemStatus, number> & { done: number };
 
 const NO_PROGRESS: Progress = { tick() {}, stop() {} };
 
