@@ -1,26 +1,20 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
 import type { Validation } from '../domain/problem.js';
-import { withReaderProblems, type FieldWarning } from '../domain/spreadsheet-warnings.js';
+import { withReaderProblems } from '../domain/spreadsheet-warnings.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
-import type { InputRecord, MappedValue, SourceRef } from '../input/record.js';
+import type { InputRecord } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { ItemAction, ItemStatus, ReportEntry, ReportItem, ReportSummary, SourceRow, SyncMemoryNote } from '../report/run-report.js';
 import type { GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
 /** One thing to send: a user, a collection, a whole schedule request... with where it came from. */
-export interface Unit<P> {
-  source: SourceRef;
-  id: string | null;
+export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' | 'mapped'> {
   prepared: Validation<P>;
   /** The CSV rows behind the unit, for a CSV report that gives them back. */
   rows?: SourceRow[];
-  /** Doubtful values of the unit's records (spreadsheet-warnings.ts), carried to its report item. */
-  warnings?: FieldWarning[];
-  /** What the map file computed for the unit's records (computed-fields.ts), carried to its report item. */
-  mapped?: MappedValue[];
   /** Dates and times as the file or a flag wrote them: every message about one quotes it so (written-times.ts). */
   written?: WrittenTime[];
   /**

@@ -110,10 +110,7 @@ export interface ReportSummary {
 
 
 /** A whole run's report as the JSON document carries it; `runs show` rebuilds one from a journal. */
-export interface RunReport {
-  command: string;
-  target: ReportTarget;
-  dryRun: boolean;
+export interface RunReport extends Pick<ReportHeader, 'command' | 'target' | 'dryRun'> {
   summary: ReportSummary;
   items: ReportItem[];
 }

@@ -6,17 +6,11 @@ import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
-export interface ServeLocalOptions {
+export interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'> {
   storeDir: string;
-  host?: string;
-  port?: number;
   now?: Clock;
   /** How long a write waits for the store's lock (ms); resolved by the caller. */
   lockTimeoutMs?: number;
-  bodyLimitBytes?: number;
-  log?: (line: string) => void;
-  faults?: ServerOptions['faults'];
-  timeouts?: ServerOptions['timeouts'];
   /**
    * The URL clients reach the server at when it is behind something (a reverse proxy, a
    * container's port mapping): the OpenAPI document's `servers`. Default: the server's own URL.

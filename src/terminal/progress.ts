@@ -284,17 +284,9 @@ export class PlainProgressTicker implements Progress {
   }
 }
 
-export interface RunProgressOptions {
+export interface RunProgressOptions extends Pick<PlainProgressOptions, 'write' | 'total' | 'label'>, Pick<ProgressOptions, 'stream' | 'color'> {
   /** Whether the spinner may be drawn (progressEnabled: a terminal, no --json, not CI). */
   terminal: boolean;
-  /** The spinner's stream (the terminal's stderr). */
-  stream: NodeJS.WritableStream;
-  /** Receives each plain line, newline included (stderr). */
-  write: (line: string) => void;
-  total?: number | undefined;
-  label?: string | undefined;
-  /** False: the spinner is drawn without colour (NO_COLOR). */
-  color?: boolean;
 }
 
 /** A run's progress: the spinner on a terminal, the periodic plain line elsewhere. */
