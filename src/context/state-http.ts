@@ -10,8 +10,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { openDispatcher, requestText, ResponseTooLargeError } from '../api/http-pool.js';
-import { describeNetworkError, USER_AGENT } from '../api/remote-client.js';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { isLoopbackHost } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
@@ -93,7 +91,9 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   const proxySecretsSeen = new Set<string>();
   let shown = redactor;
 
-  const dispatcherFor = (url: URL): Dispatcher => {
+  // The HTTP client (undici, ~0.5 MB of script) loads on the first exchange: a run without a state service (a dry run) never compiles it.
+  const client = async () => ({ ...(await import('../api/http-pool.js')), ...(await import('../api/remote-client.js')) });
+  const dispatcherFor = (url: URL, { openDispatcher }: Awaited<ReturnType<typeof client>>): Dispatcher => {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
@@ -110,14 +110,15 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   };
 
   const once = async (method: string, url: URL, body: { text: string; type: string; md5?: string } | undefined): Promise<StateAnswer> => {
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
+    const http = await client();
+    const headers: Record<string, string> = { 'user-agent': http.USER_AGENT, accept: 'application/json' };
     if (basic !== undefined) headers.authorization = `Basic ${basic}`;
     if (body !== undefined) {
       headers['content-type'] = body.type;
       if (body.md5 !== undefined) headers['content-md5'] = body.md5;
     }
-    const answer = await requestText(
-      dispatcherFor(url),
+    const answer = await http.requestText(
+      dispatcherFor(url, http),
       { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
       { maxBytes: MAX_STATE_BYTES, deadlineMs: EXCHANGE_DEADLINE_MS },
     );
@@ -137,6 +138,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
         try {
           answer = await once(method, url, body);
         } catch (error) {
+          const { ResponseTooLargeError, describeNetworkError } = await client();
           if (error instanceof ResponseTooLargeError) {
             throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
           }
