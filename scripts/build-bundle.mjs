@@ -141,6 +141,23 @@ export const undiciEntry = {
   },
 };
 
+/**
+ * commander requires node:child_process at load for one use (spawning an executable subcommand,
+ * which examctl has none of); that module and what it loads (net, dgram...) are ~3 ms of every
+ * start. In the bundle it is required on that use.
+ */
+export const commanderLazySpawn = {
+  name: 'commander-lazy-spawn',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`commander's ${args.path} no longer requires node:child_process as build-bundle.mjs expects`);
+      return { contents: text.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' };
+    });
+  },
+};
+
 /** The bundled packages (from the metafile) with their licence texts: dist/bundle/THIRD-PARTY-NOTICES.md. */
 export function thirdPartyNotices(metafile) {
   const packages = new Map();
@@ -253,7 +270,7 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
 
 async function buildCodeCachedScript() {
   const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry, commanderLazySpawn] });
   const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
   if (left !== null) {
     // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
@@ -294,7 +311,7 @@ export async function buildBundle() {
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
-    plugins: [distImportMetaUrl('esm'), undiciEntry],
+    plugins: [distImportMetaUrl('esm'), undiciEntry, commanderLazySpawn],
   });
   // The dry run's CSV reading thread (src/input/csv-rows-in-worker.ts) as a file of its own,
   // beside the chunks and apart from them (the CLI's chunks stay as they were; csv-parse, a runtime dependency, is in neither).

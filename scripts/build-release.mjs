@@ -28,7 +28,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, transform } from 'esbuild';
-import { COMMON, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
+import { COMMON, commanderLazySpawn, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -90,7 +90,7 @@ export async function buildProgram(dir, nodeLicence) {
   const programDir = join(dir, 'program');
   mkdirSync(programDir, { recursive: true });
   const common = { ...COMMON, external: [], outdir: programDir, logLevel: 'warning' };
-  const main = await build({ ...common, format: 'esm', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' }, metafile: true, write: false, plugins: [distImportMetaUrl('sea'), undiciEntry] });
+  const main = await build({ ...common, format: 'esm', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' }, metafile: true, write: false, plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn] });
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
   const program = createHash('sha256');
@@ -101,7 +101,8 @@ export async function buildProgram(dir, nodeLicence) {
     writeFileSync(chunk.path, code);
     program.update(`${basename(chunk.path)}\n${code}\n`);
   }
-  const worker = await build({ ...common, outdir: dir, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' }, footer: { js: `//# sourceURL=${WORKER_NAME}` }, metafile: true, plugins: [distImportMetaUrl('sea')] });
+  // Lines kept: an uncaught error's stack quotes its source line, which must not be the whole worker.
+  const worker = await build({ ...common, minifyWhitespace: false, outdir: dir, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' }, footer: { js: `//# sourceURL=${WORKER_NAME}` }, metafile: true, plugins: [distImportMetaUrl('sea')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN);

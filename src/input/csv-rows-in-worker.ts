@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { InputFileError } from '../system/errors.js';
 import { shippedAsset } from '../system/shipped-file.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
@@ -75,6 +74,8 @@ export function rowsInWorkerPay(path: string, minBytes: number): boolean {
  */
 export async function* csvRowsInWorker(path: string, file: string, sink: CsvRowSink, encoding?: string): AsyncGenerator<void> {
   const data: RowWorkerData = { path, file, encoding };
+  // Loaded here: node:worker_threads is ~2 ms of a start that reads no file this large.
+  const { Worker } = await import('node:worker_threads');
   const worker = new Worker(WORKER, { workerData: data, eval: typeof WORKER === 'string' });
   const queue: RowMessage[] = [];
   let waiting: ((message: RowMessage) => void) | undefined;
