@@ -26,6 +26,8 @@ const MAY_IMPORT = {
 
 const ROOMS = Object.keys(MAY_IMPORT);
 const rooms = (names) => `^src/(${names.join('|')})/`;
+/** The only files at src/ root: facts every room may read. A new one is no room's and fails. */
+const ROOT_FILES = '^src/(defaults|version)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -34,13 +36,27 @@ module.exports = {
       comment: `src/${room}/ may import only ${MAY_IMPORT[room].length === 0 ? 'nothing of src/ but itself and the root files' : MAY_IMPORT[room].map((each) => `src/${each}/`).join(', ')} (docs/architecture.md, "The rooms")`,
       severity: 'error',
       from: { path: `^src/${room}/` },
-      to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/[^/]+\\.ts$', ...(MAY_IMPORT[room].length === 0 ? [] : [rooms(MAY_IMPORT[room])])] },
+      to: { path: '^src/', pathNot: [`^src/${room}/`, ROOT_FILES, ...(MAY_IMPORT[room].length === 0 ? [] : [rooms(MAY_IMPORT[room])])] },
     })),
     {
       name: 'no-room-outside-the-plan',
       comment: 'a folder of src/ that is no room of the plan: add it to MAY_IMPORT, with what it may import, and to docs/architecture.md',
       severity: 'error',
-      from: { path: '^src/', pathNot: [rooms(ROOMS), '^src/[^/]+\\.ts$'] },
+      from: { path: '^src/', pathNot: [rooms(ROOMS), ROOT_FILES] },
+      to: {},
+    },
+    {
+      name: 'no-import-outside-the-plan',
+      comment: 'only the rooms of the plan and the two root files (defaults.ts, version.ts) are imported: a new file at src/ root or a new folder is no room',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [rooms(ROOMS), ROOT_FILES] },
+    },
+    {
+      name: 'no-orphan-outside-the-plan',
+      comment: 'a file of src/ outside the rooms and the two root files, even one that imports nothing and nothing imports',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [rooms(ROOMS), ROOT_FILES], orphan: true },
       to: {},
     },
     {

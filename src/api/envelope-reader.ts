@@ -1,6 +1,7 @@
 /** Turns a response body into the API's envelope, or into words for a message when it is not one. */
 import type { Envelope } from '../domain/envelope.js';
 import { errorsOf } from './envelope-errors.js';
+import { scanJson } from '../formats/json-scan.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -14,9 +15,9 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   if (!/\S/.test(text)) return undefined;
   // Deeper than any answer of the API: refused before parsing, since JSON.stringify (reports,
   // `review-session show`) overflows the stack on a few thousand levels. Only a long text can be deep.
-  if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   let parsed: unknown;
   try {
+    if (text.length > 2 * MAX_ANSWER_DEPTH) scanJson(text, { depth: MAX_ANSWER_DEPTH });
     parsed = JSON.parse(text);
   } catch {
     return undefined;
@@ -49,25 +50,7 @@ function contradictoryStatusMessage(status: number): string {
 }
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
-export const MAX_JSON_DEPTH = 256;
-
-/** One pass over JSON text: true when arrays and objects nest deeper than `limit` (strings skipped). */
-export function nestedDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i += 1; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      depth += 1;
-      if (depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth -= 1;
-  }
-  return false;
-}
+const MAX_ANSWER_DEPTH = 256;
 
 /** The envelope a failed call is reported with when the service sent none. */
 export function failureEnvelope<T>(message: string): Envelope<T> {

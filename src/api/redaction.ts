@@ -7,7 +7,10 @@
  * or PIN) wherever it occurs, and every run of 8 or more characters that is a piece of one, in
  * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
  * over two messages, or upper-cased still shows nothing a guess could start from). A secret
- * shorter than 8 (a PIN) is removed whole only. Redaction always comes before any truncation.
+ * shorter than 8 (a PIN) is removed whole only; one shorter than 4 (a password "ab") only where it
+ * stands as a whole token, between characters that are no letters or digits (a quoted value, a
+ * JSON string equal to it), so that the password "a" leaves every other "a" alone. Redaction
+ * always comes before any truncation.
  * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
  * `encodedFormList`) count as secrets too; a short one's base64 and %XX forms whole only.
  * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
@@ -21,7 +24,7 @@ export const REDACTED = '[redacted]';
 
 /** Shorter prefixes than this are left alone: they would match ordinary words and ids. */
 const MIN_PREFIX = 8;
-/** Secrets shorter than this are matched whole only (a 4-digit PIN); shorter ones not at all. */
+/** Secrets shorter than this are matched whole only (a 4-digit PIN); shorter ones as whole tokens only. */
 const MIN_SECRET = 4;
 
 export interface Redactor {
@@ -123,11 +126,12 @@ class SecretMatcher {
   /** The folded ASCII characters some piece holds (1), and whether a piece holds one beyond ASCII. */
   private readonly ascii = new Uint8Array(128);
   private wide = false;
-  private readonly shortOnes: { folded: string; mark: number }[] = [];
+  private readonly shortOnes: { folded: string; mark: number; token: boolean }[] = [];
 
   /** `bitsPerPiece`: the bit table's size, so that a window of the alphabet that starts no piece passes the test 1 time in that many. */
-  constructor(long: readonly Form[], whole: readonly Form[] = [], bitsPerPiece = 64) {
-    for (const form of whole) this.shortOnes.push({ folded: foldAscii(form.text), mark: form.base64 ? MARK_BASE64 : MARK });
+  constructor(long: readonly Form[], whole: readonly Form[] = [], bitsPerPiece = 64, tokens: readonly Form[] = []) {
+    for (const form of whole) this.shortOnes.push({ folded: foldAscii(form.text), mark: form.base64 ? MARK_BASE64 : MARK, token: false });
+    for (const form of tokens) this.shortOnes.push({ folded: foldAscii(form.text), mark: MARK, token: true });
     let pieceCount = 0;
     for (const form of long) {
       const folded = foldAscii(form.text);
@@ -188,7 +192,8 @@ class SecretMatcher {
     if (this.shortOnes.length > 0) {
       const folded = foldAscii(text);
       for (const short of this.shortOnes) {
-        for (let at = folded.indexOf(short.folded); at >= 0; at = folded.indexOf(short.folded, at + short.folded.length)) {
+        for (let at = folded.indexOf(short.folded); at >= 0; at = folded.indexOf(short.folded, at + (short.token ? 1 : short.folded.length))) {
+          if (short.token && (isWordAt(folded, at - 1) || isWordAt(folded, at + short.folded.length))) continue;
           if (hit(at, short.folded.length, short.mark)) return true;
         }
       }
@@ -217,6 +222,14 @@ class SecretMatcher {
     }
     return false;
   }
+}
+
+/** Whether the character at `at` is a letter or a digit (outside the text: no): a short secret's neighbours must not be. */
+function isWordAt(text: string, at: number): boolean {
+  if (at < 0 || at >= text.length) return false;
+  const c = text.charCodeAt(at);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+  return /[\p{L}\p{N}\p{M}]/u.test(String.fromCodePoint(text.codePointAt(at) ?? c)) || (c >= 0xdc00 && c <= 0xdfff);
 }
 
 /** A character of either base64 alphabet (standard or url-safe). */
@@ -322,8 +335,10 @@ function uniqueForms(forms: readonly Form[]): Form[] {
 function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretMatcher {
   const long = secrets.filter((secret) => secret.length >= MIN_PREFIX);
   const short = secrets.filter((secret) => secret.length >= MIN_SECRET && secret.length < MIN_PREFIX);
+  // A tiny one as written, JSON-escaped and percent-encoded, each a whole token.
+  const tiny = secrets.filter((secret) => secret.length > 0 && secret.length < MIN_SECRET).flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
   const plain = (text: string): Form => ({ text, base64: false });
-  return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]), bitsPerPiece);
+  return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]), bitsPerPiece, uniqueForms(tiny.map(plain)));
 }
 
 /**
@@ -482,7 +497,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length >= MIN_SECRET), CLIENT_BITS_PER_PIECE)], true);
+  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)], true);
 }
 
 /**
@@ -493,7 +508,7 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
 export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown, payloadJson?: string): Redactor {
   // The text the client sends anyway: without a secret field's key in it, no walk (0.14 against 0.5 us).
   if (payloadJson !== undefined && !SECRET_KEY_IN_JSON.test(payloadJson)) return base;
-  const own = secretsOfPayload(payload).filter((secret) => secret.length >= MIN_SECRET);
+  const own = secretsOfPayload(payload).filter((secret) => secret.length > 0);
   if (own.length === 0) return base;
   const baseMatchers = matchersOf.get(base);
   if (baseMatchers === undefined) return createRedactor([...baseSecrets, ...own]);

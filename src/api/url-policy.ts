@@ -2,6 +2,7 @@
  * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
  * `login` and `local serve` can check an address without loading undici.
  */
+import { quotedValue } from '../domain/problem.js';
 import { createRequire } from 'node:module';
 import { UsageError } from '../system/errors.js';
 
@@ -20,7 +21,7 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUr
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`--base-url: not a valid URL: ${JSON.stringify(baseUrl)} (expected e.g. https://exam.example.com)`);
+    throw new UsageError(`--base-url: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`--base-url: unsupported scheme ${url.protocol} (use https://)`);

@@ -3,7 +3,7 @@ import { EXAMCTL_VERSION } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
-import { argumentKeys, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
+import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
 import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
@@ -94,6 +94,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     if (behaviour === undefined) return;
     const keptOptions = keptOptionNames(declaration);
     const keys = argumentKeys(table);
+    const commandFlags = table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
@@ -109,17 +110,21 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
       const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('../system/stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
       if (parsed.file !== '-' && piped === undefined) {
-        setExit(await run(options as never, { ...deps, behaviours, invocation: options, keptOptions }, targetOnce(options, deps)));
+        const commandDeps = { ...deps, behaviours, invocation: options, keptOptions, commandFlags };
+        setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
         return;
       }
       const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
       const stdin =
         piped === undefined
           ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
-          : await spoolPipe(piped, deps.signal, () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'));
+          : await spoolPipe(piped, String(parsed.file), deps.signal, {
+              canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
+              onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
+            });
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
-        const withStdin = { ...deps, behaviours, keptOptions, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
+        const withStdin = { ...deps, behaviours, keptOptions, commandFlags, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
         setExit(await run(options as never, withStdin, targetOnce(options, withStdin)));
       } finally {
         await stdin.remove();

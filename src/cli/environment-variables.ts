@@ -45,7 +45,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'HTTPS_PROXY', meaning: 'https_proxy too (the lower-case form wins): the proxy for an https:// base URL, e.g. http://proxy:3128 (a CONNECT tunnel; credentials in it are never printed).' },
   { name: 'HTTP_PROXY', meaning: 'http_proxy too (the lower-case form wins): the proxy for a plain http:// base URL. A loopback base URL is never proxied.' },
   { name: 'NO_PROXY', meaning: 'no_proxy too: hosts reached directly, comma-separated (example.org matches its subdomains; host:port; * for all).' },
-  { name: 'EXAMCTL_REQUEST_TIMEOUT_MS', meaning: 'how long one attempt of a request to the remote target may take, headers and body, in milliseconds (default 60000; from 100 to 3600000); a request past it is retried like a network failure.' },
+  { name: 'EXAMCTL_REQUEST_TIMEOUT_MS', meaning: 'how long one attempt of a request to the remote target may take, headers and body, in milliseconds (default 60000; from 100 to 3600000); a request past it is retried like a network failure. It bounds each exchange with a state service too (never retried).' },
   { name: 'EXAMCTL_STOP_GRACE_MS', meaning: 'after Ctrl-C/SIGTERM, how long requests already sent may still answer, in milliseconds (default 10000); then they are abandoned as "answer lost, may have been applied".' },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: "a PEM file of extra CA certificates, read by Node: for a service whose certificate comes from a private CA." },
   { name: 'HOME', meaning: 'expands ~ in token file paths, and is where the search for a store stops.' },

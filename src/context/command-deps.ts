@@ -56,6 +56,8 @@ export interface CommandDeps {
   pipedFile?: string;
   /** Every option of the invocation (the command's own and the global ones): what a run journal records. */
   invocation?: Readonly<Record<string, unknown>>;
+  /** The command's own flags (commander's attributes): which of a profile's settings it reads. */
+  commandFlags?: readonly string[];
   /** The options of `invocation` a run journal keeps (the command's declaration says which). */
   keptOptions?: KeptOptions;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */
@@ -64,7 +66,7 @@ export interface CommandDeps {
    * A run read again (`runs resume`, `runs show`): the profile its journal says it read its input
    * with, null for none, used instead of today's (docs/runs.md, "The journal"). Undefined: today's.
    */
-  runProfile?: import('./profile-defaults.js').ActiveProfile | null;
+  runProfile?: import('./settings.js').ActiveProfile | null;
   /** Who owns "your" runs (src/runs/run-trust.ts); default the process's uid. Tests play another user with it. */
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */

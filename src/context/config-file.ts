@@ -1,3 +1,4 @@
+import { quotedValue } from '../domain/problem.js';
 import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -40,9 +41,11 @@ function buildSchemas(zod: typeof z) {
     // CSV that examctl writes with no input to answer (review-session show -o csv).
     delimiter: zod.enum([',', ';', 'tab']).optional(),
     decimalSeparator: zod.enum(['.', ',']).optional(),
+    ignoreUnknownColumns: zod.boolean().optional(),
   });
+  // No base URL: settings for the local engine (docs/remote.md, "Where each setting comes from").
   const profileSchema = zod.looseObject({
-    baseUrl: zod.string().min(1),
+    baseUrl: zod.string().min(1).optional(),
     /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
     tokenFile: zod.string().min(1).optional(),
     /** The token itself, for users who accept it living in the 0600 config file. */
@@ -73,7 +76,8 @@ export type ExamctlConfig = z.infer<ConfigSchemas['configSchema']>;
 export interface ProfileSummary {
   name: string;
   isDefault: boolean;
-  baseUrl: string;
+  /** Absent: a profile of settings for the local engine. */
+  baseUrl?: string;
   /** "set (file ~/.examctl-token)", "stored" (in the config file) or "not set". */
   token: string;
   defaults: ProfileDefaults;
@@ -91,7 +95,7 @@ export function configPath(env: Env = process.env): string {
 }
 
 function emptyConfig(): ExamctlConfig {
-  return { version: 1, profiles: {} };
+  return { version: 1, profiles: Object.create(null) as ExamctlConfig['profiles'] };
 }
 
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
@@ -119,13 +123,18 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     const issue = result.error.issues[0];
     throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
   }
-  return result.data;
+  // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
+  return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };
 }
 
-/** Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. */
+/**
+ * Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. A
+ * config.json that is a link (a dotfiles repository) is written through: the file it points to is
+ * replaced, in its own directory, and the link stays.
+ */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
-  await writePrivateFileAtomic(file, `${JSON.stringify(config, null, 2)}\n`, env);
+  await writePrivateFileAtomic(await fs.realpath(file).catch(() => file), `${JSON.stringify(config, null, 2)}\n`, env);
   return file;
 }
 
@@ -143,7 +152,7 @@ async function writePrivateFileAtomic(file: string, text: string, env: Env): Pro
 
 export function checkProfileName(name: string): void {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`profile name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
+    throw new UsageError(`profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
   }
 }
 
@@ -165,8 +174,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
   const config = await loadConfig(env);
   const existing = config.profiles[name];
   const baseUrl = update.baseUrl ?? existing?.baseUrl;
-  if (baseUrl === undefined) throw new UsageError(`profile ${name}: a base URL is required (--base-url)`);
-  const profile: Profile = { ...existing, baseUrl };
+  const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
   if (update.tokenFile !== undefined) {
     profile.tokenFile = update.tokenFile;
     delete profile.token;
@@ -192,7 +200,7 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
 
 export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
   const config = await loadConfig(env);
-  if (!(name in config.profiles)) throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}`);
+  profileNamed(config, name, env);
   delete config.profiles[name];
   if (config.defaultProfile === name) delete config.defaultProfile;
   await saveConfig(config, env);
@@ -206,10 +214,18 @@ export async function listProfiles(env: Env = process.env): Promise<ProfileSumma
     .map(([name, profile]) => ({
       name,
       isDefault: config.defaultProfile === name,
-      baseUrl: profile.baseUrl,
+      ...(profile.baseUrl === undefined ? {} : { baseUrl: profile.baseUrl }),
       token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
       defaults: { ...profile.defaults },
     }));
+}
+
+/** The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or variable that named it. */
+export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?: string): Profile {
+  const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
+  if (profile !== undefined) return profile;
+  const known = Object.keys(config.profiles);
+  throw new UsageError(`${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`);
 }
 
 /** Expands `~/` and resolves a relative path against `base`. */
@@ -221,10 +237,7 @@ export function expandPath(file: string, base: string, env: Env = process.env): 
 /** Makes an existing profile the default (used when no base URL is given by flag or env). */
 export async function useProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
   const config = await loadConfig(env);
-  if (!(name in config.profiles)) {
-    const known = Object.keys(config.profiles);
-    throw new UsageError(`no profile named ${JSON.stringify(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ''}`);
-  }
+  profileNamed(config, name, env);
   config.defaultProfile = name;
   await saveConfig(config, env);
   return config;

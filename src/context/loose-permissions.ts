@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 
 /*
  * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
@@ -38,6 +39,13 @@ export async function runsDirWarning(runsDir: string): Promise<string | undefine
   const { currentTrust, runsDirProblem } = await import('../runs/run-trust.js');
   const problem = await runsDirProblem(runsDir, currentTrust());
   return problem === undefined ? undefined : `${problem}; runs resume, show and list refuse the runs kept there`;
+}
+
+/** The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming it is). */
+export async function trustedFileCheck(place: string, path: string, env: Readonly<Record<string, string | undefined>>): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
+  const { assertOpenedTrusted, currentTrustContext } = await import('../system/trusted-place.js');
+  const context = currentTrustContext(env);
+  return (handle, stat) => assertOpenedTrusted(place, path, handle, context, { stat });
 }
 
 /** A place examctl takes trust from, as doctor names it. */

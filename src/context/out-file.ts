@@ -1,19 +1,29 @@
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { ReplaceFailedError, ReplacementFile } from '../system/atomic-file.js';
+import { ReplaceFailedError } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { checkReplaceable } from '../report/report-file.js';
+import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
+/** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
+function writeFailure(out: string, error: unknown): TargetError {
+  if (error instanceof ReplaceFailedError) {
+    return new TargetError(`cannot replace ${out}: ${describeSystemError(error.cause)}, another program holds the file open (close it in Excel); the finished file was kept at ${error.keptAt}`, { cause: error });
+  }
+  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
+}
+
 /**
  * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
- * undefined. The file is written like a report (atomic-file.ts): beside its name, renamed into
- * place only once the command succeeded, so a failed command leaves the old file; an unwritable
- * location is exit 2 before any work; a final replace that fails (on Windows: the file is open in
- * Excel) is exit 3 and keeps the finished file beside it. Diagnostics stay on stderr. What is
- * written from the store or the service is created 0600 whatever the umask (docs/security.md,
- * "Other local users"); a template or schema, which holds nothing of the user's, keeps the umask.
+ * undefined; diagnostics stay on stderr. Through the output gate (system/output-file.ts): a file
+ * is written beside its name and renamed into place only once the command succeeded, so a
+ * failed command leaves the old file; a FIFO, device or descriptor (`/dev/stdout`) is written in
+ * place; anything else, or an unwritable location, is exit 2 before any work; a write that fails
+ * (`/dev/full`, a full disk) or a final replace that fails (on Windows: the file is open in
+ * Excel, the finished file kept beside it) is exit 3. What is written from the store or the
+ * service is created 0600 whatever the umask (docs/security.md, "Other local users"); a
+ * template or schema, which holds nothing of the user's, keeps the umask.
  */
 export async function withOutFile(
   out: string | undefined,
@@ -23,29 +33,26 @@ export async function withOutFile(
   holds: 'secret' | 'public' = 'secret',
 ): Promise<number> {
   if (out === undefined) return produce(deps);
-  const path = resolve(deps.cwd, out);
-  let file: ReplacementFile;
+  let file: OutputFile;
   try {
-    await checkReplaceable(path, { platform: deps.platform ?? process.platform });
+    file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
   } catch (error) {
-    // A file another program holds (Windows: open in Excel): checkReplaceable's own words carry
-    // the hint ("close it in Excel"); a system error (EISDIR) is put into words as below.
-    const held = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
-    throw new UsageError(`cannot write ${out}: ${held ? error.message : describeSystemError(error, 'file')}`, { cause: error });
+    // The gate's own words (a socket, a file Excel holds) or the system's.
+    const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
+    throw new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
   }
-  try {
-    file = await ReplacementFile.open(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true });
-  } catch (error) {
-    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
-  }
+  const write = (chunk: string | Buffer) =>
+    file.writer.write(chunk).catch((error: unknown) => {
+      throw writeFailure(out, error);
+    });
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      file.writer.write(chunk).then(() => done(), done);
+      write(chunk).then(() => done(), done);
     },
   });
   const fileDeps: CommandDeps = {
     ...deps,
-    stdout: { write: (text: string) => file.writer.write(text) },
+    stdout: { write },
     stdoutBytes: bytes,
     stdoutIsTTY: false,
   };
@@ -63,13 +70,8 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  try {
-    await file.commit();
-  } catch (error) {
-    if (error instanceof ReplaceFailedError) {
-      throw new TargetError(`cannot replace ${out}: ${describeSystemError(error.cause)}, another program holds the file open (close it in Excel); the finished file was kept at ${error.keptAt}`, { cause: error });
-    }
-    throw new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
-  }
+  await file.commit().catch((error: unknown) => {
+    throw writeFailure(out, error);
+  });
   return code;
 }

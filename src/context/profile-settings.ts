@@ -6,41 +6,15 @@
 import { resolve } from 'node:path';
 import type { ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
+import { SETTING_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
 import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
 import { isKnownEncoding } from '../input/text-source.js';
 
-/** The flags of `config set-profile` that become settings, as given. */
-export interface ProfileSettingFlags {
-  concurrency?: number | undefined;
-  rate?: number | undefined;
-  mapFile?: string | undefined;
-  map?: string[] | undefined;
-  set?: string[] | undefined;
-  dateFormat?: string | undefined;
-  timezone?: string | undefined;
-  encoding?: string | undefined;
-  delimiter?: ProfileDefaults['delimiter'];
-  decimalSeparator?: ProfileDefaults['decimalSeparator'];
-  strict?: boolean | undefined;
-}
-
-/** Each setting's key in the config file, by the flag that sets it (`--unset` takes either name). */
-const SETTING_KEYS: Readonly<Record<string, keyof ProfileDefaults>> = {
-  'map-file': 'mapFile',
-  map: 'map',
-  set: 'set',
-  'date-format': 'dateFormat',
-  timezone: 'timezone',
-  encoding: 'encoding',
-  delimiter: 'delimiter',
-  'decimal-separator': 'decimalSeparator',
-  strict: 'strict',
-  concurrency: 'concurrency',
-  rate: 'rate',
-};
+/** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
+export type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
 
 /** `--unset date-format` (or `dateFormat`): the keys to remove; an unknown name is exit 2 listing the known ones. */
 export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
@@ -81,10 +55,12 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   if (flags.delimiter !== undefined) settings.delimiter = flags.delimiter;
   if (flags.decimalSeparator !== undefined) settings.decimalSeparator = flags.decimalSeparator;
   if (flags.strict !== undefined) settings.strict = flags.strict;
+  if (flags.ignoreUnknownColumns !== undefined) settings.ignoreUnknownColumns = flags.ignoreUnknownColumns;
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
-    const { readMapFile } = await import('../input/map-file.js');
-    await readMapFile(path, `--map-file ${flags.mapFile}`);
+    const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([import('../input/map-file.js'), import('./loose-permissions.js')]);
+    // Judged now as every run will judge it: one others can write is refused here, not at 2 am.
+    await readMapFile(path, `--map-file ${flags.mapFile}`, await trustedFileCheck(`--map-file ${flags.mapFile}`, path, deps.env));
     settings.mapFile = path;
   }
   if (flags.map !== undefined && flags.map.length > 0) {
@@ -113,7 +89,7 @@ function word(text: string): string {
 }
 
 /** A profile's settings in one line, in the order of SETTING_KEYS: `mapFile /etc/examctl/sis.json, set Role=Candidate, timezone Europe/London`. */
-export function settingsText(defaults: ProfileDefaults): string {
+export function settingsText(defaults: ProfileDefaults | Readonly<Record<string, unknown>>): string {
   const order: string[] = Object.values(SETTING_KEYS);
   const rank = (key: string): number => (order.includes(key) ? order.indexOf(key) : order.length);
   return Object.entries(defaults)

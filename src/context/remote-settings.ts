@@ -1,5 +1,6 @@
 import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
+import type { RunSettings } from './settings.js';
 import { nonEmpty } from '../system/env-values.js';
 import { decodeByBom } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
@@ -30,7 +31,7 @@ export interface RemoteTarget {
   /** The file the token was read from (--token-file or the profile's tokenFile), for doctor's permissions check. */
   tokenFile?: string;
   profile?: string;
-  /** The profile's defaults (flags override them). */
+  /** The flag, else the profile's (settings.ts). */
   concurrency?: number;
   rate?: number;
   /** Things the user should hear about on stderr (a token file readable by others). Never the token. */
@@ -43,52 +44,37 @@ export const NO_BASE_URL_MESSAGE =
   'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)';
 
 /**
- * Resolves the remote base URL and token from flags, environment and the config's profiles.
- *
- * Base URL: --base-url, EXAMCTL_BASE_URL, the profile. Token: --token-file, EXAMCTL_TOKEN, the
- * profile (tokenFile, else token). Profile: --profile, EXAMCTL_PROFILE, else the default
- * profile, which is not used when a base URL is given by flag or env, so its token is never
- * sent to a host the user named some other way.
- *
- * Resolves undefined when no base URL is configured anywhere (the local target applies; a
- * caller that needs a remote throws NO_BASE_URL_MESSAGE). A missing token is not an error here
- * (a dry run sends nothing and needs none): use `requireRemoteTarget` where one is needed.
- * Throws UsageError for what is wrong rather than missing: an unknown profile, an unreadable,
- * empty or multi-line token file, a malformed config file.
+ * The remote base URL and token, as `--target remote` would take them (settings.ts,
+ * resolveSettings). Undefined when no base URL is configured anywhere; see remoteTargetOf.
  */
 export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<RemoteTarget | undefined> {
+  const { resolveSettings } = await import('./settings.js');
+  return remoteTargetOf(await resolveSettings({ target: 'remote', baseUrl: input.baseUrl, profile: input.profile }, input.env), input);
+}
+
+/**
+ * The remote target of resolved settings: their base URL, and the token from --token-file,
+ * EXAMCTL_TOKEN, else the profile's (tokenFile, else token). Undefined when no base URL is
+ * configured anywhere (the caller that needs one throws NO_BASE_URL_MESSAGE). A missing token is
+ * not an error here (a dry run sends nothing and needs none): use `requireRemoteTarget` where one
+ * is needed. Throws UsageError for an unreadable, empty or multi-line token file.
+ */
+export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>): Promise<RemoteTarget | undefined> {
   const { env } = input;
   const warnings: string[] = [];
-  const explicitBaseUrl = nonEmpty(input.baseUrl) ?? nonEmpty(env.EXAMCTL_BASE_URL);
-  const explicitProfile = nonEmpty(input.profile) ?? nonEmpty(env.EXAMCTL_PROFILE);
-
   const config = await loadConfig(env);
   const { configTokenExposed } = await import('./loose-permissions.js');
   const exposed = await configTokenExposed(configPath(env), Object.values(config.profiles).some((entry) => entry.token !== undefined));
   if (exposed !== undefined) warnings.push(exposed);
-  let profileName: string | undefined;
-  if (explicitProfile !== undefined) {
-    if (!(explicitProfile in config.profiles)) {
-      const via = nonEmpty(input.profile) !== undefined ? '--profile' : 'EXAMCTL_PROFILE';
-      const known = Object.keys(config.profiles);
-      throw new UsageError(
-        `${via}: no profile named ${JSON.stringify(explicitProfile)} in ${configPath(env)}` +
-          (known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'),
-      );
-    }
-    profileName = explicitProfile;
-  } else if (explicitBaseUrl === undefined && config.defaultProfile !== undefined && config.defaultProfile in config.profiles) {
-    profileName = config.defaultProfile;
-  }
-  const profile = profileName !== undefined ? config.profiles[profileName] : undefined;
-
-  const baseUrl = explicitBaseUrl ?? profile?.baseUrl;
+  const profile = settings.record;
+  const profileName = profile?.name;
+  const baseUrl = settings.baseUrl?.value;
   if (baseUrl === undefined) return undefined;
 
   const target: RemoteTarget = { baseUrl, warnings };
   if (profileName !== undefined) target.profile = profileName;
-  if (profile?.defaults?.concurrency !== undefined) target.concurrency = profile.defaults.concurrency;
-  if (profile?.defaults?.rate !== undefined) target.rate = profile.defaults.rate;
+  if (settings.values.concurrency !== undefined) target.concurrency = settings.values.concurrency.value;
+  if (settings.values.rate !== undefined) target.rate = settings.values.rate.value;
 
   const flagFile = nonEmpty(input.tokenFile);
   const envToken = env.EXAMCTL_TOKEN;
@@ -134,17 +120,15 @@ export async function requireRemoteTarget(input: RemoteTargetInput): Promise<Rem
   return target as RemoteTargetWithToken;
 }
 
+const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
+  'token-file': '--token-file',
+  env: 'EXAMCTL_TOKEN',
+  'profile-file': "the profile's token file",
+  profile: 'the profile (stored in the config file)',
+};
+
 export function describeSource(source: TokenSource): string {
-  switch (source) {
-    case 'token-file':
-      return '--token-file';
-    case 'env':
-      return 'EXAMCTL_TOKEN';
-    case 'profile-file':
-      return "the profile's token file";
-    case 'profile':
-      return 'the profile (stored in the config file)';
-  }
+  return SOURCE_WORDS[source];
 }
 
 /** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */

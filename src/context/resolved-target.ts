@@ -1,6 +1,6 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
-import type { ReportTarget } from '../report/run-report.js';
+import type { ProfileNote, ReportTarget } from '../report/run-report.js';
 import type { RemoteTarget, TokenSource } from './remote-settings.js';
 
 /* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
@@ -21,7 +21,7 @@ export interface RemoteConnection {
  * The target of one invocation and the non-secret facts about it (which doctor reports): the
  * store, or the base URL, the profile it came from and where the token came from.
  */
-export type ResolvedTarget =
+export type ResolvedTarget = (
   | { kind: 'local'; store: string; report: ReportTarget }
   | {
       kind: 'remote';
@@ -33,7 +33,11 @@ export type ResolvedTarget =
       tokenFile?: string;
       report: ReportTarget;
       remote: RemoteConnection;
-    };
+    }
+) & {
+  /** Where the target came from and the profile the run uses (or the default one it set aside), for the report's header. */
+  note?: { targetFrom: string; profile?: ProfileNote };
+};
 
 /**
  * The target as the command boundary hands it to a command: resolved on first use, then the

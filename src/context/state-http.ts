@@ -1,28 +1,28 @@
 /**
  * The HTTP exchanges with a state service that keeps the sync memory (docs/sync.md, "A state
  * service"): one bounded request at a time through undici's public API, as the remote target's
- * client makes them (src/api/http-pool.ts). Bounded: a connect, header and body timeout, a deadline
- * for the whole exchange, a cut for the answer's size, three attempts for a failure the service
- * may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
+ * client makes them (src/api/http-pool.ts). Bounded: the request timeout for the whole exchange
+ * (one failure, not retried), a cut for the answer's size, three attempts for a failure the
+ * service may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
  * would go with it). Credentials come from EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD only,
  * never from the address, and every text the service sends passes the redaction gate before any
  * sink sees it.
  */
+import { quotedValue } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { isLoopbackHost } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { nonEmpty } from '../system/env-values.js';
-import { formatBytes } from '../formats/number-format.js';
+import { nonEmpty, requestTimeoutFromEnv } from '../system/env-values.js';
+import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
 /** The largest answer read from a state service (a memory of 200,000 users is ~60 MB). */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
-/** One exchange, headers and whole body, within this. */
-const EXCHANGE_DEADLINE_MS = 10 * 60_000;
+/** One exchange, headers and whole body, within the request timeout, as the platform's (EXAMCTL_REQUEST_TIMEOUT_MS). */
+const DEFAULT_EXCHANGE_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 10_000;
-const IDLE_TIMEOUT_MS = 60_000;
 const ATTEMPTS = 3;
 
 /**
@@ -30,8 +30,16 @@ const ATTEMPTS = 3;
  * the default directory beside the runs directory (docs/sync.md).
  */
 export function givenSyncDir(flag: unknown, env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const given = typeof flag === 'string' && flag.trim() !== '' ? flag : env.EXAMCTL_SYNC_DIR;
-  return given === undefined || given.trim() === '' ? undefined : given;
+  const fromFlag = typeof flag === 'string' && flag.trim() !== '';
+  const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
+  if (given === undefined || given.trim() === '') return undefined;
+  // Any other `scheme://` (ftp://, a typo such as htps://) would be taken as a relative folder
+  // named `ftp:`: refused. One letter before `:` is a Windows drive, not a scheme.
+  const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(given)?.[1];
+  if (scheme !== undefined && !isStateAddress(given)) {
+    throw new UsageError(`${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${given}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`);
+  }
+  return given;
 }
 
 /** Whether --sync-dir / EXAMCTL_SYNC_DIR names a state service rather than a directory. */
@@ -65,7 +73,7 @@ export function checkStateAddress(address: string, what: string): URL {
   try {
     url = new URL(address.trim());
   } catch {
-    throw new UsageError(`${what}: not a valid URL: ${JSON.stringify(address)}`);
+    throw new UsageError(`${what}: not a valid URL: ${quotedValue(address)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
   if (url.username !== '' || url.password !== '') {
@@ -86,18 +94,20 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   if (username === undefined && password !== '') throw new UsageError('EXAMCTL_SYNC_PASSWORD is set without EXAMCTL_SYNC_USERNAME: give both for basic authentication');
   if (username?.includes(':') === true) throw new UsageError('EXAMCTL_SYNC_USERNAME must not contain ":" (basic authentication)');
   const basic = username === undefined ? undefined : Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+  const deadlineMs = requestTimeoutFromEnv(env) ?? DEFAULT_EXCHANGE_MS;
   const dispatchers = new Map<string, { dispatcher: Dispatcher; proxy: string | undefined }>();
   const redactor: Redactor = createRedactor(password === '' ? [] : [password, basic]);
   const proxySecretsSeen = new Set<string>();
   let shown = redactor;
 
-  // The HTTP client (undici, ~0.5 MB of script) loads on the first exchange: a run without a state service (a dry run) never compiles it.
-  const client = async () => ({ ...(await import('../api/http-pool.js')), ...(await import('../api/remote-client.js')) });
-  const dispatcherFor = (url: URL, { openDispatcher }: Awaited<ReturnType<typeof client>>): Dispatcher => {
+  const dispatcherFor = (url: URL, { openDispatcher }: HttpClient): Dispatcher => {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
-      known = { dispatcher: openDispatcher(url.origin, { connections: 1, connectTimeout: CONNECT_TIMEOUT_MS, headersTimeout: IDLE_TIMEOUT_MS, bodyTimeout: IDLE_TIMEOUT_MS, proxy }), proxy };
+      // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
+      const undiciMs = proxy === undefined ? 0 : deadlineMs;
+      const dispatcher = openDispatcher(url.origin, { connections: 1, connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs), headersTimeout: undiciMs, bodyTimeout: undiciMs, proxy });
+      known = { dispatcher, proxy };
       dispatchers.set(url.origin, known);
       // A proxy's password is kept out of every message too.
       const added = proxySecrets(proxy).filter((secret) => !proxySecretsSeen.has(secret));
@@ -110,7 +120,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   };
 
   const once = async (method: string, url: URL, body: { text: string; type: string; md5?: string } | undefined): Promise<StateAnswer> => {
-    const http = await client();
+    const http = await httpClient();
     const headers: Record<string, string> = { 'user-agent': http.USER_AGENT, accept: 'application/json' };
     if (basic !== undefined) headers.authorization = `Basic ${basic}`;
     if (body !== undefined) {
@@ -120,7 +130,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     const answer = await http.requestText(
       dispatcherFor(url, http),
       { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
-      { maxBytes: MAX_STATE_BYTES, deadlineMs: EXCHANGE_DEADLINE_MS },
+      { maxBytes: MAX_STATE_BYTES, deadlineMs },
     );
     const text = answer.text;
     answer.release();
@@ -138,15 +148,19 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
         try {
           answer = await once(method, url, body);
         } catch (error) {
-          const { ResponseTooLargeError, describeNetworkError } = await client();
-          if (error instanceof ResponseTooLargeError) {
+          const http = await httpClient();
+          if (error instanceof http.ResponseTooLargeError) {
             throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
+          }
+          // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the run, and its lock, as long again.
+          if (pastDeadline(error, http)) {
+            throw new TargetError(`the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`);
           }
           if (attempt < ATTEMPTS) {
             await sleep(250 * attempt);
             continue;
           }
-          const words = error instanceof Error ? describeNetworkError(error) : String(error);
+          const words = error instanceof Error ? http.describeNetworkError(error) : String(error);
           throw new TargetError(`the state service at ${where} could not be reached (${method}, ${ATTEMPTS} attempts): ${shown.text(words)}`);
         }
         if ((answer.status >= 500 || answer.status === 429) && attempt < ATTEMPTS) {
@@ -168,3 +182,13 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     },
   };
 }
+
+/** The request timeout ran out (examctl's deadline, or undici's through a proxy), before or after the status line. */
+function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, undiciErrors }: HttpClient): boolean {
+  const reason = error instanceof ResponseCutError ? error.reason : error;
+  return reason instanceof AttemptDeadlineError || reason instanceof undiciErrors.HeadersTimeoutError || reason instanceof undiciErrors.BodyTimeoutError;
+}
+
+/** The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run) never compiles it. */
+const httpClient = async () => ({ ...(await import('../api/http-pool.js')), ...(await import('../api/remote-client.js')) });
+type HttpClient = Awaited<ReturnType<typeof httpClient>>;

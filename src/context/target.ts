@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
-import { millisecondsInRangeFromEnv, nonEmpty, wholeMillisecondsFromEnv } from '../system/env-values.js';
+import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import type { RemoteTarget } from './remote-settings.js';
+import type { SettingFlags } from './settings.js';
+import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 
@@ -77,36 +79,43 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 }
 
 /**
- * The target of a command (docs/cli-contract.md, "Targets"): --target / EXAMCTL_TARGET when given,
- * else remote when a base URL is configured (flag, env, or a profile), else local.
+ * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings
+ * (settings.ts: flag > environment > named profile > default profile > built-in). When a profile
+ * is used or the default one set aside, one stderr line names the target, the profile and each
+ * setting it gave; the report's header says the same.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  const explicit = options.target ?? nonEmpty(deps.env.EXAMCTL_TARGET);
-  if (explicit !== undefined && explicit !== 'local' && explicit !== 'remote') {
-    throw new UsageError(`EXAMCTL_TARGET must be local or remote, not "${explicit}"`);
+  const { resolveSettings, profileNote } = await import('./settings.js');
+  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  let target: ResolvedTarget;
+  if (settings.target.value === 'remote') {
+    const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
+    const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
+    if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
+    target = await remoteTarget(remote, options, deps);
+  } else {
+    const store = await usedStorePath(options, deps);
+    target = { kind: 'local', store, report: { kind: 'local', store } };
   }
-  if (explicit === 'remote' || (explicit === undefined && (await remoteConfigured(options, deps)))) {
-    const { NO_BASE_URL_MESSAGE, resolveRemoteTarget } = await import('./remote-settings.js');
-    const settings = await resolveRemoteTarget({
-      baseUrl: options.baseUrl,
-      tokenFile: options.tokenFile,
-      profile: options.profile,
-      env: deps.env,
-      cwd: deps.cwd,
-    });
-    if (!settings) throw new UsageError(NO_BASE_URL_MESSAGE);
-    return remoteTarget(settings, options, deps);
+  const from = settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
+  const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
+  // The token itself never: where it was read.
+  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
+  target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
+  if (profile !== undefined) {
+    const { describeTarget } = await import('../report/report-writers.js');
+    await deps.stderr.write(`${terminalLine(await settingsLine(describeTarget(target.report), from, profile))}\n`);
   }
-  const store = await usedStorePath(options, deps);
-  return { kind: 'local', store, report: { kind: 'local', store } };
+  return target;
 }
 
-/** A base URL by flag, env or profile (named, or the config's default profile) means "remote". */
-async function remoteConfigured(options: GlobalOptions, deps: CommandDeps): Promise<boolean> {
-  if (nonEmpty(options.baseUrl ?? deps.env.EXAMCTL_BASE_URL) || nonEmpty(options.profile ?? deps.env.EXAMCTL_PROFILE)) return true;
-  const { loadConfig } = await import('./config-file.js');
-  const config = await loadConfig(deps.env);
-  return config.defaultProfile !== undefined && config.profiles[config.defaultProfile] !== undefined;
+/** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */
+async function settingsLine(target: string, from: string, profile: ProfileNote): Promise<string> {
+  const where = `target: ${target} (${from})`;
+  if (!profile.used) return `${where}; the default profile ${profile.name} is not used: ${profile.why ?? ''}`;
+  const { settingsText } = await import('./profile-settings.js');
+  const took = settingsText(profile.settings);
+  return `${where}; profile ${profile.name} (${profile.via}): ${took === '' ? 'none of its settings is read here' : took}`;
 }
 
 /** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
@@ -120,14 +129,14 @@ function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string 
  * (docs/remote.md, "Limits, timeouts, retries"; default 60 s), from 100 ms to 1 hour.
  */
 function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { requestTimeoutMs?: number } {
-  const ms = millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+  const ms = requestTimeoutFromEnv(env);
   return ms === undefined ? {} : { requestTimeoutMs: ms };
 }
 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
-  const concurrency = options.concurrency ?? settings.concurrency ?? REMOTE_CONCURRENCY;
+  const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
   return {
     kind: 'remote',
@@ -149,7 +158,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           baseUrl,
           token,
           concurrency,
-          rate: options.rate ?? settings.rate,
+          rate: settings.rate,
           allowInsecureHttp,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,

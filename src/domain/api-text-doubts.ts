@@ -4,6 +4,7 @@
  * warning that quotes the API's words, because the service may refuse it or candidates may not
  * manage it. Pure. A message never quotes a PIN (a secret).
  */
+import { quotedValue } from './problem.js';
 import { COLLECTION_EXTERNAL_ID_MESSAGE } from './collection.js';
 import type { Validation } from './problem.js';
 import type { FieldWarning } from './spreadsheet-warnings.js';
@@ -33,7 +34,7 @@ export function collectionForSending(
         field: 'ExternalId',
         code: WARNING_CODES.WiderThanApiText,
         message:
-          `ExternalId ${JSON.stringify(id)} has upper-case letters: the API text says "Alphanumeric, a-z and 0-9" ` +
+          `ExternalId ${quotedValue(id)} has upper-case letters: the API text says "Alphanumeric, a-z and 0-9" ` +
           `(code 802, "${COLLECTION_EXTERNAL_ID_MESSAGE}"); examctl sends it as given, the service may refuse it with code 802`,
       },
     ],

@@ -23,15 +23,15 @@ type CoercionKind = CellKind;
 /** Field name and kind pairs; an array, not a Map, because this loop runs once per input row. */
 type CoercionTable = readonly (readonly [string, CoercionKind])[];
 
-const TRUE_SPELLINGS = new Set(['true', 'yes', '1']);
-const FALSE_SPELLINGS = new Set(['false', 'no', '0']);
+// Y and N: UK SIS exports write yes/no fields that way.
+const TRUE_SPELLINGS = new Set(['true', 'yes', 'y', '1']);
+const FALSE_SPELLINGS = new Set(['false', 'no', 'n', '0']);
 const INTEGER = /^[+-]?[0-9]+$/;
 
 /** A user's value inside a message, cut short so one bad cell cannot flood a report. */
-const quoted = quotedValue;
 
 
-/** Parses a boolean spelling (true/false, yes/no, 1/0, any case); undefined when it is none of them. */
+/** Parses a boolean spelling (true/false, yes/no, Y/N, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {
   const lower = s.trim().toLowerCase();
   if (TRUE_SPELLINGS.has(lower)) return true;
@@ -66,7 +66,7 @@ export function parseHierarchyEntry(entry: string, path: string, problems: Probl
   }
   if (flags.includes('delete')) {
     if (flags.length > 1) {
-      problems.push({ field: path, code: null, message: `Hierarchy entry ${quoted(entry)}: delete cannot be combined with permission flags` });
+      problems.push({ field: path, code: null, message: `Hierarchy entry ${quotedValue(entry)}: delete cannot be combined with permission flags` });
       return entry;
     }
     return { ExternalId: externalId, Action: 'DELETE' };
@@ -78,7 +78,7 @@ export function parseHierarchyEntry(entry: string, path: string, problems: Probl
     problems.push({
       field: path,
       code: null,
-      message: `Hierarchy entry ${quoted(entry)}: unknown flag ${unknown.map(quoted).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
+      message: `Hierarchy entry ${quotedValue(entry)}: unknown flag ${unknown.map(quotedValue).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
     });
     return entry;
   }
@@ -133,7 +133,7 @@ export function coerceCell(name: string, kind: CoercionKind, value: unknown, pro
       if (value.trim() === '') return undefined;
       const b = parseBooleanSpelling(value);
       if (b === undefined) {
-        problems.push({ field: name, code: null, message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quoted(value)}` });
+        problems.push({ field: name, code: null, message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quotedValue(value)}` });
         return value;
       }
       return b;

@@ -365,7 +365,7 @@ export function forbiddenNameCharacterMessage(name: string): string {
   return `${name} must not contain control characters (NUL, ESC, tab, newline...) or bidirectional overrides`;
 }
 
-export const BOOLEAN_SPELLINGS = 'true/false, yes/no or 1/0';
+export const BOOLEAN_SPELLINGS = 'true/false, yes/no, Y/N or 1/0';
 
 /** A JSON boolean field; null means unset. */
 export function booleanRule<Name extends string>(name: Name, doc?: string): FieldRule<Name> {

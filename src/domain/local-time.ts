@@ -5,6 +5,7 @@
  * format is refused with the format it looks like; a local time the clocks skip or pass twice is
  * refused. Pure (Intl only). docs/input-formats.md, "Dates, times and time zones".
  */
+import { quotedValue } from './problem.js';
 import { isCalendarDate, parseDateTime } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import type { Problem } from './problem.js';
@@ -329,7 +330,7 @@ export function likelyDateFormat(text: string): string | undefined {
 }
 
 function notReadMessage(field: string, text: string, kind: 'date' | 'date-time', options: LocalTimeOptions): string {
-  const quoted = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  const quoted = quotedValue(text);
   if (options.format !== undefined) {
     const shape = kind === 'date' ? options.format.dateText : options.format.dateTime === undefined ? `${options.format.dateText} HH:mm` : options.format.text;
     return `${field} ${quoted} is neither ${shape} (--date-format) nor ISO ${kind === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DDTHH:mm:ss'}`;
@@ -345,7 +346,7 @@ function notReadMessage(field: string, text: string, kind: 'date' | 'date-time',
 }
 
 function impossible(field: string, text: string): TextReading {
-  return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date and time (check day, month, hour and minute)` };
+  return { ok: false, message: `${field} ${quotedValue(text)} is not a real date and time (check day, month, hour and minute)` };
 }
 
 /**
@@ -359,7 +360,7 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const m = format.date.exec(t);
     if (m !== null) {
       const w = wallOf(format.dateOrder, m.slice(1));
-      return realDate(w) ? { ok: true, value: dateText(w) } : { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (read as ${format.dateText}: day ${w.d}, month ${w.mo})` };
+      return realDate(w) ? { ok: true, value: dateText(w) } : { ok: false, message: `${field} ${quotedValue(text)} is not a real date (read as ${format.dateText}: day ${w.d}, month ${w.mo})` };
     }
   }
   const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
@@ -367,7 +368,7 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
     if (realDate(w)) return { ok: true, value: dateText(w) };
     // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
-    if (ISO_DATE.test(t)) return { ok: false, message: `${field} ${JSON.stringify(text)} is not a real date (month ${w.mo}, day ${w.d})` };
+    if (ISO_DATE.test(t)) return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
   }
   return { ok: false, message: notReadMessage(field, text, 'date', options) };
 }
@@ -384,11 +385,11 @@ function placed(field: string, text: string, w: WallClock, fraction: string | un
   if (options.timeZone === undefined) {
     return {
       ok: false,
-      message: `${field} ${JSON.stringify(text)} has no time zone: add Z or an offset such as +01:00, or give --timezone with the zone the file's times are in (e.g. Europe/Berlin)`,
+      message: `${field} ${quotedValue(text)} has no time zone: add Z or an offset such as +01:00, or give --timezone with the zone the file's times are in (e.g. Europe/Berlin)`,
     };
   }
   const converted = wallClockInZone(w, options.timeZone);
-  if (!converted.ok) return { ok: false, message: zoneConversionMessage(`${field} ${JSON.stringify(text)}`, converted.reason, options.timeZone) };
+  if (!converted.ok) return { ok: false, message: zoneConversionMessage(`${field} ${quotedValue(text)}`, converted.reason, options.timeZone) };
   const parsed = parseDateTime(converted.text.replace(/([+-]\d{2}:\d{2})$/, `${frac}$1`));
   return parsed.ok ? { ok: true, value: parsed.iso, zone: options.timeZone } : impossible(field, text);
 }

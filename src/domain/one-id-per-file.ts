@@ -7,6 +7,7 @@
  * null, as for the other rules of a file (rows of one schedule that disagree). Pure.
  */
 import type { Problem, Validation } from './problem.js';
+import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
 
 /** Where a record was read (structurally the input's SourceRef). */
 export interface IdPlace {
@@ -32,8 +33,8 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
  * The ids one read of one input has met so far: make one per read (a real run reads its file twice).
  * Held compactly and outside the JavaScript heap, since a dry run of millions of rows holds them
  * all: an id of ASCII characters (all but a few) is stored as its bytes, first
- * spelling, back to back in one growing byte array, found through an open-addressing table of
- * entry numbers, its place packed in one number (`line + file * 2^32`). Nothing is allocated per
+ * spelling, back to back in one growing byte array, found through a table of entry numbers
+ * (hash-slots.ts), its place packed in one number (`line + file * 2^32`). Nothing is allocated per
  * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage
  * collector has no per-row object to trace, so the heap it grows in proportion to stays small.
  * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as before.
@@ -43,11 +44,17 @@ export class IdsOfOneInput {
   private bytes = new Uint8Array(1 << 14);
   private starts = new Uint32Array(1 << 10);
   private places = new Float64Array(1 << 10);
-  /**
-   * Open addressing, linear probing, at most half full: slot `s` is `slots[2s]`, entry number + 1
-   * (0: free), and `slots[2s + 1]`, its id's hash, so a probe past another id reads no bytes.
-   */
-  private slots = new Int32Array(2 << 11);
+  /** Each entry's hash, so a probe past another id reads no bytes. */
+  private hashes = new Int32Array(1 << 10);
+  /** The id a probe looks for, its hash, and whether case is folded. */
+  private probeId = '';
+  private probeHash = 0;
+  private probeFold = false;
+  private readonly slots = new HashSlots(
+    (entry) => this.hashes[entry] === this.probeHash && this.equals(entry, this.probeId, this.probeFold),
+    (entry) => this.hashes[entry] as number,
+    1 << 11,
+  );
   private count = 0;
   /** An ASCII key first met as a non-ASCII spelling that folds to it (`\u212A1`, Kelvin, folds to `k1`): entry -> that spelling. */
   private readonly oddSpellings = new Map<number, string>();
@@ -101,20 +108,36 @@ export class IdsOfOneInput {
     }
     const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
     const line = earlier % LINE_SPAN;
+    if (file === place.file && !this.repeats.has(line)) this.repeats.set(line, { id, line: place.line });
     const where = file === place.file ? `line ${line}` : `${file} line ${line}`;
     const spelled = earlierId === id ? '' : ` (as ${earlierId})`;
     return { field: this.rule.field, code: null, message: `${this.rule.field} ${id} is also on ${where}${spelled}; an id appears once in one file` };
   }
 
+  /** Records a later one of the same file repeats: the earlier's line -> the later's id and line (few: only repeats). */
+  private readonly repeats = new Map<number, { id: string; line: number }>();
+
+  /**
+   * Once the whole input was read (a pass before the send): the problem of a record whose id a
+   * LATER record repeats, so the earlier fails too, naming the later line, as the later names it.
+   */
+  repeatedLater(line: number, id: string | null): Problem | undefined {
+    const later = this.repeats.get(line);
+    return later === undefined ? undefined : { field: this.rule.field, code: null, message: `${this.rule.field} ${id ?? later.id} is also on line ${later.line}; an id appears once in one file` };
+  }
+
+  get hasRepeats(): boolean {
+    return this.repeats.size > 0;
+  }
+
   /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */
   private find(id: string, hash: number, fold: boolean): number {
-    const slots = this.slots;
-    const mask = (slots.length >> 1) - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const taken = slots[2 * slot] as number;
-      if (taken === 0) return ~slot;
-      if (slots[2 * slot + 1] === hash && this.equals(taken - 1, id, fold)) return taken - 1;
-    }
+    this.probeId = id;
+    this.probeHash = hash;
+    this.probeFold = fold;
+    const slot = this.slots.slotOf(hash);
+    const entry = this.slots.at(slot);
+    return entry < 0 ? ~slot : entry;
   }
 
   private equals(entry: number, id: string, fold: boolean): boolean {
@@ -143,6 +166,7 @@ export class IdsOfOneInput {
     if (entry === this.starts.length) {
       this.starts = grown(this.starts, entry * 2);
       this.places = grown(this.places, entry * 2);
+      this.hashes = grown(this.hashes, entry * 2);
     }
     if (this.used + id.length > this.bytes.length) this.bytes = grown(this.bytes, Math.max(this.bytes.length * 2, this.used + id.length));
     const bytes = this.bytes;
@@ -150,28 +174,10 @@ export class IdsOfOneInput {
     this.starts[entry] = this.used;
     this.used += id.length;
     this.places[entry] = packed;
-    this.slots[2 * slot] = entry + 1;
-    this.slots[2 * slot + 1] = hash;
+    this.hashes[entry] = hash;
     this.count = entry + 1;
-    if (this.count * 4 > this.slots.length) this.rehash();
+    this.slots.set(slot, entry);
     return entry;
-  }
-
-  /** Twice the slots, every entry placed again by the hash its slot keeps. */
-  private rehash(): void {
-    const old = this.slots;
-    const slots = new Int32Array(old.length * 2);
-    const mask = (slots.length >> 1) - 1;
-    for (let at = 0; at < old.length; at += 2) {
-      const taken = old[at] as number;
-      if (taken === 0) continue;
-      const hash = old[at + 1] as number;
-      let slot = hash & mask;
-      while (slots[2 * slot] !== 0) slot = (slot + 1) & mask;
-      slots[2 * slot] = taken;
-      slots[2 * slot + 1] = hash;
-    }
-    this.slots = slots;
   }
 
   /** The id of an entry as it was first stored. */
@@ -197,11 +203,9 @@ export class IdsOfOneInput {
 /** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
 const MAX_COMPACT_LENGTH = 255;
 
-const FNV_OFFSET = 0x811c9dc5;
-
 /** One character into an FNV-1a hash, A-Z folded to a-z when `fold`. */
 function fnvStep(hash: number, c: number, fold: boolean): number {
-  return Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), 0x01000193);
+  return Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
 }
 
 /** The hash's high bits mixed into the low ones the table uses; never negative. */
@@ -220,7 +224,7 @@ function asciiHash(text: string, fold: boolean): number {
   return fnvFinal(hash);
 }
 
-function grown<T extends Uint8Array | Uint32Array | Float64Array>(array: T, length: number): T {
+function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {
   const bigger = new (array.constructor as new (length: number) => T)(length);
   bigger.set(array);
   return bigger;

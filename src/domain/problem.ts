@@ -16,12 +16,22 @@ export interface Problem {
 /** The result of validating one record: the wire-ready value, or every problem found. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
+/** Characters of a value a message quotes: a longer one is cut, and its full length said. */
+export const QUOTED_VALUE_CHARS = 60;
+
 /**
- * An offending value as a message quotes it, whatever the input format: JSON-quoted (controls and
- * quotes escaped) and cut to 60 characters, so a message stays one readable line.
+ * A value as every message quotes it, whatever the input format: JSON-quoted (controls and quotes
+ * escaped) and cut to QUOTED_VALUE_CHARS with its full length, `"abcdefgh…" (4,000,000 characters)`,
+ * so a message stays one readable line and a report of a 4 MB word in every row stays small.
  */
-export function quotedValue(value: string): string {
-  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+export function quotedValue(value: unknown): string {
+  // Another value (a number, a list) as its JSON text, cut the same way.
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  if (text.length <= QUOTED_VALUE_CHARS) return typeof value === 'string' ? JSON.stringify(value) : text;
+  // Never half of a surrogate pair: that would be quoted as an escape.
+  const cut = QUOTED_VALUE_CHARS - 1 - (/[\uD800-\uDBFF]/.test(text[QUOTED_VALUE_CHARS - 2]!) ? 1 : 0);
+  const head = `${text.slice(0, cut)}…`;
+  return `${typeof value === 'string' ? JSON.stringify(head) : head} (${text.length.toLocaleString('en-US')} characters)`;
 }
 
 export function problem(field: string, code: ProblemCode, message: string): Problem {

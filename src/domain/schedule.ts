@@ -6,6 +6,7 @@
  * (OWN_CODES in codes.ts, 9000 up) or null, never a spec number: a whole-number field is an
  * integerRule with its code.
  */
+import { quotedValue } from './problem.js';
 import type { Problem, Validation } from './problem.js';
 import type { Candidate, Schedule, ScheduleRequest, Workflow } from './types.js';
 import {
@@ -46,7 +47,7 @@ function templateIdMessage(value: string): string {
   const words = 'ProctoringServiceTemplateExternalId may contain only letters and digits: the API text says "Alphanumeric"';
   const undashed = value.replaceAll('-', '');
   if (!value.includes('-') || !ALNUM.test(undashed)) return words;
-  return `${words}, without the dashes of "alphanumeric and dashes" it says of the ids beside it; a template id has none (did you mean ${JSON.stringify(undashed)}?)`;
+  return `${words}, without the dashes of "alphanumeric and dashes" it says of the ids beside it; a template id has none (did you mean ${quotedValue(undashed)}?)`;
 }
 
 export const SCHEDULE_TABLE = ruleTable('schedule', [

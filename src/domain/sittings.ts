@@ -6,6 +6,7 @@
  * line; a ScheduleExtId used twice by whole requests fails the second; every problem carries
  * the line it is about. Pure.
  */
+import { quotedValue } from './problem.js';
 import type { WrittenTime } from './local-time.js';
 import { coerceAndValidateScheduleRequest, coerceScheduleFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
@@ -86,7 +87,7 @@ class SittingGroup<T> implements Sitting<T> {
           // A PIN's digits stay out of the report: the lines say where to look.
           message: SECRET_FIELDS.has(name)
             ? `${name} differs from line ${firstLine}; rows of one schedule must agree`
-            : `${name} is ${JSON.stringify(value)} here but ${JSON.stringify(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
+            : `${name} is ${quotedValue(value)} here but ${quotedValue(this.fields[name])} on line ${firstLine}; rows of one schedule must agree`,
         });
       }
     }

@@ -108,7 +108,6 @@ function checksOf(name: string): number {
   return checks;
 }
 
-const quoted = quotedValue;
 
 /** A digit or a sign first, as EXPONENT_FORM needs: most ids fail this before the pattern runs. */
 function startsLikeNumber(text: string): boolean {
@@ -139,7 +138,7 @@ function checkString(value: string, base: string, index: number, name: string, f
     warnings.push({
       field: pathOf(base, index),
       code: WARNING_CODES.InvisibleCharacterRemoved,
-      message: `${name} contained an invisible U+FEFF character (left by a copy or a file join), removed${secret ? '' : `: sent as ${quoted(out)}`}`,
+      message: `${name} contained an invisible U+FEFF character (left by a copy or a file join), removed${secret ? '' : `: sent as ${quotedValue(out)}`}`,
     });
   }
   if (secret) return out;
@@ -147,20 +146,20 @@ function checkString(value: string, base: string, index: number, name: string, f
     warnings.push({
       field: pathOf(base, index),
       code: WARNING_CODES.CharacterLostInEncoding,
-      message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quoted(out)} and save the file as UTF-8 or .xlsx`,
+      message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quotedValue(out)} and save the file as UTF-8 or .xlsx`,
     });
   } else if ((checks & NAME) !== 0 && out.includes('?') && LOST_CHARACTERS.test(out)) {
     warnings.push({
       field: pathOf(base, index),
       code: WARNING_CODES.QuestionMarkForLetter,
-      message: `${name} ${quoted(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
+      message: `${name} ${quotedValue(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
     });
   }
   if ((checks & DIGITS) !== 0 && startsLikeNumber(out) && EXPONENT_FORM.test(out)) {
     warnings.push({
       field: pathOf(base, index),
       code: WARNING_CODES.NumberInExponentForm,
-      message: `${name} ${quoted(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
+      message: `${name} ${quotedValue(out)} looks like a long number a spreadsheet showed in exponent form (its digits are lost): format the column as text and type the value again`,
     });
   }
   return out;

@@ -13,14 +13,18 @@ import type { Problem } from '../domain/problem.js';
 import { quotedValue } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import type { HeaderSources } from './csv-reader.js';
-import { listWithCount } from './name-hints.js';
+import { countOf, listWithCount } from './name-hints.js';
 import type { HierarchyFlag, TemplatePart, ValueSource, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
+
+/** Characters a template may make: far beyond any field (the longest takes a few thousand). */
+const MAX_COMPUTED_CHARS = 1_000_000;
 
 /** A value table ready for lookups: words compared by valueWordKey (case and surrounding or repeated whitespace forgiven). */
 interface Lookup {
   byKey: ReadonlyMap<string, string>;
-  known: readonly string[];
+  /** The table's words as a message lists them: the first ten, each cut (quotedValue), made once for every row that misses. */
+  known: string;
   default?: string | undefined;
 }
 
@@ -69,7 +73,7 @@ const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(n
 function lookupOf(table: ValueTable): Lookup {
   const byKey = new Map<string, string>();
   for (const [word, value] of Object.entries(table.words)) byKey.set(valueWordKey(word), value.trim());
-  return { byKey, known: Object.keys(table.words), default: table.default?.trim() };
+  return { byKey, known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue), default: table.default?.trim() };
 }
 
 export function compileComputation(spec: ComputationSpec): Computation {
@@ -99,13 +103,6 @@ type CellOf = (key: string) => { name: string; text: string } | undefined;
 /** Which sources of each computation a file's header has (a computation with none does nothing for that file). */
 type HeaderPlan = readonly (readonly Source[])[];
 
-/** The yes/no of a flag cell: Y/N, yes/no, true/false, 1/0 (any case); an empty cell is no. */
-function flagCell(text: string): boolean | undefined {
-  const lower = text.trim().toLowerCase();
-  if (lower === 'y') return true;
-  if (lower === 'n') return false;
-  return parseBooleanSpelling(lower);
-}
 
 /** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has. */
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
@@ -160,12 +157,12 @@ export class ComputedFields implements HeaderSources {
       for (const source of computation.sources) {
         const missing = source.columns.filter((column) => !keys.has(column.key));
         if (source.parts !== undefined && missing.length > 0 && missing.length < source.columns.length) {
-          problems.push(`${computation.where}: the template names ${missing.map((column) => JSON.stringify(column.name)).join(', ')}, which the header does not have`);
+          problems.push(`${computation.where}: the template names ${missing.map((column) => quotedValue(column.name)).join(', ')}, which the header does not have`);
         }
       }
       if ((plan[i] as readonly Source[]).length === 0) return;
       const flagsMissing = computation.flags.filter((flag) => !keys.has(flag.key));
-      if (flagsMissing.length > 0) problems.push(`${computation.where}: the flag ${flagsMissing.length === 1 ? 'column' : 'columns'} ${flagsMissing.map((flag) => JSON.stringify(flag.name)).join(', ')} not in the header`);
+      if (flagsMissing.length > 0) problems.push(`${computation.where}: the flag ${flagsMissing.length === 1 ? 'column' : 'columns'} ${flagsMissing.map((flag) => quotedValue(flag.name)).join(', ')} not in the header`);
       if (!computation.translates && fieldsOfColumns.has(computation.field)) {
         problems.push(`${computation.field} is both a column of the file and computed by ${computation.where}: one or the other`);
       }
@@ -273,16 +270,24 @@ export class ComputedFields implements HeaderSources {
 
   /** The value of one computation for one row, with the cells it came from; undefined when the row gives none. */
   private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | ComputationProblem | undefined {
-    const from: Record<string, string> = {};
+    // No prototype: a column named __proto__ is a column like any other.
+    const from: Record<string, string> = Object.create(null) as Record<string, string>;
     let value: string | undefined;
     for (const source of sources) {
       const cells = source.columns.map((column) => cellOf(column.key));
       if (cells.some((cell) => cell === undefined)) continue;
       for (const cell of cells) from[(cell as { name: string }).name] = (cell as { text: string }).text;
-      value =
-        source.parts === undefined
-          ? (cells[0] as { text: string }).text
-          : source.parts.map((part) => ('text' in part ? part.text : (cellOf(normalizeColumnName(part.column)) as { text: string }).text)).join('');
+      if (source.parts === undefined) {
+        value = (cells[0] as { text: string }).text;
+        break;
+      }
+      const pieces = source.parts.map((part) => ('text' in part ? part.text : (cellOf(normalizeColumnName(part.column)) as { text: string }).text));
+      // Measured before it is joined: cells repeated by a template could outgrow any string.
+      const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+      if (length > MAX_COMPUTED_CHARS) {
+        return { problem: `the template of ${computation.where} makes a value of ${countOf(length, 'character')}, more than the ${countOf(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name };
+      }
+      value = pieces.join('');
       break;
     }
     const flags: HierarchyFlag[] = [];
@@ -291,7 +296,7 @@ export class ComputedFields implements HeaderSources {
       const cell = cellOf(flag.key);
       if (cell === undefined) continue;
       from[cell.name] = cell.text;
-      const yes = flagCell(cell.text);
+      const yes = parseBooleanSpelling(cell.text);
       if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name };
       if (yes) {
         flags.push(flag.flag);
@@ -303,7 +308,7 @@ export class ComputedFields implements HeaderSources {
       const empty = sources.flatMap((source) => source.columns.map((column) => column.name));
       // The empty cell a hierarchy should be in is the one to fill (or the flag's yes to take back).
       return {
-        problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${empty.map((name) => JSON.stringify(name)).join(' or ')} is empty: a flag needs a hierarchy (${computation.where})`,
+        problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${empty.map((name) => quotedValue(name)).join(' or ')} is empty: a flag needs a hierarchy (${computation.where})`,
         column: empty[0],
       };
     }
@@ -317,9 +322,8 @@ export class ComputedFields implements HeaderSources {
         if (found === undefined) {
           const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
           const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;
-          const known = listWithCount(table.known.map((word) => JSON.stringify(word)));
           return {
-            problem: `${said} has no entry in the value table of ${computation.where} (known: ${known}); it is not sent as it is: add it to "values", or give a "default"`,
+            problem: `${said} has no entry in the value table of ${computation.where} (known: ${table.known}); it is not sent as it is: add it to "values", or give a "default"`,
             column: column ?? sources[0]?.columns[0]?.name,
           };
         }

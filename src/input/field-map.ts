@@ -5,6 +5,7 @@
  * `--date-format`/`--timezone` read dates and local times. Every flag is checked before anything
  * is read (UsageError naming the flag, exit 2); then each record is shaped as it is read.
  */
+import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
@@ -62,7 +63,7 @@ function originAt(entry: Pick<MapEntry, 'origin' | 'line'>): string {
 
 /** Where a map file's entry is written, as messages name it: `--map-file hr.json:9 "Department"`. */
 function entryPlace(origin: Origin, line: number | undefined, key: string): string {
-  return `${originAt({ origin, line })} ${JSON.stringify(key)}`;
+  return `${originAt({ origin, line })} ${quotedValue(key)}`;
 }
 
 /** What the readers and the record shaping use. */
@@ -98,7 +99,7 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
     throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
-  throw new UsageError(`${what}: unknown field "${name}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+  throw new UsageError(`${what}: unknown field ${quotedValue(name)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
 }
 
 /**
@@ -111,7 +112,7 @@ export function checkProfileField(flag: '--map' | '--set', field: string, value:
   const spec = [USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS].flatMap((columns) => columns).find((column) => normalizeColumnName(column.name) === key);
   if (spec === undefined) {
     const meant = closestName(field, ALL_FIELDS, normalizeColumnName);
-    throw new UsageError(`${flag} ${field}: unknown field "${field}"${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
+    throw new UsageError(`${flag} ${field}: unknown field ${quotedValue(field)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
   }
   if (value === undefined) return spec.name;
   if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
@@ -123,7 +124,7 @@ export function checkProfileField(flag: '--map' | '--set', field: string, value:
 /** `SOURCE=Field` / `Field=value`: split at the last `=` for a map (a header may hold one), at the first for --set. */
 export function splitPair(entry: string, flag: string, last: boolean): [string, string] {
   const at = last ? entry.lastIndexOf('=') : entry.indexOf('=');
-  if (at <= 0) throw new UsageError(`${flag} ${JSON.stringify(entry)}: expected ${flag === '--set' ? 'Field=value, e.g. --set Role=Candidate' : 'SOURCE=Field, e.g. --map "Student ID=ExternalId"'}`);
+  if (at <= 0) throw new UsageError(`${flag} ${quotedValue(entry)}: expected ${flag === '--set' ? 'Field=value, e.g. --set Role=Candidate' : 'SOURCE=Field, e.g. --map "Student ID=ExternalId"'}`);
   return [entry.slice(0, at).trim(), entry.slice(at + 1).trim()];
 }
 
@@ -151,10 +152,10 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
     // A profile and a map file serve every record command: an entry for another command's field is left out.
-    const where = entry.line === undefined ? `${entry.origin} ${JSON.stringify(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: "${entry.source}=${entry.field}"`;
+    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: ${quotedValue(`${entry.source}=${entry.field}`)}`;
     const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1);
     if (spec === undefined) {
-      if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${JSON.stringify(entry.source)} -> ${entry.field}` });
+      if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
       continue;
     }
     const key = normalizeColumnName(entry.source);
@@ -163,11 +164,11 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(`${originAt(entry)}: "${entry.source}" is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
+      throw new UsageError(`${originAt(entry)}: ${quotedValue(entry.source)} is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(`${originAt(entry)}: "${earlier.source}" (${originAt(earlier)}) and "${entry.source}" both map onto ${spec.name}; one column per field`);
+        throw new UsageError(`${originAt(entry)}: ${quotedValue(earlier.source)} (${originAt(earlier)}) and ${quotedValue(entry.source)} both map onto ${spec.name}; one column per field`);
       }
     }
     chosen.set(key, { ...entry, field: spec.name });
@@ -212,7 +213,7 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
     const where = entryPlace(entry.origin, entry.line, entry.key);
     const spec = fieldOf(entry.field, columns, where, command, true);
     if (spec === undefined) {
-      if (level === 1) skipped.push({ origin: entry.origin, text: `${JSON.stringify(entry.key)} (computed)` });
+      if (level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.key)} (computed)` });
       continue;
     }
     if (entry.flags !== undefined && spec.name !== 'Hierarchies') throw new UsageError(`${where}: "flags" add permissions to memberships: only a Hierarchies entry takes them`);
@@ -221,7 +222,7 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
       if (mapped.field !== spec.name) continue;
       if (mapped.level > level) overridden = true;
       else if (mapped.level < level) chosen.delete(key);
-      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from "${mapped.source}" (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
+      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from ${quotedValue(mapped.source)} (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
     }
     const earlier = byField.get(spec.name);
     if (overridden || (earlier !== undefined && earlier.level > level)) continue;
@@ -267,7 +268,7 @@ function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, strin
     const value = out[key];
     delete out[key];
     if (Object.hasOwn(out, field)) {
-      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as "${key}" (mapped) and as ${field}` });
+      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as ${quotedValue(key)} (mapped) and as ${field}` });
       continue;
     }
     out[field] = value;

@@ -5,6 +5,8 @@ import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-cs
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
+import { parseJsonDocument } from './json-document.js';
+import { MAX_JSON_DEPTH } from '../formats/json-scan.js';
 import type { HiddenRows } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
@@ -39,55 +41,14 @@ async function readWholeText(path: string, file: string): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-function lineOfOffset(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
 function readJsonIds(text: string, file: string): IdListEntry[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const at = /at position (\d+)/.exec(message);
-    const line = at === null ? lineOfOffset(text, text.length) : lineOfOffset(text, Number(at[1]));
-    throw new InputFileError(file, line, `malformed JSON: ${message.replace(/\s*in JSON at position \d+.*$/s, '')}`);
-  }
+  // Lines of the elements: where each value directly inside the top-level array begins.
+  const lines: number[] = [];
+  const value = parseJsonDocument(text, file, { depth: MAX_JSON_DEPTH }, { onEntry: (path, line) => path.length === 1 && lines.push(line) });
   // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.
   if (value === null) return [];
   if (!Array.isArray(value)) {
     throw new InputFileError(file, 1, 'expected a JSON array of id strings, e.g. ["inv-1", "inv-2"]');
-  }
-  // Lines of the elements: where each value directly inside the top-level array begins.
-  const lines: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let inString = false;
-  let expectingValue = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-      continue;
-    }
-    if (char === '\n') {
-      line++;
-      continue;
-    }
-    if (char === ' ' || char === '\t' || char === '\r') continue;
-    if (depth === 1 && expectingValue) {
-      lines.push(line);
-      expectingValue = false;
-    }
-    if (char === '"') inString = true;
-    else if (char === '[' || char === '{') {
-      depth++;
-      if (depth === 1) expectingValue = true;
-    } else if (char === ']' || char === '}') depth--;
-    else if (char === ',' && depth === 1) expectingValue = true;
   }
   if (value.length > 0 && value.every((item) => typeof item === 'string' && item.trim() === '')) {
     throw new InputFileError(file, lines[0] ?? 1, `the array holds no valid id, only empty ones (${NO_VALID_ID_REFUSAL})`);

@@ -1,15 +1,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
-import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
+import { quotedValue } from '../domain/problem.js';
+import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../formats/json-scan.js';
 import { readUtf8Chunks } from './text-source.js';
-
-/**
- * Objects and arrays open at once within one record. The deepest API request (a schedule
- * with candidates and their hierarchies) nests five; a file nesting far deeper is hostile or
- * broken, and refusing it here keeps JSON.parse and every later walk off the call-stack limit.
- */
-export const MAX_JSON_DEPTH = 64;
 
 /**
  * Characters in one record (one object of an array, or one NDJSON line). Far above any real
@@ -24,17 +18,10 @@ export interface JsonReadOptions {
 }
 
 const enum Code {
-  Tab = 0x09,
-  Newline = 0x0a,
-  Return = 0x0d,
-  Space = 0x20,
-  Quote = 0x22,
   Comma = 0x2c,
-  Backslash = 0x5c,
   OpenBracket = 0x5b,
   CloseBracket = 0x5d,
   OpenBrace = 0x7b,
-  CloseBrace = 0x7d,
 }
 
 /** Where the scanner is between elements. */
@@ -59,7 +46,8 @@ function describe(code: number): string {
   if (char === '-' || (char >= '0' && char <= '9')) return 'a number';
   if (char === 't' || char === 'f') return 'a boolean';
   if (char === 'n') return 'null';
-  return strayCharacter(code) ?? `"${char}"`;
+  // Only JSON's own punctuation is quoted: a file given by mistake (a token) shows nothing of itself.
+  return strayCharacter(code) ?? ('{}[],:'.includes(char) ? `"${char}"` : 'a character that starts no JSON value');
 }
 
 /**
@@ -75,42 +63,27 @@ function strayCharacter(code: number): string | undefined {
 }
 
 /**
- * Incremental scanner: finds where each top-level object (or element of the top-level array)
- * starts and ends, tracking strings and nesting, and hands the text of each to JSON.parse.
- * Only the element being read is held in memory, so huge arrays stream.
+ * Finds where each top-level object (or element of the top-level array) starts and ends, with the
+ * one JSON scanner (formats/json-scan.ts, bounded in depth), and hands the text of each to
+ * JSON.parse. Only the element being read is held in memory, so huge arrays stream.
  */
 class JsonElementScanner {
   private text = '';
   private pos = 0;
-  private line = 1;
+  private readonly scanner = new JsonScanner({ depth: MAX_JSON_DEPTH });
   private mode = Mode.Start;
   private arrayLine = 0;
-  /** Element in progress: start offset in `text`, its line, and the open brackets. */
+  /** Element in progress: start offset in `text`, its line and column. */
   private elementStart = -1;
   private elementLine = 0;
-  private readonly stack: number[] = [];
-  private inString = false;
+  private elementColumn = 0;
   /**
    * The element's text before `text` (earlier chunks), kept as pieces: appending each chunk to
    * one string and searching it again made a record spanning thousands of chunks quadratic.
    */
   private parts: string[] = [];
   private partsLength = 0;
-  /**
-   * Positions of the next backslash and line feed in `text` at or after the scan position
-   * (-1: none left; a value below the position, such as the initial -2, means "look again"). Cached so that
-   * each string does not search the rest of the chunk again.
-   */
-  private nextBackslash = -2;
-  private nextNewline = -2;
   private index = 0;
-  /**
-   * Object members seen so far in the element (keys of every object in it, nested ones too), and
-   * whether the next string is a key. JSON.parse keeps only the last of two equal keys; comparing
-   * this count with the parsed value's key count finds such a record without slicing every key.
-   */
-  private keyCount = 0;
-  private expectKey = false;
 
   constructor(
     private readonly file: string,
@@ -122,29 +95,21 @@ class JsonElementScanner {
   }
 
   feed(chunk: string): void {
-    this.text = this.elementStart === -1 ? chunk : this.text + chunk;
-    this.pos = this.elementStart === -1 ? 0 : this.pos;
-    // New text: the cached positions must be searched again.
-    this.nextBackslash = -2;
-    this.nextNewline = -2;
+    this.text += chunk;
     this.scan();
-    if (this.elementStart === -1) {
-      this.text = '';
-      this.pos = 0;
-      return;
+    // Scanned text leaves `text`: to the element's pieces, or dropped; an unscanned tail (a token cut by the chunk border) stays.
+    if (this.elementStart !== -1) {
+      const scanned = this.text.slice(this.elementStart, this.pos);
+      if (scanned.length > 0) {
+        this.parts.push(scanned);
+        this.partsLength += scanned.length;
+      }
+      this.elementStart = 0;
     }
-    // Scanned text moves to the pieces; only an unscanned tail (an escape cut by the chunk border) stays.
-    const scanned = this.text.slice(this.elementStart, this.pos);
-    if (scanned.length > 0) {
-      this.parts.push(scanned);
-      this.partsLength += scanned.length;
-    }
+    this.scanner.shift(this.pos);
     this.text = this.text.slice(this.pos);
     this.pos = 0;
-    this.elementStart = 0;
-    if (this.partsLength + this.text.length > MAX_JSON_RECORD_CHARS) {
-      throw this.tooLarge();
-    }
+    if (this.elementStart !== -1 && this.partsLength + this.text.length > MAX_JSON_RECORD_CHARS) throw this.tooLarge();
   }
 
   finish(): void {
@@ -157,6 +122,10 @@ class JsonElementScanner {
     }
   }
 
+  private get line(): number {
+    return this.scanner.line;
+  }
+
   private scan(): void {
     const text = this.text;
     const length = text.length;
@@ -167,16 +136,9 @@ class JsonElementScanner {
         if (this.elementStart !== -1) break;
         continue;
       }
+      pos = this.scanner.skipSpace(text, pos);
+      if (pos >= length) break;
       const code = text.charCodeAt(pos);
-      if (code === Code.Space || code === Code.Tab || code === Code.Return) {
-        pos++;
-        continue;
-      }
-      if (code === Code.Newline) {
-        this.line++;
-        pos++;
-        continue;
-      }
       switch (this.mode) {
         case Mode.Start:
           if (code === Code.OpenBracket) {
@@ -240,95 +202,39 @@ class JsonElementScanner {
   private beginElement(pos: number): void {
     this.elementStart = pos;
     this.elementLine = this.line;
-    this.stack.length = 0;
-    this.inString = false;
+    this.elementColumn = this.scanner.column(pos);
+    this.scanner.restart();
     this.parts = [];
     this.partsLength = 0;
-    this.keyCount = 0;
-    this.expectKey = false;
-    this.pos = pos;
   }
 
-  /** Advances through the element from `from`; on its closing brace, parses and emits it. */
+  /** Advances through the element from `from`; on its end, parses and emits it. */
   private scanElement(from: number): number {
-    const text = this.text;
-    const length = text.length;
-    const stack = this.stack;
-    let pos = from;
-    let inString = this.inString;
-    while (pos < length) {
-      if (inString) {
-        // Strings are most of the text: jump to the next quote instead of walking each char.
-        const quote = text.indexOf('"', pos);
-        const end = quote === -1 ? length : quote;
-        if (this.nextBackslash !== -1 && this.nextBackslash < pos) this.nextBackslash = text.indexOf('\\', pos);
-        if (this.nextNewline !== -1 && this.nextNewline < pos) this.nextNewline = text.indexOf('\n', pos);
-        const backslash = this.nextBackslash;
-        const newline = this.nextNewline;
-        if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash)) {
-          throw this.error(this.line, 'line break inside a string (a string is not closed on this line)');
-        }
-        if (backslash !== -1 && backslash < end) {
-          // Resume at the backslash when the escaped character is in the next chunk.
-          if (backslash + 1 >= length) {
-            pos = backslash;
-            break;
-          }
-          pos = backslash + 2;
-          continue;
-        }
-        if (quote === -1) {
-          pos = length;
-          break;
-        }
-        inString = false;
-        pos = quote + 1;
-        continue;
-      }
-      const code = text.charCodeAt(pos);
-      switch (code) {
-        case Code.Quote:
-          if (this.expectKey) {
-            this.keyCount++;
-            this.expectKey = false;
-          }
-          inString = true;
-          break;
-        case Code.Comma:
-          if (stack[stack.length - 1] === Code.CloseBrace) this.expectKey = true;
-          break;
-        case Code.Newline:
-          this.line++;
-          break;
-        case Code.OpenBrace:
-          if (stack.length >= MAX_JSON_DEPTH) throw this.tooDeep();
-          stack.push(Code.CloseBrace);
-          this.expectKey = true;
-          break;
-        case Code.OpenBracket:
-          if (stack.length >= MAX_JSON_DEPTH) throw this.tooDeep();
-          stack.push(Code.CloseBracket);
-          break;
-        case Code.CloseBrace:
-        case Code.CloseBracket: {
-          const expected = stack.pop();
-          if (expected !== code) {
-            throw this.error(this.line, `unexpected "${String.fromCharCode(code)}"${expected === undefined ? '' : ` where "${String.fromCharCode(expected)}" was expected`}`);
-          }
-          if (stack.length === 0) {
-            this.complete(pos + 1);
-            this.inString = false;
-            return pos + 1;
-          }
-          break;
-        }
-        default:
-          break;
-      }
-      pos++;
+    let end: number;
+    try {
+      end = this.scanner.scanValue(this.text, from, false);
+    } catch (error) {
+      throw this.faultError(error, this.text);
     }
-    this.inString = inString;
-    return pos;
+    if (end === -1) return this.scanner.resumeAt;
+    this.complete(end);
+    return end;
+  }
+
+  /**
+   * A scanner's fault as the reader words it (`firstLine`: the file's line of the text's first, when
+   * the text is the record alone), a stray character named, the record's first line beside a limit.
+   */
+  private faultError(error: unknown, text: string, firstLine?: number): unknown {
+    if (!(error instanceof JsonFault)) return error;
+    const line = (firstLine ?? 1) - 1 + error.line;
+    if (error.kind !== 'syntax') return this.error(line, `${error.message} (record starting on line ${this.elementLine})`);
+    // A line break or tab is said by the fault itself; another invisible character is named.
+    const found = text.charCodeAt(error.offset);
+    const stray = Number.isNaN(found) || found === 0x0a || found === 0x09 || found === 0x0d ? undefined : strayCharacter(found);
+    // On the record's first line, the column counts from the line's start in the file.
+    const column = firstLine !== undefined && error.line === 1 ? this.elementColumn + error.column - 1 : error.column;
+    return this.error(line, `malformed JSON: ${stray === undefined ? `expected ${error.expected}` : `found ${stray}`} at column ${column}`);
   }
 
   private tooLarge(): InputFileError {
@@ -338,38 +244,33 @@ class JsonElementScanner {
     );
   }
 
-  private tooDeep(): InputFileError {
-    return this.error(
-      this.line,
-      `nested too deep: objects and arrays are open ${MAX_JSON_DEPTH} levels deep here (record starting on line ${this.elementLine}); API records nest a few levels, the limit is ${MAX_JSON_DEPTH}`,
-    );
-  }
-
   private complete(end: number): void {
     const tail = this.text.slice(this.elementStart, end);
     const source = this.parts.length === 0 ? tail : this.parts.join('') + tail;
     this.parts = [];
     this.partsLength = 0;
-    if (source.length > MAX_JSON_RECORD_CHARS) {
-      throw this.tooLarge();
-    }
+    if (source.length > MAX_JSON_RECORD_CHARS) throw this.tooLarge();
+    const keys = this.scanner.keys;
     let value: unknown;
     try {
       value = JSON.parse(source);
-    } catch (error) {
-      const offset = jsonSyntaxErrorOffset(source);
-      const line = this.elementLine + lineAt(source, offset) - 1;
-      const stray = strayCharacter(source.charCodeAt(offset));
-      throw this.error(line, `malformed JSON: ${stray === undefined ? jsonErrorReason(error) : `found ${stray}`}`);
+    } catch {
+      // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the file.
+      try {
+        scanJson(source, { depth: MAX_JSON_DEPTH }, { strict: true });
+      } catch (error) {
+        throw this.faultError(error, source, this.elementLine);
+      }
+      throw this.error(this.elementLine, 'malformed JSON');
     }
-    if (countKeys(value as object) !== this.keyCount) {
+    if (countKeys(value as object) !== keys) {
       // A key given twice: JSON.parse silently keeps the last value, which would send a
       // different record than the file seems to say (like two CSV columns for one field).
-      const duplicate = findDuplicateKey(source);
+      const duplicate = keyLines(source, { depth: MAX_JSON_DEPTH }).duplicate;
       if (duplicate !== undefined) {
         throw this.error(
-          this.elementLine + duplicate.lineOffset,
-          `the key "${duplicate.key}" appears twice in one object (record starting on line ${this.elementLine}); JSON keeps only one of them`,
+          this.elementLine + duplicate.line - 1,
+          `the key ${quotedValue(String(duplicate.path[duplicate.path.length - 1]))} appears twice in one object (record starting on line ${this.elementLine}); JSON keeps only one of them`,
         );
       }
     }
@@ -397,43 +298,6 @@ function countKeys(value: object): number {
     if (typeof member === 'object' && member !== null) count += countKeys(member);
   }
   return count;
-}
-
-/**
- * The first key repeated within one object of a JSON text (already known to be valid JSON),
- * with the line of the repetition relative to the text's first line. Only called when a
- * duplicate is known to exist, so it favours clarity over speed.
- */
-export function findDuplicateKey(source: string): { key: string; lineOffset: number } | undefined {
-  // One entry per open container: the keys seen so far for an object, null for an array.
-  const open: (Set<string> | null)[] = [];
-  let lineOffset = 0;
-  let expectKey = false;
-  for (let pos = 0; pos < source.length; pos++) {
-    const char = source[pos];
-    if (char === '\n') lineOffset++;
-    else if (char === '{') {
-      open.push(new Set());
-      expectKey = true;
-    } else if (char === '[') {
-      open.push(null);
-      expectKey = false;
-    } else if (char === '}' || char === ']') open.pop();
-    else if (char === ',') expectKey = open[open.length - 1] instanceof Set;
-    else if (char === '"') {
-      let end = pos + 1;
-      while (source[end] !== '"') end += source[end] === '\\' ? 2 : 1;
-      const keys = open[open.length - 1];
-      if (expectKey && keys instanceof Set) {
-        const key = JSON.parse(source.slice(pos, end + 1)) as string;
-        if (keys.has(key)) return { key, lineOffset };
-        keys.add(key);
-        expectKey = false;
-      }
-      pos = end;
-    }
-  }
-  return undefined;
 }
 
 async function* jsonRecordGenerator(path: string, options: JsonReadOptions): AsyncGenerator<InputRecord> {

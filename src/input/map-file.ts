@@ -15,11 +15,13 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
-import { jsonErrorReason, jsonSyntaxErrorOffset, lineAt } from './json-document.js';
+import { jsonFaultError } from './json-document.js';
+import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../formats/json-scan.js';
+import { quotedValue } from '../domain/problem.js';
 import { listWithCount } from './name-hints.js';
 
 
@@ -79,35 +81,16 @@ function placeOf(origin: string, lines: KeyLines, path: readonly string[]): stri
 
 /** A key path as a message names it: `"Hierarchies" > "flags" > "Exams Officer"`. */
 export function keyPath(path: readonly string[]): string {
-  return path.map((key) => JSON.stringify(key)).join(' > ');
+  return path.map(quotedValue).join(' > ');
 }
 
 type KeyLines = Map<string, number>;
 
-/**
- * The line of every object key of a (valid) JSON text, by its path joined with NUL, and the first
- * key given twice in one object (JSON.parse would keep only the last). Notes (`//` keys) may repeat.
- */
-export function jsonKeyLines(text: string): { lines: KeyLines; duplicate?: { path: string[]; line: number; first: number } } {
-  const lines: KeyLines = new Map();
-  const siblings = new Map<string, Set<string>>();
-  let duplicate: { path: string[]; line: number; first: number } | undefined;
-  // Keys come in order: their lines are counted on from the last one's.
-  let line = 1;
-  let counted = 0;
-  jsonSyntaxErrorOffset(text, (key, offset, path) => {
-    for (let at = text.indexOf('\n', counted); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++;
-    counted = offset;
-    const at = path.join('\u0000');
-    const parent = path.slice(0, -1).join('\u0000');
-    const seen = siblings.get(parent) ?? new Set<string>();
-    siblings.set(parent, seen);
-    if (seen.has(key) && !key.startsWith(NOTE_KEY_PREFIX)) duplicate ??= { path: [...path], line, first: lines.get(at) ?? line };
-    seen.add(key);
-    if (!lines.has(at)) lines.set(at, line);
-  });
-  return duplicate === undefined ? { lines } : { lines, duplicate };
-}
+/** Limits of a map file's JSON beyond its size: every value, value tables' words included, and its columns and computed fields. */
+export const MAP_FILE_MAX_ENTRIES = 100_000;
+export const MAP_FILE_MAX_COLUMNS = 5_000;
+/** Columns one template names: a value built of more is no field's (and 4 MiB of `{A}` would outgrow any string). */
+export const MAP_TEMPLATE_MAX_COLUMNS = 100;
 
 /** The value without its notes (`//` keys), at every level. */
 function withoutNotes(value: unknown): unknown {
@@ -121,12 +104,13 @@ function withoutNotes(value: unknown): unknown {
 }
 
 /** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */
-export async function readMapFile(path: string, origin: string): Promise<MapFileEntries> {
+export async function readMapFile(path: string, origin: string, check?: RegularReadOptions['check']): Promise<MapFileEntries> {
   let text: string;
   try {
-    // A map of a few thousand words is kilobytes.
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
+    // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
+    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) }));
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if (error instanceof FileTooLargeError) {
       throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
     }
@@ -138,19 +122,26 @@ export async function readMapFile(path: string, origin: string): Promise<MapFile
 /** A map file's text, checked (see readMapFile). */
 export async function parseMapFile(text: string, origin: string): Promise<MapFileEntries> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;
+  let lines: KeyLines;
+  let duplicate: DuplicateKey | undefined;
   try {
-    parsed = JSON.parse(source);
+    parsed = parseJson(source, limits);
+    ({ lines, duplicate } = keyLines(source, limits, (key) => key.startsWith(NOTE_KEY_PREFIX)));
   } catch (error) {
-    throw new UsageError(`${origin}:${lineAt(source, jsonSyntaxErrorOffset(source))}: not valid JSON: ${jsonErrorReason(error)}`);
+    throw jsonFaultError(error, origin);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`);
   }
-  const { lines, duplicate } = jsonKeyLines(source);
+  const count = Object.keys(parsed).length;
+  if (count > MAP_FILE_MAX_COLUMNS) {
+    throw new UsageError(`${origin}: ${count.toLocaleString('en-US')} entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold: not a map file? Not used`);
+  }
   if (duplicate !== undefined) {
-    const [first] = duplicate.path;
-    const what = duplicate.path.length === 1 ? `"${first}" is mapped twice` : `${keyPath(duplicate.path)} is given twice`;
+    const path = duplicate.path.map(String);
+    const what = path.length === 1 ? `${quotedValue(path[0]!)} is mapped twice` : `${keyPath(path)} is given twice`;
     throw new UsageError(`${origin}:${duplicate.line}: ${what} (first on line ${duplicate.first}); JSON would keep only the last: one entry per ${duplicate.path.length === 1 ? 'column' : 'key'}`);
   }
   const { entrySchemas } = await mapFileSchemas();
@@ -178,13 +169,18 @@ export async function parseMapFile(text: string, origin: string): Promise<MapFil
       fail(issueMessage(issue), (issue?.path ?? []).map(String));
     }
     if ('field' in object) {
-      const entry = checked.data as { field: string; values?: Record<string, string>; default?: string };
+      // The tables as written, not as zod copied them: its copy drops a key named __proto__.
+      const entry = { ...(checked.data as { field: string; default?: string }), values: object.values as Record<string, string> | undefined };
       const values = valueTable(entry, fail);
       if (values === undefined && entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
       columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
       continue;
     }
-    const entry = checked.data as { column?: string; template?: string; fallback?: string | string[]; values?: Record<string, string>; default?: string; flags?: Record<string, string> };
+    const entry = {
+      ...(checked.data as { column?: string; template?: string; fallback?: string | string[]; default?: string }),
+      values: object.values as Record<string, string> | undefined,
+      flags: object.flags as Record<string, string> | undefined,
+    };
     const sources: ValueSource[] = [];
     if ((entry.column === undefined) === (entry.template === undefined)) fail('give "column" or "template" (one of them): where the value comes from');
     if (entry.column !== undefined) sources.push({ column: entry.column });
@@ -209,7 +205,7 @@ function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
   for (const [flag, field] of Object.entries(HIERARCHY_CELL_FLAGS)) {
     if (normalizeColumnName(flag) === key || normalizeColumnName(field) === key) return flag as HierarchyFlag;
   }
-  return fail(`unknown flag ${JSON.stringify(name)}: one of ${FLAG_NAMES.join(', ')}`);
+  return fail(`unknown flag ${quotedValue(name)}: one of ${FLAG_NAMES.join(', ')}`);
 }
 
 /** The entry's value table; two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
@@ -221,7 +217,7 @@ function valueTable(entry: { values?: Record<string, string>; default?: string }
     const key = valueWordKey(word);
     const earlier = seen.get(key);
     if (earlier !== undefined && earlier[1] !== value) {
-      fail(`${JSON.stringify(earlier[0])} and ${JSON.stringify(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for ${JSON.stringify(earlier[1])} and ${JSON.stringify(value)}`, ['values', word]);
+      fail(`${quotedValue(earlier[0])} and ${quotedValue(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for ${quotedValue(earlier[1])} and ${quotedValue(value)}`, ['values', word]);
     }
     seen.set(key, [word, value]);
   }
@@ -236,6 +232,7 @@ function valueTable(entry: { values?: Record<string, string>; default?: string }
 export function parseTemplate(template: string, fail: (message: string) => never): TemplatePart[] {
   const parts: TemplatePart[] = [];
   let text = '';
+  let columns = 0;
   for (let i = 0; i < template.length; i++) {
     const c = template[i] as string;
     if ((c === '{' || c === '}') && template[i + 1] === c) {
@@ -243,21 +240,22 @@ export function parseTemplate(template: string, fail: (message: string) => never
       i++;
     } else if (c === '{') {
       const end = template.indexOf('}', i + 1);
-      if (end === -1) fail(`a { is not closed in ${JSON.stringify(template)} (write {{ for a brace itself)`);
+      if (end === -1) fail(`a { is not closed in ${quotedValue(template)} (write {{ for a brace itself)`);
       const column = template.slice(i + 1, end).trim();
-      if (column === '' || column.includes('{')) fail(`{${template.slice(i + 1, end)}} in ${JSON.stringify(template)} is not a column name`);
+      if (column === '' || column.includes('{')) fail(`${quotedValue(`{${template.slice(i + 1, end)}}`)} in ${quotedValue(template)} is not a column name`);
+      if (++columns > MAP_TEMPLATE_MAX_COLUMNS) fail(`more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name`);
       if (text !== '') parts.push({ text });
       text = '';
       parts.push({ column });
       i = end;
     } else if (c === '}') {
-      fail(`a } that closes nothing in ${JSON.stringify(template)} (write }} for a brace itself)`);
+      fail(`a } that closes nothing in ${quotedValue(template)} (write }} for a brace itself)`);
     } else {
       text += c;
     }
   }
   if (text !== '') parts.push({ text });
-  if (!parts.some((part) => 'column' in part)) fail(`${JSON.stringify(template)} names no column ({Column name}); a value for every row is --set's`);
+  if (columns === 0) fail(`${quotedValue(template)} names no column ({Column name}); a value for every row is --set's`);
   return parts;
 }
 
@@ -265,7 +263,7 @@ export function parseTemplate(template: string, fail: (message: string) => never
 function issueMessage(issue: { code: string; message: string; keys?: readonly PropertyKey[]; expected?: unknown } | undefined): string {
   if (issue === undefined) return 'not a map entry';
   if (issue.code === 'unrecognized_keys') {
-    return `unknown ${issue.keys?.length === 1 ? 'key' : 'keys'} ${listWithCount((issue.keys ?? []).map((key) => JSON.stringify(String(key))))}: an entry takes "field", "values", "default" (a column read as a field) or "column", "template", "fallback", "values", "default", "flags" (a field computed from columns)`;
+    return `unknown ${issue.keys?.length === 1 ? 'key' : 'keys'} ${listWithCount((issue.keys ?? []).map((key) => quotedValue(String(key))))}: an entry takes "field", "values", "default" (a column read as a field) or "column", "template", "fallback", "values", "default", "flags" (a field computed from columns)`;
   }
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) return `expected ${String(issue.expected)}`;
   return issue.message;

@@ -63,10 +63,10 @@ export function closestName(
  * `items` joined with ", ", cut after `max` of them with "… and N more" (N grouped by
  * thousands), so that 10,000 unknown columns make one readable line.
  */
-export function listWithCount(items: readonly string[], max = 10, separator = ', '): string {
-  if (items.length <= max) return items.join(separator);
-  const rest = items.length - max;
-  return `${items.slice(0, max).join(separator)}${separator}… and ${rest.toLocaleString('en-US')} more`;
+export function listWithCount(items: readonly string[], max = 10, separator = ', ', show: (item: string) => string = (item) => item): string {
+  const shown = items.slice(0, max).map(show).join(separator);
+  if (items.length <= max) return shown;
+  return `${shown}${separator}… and ${(items.length - max).toLocaleString('en-US')} more`;
 }
 
 /** A count with its noun, grouped by thousands: `1 column`, `10,000 columns`. */

@@ -4,7 +4,8 @@ import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { activeProfile, type ActiveProfile } from '../context/profile-defaults.js';
+import { resolveSettings, settingText } from '../context/settings.js';
+import { trustedFileCheck } from '../context/loose-permissions.js';
 import { isKnownEncoding } from '../input/text-source.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -27,6 +28,8 @@ export interface InputFlagOptions {
   encoding?: string | undefined;
   profile?: string | undefined;
   baseUrl?: string | undefined;
+  target?: string | undefined;
+  store?: string | undefined;
 }
 
 /** How an .xlsx input's sheet is read (file-options.ts, SHEET_OPTIONS): `--sheet`, `--hidden-rows`. */
@@ -37,35 +40,30 @@ export interface SheetFlagOptions {
 
 /** The input flags of a command's options, for readInput and resolveInputFlags. */
 export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
-  const { map, mapFile, set, dateFormat, timezone, profile, baseUrl } = options;
-  return { map, mapFile, set, dateFormat, timezone, profile, baseUrl };
+  const { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store } = options;
+  return { map, mapFile, set, dateFormat, timezone, profile, baseUrl, target, store };
 }
 
 /**
- * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the profile
- * named by --profile or EXAMCTL_PROFILE, else the default one when no base URL is given. A flag
- * wins over the profile for the same column, field or setting.
+ * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
+ * profile (context/settings.ts). A flag wins over the profile for the same column, field or setting.
  */
 export async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
-  let dateFormat: InputFlags['dateFormat'];
-  let timezone: InputFlags['timezone'];
-  let encoding: InputFlags['encoding'];
-  const profile = await inputProfile(options, deps);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  const profile = settings.profile;
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
     for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
     if (defaults.mapFile !== undefined) {
-      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0);
+      // Judged as the config file naming it is: a map file others can write chooses what is sent.
+      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps.env);
       map.push(...file.map);
       computed.push(...file.computed);
     }
     for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
-    if (defaults.dateFormat !== undefined) dateFormat = { text: defaults.dateFormat, origin: `profile ${name}: dateFormat` };
-    if (defaults.timezone !== undefined) timezone = { text: defaults.timezone, origin: `profile ${name}: timezone` };
-    if (defaults.encoding !== undefined) encoding = { text: defaults.encoding, origin: `profile ${name}: encoding` };
   }
   if (options.mapFile !== undefined) {
     const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1);
@@ -80,16 +78,8 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
     const [field, value] = splitPair(entry, '--set', false);
     set.push({ field, value, origin: '--set', level: 2 });
   }
-  if (options.dateFormat !== undefined) dateFormat = { text: options.dateFormat, origin: '--date-format' };
-  if (options.timezone !== undefined) timezone = { text: options.timezone, origin: '--timezone' };
-  if (options.encoding !== undefined) encoding = { text: options.encoding, origin: '--encoding' };
-  return { map, computed, set, dateFormat, timezone, encoding };
-}
-
-/** The profile whose settings complete the input flags: the one a run read again was read with, else the active one. */
-function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<ActiveProfile | undefined> {
-  if (deps.runProfile !== undefined) return Promise.resolve(deps.runProfile ?? undefined);
-  return activeProfile(options, deps.env);
+  const { dateFormat, timezone, encoding } = settings.values;
+  return { map, computed, set, dateFormat: settingText(dateFormat, 'dateFormat'), timezone: settingText(timezone, 'timezone'), encoding: settingText(encoding, 'encoding') };
 }
 
 /**
@@ -98,9 +88,9 @@ function inputProfile(options: InputFlagOptions, deps: CommandDeps): Promise<Act
  * command refused is not there (it never got this far); an unreadable profile gives none.
  */
 export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
-  const profile = await inputProfile(options, deps).catch(() => undefined);
-  const timeZone = options.timezone ?? profile?.defaults.timezone;
-  const format = options.dateFormat ?? profile?.defaults.dateFormat;
+  const values = (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values;
+  const timeZone = values?.timezone?.value;
+  const format = values?.dateFormat?.value;
   const parsed = format === undefined ? undefined : parseDateFormat(format);
   return {
     ...(timeZone !== undefined && isKnownTimeZone(timeZone) ? { timeZone } : {}),
@@ -108,12 +98,11 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
   };
 }
 
-
 /** A map file's entries (input/map-file.ts) as input flags of one level. */
-async function mapFileFlags(path: string, origin: string, level: number): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
+async function mapFileFlags(path: string, origin: string, level: number, trustedBy?: CommandDeps['env']): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
-  const { columns, computed } = await readMapFile(path, origin);
+  const { columns, computed } = await readMapFile(path, origin, trustedBy === undefined ? undefined : await trustedFileCheck(origin, path, trustedBy));
   return {
     map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
     computed: computed.map((entry) => ({ entry, level })),
@@ -155,13 +144,15 @@ export function readInput(
   const open = async (): Promise<BatchedRecords> => {
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
+    // The flag, else the profile's (config set-profile --ignore-unknown-columns).
+    const ignoreUnknown = ignoreUnknownColumns || (await resolveSettings(options, deps.env, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
     const timeZone = shaping.dates.timeZone;
     // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;
     // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
     shaped = readRecords(inputPathOf(file, deps), {
       columns,
-      ignoreUnknownColumns,
+      ignoreUnknownColumns: ignoreUnknown,
       displayName: displayNameOf(file),
       cellProblems: 'record',
       shaping,

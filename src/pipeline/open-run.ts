@@ -57,7 +57,7 @@ export async function openRun(
     if (api !== null) journal = started.value;
     const plans = dryRun && api !== null && target.report.kind === 'local';
     const report = await openRunReport(
-      { command, target: target.report, dryRun, ...(plans ? { plans: true as const } : {}), ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) },
+      { command, target: target.report, ...target.note, dryRun, ...(plans ? { plans: true as const } : {}), ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) },
       options,
       deps,
       { notes },

@@ -3,16 +3,18 @@ import { resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import type { ReportEntry } from '../report/run-report.js';
 import type { ReportSummary, ReportTarget } from '../report/run-report.js';
-import type { EndReason, ItemRef, ResumeDecision, RunJournal } from '../runs/index.js';
+import { currentTrust, laterRunsOnTarget, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
-import { InternalError, TargetError, TransientTargetError } from '../system/errors.js';
+import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { formatCount } from '../formats/number-format.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
-import { activeProfile } from '../context/profile-defaults.js';
+import { resolveSettings } from '../context/settings.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -146,7 +148,7 @@ export async function startJournaling(
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
-  const active = await activeProfile(invocation as { profile?: string; baseUrl?: string }, deps.env).catch(() => undefined);
+  const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
   const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
@@ -234,4 +236,61 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
   const given = givenSyncDir(flag, deps.env);
   if (given === undefined) return undefined;
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
+}
+
+/* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */
+
+/** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
+const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
+
+/**
+ * A later run of the same command on the same target (a newer night) has sent since this one
+ * started: resuming would send this run's older rows over theirs (a user the later export has
+ * could be disabled again as this run's leaver), with exit 0. Refused unless --over-later-runs
+ * (docs/runs.md, "runs resume").
+ */
+export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
+  const later = await laterRunsOnTarget(runsDir, header, currentTrust());
+  if (later.length === 0) return;
+  const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
+  throw new RunJournalError(
+    `run ${header.id}: ${later.length === 1 ? 'a later run' : `${formatCount(later.length)} later runs`} of ${header.command} went to the same target since it started (${named}); ` +
+      `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. ` +
+      "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done (examctl runs prune --all removes it from runs list); " +
+      'else run the command again with today\'s file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), ' +
+      'or give --over-later-runs if the later runs sent other records',
+  );
+}
+
+/** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */
+export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined, digested: readonly string[]): Record<string, unknown> {
+  const { header } = opened.record;
+  const { pinSha256 } = header.options;
+  const recorded = recordedFlags(header.options, digested);
+  // stdin was copied to a temp file that lived only as long as that run: nothing to read again.
+  if (recorded.file === '-') {
+    throw new RunJournalError(
+      `run ${header.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again, so it cannot be resumed; ` +
+        `examctl runs show ${header.id} lists what was done: send the rest from a file`,
+    );
+  }
+  const options: Record<string, unknown> = { ...recorded };
+  if (typeof pinSha256 === 'string') {
+    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
+    if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: this --pin differs from the one the run was started with; give the same PIN`);
+    options.pin = pin;
+  } else if (pin !== undefined) {
+    throw new UsageError(`run ${header.id} was started without --pin; a resume sends what the run sent`);
+  }
+  // The recorded target, not the one configured today: the items already sent went there.
+  options.target = header.target.kind;
+  if (header.target.kind === 'local') options.store = header.target.store;
+  else options.baseUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  for (const name of RESUME_OVERRIDES) {
+    const value = (given as Record<string, unknown>)[name];
+    if (value !== undefined) options[name] = value;
+  }
+  options.runsDir = given.runsDir;
+  delete options.dryRun;
+  return options;
 }

@@ -373,7 +373,7 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
  * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
  * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
  * or is locked) still gives CI its documents (docs/ci.md, "What examctl does under CI"):
- * --json's whole document and every --report file, each item skipped with the reason, the
+ * --json's whole document and every --report file (not a resume's: the run's report stays), each item skipped with the reason, the
  * refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
  * kept. Returns the error to end with; when even the report cannot be opened (no target, an
  * unwritable --report), the refusal as it was.
@@ -388,7 +388,8 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     const target = await targetOf();
     const syncMemory = job.syncMemory?.();
     const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) };
-    report = await openRunReport(header, options, deps, { countsOnly: true });
+    // A resume refused leaves the run's --report file as the run left it (its report, not this refusal's).
+    report = await openRunReport(header, deps.resume === undefined ? options : { ...options, report: undefined }, deps, { countsOnly: true });
   } catch {
     return error;
   }

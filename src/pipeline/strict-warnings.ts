@@ -8,7 +8,7 @@
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { RunOptions, Unit } from './record-job.js';
-import { activeProfile } from '../context/profile-defaults.js';
+import { resolveSettings } from '../context/settings.js';
 import type { CommandDeps } from '../context/command-deps.js';
 
 /**
@@ -16,11 +16,10 @@ import type { CommandDeps } from '../context/command-deps.js';
  * `strict` (config set-profile --strict), else not. A profile that cannot be read is the
  * command's to refuse before this (its input flags read it): here it says nothing.
  */
-export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
+export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;
   // A run read again (a resume) with the profile it was started with.
-  const profile = deps.runProfile !== undefined ? (deps.runProfile ?? undefined) : await activeProfile(options, deps.env).catch(() => undefined);
-  return profile?.defaults.strict === true;
+  return (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
 }
 
 /** A warning as the problem that fails its record under --strict: the same field, line, code and text. */

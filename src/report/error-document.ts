@@ -54,6 +54,8 @@ export function runErrorJson(error: unknown): RunErrorJson {
 export interface ErrorDocument {
   command?: string;
   target?: ReportHeader['target'];
+  targetFrom?: string;
+  profile?: ReportHeader['profile'];
   dryRun?: boolean;
   error: RunErrorJson;
   items?: ReportItem[];
@@ -66,7 +68,7 @@ export interface ErrorDocument {
  */
 export function errorDocument(error: unknown, header?: ReportHeader, partial?: { items: ReportItem[]; summary: ReportSummary }): ErrorDocument {
   return {
-    ...(header === undefined ? {} : { command: header.command, target: header.target, dryRun: header.dryRun }),
+    ...(header === undefined ? {} : { command: header.command, target: header.target, ...(header.targetFrom === undefined ? {} : { targetFrom: header.targetFrom }), ...(header.profile === undefined ? {} : { profile: header.profile }), dryRun: header.dryRun }),
     error: runErrorJson(error),
     ...(partial === undefined ? {} : { items: partial.items, summary: partial.summary }),
   };

@@ -113,10 +113,12 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
+    const { command, target, targetFrom, profile, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
     const head = JSON.stringify({
       command,
       target,
+      ...(targetFrom === undefined ? {} : { targetFrom }),
+      ...(profile === undefined ? {} : { profile }),
       dryRun,
       ...(run === undefined ? {} : { run }),
       ...(unlisted === undefined ? {} : { unlisted }),

@@ -122,6 +122,10 @@ export interface RunReport {
 export interface ReportHeader {
   command: string;
   target: ReportTarget;
+  /** Where the target came from: `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each setting comes from"). */
+  targetFrom?: string;
+  /** The profile the run took settings from, or the default profile it set aside. */
+  profile?: ProfileNote;
   dryRun: boolean;
   /** A dry run against a local store: its engine plans each record, so the run has a plan even when no record is valid. */
   plans?: true;
@@ -140,6 +144,16 @@ export interface ReportHeader {
   unlistedUnchanged?: { count: number; reason: string };
   /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
   syncMemory?: SyncMemoryNote;
+}
+
+/** A profile as a run used it: how it was chosen, and each setting it gave; or, `used` false, why the default profile was not used. */
+export interface ProfileNote {
+  name: string;
+  /** `--profile`, `EXAMCTL_PROFILE`, `the default profile`, `the run's journal`. */
+  via: string;
+  used: boolean;
+  why?: string;
+  settings: Record<string, unknown>;
 }
 
 /**

@@ -14,9 +14,9 @@
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
 import { Writable } from 'node:stream';
-import { ReplacementFile } from '../system/atomic-file.js';
+import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { DateFormat } from '../domain/local-time.js';
-import { checkReplaceable, cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
+import { cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
@@ -242,15 +242,14 @@ export interface XlsxReportFile {
 }
 
 /**
- * Opens the temp file at once (the one atomic writer, atomic-file.ts), so an unwritable report
+ * Opens the output at once (the one output gate, output-file.ts), so an unwritable report
  * location fails before anything is sent; the workbook's zip streams into it.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
   const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
-  let file: ReplacementFile;
+  let file: OutputFile;
   try {
-    await checkReplaceable(path);
-    file = await ReplacementFile.open(path, REPORT_FILE_OPTIONS);
+    file = await openOutputFile(path, REPORT_FILE_OPTIONS);
   } catch (error) {
     throw cannotWrite(error);
   }

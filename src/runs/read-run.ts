@@ -699,7 +699,8 @@ export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderL
  * Runs of `command` on `target` for `population` that started after run `after` and may have
  * changed the target (docs/sync.md, "When the memory is lost"): real runs (no dry run) that fed
  * the same sync memory (`syncDir` as journaled: the flag's or EXAMCTL_SYNC_DIR's; both none: the
- * default beside the runs directory) and, when finished, had something acknowledged. Oldest first.
+ * default beside the runs directory) and, when finished, had something acknowledged (unfinished:
+ * had anything on record). Oldest first.
  */
 export async function laterFeedingRuns(
   runsDir: string,
@@ -711,6 +712,8 @@ export async function laterFeedingRuns(
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
     const finished = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
+    // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
+    if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
     found.push({ id, startedAt: header.startedAt });
   }
   return found.reverse();

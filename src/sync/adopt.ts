@@ -22,7 +22,8 @@ import { linksAfter } from './memberships.js';
 import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
-import { populationKey, requestDigest, type MemoryEntry, type SyncKind, type SyncMemory } from './sync-memory.js';
+import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import type { SyncMemory } from './sync-memory.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
 
 /** A row adopted: its id, where it came from, what the memory will hold, and what it held before. */

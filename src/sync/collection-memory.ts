@@ -11,7 +11,7 @@ import type { CollectionRequest } from '../domain/types.js';
 import { ErrorCode } from '../domain/codes.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { describeTarget } from '../report/report-writers.js';
-import { canonicalJson, type MemoryEntry } from './sync-memory.js';
+import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 import { SentMemory } from './sent-memory.js';
 
 /** What --existing says of an 810 (the ExternalId used already). */

@@ -14,7 +14,8 @@ import type { OpenDirectory } from '../port/local-directory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { openTargetDirectory } from '../context/target.js';
-import type { MemoryEntry, SyncMemory } from './sync-memory.js';
+import type { MemoryEntry } from './memory-lines.js';
+import type { SyncMemory } from './sync-memory.js';
 
 /** Which records a run sends: all, only those the target does not have, or only those it has. */
 export type OnlyWhich = 'new' | 'existing';

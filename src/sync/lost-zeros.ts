@@ -6,17 +6,21 @@
  * of a file (dry runs too):
  * - a **new** id (no user or candidate examctl sent the target has it) that is one examctl sent
  *   with its leading zeros removed, the remembered one not in the file: the run is refused (exit
- *   2), naming how many and the first lines (`refuse`);
+ *   2), naming how many and the first lines (`settle`);
  * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`), memory
  *   or not: in a user sync both rows fail, each naming the other (`problemAt`); in a schedule
- *   push, whose unit is a whole schedule, the run is refused naming both lines (`refusePairs`).
+ *   push, whose unit is a whole schedule, the run is refused naming both lines (`settle`).
  * `--really-new-ids` says such ids are really other users: neither check is made.
+ * `LostZerosRule` is the one rule each such command passes its input through, every kind of id
+ * it gives (user ids; candidate and schedule ids) checked the same way.
  */
 import type { Problem } from '../domain/problem.js';
+import { IdsOfOneInput, USER_ID_RULE } from '../domain/one-id-per-file.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import type { PeekedEntry } from './sync-memory.js';
+import type { InputRecord } from '../input/record.js';
+import type { PeekedEntry } from './memory-lines.js';
 
 /** The most leading zeros looked for in front of a new id (ids of up to 20 digits or so). */
 const MAX_DROPPED_ZEROS = 12;
@@ -49,28 +53,39 @@ function leadingZeros(id: string): number {
   return zeros;
 }
 
-export class LostZeros {
+/** A refusal naming the first lines, then counting (`really`: what the ids are if they are really other ones). */
+function refusal(says: string, named: readonly string[], why: string, really: string): UsageError {
+  const more = named.length > NAMED_LINES ? `, ${formatCount(named.length - NAMED_LINES)} more` : '';
+  return new UsageError(
+    terminalLine(
+      `${says} (${named.slice(0, NAMED_LINES).join('; ')}${more}): a spreadsheet that read the id column as numbers dropped them? Nothing was sent (${why}). ` +
+        `${KEEP_AS_TEXT}${really}, run again with ${REALLY_NEW_IDS}`,
+    ),
+  );
+}
+
+/** One kind of id of the file, checked on its own (LostZerosRule holds one per kind). */
+class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
   /** Rows whose id another row gives with other leading zeros: line -> that other row. */
   private readonly pairs = new Map<number, { id: string; line: number }>();
-  /** The same pairs, each once, in the order found (`refusePairs`). */
+  /** The same pairs, each once, in the order found (`settle`). */
   private readonly pairList: { first: { id: string; line: number }; then: { id: string; line: number }; file: string }[] = [];
   private readonly twins: Twin[] = [];
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 
-  constructor(
-    /** The memory of the target, when it remembers anyone: what a new id is compared with. */
-    private readonly memory: { peek(id: string): PeekedEntry | undefined } | undefined,
-    /** What the file's ids are, for the refusals: `id` (users), `candidate id`, `schedule id`. */
-    private readonly what = 'id',
-    /** What each would be made as twice: a `user` (of an id or a candidate), a `schedule`. */
-    private readonly made = 'user',
-  ) {}
+  constructor(readonly kind: ZeroKind) {
+    this.ids = kind.what === 'id' ? new IdsOfOneInput(USER_ID_RULE) : undefined;
+  }
+
+  /** A user's ids (not candidates, which sit several schedules): the first of two rows with one id fails too, as a pair's rows do. */
+  private readonly ids: IdsOfOneInput | undefined;
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
+    this.ids?.repeated(id, place);
     if (!ONLY_DIGITS.test(id)) return;
     const zeros = leadingZeros(id);
     const digits = zeros === 0 ? id : id.slice(zeros);
@@ -95,7 +110,7 @@ export class LostZeros {
 
   /** A new id that the memory holds with leading zeros: kept to refuse the run (unless its twin is in the file: a pair). */
   private compare(id: string, place: { file: string; line: number }): void {
-    const memory = this.memory;
+    const memory = this.kind.memory;
     if (memory === undefined || this.twinIds.has(id) || memory.peek(id) !== undefined) return;
     let zeros = '0';
     for (let k = 1; k <= MAX_DROPPED_ZEROS; k++, zeros += '0') {
@@ -108,47 +123,28 @@ export class LostZeros {
 
   /**
    * After the whole file: refuses the run (exit 2, nothing sent) when a new id is a remembered
-   * id without its leading zeros and that remembered id is not in the file.
+   * id without its leading zeros and that remembered id is not in the file; and, where a unit is
+   * more than one row (a schedule), when two ids of the file are one once leading zeros are removed.
    */
-  refuse(target: string): void {
-    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line));
-    if (twins.length === 0) return;
+  settle(target: string): void {
+    const { what, made } = this.kind;
     const n = formatCount;
-    const count = twins.length;
-    const named = twins.slice(0, NAMED_LINES).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
-    const more = count > named.length ? `, ${n(count - named.length)} more` : '';
-    throw new UsageError(
-      terminalLine(
-        `the file gives ${n(count)} new ${this.what}${count === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each would be created as a second ${this.made} beside the one synced before). ` +
-          `${KEEP_AS_TEXT}new ${this.made}s, run again with ${REALLY_NEW_IDS}`,
-      ),
-    );
-  }
-
-  /**
-   * After the whole file, where a unit is more than one row (a schedule): refuses the run (exit
-   * 2, nothing sent) when two ids of the file are one once leading zeros are removed.
-   */
-  refusePairs(): void {
+    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line)).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
+    if (twins.length > 0) {
+      const says = `the file gives ${n(twins.length)} new ${what}${twins.length === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros`;
+      throw refusal(says, twins, `each would be created as a second ${made} beside the one synced before`, `new ${made}s`);
+    }
     const pairs = this.pairList;
-    if (pairs.length === 0) return;
-    const n = formatCount;
-    const named = pairs.slice(0, NAMED_LINES).map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
-    const more = pairs.length > named.length ? `, ${n(pairs.length - named.length)} more` : '';
-    throw new UsageError(
-      terminalLine(
-        `the file gives ${pairs.length === 1 ? `two ${this.what}s that are one` : `${n(pairs.length)} pairs of ${this.what}s that are each one`} once leading zeros are removed (${named.join('; ')}${more}): ` +
-          `a spreadsheet that read the id column as numbers dropped them? Nothing was sent (each pair would be two ${this.made}s${this.made === 'user' ? ' of one person' : ''}). ` +
-          `${KEEP_AS_TEXT}other ${this.made}s, run again with ${REALLY_NEW_IDS}`,
-      ),
-    );
+    if (this.kind.pairsRefuseRun !== true || pairs.length === 0) return;
+    const says = `the file gives ${pairs.length === 1 ? `two ${what}s that are one` : `${n(pairs.length)} pairs of ${what}s that are each one`} once leading zeros are removed`;
+    const named = pairs.map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
+    throw refusal(says, named, `each pair would be two ${made}s${made === 'user' ? ' of one person' : ''}`, `other ${made}s`);
   }
 
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
   problemAt(line: number, id: string | null): Problem | undefined {
     const other = this.pairs.get(line);
-    if (other === undefined) return undefined;
+    if (other === undefined) return this.ids?.repeatedLater(line, id);
     return {
       field: 'ExternalId',
       code: null,
@@ -160,6 +156,52 @@ export class LostZeros {
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.pairs.size > 0;
+    return this.pairs.size > 0 || this.ids?.hasRepeats === true;
+  }
+}
+
+/**
+ * One kind of id the rule checks: where a record holds it, what it is compared with (the target's
+ * memory; undefined: pairs only), how the refusals name it (`id`, `candidate id`, `schedule id`)
+ * and what each would be made as twice (`user`, `schedule`), and whether a pair refuses the run
+ * (a unit of many rows: a schedule) rather than failing its rows.
+ */
+export interface ZeroKind {
+  what: string;
+  made: string;
+  idsOf(record: InputRecord): Iterable<string | null>;
+  memory: { peek(id: string): PeekedEntry | undefined } | undefined;
+  pairsRefuseRun?: boolean;
+}
+
+/**
+ * The one leading-zeros rule, made before anything is sent: each record of the file is `add`ed
+ * (every kind of id it gives), then `settle` refuses the run for a new id remembered with its
+ * zeros, and for a pair where a unit is many rows; any other pair fails both its rows (`problemAt`).
+ */
+export class LostZerosRule {
+  private readonly guards: LostZeros[];
+
+  constructor(kinds: readonly ZeroKind[]) {
+    this.guards = kinds.map((kind) => new LostZeros(kind));
+  }
+
+  add(record: InputRecord): void {
+    for (const guard of this.guards) for (const id of guard.kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
+  }
+
+  settle(target: string): void {
+    for (const guard of this.guards) guard.settle(target);
+  }
+
+  /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
+  problemAt(line: number, id: string | null): Problem | undefined {
+    for (const guard of this.guards) if (guard.kind.pairsRefuseRun !== true && guard.hasPairs) return guard.problemAt(line, id);
+    return undefined;
+  }
+
+  /** Whether any row fails as one of a pair (the units are then checked). */
+  get hasPairs(): boolean {
+    return this.guards.some((guard) => guard.kind.pairsRefuseRun !== true && guard.hasPairs);
   }
 }

@@ -26,42 +26,30 @@ export const FEEDING_PREFIX = 'feeding-';
 /** Called once when a run starts waiting for another: the CLI says so on stderr. */
 export type OnWait = (message: string) => void;
 
+/** The holder of a LOCK or marker at `path` while it lives; a stale one, or one unreadable for long (its writer killed between create and write), is none, removed when `remove`. */
+async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
+  const info = await readLockInfo(path);
+  if (info === 'missing') return undefined;
+  const dead = info === 'unreadable' ? ((await unreadableAge(path))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS : isStale(info);
+  if (!dead) return info;
+  if (remove) await unlink(path).catch(() => undefined);
+  return undefined;
+}
+
 /** The live feeders' markers in `dir`; a marker of a process that is gone (killed) is removed. */
 async function liveFeeders(dir: string): Promise<(LockInfo | 'unreadable')[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
+  const names = await readdir(dir).catch(() => [] as string[]);
   const live: (LockInfo | 'unreadable')[] = [];
   for (const name of names) {
-    if (!name.startsWith(FEEDING_PREFIX)) continue;
-    const path = join(dir, name);
-    const info = await readLockInfo(path);
-    if (info === 'missing') continue;
-    if (info === 'unreadable') {
-      // Just created, its content not written yet; one left so for long was a feeder killed in between.
-      const age = await unreadableAge(path);
-      if (age !== undefined && age.ageMs >= UNREADABLE_LOCK_STALE_MS) await unlink(path).catch(() => undefined);
-      else live.push(info);
-    } else if (isStale(info)) {
-      await unlink(path).catch(() => undefined);
-    } else live.push(info);
+    const holder = name.startsWith(FEEDING_PREFIX) ? await liveHolder(join(dir, name), true) : undefined;
+    if (holder !== undefined) live.push(holder);
   }
   return live;
 }
 
 /** Whether a live decider holds the memory's LOCK (a stale or long-unreadable one does not count). */
-async function liveDecider(dir: string): Promise<LockInfo | 'unreadable' | undefined> {
-  const path = join(dir, LOCK_FILE);
-  const holder = await readLockInfo(path);
-  if (holder === 'missing') return undefined;
-  if (holder === 'unreadable') {
-    const age = await unreadableAge(path);
-    return age !== undefined && age.ageMs >= UNREADABLE_LOCK_STALE_MS ? undefined : holder;
-  }
-  return isStale(holder) ? undefined : holder;
+function liveDecider(dir: string): Promise<LockInfo | 'unreadable' | undefined> {
+  return liveHolder(join(dir, LOCK_FILE), false);
 }
 
 /** Backoff between two looks: short at first (a run that just ends), at most 50 ms. */

@@ -7,9 +7,11 @@
  * kept as strings so a service that re-encodes JSON changes none of their bytes); and a SHA-256
  * over all of it, so a damaged or edited document is refused, never used.
  */
-import { canonicalJson, compactedLines, memoryOfText, newestRunOf, populationsOf, SYNC_KINDS, SYNC_MEMORY_VERSION, type MemoryContents, type SyncKind } from './sync-memory.js';
+import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
+import { compactedLines, memoryOfText, newestRunOf, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
+import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../formats/json-scan.js';
 import { hash } from 'node:crypto';
 
 export const DOCUMENT_FORMAT = 'examctl-sync-memory';
@@ -113,9 +115,9 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   const refuse = (why: string): UsageError => new UsageError(`${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw refuse('not a JSON document (cut short, or another file)');
+    parsed = parseJson(text, { depth: MAX_JSON_DEPTH });
+  } catch (error) {
+    throw refuse(error instanceof JsonFault && error.kind === 'depth' ? `${error.message} (forged or damaged)` : 'not a JSON document (cut short, or another file)');
   }
   if (typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== DOCUMENT_FORMAT) {
     throw refuse(`not an export of examctl synced export (no "format": "${DOCUMENT_FORMAT}")`);
@@ -137,7 +139,11 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     const memoryText = body.memories[kind];
     if (memoryText === undefined) continue;
     if (typeof memoryText !== 'string') throw refuse(`its ${kind} memory is not text`);
-    memories.set(kind, memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind, body.target));
+    const contents = memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind);
+    // Inner against outer, each named as what it is: the run's own target is judged after (assertDocumentTarget).
+    const inner = typeof contents.target !== 'object' || contents.target === null ? 'no target' : targetIdentity(contents.target);
+    if (inner !== body.identity) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
+    memories.set(kind, contents);
     texts.set(kind, memoryText);
   }
   if (body.inFlight !== undefined && (!Array.isArray(body.inFlight) || !body.inFlight.every(isInFlightRun))) throw refuse('its list of runs in flight is not one');

@@ -5,8 +5,8 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { makePrivateTempDir } from '../system/private-temp.js';
 import { dirname, join, resolve } from 'node:path';
 import { hash } from 'node:crypto';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -14,7 +14,9 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
-import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, SyncMemory, type MemoryContents, type OpenMemoryOptions, type SyncKind } from './sync-memory.js';
+import type { SyncKind } from './memory-lines.js';
+import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
+import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
@@ -156,10 +158,27 @@ export class ServiceCopy {
     try {
       await this.service.write(text, this.lockInfo.ID);
     } catch (error) {
+      this.startFailed = true;
       const why = error instanceof Error ? error.message : String(error);
       throw new TargetError(`the sync memory could not be stored on ${this.service.address} as the run started (${why}): nothing was sent`);
     }
     this.serial += 1;
+  }
+
+  /** The start store failed: the run sent nothing, so its copy is never stored (markInFlight). */
+  private startFailed = false;
+
+  /**
+   * After a start store that failed the service keeps what it held; a mark of this run it took
+   * all the same (its answer lost, or cut by the request timeout) is taken out, so no later night
+   * takes this run for one that did something.
+   */
+  private async withdrawMark(): Promise<void> {
+    const text = await this.service.read().catch(() => undefined);
+    const held = text === undefined ? undefined : readDocument(text, this.service.address);
+    const others = held?.inFlight.filter((entry) => !this.own.some((own) => own.run === entry.run && own.kind === entry.kind));
+    if (held === undefined || others === undefined || others.length === held.inFlight.length) return;
+    await this.service.write(documentText(this.target, held.memories, held.serial + 1, others), this.lockInfo?.ID);
   }
 
   /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
@@ -185,7 +204,7 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       if (document !== undefined) assertDocumentTarget(document, address, target);
-      syncDir = await mkdtemp(join(tmpdir(), 'examctl-synced-'));
+      syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
       const written = new Map<SyncKind, string>();
@@ -210,7 +229,8 @@ export class ServiceCopy {
   async finish(store: boolean): Promise<void> {
     let failure: TargetError | undefined;
     try {
-      if (store && this.lockInfo !== undefined) await this.store();
+      if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
+      else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
       failure = await this.unsaved(error);
     }

@@ -10,7 +10,8 @@ import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
-import { checkEveryEntry, memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents, type SyncKind } from './sync-memory.js';
+import type { SyncKind } from './memory-lines.js';
+import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { StateService } from './state-service.js';
@@ -49,7 +50,8 @@ export interface ImportOptions {
  */
 export async function importMemory(place: MemoryPlace, target: ReportTarget, text: string, source: string, options: ImportOptions): Promise<{ document: MemoryDocument; replaced: string | undefined }> {
   const document = readDocument(text, source);
-  for (const contents of document.memories.values()) checkEveryEntry(contents);
+  // Every entry parsed and checked: a line that is not one is exit 2 naming it.
+  for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
   assertDocumentTarget(document, source, target);
   if (target.kind === 'local' && document.instance !== options.instance) {
     throw new UsageError(

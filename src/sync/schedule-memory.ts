@@ -6,7 +6,8 @@ import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
-import { LostZeros } from './lost-zeros.js';
+import { UsageError } from '../system/errors.js';
+import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -14,6 +15,17 @@ const NAMED_SCHEDULES = 3;
 const NAMED_CANDIDATES = 3;
 /** How many the note on the schedule's report item names. */
 const NOTED_CANDIDATES = 20;
+
+/** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
+export function scheduleSyncFlags(flags: { changedOnly?: boolean | undefined; requireMemory?: boolean | undefined; upsert?: boolean | undefined; onlyNew?: boolean | undefined; onlyExisting?: boolean | undefined }): OnlyWhich | undefined {
+  // Unchanged schedules are left out only when the rest can be sent again as updates.
+  if (flags.changedOnly && !flags.upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
+  if (flags.requireMemory && !flags.changedOnly) throw new UsageError('--require-memory goes with --changed-only');
+  const only = onlyWhichOf(flags.onlyNew, flags.onlyExisting);
+  // A schedule the target has is sent again only as an update.
+  if (only === 'existing' && !flags.upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
+  return only;
+}
 
 /**
  * `schedule push`'s sync memory: besides the digest, the candidates of the last request the
@@ -46,24 +58,22 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
    * the file's schedule ids against the schedules examctl pushed there. Opened first.
    */
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
-    const zeros = await this.zerosGuard('candidate id');
     const memory = this.memory;
-    if (zeros === undefined || memory === undefined) return;
-    // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.
-    const schedules = new LostZeros(memory.entries.size === 0 ? undefined : memory, 'schedule id', 'schedule');
-    for await (const record of records) {
-      for (const fields of candidatesOf(record)) {
-        const id = idOf(fields, 'CandidateExtId');
-        if (id !== null) zeros.add(id, record.source);
-      }
-      const scheduleId = idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId');
-      if (scheduleId !== null) schedules.add(scheduleId, record.source);
-    }
-    const target = describeTarget(memory.target);
-    for (const guard of [zeros, schedules]) {
-      guard.refuse(target);
-      guard.refusePairs();
-    }
+    if (memory === undefined) return;
+    const rule = await this.zerosRule([
+      { what: 'candidate id', made: 'user', idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')), pairsRefuseRun: true },
+      // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.
+      {
+        what: 'schedule id',
+        made: 'schedule',
+        memory: memory.entries.size === 0 ? undefined : memory,
+        idsOf: (record) => [idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId')],
+        pairsRefuseRun: true,
+      },
+    ]);
+    if (rule === undefined) return;
+    for await (const record of records) rule.add(record);
+    rule.settle(describeTarget(memory.target));
   }
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */

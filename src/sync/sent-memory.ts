@@ -8,19 +8,11 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import {
-  ofOtherInstance,
-  populationKey,
-  requestDigest,
-  sameServerElsewhere,
-  type MemoryEntries,
-  type PeekedEntry,
-  type PopulationRecord,
-  type MemoryEntry,
-  type SyncKind,
-  type SyncMemory,
-} from './sync-memory.js';
-import { LostZeros } from './lost-zeros.js';
+import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import type { MemoryEntries } from './memory-entries.js';
+import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
+import type { SyncMemory } from './sync-memory.js';
+import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -124,7 +116,7 @@ export class SentMemory<P> {
       readOnly: dryRun,
       onWait: say,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...instanceOption(this.instance),
+      ...(this.instance === undefined ? {} : { instance: this.instance }),
       onOtherInstance: (message) => {
         otherInstance = true;
         say(message);
@@ -233,20 +225,18 @@ export class SentMemory<P> {
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
-    const memory = this.memory;
-    if (memory === undefined || this.run === undefined) return;
-    memory.recordPopulation(populationKey(this.flags.population), this.run, true);
-    await memory.durable();
+    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true);
+    await this.memory?.durable();
   }
 
   /**
-   * The leading-zeros guard of a file's ids (lost-zeros.ts; `what` names them in its refusals), or
-   * undefined with --really-new-ids. A new id is compared with the users the target's user memory
-   * holds and the candidates its schedule memory registered (a schedule push makes their users):
-   * the memory this run opened, and the other kind read without a lock. One that cannot be read,
-   * or is of another instance of the store, is done without (this is a guard, not a decision).
+   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts), or undefined with
+   * --really-new-ids. A kind without a memory of its own is compared with the users the target's
+   * user memory holds and the candidates its schedule memory registered (a schedule push makes
+   * their users): the memory this run opened, and the other kind read without a lock. One that
+   * cannot be read, or is of another instance of the store, is done without (a guard, not a decision).
    */
-  protected async zerosGuard(what: string): Promise<LostZeros | undefined> {
+  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]): Promise<LostZerosRule | undefined> {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
@@ -257,8 +247,8 @@ export class SentMemory<P> {
       // A damaged line: the guard does without it.
     }
     const known = users === undefined || users.size === 0 ? undefined : users;
-    if (candidates.size === 0) return new LostZeros(known, what);
-    return new LostZeros({ peek: (id) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) }, what);
+    const people = candidates.size === 0 ? known : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
+    return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
   /** The entries of the target's memory of `kind`, read without a lock; undefined when it cannot be read or is of a replaced store. */
@@ -390,14 +380,13 @@ export class SentMemory<P> {
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
-    const memory = this.memory;
+    // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
+    await this.ending().catch(() => undefined);
     const placed = this.placed;
     const known = this.known;
     this.memory = undefined;
     this.placed = undefined;
     this.known = undefined;
-    // Its end marked: a memory whose newest run has no end while its journal finished was cut short.
-    if (memory !== undefined && this.run !== undefined) memory.recordPopulation(populationKey(this.flags.population), this.run, true);
     await known?.close();
     await placed?.close();
   }
@@ -465,8 +454,4 @@ function missingMemoryWords(target: ReportTarget, name: string, found: boolean, 
   if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
   const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
   return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;
-}
-
-function instanceOption(instance: string | undefined): { instance?: string } {
-  return instance === undefined ? {} : { instance };
 }

@@ -14,7 +14,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { describeTarget } from '../report/report-writers.js';
-import { populationKey, populationsOf, type SyncKind } from './sync-memory.js';
+import { populationKey, type SyncKind } from './memory-lines.js';
+import { populationsOf } from './memory-files.js';
 import { memoryPlaceOf, readPlacedMemories } from './memory-place.js';
 import { populationWords } from './memory-loss.js';
 

@@ -8,11 +8,13 @@
  * _UNLOCK_METHOD), so GitLab's and Gitea's managed state (`<address>/lock`, POST and DELETE) work as
  * they are. The exchanges themselves: src/context/state-http.ts.
  */
+import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
+import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
 import { nonEmpty } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
 
@@ -27,7 +29,7 @@ export interface StateLockInfo {
   Path: string;
 }
 
-/** Called once when a run starts waiting for another's lock. */
+/** Called once when a run starts waiting for another's lock, and when it takes over a dead holder's. */
 type OnWait = (message: string) => void;
 
 const METHOD = /^[A-Za-z]{1,20}$/;
@@ -67,11 +69,20 @@ export class StateService {
     return answer.text;
   }
 
-  /** Stores the document (`lockId`: the lock this run holds). */
+  /**
+   * Stores the document (`lockId`: the lock this run holds), then reads it back: a service that
+   * acknowledges the POST but still holds another document (it dropped the store) is exit 3, the
+   * memory not stored. The same document re-encoded by the service is judged by its checksum.
+   */
   async write(text: string, lockId: string | undefined): Promise<void> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
     const answer = await this.http.exchange('POST', withLockId(this.address, lockId), { text, type: 'application/json', md5 });
     if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
+    const held = await this.read();
+    const sum = checksumOf(text);
+    if (held !== text && (sum === undefined || checksumOf(held) !== sum)) {
+      throw new TargetError(`the state service at ${this.address} answered POST with ${answer.status} but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`);
+    }
   }
 
   /** Removes the document (`synced forget`). */
@@ -86,21 +97,38 @@ export class StateService {
    * was killed. Returns the lock info to release it with.
    */
   async lock(operation: string, timeoutMs: number, onWait?: OnWait): Promise<StateLockInfo> {
+    const ID = randomUUID();
     const info: StateLockInfo = {
-      ID: randomUUID(),
+      ID,
       Operation: operation,
-      Info: `pid ${process.pid}`,
+      // Whose it is, as a local lock file says it: a holder on this host whose process is gone is taken over.
+      Info: JSON.stringify(ownLockInfo(ID)),
       Who: `${safeUser()}@${hostname()}`,
       Version: `examctl ${EXAMCTL_VERSION}`,
       Created: new Date().toISOString(),
       Path: '',
     };
     const deadline = Date.now() + timeoutMs;
+    const takenOver = new Set<string>();
     for (let attempt = 0; ; attempt++) {
-      const answer = await this.http.exchange(this.lockMethod, this.lockAddress, { text: JSON.stringify(info), type: 'application/json' });
+      let answer: StateAnswer;
+      try {
+        answer = await this.http.exchange(this.lockMethod, this.lockAddress, { text: JSON.stringify(info), type: 'application/json' });
+      } catch (error) {
+        // No whole answer (the request timeout): the lock may be taken all the same, so it is released.
+        await this.unlock(info).catch(() => undefined);
+        throw error;
+      }
       if (answer.status === 200 || answer.status === 201 || answer.status === 204) return info;
       if (answer.status !== 423 && answer.status !== 409) throw this.failed(`${this.lockMethod} (lock)`, answer);
       const holder = describeHolder(answer.text);
+      const dead = deadHolderHere(answer.text);
+      if (dead !== undefined && holder.id !== undefined && !takenOver.has(holder.id)) {
+        takenOver.add(holder.id);
+        await this.unlock({ ID: holder.id });
+        onWait?.(`note: took over the lock of the sync memory at ${this.address} held by ${holder.words}: its process (${describeLocalHolder(dead)}) no longer runs on this host`);
+        continue;
+      }
       if (Date.now() >= deadline) {
         throw new StoreLockedError(
           `the sync memory at ${this.address} is locked by ${holder.words}; gave up after ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS). Wait for that run to end. ` +
@@ -145,25 +173,45 @@ function withLockId(address: string, lockId: string | undefined): string {
 
 function methodOf(value: string | undefined, fallback: string, name: string): string {
   const method = nonEmpty(value)?.toUpperCase() ?? fallback;
-  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${JSON.stringify(value)}`);
+  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${quotedValue(value)}`);
   return method;
 }
 
 /** The holder a 423 or 409 names (its lock info), in words; the service's text is already redacted. */
 function describeHolder(text: string): { words: string; id: string | undefined } {
-  let info: Partial<Record<keyof StateLockInfo, unknown>> = {};
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null) info = parsed as typeof info;
-  } catch {
-    // Not lock info: said as unknown.
-  }
+  // Not lock info: said as unknown.
+  const info = jsonObject(text) as Partial<Record<keyof StateLockInfo, unknown>>;
   const field = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined);
   const id = field(info.ID);
   if (id === undefined && field(info.Who) === undefined) return { words: 'another run (the service did not say which)', id: undefined };
   const parts = [field(info.Operation), id === undefined ? undefined : `lock ${id}`].filter((part) => part !== undefined);
   const since = field(info.Created);
   return { words: `${field(info.Who) ?? 'someone'}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}${since === undefined ? '' : ` since ${since}`}`, id };
+}
+
+/** The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone (system/lock.ts, isStale). */
+function deadHolderHere(text: string): LockInfo | undefined {
+  const held = jsonObject(text).Info;
+  const info = jsonObject(typeof held === 'string' ? held : undefined) as Partial<LockInfo>;
+  if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
+  const local = { command: '?', since: '?', ...info } as LockInfo;
+  return isStale(local) ? local : undefined;
+}
+
+/** The document's checksum (a service may re-encode its JSON), undefined for anything else. */
+function checksumOf(text: string | undefined): string | undefined {
+  const sha256 = jsonObject(text).sha256;
+  return typeof sha256 === 'string' ? sha256 : undefined;
+}
+
+/** `text` as a JSON object; anything else (not JSON, not an object) as an empty one. */
+function jsonObject(text: string | undefined): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(text ?? '') as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 function safeUser(): string {

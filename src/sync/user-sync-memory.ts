@@ -1,9 +1,11 @@
+import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, type MemoryEntry, type SyncMemory } from './sync-memory.js';
+import { isPopulationName, type MemoryEntry } from './memory-lines.js';
+import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -18,7 +20,8 @@ import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
-import type { LostZeros } from './lost-zeros.js';
+import type { LostZerosRule } from './lost-zeros.js';
+import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
@@ -27,13 +30,14 @@ export interface UserSyncFlags extends SyncFlags {
   maxDisable?: string;
   pruneMemberships?: boolean;
   maxPrune?: string;
+  allowDisableRecent?: boolean;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
 export function populationOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!isPopulationName(value)) {
-    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${JSON.stringify(value)}`);
+    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${quotedValue(value)}`);
   }
   return value;
 }
@@ -61,7 +65,7 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   const parsed = parseCountOrPercent(text);
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
   if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
-  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${JSON.stringify(value)}`);
+  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
 /** --max-disable's limit (docs/sync.md). */
@@ -94,7 +98,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
-  private lostZeros: LostZeros | undefined;
+  private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
@@ -163,13 +167,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = await this.zerosGuard('id');
+    const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
-      zeros?.add(read.id, record.source);
+      zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
       if (disableMissing) inFile.add(read.id.toLowerCase());
@@ -181,7 +185,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
-    zeros?.refuse(describeTarget(memory.target));
+    zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile);
@@ -222,6 +226,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
+    const stale = new StaleInput();
     for (const [id, entry] of memory.entries) {
       const missing = !inFile.has(id.toLowerCase());
       if (entry.population !== population) {
@@ -229,6 +234,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         continue;
       }
       if (entry.disabled !== true) remembered += 1;
+      stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
       if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
         leavers.push([id, entry]);
@@ -253,6 +259,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
       );
     }
+    // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
+    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population, (line) => void this.deps.stderr.write(`${terminalLine(line)}\n`));
   }
 
   /**
@@ -346,9 +354,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       // or none at all (a joiner): not a row whose entry was written without one (an older
       // memory), so such a night costs what it did; it gains one from the next full run.
       const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-      const state = id === null || this.memory === undefined ? 'absent' : this.memory.rawState(id);
+      const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
       if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
-      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.rawMatch(id!, raw);
+      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
       if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     }
     const unit = this.build(record);
@@ -459,7 +467,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       ...(lastName === undefined ? {} : { lastName }),
       ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
       ...(links === undefined ? {} : { links }),
-      ...(entry === undefined || entry.tentative === true ? { tentative: true } : {}),
+      ...(entry === undefined || entry.tentative === true ? { tentative: true } : { ...joinedOf(entry, run) }),
       // Sent by this population: missing from its next file, this population disables it.
       ...this.populationOf(entry),
     };
@@ -484,7 +492,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population));
+    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
   }
 
   /**

@@ -28,6 +28,11 @@ export function millisecondsInRangeFromEnv(env: Readonly<Record<string, string |
   throw new UsageError(`${name} must be from ${min} to ${max} milliseconds (${range}), got ${ms}`);
 }
 
+/** EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole body (docs/remote.md, "Limits, timeouts, retries"). */
+export function requestTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  return millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+}
+
 /** A setting given as empty or blank text (`EXAMCTL_PROFILE=`) counts as not given. */
 export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();

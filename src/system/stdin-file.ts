@@ -1,17 +1,19 @@
 /**
  * `--file -`: the input comes on stdin. A run reads its input more than once (the structure
  * pass, then the send; schedule push also looks ahead for its warnings), and stdin can be read
- * only once, so it is copied to a private temporary file first and read from there like any
+ * only once, so it is copied to a private temporary file first (private-temp.ts) and read from there like any
  * file, under the name `stdin` in messages and reports. The copy is removed when the command ends.
  */
-import { close, constants, createWriteStream, open } from 'node:fs';
-import { mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
+import { closeSync, constants, createWriteStream, open, openSync, readSync } from 'node:fs';
+import { open as openFile, rm, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { InterruptedError, UsageError } from './errors.js';
 import { kindOf } from './regular-file.js';
+import { makePrivateTempDir } from './private-temp.js';
 
 export const STDIN_NAME = 'stdin';
 
@@ -20,16 +22,16 @@ export interface StdinFile {
   remove(): Promise<void>;
 }
 
-export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, signal?: AbortSignal): Promise<StdinFile> {
+export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, signal?: AbortSignal, pipe?: string): Promise<StdinFile> {
   if (isTTY) throw new UsageError('--file -: stdin is a terminal; pipe the file in (examctl ... --file - < users.csv)');
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-stdin-'));
+  const dir = await makePrivateTempDir('stdin');
   const path = join(dir, STDIN_NAME);
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
     await pipeline(stdin, createWriteStream(path, { mode: 0o600 }), ...(signal === undefined ? [] : [{ signal }]));
   } catch (error) {
     await remove();
-    if (signal?.aborted) throw new InterruptedError('interrupted while reading the input: nothing was sent');
+    if (signal?.aborted) throw new InterruptedError(pipe === undefined ? 'interrupted while reading the input: nothing was sent' : `interrupted while waiting for ${pipe}: nothing was sent`);
     throw error;
   }
   return { path, remove };
@@ -71,21 +73,58 @@ async function opensForReading(path: string): Promise<boolean> {
 }
 
 /**
- * Copies a named pipe like stdin. Opening a FIFO waits for its writer inside libuv's thread pool,
- * where no signal reaches it: Ctrl-C or SIGTERM (`signal`) ends the wait by opening the FIFO for
- * writing ourselves, which completes the pending open, and the copy stops as interrupted. The
- * read goes through a socket on the pipe (epoll, not a blocked thread), so a writer that never
- * writes is left at once too. `onWait` is called when the writer is not there at once.
+ * Copies a named pipe like stdin. The FIFO is opened without waiting (O_NONBLOCK; a socket as
+ * stdin is opened as it is, see opensForReading) and read through a socket on it (epoll, not a
+ * blocked thread), so Ctrl-C or SIGTERM (`signal`) ends a wait for its writer or for its next
+ * bytes at once. Whether a writer is there is known at once, from a read of one byte: data
+ * (kept, the copy's first byte), "would block" (a writer that has not written yet, a process
+ * substitution's), or the end (no writer). With no writer, `canWait` says whether someone can
+ * start one (docs/security.md, "A hostile file"): when not (no terminal, --no-input, CI=true)
+ * the pipe is refused, exit 2, since nothing would ever end the wait; else `onWait` is called
+ * and the copy waits for a writer (writerOpened: where a FIFO without one reads as ended at once).
  */
-export async function spoolPipe(file: string, signal: AbortSignal | undefined, onWait: () => void): Promise<StdinFile> {
+export async function spoolPipe(file: string, named: string, signal: AbortSignal | undefined, wait: { canWait: boolean; onWait: () => void }): Promise<StdinFile> {
+  const fifo = (await stat(file)).isFIFO();
+  const fd = await promisify(open)(file, constants.O_RDONLY | (fifo ? constants.O_NONBLOCK : 0));
+  const first = Buffer.alloc(1);
+  let read: number | undefined;
+  try {
+    read = fifo ? readSync(fd, first) : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+  }
+  if (read === 0) closeSync(fd);
+  if (read === 0 && !wait.canWait) {
+    throw new UsageError(`--file: ${named} is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file`);
+  }
+  if (read === 0) wait.onWait();
+  // Linux reports no end on a FIFO opened O_NONBLOCK while no writer held it until a writer has
+  // come: bytes a departed writer left (another reader kept them) would never end. A writer of
+  // our own, opened and closed at once, counts as one seen.
+  if (read === 1) closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+  const socket = new Socket({ fd: read === 0 ? await writerOpened(file, signal) : fd, readable: true, writable: false });
+  const bytes = read === 1 ? Readable.from((async function* () { yield first; yield* socket; })()) : socket;
+  try {
+    return await spoolStdin(bytes, false, signal, file);
+  } finally {
+    socket.destroy();
+  }
+}
+
+/**
+ * Opens a FIFO for reading once its writer comes: the open waits in libuv's thread pool, where no
+ * signal reaches it, so Ctrl-C or SIGTERM (`signal`) ends the wait by opening the FIFO for writing
+ * ourselves, which completes the pending open, and the copy stops as interrupted.
+ */
+function writerOpened(file: string, signal: AbortSignal | undefined): Promise<number> {
   const interrupted = (): InterruptedError => new InterruptedError(`interrupted while waiting for ${file}: nothing was sent`);
-  if (signal?.aborted) throw interrupted();
-  const fd = await new Promise<number>((resolve, reject) => {
+  if (signal?.aborted) return Promise.reject(interrupted());
+  return new Promise<number>((resolveOpen, reject) => {
     let opened = false;
     const release = (): void => {
       if (opened) return;
       open(file, constants.O_WRONLY | constants.O_NONBLOCK, (error, writer) => {
-        if (error === null) close(writer, () => undefined);
+        if (error === null) closeSync(writer);
         // ENXIO: our open is not waiting in the kernel yet; try again until it is (or it completed).
         else if (!opened) setTimeout(release, 10);
       });
@@ -95,20 +134,9 @@ export async function spoolPipe(file: string, signal: AbortSignal | undefined, o
       opened = true;
       signal?.removeEventListener('abort', release);
       if (error !== null) return reject(error);
-      if (signal?.aborted) {
-        close(reader, () => undefined);
-        return reject(interrupted());
-      }
-      resolve(reader);
-    });
-    setImmediate(() => {
-      if (!opened) onWait();
+      if (!signal?.aborted) return resolveOpen(reader);
+      closeSync(reader);
+      reject(interrupted());
     });
   });
-  const socket = new Socket({ fd, readable: true, writable: false });
-  try {
-    return await spoolStdin(socket, false, signal);
-  } finally {
-    socket.destroy();
-  }
 }

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { makePrivateTempDir } from './private-temp.js';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
@@ -58,7 +57,7 @@ const SPOOL_MEMORY = 8 * 1024 * 1024;
  * Holds a document back until it is complete: `commit` copies it to the target, `discard`
  * drops it. So a run that ends on a structural error late in the file leaves nothing on stdout
  * instead of half a JSON document. Memory stays bounded: past `memoryLimit` characters the text
- * goes to a temp file (mode 0600, under os.tmpdir(), unlinked at once where the OS allows, so a
+ * goes to a temp file (mode 0600, in the private temp folder, unlinked at once where the OS allows, so a
  * crash leaves nothing behind).
  */
 export class SpoolSink implements TextSink {
@@ -81,10 +80,10 @@ export class SpoolSink implements TextSink {
 
   private async spill(): Promise<void> {
     if (this.file === undefined) {
-      const path = join(tmpdir(), `examctl-spool-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+      const path = join(await makePrivateTempDir('spool'), 'spool');
       const handle = await open(path, 'wx+', 0o600);
-      // Unlinked while open: the data stays readable through the handle and vanishes with it.
-      const unlinked = await unlink(path).then(
+      // Removed while open: the data stays readable through the handle and vanishes with it.
+      const unlinked = await rm(dirname(path), { recursive: true }).then(
         () => true,
         () => false,
       );
@@ -134,6 +133,6 @@ export class SpoolSink implements TextSink {
     this.file = undefined;
     if (file === undefined) return;
     await file.handle.close().catch(() => undefined);
-    if (!file.unlinked) await rm(file.path, { force: true }).catch(() => undefined);
+    if (!file.unlinked) await rm(dirname(file.path), { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -53,6 +53,29 @@ describe('the layer rules', () => {
     }, 'examctl-layers-');
   });
 
+  it('refuse a new file at src/ root that a room imports, and a new folder no rule names (imported, importing, or alone)', async () => {
+    await withTempDir(async (dir) => {
+      for (const folder of ['domain', 'system', 'helpers', 'stray']) mkdirSync(join(dir, 'src', folder), { recursive: true });
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
+      writeFileSync(join(dir, 'src/defaults.ts'), 'export const DEFAULT_RATE = 10;\n');
+      writeFileSync(join(dir, 'src/common.ts'), 'export const common = 1;\n');
+      writeFileSync(join(dir, 'src/helpers/help.ts'), 'export const help = 2;\n');
+      writeFileSync(join(dir, 'src/stray/alone.ts'), 'export const alone = 3;\n');
+      writeFileSync(
+        join(dir, 'src/domain/rule.ts'),
+        "import { DEFAULT_RATE } from '../defaults.js';\nimport { common } from '../common.js';\nimport { help } from '../helpers/help.js';\nexport const rule = DEFAULT_RATE + common + help;\n",
+      );
+      writeFileSync(join(dir, 'src/system/fine.ts'), "import { DEFAULT_RATE } from '../defaults.js';\nexport const fine = DEFAULT_RATE;\n");
+      const { code, output } = cruise(dir);
+      expect(code).not.toBe(0);
+      expect(output).toContain('room-domain: src/domain/rule.ts → src/common.ts');
+      expect(output).toContain('no-import-outside-the-plan: src/domain/rule.ts → src/helpers/help.ts');
+      expect(output).toContain('no-orphan-outside-the-plan: src/stray/alone.ts');
+      expect(output).not.toContain('src/defaults.ts');
+      expect(output).not.toContain('src/system/fine.ts');
+    }, 'examctl-layers-');
+  });
+
   it('keep src/domain/ pure: a terminal library fails, zod passes; also where node_modules is a link (the Node tier\'s scratch copy)', async () => {
     await withTempDir(async (dir) => {
       mkdirSync(join(dir, 'src', 'domain'), { recursive: true });

@@ -56,10 +56,11 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ],
   ['schedule links S-1 -o csv --no-bom', { scheduleExtId: 'S-1', output: 'csv', bom: false }],
   [
-    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --prune-memberships --max-prune 3% --sync-dir d --map Mobile=CellularPhone --map Surname=LastName --map-file m.json --set Role=Candidate --date-format DD.MM.YYYY --timezone Europe/Berlin --really-new-ids',
+    'user sync --file u.csv --only-failed --sheet 2 --encoding windows-1252 --disable-missing --max-disable 5% --allow-disable-recent --prune-memberships --max-prune 3% --sync-dir d --map Mobile=CellularPhone --map Surname=LastName --map-file m.json --set Role=Candidate --date-format DD.MM.YYYY --timezone Europe/Berlin --really-new-ids',
     {
       file: 'u.csv',
       reallyNewIds: true,
+      allowDisableRecent: true,
       onlyFailed: true,
       sheet: '2',
       encoding: 'windows-1252',

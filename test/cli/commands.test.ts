@@ -312,12 +312,12 @@ describe('collection add', () => {
 });
 
 describe('invigilators remove', () => {
-  it('one item per id: removed ok, 319 partial', async () => {
+  it('one item per id: removed ok, 319 failed', async () => {
     await withTempDir(async (dir) => {
       const { code, stdout } = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'nobody', '--json']);
       expect(code).toBe(1);
       const items = JSON.parse(stdout).items as Item[];
-      expect(items.map((i) => `${i.id}:${i.status}`)).toEqual(['inv-1:ok', 'nobody:partial']);
+      expect(items.map((i) => `${i.id}:${i.status}`)).toEqual(['inv-1:ok', 'nobody:failed']);
       expect(items[1]!.errors[0]!.code).toBe(319);
     });
   });
@@ -481,12 +481,13 @@ describe('exit codes and targets', () => {
 
   it('remote under --no-input needs --yes, sends nothing, and never shows the token', async () => {
     await withTempDir(async (dir) => {
+      // --target remote: the --store every call here gives names the local target, and a flag beats EXAMCTL_BASE_URL.
       const env = { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_TOKEN: 'secret-token-value' };
-      const { code, stderr } = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--no-input'], {}, env);
+      const { code, stderr } = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--no-input'], {}, env);
       expect(code).toBe(2);
       expect(stderr).toContain('--yes');
       expect(stderr).not.toContain('secret-token-value');
-      const dry = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json'], {}, env);
+      const dry = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--dry-run', '--json'], {}, env);
       expect(dry.code).toBe(0);
       expect(JSON.parse(dry.stdout).target).toEqual({ kind: 'remote', baseUrl: 'http://127.0.0.1:9' });
       expect(dry.stdout + dry.stderr).not.toContain('secret-token-value');
@@ -506,14 +507,14 @@ describe('exit codes and targets', () => {
         questions.push(question);
         return answer;
       };
-      const refused = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(false), openApi }, env);
+      const refused = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(false), openApi }, env);
       expect(refused.code).toBe(2);
       expect(opened).toBe(0);
       expect(questions[0]).toContain('20 records to send to remote https://exam.example.test');
-      const accepted = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(true), openApi }, env);
+      const accepted = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv')], { isTTY: true, confirm: confirm(true), openApi }, env);
       expect(accepted.code).toBe(0);
       expect(opened).toBe(1);
-      const yes = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--yes'], { isTTY: true, confirm: confirm(false), openApi }, env);
+      const yes = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--yes'], { isTTY: true, confirm: confirm(false), openApi }, env);
       expect(yes.code).toBe(0);
       expect(questions).toHaveLength(2);
     });
@@ -527,7 +528,7 @@ describe('exit codes and targets', () => {
         questions.push(question);
         return false;
       };
-      const run = await cli(dir, ['schedule', 'push', '--file', join(FIXTURES, 'sittings.csv')], { isTTY: true, confirm, openApi: async () => null }, env);
+      const run = await cli(dir, ['--target', 'remote', 'schedule', 'push', '--file', join(FIXTURES, 'sittings.csv')], { isTTY: true, confirm, openApi: async () => null }, env);
       expect(run.code).toBe(2);
       expect(questions[0]).toContain('schedule push: 2 schedules (10 candidates) to send to remote https://exam.example.test');
       // A report in which one schedule's rows are ok: only the other one is counted.
@@ -535,7 +536,7 @@ describe('exit codes and targets', () => {
       const report = [`${lines[0]},status,error_codes,error_messages`, ...lines.slice(1).map((line) => `${line},${line.startsWith('S-MATH1-DEC,') ? 'ok' : 'failed'},,`)];
       await writeFile(join(dir, 'r.csv'), `${report.join('\n')}\n`);
       const failedRows = report.filter((line) => line.includes(',failed,')).length;
-      await cli(dir, ['schedule', 'push', '--file', 'r.csv', '--only-failed'], { isTTY: true, confirm, openApi: async () => null }, env);
+      await cli(dir, ['--target', 'remote', 'schedule', 'push', '--file', 'r.csv', '--only-failed'], { isTTY: true, confirm, openApi: async () => null }, env);
       expect(questions[1]).toContain(`schedule push: 1 schedule (${failedRows} candidate${failedRows === 1 ? '' : 's'}) to send`);
     });
   });

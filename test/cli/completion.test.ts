@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { bashCompletion, commandTree, completionScript, fishCompletion, zshCompletion } from '../../src/cli/completion.js';
+import { bashCompletion, commandTree, completionScript, fishCompletion, zshCompletion } from '../../src/flags/completion.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { testDeps } from './helpers.js';
 

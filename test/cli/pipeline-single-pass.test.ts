@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
+import { privateTempRoot } from '../../src/system/private-temp.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { unitPerRecord, type RecordJob } from '../../src/pipeline/record-job.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
@@ -39,9 +39,9 @@ async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> 
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-/** This process's spool files left in the temp directory (there must be none after a run). */
+/** This process's spool files left in the private temp folder (there must be none after a run). */
 async function spoolFiles(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith(`examctl-spool-${process.pid}-`));
+  return (await readdir(await privateTempRoot())).filter((name) => name.startsWith(`${process.pid}@`));
 }
 
 describe('dry run: one read, report held back until the read completed', () => {

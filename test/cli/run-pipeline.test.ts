@@ -228,8 +228,8 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
       expect(calls).toEqual([ids]);
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((item: { id: string }) => item.id)).toEqual(ids);
-      expect(doc.items[7].status).toBe('partial');
-      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 1, failed: 0, skipped: 0, created: 0, updated: 0, removed: 599 });
+      expect(doc.items[7].status).toBe('failed');
+      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 0, failed: 1, skipped: 0, created: 0, updated: 0, removed: 599 });
     });
   });
 });

@@ -84,13 +84,14 @@ describe('--strict', () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);
       expect(await runCli(['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org', '--strict'], testDeps(dir).deps)).toBe(0);
-      const fromProfile = await run(dir, ['--json', '--dry-run', 'user', 'sync', '--file', 'users.csv']);
+      // Named: a default profile with a base URL is not used on the local target these runs name.
+      const fromProfile = await run(dir, ['--profile', 'school', '--json', '--dry-run', 'user', 'sync', '--file', 'users.csv']);
       expect(fromProfile.code).toBe(1);
       expect(fromProfile.items().map((item) => [item.id, item.status, item.errors[0]?.code ?? null])).toEqual([
         ['w-1', 'failed', 9003],
         ['w-2', 'ok', null],
       ]);
-      const flagWins = await run(dir, ['--json', '--dry-run', '--no-strict', 'user', 'sync', '--file', 'users.csv']);
+      const flagWins = await run(dir, ['--profile', 'school', '--json', '--dry-run', '--no-strict', 'user', 'sync', '--file', 'users.csv']);
       expect(flagWins.code).toBe(0);
       expect(flagWins.items()[0]).toMatchObject({ id: 'w-1', status: 'ok', warnings: [expect.objectContaining({ code: 9003 })] });
     });

@@ -119,9 +119,9 @@ describe('contract: local engine vs remote client through local serve', () => {
     expect(items.slice(2).map((i) => codesOf(i)[0])).toEqual([806, 808, 810, 900, 1000, 1001, 1002, 1003]);
   });
 
-  it('invigilators remove: ok + 319 partial, 301, 302, 305', () => {
+  it('invigilators remove: ok + 319 failed, 301, 302, 305', () => {
     const [partial, notFound, archived, finished] = local.slice(5, 9);
-    expect(itemsOf(partial).map((i) => i.status)).toEqual(['ok', 'partial']);
+    expect(itemsOf(partial).map((i) => i.status)).toEqual(['ok', 'failed']);
     expect(codesOf(itemsOf(partial)[1])).toContain(319);
     expect(codesOf(itemsOf(notFound)[0])).toContain(301);
     expect(codesOf(itemsOf(archived)[0])).toContain(302);

@@ -120,7 +120,7 @@ export async function runScenario(cli: CliRunner, dir: string): Promise<StepResu
     ['schedule push again: duplicates', ['schedule', 'push', '--file', join(dir, 'upserts.json')]],
     ['user sync', ['user', 'sync', '--file', join(dir, 'users.json')]],
     ['collection add', ['collection', 'add', '--file', join(dir, 'collections.json')]],
-    ['invigilators remove (ok, 319 partial)', ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'c-1001']],
+    ['invigilators remove (ok, 319 failed)', ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'c-1001']],
     ['invigilators remove (301)', ['invigilators', 'remove', 'S-NOPE', 'inv-1']],
     ['invigilators remove (302 archived)', ['invigilators', 'remove', 'S-ARCHIVED', 'inv-2']],
     ['invigilators remove (305 finished)', ['invigilators', 'remove', 'S-PAST', 'inv-1']],
@@ -160,7 +160,7 @@ export function mask(value: unknown, key = ''): unknown {
       if (k === 'action' || k === 'retried' || k === 'retriedByCause') continue;
       // The summary's counts by action: the sync memory decides a remote answer's (`sent` without one).
       if (key === 'summary' && ACTION_COUNTS.has(k)) continue;
-      if (k === 'target') {
+      if (k === 'target' || k === 'targetFrom') {
         out[k] = '<target>';
         continue;
       }

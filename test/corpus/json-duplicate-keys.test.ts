@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError } from '../../src/system/errors.js';
-import { findDuplicateKey, readJsonRecords } from '../../src/input/json-reader.js';
+import { readJsonRecords } from '../../src/input/json-reader.js';
+import { keyLines } from '../../src/formats/json-scan.js';
+
+const duplicateOf = (text: string) => keyLines(text, { depth: 64 }).duplicate?.path.at(-1);
 
 // A key given twice in one JSON object is refused (JSON.parse would keep the last silently).
 // In-process against the reader: nested objects, arrays, escapes, and elements that span chunks.
@@ -38,7 +41,7 @@ describe('duplicate keys in JSON records', () => {
   ])('%s: refused naming the key', async (_name, text, key) => {
     const { error } = await read('dup.json', `${text}\n`);
     expect(error?.message).toContain(`the key "${key}" appears twice`);
-    expect(findDuplicateKey(text)?.key).toBe(key);
+    expect(duplicateOf(text)).toBe(key);
   });
 
   it.each([
@@ -50,7 +53,7 @@ describe('duplicate keys in JSON records', () => {
     const { count, error } = await read('ok.ndjson', `${text}\n${text}\n`);
     expect(error).toBeUndefined();
     expect(count).toBe(2);
-    expect(findDuplicateKey(text)).toBeUndefined();
+    expect(duplicateOf(text)).toBeUndefined();
   });
 
   it('names the line of the repetition, also for an element longer than a read chunk', async () => {

@@ -12,7 +12,7 @@ const failures = (report: Report): [number, string | null, string | null, string
   report.items.filter((i) => i.status !== 'ok').map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.message ?? '']);
 
 describe('the same id twice in one file', () => {
-  it('user sync: the later ExternalId fails in the dry run and the real run (case ignored), naming the earlier line; the first is saved', async () => {
+  it('user sync: both rows of an ExternalId fail in the dry run and the real run (case ignored), each naming the other line; none is saved', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'users.csv');
       await writeFile(
@@ -28,14 +28,15 @@ describe('the same id twice in one file', () => {
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
         const report = parseReport(run);
-        expect(report.summary).toMatchObject({ total: 4, ok: 2, failed: 2 });
+        expect(report.summary).toMatchObject({ total: 4, ok: 1, failed: 3 });
         expect(failures(report)).toEqual([
+          [2, 'u-1', 'ExternalId', 'ExternalId u-1 is also on line 4; an id appears once in one file'],
           [4, 'u-1', 'ExternalId', 'ExternalId u-1 is also on line 2; an id appears once in one file'],
           [5, 'U-1', 'ExternalId', 'ExternalId U-1 is also on line 2 (as u-1); an id appears once in one file'],
         ]);
       }
       const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as { Users: { ExternalId: string; FirstName: string }[] };
-      expect(world.Users.filter((u) => u.ExternalId.toLowerCase() === 'u-1').map((u) => u.FirstName)).toEqual(['Ann']);
+      expect(world.Users.filter((u) => u.ExternalId.toLowerCase() === 'u-1').map((u) => u.FirstName)).toEqual([]);
     });
   });
 

@@ -96,7 +96,7 @@ describe('world-alt: a scenario across all commands', () => {
       expect(await inv(['ALT-SHELVED', 'px-2'])).toEqual([['px-2', 'failed', ['ScheduleExtId', 302]]]);
       expect(await inv(['ALT-UPCOMING', 'px-1', 'px-9'])).toEqual([
         ['px-1', 'ok'],
-        ['px-9', 'partial', ['UserExtId', 319]],
+        ['px-9', 'failed', ['UserExtId', 319]],
       ]);
 
       // Review sessions: odd fields come back exactly as the world gave them, but the PIN (withheld: docs/cli-contract.md, "Run report").

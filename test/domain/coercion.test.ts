@@ -18,7 +18,9 @@ describe('boolean spellings', () => {
   const cases: [string, boolean | undefined][] = [
     ['true', true], ['TRUE', true], ['Yes', true], ['1', true], [' yes ', true],
     ['false', false], ['False', false], ['NO', false], ['0', false],
-    ['y', undefined], ['on', undefined], ['2', undefined], ['', undefined],
+    // UK SIS exports: Y and N, any case.
+    ['y', true], ['Y', true], [' N ', false], ['n', false],
+    ['on', undefined], ['ye', undefined], ['2', undefined], ['', undefined],
   ];
   for (const [text, expected] of cases) {
     it(`"${text}" -> ${String(expected)}`, () => expect(parseBooleanSpelling(text)).toBe(expected));
@@ -33,7 +35,7 @@ describe('boolean spellings', () => {
   it('a bad spelling names the field and the accepted spellings, and the value stays', () => {
     const { fields, problems } = coerceUserFields({ ...user, DisablePasswordReset: 'maybe' });
     expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: null })]);
-    expect(problems[0]?.message).toContain('true/false, yes/no or 1/0');
+    expect(problems[0]?.message).toContain('true/false, yes/no, Y/N or 1/0');
     expect(fields['DisablePasswordReset']).toBe('maybe');
   });
 

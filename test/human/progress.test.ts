@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { isCiEnvironment } from '../../src/terminal/prompt-state.js';
@@ -134,19 +134,27 @@ describe('createProgress', () => {
   });
 
   it('shows the counts once the delay has passed and clears the line on stop', async () => {
-    const stream = new Capture();
-    const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 0, label: 'users' });
-    for (let index = 0; index < 3; index += 1) progress.tick('ok');
-    progress.tick('failed');
-    await until(() => stripVTControlCharacters(stream.text).includes('users 4/10 (40%)'));
-    const shown = stripVTControlCharacters(stream.text);
-    expect(shown).toContain('users 4/10 (40%) · ok 3 · failed 1');
-    progress.stop();
-    progress.stop();
-    const after = stream.writes;
-    // Longer than several redraw periods: a live spinner would have drawn again by then.
-    await new Promise<void>((resolve) => setTimeout(resolve, 350));
-    expect(stream.writes).toBe(after);
+    // The spinner's own timers (ora's) are vitest's fake ones: time is moved by hand, never waited for.
+    vi.useFakeTimers();
+    try {
+      const stream = new Capture();
+      const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 1000, label: 'users' });
+      for (let index = 0; index < 3; index += 1) progress.tick('ok');
+      progress.tick('failed');
+      await vi.advanceTimersByTimeAsync(999);
+      expect(stream.writes).toBe(0);
+      await vi.advanceTimersByTimeAsync(1000);
+      const shown = stripVTControlCharacters(stream.text);
+      expect(shown).toContain('users 4/10 (40%) · ok 3 · failed 1');
+      progress.stop();
+      progress.stop();
+      const after = stream.writes;
+      // Many redraw periods: a live spinner would have drawn again.
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(stream.writes).toBe(after);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/input/index.js';
 import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
-import { MAX_JSON_DEPTH, MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
+import { MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
+import { MAX_JSON_DEPTH } from '../../src/formats/json-scan.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
 // @ts-expect-error: a plain .mjs generator shared with the measuring script
 import { generateHostile } from '../../fixtures/hostile/generate.mjs';
@@ -41,7 +42,7 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
 
   it('a deeply nested whole document (world, config) reports its line instead of overflowing the stack', () => {
     const text = `{\n"a": ${'['.repeat(100_000)}1${']'.repeat(99_999)}}`;
-    expect(() => parseJsonDocument(text, 'deep.json')).toThrow(/^deep\.json:2: not valid JSON/);
+    expect(() => parseJsonDocument(text, 'deep.json')).toThrow(/^deep\.json:2: nested too deep: objects and arrays nested deeper than 64 levels \(column 69\)/);
   });
 
   it('UTF-16 with a BOM holding a lone surrogate names the file and the line of the bad character', async () => {

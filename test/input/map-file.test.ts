@@ -284,7 +284,7 @@ describe('map file refusals name the file, the line and the key', () => {
     ['a word that is not a string', '{\n  "Subject": {\n    "field": "Labels",\n    "values": {\n      "Maths": 7\n    }\n  }\n}', 'bad.json:5: "Subject" > "values" > "Maths": expected the platform\'s value (a string)'],
     ['column and template both', '{"UserName": {"column": "Login", "template": "{A}"}}', 'bad.json:1: "UserName": give "column" or "template" (one of them)'],
     ['a template naming no column', '{\n"UserName": {"template": "fixed"}}', 'bad.json:2: "UserName" > "template": "fixed" names no column ({Column name}); a value for every row is --set\'s'],
-    ['a template with a brace left open', '{"UserName": {"template": "{Given name.{Surname}"}}', '"UserName" > "template": {Given name.{Surname} in "{Given name.{Surname}" is not a column name'],
+    ['a template with a brace left open', '{"UserName": {"template": "{Given name.{Surname}"}}', '"UserName" > "template": "{Given name.{Surname}" in "{Given name.{Surname}" is not a column name'],
     ['two words that match alike but differ', '{"S": {"field": "Labels", "values": {"Maths": "A",\n "MATHS": "B"}}}', 'bad.json:2: "S" > "values" > "MATHS": "Maths" and "MATHS" are one word to examctl'],
     ['a default without values', '{"S": {"field": "Labels", "default": "x"}}', '"S" > "default": a "default" needs "values"'],
     ['flags on another field', '{"Labels": {"column": "Dept", "flags": {"X": "reports"}}}', '"Labels" > "flags": "flags" add permissions to memberships: only a Hierarchies entry takes them'],

@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { retryWhileBusy, type ReplaceOps } from '../../src/system/busy-retry.js';
 import { keptNameFor, ReplaceFailedError, ReplacementFile, writeFileAtomic } from '../../src/system/atomic-file.js';
-import { checkReplaceable, openAtomicFile } from '../../src/report/report-file.js';
+import { openAtomicFile } from '../../src/report/report-file.js';
+import { checkReplaceable } from '../../src/system/output-file.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 const busy = (code: string) => Object.assign(new Error(`${code}: held by another program`), { code });

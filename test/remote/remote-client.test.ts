@@ -5,6 +5,7 @@ import { isLoopbackHost } from '../../src/api/url-policy.js';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
 import { InterruptedError, TargetError, UsageError } from '../../src/system/errors.js';
 import { errorsOf } from '../../src/api/envelope-errors.js';
+import { abortableSleep, type Sleep } from '../../src/api/flow-control.js';
 import { okEnvelope, startFaultServer, type FaultServer } from '../support/fault-server.js';
 
 const TOKEN = 'sekret-token-123';
@@ -182,10 +183,16 @@ describe('abort', () => {
   it('stops a backoff wait at once when the signal aborts', async () => {
     server.fallback = { status: 503, headers: { 'retry-after': '600' } };
     const controller = new AbortController();
-    client = createRemoteClient({ baseUrl: server.url, token: TOKEN, retryAfterCapMs: 600_000, maxRetryTimeMs: 3_600_000 });
+    // The real wait, with a marker: aborted once the client is in it (the 600 s Retry-After), never after a guessed time.
+    let waiting: (ms: number) => void = () => undefined;
+    const inBackoff = new Promise<number>((resolve) => (waiting = resolve));
+    const sleep: Sleep = (ms, signal) => {
+      waiting(ms);
+      return abortableSleep(ms, signal);
+    };
+    client = createRemoteClient({ baseUrl: server.url, token: TOKEN, retryAfterCapMs: 600_000, maxRetryTimeMs: 3_600_000, sleep });
     const pending = client.upsertUser(user, { signal: controller.signal });
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await inBackoff).toBe(600_000);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(InterruptedError);
     expect(server.requests).toHaveLength(1);

@@ -9,7 +9,7 @@ import type { FileStore } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { readSnapshot } from '../../src/engine/store/snapshot.js';
 import type { LoadedSnapshot } from '../../src/engine/store/snapshot.js';
-import { hashString } from '../../src/engine/store/snapshot-table.js';
+import { hashString } from '../../src/domain/hash-slots.js';
 import { ENGINE_INDEXER } from '../../src/engine/view.js';
 import { noop, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';

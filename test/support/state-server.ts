@@ -40,6 +40,8 @@ export interface StateServer {
   /** The next `count` requests with `method` are answered `status` with `body` (default: an error message), nothing done. */
   /** The next `count` requests of `method` (after `after` of them pass) answer `status`. */
   fail(method: string, status: number, count?: number, body?: string, after?: number): void;
+  /** The next `count` requests of `method` (after `after` of them pass) are done (a lock taken, a state stored), then answered 200 with part of a body that never ends: a dripping service. */
+  drip(method: string, count?: number, after?: number): void;
   /** The lock held on the state at `path` is released by its holder once it has refused `refusals` lock requests (a gate, not a time). */
   releaseAfter(path: string, refusals: number): void;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
   const requests: StateRequest[] = [];
   const failures: { method: string; status: number; count: number; body: string | undefined; after: number }[] = [];
   const releases = new Map<string, number>();
+  const drips: { method: string; count: number; after: number }[] = [];
   const conflict = options.gitlab ? 409 : 423;
 
   const server = http.createServer((req, res) => {
@@ -68,13 +71,24 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
       const method = req.method ?? 'GET';
       const authorization = req.headers.authorization;
       requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), authorization, contentMd5: header(req.headers['content-md5']), body });
-      const answer = (status: number, text = '', type = 'application/json'): void => {
+      let answer = (status: number, text = '', type = 'application/json'): void => {
         res.writeHead(status, text === '' ? {} : { 'content-type': type });
         res.end(text);
       };
       if (options.credentials !== undefined) {
         const expected = `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`;
         if (authorization !== expected) return answer(401, JSON.stringify({ message: '401 Unauthorized' }));
+      }
+      const dripping = drips.find((entry) => entry.method === method && entry.count > 0);
+      if (dripping !== undefined && dripping.after > 0) dripping.after -= 1;
+      else if (dripping !== undefined) {
+        dripping.count -= 1;
+        const done = answer;
+        answer = (status, text = '') => {
+          if (status === 423 || status === 409) return done(status, text);
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+          res.write('{"drip":');
+        };
       }
       const failure = failures.find((entry) => entry.method === method && entry.count > 0);
       if (failure !== undefined && failure.after > 0) failure.after -= 1;
@@ -136,6 +150,9 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
     locks,
     fail(method, status, count = 1, body, after = 0) {
       failures.push({ method, status, count, body, after });
+    },
+    drip(method, count = 1, after = 0) {
+      drips.push({ method, count, after });
     },
     releaseAfter(path, refusals) {
       releases.set(path, refusals);

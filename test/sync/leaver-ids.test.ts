@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
-import { LostZeros } from '../../src/sync/lost-zeros.js';
+import { LostZerosRule } from '../../src/sync/lost-zeros.js';
 import type { MemoryEntry } from '../../src/sync/sync-memory.js';
 
 
@@ -86,25 +86,25 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
 
   /** The file's ids, one a line from line 2, checked against a memory holding `ids`. */
   const check = (file: string[], ids: string[] | undefined) => {
-    const zeros = new LostZeros(ids === undefined ? undefined : remembered(ids));
-    file.forEach((id, i) => zeros.add(id, { file: 'users.csv', line: i + 2 }));
+    const zeros = new LostZerosRule([{ what: 'id', made: 'user', idsOf: (record) => [record.fields.ExternalId as string], memory: ids === undefined ? undefined : remembered(ids) }]);
+    file.forEach((id, i) => zeros.add({ fields: { ExternalId: id }, source: { file: 'users.csv', line: i + 2 } }));
     return zeros;
   };
 
   it('refuses a new id the memory holds with leading zeros, naming the count and the first lines; passes ids both remembered, or other ids', () => {
-    expect(() => check(['123'], ['00123']).refuse('remote https://exam.example.test')).toThrow(
+    expect(() => check(['123'], ['00123']).settle('remote https://exam.example.test')).toThrow(
       /^the file gives 1 new id that examctl synced to remote https:\/\/exam.example.test with leading zeros \(users.csv:2 123 for 00123\): a spreadsheet that read the id column as numbers dropped them\? Nothing was sent .*run again with --really-new-ids$/,
     );
-    expect(() => check(['1', '2', '3', '4', '5'], ['001', '002', '003', '004', '005']).refuse('t')).toThrow(
+    expect(() => check(['1', '2', '3', '4', '5'], ['001', '002', '003', '004', '005']).settle('t')).toThrow(
       /gives 5 new ids .*\(users.csv:2 1 for 001; users.csv:3 2 for 002; users.csv:4 3 for 003, 2 more\)/,
     );
     // 123 synced before: two users, both known.
-    expect(() => check(['123'], ['00123', '123']).refuse('t')).not.toThrow();
+    expect(() => check(['123'], ['00123', '123']).settle('t')).not.toThrow();
     // Not the same digits, not digits at all, or no memory to compare with.
-    expect(() => check(['124'], ['00123']).refuse('t')).not.toThrow();
-    expect(() => check(['abc'], ['0abc']).refuse('t')).not.toThrow();
-    expect(() => check(['1a'], ['01a']).refuse('t')).not.toThrow();
-    expect(() => check(['123'], undefined).refuse('t')).not.toThrow();
+    expect(() => check(['124'], ['00123']).settle('t')).not.toThrow();
+    expect(() => check(['abc'], ['0abc']).settle('t')).not.toThrow();
+    expect(() => check(['1a'], ['01a']).settle('t')).not.toThrow();
+    expect(() => check(['123'], undefined).settle('t')).not.toThrow();
   });
 
   it('two ids of one file alike but for their leading zeros fail both rows, each naming the other, memory or not', () => {
@@ -118,7 +118,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     expect(zeros.problemAt(5, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2/);
     expect(zeros.problemAt(3, 'st-1')).toBeUndefined();
     // The pair is in the file: no refusal for it, its rows fail instead.
-    expect(() => check(['4000', '004000'], ['004000']).refuse('t')).not.toThrow();
+    expect(() => check(['4000', '004000'], ['004000']).settle('t')).not.toThrow();
     expect(check(['7', '8'], ['0007']).hasPairs).toBe(false);
   });
 

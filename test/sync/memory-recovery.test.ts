@@ -167,8 +167,9 @@ describe('synced adopt', () => {
       const target = { kind: 'local', store: join(dir, 'store') } as const;
       const entries = async (syncDir: string) => {
         const contents = await readMemory(join(memoryDir(join(dir, syncDir), target), 'users.ndjson'), 'users', target);
-        const byId: Record<string, Omit<MemoryEntry, 'run'>> = {};
-        for (const [id, { run: _run, ...entry }] of contents.entries) byId[id] = entry;
+        const byId: Record<string, Omit<MemoryEntry, 'run' | 'joined'>> = {};
+        // Not the run that created a user: an adoption knows none (docs/sync.md, "Stale input").
+        for (const [id, { run: _run, joined: _joined, ...entry }] of contents.entries) byId[id] = entry;
         return byId;
       };
       const fromRun = await entries('real');

@@ -90,10 +90,10 @@ describe('invigilators remove, retried', () => {
       expect(shown.code).toBe(0);
       expect(shown.json().items.map((item) => item.note)).toEqual([NOTE, NOTE]);
 
-      // Without the flag the same retry is what it always was: partial, 319, exit 1.
+      // Without the flag the same retry fails the id: 319, "not an invigilator of S-FUTURE", exit 1.
       const plain = await run(dir, [...store, '--json', 'invigilators', 'remove', 'S-FUTURE', 'inv-1']);
       expect(plain.code).toBe(1);
-      expect(plain.json().items[0]).toMatchObject({ status: 'partial', errors: [expect.objectContaining({ code: 319 })] });
+      expect(plain.json().items[0]).toMatchObject({ status: 'failed', errors: [expect.objectContaining({ code: 319 })], note: 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)' });
     });
   });
 

@@ -59,9 +59,17 @@ describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE',
       writeUsers(dir, ids);
       const first = await sync(dir, env);
       expect(first.code, first.stderr).toBe(0);
-      // Stored as it started (the run named in flight), then at its end.
-      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /state/nightly/lock', 'GET /state/nightly', 'POST /state/nightly', 'POST /state/nightly', 'DELETE /state/nightly/lock']);
-      const [lock, , , store, unlock] = server.requests;
+      // Stored as it started (the run named in flight), then at its end, each store read back.
+      expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+        'POST /state/nightly/lock',
+        'GET /state/nightly',
+        'POST /state/nightly',
+        'GET /state/nightly',
+        'POST /state/nightly',
+        'GET /state/nightly',
+        'DELETE /state/nightly/lock',
+      ]);
+      const [lock, , , , store, , unlock] = server.requests;
       const info = JSON.parse(lock!.body) as Record<string, string>;
       expect(Object.keys(info).sort()).toEqual(['Created', 'ID', 'Info', 'Operation', 'Path', 'Version', 'Who']);
       expect(info.Operation).toBe('examctl user sync');
@@ -122,7 +130,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
       writeUsers(dir, ids, ['ss-2']);
       const run = await sync(dir, env);
       expect(run.code).toBe(1);
-      expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
+      expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'GET', 'POST', 'GET', 'UNLOCK']);
       writeUsers(dir, ids);
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
@@ -141,7 +149,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         writeUsers(dir, ids);
         const stopped = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--json'], env);
         expect(stopped.code, stopped.stderr).toBe(3);
-        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'GET', 'POST', 'GET', 'UNLOCK']);
         expect(JSON.parse(server.states.get('/state/n')!)).toMatchObject({ format: 'examctl-sync-memory', serial: 2 });
         revoked = false;
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--require-memory', '--json'], env);
@@ -170,7 +178,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stderr).not.toContain('no sync memory');
         // The resume read the service's memory (its newest run, then under the lock) and stored it, as the run did.
-        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'POST', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'POST', 'UNLOCK']);
+        expect(server.requests.map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'GET', 'POST', 'GET', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'GET', 'POST', 'GET', 'UNLOCK']);
         expect(readdirSync(dir).filter((name) => name.startsWith('http'))).toEqual([]);
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--sync-dir', address, '--require-memory', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
         expect(next.code, next.stderr).toBe(0);

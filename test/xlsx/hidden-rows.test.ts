@@ -111,7 +111,7 @@ describe('invigilators remove of a filtered sheet (Remove? = yes, the "no" rows 
       const left = await invigilators(dir);
       expect(left).not.toContain('inv-1');
       expect(left).toContain('inv-2');
-      // inv-1 is gone already: --missing-ok keeps that from making the run partial.
+      // inv-1 is gone already: --missing-ok keeps that from failing its item.
       expect((await remove(dir, '--hidden-rows', 'include', '--missing-ok')).code).toBe(0);
       expect(await invigilators(dir)).not.toContain('inv-2');
     });

@@ -1,5 +1,5 @@
 import { UsageError } from '../../system/errors.js';
-import { completionScript, SHELLS, type Shell } from '../completion.js';
+import { completionScript, SHELLS, type Shell } from '../../flags/completion.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { CompletionOptions } from './completion.options.js';
 

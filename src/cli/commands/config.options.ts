@@ -13,7 +13,8 @@ const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief("csv output: ',', ';' or tab", choice('--delimiter <delimiter>', "csv output with no input to answer (review-session show -o csv): ',', ';' or tab", [',', ';', 'tab'])),
   brief("csv output: '.' or ','", choice('--decimal-separator <separator>', "csv output (review-session show -o csv): '.' or ','", ['.', ','])),
   brief('record commands run with --strict', option('--strict', "record commands: --strict on, unless a command's own flag says otherwise")),
-  brief('remove a kept setting (map-file, set...); repeatable', repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, concurrency, rate; repeatable')),
+  brief('record commands skip unknown columns', option('--ignore-unknown-columns', 'record commands skip columns and keys that are not API fields, as their --ignore-unknown-columns does')),
+  brief('remove a kept setting (map-file, set...); repeatable', repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, ignore-unknown-columns, concurrency, rate; repeatable')),
 ] as const);
 
 /** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
@@ -26,13 +27,15 @@ export type ConfigProfileNameOptions = OptionsOf<typeof CONFIG_PROFILE_NAME> & G
 
 export const CONFIG_SET_PROFILE = declareCommand({
   path: ['config', 'set-profile'],
-  description: 'create or update a profile: --base-url <url> [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat (a command\'s own flag still wins)',
+  description: 'create or update a profile: [--base-url <url>] [--token-file <path>] [--concurrency n] [--rate n] [--default], and the settings a nightly job would repeat (a command\'s own flag still wins); without a base URL, settings for the local engine',
   examples: [
     'examctl config set-profile prod --base-url https://exam.example.com --token-file ~/.config/examctl/prod.token',
     'examctl config set-profile staging --base-url https://staging.example.com --concurrency 4 --rate 600 --default',
     '# how the exports are read, and results written, without repeating the flags',
     "examctl config set-profile prod --map-file sis-map.json --set Role=Candidate --date-format DD/MM/YYYY --timezone Europe/London --encoding windows-1252",
     'examctl config set-profile prod --unset encoding',
+    '# an admin on the local engine: settings only, no base URL',
+    'examctl config set-profile admin --timezone Europe/London --ignore-unknown-columns --default',
   ],
   options: CONFIG_SET_PROFILE_OPTIONS,
 });

@@ -23,7 +23,7 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
 
 /** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values; the rest are its settings. */
 export async function runSetProfile(
-  { name: given, default: makeDefault, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, unset, ...globals }: ConfigSetProfileOptions,
+  { name: given, default: makeDefault, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns, unset, ...globals }: ConfigSetProfileOptions,
   deps: CommandDeps,
 ): Promise<number> {
   const options = onlyGlobals(globals);
@@ -35,7 +35,7 @@ export async function runSetProfile(
   if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
   const before = await loadConfig(env);
   const defaults = await profileSettings(
-    { concurrency: options.concurrency, rate: options.rate, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict },
+    { concurrency: options.concurrency, rate: options.rate, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns },
     before.profiles[name]?.defaults ?? {},
     deps,
   );
@@ -43,10 +43,10 @@ export async function runSetProfile(
   if (unset !== undefined && unset.length > 0) update.unset = unsetKeys(unset);
   if (makeDefault) update.makeDefault = true;
   const config = await setProfile(name, update, env);
-  const verb = name in before.profiles ? 'updated' : 'created';
+  const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
   await deps.stderr.write(
     `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
-      (config.profiles[name]?.tokenFile === undefined && config.profiles[name]?.token === undefined
+      (config.profiles[name]?.baseUrl !== undefined && config.profiles[name]?.tokenFile === undefined && config.profiles[name]?.token === undefined
         ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
         : ''),
   );
@@ -122,5 +122,6 @@ function absoluteTokenFile(file: string, deps: CommandDeps): string {
 
 function profileLine(profile: ProfileSummary): string {
   const defaults = settingsText(profile.defaults);
-  return `${profile.isDefault ? '*' : ' '} ${profile.name}  ${profile.baseUrl}  token: ${profile.token}${defaults ? `  (${defaults})` : ''}`;
+  const where = profile.baseUrl === undefined ? 'local engine (no base URL)' : `${profile.baseUrl}  token: ${profile.token}`;
+  return `${profile.isDefault ? '*' : ' '} ${profile.name}  ${where}${defaults ? `  (${defaults})` : ''}`;
 }

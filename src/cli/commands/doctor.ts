@@ -186,8 +186,8 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
     await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = nonEmpty(options.tokenFile);
-  const profileName = nonEmpty(options.profile) ?? nonEmpty(deps.env.EXAMCTL_PROFILE) ?? config?.defaultProfile;
-  const profileFile = profileName === undefined ? undefined : config?.profiles[profileName]?.tokenFile;
+  const { resolveSettings } = await import('../../context/settings.js');
+  const profileFile = (await resolveSettings(options, deps.env).catch(() => undefined))?.record?.tokenFile;
   const tokenFile =
     tokenFileUsed ??
     (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
@@ -227,7 +227,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),
-    import('../../sync/sync-memory.js'),
+    import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
   ]);
   const place = memoryPlaceOf(undefined, options.runsDir, deps);

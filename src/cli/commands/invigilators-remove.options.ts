@@ -12,7 +12,7 @@ export const INVIGILATORS_REMOVE_OPTIONS = allKept([
   MAP_OPTION,
   MAP_FILE_OPTION,
   brief('with a run report as --file: only ids whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok')),
-  brief('an id not an invigilator (319) is ok: a retry exits 0', option('--missing-ok', 'an id that is not an invigilator of the schedule (the service\'s 319) is ok, "already not an invigilator", not partial: a retried job exits 0'), 'partial'),
+  brief('an id not an invigilator (319) is ok: a retry exits 0', option('--missing-ok', 'an id that is not an invigilator of the schedule (the service\'s 319) is ok, "already not an invigilator", not failed: a retried job exits 0'), 'failed'),
 ] as const);
 
 export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;

@@ -34,7 +34,7 @@ interface IdEntry {
 /**
  * `examctl invigilators remove`: one DELETE call for the schedule, one report item per
  * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
- * is `partial`: the call went through and the person is not an invigilator there afterwards;
+ * is `failed`: nothing of that item was done (an item is one id: there is no part that was);
  * with --missing-ok it is ok, action `unchanged`, noted "already not an invigilator" (a retried
  * job's end state is the one asked for: docs/ci.md, "A job that runs twice").
  */
@@ -48,14 +48,17 @@ export async function run(
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl }, options, deps, target)),
+    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile: globals.profile, baseUrl: globals.baseUrl, target: globals.target, store: globals.store }, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     // With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell).
     lostAttemptDid: missingOk === true ? (answer) => removedByLostAttempt(answer) ?? (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined) : removedByLostAttempt,
     // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot tell).
+    // A failed 319 (every error of the item one) was not an invigilator: named too.
     remember: (_unit, id, outcome) =>
-      outcome.status === 'failed' ? undefined : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
+      outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
+        ? undefined
+        : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
   };
   const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
@@ -117,7 +120,7 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly Remo
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
+  { userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
@@ -125,7 +128,7 @@ async function idEntries(
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
-    const shaping = await inputShaping({ map, mapFile, profile, baseUrl }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
+    const shaping = await inputShaping({ map, mapFile, profile, baseUrl, target, store }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),
@@ -239,8 +242,8 @@ async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: 
 }
 
 /**
- * Each id's outcome from the one answer: ok (`removed`, in a real run), partial for a 319 (or,
- * with --missing-ok, ok with the note `already not an invigilator`), failed for anything else.
+ * Each id's outcome from the one answer: ok (`removed`, in a real run), failed for a 319 (or,
+ * with --missing-ok, ok with the note `already not an invigilator`) and for anything else.
  */
 function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId: string, missingOk: boolean, dryRun: boolean): (id: string) => Outcome {
   const { envelope } = result;
@@ -261,9 +264,14 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId
     if (!listed) return dryRun ? { status: 'ok', errors: [] } : { status: 'ok', errors: [], action: 'removed' };
     const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
     if (notAnInvigilator && missing !== undefined) return { status: 'ok', errors: [], action: 'unchanged', note: missing };
-    // A 319 without the flag: partial, and nothing changed for that id.
-    return notAnInvigilator ? { status: 'partial', errors: capProblems(listed), action: 'unchanged' } : { status: 'failed', errors: capProblems(listed) };
+    // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
+    return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note: notAnInvigilator319(scheduleExtId) } : { status: 'failed', errors: capProblems(listed) };
   };
+}
+
+/** A 319 without --missing-ok: what failed, and the flag that takes it as done. */
+function notAnInvigilator319(scheduleExtId: string): string {
+  return `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
 }
 
 /** --missing-ok's note on an id the service answered 319 for: the end state asked for, reached before. */

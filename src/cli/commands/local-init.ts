@@ -8,7 +8,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
 import { formatCount } from '../../formats/number-format.js';
-import { forgetMemory } from '../../sync/sync-memory.js';
+import { forgetMemory } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import type { LocalInitOptions } from './local-init.options.js';
 

@@ -1,3 +1,4 @@
+import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { inquirerSecret } from '../../terminal/secret-prompt.js';
@@ -36,7 +37,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
   }
   const existing = config.profiles[name];
   if (existing === undefined && options.baseUrl === undefined) {
-    throw new UsageError(`examctl login: no profile named ${JSON.stringify(name)} in ${configPath(env)}: add --base-url <url> to create it`);
+    throw new UsageError(`examctl login: no profile named ${quotedValue(name)} in ${configPath(env)}: add --base-url <url> to create it`);
   }
   if (options.withToken !== true && !promptsAllowed(options, deps)) {
     throw new UsageError(

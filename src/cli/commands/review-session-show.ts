@@ -7,7 +7,7 @@ import type { ReviewSession } from '../../domain/types.js';
 import { TransientTargetError, UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
-import { activeProfile } from '../../context/profile-defaults.js';
+import { resolveSettings, settingText } from '../../context/settings.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { WITHHELD_PIN } from '../../formats/report-csv-contract.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
@@ -61,20 +61,14 @@ function outputTimes(settings: OutputTimeSettings, defaultZone: string): OutputT
  */
 async function outputSettings(
   flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
-  globals: { profile?: string | undefined; baseUrl?: string | undefined },
+  globals: { profile?: string | undefined; baseUrl?: string | undefined; target?: string | undefined; store?: string | undefined },
   deps: CommandDeps,
 ): Promise<{ times: OutputTimeSettings; delimiter: ShowOptions['delimiter']; decimalSeparator: ShowOptions['decimalSeparator']; profile?: string }> {
-  const profile = await activeProfile(globals, deps.env);
-  const defaults = profile?.defaults;
-  const setting = (flag: string | undefined, name: string, key: 'timezone' | 'dateFormat'): { text: string; origin: string } | undefined => {
-    if (flag !== undefined) return { text: flag, origin: name };
-    const value = defaults?.[key];
-    return value === undefined ? undefined : { text: value, origin: `profile ${profile?.name ?? ''}: ${key}` };
-  };
+  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
   return {
-    times: { timezone: setting(flags.timezone, '--timezone', 'timezone'), dateFormat: setting(flags.dateFormat, '--date-format', 'dateFormat') },
-    delimiter: flags.delimiter ?? defaults?.delimiter,
-    decimalSeparator: flags.decimalSeparator ?? defaults?.decimalSeparator,
+    times: { timezone: settingText(values.timezone, 'timezone'), dateFormat: settingText(values.dateFormat, 'dateFormat') },
+    delimiter: values.delimiter?.value,
+    decimalSeparator: values.decimalSeparator?.value,
     ...(profile === undefined ? {} : { profile: profile.name }),
   };
 }

@@ -10,14 +10,16 @@ import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
-import { adoptFile, collectionEntryOf, scheduleEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
+import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
-import type { MemoryEntry, SyncKind } from '../../sync/sync-memory.js';
+import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
-import { refuseWithheldPins } from './withheld-pins.js';
-import { schedulePushInput } from './schedule-push.js';
+import { refuseWithheldPins } from '../../input/withheld-pins.js';
+import { schedulePushInput } from '../../pipeline/schedule-input.js';
 import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
+import { sittingsOnStore } from '../../sync/adopt-sittings.js';
+import { openTargetDirectory } from '../../context/target.js';
 
 /**
  * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the
@@ -51,7 +53,13 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
-  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: scheduleEntryOf }, { ...options, syncDir }, deps, target);
+  // A local store tells which sittings exist: those never pushed are not adopted.
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
+  try {
+    return await adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore(directory) }, { ...options, syncDir }, deps, target);
+  } finally {
+    await directory?.close();
+  }
 }
 
 /**

@@ -1,18 +1,19 @@
 import { resolve } from 'node:path';
 import { readFile, stat } from 'node:fs/promises';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
-import { writeFileAtomic } from '../../system/atomic-file.js';
 import { UsageError } from '../../system/errors.js';
 import { describeSystemError } from '../../system/system-error-words.js';
 import { formatBytes, formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { CommandDeps } from '../../context/command-deps.js';
+import { withOutFile } from '../../context/out-file.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { targetInstance } from '../../context/target.js';
 import { MAX_STATE_BYTES } from '../../context/state-http.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { populationsOf, type MemoryContents, type SyncKind } from '../../sync/sync-memory.js';
+import type { SyncKind } from '../../sync/memory-lines.js';
+import { populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
 import { StateService } from '../../sync/state-service.js';
@@ -39,8 +40,8 @@ function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
 
 /**
  * `synced export --out FILE`: the target's whole memory as one file (0600: it holds names and
- * links), naming its target, store instance, format and newest run, with a checksum. Written
- * beside its name and renamed into place: a failed export leaves the file that was there.
+ * links), naming its target, store instance, format and newest run, with a checksum. Through
+ * the output gate (context/out-file.ts): a failed export leaves the file that was there.
  */
 export async function runExport({ out, syncDir, ...globals }: SyncedExportOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
@@ -48,11 +49,10 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
   const report = (await target()).report;
   const { text, memories, newestRun } = await exportMemory(place, report, deps.env);
   const path = resolve(deps.cwd, out);
-  try {
-    await writeFileAtomic(path, (writer) => writer.write(text), { mode: 0o600 });
-  } catch (error) {
-    throw new UsageError(`cannot write ${out}: ${describeSystemError(error, 'directory')}`, { cause: error });
-  }
+  await withOutFile(out, deps, async (file) => {
+    await file.stdout.write(text);
+    return 0;
+  });
   if (options.json) await deps.stdout.write(`${JSON.stringify({ file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) })}\n`);
   else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
   return 0;

@@ -2,7 +2,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/sync-memory.js';
+import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import type { InFlightRun } from '../../sync/memory-document.js';

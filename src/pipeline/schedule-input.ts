@@ -1,0 +1,280 @@
+import { resolve } from 'node:path';
+import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
+import {
+  CANDIDATE_COLUMNS,
+  SCHEDULE_COLUMNS,
+  ScheduleRequests,
+  Sittings,
+  sittingFieldPath,
+  withCandidateLines,
+  type PreparedSchedule,
+  type ScheduleDefaults,
+  type Workflow,
+} from '../domain/index.js';
+import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
+import { SCHEDULE_TABLE } from '../domain/schedule.js';
+import { unknownFieldProblem } from '../domain/field-rules.js';
+import type { Problem } from '../domain/problem.js';
+import { readRecordDates, readTypedDateTime, type WrittenTime } from '../domain/local-time.js';
+import { InputFileError, UsageError } from '../system/errors.js';
+import { keepingHeader } from '../input/index.js';
+import { isScheduleRequestRecord, type InputRecord, type SourceRef } from '../input/record.js';
+import { readScheduleFile } from '../input/schedule-file.js';
+import type { RecordShaping } from '../input/field-map.js';
+import { withGivenPins } from '../input/withheld-pins.js';
+import type { SourceRow } from '../report/run-report.js';
+import type { CommandDeps } from '../context/command-deps.js';
+import { withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
+import { outcomeOf } from './service-answer.js';
+import { inputShaping, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
+
+/*
+ * `schedule push`'s input (docs/input-formats.md): the schedule requests a file makes (whole JSON
+ * requests, or sittings rows grouped by schedule) with the defaults --schedule and the flags give,
+ * and how one request is sent and its answer read. `synced adopt-schedules` and `runs show` read
+ * a file the same way.
+ */
+
+/** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
+export const FLAG_FIELDS = {
+  scheduleId: 'ScheduleExtId',
+  assessment: 'AssessmentExtId',
+  title: 'Title',
+  start: 'StartDateTime',
+  end: 'EndDateTime',
+  group: 'GroupExtId',
+  groupName: 'GroupName',
+  scheduleGroup: 'ScheduleGroupExtId',
+  scheduleGroupName: 'ScheduleGroupName',
+  owner: 'Owner',
+  pin: 'PIN',
+  proctoring: 'UseProctoringService',
+  proctoringTemplate: 'ProctoringServiceTemplateExternalId',
+  lockOnConnectionLoss: 'LockExamOnConnectionLoss',
+  keycode: 'UseKeyCode',
+  autoCleanup: 'enableAutomaticDataCleanup',
+  cleanupNoticePeriod: 'dataCleanupNoticePeriod',
+} as const;
+
+/** The values of FLAG_FIELDS' flags, as given. */
+export type FieldFlags = { [flag in keyof typeof FLAG_FIELDS]?: string | boolean | undefined };
+
+/** What `schedule push` reads its input by. */
+export interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, FieldFlags {
+  file: string;
+  schedule?: string | undefined;
+  workflow?: Workflow | undefined;
+  upsert?: boolean | undefined;
+  ignoreUnknownColumns?: boolean | undefined;
+}
+
+/**
+ * The records and the schedule requests they make (whole requests, or sittings rows grouped by
+ * schedule), with the defaults from --schedule and the flags: what the pipeline reads, and what
+ * `runs show` reads again. `defaults` is the object the units read, so fields asked later count.
+ */
+export async function schedulePushInput(
+  options: ScheduleInputOptions,
+  deps: CommandDeps,
+): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+  const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
+  const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
+  const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
+  // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
+  const shaping = await inputShaping(options, deps, columns, 'schedule push');
+  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, shaping, deps);
+  return {
+    defaults,
+    shaping,
+    records: () => {
+      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
+      return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
+    },
+    units: (batches) => scheduleUnits(batches, defaults),
+  };
+}
+
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Splits `keys` off `options`, typed so that what is left no longer holds them. */
+export function takeFlags<T extends object, K extends keyof T>(options: T, keys: readonly K[]): { taken: Pick<T, K>; rest: Omit<T, K> } {
+  const taken = {} as Pick<T, K>;
+  const rest: Partial<T> = { ...options };
+  for (const key of keys) {
+    taken[key] = options[key];
+    delete rest[key];
+  }
+  return { taken, rest: rest as Omit<T, K> };
+}
+
+async function scheduleDefaults(
+  scheduleFile: string | undefined,
+  fieldFlags: FieldFlags,
+  workflow: Workflow | undefined,
+  upsert: boolean | undefined,
+  shaping: RecordShaping,
+  deps: CommandDeps,
+): Promise<ScheduleDefaults> {
+  const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
+  const written: WrittenTime[] = [];
+  if (scheduleFile !== undefined) {
+    const problems: Problem[] = [];
+    defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems, '', written);
+    // The file's own faults are said of the file, before anything is read: not of every schedule the fields fill.
+    for (const key of Object.keys(defaults.schedule)) if (!SCHEDULE_TABLE.byName.has(key)) problems.push(unknownFieldProblem(SCHEDULE_TABLE, '', key));
+    for (const field of ['StartDateTime', 'EndDateTime'] as const) {
+      const value = defaults.schedule[field];
+      const reading = typeof value === 'string' ? readTypedDateTime(field, value, shaping.dates) : undefined;
+      if (reading !== undefined && !reading.ok) problems.push({ field, code: null, message: reading.message });
+    }
+    if (problems[0] !== undefined) throw new UsageError(`--schedule ${scheduleFile}: ${problems[0].message}`);
+  }
+  for (const [flag, field] of Object.entries(FLAG_FIELDS)) {
+    const value = fieldFlags[flag as keyof typeof FLAG_FIELDS];
+    if (value === undefined) continue;
+    if (typeof value === 'string' && (flag === 'start' || flag === 'end')) {
+      // --start/--end as a file's date-time would be read: an offset, or a local time in --timezone.
+      const reading = readTypedDateTime(field, value, shaping.dates);
+      if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
+      defaults.schedule[field] = reading.value;
+      if (reading.value !== value.trim()) written.push({ field, text: value.trim(), value: reading.value, ...(reading.zone !== undefined ? { zone: reading.zone } : {}) });
+      continue;
+    }
+    defaults.schedule[field] = value;
+  }
+  if (workflow !== undefined) defaults.workflow = workflow;
+  if (upsert !== undefined) defaults.upsert = upsert;
+  if (written.length > 0) defaults.written = written;
+  return defaults;
+}
+
+/** A JSON file holds whole requests or candidate rows, not both: a structural error, found before sending. */
+async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncIterable<InputRecord> {
+  let requests: boolean | undefined;
+  for await (const record of records) {
+    const isRequest = isScheduleRequestRecord(record);
+    if (requests !== undefined && requests !== isRequest) {
+      throw new InputFileError(
+        record.source.file,
+        record.source.line,
+        Object.keys(record.fields).length === 0
+          ? 'is an empty object among candidate records: neither a candidate (no CandidateExtId) nor a whole schedule request; remove it'
+          : 'mixes whole schedule requests (with Schedule and Candidates) and candidate records; use one kind per file',
+      );
+    }
+    requests = isRequest;
+    yield record;
+  }
+}
+
+/**
+ * Whole requests become units as they are read; sittings rows are grouped, and since rows of
+ * one schedule may be anywhere in the file, their units follow once the file was read.
+ */
+async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
+  const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined; record: InputRecord }>(defaults);
+  const requests = new ScheduleRequests(defaults);
+  for await (const batch of batches) {
+    const units: Unit<PreparedSchedule>[] = [];
+    for (const record of batch) {
+      if (isScheduleRequestRecord(record)) {
+        const { id, prepared } = requests.prepare(record.fields, record.source.line);
+        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]));
+      } else {
+        sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
+      }
+    }
+    if (units.length > 0) yield units;
+  }
+  const units: Unit<PreparedSchedule>[] = [];
+  for (const sitting of sittings.all()) {
+    const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
+    const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined, written: defaults.written };
+    const records = sitting.attached.map((attached) => attached.record);
+    units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(records)), records));
+  }
+  if (units.length > 0) yield units;
+}
+
+/**
+ * A valid schedule wider than the API text's words (PIN, template id) is sent with warnings
+ * (docs/domain-rules.md); a PIN read from a spreadsheet's number cell is said to be one.
+ */
+function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRecord[]): Unit<PreparedSchedule> {
+  const pinFromNumberCell = records.some((record) => record.bareNumbers?.includes('PIN') === true);
+  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule, { pinFromNumberCell }) : [];
+  return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
+}
+
+/**
+ * What the reader found in the rows of one sitting, as if one record: an unreadable cell in any
+ * row fails the schedule (its request would lack that value), each problem and warning naming its row.
+ */
+function sittingFindings(records: readonly InputRecord[]): InputRecord {
+  const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, field: sittingFieldPath(problem.field), line: record.source.line })));
+  const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, field: sittingFieldPath(warning.field), line: record.source.line })));
+  const mapped = records.flatMap((record) => (record.mapped ?? []).map((value) => ({ ...value, field: sittingFieldPath(value.field), line: record.source.line })));
+  const written = records.flatMap((record) => record.written ?? []);
+  const first = records[0] as InputRecord;
+  return {
+    ...first,
+    ...(problems.length > 0 ? { problems } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    mapped: mapped.length > 0 ? mapped : undefined,
+    written: written.length > 0 ? written : undefined,
+  };
+}
+
+/** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */
+export async function describeRequests(records: AsyncIterable<InputRecord>, defaults: ScheduleDefaults): Promise<string> {
+  const sittings = new Sittings(defaults);
+  let requests = 0;
+  let candidates = 0;
+  for await (const record of records) {
+    if (isScheduleRequestRecord(record)) {
+      requests += 1;
+      if (Array.isArray(record.fields.Candidates)) candidates += record.fields.Candidates.length;
+      continue;
+    }
+    sittings.add(sittingRow(record), undefined);
+    candidates += 1;
+  }
+  const schedules = requests + sittings.size;
+  return `${schedules} ${schedules === 1 ? 'schedule' : 'schedules'} (${candidates} ${candidates === 1 ? 'candidate' : 'candidates'})`;
+}
+
+function sittingRow(record: InputRecord): { line: number; csv: boolean; fields: Record<string, unknown> } {
+  return { line: record.source.line, csv: record.raw !== undefined, fields: record.fields };
+}
+
+/**
+ * The service names its API field (`Upsert`); the person at the command line needs the command.
+ * Worded for a resume too (`runs resume` replays the run's own flags: the update is a new run).
+ */
+function namingUpsertFlag(problem: Problem): Problem {
+  if (!/^duplicate scheduleextid/i.test(problem.message.trim())) return problem;
+  const base = problem.message.replace(/\s*\(use Upsert to update it\)\s*$/i, '');
+  return { ...problem, message: `${base} (schedule push --upsert updates it)` };
+}
+
+/** A request without ScheduleExtId with the id examctl chose for it (RecordJob.withChosenId); undefined when it has its own. */
+export function withChosenScheduleId(payload: PreparedSchedule, id: string): PreparedSchedule | undefined {
+  return payload.request.Schedule.ScheduleExtId === undefined || payload.request.Schedule.ScheduleExtId === ''
+    ? { ...payload, request: { ...payload.request, Schedule: { ...payload.request.Schedule, ScheduleExtId: id } } }
+    : undefined;
+}
+
+/** An ok answer to a request without Upsert made the schedule (a duplicate is refused): `created`. */
+export function createdUnlessUpsert(payload: PreparedSchedule, outcome: Outcome, options: CallOptions): Outcome {
+  return outcome.status === 'failed' || outcome.action !== undefined || options.dryRun === true || payload.request.Upsert === true ? outcome : { ...outcome, action: 'created' };
+}
+
+export async function sendSchedule(api: IntegrationApi, payload: PreparedSchedule, options: CallOptions): Promise<Outcome> {
+  const result = await api.createSchedule(payload.request, options);
+  const outcome = outcomeOf(result);
+  const errors = withCandidateLines(outcome.errors, payload.candidateLines).map(namingUpsertFlag);
+  const id = result.envelope.Success && typeof result.envelope.Content === 'string' && result.envelope.Content !== '' ? result.envelope.Content : undefined;
+  return { ...outcome, errors, ...(id !== undefined ? { id } : {}) };
+}

@@ -1,0 +1,316 @@
+/** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
+import { hash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { readdir, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../system/atomic-file.js';
+import { UsageError } from '../system/errors.js';
+import { DSYNC_FLAG } from '../system/durable-write.js';
+import { decodeChecksummedLine } from '../system/checksummed-line.js';
+import type { StoreLock } from '../system/lock.js';
+import { openRegularFile } from '../system/regular-file.js';
+import { describeSystemError } from '../system/system-error-words.js';
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import { assertTrustedMemoryDir, lockForDeciding, openMemoryFile, removeMemoryFiles } from './memory-access.js';
+import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
+import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
+
+/**
+ * Where sync memories live: `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs
+ * directory (the per-user state directory: docs/sync.md).
+ */
+export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, runsDir: string): string {
+  if (flag !== undefined && flag !== '') return flag;
+  const fromEnv = env.EXAMCTL_SYNC_DIR;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  return join(dirname(runsDir), 'synced');
+}
+
+/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+export function memoryDir(syncDir: string, target: ReportTarget): string {
+  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
+}
+
+export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
+  return join(memoryDir(syncDir, target), `${kind}.ndjson`);
+}
+
+/** What one memory file holds, read and compacted (the last line of an id wins). */
+export interface MemoryContents {
+  file: string;
+  target: ReportTarget | undefined;
+  /** The store instance the memory is of (its first line), for a local target. */
+  instance?: string | undefined;
+  kind: SyncKind;
+  entries: MemoryEntries;
+  /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
+  validLength: number;
+  lines: number;
+  /**
+   * The populations its lines record, by `populationKey`; undefined for a file of format 1, which
+   * records none (`populationsOf` takes them from its entries).
+   */
+  populations?: Map<string, PopulationRecord> | undefined;
+}
+
+/** A memory's populations: those it records, or for a file of format 1 those its entries have. */
+export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'entries'>): Map<string, PopulationRecord> {
+  return contents.populations ?? contents.entries.populationsOfEntries();
+}
+
+/** The newest run a memory records, or undefined for an empty one. */
+export function newestRunOf(populations: ReadonlyMap<string, PopulationRecord>): string | undefined {
+  let newest: string | undefined;
+  for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;
+  return newest;
+}
+
+/**
+ * Reads one memory file: never silently empty. A damaged line, a newer format, a file of another
+ * user or one recording another target than `expected` is exit 2 naming the file; a missing file
+ * is an empty memory.
+ */
+export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget): Promise<MemoryContents> {
+  const opened = await openMemoryFile(file, 'read', APPEND_FLAGS);
+  if (opened === undefined) return emptyContents(file, kind);
+  await opened.handle.close();
+  return memoryOfText(opened.bytes, file, kind, expected);
+}
+
+/**
+ * A memory's bytes read into its contents (see readMemory); also a memory's text read from
+ * elsewhere (a portable copy, a state service), `file` naming it in messages.
+ */
+export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expected?: ReportTarget): MemoryContents {
+  const entries = new MemoryEntries(bytes, file);
+  let target: ReportTarget | undefined;
+  let instance: string | undefined;
+  let populations: Map<string, PopulationRecord> | undefined;
+  let start = 0;
+  let line = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(NEWLINE, start);
+    // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
+    if (end < 0) break;
+    line += 1;
+    // An entry line: its checksum and its id, the rest parsed when the run asks for it.
+    if (line > 1 && checksumHolds(bytes, start, end) && entries.indexLine(start, end)) {
+      start = end + 1;
+      continue;
+    }
+    const decoded = decodeChecksummedLine(bytes.subarray(start, end));
+    if (!decoded.ok) throw damaged(file, line, decoded.reason);
+    const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
+    if (line === 1) {
+      if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
+      if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
+      if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
+      target = body.target;
+      if (typeof body.i === 'string') instance = body.i;
+      // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
+      if (body.v >= 2) populations = new Map();
+      if (expected !== undefined) assertSameTarget(file, target, expected);
+    } else if (body.t === 'population') {
+      const read = populationOfBody(body);
+      if (typeof read === 'string') throw damaged(file, line, read);
+      populations ??= new Map();
+      populations.set(read.key, newerPopulation(populations.get(read.key), read.record));
+    } else if (body.gone === true) {
+      if (typeof body.id !== 'string' || body.id === '') throw damaged(file, line, 'a forgotten id that is not one');
+      entries.forget(body.id);
+    } else {
+      const read = entryOfBody(body);
+      if (typeof read === 'string') throw damaged(file, line, read);
+      entries.set(read.id, read.entry);
+    }
+    start = end + 1;
+  }
+  // An empty file (just made) is of this format: its populations are known, none.
+  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations };
+}
+
+/**
+ * A memory answers for the target it names in its first line, and only that one: a memory moved
+ * into another target's place (another user renaming in a shared directory, a copy by hand)
+ * would make this run skip what it never sent there. Exit 2 naming both.
+ */
+function assertSameTarget(file: string, recorded: ReportTarget | undefined, expected: ReportTarget): void {
+  const got = recorded === undefined || typeof recorded !== 'object' ? 'no target' : targetIdentity(recorded);
+  if (got !== targetIdentity(expected)) {
+    throw new UsageError(
+      `${file}: this sync memory records the target ${got}, but this run's target is ${targetIdentity(expected)}: refused, nothing sent; ` +
+        'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
+    );
+  }
+}
+
+export function emptyContents(file: string, kind: SyncKind): MemoryContents {
+  return { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0, populations: new Map() };
+}
+
+/**
+ * Whether a memory answers for the store the run uses (docs/sync.md, "The sync memory"): it
+ * records the store's instance id, and a store replaced at the same path has a new one. A
+ * memory and a store that both predate instance ids (and any remote target) match as before.
+ */
+export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
+  return contents.lines > 0 && contents.instance !== instance;
+}
+
+/** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */
+export const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
+
+/** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
+export const COMPACT_SLACK = 10_000;
+
+/**
+ * The memory rewritten with one line per id (atomic replace, 0600), by a run that holds LOCK:
+ * no run feeds the memory meanwhile (memory-access.ts), so no appended line is lost.
+ */
+export async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
+  let length = 0;
+  const populations = populationsOf(contents);
+  await writeFileAtomic(
+    contents.file,
+    async (writer) => {
+      for (const line of compactedLines(contents, target, populations)) {
+        length += Buffer.byteLength(line);
+        await writer.write(line);
+      }
+    },
+    { mode: 0o600 },
+  );
+  return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
+}
+
+/**
+ * A memory as one line per id, in the format this examctl writes: the header, the population
+ * lines (a memory of format 1 gets those of its entries), then each id's latest entry.
+ */
+export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)): IterableIterator<string> {
+  yield headerLine(contents.kind, target, contents.instance);
+  yield* contents.entries.lines();
+  // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
+  // by --require-memory), never a whole-looking record over the entries it lost.
+  yield* populationLines(populations);
+}
+
+/**
+ * Compacts a memory if no run feeds or decides from it now (best effort: else a later run does):
+ * read again under the lock, since other runs may have appended since this one read it.
+ */
+export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget, lockTimeoutMs: number): Promise<void> {
+  let lock: StoreLock;
+  try {
+    lock = await lockForDeciding(dirname(file), Math.min(lockTimeoutMs, 0));
+  } catch {
+    return;
+  }
+  try {
+    const contents = await readMemory(file, kind, target);
+    if (contents.lines > contents.entries.size * 1.5 + COMPACT_SLACK) await compact(contents, target);
+  } catch {
+    // Left as it is: still valid, only longer.
+  } finally {
+    await lock.release();
+  }
+}
+
+
+/**
+ * Remote targets with a memory of `kind` under the sync directory that could be `target` under
+ * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
+ * short name for a full one). Only each file's first line is read; anything unreadable is
+ * passed over: this is a hint for a run that found no memory, never a decision.
+ */
+export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
+  if (target.kind !== 'remote') return [];
+  const key = (url: URL): string => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
+  let wanted: URL;
+  let dirs: string[];
+  try {
+    wanted = new URL(target.baseUrl);
+    dirs = await readdir(syncDir);
+  } catch {
+    return [];
+  }
+  const found: ReportTarget[] = [];
+  for (const dir of dirs.sort()) {
+    if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    const other = await firstLineTarget(join(syncDir, dir, `${kind}.ndjson`), kind);
+    if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
+    try {
+      const url = new URL(other.baseUrl);
+      if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
+    } catch {
+      // Not a URL: not this server.
+    }
+  }
+  return found;
+}
+
+/** The target a memory file's header names, from its first line alone; undefined when it cannot be read as one. */
+async function firstLineTarget(file: string, kind: SyncKind): Promise<ReportTarget | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await openRegularFile(file);
+    const buffer = Buffer.alloc(8192);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
+    if (end < 0) return undefined;
+    const decoded = decodeChecksummedLine(buffer.subarray(0, end));
+    const body = decoded.ok ? (decoded.body as Partial<HeaderBody>) : undefined;
+    return body?.t === 'sync-memory' && body.kind === kind && typeof body.target === 'object' && body.target !== null ? body.target : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** Every memory under the sync directory, for `synced show`. */
+export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
+  await assertTrustedMemoryDir(syncDir, syncDir);
+  let dirs: string[];
+  try {
+    dirs = await readdir(syncDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`cannot read the sync directory ${syncDir}: ${describeSystemError(error, 'directory')}`);
+  }
+  const found: MemoryContents[] = [];
+  for (const dir of dirs.sort()) {
+    if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    await assertTrustedMemoryDir(syncDir, join(syncDir, dir));
+    for (const kind of SYNC_KINDS) {
+      const contents = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind);
+      if (contents.lines > 0) found.push(contents);
+    }
+  }
+  return found;
+}
+
+/**
+ * Forgets a target's memories (every kind), under its lock; returns how many ids were forgotten.
+ * Never follows a link: the directories pass the trust rule (the memory directory a real one of
+ * the user's), and files are unlinked, which removes a link itself.
+ */
+export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
+  const dir = memoryDir(syncDir, target);
+  await assertTrustedMemoryDir(syncDir, dir);
+  const files = SYNC_KINDS.map((kind) => memoryFile(syncDir, target, kind));
+  let forgotten = 0;
+  for (const [index, kind] of SYNC_KINDS.entries()) {
+    forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
+  }
+  if (!(await readdir(dir).then(() => true, () => false))) return forgotten;
+  // Like a deciding run: never while another run feeds or decides from it.
+  const lock = await lockForDeciding(dir, lockTimeoutMs);
+  try {
+    await removeMemoryFiles(files);
+  } finally {
+    await lock.release();
+  }
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  return forgotten;
+}

@@ -1,0 +1,302 @@
+/** The sync memory's lines (docs/sync.md, "Format"): entry, population and header, written and read back checked. */
+import { hash } from 'node:crypto';
+import { UsageError } from '../system/errors.js';
+import { encodeChecksummedLine } from '../system/checksummed-line.js';
+import type { ReportTarget } from '../report/run-report.js';
+import { readLinks, type ManagedLink } from './memberships.js';
+import { lossAdvice } from './memory-loss.js';
+
+/**
+ * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
+ * (`PopulationRecord`); a file of format 1 is read as before, its populations taken from its
+ * entries, and rewritten as 2 by the first run that holds its lock.
+ */
+export const SYNC_MEMORY_VERSION = 2;
+
+/** A --population name: 1 to 64 letters, digits, `.`, `-`, `_`, starting with a letter or digit. */
+const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function isPopulationName(value: unknown): value is string {
+  return typeof value === 'string' && POPULATION_NAME.test(value);
+}
+
+/** The key of a population in `MemoryContents.populations`: its name, or '' for the runs without --population (never a name). */
+export function populationKey(population: string | undefined): string {
+  return population ?? '';
+}
+
+/**
+ * A population a real run synced to the target (docs/sync.md, "Two exports, two populations"):
+ * recorded in the memory itself, so whether a population has a memory is a fact, not inferred
+ * from its entries. `run`: the newest run that synced it; `count`: its ids then.
+ */
+export interface PopulationRecord {
+  run: string;
+  count: number;
+  /**
+   * Whether the newest run stored its end here: false from its start, true once it closed the
+   * memory (an adoption is true at once). A newest run whose start says false and whose journal
+   * finished, with no end here, was cut short (docs/sync.md, "When the memory is lost"). Absent:
+   * an examctl older than the mark wrote it, and nothing is judged.
+   */
+  ended?: boolean;
+}
+
+/** The entity kinds a memory is kept for: one file each per target. */
+export type SyncKind = 'users' | 'schedules' | 'collections';
+
+/** Every kind, as `synced show` lists them and `synced forget` forgets them. */
+export const SYNC_KINDS: readonly SyncKind[] = ['users', 'schedules', 'collections'];
+
+/** What the memory knows of one id: the last request this target acknowledged `ok` for it. */
+export interface MemoryEntry {
+  /** requestDigest of that request. */
+  digest: string;
+  /** The run that sent it. */
+  run: string;
+  /**
+   * rawDigest of the input record that request was built from (a table row's fields as read and
+   * shaped, with the fingerprint of the rules that turn them into the request): a row whose raw
+   * digest matches is that same request without being validated again (docs/sync.md, "The raw
+   * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
+   */
+  raw?: string;
+  /** Users: what a disable request needs without the file. */
+  firstName?: string;
+  lastName?: string;
+  /** Users: login disabled by --disable-missing (a leaver). */
+  disabled?: boolean;
+  /**
+   * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
+   * as `["H-A", ["coordinator", "reports"]]` (src/sync/memberships.ts): what --prune-memberships may remove.
+   */
+  links?: ManagedLink[];
+  /**
+   * Users: written before the first request for this id went out, never acknowledged since (a
+   * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target.
+   */
+  tentative?: boolean;
+  /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
+  joined?: string;
+  /**
+   * Schedules: the CandidateExtIds of the last request the target acknowledged for the schedule,
+   * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
+   */
+  candidates?: string[];
+  /**
+   * Users: the `--population` of the run that last acknowledged (or sent) the user; absent: a run
+   * without one. `--disable-missing` takes leavers only from its own population (docs/sync.md,
+   * "Two exports, two populations").
+   */
+  population?: string;
+  /**
+   * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON,
+   * so an 810 for it can name what differs (docs/sync.md, "Collections").
+   */
+  fields?: Record<string, string>;
+}
+
+/**
+ * The request as JSON with its keys sorted at every level: the same request, the same text.
+ * A sorted copy handed to the native JSON.stringify: twice as fast as building the text here.
+ * The text (hence the digest, docs/sync.md) is the same as it always was: memories keep working.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedCopy(value)) ?? 'null';
+}
+
+/** The keys of the last object sorted, and their sorted order: the requests of a run mostly share one shape. */
+let lastKeys: string[] = [];
+let lastSorted: string[] = [];
+
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length === lastKeys.length) {
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = keys[i] === lastKeys[i];
+    if (same) return lastSorted;
+  }
+  // Small objects (a hierarchy link) sorted as they come, without taking the cache from the requests.
+  if (keys.length <= 4) return keys.sort();
+  lastKeys = keys;
+  lastSorted = [...keys].sort();
+  return lastSorted;
+}
+
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    // A list of scalars (Labels) is written by JSON.stringify as it is (undefined as null, as the copy did).
+    let scalars = true;
+    for (let i = 0; i < value.length && scalars; i++) scalars = value[i] === null || typeof value[i] !== 'object';
+    return scalars ? value : value.map((item: unknown) => (item === undefined ? null : sortedCopy(item)));
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of sortedKeys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) copy[key] = sortedCopy(item);
+  }
+  return copy;
+}
+
+/**
+ * SHA-256 of the request exactly as it would be sent (after coercion), base64url. A Password
+ * (or PIN) in the request is part of the digest only: the memory never holds the value.
+ */
+export function requestDigest(request: unknown): string {
+  // crypto.hash (Node >= 20.12): one call, no Hash object per request (half the cost of createHash).
+  return hash('sha256', canonicalJson(request), 'base64url');
+}
+
+export interface HeaderBody {
+  t: 'sync-memory';
+  v: number;
+  kind: SyncKind;
+  target: ReportTarget;
+  /** A local store's instance id (src/engine/store/store-instance.ts); absent for a remote or a store without one. */
+  i?: string;
+}
+
+export function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance === undefined ? {} : { i: instance }) };
+  return encodeChecksummedLine(JSON.stringify(header));
+}
+
+export interface EntryBody {
+  id: string;
+  d: string;
+  r: string;
+  /** The raw digest, written right after `r` (MemoryEntries.peek reads it there). */
+  w?: string;
+  f?: string;
+  l?: string;
+  x?: true;
+  h?: unknown;
+  t?: true;
+  /** Users: the run that created it (MemoryEntry.joined). */
+  j?: unknown;
+  /** Schedules: the candidates of the acknowledged request. */
+  c?: unknown;
+  /** Users: the population. */
+  p?: unknown;
+  /** Collections: the request's fields (MemoryEntry.fields). */
+  s?: unknown;
+  /** A line that forgets the id (`forgetBody`). */
+  gone?: unknown;
+}
+
+/** What --changed-only reads of an entry (MemoryEntries.peek). */
+export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled'>;
+
+export function damaged(file: string, line: number, reason: string): UsageError {
+  return new UsageError(`${file}:${line}: sync memory damaged: ${reason}; it is not used: move it aside. ${lossAdvice()}`);
+}
+
+/**
+ * What a memory entry's line holds (its body), checked field by field: a line whose checksum holds
+ * but whose fields have the wrong types (edited by hand) is not used; the reason names the field.
+ */
+export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
+  if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string') return 'not a memory entry';
+  const links = body.h === undefined ? [] : readLinks(body.h);
+  if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
+  if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
+  if ((body.f !== undefined && typeof body.f !== 'string') || (body.l !== undefined && typeof body.l !== 'string')) return 'its names are not text';
+  if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true)) return 'its flags are not true';
+  const entry: MemoryEntry = { digest: body.d, run: body.r };
+  if (body.w !== undefined) entry.raw = body.w;
+  if (body.f !== undefined) entry.firstName = body.f;
+  if (body.l !== undefined) entry.lastName = body.l;
+  if (body.x === true) entry.disabled = true;
+  if (links.length > 0) entry.links = links;
+  if (body.t === true) entry.tentative = true;
+  if (typeof body.j === 'string') entry.joined = body.j;
+  if (body.c !== undefined) {
+    if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
+    if (body.c.length > 0) entry.candidates = body.c as string[];
+  }
+  if (body.p !== undefined) {
+    if (!isPopulationName(body.p)) return 'its population is not a name';
+    entry.population = body.p;
+  }
+  if (body.s !== undefined) {
+    const fields = fieldsOfBody(body.s);
+    if (fields === undefined) return 'its fields are not texts by name';
+    entry.fields = fields;
+  }
+  return { id: body.id, entry };
+}
+
+/** A collection entry's fields (`s`), checked: texts by name, or undefined. */
+function fieldsOfBody(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const fields: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) {
+    if (typeof text !== 'string') return undefined;
+    fields[name] = text;
+  }
+  return fields;
+}
+
+/** A population line's body (`populationBody`): `{"t":"population","p"?,"r","n"}`. */
+export interface PopulationBody {
+  t: 'population';
+  p?: unknown;
+  r: unknown;
+  n: unknown;
+  /** Whether the run stored its end (PopulationRecord.ended); an older examctl reads past it. */
+  e?: unknown;
+}
+
+export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
+  if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
+  if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(typeof body.e === 'boolean' ? { ended: body.e } : {}) } };
+}
+
+/** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
+export function populationBody(key: string, record: PopulationRecord): string {
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }) });
+}
+
+/**
+ * The one rule for a population's record, read or written: the newest run's wins wherever its
+ * line is (a feeder that started first and ended last writes its older end after the other's),
+ * and a run's later line (its end) wins over its earlier one (its start).
+ */
+export function newerPopulation(before: PopulationRecord | undefined, line: PopulationRecord): PopulationRecord {
+  return before === undefined || line.run >= before.run ? line : before;
+}
+
+/** The population lines of a memory rewritten whole, in name order. */
+export function populationLines(populations: ReadonlyMap<string, PopulationRecord>): string[] {
+  return [...populations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => encodeChecksummedLine(populationBody(key, record)));
+}
+
+export function entryLine(id: string, entry: MemoryEntry): string {
+  return encodeChecksummedLine(entryBody(id, entry));
+}
+
+/**
+ * The line that forgets an id (MemoryEntries.forget). `gone` first, so it is never indexed as an
+ * entry; an older examctl, which knows no `gone`, reads it as the tentative entry it replaces.
+ */
+export function forgetBody(id: string, run: string): string {
+  return JSON.stringify({ gone: true, id, d: '', r: run, t: true });
+}
+
+/** An entry line's body (JSON text), checksummed by `entryLine` or, for an append, with its group. */
+export function entryBody(id: string, entry: MemoryEntry): string {
+  const body: EntryBody = { id, d: entry.digest, r: entry.run };
+  if (entry.raw !== undefined) body.w = entry.raw;
+  if (entry.firstName !== undefined) body.f = entry.firstName;
+  if (entry.lastName !== undefined) body.l = entry.lastName;
+  if (entry.disabled === true) body.x = true;
+  if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
+  if (entry.tentative === true) body.t = true;
+  if (entry.joined !== undefined) body.j = entry.joined;
+  if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
+  if (entry.population !== undefined) body.p = entry.population;
+  if (entry.fields !== undefined) body.s = entry.fields;
+  return JSON.stringify(body);
+}

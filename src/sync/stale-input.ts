@@ -1,0 +1,58 @@
+/**
+ * Stale input (docs/sync.md, "Stale input"): an older export run again (a CI re-run of an old
+ * night) takes the users who joined since for leavers, a handful a night, under --max-disable. The
+ * memory keeps with each user the run that first had it acknowledged (`joined`). A file that holds
+ * none of the users some run created, while it leaves them out, is older than that run: a
+ * --disable-missing run that would disable users created by runs later than every run that created
+ * a user the file holds (two or more) is refused (exit 2, nothing sent; a dry run too) unless
+ * --allow-disable-recent. No clock decides it: a month-old file is caught as a day-old one.
+ */
+import { UsageError } from '../system/errors.js';
+import { formatCount } from '../formats/number-format.js';
+import { terminalLine } from '../formats/terminal-text.js';
+import type { MemoryEntry } from './sync-memory.js';
+
+const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
+/** How many ids and runs the refusal names. */
+const NAMED = 5;
+
+/** What an acknowledged user's entry says of the run that created it: kept, or this run's when the memory held it only as an intent (a joiner) or not at all. */
+export function joinedOf(before: MemoryEntry | undefined, run: string): { joined?: string } {
+  if (before?.joined !== undefined) return { joined: before.joined };
+  return before === undefined || before.tentative === true ? { joined: run } : {};
+}
+
+/** One pass over a population's remembered users (`see`), then the leavers judged (`refuse`). */
+export class StaleInput {
+  /** The newest run that created a user the file holds (run ids sort by start). */
+  private newestHeld = '';
+
+  see(entry: MemoryEntry, missing: boolean): void {
+    if (!missing && entry.joined !== undefined && entry.joined > this.newestHeld) this.newestHeld = entry.joined;
+  }
+
+  /**
+   * Refuses leavers of `population` created by runs later than any user the file holds, unless
+   * `allowed`. One alone is said (`say`), not refused: a joiner who left the next night looks the
+   * same. A file holding no user whose creation is known (an older memory, an empty file) is not judged.
+   */
+  refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined, say: (line: string) => void): void {
+    if (allowed || this.newestHeld === '') return;
+    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld);
+    if (recent.length === 1) {
+      say(`note: --disable-missing disables ${recent[0]![0]}, created by run ${recent[0]![1].joined!}, later than every user this file holds: if the file is an older export, it joined since (docs/sync.md, "Stale input")`);
+    }
+    if (recent.length < 2) return;
+    const n = formatCount;
+    const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();
+    const ids = recent.slice(0, NAMED).map(([id]) => id).join(', ') + (recent.length > NAMED ? `, ${n(recent.length - NAMED)} more` : '');
+    const named = runs.slice(0, NAMED).join(', ') + (runs.length > NAMED ? `, ${n(runs.length - NAMED)} more` : '');
+    throw new UsageError(
+      terminalLine(
+        `--disable-missing would disable ${n(recent.length)} ${recent.length === 1 ? 'user' : 'users'} examctl created${population === undefined ? '' : ` as --population ${population}`} ` +
+          `in ${runs.length === 1 ? 'a run' : 'runs'} later than every user this file holds (${ids}; created by ${runs.length === 1 ? 'run' : 'runs'} ${named}): ` +
+          `is the file an older export run again? Nothing was sent. If ${recent.length === 1 ? 'it' : 'they'} really left, run again with ${ALLOW_DISABLE_RECENT} (docs/sync.md, "Stale input")`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The one gate for every file examctl writes under a name the user gave (`--out`, `--report`,
+ * `synced export --out`): what is at the name decides how it is written (docs/security.md,
+ * "Outputs").
+ *
+ * - A regular file, or nothing yet: replaced atomically (atomic-file.ts: a temp file beside it,
+ *   fsynced, renamed over it). A link the user made is followed: its target is replaced, the
+ *   link stays.
+ * - A FIFO, a character device (`/dev/null`, `/dev/full`, a terminal) or a descriptor
+ *   (`/dev/stdout`, `/proc/self/fd/1`, `/dev/fd/N`, a link to one): written in place, never
+ *   replaced. A rename over one would put a regular file where the device or pipe was (as root,
+ *   `/dev/stdout` of the whole system) and the reader would get nothing.
+ * - Anything else (a directory, a socket, a block device, another process's descriptor): refused.
+ */
+import { closeSync, constants, createWriteStream, fstatSync, open as openFd, type Stats } from 'node:fs';
+import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { promisify } from 'node:util';
+import { ReplacementFile, removeStaleTemps, type AtomicFileOptions } from './atomic-file.js';
+import { isBusyError } from './busy-retry.js';
+import { kindOf } from './regular-file.js';
+
+/** What a command writes its output through, whichever way the gate chose. */
+export interface OutputFile {
+  readonly writer: { write(chunk: string | Buffer): Promise<void> };
+  /** Replaced: renames the finished file into place. In place: the last bytes reach the reader. */
+  commit(): Promise<void>;
+  /** Replaced: the old file stays. In place: what was written is there; nothing more is. */
+  discard(): Promise<void>;
+}
+
+/** A name the gate neither replaces nor writes into, said as what is there (no code: callers quote the words). */
+function refused(kind: string): Error {
+  return new Error(`it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`);
+}
+
+export interface OutputFileOptions extends AtomicFileOptions {
+  platform?: NodeJS.Platform;
+  /** Opens an existing file for writing and closes it again (Windows' busy check; tests inject a failing one). */
+  probe?: (path: string) => Promise<void>;
+}
+
+/** `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath turns `self` into the pid) or BSD's and macOS's `/dev/fd`. */
+const DESCRIPTOR_DIR = /^(?:\/proc\/(\d+)(?:\/task\/\d+)?|\/dev)\/fd$/;
+
+type Destination = { kind: 'replace'; path: string } | { kind: 'in-place'; path: string } | { kind: 'descriptor'; fd: number; entry: Stats };
+
+/**
+ * Where `path` leads, its links followed one by one: a link into a descriptor directory names a
+ * descriptor (realpath would pass through it to the file the descriptor is open on, and a
+ * rename there would leave the descriptor's reader with nothing).
+ */
+async function destinationOf(path: string): Promise<Destination> {
+  let current = path;
+  for (let hop = 0; hop < 40; hop++) {
+    const dir = await realpath(dirname(current)).catch(() => dirname(current));
+    current = join(dir, basename(current));
+    const descriptor = DESCRIPTOR_DIR.exec(dir);
+    const entry = await (descriptor === null ? lstat : stat)(current).catch(() => undefined);
+    if (descriptor !== null) {
+      const fd = Number(basename(current));
+      if (entry === undefined || !Number.isInteger(fd)) throw Object.assign(new Error(`${current}: no such descriptor`), { code: 'EBADF' });
+      if (descriptor[1] !== undefined && Number(descriptor[1]) !== process.pid) throw refused("another process's descriptor");
+      return { kind: 'descriptor', fd, entry };
+    }
+    if (entry === undefined || entry.isFile()) return { kind: 'replace', path: current };
+    if (entry.isFIFO() || entry.isCharacterDevice()) return { kind: 'in-place', path: current };
+    if (!entry.isSymbolicLink()) throw unwritable(path, entry);
+    current = resolve(dir, await readlink(current));
+  }
+  throw Object.assign(new Error(`${path}: too many symbolic links`), { code: 'ELOOP' });
+}
+
+function unwritable(path: string, entry: Stats): Error {
+  // A directory keeps the system's own words (EISDIR), as every other place that meets one says it.
+  if (entry.isDirectory()) return Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+  return refused(kindOf(entry));
+}
+
+/**
+ * Opens the output named `path` (absolute) at once, so an unwritable name fails before any work:
+ * replaced, written in place or refused (see the top of this file).
+ */
+export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
+  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (trusted-place.ts).
+  const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
+  if (planted !== undefined) throw new Error(planted);
+  const destination = (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);
+  if (destination.kind === 'descriptor') return descriptorOutput(path, destination.fd, destination.entry);
+  if (destination.kind === 'in-place') return streamOutput(await openInPlace(path, destination.path));
+  await checkReplaceable(destination.path, options);
+  // A run killed while writing here left its temp file: the next write to the name cleans up.
+  await removeStaleTemps(destination.path);
+  return ReplacementFile.open(destination.path, options);
+}
+
+/**
+ * A FIFO or character device, opened without waiting (O_NONBLOCK: a FIFO no one reads fails at
+ * once instead of blocking for ever) and judged on the handle, so an entry swapped meanwhile is
+ * judged as what was opened.
+ */
+async function openInPlace(named: string, path: string): Promise<Writable> {
+  const openNow = promisify(openFd);
+  let fd: number;
+  try {
+    fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw refused('a FIFO no process reads; start its reader first');
+    throw error;
+  }
+  const entry = fstatSync(fd);
+  // A pipe through the event loop: a full pipe waits for its reader.
+  if (entry.isFIFO()) return new Socket({ fd, readable: false, writable: true });
+  closeSync(fd);
+  if (!entry.isCharacterDevice()) throw unwritable(named, entry);
+  // A device through the thread pool, opened again without O_NONBLOCK (a slow terminal would
+  // refuse a write, not wait); the same device, or refused.
+  fd = await openNow(path, constants.O_WRONLY | constants.O_NOCTTY);
+  const again = fstatSync(fd);
+  if (again.rdev !== entry.rdev || !again.isCharacterDevice()) {
+    closeSync(fd);
+    throw unwritable(named, again);
+  }
+  return createWriteStream('', { fd });
+}
+
+/**
+ * A descriptor of this process: written through that descriptor, at its own position (a file
+ * the shell opened with `>>` is appended to). Standard output and error through the process's
+ * own streams, which already hold them (a pipe there is non-blocking).
+ */
+function descriptorOutput(path: string, fd: number, entry: Stats): OutputFile {
+  if (entry.isDirectory()) throw unwritable(path, entry);
+  if (fd === 1 || fd === 2) return streamOutput(fd === 1 ? process.stdout : process.stderr, false);
+  return streamOutput(createWriteStream('', { fd, autoClose: false }));
+}
+
+/** An in-place output over a stream; `owned`: the stream is ended at commit, else only drained. */
+function streamOutput(stream: Writable, owned = true): OutputFile {
+  let failure: Error | undefined;
+  // Kept for the stream's life: a failed write is also emitted as an error after its callback.
+  stream.on('error', (error) => (failure ??= error));
+  const write = (chunk: string | Buffer) =>
+    new Promise<void>((resolveWrite, reject) => {
+      if (failure !== undefined) return reject(failure);
+      stream.write(chunk, (error) => (error == null ? resolveWrite() : reject(error)));
+    });
+  const commit = async () => {
+    if (owned) await finished(stream.end());
+    if (failure !== undefined) throw failure;
+  };
+  return { writer: { write }, commit, discard: async () => void (owned && stream.destroy()) };
+}
+
+/**
+ * Refuses, before anything is sent, a regular file that cannot be replaced: on Windows one
+ * another program holds open (Excel keeps a workbook or CSV open with writes denied, so opening
+ * it for writing fails with EBUSY/EPERM/EACCES) or a read-only one, either of which would fail the
+ * final rename after every record went. On POSIX a rename replaces a read-only or open file.
+ */
+export async function checkReplaceable(path: string, check: Pick<OutputFileOptions, 'platform' | 'probe'> = {}): Promise<void> {
+  if ((check.platform ?? process.platform) !== 'win32') return;
+  const info = await stat(path).catch(() => undefined);
+  if (info === undefined) return;
+  if (info.isDirectory()) throw unwritable(path, info);
+  try {
+    await (check.probe ?? (async (file) => (await open(file, 'r+')).close()))(path);
+  } catch (error) {
+    if (!isBusyError(error)) return;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`, { cause: error });
+  }
+}

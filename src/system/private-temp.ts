@@ -1,0 +1,61 @@
+import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { homedir, hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { UsageError } from './errors.js';
+import { processAlive } from './process-liveness.js';
+import { userRunsDir } from './user-dirs.js';
+
+/**
+ * Every temporary file examctl makes (the `--file -` copy, a state service's memory copy, a
+ * spooled document) lives in one private folder of the user's (0700): `tmp` beside the runs
+ * directory's default (`~/.local/state/examctl/tmp` on Linux), or `examctl-<uid>` in the system's
+ * temp folder where that cannot be made (a read-only home). Never a shared /tmp name another user
+ * could plant or read. Each use gets a folder of its own named by the pid and host (`<pid>@<host>@<purpose>-...`);
+ * the first use in a process removes the folders of runs that no longer live (a kill -9 left
+ * private copies of names and links there), never a live run's.
+ */
+let root: Promise<string> | undefined;
+
+/** The private temp folder, made and cleared of dead runs' folders on first use in the process. */
+export function privateTempRoot(): Promise<string> {
+  return (root ??= preparedRoot().catch((error: unknown) => {
+    root = undefined;
+    throw error;
+  }));
+}
+
+/** A new folder (0700) of this process's own in the private temp folder; the caller removes it. */
+export async function makePrivateTempDir(purpose: string): Promise<string> {
+  return mkdtemp(join(await privateTempRoot(), `${process.pid}@${hostname()}@${purpose}-`));
+}
+
+async function preparedRoot(): Promise<string> {
+  const uid = process.getuid?.();
+  const candidates = [join(dirname(userRunsDir({ env: process.env, platform: process.platform, home: homedir() })), 'tmp'), join(tmpdir(), `examctl-${uid ?? 'user'}`)];
+  let failure: unknown;
+  for (const base of candidates) {
+    try {
+      await mkdir(base, { recursive: true, mode: 0o700 });
+      const entry = await lstat(base);
+      // Another user's folder (or a link) planted at the name in /tmp: not ours to use.
+      if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid)) throw new UsageError(`${base}: the private temp folder is not a directory of yours: remove it`);
+      if ((entry.mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(base, 0o700);
+      await removeDeadRuns(base);
+      return base;
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  throw failure;
+}
+
+async function removeDeadRuns(base: string): Promise<void> {
+  for (const name of await readdir(base)) {
+    // Only this machine's runs are judged: a home shared with another machine or container (its
+    // own pids) keeps theirs.
+    const [pidText, host] = name.split('@');
+    const pid = Number(pidText);
+    if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    await rm(join(base, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}

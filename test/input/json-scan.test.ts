@@ -1,0 +1,62 @@
+/**
+ * The one JSON scanner (formats/json-scan.ts): a value cut at any point between two chunks scans
+ * as the whole does; nesting far past any stack is a fault, not an overflow; faults name the line,
+ * the column and what was expected, and quote nothing of the text.
+ */
+import { describe, expect, it } from 'vitest';
+import { JsonFault, JsonScanner, parseJson, scanJson } from '../../src/formats/json-scan.js';
+
+const fault = (run: () => unknown): JsonFault => {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof JsonFault) return error;
+    throw error;
+  }
+  throw new Error('no fault');
+};
+
+describe('JsonScanner', () => {
+  it('a value cut at every point between two texts ends where the whole one does, counting the same', () => {
+    const text = '{"a": [1, -2.5e+3, true, false, null, "x\\"y\\u00e9\\\\"],\n "b": {"c": 12345, "d": ""}}';
+    for (const strict of [false, true]) {
+      for (let cut = 1; cut < text.length; cut++) {
+        const scanner = new JsonScanner({ depth: 8 }, { strict });
+        expect(scanner.scanValue(text.slice(0, cut), 0, false), `cut at ${cut}`).toBe(-1);
+        const rest = text.slice(scanner.resumeAt);
+        scanner.shift(scanner.resumeAt);
+        expect(scanner.scanValue(rest, 0, true), `cut at ${cut}`).toBe(rest.length);
+        expect([scanner.keys, scanner.entries, scanner.line]).toEqual([4, 10, 2]);
+      }
+    }
+  });
+
+  it('nesting 1,000,000 deep is a fault at the limit, with no stack used', () => {
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const error = fault(() => parseJson(deep, { depth: 64 }));
+    expect([error.kind, error.line, error.column]).toEqual(['depth', 1, 65]);
+    expect(error.message).toBe('nested too deep: objects and arrays nested deeper than 64 levels (column 65); the limit keeps a hostile file from exhausting the stack');
+  });
+
+  it.each([
+    ['a token', 'ghp_S3cretToken', 1, 1, 'not valid JSON: expected a value at column 1'],
+    ['a trailing comma', '{\n  "a": 1,\n}', 3, 1, 'not valid JSON: expected a string, the next key (no "," after the last member) at column 1'],
+    ['a missing colon', '{"Secret-1" 2}', 1, 13, 'not valid JSON: expected ":" after the key at column 13'],
+    ['a control character', '["tab\there"]', 1, 6, 'not valid JSON: expected an escape (\\t, \\u0000) for a control character in a string at column 6'],
+    ['a bad escape', '["S3cr\\x"]', 1, 7, 'not valid JSON: expected an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits at column 7'],
+    ['a number JSON refuses', '[01]', 1, 3, 'not valid JSON: expected "," or "]" at column 3'],
+    ['an early end', '{"a": [1,', 1, 10, 'not valid JSON: the text ends early, expected a value at column 10'],
+    ['a number of 1,000 digits', `[${'9'.repeat(1000)}]`, 1, 402, 'not valid JSON: expected a number of at most 400 characters at column 402'],
+    ['a second value', '{} {"Secret":1}', 1, 4, 'not valid JSON: expected the end of the text (one value only) at column 4'],
+  ])('%s: the line, the column and what was expected; nothing of the text', (_what, text, line, column, message) => {
+    const error = fault(() => parseJson(text, { depth: 8 }));
+    expect([error.line, error.column, error.message]).toEqual([line, column, message]);
+    expect(error.message).not.toMatch(/S3cr|Secret|ghp|tab|here/);
+  });
+
+  it('entries are bounded, members and elements alike', () => {
+    expect(scanJson('{"a":[1,2],"b":{}}', { depth: 4, entries: 4 }).entries).toBe(4);
+    const error = fault(() => scanJson('{"a":[1,2],"b":{},"c":0}', { depth: 4, entries: 4 }));
+    expect([error.kind, error.column, error.message]).toEqual(['entries', 23, 'too many entries: more than 4 entries (column 23)']);
+  });
+});

@@ -1,0 +1,70 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { ROOT } from '../durability/helpers.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/**
+ * synced adopt-schedules on a local store records only sittings the store holds (docs/sync.md,
+ * "When the memory is lost"), and an exact duplicate id in one user sync file fails both rows,
+ * each naming the other line, as a leading-zeros pair does (docs/interpretations.md, "One file,
+ * one id").
+ */
+
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const local = ['--target', 'local', '--store', 'store'];
+
+describe('synced adopt-schedules on a local store', () => {
+  it('refuses sittings never pushed (a schedule the store lacks, candidates it does not register); the next push --changed-only makes them', () =>
+    withTempDir(async (dir) => {
+      const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd().split('\n');
+      // Pushed: the December schedule without its last candidate; the January one never.
+      const december = sittings.filter((line) => line.startsWith('S-MATH1-DEC'));
+      writeFileSync(join(dir, 'pushed.csv'), `${[sittings[0], ...december.slice(0, -1)].join('\n')}\n`);
+      writeFileSync(join(dir, 'sittings.csv'), `${sittings.join('\n')}\n`);
+      const pushed = await cli(dir, ['schedule', 'push', '--file', 'pushed.csv', '--upsert', ...local, '--sync-dir', join(dir, 'lost')]);
+      expect(pushed.code, pushed.stderr).toBe(0);
+
+      const adopted = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local, '--json']);
+      expect(adopted.code).toBe(1);
+      const document = JSON.parse(adopted.stdout) as { adopted: number; notAdopted: { id: string; errors: { field: string; message: string }[] }[] };
+      expect(document.adopted).toBe(0);
+      expect(document.notAdopted.map((row) => [row.id, row.errors[0]!.field, row.errors[0]!.message])).toEqual([
+        ['S-MATH1-DEC', 'CandidateExtId', "1 of its candidates are not on the local store's schedule (stu-2006): never pushed there, so there is nothing to adopt (schedule push sends them with --upsert)"],
+        ['S-PHYS2-JAN', 'ScheduleExtId', 'not on the local store: never pushed there, so there is nothing to adopt (schedule push sends it)'],
+      ]);
+      const night = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', '--changed-only', ...local, '--json']);
+      expect(night.code, night.stderr).toBe(0);
+      expect((JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => [item.id, item.action])).toEqual([
+        ['S-MATH1-DEC', 'updated'],
+        ['S-PHYS2-JAN', 'created'],
+      ]);
+    }));
+});
+
+describe('the same id twice in one user sync file', () => {
+  it('both rows fail, each naming the other line, in the dry run and the real run; neither is sent', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,Role\nd-1,Ann,Lee,d1@example.test,Candidate\nd-2,Ben,Ode,d2@example.test,Candidate\nD-1,Annie,Lee,d1b@example.test,Candidate\n',
+      );
+      for (const dryRun of [['--dry-run'], []]) {
+        const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local, '--json', ...dryRun]);
+        expect(run.code).toBe(1);
+        const failed = (JSON.parse(run.stdout) as { items: { source: { line: number }; status: string; errors: { message: string }[] }[] }).items.filter((item) => item.status === 'failed');
+        expect(failed.map((item) => [item.source.line, item.errors[0]!.message])).toEqual([
+          [2, 'ExternalId d-1 is also on line 4; an id appears once in one file'],
+          [4, 'ExternalId D-1 is also on line 2 (as d-1); an id appears once in one file'],
+        ]);
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string }[] };
+      expect(world.Users.map((user) => user.ExternalId.toLowerCase())).not.toContain('d-1');
+    }));
+});

@@ -1,0 +1,85 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { memoryDir } from '../../src/sync/sync-memory.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/**
+ * Stale input (docs/sync.md, "Stale input"): an older night's file run again with the nightly
+ * flags would disable the users examctl created since; refused, exit 2, nothing sent, a dry run
+ * too, naming the count, the ids, the run that created them and --allow-disable-recent.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+const write = (dir: string, name: string, ids: readonly string[]) =>
+  writeFileSync(join(dir, name), `${[HEADER, ...ids.map((id) => `${id},F,L ${id},${id}@example.test,n-${id},Candidate`)].join('\n')}\n`);
+
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const nightly = (file: string, ...more: string[]) => ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--population', 'staff', '--changed-only', '--disable-missing', '--json', ...more];
+const disabled = async (dir: string) =>
+  ((JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users)
+    .filter((user) => user.DisableLogin === true)
+    .map((user) => user.ExternalId)
+    .sort();
+
+describe('an older night\'s file run again', () => {
+  it('is refused (dry run too) naming the joiners, the run that created them and the flag; --allow-disable-recent disables them', () =>
+    withTempDir(async (dir) => {
+      const staff = Array.from({ length: 20 }, (_, i) => `st-${i}`);
+      write(dir, 'monday.csv', staff);
+      write(dir, 'tuesday.csv', [...staff, 'st-new-1', 'st-new-2']);
+      expect((await cli(dir, nightly('monday.csv'))).code).toBe(0);
+      const tuesday = await cli(dir, nightly('tuesday.csv'));
+      expect(tuesday.code, tuesday.stderr).toBe(0);
+      const run = (JSON.parse(tuesday.stdout) as { run: string }).run;
+      // The memory records the run that created each user.
+      expect(readFileSync(join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'), 'utf8')).toContain(`"j":"${run}"`);
+
+      const words = `--disable-missing would disable 2 users examctl created as --population staff in a run later than every user this file holds (st-new-1, st-new-2; created by run ${run}): is the file an older export run again? Nothing was sent. If they really left, run again with --allow-disable-recent (docs/sync.md, "Stale input")`;
+      for (const dry of [['--dry-run'], []]) {
+        const again = await cli(dir, nightly('monday.csv', ...dry));
+        expect(again.code).toBe(2);
+        expect(again.stderr).toContain(words);
+      }
+      expect(await disabled(dir)).toEqual([]);
+      const allowed = await cli(dir, nightly('monday.csv', '--allow-disable-recent'));
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
+    }));
+
+  it('a leaver created no later than users the file holds is disabled as ever (the file is newer than its run); the flag goes with --disable-missing', () =>
+    withTempDir(async (dir) => {
+      const staff = Array.from({ length: 20 }, (_, i) => `a-${i}`);
+      write(dir, 'first.csv', staff);
+      write(dir, 'joiner.csv', [...staff, 'a-new']);
+      // A leaver of the first night's users, the later joiner still in the file; then a joiner gone beside another of its run.
+      write(dir, 'leaver.csv', [...staff.slice(1), 'a-new']);
+      expect((await cli(dir, nightly('first.csv'))).code).toBe(0);
+      expect((await cli(dir, nightly('joiner.csv'))).code).toBe(0);
+      const night = await cli(dir, nightly('leaver.csv'));
+      expect(night.code, night.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual(['a-0']);
+      write(dir, 'two.csv', [...staff.slice(1), 'a-new', 'b-1', 'b-2']);
+      write(dir, 'one-left.csv', [...staff.slice(1), 'a-new', 'b-1']);
+      expect((await cli(dir, nightly('two.csv'))).code).toBe(0);
+      const gone = await cli(dir, nightly('one-left.csv'));
+      expect(gone.code, gone.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
+      // One joiner alone, gone the next night: said, not refused (it looks the same as an older file).
+      write(dir, 'c.csv', [...staff.slice(1), 'a-new', 'b-1', 'c-1']);
+      expect((await cli(dir, nightly('c.csv'))).code).toBe(0);
+      const single = await cli(dir, nightly('one-left.csv'));
+      expect(single.code, single.stderr).toBe(0);
+      expect(single.stderr).toMatch(/note: --disable-missing disables c-1, created by run \S+, later than every user this file holds: if the file is an older export, it joined since \(docs\/sync.md, "Stale input"\)/);
+      expect(await disabled(dir)).toEqual(['a-0', 'b-2', 'c-1']);
+      const alone = await cli(dir, ['user', 'sync', '--file', 'all.csv', '--target', 'local', '--store', 'store', '--allow-disable-recent']);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain('--allow-disable-recent goes with --disable-missing');
+    }));
+});

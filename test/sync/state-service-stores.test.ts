@@ -1,0 +1,181 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+
+/**
+ * A state service that does not do what it says (docs/sync.md, "A state service"): a store
+ * acknowledged and dropped (read back: exit 3, the memory not stored), a start store that failed
+ * (no run that did anything), an answer that drips past the request timeout (one failure, not
+ * tried again, the lock released), and a lock whose holder on this host is gone (taken over).
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
+let server: StateServer;
+
+function writeUsers(dir: string, ids: readonly string[]): void {
+  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+}
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const ids = Array.from({ length: 4 }, (_, i) => `vs-${i}`);
+const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
+  cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
+const methods = () => server.requests.map((request) => request.method);
+
+beforeEach(async () => {
+  server = await startStateServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('every store is read back', () => {
+  it('a store answered 200 and dropped is exit 3 saying the memory was not stored; on a fresh runner the next --require-memory night is refused, never run on the old memory', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      // Tonight adds a joiner; the service acknowledges the end store and keeps the start one.
+      writeUsers(dir, [...ids, 'vs-new']);
+      server.requests.length = 0;
+      server.fail('POST', 200, 1, '', 1);
+      const dropped = await sync(dir, env);
+      expect(dropped.code).toBe(3);
+      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address} answered POST with 200 but still holds another document: the memory was not stored)`);
+      expect(methods()).toEqual(['LOCK', 'GET', 'POST', 'GET', 'POST', 'GET', 'UNLOCK']);
+      const fresh = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
+      expect(fresh.code).toBe(2);
+      expect(fresh.stderr).toMatch(/--require-memory: the sync memory at \S+ \(users\) misses what run \S+ of the runs without --population did/);
+    }));
+
+  it('a start store dropped stops the run before it sends (exit 3)', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      writeUsers(dir, ids);
+      server.fail('POST', 200, 1, '');
+      const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain(`the sync memory could not be stored on ${address} as the run started (the state service at ${address} answered POST with 200 but still holds no document: the memory was not stored): nothing was sent`);
+      expect(JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some((user: { ExternalId: string }) => user.ExternalId === 'vs-0')).toBe(false);
+    }));
+});
+
+describe('a start store that fails is not a run that did anything', () => {
+  it('the service down for the whole run: later --require-memory nights, on this runner and a fresh one, are not refused for it', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n') };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      // Down after the run's first read: its start store, and its look for a mark to take back, fail.
+      server.fail('POST', 500, 3);
+      server.fail('GET', 500, 3, undefined, 1);
+      const failed = await sync(dir, env);
+      expect(failed.code).toBe(3);
+      expect(failed.stderr).toContain('nothing was sent');
+      // Nothing was stored, and nothing kept for synced import: there is nothing this run did.
+      expect(failed.stderr).not.toContain('was not saved');
+      for (const runsDir of ['runs', 'fresh-runner']) {
+        const next = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, runsDir) }, '--require-memory');
+        expect(next.code, next.stderr).toBe(0);
+        expect(next.stderr).not.toContain('misses what');
+      }
+    }));
+
+  it('its answer lost (the service took it, then dripped): the mark it took is taken out again', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_REQUEST_TIMEOUT_MS: '1000' };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      server.drip('POST');
+      const failed = await sync(dir, env);
+      expect((JSON.parse(server.states.get('/state/n')!) as { inFlight?: unknown }).inFlight).toBeUndefined();
+      expect(failed.code).toBe(3);
+      expect(failed.stderr).toContain('nothing was sent');
+      expect(server.locks.size).toBe(0);
+      for (const runsDir of ['runs', 'fresh-runner']) {
+        const next = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, runsDir) }, '--require-memory');
+        expect(next.code, next.stderr).toBe(0);
+        expect(next.stderr).not.toContain('misses what');
+      }
+    }));
+});
+
+describe('an answer that drips past the request timeout', () => {
+  // The bound is asserted by what it did (one failure, no retry, the lock released), not by how long it took.
+  const env = (address: string) => ({ EXAMCTL_SYNC_DIR: address, EXAMCTL_REQUEST_TIMEOUT_MS: '1000' });
+
+  it.each(['GET', 'POST'])('%s: one failure, not tried again (exit 3), and the lock is released', (method) =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      writeUsers(dir, ids);
+      // The read as the run starts; the store at its end.
+      server.drip(method, 1, method === 'POST' ? 1 : 0);
+      const run = await sync(dir, env(address));
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(new RegExp(`the state service at ${address}\\S* did not answer ${method} whole within the request timeout \\(1 s, EXAMCTL_REQUEST_TIMEOUT_MS\\): not tried again`));
+      // POST: the start store, then the dripping end store, not tried again.
+      expect(methods().filter((each) => each === method)).toHaveLength(method === 'POST' ? 2 : 1);
+      expect(methods().at(-1)).toBe('UNLOCK');
+      expect(server.locks.size).toBe(0);
+    }));
+
+  it('LOCK: released all the same (the service took it before it dripped)', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, ids);
+      server.drip('LOCK');
+      const run = await sync(dir, env(server.address('n')));
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('did not answer LOCK whole within the request timeout');
+      expect(methods()).toEqual(['LOCK', 'UNLOCK']);
+      expect(server.locks.size).toBe(0);
+    }));
+});
+
+describe('a lock whose holder on this host is gone', () => {
+  const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid!;
+  const held = (pid: number, host: string) => ({
+    ID: 'dead-1',
+    Operation: 'examctl user sync',
+    Who: `ci@${host}`,
+    Created: '2026-11-21T02:00:00Z',
+    Info: JSON.stringify({ pid, host, token: 'dead-1', command: 'examctl user sync', since: '2026-11-21T02:00:00Z' }),
+  });
+
+  it('is taken over with a note; the run goes ahead', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('n');
+      writeUsers(dir, ids);
+      const pid = deadPid();
+      server.locks.set('/state/n', held(pid, hostname()));
+      const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`note: took over the lock of the sync memory at ${address} held by ci@${hostname()} (examctl user sync, lock dead-1) since 2026-11-21T02:00:00Z: its process (pid ${pid} on host ${hostname()}`);
+      expect(run.stderr).toContain('no longer runs on this host');
+      expect(methods().slice(0, 3)).toEqual(['LOCK', 'UNLOCK', 'LOCK']);
+      expect(server.locks.size).toBe(0);
+    }));
+
+  it('a holder on another host, or alive here, is not: exit 3 naming it', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, ids);
+      for (const holder of [held(deadPid(), 'another-host.example'), held(process.ppid, hostname())]) {
+        server.locks.set('/state/n', holder);
+        const run = await sync(dir, { EXAMCTL_SYNC_DIR: server.address('n') });
+        expect(run.code).toBe(3);
+        expect(run.stderr).toContain('is locked by ci@');
+        expect(server.locks.get('/state/n')?.ID).toBe('dead-1');
+      }
+    }));
+});
