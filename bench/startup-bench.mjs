@@ -119,8 +119,10 @@ export async function runStartupBench() {
 
 /**
  * Issue 62: the linux-x64 one-file executable (scripts/build-release.mjs --host: built once for
- * this checkout's inputs) against a bare `node -e 0` of the very Node inside it, spawned in turn
- * (the same load for both), EXAMCTL_BENCH_RUNS times each: wall medians and their ratio.
+ * this checkout's inputs) against a bare `node -e 0` of the very Node inside it, and the npm
+ * install (this Node running bin/examctl: the code-cached script) against this Node's
+ * `node -e 0`; each pair spawned in turn (the same load for both), EXAMCTL_BENCH_RUNS times:
+ * wall medians and their ratio.
  */
 export async function runExecutableStartupBench() {
   const { hostExecutable, hostNode } = await import('../scripts/build-release.mjs');
@@ -135,15 +137,21 @@ export async function runExecutableStartupBench() {
     return Number(process.hrtime.bigint() - start) / 1e6;
   };
   const cases = { '--version': ['--version'], '--help': ['--help'], 'user sync --dry-run, 20 users': ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')] };
+  const subjects = [
+    { name: 'examctl-linux-x64', node, run: (args) => wallOf(executable, args) },
+    { name: 'npm install: node bin/examctl', node: process.execPath, run: (args) => wallOf(process.execPath, [join(root, 'bin', 'examctl'), ...args]) },
+  ];
   const rows = [];
-  for (const [name, args] of Object.entries(cases)) {
-    const bare = [];
-    const own = [];
-    for (let i = 0; i < RUNS; i++) {
-      bare.push(wallOf(node, ['-e', '0']));
-      own.push(wallOf(executable, args));
+  for (const subject of subjects) {
+    for (const [name, args] of Object.entries(cases)) {
+      const bare = [];
+      const own = [];
+      for (let i = 0; i < RUNS; i++) {
+        bare.push(wallOf(subject.node, ['-e', '0']));
+        own.push(subject.run(args));
+      }
+      rows.push({ command: `${subject.name} ${name}`, 'examctl wall median ms': Math.round(median(own)), 'node -e 0 wall median ms': Math.round(median(bare)), ratio: Number((median(own) / median(bare)).toFixed(2)) });
     }
-    rows.push({ command: `examctl-linux-x64 ${name}`, 'executable wall median ms': Math.round(median(own)), 'node -e 0 wall median ms': Math.round(median(bare)), ratio: Number((median(own) / median(bare)).toFixed(2)) });
   }
   return rows;
 }

@@ -141,6 +141,23 @@ export const undiciEntry = {
   },
 };
 
+/**
+ * commander requires node:child_process at load for one use (spawning an executable subcommand,
+ * which examctl has none of); that module and what it loads (net, dgram...) are ~3 ms of every
+ * start. In the bundle it is required on that use.
+ */
+export const commanderLazySpawn = {
+  name: 'commander-lazy-spawn',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!text.includes(eager)) throw new Error(`commander's ${args.path} no longer requires node:child_process as build-bundle.mjs expects`);
+      return { contents: text.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' };
+    });
+  },
+};
+
 /** The bundled packages (from the metafile) with their licence texts: dist/bundle/THIRD-PARTY-NOTICES.md. */
 export function thirdPartyNotices(metafile) {
   const packages = new Map();
@@ -201,12 +218,29 @@ export const COMMON = {
  * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
  */
 /**
+ * The trainer compiles the script exactly as bin/examctl does (the same source text), runs it,
+ * and writes V8's cache of every function the run compiled as the process exits.
+ */
+const SCRIPT_TRAINER = `
+  const { readFileSync, writeFileSync } = require('node:fs');
+  const { wrap, createRequire } = require('node:module');
+  const { dirname } = require('node:path');
+  const vm = require('node:vm');
+  const [script, cache] = [process.env.TRAIN_SCRIPT, process.env.TRAIN_CACHE];
+  const compiled = new vm.Script(wrap(readFileSync(script, 'utf8')), { filename: script });
+  process.on('exit', () => writeFileSync(cache, compiled.createCachedData()));
+  process.argv.splice(1, 0, script);
+  const module = { exports: {} };
+  compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
+
+/**
  * Writes `cache`, V8's code cache of `script` (a CommonJS file) as `node` compiles it in
  * bin/examctl's way, after a training run: a remote `user sync` of fixtures/users.csv against
  * a loopback server in this process (examctl's main job; the other commands share most of its
- * code: flags, readers, rules, journal). The one-file executables' build trains theirs so too.
+ * code: flags, readers, rules, journal). The one-file executables' build trains theirs so too,
+ * with its own `trainer` and `alsoRuns` (argument lists run after that one, in turn).
  */
-export async function trainCodeCache(node, script, cache) {
+export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAINER, alsoRuns = []) {
   const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
   const server = createServer((req, res) => {
     req.resume();
@@ -216,28 +250,18 @@ export async function trainCodeCache(node, script, cache) {
   await once(server, 'listening');
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-code-cache-'));
   try {
-    // The trainer compiles the script exactly as bin/examctl does (the same source text), runs
-    // it, and writes V8's cache of every function the run compiled as the process exits.
-    const trainer = `
-      const { readFileSync, writeFileSync } = require('node:fs');
-      const { wrap, createRequire } = require('node:module');
-      const { dirname } = require('node:path');
-      const vm = require('node:vm');
-      const [script, cache] = [process.env.TRAIN_SCRIPT, process.env.TRAIN_CACHE];
-      const compiled = new vm.Script(wrap(readFileSync(script, 'utf8')), { filename: script });
-      process.on('exit', () => writeFileSync(cache, compiled.createCachedData()));
-      process.argv.splice(1, 0, script);
-      const module = { exports: {} };
-      compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
-    const args = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
-    const child = spawn(node, ['-e', trainer, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
-    const [code] = await once(child, 'exit');
-    if (code !== 0 || !existsSync(cache)) throw new Error(`the code cache's training run failed (exit ${code}): ${stderr}`);
+    const remote = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
+    for (const args of [remote, ...alsoRuns]) {
+      const child = spawn(node, ['-e', trainer, ...args], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        cwd: scratch,
+        env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
+      const [code] = await once(child, 'exit');
+      if (code !== 0 || !existsSync(cache)) throw new Error(`the code cache's training run ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr}`);
+    }
   } finally {
     server.close();
     rmSync(scratch, { recursive: true, force: true });
@@ -246,7 +270,7 @@ export async function trainCodeCache(node, script, cache) {
 
 async function buildCodeCachedScript() {
   const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry] });
+  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry, commanderLazySpawn] });
   const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
   if (left !== null) {
     // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
@@ -287,7 +311,7 @@ export async function buildBundle() {
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
-    plugins: [distImportMetaUrl('esm'), undiciEntry],
+    plugins: [distImportMetaUrl('esm'), undiciEntry, commanderLazySpawn],
   });
   // The dry run's CSV reading thread (src/input/csv-rows-in-worker.ts) as a file of its own,
   // beside the chunks and apart from them (the CLI's chunks stay as they were; csv-parse, a runtime dependency, is in neither).

@@ -24,11 +24,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
-import { COMMON, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
+import { build, transform } from 'esbuild';
+import { COMMON, commanderLazySpawn, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -79,60 +79,118 @@ function unpack(spec, entry, dir) {
 }
 
 /**
- * The program and its assets in `dir`: examctl.cjs (src/cli/main.ts with every dependency, one
- * script with no import(): the code cache forbids it), csv-row-worker.mjs (run from a data: URL),
- * package.json (name, version), THIRD-PARTY-NOTICES.md (bundled packages and Node), examctl.sha256.
+ * The program and its assets in `dir`: program/, src/cli/main.ts with every dependency as
+ * CommonJS scripts, one per chunk of esbuild's split (examctl.mjs, the entry, and a chunk per
+ * lazily imported part: a start compiles and runs only what it loads, ~160 KB for --version
+ * and --help, not the whole ~3 MB program; the loader is SEA_MAIN); csv-row-worker.cjs (run from
+ * its text, named examctl-csv-worker.js in stacks); package.json (name, version);
+ * THIRD-PARTY-NOTICES.md (bundled packages and Node); examctl.sha256 (of every chunk's name and text).
  */
 export async function buildProgram(dir, nodeLicence) {
-  mkdirSync(dir, { recursive: true });
-  const common = { ...COMMON, external: [], outdir: dir, logLevel: 'warning' };
-  const main = await build({ ...common, format: 'cjs', outExtension: { '.js': '.cjs' }, metafile: true, plugins: [distImportMetaUrl('sea'), undiciEntry] });
-  const script = readFileSync(join(dir, 'examctl.cjs'), 'utf8');
-  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(script);
-  if (left !== null) throw new Error(`the executable's script would import() (${left[0]}), which a code-cached script cannot`);
-  // The worker runs from a data: URL (no file): the names its import.meta.url stands in for (build-bundle.mjs) are imported here.
-  const banner = { js: "import { pathToFileURL as __examctlUrl } from 'node:url';\nimport { join as __examctlJoin } from 'node:path';" };
-  const worker = await build({ ...common, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'esm', outExtension: { '.js': '.mjs' }, banner, metafile: true, plugins: [distImportMetaUrl('sea-esm')] });
+  const programDir = join(dir, 'program');
+  mkdirSync(programDir, { recursive: true });
+  const common = { ...COMMON, external: [], outdir: programDir, logLevel: 'warning' };
+  const main = await build({ ...common, format: 'esm', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' }, metafile: true, write: false, plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn] });
+  // Each ES module chunk made a CommonJS script: its imports become require()s of the other
+  // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
+  const program = createHash('sha256');
+  for (const chunk of main.outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
+    const { code } = await transform(chunk.text, { format: 'cjs', platform: 'node', target: COMMON.target, supported: { 'dynamic-import': false }, minifyWhitespace: true, keepNames: true, logLevel: 'warning' });
+    const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
+    if (left !== null) throw new Error(`the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
+    writeFileSync(chunk.path, code);
+    program.update(`${basename(chunk.path)}\n${code}\n`);
+  }
+  // Lines kept: an uncaught error's stack quotes its source line, which must not be the whole worker.
+  const worker = await build({ ...common, minifyWhitespace: false, outdir: dir, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' }, footer: { js: `//# sourceURL=${WORKER_NAME}` }, metafile: true, plugins: [distImportMetaUrl('sea')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN);
-  writeFileSync(join(dir, 'examctl.sha256'), sha256(script));
+  writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
   const inputs = { ...main.metafile.inputs, ...worker.metafile.inputs };
   const notices = thirdPartyNotices({ inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
   return dir;
 }
 
+/** The worker's name in stack traces (its text runs with eval: no file, and a data: URL would print ~90 KB per frame). */
+const WORKER_NAME = 'examctl-csv-worker.js';
+
 /**
- * The blob's main script: examctl's script (an asset) compiled as bin/examctl compiles it, with
- * V8's code cache of a training run under this very Node where the build could make one (the
- * linux-x64 executable): most of examctl is then not compiled again at each start. V8 refuses
- * a cache that does not fit this Node, and the script is compiled anew. Only Node's own modules
- * can be required here, which is all the script asks for (every package is bundled).
+ * The loader of the chunks (`chunk(name)`: its text, and V8's code cache of it where there is one),
+ * each run as Node runs a CommonJS file, once, on its first require. Only Node's own modules are
+ * required from outside (every package is bundled).
+ */
+const LOADER = `const { wrap } = require('node:module');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+const dir = join(process.execPath, 'dist', 'bundle');
+const loaded = new Map();
+const scripts = new Map();
+function load(name) {
+  let module = loaded.get(name);
+  if (module !== undefined) return module.exports;
+  module = { exports: {} };
+  loaded.set(name, module);
+  const [text, cachedData] = chunk(name);
+  const filename = join(dir, name);
+  const compiled = new Script(wrap(text), { filename, cachedData });
+  scripts.set(name, compiled);
+  const require = (id) => (id.startsWith('./') ? load(id.slice(2)) : builtin(id));
+  compiled.runInThisContext().call(module.exports, module.exports, require, module, filename, dir);
+  return module.exports;
+}
+`;
+
+/**
+ * The blob's main script: the loader reading the chunks from the blob's assets, with V8's code
+ * cache of each chunk a training run loaded under this very Node where the build could make one
+ * (the linux-x64 executable). V8 refuses a cache that does not fit this Node, and the chunk is
+ * compiled anew.
  */
 const SEA_MAIN = `'use strict';
 const { getAsset } = require('node:sea');
-const { wrap } = require('node:module');
-const { join } = require('node:path');
-const { Script } = require('node:vm');
-const filename = join(process.execPath, 'dist', 'bundle', 'examctl.cjs');
-let cachedData;
-try {
-  cachedData = Buffer.from(getAsset('dist/bundle/examctl.cjs.cache'));
-} catch {}
-const compiled = new Script(wrap(getAsset('dist/bundle/examctl.cjs', 'utf8')), { filename, cachedData });
-const program = { exports: {} };
-compiled.runInThisContext().call(program.exports, program.exports, require, program, filename, join(process.execPath, 'dist', 'bundle'));
+const builtin = require;
+function chunk(name) {
+  let cachedData;
+  try {
+    cachedData = Buffer.from(getAsset('program/' + name + '.cache'));
+  } catch {}
+  return [getAsset('program/' + name, 'utf8'), cachedData];
+}
+${LOADER}load('examctl.mjs');
 `;
 
-/** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so); the code cache where there is one. */
-function assets(programDir, cache) {
+/**
+ * The training run's loader (trainCodeCache, build-bundle.mjs): the chunks from TRAIN_SCRIPT's
+ * directory, compiled as SEA_MAIN compiles them; as the process exits, each loaded chunk's cache
+ * is written into TRAIN_CACHE (a directory), unless an earlier training run wrote one.
+ */
+const TRAINER = `'use strict';
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const builtin = require;
+const from = require('node:path').dirname(process.env.TRAIN_SCRIPT);
+const chunk = (name) => [readFileSync(require('node:path').join(from, name), 'utf8'), undefined];
+${LOADER}process.on('exit', () => {
+  for (const [name, compiled] of scripts) {
+    const cache = require('node:path').join(process.env.TRAIN_CACHE, name + '.cache');
+    if (!existsSync(cache)) writeFileSync(cache, compiled.createCachedData());
+  }
+});
+process.argv.splice(1, 0, process.env.TRAIN_SCRIPT);
+load(require('node:path').basename(process.env.TRAIN_SCRIPT));
+`;
+
+/** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so), the chunks under program/ with their code caches where there are. */
+function assets(programDir, caches) {
+  const chunks = {};
+  for (const name of readdirSync(join(programDir, 'program'))) chunks[`program/${name}`] = join(programDir, 'program', name);
+  for (const name of caches === undefined ? [] : readdirSync(caches)) chunks[`program/${name}`] = join(caches, name);
   return {
-    'dist/bundle/examctl.cjs': join(programDir, 'examctl.cjs'),
-    ...(cache === undefined ? {} : { 'dist/bundle/examctl.cjs.cache': cache }),
+    ...chunks,
     'package.json': join(programDir, 'package.json'),
     'fixtures/world.json': join(root, 'fixtures', 'world.json'),
-    'dist/bundle/csv-row-worker.mjs': join(programDir, 'csv-row-worker.mjs'),
+    'dist/bundle/csv-row-worker.cjs': join(programDir, 'csv-row-worker.cjs'),
     'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
     'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
   };
@@ -155,8 +213,12 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   const node = unpack(pin.node, windows ? 'package/bin/node.exe' : 'package/bin/node', work);
   const blob = join(work, `${target}.blob`);
   // The trained cache (build-bundle.mjs): made by running the script under the target's own Node, so here only for the host.
-  const cache = target === HOST ? join(work, `${target}.examctl.cjs.cache`) : undefined;
-  if (cache !== undefined) await trainCodeCache(maker, join(programDir, 'examctl.cjs'), cache);
+  const caches = target === HOST ? join(work, `${target}.caches`) : undefined;
+  if (caches !== undefined) {
+    mkdirSync(caches, { recursive: true });
+    // After the remote run, a dry run on the local target: its chunks (the store, the engine) get caches too.
+    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')]]);
+  }
   const config = join(work, `${target}.sea-config.json`);
   writeFileSync(
     config,
@@ -167,7 +229,7 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
       // V8's code cache only where it is made: a cache made here does not fit another platform's V8.
       useCodeCache: target === HOST,
       useSnapshot: false,
-      assets: assets(programDir, cache),
+      assets: assets(programDir, caches),
     }),
   );
   const made = spawnSync(maker, ['--experimental-sea-config', config], { encoding: 'utf8', cwd: work });

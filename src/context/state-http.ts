@@ -11,8 +11,6 @@
 import { quotedValue } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { AttemptDeadlineError, openDispatcher, requestText, ResponseCutError, ResponseTooLargeError, undiciErrors } from '../api/http-pool.js';
-import { describeNetworkError, USER_AGENT } from '../api/remote-client.js';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { isLoopbackHost } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
@@ -102,7 +100,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   const proxySecretsSeen = new Set<string>();
   let shown = redactor;
 
-  const dispatcherFor = (url: URL): Dispatcher => {
+  const dispatcherFor = (url: URL, { openDispatcher }: HttpClient): Dispatcher => {
     let known = dispatchers.get(url.origin);
     if (known === undefined) {
       const proxy = proxyFor(url.href, env);
@@ -122,14 +120,15 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
   };
 
   const once = async (method: string, url: URL, body: { text: string; type: string; md5?: string } | undefined): Promise<StateAnswer> => {
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json' };
+    const http = await httpClient();
+    const headers: Record<string, string> = { 'user-agent': http.USER_AGENT, accept: 'application/json' };
     if (basic !== undefined) headers.authorization = `Basic ${basic}`;
     if (body !== undefined) {
       headers['content-type'] = body.type;
       if (body.md5 !== undefined) headers['content-md5'] = body.md5;
     }
-    const answer = await requestText(
-      dispatcherFor(url),
+    const answer = await http.requestText(
+      dispatcherFor(url, http),
       { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
       { maxBytes: MAX_STATE_BYTES, deadlineMs },
     );
@@ -149,18 +148,19 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
         try {
           answer = await once(method, url, body);
         } catch (error) {
-          if (error instanceof ResponseTooLargeError) {
+          const http = await httpClient();
+          if (error instanceof http.ResponseTooLargeError) {
             throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
           }
           // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the run, and its lock, as long again.
-          if (pastDeadline(error)) {
+          if (pastDeadline(error, http)) {
             throw new TargetError(`the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`);
           }
           if (attempt < ATTEMPTS) {
             await sleep(250 * attempt);
             continue;
           }
-          const words = error instanceof Error ? describeNetworkError(error) : String(error);
+          const words = error instanceof Error ? http.describeNetworkError(error) : String(error);
           throw new TargetError(`the state service at ${where} could not be reached (${method}, ${ATTEMPTS} attempts): ${shown.text(words)}`);
         }
         if ((answer.status >= 500 || answer.status === 429) && attempt < ATTEMPTS) {
@@ -184,7 +184,11 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
 }
 
 /** The request timeout ran out (examctl's deadline, or undici's through a proxy), before or after the status line. */
-function pastDeadline(error: unknown): boolean {
+function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, undiciErrors }: HttpClient): boolean {
   const reason = error instanceof ResponseCutError ? error.reason : error;
   return reason instanceof AttemptDeadlineError || reason instanceof undiciErrors.HeadersTimeoutError || reason instanceof undiciErrors.BodyTimeoutError;
 }
+
+/** The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run) never compiles it. */
+const httpClient = async () => ({ ...(await import('../api/http-pool.js')), ...(await import('../api/remote-client.js')) });
+type HttpClient = Awaited<ReturnType<typeof httpClient>>;

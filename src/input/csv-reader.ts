@@ -434,7 +434,16 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   if (duplicates.length > 0) {
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
-  if (unknown.length > 0 && options.ignoreUnknownColumns !== true) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
+  // A header of one cell that names no field, nor anything like one, is no table's: most likely a
+  // secret given as the file (a token file for --file), so it is not quoted; the "no known column"
+  // problem below says what is expected.
+  const fieldNames = options.columns.map((spec) => spec.name);
+  const oneUnknownCell =
+    cells.length === 1 &&
+    unknown.length === 1 &&
+    likelyField(cells[0]!, new Set(fieldNames)) === undefined &&
+    closestName(cells[0]!, fieldNames, normalizeColumnName) === undefined;
+  if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
   const computed = options.computed;
   if (computed !== undefined) problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
   if (problems.length === 0 && takenBy.size === 0 && !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)) {
@@ -442,7 +451,7 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
       .slice(0, 6)
       .map((spec) => spec.name)
       .join(', ');
-    problems.push(`no known column in the header (expected columns such as ${expected})`);
+    problems.push(`no known column in the header${oneUnknownCell ? ', which is one cell (not shown: a file of one value may be a secret)' : ''} (expected columns such as ${expected})`);
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };

@@ -47,26 +47,30 @@ function collected(): RowMessage | undefined {
   return message;
 }
 
-try {
-  const sink = {
-    header(row: string[], line: number, dialect: NonNullable<RowMessage['header']>['dialect']): void {
-      header = { cells: row, line, dialect };
-    },
-    row(row: string[], line: number): void {
-      rows.push(row.length, line);
-      for (let i = 0; i < row.length; i++) cells.push(row[i] as string);
-    },
-  };
-  for await (const _ of csvRows(path, file, sink, encoding)) {
+/** The whole read; a function, not top-level awaits: the one-file executable runs this as a script (scripts/build-release.mjs). */
+async function readAll(): Promise<void> {
+  try {
+    const sink = {
+      header(row: string[], line: number, dialect: NonNullable<RowMessage['header']>['dialect']): void {
+        header = { cells: row, line, dialect };
+      },
+      row(row: string[], line: number): void {
+        rows.push(row.length, line);
+        for (let i = 0; i < row.length; i++) cells.push(row[i] as string);
+      },
+    };
+    for await (const _ of csvRows(path, file, sink, encoding)) {
+      const message = collected();
+      if (message !== undefined) await post(message);
+    }
+    await post({ end: true });
+  } catch (error) {
+    // The rows before the problem go first, as csvRows hands them on before it throws.
     const message = collected();
     if (message !== undefined) await post(message);
+    if (error instanceof InputFileError) await post({ inputError: { file: error.file, line: error.line, reason: error.reason } });
+    else await post({ failure: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }
-  await post({ end: true });
-} catch (error) {
-  // The rows before the problem go first, as csvRows hands them on before it throws.
-  const message = collected();
-  if (message !== undefined) await post(message);
-  if (error instanceof InputFileError) await post({ inputError: { file: error.file, line: error.line, reason: error.reason } });
-  else await post({ failure: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  (port as NonNullable<typeof port>).close();
 }
-port.close();
+void readAll();

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { InputFileError } from '../system/errors.js';
 import { shippedAsset } from '../system/shipped-file.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
@@ -45,14 +44,15 @@ export interface RowMessage {
  * scripts/build-bundle.mjs) dist/bundle/csv-row-worker.mjs, the one the package ships; else
  * the compiled module beside this one; vitest runs src/, where it is the built one
  * (test/support/global-build.ts builds dist/ first). In the one-file executable there is no
- * file: the bundle's worker is an asset (system/shipped-file.ts), started from a data: URL.
- * None there: the read stays in this thread.
+ * file: the worker is a script among its assets (system/shipped-file.ts), run from its text, whose
+ * stack frames name it examctl-csv-worker.js (scripts/build-release.mjs). None there: the read
+ * stays in this thread.
  */
-const WORKER_URL = ((): URL => {
+const WORKER = ((): URL | string => {
   if (import.meta.url.endsWith('.ts')) return new URL('../../dist/input/csv-row-worker.js', import.meta.url);
+  const shipped = shippedAsset(fileURLToPath(new URL('../bundle/csv-row-worker.cjs', import.meta.url)));
+  if (shipped !== undefined) return shipped.toString('utf8');
   const bundled = new URL('../bundle/csv-row-worker.mjs', import.meta.url);
-  const shipped = shippedAsset(fileURLToPath(bundled));
-  if (shipped !== undefined) return new URL(`data:text/javascript;base64,${shipped.toString('base64')}`);
   return existsSync(fileURLToPath(bundled)) ? bundled : new URL('./csv-row-worker.js', import.meta.url);
 })();
 
@@ -60,7 +60,7 @@ const WORKER_URL = ((): URL => {
 export function rowsInWorkerPay(path: string, minBytes: number): boolean {
   try {
     const stat = statSync(path);
-    return stat.isFile() && stat.size >= minBytes && (WORKER_URL.protocol === 'data:' || existsSync(fileURLToPath(WORKER_URL)));
+    return stat.isFile() && stat.size >= minBytes && (typeof WORKER === 'string' || existsSync(fileURLToPath(WORKER)));
   } catch {
     // Unreadable: the read in this thread says why.
     return false;
@@ -74,7 +74,9 @@ export function rowsInWorkerPay(path: string, minBytes: number): boolean {
  */
 export async function* csvRowsInWorker(path: string, file: string, sink: CsvRowSink, encoding?: string): AsyncGenerator<void> {
   const data: RowWorkerData = { path, file, encoding };
-  const worker = new Worker(WORKER_URL, { workerData: data });
+  // Loaded here: node:worker_threads is ~2 ms of a start that reads no file this large.
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(WORKER, { workerData: data, eval: typeof WORKER === 'string' });
   const queue: RowMessage[] = [];
   let waiting: ((message: RowMessage) => void) | undefined;
   const deliver = (message: RowMessage): void => {

@@ -76,6 +76,8 @@ describe('a run that validates and sends records does not load zod', () => {
       expect(run.urls.filter(isZod)).toEqual([]);
       // The workbook writer loads only when a workbook is written.
       expect(run.urls.filter((u) => /\/dist\/report\/(xlsx-workbook|zip-writer)\.js$/.test(u))).toEqual([]);
+      // Nor the HTTP client (undici, ~0.5 MB of script): nothing is sent (context/state-http.ts loads it on its first exchange).
+      expect(run.urls.filter((u) => u.includes('/node_modules/undici/'))).toEqual([]);
     });
   });
 

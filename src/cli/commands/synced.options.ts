@@ -19,7 +19,7 @@ export const SYNCED_IMPORT_OPTIONS = [
 export const SYNCED_ADOPT_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
     brief(
-      'the last export fully synced; repeat for the nights since, in order',
+      'last fully synced export; repeat for later nights, in order',
       { ...repeatable('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON); repeat for each night since, in order'), mandatory: true },
     ),
     brief('the files were sent, their outcome not known', option('--tentative', 'record the files as requests whose outcome is not known (a night cut short): each row goes again, and a new id missing from the next file is disabled')),
