@@ -185,17 +185,11 @@ export interface ResumeCounts {
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
  * the offset of its deciding line (item-index.ts); an item's line is read again when it is
  * shown, in input order. Memory: 9 bytes an item plus a bounded read cache, whatever the lines
- * hold. Holds the journal open until `close` (a resume appends past `validLength` only).
+ * hold. Holds the journal open until `close` (a resume appends past `validLength` only). Its
+ * head is the journal's (JournalHead), copied in by the constructor.
  */
-export class RunIndex implements JournalHead {
-  readonly id: string;
-  readonly file: string;
-  readonly header: RunHeaderLine;
-  readonly resumes: ResumeLine[];
-  readonly end?: EndLine;
-  readonly validLength: number;
-  readonly tornTail: boolean;
-  readonly unchanged: UnchangedPositions;
+export interface RunIndex extends Readonly<JournalHead> {}
+export class RunIndex {
   private readonly lines: LineReader;
 
   constructor(
@@ -203,8 +197,7 @@ export class RunIndex implements JournalHead {
     private readonly states: ItemStates,
     private readonly handle: FileHandle,
   ) {
-    ({ id: this.id, file: this.file, header: this.header, resumes: this.resumes, validLength: this.validLength, tornTail: this.tornTail, unchanged: this.unchanged } = head);
-    if (head.end !== undefined) this.end = head.end;
+    Object.assign(this, head);
     this.lines = new LineReader(handle, head.validLength);
   }
 
