@@ -1,7 +1,7 @@
 /** Turns a response body into the API's envelope, or into words for a message when it is not one. */
 import type { Envelope } from '../domain/envelope.js';
 import { errorsOf } from './envelope-errors.js';
-import { scanJson } from '../formats/json-scan.js';
+import { scanJson } from '../system/json-scan.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 

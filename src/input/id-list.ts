@@ -6,7 +6,7 @@ import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readUtf8Chunks } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
-import { MAX_JSON_DEPTH } from '../formats/json-scan.js';
+import { MAX_JSON_DEPTH } from '../system/json-scan.js';
 import type { HiddenRows } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */

@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
 import { quotedValue } from '../domain/problem.js';
-import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../formats/json-scan.js';
+import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../system/json-scan.js';
 import { readUtf8Chunks } from './text-source.js';
 
 /**
@@ -64,7 +64,7 @@ function strayCharacter(code: number): string | undefined {
 
 /**
  * Finds where each top-level object (or element of the top-level array) starts and ends, with the
- * one JSON scanner (formats/json-scan.ts, bounded in depth), and hands the text of each to
+ * one JSON scanner (system/json-scan.ts, bounded in depth), and hands the text of each to
  * JSON.parse. Only the element being read is held in memory, so huge arrays stream.
  */
 class JsonElementScanner {

@@ -20,7 +20,7 @@ import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
-import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../formats/json-scan.js';
+import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../system/json-scan.js';
 import { quotedValue } from '../domain/problem.js';
 import { listWithCount } from './name-hints.js';
 

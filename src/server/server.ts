@@ -8,6 +8,7 @@ import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { TokenCheck } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
+import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -294,9 +295,9 @@ function parseJsonBody(raw: Buffer): unknown {
   }
   const text = raw.toString('utf8');
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpFailure(400, 'the request body is not valid JSON');
+    return parseJson(text, { depth: MAX_JSON_DEPTH });
+  } catch (error) {
+    throw new HttpFailure(400, `the request body is not valid JSON${error instanceof JsonFault && error.kind === 'depth' ? ': nested too deep' : ''}`);
   }
 }
 

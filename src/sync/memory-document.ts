@@ -11,7 +11,7 @@ import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from '.
 import { compactedLines, memoryOfText, newestRunOf, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
-import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../formats/json-scan.js';
+import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { hash } from 'node:crypto';
 
 export const DOCUMENT_FORMAT = 'examctl-sync-memory';

@@ -21,6 +21,7 @@ import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type 
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import { intentsAddress, intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
+import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
 
@@ -222,7 +223,7 @@ export class ServiceCopy {
   private async withdrawMark(): Promise<void> {
     const at = intentsAddress(this.service.address, 0);
     const text = await this.service.read(at);
-    if (text !== undefined && !this.folded && (JSON.parse(text) as { run?: unknown }).run === this.run) await this.service.remove(undefined, at);
+    if (text !== undefined && !this.folded && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }
 
   /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */

@@ -16,6 +16,7 @@ import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type 
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { forgetIntents, withIntents } from './write-ahead.js';
 import { StateService } from './state-service.js';
+import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
@@ -165,7 +166,7 @@ async function underServiceLock<T>(
 /** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
 function serialOf(text: string | undefined): number {
   try {
-    const serial = (JSON.parse(text ?? '{}') as { serial?: unknown }).serial;
+    const serial = (parseJson(text ?? '{}', { depth: MAX_JSON_DEPTH }) as { serial?: unknown } | null)?.serial;
     return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
   } catch {
     return 0;

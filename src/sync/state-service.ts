@@ -17,6 +17,7 @@ import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
 import { nonEmpty } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
+import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 /** Terraform's lock info, as sent to lock and unlock and as a holder is named. */
 export interface StateLockInfo {
@@ -208,7 +209,7 @@ function checksumOf(text: string | undefined): string | undefined {
 /** `text` as a JSON object; anything else (not JSON, not an object) as an empty one. */
 function jsonObject(text: string | undefined): Record<string, unknown> {
   try {
-    const parsed = JSON.parse(text ?? '') as unknown;
+    const parsed = parseJson(text ?? '', { depth: MAX_JSON_DEPTH });
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};

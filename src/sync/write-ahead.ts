@@ -10,7 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
-import { MAX_JSON_DEPTH, parseJson } from '../formats/json-scan.js';
+import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { canonicalJson, SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
 import type { MemoryDocument } from './memory-document.js';

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
 
 /*
  * A checksummed line is one JSON object so the file stays NDJSON, laid out so the checksum can be
@@ -37,7 +38,7 @@ export function decodeChecksummedLine(bytes: Buffer): CheckedLine {
   const body = bytes.subarray(PREFIX_LENGTH, bytes.length - 1);
   if (crc32(body).toString(16).padStart(8, '0') !== expected) return { ok: false, reason: 'checksum mismatch' };
   try {
-    return { ok: true, body: JSON.parse(body.toString('utf8')) as unknown };
+    return { ok: true, body: parseJson(body.toString('utf8'), { depth: MAX_JSON_DEPTH }) };
   } catch {
     return { ok: false, reason: 'invalid JSON' };
   }

@@ -8,6 +8,7 @@ import { StoreLockedError } from './errors.js';
 import { wholeMillisecondsFromEnv } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
 import { unlinkRetrying } from './busy-retry.js';
+import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
 
 export const LOCK_FILE = 'LOCK';
 /** How long a writer waits for the lock unless told otherwise (ms). */
@@ -101,7 +102,7 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
     return 'unreadable';
   }
   try {
-    const info = JSON.parse(text) as Partial<LockInfo>;
+    const info = parseJson(text, { depth: MAX_JSON_DEPTH }) as Partial<LockInfo>;
     if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return 'unreadable';
     return {
       pid: info.pid,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFileError } from '../../src/system/errors.js';
 import { readJsonRecords } from '../../src/input/json-reader.js';
-import { keyLines } from '../../src/formats/json-scan.js';
+import { keyLines } from '../../src/system/json-scan.js';
 
 const duplicateOf = (text: string) => keyLines(text, { depth: 64 }).duplicate?.path.at(-1);
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/input/index.js';
 import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
 import { MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
-import { MAX_JSON_DEPTH } from '../../src/formats/json-scan.js';
+import { MAX_JSON_DEPTH } from '../../src/system/json-scan.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
 // @ts-expect-error: a plain .mjs generator shared with the measuring script
 import { generateHostile } from '../../fixtures/hostile/generate.mjs';

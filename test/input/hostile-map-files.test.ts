@@ -2,7 +2,7 @@
  * Map files as an attacker (or a slip) writes them, through the real CLI: each ends in a clear
  * refusal (exit 2 naming the file and the limit) or a bounded run, never an internal error; a token
  * file given as a map file shows none of its characters in any sink (stdout, stderr, --json, the
- * report file). The one JSON scanner's limits: formats/json-scan.ts.
+ * report file). The one JSON scanner's limits: system/json-scan.ts.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

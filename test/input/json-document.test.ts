@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputFileError } from '../../src/system/errors.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
-import { scanJson } from '../../src/formats/json-scan.js';
+import { scanJson } from '../../src/system/json-scan.js';
 
 function failure(text: string): InputFileError {
   try {

@@ -1,10 +1,10 @@
 /**
- * The one JSON scanner (formats/json-scan.ts): a value cut at any point between two chunks scans
+ * The one JSON scanner (system/json-scan.ts): a value cut at any point between two chunks scans
  * as the whole does; nesting far past any stack is a fault, not an overflow; faults name the line,
  * the column and what was expected, and quote nothing of the text.
  */
 import { describe, expect, it } from 'vitest';
-import { JsonFault, JsonScanner, parseJson, scanJson } from '../../src/formats/json-scan.js';
+import { JsonFault, JsonScanner, parseJson, scanJson } from '../../src/system/json-scan.js';
 
 const fault = (run: () => unknown): JsonFault => {
   try {
