@@ -434,13 +434,14 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   if (duplicates.length > 0) {
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
-  // A header of one cell that names no field, nor anything like one, is no table's: most likely a
-  // secret given as the file (a token file for --file), so it is not quoted; the "no known column"
-  // problem below says what is expected.
+  // A header of one long word that names no field, nor anything like one, is no table's: most
+  // likely a secret given as the file (a token file for --file), so it is not quoted; the "no
+  // known column" problem below says what is expected.
   const fieldNames = options.columns.map((spec) => spec.name);
   const oneUnknownCell =
     cells.length === 1 &&
     unknown.length === 1 &&
+    /^\S{16,}$/.test(cells[0]!) &&
     likelyField(cells[0]!, new Set(fieldNames)) === undefined &&
     closestName(cells[0]!, fieldNames, normalizeColumnName) === undefined;
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
@@ -451,7 +452,7 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
       .slice(0, 6)
       .map((spec) => spec.name)
       .join(', ');
-    problems.push(`no known column in the header${oneUnknownCell ? ', which is one cell (not shown: a file of one value may be a secret)' : ''} (expected columns such as ${expected})`);
+    problems.push(`no known column in the header${oneUnknownCell ? ', which is one word (not shown: a file of one word may be a secret)' : ''} (expected columns such as ${expected})`);
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };

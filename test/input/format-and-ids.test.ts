@@ -35,7 +35,7 @@ describe('readRecords', () => {
     const fromJson = await collect(readRecords(fixture('records-json.data'), { columns: userColumns }));
     expect(fromJson.map((record) => [record.source.line, record.fields])).toEqual([[2, { ExternalId: 'u-1' }]]);
     const forced = readRecords(fixture('users-array.json'), { columns: userColumns, format: 'csv' });
-    await expectInputFileError(collect(forced), { line: 1, reason: /no known column in the header, which is one cell/ });
+    await expectInputFileError(collect(forced), { line: 1, reason: /unknown column: "\["/ });
   });
 });
 
