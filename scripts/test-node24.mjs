@@ -4,6 +4,8 @@
 // scripts/release-pins.json (the one inside the Linux executable), its tarball's SHA-256 checked
 // before use. Linux x64 only; elsewhere, or with no registry, it says why and exits 1.
 import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostNode } from './build-release.mjs';
@@ -17,8 +19,15 @@ try {
   process.stderr.write(`test:node24: cannot run: ${error instanceof Error ? error.message : error}\n`);
   process.exit(1);
 }
-const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
-const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+// A copy others may run: the suite runs it as another user too (test/e2e/two-users.test.ts), and
+// the cache sits in this user's home.
+const bin = mkdtempSync(join(tmpdir(), 'examctl-node24-'));
+chmodSync(bin, 0o755);
+copyFileSync(node, join(bin, 'node'));
+chmodSync(join(bin, 'node'), 0o755);
+const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+const version = spawnSync(join(bin, 'node'), ['--version'], { encoding: 'utf8' }).stdout.trim();
 process.stderr.write(`test:node24: npm test under Node ${version} (${node})\n`);
 const run = spawnSync('npm', ['test', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
+rmSync(bin, { recursive: true, force: true });
 process.exit(run.status ?? 1);
