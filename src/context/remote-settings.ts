@@ -40,6 +40,8 @@ export interface RemoteTarget {
 
 export type RemoteTargetWithToken = RemoteTarget & { token: string; tokenSource: TokenSource };
 
+export const NO_TOKEN_MESSAGE = 'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
+
 export const NO_BASE_URL_MESSAGE =
   'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)';
 
@@ -113,7 +115,7 @@ export async function requireRemoteTarget(input: RemoteTargetInput): Promise<Rem
   if (target === undefined) throw new UsageError(NO_BASE_URL_MESSAGE);
   if (target.token === undefined || target.tokenSource === undefined) {
     throw new UsageError(
-      'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token' +
+      NO_TOKEN_MESSAGE +
         (target.profile !== undefined ? ` (profile ${target.profile} has none)` : ''),
     );
   }

@@ -4,7 +4,7 @@ import { UsageError } from '../system/errors.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
-import type { RemoteTarget } from './remote-settings.js';
+import { NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
 import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
@@ -150,9 +150,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       concurrency,
       async connect(): Promise<IntegrationApi> {
         // Checked only here: a dry run sends nothing and needs no token.
-        if (token === undefined) {
-          throw new UsageError('no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token');
-        }
+        if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
         const { createRemoteClient } = await import('../api/remote-client.js');
         return createRemoteClient({
           baseUrl,

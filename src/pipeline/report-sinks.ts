@@ -2,7 +2,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
-import { openAtomicFile, reportFormatOf, type AtomicFile, type ReportFormat } from '../report/report-file.js';
+import { openReportFile, reportFormatOf, type ReportFile, type ReportFormat } from '../report/report-file.js';
 import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/run-report.js';
 import { ReportWriteError, UsageError } from '../system/errors.js';
@@ -189,7 +189,7 @@ export async function openRunReport(
   // A real run checked the structure first and streams (a consumer sees sending under way).
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
   if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
-  let file: Pick<AtomicFile, 'commit' | 'discard'> | undefined;
+  let file: Pick<ReportFile, 'commit' | 'discard'> | undefined;
   let guarded: GuardedFileSink | undefined;
   let fileBuffer: BufferedSink | undefined;
   let xlsx: XlsxReportWriter | undefined;
@@ -204,7 +204,7 @@ export async function openRunReport(
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
-      const text = await openAtomicFile(path);
+      const text = await openReportFile(path);
       file = text;
       fileBuffer = new BufferedSink(text.sink);
       guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);

@@ -22,7 +22,7 @@ export function reportFormatOf(path: string): ReportFormat {
  * name and renamed into place only when complete, so a reader never sees half a report and an
  * old report survives a crashed run; a FIFO or device is written in place.
  */
-export interface AtomicFile {
+export interface ReportFile {
   sink: TextSink;
   commit(): Promise<void>;
   discard(): Promise<void>;
@@ -46,7 +46,7 @@ export function cannotWriteReport(path: string, error: unknown): UsageError & { 
 export const REPORT_FILE_OPTIONS: AtomicFileOptions = { mode: 0o666, keepOnFailedReplace: true };
 
 /** Opens the output at once, so an unwritable report location fails before anything is sent. */
-export async function openAtomicFile(path: string, options: AtomicFileOptions = REPORT_FILE_OPTIONS): Promise<AtomicFile> {
+export async function openReportFile(path: string, options: AtomicFileOptions = REPORT_FILE_OPTIONS): Promise<ReportFile> {
   let file: OutputFile;
   try {
     file = await openOutputFile(path, options);

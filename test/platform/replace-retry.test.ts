@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { retryWhileBusy, type ReplaceOps } from '../../src/system/busy-retry.js';
 import { keptNameFor, ReplaceFailedError, ReplacementFile, writeFileAtomic } from '../../src/system/atomic-file.js';
-import { openAtomicFile } from '../../src/report/report-file.js';
+import { openReportFile } from '../../src/report/report-file.js';
 import { checkReplaceable } from '../../src/system/output-file.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -130,7 +130,7 @@ describe('--report that cannot be replaced is refused before sending', () => {
   it('a directory in the report name is refused at open, exit 2', () =>
     withTempDir(async (dir) => {
       await mkdir(join(dir, 'report.csv'));
-      await expect(openAtomicFile(join(dir, 'report.csv'))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('EISDIR') });
+      await expect(openReportFile(join(dir, 'report.csv'))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('EISDIR') });
       expect(await readdir(dir)).toEqual(['report.csv']);
     }));
 });
