@@ -2,57 +2,9 @@ import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 /*
- * A run journal's lines read in bounded memory, into buffers that are reused: the lines are
- * decoded at once and never kept, so a journal of any size costs one buffer (as long as its
- * longest line) to stream, and a small block cache to read lines back at their offsets.
+ * A run journal's lines read in bounded memory: streamed (system/file-lines.ts), decoded at once
+ * and never kept, and read back at their offsets through a small block cache.
  */
-
-export interface JournalRawLine {
-  /** The line's bytes without the newline: valid only during the call (the buffer is reused). */
-  bytes: Buffer;
-  /** 1-based line number. */
-  lineNo: number;
-  /** Byte offset of its first byte. */
-  start: number;
-  /** Byte offset just past its newline (past its last byte for an unterminated tail). */
-  end: number;
-  /** False for a last line with no newline: a write that never finished. */
-  terminated: boolean;
-}
-
-const STREAM_BUFFER = 1 << 20;
-
-/** Calls `onLine` for each line of the file, in order; the last line without a newline too (`terminated` false). */
-export async function streamLines(handle: FileHandle, onLine: (line: JournalRawLine) => void): Promise<void> {
-  let buffer = Buffer.allocUnsafe(STREAM_BUFFER);
-  let filled = 0;
-  let bufferStart = 0;
-  let lineNo = 1;
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, bufferStart + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-    const view = buffer.subarray(0, filled);
-    let from = 0;
-    for (let newline = view.indexOf(10, from); newline !== -1; newline = view.indexOf(10, from)) {
-      onLine({ bytes: view.subarray(from, newline), lineNo, start: bufferStart + from, end: bufferStart + newline + 1, terminated: true });
-      lineNo += 1;
-      from = newline + 1;
-    }
-    if (from > 0) {
-      // The unfinished line moves to the front; the rest of the buffer is read into.
-      buffer.copy(buffer, 0, from, filled);
-      filled -= from;
-      bufferStart += from;
-    } else if (filled === buffer.length) {
-      // A line longer than the buffer (a header with long recorded options): grown for it.
-      const bigger = Buffer.allocUnsafe(buffer.length * 2);
-      buffer.copy(bigger, 0, 0, filled);
-      buffer = bigger;
-    }
-  }
-  if (filled > 0) onLine({ bytes: buffer.subarray(0, filled), lineNo, start: bufferStart, end: bufferStart + filled, terminated: false });
-}
 
 /** 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once. */
 const BLOCK_SIZE = 64 * 1024;

@@ -23,7 +23,8 @@ import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-owne
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
-import { LineReader, streamLines } from './line-buffers.js';
+import { LineReader } from './line-buffers.js';
+import { streamLines } from '../system/file-lines.js';
 import { UnchangedPositions } from './unchanged-positions.js';
 import { describeSystemError } from '../system/system-error-words.js';
 

@@ -4,7 +4,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import type { Change } from './contract.js';
 import { errnoCode } from '../../system/errno.js';
 import { decodeJournalLine } from './journal.js';
-import { forEachLine } from './line-reader.js';
+import { streamLines } from '../../system/file-lines.js';
 import { describeSystemError } from '../../system/system-error-words.js';
 
 /** Just past the last journal line accepted into memory. */
@@ -38,7 +38,8 @@ export async function replayJournal(
   if (size === position.offset) return;
   let bad: { lineNo: number; reason: string; start: number } | undefined;
   try {
-    await forEachLine(journal, position.offset, position.lines + 1, (line) => {
+    const from = { offset: position.offset, lineNo: position.lines + 1 };
+    await streamLines(journal, (line) => {
       if (bad) throw new StoreDamagedError(`${file}:${bad.lineNo}: ${bad.reason}`);
       if (!line.terminated) {
         bad = { lineNo: line.lineNo, reason: 'incomplete line', start: line.start };
@@ -52,7 +53,7 @@ export async function replayJournal(
       for (const change of decoded.changes) apply(change);
       position.offset = line.end;
       position.lines = line.lineNo;
-    });
+    }, from);
   } catch (error) {
     if (error instanceof StoreDamagedError) throw error;
     throw new StoreDamagedError(`${file}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
