@@ -236,13 +236,17 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   if (made.status !== 0 || !existsSync(blob)) throw new Error(`node ${version} could not make the blob for ${target}: ${made.stderr}`);
   mkdirSync(outDir, { recursive: true });
   const out = join(outDir, pin.file);
-  copyFileSync(node, out);
-  chmodSync(out, 0o755);
+  // Injected beside its name and renamed into place: a build that fails or is killed halfway never
+  // leaves a bare Node where the executable (and hostExecutable's cache) is looked for.
+  const partial = `${out}.partial`;
+  copyFileSync(node, partial);
+  chmodSync(partial, 0o755);
   // postject's own CLI, in a child: LIEF writes warnings on every ELF it reads, shown only when the injection fails.
   const postject = join(dirname(require.resolve('postject')), 'cli.js');
   const macho = target.startsWith('darwin-') ? ['--macho-segment-name', 'NODE_SEA'] : [];
-  const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho], { encoding: 'utf8' });
+  const injected = spawnSync(process.execPath, [postject, partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho], { encoding: 'utf8' });
   if (injected.status !== 0) throw new Error(`postject could not inject the blob into ${pin.file}: ${injected.stderr}`);
+  renameSync(partial, out);
   return out;
 }
 
