@@ -5,8 +5,8 @@ import { SYNC_DIR_OPTION } from './sync-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 
-export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
-export const SYNCED_FORGET_OPTIONS = [SYNC_DIR_OPTION] as const;
+/** `synced show` and `synced forget`: which memories, and nothing else. */
+export const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
 export const SYNCED_EXPORT_OPTIONS = [
   brief('the file to write (0600)', mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night')),
   SYNC_DIR_OPTION,
@@ -40,8 +40,7 @@ export const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
 ] as const;
 export const SYNCED_UNLOCK_OPTIONS = [argument('lockId', '<lock-id>', 'the lock id the refusal named (the ID of the lock info)'), SYNC_DIR_OPTION] as const;
 
-export type SyncedShowOptions = OptionsOf<typeof SYNCED_SHOW_OPTIONS> & GlobalOptions;
-export type SyncedForgetOptions = OptionsOf<typeof SYNCED_FORGET_OPTIONS> & GlobalOptions;
+export type SyncDirOnlyOptions = OptionsOf<typeof SYNC_DIR_ONLY_OPTIONS> & GlobalOptions;
 export type SyncedExportOptions = OptionsOf<typeof SYNCED_EXPORT_OPTIONS> & GlobalOptions;
 export type SyncedImportOptions = OptionsOf<typeof SYNCED_IMPORT_OPTIONS> & GlobalOptions;
 export type SyncedAdoptOptions = OptionsOf<typeof SYNCED_ADOPT_OPTIONS> & GlobalOptions;
@@ -53,7 +52,7 @@ export const SYNCED_SHOW = declareCommand({
   path: ['synced', 'show'],
   description: 'every sync memory: target, kind, ids remembered, leavers disabled, each population with its newest run and count, file',
   examples: ['examctl synced show', 'examctl synced show --json', 'EXAMCTL_SYNC_DIR=https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl examctl synced show'],
-  options: SYNCED_SHOW_OPTIONS,
+  options: SYNC_DIR_ONLY_OPTIONS,
   takesDryRun: true,
 });
 
@@ -61,7 +60,7 @@ export const SYNCED_FORGET = declareCommand({
   path: ['synced', 'forget'],
   description: "forget the target's sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, \"When the memory is lost\")",
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
-  options: SYNCED_FORGET_OPTIONS,
+  options: SYNC_DIR_ONLY_OPTIONS,
 });
 
 export const SYNCED_EXPORT = declareCommand({
