@@ -120,7 +120,15 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const stdin = parsed.file !== '-' && piped === undefined ? undefined : await spooled();
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
-        const commandDeps = { ...deps, behaviours, keptOptions, commandFlags, invocation: piped === undefined ? options : { ...options, file: '-' }, ...(stdin === undefined ? {} : { stdinFile: stdin.path }), ...(piped === undefined ? {} : { pipedFile: parsed.file as string }) };
+        const commandDeps = {
+          ...deps,
+          behaviours,
+          keptOptions,
+          commandFlags,
+          invocation: piped === undefined ? options : { ...options, file: '-' },
+          ...(stdin === undefined ? {} : { stdinFile: stdin.path }),
+          ...(piped === undefined ? {} : { pipedFile: parsed.file as string }),
+        };
         setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
       } finally {
         await stdin?.remove();

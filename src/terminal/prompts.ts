@@ -85,7 +85,11 @@ function isPromptExit(error: unknown): boolean {
   return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
 }
 
-async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>, interrupted = 'interrupted at a prompt: nothing was sent'): Promise<T> {
+async function ask<T>(
+  io: PromptIo,
+  run: (context: PromptContext) => Promise<T>,
+  interrupted = 'interrupted at a prompt: nothing was sent',
+): Promise<T> {
   const context: PromptContext = {
     output: new KeepOpenOutput(io.output ?? process.stderr),
     clearPromptOnDone: false,
@@ -105,7 +109,8 @@ async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>,
 
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
-  return ask(signal === undefined ? {} : { signal }, (context) => password({ message, mask: true }, context), `interrupted at the ${what} prompt: nothing was changed`);
+  const io = signal === undefined ? {} : { signal };
+  return ask(io, (context) => password({ message, mask: true }, context), `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */
