@@ -1,6 +1,5 @@
-import { option, parsed, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { option, parsed, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { InvalidArgumentError } from 'commander';
 import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
 
@@ -32,7 +31,7 @@ export const LOCAL_SERVE_OPTIONS = [
   brief('seed of the fault draws', parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
 ] as const;
 
-export type LocalServeOptions = OptionsOf<typeof LOCAL_SERVE_OPTIONS> & GlobalOptions;
+export type LocalServeOptions = CommandOptions<typeof LOCAL_SERVE>;
 
 export const LOCAL_SERVE = declareCommand({
   path: ['local', 'serve'],

@@ -1,6 +1,5 @@
-import { argument, brief, choice, option, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, brief, choice, option } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -12,7 +11,7 @@ export const TEMPLATE_OPTIONS = [
   option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
 ] as const;
 
-export type TemplateOptions = OptionsOf<typeof TEMPLATE_OPTIONS> & GlobalOptions;
+export type TemplateOptions = CommandOptions<typeof TEMPLATE>;
 
 export const TEMPLATE = declareCommand({
   path: ['template'],
