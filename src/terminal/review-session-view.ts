@@ -4,7 +4,7 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
-import { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
+import { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
 import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
@@ -35,15 +35,8 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   VOIDED: 'gray',
 };
 
-const ENUM_WORDS: Record<string, string> = {
-  ALWAYS: 'always',
-  TIME_SPAN: 'time span',
-  ON_ALTERNATIVES: 'on alternatives',
-  ON_QUESTIONS: 'on questions',
-  NO_FEEDBACK: 'none',
-  CANDIDATE_DELIVERY: 'candidate delivery',
-  ORIGINAL_FORM: 'original form',
-};
+/** The modes the API text names (domain/answer-fields.ts), said in words: `TIME_SPAN` -> `time span`, `NO_FEEDBACK` -> `none`. */
+const MODES: ReadonlySet<string> = new Set([REVIEW_SESSION_FIELDS.ReviewPeriodMode, REVIEW_SESSION_FIELDS.NavigationType, RESULTS_OPTIONS_FIELDS.Feedback].flatMap((field) => field.values));
 
 const OPTION_LINE_WIDTH = 60;
 
@@ -59,7 +52,7 @@ function yesNo(value: unknown): string {
   if (value === true) return 'yes';
   if (value === false) return 'no';
   if (value === null || value === undefined) return 'not set';
-  if (typeof value === 'string') return ENUM_WORDS[value] ?? displayText(value);
+  if (typeof value === 'string' && MODES.has(value)) return value === 'NO_FEEDBACK' ? 'none' : value.toLowerCase().replaceAll('_', ' ');
   return displayText(value);
 }
 
