@@ -28,13 +28,13 @@ const TABLES: Readonly<Record<string, RuleTable>> = {
 
 const BLOCK = /(<!-- api: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/api -->)/g;
 
-/** A generated block of a doc: its marker (`fields user`, `user sync --sheet`), and whether it said that already. */
+/** A generated block of a doc: its marker (`fields user`), and whether it said that already. */
 export interface DocBlock {
   readonly marker: string;
   readonly upToDate: boolean;
 }
 
-/** `markdown` with each `pattern` block (open, marker, content, close) rewritten as `render(marker)` says. */
+/** `markdown` with each `pattern` block (open, marker, content, close) rewritten by `render(marker)`. */
 export function rewriteBlocks(markdown: string, pattern: RegExp, render: (marker: string) => string): { text: string; blocks: DocBlock[] } {
   const blocks: DocBlock[] = [];
   const text = markdown.replace(pattern, (_whole, open: string, marker: string, content: string, close: string) => {

@@ -35,8 +35,10 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   VOIDED: 'gray',
 };
 
-/** The modes the API text names (domain/answer-fields.ts), said in words: `TIME_SPAN` -> `time span`, `NO_FEEDBACK` -> `none`. */
-const MODES: ReadonlySet<string> = new Set([REVIEW_SESSION_FIELDS.ReviewPeriodMode, REVIEW_SESSION_FIELDS.NavigationType, RESULTS_OPTIONS_FIELDS.Feedback].flatMap((field) => field.values));
+/** The API's modes (domain/answer-fields.ts), said in words: `TIME_SPAN` -> `time span`. */
+const MODES: ReadonlySet<string> = new Set(
+  [REVIEW_SESSION_FIELDS.ReviewPeriodMode, REVIEW_SESSION_FIELDS.NavigationType, RESULTS_OPTIONS_FIELDS.Feedback].flatMap((field) => field.values),
+);
 
 const OPTION_LINE_WIDTH = 60;
 
@@ -52,7 +54,9 @@ function yesNo(value: unknown): string {
   if (value === true) return 'yes';
   if (value === false) return 'no';
   if (value === null || value === undefined) return 'not set';
-  if (typeof value === 'string' && MODES.has(value)) return value === 'NO_FEEDBACK' ? 'none' : value.toLowerCase().replaceAll('_', ' ');
+  if (typeof value === 'string' && MODES.has(value)) {
+    return value === 'NO_FEEDBACK' ? 'none' : value.toLowerCase().replaceAll('_', ' ');
+  }
   return displayText(value);
 }
 
@@ -61,14 +65,15 @@ function humanise(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
-/** The options the API text names (domain/answer-fields.ts) first, in its order, each without its "show": `ShowGrade` -> `grade`, `ScoreReportWithTopics` -> `score by topics`. */
+/** The options the API names (domain/answer-fields.ts) first, in its order, without "show": `ShowGrade` -> `grade`. */
 function optionsList(options: unknown, fields: AnswerFields, width: number): string {
   if (options === null || options === undefined) return 'not set';
   if (typeof options !== 'object' || Array.isArray(options)) return displayText(options);
   const record = options as Record<string, unknown>;
   const known = Object.keys(fields).filter((key) => key in record);
   const extra = Object.keys(record).filter((key) => !(key in fields));
-  const label = (key: string): string => (key in fields ? humanise(key).replace(/^show /, '').replace(/^score report with /, 'score by ') : humanise(displayText(key)));
+  const label = (key: string): string =>
+    key in fields ? humanise(key).replace(/^show /, '').replace(/^score report with /, 'score by ') : humanise(displayText(key));
   const parts = [...known, ...extra].map((key) => `${label(key)}: ${yesNo(record[key])}`);
   if (parts.length === 0) return 'none given';
   return wrapList(parts, width);

@@ -4,7 +4,7 @@ import { SYNC_DIR_OPTION } from './sync-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 
-/** `synced show` and `synced forget`: which memories, and nothing else. */
+/** `synced show` and `synced forget`: which memories only. */
 export const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
 export const SYNCED_EXPORT_OPTIONS = [
   brief('the file to write (0600)', mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night')),
