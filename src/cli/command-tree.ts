@@ -166,7 +166,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .action(async (path: string[], flags: { all?: boolean }, self: Command) => {
       refuseOutputFlags('help', self.optsWithGlobals());
       if (path.length === 1 && path[0] === 'environment') {
-        setExit(await (await import('./commands/help-environment.js')).run({}, deps));
+        // Every environment variable examctl reads: on stdout, as commander's help.
+        await deps.stdout.write((await import('./environment-variables.js')).renderEnvironmentHelp());
+        setExit(ExitCode.Ok);
         return;
       }
       let command: Command = program;
