@@ -13,7 +13,6 @@ import { normalizeColumnName } from '../formats/column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
-import { csvRowsInWorker, rowsInWorkerPay, type CsvRowSink } from './csv-rows-in-worker.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
 
 export interface CsvReadOptions {
@@ -28,11 +27,13 @@ export interface CsvReadOptions {
   map?: ReadonlyMap<string, string>;
   /** The columns the map file's computed fields read: known columns, though no field is read from them. */
   computed?: HeaderSources;
-  /**
-   * A file of at least this many bytes is read and tokenized in a worker thread while this
-   * thread builds its records (csv-rows-in-worker.ts; a dry run's one read). Undefined: never.
-   */
-  rowsInWorker?: number;
+}
+
+/** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
+export interface CsvRowSink {
+  /** The header row, with how the file is written (for a report in the same dialect). */
+  header(cells: string[], line: number, dialect: CsvDialect): void;
+  row(cells: string[], line: number): void;
 }
 
 export { normalizeColumnName };
@@ -570,8 +571,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: Ke
       pending.push(record);
     },
   };
-  const rows = options.rowsInWorker !== undefined && rowsInWorkerPay(path, options.rowsInWorker) ? csvRowsInWorker : csvRows;
-  const steps = kept === undefined ? rows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
+  const steps = kept === undefined ? csvRows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
   yield* collectedBatches(steps, () => {
     const batch = pending;
     pending = [];

@@ -57,8 +57,6 @@ export interface ReadRecordsOptions {
   cellProblems?: 'record' | 'refuse';
   /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */
   shaping?: RecordShaping;
-  /** CSV: from this file size on, the file is tokenized in a worker thread (CsvReadOptions). */
-  rowsInWorker?: number;
   /** xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
   notice?: (text: string) => Promise<void> | void;
 }
