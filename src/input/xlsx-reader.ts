@@ -293,13 +293,13 @@ export const XLSX_LIMITS: Readonly<XlsxLimits> = {
 
 const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
 
-/** What a workbook part failed with, as a refusal of the file (the part named). */
-function partFailure(error: unknown, file: string, part: string): unknown {
+/** What a workbook part failed with, as a refusal of the file (the part named; a sheet's, at the row it reached). */
+function partFailure(error: unknown, file: string, part: string, line?: number, xmlPart = `not a readable .xlsx workbook: ${part}`): unknown {
   if (error instanceof InputFileError) return error;
-  if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, undefined, `refused: ${error.message}`);
-  if (error instanceof ZipFormatError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${error.message}`);
-  if (error instanceof XmlSyntaxError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${part} is not valid XML: ${error.message}`);
-  if (error instanceof XmlLimitError) return new InputFileError(file, undefined, `refused: ${part}: ${error.message}`);
+  if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, line, `refused: ${error.message}`);
+  if (error instanceof ZipFormatError) return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
+  if (error instanceof XmlSyntaxError) return new InputFileError(file, line, `${xmlPart} is not valid XML: ${error.message}`);
+  if (error instanceof XmlLimitError) return new InputFileError(file, line, `refused: ${part}: ${error.message}`);
   return error;
 }
 
@@ -383,13 +383,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
     yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
-    const line = error.line === 0 ? undefined : error.line;
-    const cause = error.cause;
-    if (cause instanceof ZipEntryTooLargeError) throw new InputFileError(file, line, `refused: ${cause.message}`);
-    if (cause instanceof ZipFormatError) throw new InputFileError(file, line, `not a readable .xlsx workbook: ${cause.message}`);
-    if (cause instanceof XmlSyntaxError) throw new InputFileError(file, line, `the worksheet ${part} is not valid XML: ${cause.message}`);
-    if (cause instanceof XmlLimitError) throw new InputFileError(file, line, `refused: ${part}: ${cause.message}`);
-    throw cause;
+    throw partFailure(error.cause, file, part, error.line === 0 ? undefined : error.line, `the worksheet ${part}`);
   }
 }
 
