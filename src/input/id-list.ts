@@ -4,7 +4,7 @@ import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
-import { readUtf8Chunks } from './text-source.js';
+import { readTextHead } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
 import { MAX_JSON_DEPTH } from '../system/json-scan.js';
 import type { HiddenRows } from './xlsx-reader.js';
@@ -34,12 +34,6 @@ const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invi
 
 /** The column names an id list CSV may use, as written in messages and docs. */
 export const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'ExternalId', 'ExtId', 'Id'];
-
-async function readWholeText(path: string, file: string): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const chunk of readUtf8Chunks(path, file)) parts.push(chunk);
-  return Buffer.concat(parts).toString('utf8');
-}
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
@@ -157,7 +151,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
   refuseSheetFlags(file, 'not one', options);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
-  const text = await readWholeText(path, file);
+  const text = await readTextHead(path, file, Number.POSITIVE_INFINITY);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);
   const firstLine = start.split(/\r\n|\n|\r/, 1)[0] ?? '';

@@ -370,7 +370,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
   }
 }
 
-/** The first bytes of the file's text (after BOM handling), for format sniffing. */
+/** The first bytes of the file's text (after BOM handling), for format sniffing; all of it with `bytes` infinite. */
 export async function readTextHead(path: string, file: string = path, bytes = 4096): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;
