@@ -36,7 +36,8 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-async function openForReading(path: string, file: string): Promise<FileHandle> {
+/** The file opened to be read, refused as `file: cannot read: ...` when it cannot be, or is a directory. */
+export async function openForReading(path: string, file: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');

@@ -10,7 +10,6 @@
  * exceljs is not used to read: it decoded some producers' values wrongly (inline strings decoded
  * twice, t="d" cells, phonetic runs) and took ~5x the CSV time. It still writes the reports.
  */
-import { open } from 'node:fs/promises';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
@@ -28,7 +27,7 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead } from './text-source.js';
+import { cannotRead, openForReading } from './text-source.js';
 import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
@@ -96,16 +95,9 @@ const OLE2_SIGNATURE = 0xe011cfd0;
 
 /** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
 async function checkIsWorkbook(path: string, file: string): Promise<void> {
-  let handle;
+  const handle = await openForReading(path, file);
+  let head = Buffer.alloc(8);
   try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-  let head: Buffer;
-  try {
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    head = Buffer.alloc(8);
     const { bytesRead } = await handle.read(head, 0, 8, 0);
     head = head.subarray(0, bytesRead);
   } catch (error) {
