@@ -7,7 +7,7 @@ import type { SourceRef } from './record.js';
 import { readTextHead } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
 import { MAX_JSON_DEPTH } from '../system/json-scan.js';
-import type { HiddenRows } from './xlsx-reader.js';
+import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
 export interface IdListEntry {
@@ -17,17 +17,11 @@ export interface IdListEntry {
   status?: string;
 }
 
-export interface IdListOptions {
-  displayName?: string;
-  /** .xlsx: the worksheet, by name or 1-based position. */
-  sheet?: string;
-  /** .xlsx: rows hidden among the data (`--hidden-rows`; XlsxReadOptions). */
-  hiddenRows?: HiddenRows;
+/** As a workbook's records are read (XlsxReadOptions), and the id column's header. */
+export type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows' | 'notice'> & {
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
-  /** .xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
-  notice?: (text: string) => Promise<void> | void;
-}
+};
 
 /** Header names (normalised) that mark the id column, in order of preference. */
 const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invigilatorexternalid', 'externalid', 'extid', 'id'];

@@ -255,8 +255,7 @@ interface RowSink {
   row(row: SheetRow, file: string): void;
 }
 
-/** A cell's text for the record and the report: trimmed, as CSV cells are. */
-/** The cell's text; for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
+/** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
 function cellText(reading: CellReading): string {
   return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
 }
