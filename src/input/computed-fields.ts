@@ -57,7 +57,8 @@ export interface Computation {
 }
 
 /** A computation as the map file gave it, with its field's own name and kind. */
-export type ComputationSpec = Pick<Computation, 'field' | 'list' | 'rule' | 'where' | 'translates'> & Pick<ComputedEntry, 'sources' | 'values' | 'flags'>;
+export type ComputationSpec = Pick<Computation, 'field' | 'list' | 'rule' | 'where' | 'translates'> &
+  Pick<ComputedEntry, 'sources' | 'values' | 'flags'>;
 
 const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(name) });
 

@@ -119,7 +119,8 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
 }
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
-type CsvSyntaxCode = 'CSV_QUOTE_NOT_CLOSED' | 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE' | 'INVALID_OPENING_QUOTE' | 'CSV_MAX_RECORD_SIZE';
+const EXPLAINED = ['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE', 'INVALID_OPENING_QUOTE', 'CSV_MAX_RECORD_SIZE'] as const;
+type CsvSyntaxCode = (typeof EXPLAINED)[number];
 
 /**
  * Why csv-parse refused the record starting on the reported line. "Too large" names what was
@@ -145,17 +146,9 @@ function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined,
   }
 }
 
-const EXPLAINED: ReadonlySet<string> = new Set<CsvSyntaxCode>([
-  'CSV_QUOTE_NOT_CLOSED',
-  'CSV_INVALID_CLOSING_QUOTE',
-  'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE',
-  'INVALID_OPENING_QUOTE',
-  'CSV_MAX_RECORD_SIZE',
-]);
-
 function isCsvError(error: unknown): error is CsvError & { column?: unknown; quoting?: unknown } {
   const code: unknown = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === 'string' && EXPLAINED.has(code);
+  return error instanceof Error && typeof code === 'string' && (EXPLAINED as readonly string[]).includes(code);
 }
 
 /** Line feeds inside a record's cells: the lines it spans beyond its first (a CRLF is one). */

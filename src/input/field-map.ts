@@ -82,7 +82,9 @@ export interface RecordShaping {
 }
 
 /** Every field any record command takes (the first command's spec of each), to tell a misspelt field from one this command does not take. */
-const ALL_COLUMNS: readonly ColumnSpec[] = [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].filter((spec, i, all) => all.findIndex((other) => other.name === spec.name) === i);
+const ALL_COLUMNS: readonly ColumnSpec[] = [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].filter(
+  (spec, i, all) => all.findIndex((other) => other.name === spec.name) === i,
+);
 const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
 
 /**

@@ -38,7 +38,10 @@ export async function detectFormat(path: string, displayName: string = path): Pr
 }
 
 /** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
-export type ReadRecordsOptions = Pick<XlsxReadOptions, 'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'> & {
+export type ReadRecordsOptions = Pick<
+  XlsxReadOptions,
+  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'
+> & {
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;
   /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */

@@ -114,12 +114,12 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, { sheet, hiddenRows, idColumn: mapped, notice }: IdListOptions): Promise<IdListEntry[]> {
+async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...options }: IdListOptions): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
   const columns = names.map((name) => ({ name, kind: 'string' as const }));
-  const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}), ...(hiddenRows !== undefined ? { hiddenRows } : {}), ...(notice !== undefined ? { notice } : {}) });
+  const records = readXlsxRecords(path, { ...options, columns, ignoreUnknownColumns: true, displayName: file });
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
