@@ -55,7 +55,7 @@ export function suiteUnder(node, extraArgs = []) {
     const steps = [
       [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'],
       [join(copy, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs'],
-      [join(copy, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      [join(copy, 'scripts/build-dist.mjs')],
       [join(copy, 'scripts/build-bundle.mjs')],
       [join(copy, 'node_modules/vitest/vitest.mjs'), 'run', ...extraArgs],
     ];
