@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { DIST_MAIN, ROOT } from './cli.js';
 
 /** The newest modification time under `dir` (ms), over files ending in `suffix`. */
@@ -30,7 +32,16 @@ function distIsStale(): boolean {
  * `npm run build` does when src/ is newer, and every test that spawns bin/examctl runs the current
  * code. Test files never build (test/support/cli.ts).
  */
-export default function setup(): void {
-  if (!distIsStale()) return;
-  for (const script of [DIST_SCRIPT, BUNDLE_SCRIPT]) execFileSync(process.execPath, [script], { stdio: 'inherit' });
+export default function setup(project: TestProject): () => void {
+  if (distIsStale()) for (const script of [DIST_SCRIPT, BUNDLE_SCRIPT]) execFileSync(process.execPath, [script], { stdio: 'inherit' });
+  // The private HOMEs of test files (test/support/private-home.ts), removed when the run ends.
+  const homes = mkdtempSync(join(tmpdir(), 'examctl-test-homes-'));
+  project.provide('homes', homes);
+  return () => rmSync(homes, { recursive: true, force: true });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    homes: string;
+  }
 }
