@@ -73,9 +73,13 @@ describe('kill -9 in the middle of a bulk user sync', () => {
 describe('kill -9 while a compaction writes the next snapshot', () => {
   it('leaves a store that loads with every user reported ok; a re-run completes', async () => {
     const csv = join(dir, 'users.csv');
-    // About 10 MB of journal: the sync crosses the 4 MiB compaction threshold on the way.
-    const ids = range('c', 40_000);
-    await writeUsersCsv(csv, ids);
+    // About 10 MB of journal: the sync crosses the 4 MiB compaction threshold on the way, twice
+    // (long addresses make a user's line ~1 KB, so 10,000 users write what 40,000 short ones would).
+    const ids = range('c', 10_000);
+    const address = 'x'.repeat(300);
+    const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
+    for (const id of ids) lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    await writeFile(csv, `${lines.join('\n')}\n`);
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
     const run = startExamctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
     spawned.push(run.child);
