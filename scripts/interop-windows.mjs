@@ -9,8 +9,7 @@
 // dead process.
 //
 // Wine's own limits, worked around here only (docs/windows.md, "Under Wine"): a Linux pipe given
-// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files; Wine
-// rejects the TCP keep-alive option, so the HTTP run preloads a setKeepAlive that does nothing.
+// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files.
 //
 // Usage: node scripts/interop-windows.mjs (also run by scripts/test-interop.mjs). Exit 1 on a failure.
 import { spawn, spawnSync } from 'node:child_process';
@@ -85,16 +84,11 @@ export async function windowsTier() {
     const dry = await examctl(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run']);
     check('README: the dry run with errors', [dry.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
 
-    // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP. Wine 8
-    // rejects the TCP keep-alive option libuv sets on a Windows socket (connect UNKNOWN): a
-    // preload that skips setKeepAlive, for this tier only, never in examctl.
-    writeFileSync(join(work, 'no-keepalive.cjs'), "require('net').Socket.prototype.setKeepAlive = function () { return this; };\n");
+    // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP.
     const serve = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(work, 'served')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
     try {
       const url = await listeningUrl(serve);
       const remote = await windowsNode({ ...examctlEnv, EXAMCTL_TOKEN: 'dev-token' }, nodeExe, work, [
-        '-r',
-        win(join(work, 'no-keepalive.cjs')),
         win(join(root, 'bin', 'examctl')),
         '--base-url',
         url,
@@ -184,6 +178,8 @@ export async function windowsTier() {
   } finally {
     await once(wine.server(['-k'], { cwd: scratch, env: { ...process.env, WINEPREFIX: join(scratch, 'prefix') }, stdio: 'ignore', binds }), 'exit');
     rmSync(scratch, { recursive: true, force: true });
+    // The empty mount point the scratch dir had in the root (the binds lived in the namespaces only; rmdir takes only an empty one).
+    spawnSync('rmdir', [join(wine.root, scratch)]);
   }
   return failures;
 }

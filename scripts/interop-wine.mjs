@@ -9,7 +9,7 @@
 // directories (the checkout, the scratch dir) bind-mounted into the root at the same paths, then
 // chroot; the binds vanish with the namespace, the host's libc and packages are untouched. Needs
 // root (chroot, mounts). The first run installs debootstrap (apt-get) when missing and downloads
-// about 350 MB (1.2 GB unpacked, about 3 minutes); later runs reuse the root.
+// about 210 MB (1.3 GB unpacked, about 3 minutes); later runs reuse the root.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -58,7 +58,7 @@ export function trixieWine() {
 
 function makeRoot() {
   const partial = `${WINE_ROOT}.partial`;
-  process.stderr.write(`preparing Wine 10: a Debian ${SUITE} root with wine64 in ${WINE_ROOT} (first run only: about 350 MB from ${MIRROR}, 1.2 GB on disk, a few minutes) ...\n`);
+  process.stderr.write(`preparing Wine 10: a Debian ${SUITE} root with wine64 in ${WINE_ROOT} (first run only: about 210 MB from ${MIRROR}, 1.3 GB on disk, a few minutes) ...\n`);
   if (spawnSync('sh', ['-c', 'command -v debootstrap']).status !== 0) sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap');
   rmSync(partial, { recursive: true, force: true });
   sh(`debootstrap --variant=minbase ${SUITE} "${partial}" ${MIRROR}`);
