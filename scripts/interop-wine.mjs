@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 const SUITE = 'trixie';
 const MIRROR = 'http://deb.debian.org/debian';
-export const WINE_ROOT = process.env.EXAMCTL_WINE_ROOT ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-wine', SUITE);
+const WINE_ROOT = process.env.EXAMCTL_WINE_ROOT ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-wine', SUITE);
 /** Written last when the root is complete: its content is what `wine64 --version` said. */
 const READY = '.examctl-wine-ready';
 
