@@ -35,7 +35,7 @@ export const CONFIG_SET_PROFILE = declareCommand({
     'examctl config set-profile admin --timezone Europe/London --ignore-unknown-columns --default',
   ],
   // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
-  options: [argument('name', '<name>', 'profile name'), ...grouped('Profile', [brief('make it the default profile', option('--default', 'make it the default profile'))] as const), ...PROFILE_SETTINGS] as const,
+  options: [argument('name', '<name>', 'profile name'), ...grouped('Profile', [option('--default', 'make it the default profile')] as const), ...PROFILE_SETTINGS] as const,
 });
 
 export const CONFIG_LIST = declareCommand({

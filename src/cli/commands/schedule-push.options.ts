@@ -42,7 +42,7 @@ export const SCHEDULE_REQUEST_OPTIONS = [
     option('--no-keycode', 'UseKeyCode false'),
     brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), 'the service\'s'),
     option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
-    brief('dataCleanupNoticePeriod, passed through as given', option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')),
+    option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ] as const),
 ] as const;
 
