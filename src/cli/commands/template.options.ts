@@ -9,6 +9,7 @@ export const TEMPLATE_OPTIONS = [
   OUT_OPTION,
   NO_BOM_OPTION,
   option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
+  option('--example', 'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too'),
 ] as const;
 
 export type TemplateOptions = CommandOptions<typeof TEMPLATE>;
@@ -25,6 +26,8 @@ export const TEMPLATE = declareCommand({
     'examctl template candidates -o json > candidates.json',
     '# a map file to start from: value tables, computed fields, Hierarchies from Y/N columns',
     'examctl template users --map-example > users-map.json',
+    '# the README\'s sittings, for the demo world (what `npm ci` finds in fixtures/)',
+    'examctl template sittings --example --out sittings.csv',
   ],
   options: TEMPLATE_OPTIONS,
   takesDryRun: true,
