@@ -1,5 +1,5 @@
 import { Command, Help, Option } from 'commander';
-import { EXAMCTL_VERSION } from '../version.js';
+import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
@@ -21,15 +21,18 @@ import { terminalLine } from '../formats/terminal-text.js';
 /**
  * Builds the program from `commands` and their `behaviours` (run-cli.ts gives command-behaviours.ts;
  * tests give recorders; `--help` alone needs none); `setExit` receives each command's exit code.
+ * `lazy` (a run, run-cli.ts): a command's flags and action are wired only when commander enters
+ * its parent, so a start wires its own command, not all ~40 (issue 62's start-up); without it
+ * (completion, the docs' flag tables) the whole tree.
  */
-export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map()): Command {
+export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map(), lazy = false): Command {
   const program = new Command('examctl');
   // `--help` fits a screen: one line per flag, the command's first sentence, its first examples.
   // `examctl help <command> --all` shows every flag's full text and every example.
   let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(`examctl ${EXAMCTL_VERSION} (Node ${process.version})`, '-V, --version', 'print the examctl version and the Node.js it runs on')
+    .version(VERSION_LINE, '-V, --version', 'print the examctl version and the Node.js it runs on')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),
@@ -132,6 +135,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     });
   };
 
+  const unwired = new Map<Command, CommandDeclaration>();
   for (const declaration of commands) {
     const [first, second] = declaration.path;
     const parent = second === undefined ? program : program.commands.find((candidate) => candidate.name() === first)!;
@@ -140,8 +144,20 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       .description(declaration.description)
       .summary(firstSentence(declaration.description))
       .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
-    register(command, declaration);
+    unwired.set(command, declaration);
   }
+  /** Wires the commands under `parent` not wired yet (a group's help lists each with its arguments and `[options]`). */
+  const wireChildren = (parent: Command): void => {
+    for (const child of parent.commands) {
+      const declaration = unwired.get(child);
+      if (declaration === undefined) continue;
+      unwired.delete(child);
+      register(child, declaration);
+    }
+  };
+  wireChildren(program);
+  if (lazy) program.hook('preSubcommand', (_program, command) => wireChildren(command));
+  else program.commands.forEach(wireChildren);
 
   program
     .command('options')
@@ -170,6 +186,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
         if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
         command = sub;
+        wireChildren(command);
       }
       full = flags.all === true;
       try {
