@@ -120,7 +120,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
       const stdin =
         piped === undefined
-          ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
+          ? await spoolStdin(deps.stdin ?? process.stdin, deps.signal)
           : await spoolPipe(piped, String(parsed.file), deps.signal, {
               canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
               onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
