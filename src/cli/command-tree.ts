@@ -21,9 +21,9 @@ import { terminalLine } from '../formats/terminal-text.js';
 /**
  * Builds the program from `commands` and their `behaviours` (run-cli.ts gives command-behaviours.ts;
  * tests give recorders; `--help` alone needs none); `setExit` receives each command's exit code.
- * `lazy` (a run, run-cli.ts): a command's flags and action are wired only when commander enters
- * its parent, so a start wires its own command, not all ~40 (issue 62's start-up); without it
- * (completion, the docs' flag tables) the whole tree.
+ * `lazy` (a run, run-cli.ts): a group's commands are made (with their flags and action) only
+ * when commander enters the group, so a start makes its own command, not all ~40 (issue 62's
+ * start-up); without it (completion, the docs' flag tables) the whole tree.
  */
 export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map(), lazy = false): Command {
   const program = new Command('examctl');
@@ -135,29 +135,29 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     });
   };
 
-  const unwired = new Map<Command, CommandDeclaration>();
+  const unmade = new Map<string, CommandDeclaration[]>();
   for (const declaration of commands) {
-    const [first, second] = declaration.path;
-    const parent = second === undefined ? program : program.commands.find((candidate) => candidate.name() === first)!;
-    const command = parent
-      .command(second ?? first)
-      .description(declaration.description)
-      .summary(firstSentence(declaration.description))
-      .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
-    unwired.set(command, declaration);
+    const parent = declaration.path.length === 1 ? '' : declaration.path[0]!;
+    unmade.set(parent, [...(unmade.get(parent) ?? []), declaration]);
   }
-  /** Wires the commands under `parent` not wired yet (a group's help lists each with its arguments and `[options]`). */
-  const wireChildren = (parent: Command): void => {
-    for (const child of parent.commands) {
-      const declaration = unwired.get(child);
-      if (declaration === undefined) continue;
-      unwired.delete(child);
-      register(child, declaration);
+  /** Makes the commands under `parent` not made yet, with their flags (a group's help lists each with its arguments and `[options]`). */
+  const makeChildren = (parent: Command): void => {
+    // Declarations are one or two words deep: only the program and its groups have commands under them.
+    if (parent !== program && parent.parent !== program) return;
+    const key = parent === program ? '' : parent.name();
+    for (const declaration of unmade.get(key) ?? []) {
+      const command = parent
+        .command(declaration.path.at(-1)!)
+        .description(declaration.description)
+        .summary(firstSentence(declaration.description))
+        .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
+      register(command, declaration);
     }
+    unmade.delete(key);
   };
-  wireChildren(program);
-  if (lazy) program.hook('preSubcommand', (_program, command) => wireChildren(command));
-  else program.commands.forEach(wireChildren);
+  makeChildren(program);
+  if (lazy) program.hook('preSubcommand', (_program, command) => makeChildren(command));
+  else program.commands.forEach(makeChildren);
 
   program
     .command('options')
@@ -186,7 +186,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
         if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
         command = sub;
-        wireChildren(command);
+        makeChildren(command);
       }
       full = flags.all === true;
       try {
