@@ -175,13 +175,14 @@ function load(name) {
  * compiled anew.
  */
 const SEA_MAIN = `'use strict';
-const { getAsset } = require('node:sea');
+const { getAsset, getRawAsset } = require('node:sea');
 const builtin = require;
 const PACKED = PACKED_JSON;
 function chunk(name) {
   let cachedData;
   try {
-    cachedData = Buffer.from(getAsset('program/' + name + '.cache'));
+    // The cache as it lies in the executable, not a copy (V8 only reads it): ~1 MB less copied by a dry run.
+    cachedData = Buffer.from(getRawAsset('program/' + name + '.cache'));
   } catch {}
   return [getAsset('program/' + name, 'utf8'), cachedData];
 }
