@@ -83,10 +83,11 @@ function unpack(spec, entry, dir) {
  * CommonJS modules, one per chunk of esbuild's split (examctl.mjs, the entry, and a chunk per
  * lazily imported part: a start compiles and runs only what it loads, ~200 KB for --help, not
  * the whole ~3 MB program; the loader is SEA_MAIN). Each file of program/ is a script whose value
- * is its chunks' module functions: one chunk each, but for the two sets every start loads (packs):
- * the entry with what it imports (all `--version` needs), and run-cli with what it imports (the
- * command tree: all `--help` needs), each one script with one code cache: ~3 ms less of a start
- * than two dozen scripts (issue 62). packed.json names each packed chunk's file (the trainer's).
+ * is a pack's module functions: the entry with what it imports (all `--version` needs), then each
+ * lazily imported chunk with what it imports and no earlier pack holds (run-cli's: the command
+ * tree, all `--help` needs; then each command's behaviour...), each one script with one code
+ * cache: a start compiles a few scripts, not dozens (--help ~3 ms less, a dry run ~5, issue 62).
+ * packed.json names each chunk's file (the trainer's).
  * Also csv-row-worker.cjs (run from its text, named examctl-csv-worker.js in stacks);
  * package.json (name, version); THIRD-PARTY-NOTICES.md (bundled packages and Node);
  * examctl.sha256 (of every chunk's name and text).
@@ -115,7 +116,13 @@ export async function buildProgram(dir, nodeLicence) {
     packed[name] = pack;
     for (const next of imported(name, 'import-statement')) closure(next, pack);
   };
-  for (const entry of ['examctl.mjs', ...imported('examctl.mjs', 'dynamic-import')]) closure(entry);
+  // Breadth first from the entry: the packs a start needs first take the chunks they share.
+  const entries = ['examctl.mjs'];
+  for (let i = 0; i < entries.length; i++) {
+    closure(entries[i]);
+    const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);
+    for (const next of members.flatMap((name) => imported(name, 'dynamic-import'))) if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
+  }
   const files = new Map([...codes.keys()].map((name) => [packed[name] ?? name, []]));
   for (const [name, code] of codes) files.get(packed[name] ?? name).push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
   for (const [file, modules] of files) writeFileSync(join(programDir, file), `({${modules.join(',\n')}})`);
