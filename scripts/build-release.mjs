@@ -5,7 +5,8 @@
 // package at the version scripts/release-pins.json pins (the tarball's SHA-256 checked before
 // use; tarballs kept in a cache outside the checkout), with a blob injected by postject (a pinned
 // devDependency: the lockfile checks its integrity like every other package's). The blob holds
-// the program (one CommonJS script: every dependency bundled, nothing installed beside it) and
+// the program (CommonJS scripts, each compiled on first use: every dependency bundled, nothing
+// installed beside it; not a V8 startup snapshot, measured slower: bench/README.md) and
 // its assets: package.json's name and version, the demo world, the CSV worker, the third-party
 // notices (the bundled packages' and Node's own), the script's hash (the raw digests'
 // fingerprint). src/system/shipped-file.ts reads them at run time.
