@@ -7,7 +7,7 @@
 // devDependency: the lockfile checks its integrity like every other package's). The blob holds
 // the program (CommonJS scripts, each compiled on first use: every dependency bundled, nothing
 // installed beside it; not a V8 startup snapshot, measured slower: bench/README.md) and
-// its assets: package.json's name and version, the demo world, the CSV worker, the third-party
+// its assets: package.json's name and version, the demo world, the third-party
 // notices (the bundled packages' and Node's own), the script's hash (the raw digests'
 // fingerprint). src/system/shipped-file.ts reads them at run time.
 //
@@ -88,10 +88,8 @@ function unpack(spec, entry, dir) {
  * lazily imported chunk with what it imports and no earlier pack holds (run-cli's: the command
  * tree, all `--help` needs; then each command's behaviour...), each one script with one code
  * cache: a start compiles a few scripts, not dozens (--help ~3 ms less, a dry run ~5, issue 62).
- * packed.json names each chunk's file (the trainer's).
- * Also csv-row-worker.cjs (run from its text, named examctl-csv-worker.js in stacks);
- * package.json (name, version); THIRD-PARTY-NOTICES.md (bundled packages and Node);
- * examctl.sha256 (of every chunk's name and text).
+ * packed.json names each chunk's file (the trainer's). Also package.json (name, version);
+ * THIRD-PARTY-NOTICES.md (bundled packages and Node); examctl.sha256 (of every chunk's name and text).
  */
 export async function buildProgram(dir, nodeLicence) {
   const programDir = join(dir, 'program');
@@ -128,20 +126,14 @@ export async function buildProgram(dir, nodeLicence) {
   for (const [name, code] of codes) files.get(packed[name] ?? name).push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
   for (const [file, modules] of files) writeFileSync(join(programDir, file), `({${modules.join(',\n')}})`);
   writeFileSync(join(dir, 'packed.json'), JSON.stringify(packed));
-  // Lines kept: an uncaught error's stack quotes its source line, which must not be the whole worker.
-  const worker = await build({ ...common, minifyWhitespace: false, outdir: dir, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' }, footer: { js: `//# sourceURL=${WORKER_NAME}` }, metafile: true, plugins: [distImportMetaUrl('sea')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN.replace('PACKED_JSON', JSON.stringify(packed)));
   writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
-  const inputs = { ...main.metafile.inputs, ...worker.metafile.inputs };
-  const notices = thirdPartyNotices({ inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
+  const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
   return dir;
 }
-
-/** The worker's name in stack traces (its text runs with eval: no file, and a data: URL would print ~90 KB per frame). */
-const WORKER_NAME = 'examctl-csv-worker.js';
 
 /**
  * The loader of the chunks: each chunk's module function is run as Node runs a CommonJS file,
@@ -226,7 +218,6 @@ function assets(programDir, caches) {
     ...chunks,
     'package.json': join(programDir, 'package.json'),
     'fixtures/world.json': join(root, 'fixtures', 'world.json'),
-    'dist/bundle/csv-row-worker.cjs': join(programDir, 'csv-row-worker.cjs'),
     'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
     'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
   };

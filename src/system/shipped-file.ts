@@ -2,8 +2,8 @@ import { getAsset, isSea } from 'node:sea';
 import { sep } from 'node:path';
 
 /**
- * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the CSV
- * worker) when examctl runs as a one-file executable (scripts/build-release.mjs): there is no
+ * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the
+ * program's hash) when examctl runs as a one-file executable (scripts/build-release.mjs): there is no
  * package on disk, the build places the package root at the executable's own path (so
  * `new URL('../package.json', import.meta.url)` names `<executable>/package.json`), and each
  * shipped file is an asset named by its path from that root. Undefined anywhere else, or for a
