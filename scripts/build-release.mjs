@@ -217,7 +217,7 @@ function assets(programDir, caches) {
   return {
     ...chunks,
     'package.json': join(programDir, 'package.json'),
-    'fixtures/world.json': join(root, 'fixtures', 'world.json'),
+    ...Object.fromEntries(['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map((name) => [`fixtures/${name}`, join(root, 'fixtures', name)])),
     'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
     'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
   };
@@ -304,7 +304,7 @@ function inputsKey() {
   const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
-    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json'].map((file) => join(root, file)))
+    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json', 'fixtures/users.csv', 'fixtures/sittings.csv', 'fixtures/collection.json'].map((file) => join(root, file)))
     .sort();
   for (const file of files) digest.update(`${file.slice(root.length)}\n`).update(readFileSync(file));
   return digest.digest('hex').slice(0, 16);

@@ -1,5 +1,7 @@
 import { getAsset, isSea } from 'node:sea';
+import { readFile } from 'node:fs/promises';
 import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the
@@ -16,4 +18,10 @@ export function shippedAsset(path: string): Buffer | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A shipped file's text, from the executable's assets or else the package on disk. */
+export async function readShippedFile(url: URL): Promise<string> {
+  const path = fileURLToPath(url);
+  return (shippedAsset(path) ?? (await readFile(path))).toString('utf8');
 }
