@@ -66,9 +66,11 @@ export interface MemoryDocument {
   instance: string | undefined;
   newestRun: string | undefined;
   memories: Map<SyncKind, MemoryContents>;
-  /** The kinds' texts as the document holds them. */
+  /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
   texts: Map<SyncKind, string>;
   inFlight: InFlightRun[];
+  /** Its checksum: the deltas stored on a state service name the document they extend by it. */
+  sha256: string;
 }
 
 /** The document of a target's memories (kinds without one are left out), its text; `inFlight`: a state service's runs not ended. */
@@ -100,6 +102,11 @@ export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKin
   body.newestRun = newest ?? null;
   if (inFlight.length > 0) body.inFlight = [...inFlight];
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
+}
+
+/** The checksum of a text documentText made: its last field. */
+export function documentSum(text: string): string {
+  return text.slice(-67, -3);
 }
 
 function checksumOf(body: DocumentBody): string {
@@ -156,6 +163,7 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     memories,
     texts,
     inFlight: body.inFlight ?? [],
+    sha256,
   };
 }
 

@@ -17,10 +17,10 @@ import { TargetError } from '../system/errors.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { intentsAddress, intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
+import { intentsAddress, MAX_DELTAS, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -122,7 +122,7 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
     if (text === undefined) return { name: place.address, memories: new Map() };
     const document = readDocument(text, place.address, lossAdvice());
     assertDocumentTarget(document, place.address, target);
-    await withIntents(service, document, target);
+    await readServiceMemory(service, document, true);
     return { name: place.address, memories: document.memories, document };
   } finally {
     await service.close();
@@ -148,6 +148,8 @@ export class ServiceCopy {
     public inFlight: readonly InFlightRun[],
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
+    /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
+    private stored: { base: string; bytes: number; deltas: number; deltaBytes: number; at: Map<SyncKind, { ino: number; size: number }> } | undefined,
   ) {}
 
   /** The run under way (writeAhead), and the batches it wrote ahead on top of the document of `serial`. */
@@ -188,8 +190,7 @@ export class ServiceCopy {
       // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
       // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
       if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
-        await this.service.write(documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.keptMarks()), this.lockInfo!.ID);
-        this.serial += 1;
+        await this.storeWhole((await this.readCopy()).memories, this.keptMarks(), now);
         this.ahead = undefined;
         this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
@@ -249,6 +250,7 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       if (document !== undefined) assertDocumentTarget(document, address, target);
+      const held = await readServiceMemory(service, document, false);
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
@@ -256,7 +258,7 @@ export class ServiceCopy {
       const pushed = new Map<SyncKind, { ino: number; size: number }>();
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
-      const folded = await intentsToFold(service, document?.serial ?? 0);
+      const folded = held.folded;
       if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
       for (const kind of DOCUMENT_KINDS) {
         const memoryText = document?.texts.get(kind);
@@ -267,7 +269,8 @@ export class ServiceCopy {
         if (memoryText !== undefined) written.set(kind, digestOf(memoryText));
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed);
+      const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed, stored);
       copy.folded = folded !== undefined;
       return copy;
     } catch (error) {
@@ -306,13 +309,54 @@ export class ServiceCopy {
     if (failure !== undefined) throw failure;
   }
 
+  /**
+   * The run's end: what the copy gained since the memory was last stored goes as a delta beside
+   * it (docs/sync.md, "Stored as deltas"), unless the copy was rewritten (compacted), the marks
+   * changed, or the deltas would then outweigh half the document or number more than MAX_DELTAS:
+   * then the memory is stored whole.
+   */
   private async store(): Promise<void> {
-    const { memories, changed } = await this.readCopy();
     // A resume's own mark comes out now that it ended: stored also when the memory did not change.
     const kept = this.keptMarks();
+    const gained = this.stored === undefined || kept.length !== this.inFlight.length ? undefined : await this.gainedSince(this.stored.at);
+    if (gained !== undefined && this.stored !== undefined) {
+      const bytes = Object.values(gained).reduce((sum, text) => sum + text.length, 0);
+      if (bytes === 0) return;
+      if (this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
+        try {
+          await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines: gained });
+          return;
+        } catch (error) {
+          this.pending = documentText(this.target, (await this.readCopy()).memories, this.serial + 1, kept);
+          throw error;
+        }
+      }
+    }
+    const { memories, changed } = await this.readCopy();
     if (!changed && kept.length === this.inFlight.length) return;
+    await this.storeWhole(memories, kept, this.pushed);
+  }
+
+  /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
+  private async storeWhole(memories: Map<SyncKind, MemoryContents>, kept: InFlightRun[], at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     this.pending = documentText(this.target, memories, this.serial + 1, kept);
     await this.service.write(this.pending, this.lockInfo?.ID);
+    this.serial += 1;
+    const had = this.stored?.deltas ?? 0;
+    this.stored = { base: documentSum(this.pending), bytes: this.pending.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
+    this.pending = undefined;
+    if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
+  }
+
+  /** The lines each kind's copy gained past `at` (what the service holds), or undefined when a copy was rewritten since (its offsets mean nothing). */
+  private async gainedSince(at: Map<SyncKind, { ino: number; size: number }>): Promise<Partial<Record<SyncKind, string>> | undefined> {
+    const lines: Partial<Record<SyncKind, string>> = {};
+    for (const kind of DOCUMENT_KINDS) {
+      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), at.get(kind));
+      if (tail === undefined ? at.has(kind) : tail.rewritten) return undefined;
+      if (tail !== undefined && tail.text !== '') lines[kind] = tail.text;
+    }
+    return lines;
   }
 
   /** The document a failed store was to write. */

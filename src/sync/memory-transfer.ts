@@ -14,7 +14,7 @@ import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
-import { forgetIntents, withIntents } from './write-ahead.js';
+import { readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
@@ -150,6 +150,7 @@ async function underServiceLock<T>(
       let present: MemoryDocument | undefined;
       try {
         present = text === undefined ? undefined : readDocument(text, address);
+        await readServiceMemory(service, present, true);
       } catch {
         // Damaged: replaced or forgotten as it is.
       }
@@ -180,7 +181,7 @@ export async function serviceMemories(address: string, env: Readonly<Record<stri
     const text = await service.read();
     if (text === undefined) return { memories: [], inFlight: [] };
     const document = readDocument(text, address);
-    await withIntents(service, document, document.target);
+    await readServiceMemory(service, document, true);
     return { memories: [...document.memories.values()].filter((contents) => contents.lines > 0), inFlight: document.inFlight };
   } finally {
     await service.close();
@@ -193,7 +194,8 @@ export async function forgetServiceMemory(address: string, target: ReportTarget,
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
     await service.remove(lockId);
-    await forgetIntents(service);
+    await removeBeside(service, 'intents-');
+    await removeBeside(service, 'delta-');
     return forgotten;
   });
 }
