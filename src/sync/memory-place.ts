@@ -17,7 +17,7 @@ import { TargetError } from '../system/errors.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import { intentsAddress, MAX_DELTAS, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
@@ -54,10 +54,6 @@ export interface PlacedMemory {
    * directory's memory is durable line by line already: nothing to do.
    */
   writeAhead(run: string): Promise<void>;
-  /** The marks of `population`'s runs that never stored their end are taken out with the next store (`synced adopt` stands for them). */
-  settle(population: string | undefined): void;
-  /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun, an earlier examctl's mark). */
-  unfinished(population: string | undefined): readonly InFlightRun[];
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
   close(): Promise<void>;
@@ -79,7 +75,7 @@ export interface PlaceOptions extends OpenMemoryOptions {
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), settle: () => undefined, unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
+    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -93,8 +89,6 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
     memory,
     name: placeName(place, target, kind),
     writeAhead: (run) => copy.writeAhead(run),
-    settle: (population) => void (copy.inFlight = copy.inFlight.filter((entry) => entry.kind !== kind || entry.population !== (population ?? null))),
-    unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
       try {
@@ -144,8 +138,6 @@ export class ServiceCopy {
     /** Each kind's file bytes as written from the document: unchanged files are not stored again. */
     private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
-    /** The runs in flight the document names (an earlier examctl's marks): a resume's own is taken out at its end. */
-    public inFlight: readonly InFlightRun[],
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
@@ -190,7 +182,7 @@ export class ServiceCopy {
       // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
       // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
       if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
-        await this.storeWhole((await this.readCopy()).memories, this.keptMarks(), now);
+        await this.storeWhole((await this.readCopy()).memories, now);
         this.ahead = undefined;
         this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
@@ -202,11 +194,6 @@ export class ServiceCopy {
     }
     this.startedAhead = true;
     for (const [kind, at] of now) this.pushed.set(kind, at);
-  }
-
-  /** The marks an earlier examctl left, but this run's own (its resume ends it). */
-  private keptMarks(): InFlightRun[] {
-    return this.inFlight.filter((entry) => entry.run !== this.run);
   }
 
   /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
@@ -270,7 +257,7 @@ export class ServiceCopy {
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
       const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed, stored);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, pushed, stored);
       copy.folded = folded !== undefined;
       return copy;
     } catch (error) {
@@ -311,14 +298,12 @@ export class ServiceCopy {
 
   /**
    * The run's end: what the copy gained since the memory was last stored goes as a delta beside
-   * it (docs/sync.md, "Stored as deltas"), unless the copy was rewritten (compacted), the marks
-   * changed, or the deltas would then outweigh half the document or number more than MAX_DELTAS:
-   * then the memory is stored whole.
+   * it (docs/sync.md, "Stored as deltas"), unless the copy was rewritten (compacted), or the
+   * deltas would then outweigh half the document or number more than MAX_DELTAS: then the memory
+   * is stored whole.
    */
   private async store(): Promise<void> {
-    // A resume's own mark comes out now that it ended: stored also when the memory did not change.
-    const kept = this.keptMarks();
-    const gained = this.stored === undefined || kept.length !== this.inFlight.length ? undefined : await this.gainedSince(this.stored.at);
+    const gained = this.stored === undefined ? undefined : await this.gainedSince(this.stored.at);
     if (gained !== undefined && this.stored !== undefined) {
       const bytes = Object.values(gained).reduce((sum, text) => sum + text.length, 0);
       if (bytes === 0) return;
@@ -327,19 +312,19 @@ export class ServiceCopy {
           await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines: gained });
           return;
         } catch (error) {
-          this.pending = documentText(this.target, (await this.readCopy()).memories, this.serial + 1, kept);
+          this.pending = documentText(this.target, (await this.readCopy()).memories, this.serial + 1);
           throw error;
         }
       }
     }
     const { memories, changed } = await this.readCopy();
-    if (!changed && kept.length === this.inFlight.length) return;
-    await this.storeWhole(memories, kept, this.pushed);
+    if (!changed) return;
+    await this.storeWhole(memories, this.pushed);
   }
 
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
-  private async storeWhole(memories: Map<SyncKind, MemoryContents>, kept: InFlightRun[], at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
-    this.pending = documentText(this.target, memories, this.serial + 1, kept);
+  private async storeWhole(memories: Map<SyncKind, MemoryContents>, at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
+    this.pending = documentText(this.target, memories, this.serial + 1);
     await this.service.write(this.pending, this.lockInfo?.ID);
     this.serial += 1;
     const had = this.stored?.deltas ?? 0;

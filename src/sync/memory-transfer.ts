@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
@@ -174,15 +174,15 @@ function serialOf(text: string | undefined): number {
   }
 }
 
-/** The memories a state service keeps (whatever target its document names) and its runs in flight, for `synced show`. */
-export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<{ memories: MemoryContents[]; inFlight: InFlightRun[] }> {
+/** The memories a state service keeps (whatever target its document names), for `synced show`. */
+export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
   const service = StateService.at(address, env);
   try {
     const text = await service.read();
-    if (text === undefined) return { memories: [], inFlight: [] };
+    if (text === undefined) return [];
     const document = readDocument(text, address);
     await readServiceMemory(service, document, true);
-    return { memories: [...document.memories.values()].filter((contents) => contents.lines > 0), inFlight: document.inFlight };
+    return [...document.memories.values()].filter((contents) => contents.lines > 0);
   } finally {
     await service.close();
   }

@@ -31,7 +31,7 @@ const ids = Array.from({ length: 4 }, (_, i) => `vs-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
 const methods = () => server.requests.map((request) => request.method);
-/** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<level>`. */
+/** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<n>`. */
 const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
 
 beforeEach(async () => {
@@ -81,9 +81,9 @@ describe('a start store that fails is not a run that did anything', () => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n') };
       writeUsers(dir, ids);
       expect((await sync(dir, env)).code).toBe(0);
-      // Down after the run's reads (the memory, its first delta: none, its three levels of intents: the last none): its start written ahead, and its look for it to take back, fail.
+      // Down after the run's reads (the memory, its first delta: none, the first batch of intents: the last run's): its start written ahead, and its look for it to take back, fail.
       server.fail('POST', 500, 3);
-      server.fail('GET', 500, 3, undefined, 5);
+      server.fail('GET', 500, 3, undefined, 3);
       const failed = await sync(dir, env);
       expect(failed.code).toBe(3);
       expect(failed.stderr).toContain('nothing was sent');

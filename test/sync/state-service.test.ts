@@ -32,7 +32,7 @@ const ids = Array.from({ length: 6 }, (_, i) => `ss-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
 
-/** The requests to the memory's own address (and its lock): a run's intents written ahead go to `<address>-intents-<level>`. */
+/** The requests to the memory's own address (and its lock): a run's intents written ahead go to `<address>-intents-<n>`. */
 const memoryRequests = () => server.requests.filter((request) => !request.path.includes('-intents-'));
 
 function itemsOf(stdout: string): { id: string; action?: string; status: string }[] {

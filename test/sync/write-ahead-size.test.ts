@@ -59,7 +59,7 @@ describe('written ahead', () => {
       expect(measured[2_000]!.intents + measured[2_000]!.memory).toBeLessThan(whole / 10);
     }));
 
-  it('a level of intents that does not hold is exit 2 naming it, nothing sent: what a lost run sent is not known', () =>
+  it('a batch of intents that does not hold is exit 2 naming it, nothing sent: what a lost run sent is not known', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 3);
       server.states.set('/state/damaged-intents-0', '{"format":"examctl-sync-intents","lines":{}}');
