@@ -135,8 +135,6 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    /** Each kind's file bytes as written from the document: unchanged files are not stored again. */
-    private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
@@ -166,23 +164,14 @@ export class ServiceCopy {
   }
 
   private async pushNow(run: string): Promise<void> {
-    const lines: Partial<Record<SyncKind, string>> = {};
-    const now = new Map<SyncKind, { ino: number; size: number }>();
-    let rewritten = false;
-    for (const kind of DOCUMENT_KINDS) {
-      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), this.pushed.get(kind));
-      if (tail === undefined) continue;
-      now.set(kind, tail.at);
-      rewritten ||= tail.rewritten;
-      if (tail.text !== '') lines[kind] = tail.text;
-    }
+    const { lines, at: now, rewritten } = await this.tails(this.pushed);
     const total = [...now.values()].reduce((sum, at) => sum + at.size, 0);
     this.wholeAt ??= [...this.pushed.values()].reduce((sum, at) => sum + at.size, 0);
     try {
       // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
       // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
       if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
-        await this.storeWhole((await this.readCopy()).memories, now);
+        await this.storeWhole(now);
         this.ahead = undefined;
         this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
@@ -214,17 +203,15 @@ export class ServiceCopy {
     if (text !== undefined && !this.folded && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }
 
-  /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
-  private async readCopy(): Promise<{ memories: Map<SyncKind, MemoryContents>; changed: boolean }> {
+  /** The copy's memories as its files hold them now (each read once). */
+  private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
     const memories = new Map<SyncKind, MemoryContents>();
-    let changed = false;
     for (const kind of DOCUMENT_KINDS) {
       const file = memoryFile(this.syncDir, this.target, kind);
       const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if ((bytes === undefined ? undefined : digestOf(bytes)) !== this.written.get(kind)) changed = true;
       if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
     }
-    return { memories, changed };
+    return memories;
   }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
@@ -241,7 +228,6 @@ export class ServiceCopy {
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
-      const written = new Map<SyncKind, string>();
       const pushed = new Map<SyncKind, { ino: number; size: number }>();
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
@@ -253,11 +239,10 @@ export class ServiceCopy {
         if (text === '') continue;
         const file = memoryFile(syncDir, target, kind);
         await writeFile(file, text, { mode: 0o600, flag: 'wx' });
-        if (memoryText !== undefined) written.set(kind, digestOf(memoryText));
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
       const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, pushed, stored);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, options, pushed, stored);
       copy.folded = folded !== undefined;
       return copy;
     } catch (error) {
@@ -303,28 +288,24 @@ export class ServiceCopy {
    * is stored whole.
    */
   private async store(): Promise<void> {
-    const gained = this.stored === undefined ? undefined : await this.gainedSince(this.stored.at);
-    if (gained !== undefined && this.stored !== undefined) {
-      const bytes = Object.values(gained).reduce((sum, text) => sum + text.length, 0);
-      if (bytes === 0) return;
-      if (this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
-        try {
-          await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines: gained });
-          return;
-        } catch (error) {
-          this.pending = documentText(this.target, (await this.readCopy()).memories, this.serial + 1);
-          throw error;
-        }
+    const { lines, at, rewritten } = await this.tails(this.stored?.at ?? new Map());
+    const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
+    if (bytes === 0 && !rewritten) return;
+    if (this.stored !== undefined && !rewritten && this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
+      try {
+        await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
+        return;
+      } catch (error) {
+        this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
+        throw error;
       }
     }
-    const { memories, changed } = await this.readCopy();
-    if (!changed) return;
-    await this.storeWhole(memories, this.pushed);
+    await this.storeWhole(at);
   }
 
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
-  private async storeWhole(memories: Map<SyncKind, MemoryContents>, at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
-    this.pending = documentText(this.target, memories, this.serial + 1);
+  private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
+    this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
     await this.service.write(this.pending, this.lockInfo?.ID);
     this.serial += 1;
     const had = this.stored?.deltas ?? 0;
@@ -333,15 +314,19 @@ export class ServiceCopy {
     if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
   }
 
-  /** The lines each kind's copy gained past `at` (what the service holds), or undefined when a copy was rewritten since (its offsets mean nothing). */
-  private async gainedSince(at: Map<SyncKind, { ino: number; size: number }>): Promise<Partial<Record<SyncKind, string>> | undefined> {
+  /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
+  private async tails(from: Map<SyncKind, { ino: number; size: number }>): Promise<{ lines: Partial<Record<SyncKind, string>>; at: Map<SyncKind, { ino: number; size: number }>; rewritten: boolean }> {
     const lines: Partial<Record<SyncKind, string>> = {};
+    const at = new Map<SyncKind, { ino: number; size: number }>();
+    let rewritten = false;
     for (const kind of DOCUMENT_KINDS) {
-      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), at.get(kind));
-      if (tail === undefined ? at.has(kind) : tail.rewritten) return undefined;
-      if (tail !== undefined && tail.text !== '') lines[kind] = tail.text;
+      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), from.get(kind));
+      rewritten ||= tail === undefined ? from.has(kind) : tail.rewritten;
+      if (tail === undefined) continue;
+      at.set(kind, tail.at);
+      if (tail.text !== '') lines[kind] = tail.text;
     }
-    return lines;
+    return { lines, at, rewritten };
   }
 
   /** The document a failed store was to write. */
