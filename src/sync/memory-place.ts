@@ -20,7 +20,7 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { intentsAddress, MAX_DELTAS, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
+import { intentsAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -112,12 +112,9 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
   }
   const service = StateService.at(place.address, env);
   try {
-    const text = await service.read();
-    if (text === undefined) return { name: place.address, memories: new Map() };
-    const document = readDocument(text, place.address, lossAdvice());
-    assertDocumentTarget(document, place.address, target);
-    await readServiceMemory(service, document, true);
-    return { name: place.address, memories: document.memories, document };
+    const document = await readServiceDocument(service, lossAdvice());
+    if (document !== undefined) assertDocumentTarget(document, place.address, target);
+    return { name: place.address, memories: document?.memories ?? new Map(), document };
   } finally {
     await service.close();
   }

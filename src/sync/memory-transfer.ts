@@ -14,7 +14,7 @@ import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
-import { readServiceMemory, removeBeside } from './write-ahead.js';
+import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
@@ -178,11 +178,7 @@ function serialOf(text: string | undefined): number {
 export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
   const service = StateService.at(address, env);
   try {
-    const text = await service.read();
-    if (text === undefined) return [];
-    const document = readDocument(text, address);
-    await readServiceMemory(service, document, true);
-    return [...document.memories.values()].filter((contents) => contents.lines > 0);
+    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter((contents) => contents.lines > 0);
   } finally {
     await service.close();
   }

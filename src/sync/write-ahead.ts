@@ -18,7 +18,7 @@ import { UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { canonicalJson, SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
-import type { MemoryDocument } from './memory-document.js';
+import { readDocument, type MemoryDocument } from './memory-document.js';
 import { memoryOfText } from './memory-files.js';
 import type { ReportTarget } from '../report/run-report.js';
 
@@ -117,6 +117,15 @@ export async function readServiceMemory(service: StateService, document: MemoryD
     if (parse) document!.memories.set(kind, memoryOfText(Buffer.from(text + (folded?.lines[kind] ?? ''), 'utf8'), `${service.address} (${kind})`, kind, document!.target));
   }
   return { deltas: chain.length, deltaBytes: chain.reduce((sum, { bytes }) => sum + bytes, 0), folded };
+}
+
+/** The memory a service holds as a reader takes it (undefined: none yet): its document checked (exit 2 when it does not hold; `advice` follows), with its deltas and a lost run's intents. */
+export async function readServiceDocument(service: StateService, advice?: string): Promise<MemoryDocument | undefined> {
+  const text = await service.read();
+  if (text === undefined) return undefined;
+  const document = readDocument(text, service.address, advice);
+  await readServiceMemory(service, document, true);
+  return document;
 }
 
 /** The batches of one run written ahead, one after the other. */
