@@ -143,8 +143,6 @@ export class ServiceCopy {
   private run: string | undefined;
   private ahead: WriteAhead | undefined;
   private pushing: Promise<void> = Promise.resolve();
-  /** The copy's bytes when it was last stored whole. */
-  private wholeAt: number | undefined;
 
   /**
    * Uploads the lines the copy gained since it was last stored or written ahead (a batch of
@@ -162,15 +160,12 @@ export class ServiceCopy {
 
   private async pushNow(run: string): Promise<void> {
     const { lines, at: now, rewritten } = await this.tails(this.pushed);
-    const total = [...now.values()].reduce((sum, at) => sum + at.size, 0);
-    this.wholeAt ??= [...this.pushed.values()].reduce((sum, at) => sum + at.size, 0);
     try {
-      // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
-      // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
-      if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
+      // Stored whole when the copy was rewritten (compacted): the lines appended since `now` go
+      // again with the next batch (replayed in order, they change nothing).
+      if (rewritten) {
         await this.storeWhole(now);
         this.ahead = undefined;
-        this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
