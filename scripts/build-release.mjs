@@ -250,7 +250,7 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   return out;
 }
 
-/** The whole release: every pinned target (of `pins`: release-pins.json's targets, or its wine builds), the notices beside them, and SHA256SUMS (sha256sum's format). */
+/** The whole release: every pinned target (of `pins`: release-pins.json's targets), the notices beside them, and SHA256SUMS (sha256sum's format). */
 export async function buildRelease(targets = Object.keys(PINS.targets), outDir = RELEASE_DIR, pins = PINS.targets) {
   const work = mkdtempSync(join(tmpdir(), 'examctl-release-'));
   try {

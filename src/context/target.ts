@@ -161,6 +161,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,
           env: deps.env,
+          ...(deps.retrySleep === undefined ? {} : { sleep: deps.retrySleep }),
           ...interruptGrace(deps.env),
           ...requestTimeout(deps.env),
           debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
