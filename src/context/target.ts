@@ -233,7 +233,7 @@ export const openTargetDirectory: DirectoryFactory = async (target) => {
   const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/local-target.js');
   const engine = await openLocalTarget(target.store, { dryRun: true });
   if (engine !== null) return engine;
-  const { worldDirectory } = await import('../engine/engine.js');
+  const { worldDirectory } = await import('../engine/directory.js');
   const directory = worldDirectory(await loadWorldFile(BUNDLED_WORLD_PATH));
   return { ...directory, close: async () => undefined };
 };
