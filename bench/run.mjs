@@ -109,7 +109,7 @@ if (!only || only === 'sync') {
 if (!only || only === 'sync' || only === 'state') {
   section(
     'issue 59, what a night uploads to a state service: a full user sync of 50,000 users, then a --changed-only --disable-missing night with 1 % changed (memory on an in-process Terraform-HTTP-style service on loopback; the platform on loopback, no latency)',
-    'the intents written ahead grow with the night\'s changes, not the memory times its batches',
+    'what a night uploads (its delta and the intents written ahead) grows with its changes, not with the memory',
   );
   console.table(await runStateBench());
 }
