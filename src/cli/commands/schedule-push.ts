@@ -106,7 +106,7 @@ export async function run(
       ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
     }
   } catch (error) {
-    await memory.close().catch(() => undefined);
+    await memory.closeAfterFailure();
     throw error;
   }
   await memory.close();

@@ -126,7 +126,7 @@ async function syncFile(
   try {
     ({ exitCode } = await runPipeline(job, runOptions, deps, target));
   } catch (error) {
-    await memory.close().catch(() => undefined);
+    await memory.closeAfterFailure();
     throw error;
   }
   await memory.close();
