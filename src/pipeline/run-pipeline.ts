@@ -15,6 +15,7 @@ import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
+import type { InputRecord } from '../input/record.js';
 import { checkReportColumns, checkReportRows } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
 import { failingWarned, warningsFail } from './strict-warnings.js';
@@ -63,7 +64,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
-  const total = dryRun ? undefined : await input.checkStructure();
+  // A job whose ids are one per file reads its whole input first anyway (OneIdPerFile): that read is the structure pass.
+  const total = job.readIds !== undefined ? await readIds(job.readIds, input, dryRun) : dryRun ? undefined : await input.checkStructure();
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
@@ -444,6 +446,20 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
   return error;
+}
+
+/** The ids read of the whole input, counting its records (a real run's structure pass; a dry run's count is not kept). */
+async function readIds(read: (records: AsyncIterable<InputRecord>) => Promise<void>, input: RecordSource, dryRun: boolean): Promise<number | undefined> {
+  let count = 0;
+  await read(
+    (async function* () {
+      for await (const record of input.records()) {
+        count += 1;
+        yield record;
+      }
+    })(),
+  );
+  return dryRun ? undefined : count;
 }
 
 /**
