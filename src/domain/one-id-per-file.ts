@@ -1,11 +1,7 @@
 /**
- * docs/interpretations.md, "One file, one id": within one input an id appears once (a user's
- * ExternalId, a collection's ExternalId, an invigilator id, a schedule request's ScheduleExtId, a
- * sitting's ScheduleExtId + CandidateExtId). Where the input was read whole before the units are
- * made (record-job.ts, `OneIdPerFile`: every command's run), both records of an id fail, each naming
- * the other's line; otherwise the later one fails, naming the earlier. So nothing is sent twice in
- * one run, no race between concurrent requests decides which wins, and no row is taken as the one
- * the file meant. No API code says this (a rule about the file, not the request): code null. Pure.
+ * docs/interpretations.md, "One file, one id": an id appears once in one input. The rule's ids
+ * and its problems (code null: a rule about the file, no API code says it); record-job.ts,
+ * OneIdPerFile, runs it on every command's input. Pure.
  */
 import type { Problem, Validation } from './problem.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
@@ -118,13 +114,10 @@ export class IdsOfOneInput {
     return this.problem(id, `${placeText({ file, line }, place.file)}${spelled}`);
   }
 
-  /** Records a later one repeats: the earlier's packed place -> the later's id and place (few: only repeats). */
+  /** The earlier's packed place -> the later's id and place (few: only repeats). */
   private readonly repeats = new Map<number, { id: string; where: string }>();
 
-  /**
-   * Once the whole input was read (a pass before the units): the problem of a record whose id a
-   * LATER record repeats, so the earlier fails too, naming the later place, as the later names it.
-   */
+  /** After a read of the whole input: the problem of a record a later one repeats, naming that one. */
   repeatedLater(place: IdPlace, id: string | null): Problem | undefined {
     const at = this.files.indexOf(place.file);
     const later = at < 0 ? undefined : this.repeats.get(place.line + at * LINE_SPAN);
@@ -240,7 +233,7 @@ function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a
   return bigger;
 }
 
-/** `line N`, or `FILE line N` when it is not in `file` (an invigilator id given as an argument, one in --file). */
+/** `line N`, or `FILE line N` when it is not in `file` (an invigilator id as an argument, one in --file). */
 function placeText(place: IdPlace, file: string): string {
   return place.file === file ? `line ${place.line}` : `${place.file} line ${place.line}`;
 }

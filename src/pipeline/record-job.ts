@@ -168,11 +168,9 @@ export interface RecordJob<P, R = never> {
 }
 
 /**
- * The one rule of "one file, one id" (domain/one-id-per-file.ts) every command's input passes:
- * `read` goes through the whole input first (the pipeline calls it, as `readIds`, for every run,
- * dry or real, first or resumed), then `problemOf` fails each record of a repeated id, the
- * earlier naming the later place and the later the earlier. Without that read (an adoption), the
- * later one fails. A file without repeats costs the units pass nothing.
+ * "One file, one id" (domain/one-id-per-file.ts), one rule for every command: the pipeline's
+ * `readIds` reads the whole input first, so each record of a repeated id fails, naming the
+ * other's place. Without that read (an adoption) the later one fails. No repeats: no cost.
  */
 export class OneIdPerFile {
   /** The ids of the read before the units; undefined when there was none. */

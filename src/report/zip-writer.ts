@@ -1,11 +1,7 @@
 /**
- * A zip archive written front to back onto a stream (an .xlsx is one), by yazl: small entries
- * deflated whole, a large one (a sheet) streamed, with its CRC-32 and sizes in a data descriptor
- * after it, and zip64 records past 4 GiB or 65,535 entries, so no entry is ever held whole in
- * memory. An entry's text is gathered into 256 KiB pieces (one deflate write per piece, not one
- * per row), and a piece waits when the archive's stream is full (back-pressure), so a producer
- * that awaits the returned promise runs at the pace of the disk or the pipe. The reader side is
- * src/input/zip-entries.ts.
+ * A zip archive written front to back onto a stream (an .xlsx is one) by yazl: an entry's text
+ * is gathered into 256 KiB pieces for its deflater, and a piece waits while the output is full
+ * (back-pressure), so a producer that awaits it runs at the pace of the disk or the pipe.
  */
 import { PassThrough, type Writable } from 'node:stream';
 import { ZipFile } from 'yazl';
