@@ -71,4 +71,24 @@ describe('an exact duplicate id fails both records, in every command', () => {
       }
     });
   });
+
+  it('runs show reads a run again as it ran: both collections of an ExternalId failed', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, 'collections.ndjson');
+      const line = (id: string, title: string): string => JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
+      await writeFile(file, [line('phys1', 'One'), line('phys2', 'Other'), line('phys1', 'Again')].join('\n') + '\n');
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const run = await examctl(['collection', 'add', '--file', file, '--json', '--store', join(dir, 'store')], dir, env);
+      expect(run.code).toBe(1);
+      const { run: id } = JSON.parse(run.stdout) as { run: string };
+      const shown = await examctl(['--json', 'runs', 'show', id], dir, env);
+      expect(shown.code, shown.stderr).toBe(1);
+      const report = JSON.parse(shown.stdout) as Report;
+      expect(report.items.map((i) => [i.source.line, i.status])).toEqual([
+        [1, 'failed'],
+        [2, 'ok'],
+        [3, 'failed'],
+      ]);
+    });
+  });
 });
