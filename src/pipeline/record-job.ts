@@ -64,9 +64,8 @@ export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changed
 export interface RecordJob<P, R = never> {
   command: string;
   /**
-   * Reads the input. A real run calls it twice: first to the end for structure only (an
-   * InputFileError ends the run before anything is sent or created), then again to send.
-   * A dry run sends nothing and reads once; its report is held back until the read completed.
+   * Reads the input: to the end before anything is sent (its structure, and `readIds`), then
+   * again to send; a dry run without `readIds` reads once (docs/cli.md, "How a run reads and sends").
    */
   records(): AsyncIterable<InputRecord>;
   /**

@@ -61,10 +61,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();
   await checkReportColumns(() => input.records(), options);
-  // A real run checks the whole file's structure before anything is sent or created. A dry run
-  // sends nothing, so it reads once and counts as it goes; a structural error late in the file
+  // A real run checks the whole file's structure before anything is sent or created (with the
+  // ids' read, when the job has one). A dry run sends nothing: a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
-  // A job whose ids are one per file reads its whole input first anyway (OneIdPerFile): that read is the structure pass.
   const total = job.readIds !== undefined ? await readIds(job.readIds, input, dryRun) : dryRun ? undefined : await input.checkStructure();
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {

@@ -3,6 +3,7 @@
  * is gathered into 256 KiB pieces for its deflater, and a piece waits while the output is full
  * (back-pressure), so a producer that awaits it runs at the pace of the disk or the pipe.
  */
+import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import { ZipFile } from 'yazl';
 
@@ -11,29 +12,11 @@ import { ZipFile } from 'yazl';
  * larger, still smaller than exceljs's (bench/README.md, "The run report as .xlsx").
  */
 const LEVEL = 3;
-/** Bytes of an entry handed to the deflater at a time; room past them for the text that crosses the line (a row). */
+/** Bytes handed to the deflater at a time, and room past them for the row that crosses the line. */
 const PIECE = 256 * 1024;
 const PIECE_SLACK = 64 * 1024;
 
 const CLOSED_EARLY = 'the output closed before the workbook was complete';
-
-/** Resolves when `stream` takes writes again, or rejects when it failed or closed first. */
-function drained(stream: Writable): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const done = (error?: unknown): void => {
-      stream.off('drain', onDrain);
-      stream.off('close', onClose);
-      stream.off('error', done);
-      if (error === undefined) resolve();
-      else reject(error instanceof Error ? error : new Error(String(error)));
-    };
-    const onDrain = (): void => done();
-    const onClose = (): void => done(stream.errored ?? new Error(CLOSED_EARLY));
-    stream.on('drain', onDrain);
-    stream.on('close', onClose);
-    stream.on('error', done);
-  });
-}
 
 export class ZipWriter {
   private readonly zip = new ZipFile();
@@ -54,6 +37,7 @@ export class ZipWriter {
       };
       out.on('finish', () => resolve());
       out.on('error', fail);
+      this.zip.on('error', fail);
       out.on('close', () => fail(out.errored ?? new Error(CLOSED_EARLY)));
     });
     this.written.catch(() => undefined);
@@ -69,7 +53,8 @@ export class ZipWriter {
   /** An entry written piece by piece; `end()` it before the next entry or `finish`. */
   async stream(name: string): Promise<ZipEntryStream> {
     this.assertWritable();
-    const body = new PassThrough();
+    // Its error is the output's: said by the write that waits, the next write, or `finish`.
+    const body = new PassThrough().on('error', () => undefined);
     this.zip.addReadStream(body, name, this.options);
     this.open = new ZipEntryStream(body, () => {
       this.open = undefined;
@@ -101,7 +86,7 @@ export class ZipEntryStream {
     private readonly closed: () => void,
   ) {}
 
-  /** Adds text (UTF-8): encoded in place when it surely fits (at most 3 bytes per UTF-16 unit). */
+  /** Adds text, encoded in place when it surely fits (UTF-8: at most 3 bytes per UTF-16 unit). */
   write(text: string): void | Promise<void> {
     if (this.ended || text.length * 3 > this.buffer.length - this.used) {
       const bytes = Buffer.from(text, 'utf8');
@@ -128,13 +113,13 @@ export class ZipEntryStream {
     return wait;
   }
 
-  /** Hands the piece on (a fresh buffer takes the next): a promise when the deflater asks to wait. */
+  /** Hands the piece on: a promise when the deflater asks to wait (a failed output rejects it). */
   private flush(): Promise<void> | undefined {
     const piece = this.buffer.subarray(0, this.used);
     this.buffer = Buffer.allocUnsafe(PIECE + PIECE_SLACK);
     this.used = 0;
     if (this.body.destroyed) throw this.body.errored ?? new Error(CLOSED_EARLY);
-    return this.body.write(piece) ? undefined : drained(this.body);
+    return this.body.write(piece) ? undefined : once(this.body, 'drain').then(() => undefined);
   }
 
   /** Hands on the rest and ends the entry. */
