@@ -1,9 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/** Test files that change process-wide state (test/support/own-process.test.ts finds them): one process each. */
+export const OWN_PROCESS = [
+  'test/e2e/startup-modules.test.ts',
+  'test/human/progress.test.ts',
+  'test/human/prompts.test.ts',
+  'test/platform/report-held-open.test.ts',
+  'test/platform/windows-paths.test.ts',
+  'test/remote/http-pool.test.ts',
+  'test/runs/journal-group-commit.test.ts',
+  'test/store/create-store-busy.test.ts',
+  'test/store/file-store.test.ts',
+  'test/store/lock-portable.test.ts',
+  'test/sync/no-hard-links.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // A timeout catches a hang, never a slow machine: no test waits on time, and under load
     // (two suites on two cores) the heaviest whole-run tests take tens of seconds.
     testTimeout: 120_000,
@@ -18,5 +32,13 @@ export default defineConfig({
     setupFiles: ['test/support/private-home.ts'],
     // Spawned CLIs run dist/: rebuilt once here when src/ is newer, so no test runs stale code.
     globalSetup: ['test/support/global-build.ts'],
+    // Each file in a fresh process costs ~0.15 s of CPU to start vitest and import src/ again:
+    // files share their fork, one after another, except those that change what the process
+    // holds (module mocks, fake timers, spies, process.env, handlers on process), which keep one
+    // of their own. Every file still imports its own copy of itself and its setup files.
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: OWN_PROCESS, isolate: false } },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+    ],
   },
 });

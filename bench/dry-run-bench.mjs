@@ -6,8 +6,7 @@
 // what csv-parse costs inside the dry run: `csv-parse share` is that time over the dry run's wall
 // time. The 500,000-row row is always measured: the issue's goal is set there.
 // EXAMCTL_BENCH_AGAINST=<bin/examctl of another build> measures that build in the same rounds.
-// The dry run reads a large CSV in a worker thread: `main thread CPU s` is the main thread's share of
-// `CPU s` (thread-cpu-probe.mjs); on an idle 2-core machine the wall time follows the busier thread.
+// `main thread CPU s` is the main thread's share of `CPU s` (thread-cpu-probe.mjs): the rest is V8's helpers.
 import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -109,7 +108,7 @@ export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ??
       ratio,
       'CPU ratio': +(raw.cpuSeconds / cli.cpuSeconds).toFixed(2),
       'CPU s': +cli.cpuSeconds.toFixed(2),
-      // The main thread's share: the rest is the CSV read's worker thread and V8's helpers.
+      // The main thread's share: the rest is V8's helpers.
       ...(cli.mainCpuSeconds === undefined ? {} : { 'main thread CPU s': +cli.mainCpuSeconds.toFixed(2) }),
       'csv-parse share %': Math.round((raw.seconds / cli.seconds) * 100),
       'peak RSS MB': Math.round(cli.rssMB),

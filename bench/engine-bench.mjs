@@ -1,5 +1,5 @@
 // Local engine benchmark, plain ESM over the built dist/ and the real CLI:
-//   npx tsc -p tsconfig.build.json && node bench/engine-bench.mjs      (or: npm run bench -- engine)
+//   npm run build && node bench/engine-bench.mjs      (or: npm run bench -- engine)
 // Measures:
 //   1. `examctl user sync` of 10k new users (spawned, wall time of the whole command: start-up,
 //      store load, validation, engine, fsync) into stores already holding 10k and 100k users;

@@ -1,4 +1,4 @@
-// Local store benchmark (plain ESM over the built dist/: run `npx tsc -p tsconfig.build.json` first).
+// Local store benchmark (plain ESM over the built dist/: run `npm run build` first).
 //   node bench/store-bench.mjs
 // Prints: transactions/s for 10k single-user transactions (32 in flight, group commit) into stores
 // already holding 10k and 100k users, and their ratio (about 1 means the cost of a write does

@@ -3,8 +3,8 @@
 // and why"). CPU is the process's user + system time for the work alone, start-up not included;
 // peak is the process's peak RSS (Node itself is about 45 MiB of it).
 // Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write tz lock
-// tz and lock compare libraries examctl does not install: LIBS names a node_modules that has them
-// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2`, LIBS=/tmp/libs/node_modules).
+// tz, lock and zip-read's yauzl compare libraries examctl does not install: LIBS names a node_modules that has them
+// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2 yauzl@3.4.0`, LIBS=/tmp/libs/node_modules).
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
 import { once } from 'node:events';
@@ -17,8 +17,8 @@ import { dataDir, USER_HEADER, userRow, usersCsv } from './generate.mjs';
 import { root } from './paths.mjs';
 
 const ROUNDS = 3;
-// exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon and proper-lockfile from LIBS.
-const library = (name) => createRequire(join(process.env.LIBS && ['luxon', 'proper-lockfile'].includes(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
+// exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon, proper-lockfile and yauzl from LIBS.
+const library = (name) => createRequire(join(process.env.LIBS && ['luxon', 'proper-lockfile', 'yauzl'].includes(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
 /** Local times an export writes (dd/MM/yyyy HH:mm in Europe/Paris), one a day at 09:30, and one the clocks skip. */
 const localTimes = (rows) => Array.from({ length: rows }, (_, i) => {
   const day = new Date(Date.UTC(2020, 0, 1) + (i % 3000) * 86_400_000);
@@ -137,6 +137,27 @@ const VARIANTS = {
       const zip = await JSZip.loadAsync(await readFile(file));
       // jszip inflates an entry whole (no streaming inflate): the sheet's bytes at once.
       return { result: (await zip.file('xl/worksheets/sheet1.xml').async('nodebuffer')).length, start };
+    },
+    async 'yauzl (LIBS), CRC-32 checked'(rows) {
+      const file = await usersXlsx(rows);
+      const start = process.cpuUsage();
+      const yauzl = library('yauzl');
+      const { crc32 } = await import('node:zlib');
+      const zip = await new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, opened) => (error ? reject(error) : resolve(opened))));
+      const entries = new Map();
+      await new Promise((resolve, reject) => {
+        zip.on('entry', (entry) => entries.set(entry.fileName, entry) && zip.readEntry());
+        zip.on('end', resolve).on('error', reject).readEntry();
+      });
+      const stream = await new Promise((resolve, reject) => zip.openReadStream(entries.get('xl/worksheets/sheet1.xml'), (error, opened) => (error ? reject(error) : resolve(opened))));
+      let bytes = 0;
+      let crc = 0;
+      for await (const chunk of stream) {
+        bytes += chunk.length;
+        crc = crc32(chunk, crc);
+      }
+      zip.close();
+      return { result: bytes, start };
     },
   },
   tz: {

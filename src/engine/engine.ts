@@ -189,6 +189,3 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   };
   return engine;
 }
-
-/** The same directory over a world file (moved beside the engine's own; kept here for importers). */
-export { worldDirectory } from './directory.js';

@@ -14,7 +14,7 @@ import { quotedValue } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import type { HeaderSources } from './csv-reader.js';
 import { countOf, listWithCount } from './name-hints.js';
-import type { HierarchyFlag, TemplatePart, ValueSource, ValueTable } from './map-file.js';
+import type { ComputedEntry, HierarchyFlag, TemplatePart, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
 
 /** Characters a template may make: far beyond any field (the longest takes a few thousand). */
@@ -57,16 +57,8 @@ export interface Computation {
 }
 
 /** A computation as the map file gave it, with its field's own name and kind. */
-export interface ComputationSpec {
-  field: string;
-  list: boolean;
-  rule?: FieldRule | undefined;
-  where: string;
-  translates: boolean;
-  sources: readonly ValueSource[];
-  values?: ValueTable | undefined;
-  flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
-}
+export type ComputationSpec = Pick<Computation, 'field' | 'list' | 'rule' | 'where' | 'translates'> &
+  Pick<ComputedEntry, 'sources' | 'values' | 'flags'>;
 
 const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(name) });
 
@@ -76,18 +68,14 @@ function lookupOf(table: ValueTable): Lookup {
   return { byKey, known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue), default: table.default?.trim() };
 }
 
-export function compileComputation(spec: ComputationSpec): Computation {
+export function compileComputation({ sources, values, flags, ...spec }: ComputationSpec): Computation {
   return {
-    field: spec.field,
-    list: spec.list,
-    rule: spec.rule,
-    where: spec.where,
-    translates: spec.translates,
-    sources: spec.sources.map((source) =>
+    ...spec,
+    sources: sources.map((source) =>
       'column' in source ? { columns: [named(source.column)] } : { columns: source.template.flatMap((part) => ('column' in part ? [named(part.column)] : [])), parts: source.template },
     ),
-    table: spec.values === undefined ? undefined : lookupOf(spec.values),
-    flags: (spec.flags ?? []).map(({ column, flag }) => ({ ...named(column), flag })),
+    table: values === undefined ? undefined : lookupOf(values),
+    flags: (flags ?? []).map(({ column, flag }) => ({ ...named(column), flag })),
   };
 }
 

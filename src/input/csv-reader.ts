@@ -13,7 +13,6 @@ import { normalizeColumnName } from '../formats/column-name.js';
 import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
-import { csvRowsInWorker, rowsInWorkerPay, type CsvRowSink } from './csv-rows-in-worker.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
 
 export interface CsvReadOptions {
@@ -28,11 +27,13 @@ export interface CsvReadOptions {
   map?: ReadonlyMap<string, string>;
   /** The columns the map file's computed fields read: known columns, though no field is read from them. */
   computed?: HeaderSources;
-  /**
-   * A file of at least this many bytes is read and tokenized in a worker thread while this
-   * thread builds its records (csv-rows-in-worker.ts; a dry run's one read). Undefined: never.
-   */
-  rowsInWorker?: number;
+}
+
+/** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
+export interface CsvRowSink {
+  /** The header row, with how the file is written (for a report in the same dialect). */
+  header(cells: string[], line: number, dialect: CsvDialect): void;
+  row(cells: string[], line: number): void;
 }
 
 export { normalizeColumnName };
@@ -118,7 +119,8 @@ export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice |
 }
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
-type CsvSyntaxCode = 'CSV_QUOTE_NOT_CLOSED' | 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE' | 'INVALID_OPENING_QUOTE' | 'CSV_MAX_RECORD_SIZE';
+const EXPLAINED = ['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE', 'INVALID_OPENING_QUOTE', 'CSV_MAX_RECORD_SIZE'] as const;
+type CsvSyntaxCode = (typeof EXPLAINED)[number];
 
 /**
  * Why csv-parse refused the record starting on the reported line. "Too large" names what was
@@ -144,17 +146,9 @@ function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined,
   }
 }
 
-const EXPLAINED: ReadonlySet<string> = new Set<CsvSyntaxCode>([
-  'CSV_QUOTE_NOT_CLOSED',
-  'CSV_INVALID_CLOSING_QUOTE',
-  'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE',
-  'INVALID_OPENING_QUOTE',
-  'CSV_MAX_RECORD_SIZE',
-]);
-
 function isCsvError(error: unknown): error is CsvError & { column?: unknown; quoting?: unknown } {
   const code: unknown = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === 'string' && EXPLAINED.has(code);
+  return error instanceof Error && typeof code === 'string' && (EXPLAINED as readonly string[]).includes(code);
 }
 
 /** Line feeds inside a record's cells: the lines it spans beyond its first (a CRLF is one). */
@@ -570,8 +564,7 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: Ke
       pending.push(record);
     },
   };
-  const rows = options.rowsInWorker !== undefined && rowsInWorkerPay(path, options.rowsInWorker) ? csvRowsInWorker : csvRows;
-  const steps = kept === undefined ? rows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
+  const steps = kept === undefined ? csvRows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
   yield* collectedBatches(steps, () => {
     const batch = pending;
     pending = [];

@@ -81,8 +81,11 @@ export interface RecordShaping {
   encoding?: string | undefined;
 }
 
-/** Every field any record command takes, to tell a misspelt field from one this command does not take. */
-const ALL_FIELDS: readonly string[] = [...new Set([...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].map((spec) => spec.name))];
+/** Every field any record command takes (the first command's spec of each), to tell a misspelt field from one this command does not take. */
+const ALL_COLUMNS: readonly ColumnSpec[] = [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].filter(
+  (spec, i, all) => all.findIndex((other) => other.name === spec.name) === i,
+);
+const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
 
 /**
  * The command's column for a field name; a field of another command is refused, except from a
@@ -108,12 +111,7 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
  * passes its field's rule, read with the profile's date format and zone. UsageError naming the flag.
  */
 export function checkProfileField(flag: '--map' | '--set', field: string, value: string | undefined, dates: LocalTimeOptions): string {
-  const key = normalizeColumnName(field);
-  const spec = [USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS].flatMap((columns) => columns).find((column) => normalizeColumnName(column.name) === key);
-  if (spec === undefined) {
-    const meant = closestName(field, ALL_FIELDS, normalizeColumnName);
-    throw new UsageError(`${flag} ${field}: unknown field ${quotedValue(field)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of the record commands: ${ALL_FIELDS.join(', ')}`);
-  }
+  const spec = fieldOf(field, ALL_COLUMNS, `${flag} ${field}`, 'the record commands') as ColumnSpec;
   if (value === undefined) return spec.name;
   if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
   if (value === '') throw new UsageError(`${flag} ${spec.name}=: no value`);

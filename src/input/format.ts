@@ -2,13 +2,12 @@ import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
-import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
-import type { HiddenRows } from './xlsx-reader.js';
+import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
 export type InputFormat = 'csv' | 'json' | 'xlsx';
@@ -38,30 +37,16 @@ export async function detectFormat(path: string, displayName: string = path): Pr
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 
-export interface ReadRecordsOptions {
-  /** CSV columns of the command (ignored for JSON, whose keys are the API field names). */
-  columns: readonly ColumnSpec[];
-  ignoreUnknownColumns?: boolean;
-  displayName?: string;
+/** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
+export type ReadRecordsOptions = Pick<
+  XlsxReadOptions,
+  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'
+> & {
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;
-  /** xlsx: the worksheet, by name or 1-based position (`--sheet`). */
-  sheet?: string;
-  /** xlsx: rows hidden among the data (`--hidden-rows`; XlsxReadOptions). */
-  hiddenRows?: HiddenRows;
-  /** xlsx: IANA zone of date-time cells in StartDateTime/EndDateTime (`--timezone`). */
-  timeZone?: string;
-  /** CSV: the encoding of a file without a BOM (`--encoding`, a WHATWG label); default UTF-8. */
-  encoding?: string;
-  /** xlsx: whether an unreadable cell fails its record or refuses the file (XlsxReadOptions). */
-  cellProblems?: 'record' | 'refuse';
   /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */
   shaping?: RecordShaping;
-  /** CSV: from this file size on, the file is tokenized in a worker thread (CsvReadOptions). */
-  rowsInWorker?: number;
-  /** xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
-  notice?: (text: string) => Promise<void> | void;
-}
+};
 
 /**
  * A sheet's flags (`--sheet`, `--hidden-rows`) on a file without sheets: most likely the wrong

@@ -4,10 +4,10 @@ import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
-import { readUtf8Chunks } from './text-source.js';
+import { readTextHead } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
 import { MAX_JSON_DEPTH } from '../system/json-scan.js';
-import type { HiddenRows } from './xlsx-reader.js';
+import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
 export interface IdListEntry {
@@ -17,29 +17,17 @@ export interface IdListEntry {
   status?: string;
 }
 
-export interface IdListOptions {
-  displayName?: string;
-  /** .xlsx: the worksheet, by name or 1-based position. */
-  sheet?: string;
-  /** .xlsx: rows hidden among the data (`--hidden-rows`; XlsxReadOptions). */
-  hiddenRows?: HiddenRows;
+/** As a workbook's records are read (XlsxReadOptions), and the id column's header. */
+export type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows' | 'notice'> & {
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
-  /** .xlsx: where a line for the admin goes (XlsxReadOptions: the sheets not read). */
-  notice?: (text: string) => Promise<void> | void;
-}
+};
 
 /** Header names (normalised) that mark the id column, in order of preference. */
 const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invigilatorexternalid', 'externalid', 'extid', 'id'];
 
 /** The column names an id list CSV may use, as written in messages and docs. */
 export const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'ExternalId', 'ExtId', 'Id'];
-
-async function readWholeText(path: string, file: string): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const chunk of readUtf8Chunks(path, file)) parts.push(chunk);
-  return Buffer.concat(parts).toString('utf8');
-}
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
@@ -126,12 +114,12 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, { sheet, hiddenRows, idColumn: mapped, notice }: IdListOptions): Promise<IdListEntry[]> {
+async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...options }: IdListOptions): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
   const columns = names.map((name) => ({ name, kind: 'string' as const }));
-  const records = readXlsxRecords(path, { columns, ignoreUnknownColumns: true, displayName: file, ...(sheet !== undefined ? { sheet } : {}), ...(hiddenRows !== undefined ? { hiddenRows } : {}), ...(notice !== undefined ? { notice } : {}) });
+  const records = readXlsxRecords(path, { ...options, columns, ignoreUnknownColumns: true, displayName: file });
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
@@ -157,7 +145,7 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
   refuseSheetFlags(file, 'not one', options);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
-  const text = await readWholeText(path, file);
+  const text = await readTextHead(path, file, Number.POSITIVE_INFINITY);
   const start = text.trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);
   const firstLine = start.split(/\r\n|\n|\r/, 1)[0] ?? '';

@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../domain/field-rules.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { parseJsonDocument } from './json-document.js';
-import { decodeTextDocument } from './text-source.js';
-import { cannotReadReason } from './text-source.js';
+import { cannotRead, decodeTextDocument } from './text-source.js';
 
 /** What a `--schedule file.json` gives: Schedule fields, and a whole request's Workflow and Upsert. */
 export interface ScheduleFileContent {
@@ -27,7 +26,7 @@ export async function readScheduleFile(path: string, file: string): Promise<Sche
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new InputFileError(file, undefined, `cannot read: ${cannotReadReason(error)}`);
+    throw cannotRead(file, error);
   }
   const text = decodeTextDocument(bytes, file);
   const parsed = parseJsonDocument(text, file);

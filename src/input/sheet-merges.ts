@@ -92,10 +92,6 @@ export class MergedColumns {
     }
   }
 
-  get empty(): boolean {
-    return this.byTop.size === 0;
-  }
-
   /**
    * The row's cells with each covering merge's top cell in its column (the value the sheet
    * shows there), and the columns so filled: they do not make an otherwise blank row a record.

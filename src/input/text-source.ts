@@ -36,7 +36,8 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-async function openForReading(path: string, file: string): Promise<FileHandle> {
+/** The file opened to be read, refused as `file: cannot read: ...` when it cannot be, or is a directory. */
+export async function openForReading(path: string, file: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -370,7 +371,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
   }
 }
 
-/** The first bytes of the file's text (after BOM handling), for format sniffing. */
+/** The first bytes of the file's text (after BOM handling), for format sniffing; all of it with `bytes` infinite. */
 export async function readTextHead(path: string, file: string = path, bytes = 4096): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;

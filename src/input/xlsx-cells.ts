@@ -12,21 +12,17 @@ import { wholeNumberAsShown } from '../formats/digit-format.js';
 
 export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
 
-/** A cell's stored value, as the sheet reader hands it over. */
+/** A cell's stored value, as the sheet reader (sheet-rows.ts) hands it over. */
 export type SheetValue =
   | null
   | undefined
   | string
   | number
   | boolean
-  | Date
   /** A `t="d"` cell: its ISO 8601 text as stored. */
   | { isoDate: string }
-  | { richText: readonly { text?: string | null }[] }
-  | { formula?: string; sharedFormula?: string; result?: unknown }
-  | { error: string }
-  | { text?: unknown; hyperlink?: string }
-  | Record<string, unknown>;
+  | { formula: string; result?: unknown }
+  | { error: string };
 
 /** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
 export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | CellProblem;
@@ -263,10 +259,6 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
   return { text };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !(value instanceof Date) && !Array.isArray(value);
-}
-
 /**
  * One cell as text (trimmed later by the reader, as CSV cells are) or the reason it cannot be used.
  * `numFmt` is the cell's number format (dates, percentages, codes shown with zeros and literals). Formulas give their saved
@@ -277,32 +269,22 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
   if (typeof value === 'string') return { text: value };
   if (typeof value === 'number') return numberCell(value, numFmt, context);
   if (typeof value === 'boolean') return { text: value ? 'true' : 'false' };
-  if (value instanceof Date) return dateCell(value, context);
-  if (!isRecord(value)) return { text: String(value) };
-  const object: Record<string, unknown> = value;
-  if ('richText' in object && Array.isArray(object['richText'])) {
-    return { text: (object['richText'] as { text?: unknown }[]).map((run) => (typeof run.text === 'string' ? run.text : '')).join('') };
+  if ('error' in value) return { problem: `the cell holds the error ${value.error}; fix it in the spreadsheet or type the value`, shown: value.error };
+  if ('isoDate' in value) return isoDateCell(value.isoDate, context);
+  const result = value.result;
+  if (result === undefined || result === null) {
+    return {
+      problem:
+        'the cell is a formula with no saved result (the program that wrote the file did not calculate it): ' +
+        'open and save the file in Excel or LibreOffice, or type the value',
+      shown: '#N/A',
+    };
   }
-  if (typeof object['error'] === 'string') return { problem: `the cell holds the error ${object['error']}; fix it in the spreadsheet or type the value`, shown: object['error'] };
-  if (typeof object['isoDate'] === 'string') return isoDateCell(object['isoDate'], context);
-  if ('formula' in object || 'sharedFormula' in object) {
-    const result = object['result'];
-    if (result === undefined || result === null) {
-      return {
-        problem:
-          'the cell is a formula with no saved result (the program that wrote the file did not calculate it): ' +
-          'open and save the file in Excel or LibreOffice, or type the value',
-        shown: '#N/A',
-      };
-    }
-    // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
-    const formula = typeof object['formula'] === 'string' ? object['formula'].trim().toUpperCase() : '';
-    if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
-    // A formula that ends in an error saves its error code, which arrives as NaN.
-    if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value', shown: '#NUM!' };
-    if (isRecord(result) && typeof result['error'] === 'string') return { problem: `the cell is a formula whose result is the error ${result['error']}; fix it in the spreadsheet or type the value`, shown: result['error'] };
-    return readCell(result as SheetValue, numFmt, context);
-  }
-  if ('hyperlink' in object || 'text' in object) return readCell(object['text'] as SheetValue, numFmt, context);
-  return { problem: 'the cell holds a value examctl cannot read as text', shown: '#N/A' };
+  // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
+  const formula = value.formula.trim().toUpperCase();
+  if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
+  // A formula that ends in an error saves its error code, which arrives as NaN.
+  if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value', shown: '#NUM!' };
+  if (typeof result === 'object' && 'error' in result) return { problem: `the cell is a formula whose result is the error ${String(result.error)}; fix it in the spreadsheet or type the value`, shown: String(result.error) };
+  return readCell(result as SheetValue, numFmt, context);
 }

@@ -10,7 +10,6 @@
  * exceljs is not used to read: it decoded some producers' values wrongly (inline strings decoded
  * twice, t="d" cells, phonetic runs) and took ~5x the CSV time. It still writes the reports.
  */
-import { open } from 'node:fs/promises';
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
@@ -28,7 +27,7 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead } from './text-source.js';
+import { cannotRead, openForReading } from './text-source.js';
 import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
@@ -96,16 +95,9 @@ const OLE2_SIGNATURE = 0xe011cfd0;
 
 /** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
 async function checkIsWorkbook(path: string, file: string): Promise<void> {
-  let handle;
+  const handle = await openForReading(path, file);
+  let head = Buffer.alloc(8);
   try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-  let head: Buffer;
-  try {
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    head = Buffer.alloc(8);
     const { bytesRead } = await handle.read(head, 0, 8, 0);
     head = head.subarray(0, bytesRead);
   } catch (error) {
@@ -263,8 +255,7 @@ interface RowSink {
   row(row: SheetRow, file: string): void;
 }
 
-/** A cell's text for the record and the report: trimmed, as CSV cells are. */
-/** The cell's text; for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
+/** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
 function cellText(reading: CellReading): string {
   return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
 }
@@ -293,13 +284,13 @@ export const XLSX_LIMITS: Readonly<XlsxLimits> = {
 
 const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
 
-/** What a workbook part failed with, as a refusal of the file (the part named). */
-function partFailure(error: unknown, file: string, part: string): unknown {
+/** What a workbook part failed with, as a refusal of the file (the part named; a sheet's, at the row it reached). */
+function partFailure(error: unknown, file: string, part: string, line?: number, xmlPart = `not a readable .xlsx workbook: ${part}`): unknown {
   if (error instanceof InputFileError) return error;
-  if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, undefined, `refused: ${error.message}`);
-  if (error instanceof ZipFormatError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${error.message}`);
-  if (error instanceof XmlSyntaxError) return new InputFileError(file, undefined, `not a readable .xlsx workbook: ${part} is not valid XML: ${error.message}`);
-  if (error instanceof XmlLimitError) return new InputFileError(file, undefined, `refused: ${part}: ${error.message}`);
+  if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, line, `refused: ${error.message}`);
+  if (error instanceof ZipFormatError) return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
+  if (error instanceof XmlSyntaxError) return new InputFileError(file, line, `${xmlPart} is not valid XML: ${error.message}`);
+  if (error instanceof XmlLimitError) return new InputFileError(file, line, `refused: ${part}: ${error.message}`);
   return error;
 }
 
@@ -383,13 +374,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
     yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
-    const line = error.line === 0 ? undefined : error.line;
-    const cause = error.cause;
-    if (cause instanceof ZipEntryTooLargeError) throw new InputFileError(file, line, `refused: ${cause.message}`);
-    if (cause instanceof ZipFormatError) throw new InputFileError(file, line, `not a readable .xlsx workbook: ${cause.message}`);
-    if (cause instanceof XmlSyntaxError) throw new InputFileError(file, line, `the worksheet ${part} is not valid XML: ${cause.message}`);
-    if (cause instanceof XmlLimitError) throw new InputFileError(file, line, `refused: ${part}: ${cause.message}`);
-    throw cause;
+    throw partFailure(error.cause, file, part, error.line === 0 ? undefined : error.line, `the worksheet ${part}`);
   }
 }
 

@@ -134,9 +134,9 @@ export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping; rowsInWorker?: number | undefined } & SheetFlagOptions & InputFlagOptions,
+  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping } & SheetFlagOptions & InputFlagOptions,
 ): AsyncIterable<InputRecord> {
-  const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command, rowsInWorker } = options;
+  const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command } = options;
   if (encoding !== undefined && !isKnownEncoding(encoding)) {
     throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
   }
@@ -161,7 +161,6 @@ export function readInput(
       ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
-      ...(rowsInWorker !== undefined ? { rowsInWorker } : {}),
     });
     return shaped;
   };

@@ -28,20 +28,26 @@ const TABLES: Readonly<Record<string, RuleTable>> = {
 
 const BLOCK = /(<!-- api: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/api -->)/g;
 
-export interface ApiBlock {
+/** A generated block of a doc: its marker (`fields user`), and whether it said that already. */
+export interface DocBlock {
   readonly marker: string;
   readonly upToDate: boolean;
 }
 
-/** The text with every api block rewritten from the rule tables, and whether each already said that. */
-export function renderApiBlocks(markdown: string): { text: string; blocks: ApiBlock[] } {
-  const blocks: ApiBlock[] = [];
-  const text = markdown.replace(BLOCK, (_whole, open: string, marker: string, content: string, close: string) => {
-    const table = apiTable(marker.trim());
-    blocks.push({ marker: marker.trim(), upToDate: content === table });
-    return `${open}${table}${close}`;
+/** `markdown` with each `pattern` block (open, marker, content, close) rewritten by `render(marker)`. */
+export function rewriteBlocks(markdown: string, pattern: RegExp, render: (marker: string) => string): { text: string; blocks: DocBlock[] } {
+  const blocks: DocBlock[] = [];
+  const text = markdown.replace(pattern, (_whole, open: string, marker: string, content: string, close: string) => {
+    const rendered = render(marker.trim());
+    blocks.push({ marker: marker.trim(), upToDate: content === rendered });
+    return `${open}${rendered}${close}`;
   });
   return { text, blocks };
+}
+
+/** The text with every api block rewritten from the rule tables, and whether each already said that. */
+export function renderApiBlocks(markdown: string): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, BLOCK, apiTable);
 }
 
 /** The table a marker asks for (`fields user`, `fields invigilators`, `codes`), ending with a newline. */

@@ -9,8 +9,8 @@ import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds }
 import { TokenCheck } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import { API_PREFIX } from '../api/url-policy.js';
 
-export const API_PREFIX = '/api/v1/integrations';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 /** A request line longer than this is 414: no route of the API needs more. */
 export const MAX_URL_BYTES = 8 * 1024;

@@ -171,6 +171,7 @@ export async function checkReplaceable(path: string, check: Pick<OutputFileOptio
   } catch (error) {
     if (!isBusyError(error)) return;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`, { cause: error });
+    // No cause: callers that put a system error into words follow causes to a code (EBUSY), which would drop the hint.
+    throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`);
   }
 }

@@ -33,11 +33,9 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ENOTFOUND: "the host name could not be resolved (check the base URL's spelling, the DNS or the network)",
   EAI_AGAIN: 'the host name could not be resolved just now (a temporary DNS failure)',
   ETIMEDOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
   UND_ERR_HEADERS_TIMEOUT: 'the service accepted the connection but sent no answer in time',
   UND_ERR_BODY_TIMEOUT: 'the service stopped sending its answer midway',
   ECONNRESET: 'the connection was closed by the other side (the service, a proxy or a load balancer dropped it)',
-  UND_ERR_SOCKET: 'the connection was closed by the other side (the service, a proxy or a load balancer dropped it)',
   EHOSTUNREACH: 'there is no route to the host (network down, VPN off, or a firewall)',
   ENETUNREACH: 'the network is unreachable (no connection, or VPN off)',
   CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
@@ -49,10 +47,13 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name than the base URL's",
 };
 
+/** undici's codes for what the system calls ETIMEDOUT and ECONNRESET: the same words. */
+const SAME_WORDS: Readonly<Record<string, string>> = { UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT', UND_ERR_SOCKET: 'ECONNRESET' };
+
 /** The words for a code; undefined for codes examctl has no better words for (the code is then shown as is). */
 export function systemErrorWords(code: string, subject?: PathSubject): string | undefined {
   if (code === 'ENOENT') return subject === undefined ? 'no such file or directory' : `the ${subject} does not exist`;
-  const fixed = FIXED_WORDS[code];
+  const fixed = FIXED_WORDS[SAME_WORDS[code] ?? code];
   if (fixed !== undefined) return fixed;
   if (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_')) return "the server's TLS certificate was not accepted";
   return undefined;

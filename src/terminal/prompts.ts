@@ -7,7 +7,7 @@
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
 import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
-import { checkbox, input, search, select } from '@inquirer/prompts';
+import { checkbox, input, password, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
 import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
@@ -85,7 +85,11 @@ function isPromptExit(error: unknown): boolean {
   return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
 }
 
-async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>): Promise<T> {
+async function ask<T>(
+  io: PromptIo,
+  run: (context: PromptContext) => Promise<T>,
+  interrupted = 'interrupted at a prompt: nothing was sent',
+): Promise<T> {
   const context: PromptContext = {
     output: new KeepOpenOutput(io.output ?? process.stderr),
     clearPromptOnDone: false,
@@ -96,11 +100,17 @@ async function ask<T>(io: PromptIo, run: (context: PromptContext) => Promise<T>)
   try {
     return await run(context);
   } catch (error) {
-    if (isPromptExit(error)) throw new InterruptedError('interrupted at a prompt: nothing was sent', { cause: error });
+    if (isPromptExit(error)) throw new InterruptedError(interrupted, { cause: error });
     throw error;
   } finally {
     promptClosed();
   }
+}
+
+/** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
+export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
+  const io = signal === undefined ? {} : { signal };
+  return ask(io, (context) => password({ message, mask: true }, context), `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */

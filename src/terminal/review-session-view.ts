@@ -4,7 +4,7 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
-import type { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS } from '../domain/answer-fields.js';
+import { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
 import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
@@ -35,32 +35,10 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
   VOIDED: 'gray',
 };
 
-const RESULTS_OPTION_LABELS: Record<keyof typeof RESULTS_OPTIONS_FIELDS, string> = {
-  ShowSummary: 'summary',
-  ShowDetailed: 'detailed',
-  ScoreReportWithSubjects: 'score by subjects',
-  ScoreReportWithObjectives: 'score by objectives',
-  ScoreReportWithTopics: 'score by topics',
-  ShowMarkingScheme: 'marking scheme',
-  ShowAnnotations: 'annotations',
-  Feedback: 'feedback',
-};
-
-const OVERVIEW_OPTION_LABELS: Record<keyof typeof OVERVIEW_OPTIONS_FIELDS, string> = {
-  ShowGrade: 'grade',
-  ShowPercentageToPass: 'percentage to pass',
-  ShowResultOutcome: 'result outcome',
-};
-
-const ENUM_WORDS: Record<string, string> = {
-  ALWAYS: 'always',
-  TIME_SPAN: 'time span',
-  ON_ALTERNATIVES: 'on alternatives',
-  ON_QUESTIONS: 'on questions',
-  NO_FEEDBACK: 'none',
-  CANDIDATE_DELIVERY: 'candidate delivery',
-  ORIGINAL_FORM: 'original form',
-};
+/** The API's modes (domain/answer-fields.ts), said in words: `TIME_SPAN` -> `time span`. */
+const MODES: ReadonlySet<string> = new Set(
+  [REVIEW_SESSION_FIELDS.ReviewPeriodMode, REVIEW_SESSION_FIELDS.NavigationType, RESULTS_OPTIONS_FIELDS.Feedback].flatMap((field) => field.values),
+);
 
 const OPTION_LINE_WIDTH = 60;
 
@@ -76,7 +54,9 @@ function yesNo(value: unknown): string {
   if (value === true) return 'yes';
   if (value === false) return 'no';
   if (value === null || value === undefined) return 'not set';
-  if (typeof value === 'string') return ENUM_WORDS[value] ?? displayText(value);
+  if (typeof value === 'string' && MODES.has(value)) {
+    return value === 'NO_FEEDBACK' ? 'none' : value.toLowerCase().replaceAll('_', ' ');
+  }
   return displayText(value);
 }
 
@@ -85,13 +65,16 @@ function humanise(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
-function optionsList(options: unknown, labels: Record<string, string>, width: number): string {
+/** The options the API names (domain/answer-fields.ts) first, in its order, without "show": `ShowGrade` -> `grade`. */
+function optionsList(options: unknown, fields: AnswerFields, width: number): string {
   if (options === null || options === undefined) return 'not set';
   if (typeof options !== 'object' || Array.isArray(options)) return displayText(options);
   const record = options as Record<string, unknown>;
-  const known = Object.keys(labels).filter((key) => key in record);
-  const extra = Object.keys(record).filter((key) => !(key in labels));
-  const parts = [...known, ...extra].map((key) => `${labels[key] ?? humanise(displayText(key))}: ${yesNo(record[key])}`);
+  const known = Object.keys(fields).filter((key) => key in record);
+  const extra = Object.keys(record).filter((key) => !(key in fields));
+  const label = (key: string): string =>
+    key in fields ? humanise(key).replace(/^show /, '').replace(/^score report with /, 'score by ') : humanise(displayText(key));
+  const parts = [...known, ...extra].map((key) => `${label(key)}: ${yesNo(record[key])}`);
   if (parts.length === 0) return 'none given';
   return wrapList(parts, width);
 }
@@ -151,8 +134,8 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Status', statusLine(session)],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
     ['Review window', reviewWindow(session, times)],
-    ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTION_LABELS, listWidth)],
-    ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTION_LABELS, listWidth)],
+    ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTIONS_FIELDS, listWidth)],
+    ['Overview options', optionsList(session.OverviewOptions, OVERVIEW_OPTIONS_FIELDS, listWidth)],
     ['Access', accessLine(session, listWidth, showPin)],
     ['Owner', displayText(session.Owner)],
     ['Hierarchy', hierarchyLine(session)],

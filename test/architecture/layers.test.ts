@@ -7,9 +7,9 @@ import { ROOT } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 /**
- * The layer rules (.dependency-cruiser.cjs, run by `npm test` as `npm run layers`) fail on an
- * import against the flow and on a circle, with the rule's name; each room's README and
- * docs/architecture.md say what the rule file says.
+ * The layer rules (.dependency-cruiser.cjs, `npm run layers`; `npm test` checks them here, not
+ * in a step of its own) fail on an import against the flow and on a circle, with the rule's name;
+ * each room's README and docs/architecture.md say what the rule file says.
  */
 const require = createRequire(import.meta.url);
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');

@@ -42,12 +42,12 @@ describe('help environment', () => {
   });
 });
 
-describe('help environment command module', () => {
-  it('prints the list on stdout', async () => {
-    const { run } = await import('../../src/cli/commands/help-environment.js');
+describe('examctl help environment', () => {
+  it('prints the list on stdout, exactly', async () => {
+    const { runCli } = await import('../../src/cli/run-cli.js');
     const { testDeps } = await import('./helpers.js');
     const io = testDeps('/tmp');
-    expect(await run({}, io.deps)).toBe(0);
+    expect(await runCli(['help', 'environment'], io.deps)).toBe(0);
     expect(io.stdout.text).toBe(renderEnvironmentHelp());
   });
 });

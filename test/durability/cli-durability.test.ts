@@ -38,12 +38,12 @@ async function journalLines(): Promise<string[]> {
 describe('kill -9 in the middle of a bulk user sync', () => {
   it('leaves a store that loads, keeps every user reported ok, and a re-run completes with every user', async () => {
     const csv = join(dir, 'users.csv');
-    const ids = range('k', 20_000);
+    const ids = range('k', 6_000);
     await writeUsersCsv(csv, ids);
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
 
     // Killed at a point the run reaches (its 2,000th outcome, committed before it is reported),
-    // long before the 20k are through (docs/runs.md, "Rehearsing a crash").
+    // long before the 6,000 are through (docs/runs.md, "Rehearsing a crash").
     const killed = await examctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:2000:SIGKILL' });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
 
@@ -66,16 +66,20 @@ describe('kill -9 in the middle of a bulk user sync', () => {
 
     const final = await exportedUsers();
     expect(ids.filter((id) => !final.has(id))).toEqual([]);
-    expect(final.get('k-19999')).toMatchObject({ UserName: 'name-k-19999', Role: 'Candidate' });
+    expect(final.get('k-05999')).toMatchObject({ UserName: 'name-k-05999', Role: 'Candidate' });
   });
 });
 
 describe('kill -9 while a compaction writes the next snapshot', () => {
   it('leaves a store that loads with every user reported ok; a re-run completes', async () => {
     const csv = join(dir, 'users.csv');
-    // About 10 MB of journal: the sync crosses the 4 MiB compaction threshold on the way.
-    const ids = range('c', 40_000);
-    await writeUsersCsv(csv, ids);
+    // About 10 MB of journal: the sync crosses the 4 MiB compaction threshold on the way, twice
+    // (long addresses make a user's line ~1 KB, so 10,000 users write what 40,000 short ones would).
+    const ids = range('c', 10_000);
+    const address = 'x'.repeat(300);
+    const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
+    for (const id of ids) lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    await writeFile(csv, `${lines.join('\n')}\n`);
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
     const run = startExamctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
     spawned.push(run.child);

@@ -65,10 +65,10 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
   for (const seed of [11, 29]) {
     it(`seed ${seed}`, async () => {
       const next = random(seed);
-      const ids = range(`k${seed}`, 2000);
+      const ids = range(`k${seed}`, 1000);
       await writeUsersCsv(join(dir, 'users.csv'), ids);
-      // Any of the 2,000 outcomes but the last: the kill always finds the run sending.
-      expect(await killAt(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], `outcome:${1 + Math.floor(next() * 1999)}`)).toBe(true);
+      // Any of the 1,000 outcomes but the last: the kill always finds the run sending.
+      expect(await killAt(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], `outcome:${1 + Math.floor(next() * 999)}`)).toBe(true);
       const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { state: string }[] };
       expect(killedRun.runs[0]?.state).toBe('interrupted');
       // The resume is killed too when it has that many left to send (else it finishes).
@@ -76,8 +76,8 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       await resumeUntilFinished();
 
       const report = await showLast();
-      expect(report.summary).toMatchObject({ total: 2000, ok: 2000, failed: 0, skipped: 0 });
-      expect(new Set(report.items.map((item) => item.source.line)).size).toBe(2000);
+      expect(report.summary).toMatchObject({ total: 1000, ok: 1000, failed: 0, skipped: 0 });
+      expect(new Set(report.items.map((item) => item.source.line)).size).toBe(1000);
       // The killed writers' report temp files were cleaned up by the resume that wrote r.csv.
       expect(readdirSync(dir).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
       expect(existsSync(join(dir, 'r.csv'))).toBe(true);
@@ -191,16 +191,16 @@ describe('honest ends', () => {
     // The file's name is in every journal line, not in the sync memory's: a long one makes the
     // journal, not the memory (which also grows, by an intent and an answer a user), meet the limit.
     const big = `big-${'x'.repeat(150)}.csv`;
-    await writeUsersCsv(join(dir, big), range('j', 3000));
+    await writeUsersCsv(join(dir, big), range('j', 1000));
     await limitedRunThenResume(big, 64, [], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
       expect(ended.stderr).toMatch(/cannot write the run journal \S+: the file would grow past the largest size allowed .*\(EFBIG\): the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
       const report = JSON.parse(ended.stdout) as ShownReport;
-      expect(report.summary.total).toBe(3000);
+      expect(report.summary.total).toBe(1000);
       expect(report.summary.ok).toBeGreaterThan(0);
       expect(report.summary.skipped).toBeGreaterThan(0);
     });
-    expect((await showLast()).summary).toMatchObject({ total: 3000, ok: 3000 });
+    expect((await showLast()).summary).toMatchObject({ total: 1000, ok: 1000 });
   });
 
   it('a sync memory that cannot be written mid-run (an intent before a request) stops the run: exit 3, one whole JSON document, the run resumable', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScheduleRequest } from '../../src/domain/types.js';
-import { worldDirectory } from '../../src/engine/engine.js';
+import { worldDirectory } from '../../src/engine/directory.js';
 import { candidate, demoEngine, demoWorld, scheduleRequest } from './helpers.js';
 
 describe('local directory for prompts', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { offerCorrection, pickerMatches, promptScheduleFields, promptSchedule, promptUser } from '../../src/terminal/prompts.js';
-import { worldDirectory } from '../../src/engine/engine.js';
+import { worldDirectory } from '../../src/engine/directory.js';
 import { demoWorld } from '../engine/helpers.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
 

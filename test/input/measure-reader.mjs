@@ -1,5 +1,5 @@
 // Throughput of the input readers against raw csv-parse and whole-file JSON.parse. Not a test:
-// run by hand after `npx tsc -p tsconfig.build.json`:
+// run by hand after `npm run build`:
 //   node test/input/measure-reader.mjs [rows]
 // Each contender runs in its own process (sharing one process lets one contender's JIT state
 // slow the next), and rates use process CPU time, which other load on the machine disturbs less

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
-import { API_PREFIX, MAX_URL_BYTES, startServer, type RunningServer } from '../../src/server/server.js';
+import { MAX_URL_BYTES, startServer, type RunningServer } from '../../src/server/server.js';
+import { API_PREFIX } from '../../src/api/url-policy.js';
 import { answeringApi } from '../support/answering-api.js';
 
 /*

@@ -1,4 +1,4 @@
-// Child process for the store tests: runs against the built dist/ (npx tsc -p tsconfig.build.json).
+// Child process for the store tests: runs against the built dist/ (npm run build).
 // Usage:
 //   node store-worker.mjs write <dir> <prefix> <count> <concurrency> [compactAtBytes]
 //     writes users <prefix>-<i> and increments settings/counter in each transaction; prints each

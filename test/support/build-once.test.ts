@@ -9,7 +9,7 @@ import config from '../../vitest.config.js';
 describe('dist/ is built once per run', () => {
   it('the global setup is the build', () => {
     expect(config.test?.globalSetup).toEqual(['test/support/global-build.ts']);
-    expect(readFileSync(join(ROOT, 'test/support/global-build.ts'), 'utf8')).toContain('tsconfig.build.json');
+    expect(readFileSync(join(ROOT, 'test/support/global-build.ts'), 'utf8')).toContain('scripts/build-dist.mjs');
   });
 
   it('no other test file builds', () => {
@@ -19,7 +19,7 @@ describe('dist/ is built once per run', () => {
       const file = relative(ROOT, join(entry.parentPath, entry.name));
       if (file === 'test/support/global-build.ts' || file === 'test/support/build-once.test.ts') continue;
       const text = readFileSync(join(ROOT, file), 'utf8');
-      if (/tsconfig\.build|typescript\/bin\/tsc|\bensureBuilt\b|npm run build/.test(text)) builders.push(file);
+      if (/build-dist|tsconfig\.build|typescript\/bin\/tsc|\bensureBuilt\b|npm run build/.test(text)) builders.push(file);
     }
     expect(builders).toEqual([]);
   });

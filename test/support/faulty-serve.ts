@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { abortableSleep } from '../../src/api/flow-control.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../../src/system/text-sink.js';
 import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
@@ -21,7 +22,11 @@ export function serveWithFaults(dir: string, spec: string, seed: number, log: st
   });
 }
 
-/** examctl itself, in-process, as a CI job would run it against the served URL. */
+/**
+ * examctl itself, in-process, as a CI job would run it against the served URL. Its retries wait
+ * no time (the server's Retry-After: 1 and the 500 ms backoff made these files the suite's
+ * slowest): how long a retry waits is test/api's subject, what a retried run records is theirs.
+ */
 export async function examctl(dir: string, argv: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const stdout = new StringSink();
   const stderr = new StringSink();
@@ -32,6 +37,7 @@ export async function examctl(dir: string, argv: string[], env: Record<string, s
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd: dir,
+    retrySleep: (_ms, signal) => abortableSleep(0, signal),
   });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }

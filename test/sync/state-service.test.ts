@@ -280,7 +280,7 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
   it.each(['SIGTERM', 'SIGINT'])('stores at %s: the run stopped after sending keeps what was acknowledged', (signal) =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_RUNS_DIR: join(dir, 'runs') };
-      writeUsers(dir, Array.from({ length: 2000 }, (_, i) => `tm-${i}`));
+      writeUsers(dir, Array.from({ length: 500 }, (_, i) => `tm-${i}`));
       // The run signals itself after its 100th outcome, as a CI cancel would mid-run.
       const stopped = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}` });
       expect(stopped.code, stopped.stderr).toBe(130);

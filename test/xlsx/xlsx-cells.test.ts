@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isDateFormat, plainNumber, readCell, wallClockInZone } from '../../src/input/xlsx-cells.js';
 import { wholeNumberAsShown } from '../../src/formats/digit-format.js';
+import { sheetRowBatches, type ParsedRow } from '../../src/input/sheet-rows.js';
 
 const wall = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => ({ y, mo, d, h, mi, s });
 
@@ -100,17 +101,21 @@ describe('wallClockInZone', () => {
 describe('readCell', () => {
   const user = (field: string | undefined) => ({ field });
 
-  it('texts, booleans, rich text, hyperlinks', () => {
+  it('texts, booleans, rich text (its runs joined by the sheet reader, phonetic runs left out)', async () => {
     expect(readCell('00456', undefined, user('ExternalId'))).toEqual({ text: '00456' });
     expect(readCell(true, undefined, user('SpecialNeeds'))).toEqual({ text: 'true' });
-    expect(readCell({ richText: [{ text: 'a' }, { text: null }, { text: 'b' }] }, undefined, user('City'))).toEqual({ text: 'ab' });
-    expect(readCell({ text: 'x@example.test', hyperlink: 'mailto:x@example.test' }, undefined, user('Email'))).toEqual({ text: 'x@example.test' });
+    const xml = '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><t>a</t></r><r><t></t></r><rPh><t>x</t></rPh><r><t>b</t></r></is></c><c r="B1" t="str"><f>HYPERLINK("mailto:x@example.test","x@example.test")</f><v>x@example.test</v></c></row></sheetData></worksheet>';
+    const rows: ParsedRow[] = [];
+    for await (const batch of sheetRowBatches((async function* () { yield Buffer.from(xml); })(), [], [])) rows.push(...batch);
+    expect(readCell(rows[0]!.cells[0]!.value, undefined, user('City'))).toEqual({ text: 'ab' });
+    expect(readCell(rows[0]!.cells[1]!.value, undefined, user('Email'))).toEqual({ text: 'x@example.test' });
   });
 
   it('formulas give their saved result, false and 0 included; none saved or an error result is a problem', () => {
     expect(readCell({ formula: 'A1=B1', result: false }, undefined, user('SpecialNeeds'))).toEqual({ text: 'false' });
     expect(readCell({ formula: 'A1-A1', result: 0 }, undefined, user('ReasonableAdjustmentPercentage'))).toEqual({ text: '0' });
-    expect(readCell({ sharedFormula: 'A2', result: 'x' }, undefined, user('City'))).toEqual({ text: 'x' });
+    // A shared formula's later cells hold no formula text of their own (`<f t="shared" si="0"/>`).
+    expect(readCell({ formula: '', result: 'x' }, undefined, user('City'))).toEqual({ text: 'x' });
     expect(readCell({ formula: 'NOW()' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/no saved result/) });
     expect(readCell({ formula: '1/0', result: { error: '#DIV/0!' } }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#DIV\/0!/) });
     expect(readCell({ error: '#REF!' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#REF!/) });
@@ -163,7 +168,8 @@ describe('readCell', () => {
   });
 
   it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {
-    const nineAm = new Date(Date.UTC(2026, 2, 1, 9));
+    // 2026-03-01 09:00 as its serial number.
+    const nineAm = 46082.375;
     expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', user('StartDateTime'))).toMatchObject({ problem: expect.stringMatching(/^StartDateTime is a date-time cell \(2026-03-01T09:00:00\), which has no time zone/) });
     expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', { field: 'EndDateTime', timeZone: 'Europe/London' })).toEqual({
       text: '2026-03-01T09:00:00+00:00',
@@ -171,7 +177,7 @@ describe('readCell', () => {
       wall: { text: '2026-03-01T09:00:00', zone: 'Europe/London' },
     });
     // Serial-number noise (09:09:59.9996) reads as the second it shows.
-    expect(readCell(new Date(Date.UTC(2026, 2, 1, 9, 10) - 0.4), undefined, { field: 'StartDateTime', timeZone: 'UTC' })).toMatchObject({ text: '2026-03-01T09:10:00+00:00' });
+    expect(readCell(46082 + (9 * 60 + 10) / 1440 - 0.4 / 86_400_000, 'yyyy-mm-dd hh:mm', { field: 'StartDateTime', timeZone: 'UTC' })).toMatchObject({ text: '2026-03-01T09:10:00+00:00' });
   });
 
   it('isDateFormat ignores quoted text and colours', () => {

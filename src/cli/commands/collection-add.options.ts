@@ -1,7 +1,6 @@
-import { allKept, choice, grouped, HELP_GROUP, option, repeatable, type OptionsOf, brief } from '../../flags/option-table.js';
+import { allKept, choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { ENCODING_OPTION, ONLY_FAILED_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
@@ -30,7 +29,7 @@ export const COLLECTION_ADD_OPTIONS = allKept([
   SYNC_DIR_OPTION,
 ] as const);
 
-export type CollectionAddOptions = OptionsOf<typeof COLLECTION_ADD_OPTIONS> & GlobalOptions;
+export type CollectionAddOptions = CommandOptions<typeof COLLECTION_ADD>;
 
 export const COLLECTION_ADD = declareCommand({
   path: ['collection', 'add'],

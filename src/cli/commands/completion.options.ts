@@ -1,10 +1,7 @@
-import { argument, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
-export const COMPLETION_OPTIONS = [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const;
-
-export type CompletionOptions = OptionsOf<typeof COMPLETION_OPTIONS> & GlobalOptions;
+export type CompletionOptions = CommandOptions<typeof COMPLETION>;
 
 export const COMPLETION = declareCommand({
   path: ['completion'],
@@ -17,7 +14,7 @@ export const COMPLETION = declareCommand({
     '# PowerShell: add to your profile (notepad $PROFILE)',
     'examctl completion powershell | Out-String | Invoke-Expression',
   ],
-  options: COMPLETION_OPTIONS,
+  options: [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const,
   takesDryRun: true,
   printsText: true,
 });

@@ -1,6 +1,5 @@
-import { NO_OPTIONS, argument, brief, choice, grouped, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { NO_OPTIONS, argument, brief, choice, grouped, option, repeatable } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 /** The settings a profile keeps beside its target: how exports are read and how results are written (docs/input-formats.md, "Profiles"). */
 const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
@@ -17,13 +16,11 @@ const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief('remove a kept setting (map-file, set...); repeatable', repeatable('--unset <setting>', 'remove a kept setting: map-file, map, set, date-format, timezone, encoding, delimiter, decimal-separator, strict, ignore-unknown-columns, concurrency, rate; repeatable')),
 ] as const);
 
-/** --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile. */
-export const CONFIG_SET_PROFILE_OPTIONS = [argument('name', '<name>', 'profile name'), ...grouped('Profile', [brief('make it the default profile', option('--default', 'make it the default profile'))] as const), ...PROFILE_SETTINGS] as const;
-export type ConfigSetProfileOptions = OptionsOf<typeof CONFIG_SET_PROFILE_OPTIONS> & GlobalOptions;
+export type ConfigSetProfileOptions = CommandOptions<typeof CONFIG_SET_PROFILE>;
 
 /** `config remove` and `config use`: one profile, by name. */
 export const CONFIG_PROFILE_NAME = [argument('name', '<name>', 'profile name')] as const;
-export type ConfigProfileNameOptions = OptionsOf<typeof CONFIG_PROFILE_NAME> & GlobalOptions;
+export type ConfigProfileNameOptions = CommandOptions<typeof CONFIG_REMOVE>;
 
 export const CONFIG_SET_PROFILE = declareCommand({
   path: ['config', 'set-profile'],
@@ -37,7 +34,8 @@ export const CONFIG_SET_PROFILE = declareCommand({
     '# an admin on the local engine: settings only, no base URL',
     'examctl config set-profile admin --timezone Europe/London --ignore-unknown-columns --default',
   ],
-  options: CONFIG_SET_PROFILE_OPTIONS,
+  // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
+  options: [argument('name', '<name>', 'profile name'), ...grouped('Profile', [option('--default', 'make it the default profile')] as const), ...PROFILE_SETTINGS] as const,
 });
 
 export const CONFIG_LIST = declareCommand({

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
-import { ExamctlError, UsageError } from '../../system/errors.js';
+import { UsageError } from '../../system/errors.js';
 import { type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
@@ -253,7 +253,6 @@ function describeErrors(envelope: unknown): string {
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof ExamctlError) return error.message;
   if (error instanceof Error) return error.message;
   return String(error);
 }

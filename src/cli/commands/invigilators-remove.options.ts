@@ -1,6 +1,5 @@
-import { allKept, argument, option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { allKept, argument, option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
@@ -15,7 +14,7 @@ export const INVIGILATORS_REMOVE_OPTIONS = allKept([
   brief('an id not an invigilator (319) is ok: a retry exits 0', option('--missing-ok', 'an id that is not an invigilator of the schedule (the service\'s 319) is ok, "already not an invigilator", not failed: a retried job exits 0'), 'failed'),
 ] as const);
 
-export type InvigilatorsRemoveOptions = OptionsOf<typeof INVIGILATORS_REMOVE_OPTIONS> & GlobalOptions;
+export type InvigilatorsRemoveOptions = CommandOptions<typeof INVIGILATORS_REMOVE>;
 
 export const INVIGILATORS_REMOVE = declareCommand({
   path: ['invigilators', 'remove'],

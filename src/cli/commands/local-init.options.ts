@@ -1,13 +1,12 @@
-import { option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 export const LOCAL_INIT_OPTIONS = [
   brief('world file to start from', option('--seed <world.json>', 'world file to start from'), 'the demo world'),
   brief('replace an existing store (everything in it is lost)', option('--force', 'replace an existing store (everything in it is lost)')),
 ] as const;
 
-export type LocalInitOptions = OptionsOf<typeof LOCAL_INIT_OPTIONS> & GlobalOptions;
+export type LocalInitOptions = CommandOptions<typeof LOCAL_INIT>;
 
 export const LOCAL_INIT = declareCommand({
   path: ['local', 'init'],

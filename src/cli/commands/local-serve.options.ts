@@ -1,6 +1,5 @@
-import { option, parsed, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { option, parsed, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { InvalidArgumentError } from 'commander';
 import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
 
@@ -24,7 +23,7 @@ export function publicUrl(value: string): string {
 }
 
 export const LOCAL_SERVE_OPTIONS = [
-  brief('address to bind', option('--host <host>', 'address to bind', '127.0.0.1')),
+  option('--host <host>', 'address to bind', '127.0.0.1'),
   brief('port; 0 is any free port, printed on stderr', parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)),
   brief('the URL clients use behind a proxy', parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl), 'the listening URL'),
   // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
@@ -32,7 +31,7 @@ export const LOCAL_SERVE_OPTIONS = [
   brief('seed of the fault draws', parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
 ] as const;
 
-export type LocalServeOptions = OptionsOf<typeof LOCAL_SERVE_OPTIONS> & GlobalOptions;
+export type LocalServeOptions = CommandOptions<typeof LOCAL_SERVE>;
 
 export const LOCAL_SERVE = declareCommand({
   path: ['local', 'serve'],

@@ -1,13 +1,12 @@
-import { option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 export const LOGIN_OPTIONS = [
   brief('read the token from stdin instead of prompting', option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)')),
   brief('store the token without checking it against the service', option('--no-verify', 'store the token without checking it against the service first (e.g. the service is not reachable from here)')),
 ] as const;
 
-export type LoginOptions = OptionsOf<typeof LOGIN_OPTIONS> & GlobalOptions;
+export type LoginOptions = CommandOptions<typeof LOGIN>;
 
 export const LOGIN = declareCommand({
   path: ['login'],

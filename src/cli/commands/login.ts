@@ -1,7 +1,6 @@
 import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { inquirerSecret } from '../../terminal/secret-prompt.js';
 import { TargetError, UsageError } from '../../system/errors.js';
 import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
@@ -53,7 +52,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
   }
 
   const target = baseUrl ?? existing?.baseUrl;
-  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
+  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
   if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
   if (options.verify !== false && target !== undefined) await verifyToken(target, typed, options, deps);

@@ -1,6 +1,5 @@
-import { argument, choice, grouped, HELP_GROUP, option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, choice, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTIONS } from './file-options.js';
 
@@ -30,7 +29,7 @@ export const REVIEW_SESSION_SHOW_OPTIONS = [
   ] as const),
 ] as const;
 
-export type ReviewSessionShowOptions = OptionsOf<typeof REVIEW_SESSION_SHOW_OPTIONS> & GlobalOptions;
+export type ReviewSessionShowOptions = CommandOptions<typeof REVIEW_SESSION_SHOW>;
 
 export const REVIEW_SESSION_SHOW = declareCommand({
   path: ['review-session', 'show'],

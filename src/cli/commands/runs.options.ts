@@ -1,6 +1,5 @@
-import { argument, option, parsed, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, option, parsed, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 
 export const RUNS_LIST_OPTIONS = [
@@ -10,8 +9,6 @@ export const RUNS_LIST_OPTIONS = [
     dateOrAge('--since'),
   ), 'every run'),
 ] as const;
-
-export const RUNS_SHOW_OPTIONS = [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const;
 
 export const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
@@ -36,10 +33,10 @@ export const RUNS_PRUNE_OPTIONS = [
   brief('also remove interrupted runs (never a running one)', option('--all', 'also remove interrupted runs past the same age and count (never a running one)')),
 ] as const;
 
-export type RunsListOptions = OptionsOf<typeof RUNS_LIST_OPTIONS> & GlobalOptions;
-export type RunsShowOptions = OptionsOf<typeof RUNS_SHOW_OPTIONS> & GlobalOptions;
-export type RunsResumeOptions = OptionsOf<typeof RUNS_RESUME_OPTIONS> & GlobalOptions;
-export type RunsPruneOptions = OptionsOf<typeof RUNS_PRUNE_OPTIONS> & GlobalOptions;
+export type RunsListOptions = CommandOptions<typeof RUNS_LIST>;
+export type RunsShowOptions = CommandOptions<typeof RUNS_SHOW>;
+export type RunsResumeOptions = CommandOptions<typeof RUNS_RESUME>;
+export type RunsPruneOptions = CommandOptions<typeof RUNS_PRUNE>;
 
 export const RUNS_LIST = declareCommand({
   path: ['runs', 'list'],
@@ -53,7 +50,7 @@ export const RUNS_SHOW = declareCommand({
   path: ['runs', 'show'],
   description: "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
   examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
-  options: RUNS_SHOW_OPTIONS,
+  options: [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const,
   takesDryRun: true,
   takesReport: true,
   resume: { notResumable: 'it only reads a journal and sends nothing: run it again' },

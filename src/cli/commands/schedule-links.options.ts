@@ -1,6 +1,5 @@
-import { argument, choice, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, choice, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -16,7 +15,7 @@ export const SCHEDULE_LINKS_OPTIONS = [
   NO_BOM_OPTION,
 ] as const;
 
-export type ScheduleLinksOptions = OptionsOf<typeof SCHEDULE_LINKS_OPTIONS> & GlobalOptions;
+export type ScheduleLinksOptions = CommandOptions<typeof SCHEDULE_LINKS>;
 
 export const SCHEDULE_LINKS = declareCommand({
   path: ['schedule', 'links'],

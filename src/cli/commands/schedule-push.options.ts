@@ -1,6 +1,5 @@
-import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
@@ -43,7 +42,7 @@ export const SCHEDULE_REQUEST_OPTIONS = [
     option('--no-keycode', 'UseKeyCode false'),
     brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), 'the service\'s'),
     option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
-    brief('dataCleanupNoticePeriod, passed through as given', option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given')),
+    option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ] as const),
 ] as const;
 
@@ -59,7 +58,7 @@ export const SCHEDULE_PUSH_OPTIONS = allKept([
   SYNC_DIR_OPTION,
 ] as const);
 
-export type SchedulePushOptions = OptionsOf<typeof SCHEDULE_PUSH_OPTIONS> & GlobalOptions;
+export type SchedulePushOptions = CommandOptions<typeof SCHEDULE_PUSH>;
 
 export const SCHEDULE_PUSH = declareCommand({
   path: ['schedule', 'push'],

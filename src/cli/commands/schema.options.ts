@@ -1,11 +1,8 @@
-import { argument, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 
-export const SCHEMA_OPTIONS = [argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'), OUT_OPTION] as const;
-
-export type SchemaOptions = OptionsOf<typeof SCHEMA_OPTIONS> & GlobalOptions;
+export type SchemaOptions = CommandOptions<typeof SCHEMA>;
 
 export const SCHEMA = declareCommand({
   path: ['schema'],
@@ -15,6 +12,6 @@ export const SCHEMA = declareCommand({
     '# then in users.json: { "$schema": "./users.schema.json", ... } or your editor\'s schema mapping',
     'examctl schema sittings',
   ],
-  options: SCHEMA_OPTIONS,
+  options: [argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'), OUT_OPTION] as const,
   takesDryRun: true,
 });

@@ -1,12 +1,11 @@
-import { argument, brief, grouped, HELP_GROUP, mandatory, option, repeatable, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, brief, grouped, HELP_GROUP, mandatory, option, repeatable } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 
-export const SYNCED_SHOW_OPTIONS = [SYNC_DIR_OPTION] as const;
-export const SYNCED_FORGET_OPTIONS = [SYNC_DIR_OPTION] as const;
+/** `synced show` and `synced forget`: which memories only. */
+export const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
 export const SYNCED_EXPORT_OPTIONS = [
   brief('the file to write (0600)', mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night')),
   SYNC_DIR_OPTION,
@@ -28,7 +27,6 @@ export const SYNCED_ADOPT_OPTIONS = [
   ...WHOLE_FILE_OPTIONS,
   SYNC_DIR_OPTION,
 ] as const;
-export const SYNCED_ADOPT_SCHEDULES_OPTIONS = [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const;
 export const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
     brief('the collections checked on the platform', mandatory('-f, --file <path>', 'the collections to record as examctl made them (as collection add reads them: JSON, CSV or .xlsx), each checked on the platform first')),
@@ -38,22 +36,19 @@ export const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
   ] as const),
   SYNC_DIR_OPTION,
 ] as const;
-export const SYNCED_UNLOCK_OPTIONS = [argument('lockId', '<lock-id>', 'the lock id the refusal named (the ID of the lock info)'), SYNC_DIR_OPTION] as const;
-
-export type SyncedShowOptions = OptionsOf<typeof SYNCED_SHOW_OPTIONS> & GlobalOptions;
-export type SyncedForgetOptions = OptionsOf<typeof SYNCED_FORGET_OPTIONS> & GlobalOptions;
-export type SyncedExportOptions = OptionsOf<typeof SYNCED_EXPORT_OPTIONS> & GlobalOptions;
-export type SyncedImportOptions = OptionsOf<typeof SYNCED_IMPORT_OPTIONS> & GlobalOptions;
-export type SyncedAdoptOptions = OptionsOf<typeof SYNCED_ADOPT_OPTIONS> & GlobalOptions;
-export type SyncedAdoptSchedulesOptions = OptionsOf<typeof SYNCED_ADOPT_SCHEDULES_OPTIONS> & GlobalOptions;
-export type SyncedAdoptCollectionsOptions = OptionsOf<typeof SYNCED_ADOPT_COLLECTIONS_OPTIONS> & GlobalOptions;
-export type SyncedUnlockOptions = OptionsOf<typeof SYNCED_UNLOCK_OPTIONS> & GlobalOptions;
+export type SyncDirOnlyOptions = CommandOptions<typeof SYNCED_SHOW>;
+export type SyncedExportOptions = CommandOptions<typeof SYNCED_EXPORT>;
+export type SyncedImportOptions = CommandOptions<typeof SYNCED_IMPORT>;
+export type SyncedAdoptOptions = CommandOptions<typeof SYNCED_ADOPT>;
+export type SyncedAdoptSchedulesOptions = CommandOptions<typeof SYNCED_ADOPT_SCHEDULES>;
+export type SyncedAdoptCollectionsOptions = CommandOptions<typeof SYNCED_ADOPT_COLLECTIONS>;
+export type SyncedUnlockOptions = CommandOptions<typeof SYNCED_UNLOCK>;
 
 export const SYNCED_SHOW = declareCommand({
   path: ['synced', 'show'],
   description: 'every sync memory: target, kind, ids remembered, leavers disabled, each population with its newest run and count, file',
   examples: ['examctl synced show', 'examctl synced show --json', 'EXAMCTL_SYNC_DIR=https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl examctl synced show'],
-  options: SYNCED_SHOW_OPTIONS,
+  options: SYNC_DIR_ONLY_OPTIONS,
   takesDryRun: true,
 });
 
@@ -61,7 +56,7 @@ export const SYNCED_FORGET = declareCommand({
   path: ['synced', 'forget'],
   description: "forget the target's sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, \"When the memory is lost\")",
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
-  options: SYNCED_FORGET_OPTIONS,
+  options: SYNC_DIR_ONLY_OPTIONS,
 });
 
 export const SYNCED_EXPORT = declareCommand({
@@ -104,7 +99,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
     'examctl synced adopt-schedules --file sittings.csv --upsert --profile prod --dry-run',
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
   ],
-  options: SYNCED_ADOPT_SCHEDULES_OPTIONS,
+  options: [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const,
   takesDryRun: true,
 });
 
@@ -126,5 +121,5 @@ export const SYNCED_UNLOCK = declareCommand({
     'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f',
     'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f --sync-dir https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl',
   ],
-  options: SYNCED_UNLOCK_OPTIONS,
+  options: [argument('lockId', '<lock-id>', 'the lock id the refusal named (the ID of the lock info)'), SYNC_DIR_OPTION] as const,
 });

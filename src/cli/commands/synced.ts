@@ -10,7 +10,7 @@ import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js';
+import type { SyncDirOnlyOptions } from './synced.options.js';
 
 /**
  * `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, ids unsettled:
@@ -18,7 +18,7 @@ import type { SyncedForgetOptions, SyncedShowOptions } from './synced.options.js
  * run, each population a real run synced with its newest run and count); --json: `{ syncDir, memories }`.
  * On a state service, the memory it keeps.
  */
-export async function runShow({ syncDir, ...globals }: SyncedShowOptions, deps: CommandDeps): Promise<number> {
+export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
@@ -86,7 +86,7 @@ function describeMemory({ file, target, kind, entries, ...contents }: MemoryCont
 }
 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
-export async function runForget({ syncDir, ...globals }: SyncedForgetOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;

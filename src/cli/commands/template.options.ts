@@ -1,6 +1,5 @@
-import { argument, brief, choice, option, type OptionsOf } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { argument, brief, choice, option } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -10,9 +9,10 @@ export const TEMPLATE_OPTIONS = [
   OUT_OPTION,
   NO_BOM_OPTION,
   option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
+  option('--example', 'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too'),
 ] as const;
 
-export type TemplateOptions = OptionsOf<typeof TEMPLATE_OPTIONS> & GlobalOptions;
+export type TemplateOptions = CommandOptions<typeof TEMPLATE>;
 
 export const TEMPLATE = declareCommand({
   path: ['template'],
@@ -26,6 +26,8 @@ export const TEMPLATE = declareCommand({
     'examctl template candidates -o json > candidates.json',
     '# a map file to start from: value tables, computed fields, Hierarchies from Y/N columns',
     'examctl template users --map-example > users-map.json',
+    '# the README\'s sittings, for the demo world (what `npm ci` finds in fixtures/)',
+    'examctl template sittings --example --out sittings.csv',
   ],
   options: TEMPLATE_OPTIONS,
   takesDryRun: true,

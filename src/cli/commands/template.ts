@@ -28,7 +28,9 @@ export function templateKindOf(kind: string): TemplateKind {
  * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
-export function run({ kind, output, out, bom, mapExample }: TemplateOptions, deps: CommandDeps): Promise<number> {
+export function run({ kind, output, out, bom, mapExample, example }: TemplateOptions, deps: CommandDeps): Promise<number> {
+  if (example === true && mapExample === true) throw new UsageError('--example and --map-example each print a file: give one');
+  if (example === true) return withOutFile(out, deps, (to) => writeExample(kind, output, to), 'public');
   if (mapExample === true) return withOutFile(out, deps, (to) => writeMapExample(kind, output, to), 'public');
   return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
 }
@@ -40,6 +42,20 @@ async function writeMapExample(kind: string, output: TemplateOptions['output'], 
   const { hasMapExample, mapExample } = await import('../../input/map-example.js');
   if (!hasMapExample(which)) throw new UsageError(`--map-example: ${which} has no map file example (invigilators remove reads one id column: --map "Staff ID=UserExtId"); one of users, candidates, sittings, collection`);
   await deps.stdout.write(mapExample(which));
+  return 0;
+}
+
+/** The README's example files, shipped in the npm package and inside the one-file executable. */
+const EXAMPLES: Partial<Record<TemplateKind, string>> = { users: 'users.csv', sittings: 'sittings.csv', collection: 'collection.json' };
+
+/** `--example`: the example file as it ships (its own format), read from the package or the executable. */
+async function writeExample(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
+  const which = templateKindOf(kind);
+  const name = EXAMPLES[which];
+  if (name === undefined) throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
+  if (output === 'xlsx') throw new UsageError(`--example prints ${name} as it ships: leave out -o xlsx`);
+  const { readShippedFile } = await import('../../system/shipped-file.js');
+  await deps.stdout.write(await readShippedFile(new URL(`../../../fixtures/${name}`, import.meta.url)));
   return 0;
 }
 

@@ -1,6 +1,5 @@
-import { allKept, grouped, HELP_GROUP, option, type OptionsOf, brief } from '../../flags/option-table.js';
-import { declareCommand } from '../command-declaration.js';
-import type { GlobalOptions } from '../../flags/global-options.js';
+import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
@@ -31,7 +30,7 @@ export const USER_SYNC_OPTIONS = allKept([
   SYNC_DIR_OPTION,
 ] as const);
 
-export type UserSyncOptions = OptionsOf<typeof USER_SYNC_OPTIONS> & GlobalOptions;
+export type UserSyncOptions = CommandOptions<typeof USER_SYNC>;
 
 export const USER_SYNC = declareCommand({
   path: ['user', 'sync'],

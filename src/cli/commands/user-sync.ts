@@ -23,7 +23,6 @@ import { UsageError } from '../../system/errors.js';
 import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
-import { ROWS_IN_WORKER_MIN_BYTES } from '../../input/csv-rows-in-worker.js';
 
 export const PROMPT_SOURCE = '<prompt>';
 
@@ -92,8 +91,7 @@ async function syncFile(
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
     throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
   }
-  // A dry run reads its file once: a large CSV is tokenized in a worker meanwhile (csv-rows-in-worker.ts).
-  const read = userSyncInput(flags.dryRun === true ? { ...input, rowsInWorker: ROWS_IN_WORKER_MIN_BYTES } : input, deps);
+  const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
   const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE);
@@ -156,13 +154,13 @@ const MOVERS_NOTE: SummaryNote = {
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, rowsInWorker, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string; rowsInWorker?: number },
+  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   // One reader for every pass: a CSV's structure pass keeps its rows for the send (csv-reader.ts, KEEP_ROWS_MAX_CHARS).
   let input: AsyncIterable<InputRecord> | undefined;
   return {
-    records: () => (input ??= readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'user sync', rowsInWorker, ...inputFlagsOf(flags) })),
+    records: () => (input ??= readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'user sync', ...inputFlagsOf(flags) })),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };

@@ -1,34 +1,41 @@
-// The dry run's worker-thread CSV read (src/input/csv-rows-in-worker.ts) gives exactly what the
-// read in the main thread gives: the same records (fields, cells, lines, warnings), in the same
-// batches' order, then the same InputFileError (file, line, reason) after the same records.
+// A CSV file read after its structure pass (countRecords: the rows it kept, replayed) gives
+// exactly what a read of the file alone gives: the same records (fields, cells, lines, warnings),
+// in the same order; a file the read refuses, the structure pass refuses the same way (file,
+// line, reason), and the read hands on the same records before the refusal whichever comes first.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../src/input/csv-reader.js';
-import { rowsInWorkerPay } from '../../src/input/csv-rows-in-worker.js';
 import { InputFileError } from '../../src/system/errors.js';
 import { userColumns } from './helpers.js';
 
 let dir: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-worker-rows-'));
+  dir = await mkdtemp(join(tmpdir(), 'examctl-replayed-rows-'));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Everything a read hands on, and how it ended: records as plain data, the error's parts. */
-async function readAll(path: string, rowsInWorker: number | undefined, encoding?: string): Promise<{ records: unknown[]; error: unknown }> {
+/** An error's parts, as plain data. */
+function parts(caught: unknown): unknown {
+  return caught instanceof InputFileError ? { input: true, file: caught.file, line: caught.line, reason: caught.reason } : String(caught);
+}
+
+/** Everything a read hands on, and how it ended: records as plain data, the error's parts; `counted`: after a structure pass. */
+async function readAll(path: string, counted: boolean, encoding?: string): Promise<{ records: unknown[]; error: unknown; countError?: unknown }> {
   const records: unknown[] = [];
   let error: unknown;
+  let countError: unknown;
+  const read = readCsvRecords(path, { columns: userColumns, ...(encoding === undefined ? {} : { encoding }) });
+  if (counted) await read.countRecords!(false).catch((caught: unknown) => (countError = parts(caught)));
   try {
-    const options = { columns: userColumns, ...(rowsInWorker === undefined ? {} : { rowsInWorker }), ...(encoding === undefined ? {} : { encoding }) };
-    for await (const batch of readCsvRecords(path, options).batches()) for (const record of batch) records.push(JSON.parse(JSON.stringify(record)));
+    for await (const batch of read.batches()) for (const record of batch) records.push(JSON.parse(JSON.stringify(record)));
   } catch (caught) {
-    error = caught instanceof InputFileError ? { input: true, file: caught.file, line: caught.line, reason: caught.reason } : String(caught);
+    error = parts(caught);
   }
-  return { records, error };
+  return { records, error, countError };
 }
 
 /** A deterministic row generator: plain, quoted with commas, quoted line breaks (LF and CRLF), spaces around quotes, lists. */
@@ -61,18 +68,17 @@ async function file(name: string, rows: number, eol: string, damage: (lines: str
 }
 
 async function expectSame(path: string, encoding?: string): Promise<{ records: unknown[]; error: unknown }> {
-  // Forced (0 bytes and up): the worker is used, as the dry run uses it for a file of 4 MiB or more.
-  expect(rowsInWorkerPay(path, 0)).toBe(true);
-  const inThread = await readAll(path, undefined, encoding);
-  const inWorker = await readAll(path, 0, encoding);
-  expect(inWorker.error).toEqual(inThread.error);
-  expect(inWorker.records.length).toBe(inThread.records.length);
-  expect(inWorker.records).toEqual(inThread.records);
-  return inThread;
+  const alone = await readAll(path, false, encoding);
+  const replayed = await readAll(path, true, encoding);
+  expect(replayed.countError).toEqual(alone.error);
+  expect(replayed.error).toEqual(alone.error);
+  expect(replayed.records.length).toBe(alone.records.length);
+  expect(replayed.records).toEqual(alone.records);
+  return alone;
 }
 
-describe('CSV rows read in a worker thread', () => {
-  it('gives the same records and lines as the main thread: quoted line breaks across chunk borders, LF and CRLF, a BOM', async () => {
+describe('CSV rows replayed after the structure pass', () => {
+  it('gives the same records and lines as a read alone: quoted line breaks across chunk borders, LF and CRLF, a BOM', async () => {
     for (const eol of ['\n', '\r\n']) {
       const { records, error } = await expectSame(await file(`ok-${eol.length}.csv`, 6000, eol, () => undefined, '\uFEFF'));
       expect(error).toBeUndefined();
@@ -111,7 +117,6 @@ describe('CSV rows read in a worker thread', () => {
     const empty = join(dir, 'empty.csv');
     await writeFile(empty, '');
     expect((await expectSame(empty)).error).toMatchObject({ reason: expect.stringMatching(/no header row/) });
-    // A missing file never starts a worker (rowsInWorkerPay is false): the main thread says why.
-    expect(rowsInWorkerPay(join(dir, 'missing.csv'), 0)).toBe(false);
+    expect((await expectSame(join(dir, 'missing.csv'))).error).toMatchObject({ reason: 'cannot read: no such file' });
   });
 });
