@@ -15,7 +15,6 @@ import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
-import type { InputRecord } from '../input/record.js';
 import { checkReportColumns, checkReportRows } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
 import { failingWarned, warningsFail } from './strict-warnings.js';
@@ -61,10 +60,12 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();
   await checkReportColumns(() => input.records(), options);
-  // A real run checks the whole file's structure before anything is sent or created (with the
-  // ids' read, when the job has one). A dry run sends nothing: a structural error late in the file
+  // A real run checks the whole file's structure before anything is sent or created. A dry run
+  // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
-  const total = job.readIds !== undefined ? await readIds(job.readIds, input, dryRun) : dryRun ? undefined : await input.checkStructure();
+  const total = dryRun ? undefined : await input.checkStructure();
+  // One file, one id: the whole input read before the units, so both records of an id fail (OneIdPerFile).
+  await job.readIds?.(input.records());
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
@@ -445,20 +446,6 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
   return error;
-}
-
-/** The ids read of the whole input, counting its records (a real run's structure pass; a dry run's count is not kept). */
-async function readIds(read: (records: AsyncIterable<InputRecord>) => Promise<void>, input: RecordSource, dryRun: boolean): Promise<number | undefined> {
-  let count = 0;
-  await read(
-    (async function* () {
-      for await (const record of input.records()) {
-        count += 1;
-        yield record;
-      }
-    })(),
-  );
-  return dryRun ? undefined : count;
 }
 
 /**
