@@ -78,7 +78,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         'examctl --profile prod schedule push --file sittings.csv',
       ) +
         '\n\nEvery command has its own --help with examples, e.g. `examctl user sync --help`.' +
-        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
+        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 141 output pipe closed, 70 internal error.',
     );
   registerSpecs(program, GLOBAL_OPTIONS);
 

@@ -209,7 +209,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // A signal that came once every record was in flight (the local target takes a batch at a
   // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
-    await deps.stderr.write('interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
+    await deps.stderr.write(dryRun ? 'interrupted after every record was checked: the dry run is complete\n' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
   }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
