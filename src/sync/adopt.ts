@@ -117,8 +117,6 @@ export async function adoptFile<P>(
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
     adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
-    // A run of this population that never stored its end (an earlier examctl's mark) is what the adopted file stands for now.
-    if (!dryRun) placed.settle(input.population);
   } finally {
     await placed.close();
   }

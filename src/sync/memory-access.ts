@@ -214,7 +214,8 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
       const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
       if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
-      return { handle, bytes: await readAllFrom(handle, stat.size) };
+      // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
+      return { handle, bytes: await handle.readFile() };
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
@@ -255,22 +256,6 @@ async function createBorn(file: string, born: Buffer): Promise<boolean> {
   } finally {
     await unlink(temp).catch(() => undefined);
   }
-}
-
-/** The whole file from position 0, whatever the handle's own position (an O_APPEND handle). */
-async function readAllFrom(handle: FileHandle, size: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let position = 0;
-  for (;;) {
-    // Not zero-filled: only the bytes read are kept. The size read first is the file's, so a
-    // memory is read into one buffer (no copy of it by a concat, which doubled the peak).
-    const buffer = Buffer.allocUnsafe(Math.max(64 * 1024, size - position));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) break;
-    chunks.push(buffer.subarray(0, bytesRead));
-    position += bytesRead;
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** Removes a target's memory files (never following a link: unlink removes a link itself) and its directory. */

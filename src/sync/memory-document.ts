@@ -20,20 +20,6 @@ export const DOCUMENT_VERSION = 1;
 /** The kinds a document carries, in its order: every kind of memory (users, schedules, collections). */
 export const DOCUMENT_KINDS: readonly SyncKind[] = SYNC_KINDS;
 
-/**
- * A run that stored the memory on a state service as it started, before it sent anything, and
- * has not stored it since (docs/sync.md, "A state service"): killed, or its last store failed. The
- * memory misses what it did (users it created, links it added) until that run, or its resume,
- * stores it; a night of its population says so in every sink, and --require-memory refuses it.
- */
-export interface InFlightRun {
-  run: string;
-  kind: SyncKind;
-  population: string | null;
-  /** When it started (ISO 8601). */
-  since: string;
-}
-
 /** A population as the document lists it, for a person reading the file. */
 export interface DocumentPopulation {
   population: string | null;
@@ -54,8 +40,6 @@ interface DocumentBody {
   newestRun: string | null;
   populations: Partial<Record<SyncKind, DocumentPopulation[]>>;
   memories: Partial<Record<SyncKind, string>>;
-  /** Runs that started and have not stored their end (a state service's document only); absent when none. */
-  inFlight?: InFlightRun[];
 }
 
 /** A document read and checked: its memories parsed (each line's checksum, its header and target). */
@@ -66,13 +50,14 @@ export interface MemoryDocument {
   instance: string | undefined;
   newestRun: string | undefined;
   memories: Map<SyncKind, MemoryContents>;
-  /** The kinds' texts as the document holds them. */
+  /** The kinds' texts as the document holds them (on a state service: with the deltas stored since, write-ahead.ts). */
   texts: Map<SyncKind, string>;
-  inFlight: InFlightRun[];
+  /** Its checksum: the deltas stored on a state service name the document they extend by it. */
+  sha256: string;
 }
 
-/** The document of a target's memories (kinds without one are left out), its text; `inFlight`: a state service's runs not ended. */
-export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number, inFlight: readonly InFlightRun[] = []): string {
+/** The document of a target's memories (kinds without one are left out), its text. */
+export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number): string {
   const body: DocumentBody = {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,
@@ -98,8 +83,12 @@ export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKin
     body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
   }
   body.newestRun = newest ?? null;
-  if (inFlight.length > 0) body.inFlight = [...inFlight];
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
+}
+
+/** The checksum of a text documentText made: its last field. */
+export function documentSum(text: string): string {
+  return text.slice(-67, -3);
 }
 
 function checksumOf(body: DocumentBody): string {
@@ -146,7 +135,6 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     memories.set(kind, contents);
     texts.set(kind, memoryText);
   }
-  if (body.inFlight !== undefined && (!Array.isArray(body.inFlight) || !body.inFlight.every(isInFlightRun))) throw refuse('its list of runs in flight is not one');
   return {
     serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
     target: body.target,
@@ -155,16 +143,8 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,
     texts,
-    inFlight: body.inFlight ?? [],
+    sha256,
   };
-}
-
-function isInFlightRun(value: unknown): value is InFlightRun {
-  if (typeof value !== 'object' || value === null) return false;
-  const run = value as Record<string, unknown>;
-  return (
-    typeof run.run === 'string' && typeof run.since === 'string' && DOCUMENT_KINDS.includes(run.kind as SyncKind) && (run.population === null || typeof run.population === 'string')
-  );
 }
 
 /** A document of another target is refused (exit 2 naming both): its memory would skip records never sent here. */

@@ -210,7 +210,7 @@ export class MemoryEntries {
       rest = rawEnd;
     }
     // A key cannot occur inside a string value (its quotes would be escaped): `,"x":true` is the flag.
-    at.disabled = findIn(bytes, rest, end, DISABLED_KEY);
+    at.disabled = bytes.subarray(rest, end).includes(DISABLED_KEY);
     return at;
   }
 
@@ -359,7 +359,7 @@ function populationAtEnd(bytes: Buffer, start: number, end: number): string | un
     while (open > start && bytes[open] !== QUOTE) open -= 1;
     if (hasAt(bytes, open - POPULATION_LAST.length + 1, POPULATION_LAST)) return bytes.toString('latin1', open + 1, tail);
   }
-  return findIn(bytes, start, end, POPULATION_KEY) ? false : undefined;
+  return bytes.subarray(start, end).includes(POPULATION_KEY) ? false : undefined;
 }
 const RUN_KEY = Buffer.from('","r":"');
 const RAW_KEY = Buffer.from('","w":"');
@@ -373,11 +373,6 @@ function hasAt(bytes: Buffer, at: number, word: Buffer): boolean {
 
 function hasEscape(bytes: Buffer, from: number, to: number): boolean {
   for (let k = from; k < to; k++) if (bytes[k] === BACKSLASH || bytes[k]! >= 0x80) return true;
-  return false;
-}
-
-function findIn(bytes: Buffer, from: number, to: number, word: Buffer): boolean {
-  for (let k = from; k + word.length <= to; k++) if (bytes[k] === word[0] && hasAt(bytes, k, word)) return true;
   return false;
 }
 

@@ -1,14 +1,13 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
 import { hash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { readdir, rm, type FileHandle } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { DSYNC_FLAG } from '../system/durable-write.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import type { StoreLock } from '../system/lock.js';
-import { openRegularFile } from '../system/regular-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, openMemoryFile, removeMemoryFiles } from './memory-access.js';
@@ -220,8 +219,8 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
 /**
  * Remote targets with a memory of `kind` under the sync directory that could be `target` under
  * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
- * short name for a full one). Only each file's first line is read; anything unreadable is
- * passed over: this is a hint for a run that found no memory, never a decision.
+ * short name for a full one). Anything unreadable is passed over: this is a hint for a run that
+ * found no memory, never a decision.
  */
 export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
   if (target.kind !== 'remote') return [];
@@ -237,7 +236,7 @@ export async function sameServerElsewhere(syncDir: string, target: ReportTarget,
   const found: ReportTarget[] = [];
   for (const dir of dirs.sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
-    const other = await firstLineTarget(join(syncDir, dir, `${kind}.ndjson`), kind);
+    const other = (await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined))?.target;
     if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
     try {
       const url = new URL(other.baseUrl);
@@ -247,25 +246,6 @@ export async function sameServerElsewhere(syncDir: string, target: ReportTarget,
     }
   }
   return found;
-}
-
-/** The target a memory file's header names, from its first line alone; undefined when it cannot be read as one. */
-async function firstLineTarget(file: string, kind: SyncKind): Promise<ReportTarget | undefined> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await openRegularFile(file);
-    const buffer = Buffer.alloc(8192);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const end = buffer.subarray(0, bytesRead).indexOf(NEWLINE);
-    if (end < 0) return undefined;
-    const decoded = decodeChecksummedLine(buffer.subarray(0, end));
-    const body = decoded.ok ? (decoded.body as Partial<HeaderBody>) : undefined;
-    return body?.t === 'sync-memory' && body.kind === kind && typeof body.target === 'object' && body.target !== null ? body.target : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
 
 /** Every memory under the sync directory, for `synced show`. */

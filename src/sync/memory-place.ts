@@ -17,10 +17,10 @@ import { TargetError } from '../system/errors.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { intentsAddress, intentsToFold, withIntents, WriteAhead } from './write-ahead.js';
+import { intentsAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -54,10 +54,6 @@ export interface PlacedMemory {
    * directory's memory is durable line by line already: nothing to do.
    */
   writeAhead(run: string): Promise<void>;
-  /** The marks of `population`'s runs that never stored their end are taken out with the next store (`synced adopt` stands for them). */
-  settle(population: string | undefined): void;
-  /** The runs of `population` a state service's memory says started and never stored their end (InFlightRun, an earlier examctl's mark). */
-  unfinished(population: string | undefined): readonly InFlightRun[];
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
   close(): Promise<void>;
@@ -79,7 +75,7 @@ export interface PlaceOptions extends OpenMemoryOptions {
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
   if (place.kind === 'dir') {
     const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), settle: () => undefined, unfinished: () => [], readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
+    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
   }
   const copy = await ServiceCopy.open(place.address, target, options);
   let memory: SyncMemory;
@@ -93,8 +89,6 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
     memory,
     name: placeName(place, target, kind),
     writeAhead: (run) => copy.writeAhead(run),
-    settle: (population) => void (copy.inFlight = copy.inFlight.filter((entry) => entry.kind !== kind || entry.population !== (population ?? null))),
-    unfinished: (population) => copy.inFlight.filter((entry) => entry.kind === kind && entry.population === (population ?? null)),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
       try {
@@ -118,12 +112,9 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
   }
   const service = StateService.at(place.address, env);
   try {
-    const text = await service.read();
-    if (text === undefined) return { name: place.address, memories: new Map() };
-    const document = readDocument(text, place.address, lossAdvice());
-    assertDocumentTarget(document, place.address, target);
-    await withIntents(service, document, target);
-    return { name: place.address, memories: document.memories, document };
+    const document = await readServiceDocument(service, lossAdvice());
+    if (document !== undefined) assertDocumentTarget(document, place.address, target);
+    return { name: place.address, memories: document?.memories ?? new Map(), document };
   } finally {
     await service.close();
   }
@@ -141,21 +132,17 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    /** Each kind's file bytes as written from the document: unchanged files are not stored again. */
-    private readonly written: Map<SyncKind, string>,
     private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
-    /** The runs in flight the document names (an earlier examctl's marks): a resume's own is taken out at its end. */
-    public inFlight: readonly InFlightRun[],
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
+    /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
+    private stored: { base: string; bytes: number; deltas: number; deltaBytes: number; at: Map<SyncKind, { ino: number; size: number }> } | undefined,
   ) {}
 
   /** The run under way (writeAhead), and the batches it wrote ahead on top of the document of `serial`. */
   private run: string | undefined;
   private ahead: WriteAhead | undefined;
   private pushing: Promise<void> = Promise.resolve();
-  /** The copy's bytes when it was last stored whole. */
-  private wholeAt: number | undefined;
 
   /**
    * Uploads the lines the copy gained since it was last stored or written ahead (a batch of
@@ -172,26 +159,13 @@ export class ServiceCopy {
   }
 
   private async pushNow(run: string): Promise<void> {
-    const lines: Partial<Record<SyncKind, string>> = {};
-    const now = new Map<SyncKind, { ino: number; size: number }>();
-    let rewritten = false;
-    for (const kind of DOCUMENT_KINDS) {
-      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), this.pushed.get(kind));
-      if (tail === undefined) continue;
-      now.set(kind, tail.at);
-      rewritten ||= tail.rewritten;
-      if (tail.text !== '') lines[kind] = tail.text;
-    }
-    const total = [...now.values()].reduce((sum, at) => sum + at.size, 0);
-    this.wholeAt ??= [...this.pushed.values()].reduce((sum, at) => sum + at.size, 0);
+    const { lines, at: now, rewritten } = await this.tails(this.pushed);
     try {
-      // Stored whole when the copy was rewritten (compacted), or gained more than it held (a first import): the
-      // lines appended since `now` go again with the next batch (replayed in order, they change nothing).
-      if (rewritten || total - this.wholeAt > Math.max(this.wholeAt, 1 << 20)) {
-        await this.service.write(documentText(this.target, (await this.readCopy()).memories, this.serial + 1, this.keptMarks()), this.lockInfo!.ID);
-        this.serial += 1;
+      // Stored whole when the copy was rewritten (compacted): the lines appended since `now` go
+      // again with the next batch (replayed in order, they change nothing).
+      if (rewritten) {
+        await this.storeWhole(now);
         this.ahead = undefined;
-        this.wholeAt = total;
       } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
@@ -201,11 +175,6 @@ export class ServiceCopy {
     }
     this.startedAhead = true;
     for (const [kind, at] of now) this.pushed.set(kind, at);
-  }
-
-  /** The marks an earlier examctl left, but this run's own (its resume ends it). */
-  private keptMarks(): InFlightRun[] {
-    return this.inFlight.filter((entry) => entry.run !== this.run);
   }
 
   /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
@@ -226,17 +195,15 @@ export class ServiceCopy {
     if (text !== undefined && !this.folded && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }
 
-  /** The copy's memories as its files hold them now (each read once), and whether any differs from the document's. */
-  private async readCopy(): Promise<{ memories: Map<SyncKind, MemoryContents>; changed: boolean }> {
+  /** The copy's memories as its files hold them now (each read once). */
+  private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
     const memories = new Map<SyncKind, MemoryContents>();
-    let changed = false;
     for (const kind of DOCUMENT_KINDS) {
       const file = memoryFile(this.syncDir, this.target, kind);
       const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if ((bytes === undefined ? undefined : digestOf(bytes)) !== this.written.get(kind)) changed = true;
       if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
     }
-    return { memories, changed };
+    return memories;
   }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
@@ -249,14 +216,14 @@ export class ServiceCopy {
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
       if (document !== undefined) assertDocumentTarget(document, address, target);
+      const held = await readServiceMemory(service, document, false);
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
-      const written = new Map<SyncKind, string>();
       const pushed = new Map<SyncKind, { ino: number; size: number }>();
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
-      const folded = await intentsToFold(service, document?.serial ?? 0);
+      const folded = held.folded;
       if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
       for (const kind of DOCUMENT_KINDS) {
         const memoryText = document?.texts.get(kind);
@@ -264,10 +231,10 @@ export class ServiceCopy {
         if (text === '') continue;
         const file = memoryFile(syncDir, target, kind);
         await writeFile(file, text, { mode: 0o600, flag: 'wx' });
-        if (memoryText !== undefined) written.set(kind, digestOf(memoryText));
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, written, options, document?.inFlight ?? [], pushed);
+      const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, options, pushed, stored);
       copy.folded = folded !== undefined;
       return copy;
     } catch (error) {
@@ -306,13 +273,52 @@ export class ServiceCopy {
     if (failure !== undefined) throw failure;
   }
 
+  /**
+   * The run's end: what the copy gained since the memory was last stored goes as a delta beside
+   * it (docs/sync.md, "Stored as deltas"), unless the copy was rewritten (compacted), or the
+   * deltas would then outweigh half the document or number more than MAX_DELTAS: then the memory
+   * is stored whole.
+   */
   private async store(): Promise<void> {
-    const { memories, changed } = await this.readCopy();
-    // A resume's own mark comes out now that it ended: stored also when the memory did not change.
-    const kept = this.keptMarks();
-    if (!changed && kept.length === this.inFlight.length) return;
-    this.pending = documentText(this.target, memories, this.serial + 1, kept);
+    const { lines, at, rewritten } = await this.tails(this.stored?.at ?? new Map());
+    const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
+    if (bytes === 0 && !rewritten) return;
+    if (this.stored !== undefined && !rewritten && this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
+      try {
+        await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
+        return;
+      } catch (error) {
+        this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
+        throw error;
+      }
+    }
+    await this.storeWhole(at);
+  }
+
+  /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
+  private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
+    this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
     await this.service.write(this.pending, this.lockInfo?.ID);
+    this.serial += 1;
+    const had = this.stored?.deltas ?? 0;
+    this.stored = { base: documentSum(this.pending), bytes: this.pending.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
+    this.pending = undefined;
+    if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
+  }
+
+  /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
+  private async tails(from: Map<SyncKind, { ino: number; size: number }>): Promise<{ lines: Partial<Record<SyncKind, string>>; at: Map<SyncKind, { ino: number; size: number }>; rewritten: boolean }> {
+    const lines: Partial<Record<SyncKind, string>> = {};
+    const at = new Map<SyncKind, { ino: number; size: number }>();
+    let rewritten = false;
+    for (const kind of DOCUMENT_KINDS) {
+      const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), from.get(kind));
+      rewritten ||= tail === undefined ? from.has(kind) : tail.rewritten;
+      if (tail === undefined) continue;
+      at.set(kind, tail.at);
+      if (tail.text !== '') lines[kind] = tail.text;
+    }
+    return { lines, at, rewritten };
   }
 
   /** The document a failed store was to write. */

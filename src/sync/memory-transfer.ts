@@ -12,9 +12,9 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type InFlightRun, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
-import { forgetIntents, withIntents } from './write-ahead.js';
+import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
@@ -150,6 +150,7 @@ async function underServiceLock<T>(
       let present: MemoryDocument | undefined;
       try {
         present = text === undefined ? undefined : readDocument(text, address);
+        await readServiceMemory(service, present, true);
       } catch {
         // Damaged: replaced or forgotten as it is.
       }
@@ -173,15 +174,11 @@ function serialOf(text: string | undefined): number {
   }
 }
 
-/** The memories a state service keeps (whatever target its document names) and its runs in flight, for `synced show`. */
-export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<{ memories: MemoryContents[]; inFlight: InFlightRun[] }> {
+/** The memories a state service keeps (whatever target its document names), for `synced show`. */
+export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
   const service = StateService.at(address, env);
   try {
-    const text = await service.read();
-    if (text === undefined) return { memories: [], inFlight: [] };
-    const document = readDocument(text, address);
-    await withIntents(service, document, document.target);
-    return { memories: [...document.memories.values()].filter((contents) => contents.lines > 0), inFlight: document.inFlight };
+    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter((contents) => contents.lines > 0);
   } finally {
     await service.close();
   }
@@ -193,7 +190,8 @@ export async function forgetServiceMemory(address: string, target: ReportTarget,
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
     await service.remove(lockId);
-    await forgetIntents(service);
+    await removeBeside(service, 'intents-');
+    await removeBeside(service, 'delta-');
     return forgotten;
   });
 }

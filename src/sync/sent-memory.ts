@@ -139,12 +139,9 @@ export class SentMemory<P> {
     const ownRecord = resumed !== undefined && populations.get(populationKey(population))?.run === resumed;
     this.heldAny = remembered > 0 && populationFound && (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
     const found = remembered > 0 || populations.size > 0;
-    // A run of this population that started on a state service and never stored its end (killed): the memory misses what it did. Its own resume is that run.
-    const unfinished = this.placed.unfinished(population).find((entry) => entry.run !== this.deps.resume?.record.id);
-    let missesRun: SyncMemoryNote['missesRun'] = unfinished === undefined ? undefined : { run: unfinished.run, since: unfinished.since };
     // A memory whose newest run of the population stored no end, while its journal here says it
     // finished, was cut short (a partial restore or copy, a full disk): it misses the end of that run.
-    if (decides && missesRun === undefined && populationFound) missesRun = await this.cutShortAt(populations, populationKey(population));
+    let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(populations, populationKey(population)) : undefined;
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).

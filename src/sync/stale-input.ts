@@ -4,8 +4,8 @@
  * memory keeps with each user the run that first had it acknowledged (`joined`). A file that holds
  * none of the users some run created, while it leaves them out, is older than that run: a
  * --disable-missing run that would disable users created by runs later than every run that created
- * a user the file holds (two or more) is refused (exit 2, nothing sent; a dry run too) unless
- * --allow-disable-recent. No clock decides it: a month-old file is caught as a day-old one.
+ * a user the file holds (one is enough) is refused (exit 2, nothing sent; a dry run too) unless
+ * --allow-disable-recent: a joiner who really left the next night needs that flag. No clock decides it: a month-old file is caught as a day-old one.
  */
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
@@ -33,16 +33,12 @@ export class StaleInput {
 
   /**
    * Refuses leavers of `population` created by runs later than any user the file holds, unless
-   * `allowed`. One alone is said (`say`), not refused: a joiner who left the next night looks the
-   * same. A file holding no user whose creation is known (an older memory, an empty file) is not judged.
+   * `allowed`. A file holding no user whose creation is known (an older memory, an empty file) is not judged.
    */
-  refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined, say: (line: string) => void): void {
+  refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined): void {
     if (allowed || this.newestHeld === '') return;
     const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld);
-    if (recent.length === 1) {
-      say(`note: --disable-missing disables ${recent[0]![0]}, created by run ${recent[0]![1].joined!}, later than every user this file holds: if the file is an older export, it joined since (docs/sync.md, "Stale input")`);
-    }
-    if (recent.length < 2) return;
+    if (recent.length === 0) return;
     const n = formatCount;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();
     const ids = recent.slice(0, NAMED).map(([id]) => id).join(', ') + (recent.length > NAMED ? `, ${n(recent.length - NAMED)} more` : '');

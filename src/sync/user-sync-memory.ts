@@ -260,7 +260,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       );
     }
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
-    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population, (line) => void this.deps.stderr.write(`${terminalLine(line)}\n`));
+    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
   }
 
   /**

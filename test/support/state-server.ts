@@ -79,7 +79,9 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
         const expected = `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`;
         if (authorization !== expected) return answer(401, JSON.stringify({ message: '401 Unauthorized' }));
       }
-      const dripping = drips.find((entry) => entry.method === method && entry.count > 0);
+      // A method, or a method and part of a path (`POST -delta-`): only the requests of that method to such a path.
+      const matches = (spec: string): boolean => spec.split(' ')[0] === method && url.pathname.includes(spec.split(' ')[1] ?? '');
+      const dripping = drips.find((entry) => matches(entry.method) && entry.count > 0);
       if (dripping !== undefined && dripping.after > 0) dripping.after -= 1;
       else if (dripping !== undefined) {
         dripping.count -= 1;
@@ -90,7 +92,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
           res.write('{"drip":');
         };
       }
-      const failure = failures.find((entry) => entry.method === method && entry.count > 0);
+      const failure = failures.find((entry) => matches(entry.method) && entry.count > 0);
       if (failure !== undefined && failure.after > 0) failure.after -= 1;
       else if (failure !== undefined) {
         failure.count -= 1;

@@ -107,7 +107,7 @@ describe('synced adopt, exact', () => {
       expect((await cli(dir, ['synced', 'export', ...remote, '--out', 'night-1.json'])).code).toBe(0);
       // Two nights the export misses: a joiner, a coordinator revoked, then the joiner and ax-3 leave.
       await night(dir, remote, write(dir, 'n2.csv', { 'ax-1': 'H-A', 'ax-2': '', 'ax-3': '', 'ax-4': '' }));
-      await night(dir, remote, write(dir, 'n3.csv', { 'ax-1': 'H-A', 'ax-2': '' }));
+      await night(dir, remote, write(dir, 'n3.csv', { 'ax-1': 'H-A', 'ax-2': '' }), 'synced', '--allow-disable-recent');
       // A fresh runner: the old export imported, then the missed nights' files adopted in order.
       expect((await cli(dir, ['synced', 'import', 'night-1.json', ...remote], 'fresh')).code).toBe(0);
       const adopted = await cli(dir, ['synced', 'adopt', '--file', 'n2.csv', '--file', 'n3.csv', ...remote], 'fresh');

@@ -71,12 +71,15 @@ describe('an older night\'s file run again', () => {
       const gone = await cli(dir, nightly('one-left.csv'));
       expect(gone.code, gone.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
-      // One joiner alone, gone the next night: said, not refused (it looks the same as an older file).
+      // One joiner alone, gone the next night: refused as an older file would be (nothing sent); a genuine leaver goes with the flag.
       write(dir, 'c.csv', [...staff.slice(1), 'a-new', 'b-1', 'c-1']);
       expect((await cli(dir, nightly('c.csv'))).code).toBe(0);
       const single = await cli(dir, nightly('one-left.csv'));
-      expect(single.code, single.stderr).toBe(0);
-      expect(single.stderr).toMatch(/note: --disable-missing disables c-1, created by run \S+, later than every user this file holds: if the file is an older export, it joined since \(docs\/sync.md, "Stale input"\)/);
+      expect(single.code, single.stderr).toBe(2);
+      expect(single.stderr).toMatch(/--disable-missing would disable 1 user examctl created as --population staff in a run later than every user this file holds \(c-1; created by run \S+\): is the file an older export run again\? Nothing was sent\. If it really left, run again with --allow-disable-recent/);
+      expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
+      const left = await cli(dir, nightly('one-left.csv', '--allow-disable-recent'));
+      expect(left.code, left.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['a-0', 'b-2', 'c-1']);
       const alone = await cli(dir, ['user', 'sync', '--file', 'all.csv', '--target', 'local', '--store', 'store', '--allow-disable-recent']);
       expect(alone.code).toBe(2);

@@ -31,8 +31,8 @@ const ids = Array.from({ length: 4 }, (_, i) => `vs-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
 const methods = () => server.requests.map((request) => request.method);
-/** The requests to the memory's own address: a run's intents are written ahead to `<address>-intents-<level>`. */
-const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => request.method);
+/** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<n>`. */
+const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
 
 beforeEach(async () => {
   server = await startStateServer();
@@ -49,14 +49,14 @@ describe('every store is read back', () => {
       const env = { EXAMCTL_SYNC_DIR: address };
       writeUsers(dir, ids);
       expect((await sync(dir, env)).code).toBe(0);
-      // Tonight adds a joiner; the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store and drops it.
+      // Tonight adds a joiner; the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store (its delta) and drops it.
       writeUsers(dir, [...ids, 'vs-new']);
       server.requests.length = 0;
-      server.fail('POST', 200, 1, '', 2);
+      server.fail('POST -delta-', 200, 1, '');
       const dropped = await sync(dir, env);
       expect(dropped.code).toBe(3);
-      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address} answered POST with 200 but still holds another document: the memory was not stored)`);
-      expect(memoryMethods()).toEqual(['LOCK', 'GET', 'POST', 'GET', 'UNLOCK']);
+      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address}-delta-1 answered POST with 200 but still holds no document: the memory was not stored)`);
+      expect(memoryMethods()).toEqual(['LOCK', 'GET', 'GET delta', 'POST delta', 'GET delta', 'UNLOCK']);
       const fresh = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
       expect(fresh.code, fresh.stderr).toBe(0);
       expect(fresh.stderr).toContain(`note: the sync memory at ${address} holds what run `);
@@ -81,9 +81,9 @@ describe('a start store that fails is not a run that did anything', () => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n') };
       writeUsers(dir, ids);
       expect((await sync(dir, env)).code).toBe(0);
-      // Down after the run's reads (the memory, its three levels of intents: the last none): its start written ahead, and its look for it to take back, fail.
+      // Down after the run's reads (the memory, its first delta: none, the first batch of intents: the last run's): its start written ahead, and its look for it to take back, fail.
       server.fail('POST', 500, 3);
-      server.fail('GET', 500, 3, undefined, 4);
+      server.fail('GET', 500, 3, undefined, 3);
       const failed = await sync(dir, env);
       expect(failed.code).toBe(3);
       expect(failed.stderr).toContain('nothing was sent');

@@ -32,7 +32,7 @@ const ids = Array.from({ length: 6 }, (_, i) => `ss-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
 
-/** The requests to the memory's own address (and its lock): a run's intents written ahead go to `<address>-intents-<level>`. */
+/** The requests to the memory's own address (and its lock): a run's intents written ahead go to `<address>-intents-<n>`. */
 const memoryRequests = () => server.requests.filter((request) => !request.path.includes('-intents-'));
 
 function itemsOf(stdout: string): { id: string; action?: string; status: string }[] {
@@ -74,14 +74,15 @@ describe('GitLab\'s managed state: the lock at <address>/lock, POST and DELETE',
       expect(store!.query.ID).toBe(info.ID);
       expect((JSON.parse(unlock!.body) as { ID: string }).ID).toBe(info.ID);
       expect(server.locks.size).toBe(0);
-      const document = JSON.parse(server.states.get('/state/nightly')!) as { format: string; serial: number; identity: string; newestRun: string };
+      const document = JSON.parse(server.states.get('/state/nightly')!) as { format: string; serial: number; identity: string; newestRun: string; sha256: string };
       expect(document).toMatchObject({ format: 'examctl-sync-memory', serial: 1, identity: `local ${join(dir, 'store')}` });
       expect(document).not.toHaveProperty('inFlight');
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(itemsOf(next.stdout).every((item) => item.action === 'unchanged')).toBe(true);
-      // The night's population is on record with its newest run: the document was stored again at its end.
-      expect((JSON.parse(server.states.get('/state/nightly')!) as { serial: number }).serial).toBe(2);
+      // The night's population is on record with its newest run: what it added was stored at its end, as a delta beside the document.
+      expect((JSON.parse(server.states.get('/state/nightly')!) as { serial: number }).serial).toBe(1);
+      expect(JSON.parse(server.states.get('/state/nightly-delta-1')!) as object).toMatchObject({ format: 'examctl-sync-delta', serial: 2, base: document.sha256 });
     }));
 
   it('a lock another run holds (409 with its info): waits, then exit 3 naming the holder and how to release a killed run\'s lock; synced unlock releases it', () =>
@@ -175,8 +176,8 @@ describe('a run on a state service (Terraform\'s LOCK and UNLOCK)', () => {
         const resumed = await cli(dir, ['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stderr).not.toContain('no sync memory');
-        // The resume read the service's memory (its newest run, then under the lock) and stored it, as the run did.
-        expect(memoryRequests().map((request) => request.method)).toEqual(['LOCK', 'GET', 'POST', 'GET', 'UNLOCK', 'GET', 'LOCK', 'GET', 'POST', 'GET', 'UNLOCK']);
+        // The resume read the service's memory (its newest run, then under the lock, each with its deltas: none) and stored it (a memory this small whole: a delta would outweigh half of it).
+        expect(memoryRequests().map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`)).toEqual(['LOCK', 'GET', 'POST', 'GET', 'UNLOCK', 'GET', 'GET delta', 'LOCK', 'GET', 'GET delta', 'POST', 'GET', 'UNLOCK']);
         expect(readdirSync(dir).filter((name) => name.startsWith('http'))).toEqual([]);
         const next = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only', '--sync-dir', address, '--require-memory', '--json'], { EXAMCTL_TOKEN: 'dev-token' });
         expect(next.code, next.stderr).toBe(0);

@@ -5,7 +5,6 @@ import { terminalLine } from '../../formats/terminal-text.js';
 import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
-import type { InFlightRun } from '../../sync/memory-document.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -22,8 +21,8 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
-  const kept = place.kind === 'dir' ? { memories: await listMemories(place.syncDir), inFlight: [] } : await serviceMemories(place.address, deps.env);
-  const memories = kept.memories.map((contents) => describeMemory(contents, kept.inFlight));
+  const kept = place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
+  const memories = kept.map(describeMemory);
   if (options.json) {
     await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
     return 0;
@@ -47,16 +46,12 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
       await deps.stdout.write(terminalLine(`  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`) + '\n');
     }
-    for (const missed of memory.inFlight) {
-      const who = missed.population === null ? 'without --population' : `--population ${missed.population}`;
-      await deps.stdout.write(terminalLine(`  run ${missed.run} (${who}) started at ${missed.since} and never stored its end: this memory misses what it did (examctl runs resume ${missed.run} where it ran)`) + '\n');
-    }
   }
   return 0;
 }
 
-/** One memory as `synced show` gives it; `inFlight`: a state service's runs that started and never stored their end (docs/sync.md, "A state service"). */
-function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents, inFlight: readonly InFlightRun[]) {
+/** One memory as `synced show` gives it. */
+function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
   let disabled = 0;
   let unsettled = 0;
   let lastRun: string | null = null;
@@ -81,8 +76,7 @@ function describeMemory({ file, target, kind, entries, ...contents }: MemoryCont
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
   for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
-  const missed = inFlight.filter((run) => run.kind === kind).map(({ run, population, since }) => ({ run, population, since }));
-  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file, inFlight: missed };
+  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
 }
 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
