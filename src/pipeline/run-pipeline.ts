@@ -64,6 +64,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
+  // One file, one id: the whole input read before the units, so both records of an id fail (OneIdPerFile).
+  await job.readIds?.(input.records());
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
