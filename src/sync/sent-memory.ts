@@ -186,7 +186,8 @@ export class SentMemory<P> {
    */
   private async cutShortAt(populations: ReadonlyMap<string, PopulationRecord>, key: string): Promise<SyncMemoryNote['missesRun']> {
     const newest = populations.get(key);
-    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id) return undefined;
+    // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
+    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun) return undefined;
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
     return since === undefined ? undefined : { run: newest.run, since, cut: true };
