@@ -4,7 +4,8 @@ import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
+import { fileDigest, refuseOldFile } from './replayed-file.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -16,7 +17,7 @@ import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
@@ -31,6 +32,10 @@ export interface UserSyncFlags extends SyncFlags {
   pruneMemberships?: boolean;
   maxPrune?: string;
   allowDisableRecent?: boolean;
+  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
+  allowOldFile?: boolean;
+  /** The --file given: its bytes are hashed and recorded with the run. */
+  file?: string;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -148,6 +153,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
     const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
     try {
+      const { file, population } = this.userFlags;
+      this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
+      // A resume reads its own run's file again: that run was judged.
+      refuseOldFile(memory.populations().get(populationKey(population)), this.inputDigest, this.userFlags.allowOldFile === true || this.deps.resume !== undefined, population);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);

@@ -1,0 +1,94 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+
+/**
+ * An old night's file run again (docs/sync.md, "Stale input"): a file byte for byte the one an
+ * older run of the population read, while its newest run read another, is refused before
+ * anything is sent (exit 2, a dry run too) naming both runs and --allow-old-file; the newest
+ * night's own file again is accepted. Night 2's file holds the newest joiners, so the joiner
+ * rule alone would let it enable night 3's leaver again.
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+const write = (dir: string, name: string, ids: readonly string[]) =>
+  writeFileSync(join(dir, name), `${[HEADER, ...ids.map((id) => `${id},F,L ${id},${id}@example.test,n-${id},Candidate`)].join('\n')}\n`);
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const nightly = (file: string, ...more: string[]) =>
+  ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--population', 'staff', '--changed-only', '--disable-missing', '--prune-memberships', '--require-memory', '--yes', '--json', ...more];
+/** The store's users as `local export` gives them: what a refused run must leave as it was. */
+const exported = async (dir: string) => (await cli(dir, ['local', 'export', '--store', 'store'])).stdout;
+const disabled = async (dir: string) =>
+  ((JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users)
+    .filter((user) => user.DisableLogin === true)
+    .map((user) => user.ExternalId)
+    .sort();
+
+/** Nights 1 to 3: joiners each night, a leaver (st-0) on night 3. Returns the runs of nights 2 and 3. */
+async function threeNights(dir: string, env: Record<string, string> = {}): Promise<{ night2: string; night3: string }> {
+  const staff = Array.from({ length: 20 }, (_, i) => `st-${i}`);
+  write(dir, 'night1.csv', staff);
+  write(dir, 'night2.csv', [...staff, 'st-j2']);
+  write(dir, 'night3.csv', [...staff.slice(1), 'st-j2', 'st-j3']);
+  const first = await cli(dir, nightly('night1.csv').filter((flag) => flag !== '--require-memory'), env);
+  expect(first.code, first.stderr).toBe(0);
+  const runs: string[] = [];
+  for (const night of ['night2.csv', 'night3.csv']) {
+    const run = await cli(dir, nightly(night), env);
+    expect(run.code, run.stderr).toBe(0);
+    runs.push((JSON.parse(run.stdout) as { run: string }).run);
+  }
+  expect(await disabled(dir)).toEqual(['st-0']);
+  return { night2: runs[0]!, night3: runs[1]! };
+}
+
+const refusal = (older: string, newest: string) =>
+  `this file is byte for byte the one run ${older} read, while the newest run of --population staff (${newest}) read another: is it an old night's file run again? ` +
+  `Sent now, it would undo what the later runs did (enable the leavers they disabled, revert the changes they sent). Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`;
+
+describe('an old night\'s file run again', () => {
+  it('is refused, a dry run too, nothing changed, naming both runs and the flag; --allow-old-file runs it; the newest night\'s file again is accepted', () =>
+    withTempDir(async (dir) => {
+      const { night2, night3 } = await threeNights(dir);
+      const before = await exported(dir);
+      for (const dry of [['--dry-run'], []]) {
+        const again = await cli(dir, nightly('night2.csv', ...dry));
+        expect(again.code).toBe(2);
+        expect(again.stderr).toContain(refusal(night2, night3));
+      }
+      expect(await exported(dir)).toBe(before);
+      // Tonight's file again changes nothing: accepted.
+      const same = await cli(dir, nightly('night3.csv'));
+      expect(same.code, same.stderr).toBe(0);
+      expect(await exported(dir)).toBe(before);
+      // Meant: the old file is sent, st-0 back and st-j3 gone (night 3's joiner: --allow-disable-recent too).
+      const allowed = await cli(dir, nightly('night2.csv', '--allow-old-file', '--allow-disable-recent'));
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual(['st-j3']);
+    }));
+
+  it('is refused on a state service as on a local sync directory', () =>
+    withTempDir(async (dir) => {
+      const server: StateServer = await startStateServer();
+      try {
+        const env = { EXAMCTL_SYNC_DIR: server.address('nightly') };
+        const { night2, night3 } = await threeNights(dir, env);
+        const before = await exported(dir);
+        const again = await cli(dir, nightly('night2.csv'), env);
+        expect(again.code).toBe(2);
+        expect(again.stderr).toContain(refusal(night2, night3));
+        expect(await exported(dir)).toBe(before);
+      } finally {
+        await server.close();
+      }
+    }));
+});
