@@ -5,7 +5,7 @@ import { encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
-import { runFilesOf, type RunFile } from './replayed-file.js';
+import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 
 /**
  * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
@@ -272,7 +272,10 @@ export function populationBody(key: string, record: PopulationRecord): string {
  * and a run's later line (its end) wins over its earlier one (its start).
  */
 export function newerPopulation(before: PopulationRecord | undefined, line: PopulationRecord): PopulationRecord {
-  return before === undefined || line.run >= before.run ? line : before;
+  const newer = before === undefined || line.run >= before.run ? line : before;
+  // The files of every line, whichever run's line wins: each line adds its own (withRunFiles).
+  const files = withRunFiles(before?.files, line.files);
+  return files === undefined ? newer : { ...newer, files };
 }
 
 /** The population lines of a memory rewritten whole, in name order. */

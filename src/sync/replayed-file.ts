@@ -38,10 +38,14 @@ export function runFilesOf(value: unknown): RunFile[] | undefined {
   return pairs.length === value.length ? pairs : undefined;
 }
 
-/** The files a population's record keeps once run `run` read `digest`: the last KEPT_FILES runs'. */
-export function withRunFile(files: readonly RunFile[] | undefined, run: string, digest: string | undefined): RunFile[] | undefined {
-  if (digest === undefined || files?.some(([known]) => known === run)) return files?.slice();
-  return [...(files ?? []), [run, digest] as const].slice(-KEPT_FILES);
+/**
+ * The files a population's record keeps: those read so far and those a line adds (a run's start
+ * line adds its own, so a delta carries one pair, not the list), by run, the last KEPT_FILES.
+ */
+export function withRunFiles(kept: readonly RunFile[] | undefined, added: readonly RunFile[] | undefined): RunFile[] | undefined {
+  if (added === undefined) return kept?.slice();
+  const byRun = new Map([...(kept ?? []), ...added].map((pair) => [pair[0], pair]));
+  return [...byRun.values()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(-KEPT_FILES);
 }
 
 /**

@@ -151,12 +151,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
-    const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
+    const decides = changedOnly || disableMissing || pruneMemberships;
+    const memory = await this.open(decides);
     try {
       const { file, population } = this.userFlags;
       this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-      // A resume reads its own run's file again: that run was judged.
-      refuseOldFile(memory.populations().get(populationKey(population)), this.inputDigest, this.userFlags.allowOldFile === true || this.deps.resume !== undefined, population);
+      // Judged where the file is taken as tonight's state (a plain send is rows sent as given); a resume reads its own run's file again: that run was judged.
+      refuseOldFile(memory.populations().get(populationKey(population)), this.inputDigest, !decides || this.userFlags.allowOldFile === true || this.deps.resume !== undefined, population);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
