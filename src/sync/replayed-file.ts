@@ -20,8 +20,8 @@ const KEPT_FILES = 30;
 export type RunFile = readonly [run: string, sha256: string];
 
 /**
- * The SHA-256 of a file's bytes, read as a stream (bounded memory); undefined for what is not a
- * regular file (a FIFO read twice would lose its data). Stdin is hashed as spooled (`inputPathOf`).
+ * The SHA-256 of a file's bytes, read as a stream (bounded memory). Stdin and a named pipe are
+ * hashed as spooled (`inputPathOf`); undefined for what is still not a regular file.
  */
 export async function fileDigest(path: string): Promise<string | undefined> {
   // A file that cannot be read is the reader's to say.

@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
+import { memoryDir } from '../../src/sync/sync-memory.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
 
@@ -9,8 +11,8 @@ import { startStateServer, type StateServer } from '../support/state-server.js';
  * An old night's file run again (docs/sync.md, "Stale input"): a file byte for byte the one an
  * older run of the population read, while its newest run read another, is refused before
  * anything is sent (exit 2, a dry run too) naming both runs and --allow-old-file; the newest
- * night's own file again is accepted. Night 2's file holds the newest joiners, so the joiner
- * rule alone would let it enable night 3's leaver again.
+ * night's own file again is accepted. Night 2's file holds the newest joiner, so the joiner
+ * rule alone lets it enable night 3's leaver again (as a memory without recorded files does).
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
@@ -33,12 +35,12 @@ const disabled = async (dir: string) =>
     .map((user) => user.ExternalId)
     .sort();
 
-/** Nights 1 to 3: joiners each night, a leaver (st-0) on night 3. Returns the runs of nights 2 and 3. */
+/** Nights 1 to 3: a joiner (st-j2) on night 2, a leaver (st-0) on night 3. Returns the runs of nights 2 and 3. */
 async function threeNights(dir: string, env: Record<string, string> = {}): Promise<{ night2: string; night3: string }> {
   const staff = Array.from({ length: 20 }, (_, i) => `st-${i}`);
   write(dir, 'night1.csv', staff);
   write(dir, 'night2.csv', [...staff, 'st-j2']);
-  write(dir, 'night3.csv', [...staff.slice(1), 'st-j2', 'st-j3']);
+  write(dir, 'night3.csv', [...staff.slice(1), 'st-j2']);
   const first = await cli(dir, nightly('night1.csv').filter((flag) => flag !== '--require-memory'), env);
   expect(first.code, first.stderr).toBe(0);
   const runs: string[] = [];
@@ -70,10 +72,28 @@ describe('an old night\'s file run again', () => {
       const same = await cli(dir, nightly('night3.csv'));
       expect(same.code, same.stderr).toBe(0);
       expect(await exported(dir)).toBe(before);
-      // Meant: the old file is sent, st-0 back and st-j3 gone (night 3's joiner: --allow-disable-recent too).
-      const allowed = await cli(dir, nightly('night2.csv', '--allow-old-file', '--allow-disable-recent'));
+      // Meant: the old file is sent, st-0 enabled again (night 2's file holds the newest joiner: the joiner rule passes it).
+      const allowed = await cli(dir, nightly('night2.csv', '--allow-old-file'));
       expect(allowed.code, allowed.stderr).toBe(0);
-      expect(await disabled(dir)).toEqual(['st-j3']);
+      expect(await disabled(dir)).toEqual([]);
+    }));
+
+  it('a memory without recorded files (an older examctl) is not judged', () =>
+    withTempDir(async (dir) => {
+      await threeNights(dir);
+      const file = join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson');
+      const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+      expect(lines.some((line) => line.includes('"f":[['))).toBe(true);
+      const withoutFiles = lines.map((line) => {
+        const decoded = decodeChecksummedLine(Buffer.from(line));
+        if (!decoded.ok) throw new Error(decoded.reason);
+        const { f: _files, ...body } = decoded.body as { f?: unknown };
+        return encodeChecksummedLine(JSON.stringify(body));
+      });
+      writeFileSync(file, withoutFiles.join(''));
+      const again = await cli(dir, nightly('night2.csv'));
+      expect(again.code, again.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual([]);
     }));
 
   it('is refused on a state service as on a local sync directory', () =>
