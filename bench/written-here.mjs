@@ -210,7 +210,7 @@ const VARIANTS = {
   },
   'zip-write': {
     rows: 100_000,
-    async 'zip-writer.ts'(rows) {
+    async 'zip-writer.ts (yazl)'(rows) {
       const { ZipWriter } = await dist('report/zip-writer.js');
       const out = createWriteStream('/dev/null');
       const start = process.cpuUsage();

@@ -5,7 +5,8 @@
 // package at the version scripts/release-pins.json pins (the tarball's SHA-256 checked before
 // use; tarballs kept in a cache outside the checkout), with a blob injected by postject (a pinned
 // devDependency: the lockfile checks its integrity like every other package's). The blob holds
-// the program (one CommonJS script: every dependency bundled, nothing installed beside it) and
+// the program (CommonJS scripts, each compiled on first use: every dependency bundled, nothing
+// installed beside it; not a V8 startup snapshot, measured slower: bench/README.md) and
 // its assets: package.json's name and version, the demo world, the third-party
 // notices (the bundled packages' and Node's own), the script's hash (the raw digests'
 // fingerprint). src/system/shipped-file.ts reads them at run time.
@@ -80,9 +81,14 @@ function unpack(spec, entry, dir) {
 
 /**
  * The program and its assets in `dir`: program/, src/cli/main.ts with every dependency as
- * CommonJS scripts, one per chunk of esbuild's split (examctl.mjs, the entry, and a chunk per
- * lazily imported part: a start compiles and runs only what it loads, ~160 KB for --version
- * and --help, not the whole ~3 MB program; the loader is SEA_MAIN); package.json (name, version);
+ * CommonJS modules, one per chunk of esbuild's split (examctl.mjs, the entry, and a chunk per
+ * lazily imported part: a start compiles and runs only what it loads, ~200 KB for --help, not
+ * the whole ~3 MB program; the loader is SEA_MAIN). Each file of program/ is a script whose value
+ * is a pack's module functions: the entry with what it imports (all `--version` needs), then each
+ * lazily imported chunk with what it imports and no earlier pack holds (run-cli's: the command
+ * tree, all `--help` needs; then each command's behaviour...), each one script with one code
+ * cache: a start compiles a few scripts, not dozens (--help ~3 ms less, a dry run ~5, issue 62).
+ * packed.json names each chunk's file (the trainer's). Also package.json (name, version);
  * THIRD-PARTY-NOTICES.md (bundled packages and Node); examctl.sha256 (of every chunk's name and text).
  */
 export async function buildProgram(dir, nodeLicence) {
@@ -93,16 +99,36 @@ export async function buildProgram(dir, nodeLicence) {
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
   const program = createHash('sha256');
+  const codes = new Map();
   for (const chunk of main.outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
     const { code } = await transform(chunk.text, { format: 'cjs', platform: 'node', target: COMMON.target, supported: { 'dynamic-import': false }, minifyWhitespace: true, keepNames: true, logLevel: 'warning' });
     const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
     if (left !== null) throw new Error(`the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
-    writeFileSync(chunk.path, code);
+    codes.set(basename(chunk.path), code);
     program.update(`${basename(chunk.path)}\n${code}\n`);
   }
+  const imports = new Map(Object.entries(main.metafile.outputs).map(([path, output]) => [basename(path), output.imports.filter((item) => !item.external)]));
+  const imported = (name, kind) => imports.get(name).filter((item) => item.kind === kind).map((item) => basename(item.path));
+  const packed = {};
+  const closure = (name, pack = name) => {
+    if (packed[name] !== undefined) return;
+    packed[name] = pack;
+    for (const next of imported(name, 'import-statement')) closure(next, pack);
+  };
+  // Breadth first from the entry: the packs a start needs first take the chunks they share.
+  const entries = ['examctl.mjs'];
+  for (let i = 0; i < entries.length; i++) {
+    closure(entries[i]);
+    const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);
+    for (const next of members.flatMap((name) => imported(name, 'dynamic-import'))) if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
+  }
+  const files = new Map([...codes.keys()].map((name) => [packed[name] ?? name, []]));
+  for (const [name, code] of codes) files.get(packed[name] ?? name).push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
+  for (const [file, modules] of files) writeFileSync(join(programDir, file), `({${modules.join(',\n')}})`);
+  writeFileSync(join(dir, 'packed.json'), JSON.stringify(packed));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
-  writeFileSync(join(dir, 'main.cjs'), SEA_MAIN);
+  writeFileSync(join(dir, 'main.cjs'), SEA_MAIN.replace('PACKED_JSON', JSON.stringify(packed)));
   writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
   const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
@@ -110,27 +136,34 @@ export async function buildProgram(dir, nodeLicence) {
 }
 
 /**
- * The loader of the chunks (`chunk(name)`: its text, and V8's code cache of it where there is one),
- * each run as Node runs a CommonJS file, once, on its first require. Only Node's own modules are
- * required from outside (every package is bundled).
+ * The loader of the chunks: each chunk's module function is run as Node runs a CommonJS file,
+ * once, on its first require; the file of program/ holding it (PACKED names a packed chunk's) is
+ * compiled on the first require of one of its chunks (`chunk(file)`: its text, and V8's code
+ * cache of it where there is one). Only Node's own modules are required from outside (every
+ * package is bundled).
  */
-const LOADER = `const { wrap } = require('node:module');
-const { join } = require('node:path');
+const LOADER = `const { join, sep } = require('node:path');
 const { Script } = require('node:vm');
 const dir = join(process.execPath, 'dist', 'bundle');
 const loaded = new Map();
 const scripts = new Map();
+const files = new Map();
 function load(name) {
   let module = loaded.get(name);
   if (module !== undefined) return module.exports;
   module = { exports: {} };
   loaded.set(name, module);
-  const [text, cachedData] = chunk(name);
-  const filename = join(dir, name);
-  const compiled = new Script(wrap(text), { filename, cachedData });
-  scripts.set(name, compiled);
+  const file = PACKED[name] ?? name;
+  let modules = files.get(file);
+  if (modules === undefined) {
+    const [text, cachedData] = chunk(file);
+    const compiled = new Script(text, { filename: dir + sep + file, cachedData });
+    scripts.set(file, compiled);
+    files.set(file, (modules = compiled.runInThisContext()));
+  }
+  const filename = dir + sep + name;
   const require = (id) => (id.startsWith('./') ? load(id.slice(2)) : builtin(id));
-  compiled.runInThisContext().call(module.exports, module.exports, require, module, filename, dir);
+  modules[name].call(module.exports, module.exports, require, module, filename, dir);
   return module.exports;
 }
 `;
@@ -142,12 +175,14 @@ function load(name) {
  * compiled anew.
  */
 const SEA_MAIN = `'use strict';
-const { getAsset } = require('node:sea');
+const { getAsset, getRawAsset } = require('node:sea');
 const builtin = require;
+const PACKED = PACKED_JSON;
 function chunk(name) {
   let cachedData;
   try {
-    cachedData = Buffer.from(getAsset('program/' + name + '.cache'));
+    // The cache as it lies in the executable, not a copy (V8 only reads it): ~1 MB less copied by a dry run.
+    cachedData = Buffer.from(getRawAsset('program/' + name + '.cache'));
   } catch {}
   return [getAsset('program/' + name, 'utf8'), cachedData];
 }
@@ -155,20 +190,20 @@ ${LOADER}load('examctl.mjs');
 `;
 
 /**
- * The training run's loader (trainCodeCache, build-bundle.mjs): the chunks from TRAIN_SCRIPT's
- * directory, compiled as SEA_MAIN compiles them; as the process exits, each loaded chunk's cache
- * is written into TRAIN_CACHE (a directory), unless an earlier training run wrote one.
+ * The training run's loader (trainCodeCache, build-bundle.mjs): the files of program/ from
+ * TRAIN_SCRIPT's directory, compiled as SEA_MAIN compiles them, with the cache an earlier training
+ * run wrote; as the process exits, each loaded file's cache is written into TRAIN_CACHE (a
+ * directory): what every run so far compiled (the remote run's, the dry run's, --help's).
  */
 const TRAINER = `'use strict';
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const builtin = require;
-const from = require('node:path').dirname(process.env.TRAIN_SCRIPT);
-const chunk = (name) => [readFileSync(require('node:path').join(from, name), 'utf8'), undefined];
-${LOADER}process.on('exit', () => {
-  for (const [name, compiled] of scripts) {
-    const cache = require('node:path').join(process.env.TRAIN_CACHE, name + '.cache');
-    if (!existsSync(cache)) writeFileSync(cache, compiled.createCachedData());
-  }
+${LOADER}const from = require('node:path').dirname(process.env.TRAIN_SCRIPT);
+const PACKED = JSON.parse(readFileSync(join(from, '..', 'packed.json'), 'utf8'));
+const cacheOf = (name) => join(process.env.TRAIN_CACHE, name + '.cache');
+const chunk = (name) => [readFileSync(join(from, name), 'utf8'), existsSync(cacheOf(name)) ? readFileSync(cacheOf(name)) : undefined];
+process.on('exit', () => {
+  for (const [name, compiled] of scripts) writeFileSync(cacheOf(name), compiled.createCachedData());
 });
 process.argv.splice(1, 0, process.env.TRAIN_SCRIPT);
 load(require('node:path').basename(process.env.TRAIN_SCRIPT));
@@ -208,8 +243,9 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   const caches = target === HOST ? join(work, `${target}.caches`) : undefined;
   if (caches !== undefined) {
     mkdirSync(caches, { recursive: true });
-    // After the remote run, a dry run on the local target: its chunks (the store, the engine) get caches too.
-    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')]]);
+    // After the remote run, a dry run on the local target (its chunks: the store, the engine) and
+    // --help (commander's help; `--` keeps node from taking it for its own).
+    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')], ['--', '--help']]);
   }
   const config = join(work, `${target}.sea-config.json`);
   writeFileSync(

@@ -14,3 +14,6 @@ export const EXAMCTL_VERSION: string = (() => {
     return 'unknown';
   }
 })();
+
+/** What `examctl --version` prints: examctl's version and the Node it runs on (cli/main.ts answers it before loading the command tree). */
+export const VERSION_LINE = `examctl ${EXAMCTL_VERSION} (Node ${process.version})`;

@@ -1,5 +1,5 @@
 import { Command, Help, Option } from 'commander';
-import { EXAMCTL_VERSION } from '../version.js';
+import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
@@ -21,15 +21,18 @@ import { terminalLine } from '../formats/terminal-text.js';
 /**
  * Builds the program from `commands` and their `behaviours` (run-cli.ts gives command-behaviours.ts;
  * tests give recorders; `--help` alone needs none); `setExit` receives each command's exit code.
+ * `lazy` (a run, run-cli.ts): a group's commands are made (with their flags and action) only
+ * when commander enters the group, so a start makes its own command, not all ~40 (issue 62's
+ * start-up); without it (completion, the docs' flag tables) the whole tree.
  */
-export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map()): Command {
+export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map(), lazy = false): Command {
   const program = new Command('examctl');
   // `--help` fits a screen: one line per flag, the command's first sentence, its first examples.
   // `examctl help <command> --all` shows every flag's full text and every example.
   let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(`examctl ${EXAMCTL_VERSION} (Node ${process.version})`, '-V, --version', 'print the examctl version and the Node.js it runs on')
+    .version(VERSION_LINE, '-V, --version', 'print the examctl version and the Node.js it runs on')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),
@@ -78,7 +81,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         'examctl --profile prod schedule push --file sittings.csv',
       ) +
         '\n\nEvery command has its own --help with examples, e.g. `examctl user sync --help`.' +
-        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 70 internal error.',
+        '\n\nExit status: 0 all ok, 1 some record failed/partial/invalid, 2 usage or input file error (nothing sent),\n3 target unusable (403, network, store locked), 130 interrupted, 141 output pipe closed, 70 internal error.',
     );
   registerSpecs(program, GLOBAL_OPTIONS);
 
@@ -111,7 +114,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('../system/stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
       const spooled = async () => {
         const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
-        if (piped === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.stdin === undefined && process.stdin.isTTY === true, deps.signal);
+        if (piped === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.signal);
         return spoolPipe(piped, String(parsed.file), deps.signal, {
           canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
           onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
@@ -136,16 +139,29 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     });
   };
 
+  const unmade = new Map<string, CommandDeclaration[]>();
   for (const declaration of commands) {
-    const [first, second] = declaration.path;
-    const parent = second === undefined ? program : program.commands.find((candidate) => candidate.name() === first)!;
-    const command = parent
-      .command(second ?? first)
-      .description(declaration.description)
-      .summary(firstSentence(declaration.description))
-      .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
-    register(command, declaration);
+    const parent = declaration.path.length === 1 ? '' : declaration.path[0]!;
+    unmade.set(parent, [...(unmade.get(parent) ?? []), declaration]);
   }
+  /** Makes the commands under `parent` not made yet, with their flags (a group's help lists each with its arguments and `[options]`). */
+  const makeChildren = (parent: Command): void => {
+    // Declarations are one or two words deep: only the program and its groups have commands under them.
+    if (parent !== program && parent.parent !== program) return;
+    const key = parent === program ? '' : parent.name();
+    for (const declaration of unmade.get(key) ?? []) {
+      const command = parent
+        .command(declaration.path.at(-1)!)
+        .description(declaration.description)
+        .summary(firstSentence(declaration.description))
+        .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
+      register(command, declaration);
+    }
+    unmade.delete(key);
+  };
+  makeChildren(program);
+  if (lazy) program.hook('preSubcommand', (_program, command) => makeChildren(command));
+  else program.commands.forEach(makeChildren);
 
   program
     .command('options')
@@ -176,6 +192,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
         if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
         command = sub;
+        makeChildren(command);
       }
       full = flags.all === true;
       try {

@@ -33,6 +33,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     },
     COMMANDS,
     COMMAND_BEHAVIOURS,
+    true,
   );
   const debug = argv.includes('--debug');
   // Help and the version are text: with --json or -o a script would parse it as the document.

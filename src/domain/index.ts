@@ -25,6 +25,7 @@ export { coerceAndValidateUser, coerceAndValidateUserRecord, coerceAndValidateCo
 export {
   Sittings,
   ScheduleRequests,
+  scheduleIdOf,
   isScheduleRequest,
   withCandidateLines,
   type ScheduleDefaults,

@@ -1,10 +1,7 @@
 /**
- * docs/interpretations.md, "One file, one id": within one input an id appears once (a user's
- * ExternalId, a collection's ExternalId, an invigilator id, a sitting's ScheduleExtId +
- * CandidateExtId). A later record with the same id fails locally, naming the earlier line, so
- * nothing is sent twice in one run and no race between concurrent requests decides which wins.
- * No API code says this (it is a rule about the file, not the request): the problem's code is
- * null, as for the other rules of a file (rows of one schedule that disagree). Pure.
+ * docs/interpretations.md, "One file, one id": an id appears once in one input. The rule's ids
+ * and its problems (code null: a rule about the file, no API code says it); record-job.ts,
+ * OneIdPerFile, runs it on every command's input. Pure.
  */
 import type { Problem, Validation } from './problem.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
@@ -20,12 +17,16 @@ export interface IdRule {
   field: string;
   /** Compare ignoring case: user ids, which the service also treats as one when only the case differs (233). */
   ignoreCase: boolean;
+  /** The problem's field when the id is nested (`Schedule.ScheduleExtId`); else `field`. */
+  path?: string;
 }
 
 /** User ids (ExternalId, invigilator ids, CandidateExtId) collide ignoring case; collection ids do not. */
 export const USER_ID_RULE: IdRule = { field: 'ExternalId', ignoreCase: true };
 export const COLLECTION_ID_RULE: IdRule = { field: 'ExternalId', ignoreCase: false };
 export const INVIGILATOR_ID_RULE: IdRule = { field: 'UserExtId', ignoreCase: true };
+/** Whole schedule requests' ids, compared as given (sittings rows of one id are one schedule). */
+export const SCHEDULE_ID_RULE: IdRule = { field: 'ScheduleExtId', ignoreCase: false, path: 'Schedule.ScheduleExtId' };
 /** A candidate within one schedule's rows (one candidate may sit several schedules). */
 export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: true };
 
@@ -108,26 +109,28 @@ export class IdsOfOneInput {
     }
     const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
     const line = earlier % LINE_SPAN;
-    if (file === place.file && !this.repeats.has(line)) this.repeats.set(line, { id, line: place.line });
-    const where = file === place.file ? `line ${line}` : `${file} line ${line}`;
+    if (!this.repeats.has(earlier)) this.repeats.set(earlier, { id, where: placeText(place, file) });
     const spelled = earlierId === id ? '' : ` (as ${earlierId})`;
-    return { field: this.rule.field, code: null, message: `${this.rule.field} ${id} is also on ${where}${spelled}; an id appears once in one file` };
+    return this.problem(id, `${placeText({ file, line }, place.file)}${spelled}`);
   }
 
-  /** Records a later one of the same file repeats: the earlier's line -> the later's id and line (few: only repeats). */
-  private readonly repeats = new Map<number, { id: string; line: number }>();
+  /** The earlier's packed place -> the later's id and place (few: only repeats). */
+  private readonly repeats = new Map<number, { id: string; where: string }>();
 
-  /**
-   * Once the whole input was read (a pass before the send): the problem of a record whose id a
-   * LATER record repeats, so the earlier fails too, naming the later line, as the later names it.
-   */
-  repeatedLater(line: number, id: string | null): Problem | undefined {
-    const later = this.repeats.get(line);
-    return later === undefined ? undefined : { field: this.rule.field, code: null, message: `${this.rule.field} ${id ?? later.id} is also on line ${later.line}; an id appears once in one file` };
+  /** After a read of the whole input: the problem of a record a later one repeats, naming that one. */
+  repeatedLater(place: IdPlace, id: string | null): Problem | undefined {
+    const at = this.files.indexOf(place.file);
+    const later = at < 0 ? undefined : this.repeats.get(place.line + at * LINE_SPAN);
+    return later === undefined ? undefined : this.problem(id ?? later.id, later.where);
   }
 
   get hasRepeats(): boolean {
     return this.repeats.size > 0;
+  }
+
+  private problem(id: string, where: string): Problem {
+    const { field, path = field } = this.rule;
+    return { field: path, code: null, message: `${field} ${id} is also on ${where}; an id appears once in one file` };
   }
 
   /** The entry whose id equals `id` (ASCII case folded when `fold`), or `~slot` of the free slot where it goes. */
@@ -228,6 +231,11 @@ function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a
   const bigger = new (array.constructor as new (length: number) => T)(length);
   bigger.set(array);
   return bigger;
+}
+
+/** `line N`, or `FILE line N` when it is not in `file` (an invigilator id as an argument, one in --file). */
+function placeText(place: IdPlace, file: string): string {
+  return place.file === file ? `line ${place.line}` : `${place.file} line ${place.line}`;
 }
 
 /** Lines per file in the packed place: far above any file's line count. */

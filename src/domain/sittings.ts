@@ -3,7 +3,7 @@
  * ScheduleExtId into one request each, and whole requests taken as written. The rules: flags
  * and --schedule are defaults a row or a request overrides; an empty schedule cell means "as
  * the other rows say"; two different values of one schedule field are an error on the later
- * line; a ScheduleExtId used twice by whole requests fails the second; every problem carries
+ * line; a ScheduleExtId used twice by whole requests fails both; every problem carries
  * the line it is about. Pure.
  */
 import { quotedValue } from './problem.js';
@@ -91,7 +91,7 @@ class SittingGroup<T> implements Sitting<T> {
         });
       }
     }
-    // The same candidate twice in one schedule's rows: the later row fails the schedule, naming the earlier line.
+    // The same candidate twice in one schedule's rows: both rows fail the schedule, each naming the other's line.
     const repeated = this.candidateIds.repeated(idOf(candidate, 'CandidateExtId'), { file: '', line });
     if (repeated !== undefined) {
       this.problems.push({ ...repeated, line });
@@ -99,6 +99,15 @@ class SittingGroup<T> implements Sitting<T> {
     }
     this.candidates.push(candidate);
     this.candidateLines.push(line);
+  }
+
+  /** The rows of a candidate a later row of the schedule gives again: they fail it too, naming that row. */
+  private repeatedLater(): Problem[] {
+    if (!this.candidateIds.hasRepeats) return [];
+    return this.candidateLines.flatMap((line, i) => {
+      const problem = this.candidateIds.repeatedLater({ file: '', line }, idOf(this.candidates[i] ?? {}, 'CandidateExtId'));
+      return problem === undefined ? [] : [{ ...problem, line }];
+    });
   }
 
   id(): string | null {
@@ -116,7 +125,7 @@ class SittingGroup<T> implements Sitting<T> {
     if (Upsert !== undefined) body.Upsert = Upsert;
     const validation = this.csv ? coerceAndValidateScheduleRequest(body) : validateScheduleRequest(body);
     const lineOf = (field: string): number | undefined => candidateLine(field, this.candidateLines) ?? this.setOn.get(/^(?:Schedule\.)?([A-Za-z]+)/.exec(field)?.[1] ?? '');
-    const problems = [...this.problems, ...(validation.ok ? [] : withLines(validation.problems, lineOf))];
+    const problems = [...this.repeatedLater(), ...this.problems, ...(validation.ok ? [] : withLines(validation.problems, lineOf))];
     if (problems.length > 0 || !validation.ok) return { ok: false, problems };
     return { ok: true, value: { request: validation.value, candidateLines: this.candidateLines } };
   }
@@ -162,12 +171,10 @@ export class Sittings<T = undefined> {
 }
 
 /**
- * Whole requests of one file (JSON): the defaults fill what a request leaves out, and a
- * ScheduleExtId a request of the same file already used fails the later one.
+ * Whole requests of one file (JSON): the defaults fill what a request leaves out. A ScheduleExtId
+ * two requests of the file use fails both (record-job.ts, OneIdPerFile, with `scheduleIdOf`).
  */
 export class ScheduleRequests {
-  private readonly firstLineOf = new Map<string, number>();
-
   constructor(private readonly defaults: ScheduleDefaults) {}
 
   /** The request as sent, checked, and the ScheduleExtId it names (for the report). */
@@ -176,22 +183,15 @@ export class ScheduleRequests {
     if (fields.Workflow === undefined && this.defaults.workflow !== undefined) body.Workflow = this.defaults.workflow;
     if (fields.Upsert === undefined && this.defaults.upsert !== undefined) body.Upsert = this.defaults.upsert;
     if (isPlainObject(fields.Schedule)) body.Schedule = { ...this.defaults.schedule, ...fields.Schedule };
-    const id = isPlainObject(body.Schedule) ? idOf(body.Schedule, 'ScheduleExtId') : null;
     const validation = validateScheduleRequest(body);
-    const problems: Problem[] = validation.ok ? [] : [...validation.problems];
-    if (id !== null) {
-      const first = this.firstLineOf.get(id);
-      if (first !== undefined) {
-        problems.push({ field: 'Schedule.ScheduleExtId', code: null, message: `ScheduleExtId ${id} is already used on line ${first} of this file` });
-      } else {
-        this.firstLineOf.set(id, line);
-      }
-    }
     const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
-    const prepared: Validation<PreparedSchedule> =
-      problems.length > 0 || !validation.ok ? { ok: false, problems } : { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } };
-    return { id, prepared };
+    return { id: scheduleIdOf(fields, this.defaults), prepared: validation.ok ? { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } } : validation };
   }
+}
+
+/** The ScheduleExtId a whole request names, its own or the defaults'. */
+export function scheduleIdOf(fields: Record<string, unknown>, defaults: ScheduleDefaults): string | null {
+  return isPlainObject(fields.Schedule) ? idOf({ ...defaults.schedule, ...fields.Schedule }, 'ScheduleExtId') : null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { IdsOfOneInput, withProblem, type IdRule } from '../domain/one-id-per-file.js';
-import type { Validation } from '../domain/problem.js';
+import { idOf } from '../domain/record-id.js';
+import type { Problem, Validation } from '../domain/problem.js';
 import { withReaderProblems } from '../domain/spreadsheet-warnings.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
@@ -63,9 +64,8 @@ export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changed
 export interface RecordJob<P, R = never> {
   command: string;
   /**
-   * Reads the input. A real run calls it twice: first to the end for structure only (an
-   * InputFileError ends the run before anything is sent or created), then again to send.
-   * A dry run sends nothing and reads once; its report is held back until the read completed.
+   * Reads the input: to the end before anything is sent (its structure, and `readIds`), then
+   * again to send; a dry run without `readIds` reads once (docs/cli.md, "How a run reads and sends").
    */
   records(): AsyncIterable<InputRecord>;
   /**
@@ -76,6 +76,8 @@ export interface RecordJob<P, R = never> {
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
   /** True when each record is one unit, so the record count is the progress line's total. */
   oneUnitPerRecord?: boolean;
+  /** A read of the whole input before `units` (OneIdPerFile.read), so both records of a repeated id fail. */
+  readIds?(records: AsyncIterable<InputRecord>): Promise<void>;
   /**
    * What the human summary says beside the counts in this command's words (`4,950 unchanged
    * (not sent)`); part of the input, so `runs show` says it of a rebuilt report too.
@@ -165,20 +167,58 @@ export interface RecordJob<P, R = never> {
 }
 
 /**
- * `units` and `oneUnitPerRecord` for a job whose every record is one unit. With `idRule`, a unit
- * whose id an earlier record of the same read had fails (domain/one-id-per-file.ts): every run
- * of such a job, dry or real, first or resumed, goes through here.
+ * "One file, one id" (domain/one-id-per-file.ts), one rule for every command: the pipeline's
+ * `readIds` reads the whole input first, so each record of a repeated id fails, naming the
+ * other's place. Without that read (an adoption) the later one fails. No repeats: no cost.
  */
-export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord'> {
+export class OneIdPerFile {
+  /** The ids of the read before the units; undefined when there was none. */
+  private before: IdsOfOneInput | undefined;
+  private now: IdsOfOneInput | undefined;
+
+  constructor(
+    private readonly rule: IdRule,
+    private readonly idIn: (record: InputRecord) => string | null = (record) => idOf(record.fields, rule.field),
+  ) {}
+
+  async read(records: AsyncIterable<InputRecord>): Promise<void> {
+    const before = new IdsOfOneInput(this.rule);
+    for await (const record of records) before.repeated(this.idIn(record), record.source);
+    this.before = before;
+  }
+
+  /** Starts a read of the units (a real run reads its file again for each). */
+  start(): void {
+    this.now = this.before?.hasRepeats === false ? undefined : new IdsOfOneInput(this.rule);
+  }
+
+  problemOf(record: InputRecord): Problem | undefined {
+    const id = this.idIn(record);
+    return this.now?.repeated(id, record.source) ?? this.before?.repeatedLater(record.source, id);
+  }
+
+  /** The unit with the problem of its record's repeated id, if any. */
+  checked<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
+    const repeated = this.problemOf(record);
+    return repeated === undefined ? unit : { ...unit, prepared: withProblem(unit.prepared, repeated) };
+  }
+}
+
+/**
+ * `units` and `oneUnitPerRecord` for a job whose every record is one unit; with `idRule`, its
+ * records pass OneIdPerFile (`readIds` too).
+ */
+export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
+  const ids = idRule === undefined ? undefined : new OneIdPerFile(idRule);
   return {
     oneUnitPerRecord: true,
+    ...(ids === undefined ? {} : { readIds: (records) => ids.read(records) }),
     async *units(batches) {
-      const ids = idRule === undefined ? undefined : new IdsOfOneInput(idRule);
+      ids?.start();
       for await (const batch of batches) {
         yield batch.map((record) => {
           const unit = withRecordFindings(unitOf(record), record);
-          const repeated = ids?.repeated(unit.id, record.source);
-          return repeated === undefined ? unit : { ...unit, prepared: withProblem(unit.prepared, repeated) };
+          return ids === undefined ? unit : ids.checked(unit, record);
         });
       }
     },

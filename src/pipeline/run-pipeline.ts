@@ -64,6 +64,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
+  // One file, one id: the whole input read before the units, so both records of an id fail (OneIdPerFile).
+  await job.readIds?.(input.records());
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
@@ -207,7 +209,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // A signal that came once every record was in flight (the local target takes a batch at a
   // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
-    await deps.stderr.write('interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
+    await deps.stderr.write(dryRun ? 'interrupted after every record was checked: the dry run is complete\n' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
   }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }

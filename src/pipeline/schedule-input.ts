@@ -4,6 +4,7 @@ import {
   CANDIDATE_COLUMNS,
   SCHEDULE_COLUMNS,
   ScheduleRequests,
+  scheduleIdOf,
   Sittings,
   sittingFieldPath,
   withCandidateLines,
@@ -13,6 +14,7 @@ import {
 } from '../domain/index.js';
 import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
 import { SCHEDULE_TABLE } from '../domain/schedule.js';
+import { SCHEDULE_ID_RULE } from '../domain/one-id-per-file.js';
 import { unknownFieldProblem } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { readRecordDates, readTypedDateTime, type WrittenTime } from '../domain/local-time.js';
@@ -24,7 +26,7 @@ import type { RecordShaping } from '../input/field-map.js';
 import { withGivenPins } from '../input/withheld-pins.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import { withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
+import { OneIdPerFile, withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
 import { inputShaping, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
 
@@ -76,13 +78,15 @@ export interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions
 export async function schedulePushInput(
   options: ScheduleInputOptions,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units'>> {
+): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'readIds'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
   const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
   const shaping = await inputShaping(options, deps, columns, 'schedule push');
   const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, shaping, deps);
+  // Whole requests' ids (a sittings row's id names the schedule it is part of).
+  const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) => (isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null));
   return {
     defaults,
     shaping,
@@ -90,7 +94,8 @@ export async function schedulePushInput(
       const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
       return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
     },
-    units: (batches) => scheduleUnits(batches, defaults),
+    units: (batches) => scheduleUnits(batches, defaults, ids),
+    readIds: (records) => ids.read(records),
   };
 }
 
@@ -173,7 +178,8 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
  * Whole requests become units as they are read; sittings rows are grouped, and since rows of
  * one schedule may be anywhere in the file, their units follow once the file was read.
  */
-async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
+async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults, ids: OneIdPerFile): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
+  ids.start();
   const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined; record: InputRecord }>(defaults);
   const requests = new ScheduleRequests(defaults);
   for await (const batch of batches) {
@@ -181,7 +187,8 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isScheduleRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        units.push(withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]));
+        const unit = withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]);
+        units.push(ids.checked(unit, record));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
       }

@@ -112,16 +112,18 @@ export async function adoptFile<P>(
     operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
     env: deps.env,
     runsDir: where.runsDir,
-    onUnsaved: (message) => say(`examctl: ${message}`),
   });
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
     adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
-  } finally {
-    await placed.close();
+  } catch (error) {
+    // The adoption's error is what is thrown; a close that fails too is said, not lost.
+    await placed.close().catch((closeError: unknown) => say(`examctl: ${closeError instanceof Error ? closeError.message : String(closeError)}`));
+    throw error;
   }
+  await placed.close();
   return { adoption, memory: placed.name };
 }
 

@@ -15,7 +15,6 @@
  * it gives (user ids; candidate and schedule ids) checked the same way.
  */
 import type { Problem } from '../domain/problem.js';
-import { IdsOfOneInput, USER_ID_RULE } from '../domain/one-id-per-file.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -76,16 +75,10 @@ class LostZeros {
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
 
-  constructor(readonly kind: ZeroKind) {
-    this.ids = kind.what === 'id' ? new IdsOfOneInput(USER_ID_RULE) : undefined;
-  }
-
-  /** A user's ids (not candidates, which sit several schedules): the first of two rows with one id fails too, as a pair's rows do. */
-  private readonly ids: IdsOfOneInput | undefined;
+  constructor(readonly kind: ZeroKind) {}
 
   /** One id of the file, where it is. */
   add(id: string, place: { file: string; line: number }): void {
-    this.ids?.repeated(id, place);
     if (!ONLY_DIGITS.test(id)) return;
     const zeros = leadingZeros(id);
     const digits = zeros === 0 ? id : id.slice(zeros);
@@ -96,7 +89,7 @@ class LostZeros {
     } else {
       const firstLine = Math.floor(packed / LINE_UNIT);
       const firstZeros = packed % LINE_UNIT;
-      // The same spelling again is a repeated id (one-id-per-file.ts says it); another is a pair.
+      // The same spelling again is a repeated id (record-job.ts, OneIdPerFile, says it); another is a pair.
       if (firstZeros !== Math.min(zeros, 15)) {
         const first = { id: '0'.repeat(firstZeros) + digits, line: firstLine };
         this.pairs.set(place.line, first);
@@ -144,7 +137,7 @@ class LostZeros {
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
   problemAt(line: number, id: string | null): Problem | undefined {
     const other = this.pairs.get(line);
-    if (other === undefined) return this.ids?.repeatedLater(line, id);
+    if (other === undefined) return undefined;
     return {
       field: 'ExternalId',
       code: null,
@@ -156,7 +149,7 @@ class LostZeros {
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.pairs.size > 0 || this.ids?.hasRepeats === true;
+    return this.pairs.size > 0;
   }
 }
 

@@ -65,8 +65,6 @@ export interface PlaceOptions extends OpenMemoryOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Where a memory a service would not take is kept for `synced import` (beside the runs directory). */
   runsDir: string | undefined;
-  /** Told when a service's memory could not be stored (also when the run's own end is an error). */
-  onUnsaved?: (message: string) => void;
   /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
   onNote?: (message: string) => void;
 }
@@ -132,7 +130,7 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    private readonly options: Pick<PlaceOptions, 'runsDir' | 'onUnsaved' | 'env'>,
+    private readonly options: Pick<PlaceOptions, 'runsDir' | 'env'>,
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
@@ -195,6 +193,14 @@ export class ServiceCopy {
     if (text !== undefined && !this.folded && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }
 
+  /**
+   * The copy removed under the run (its private temp folder cleared by hand) reads as no memory:
+   * stored, every user would be forgotten. Refused: the service keeps what it holds.
+   */
+  private async assertCopy(): Promise<void> {
+    if (!(await stat(join(this.syncDir, COPY_MARK)).then(() => true, () => false))) throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
+  }
+
   /** The copy's memories as its files hold them now (each read once). */
   private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
     const memories = new Map<SyncKind, MemoryContents>();
@@ -220,6 +226,7 @@ export class ServiceCopy {
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
+      await writeFile(join(syncDir, COPY_MARK), '', { mode: 0o600, flag: 'wx' });
       const pushed = new Map<SyncKind, { ino: number; size: number }>();
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
@@ -280,6 +287,7 @@ export class ServiceCopy {
    * is stored whole.
    */
   private async store(): Promise<void> {
+    await this.assertCopy();
     const { lines, at, rewritten } = await this.tails(this.stored?.at ?? new Map());
     const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
     if (bytes === 0 && !rewritten) return;
@@ -297,6 +305,7 @@ export class ServiceCopy {
 
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
+    await this.assertCopy();
     this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
     await this.service.write(this.pending, this.lockInfo?.ID);
     this.serial += 1;
@@ -342,10 +351,12 @@ export class ServiceCopy {
       `the sync memory was not saved to ${this.service.address} (${why}): the service still holds it as it was before this run, so the next night sends again ` +
       'what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.' +
       kept;
-    this.options.onUnsaved?.(message);
     return new TargetError(message);
   }
 }
+
+/** A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder again, never this). */
+const COPY_MARK = 'copy-of-the-service';
 
 function digestOf(text: string | Buffer): string {
   return hash('sha256', text, 'hex');

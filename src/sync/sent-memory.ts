@@ -126,7 +126,6 @@ export class SentMemory<P> {
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
       runsDir: this.flags.runsDir,
-      onUnsaved: (message) => say(`examctl: ${message}`),
       onNote: (message) => say(`note: ${message}`),
     });
     this.memory = this.placed.memory;
@@ -380,6 +379,11 @@ export class SentMemory<P> {
   }
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
+  /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
+  async closeAfterFailure(): Promise<void> {
+    await this.close().catch((error: unknown) => void this.deps.stderr.write(`${terminalLine(`examctl: ${error instanceof Error ? error.message : String(error)}`)}\n`));
+  }
+
   async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
     await this.ending().catch(() => undefined);

@@ -22,8 +22,7 @@ export interface StdinFile {
   remove(): Promise<void>;
 }
 
-export async function spoolStdin(stdin: NodeJS.ReadableStream, isTTY: boolean, signal?: AbortSignal, pipe?: string): Promise<StdinFile> {
-  if (isTTY) throw new UsageError('--file -: stdin is a terminal; pipe the file in (examctl ... --file - < users.csv)');
+export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSignal, pipe?: string): Promise<StdinFile> {
   const dir = await makePrivateTempDir('stdin');
   const path = join(dir, STDIN_NAME);
   const remove = () => rm(dir, { recursive: true, force: true });
@@ -105,7 +104,7 @@ export async function spoolPipe(file: string, named: string, signal: AbortSignal
   const socket = new Socket({ fd: read === 0 ? await writerOpened(file, signal) : fd, readable: true, writable: false });
   const bytes = read === 1 ? Readable.from((async function* () { yield first; yield* socket; })()) : socket;
   try {
-    return await spoolStdin(bytes, false, signal, file);
+    return await spoolStdin(bytes, signal, file);
   } finally {
     socket.destroy();
   }

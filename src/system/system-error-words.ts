@@ -1,5 +1,4 @@
 import { getSystemErrorMap } from 'node:util';
-import { FileTooLargeError, NotRegularFileError } from './regular-file.js';
 
 /**
  * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
@@ -89,8 +88,10 @@ function systemTableWords(code: string): string | undefined {
  * none for (`i/o error (EIO)`), else the error's message. A bare code never stands alone.
  */
 export function describeSystemError(error: unknown, subject?: PathSubject): string {
-  if (error instanceof NotRegularFileError) return `it is ${error.kind}, not a regular file`;
-  if (error instanceof FileTooLargeError) return `it is larger than the ${error.maxBytes} bytes examctl reads`;
+  // regular-file.ts's two refusals, known by their fields: importing their classes would load node:fs/promises into every start.
+  const refusal = error as { code?: unknown; kind?: unknown; maxBytes?: unknown } | undefined;
+  if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string') return `it is ${refusal.kind}, not a regular file`;
+  if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number') return `it is larger than the ${refusal.maxBytes} bytes examctl reads`;
   const code = systemErrorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code === undefined) return message;

@@ -231,7 +231,7 @@ describe('schedule push', () => {
     });
   });
 
-  it('sends JSON requests as they are and fails a ScheduleExtId used twice in one file', async () => {
+  it('sends JSON requests as they are and fails both requests of a ScheduleExtId used twice in one file', async () => {
     await withTempDir(async (dir) => {
       const request = (id: string) => ({
         Schedule: { ScheduleExtId: id, AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-J', GroupName: 'J' },
@@ -241,8 +241,12 @@ describe('schedule push', () => {
       const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 'r.json', '--json']);
       expect(code).toBe(1);
       const items = JSON.parse(stdout).items as Item[];
-      expect(items.map((i) => i.status)).toEqual(['ok', 'failed']);
-      expect(items[1]!.errors[0]!.message).toContain('already used');
+      expect(items.map((i) => i.status)).toEqual(['failed', 'failed']);
+      const [first, second] = items.map((i) => i.source.line);
+      expect(items.map((i) => i.errors[0]!.message)).toEqual([
+        `ScheduleExtId S-J1 is also on line ${second}; an id appears once in one file`,
+        `ScheduleExtId S-J1 is also on line ${first}; an id appears once in one file`,
+      ]);
     });
   });
 

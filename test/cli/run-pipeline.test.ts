@@ -159,6 +159,23 @@ describe('runPipeline', () => {
     });
   });
 
+  it('a dry run interrupted once every record was checked says checked, not sent (a closed pipe after the last record)', async () => {
+    await withTempDir(async (dir) => {
+      const controller = new AbortController();
+      const io = testDeps(dir, { openApi: fakeApi(), signal: controller.signal });
+      const base = job(['a', 'b'], async () => okResult);
+      const result = await runPipeline(
+        { ...base, async *units(batches) { yield* base.units(batches); controller.abort(); } },
+        { json: true, dryRun: true },
+        io.deps,
+        targetOnce({}, io.deps),
+      );
+      expect(result.exitCode).toBe(0);
+      expect(io.stderr.text).toContain('interrupted after every record was checked: the dry run is complete');
+      expect(io.stderr.text).not.toContain('sent');
+    });
+  });
+
   it('a structural input error ends the run before the target is opened', async () => {
     await withTempDir(async (dir) => {
       let opened = false;

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { inTempDir, parseReport, type Report } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 
-// docs/interpretations.md, "One file, one id": the later record with an id an earlier record of the
-// same file has fails locally, naming the earlier line, in the dry run and the real run, and is
-// never sent (issue 23, 5). Against the demo world, a fresh store per test.
+// docs/interpretations.md, "One file, one id": both records of an id the same file gives twice fail
+// locally, each naming the other's line, in the dry run and the real run, and neither is sent
+// (issues 23 and 59). Against the demo world, a fresh store per test.
 
 const failures = (report: Report): [number, string | null, string | null, string][] =>
   report.items.filter((i) => i.status !== 'ok').map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.message ?? '']);
@@ -40,7 +40,7 @@ describe('the same id twice in one file', () => {
     });
   });
 
-  it('collection add: the later ExternalId fails in the dry run and the real run, naming the earlier line', async () => {
+  it('collection add: both rows of an ExternalId fail in the dry run and the real run, each naming the other line', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'collections.ndjson');
       const line = (id: string, title: string): string => JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
@@ -48,12 +48,15 @@ describe('the same id twice in one file', () => {
       const args = ['collection', 'add', '--file', file, '--json', '--store', join(dir, 'store')];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
-        expect(failures(parseReport(run))).toEqual([[3, 'phys1', 'ExternalId', 'ExternalId phys1 is also on line 1; an id appears once in one file']]);
+        expect(failures(parseReport(run))).toEqual([
+          [1, 'phys1', 'ExternalId', 'ExternalId phys1 is also on line 3; an id appears once in one file'],
+          [3, 'phys1', 'ExternalId', 'ExternalId phys1 is also on line 1; an id appears once in one file'],
+        ]);
       }
     });
   });
 
-  it('schedule push: a candidate twice in one schedule fails that schedule on the later row, naming the earlier line; the same candidate in another schedule is fine', async () => {
+  it('schedule push: a candidate twice in one schedule fails that schedule on both rows, each naming the other line; the same candidate in another schedule is fine', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'sittings.csv');
       await writeFile(
@@ -73,13 +76,14 @@ describe('the same id twice in one file', () => {
           ['S-DUP-2', 'ok'],
         ]);
         expect(report.items[0]!.errors.map((e) => [e.line, e.field, e.message])).toEqual([
+          [2, 'CandidateExtId', 'CandidateExtId cand-1 is also on line 5; an id appears once in one file'],
           [5, 'CandidateExtId', 'CandidateExtId cand-1 is also on line 2; an id appears once in one file'],
         ]);
       }
     });
   });
 
-  it('invigilators remove: the later id fails locally and is not sent again; the first is removed', async () => {
+  it('invigilators remove: both rows of an id fail locally (case ignored), each naming the other line; the others are removed', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'ids.txt');
       await writeFile(file, 'inv-1\ninv-2\nINV-1\n');
@@ -88,11 +92,14 @@ describe('the same id twice in one file', () => {
         expect(run.code).toBe(1);
         const report = parseReport(run);
         expect(report.items.map((i) => [i.source.line, i.id, i.status])).toEqual([
-          [1, 'inv-1', 'ok'],
+          [1, 'inv-1', 'failed'],
           [2, 'inv-2', 'ok'],
           [3, 'INV-1', 'failed'],
         ]);
-        expect(failures(report)).toEqual([[3, 'INV-1', 'UserExtId', 'UserExtId INV-1 is also on line 1 (as inv-1); an id appears once in one file']]);
+        expect(failures(report)).toEqual([
+          [1, 'inv-1', 'UserExtId', 'UserExtId inv-1 is also on line 3; an id appears once in one file'],
+          [3, 'INV-1', 'UserExtId', 'UserExtId INV-1 is also on line 1 (as inv-1); an id appears once in one file'],
+        ]);
       }
     });
   });

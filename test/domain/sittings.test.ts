@@ -85,15 +85,6 @@ describe('Sittings: rows grouped into one request per schedule', () => {
 describe('ScheduleRequests: whole requests from JSON', () => {
   const request = (id?: string) => ({ Schedule: { ...(id ? { ScheduleExtId: id } : {}), ...SCHEDULE }, Candidates: [candidate('c-1'), candidate('c-2')] });
 
-  it('a ScheduleExtId used twice in one file fails the second, naming the first line', () => {
-    const requests = new ScheduleRequests({ schedule: {} });
-    expect(requests.prepare(request('S-J1'), 2).prepared.ok).toBe(true);
-    const second = requests.prepare(request('S-J1'), 14);
-    expect(second.id).toBe('S-J1');
-    expect(second.prepared.ok).toBe(false);
-    if (!second.prepared.ok) expect(second.prepared.problems[0]!.message).toBe('ScheduleExtId S-J1 is already used on line 2 of this file');
-  });
-
   it('defaults fill what a request leaves out; the request wins over them', () => {
     const requests = new ScheduleRequests({ schedule: { GroupName: 'From flags', Owner: 'owner-1' }, upsert: true });
     const { id, prepared } = requests.prepare(request(), 3);

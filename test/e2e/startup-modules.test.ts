@@ -314,3 +314,23 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.str
     });
   });
 });
+
+describe('--version and --help load only what they print (issue 62: start-up within 1.5x of node -e 0)', () => {
+  const isCommander = (url: string) => url.includes('/node_modules/commander/');
+
+  it('--version alone loads neither commander nor the command tree; --help loads the tree but no behaviour', async () => {
+    await inTempDir(async (dir) => {
+      const version = await loadedBy(dir, ['--version']);
+      expect(version.code, version.stderr).toBe(0);
+      expect(version.urls.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
+      expect(version.urls.filter((u) => isCommander(u) || /\/dist\/cli\/(run-cli|command-tree|program)\.js$/.test(u))).toEqual([]);
+      const help = await loadedBy(dir, ['--help']);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.urls.some(isCommander)).toBe(true);
+      // A behaviour is commands/<command>.js beside its declaration commands/<command>.options.js.
+      const declarations = help.urls.filter((u) => u.endsWith('.options.js'));
+      expect(declarations.some((u) => u.endsWith('/dist/cli/commands/user-sync.options.js'))).toBe(true);
+      expect(help.urls.filter((u) => declarations.includes(u.replace(/\.js$/, '.options.js')))).toEqual([]);
+    });
+  });
+});

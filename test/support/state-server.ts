@@ -44,6 +44,8 @@ export interface StateServer {
   drip(method: string, count?: number, after?: number): void;
   /** The lock held on the state at `path` is released by its holder once it has refused `refusals` lock requests (a gate, not a time). */
   releaseAfter(path: string, refusals: number): void;
+  /** Runs `hook` on each request as it arrives, before it is answered (a fault the test causes at that moment). */
+  onRequest(hook: ((request: StateRequest) => void) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
   const releases = new Map<string, number>();
   const drips: { method: string; count: number; after: number }[] = [];
   const conflict = options.gitlab ? 409 : 423;
+  let requestHook: ((request: StateRequest) => void) | undefined;
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -71,6 +74,7 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
       const method = req.method ?? 'GET';
       const authorization = req.headers.authorization;
       requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), authorization, contentMd5: header(req.headers['content-md5']), body });
+      requestHook?.(requests.at(-1)!);
       let answer = (status: number, text = '', type = 'application/json'): void => {
         res.writeHead(status, text === '' ? {} : { 'content-type': type });
         res.end(text);
@@ -155,6 +159,9 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
     },
     drip(method, count = 1, after = 0) {
       drips.push({ method, count, after });
+    },
+    onRequest(hook) {
+      requestHook = hook;
     },
     releaseAfter(path, refusals) {
       releases.set(path, refusals);

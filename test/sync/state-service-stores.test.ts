@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
+import { privateTempRoot } from '../../src/system/private-temp.js';
 
 /**
  * A state service that does not do what it says (docs/sync.md, "A state service"): a store
@@ -42,6 +43,32 @@ afterEach(async () => {
   await server.close();
 });
 
+describe('the run\'s copy of the memory', () => {
+  it('removed under the run (its private temp folder cleared): exit 3, the memory not stored, the service keeps every user (found by a trial: it was stored empty)', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('copy');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      const held = server.states.get('/state/copy');
+      writeUsers(dir, [...ids, 'vs-new']);
+      // At the first intents written ahead, the run's copy is gone: what it read from the service.
+      const root = await privateTempRoot();
+      server.onRequest((request) => {
+        if (request.method !== 'POST' || !request.path.includes('-intents-')) return;
+        server.onRequest(undefined);
+        for (const entry of readdirSync(root)) if (entry.startsWith(`${process.pid}@`) && entry.includes('@synced-')) rmSync(join(root, entry), { recursive: true, force: true });
+      });
+      const cut = await sync(dir, env);
+      expect(cut.code, cut.stderr).toBe(3);
+      expect(cut.stderr).toContain('the sync memory was not saved to');
+      expect(cut.stderr).toContain('was removed while the run ran');
+      expect(server.states.get('/state/copy')!.length, JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length]))).toBeGreaterThanOrEqual(held!.length);
+      const shown = await cli(dir, ['synced', 'show', '--target', 'local', '--store', 'store', '--json'], env);
+      expect(shown.stdout, shown.stderr).toMatch(/"remembered":[45]\b/);
+    }));
+});
+
 describe('every store is read back', () => {
   it('a store answered 200 and dropped is exit 3 saying the memory was not stored; on a fresh runner the next --require-memory night takes in what it wrote ahead, never runs on the old memory alone', () =>
     withTempDir(async (dir) => {
@@ -56,6 +83,8 @@ describe('every store is read back', () => {
       const dropped = await sync(dir, env);
       expect(dropped.code).toBe(3);
       expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address}-delta-1 answered POST with 200 but still holds no document: the memory was not stored)`);
+      // Said once: the refusal is the run's error, not also a note before it (found by a trial).
+      expect(dropped.stderr.split('the sync memory was not saved to').length, dropped.stderr).toBe(2);
       expect(memoryMethods()).toEqual(['LOCK', 'GET', 'GET delta', 'POST delta', 'GET delta', 'UNLOCK']);
       const fresh = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
       expect(fresh.code, fresh.stderr).toBe(0);

@@ -75,7 +75,7 @@ export async function collectionAddInput(
   { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
-): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord'>> {
+): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
   // Named one by one: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
   const fieldFlags: CollectionFieldFlags = { title, externalId, owner, taxonomy, repository };
   return {

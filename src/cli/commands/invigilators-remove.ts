@@ -78,7 +78,7 @@ export async function invigilatorsRemoveInput(
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
-): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readsOnlyFailedItself'>> {
+): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds' | 'readsOnlyFailedItself'>> {
   const entries = await idEntries({ userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();

@@ -35,7 +35,7 @@ export async function run(
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
+  const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
   if (defaults.schedule.PIN === undefined) {
@@ -55,6 +55,7 @@ export async function run(
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: commandName(SCHEDULE_PUSH),
     records,
+    readIds,
     summaryNotes: [NOT_SENT_NOTE],
     async *units(batches) {
       for await (const batch of units(batches)) yield batch.map((unit) => memory.leaveOut(memory.unit(unit)));
@@ -106,7 +107,7 @@ export async function run(
       ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
     }
   } catch (error) {
-    await memory.close().catch(() => undefined);
+    await memory.closeAfterFailure();
     throw error;
   }
   await memory.close();

@@ -94,10 +94,11 @@ async function syncFile(
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
-  const units = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE).units;
+  const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE);
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
+    readIds,
     // The leavers come after the file's units: known once prepare ran, they are added to the count.
     oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
@@ -126,7 +127,7 @@ async function syncFile(
   try {
     ({ exitCode } = await runPipeline(job, runOptions, deps, target));
   } catch (error) {
-    await memory.close().catch(() => undefined);
+    await memory.closeAfterFailure();
     throw error;
   }
   await memory.close();

@@ -1,0 +1,60 @@
+// Issue 61: the remote path's work as instruction counts, which a loaded machine does not move
+// (CPU time does: a 2-core VM shared by nine agents). Runs the CLI's `user sync --target remote`
+// or the bare undici loop (bare-loop-process.mjs) under `valgrind --tool=callgrind` against the
+// minimal server, and prints the instructions executed (user space, every thread) in all, per
+// user, and by kind (TurboFan, GC, SHA-256, JSON, ICs, JIT code, other builtins, the rest) from
+// `callgrind_annotate`. Slow (50-100x): 3,000 users take 5-10 minutes on a loaded machine.
+// Run after `npm run build`:  node bench/callgrind-ir.mjs <cli|loop> [users] [bin/examctl of a build]
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { usersCsv } from './generate.mjs';
+import { cliPath, root } from './paths.mjs';
+import { minimalServer } from './remote-bench.mjs';
+
+const [which = 'cli', usersArg = '3000', cli = cliPath] = process.argv.slice(2);
+const users = Number(usersArg);
+const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-ir-'));
+const out = join(scratch, 'callgrind.out');
+const file = await usersCsv(users, 'r');
+const target = await minimalServer(0);
+const args =
+  which === 'loop'
+    ? [join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r']
+    : [cli, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', '16', '--file', file];
+const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, ...args], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: target.token, EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs') },
+});
+let stderr = '';
+child.stderr.on('data', (text) => (stderr += text));
+const [code] = await once(child, 'exit');
+await target.close();
+if (code !== 0) throw new Error(`${which} exited ${code}: ${stderr.slice(-2000)}`);
+const kinds = [
+  ['turbofan', /compiler::|Zone/],
+  ['gc', /Scaveng|Mark|Sweep|Heap::|heap::|Evacuat|Pretenur|MemoryChunk|IteratePointers|SizeFromMap|BodyDescriptor/],
+  ['sha256', /sha256|SHA256|EVP_Digest/],
+  ['json', /Json/],
+  ['ic', /Builtins_.*IC/],
+  ['jit', /^\?\?\?:0x/],
+  ['builtins', /Builtins_/],
+];
+const byKind = {};
+const annotated = execFileSync('callgrind_annotate', ['--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 });
+let total = 0;
+for (const line of annotated.split('\n')) {
+  const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+  if (match === null) continue;
+  const count = Number(match[1].replaceAll(',', ''));
+  if (match[2].includes('PROGRAM TOTALS')) total = count;
+  else {
+    const kind = kinds.find(([, pattern]) => pattern.test(match[2]))?.[0] ?? 'other';
+    byKind[kind] = (byKind[kind] ?? 0) + count;
+  }
+}
+rmSync(scratch, { recursive: true, force: true });
+const millions = (n) => Math.round(n / 1e6);
+console.log(JSON.stringify({ which, users, instructions: millions(total), perUser: Math.round(total / users), byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, millions(v)])) }));
