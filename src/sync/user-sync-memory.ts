@@ -311,7 +311,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let next = unit;
     if (value !== given) {
       this.asTheFileGives.set(value, given);
-      next = { ...unit, prepared: { ok: true, value } };
+      // A plan from the memory says it (docs/sync.md, "The plan"): the send enables a login examctl disabled.
+      next = { ...unit, prepared: { ok: true, value }, ...(entry?.disabled === true && given.DisableLogin === undefined ? { plannedNote: 're-enables' } : {}) };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);

@@ -6,6 +6,8 @@ import { memoryDir } from '../../src/sync/sync-memory.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
+import { startUserSyncService, stopUserSyncService } from '../support/fault-server.js';
+import { examctlStep } from '../support/in-process.js';
 
 /**
  * An old night's file run again (docs/sync.md, "Stale input"): a file byte for byte the one an
@@ -111,4 +113,25 @@ describe('an old night\'s file run again', () => {
         await server.close();
       }
     }));
+
+  it('a dry run\'s plan from the memory says a send re-enables a user examctl disabled', async () => {
+    const applied: Record<string, unknown>[] = [];
+    const setup = await startUserSyncService('examctl-old-file-', (user) => applied.push(user));
+    try {
+      const remote = (file: string, ...more: string[]) => examctlStep(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing', ...more], setup.dir, setup.env);
+      const staff = Array.from({ length: 20 }, (_, i) => `st-${i}`);
+      write(setup.dir, 'night1.csv', staff);
+      write(setup.dir, 'night2.csv', staff.slice(1));
+      write(setup.dir, 'night3.csv', staff.toReversed());
+      expect((await remote('night1.csv')).code).toBe(0);
+      expect((await remote('night2.csv')).code).toBe(0);
+      expect(applied.filter((user) => user.DisableLogin === true).map((user) => user.ExternalId)).toEqual(['st-0']);
+      const plan = await remote('night3.csv', '--dry-run');
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stderr).toContain('plan: 1 to send, 19 unchanged');
+      expect(plan.stderr).toContain('  > st-0 (re-enables)');
+    } finally {
+      await stopUserSyncService(setup);
+    }
+  });
 });
