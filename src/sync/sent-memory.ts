@@ -77,6 +77,8 @@ export class SentMemory<P> {
   private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run. */
   private run: string | undefined;
+  /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
+  protected inputDigest: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
@@ -216,7 +218,7 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.run = run;
-    memory.recordPopulation(populationKey(this.flags.population), run);
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
