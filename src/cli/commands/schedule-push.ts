@@ -72,7 +72,8 @@ export async function run(
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
-    ending: () => memory.ending(),
+    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
+    ending: () => memory.close(),
     acknowledged: (unit, payload, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },

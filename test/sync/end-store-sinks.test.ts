@@ -1,0 +1,58 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+
+/**
+ * A state service that refuses the run's end store (docs/ci.md): the failure is the run's error
+ * in every sink, as a refusal's is: the `--json` document's `error`, the JUnit file's "the run
+ * stopped" case and the GitHub annotation (found by a trial: all three said the run was fine).
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
+let server: StateServer;
+
+function writeUsers(dir: string, ids: readonly string[]): void {
+  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+}
+
+async function sync(dir: string, env: Record<string, string>, ...flags: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, ...env });
+  const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json', ...flags], io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+beforeEach(async () => {
+  server = await startStateServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('an end store the state service refuses', () => {
+  it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('sinks') };
+      writeUsers(dir, ['es-1', 'es-2']);
+      const first = await sync(dir, env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).not.toContain('::error');
+      writeUsers(dir, ['es-1', 'es-2', 'es-3']);
+      server.fail('POST -delta-', 200, 1, '');
+      const failed = await sync(dir, env, '--report', 'stu.xml');
+      expect(failed.code, failed.stderr).toBe(3);
+      expect(failed.stderr).toContain('examctl: the sync memory was not saved to');
+      // One document on stdout: the run's report, with why it stopped.
+      const doc = JSON.parse(failed.stdout) as { error?: { exitCode: number; message: string }; summary: { total: number; failed: number } };
+      expect(doc.error).toMatchObject({ exitCode: 3, message: expect.stringContaining('the sync memory was not saved to') });
+      expect(doc.summary).toMatchObject({ total: 3, failed: 0 });
+      const junit = readFileSync(join(dir, 'stu.xml'), 'utf8');
+      expect(junit).toMatch(/<testsuite [^>]*failures="1"/);
+      expect(junit).toContain('the run stopped (exit 3)');
+      expect(junit).toMatch(/<failure message="the sync memory was not saved to/);
+      expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory was not saved to /m);
+    }));
+});
