@@ -167,7 +167,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
-  const endFailure = journal === undefined ? undefined : await job.ending?.().then(() => undefined, (error: unknown) => error);
+  const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
   if (stopError !== undefined && endFailure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`)}\n`);
   const runError = stopError ?? endFailure;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.

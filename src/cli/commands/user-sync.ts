@@ -131,7 +131,6 @@ async function syncFile(
     await memory.closeAfterFailure();
     throw error;
   }
-  await memory.close();
   const keptLinks = memory.keptLinksLine();
   if (keptLinks !== undefined) await deps.stderr.write(`${keptLinks}\n`);
   return exitCode;
