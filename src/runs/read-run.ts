@@ -1,4 +1,4 @@
-import { readdir, type FileHandle } from 'node:fs/promises';
+import { readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
@@ -105,6 +105,16 @@ function itemEvents(line: ItemLine, fold: ItemFold, at: number): void {
 const damagedAt = (file: string, where: string | number, reason: string): RunJournalError =>
   new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
 
+const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+
+/** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */
+export async function assertRunHere(runsDir: string, id: string): Promise<void> {
+  if (!isRunId(id)) throw notARunId(id);
+  await stat(journalPath(runsDir, id)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new RunJournalError(`no run ${id} in ${runsDir}`);
+  });
+}
+
 /**
  * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
  * others say of items goes to `fold`. A last line without its newline is a write a kill cut
@@ -112,7 +122,7 @@ const damagedAt = (file: string, where: string | number, reason: string): RunJou
  * path and line. Returns the journal still open when `keepOpen` (the caller closes it).
  */
 export async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
-  if (!isRunId(id)) throw new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+  if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
   try {

@@ -5,7 +5,7 @@ import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type O
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
-import { scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
+import { assertRunHere, scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -207,6 +207,7 @@ export interface OpenedResume {
  * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
  */
 export async function openResume(runsDir: string, id: string, commit?: GroupCommit): Promise<OpenedResume> {
+  await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);
   let record: RunIndex | undefined;
   try {
