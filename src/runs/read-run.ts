@@ -291,7 +291,7 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
         states.set(line.n, withStatus(flags, line.status), at);
       },
       forget(n) {
-        states.clear(n);
+        states.set(n, 0);
       },
     },
     true,
