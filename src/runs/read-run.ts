@@ -151,11 +151,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
 }
 
 /** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
-export interface ResumeCounts {
-  keep: number;
-  inFlight: number;
-  transient: number;
-}
+export type ResumeCounts = Record<'keep' | 'inFlight' | 'transient', number>;
 
 /**
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
@@ -360,34 +356,16 @@ export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['stat
   return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
 }
 
-function lostAnswer(record: RunFacts): string {
-  // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-  return `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`;
-}
-
-function notSent(record: RunFacts): string {
-  return notSentReason(record.end?.reason === 'max-errors', record.id);
-}
-
-function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
-  return noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id);
-}
-
-/** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */
+/** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
-  return since === undefined ? notReachedItem(record, ref) : unchangedItem(ref, since);
+  if (since !== undefined) return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
+  return skippedItem(ref, notSent(record));
 }
 
-/** A unit --changed-only did not send, as its live report gave it (docs/sync.md). */
-export function unchangedItem(ref: Omit<ItemRef, 'n'>, since: string): ReportItem {
-  return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
-}
+const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
-/** The report item of a unit the journal has no line for: the run stopped before it. */
-export function notReachedItem(record: RunFacts, ref: Omit<ItemRef, 'n'>): ReportItem {
-  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
-}
+const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }] });
 
 /**
  * Units the run never reached and the journal has no line for: known from the header's count;
@@ -401,18 +379,16 @@ export function unjournaledCount(run: CountedRun): number | null {
 
 /** The report item of one journaled item. */
 export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeApplied'>): ReportItem {
-  const { source, id } = history.ref;
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
   // with the target failure that stopped the run at it, in the run's own report's words.
-  if (outcome === undefined && !history.inFlight) {
-    return history.withdrawn === undefined ? notReachedItem(record, history.ref) : { source, id, status: 'skipped', errors: [{ field: '', code: null, message: history.withdrawn }] };
-  }
+  if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
   if (history.inFlight || outcome === undefined) {
-    return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
+    // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
+    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`);
   }
-  if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
-  const item: ReportItem = { source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
+  if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id));
+  const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
   if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;
