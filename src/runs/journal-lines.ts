@@ -158,7 +158,7 @@ const isItemRef = (value: Record<string, unknown>): boolean =>
   typeof value.source.line === 'number' &&
   (value.id === null || typeof value.id === 'string');
 
-const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+export const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isUnchangedLine = (body: Record<string, unknown>): boolean =>
   Array.isArray(body.r) &&
   body.r.length % 3 === 0 &&

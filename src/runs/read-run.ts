@@ -6,6 +6,7 @@ import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus,
 import {
   checkJournalLine,
   finishesRun,
+  isCount,
   type EndLine,
   type ItemRef,
   type OutcomeLine,
@@ -322,7 +323,7 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
  */
 export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
   const endTotal: unknown = run.end?.summary.total;
-  return typeof endTotal === 'number' && Number.isSafeInteger(endTotal) && endTotal >= 0 ? endTotal : run.header.units;
+  return isCount(endTotal) ? endTotal : run.header.units;
 }
 
 /** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
