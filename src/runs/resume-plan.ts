@@ -108,11 +108,9 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' 
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
-      if (history.inFlight) return { action: 'send', maybeApplied: true };
       const outcome = history.outcome;
-      // Withdrawn (on record as sent, never sent) with no earlier answer: as if never reached.
-      if (outcome === undefined) return { action: 'send', maybeApplied: history.maybeApplied };
-      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
+      // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
+      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
     },
   };
 }
