@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
+import { readCell } from '../../src/input/xlsx-cells.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from './helpers.js';
 
@@ -54,5 +55,20 @@ describe('a date-only cell in a date-time field', () => {
       const stored = (JSON.parse(io.stdout.text) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] }).Schedules.find((s) => s.ScheduleExtId === 'S-MID');
       expect(stored?.StartDateTime).toBe('2027-01-20T00:00:00.000Z');
     });
+  });
+});
+
+describe('readCell: a date without a time in a date-time field', () => {
+  const start = { field: 'StartDateTime', timeZone: 'Europe/London' };
+  const refusal = { problem: 'StartDateTime is a date cell (2027-01-20) without a time; give the date and time', shown: '2027-01-20' };
+
+  it('a whole serial under a date format, or a t="d" date alone, is refused; a time in the format or the value is read', () => {
+    expect(readCell(46407, 'yyyy-mm-dd', start)).toEqual(refusal);
+    expect(readCell({ isoDate: '2027-01-20' }, undefined, start)).toEqual(refusal);
+    expect(readCell(46407, 'yyyy-mm-dd h:mm AM/PM', start)).toMatchObject({ text: '2027-01-20T00:00:00+00:00' });
+    expect(readCell({ isoDate: '2027-01-20T00:00:00' }, undefined, start)).toMatchObject({ text: '2027-01-20T00:00:00+00:00' });
+    expect(readCell(46407.5, 'dd/mm/yyyy', start)).toMatchObject({ text: '2027-01-20T12:00:00+00:00' });
+    // A date field still takes the date alone.
+    expect(readCell(46407, 'dd/mm/yyyy', { field: 'DateOfBirth' })).toEqual({ text: '2027-01-20' });
   });
 });
