@@ -64,8 +64,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
-  // One file, one id: the whole input read before the units, so both records of an id fail (OneIdPerFile).
-  await job.readIds?.(input.records());
   if (total !== undefined) await checkReportRows(total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
@@ -90,6 +88,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     choosesIds: job.withChosenId !== undefined,
   });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
+  // One file, one id: the whole input read before the units, so both records of an id fail
+  // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
+  await job.readIds?.(input.records());
   const observers = progressObservers(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
