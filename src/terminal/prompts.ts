@@ -33,21 +33,6 @@ export function missingValue(flag: string): UsageError {
   return new UsageError(`missing ${flag} (${PROMPTS_OFF})`);
 }
 
-/**
- * A required value: the one given, else the answer to `ask` when prompting is allowed, else the
- * usage error naming `flag`. Keeps every command's "flag or prompt or exit 2" decision the same.
- */
-export async function requireValue<T>(
-  given: T | undefined,
-  flag: string,
-  prompting: boolean,
-  ask: () => Promise<T>,
-): Promise<T> {
-  if (given !== undefined) return given;
-  if (!prompting) throw missingValue(flag);
-  return ask();
-}
-
 type PromptContext = {
   input?: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
@@ -139,14 +124,10 @@ function describeProblems(problems: readonly Problem[]): string {
   return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
 }
 
-/** `true` when the answer passes, else the rule's message; only problems `relevant` selects count. */
-function verdict(problems: readonly Problem[], relevant: (entry: Problem) => boolean): true | string {
-  const found = problems.filter(relevant);
+/** `true` when the answer passes the rule's check, else its message; only problems `relevant` selects count. */
+function verdict(result: { ok: true } | { ok: false; problems: Problem[] }, relevant: (entry: Problem) => boolean): true | string {
+  const found = result.ok ? [] : result.problems.filter(relevant);
   return found.length === 0 ? true : describeProblems(found);
-}
-
-function problemsOf(result: { ok: true } | { ok: false; problems: Problem[] }): Problem[] {
-  return result.ok ? [] : result.problems;
 }
 
 /** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
@@ -196,7 +177,7 @@ const PERMISSION_CHOICES: ReadonlyArray<{ value: keyof HierarchyMembership; name
   { value: 'HasReScoringPermissions', name: 're-scoring' },
 ];
 
-function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField): string | undefined {
+function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField | 'Role'): string | undefined {
   const value = existing?.[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -224,7 +205,7 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
           validate: (raw: string) => {
             const text = raw.trim();
             if (text === '' && field.optional) return true;
-            return verdict(problemsOf(validateUser({ ...answers, [field.name]: text })), atField(field.name));
+            return verdict(validateUser({ ...answers, [field.name]: text }), atField(field.name));
           },
         },
         context,
@@ -261,7 +242,7 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
 }
 
 async function promptRole(options: PromptUserOptions, answers: Record<string, unknown>, io: PromptIo): Promise<string | undefined> {
-  const current = typeof options.existing?.Role === 'string' && options.existing.Role !== '' ? options.existing.Role : undefined;
+  const current = existingText(options.existing, 'Role');
   const roles = options.roles ?? [];
   if (roles.length > 0) {
     const choices = roles.map((title) => ({ value: title, name: title }));
@@ -277,7 +258,7 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
         validate: (raw: string) => {
           const text = raw.trim();
           if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
-          return verdict(problemsOf(validateUser({ ...answers, Role: text })), atField('Role'));
+          return verdict(validateUser({ ...answers, Role: text }), atField('Role'));
         },
       },
       context,
@@ -296,7 +277,7 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
     const check = (raw: string): true | string => {
       const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
       return verdict(
-        problemsOf(validateUser(draft)),
+        validateUser(draft),
         (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
       );
     };
@@ -326,7 +307,7 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
     input(
       {
         message: 'Collection title (at most 99 characters)',
-        validate: (raw: string) => verdict(problemsOf(validateCollection({ Title: raw.trim() })), atField('Title')),
+        validate: (raw: string) => verdict(validateCollection({ Title: raw.trim() }), atField('Title')),
       },
       context,
     ),
@@ -367,7 +348,7 @@ export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo =
         validate: (raw: string) => {
           const ids = split(raw);
           if (ids.length === 0) return 'give at least one user external id (code 200)';
-          return verdict(problemsOf(validateInvigilatorRemoval(scheduleExtId, ids)), (entry) => entry.field.startsWith('UserExtIds'));
+          return verdict(validateInvigilatorRemoval(scheduleExtId, ids), (entry) => entry.field.startsWith('UserExtIds'));
         },
       },
       context,
@@ -427,7 +408,7 @@ export async function promptScheduleFields(
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;
     const draft = { Schedule: { ...known, ...answers, [name]: answer.value }, Candidates: [] };
-    return verdict(problemsOf(validateScheduleRequest(draft)), atField(name));
+    return verdict(validateScheduleRequest(draft), atField(name));
   };
   const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
