@@ -266,23 +266,16 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, 
   });
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The byte offset of the first invalid UTF-8 sequence (only called once decoding failed). */
+/** The byte offset where the first invalid UTF-8 sequence starts (only called once decoding failed). */
 function firstInvalidUtf8(bytes: Buffer): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
-    if (need < 0) return i;
-    if (need > 0) {
-      try {
-        utf8.decode(bytes.subarray(i, i + need + 1));
-      } catch {
-        return i;
-      }
-    }
-    i += need + 1;
+  // Fed a byte at a time, the decoder throws at the byte that breaks a sequence; `start` is where that sequence began.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
+  try {
+    for (let i = 0; i < bytes.length; i++) if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }) !== '') start = i + 1;
+    decoder.decode();
+  } catch {
+    return start;
   }
   return bytes.length;
 }
@@ -416,9 +409,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           req.socket.destroy();
           return;
         }
-        if (fault.kind === '429') throw new HttpFailure(429, M.injected('429'), { 'retry-after': '1' });
-        if (fault.kind === '500') throw new HttpFailure(500, M.injected('500'));
-        if (fault.kind === '503') throw new HttpFailure(503, M.injected('503'), { 'retry-after': '1' });
+        const { kind } = fault;
+        if (kind === '429' || kind === '500' || kind === '503') throw new HttpFailure(Number(kind), M.injected(kind), kind === '500' ? {} : { 'retry-after': '1' });
       }
 
       let body: unknown = null;
@@ -495,21 +487,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       socket.destroy();
       return;
     }
-    let status = 400;
-    let message = 'malformed HTTP request';
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      status = 408;
-      message = M.headersTooSlow();
-    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      // The request line alone over the bound: the URL is what is too long.
-      const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
-      const urlTooLong = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
-      status = urlTooLong ? 414 : 431;
-      message = urlTooLong ? M.urlTooLong(MAX_URL_BYTES) : M.headersTooLarge(MAX_HEADER_BYTES);
-    } else if (error.code === 'HPE_URI_TOO_LONG') {
-      status = 414;
-      message = M.urlTooLong(MAX_URL_BYTES);
-    }
+    // Headers over the bound with the request line alone over it: the URL is what is too long.
+    const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
+    const lineTooLong = error.code === 'HPE_HEADER_OVERFLOW' && (firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES);
+    const [status, message] =
+      lineTooLong || error.code === 'HPE_URI_TOO_LONG' ? [414, M.urlTooLong(MAX_URL_BYTES)]
+      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, M.headersTooLarge(MAX_HEADER_BYTES)]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, M.headersTooSlow()]
+      : [400, 'malformed HTTP request'];
     options.log?.(`- - ${status} ${message}`);
     socket.end(rawFailure(status, message));
   });
