@@ -153,24 +153,12 @@ function rawFailure(status: number, message: string): string {
   );
 }
 
-function presentedToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match?.[1];
-}
-
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
     throw new HttpFailure(400, 'malformed percent-encoding in the path');
   }
-}
-
-/** Whether the client announced a body (which an answer sent before reading it leaves unread). */
-function announcesBody(req: http.IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** A body being read, and what to do when its deadline passes first. */
@@ -365,7 +353,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const logPath = path.length > 200 ? `${path.slice(0, 200)}...` : path;
     let outcome = '500';
     let fault: FaultDecision | undefined;
-    let bodyRead = !announcesBody(req);
+    const length = req.headers['content-length'];
+    // No body announced, none is left unread by an answer sent before reading it.
+    let bodyRead = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
     const call = new RequestCall(res);
 
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
@@ -389,7 +379,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         send(200, openapiText);
         return;
       }
-      const token = presentedToken(req.headers.authorization);
+      const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
       const tokens = options.tokens();
       if (token === undefined || !tokenCheck.accepts(token, Array.isArray(tokens) ? tokens : await tokens)) {
         throw new HttpFailure(403, M.notAllowed());

@@ -33,13 +33,6 @@ export function missingValue(flag: string): UsageError {
   return new UsageError(`missing ${flag} (${PROMPTS_OFF})`);
 }
 
-type PromptContext = {
-  input?: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-  signal?: AbortSignal;
-  clearPromptOnDone: boolean;
-};
-
 /**
  * Inquirer ends the output stream it was given after each prompt (it pipes into it). A wrapper
  * takes that end, so a caller's stream stays usable for the next prompt and for later output.
@@ -72,15 +65,10 @@ function isPromptExit(error: unknown): boolean {
 
 async function ask<T>(
   io: PromptIo,
-  run: (context: PromptContext) => Promise<T>,
+  run: (context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
   interrupted = 'interrupted at a prompt: nothing was sent',
 ): Promise<T> {
-  const context: PromptContext = {
-    output: new KeepOpenOutput(io.output ?? process.stderr),
-    clearPromptOnDone: false,
-  };
-  if (io.input !== undefined) context.input = io.input;
-  if (io.signal !== undefined) context.signal = io.signal;
+  const context = { ...io, output: new KeepOpenOutput(io.output ?? process.stderr), clearPromptOnDone: false };
   promptOpened();
   try {
     return await run(context);
