@@ -401,22 +401,21 @@ export async function promptScheduleFields(
   const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
     let value: string;
-    if (name === 'AssessmentExtId' && assessments !== undefined) {
+    // The group may also be typed as a new id (a new group is created); the assessment must be one of the store's.
+    const group = name === 'GroupExtId';
+    const choices = group
+      ? hierarchies?.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates'))
+      : name === 'AssessmentExtId' ? assessments?.map(assessmentChoice) : undefined;
+    if (choices !== undefined) {
+      const validate = (id: string): true | string => check(name, id);
       value = await pick(io, {
         message: SCHEDULE_FIELD_MESSAGES[name],
-        choices: assessments.map(assessmentChoice),
+        choices,
         current: defaults[name],
-        validate: (id) => check(name, id),
+        validate,
+        ...(group ? { allowNew: validate } : {}),
       });
-    } else if (name === 'GroupExtId' && hierarchies !== undefined) {
-      value = await pick(io, {
-        message: SCHEDULE_FIELD_MESSAGES[name],
-        choices: hierarchies.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates')),
-        current: defaults[name],
-        validate: (id) => check(name, id),
-        allowNew: (id) => check(name, id),
-      });
-      const existing = hierarchies.find((entry) => entry.id === value);
+      const existing = group ? hierarchies?.find((entry) => entry.id === value) : undefined;
       if (existing !== undefined && defaults.GroupName === undefined) defaults.GroupName = existing.title;
     } else {
       const fallback = defaults[name];
