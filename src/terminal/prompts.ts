@@ -63,15 +63,16 @@ function isPromptExit(error: unknown): boolean {
   return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
 }
 
-async function ask<T>(
+async function ask<Config, T>(
   io: PromptIo,
-  run: (context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
+  prompt: (config: Config, context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
+  config: Config,
   interrupted = 'interrupted at a prompt: nothing was sent',
 ): Promise<T> {
   const context = { ...io, output: new KeepOpenOutput(io.output ?? process.stderr), clearPromptOnDone: false };
   promptOpened();
   try {
-    return await run(context);
+    return await prompt(config, context);
   } catch (error) {
     if (isPromptExit(error)) throw new InterruptedError(interrupted, { cause: error });
     throw error;
@@ -83,7 +84,7 @@ async function ask<T>(
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
   const io = signal === undefined ? {} : { signal };
-  return ask(io, (context) => password({ message, mask: true }, context), `interrupted at the ${what} prompt: nothing was changed`);
+  return ask(io, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */
@@ -185,20 +186,15 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
     if (!asked(field.name)) continue;
     delete answers[field.name];
     const fallback = existingText(existing, field.name);
-    const value = await ask(io, (context) =>
-      input(
-        {
-          message: field.message,
-          ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
-          validate: (raw: string) => {
-            const text = raw.trim();
-            if (text === '' && field.optional) return true;
-            return verdict(validateUser({ ...answers, [field.name]: text }), atField(field.name));
-          },
-        },
-        context,
-      ),
-    );
+    const value = await ask(io, input, {
+      message: field.message,
+      ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
+      validate: (raw: string) => {
+        const text = raw.trim();
+        if (text === '' && field.optional) return true;
+        return verdict(validateUser({ ...answers, [field.name]: text }), atField(field.name));
+      },
+    });
     const text = value.trim();
     if (text !== '') answers[field.name] = text;
     if (field.name === 'ExternalId' && options.lookup !== undefined) {
@@ -235,23 +231,16 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
   if (roles.length > 0) {
     const choices = roles.map((title) => ({ value: title, name: title }));
     if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
-    return ask(io, (context) =>
-      select({ message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) }, context),
-    );
+    return ask(io, select, { message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) });
   }
-  const value = await ask(io, (context) =>
-    input(
-      {
-        message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
-        validate: (raw: string) => {
-          const text = raw.trim();
-          if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
-          return verdict(validateUser({ ...answers, Role: text }), atField('Role'));
-        },
-      },
-      context,
-    ),
-  );
+  const value = await ask(io, input, {
+    message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
+    validate: (raw: string) => {
+      const text = raw.trim();
+      if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
+      return verdict(validateUser({ ...answers, Role: text }), atField('Role'));
+    },
+  });
   const text = value.trim();
   return text === '' ? undefined : text;
 }
@@ -271,15 +260,16 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
     };
     const externalId =
       known === undefined
-        ? await ask(io, (context) => input({ message: 'Hierarchy external id', validate: check }, context))
+        ? await ask(io, input, { message: 'Hierarchy external id', validate: check })
         : await pick(io, {
             message: 'Hierarchy',
             choices: known.map((entry) => hierarchyChoice(entry, 'no new memberships (code 1134)')),
             validate: check,
           });
-    const granted = await ask(io, (context) =>
-      checkbox({ message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`), choices: PERMISSION_CHOICES }, context),
-    );
+    const granted = await ask(io, checkbox, {
+      message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`),
+      choices: PERMISSION_CHOICES,
+    });
     const membership: HierarchyMembership = { ExternalId: externalId.trim() };
     for (const permission of granted) (membership as unknown as Record<string, unknown>)[permission] = true;
     memberships.push(membership);
@@ -291,15 +281,10 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
 // collection add, invigilators remove, schedule push, confirmation
 
 export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> {
-  const title = await ask(io, (context) =>
-    input(
-      {
-        message: 'Collection title (at most 99 characters)',
-        validate: (raw: string) => verdict(validateCollection({ Title: raw.trim() }), atField('Title')),
-      },
-      context,
-    ),
-  );
+  const title = await ask(io, input, {
+    message: 'Collection title (at most 99 characters)',
+    validate: (raw: string) => verdict(validateCollection({ Title: raw.trim() }), atField('Title')),
+  });
   return title.trim();
 }
 
@@ -311,16 +296,11 @@ export async function promptInvigilators(choices: ReadonlyArray<string | { value
   if (choices.length === 0) {
     throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
   }
-  return ask(io, (context) =>
-    checkbox(
-      {
-        message: 'Invigilators to remove (space toggles, enter confirms)',
-        choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
-        required: true,
-      },
-      context,
-    ),
-  );
+  return ask(io, checkbox, {
+    message: 'Invigilators to remove (space toggles, enter confirms)',
+    choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
+    required: true,
+  });
 }
 
 /**
@@ -329,19 +309,14 @@ export async function promptInvigilators(choices: ReadonlyArray<string | { value
  */
 export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo = {}): Promise<string[]> {
   const split = (raw: string): string[] => raw.split(/[\s,]+/).filter((id) => id !== '');
-  const answer = await ask(io, (context) =>
-    input(
-      {
-        message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
-        validate: (raw: string) => {
-          const ids = split(raw);
-          if (ids.length === 0) return 'give at least one user external id (code 200)';
-          return verdict(validateInvigilatorRemoval(scheduleExtId, ids), (entry) => entry.field.startsWith('UserExtIds'));
-        },
-      },
-      context,
-    ),
-  );
+  const answer = await ask(io, input, {
+    message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
+    validate: (raw: string) => {
+      const ids = split(raw);
+      if (ids.length === 0) return 'give at least one user external id (code 200)';
+      return verdict(validateInvigilatorRemoval(scheduleExtId, ids), (entry) => entry.field.startsWith('UserExtIds'));
+    },
+  });
   return split(answer);
 }
 
@@ -419,12 +394,11 @@ export async function promptScheduleFields(
       if (existing !== undefined && defaults.GroupName === undefined) defaults.GroupName = existing.title;
     } else {
       const fallback = defaults[name];
-      value = await ask(io, (context) =>
-        input(
-          { message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
-          context,
-        ),
-      );
+      value = await ask(io, input, {
+        message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name],
+        ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
+        validate: (raw: string) => check(name, raw),
+      });
     }
     const answer = answerOf(name, value);
     answers[name] = answer.ok ? answer.value : value.trim();
@@ -517,17 +491,12 @@ async function pick(
           ...(config.choices.some((choice) => choice.value === current) ? [] : [{ value: current, name: `${current}  (your earlier answer)` }]),
           ...config.choices.filter((choice) => choice.value !== current),
         ];
-  return ask(io, (context) =>
-    search<string>(
-      {
-        message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
-        source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
-        ...(config.validate === undefined ? {} : { validate: config.validate }),
-        pageSize: 8,
-      },
-      context,
-    ),
-  );
+  return ask(io, search<string>, {
+    message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
+    source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
+    ...(config.validate === undefined ? {} : { validate: config.validate }),
+    pageSize: 8,
+  });
 }
 
 /** One answer the person gave, as `offerCorrection` lists it. */
@@ -555,16 +524,11 @@ export async function offerCorrection<Name extends string>(
   // One line per problem, whatever line breaks the service put in its messages.
   note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
   if (!(await askYesNo(io, 'Correct the answers and send again?', true))) return null;
-  return ask(io, (context) =>
-    checkbox<Name>(
-      {
-        message: 'Answers to change (space toggles, enter confirms)',
-        choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
-        required: true,
-      },
-      context,
-    ),
-  );
+  return ask(io, checkbox<Name>, {
+    message: 'Answers to change (space toggles, enter confirms)',
+    choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+    required: true,
+  });
 }
 
 /** Shows what is about to be sent and asks to go on; the default is no. */
@@ -587,16 +551,11 @@ function yesNoAnswer(typed: string, defaultYes: boolean): boolean | undefined {
  */
 async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Promise<boolean> {
   const enter = defaultYes ? 'yes' : 'no';
-  const typed = await ask(io, (context) =>
-    input(
-      {
-        message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
-        theme: { validationFailureMode: 'clear' },
-        validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${enter}).`,
-        transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
-      },
-      context,
-    ),
-  );
+  const typed = await ask(io, input, {
+    message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
+    theme: { validationFailureMode: 'clear' },
+    validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${enter}).`,
+    transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
+  });
   return yesNoAnswer(typed, defaultYes) ?? defaultYes;
 }
