@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
@@ -314,17 +315,6 @@ class RequestCall implements CallOptions {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
-}
-
 /** Serves an IntegrationApi (normally the local engine) as the spec's HTTP API. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -393,7 +383,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
       if (faults) {
         fault = faults.next();
-        await sleep(fault.latencyMs, call.signal!);
+        // A client gone during the injected latency ends the wait (abort), and the request goes on to find it gone.
+        if (fault.latencyMs > 0) await delay(fault.latencyMs, undefined, { signal: call.signal }).catch(() => undefined);
         if (fault.kind === 'reset') {
           outcome = 'reset';
           req.socket.destroy();
