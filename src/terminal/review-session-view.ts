@@ -87,11 +87,6 @@ function reviewWindow(session: ReviewSession, times: OutputTimes): string {
   return `${start || 'open'} to ${end || 'open'}`;
 }
 
-function statusLine(session: ReviewSession): string {
-  const status = session.Status ? displayText(session.Status) : 'unknown';
-  return session.IsArchived === true ? `${status} (archived)` : status;
-}
-
 function hierarchyLine(session: ReviewSession): string {
   const hierarchy = session.Hierarchy;
   if (hierarchy === null || hierarchy === undefined) return session.ScheduleExtId ? 'not given' : 'none (based on an assessment)';
@@ -131,7 +126,7 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Code', displayText(session.Code)],
     ['Assessment', displayText(session.AssessmentExtId)],
     ['Schedule', session.ScheduleExtId ? displayText(session.ScheduleExtId) : 'none (based on an assessment)'],
-    ['Status', statusLine(session)],
+    ['Status', `${session.Status ? displayText(session.Status) : 'unknown'}${session.IsArchived === true ? ' (archived)' : ''}`],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
     ['Review window', reviewWindow(session, times)],
     ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTIONS_FIELDS, listWidth)],
@@ -157,10 +152,6 @@ function visitedCell(result: ReviewSessionResult, times: OutputTimes): string {
   if (result.IsVisited === true) return result.VisitedDate ? formatInstant(result.VisitedDate, times) : 'yes';
   if (result.IsVisited === false) return 'no';
   return '';
-}
-
-function nameCell(result: ReviewSessionResult): string {
-  return [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' ');
 }
 
 /** A PassedStatus (or a line of it, when wrapped) in its colour; `status` picks the colour. */
@@ -191,7 +182,7 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
     const score = numericScore(result.Score);
     return [
       displayText(result.CandidateExtId),
-      nameCell(result),
+      [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' '),
       displayText(result.PassedStatus),
       score === undefined ? displayText(result.Score) : formatScore(score),
       displayText(result.Grade),
