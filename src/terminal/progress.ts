@@ -70,11 +70,6 @@ function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
   return terminal.columns === undefined || (typeof terminal.columns === 'number' && terminal.columns > 0);
 }
 
-function terminalWidth(stream: NodeJS.WritableStream): number {
-  const columns = (stream as { columns?: unknown }).columns;
-  return typeof columns === 'number' && columns > 0 ? columns : 80;
-}
-
 export function createProgress(options: ProgressOptions): Progress {
   if (!options.enabled || !isDrawableTerminal(options.stream)) return NO_PROGRESS;
   return new SpinnerProgress(options);
@@ -139,7 +134,8 @@ class SpinnerProgress implements Progress {
     const text = progressText(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
     // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
     // for the spinner frame and its space.
-    const room = terminalWidth(this.options.stream) - 3;
+    const columns = (this.options.stream as { columns?: unknown }).columns;
+    const room = (typeof columns === 'number' && columns > 0 ? columns : 80) - 3;
     return text.length > room ? text.slice(0, Math.max(0, room)) : text;
   }
 }
