@@ -58,11 +58,6 @@ class KeepOpenOutput extends Writable {
   }
 }
 
-function isPromptExit(error: unknown): boolean {
-  // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
-  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
-}
-
 async function ask<Config, T>(
   io: PromptIo,
   prompt: (config: Config, context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
@@ -74,7 +69,9 @@ async function ask<Config, T>(
   try {
     return await prompt(config, context);
   } catch (error) {
-    if (isPromptExit(error)) throw new InterruptedError(interrupted, { cause: error });
+    // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
+    const exit = error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+    if (exit) throw new InterruptedError(interrupted, { cause: error });
     throw error;
   } finally {
     promptClosed();
