@@ -124,9 +124,6 @@ function atField(name: string): (entry: Problem) => boolean {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// user sync
-
 export interface PromptUserOptions {
   /** Role titles of the target's world; given, Role is a choice among them, else free text. */
   roles?: readonly string[];
@@ -274,9 +271,6 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
   return memberships;
 }
 
-// ---------------------------------------------------------------------------------------------
-// collection add, invigilators remove, schedule push, confirmation
-
 export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> {
   const title = await ask(io, input, {
     message: 'Collection title (at most 99 characters)',
@@ -373,7 +367,6 @@ export async function promptScheduleFields(
   const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
     let value: string;
-    // The group may also be typed as a new id (a new group is created); the assessment must be one of the store's.
     const group = name === 'GroupExtId';
     const choices = group
       ? hierarchies?.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates'))
