@@ -221,8 +221,6 @@ export class PlainProgressTicker implements Progress {
   private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
   private readonly now: () => number;
   private readonly startedAt: number;
-  private readonly firstAfterMs: number;
-  private readonly everyMs: number;
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
   private lastWrittenAt: number | undefined;
@@ -231,8 +229,6 @@ export class PlainProgressTicker implements Progress {
   constructor(private readonly options: PlainProgressOptions) {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
-    this.firstAfterMs = options.firstAfterMs ?? DEFAULT_EVERY_MS;
-    this.everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
     this.timers = options.timers ?? REAL_TIMERS;
     this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
   }
@@ -246,8 +242,8 @@ export class PlainProgressTicker implements Progress {
   poll(): boolean {
     if (this.stopped) return false;
     const at = this.now();
-    if (at - this.startedAt < this.firstAfterMs) return false;
-    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < this.everyMs) return false;
+    if (at - this.startedAt < (this.options.firstAfterMs ?? DEFAULT_EVERY_MS)) return false;
+    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < (this.options.everyMs ?? DEFAULT_EVERY_MS)) return false;
     this.lastWrittenAt = at;
     const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: at - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
