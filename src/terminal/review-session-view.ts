@@ -4,9 +4,9 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
-import { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
+import { OVERVIEW_OPTIONS_FIELDS, PASSED_STATUSES, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
-import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
+import { numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
 import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
 import { renderRecordTable, renderedWidth } from './record-table.js';
