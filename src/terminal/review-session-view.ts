@@ -42,8 +42,6 @@ const MODES: ReadonlySet<string> = new Set(
 
 const OPTION_LINE_WIDTH = 60;
 
-const UTC: OutputTimes = { zone: 'UTC' };
-
 /** An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the service sent it. */
 function formatInstant(value: unknown, times: OutputTimes): string {
   const instant = instantOf(value);
@@ -221,7 +219,7 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const color = options.color === true;
   const results = Array.isArray(session.Results) ? session.Results : [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
-  const times = options.times ?? UTC;
+  const times: OutputTimes = options.times ?? { zone: 'UTC' };
   const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom), ''];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
   parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width, times));
