@@ -60,9 +60,8 @@ const failureEnvelope = z.looseObject({
 function answerValueSchema(value: AnswerValue): z.ZodType {
   switch (value.kind) {
     case 'string':
-      return z.string();
+    // The API's DateTime is a plain string; not format date-time: a server may answer without an offset.
     case 'date-time':
-      // The API's DateTime; not format date-time: a server may answer without an offset.
       return z.string();
     case 'boolean':
       return z.boolean();
