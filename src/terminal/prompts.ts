@@ -540,11 +540,10 @@ function yesNoAnswer(typed: string, defaultYes: boolean): boolean | undefined {
  * into the wrong window, `yesterday`) is said and the question asked again, never read as an answer.
  */
 async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Promise<boolean> {
-  const enter = defaultYes ? 'yes' : 'no';
   const typed = await ask(io, input, {
     message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
     theme: { validationFailureMode: 'clear' },
-    validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${enter}).`,
+    validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${defaultYes ? 'yes' : 'no'}).`,
     transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
   });
   return yesNoAnswer(typed, defaultYes) ?? defaultYes;
