@@ -67,13 +67,9 @@ export function apiTable(marker: string): string {
 
 type JsonSchema = { type?: string; maxLength?: number; minimum?: number; maximum?: number; maxItems?: number; enum?: unknown[]; items?: JsonSchema; description?: string };
 
-function jsonSchema(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-}
-
 /** `string(64)`, `integer 0..999`, `UPSERT \| DELETE`, `list of string (at most 20)`, as the API text writes types. */
 function typeOf(schema: z.ZodType): string {
-  return typeWords(jsonSchema(schema));
+  return typeWords(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
 }
 
 function typeWords(json: JsonSchema): string {

@@ -73,15 +73,11 @@ export function faultPlan(spec: FaultSpec, seed: number): { next(): FaultDecisio
   return {
     next() {
       const draw = random() * 100;
-      let kind: FaultKind | undefined;
       let upTo = 0;
-      for (const fault of spec.faults) {
+      const kind = spec.faults.find((fault) => {
         upTo += fault.percent;
-        if (draw < upTo) {
-          kind = fault.kind;
-          break;
-        }
-      }
+        return draw < upTo;
+      })?.kind;
       const latency = spec.latency;
       const latencyMs = latency === undefined ? 0 : latency.minMs + Math.floor(random() * (latency.maxMs - latency.minMs + 1));
       return kind === undefined ? { latencyMs } : { kind, latencyMs };

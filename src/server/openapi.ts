@@ -60,9 +60,8 @@ const failureEnvelope = z.looseObject({
 function answerValueSchema(value: AnswerValue): z.ZodType {
   switch (value.kind) {
     case 'string':
-      return z.string();
+    // The API's DateTime is a plain string; not format date-time: a server may answer without an offset.
     case 'date-time':
-      // The API's DateTime; not format date-time: a server may answer without an offset.
       return z.string();
     case 'boolean':
       return z.boolean();
@@ -140,6 +139,11 @@ function jsonBody(ref: string, example: unknown, description?: string): object {
     ...(description ? { description } : {}),
     content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` }, example } },
   };
+}
+
+/** The `{externalId}` of a route's path, the one parameter the API's routes have. */
+function externalIdParameter(description: string, schema: object): object[] {
+  return [{ name: 'externalId', in: 'path', required: true, description, schema }];
 }
 
 /** A status the server answers itself: what it means, and its example answer's words for an operation (the server's own: failure-messages.ts). */
@@ -275,15 +279,10 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
           operationId: 'getReviewSession',
           tags: ['Review sessions'],
           summary: 'Read a review session',
-          parameters: [
-            {
-              name: 'externalId',
-              in: 'path',
-              required: true,
-              description: `The review session external id, string(${REVIEW_SESSION_ID_MAX}): a longer one is 400 with code null; an unknown one 400 with code 1101.`,
-              schema: { type: 'string', maxLength: REVIEW_SESSION_ID_MAX },
-            },
-          ],
+          parameters: externalIdParameter(
+            `The review session external id, string(${REVIEW_SESSION_ID_MAX}): a longer one is 400 with code null; an unknown one 400 with code 1101.`,
+            { type: 'string', maxLength: REVIEW_SESSION_ID_MAX },
+          ),
           description: 'HEAD answers as GET, without the body.',
           responses: responses('/external/review-sessions/{externalId}', 'ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
         },
@@ -322,16 +321,11 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
           operationId: 'removeInvigilators',
           tags: ['Schedules'],
           summary: 'Remove invigilators from a schedule',
-          parameters: [
-            {
-              name: 'externalId',
-              in: 'path',
-              required: true,
-              // No minLength: an empty id is a request the server answers (300), not one the document forbids.
-              description: 'The schedule external id. Empty (`/schedule//invigilators`) or blank: 200 with Success false and code 300.',
-              schema: { type: 'string' },
-            },
-          ],
+          parameters: externalIdParameter(
+            'The schedule external id. Empty (`/schedule//invigilators`) or blank: 200 with Success false and code 300.',
+            // No minLength: an empty id is a request the server answers (300), not one the document forbids.
+            { type: 'string' },
+          ),
           description:
             'No body, null or [] is code 100 with HTTP 200 (as the API lists it); any other body that is not an array is 400. ' +
             BEYOND_THE_SCHEMA +

@@ -47,15 +47,11 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
   let published: boolean;
   try {
     published = await acceptsPublishedToken(tokens());
+    // The server's own options (host, port, limits, log, faults, timeouts) pass as given; it reads no others.
     server = await startServer({
+      ...options,
       api: engine,
       tokens,
-      host: options.host,
-      port: options.port,
-      bodyLimitBytes: options.bodyLimitBytes,
-      log: options.log,
-      faults: options.faults,
-      timeouts: options.timeouts,
       openapi: (url) => buildOpenApiDocument(EXAMCTL_VERSION, options.publicUrl ?? url),
     });
   } catch (error) {

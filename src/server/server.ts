@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import type { Envelope } from '../domain/envelope.js';
@@ -153,24 +154,12 @@ function rawFailure(status: number, message: string): string {
   );
 }
 
-function presentedToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const match = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match?.[1];
-}
-
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
     throw new HttpFailure(400, 'malformed percent-encoding in the path');
   }
-}
-
-/** Whether the client announced a body (which an answer sent before reading it leaves unread). */
-function announcesBody(req: http.IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** A body being read, and what to do when its deadline passes first. */
@@ -266,23 +255,16 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, 
   });
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The byte offset of the first invalid UTF-8 sequence (only called once decoding failed). */
+/** The byte offset where the first invalid UTF-8 sequence starts (only called once decoding failed). */
 function firstInvalidUtf8(bytes: Buffer): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
-    if (need < 0) return i;
-    if (need > 0) {
-      try {
-        utf8.decode(bytes.subarray(i, i + need + 1));
-      } catch {
-        return i;
-      }
-    }
-    i += need + 1;
+  // Fed a byte at a time, the decoder throws at the byte that breaks a sequence; `start` is where that sequence began.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let start = 0;
+  try {
+    for (let i = 0; i < bytes.length; i++) if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }) !== '') start = i + 1;
+    decoder.decode();
+  } catch {
+    return start;
   }
   return bytes.length;
 }
@@ -333,17 +315,6 @@ class RequestCall implements CallOptions {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
-}
-
 /** Serves an IntegrationApi (normally the local engine) as the spec's HTTP API. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -372,7 +343,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const logPath = path.length > 200 ? `${path.slice(0, 200)}...` : path;
     let outcome = '500';
     let fault: FaultDecision | undefined;
-    let bodyRead = !announcesBody(req);
+    const length = req.headers['content-length'];
+    // No body announced, none is left unread by an answer sent before reading it.
+    let bodyRead = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
     const call = new RequestCall(res);
 
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
@@ -396,7 +369,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         send(200, openapiText);
         return;
       }
-      const token = presentedToken(req.headers.authorization);
+      const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
       const tokens = options.tokens();
       if (token === undefined || !tokenCheck.accepts(token, Array.isArray(tokens) ? tokens : await tokens)) {
         throw new HttpFailure(403, M.notAllowed());
@@ -410,15 +383,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
       if (faults) {
         fault = faults.next();
-        await sleep(fault.latencyMs, call.signal!);
+        // A client gone during the injected latency ends the wait (abort), and the request goes on to find it gone.
+        if (fault.latencyMs > 0) await delay(fault.latencyMs, undefined, { signal: call.signal }).catch(() => undefined);
         if (fault.kind === 'reset') {
           outcome = 'reset';
           req.socket.destroy();
           return;
         }
-        if (fault.kind === '429') throw new HttpFailure(429, M.injected('429'), { 'retry-after': '1' });
-        if (fault.kind === '500') throw new HttpFailure(500, M.injected('500'));
-        if (fault.kind === '503') throw new HttpFailure(503, M.injected('503'), { 'retry-after': '1' });
+        const { kind } = fault;
+        if (kind === '429' || kind === '500' || kind === '503') throw new HttpFailure(Number(kind), M.injected(kind), kind === '500' ? {} : { 'retry-after': '1' });
       }
 
       let body: unknown = null;
@@ -495,21 +468,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       socket.destroy();
       return;
     }
-    let status = 400;
-    let message = 'malformed HTTP request';
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      status = 408;
-      message = M.headersTooSlow();
-    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      // The request line alone over the bound: the URL is what is too long.
-      const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
-      const urlTooLong = firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES;
-      status = urlTooLong ? 414 : 431;
-      message = urlTooLong ? M.urlTooLong(MAX_URL_BYTES) : M.headersTooLarge(MAX_HEADER_BYTES);
-    } else if (error.code === 'HPE_URI_TOO_LONG') {
-      status = 414;
-      message = M.urlTooLong(MAX_URL_BYTES);
-    }
+    // Headers over the bound with the request line alone over it: the URL is what is too long.
+    const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
+    const lineTooLong = error.code === 'HPE_HEADER_OVERFLOW' && (firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES);
+    const [status, message] =
+      lineTooLong || error.code === 'HPE_URI_TOO_LONG' ? [414, M.urlTooLong(MAX_URL_BYTES)]
+      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, M.headersTooLarge(MAX_HEADER_BYTES)]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, M.headersTooSlow()]
+      : [400, 'malformed HTTP request'];
     options.log?.(`- - ${status} ${message}`);
     socket.end(rawFailure(status, message));
   });

@@ -70,11 +70,6 @@ function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
   return terminal.columns === undefined || (typeof terminal.columns === 'number' && terminal.columns > 0);
 }
 
-function terminalWidth(stream: NodeJS.WritableStream): number {
-  const columns = (stream as { columns?: unknown }).columns;
-  return typeof columns === 'number' && columns > 0 ? columns : 80;
-}
-
 export function createProgress(options: ProgressOptions): Progress {
   if (!options.enabled || !isDrawableTerminal(options.stream)) return NO_PROGRESS;
   return new SpinnerProgress(options);
@@ -139,37 +134,32 @@ class SpinnerProgress implements Progress {
     const text = progressText(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
     // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
     // for the spinner frame and its space.
-    const room = terminalWidth(this.options.stream) - 3;
+    const columns = (this.options.stream as { columns?: unknown }).columns;
+    const room = (typeof columns === 'number' && columns > 0 ? columns : 80) - 3;
     return text.length > room ? text.slice(0, Math.max(0, room)) : text;
   }
 }
 
 /** The spinner line's text, e.g. `users 1,200/5,000 (24%) · ok 1,190 · failed 10 · 830/s · ETA 5 s`. */
-export function progressText(
-  counts: ProgressCounts,
-  context: { total?: number | undefined; label?: string | undefined; elapsedMs: number },
-): string {
-  const { total, label } = context;
-  const rate = rateOf(counts, context.elapsedMs);
-  const hasTotal = total !== undefined && total > 0;
-  const parts: string[] = [];
-  let done = hasTotal ? `${formatCount(counts.done)}/${formatCount(total)} (${Math.floor((counts.done / total) * 100)}%)` : `${formatCount(counts.done)} done`;
-  if (label !== undefined && label !== '') done = `${label} ${done}`;
-  parts.push(done, `ok ${formatCount(counts.ok)}`, `failed ${formatCount(counts.failed)}`);
-  if (counts.partial > 0) parts.push(`partial ${formatCount(counts.partial)}`);
-  if (counts.skipped > 0) parts.push(`skipped ${formatCount(counts.skipped)}`);
-  parts.push(formatRate(rate));
-  if (hasTotal) parts.push(`ETA ${eta(counts, total, rate)}`);
-  return parts.join(' · ');
+export function progressText(counts: ProgressCounts, context: ProgressLineContext): string {
+  const { done, percent, tally, rate, eta } = progressFacts(counts, context);
+  const head = context.label ? `${context.label} ${done}${percent}` : `${done}${percent}`;
+  return [head, ...tally('ok'), ...tally('failed'), ...tally('partial'), ...tally('skipped'), rate, ...eta].join(' · ');
 }
 
-function rateOf(counts: ProgressCounts, elapsedMs: number): number {
-  const seconds = elapsedMs / 1000;
-  return seconds > 0 ? counts.done / seconds : 0;
-}
-
-function eta(counts: ProgressCounts, total: number, rate: number): string {
-  return rate > 0 ? formatDuration(Math.max(0, total - counts.done) / rate) : 'unknown';
+/** What both forms say: done (of the total), a tally (ok and failed always, the others when any), the rate, the ETA given a total. */
+function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLineContext) {
+  const rate = elapsedMs > 0 ? counts.done / (elapsedMs / 1000) : 0;
+  const known = total !== undefined && total > 0;
+  const tally = (name: ItemStatus): string[] => (counts[name] > 0 || name === 'ok' || name === 'failed' ? [`${name} ${formatCount(counts[name])}`] : []);
+  const eta = rate > 0 && known ? formatDuration(Math.max(0, total - counts.done) / rate) : 'unknown';
+  return {
+    done: known ? `${formatCount(counts.done)}/${formatCount(total)}` : `${formatCount(counts.done)} done`,
+    percent: known ? ` (${Math.floor((counts.done / total) * 100)}%)` : '',
+    tally,
+    rate: formatRate(rate),
+    eta: known ? [`ETA ${eta}`] : [],
+  };
 }
 
 export interface ProgressLineContext {
@@ -182,16 +172,8 @@ export interface ProgressLineContext {
 
 /** The plain line: `[label: ]done/total ok N [partial N] failed N [skipped N], rate/s[, ETA t]`. */
 export function plainProgressLine(counts: ProgressCounts, context: ProgressLineContext): string {
-  const { total } = context;
-  const hasTotal = total !== undefined && total > 0;
-  const rate = rateOf(counts, context.elapsedMs);
-  const tallies = [`ok ${formatCount(counts.ok)}`];
-  if (counts.partial > 0) tallies.push(`partial ${formatCount(counts.partial)}`);
-  tallies.push(`failed ${formatCount(counts.failed)}`);
-  if (counts.skipped > 0) tallies.push(`skipped ${formatCount(counts.skipped)}`);
-  const done = hasTotal ? `${formatCount(counts.done)}/${formatCount(total)}` : `${formatCount(counts.done)} done`;
-  let text = `${done} ${tallies.join(' ')}, ${formatRate(rate)}`;
-  if (hasTotal) text += `, ETA ${eta(counts, total, rate)}`;
+  const { done, tally, rate, eta } = progressFacts(counts, context);
+  const text = [`${done} ${[...tally('ok'), ...tally('partial'), ...tally('failed'), ...tally('skipped')].join(' ')}`, rate, ...eta].join(', ');
   return context.label ? `${context.label}: ${text}` : text;
 }
 
@@ -239,8 +221,6 @@ export class PlainProgressTicker implements Progress {
   private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
   private readonly now: () => number;
   private readonly startedAt: number;
-  private readonly firstAfterMs: number;
-  private readonly everyMs: number;
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
   private lastWrittenAt: number | undefined;
@@ -249,8 +229,6 @@ export class PlainProgressTicker implements Progress {
   constructor(private readonly options: PlainProgressOptions) {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
-    this.firstAfterMs = options.firstAfterMs ?? DEFAULT_EVERY_MS;
-    this.everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
     this.timers = options.timers ?? REAL_TIMERS;
     this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
   }
@@ -264,8 +242,8 @@ export class PlainProgressTicker implements Progress {
   poll(): boolean {
     if (this.stopped) return false;
     const at = this.now();
-    if (at - this.startedAt < this.firstAfterMs) return false;
-    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < this.everyMs) return false;
+    if (at - this.startedAt < (this.options.firstAfterMs ?? DEFAULT_EVERY_MS)) return false;
+    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < (this.options.everyMs ?? DEFAULT_EVERY_MS)) return false;
     this.lastWrittenAt = at;
     const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: at - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.

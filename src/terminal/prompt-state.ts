@@ -24,8 +24,5 @@ export function canPrompt(options: { isTTY: boolean | undefined; noInput: boolea
 
 /** CI=true (and the other usual truthy spellings). CI=false or CI=0 is not CI. */
 export function isCiEnvironment(env: Readonly<Record<string, string | undefined>>): boolean {
-  const value = env.CI;
-  if (value === undefined) return false;
-  const normalised = value.trim().toLowerCase();
-  return normalised !== '' && normalised !== 'false' && normalised !== '0' && normalised !== 'no';
+  return !['', 'false', '0', 'no'].includes((env.CI ?? '').trim().toLowerCase());
 }

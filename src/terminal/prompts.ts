@@ -34,28 +34,6 @@ export function missingValue(flag: string): UsageError {
 }
 
 /**
- * A required value: the one given, else the answer to `ask` when prompting is allowed, else the
- * usage error naming `flag`. Keeps every command's "flag or prompt or exit 2" decision the same.
- */
-export async function requireValue<T>(
-  given: T | undefined,
-  flag: string,
-  prompting: boolean,
-  ask: () => Promise<T>,
-): Promise<T> {
-  if (given !== undefined) return given;
-  if (!prompting) throw missingValue(flag);
-  return ask();
-}
-
-type PromptContext = {
-  input?: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-  signal?: AbortSignal;
-  clearPromptOnDone: boolean;
-};
-
-/**
  * Inquirer ends the output stream it was given after each prompt (it pipes into it). A wrapper
  * takes that end, so a caller's stream stays usable for the next prompt and for later output.
  */
@@ -80,27 +58,20 @@ class KeepOpenOutput extends Writable {
   }
 }
 
-function isPromptExit(error: unknown): boolean {
-  // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
-  return error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
-}
-
-async function ask<T>(
+async function ask<Config, T>(
   io: PromptIo,
-  run: (context: PromptContext) => Promise<T>,
+  prompt: (config: Config, context: PromptIo & { clearPromptOnDone: boolean }) => Promise<T>,
+  config: Config,
   interrupted = 'interrupted at a prompt: nothing was sent',
 ): Promise<T> {
-  const context: PromptContext = {
-    output: new KeepOpenOutput(io.output ?? process.stderr),
-    clearPromptOnDone: false,
-  };
-  if (io.input !== undefined) context.input = io.input;
-  if (io.signal !== undefined) context.signal = io.signal;
+  const context = { ...io, output: new KeepOpenOutput(io.output ?? process.stderr), clearPromptOnDone: false };
   promptOpened();
   try {
-    return await run(context);
+    return await prompt(config, context);
   } catch (error) {
-    if (isPromptExit(error)) throw new InterruptedError(interrupted, { cause: error });
+    // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
+    const exit = error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
+    if (exit) throw new InterruptedError(interrupted, { cause: error });
     throw error;
   } finally {
     promptClosed();
@@ -110,7 +81,7 @@ async function ask<T>(
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
   const io = signal === undefined ? {} : { signal };
-  return ask(io, (context) => password({ message, mask: true }, context), `interrupted at the ${what} prompt: nothing was changed`);
+  return ask(io, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */
@@ -139,14 +110,10 @@ function describeProblems(problems: readonly Problem[]): string {
   return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
 }
 
-/** `true` when the answer passes, else the rule's message; only problems `relevant` selects count. */
-function verdict(problems: readonly Problem[], relevant: (entry: Problem) => boolean): true | string {
-  const found = problems.filter(relevant);
+/** `true` when the answer passes the rule's check, else its message; only problems `relevant` selects count. */
+function verdict(result: { ok: true } | { ok: false; problems: Problem[] }, relevant: (entry: Problem) => boolean): true | string {
+  const found = result.ok ? [] : result.problems.filter(relevant);
   return found.length === 0 ? true : describeProblems(found);
-}
-
-function problemsOf(result: { ok: true } | { ok: false; problems: Problem[] }): Problem[] {
-  return result.ok ? [] : result.problems;
 }
 
 /** A problem's field path names an answer: `Email`, `Schedule.GroupExtId`, `Hierarchies[0].ExternalId`... */
@@ -156,9 +123,6 @@ function atField(name: string): (entry: Problem) => boolean {
     return field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`);
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// user sync
 
 export interface PromptUserOptions {
   /** Role titles of the target's world; given, Role is a choice among them, else free text. */
@@ -196,7 +160,7 @@ const PERMISSION_CHOICES: ReadonlyArray<{ value: keyof HierarchyMembership; name
   { value: 'HasReScoringPermissions', name: 're-scoring' },
 ];
 
-function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField): string | undefined {
+function existingText(existing: Partial<UserRequest> | undefined, name: UserTextField | 'Role'): string | undefined {
   const value = existing?.[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -216,20 +180,15 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
     if (!asked(field.name)) continue;
     delete answers[field.name];
     const fallback = existingText(existing, field.name);
-    const value = await ask(io, (context) =>
-      input(
-        {
-          message: field.message,
-          ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
-          validate: (raw: string) => {
-            const text = raw.trim();
-            if (text === '' && field.optional) return true;
-            return verdict(problemsOf(validateUser({ ...answers, [field.name]: text })), atField(field.name));
-          },
-        },
-        context,
-      ),
-    );
+    const value = await ask(io, input, {
+      message: field.message,
+      ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
+      validate: (raw: string) => {
+        const text = raw.trim();
+        if (text === '' && field.optional) return true;
+        return verdict(validateUser({ ...answers, [field.name]: text }), atField(field.name));
+      },
+    });
     const text = value.trim();
     if (text !== '') answers[field.name] = text;
     if (field.name === 'ExternalId' && options.lookup !== undefined) {
@@ -261,28 +220,21 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
 }
 
 async function promptRole(options: PromptUserOptions, answers: Record<string, unknown>, io: PromptIo): Promise<string | undefined> {
-  const current = typeof options.existing?.Role === 'string' && options.existing.Role !== '' ? options.existing.Role : undefined;
+  const current = existingText(options.existing, 'Role');
   const roles = options.roles ?? [];
   if (roles.length > 0) {
     const choices = roles.map((title) => ({ value: title, name: title }));
     if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
-    return ask(io, (context) =>
-      select({ message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) }, context),
-    );
+    return ask(io, select, { message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) });
   }
-  const value = await ask(io, (context) =>
-    input(
-      {
-        message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
-        validate: (raw: string) => {
-          const text = raw.trim();
-          if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
-          return verdict(problemsOf(validateUser({ ...answers, Role: text })), atField('Role'));
-        },
-      },
-      context,
-    ),
-  );
+  const value = await ask(io, input, {
+    message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
+    validate: (raw: string) => {
+      const text = raw.trim();
+      if (text === '') return current === undefined ? describeProblems([roleRequiredProblem()]) : true;
+      return verdict(validateUser({ ...answers, Role: text }), atField('Role'));
+    },
+  });
   const text = value.trim();
   return text === '' ? undefined : text;
 }
@@ -296,21 +248,22 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
     const check = (raw: string): true | string => {
       const draft = { ...answers, Hierarchies: [...memberships, { ExternalId: raw.trim() }] };
       return verdict(
-        problemsOf(validateUser(draft)),
+        validateUser(draft),
         (entry) => entry.field === path || entry.field.startsWith(`${path}.`) || entry.field === 'Hierarchies',
       );
     };
     const externalId =
       known === undefined
-        ? await ask(io, (context) => input({ message: 'Hierarchy external id', validate: check }, context))
+        ? await ask(io, input, { message: 'Hierarchy external id', validate: check })
         : await pick(io, {
             message: 'Hierarchy',
             choices: known.map((entry) => hierarchyChoice(entry, 'no new memberships (code 1134)')),
             validate: check,
           });
-    const granted = await ask(io, (context) =>
-      checkbox({ message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`), choices: PERMISSION_CHOICES }, context),
-    );
+    const granted = await ask(io, checkbox, {
+      message: terminalLine(`Permissions in ${externalId.trim()} (space toggles, enter confirms)`),
+      choices: PERMISSION_CHOICES,
+    });
     const membership: HierarchyMembership = { ExternalId: externalId.trim() };
     for (const permission of granted) (membership as unknown as Record<string, unknown>)[permission] = true;
     memberships.push(membership);
@@ -318,19 +271,11 @@ async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo,
   return memberships;
 }
 
-// ---------------------------------------------------------------------------------------------
-// collection add, invigilators remove, schedule push, confirmation
-
 export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> {
-  const title = await ask(io, (context) =>
-    input(
-      {
-        message: 'Collection title (at most 99 characters)',
-        validate: (raw: string) => verdict(problemsOf(validateCollection({ Title: raw.trim() })), atField('Title')),
-      },
-      context,
-    ),
-  );
+  const title = await ask(io, input, {
+    message: 'Collection title (at most 99 characters)',
+    validate: (raw: string) => verdict(validateCollection({ Title: raw.trim() }), atField('Title')),
+  });
   return title.trim();
 }
 
@@ -342,16 +287,11 @@ export async function promptInvigilators(choices: ReadonlyArray<string | { value
   if (choices.length === 0) {
     throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
   }
-  return ask(io, (context) =>
-    checkbox(
-      {
-        message: 'Invigilators to remove (space toggles, enter confirms)',
-        choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
-        required: true,
-      },
-      context,
-    ),
-  );
+  return ask(io, checkbox, {
+    message: 'Invigilators to remove (space toggles, enter confirms)',
+    choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
+    required: true,
+  });
 }
 
 /**
@@ -360,19 +300,14 @@ export async function promptInvigilators(choices: ReadonlyArray<string | { value
  */
 export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo = {}): Promise<string[]> {
   const split = (raw: string): string[] => raw.split(/[\s,]+/).filter((id) => id !== '');
-  const answer = await ask(io, (context) =>
-    input(
-      {
-        message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
-        validate: (raw: string) => {
-          const ids = split(raw);
-          if (ids.length === 0) return 'give at least one user external id (code 200)';
-          return verdict(problemsOf(validateInvigilatorRemoval(scheduleExtId, ids)), (entry) => entry.field.startsWith('UserExtIds'));
-        },
-      },
-      context,
-    ),
-  );
+  const answer = await ask(io, input, {
+    message: `Invigilator user external ids to remove from ${scheduleExtId} (separated by spaces or commas)`,
+    validate: (raw: string) => {
+      const ids = split(raw);
+      if (ids.length === 0) return 'give at least one user external id (code 200)';
+      return verdict(validateInvigilatorRemoval(scheduleExtId, ids), (entry) => entry.field.startsWith('UserExtIds'));
+    },
+  });
   return split(answer);
 }
 
@@ -427,36 +362,33 @@ export async function promptScheduleFields(
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;
     const draft = { Schedule: { ...known, ...answers, [name]: answer.value }, Candidates: [] };
-    return verdict(problemsOf(validateScheduleRequest(draft)), atField(name));
+    return verdict(validateScheduleRequest(draft), atField(name));
   };
   const { assessments, hierarchies } = options.choices ?? {};
   for (const name of missing) {
     let value: string;
-    if (name === 'AssessmentExtId' && assessments !== undefined) {
+    const group = name === 'GroupExtId';
+    const choices = group
+      ? hierarchies?.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates'))
+      : name === 'AssessmentExtId' ? assessments?.map(assessmentChoice) : undefined;
+    if (choices !== undefined) {
+      const validate = (id: string): true | string => check(name, id);
       value = await pick(io, {
         message: SCHEDULE_FIELD_MESSAGES[name],
-        choices: assessments.map(assessmentChoice),
+        choices,
         current: defaults[name],
-        validate: (id) => check(name, id),
+        validate,
+        ...(group ? { allowNew: validate } : {}),
       });
-    } else if (name === 'GroupExtId' && hierarchies !== undefined) {
-      value = await pick(io, {
-        message: SCHEDULE_FIELD_MESSAGES[name],
-        choices: hierarchies.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates')),
-        current: defaults[name],
-        validate: (id) => check(name, id),
-        allowNew: (id) => check(name, id),
-      });
-      const existing = hierarchies.find((entry) => entry.id === value);
+      const existing = group ? hierarchies?.find((entry) => entry.id === value) : undefined;
       if (existing !== undefined && defaults.GroupName === undefined) defaults.GroupName = existing.title;
     } else {
       const fallback = defaults[name];
-      value = await ask(io, (context) =>
-        input(
-          { message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name], ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }), validate: (raw: string) => check(name, raw) },
-          context,
-        ),
-      );
+      value = await ask(io, input, {
+        message: name === 'StartDateTime' ? startMessage : SCHEDULE_FIELD_MESSAGES[name],
+        ...(fallback === undefined ? {} : { default: fallback, theme: GATED_DEFAULT }),
+        validate: (raw: string) => check(name, raw),
+      });
     }
     const answer = answerOf(name, value);
     answers[name] = answer.ok ? answer.value : value.trim();
@@ -549,17 +481,12 @@ async function pick(
           ...(config.choices.some((choice) => choice.value === current) ? [] : [{ value: current, name: `${current}  (your earlier answer)` }]),
           ...config.choices.filter((choice) => choice.value !== current),
         ];
-  return ask(io, (context) =>
-    search<string>(
-      {
-        message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
-        source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
-        ...(config.validate === undefined ? {} : { validate: config.validate }),
-        pageSize: 8,
-      },
-      context,
-    ),
-  );
+  return ask(io, search<string>, {
+    message: `${config.message} ${config.allowNew === undefined ? '(type to search)' : '(type to search, or a new id)'}`,
+    source: (term) => pickerMatches(ordered, term, config.allowNew).map(shownChoice),
+    ...(config.validate === undefined ? {} : { validate: config.validate }),
+    pageSize: 8,
+  });
 }
 
 /** One answer the person gave, as `offerCorrection` lists it. */
@@ -587,16 +514,11 @@ export async function offerCorrection<Name extends string>(
   // One line per problem, whatever line breaks the service put in its messages.
   note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
   if (!(await askYesNo(io, 'Correct the answers and send again?', true))) return null;
-  return ask(io, (context) =>
-    checkbox<Name>(
-      {
-        message: 'Answers to change (space toggles, enter confirms)',
-        choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
-        required: true,
-      },
-      context,
-    ),
-  );
+  return ask(io, checkbox<Name>, {
+    message: 'Answers to change (space toggles, enter confirms)',
+    choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+    required: true,
+  });
 }
 
 /** Shows what is about to be sent and asks to go on; the default is no. */
@@ -618,17 +540,11 @@ function yesNoAnswer(typed: string, defaultYes: boolean): boolean | undefined {
  * into the wrong window, `yesterday`) is said and the question asked again, never read as an answer.
  */
 async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Promise<boolean> {
-  const enter = defaultYes ? 'yes' : 'no';
-  const typed = await ask(io, (context) =>
-    input(
-      {
-        message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
-        theme: { validationFailureMode: 'clear' },
-        validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${enter}).`,
-        transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
-      },
-      context,
-    ),
-  );
+  const typed = await ask(io, input, {
+    message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
+    theme: { validationFailureMode: 'clear' },
+    validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${defaultYes ? 'yes' : 'no'}).`,
+    transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
+  });
   return yesNoAnswer(typed, defaultYes) ?? defaultYes;
 }

@@ -7,6 +7,7 @@
 import Table from 'cli-table3';
 import { stripVTControlCharacters } from 'node:util';
 import { displayText, head, paint, tableOptions } from './table-format.js';
+import { longestLine } from './text-layout.js';
 
 export interface RecordColumn {
   /** Header in the table and label in a block. */
@@ -25,9 +26,7 @@ export interface RecordTableOptions {
 
 /** The widest line of a rendered text, in terminal columns (ANSI colour codes take none). */
 export function renderedWidth(text: string): number {
-  let widest = 0;
-  for (const line of stripVTControlCharacters(text).split('\n')) widest = Math.max(widest, line.length);
-  return widest;
+  return longestLine(stripVTControlCharacters(text));
 }
 
 export function renderRecordTable(columns: readonly RecordColumn[], rows: readonly (readonly unknown[])[], options: RecordTableOptions = {}): string {

@@ -1,18 +1,10 @@
 /** Counts and the mean score of a review session's results, for `review-session show`. */
-import { PASSED_STATUSES as ANSWER_PASSED_STATUSES } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSessionResult } from '../domain/types.js';
-
-/** Every PassedStatus the API defines, in the order a reader scans them (passes first). */
-export const PASSED_STATUSES: readonly PassedStatus[] = ANSWER_PASSED_STATUSES;
 
 /** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
 export function numericScore(score: unknown): number | undefined {
-  if (typeof score === 'number') return Number.isFinite(score) ? score : undefined;
-  if (typeof score === 'string' && score.trim() !== '') {
-    const value = Number(score);
-    return Number.isFinite(value) ? value : undefined;
-  }
-  return undefined;
+  const value = typeof score === 'number' ? score : typeof score === 'string' && score.trim() !== '' ? Number(score) : Number.NaN;
+  return Number.isFinite(value) ? value : undefined;
 }
 
 export interface ResultStatistics {

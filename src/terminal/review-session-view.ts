@@ -4,9 +4,9 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
-import { OVERVIEW_OPTIONS_FIELDS, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
+import { OVERVIEW_OPTIONS_FIELDS, PASSED_STATUSES, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
-import { PASSED_STATUSES, numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
+import { numericScore, resultStatistics, type ResultStatistics } from './review-session-statistics.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
 import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
 import { renderRecordTable, renderedWidth } from './record-table.js';
@@ -41,8 +41,6 @@ const MODES: ReadonlySet<string> = new Set(
 );
 
 const OPTION_LINE_WIDTH = 60;
-
-const UTC: OutputTimes = { zone: 'UTC' };
 
 /** An RFC 3339 instant shown to the minute in the chosen zone (the header's Times line names it); anything else as the service sent it. */
 function formatInstant(value: unknown, times: OutputTimes): string {
@@ -87,11 +85,6 @@ function reviewWindow(session: ReviewSession, times: OutputTimes): string {
   return `${start || 'open'} to ${end || 'open'}`;
 }
 
-function statusLine(session: ReviewSession): string {
-  const status = session.Status ? displayText(session.Status) : 'unknown';
-  return session.IsArchived === true ? `${status} (archived)` : status;
-}
-
 function hierarchyLine(session: ReviewSession): string {
   const hierarchy = session.Hierarchy;
   if (hierarchy === null || hierarchy === undefined) return session.ScheduleExtId ? 'not given' : 'none (based on an assessment)';
@@ -131,7 +124,7 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Code', displayText(session.Code)],
     ['Assessment', displayText(session.AssessmentExtId)],
     ['Schedule', session.ScheduleExtId ? displayText(session.ScheduleExtId) : 'none (based on an assessment)'],
-    ['Status', statusLine(session)],
+    ['Status', `${session.Status ? displayText(session.Status) : 'unknown'}${session.IsArchived === true ? ' (archived)' : ''}`],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
     ['Review window', reviewWindow(session, times)],
     ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTIONS_FIELDS, listWidth)],
@@ -157,10 +150,6 @@ function visitedCell(result: ReviewSessionResult, times: OutputTimes): string {
   if (result.IsVisited === true) return result.VisitedDate ? formatInstant(result.VisitedDate, times) : 'yes';
   if (result.IsVisited === false) return 'no';
   return '';
-}
-
-function nameCell(result: ReviewSessionResult): string {
-  return [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' ');
 }
 
 /** A PassedStatus (or a line of it, when wrapped) in its colour; `status` picks the colour. */
@@ -191,7 +180,7 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
     const score = numericScore(result.Score);
     return [
       displayText(result.CandidateExtId),
-      nameCell(result),
+      [displayText(result.FirstName), displayText(result.LastName)].filter((part) => part !== '').join(' '),
       displayText(result.PassedStatus),
       score === undefined ? displayText(result.Score) : formatScore(score),
       displayText(result.Grade),
@@ -230,7 +219,7 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const color = options.color === true;
   const results = Array.isArray(session.Results) ? session.Results : [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
-  const times = options.times ?? UTC;
+  const times: OutputTimes = options.times ?? { zone: 'UTC' };
   const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom), ''];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
   parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width, times));

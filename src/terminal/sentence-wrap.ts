@@ -4,12 +4,10 @@
  * (or `! ?`) before a capital letter or a backquote; `e.g. the` or `3.5 s` do not end one.
  */
 export function sentenceLines(text: string): string {
-  return text.replace(/([.!?]) +(?=[A-Z`])/g, (match, stop: string, offset: number) => (isAbbreviation(text, offset) ? match : `${stop}\n`));
+  return text.replace(/([.!?]) +(?=[A-Z`])/g, (match, stop: string, offset: number) => {
+    const before = text.slice(Math.max(0, offset - 4), offset).toLowerCase();
+    return ABBREVIATIONS.some((word) => before.endsWith(word)) ? match : `${stop}\n`;
+  });
 }
 
 const ABBREVIATIONS = ['e.g', 'i.e', 'etc', 'vs'];
-
-function isAbbreviation(text: string, stopAt: number): boolean {
-  const before = text.slice(Math.max(0, stopAt - 4), stopAt).toLowerCase();
-  return ABBREVIATIONS.some((word) => before.endsWith(word));
-}

@@ -4,22 +4,13 @@
  */
 import type Table from 'cli-table3';
 import { terminalLine } from '../formats/terminal-text.js';
+import { styleText } from 'node:util';
 
 export type Colour = 'green' | 'red' | 'yellow' | 'gray' | 'cyan' | 'bold';
 
-const ANSI: Record<Colour, [string, string]> = {
-  green: ['\u001b[32m', '\u001b[39m'],
-  red: ['\u001b[31m', '\u001b[39m'],
-  yellow: ['\u001b[33m', '\u001b[39m'],
-  gray: ['\u001b[90m', '\u001b[39m'],
-  cyan: ['\u001b[36m', '\u001b[39m'],
-  bold: ['\u001b[1m', '\u001b[22m'],
-};
-
+/** node's own ANSI codes; whether to colour is decided here (colorEnabled), never by node's look at process.stdout. */
 export function paint(text: string, colour: Colour, enabled: boolean): string {
-  if (!enabled) return text;
-  const [open, close] = ANSI[colour];
-  return `${open}${text}${close}`;
+  return enabled ? styleText(colour, text, { validateStream: false }) : text;
 }
 
 /**

@@ -40,8 +40,7 @@ export interface FitPlan {
 export function fitToWidth(rows: readonly string[][], width: number | undefined, plan: FitPlan): { rows: string[][]; tight: boolean } {
   const copy = rows.map((row) => [...row]);
   if (width === undefined) return { rows: copy, tight: false };
-  const columnWidth = (column: number, cells: readonly string[][]): number => Math.max(...cells.map((row) => longestLine(row[column] ?? '')));
-  const widths = rows[0]!.map((_, column) => columnWidth(column, rows));
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => longestLine(row[column] ?? ''))));
   let padding = 2;
   // Each column adds its padding and one border; the table one more border.
   const total = (): number => widths.reduce((sum, value) => sum + value + padding + 1, 1);

@@ -3,12 +3,12 @@ import {
   canPrompt,
   confirmSend,
   missingValue,
+  PROMPTS_OFF,
   promptCollectionTitle,
   promptInvigilatorIds,
   promptInvigilators,
   promptScheduleFields,
   promptUser,
-  requireValue,
 } from '../../src/terminal/prompts.js';
 import { InterruptedError, UsageError } from '../../src/system/errors.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
@@ -43,17 +43,11 @@ describe('missingValue', () => {
   });
 });
 
-describe('requireValue', () => {
-  it('uses the given value, else asks when allowed, else names the flag', async () => {
-    let asked = 0;
-    const ask = async () => {
-      asked += 1;
-      return 'asked';
-    };
-    expect(await requireValue('given', '--title', true, ask)).toBe('given');
-    expect(await requireValue(undefined, '--title', true, ask)).toBe('asked');
-    await expect(requireValue(undefined, '--title', false, ask)).rejects.toThrow('missing --title');
-    expect(asked).toBe(1);
+describe('missingValue for any flag', () => {
+  it('names the flag it is given, with the one reason prompts are off', () => {
+    const error = missingValue('--schedule');
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toBe(`missing --schedule (${PROMPTS_OFF})`);
   });
 });
 
