@@ -240,14 +240,10 @@ export class InFlight {
 export interface AttemptLimits {
   /** One answer larger than this fails the attempt (bytes). */
   maxBytes?: number;
-  /** Headers and whole body within this (ms), however slowly the server trickles it (without `inFlight`, which has its own). */
-  deadlineMs?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /** The client's requests on the wire: their deadline, and dropped at once when abandoned. */
+  /** The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles them, and dropped at once when abandoned. */
   inFlight?: InFlight;
-  /** Aborted: the same, for a caller holding a signal (doctor's probe). */
-  abandon?: AbortSignal;
 }
 
 /**
@@ -258,19 +254,8 @@ export interface AttemptLimits {
  */
 export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
   return new Promise<TextResponse>((resolve, reject) => {
-    const { abandon, inFlight } = limits;
-    if (abandon?.aborted) {
-      reject(abandonReason(abandon));
-      return;
-    }
     const reader = new TextReader(limits, resolve, reject);
-    abandon?.addEventListener('abort', reader, { once: true });
-    if (inFlight !== undefined && !inFlight.add(reader)) return;
-    if (limits.deadlineMs !== undefined && inFlight === undefined) {
-      const deadlineMs = limits.deadlineMs;
-      reader.timer = setTimeout(() => reader.stop(new AttemptDeadlineError(deadlineMs)), deadlineMs);
-      reader.timer.unref?.();
-    }
+    if (limits.inFlight?.add(reader) === false) return;
     try {
       dispatcher.dispatch(options, reader);
     } catch (error) {
@@ -279,14 +264,9 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
   });
 }
 
-function abandonReason(abandon: AbortSignal): Error {
-  return abandon.reason instanceof Error ? abandon.reason : new Error('request abandoned');
-}
-
 /**
  * The handler of one `requestText`: one object per request, its hooks on the prototype (no
- * closures per request). It is also the 'abort' listener of `abandon` and the
- * entry in the client's `InFlight`.
+ * closures per request). It is also the entry in the caller's `InFlight`.
  */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
@@ -300,7 +280,6 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private keepLimit = Number.POSITIVE_INFINITY;
   private controller: Dispatcher.DispatchController | undefined;
   private stopped: Error | undefined;
-  timer: NodeJS.Timeout | undefined;
   private readonly maxBytes: number;
 
   constructor(
@@ -312,14 +291,13 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** `abandon` aborted (this object is its listener): the run's interrupt, never a cut answer. */
-  handleEvent(): void {
-    this.halt(abandonReason(this.limits.abandon as AbortSignal));
-  }
-
   /** The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the stop is kept and applied when it does. */
   stop(reason: Error): void {
-    this.halt(this.cutShort(reason));
+    if (this.stopped !== undefined) return;
+    this.stopped = this.cutShort(reason);
+    this.controller?.abort(this.stopped);
+    this.settle();
+    this.reject(this.stopped);
   }
 
   /**
@@ -333,17 +311,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     return new ResponseCutError(this.statusCode, reason);
   }
 
-  private halt(reason: Error): void {
-    if (this.stopped !== undefined) return;
-    this.stopped = reason;
-    this.controller?.abort(reason);
-    this.settle();
-    this.reject(reason);
-  }
-
   private settle(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.limits.abandon?.removeEventListener('abort', this);
     this.limits.inFlight?.delete(this);
     this.limits.budget?.give(this.length);
     this.chunks = [];
