@@ -10,7 +10,6 @@ import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
-export { Pool };
 export const undiciErrors = errors;
 
 export interface DispatcherOptions {
@@ -211,25 +210,19 @@ export class InFlight {
   /** Drops every request on the wire and every later one. */
   abandon(reason: Error): void {
     this.abandoned ??= reason;
-    for (const request of this.detachAll()) request.stop(reason);
+    this.dropUntil(Number.POSITIVE_INFINITY, () => reason);
   }
 
-  /** Every request on the wire, unlinked, oldest first. */
-  private detachAll(): Stoppable[] {
-    const all: Stoppable[] = [];
-    for (let request = this.head; request !== undefined; request = request.inFlightNext) all.push(request);
-    for (const request of all) this.delete(request);
-    return all;
+  /** Unlinks and stops each request due by `time`, oldest first (each is unlinked before it is stopped). */
+  private dropUntil(time: number, reason: () => Error): void {
+    for (let request = this.head; request !== undefined && request.inFlightDeadline <= time; request = this.head) {
+      this.delete(request);
+      request.stop(reason());
+    }
   }
 
   private sweep(): void {
-    const now = performance.now();
-    const due: Stoppable[] = [];
-    for (let request = this.head; request !== undefined && request.inFlightDeadline <= now; request = request.inFlightNext) due.push(request);
-    for (const request of due) {
-      this.delete(request);
-      request.stop(new AttemptDeadlineError(this.deadlineMs));
-    }
+    this.dropUntil(performance.now(), () => new AttemptDeadlineError(this.deadlineMs));
     if (this.count === 0 && this.sweeper !== undefined) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
