@@ -461,7 +461,7 @@ function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: U
 /** The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them. */
 const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
 
-function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redactor {
+function gateOf(matchers: readonly SecretMatcher[]): Redactor {
   const live = matchers.filter((matcher) => !matcher.empty);
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
@@ -486,7 +486,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
       return live.length === 0 ? value : redactDeep(value, text);
     },
   };
-  if (extensible) matchersOf.set(gate, live);
+  matchersOf.set(gate, live);
   return gate;
 }
 
@@ -497,7 +497,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)], true);
+  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)]);
 }
 
 /**
@@ -505,14 +505,12 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
  * client's matchers (built once per run) plus one for the record's own secrets. `payloadJson`: the
  * payload as JSON.stringify wrote it, when the caller has it.
  */
-export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown, payloadJson?: string): Redactor {
+export function withRecordSecrets(base: Redactor, payload: unknown, payloadJson?: string): Redactor {
   // The text the client sends anyway: without a secret field's key in it, no walk (0.14 against 0.5 us).
   if (payloadJson !== undefined && !SECRET_KEY_IN_JSON.test(payloadJson)) return base;
   const own = secretsOfPayload(payload).filter((secret) => secret.length > 0);
   if (own.length === 0) return base;
-  const baseMatchers = matchersOf.get(base);
-  if (baseMatchers === undefined) return createRedactor([...baseSecrets, ...own]);
-  return gateOf([...baseMatchers, recordMatcher(own)], false);
+  return gateOf([...(matchersOf.get(base) ?? []), recordMatcher(own)]);
 }
 
 /**

@@ -229,8 +229,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
     options.onRetry?.(note);
   };
-  const clientSecrets = [options.token, ...proxySecrets(proxy)];
-  const redactor = createRedactor(clientSecrets);
+  const redactor = createRedactor([options.token, ...proxySecrets(proxy)]);
 
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
   // the wire is let finish within the grace (its outcome is known and reported); only waits are
@@ -324,7 +323,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    const gate = withRecordSecrets(redactor, clientSecrets, payload, body);
+    const gate = withRecordSecrets(redactor, payload, body);
 
     // A free slot is taken at once, without a promise; only a call that must queue waits.
     if (!limiter.tryAcquire()) await limiter.acquire(signal);
