@@ -98,13 +98,6 @@ function codeOf(error: unknown): string | undefined {
   return systemErrorCode(error);
 }
 
-/** True when the request certainly never reached the service: connect, DNS or TLS failed. */
-export function neverSent(error: unknown): boolean {
-  if (error instanceof ProxyTunnelError) return true;
-  const code = codeOf(error);
-  return code !== undefined && (NEVER_SENT_CODES.has(code) || isCertificateFailure(code));
-}
-
 /**
  * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
@@ -128,13 +121,6 @@ function describeCut(reason: Error): string {
   if (reason instanceof AttemptDeadlineError) return reason.message;
   const code = codeOf(reason);
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
-}
-
-/** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */
-function permanent(error: unknown): boolean {
-  if (error instanceof ProxyTunnelError) return error.permanent;
-  const code = codeOf(error);
-  return code === 'ENOTFOUND' || isCertificateFailure(code);
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
@@ -165,10 +151,17 @@ export function retryLimits(options: RetryOptions): RetryLimits {
   };
 }
 
-/** A failed attempt as the retry loop sees it: whether it may have reached the service, whether another attempt could help. */
+/**
+ * A failed attempt as the retry loop sees it: whether it may have reached the service (not when
+ * connect, DNS, TLS or the proxy's tunnel failed), whether another attempt could help (not for a
+ * refused certificate, an unknown host, a tunnel the proxy refuses).
+ */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
-  return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
+  if (err instanceof ProxyTunnelError) return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
+  const code = codeOf(err);
+  const certificate = isCertificateFailure(code);
+  return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
 }
 
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
