@@ -295,9 +295,24 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return this.gate.text(describeNetworkError(error));
     }
 
+    /** An answer that is not retried: the record's result, or the end of the target. */
     settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
+      const { method, route, gate } = this;
       try {
-        return settle<T>(answer, this.method, this.route, this.payload, lostAttempt, this.gate);
+        if (answer.status >= 300 && answer.status < 400) {
+          // Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
+          // turned GET applies nothing); the run stops at the first one, naming where to point examctl.
+          const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
+          throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
+        }
+        const policy = statusPolicy(answer.status);
+        if (policy === 'refused') {
+          refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
+          throw new TokenRefusedError(refused.message, refused.status);
+        }
+        // A 5xx: the service may have applied the request before it failed.
+        if (policy === 'target') throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
+        return toResult<T>(answer, method, route, this.payload, lostAttempt, gate);
       } finally {
         // Parsed (or refused): the text is no longer held.
         answer.release?.();
@@ -325,30 +340,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     } finally {
       limiter.release();
     }
-  }
-
-  /** An answer that is not retried: the record's result, or the end of the target. */
-  function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
-    if (answer.status >= 300 && answer.status < 400) throw redirected(answer, method, route, gate);
-    const policy = statusPolicy(answer.status);
-    if (policy === 'refused') {
-      refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
-      throw new TokenRefusedError(refused.message, refused.status);
-    }
-    if (policy === 'target') {
-      // A 5xx: the service may have applied the request before it failed.
-      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
-    }
-    return toResult<T>(answer, method, route, payload, lostAttempt, gate);
-  }
-
-  /**
-   * Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
-   * turned GET applies nothing); the run stops at the first one, naming where to point examctl.
-   */
-  function redirected(answer: HttpAnswer, method: Method, route: string, gate: Redactor): TargetError {
-    const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
-    return new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
   }
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
