@@ -9,6 +9,8 @@ import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
+import type { ResponseHeaders } from './envelope-reader.js';
+import type { HttpAnswer } from './retry-loop.js';
 
 export const undiciErrors = errors;
 
@@ -89,24 +91,6 @@ function proxyTunnelWords(proxy: string, target: string, status: number | undefi
   if (status !== undefined) return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
   const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
   return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
-}
-
-/** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */
-export interface TextResponse {
-  /** The answer is also the retry loop's `HttpAnswer` (retry-loop.ts) as it is: no copy per request. */
-  readonly kind: 'response';
-  statusCode: number;
-  /** The same as `statusCode`. */
-  readonly status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** Bytes of body received (before any padding was dropped). */
-  bytes: number;
-  /**
-   * Gives the text's bytes back to the run's budget: called once the text is read (parsed), not
-   * before, since until then it is held. Idempotent; a no-op without a budget.
-   */
-  release(): void;
 }
 
 /**
@@ -245,8 +229,8 @@ export interface AttemptLimits {
  * this handler directly. The stream (a Readable per response, its buffering and the consume
  * machinery) cost more CPU per request than the rest of examctl's client together.
  */
-export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
-  return new Promise<TextResponse>((resolve, reject) => {
+export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<HeldText> {
+  return new Promise<HeldText>((resolve, reject) => {
     const reader = new TextReader(limits, resolve, reject);
     if (limits.inFlight?.add(reader) === false) return;
     try {
@@ -263,7 +247,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
  */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
-  private headers: TextResponse['headers'] = {};
+  private headers: ResponseHeaders = {};
   private chunks: Buffer[] = [];
   // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
   // is held as a count (`spaces`), written out only if something other than spaces follows.
@@ -277,7 +261,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly limits: AttemptLimits,
-    private readonly resolve: (response: TextResponse) => void,
+    private readonly resolve: (response: HeldText) => void,
     private readonly reject: (reason: Error) => void,
   ) {
     super();
@@ -335,7 +319,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     // 1xx (100 Continue, 103 Early Hints) precede the real answer.
     if (status < 200) return;
     this.statusCode = status;
-    this.headers = headers as TextResponse['headers'];
+    this.headers = headers as ResponseHeaders;
     if (status >= 500 || status === 429) this.keepLimit = KEPT_OF_FAILURE;
   }
 
@@ -395,14 +379,16 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
 }
 
 /**
- * The answer as `requestText` resolves it: one object per answer, its `release` on the prototype
- * (a closure per answer before), giving the text's bytes back to the budget once.
+ * A whole answer as `requestText` resolves it, also the retry loop's `HttpAnswer` as it is (no
+ * copy per request): headers' names lower-cased (repeated ones as a list), the body as text and
+ * the bytes received (before any padding was dropped). One object per answer, its `release` on the
+ * prototype, giving the text's bytes back to the budget once the text is read (parsed), not before.
  */
-class HeldText implements TextResponse {
+export class HeldText implements HttpAnswer {
   readonly kind = 'response';
   constructor(
     readonly statusCode: number,
-    readonly headers: TextResponse['headers'],
+    readonly headers: ResponseHeaders,
     readonly text: string,
     readonly bytes: number,
     private budget: ByteBudget | undefined,
@@ -497,7 +483,7 @@ export class ResponseBudgetError extends Error {
 }
 
 /** The Content-Length the server announced, if a whole number. */
-function declaredLength(headers: TextResponse['headers']): number | undefined {
+function declaredLength(headers: ResponseHeaders): number | undefined {
   const raw = headers['content-length'];
   const value = Array.isArray(raw) ? raw[0] : raw;
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
