@@ -191,7 +191,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // An answer is held twice while decoded (its bytes and its text): one larger than half the
   // budget could never be read, and is refused for its size, not for the other answers.
   const maxAnswerBytes = Math.min(maxResponseBytes, Math.floor(budget.limit / 2));
-  // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
+  // On an interrupt, requests on the wire get a grace, then are abandoned (see Call.attempt).
   const inFlight = new InFlight(requestTimeoutMs);
   const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -217,47 +217,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   let refused: { message: string; status: number } | undefined;
   let closed = false;
   const retries: RetryCounts = { total: 0, byCause: {} };
-  const noteRetry = (note: RetryNote): void => {
-    retries.total += 1;
-    retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
-    options.onRetry?.(note);
-  };
   const redactor = createRedactor([options.token, ...proxySecrets(proxy)]);
 
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
   // the wire is let finish within the grace (its outcome is known and reported); only waits are
   // cut short at once.
   const attemptLimits = { maxBytes: maxAnswerBytes, budget, inFlight };
-  async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
-    try {
-      const response = await requestText(
-        pool,
-        {
-          origin,
-          method,
-          path,
-          headers,
-          body: body ?? null,
-          // Retries are ours (with backoff and the lost-attempt note), never undici's.
-          idempotent: false,
-        },
-        attemptLimits,
-      );
-      // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
-      if (statusPolicy(response.statusCode) === 'retry') response.release();
-      return response;
-    } catch (error) {
-      const unread = unreadAnswer(error, method);
-      // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
-      if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${path.slice(pathPrefix.length)}: ${unread}`);
-      return networkFailure(error);
-    }
-  }
-
   /**
    * One call's retried attempts: a single object per call whose hooks are on the prototype (no
-   * closures per call); the labels
-   * are made only for a debug line or a failure's message.
+   * closures per call); the labels are made only for a debug line or a failure's message.
    */
   class Call<T> implements RetriedCall<ApiResult<T>> {
     readonly debug = options.debug;
@@ -286,8 +254,31 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return rateGate?.wait(this.signal);
     }
 
-    attempt(): Promise<HttpAnswer | NetworkFailure> {
-      return attemptOnce(this.method, this.path, this.body);
+    async attempt(): Promise<HttpAnswer | NetworkFailure> {
+      const { method, path } = this;
+      try {
+        const response = await requestText(
+          pool,
+          {
+            origin,
+            method,
+            path,
+            headers,
+            body: this.body ?? null,
+            // Retries are ours (with backoff and the lost-attempt note), never undici's.
+            idempotent: false,
+          },
+          attemptLimits,
+        );
+        // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
+        if (statusPolicy(response.statusCode) === 'retry') response.release();
+        return response;
+      } catch (error) {
+        const unread = unreadAnswer(error, method);
+        // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
+        if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${this.route}: ${unread}`);
+        return networkFailure(error);
+      }
     }
 
     describeFailure(error: Error): string {
@@ -320,7 +311,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
 
     onRetry(note: RetryNote): void {
-      noteRetry(note);
+      retries.total += 1;
+      retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
+      options.onRetry?.(note);
     }
   }
 
