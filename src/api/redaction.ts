@@ -410,10 +410,10 @@ const DECODING_ROUNDS = 4;
 const MAPPED_MAX = 1 << 20;
 
 /** The rounds of decoding of `value` (at most DECODING_ROUNDS), each handed to `visit` until it returns true. */
-function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded, round: number) => boolean): void {
+function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded) => boolean): void {
   let decoded = decodeReferences(value, withSpans);
   for (let round = 1; decoded !== undefined; round += 1) {
-    if (visit(decoded, round) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
+    if (visit(decoded) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
     const next = decodeReferences(decoded.text, withSpans);
     if (next?.from !== undefined && next.to !== undefined && decoded.from !== undefined && decoded.to !== undefined) {
       // Spans of the source, not of the previous round's text.
@@ -430,24 +430,22 @@ function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decode
  * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
  * secret or one of its forms: each decoded character found maps back to the reference (or the
  * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
- * The spans are only made once a round holds a secret; past MAPPED_MAX the whole text goes.
+ * One pass over the rounds; past MAPPED_MAX no spans are made and the whole text goes.
  */
 function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
-  let holds = 0;
-  eachDecoding(value, false, (decoded, round) => {
-    if (matchers.some((matcher) => matcher.occursIn(decoded.text))) holds = round;
-    return holds !== 0;
-  });
-  if (holds === 0) return marks;
-  const out = marks ?? new Uint8Array(value.length);
-  if (value.length > MAPPED_MAX) return out.fill(MARK);
-  eachDecoding(value, true, (decoded) => {
+  const mapped = value.length <= MAPPED_MAX;
+  let out = marks;
+  eachDecoding(value, mapped, (decoded) => {
     let found: Uint8Array | undefined;
     for (const matcher of matchers) found = matcher.mark(decoded.text, found);
-    if (found !== undefined) {
-      widenBase64(decoded.text, found);
-      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from![i], decoded.to![i]);
+    if (found === undefined) return false;
+    const all = (out ??= new Uint8Array(value.length));
+    if (!mapped) {
+      all.fill(MARK);
+      return true;
     }
+    widenBase64(decoded.text, found);
+    for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) all.fill(MARK, decoded.from![i], decoded.to![i]);
     return false;
   });
   return out;
