@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { openOutputFile, type OutputFile } from '../system/output-file.js';
+import { fileIdentity, openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
@@ -31,8 +31,13 @@ export async function withOutFile(
   produce: (deps: CommandDeps) => Promise<number>,
   /** `secret`: what the store holds (PINs, password hashes, links): 0600, the kept-beside copy too. `public`: the umask decides. */
   holds: 'secret' | 'public' = 'secret',
+  /** The file the command reads (`--file`): written over, the input would be lost. */
+  reads?: string,
 ): Promise<number> {
   if (out === undefined) return produce(deps);
+  if (reads !== undefined && reads !== '-' && fileIdentity(resolve(deps.cwd, reads)) === fileIdentity(resolve(deps.cwd, out))) {
+    throw new UsageError(`--out ${out} is the --file file this run reads: the output would replace it; give the output another name`);
+  }
   let file: OutputFile;
   try {
     file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });

@@ -36,18 +36,21 @@ export function decideInvigilatorRemoval(
   }
   if (problems.length > 0) return refuse(problems, 200);
 
-  const current = new Set(schedule.Invigilators);
+  // User ids compare ignoring case, as the service does (docs/domain-rules.md): INV-2 removes inv-2, named as the request named it.
+  const current = new Set(schedule.Invigilators.map((id) => id.toLowerCase()));
   const removed: string[] = [];
+  const gone = new Set<string>();
   const errors: InvigilatorError[] = [];
   for (const id of userExtIds) {
-    if (removed.includes(id)) continue;
-    if (current.has(id)) {
+    if (gone.has(id.toLowerCase())) continue;
+    if (current.has(id.toLowerCase())) {
       removed.push(id);
+      gone.add(id.toLowerCase());
     } else {
       errors.push({ UserExtId: id, Code: ErrorCode.NotAnInvigilator, Error: notAnInvigilatorMessage(id, scheduleExtId) });
     }
   }
-  const updated: WorldSchedule = { ...schedule, Invigilators: schedule.Invigilators.filter((id) => !removed.includes(id)) };
+  const updated: WorldSchedule = { ...schedule, Invigilators: schedule.Invigilators.filter((id) => !gone.has(id.toLowerCase())) };
   return accept(view, { SuccessfullyRemoved: removed, Errors: errors }, { collection: 'schedules', key: scheduleExtId }, [
     { collection: 'schedules', key: scheduleExtId, value: updated },
   ]);

@@ -92,11 +92,14 @@ function hasElapsedToken(numFmt: string): boolean {
   return /\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''));
 }
 
+/** A number format that shows a time of day (`hh:mm`, `dd/mm/yyyy hh:mm`, `[h]:mm:ss`): hour or second tokens. */
+function showsTime(numFmt: string | undefined): boolean {
+  return numFmt !== undefined && (hasElapsedToken(numFmt) || /[hs]/i.test(formatTokens(numFmt).replace(/AM\/PM|A\/P/gi, '')));
+}
+
 /** A number format that shows a time of day and no date (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`): hour or second tokens, no year or day. */
 export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
-  if (numFmt === undefined) return false;
-  const tokens = formatTokens(numFmt).replace(/AM\/PM|A\/P/gi, '');
-  return (hasElapsedToken(numFmt) || /[hs]/i.test(tokens)) && !/[ydb]/i.test(tokens);
+  return showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? '').replace(/AM\/PM|A\/P/gi, ''));
 }
 
 /** A number format that shows a percentage (`0%`, `0.0%`): a `%` among its own tokens. */
@@ -135,7 +138,8 @@ function wallClockOf(date: Date): WallClock | undefined {
   };
 }
 
-function dateCell(date: Date, context: CellContext): CellReading {
+/** `dateOnly`: the cell holds a date and no time (a whole day under a format without one), which no date-time field takes. */
+function dateCell(date: Date, context: CellContext, dateOnly = false): CellReading {
   const w = wallClockOf(date);
   if (w === undefined) return { problem: 'the date cell holds no valid date', shown: '#VALUE!' };
   const field = context.field;
@@ -145,6 +149,8 @@ function dateCell(date: Date, context: CellContext): CellReading {
     return { text: dateText(w) };
   }
   if (field !== undefined && DATE_TIME_FIELDS.has(field)) {
+    // As the CSV text 2027-01-20 is refused: midnight is not a time anybody typed.
+    if (dateOnly) return { problem: `${field} is a date cell (${dateText(w)}) without a time; give the date and time`, shown: dateText(w) };
     const zone = context.timeZone;
     if (zone === undefined) {
       return {
@@ -198,7 +204,7 @@ function isoDateCell(iso: string, context: CellContext): CellReading {
     return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again`, shown: iso };
   }
   if (zone !== undefined && context.field !== undefined && DATE_TIME_FIELDS.has(context.field)) return { text: iso };
-  return dateCell(date, context);
+  return dateCell(date, context, h === undefined);
 }
 
 /** Days from 1899-12-30 (the 1900 system's day 0 as Excel counts from day 61) to 1970-01-01. */
@@ -241,7 +247,7 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
       const what = context.field === undefined ? 'the cell is the date' : `${field} is the date cell`;
       return { problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again`, shown: '1900-02-29' };
     }
-    return dateCell(date, context);
+    return dateCell(date, context, Number.isInteger(value) && !showsTime(numFmt));
   }
   // A percent-formatted number shows its value times 100 with a sign (0.25 as 25%): read as shown.
   if (isPercentFormat(numFmt)) return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };

@@ -151,7 +151,7 @@ export class RecordDispatcher<P, R> {
     }
     const api = this.api;
     if (api === null) {
-      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [] };
+      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [], ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }) };
       return { item: withWarnings(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit), rows: unit.rows };
     }
     if (journal === undefined) {

@@ -25,8 +25,9 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
    * With `action` `left`: --only-new or --only-existing does not send it (sync/known-ids.ts).
    */
   unsent?: { note: string; since?: string; action?: 'left' };
-  /** What a dry run that asks no target plans for it (a leaver: `disabled`). */
+  /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`). */
   plannedAction?: ItemAction;
+  plannedNote?: string;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
   membership?: Pick<ReportItem, 'removed' | 'joined'>;
 }

@@ -1,4 +1,4 @@
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
@@ -7,6 +7,7 @@ import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter
 import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/run-report.js';
 import { ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
+import { fileIdentity } from '../system/output-file.js';
 
 /** The kept file of a report whose final replace failed, found through the error's causes. */
 function keptReplacement(error: unknown): ReplaceFailedError | undefined {
@@ -63,17 +64,6 @@ function unwritableReport(path: string): string | undefined {
   } catch (error) {
     return describeSystemError(error, 'directory');
   }
-}
-
-/** A path as the file it names (links followed), in the case a case-folding file system ignores. */
-function fileIdentity(path: string): string {
-  let real = path;
-  try {
-    real = realpathSync.native(path);
-  } catch {
-    // Not there yet: its name is what a report would take.
-  }
-  return process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
 }
 
 /** When a run report's run happened, for a report rebuilt after it (`runs show`): JUnit's `timestamp` and `time`. */

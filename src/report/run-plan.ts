@@ -41,7 +41,7 @@ function planLine(sign: PlanSign, item: ReportItem): string {
     case 'left':
       return `= ${id} (left alone)`;
     default:
-      return `${sign} ${id}`;
+      return `${sign} ${id}${sign === '>' && item.note !== undefined ? ` (${item.note})` : ''}`;
   }
 }
 

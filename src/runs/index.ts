@@ -14,7 +14,6 @@ export {
   summarize,
   reportItemOf,
   unlinedItem,
-  notReachedItem,
   unjournaledCount,
   unitsOf,
   listRuns,

@@ -58,22 +58,15 @@ export class ItemStates {
     const key = n >>> PAGE_BITS;
     let page = this.pages.get(key);
     if (page === undefined) {
+      if (flags === 0) return;
       page = { flags: new Uint8Array(PAGE_SIZE), offsets: new Float64Array(PAGE_SIZE) };
       this.pages.set(key, page);
     }
     const slot = n & (PAGE_SIZE - 1);
-    if ((page.flags[slot] as number) === 0 && flags !== 0) this.size += 1;
+    // 0 forgets the item (an `unchanged` line took it over from its earlier lines).
+    this.size += Number(flags !== 0) - Number(page.flags[slot] !== 0);
     page.flags[slot] = flags;
     if (offset !== undefined) page.offsets[slot] = offset;
-  }
-
-  /** Forgets item `n` (an `unchanged` line took it over from its earlier lines). */
-  clear(n: number): void {
-    const page = this.pages.get(n >>> PAGE_BITS);
-    const slot = n & (PAGE_SIZE - 1);
-    if (page === undefined || (page.flags[slot] as number) === 0) return;
-    page.flags[slot] = 0;
-    this.size -= 1;
   }
 
   /** The numbers of the items with a line, ascending, from `from` on. */

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { SourceRef } from '../input/record.js';
-import type { ItemRef, OutcomeLine, RunJournalLine, UnsentLine } from './journal-lines.js';
+import type { ItemRef, OutcomeLine, UnsentLine } from './journal-lines.js';
 
 /*
  * The run journal's lines, written as docs/runs.md, "The journal" says: the store journal's
@@ -8,7 +8,7 @@ import type { ItemRef, OutcomeLine, RunJournalLine, UnsentLine } from './journal
  * whose decoder reads them back). The format is the one every examctl reads; only the way it is
  * made is cheaper, since a remote run writes two lines per record: the bodies of the lines a run
  * writes per item (`sent`, `unsent`, `outcome`) are built as text, not as an object then
- * JSON.stringify, and a whole group is encoded into one reused buffer, each line's crc32 taken
+ * JSON.stringify (the run's own lines are), and a whole group is encoded into one reused buffer, each line's crc32 taken
  * over its bytes there (no string per line, no join, no copy).
  */
 
@@ -64,23 +64,6 @@ export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
   if (line.note !== undefined) body += `,"note":${JSON.stringify(line.note)}`;
   if (line.removed !== undefined) body += `,"removed":${JSON.stringify(line.removed)}`;
   return `${body}}`;
-}
-
-/**
- * A line's body as JSON: the same value JSON.stringify(line) gives (keys may come in another
- * order); any kind without a fast encoder (header, resume, end, a kind added later) through it.
- */
-export function journalBody(line: RunJournalLine): string {
-  switch (line.t) {
-    case 'sent':
-      return refBody(line.t, line);
-    case 'unsent':
-      return refBody(line.t, line, line.reason);
-    case 'outcome':
-      return outcomeBody(line);
-    default:
-      return JSON.stringify(line);
-  }
 }
 
 /**

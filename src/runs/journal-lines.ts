@@ -158,7 +158,7 @@ const isItemRef = (value: Record<string, unknown>): boolean =>
   typeof value.source.line === 'number' &&
   (value.id === null || typeof value.id === 'string');
 
-const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+export const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isUnchangedLine = (body: Record<string, unknown>): boolean =>
   Array.isArray(body.r) &&
   body.r.length % 3 === 0 &&
@@ -174,6 +174,7 @@ const isUnchangedLine = (body: Record<string, unknown>): boolean =>
 export function checkJournalLine(body: unknown, first: boolean): RunJournalLine | string {
   if (!isObject(body) || typeof body.t !== 'string') return 'not a run journal line';
   if (first !== (body.t === 'run')) return first ? 'the first line is not a run header' : 'a second run header';
+  const line = body as unknown as RunJournalLine;
   switch (body.t) {
     case 'run':
       if (typeof body.v !== 'number') return 'no format version';
@@ -181,22 +182,22 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
       if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isObject(body.target) || !isObject(body.options) || typeof body.startedAt !== 'string') {
         return 'incomplete run header';
       }
-      return body as unknown as RunHeaderLine;
+      return line;
     case 'sent':
-      return isItemRef(body) ? (body as unknown as SentLine) : 'malformed sent line';
+      return isItemRef(body) ? line : 'malformed sent line';
     case 'unsent':
-      return isItemRef(body) && (body.reason === undefined || typeof body.reason === 'string') ? (body as unknown as UnsentLine) : 'malformed unsent line';
+      return isItemRef(body) && (body.reason === undefined || typeof body.reason === 'string') ? line : 'malformed unsent line';
     case 'outcome':
       return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
-        ? (body as unknown as OutcomeLine)
+        ? line
         : 'malformed outcome line';
     case 'unchanged':
-      return isUnchangedLine(body) ? (body as unknown as UnchangedLine) : 'malformed unchanged line';
+      return isUnchangedLine(body) ? line : 'malformed unchanged line';
     case 'resume':
-      return typeof body.at === 'string' ? (body as unknown as ResumeLine) : 'malformed resume line';
+      return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':
       return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isObject(body.summary)
-        ? (body as unknown as EndLine)
+        ? line
         : 'malformed end line';
     default:
       return `unknown line kind ${JSON.stringify(body.t).slice(0, 40)}`;

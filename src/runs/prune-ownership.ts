@@ -15,16 +15,7 @@ import { describeSystemError } from '../system/system-error-words.js';
  */
 
 /** The lstat fields the predicate reads: kinds and owner. */
-export interface EntryStat {
-  uid: number;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSymbolicLink(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-  isSocket(): boolean;
-}
+export type EntryStat = Parameters<typeof kindOf>[0] & { uid: number; isFile(): boolean };
 
 /** Why prune must leave `entry` (a run directory, or a file in one) alone, or undefined when it may remove it. */
 export function pruneRefusal(entry: EntryStat, want: 'directory' | 'file', trust: RunTrust): string | undefined {
@@ -72,33 +63,32 @@ async function openRunDir(dir: string, trust: RunTrust): Promise<OpenedRunDir | 
   return { handle, base };
 }
 
-/** Why something the opened directory holds must be left alone, or undefined; each entry judged with lstat (never followed). */
-async function contentsRefusal(opened: OpenedRunDir, trust: RunTrust): Promise<{ names: string[] } | string> {
-  try {
-    const names = await readdir(opened.base);
-    for (const name of names) {
-      const inner = await lstat(join(opened.base, name)).catch(() => undefined);
-      if (inner === undefined) continue; // removed meanwhile
-      const innerRefusal = pruneRefusal(inner, 'file', trust);
-      if (innerRefusal !== undefined) return `${name} is ${innerRefusal}`;
-    }
-    return { names };
-  } catch (error) {
-    return `cannot read it: ${describeSystemError(error)}`;
-  }
-}
-
 /**
  * Why the run directory `dir` (and what it holds) must be left alone, or undefined. Opened once
- * without following a link and judged on that handle; never throws (a run directory that
- * vanished or changed kind meanwhile is a reason, not an internal error).
+ * without following a link and judged on that handle, each entry with lstat (never followed);
+ * then `then` acts on the names through the handle. Never throws (a run directory that vanished
+ * or changed kind meanwhile is a reason, not an internal error).
  */
-export async function runDirRefusal(dir: string, trust: RunTrust): Promise<string | undefined> {
+export async function runDirRefusal(dir: string, trust: RunTrust, then?: (base: string, names: string[]) => Promise<void>): Promise<string | undefined> {
   const opened = await openRunDir(dir, trust);
   if (typeof opened === 'string') return opened;
   try {
-    const contents = await contentsRefusal(opened, trust);
-    return typeof contents === 'string' ? contents : undefined;
+    let names: string[];
+    try {
+      names = await readdir(opened.base);
+      for (const name of names) {
+        const inner = await lstat(join(opened.base, name)).catch(() => undefined);
+        if (inner === undefined) continue; // removed meanwhile
+        const innerRefusal = pruneRefusal(inner, 'file', trust);
+        if (innerRefusal !== undefined) return `${name} is ${innerRefusal}`;
+      }
+    } catch (error) {
+      return `cannot read it: ${describeSystemError(error)}`;
+    }
+    await then?.(opened.base, names);
+    return undefined;
+  } catch (error) {
+    return `cannot remove it: ${describeSystemError(error)}`;
   } finally {
     await opened.handle.close().catch(() => undefined);
   }
@@ -123,35 +113,15 @@ export async function runsDirPruneRefusal(runsDir: string, trust: RunTrust): Pro
  * never throws. `release` (the caller's lock) is let go whenever the directory stays.
  */
 export async function removeOwnedRun(dir: string, trust: RunTrust, release: () => Promise<void> = async () => undefined): Promise<string | undefined> {
-  const opened = await openRunDir(dir, trust);
-  if (typeof opened === 'string') {
-    await release().catch(() => undefined);
-    return opened;
-  }
-  try {
-    const contents = await contentsRefusal(opened, trust);
-    if (typeof contents === 'string') {
-      await release().catch(() => undefined);
-      return contents;
-    }
+  let left = await runDirRefusal(dir, trust, async (base, names) => {
     // Through the handle: a path swapped for a link meanwhile is not where these unlinks land.
-    for (const name of contents.names) {
-      await unlink(join(opened.base, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-    }
-  } catch (error) {
-    await release().catch(() => undefined);
-    return `cannot remove it: ${describeSystemError(error)}`;
-  } finally {
-    await opened.handle.close().catch(() => undefined);
-  }
-  try {
-    // rmdir never follows a link and removes only an empty directory.
-    await rmdir(dir);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    await release().catch(() => undefined);
-    return `cannot remove it: ${describeSystemError(error)}`;
-  }
+    for (const name of names) await unlink(join(base, name)).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  });
+  // rmdir never follows a link and removes only an empty directory.
+  left ??= await rmdir(dir).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : `cannot remove it: ${describeSystemError(error)}`),
+  );
+  if (left !== undefined) await release().catch(() => undefined);
+  return left;
 }

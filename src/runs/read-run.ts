@@ -1,4 +1,4 @@
-import { readdir, type FileHandle } from 'node:fs/promises';
+import { readdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
@@ -6,12 +6,12 @@ import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus,
 import {
   checkJournalLine,
   finishesRun,
+  isCount,
   type EndLine,
   type ItemRef,
   type OutcomeLine,
   type ResumeLine,
   type RunHeaderLine,
-  type RunJournalLine,
   type UnsentLine,
   unchangedNote,
 } from './journal-lines.js';
@@ -65,9 +65,6 @@ export interface JournalHead {
 
 export type RunState = 'running' | 'interrupted' | 'finished';
 
-/** The lines that speak of items (the others are the run's own: header, resume, end). */
-type ItemLine = Exclude<RunJournalLine, RunHeaderLine | ResumeLine | EndLine>;
-
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
 export interface ItemFold {
   sent(ref: ItemRef, at: number): void;
@@ -77,33 +74,18 @@ export interface ItemFold {
   forget?(n: number): void;
 }
 
-/**
- * What one line says of items: the one place a kind of item line is read, by every reader (the
- * whole record, the compact scan, and the scan's reading back of one line).
- */
-function itemEvents(line: ItemLine, fold: ItemFold, at: number): void {
-  switch (line.t) {
-    case 'sent':
-      fold.sent(line, at);
-      break;
-    case 'unsent':
-      fold.unsent(line, at);
-      break;
-    case 'outcome':
-      fold.outcome(line, at);
-      break;
-    case 'unchanged':
-      // Read by readJournal into the head's UnchangedPositions.
-      break;
-    default: {
-      const unread: never = line;
-      throw new Error(`unread journal line kind ${JSON.stringify(unread)}`);
-    }
-  }
-}
-
 const damagedAt = (file: string, where: string | number, reason: string): RunJournalError =>
   new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
+
+const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+
+/** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */
+export async function assertRunHere(runsDir: string, id: string): Promise<void> {
+  if (!isRunId(id)) throw notARunId(id);
+  await stat(journalPath(runsDir, id)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new RunJournalError(`no run ${id} in ${runsDir}`);
+  });
+}
 
 /**
  * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
@@ -112,7 +94,7 @@ const damagedAt = (file: string, where: string | number, reason: string): RunJou
  * path and line. Returns the journal still open when `keepOpen` (the caller closes it).
  */
 export async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
-  if (!isRunId(id)) throw new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+  if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
   try {
@@ -158,10 +140,14 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
           if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
           unchanged.addLine(line);
           break;
+        case 'unsent':
+          fold.unsent(line, raw.start);
+          break;
         default:
           // A position's later line takes it over from an `unchanged` line before it.
-          if (line.t !== 'unsent') unchanged.remove(line.n);
-          itemEvents(line, fold, raw.start);
+          unchanged.remove(line.n);
+          if (line.t === 'sent') fold.sent(line, raw.start);
+          else fold.outcome(line, raw.start);
       }
     });
     if (header === undefined) {
@@ -176,11 +162,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
 }
 
 /** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
-export interface ResumeCounts {
-  keep: number;
-  inFlight: number;
-  transient: number;
-}
+export type ResumeCounts = Record<'keep' | 'inFlight' | 'transient', number>;
 
 /**
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
@@ -255,22 +237,11 @@ export class RunIndex {
     const decoded = bytes === undefined ? undefined : decodeChecksummedLine(bytes);
     const line = decoded === undefined ? 'changed while it was read' : decoded.ok ? checkJournalLine(decoded.body, at === 0) : decoded.reason;
     if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
-    let ref: ItemRef | undefined;
-    let outcome: OutcomeLine | undefined;
-    let withdrawn: string | undefined;
-    if (line.t !== 'run' && line.t !== 'resume' && line.t !== 'end') {
-      itemEvents(
-        line,
-        {
-          sent: (sent) => void (sent.n === n && (ref = sent)),
-          // The deciding line only of an item withdrawn with its reason (scanRun).
-          unsent: (unsent) => void (unsent.n === n && unsent.reason !== undefined && (ref = unsent) && (withdrawn = unsent.reason)),
-          outcome: (said) => void (said.n === n && (ref = outcome = said)),
-        },
-        at,
-      );
-    }
-    if (ref === undefined || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
+    // The deciding line of an item withdrawn is its unsent line only with its reason (scanRun).
+    const ref = line.t === 'sent' || line.t === 'outcome' || (line.t === 'unsent' && line.reason !== undefined) ? line : undefined;
+    const outcome = line.t === 'outcome' ? line : undefined;
+    const withdrawn = line.t === 'unsent' ? line.reason : undefined;
+    if (ref === undefined || ref.n !== n || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
     const inFlight = (flags & IN_FLIGHT) !== 0;
     const maybeApplied = inFlight || (outcome !== undefined && (flags & TRANSIENT) !== 0);
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
@@ -327,7 +298,7 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
         states.set(line.n, withStatus(flags, line.status), at);
       },
       forget(n) {
-        states.clear(n);
+        states.set(n, 0);
       },
     },
     true,
@@ -362,7 +333,7 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
  */
 export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
   const endTotal: unknown = run.end?.summary.total;
-  return typeof endTotal === 'number' && Number.isSafeInteger(endTotal) && endTotal >= 0 ? endTotal : run.header.units;
+  return isCount(endTotal) ? endTotal : run.header.units;
 }
 
 /** Items the journal accounts for: those with lines of their own, and the `unchanged` ones. */
@@ -396,34 +367,16 @@ export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['stat
   return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
 }
 
-function lostAnswer(record: RunFacts): string {
-  // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-  return `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`;
-}
-
-function notSent(record: RunFacts): string {
-  return notSentReason(record.end?.reason === 'max-errors', record.id);
-}
-
-function transientFailure(record: RunFacts, outcome: OutcomeLine): string {
-  return noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id);
-}
-
-/** The report item of a unit without a line of its own: unchanged (`--changed-only`), or the run stopped before it. */
+/** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
-  return since === undefined ? notReachedItem(record, ref) : unchangedItem(ref, since);
+  if (since !== undefined) return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
+  return skippedItem(ref, notSent(record));
 }
 
-/** A unit --changed-only did not send, as its live report gave it (docs/sync.md). */
-export function unchangedItem(ref: Omit<ItemRef, 'n'>, since: string): ReportItem {
-  return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
-}
+const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
-/** The report item of a unit the journal has no line for: the run stopped before it. */
-export function notReachedItem(record: RunFacts, ref: Omit<ItemRef, 'n'>): ReportItem {
-  return { source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message: notSent(record) }] };
-}
+const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }] });
 
 /**
  * Units the run never reached and the journal has no line for: known from the header's count;
@@ -437,18 +390,16 @@ export function unjournaledCount(run: CountedRun): number | null {
 
 /** The report item of one journaled item. */
 export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeApplied'>): ReportItem {
-  const { source, id } = history.ref;
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
   // with the target failure that stopped the run at it, in the run's own report's words.
-  if (outcome === undefined && !history.inFlight) {
-    return history.withdrawn === undefined ? notReachedItem(record, history.ref) : { source, id, status: 'skipped', errors: [{ field: '', code: null, message: history.withdrawn }] };
-  }
+  if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
   if (history.inFlight || outcome === undefined) {
-    return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: lostAnswer(record) }] };
+    // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
+    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`);
   }
-  if (outcome.transient) return { source, id, status: 'skipped', errors: [{ field: '', code: null, message: transientFailure(record, outcome) }] };
-  const item: ReportItem = { source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
+  if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id));
+  const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
   if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;
@@ -484,33 +435,21 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       continue;
     }
     try {
-      // A finished run: its summary and header line, not every line of its journal.
+      // A finished run: its summary and header line; else (interrupted, or older) its journal streamed for the counts, never held whole.
       const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
-      if (quick !== undefined) {
-        runs.push({
-          id,
-          command: quick.header.command,
-          target: quick.header.target,
-          startedAt: quick.header.startedAt,
-          endedAt: quick.endedAt,
-          state: 'finished',
-          summary: quick.summary,
-          input: quick.header.input?.path ?? null,
-        });
-        continue;
-      }
-      // An interrupted (or older) run: its journal streamed for the counts, never held whole.
-      const record = await scanCounts(runsDir, id);
+      const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
+      const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
+      const endedAt = quick?.endedAt ?? record?.end?.at;
       runs.push({
         id,
-        command: record.header.command,
-        target: record.header.target,
-        startedAt: record.header.startedAt,
-        ...(record.end !== undefined ? { endedAt: record.end.at } : {}),
-        state: await runState(runsDir, record),
-        summary: summarize(record),
-        input: record.header.input?.path ?? null,
-        ...(unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),
+        command,
+        target,
+        startedAt,
+        ...(endedAt !== undefined ? { endedAt } : {}),
+        state: record === undefined ? 'finished' : await runState(runsDir, record),
+        summary: quick?.summary ?? summarize(record as RunIndex),
+        input: input?.path ?? null,
+        ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),
       });
     } catch (error) {
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
@@ -593,6 +532,17 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
 }
 
 /**
+ * A run's state for choosing or pruning it: finished from its summary alone, else from its journal
+ * (damaged: it cannot be read). A lock that cannot be read (changed under us) counts as running:
+ * the run is left, never an internal error.
+ */
+async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged'> {
+  if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
+  const record = await scanCounts(runsDir, id).catch(() => undefined);
+  return record === undefined ? 'damaged' : runState(runsDir, record).catch(() => 'running' as const);
+}
+
+/**
  * `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by
  * default). With `trust`, runs it refuses are passed over (never chosen for the user).
  */
@@ -605,11 +555,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;
   }
-  for (const id of ids) {
-    if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id))) !== undefined) continue; // finished
-    const record = await scanCounts(runsDir, id).catch(() => undefined);
-    if (record !== undefined && (await runState(runsDir, record)) === 'interrupted') return id;
-  }
+  for (const id of ids) if ((await stateOf(runsDir, id)) === 'interrupted') return id;
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }
 
@@ -657,10 +603,7 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
       continue;
     }
-    const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
-    const record = quick !== undefined ? undefined : await scanCounts(runsDir, id).catch(() => undefined);
-    // A run whose state cannot be read (changed under us) is left, never an internal error.
-    const state = quick !== undefined ? 'finished' : record === undefined ? 'damaged' : await runState(runsDir, record).catch(() => 'running' as const);
+    const state = await stateOf(runsDir, id);
     if (state === 'running') continue;
     const finished = state === 'finished';
     const rank = finished ? finishedSeen++ : unfinishedSeen++;

@@ -5,7 +5,7 @@ import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type O
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
-import { scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
+import { assertRunHere, scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -108,11 +108,9 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' 
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
-      if (history.inFlight) return { action: 'send', maybeApplied: true };
       const outcome = history.outcome;
-      // Withdrawn (on record as sent, never sent) with no earlier answer: as if never reached.
-      if (outcome === undefined) return { action: 'send', maybeApplied: history.maybeApplied };
-      return outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
+      // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
+      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
     },
   };
 }
@@ -207,6 +205,7 @@ export interface OpenedResume {
  * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
  */
 export async function openResume(runsDir: string, id: string, commit?: GroupCommit): Promise<OpenedResume> {
+  await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);
   let record: RunIndex | undefined;
   try {

@@ -9,7 +9,7 @@ import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { finishesRun, journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
-import { JournalGroupEncoder, journalBody, outcomeBody, refBody } from './journal-encoder.js';
+import { JournalGroupEncoder, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { writeRunSummary } from './run-summary.js';
@@ -249,9 +249,9 @@ export class RunJournal {
     this.pending.push(JSON.stringify(line));
   }
 
-  /** Everything queued, on disk. */
+  /** Everything queued, on disk (nothing queued: a group of none, settled at once). */
   flush(): Promise<void> {
-    return this.pending.length === 0 && this.same === undefined && this.flushing === undefined ? this.failed() : this.durable();
+    return this.durable();
   }
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
@@ -292,14 +292,6 @@ export class RunJournal {
     await rm(dirname(this.file), { recursive: true, force: true, ...RM_RETRY });
   }
 
-  private failed(): Promise<void> {
-    return this.failure === undefined ? Promise.resolve() : Promise.reject(this.failure);
-  }
-
-  private queue(line: RunJournalLine): void {
-    this.queueBody(journalBody(line));
-  }
-
   private queueBody(body: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
@@ -309,7 +301,7 @@ export class RunJournal {
   private append(line: RunJournalLine, durable: boolean): Promise<void> {
     // Before the end line: the journal's last line is its end.
     this.sealUnchanged();
-    this.queue(line);
+    this.queueBody(JSON.stringify(line));
     return durable ? this.durable() : Promise.resolve();
   }
 

@@ -3,7 +3,7 @@ import { writeFileAtomic } from '../system/atomic-file.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { openRegularFile, readRegularFileWithStat } from '../system/regular-file.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { checkJournalLine, finishesRun, type EndReason, type RunHeaderLine } from './journal-lines.js';
+import { checkJournalLine, finishesRun, isCount, type EndReason, type RunHeaderLine } from './journal-lines.js';
 
 /**
  * A finished run's summary beside its journal (docs/runs.md, "Run summaries"): what `runs list`
@@ -42,8 +42,6 @@ export interface QuickRun {
   summary: ReportSummary;
 }
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-
 export async function quickRun(dir: string, journalFile: string): Promise<QuickRun | undefined> {
   let parsed: Partial<SummaryFile>;
   try {
@@ -64,18 +62,16 @@ export async function quickRun(dir: string, journalFile: string): Promise<QuickR
   ) {
     return undefined;
   }
-  const header = await headerOf(journalFile, parsed.journalBytes);
+  const header = await journalHeader(journalFile, parsed.journalBytes);
   if (header === undefined) return undefined;
   return { header, endedAt: parsed.endedAt, summary: summary as ReportSummary };
 }
 
-/** A journal's header line alone (undefined when it cannot be read as one), whatever follows it. */
-export async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
-  return headerOf(journalFile, undefined);
-}
-
-/** The journal's header line, when the journal is `length` bytes long (else undefined: it changed since the summary). */
-async function headerOf(journalFile: string, length: number | undefined): Promise<RunHeaderLine | undefined> {
+/**
+ * A journal's header line alone, whatever follows it; with `length`, only while the journal is
+ * that long (it changed since the summary). Undefined when it cannot be read as one.
+ */
+export async function journalHeader(journalFile: string, length?: number): Promise<RunHeaderLine | undefined> {
   const handle = await openRegularFile(journalFile).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {

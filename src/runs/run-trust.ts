@@ -24,19 +24,6 @@ export function currentTrust(): RunTrust {
   return { uid: typeof process.getuid === 'function' ? process.getuid() : undefined };
 }
 
-interface Owned {
-  uid: number;
-  mode: number;
-}
-
-function ownerProblem(what: string, path: string, entry: Owned, trust: RunTrust, rootWillDo = false): string | undefined {
-  if (entry.uid !== trust.uid && !(rootWillDo && entry.uid === 0)) return `${what} ${path} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
-  if ((entry.mode & 0o022) !== 0) {
-    return `${what} ${path} is writable by ${(entry.mode & 0o002) !== 0 ? 'others' : 'group'} (mode ${(entry.mode & 0o7777).toString(8)}): anyone who can write there could plant a run; chmod go-w ${path}`;
-  }
-  return undefined;
-}
-
 /**
  * Why the runs directory cannot be used, or undefined (also when it does not exist yet and the
  * directories it would be made in are sound): the one rule of src/system/trusted-place.ts, so a runs
@@ -56,8 +43,11 @@ export async function runProblem(runsDir: string, id: string, trust: RunTrust): 
   const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;
   if (!entry.isDirectory()) return `${dir} is not a directory (${kindOf(entry)})`;
-  const dirProblem = ownerProblem('the run directory', dir, entry, trust);
-  if (dirProblem !== undefined) return dirProblem;
+  if (entry.uid !== trust.uid) return `the run directory ${dir} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
+  if ((entry.mode & 0o022) !== 0) {
+    const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
+    return `the run directory ${dir} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}): anyone who can write there could plant a run; chmod go-w ${dir}`;
+  }
   const file = join(dir, JOURNAL_FILE);
   const journal = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
   if (journal instanceof Error) return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${describeSystemError(journal, 'file')}`;

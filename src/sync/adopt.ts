@@ -81,6 +81,8 @@ export interface AdoptInput<P> {
   population: string | undefined;
   units: AsyncIterable<readonly Unit<P>[]>;
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
+  /** The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (src/sync/replayed-file.ts). */
+  digest?: string | undefined;
 }
 
 /**
@@ -115,7 +117,7 @@ export async function adoptFile<P>(
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
     adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
-    if (!dryRun) recordAdoption(placed.memory, adoption, input.population);
+    if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.
     await placed.close().catch((closeError: unknown) => say(`examctl: ${closeError instanceof Error ? closeError.message : String(closeError)}`));
@@ -126,9 +128,9 @@ export async function adoptFile<P>(
 }
 
 /** Records an adoption: every entry, then the population as synced by the adoption's run. */
-export function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined): void {
+export function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined, digest?: string): void {
   for (const { id, entry } of adoption.adopted) memory.record(id, entry);
-  memory.recordPopulation(populationKey(population), adoption.run, true);
+  memory.recordPopulation(populationKey(population), adoption.run, true, digest);
 }
 
 /**

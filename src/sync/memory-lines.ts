@@ -5,6 +5,7 @@ import { encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
+import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 
 /**
  * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
@@ -40,6 +41,8 @@ export interface PopulationRecord {
    * an examctl older than the mark wrote it, and nothing is judged.
    */
   ended?: boolean;
+  /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
+  files?: RunFile[];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -246,17 +249,21 @@ export interface PopulationBody {
   n: unknown;
   /** Whether the run stored its end (PopulationRecord.ended); an older examctl reads past it. */
   e?: unknown;
+  /** PopulationRecord.files; an older examctl reads past it. */
+  f?: unknown;
 }
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(typeof body.e === 'boolean' ? { ended: body.e } : {}) } };
+  const files = body.f === undefined ? undefined : runFilesOf(body.f);
+  if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(typeof body.e === 'boolean' ? { ended: body.e } : {}), ...(files === undefined ? {} : { files }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }) });
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }), ...(record.files === undefined ? {} : { f: record.files }) });
 }
 
 /**
@@ -265,7 +272,10 @@ export function populationBody(key: string, record: PopulationRecord): string {
  * and a run's later line (its end) wins over its earlier one (its start).
  */
 export function newerPopulation(before: PopulationRecord | undefined, line: PopulationRecord): PopulationRecord {
-  return before === undefined || line.run >= before.run ? line : before;
+  const newer = before === undefined || line.run >= before.run ? line : before;
+  // The files of every line, whichever run's line wins: each line adds its own (withRunFiles).
+  const files = withRunFiles(before?.files, line.files);
+  return files === undefined ? newer : { ...newer, files };
 }
 
 /** The population lines of a memory rewritten whole, in name order. */

@@ -54,6 +54,8 @@ export interface PlacedMemory {
    * directory's memory is durable line by line already: nothing to do.
    */
   writeAhead(run: string): Promise<void>;
+  /** The run whose intents written ahead a service's memory took in (it never stored its end): the memory misses nothing it sent. */
+  foldedRun?: string;
   /** The same target's memory of another kind, as kept beside this one now (read, no lock). */
   readKind(kind: SyncKind): Promise<MemoryContents>;
   close(): Promise<void>;
@@ -86,6 +88,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
   return {
     memory,
     name: placeName(place, target, kind),
+    ...(copy.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
     writeAhead: (run) => copy.writeAhead(run),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
     async close() {
@@ -178,8 +181,8 @@ export class ServiceCopy {
   /** The first batch failed (startFailed): the run sent nothing, so its copy is never stored; a later one succeeded (startedAhead). */
   private startFailed = false;
   private startedAhead = false;
-  /** Whether the copy took in what a run that never stored its end wrote ahead (open). */
-  folded = false;
+  /** The run whose intents written ahead the copy took in (it never stored its end; open). */
+  foldedRun: string | undefined;
 
   /**
    * After a first batch that failed the service keeps what it held; a level the service took all
@@ -190,7 +193,7 @@ export class ServiceCopy {
   private async withdrawMark(): Promise<void> {
     const at = intentsAddress(this.service.address, 0);
     const text = await this.service.read(at);
-    if (text !== undefined && !this.folded && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
+    if (text !== undefined && this.foldedRun === undefined && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }
 
   /**
@@ -242,7 +245,7 @@ export class ServiceCopy {
       }
       const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
       const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, options, pushed, stored);
-      copy.folded = folded !== undefined;
+      copy.foldedRun = folded?.run;
       return copy;
     } catch (error) {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
@@ -342,15 +345,16 @@ export class ServiceCopy {
       try {
         await mkdir(dirname(file), { recursive: true, mode: 0o700 });
         await writeFile(file, this.pending, { mode: 0o600, flag: 'wx' });
-        kept = ` This run's memory is kept in ${file}: examctl synced import ${file} --sync-dir ${this.service.address} stores it (before the next night).`;
+        kept = ` This run's memory is kept in ${file}: examctl synced import ${file} --sync-dir ${this.service.address} stores it as this run left it (before the next night).`;
       } catch {
         // Nowhere to keep it: the words say what the next night does without it.
       }
     }
-    const message =
-      `the sync memory was not saved to ${this.service.address} (${why}): the service still holds it as it was before this run, so the next night sends again ` +
-      'what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.' +
-      kept;
+    // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
+    const cost = this.startedAhead
+      ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'
+      : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
+    const message = `the sync memory was not saved to ${this.service.address} (${why}): ${cost}${kept}`;
     return new TargetError(message);
   }
 }

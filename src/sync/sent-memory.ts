@@ -77,6 +77,8 @@ export class SentMemory<P> {
   private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run. */
   private run: string | undefined;
+  /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
+  protected inputDigest: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
@@ -186,7 +188,8 @@ export class SentMemory<P> {
    */
   private async cutShortAt(populations: ReadonlyMap<string, PopulationRecord>, key: string): Promise<SyncMemoryNote['missesRun']> {
     const newest = populations.get(key);
-    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id) return undefined;
+    // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
+    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun) return undefined;
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
     return since === undefined ? undefined : { run: newest.run, since, cut: true };
@@ -215,7 +218,7 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.run = run;
-    memory.recordPopulation(populationKey(this.flags.population), run);
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }

@@ -7,6 +7,7 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
+import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PeekedEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
 import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
 
@@ -161,21 +162,23 @@ export class SyncMemory {
 
   /**
    * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at
-   * its end; an adopted file, ended): its newest run and its ids now. Not written to a file of format 1, whose
+   * its end; an adopted file, ended): its newest run, its ids now, and the digest of the file it read. Not written to a file of format 1, whose
    * writer would not read it: the next run that holds its lock rewrites it as format 2 first.
    */
-  recordPopulation(key: string, run: string, ended = false): void {
+  recordPopulation(key: string, run: string, ended = false, file?: string): void {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
-    const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended }), count };
-    if (before?.run === record.run && before.count === count && before.ended === record.ended) return;
+    // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
+    const added: RunFile[] | undefined = file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
+    const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended, ...(added === undefined ? {} : { files: added }) }), count };
+    if (before?.run === record.run && before.count === count && before.ended === record.ended && added === undefined) return;
     if (known === undefined) {
       if (this.lines > 0) return;
       this.populationRecords = new Map();
     }
     this.populationRecords!.set(key, record);
-    this.append(populationBody(key, record));
+    this.append(populationBody(key, { ...record, files: added }));
   }
 
   /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */

@@ -4,7 +4,8 @@ import type { UserRequest } from '../domain/types.js';
 import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
+import { fileDigest, refuseOldFile } from './replayed-file.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -16,7 +17,7 @@ import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
@@ -31,6 +32,10 @@ export interface UserSyncFlags extends SyncFlags {
   pruneMemberships?: boolean;
   maxPrune?: string;
   allowDisableRecent?: boolean;
+  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
+  allowOldFile?: boolean;
+  /** The --file given: its bytes are hashed and recorded with the run. */
+  file?: string;
 }
 
 /** --population's value, checked (exit 2 naming the rule). */
@@ -146,8 +151,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
-    const memory = await this.open(changedOnly || disableMissing || pruneMemberships);
+    const decides = changedOnly || disableMissing || pruneMemberships;
+    const memory = await this.open(decides);
     try {
+      const { file, population } = this.userFlags;
+      this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
+      // Judged where the file is taken as tonight's state (a plain send is rows sent as given); a resume reads its own run's file again: that run was judged.
+      refuseOldFile(memory.populations().get(populationKey(population)), this.inputDigest, !decides || this.userFlags.allowOldFile === true || this.deps.resume !== undefined, population);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -301,7 +311,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let next = unit;
     if (value !== given) {
       this.asTheFileGives.set(value, given);
-      next = { ...unit, prepared: { ok: true, value } };
+      // A plan from the memory says it (docs/sync.md, "The plan"): the send enables a login examctl disabled.
+      next = { ...unit, prepared: { ok: true, value }, ...(entry?.disabled === true && given.DisableLogin === undefined ? { plannedNote: 're-enables' } : {}) };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);

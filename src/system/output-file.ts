@@ -12,7 +12,7 @@
  *   `/dev/stdout` of the whole system) and the reader would get nothing.
  * - Anything else (a directory, a socket, a block device, another process's descriptor): refused.
  */
-import { closeSync, constants, createWriteStream, fstatSync, open as openFd, type Stats } from 'node:fs';
+import { closeSync, constants, createWriteStream, fstatSync, open as openFd, realpathSync, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -174,4 +174,15 @@ export async function checkReplaceable(path: string, check: Pick<OutputFileOptio
     // No cause: callers that put a system error into words follow causes to a code (EBUSY), which would drop the hint.
     throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`);
   }
+}
+
+/** A name's file as the system finds it (links followed; case folded where names ignore it), for "is this output a file the run reads". */
+export function fileIdentity(path: string): string {
+  let real = path;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    // Not there yet: its name is what a report would take.
+  }
+  return process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
 }

@@ -16,6 +16,13 @@ describe('removeInvigilators', () => {
     expect((store.state.get('schedules')!.get('S-FUTURE') as WorldSchedule).Invigilators).toEqual(['inv-2']);
   });
 
+  it('compares ids ignoring case, as the service does: INV-2 removes inv-2, named as the request named it (found by a trial)', async () => {
+    const { engine, store } = demoEngine();
+    const result = await engine.removeInvigilators('S-FUTURE', ['INV-2', 'Inv-2']);
+    expect(result.envelope.Content).toEqual({ SuccessfullyRemoved: ['INV-2'], Errors: [] });
+    expect((store.state.get('schedules')!.get('S-FUTURE') as WorldSchedule).Invigilators).toEqual(['inv-1', 'inv-3']);
+  });
+
   it('a request removing nobody is unchanged', async () => {
     const { engine, store } = demoEngine();
     const before = store.commits.length;

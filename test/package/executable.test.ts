@@ -72,10 +72,13 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node v${LINUX.node.split('@')[1]})`);
   });
 
-  it("the README's main job on a fresh directory: schedule push, then schedule links", async (context) => {
+  it("the README's main job on a fresh directory, as its Install section gives it: the example file from the executable, schedule push, then schedule links", async (context) => {
     const file = exe(context);
     const dir = fresh('readme');
-    const push = await run(file, ['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv')], dir);
+    const example = await run(file, ['template', 'sittings', '--example', '--out', 'sittings.csv'], dir);
+    expect(example.code, example.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'sittings.csv'), 'utf8')).toBe(readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
+    const push = await run(file, ['schedule', 'push', '--file', 'sittings.csv'], dir);
     expect(push.code, push.stderr).toBe(0);
     expect(push.stderr).toContain('from the demo world (fixtures/world.json)');
     const links = await run(file, ['schedule', 'links', 'S-MATH1-DEC'], dir);

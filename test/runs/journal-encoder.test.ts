@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import type { RunJournalLine } from '../../src/runs/journal-lines.js';
-import { JournalGroupEncoder, journalBody, outcomeBody } from '../../src/runs/journal-encoder.js';
+import { JournalGroupEncoder, outcomeBody, refBody } from '../../src/runs/journal-encoder.js';
+
+/** A line's body as the run journal writes it: its item lines through the fast encoders, the run's own lines through JSON.stringify. */
+const journalBody = (line: RunJournalLine): string =>
+  line.t === 'sent' || line.t === 'unsent' ? refBody(line.t, line, line.t === 'unsent' ? line.reason : undefined) : line.t === 'outcome' ? outcomeBody(line) : JSON.stringify(line);
 
 const lines: RunJournalLine[] = [
   { t: 'sent', n: 0, source: { file: 'users.csv', line: 2, index: 0 }, id: 'U-0' },

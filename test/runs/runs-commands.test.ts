@@ -39,6 +39,15 @@ describe('a journaled run', () => {
     expect(journalText(report.run)).not.toContain('SECRET-TOKEN-1');
   });
 
+  it('runs resume of an id that is no run here (another runner\'s, a typo) says so with exit 2, as runs show does, and makes no run directory (found by a trial)', async () => {
+    for (const [id, said] of [['nonsense', 'not a run id: "nonsense"'], ['20261126T031146.099Z-9ea3', `no run 20261126T031146.099Z-9ea3 in ${runsDir()}`]] as const) {
+      const resumed = await examctl(['runs', 'resume', id, '--yes'], dir, env);
+      expect(resumed.code, resumed.stderr).toBe(2);
+      expect(resumed.stderr).toContain(said);
+      expect(existsSync(join(runsDir(), id))).toBe(false);
+    }
+  });
+
   it('a run refused before it sends (its --report cannot be written) keeps no journal and names no run', async () => {
     const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--report', join(dir, 'no-such-dir', 'r.csv')], dir, env);
     expect(refused.code).toBe(2);

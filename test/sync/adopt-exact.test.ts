@@ -94,7 +94,8 @@ describe('synced adopt, exact', () => {
       write(dir, 'c.csv', { 'ax-1': 'H-A', 'ax-2': '', 'ax-3': '', 'ax-9': '' });
       const tentative = await cli(dir, ['synced', 'adopt', '--tentative', '--file', 'c.csv', ...remote]);
       expect(tentative.code, tentative.stderr).toBe(0);
-      const items = await night(dir, remote, 'b.csv');
+      // b.csv after c.csv's adoption: an older night's file (docs/sync.md, "Stale input"), meant here.
+      const items = await night(dir, remote, 'b.csv', 'synced', '--allow-old-file');
       expect(items.filter((item) => item.action === 'unchanged')).toEqual([]);
       expect(items.find((item) => item.id === 'ax-9')).toMatchObject({ status: 'ok', action: 'disabled' });
       expect(await held(dir)).toEqual({ 'ax-1': 'enabled|H-A', 'ax-2': 'enabled|', 'ax-3': 'enabled|' });

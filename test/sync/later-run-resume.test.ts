@@ -44,7 +44,8 @@ describe('runs resume after a later run on the same target', () => {
     expect(killed.signal).toBe('SIGKILL');
     expect(applied.filter((user) => user.disabled)).toEqual([]);
     // The newer night (everyone back in the export) finishes.
-    const newer = await examctl([...night('full.csv'), '--json'], dir, env);
+    // full.csv, which the first run read, after night-12.csv: the file an older run read (docs/sync.md, "Stale input"), meant here.
+    const newer = await examctl([...night('full.csv'), '--json', '--allow-old-file'], dir, env);
     expect(newer.code, newer.stderr).toBe(0);
     const newerRun = (JSON.parse(newer.stdout) as { run: string }).run;
 

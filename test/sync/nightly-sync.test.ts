@@ -142,7 +142,11 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toEqual([]);
 
     // The leavers are back: sent with DisableLogin false (the file says nothing of it); the changed rows go back too.
-    const fourth = await sync('full.csv', '--changed-only', '--disable-missing');
+    // The first night's very file: refused as an old night's file unless meant (docs/sync.md, "Stale input").
+    const old = await sync('full.csv', '--changed-only', '--disable-missing');
+    expect(old.code).toBe(2);
+    expect(server.applied).toEqual([]);
+    const fourth = await sync('full.csv', '--changed-only', '--disable-missing', '--allow-old-file');
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);

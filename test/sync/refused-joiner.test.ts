@@ -47,7 +47,8 @@ describe('a joiner the target refused', () => {
 
     // Night 3: the row is gone from the file. c-1001 is not examctl's: left alone, exit 0, and the
     // threshold's base is the 30 users examctl synced.
-    const next = await night('night-1.csv');
+    // Night 1's very file after night 2's: an older run's file (docs/sync.md, "Stale input"), meant here.
+    const next = await night('night-1.csv', '--allow-old-file');
     expect(next.code, next.stderr).toBe(0);
     const document = JSON.parse(next.stdout) as { items: { id: string; action?: string }[] };
     expect(document.items.some((entry) => entry.id === 'c-1001')).toBe(false);
@@ -59,7 +60,8 @@ describe('a joiner the target refused', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
     writeUsers('night-5.csv');
     // Night 4's joiner alone gone the next night: it really left, so the stale-input refusal is passed (docs/sync.md, "Stale input").
-    const left = await night('night-5.csv', '--allow-disable-recent');
+    // Night 5's file is night 1's byte for byte: --allow-old-file too.
+    const left = await night('night-5.csv', '--allow-disable-recent', '--allow-old-file');
     expect(left.code, left.stderr).toBe(0);
     expect((JSON.parse(left.stdout) as { items: { id: string; action?: string }[] }).items.find((entry) => entry.id === 'c-1001')).toMatchObject({ action: 'disabled' });
     expect(await disabled('c-1001')).toBe(true);
@@ -76,7 +78,8 @@ describe('a joiner the target refused', () => {
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await examctl(['runs', 'resume', '--yes', '--json'], place.dir, place.env);
     expect(resumed.code, resumed.stderr).toBe(1);
-    const next = await night('night-1.csv');
+    // Night 1's very file after night 2's: an older run's file (docs/sync.md, "Stale input"), meant here.
+    const next = await night('night-1.csv', '--allow-old-file');
     expect(next.code, next.stderr).toBe(0);
     expect((JSON.parse(next.stdout) as { items: { id: string }[] }).items.some((entry) => entry.id === 'c-1001')).toBe(false);
     expect(await disabled('c-1001')).toBe(false);

@@ -42,13 +42,15 @@ describe('an older night\'s file run again', () => {
       expect(readFileSync(join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'), 'utf8')).toContain(`"j":"${run}"`);
 
       const words = `--disable-missing would disable 2 users examctl created as --population staff in a run later than every user this file holds (st-new-1, st-new-2; created by run ${run}): is the file an older export run again? Nothing was sent. If they really left, run again with --allow-disable-recent (docs/sync.md, "Stale input")`;
+      // Monday's users exported again (another order, so not Monday's very file: old-file-again.test.ts).
+      write(dir, 'monday-again.csv', staff.toReversed());
       for (const dry of [['--dry-run'], []]) {
-        const again = await cli(dir, nightly('monday.csv', ...dry));
+        const again = await cli(dir, nightly('monday-again.csv', ...dry));
         expect(again.code).toBe(2);
         expect(again.stderr).toContain(words);
       }
       expect(await disabled(dir)).toEqual([]);
-      const allowed = await cli(dir, nightly('monday.csv', '--allow-disable-recent'));
+      const allowed = await cli(dir, nightly('monday-again.csv', '--allow-disable-recent'));
       expect(allowed.code, allowed.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
     }));
@@ -74,11 +76,13 @@ describe('an older night\'s file run again', () => {
       // One joiner alone, gone the next night: refused as an older file would be (nothing sent); a genuine leaver goes with the flag.
       write(dir, 'c.csv', [...staff.slice(1), 'a-new', 'b-1', 'c-1']);
       expect((await cli(dir, nightly('c.csv'))).code).toBe(0);
-      const single = await cli(dir, nightly('one-left.csv'));
+      // Not one-left.csv itself: an older run's very file is refused before this rule (old-file-again.test.ts).
+      write(dir, 'one-left-again.csv', [...staff.slice(1), 'b-1', 'a-new']);
+      const single = await cli(dir, nightly('one-left-again.csv'));
       expect(single.code, single.stderr).toBe(2);
       expect(single.stderr).toMatch(/--disable-missing would disable 1 user examctl created as --population staff in a run later than every user this file holds \(c-1; created by run \S+\): is the file an older export run again\? Nothing was sent\. If it really left, run again with --allow-disable-recent/);
       expect(await disabled(dir)).toEqual(['a-0', 'b-2']);
-      const left = await cli(dir, nightly('one-left.csv', '--allow-disable-recent'));
+      const left = await cli(dir, nightly('one-left-again.csv', '--allow-disable-recent'));
       expect(left.code, left.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['a-0', 'b-2', 'c-1']);
       const alone = await cli(dir, ['user', 'sync', '--file', 'all.csv', '--target', 'local', '--store', 'store', '--allow-disable-recent']);

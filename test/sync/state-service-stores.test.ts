@@ -43,6 +43,27 @@ afterEach(async () => {
   await server.close();
 });
 
+describe('an end store that failed, on the same runner', () => {
+  it('the next --require-memory night takes in what the run wrote ahead, not refused as a memory cut short (found by a trial)', () =>
+    withTempDir(async (dir) => {
+      const address = server.address('same');
+      const env = { EXAMCTL_SYNC_DIR: address };
+      writeUsers(dir, ids);
+      expect((await sync(dir, env)).code).toBe(0);
+      writeUsers(dir, [...ids, 'vs-new']);
+      server.fail('POST -delta-', 200, 1, '');
+      const failed = await sync(dir, env);
+      expect(failed.code, failed.stderr).toBe(3);
+      writeUsers(dir, ids);
+      const next = await sync(dir, env, '--require-memory', '--allow-disable-recent');
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain('wrote ahead and never stored as its end');
+      expect(next.stderr).not.toContain('cut short');
+      // vs-new, created by the run whose end was not stored, left the file: disabled.
+      expect(JSON.parse(next.stdout).items.find((item: { id: string }) => item.id === 'vs-new')).toMatchObject({ action: 'disabled' });
+    }));
+});
+
 describe('the run\'s copy of the memory', () => {
   it('removed under the run (its private temp folder cleared): exit 3, the memory not stored, the service keeps every user (found by a trial: it was stored empty)', () =>
     withTempDir(async (dir) => {
@@ -66,6 +87,12 @@ describe('the run\'s copy of the memory', () => {
       expect(server.states.get('/state/copy')!.length, JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length]))).toBeGreaterThanOrEqual(held!.length);
       const shown = await cli(dir, ['synced', 'show', '--target', 'local', '--store', 'store', '--json'], env);
       expect(shown.stdout, shown.stderr).toMatch(/"remembered":[45]\b/);
+      // The next night on the same runner (its runs directory says the run finished) takes in what
+      // the run wrote ahead: not refused as a memory cut short (found by a trial).
+      const next = await sync(dir, env, '--require-memory');
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain('wrote ahead and never stored as its end');
+      expect(next.stderr).not.toContain('cut short');
     }));
 });
 

@@ -9,7 +9,8 @@ import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
 import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
-import { inputFlagsOf } from '../../pipeline/command-input.js';
+import { inputFlagsOf, inputPathOf } from '../../pipeline/command-input.js';
+import { fileDigest } from '../../sync/replayed-file.js';
 import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
@@ -97,7 +98,7 @@ async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOp
   const say = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
   const { adoption, memory } = await adoptFile(
     kind,
-    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf },
+    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf, digest: await fileDigest(inputPathOf(input.file, deps)) },
     { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
     deps,
     say,

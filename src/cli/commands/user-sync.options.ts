@@ -20,6 +20,10 @@ export const USER_SYNC_OPTIONS = allKept([
     '--allow-disable-recent',
     'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
   )),
+  brief('run a file an older run read again', option(
+    '--allow-old-file',
+    'run a file byte for byte the one an older run of the population read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input")',
+  )),
   brief('movers: remove links and flags the file no longer gives', option(
     '--prune-memberships',
     'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',

@@ -28,7 +28,7 @@ export const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, allowDisableRecent, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, allowDisableRecent, allowOldFile, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -37,7 +37,7 @@ export async function run(
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
-    const sync = { changedOnly, disableMissing, maxDisable, allowDisableRecent, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
+    const sync = { file, changedOnly, disableMissing, maxDisable, allowDisableRecent, allowOldFile, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
     return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : only !== undefined ? onlyFlag(only) : undefined;

@@ -1,0 +1,70 @@
+/**
+ * An old night's file run again (docs/sync.md, "Stale input"): a CI "re-run" of an old job sends
+ * that night's export as if it were tonight's, enabling the leavers disabled since and reverting
+ * every change made since. Each population's record keeps the SHA-256 of the input bytes of its
+ * last runs; a file whose bytes are those of an older run than the population's newest (whose
+ * file differed) is refused before anything is sent (exit 2, a dry run too) unless
+ * --allow-old-file. The newest run's own file again changes nothing: allowed.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { UsageError } from '../system/errors.js';
+import { terminalLine } from '../formats/terminal-text.js';
+
+/** How many runs' file digests a population's record keeps. */
+const KEPT_FILES = 30;
+
+/** One run's input, as a population's record keeps it: its run id and the SHA-256 (hex) of the file's bytes. */
+export type RunFile = readonly [run: string, sha256: string];
+
+/**
+ * The SHA-256 of a file's bytes, read as a stream (bounded memory). Stdin and a named pipe are
+ * hashed as spooled (`inputPathOf`); undefined for what is still not a regular file.
+ */
+export async function fileDigest(path: string): Promise<string | undefined> {
+  // A file that cannot be read is the reader's to say.
+  if ((await stat(path).catch(() => undefined))?.isFile() !== true) return undefined;
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+/** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */
+export function runFilesOf(value: unknown): RunFile[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const pairs = value.filter((pair): pair is RunFile => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
+  return pairs.length === value.length ? pairs : undefined;
+}
+
+/**
+ * The files a population's record keeps: those read so far and those a line adds (a run's start
+ * line adds its own, so a delta carries one pair, not the list), by run, the last KEPT_FILES.
+ */
+export function withRunFiles(kept: readonly RunFile[] | undefined, added: readonly RunFile[] | undefined): RunFile[] | undefined {
+  if (added === undefined) return kept?.slice();
+  const byRun = new Map([...(kept ?? []), ...added].map((pair) => [pair[0], pair]));
+  return [...byRun.values()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(-KEPT_FILES);
+}
+
+/**
+ * Refuses a file whose bytes an older run of the population read, while its newest run read
+ * another (exit 2, nothing sent), unless `allowed`. A record without digests (an older examctl)
+ * is not judged.
+ */
+export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined): void {
+  const files = record?.files;
+  if (allowed || digest === undefined || files === undefined) return;
+  const newest = files.find(([run]) => run === record!.run);
+  if (newest?.[1] === digest) return;
+  const older = files.findLast(([run, sha256]) => run !== record!.run && sha256 === digest);
+  if (older === undefined) return;
+  throw new UsageError(
+    terminalLine(
+      `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${record!.run}) read another: ` +
+        `is it an old night's file run again? Sent now, it would undo what the later runs did (enable the leavers they disabled, revert the changes they sent). ` +
+        `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
+    ),
+  );
+}
