@@ -76,12 +76,12 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   const attempt = async (): Promise<HttpAnswer | NetworkFailure> => {
     sentAt = now();
     try {
-      const response = await requestText(
+      // The answer as read (an HttpAnswer itself), not copied.
+      return await requestText(
         pool,
         { origin, method: 'GET', path: fullPath, headers },
         { inFlight, maxBytes: 16 * 1024 * 1024 },
       );
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
       return networkFailure(error);
     }
