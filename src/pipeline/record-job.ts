@@ -110,9 +110,10 @@ export interface RecordJob<P, R = never> {
    */
   started?(run: string): Promise<void>;
   /**
-   * A real run's last step before its journal says how it ended: the sync memory stores the
-   * run's end mark durably first, so a kill between the two never leaves a finished journal
-   * beside a memory that looks cut short (docs/sync.md, "Format").
+   * A run's last step before its report sinks complete and its journal says how it ended: the
+   * sync memory stores the run's end mark where it is kept, so a kill between the two never
+   * leaves a finished journal beside a memory that looks cut short (docs/sync.md, "Format"), and
+   * a store that fails is the run's error in every sink (docs/ci.md).
    */
   ending?(): Promise<void>;
   /**

@@ -165,16 +165,19 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
-  // The report says why the run stopped (a 403, Ctrl-C, a closed pipe), not only by its counts.
-  if (stopError !== undefined) report.builder.stopped(stopError);
+  // The sync memory stored where it is kept before the sinks complete: a store that fails is the
+  // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
+  const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
+  if (stopError !== undefined && endFailure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`)}\n`);
+  const runError = stopError ?? endFailure;
+  // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
+  if (runError !== undefined) report.builder.stopped(runError);
   try {
     await report.close();
   } catch (error) {
     await journal?.close();
     throw error;
   }
-  // A memory that cannot take its end mark says so as it closes (exit 3): the journal still ends.
-  if (journal !== undefined) await job.ending?.().catch(() => undefined);
   try {
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
@@ -192,10 +195,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const reportFailure = report.failure();
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
-  if (stopError !== undefined && reportFailure !== undefined && !(stopError instanceof ReportWriteError)) {
+  if (runError !== undefined && reportFailure !== undefined && !(runError instanceof ReportWriteError)) {
     await deps.stderr.write(`${terminalLine(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`)}\n`);
   }
-  if (stopError !== undefined) throw stopError;
+  if (runError !== undefined) throw runError;
   // The report file failed only as it was completed: every record went, only the file is missing.
   if (reportFailure !== undefined) {
     throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });

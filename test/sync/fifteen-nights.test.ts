@@ -90,7 +90,11 @@ it('fifteen nights, a fault on each of its nights: every night ends as the contr
         const refused = await cli(['synced', 'import', join(dir, 'night-4.json'), ...remote(faulty)], place);
         expect(refused.code, say).toBe(2);
         expect(refused.stderr).toContain('older than the memory already there');
-        expect((await cli(['synced', 'import', join(dir, 'night-4.json'), '--force', ...remote(faulty)], place)).code).toBe(0);
+        const forced = await cli(['synced', 'import', join(dir, 'night-4.json'), '--force', ...remote(faulty)], place);
+        expect(forced.code, say).toBe(0);
+        // Forced, its cost and the way back are said: the recovery below is what it prints.
+        expect(forced.stderr).toContain('warning: the memory replaced was newer');
+        expect(forced.stderr).toContain('adopt each night\'s file since, in order: examctl synced adopt --file <night>');
         // Night by night, each population's file of that night (a user moves from one export to the other: pu-11 on night 6).
         for (const night of [5, 6]) {
           for (const each of POPULATIONS) {

@@ -72,7 +72,8 @@ export async function run(
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
-    ending: () => memory.ending(),
+    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
+    ending: () => memory.close(),
     acknowledged: (unit, payload, outcome, run, kept) => {
       if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
     },
@@ -103,14 +104,12 @@ export async function run(
     // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
     for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
       if (!(await correctAnswers(asked, refused, defaults, deps))) break;
-      await memory.close();
       ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
     }
   } catch (error) {
     await memory.closeAfterFailure();
     throw error;
   }
-  await memory.close();
   const withdrawn = memory.withdrawnLine();
   if (withdrawn !== undefined) await deps.stderr.write(`${withdrawn}\n`);
   for (const line of generatedIdsNote(remembered)) await deps.stderr.write(`${line}\n`);

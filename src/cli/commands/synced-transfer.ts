@@ -90,6 +90,10 @@ export async function runImport({ file, force, syncDir, ...globals }: SyncedImpo
     const before = replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
     await deps.stderr.write(`${terminalLine(`imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`)}\n`);
   }
+  // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back, also with --json.
+  if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
+    await deps.stderr.write(`${terminalLine(`warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`)}\n`);
+  }
   return 0;
 }
 

@@ -112,7 +112,8 @@ async function syncFile(
     },
     syncMemory: () => memory.note(),
     started: (run) => memory.started(run),
-    ending: () => memory.ending(),
+    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
+    ending: () => memory.close(),
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
     acknowledged: (unit, user, outcome, run, kept) => {
@@ -130,7 +131,6 @@ async function syncFile(
     await memory.closeAfterFailure();
     throw error;
   }
-  await memory.close();
   const keptLinks = memory.keptLinksLine();
   if (keptLinks !== undefined) await deps.stderr.write(`${keptLinks}\n`);
   return exitCode;

@@ -1,0 +1,82 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { startStateServer, type StateServer } from '../support/state-server.js';
+import { ROOT } from '../durability/helpers.js';
+
+/**
+ * A state service that refuses the run's end store (docs/ci.md): the failure is the run's error
+ * in every sink, as a refusal's is: the `--json` document's `error`, the JUnit file's "the run
+ * stopped" case and the GitHub annotation (found by a trial: all three said the run was fine).
+ */
+
+const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
+let server: StateServer;
+
+function writeUsers(dir: string, ids: readonly string[]): void {
+  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+}
+
+async function cli(dir: string, env: Record<string, string>, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, ...env });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
+  cli(dir, env, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json', ...flags]);
+
+/** The run's end store refused: exit 3, and each sink says why (docs/ci.md, "What examctl does under CI"). */
+function expectStoppedEverywhere(failed: { code: number; stdout: string; stderr: string }, dir: string, total: number): void {
+  expect(failed.code, failed.stderr).toBe(3);
+  expect(failed.stderr).toContain('examctl: the sync memory was not saved to');
+  // One document on stdout: the run's report, with why it stopped.
+  const doc = JSON.parse(failed.stdout) as { error?: { exitCode: number; message: string }; summary: { total: number; failed: number } };
+  expect(doc.error).toMatchObject({ exitCode: 3, message: expect.stringContaining('the sync memory was not saved to') });
+  expect(doc.summary).toMatchObject({ total, failed: 0 });
+  const junit = readFileSync(join(dir, 'stu.xml'), 'utf8');
+  expect(junit).toMatch(/<testsuite [^>]*failures="1"/);
+  expect(junit).toContain('the run stopped (exit 3)');
+  expect(junit).toMatch(/<failure message="the sync memory was not saved to/);
+  expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory was not saved to /m);
+}
+
+beforeEach(async () => {
+  server = await startStateServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+describe('an end store the state service refuses', () => {
+  it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('sinks') };
+      writeUsers(dir, ['es-1', 'es-2']);
+      const first = await sync(dir, env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).not.toContain('::error');
+      writeUsers(dir, ['es-1', 'es-2', 'es-3']);
+      server.fail('POST -delta-', 200, 1, '');
+      const failed = await sync(dir, env, '--report', 'stu.xml');
+      expectStoppedEverywhere(failed, dir, 3);
+    }));
+
+  it('schedule push --changed-only: the same in every sink', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_SYNC_DIR: server.address('schedules'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' };
+      expect((await cli(dir, env, ['local', 'init', '--store', 'store'])).code).toBe(0);
+      const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
+      writeFileSync(join(dir, 'sittings.csv'), sittings);
+      const push = (...flags: string[]) => cli(dir, env, ['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--upsert', '--changed-only', '--json', ...flags]);
+      const first = await push();
+      expect(first.code, first.stderr).toBe(0);
+      writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
+      server.fail('POST -delta-', 200, 1, '');
+      const failed = await push('--report', 'stu.xml');
+      expectStoppedEverywhere(failed, dir, (JSON.parse(first.stdout) as { summary: { total: number } }).summary.total);
+    }));
+});
