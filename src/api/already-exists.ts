@@ -36,15 +36,11 @@ const RULES: readonly AlreadyExistsRule[] = [
   },
 ];
 
-/** The message's words, lower-cased: runs of letters and digits. */
-function wordsOf(message: string): Set<string> {
-  return new Set(message.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-}
-
 function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
   if (problem.code !== rule.code) return false;
   if (rule.condition === undefined) return true;
-  const words = wordsOf(problem.message);
+  // The message's words, lower-cased: runs of letters and digits.
+  const words = new Set(problem.message.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   return rule.condition.split(' ').every((word) => words.has(word));
 }
 

@@ -36,7 +36,8 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   let more = 0;
   let tooDeep = false;
   const emit = (problem: Problem): void => {
-    if (problems.length < ERROR_LIMITS.problems) problems.push(capped(problem));
+    const { message } = problem;
+    if (problems.length < ERROR_LIMITS.problems) problems.push(message.length <= ERROR_LIMITS.messageChars ? problem : { ...problem, message: `${message.slice(0, ERROR_LIMITS.messageChars)}…` });
     else more += 1;
   };
   const stack: Work[] = [{ value: errors, prefix: fieldPrefix, entry: false, depth: 0 }];
@@ -61,7 +62,7 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
       continue;
     }
     const record = value as Record<string, unknown>;
-    if (entry || looksLikeErrorEntry(record)) {
+    if (entry || [...CODE_KEYS, ...MESSAGE_KEYS].some((key) => key in record)) {
       emit(entryToProblem(record, prefix));
       continue;
     }
@@ -88,11 +89,6 @@ export function capProblems(problems: Problem[]): Problem[] {
   return kept;
 }
 
-function capped(problem: Problem): Problem {
-  if (problem.message.length <= ERROR_LIMITS.messageChars) return problem;
-  return { ...problem, message: `${problem.message.slice(0, ERROR_LIMITS.messageChars)}…` };
-}
-
 /** JSON of a member for a message; a value JSON cannot write (too deep) is named, not thrown. */
 function jsonOf(value: unknown): string {
   try {
@@ -107,10 +103,6 @@ const CODE_KEYS = ['Code', 'code', 'ErrorCode', 'errorCode'] as const;
 const MESSAGE_KEYS = ['Message', 'message', 'Error', 'error', 'ErrorMessage', 'errorMessage', 'Description', 'description', 'Detail', 'detail', 'Title', 'title'] as const;
 const FIELD_KEYS = ['Field', 'field', 'PropertyName', 'propertyName', 'Path', 'path'] as const;
 const ID_KEYS = ['UserExtId', 'userExtId', 'ExternalId', 'externalId'] as const;
-
-function looksLikeErrorEntry(entry: Record<string, unknown>): boolean {
-  return [...CODE_KEYS, ...MESSAGE_KEYS].some((key) => key in entry);
-}
 
 function entryToProblem(record: Record<string, unknown>, fieldPrefix: string): Problem {
   const code = pickCode(record);

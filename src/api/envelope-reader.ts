@@ -39,14 +39,10 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   // A 4xx is never a success, whatever the body says: the status is the protocol's verdict.
   if (envelope.Success === true && status >= 400) {
     envelope.Success = false;
-    if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: contradictoryStatusMessage(status) }];
+    const message = `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
+    if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: message }];
   }
   return envelope as unknown as Envelope<T>;
-}
-
-/** Why a failure status whose body says `Success: true` is reported failed. */
-function contradictoryStatusMessage(status: number): string {
-  return `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
 }
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
@@ -69,7 +65,7 @@ const SNIPPET_CHARS = 200;
  */
 export function bodySnippet(text: string, redact: (text: string) => string = (value) => value): string {
   const prefix = redact(text.length > SNIPPET_SCAN_CHARS ? text.slice(0, SNIPPET_SCAN_CHARS) : text);
-  const flat = redact(collapseSpace(stripTags(prefix)));
+  const flat = redact(stripTags(prefix).replace(/\s+/g, ' ').trim());
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS)}...` : flat;
 }
 
@@ -84,10 +80,6 @@ function stripTags(text: string): string {
     from = close + 1;
   }
   return out + text.slice(from);
-}
-
-function collapseSpace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 export function headerValue(headers: ResponseHeaders, name: string): string | undefined {

@@ -18,23 +18,17 @@ const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
 
 function onAbort(signal: AbortSignal | undefined, callback: () => void): () => void {
   if (!signal) return () => undefined;
-  let waiters = abortWaiters.get(signal);
-  if (!waiters) {
-    const created = new Set<() => void>();
-    waiters = created;
-    abortWaiters.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const waiter of [...created]) waiter();
-        created.clear();
-      },
-      { once: true },
-    );
+  const waiters = abortWaiters.get(signal) ?? new Set<() => void>();
+  if (!abortWaiters.has(signal)) {
+    abortWaiters.set(signal, waiters);
+    const wake = (): void => {
+      for (const waiter of [...waiters]) waiter();
+      waiters.clear();
+    };
+    signal.addEventListener('abort', wake, { once: true });
   }
-  const set = waiters;
-  set.add(callback);
-  return () => set.delete(callback);
+  waiters.add(callback);
+  return () => waiters.delete(callback);
 }
 
 /** Waits `ms`; rejects with an InterruptedError as soon as `signal` aborts. */
@@ -68,10 +62,7 @@ export class Limiter {
   }
 
   async acquire(signal?: AbortSignal): Promise<void> {
-    if (this.active < this.limit) {
-      this.active += 1;
-      return;
-    }
+    if (this.tryAcquire()) return;
     await new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
         reject(interrupted());

@@ -9,8 +9,9 @@ import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
+import type { ResponseHeaders } from './envelope-reader.js';
+import type { HttpAnswer } from './retry-loop.js';
 
-export { Pool };
 export const undiciErrors = errors;
 
 export interface DispatcherOptions {
@@ -90,24 +91,6 @@ function proxyTunnelWords(proxy: string, target: string, status: number | undefi
   if (status !== undefined) return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
   const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
   return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
-}
-
-/** A whole response: status, headers (names lower-cased, repeated ones as a list) and the body as text. */
-export interface TextResponse {
-  /** The answer is also the retry loop's `HttpAnswer` (retry-loop.ts) as it is: no copy per request. */
-  readonly kind: 'response';
-  statusCode: number;
-  /** The same as `statusCode`. */
-  readonly status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** Bytes of body received (before any padding was dropped). */
-  bytes: number;
-  /**
-   * Gives the text's bytes back to the run's budget: called once the text is read (parsed), not
-   * before, since until then it is held. Idempotent; a no-op without a budget.
-   */
-  release(): void;
 }
 
 /**
@@ -211,25 +194,19 @@ export class InFlight {
   /** Drops every request on the wire and every later one. */
   abandon(reason: Error): void {
     this.abandoned ??= reason;
-    for (const request of this.detachAll()) request.stop(reason);
+    this.dropUntil(Number.POSITIVE_INFINITY, () => reason);
   }
 
-  /** Every request on the wire, unlinked, oldest first. */
-  private detachAll(): Stoppable[] {
-    const all: Stoppable[] = [];
-    for (let request = this.head; request !== undefined; request = request.inFlightNext) all.push(request);
-    for (const request of all) this.delete(request);
-    return all;
+  /** Unlinks and stops each request due by `time`, oldest first (each is unlinked before it is stopped). */
+  private dropUntil(time: number, reason: () => Error): void {
+    for (let request = this.head; request !== undefined && request.inFlightDeadline <= time; request = this.head) {
+      this.delete(request);
+      request.stop(reason());
+    }
   }
 
   private sweep(): void {
-    const now = performance.now();
-    const due: Stoppable[] = [];
-    for (let request = this.head; request !== undefined && request.inFlightDeadline <= now; request = request.inFlightNext) due.push(request);
-    for (const request of due) {
-      this.delete(request);
-      request.stop(new AttemptDeadlineError(this.deadlineMs));
-    }
+    this.dropUntil(performance.now(), () => new AttemptDeadlineError(this.deadlineMs));
     if (this.count === 0 && this.sweeper !== undefined) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
@@ -240,14 +217,10 @@ export class InFlight {
 export interface AttemptLimits {
   /** One answer larger than this fails the attempt (bytes). */
   maxBytes?: number;
-  /** Headers and whole body within this (ms), however slowly the server trickles it (without `inFlight`, which has its own). */
-  deadlineMs?: number;
   /** Shared by every request of the client. */
   budget?: ByteBudget;
-  /** The client's requests on the wire: their deadline, and dropped at once when abandoned. */
+  /** The caller's requests on the wire: headers and whole body within its deadline, however slowly the server trickles them, and dropped at once when abandoned. */
   inFlight?: InFlight;
-  /** Aborted: the same, for a caller holding a signal (doctor's probe). */
-  abandon?: AbortSignal;
 }
 
 /**
@@ -256,21 +229,10 @@ export interface AttemptLimits {
  * this handler directly. The stream (a Readable per response, its buffering and the consume
  * machinery) cost more CPU per request than the rest of examctl's client together.
  */
-export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<TextResponse> {
-  return new Promise<TextResponse>((resolve, reject) => {
-    const { abandon, inFlight } = limits;
-    if (abandon?.aborted) {
-      reject(abandonReason(abandon));
-      return;
-    }
+export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<HeldText> {
+  return new Promise<HeldText>((resolve, reject) => {
     const reader = new TextReader(limits, resolve, reject);
-    abandon?.addEventListener('abort', reader, { once: true });
-    if (inFlight !== undefined && !inFlight.add(reader)) return;
-    if (limits.deadlineMs !== undefined && inFlight === undefined) {
-      const deadlineMs = limits.deadlineMs;
-      reader.timer = setTimeout(() => reader.stop(new AttemptDeadlineError(deadlineMs)), deadlineMs);
-      reader.timer.unref?.();
-    }
+    if (limits.inFlight?.add(reader) === false) return;
     try {
       dispatcher.dispatch(options, reader);
     } catch (error) {
@@ -279,18 +241,13 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
   });
 }
 
-function abandonReason(abandon: AbortSignal): Error {
-  return abandon.reason instanceof Error ? abandon.reason : new Error('request abandoned');
-}
-
 /**
  * The handler of one `requestText`: one object per request, its hooks on the prototype (no
- * closures per request). It is also the 'abort' listener of `abandon` and the
- * entry in the client's `InFlight`.
+ * closures per request). It is also the entry in the caller's `InFlight`.
  */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
-  private headers: TextResponse['headers'] = {};
+  private headers: ResponseHeaders = {};
   private chunks: Buffer[] = [];
   // Bytes received (the per-answer cut) and bytes held (the shared budget): a run of spaces
   // is held as a count (`spaces`), written out only if something other than spaces follows.
@@ -300,26 +257,24 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private keepLimit = Number.POSITIVE_INFINITY;
   private controller: Dispatcher.DispatchController | undefined;
   private stopped: Error | undefined;
-  timer: NodeJS.Timeout | undefined;
   private readonly maxBytes: number;
 
   constructor(
     private readonly limits: AttemptLimits,
-    private readonly resolve: (response: TextResponse) => void,
+    private readonly resolve: (response: HeldText) => void,
     private readonly reject: (reason: Error) => void,
   ) {
     super();
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
-  /** `abandon` aborted (this object is its listener): the run's interrupt, never a cut answer. */
-  handleEvent(): void {
-    this.halt(abandonReason(this.limits.abandon as AbortSignal));
-  }
-
   /** The request is dropped and the promise rejected at once; the controller may come later (still connecting), so the stop is kept and applied when it does. */
   stop(reason: Error): void {
-    this.halt(this.cutShort(reason));
+    if (this.stopped !== undefined) return;
+    this.stopped = this.cutShort(reason);
+    this.controller?.abort(this.stopped);
+    this.settle();
+    this.reject(this.stopped);
   }
 
   /**
@@ -333,17 +288,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     return new ResponseCutError(this.statusCode, reason);
   }
 
-  private halt(reason: Error): void {
-    if (this.stopped !== undefined) return;
-    this.stopped = reason;
-    this.controller?.abort(reason);
-    this.settle();
-    this.reject(reason);
-  }
-
   private settle(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.limits.abandon?.removeEventListener('abort', this);
     this.limits.inFlight?.delete(this);
     this.limits.budget?.give(this.length);
     this.chunks = [];
@@ -374,7 +319,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     // 1xx (100 Continue, 103 Early Hints) precede the real answer.
     if (status < 200) return;
     this.statusCode = status;
-    this.headers = headers as TextResponse['headers'];
+    this.headers = headers as ResponseHeaders;
     if (status >= 500 || status === 429) this.keepLimit = KEPT_OF_FAILURE;
   }
 
@@ -434,14 +379,16 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
 }
 
 /**
- * The answer as `requestText` resolves it: one object per answer, its `release` on the prototype
- * (a closure per answer before), giving the text's bytes back to the budget once.
+ * A whole answer as `requestText` resolves it, also the retry loop's `HttpAnswer` as it is (no
+ * copy per request): headers' names lower-cased (repeated ones as a list), the body as text and
+ * the bytes received (before any padding was dropped). One object per answer, its `release` on the
+ * prototype, giving the text's bytes back to the budget once the text is read (parsed), not before.
  */
-class HeldText implements TextResponse {
+export class HeldText implements HttpAnswer {
   readonly kind = 'response';
   constructor(
     readonly statusCode: number,
-    readonly headers: TextResponse['headers'],
+    readonly headers: ResponseHeaders,
     readonly text: string,
     readonly bytes: number,
     private budget: ByteBudget | undefined,
@@ -536,7 +483,7 @@ export class ResponseBudgetError extends Error {
 }
 
 /** The Content-Length the server announced, if a whole number. */
-function declaredLength(headers: TextResponse['headers']): number | undefined {
+function declaredLength(headers: ResponseHeaders): number | undefined {
   const raw = headers['content-length'];
   const value = Array.isArray(raw) ? raw[0] : raw;
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;

@@ -41,37 +41,21 @@ export function mayHaveReachedService(status: number): boolean {
 
 /** A status in words with its code, for messages: `service unavailable (503)`; one without a phrase `HTTP 302` (the code said once). */
 export function describeStatus(status: number): string {
-  const phrase = statusPhrase(status);
+  const phrase = STATUS_PHRASES[status];
   return phrase === undefined ? `HTTP ${status}` : `${phrase} (${status})`;
 }
 
-function statusPhrase(status: number): string | undefined {
-  switch (status) {
-    case 400:
-      return 'bad request';
-    case 401:
-      return 'unauthorized';
-    case 403:
-      return 'the service refused the token';
-    case 404:
-      return 'not found';
-    case 405:
-      return 'method not allowed';
-    case 413:
-      return 'request too large';
-    case 415:
-      return 'unsupported media type';
-    case 429:
-      return 'too many requests';
-    case 500:
-      return 'internal server error';
-    case 502:
-      return 'bad gateway';
-    case 503:
-      return 'service unavailable';
-    case 504:
-      return 'gateway timeout';
-    default:
-      return undefined;
-  }
-}
+const STATUS_PHRASES: Readonly<Partial<Record<number, string>>> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'the service refused the token',
+  404: 'not found',
+  405: 'method not allowed',
+  413: 'request too large',
+  415: 'unsupported media type',
+  429: 'too many requests',
+  500: 'internal server error',
+  502: 'bad gateway',
+  503: 'service unavailable',
+  504: 'gateway timeout',
+};

@@ -12,7 +12,7 @@
  * JSON string equal to it), so that the password "a" leaves every other "a" alone. Redaction
  * always comes before any truncation.
  * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
- * `encodedFormList`) count as secrets too; a short one's base64 and %XX forms whole only.
+ * `addEncodedForms`) count as secrets too; a short one's base64 and %XX forms whole only.
  * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
  * escaped, escaped twice): `markDecoded`, only for a text holding `&#` or `&` and a letter.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
@@ -93,10 +93,11 @@ function foldedAt(text: string, at: number): number {
 const MARK = 1;
 const MARK_BASE64 = 2;
 
-/** A form the matcher looks for, and whether it is base64 text. */
-interface Form {
-  text: string;
-  base64: boolean;
+/** The forms the matcher looks for, by their text: whether it is base64 text (if any form so written is). */
+type Forms = Map<string, boolean>;
+
+function addForm(forms: Forms, text: string, base64 = false): void {
+  forms.set(text, forms.get(text) === true || base64);
 }
 
 const HASH_BASE = 31;
@@ -129,14 +130,14 @@ class SecretMatcher {
   private readonly shortOnes: { folded: string; mark: number; token: boolean }[] = [];
 
   /** `bitsPerPiece`: the bit table's size, so that a window of the alphabet that starts no piece passes the test 1 time in that many. */
-  constructor(long: readonly Form[], whole: readonly Form[] = [], bitsPerPiece = 64, tokens: readonly Form[] = []) {
-    for (const form of whole) this.shortOnes.push({ folded: foldAscii(form.text), mark: form.base64 ? MARK_BASE64 : MARK, token: false });
-    for (const form of tokens) this.shortOnes.push({ folded: foldAscii(form.text), mark: MARK, token: true });
+  constructor(long: Forms, whole: Forms, bitsPerPiece = 64, tokens: Forms = new Map()) {
+    for (const [text, base64] of whole) this.shortOnes.push({ folded: foldAscii(text), mark: base64 ? MARK_BASE64 : MARK, token: false });
+    for (const [text] of tokens) this.shortOnes.push({ folded: foldAscii(text), mark: MARK, token: true });
     let pieceCount = 0;
-    for (const form of long) {
-      const folded = foldAscii(form.text);
+    for (const [text, base64] of long) {
+      const folded = foldAscii(text);
       if (folded.length < MIN_PREFIX) continue;
-      this.forms.push({ folded, mark: form.base64 ? MARK_BASE64 : MARK });
+      this.forms.push({ folded, mark: base64 ? MARK_BASE64 : MARK });
       pieceCount += folded.length - MIN_PREFIX + 1;
       for (let i = 0; i < folded.length; i += 1) {
         const c = folded.charCodeAt(i);
@@ -271,34 +272,32 @@ function redactMarked(text: string, marks: Uint8Array): string {
 }
 
 /**
- * A secret as a server may re-encode it: percent-encoded (`+` for a space too), JSON-escaped
+ * A secret, and it as a server may re-encode it: percent-encoded (`+` for a space too), JSON-escaped
  * (`/` as `\/` too), and base64, standard and url-safe, of the secret and of any larger string
  * holding it (`Basic`, `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the
  * characters at either edge that depend on its neighbours (a match is widened to the whole
  * encoding, edges included: `widenBase64`). Each form is then matched as a secret.
  */
-function encodedFormList(secret: string): Form[] {
-  const forms = new Map<string, boolean>();
+function addEncodedForms(forms: Forms, secret: string): void {
+  addForm(forms, secret);
   const percent = encodeURIComponent(secret);
-  forms.set(percent, false);
-  forms.set(percent.replace(/%20/g, '+'), false);
+  addForm(forms, percent);
+  addForm(forms, percent.replace(/%20/g, '+'));
   const escaped = JSON.stringify(secret).slice(1, -1);
-  forms.set(escaped, false);
-  forms.set(escaped.replace(/\//g, '\\/'), false);
+  addForm(forms, escaped);
+  addForm(forms, escaped.replace(/\//g, '\\/'));
   const bytes = Buffer.from(secret, 'utf8');
   // Every byte as %XX (the matcher ignores letter case, so %4a and %4A alike), and hex.
-  forms.set(everyBytePercent(bytes), false);
-  forms.set(bytes.toString('hex'), false);
+  addForm(forms, everyBytePercent(bytes));
+  addForm(forms, bytes.toString('hex'));
   for (let before = 0; before < 3; before += 1) {
     const all = before + bytes.length;
     const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
     // Whole 3-byte groups only, less the characters holding bits of the bytes before.
     const piece = encoded.slice(Math.ceil((8 * before) / 6), Math.floor(all / 3) * 4);
-    forms.set(piece, true);
-    forms.set(piece.replace(/\+/g, '-').replace(/\//g, '_'), true);
+    addForm(forms, piece, true);
+    addForm(forms, piece.replace(/\+/g, '-').replace(/\//g, '_'), true);
   }
-  forms.delete(secret);
-  return [...forms].filter(([text]) => text.length >= MIN_PREFIX).map(([text, base64]) => ({ text, base64 }));
 }
 
 /** Every byte percent-encoded, letters and digits too (`%37%33%39%31`). */
@@ -307,25 +306,17 @@ function everyBytePercent(bytes: Buffer): string {
 }
 
 /**
- * A short secret's (4..7 characters, a PIN) encoded forms, each matched whole: base64 and
+ * A short secret (4..7 characters, a PIN) and its encoded forms, each matched whole: base64 and
  * base64url at byte alignment 0, with and without `=` padding, and every byte percent-encoded.
  * At least 6 characters each: specific enough, unlike its pieces.
  */
-function shortEncodedForms(secret: string): Form[] {
+function addShortEncodedForms(forms: Forms, secret: string): void {
+  addForm(forms, secret);
   const bytes = Buffer.from(secret, 'utf8');
   const base64 = bytes.toString('base64');
   const url = base64.replace(/\+/g, '-').replace(/\//g, '_');
-  return [
-    ...[base64, base64.replace(/=+$/, ''), url, url.replace(/=+$/, '')].map((text) => ({ text, base64: true })),
-    { text: everyBytePercent(bytes), base64: false },
-  ];
-}
-
-/** Forms by their text, one of them base64 if any is. */
-function uniqueForms(forms: readonly Form[]): Form[] {
-  const seen = new Map<string, boolean>();
-  for (const form of forms) seen.set(form.text, (seen.get(form.text) ?? false) || form.base64);
-  return [...seen].map(([text, base64]) => ({ text, base64 }));
+  for (const text of [base64, base64.replace(/=+$/, ''), url, url.replace(/=+$/, '')]) addForm(forms, text, true);
+  addForm(forms, everyBytePercent(bytes));
 }
 
 /**
@@ -333,12 +324,16 @@ function uniqueForms(forms: readonly Form[]): Form[] {
  * a short secret (a PIN) and its short forms whole only (its pieces would be too short to tell).
  */
 function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretMatcher {
-  const long = secrets.filter((secret) => secret.length >= MIN_PREFIX);
-  const short = secrets.filter((secret) => secret.length >= MIN_SECRET && secret.length < MIN_PREFIX);
-  // A tiny one as written, JSON-escaped and percent-encoded, each a whole token.
-  const tiny = secrets.filter((secret) => secret.length > 0 && secret.length < MIN_SECRET).flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
-  const plain = (text: string): Form => ({ text, base64: false });
-  return new SecretMatcher(uniqueForms([...long.map(plain), ...long.flatMap(encodedFormList)]), uniqueForms([...short.map(plain), ...short.flatMap(shortEncodedForms)]), bitsPerPiece, uniqueForms(tiny.map(plain)));
+  const long: Forms = new Map();
+  const whole: Forms = new Map();
+  const tokens: Forms = new Map();
+  for (const secret of secrets) {
+    if (secret.length >= MIN_PREFIX) addEncodedForms(long, secret);
+    else if (secret.length >= MIN_SECRET) addShortEncodedForms(whole, secret);
+    // A tiny one as written, JSON-escaped and percent-encoded, each a whole token.
+    else if (secret.length > 0) for (const text of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) addForm(tokens, text);
+  }
+  return new SecretMatcher(long, whole, bitsPerPiece, tokens);
 }
 
 /**
@@ -415,10 +410,10 @@ const DECODING_ROUNDS = 4;
 const MAPPED_MAX = 1 << 20;
 
 /** The rounds of decoding of `value` (at most DECODING_ROUNDS), each handed to `visit` until it returns true. */
-function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded, round: number) => boolean): void {
+function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded) => boolean): void {
   let decoded = decodeReferences(value, withSpans);
   for (let round = 1; decoded !== undefined; round += 1) {
-    if (visit(decoded, round) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
+    if (visit(decoded) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
     const next = decodeReferences(decoded.text, withSpans);
     if (next?.from !== undefined && next.to !== undefined && decoded.from !== undefined && decoded.to !== undefined) {
       // Spans of the source, not of the previous round's text.
@@ -435,24 +430,22 @@ function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decode
  * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
  * secret or one of its forms: each decoded character found maps back to the reference (or the
  * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
- * The spans are only made once a round holds a secret; past MAPPED_MAX the whole text goes.
+ * One pass over the rounds; past MAPPED_MAX no spans are made and the whole text goes.
  */
 function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
-  let holds = 0;
-  eachDecoding(value, false, (decoded, round) => {
-    if (matchers.some((matcher) => matcher.occursIn(decoded.text))) holds = round;
-    return holds !== 0;
-  });
-  if (holds === 0) return marks;
-  const out = marks ?? new Uint8Array(value.length);
-  if (value.length > MAPPED_MAX) return out.fill(MARK);
-  eachDecoding(value, true, (decoded) => {
+  const mapped = value.length <= MAPPED_MAX;
+  let out = marks;
+  eachDecoding(value, mapped, (decoded) => {
     let found: Uint8Array | undefined;
     for (const matcher of matchers) found = matcher.mark(decoded.text, found);
-    if (found !== undefined) {
-      widenBase64(decoded.text, found);
-      for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) out.fill(MARK, decoded.from![i], decoded.to![i]);
+    if (found === undefined) return false;
+    const all = (out ??= new Uint8Array(value.length));
+    if (!mapped) {
+      all.fill(MARK);
+      return true;
     }
+    widenBase64(decoded.text, found);
+    for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) all.fill(MARK, decoded.from![i], decoded.to![i]);
     return false;
   });
   return out;
@@ -461,7 +454,7 @@ function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: U
 /** The matchers behind each gate this module made: a record's gate adds its own to the client's, never rebuilding them. */
 const matchersOf = new WeakMap<Redactor, readonly SecretMatcher[]>();
 
-function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redactor {
+function gateOf(matchers: readonly SecretMatcher[]): Redactor {
   const live = matchers.filter((matcher) => !matcher.empty);
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
@@ -486,7 +479,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
       return live.length === 0 ? value : redactDeep(value, text);
     },
   };
-  if (extensible) matchersOf.set(gate, live);
+  matchersOf.set(gate, live);
   return gate;
 }
 
@@ -497,7 +490,7 @@ function gateOf(matchers: readonly SecretMatcher[], extensible: boolean): Redact
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)], true);
+  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)]);
 }
 
 /**
@@ -505,14 +498,12 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
  * client's matchers (built once per run) plus one for the record's own secrets. `payloadJson`: the
  * payload as JSON.stringify wrote it, when the caller has it.
  */
-export function withRecordSecrets(base: Redactor, baseSecrets: readonly (string | undefined)[], payload: unknown, payloadJson?: string): Redactor {
+export function withRecordSecrets(base: Redactor, payload: unknown, payloadJson?: string): Redactor {
   // The text the client sends anyway: without a secret field's key in it, no walk (0.14 against 0.5 us).
   if (payloadJson !== undefined && !SECRET_KEY_IN_JSON.test(payloadJson)) return base;
   const own = secretsOfPayload(payload).filter((secret) => secret.length > 0);
   if (own.length === 0) return base;
-  const baseMatchers = matchersOf.get(base);
-  if (baseMatchers === undefined) return createRedactor([...baseSecrets, ...own]);
-  return gateOf([...baseMatchers, recordMatcher(own)], false);
+  return gateOf([...(matchersOf.get(base) ?? []), recordMatcher(own)]);
 }
 
 /**

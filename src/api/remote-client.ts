@@ -98,13 +98,6 @@ function codeOf(error: unknown): string | undefined {
   return systemErrorCode(error);
 }
 
-/** True when the request certainly never reached the service: connect, DNS or TLS failed. */
-export function neverSent(error: unknown): boolean {
-  if (error instanceof ProxyTunnelError) return true;
-  const code = codeOf(error);
-  return code !== undefined && (NEVER_SENT_CODES.has(code) || isCertificateFailure(code));
-}
-
 /**
  * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
@@ -128,13 +121,6 @@ function describeCut(reason: Error): string {
   if (reason instanceof AttemptDeadlineError) return reason.message;
   const code = codeOf(reason);
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
-}
-
-/** Not worth another attempt: a certificate is refused again, an unknown host stays unknown. */
-function permanent(error: unknown): boolean {
-  if (error instanceof ProxyTunnelError) return error.permanent;
-  const code = codeOf(error);
-  return code === 'ENOTFOUND' || isCertificateFailure(code);
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
@@ -165,10 +151,17 @@ export function retryLimits(options: RetryOptions): RetryLimits {
   };
 }
 
-/** A failed attempt as the retry loop sees it: whether it may have reached the service, whether another attempt could help. */
+/**
+ * A failed attempt as the retry loop sees it: whether it may have reached the service (not when
+ * connect, DNS, TLS or the proxy's tunnel failed), whether another attempt could help (not for a
+ * refused certificate, an unknown host, a tunnel the proxy refuses).
+ */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
-  return { kind: 'network', error: err, mayHaveBeenReceived: !neverSent(err), permanent: permanent(err) };
+  if (err instanceof ProxyTunnelError) return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
+  const code = codeOf(err);
+  const certificate = isCertificateFailure(code);
+  return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
 }
 
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
@@ -198,7 +191,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // An answer is held twice while decoded (its bytes and its text): one larger than half the
   // budget could never be read, and is refused for its size, not for the other answers.
   const maxAnswerBytes = Math.min(maxResponseBytes, Math.floor(budget.limit / 2));
-  // On an interrupt, requests on the wire get a grace, then are abandoned (see attemptOnce).
+  // On an interrupt, requests on the wire get a grace, then are abandoned (see Call.attempt).
   const inFlight = new InFlight(requestTimeoutMs);
   const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -224,48 +217,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   let refused: { message: string; status: number } | undefined;
   let closed = false;
   const retries: RetryCounts = { total: 0, byCause: {} };
-  const noteRetry = (note: RetryNote): void => {
-    retries.total += 1;
-    retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
-    options.onRetry?.(note);
-  };
-  const clientSecrets = [options.token, ...proxySecrets(proxy)];
-  const redactor = createRedactor(clientSecrets);
+  const redactor = createRedactor([options.token, ...proxySecrets(proxy)]);
 
   // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
   // the wire is let finish within the grace (its outcome is known and reported); only waits are
   // cut short at once.
   const attemptLimits = { maxBytes: maxAnswerBytes, budget, inFlight };
-  async function attemptOnce(method: Method, path: string, body: string | undefined): Promise<HttpAnswer | NetworkFailure> {
-    try {
-      const response = await requestText(
-        pool,
-        {
-          origin,
-          method,
-          path,
-          headers,
-          body: body ?? null,
-          // Retries are ours (with backoff and the lost-attempt note), never undici's.
-          idempotent: false,
-        },
-        attemptLimits,
-      );
-      // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
-      if (statusPolicy(response.statusCode) === 'retry') response.release();
-      return response;
-    } catch (error) {
-      const unread = unreadAnswer(error, method);
-      // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
-      if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${path.slice(pathPrefix.length)}: ${unread}`);
-      return networkFailure(error);
-    }
-  }
-
   /**
    * One call's retried attempts: a single object per call whose hooks are on the prototype (no
-   * closures per call); the labels
-   * are made only for a debug line or a failure's message.
+   * closures per call); the labels are made only for a debug line or a failure's message.
    */
   class Call<T> implements RetriedCall<ApiResult<T>> {
     readonly debug = options.debug;
@@ -294,8 +254,31 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return rateGate?.wait(this.signal);
     }
 
-    attempt(): Promise<HttpAnswer | NetworkFailure> {
-      return attemptOnce(this.method, this.path, this.body);
+    async attempt(): Promise<HttpAnswer | NetworkFailure> {
+      const { method, path } = this;
+      try {
+        const response = await requestText(
+          pool,
+          {
+            origin,
+            method,
+            path,
+            headers,
+            body: this.body ?? null,
+            // Retries are ours (with backoff and the lost-attempt note), never undici's.
+            idempotent: false,
+          },
+          attemptLimits,
+        );
+        // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
+        if (statusPolicy(response.statusCode) === 'retry') response.release();
+        return response;
+      } catch (error) {
+        const unread = unreadAnswer(error, method);
+        // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
+        if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${this.route}: ${unread}`);
+        return networkFailure(error);
+      }
     }
 
     describeFailure(error: Error): string {
@@ -303,9 +286,24 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       return this.gate.text(describeNetworkError(error));
     }
 
+    /** An answer that is not retried: the record's result, or the end of the target. */
     settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
+      const { method, route, gate } = this;
       try {
-        return settle<T>(answer, this.method, this.route, this.payload, lostAttempt, this.gate);
+        if (answer.status >= 300 && answer.status < 400) {
+          // Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
+          // turned GET applies nothing); the run stops at the first one, naming where to point examctl.
+          const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
+          throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
+        }
+        const policy = statusPolicy(answer.status);
+        if (policy === 'refused') {
+          refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
+          throw new TokenRefusedError(refused.message, refused.status);
+        }
+        // A 5xx: the service may have applied the request before it failed.
+        if (policy === 'target') throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
+        return toResult<T>(answer, method, route, this.payload, lostAttempt, gate);
       } finally {
         // Parsed (or refused): the text is no longer held.
         answer.release?.();
@@ -313,7 +311,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
 
     onRetry(note: RetryNote): void {
-      noteRetry(note);
+      retries.total += 1;
+      retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
+      options.onRetry?.(note);
     }
   }
 
@@ -324,7 +324,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     if (signal?.aborted) throw interrupted();
     const path = pathPrefix + route;
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    const gate = withRecordSecrets(redactor, clientSecrets, payload, body);
+    const gate = withRecordSecrets(redactor, payload, body);
 
     // A free slot is taken at once, without a promise; only a call that must queue waits.
     if (!limiter.tryAcquire()) await limiter.acquire(signal);
@@ -333,30 +333,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     } finally {
       limiter.release();
     }
-  }
-
-  /** An answer that is not retried: the record's result, or the end of the target. */
-  function settle<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
-    if (answer.status >= 300 && answer.status < 400) throw redirected(answer, method, route, gate);
-    const policy = statusPolicy(answer.status);
-    if (policy === 'refused') {
-      refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
-      throw new TokenRefusedError(refused.message, refused.status);
-    }
-    if (policy === 'target') {
-      // A 5xx: the service may have applied the request before it failed.
-      throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
-    }
-    return toResult<T>(answer, method, route, payload, lostAttempt, gate);
-  }
-
-  /**
-   * Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
-   * turned GET applies nothing); the run stops at the first one, naming where to point examctl.
-   */
-  function redirected(answer: HttpAnswer, method: Method, route: string, gate: Redactor): TargetError {
-    const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
-    return new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
   }
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */

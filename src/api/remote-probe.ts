@@ -5,7 +5,7 @@
  * like every request, within the same limits.
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
-import { openDispatcher, requestText } from './http-pool.js';
+import { InFlight, openDispatcher, requestText } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
 import { redirectWords } from './redirect-advice.js';
@@ -67,16 +67,21 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   // The same gate as a run's: a service that echoes the token must not get it printed.
   const gate = createRedactor([token, ...proxySecrets(proxy)]);
   const describe = (error: Error): string => gate.text(describeNetworkError(error));
+  // The probe's one request on the wire, dropped with the signal's reason when it aborts.
+  const inFlight = new InFlight(timeout);
+  const abandon = (): void => inFlight.abandon(options.signal?.reason instanceof Error ? options.signal.reason : new Error('request abandoned'));
+  if (options.signal?.aborted === true) abandon();
+  options.signal?.addEventListener('abort', abandon, { once: true });
   let sentAt = now();
   const attempt = async (): Promise<HttpAnswer | NetworkFailure> => {
     sentAt = now();
     try {
-      const response = await requestText(
+      // The answer as read (an HttpAnswer itself), not copied.
+      return await requestText(
         pool,
         { origin, method: 'GET', path: fullPath, headers },
-        { deadlineMs: timeout, maxBytes: 16 * 1024 * 1024, ...(options.signal ? { abandon: options.signal } : {}) },
+        { inFlight, maxBytes: 16 * 1024 * 1024 },
       );
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.text };
     } catch (error) {
       return networkFailure(error);
     }
@@ -123,6 +128,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
       ...redirect,
     };
   } finally {
+    options.signal?.removeEventListener('abort', abandon);
     await pool.close();
   }
 }

@@ -139,15 +139,9 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
       if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
         const asked =
           retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})` : '';
-        if (nothingSent) {
-          throw new NeverSentTargetError(
-            `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}; nothing was sent`,
-          );
-        }
-        throw new TransientTargetError(
-          `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} ` +
-            `in ${formatMilliseconds(elapsed)}: ${retryReason}${asked}`,
-        );
+        const failed = `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}`;
+        if (nothingSent) throw new NeverSentTargetError(`${failed}; nothing was sent`);
+        throw new TransientTargetError(`${failed}${asked}`);
       }
       if (call.signal?.aborted) throw interrupted();
       call.debug?.(`${call.debugLabel()} retrying in ${delay}ms (${retryReason})`);

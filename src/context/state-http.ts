@@ -130,7 +130,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     const answer = await http.requestText(
       dispatcherFor(url, http),
       { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
-      { maxBytes: MAX_STATE_BYTES, deadlineMs },
+      { maxBytes: MAX_STATE_BYTES, inFlight: new http.InFlight(deadlineMs) },
     );
     const text = answer.text;
     answer.release();

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { probeRemote } from '../../src/api/remote-probe.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, ResponseBudgetError, Stoppable, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
@@ -17,6 +18,7 @@ beforeAll(async () => {
     req.on('end', () => {
       switch (req.url) {
         case '/never':
+        case '/api/v1/integrations/never':
           neverArrived += 1;
           onNever?.();
           break;
@@ -122,21 +124,16 @@ describe('requestText', () => {
     }
   });
 
-  it('a request on the wire ends when its abandon signal aborts, with its reason; an aborted signal sends nothing', async () => {
-    const pool = new Pool(origin, { connections: 2 });
-    try {
-      const controller = new AbortController();
-      const arrived = nextNever();
-      const pending = requestText(pool, { method: 'GET', path: '/never' }, { abandon: controller.signal });
-      await arrived;
-      controller.abort(new Error('probe abandoned'));
-      await expect(pending).rejects.toThrow('probe abandoned');
-      const before = neverArrived;
-      await expect(requestText(pool, { method: 'GET', path: '/never' }, { abandon: controller.signal })).rejects.toThrow('probe abandoned');
-      expect(neverArrived).toBe(before);
-    } finally {
-      await pool.destroy();
-    }
+  it("a probe's request on the wire ends when its signal aborts, with its reason; an aborted signal sends nothing", async () => {
+    const controller = new AbortController();
+    const arrived = nextNever();
+    const pending = probeRemote({ baseUrl: origin, signal: controller.signal, env: {} }, '/never');
+    await arrived;
+    controller.abort(new Error('probe abandoned'));
+    await expect(pending).resolves.toMatchObject({ kind: 'unreachable', reason: 'probe abandoned' });
+    const before = neverArrived;
+    await expect(probeRemote({ baseUrl: origin, signal: controller.signal, env: {} }, '/never')).resolves.toMatchObject({ kind: 'unreachable', reason: 'probe abandoned' });
+    expect(neverArrived).toBe(before);
   });
 
   it('InFlight.abandon ends every request on the wire with its reason, and every later one before it is sent', async () => {

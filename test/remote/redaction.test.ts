@@ -40,12 +40,12 @@ describe('the redaction gate', () => {
 
   it('finds the record\'s own Password and PIN at any depth; a 4-character PIN is redacted whole only', () => {
     expect(secretsOfPayload({ Password: 'Hunter2-horse', Sittings: [{ Settings: { PIN: '4711' } }] }).sort()).toEqual(['4711', 'Hunter2-horse']);
-    const recordGate = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: 'Hunter2-horse', PIN: '4711' });
+    const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse', PIN: '4711' });
     expect(recordGate.text("Password 'Hunter2-horse' too weak; PIN 4711; token tok-ABCDEFGHIJ")).toBe("Password '[redacted]' too weak; PIN [redacted]; token [redacted]");
   });
 
   it('mayHold: an answer without a backslash and without any secret\'s head needs no walk', () => {
-    const recordGate = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: 'Hunter2-horse' });
+    const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse' });
     expect(recordGate.mayHold('{"Success":true,"Content":{"User":{}}}')).toBe(false);
     expect(recordGate.mayHold('{"m":"Hunter2-h"}')).toBe(true);
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
@@ -55,12 +55,12 @@ describe('the redaction gate', () => {
     const passwords = Array.from({ length: 70 }, (_, i) => `Init-${i}-${Buffer.from(String(i * 7919)).toString('hex')}`);
     // Twice round 70 distinct passwords (past the memo's bound), then one shared by every record.
     for (const password of [...passwords, ...passwords, 'Welcome-2026!', 'Welcome-2026!']) {
-      const recordGate = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: password });
+      const recordGate = withRecordSecrets(gate, { Password: password });
       expect(recordGate.text(`password ${password} refused`)).toBe('password [redacted] refused');
       expect(recordGate.mayHold(`{"m":"${password.slice(-8)}"}`)).toBe(true);
     }
     // Another record's password is not this record's secret.
-    expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
+    expect(withRecordSecrets(gate, { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
   });
 
   it('given the payload\'s JSON text, a record without a secret field keeps the client\'s gate; one with it, at any depth or letter case, gets its own', () => {
@@ -75,16 +75,16 @@ describe('the redaction gate', () => {
     ];
     for (const [payload, own] of payloads) {
       const text = JSON.stringify(payload);
-      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload, text) !== gate, text).toBe(own);
+      expect(withRecordSecrets(gate, payload, text) !== gate, text).toBe(own);
       // The same answer as the walk alone.
-      expect(withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], payload) !== gate, text).toBe(own);
+      expect(withRecordSecrets(gate, payload) !== gate, text).toBe(own);
     }
   });
 
   it('a secret holding punctuation or characters beyond ASCII is found by every 8-character piece, in every answer that holds one', () => {
     // The scan hashes only runs of the secrets' own characters: these secrets' runs cross `:`, `{`, `"`-free punctuation and é/ß.
     const secrets = ['pw:{Çé-ß}x9!Tq', 'Zürich#2026;Grüße'];
-    const wide = withRecordSecrets(gate, ['tok-ABCDEFGHIJKLMNOP'], { Password: secrets[0], Users: [{ password: secrets[1] }] });
+    const wide = withRecordSecrets(gate, { Password: secrets[0], Users: [{ password: secrets[1] }] });
     for (const secret of secrets) {
       for (let at = 0; at + 8 <= secret.length; at += 1) {
         const piece = secret.slice(at, at + 8);
@@ -126,7 +126,7 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
   it('a base64/base64url echo is redacted whole: no last quantum (`[redacted]NDU=`) or first one is left', () => {
     const secret = 'tok-0123456789012345';
     const tokenGate = createRedactor([secret]);
-    const record = withRecordSecrets(tokenGate, [secret], { Password: 'Hunter2-correct-horse45' });
+    const record = withRecordSecrets(tokenGate, { Password: 'Hunter2-correct-horse45' });
     for (const [redactor, value] of [[tokenGate, secret], [record, 'Hunter2-correct-horse45']] as const) {
       for (const before of ['', 'B', 'Be', 'Bearer ', 'user:']) {
         for (const encode of [b64, b64url]) {
@@ -158,20 +158,20 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
       const shown = gate.text(`bad ${form} here`);
       expect(shown).toBe('bad [redacted] here');
     }
-    const record = withRecordSecrets(gate, [token], { Password: 'Hunter2-correct-horse' });
+    const record = withRecordSecrets(gate, { Password: 'Hunter2-correct-horse' });
     expect(record.text(`echo ${Buffer.from('Hunter2-correct-horse').toString('hex').toUpperCase()}`)).toBe('echo [redacted]');
   });
 
   it('a short secret\'s base64 and base64url (with and without padding) and its every-byte %XX form are matched whole', () => {
-    const pin = withRecordSecrets(gate, [token], { Pin: '7391' });
+    const pin = withRecordSecrets(gate, { Pin: '7391' });
     for (const form of ['NzM5MQ==', 'NzM5MQ', '%37%33%39%31', '%37%33%39%31'.toLowerCase()]) {
       expect(pin.text(`PIN ${form} refused`)).toBe('PIN [redacted] refused');
       expect(pin.mayHold(`{"Message":"PIN ${form}"}`)).toBe(true);
     }
-    const short = withRecordSecrets(gate, [token], { Password: 'Zq9#Wx' });
+    const short = withRecordSecrets(gate, { Password: 'Zq9#Wx' });
     expect(Buffer.from('Zq9#Wx').toString('base64')).toBe('WnE5I1d4');
     expect(short.text('password WnE5I1d4 is weak')).toBe('password [redacted] is weak');
-    const urlSafe = withRecordSecrets(gate, [token], { Password: '~~~>?' });
+    const urlSafe = withRecordSecrets(gate, { Password: '~~~>?' });
     expect(Buffer.from('~~~>?').toString('base64')).toBe('fn5+Pj8=');
     expect(urlSafe.text('as fn5-Pj8 and fn5+Pj8=')).toBe('as [redacted] and [redacted]');
     // Whole only: a piece of the form is no secret.
@@ -181,7 +181,7 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
   it('a proxy password and a record password are covered the same way; a PIN is matched whole only', () => {
     const proxyGate = createRedactor(['prox-Pass/word+1']);
     expect(proxyGate.text(`auth ${b64('alice:prox-Pass/word+1')}`)).not.toContain(b64('alice:prox-Pass/word+1').slice(8, 16));
-    const record = withRecordSecrets(gate, [token], { Password: 'Hunter2-correct-horse' });
+    const record = withRecordSecrets(gate, { Password: 'Hunter2-correct-horse' });
     const form = b64url('Hunter2-correct-horse');
     expect(record.mayHold(`{"Message":"${form}"}`)).toBe(true);
     expect(record.text(form)).not.toContain(form.slice(4, 12));
