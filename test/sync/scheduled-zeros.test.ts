@@ -128,3 +128,19 @@ describe('a schedule push of a schedule id without its leading zeros', () => {
     expect((await stored()).schedules).toContain('4512');
   });
 });
+
+describe('a schedule examctl named (no ScheduleExtId in the file)', () => {
+  it('registers its candidates for the guard too: a later push of one of them without its zeros is refused (found by a trial)', async () => {
+    const candidates = (name: string, id: string) => writeFileSync(join(place.dir, name), `CandidateExtId,FirstName,LastName,Email\n${id},Ada,Byron,ada@example.test\n`);
+    const named = (file: string, ...flags: string[]) =>
+      push(file, '--assessment', 'A-MATH-1', '--start', '2027-02-01T09:00:00Z', '--group', 'H-NORTH-DEC', '--group-name', 'North', ...flags);
+    candidates('a.csv', '0042');
+    const first = await named('a.csv');
+    expect(first.code, first.stderr).toBe(0);
+    candidates('b.csv', '42');
+    const refused = await named('b.csv', '--schedule-id', 'S-B');
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('b.csv:2 42 for 0042');
+    expect((await stored()).users).not.toContain('42');
+  });
+});

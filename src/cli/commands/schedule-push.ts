@@ -75,7 +75,7 @@ export async function run(
     // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
     ending: () => memory.close(),
     acknowledged: (unit, payload, outcome, run, kept) => {
-      if (feedsMemory(outcome, kept)) memory.acknowledged(unit, payload, run, kept);
+      if (feedsMemory(outcome, kept)) memory.acknowledgedSchedule(unit, payload, outcome, run, kept);
     },
     unsettled: (unit) => memory.unsettled(unit),
     refused: (unit, taken) => memory.refused(unit, taken),
