@@ -23,6 +23,9 @@ export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS] as const;
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
+/** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by --only-failed). */
+export const SCHEDULE_COLUMN = 'schedule';
+
 /**
  * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS and ACTION_COLUMNS. Always in an
  * .xlsx report; a CSV report has none (scripts parse its columns), so its warnings are

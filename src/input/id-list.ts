@@ -1,7 +1,7 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
-import { isRunReportHeader, restoreNeutralisedCells } from '../formats/report-csv-contract.js';
+import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead } from './text-source.js';
@@ -15,6 +15,8 @@ export interface IdListEntry {
   source: SourceRef;
   /** The `status` cell when the file is a run report CSV (for `--only-failed`). */
   status?: string;
+  /** The `schedule` cell of an `invigilators remove` report: the schedule its run removed from. */
+  schedule?: string;
 }
 
 /** As a workbook's records are read (XlsxReadOptions), and the id column's header. */
@@ -69,6 +71,7 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
   const entries: IdListEntry[] = [];
   let idColumn = -1;
   let statusColumn = -1;
+  let scheduleColumn = -1;
   let idName = '';
   // A run report fed back: its writer quoted ids such as `-inv-8` against formulas; send the id itself.
   let report = false;
@@ -78,6 +81,7 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
     if (id === '') throw new InputFileError(file, line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { file, line, index: entries.length } };
     if (statusColumn !== -1) entry.status = cells[statusColumn] as string;
+    if (scheduleColumn !== -1) entry.schedule = cells[scheduleColumn] as string;
     entries.push(entry);
   };
   const rows = csvRows(path, file, {
@@ -89,6 +93,7 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
       }
       statusColumn = keys.indexOf('status');
       report = isRunReportHeader(cells);
+      if (report) scheduleColumn = keys.indexOf(SCHEDULE_COLUMN);
       if (idColumn !== -1) {
         idName = cells[idColumn] as string;
         return;
@@ -118,7 +123,7 @@ async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...op
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
-  const columns = names.map((name) => ({ name, kind: 'string' as const }));
+  const columns = [...names, SCHEDULE_COLUMN].map((name) => ({ name, kind: 'string' as const }));
   const records = readXlsxRecords(path, { ...options, columns, ignoreUnknownColumns: true, displayName: file });
   let idName: string | undefined;
   for await (const record of records) {
@@ -129,6 +134,8 @@ async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...op
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };
     const status = reportStatusOf(record);
     if (status !== undefined) entry.status = status;
+    const schedule = record.fields[SCHEDULE_COLUMN];
+    if (status !== undefined && typeof schedule === 'string') entry.schedule = schedule;
     entries.push(entry);
   }
   return entries;

@@ -8,7 +8,7 @@ import type { InvigilatorsResponseContent } from '../../domain/types.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../../formats/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
@@ -79,12 +79,14 @@ export async function invigilatorsRemoveInput(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<Pick<RecordJob<string>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds' | 'readsOnlyFailedItself'>> {
-  const entries = await idEntries({ userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
+  const entries = await idEntries({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map((entry, index): InputRecord => {
+    // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked against it.
+    const rows = [{ line: entry.source.line, header: REMOVAL_REPORT_HEADER, cells: [entry.source.file, String(entry.source.line), entry.id, scheduleExtId] }];
     const record: InputRecord = { source: entry.source, fields: { UserExtId: entry.id } };
-    unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string> });
+    unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string>, rows });
     return record;
   });
   return {
@@ -97,6 +99,9 @@ export async function invigilatorsRemoveInput(
     readsOnlyFailedItself: true,
   };
 }
+
+/** An invigilators report's columns before status...: where each id was given, and the schedule it was removed from. */
+const REMOVAL_REPORT_HEADER: readonly string[] = [...SOURCE_COLUMNS, SCHEDULE_COLUMN];
 
 /** How many ids the line names before it only counts. */
 const NAMED_IDS = 20;
@@ -120,7 +125,7 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly Remo
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Pick<InvigilatorsRemoveOptions, 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
@@ -142,6 +147,11 @@ async function idEntries(
     // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
     const dry = onlyFailed ? listed.find((entry) => isDryRunStatus(entry.status)) : undefined;
     if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
+    // Another schedule's report: its failures were about that schedule, not this one.
+    const other = onlyFailed ? listed.find((entry) => entry.schedule !== undefined && entry.schedule !== scheduleExtId) : undefined;
+    if (other !== undefined) {
+      throw new UsageError(`${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`);
+    }
     for (const entry of listed) {
       if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });
