@@ -106,17 +106,17 @@ describe('invigilators remove --file in every accepted form (S-FUTURE has inv-1,
     });
   });
 
-  it('its CSV report (file, line, id, status...) is an id file again; --only-failed keeps the 319 row', async () => {
+  it('its CSV report (file, line, id, schedule, status...) is an id file again; --only-failed keeps the 319 row', async () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
       const report = join(dir, 'r.csv');
       const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', corpus('ids.txt'), '--report', report, '--store', store], dir);
       expect(first.code).toBe(1);
       expect(parseCsv(await readFile(report, 'utf8'))).toEqual([
-        ['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note'],
-        [corpus('ids.txt'), '3', 'inv-1', 'ok', '', '', 'removed', ''],
-        [corpus('ids.txt'), '5', 'inv-2', 'ok', '', '', 'removed', ''],
-        [corpus('ids.txt'), '6', 'nobody-9', 'failed', '319', expect.stringContaining('nobody-9') as unknown as string, '', 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)'],
+        ['file', 'line', 'id', 'schedule', 'status', 'error_codes', 'error_messages', 'action', 'note'],
+        [corpus('ids.txt'), '3', 'inv-1', 'S-FUTURE', 'ok', '', '', 'removed', ''],
+        [corpus('ids.txt'), '5', 'inv-2', 'S-FUTURE', 'ok', '', '', 'removed', ''],
+        [corpus('ids.txt'), '6', 'nobody-9', 'S-FUTURE', 'failed', '319', expect.stringContaining('nobody-9') as unknown as string, '', 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)'],
       ]);
       const again = parseReport(await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir));
       expect(again.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[4, 'nobody-9', 'failed']]);

@@ -70,7 +70,7 @@ describe('invigilators remove, retried', () => {
       expect(doc.summary).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0, created: 0, updated: 0, unchanged: 2 });
       expect(retry.stderr).toContain('not invigilators of S-FUTURE (nothing to remove): inv-1, inv-2');
       const csv = (await readFile(join(dir, 'retry.csv'), 'utf8')).trimEnd().split('\r\n');
-      expect(csv).toEqual(['file,line,id,status,error_codes,error_messages,action,note', `<arguments>,1,inv-1,ok,,,unchanged,${NOTE}`, `<arguments>,2,inv-2,ok,,,unchanged,${NOTE}`]);
+      expect(csv).toEqual(['file,line,id,schedule,status,error_codes,error_messages,action,note', `<arguments>,1,inv-1,S-FUTURE,ok,,,unchanged,${NOTE}`, `<arguments>,2,inv-2,S-FUTURE,ok,,,unchanged,${NOTE}`]);
       expect((await exported(dir)).Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators).toEqual(['inv-3']);
 
       const junit = await job('--report', 'retry.xml');
@@ -83,8 +83,8 @@ describe('invigilators remove, retried', () => {
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(join(dir, 'retry.xlsx'));
       const cells = (line: number) => Array.from(((workbook.worksheets[0] as ExcelJS.Worksheet).getRow(line).values as unknown[]).slice(1), (value) => (value === undefined || value === null ? '' : String(value)));
-      expect(cells(1).slice(3, 8)).toEqual(['status', 'error_codes', 'error_messages', 'action', 'note']);
-      expect(cells(2).slice(3, 8)).toEqual(['ok', '', '', 'unchanged', NOTE]);
+      expect(cells(1).slice(3, 9)).toEqual(['schedule', 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(cells(2).slice(3, 9)).toEqual(['S-FUTURE', 'ok', '', '', 'unchanged', NOTE]);
 
       const shown = await run(dir, ['--json', 'runs', 'show', doc.run!]);
       expect(shown.code).toBe(0);
