@@ -49,6 +49,10 @@ export async function run(
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
+  // As schedule push says of a schedule without an id: a second run makes a second collection.
+  if (!fromFile && externalId === undefined && !options.dryRun) {
+    await deps.stderr.write(`${terminalLine('note: no --external-id: examctl names the collection, so running this again makes another one. The id is printed at the end; give it with --external-id <id> --existing ok to leave that collection as it is instead.')}\n`);
+  }
   let outcome: RunOutcome<Outcome>;
   try {
     outcome = await runPipeline(job, { ...options, onlyFailed }, deps, target);
