@@ -38,7 +38,14 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUr
         'Use https://, or pass --allow-insecure-http if this network is trusted.',
     );
   }
-  const pathPrefix = url.pathname.replace(/\/+$/, '') + API_PREFIX;
+  const ownPath = url.pathname.replace(/\/+$/, '');
+  // The API's path given with the base URL would be sent twice: every answer a 404 that reads
+  // like a wrong token or a wrong service, so it is refused before any request.
+  if (ownPath.toLowerCase().endsWith(API_PREFIX)) {
+    const root = url.origin + ownPath.slice(0, -API_PREFIX.length);
+    throw new UsageError(`--base-url: the path ends with ${API_PREFIX}, the API's own path, which examctl adds to every request; give the service's root: ${root}`);
+  }
+  const pathPrefix = ownPath + API_PREFIX;
   return { origin: url.origin, pathPrefix, host: url.host };
 }
 

@@ -438,18 +438,32 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     /^\S{16,}$/.test(cells[0]!) &&
     likelyField(cells[0]!, new Set(fieldNames)) === undefined &&
     closestName(cells[0]!, fieldNames, normalizeColumnName) === undefined;
+  // A header of one unknown cell of words is most likely no header at all: PowerShell 5.1's type
+  // line (Export-Csv without -NoTypeInformation) or a title row above the header. `--map` would not help.
+  const expected = options.columns
+    .slice(0, 6)
+    .map((spec) => spec.name)
+    .join(', ');
+  const lone = named - unnamed.length === 1 && unknown.length === 1 && !oneUnknownCell ? unknown[0]! : undefined;
+  if (lone !== undefined && /\p{L}/u.test(lone) && likelyField(lone, new Set(fieldNames)) === undefined && closestName(lone, fieldNames, normalizeColumnName) === undefined) {
+    throw new InputFileError(file, line, `${oneCellHeaderProblem(lone)} (expected columns such as ${expected})`);
+  }
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
   const computed = options.computed;
   if (computed !== undefined) problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
   if (problems.length === 0 && takenBy.size === 0 && !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)) {
-    const expected = options.columns
-      .slice(0, 6)
-      .map((spec) => spec.name)
-      .join(', ');
     problems.push(`no known column in the header${oneUnknownCell ? ', which is one word (not shown: a file of one word may be a secret)' : ''} (expected columns such as ${expected})`);
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };
+}
+
+/** Why a header of one cell (and no known column) is refused, and the fix. */
+function oneCellHeaderProblem(cell: string): string {
+  if (/^#TYPE\s/.test(cell)) {
+    return "the first line is PowerShell's type line (#TYPE ...), not the header: export with Export-Csv -NoTypeInformation (PowerShell 7 leaves the line out), or delete that line";
+  }
+  return `the header has one cell, ${quotedValue(cell)}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
 }
 
 /**
