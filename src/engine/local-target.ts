@@ -4,14 +4,13 @@
  * is created or a world file read, so a run on an existing store (or a dry run with none) never
  * loads zod (start-up cost). src/engine/index.ts re-exports all of this.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../system/errors.js';
-import { shippedAsset } from '../system/shipped-file.js';
+import { readShippedFile } from '../system/shipped-file.js';
 import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
@@ -32,7 +31,7 @@ export const BUNDLED_WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.js
 export async function loadWorldFile(file: string): Promise<World> {
   let bytes: Buffer;
   try {
-    bytes = shippedAsset(file) ?? (await readFile(file));
+    bytes = await readShippedFile(file);
   } catch (error) {
     throw new UsageError(`cannot read world file ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
   }

@@ -78,12 +78,13 @@ const damagedAt = (file: string, where: string | number, reason: string): RunJou
   new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
 
 const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+const noRun = (id: string, runsDir: string) => new RunJournalError(`no run ${id} in ${runsDir}`);
 
 /** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */
 export async function assertRunHere(runsDir: string, id: string): Promise<void> {
   if (!isRunId(id)) throw notARunId(id);
   await stat(journalPath(runsDir, id)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw new RunJournalError(`no run ${id} in ${runsDir}`);
+    if (error.code === 'ENOENT') throw noRun(id, runsDir);
   });
 }
 
@@ -103,7 +104,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
-    throw new RunJournalError(code === 'ENOENT' ? `no run ${id} in ${runsDir}` : `cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
+    throw code === 'ENOENT' ? noRun(id, runsDir) : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
   }
   let header: RunHeaderLine | undefined;
   const resumes: ResumeLine[] = [];

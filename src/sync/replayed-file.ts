@@ -6,10 +6,7 @@
  * file differed) is refused before anything is sent (exit 2, a dry run too) unless
  * --allow-old-file. The newest run's own file again changes nothing: allowed.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
@@ -20,15 +17,11 @@ const KEPT_FILES = 30;
 export type RunFile = readonly [run: string, sha256: string];
 
 /**
- * The SHA-256 of a file's bytes, read as a stream (bounded memory). Stdin and a named pipe are
- * hashed as spooled (`inputPathOf`); undefined for what is still not a regular file.
+ * The SHA-256 of an input file's bytes, as the run journal fingerprints it (streamed; stdin and a
+ * named pipe as spooled, `inputPathOf`); undefined for one that cannot be read: the reader says why.
  */
 export async function fileDigest(path: string): Promise<string | undefined> {
-  // A file that cannot be read is the reader's to say.
-  if ((await stat(path).catch(() => undefined))?.isFile() !== true) return undefined;
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
+  return (await fingerprintInput(path).catch(() => undefined))?.sha256;
 }
 
 /** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */

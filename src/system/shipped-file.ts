@@ -1,7 +1,6 @@
 import { getAsset, isSea } from 'node:sea';
 import { readFile } from 'node:fs/promises';
 import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the
@@ -20,8 +19,7 @@ export function shippedAsset(path: string): Buffer | undefined {
   }
 }
 
-/** A shipped file's text, from the executable's assets or else the package on disk. */
-export async function readShippedFile(url: URL): Promise<string> {
-  const path = fileURLToPath(url);
-  return (shippedAsset(path) ?? (await readFile(path))).toString('utf8');
+/** A file that ships with examctl: from the executable's assets, or else the package on disk (a world file given by path too). */
+export async function readShippedFile(path: string): Promise<Buffer> {
+  return shippedAsset(path) ?? (await readFile(path));
 }

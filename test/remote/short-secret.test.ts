@@ -5,20 +5,13 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createRedactor, withRecordSecrets } from '../../src/api/redaction.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 
-let server: StateServer;
-beforeEach(async () => {
-  server = await startStateServer();
-});
-afterEach(async () => {
-  await server.close();
-});
-
+const server = stateServerPerTest();
 async function sync(dir: string, password: string) {
   writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,Ann,Lee,ann@example.test,ann,Candidate\n');
   const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_SYNC_USERNAME: 'ci', EXAMCTL_SYNC_PASSWORD: password };

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { afterEach, beforeEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -186,4 +187,25 @@ function parseInfo(body: string): LockInfo | undefined {
     // Not lock info.
   }
   return undefined;
+}
+
+/**
+ * A state server for each test of the file: started before each, closed after. What it returns
+ * stands for the current one (a file's helpers take it once, at the top), so tests read
+ * `server.fail(...)` as if they held the server itself.
+ */
+export function stateServerPerTest(options: StateServerOptions = {}): StateServer {
+  let current: StateServer | undefined;
+  beforeEach(async () => {
+    current = await startStateServer(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as StateServer, {
+    get: (_, key) => {
+      const value: unknown = Reflect.get(current!, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 import { ROOT } from '../durability/helpers.js';
 
 /**
@@ -13,7 +13,7 @@ import { ROOT } from '../durability/helpers.js';
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
-let server: StateServer;
+const server = stateServerPerTest();
 
 function writeUsers(dir: string, ids: readonly string[]): void {
   writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
@@ -42,14 +42,6 @@ function expectStoppedEverywhere(failed: { code: number; stdout: string; stderr:
   expect(junit).toMatch(/<failure message="the sync memory was not saved to/);
   expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory was not saved to /m);
 }
-
-beforeEach(async () => {
-  server = await startStateServer();
-});
-
-afterEach(async () => {
-  await server.close();
-});
 
 describe('an end store the state service refuses', () => {
   it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>

@@ -1,10 +1,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { examctl } from '../durability/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 
 /**
  * A runner lost mid-night on a state service (docs/sync.md, "Written ahead"): night 1 is killed
@@ -16,15 +16,7 @@ import { startStateServer, type StateServer } from '../support/state-server.js';
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
-let server: StateServer;
-
-beforeEach(async () => {
-  server = await startStateServer();
-});
-
-afterEach(async () => {
-  await server.close();
-});
+const server = stateServerPerTest();
 
 /** Users `lr-<i>` for each i, with a last name that says which night renamed them. */
 function writeUsers(dir: string, ids: readonly number[], renamed: (i: number) => boolean = () => false): Map<string, string> {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 import { canonicalJson } from '../../src/sync/memory-lines.js';
 
 /**
@@ -16,15 +16,7 @@ import { canonicalJson } from '../../src/sync/memory-lines.js';
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
-let server: StateServer;
-
-beforeEach(async () => {
-  server = await startStateServer();
-});
-
-afterEach(async () => {
-  await server.close();
-});
+const server = stateServerPerTest();
 
 /** Users md-0 .. md-<count-1>, those `renamed` says with a last name naming `night`. */
 function writeUsers(dir: string, count: number, night = 0, renamed: (i: number) => boolean = () => false): Map<string, string> {

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 import { privateTempRoot } from '../../src/system/private-temp.js';
 
 /**
@@ -16,7 +16,7 @@ import { privateTempRoot } from '../../src/system/private-temp.js';
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
-let server: StateServer;
+const server = stateServerPerTest();
 
 function writeUsers(dir: string, ids: readonly string[]): void {
   writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
@@ -34,14 +34,6 @@ const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
 const methods = () => server.requests.map((request) => request.method);
 /** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<n>`. */
 const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
-
-beforeEach(async () => {
-  server = await startStateServer();
-});
-
-afterEach(async () => {
-  await server.close();
-});
 
 describe('an end store that failed, on the same runner', () => {
   it('the next --require-memory night takes in what the run wrote ahead, not refused as a memory cut short (found by a trial)', () =>

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import { startStateServer, type StateServer } from '../support/state-server.js';
+import { stateServerPerTest } from '../support/state-server.js';
 
 /**
  * What a run uploads to a state service grows with the night's changes, not with the memory
@@ -12,15 +12,7 @@ import { startStateServer, type StateServer } from '../support/state-server.js';
  */
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
-let server: StateServer;
-
-beforeEach(async () => {
-  server = await startStateServer();
-});
-
-afterEach(async () => {
-  await server.close();
-});
+const server = stateServerPerTest();
 
 function writeUsers(dir: string, count: number, renamed = 0): void {
   const rows = Array.from({ length: count }, (_, i) => `wa-${i},First,${i < renamed ? 'Renamed' : 'Last'} ${i},wa-${i}@example.test,name-wa-${i},Candidate`);

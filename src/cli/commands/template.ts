@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { isTemplateKind, TEMPLATE_KINDS, type TemplateKind } from '../../domain/templates.js';
 import { UsageError } from '../../system/errors.js';
 import type { CommandDeps } from '../../context/command-deps.js';
@@ -55,7 +56,7 @@ async function writeExample(kind: string, output: TemplateOptions['output'], dep
   if (name === undefined) throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
   if (output === 'xlsx') throw new UsageError(`--example prints ${name} as it ships: leave out -o xlsx`);
   const { readShippedFile } = await import('../../system/shipped-file.js');
-  await deps.stdout.write(await readShippedFile(new URL(`../../../fixtures/${name}`, import.meta.url)));
+  await deps.stdout.write((await readShippedFile(fileURLToPath(new URL(`../../../fixtures/${name}`, import.meta.url)))).toString('utf8'));
   return 0;
 }
 
