@@ -14,9 +14,8 @@
  * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
  */
 import { Writable } from 'node:stream';
-import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { DateFormat } from '../domain/local-time.js';
-import { cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
+import { openReportFile } from './report-file.js';
 import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
@@ -274,33 +273,20 @@ export interface XlsxReportFile {
 }
 
 /**
- * Opens the output at once (the one output gate, output-file.ts), so an unwritable report
- * location fails before anything is sent; the workbook's zip streams into it.
+ * The report file of every format (report-file.ts: opened at once, so an unwritable report
+ * location fails before anything is sent), the workbook's zip streamed into it.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
-  const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
-  let file: OutputFile;
-  try {
-    file = await openOutputFile(path, REPORT_FILE_OPTIONS);
-  } catch (error) {
-    throw cannotWrite(error);
-  }
-  let failure: unknown;
+  const file = await openReportFile(path);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      file.writer.write(chunk).then(
-        () => done(),
-        (error: unknown) => {
-          failure ??= error;
-          done(error as Error);
-        },
-      );
+      file.sink.write(chunk).then(() => done(), done);
     },
   });
   const finished = new Promise<void>((resolve) => {
-    stream.on('finish', () => resolve());
+    stream.on('finish', resolve);
     stream.on('error', (error) => {
-      failure ??= error;
+      file.failed(error);
       resolve();
     });
   });
@@ -309,13 +295,7 @@ export async function openXlsxReportFile(path: string, options: XlsxReportOption
     sink,
     async commit() {
       await finished;
-      if (failure !== undefined) {
-        await file.discard();
-        throw cannotWrite(failure);
-      }
-      await file.commit().catch((error: unknown) => {
-        throw cannotWrite(error);
-      });
+      await file.commit();
     },
     async discard() {
       stream.destroy();
