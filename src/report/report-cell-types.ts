@@ -17,7 +17,7 @@ import { normalizeColumnName } from '../formats/column-name.js';
 import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
 import { Column, onRow } from './report-writers.js';
 import { type SourceRow } from './run-report.js';
-import { CellFormat, type CellNote, type SheetCell } from './xlsx-workbook.js';
+import { CellFormat, type SheetCell } from './xlsx-workbook.js';
 
 type FieldKind = 'number' | 'boolean' | 'date' | 'dateTime';
 
@@ -132,14 +132,14 @@ export class ReportCellTypes {
   }
 
   /**
-   * A dry run's invalid row: the cells of the fields its errors name (on this row of a
+   * A dry run's invalid row: the columns of the fields its errors name (on this row of a
    * multi-row item), or for a field the map file computes the cells it came from (the one at
-   * fault when it could not), each with a note of its codes and messages; an error that names no column of the row goes on its
-   * status cell. `statusAt` is the status cell's index in the row.
+   * fault when it could not); an error that names no column of the row marks its status cell.
+   * `statusAt` is the status cell's index in the row. Each error's words are in error_messages.
    */
-  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): CellNote[] {
+  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): number[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);
-    const notes = new Map<number, string[]>();
+    const marked = new Set<number>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
       let places = field === undefined ? [] : [layout.findIndex((column) => column.field === field)].filter((at) => at !== -1);
@@ -148,10 +148,9 @@ export class ReportCellTypes {
         const keys = new Set((row.cellsOf?.[field] ?? [field]).map(normalizeColumnName));
         places = layout.flatMap((column, at) => (keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : []));
       }
-      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
-      for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
+      for (const at of places.length === 0 ? [statusAt] : places) marked.add(at);
     }
-    return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
+    return [...marked];
   }
 }
 

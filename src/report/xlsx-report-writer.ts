@@ -6,8 +6,8 @@
  * run's zone); every other cell is a text cell in a text-formatted column, so that Excel or
  * LibreOffice keeps `00456`, long numbers and dates as typed, also in cells edited or added
  * later. Header frozen with a filter; failed rows filled red, partial and skipped ones amber; a
- * dry run's invalid row has the cell of each error it names in a strong red with a note (the
- * code and message). Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each
+ * dry run's invalid row has the cell of each error it names in a strong red (the codes and
+ * messages are the row's error columns). Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each
  * row goes through the deflater to the file, and a row waits (its promise) while the file is behind.
  *
  * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
@@ -22,7 +22,7 @@ import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/rep
 import type { ItemStatus } from './run-report.js';
 import { excelDateFormats } from './output-times.js';
 import { failedFieldsOf, ReportCellTypes, type ReportCellOptions } from './report-cell-types.js';
-import { MAX_NOTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellFormat, type CellNote, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
+import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellFormat, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
 import { formatCount } from '../formats/number-format.js';
 
 /** How a report row looks by its item's status: failed red, partial and skipped amber. */
@@ -87,8 +87,6 @@ export class XlsxReportWriter implements ReportSink {
       const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
       said.push(`${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`);
     }
-    const left = this.workbook.notesLeftOut;
-    if (left > 0) said.push(`${path}: ${formatCount(left)} marked cells have no note (a sheet keeps at most ${formatCount(MAX_NOTES)}); their errors are in error_messages`);
     return said;
   }
 
@@ -158,7 +156,7 @@ export class XlsxReportWriter implements ReportSink {
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
-      const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
+      const marks = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
     // One row (a user, a candidate) is the common case: no list of steps for it.
@@ -180,8 +178,6 @@ export interface SheetHeader {
   name: string;
   header: readonly string[];
   formats?: readonly CellFormat[];
-  /** Notes on header cells (what a column holds that its name cannot say). */
-  headerNotes?: readonly CellNote[];
 }
 
 /** One sheet of a workbook written at once: its header and its rows. */
@@ -219,7 +215,7 @@ export class TablesWorkbook {
   }
 
   /** Opens the next sheet for `rowCount` rows: `row` each of them, then `end`. */
-  async sheet({ name, header, formats, headerNotes }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
+  async sheet({ name, header, formats }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
     const sheet = await this.workbook.sheet(name);
     const extraColumns = header.length - MAX_SHEET_COLUMNS;
     const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
@@ -227,7 +223,6 @@ export class TablesWorkbook {
     await sheet.header(
       extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header,
       formats?.slice(0, width),
-      headerNotes?.filter((note) => note.column < width),
     );
     // Header, rows, and one row for the marker when they do not all fit.
     const room = rowCount + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rowCount;
