@@ -114,6 +114,12 @@ export function calendarDateText(w: WallClock, times: Pick<OutputTimes, 'format'
   return times.format === undefined ? dateText(w) : formatted(w, times.format, false);
 }
 
+/** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
+export function plainNumber(text: string): number | undefined {
+  const number = Number(text);
+  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
+}
+
 /** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */
 const EPOCH_1900 = 25569;
 /** 1900-03-01: Excel's serial numbers are days from 1899-12-30 only from here (before, its phantom 29 February 1900 intervenes). */

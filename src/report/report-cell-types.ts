@@ -14,7 +14,7 @@ import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
+import { calendarDateOf, excelDate, excelDateTime, instantOf, plainNumber } from './output-times.js';
 import { Column, onRow } from './report-writers.js';
 import { type SourceRow } from './run-report.js';
 import { CellFormat, type SheetCell } from './xlsx-workbook.js';
@@ -52,12 +52,6 @@ interface KeptColumn {
   source: number;
   field: string | undefined;
   kind: FieldKind | undefined;
-}
-
-/** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
-function plainNumber(text: string): number | undefined {
-  const number = Number(text);
-  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
 }
 
 /** The field an error names, without its place in a schedule request or a list (`Candidates[2].Email` -> `Email`). */
