@@ -254,7 +254,8 @@ export function validateScheduleRequest(input: unknown): Validation<ScheduleRequ
   }
   const body = input;
   // A request whose every field is empty: the one problem reported.
-  if (SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name])) && Object.keys(body).every((k) => requestFieldNames.has(k))) {
+  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));
+  if (allEmpty && Object.keys(body).every((k) => requestFieldNames.has(k))) {
     return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
   }
   const problems: Problem[] = [];

@@ -16,7 +16,7 @@
 import { Writable } from 'node:stream';
 import type { DateFormat } from '../domain/local-time.js';
 import { openReportFile } from './report-file.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
+import { ColumnModes, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
@@ -32,14 +32,6 @@ const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
   partial: RowLook.amber,
   skipped: RowLook.amber,
 };
-
-/** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
-function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
-  for (let i = from; i < steps.length; i++) {
-    const pending = (steps[i] as () => void | Promise<void>)();
-    if (pending !== undefined) return pending.then(() => inSequence(steps, i + 1));
-  }
-}
 
 /** The columns a report adds after the input's: status, error_codes, error_messages, action, note, warnings. */
 const REPORT_COLUMN_COUNT = WRITTEN_COLUMNS.length + 1;

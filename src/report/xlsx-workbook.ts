@@ -343,7 +343,8 @@ export class SheetWriter {
     const last = `${columnName(this.width)}${this.rows}`;
     const range = this.width === 0 || this.rows === 0 ? undefined : last === 'A1' ? last : `A1:${last}`;
     await this.entry.write(
-      `</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>`,
+      `</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}` +
+        '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>',
     );
     await this.entry.end();
     return range;
