@@ -8,6 +8,7 @@
 import { isCalendarDate, parseDateTime } from '../domain/date-time.js';
 import {
   dateText,
+  dateTimeText,
   formattedWall,
   isKnownTimeZone,
   offsetText,
@@ -84,7 +85,7 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
  */
 export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
   const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);
-  const iso = (): string => `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  const iso = (): string => `${dateTimeText(wall)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
   if (times.format === undefined && style === 'iso') return iso();
   // A wall clock the zone shows twice (the hour the clocks go back) says which of the two by its
   // offset (`25/10/2026 01:30 +01:00`), as the input side reads it back with the same flags.
