@@ -198,14 +198,6 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   return { ok: true, value: out as unknown as Candidate };
 }
 
-/** The Schedule object alone; paths are relative to it (validateScheduleRequest prefixes `Schedule.`). */
-export function validateSchedule(input: unknown): Validation<Schedule> {
-  const problems: Problem[] = [];
-  const out = checkSchedule(input, '', problems);
-  if (problems.length > 0 || out === null) return { ok: false, problems };
-  return { ok: true, value: out as unknown as Schedule };
-}
-
 /** The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Record<string, unknown> | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);

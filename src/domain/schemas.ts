@@ -1,11 +1,8 @@
 /**
- * zod schemas of the request bodies as the API takes them, composed from the rule tables: each
- * field is its rule's `wire` schema (built here on demand: this module and world.ts are the only
- * domain modules that load zod, and index.ts re-exports neither, so a CLI run that only validates
- * never loads it). They describe; they do not validate: `z.toJSONSchema(schema, { io: 'input' })`
- * is how src/server/openapi.ts builds the OpenAPI document and templates.ts `examctl schema`.
- * The validators (validateUser etc.) are the one validator, of the run pipeline and the engine;
- * every value they accept satisfies these schemas (test/domain/schemas.test.ts).
+ * The request bodies as the API takes them, composed from the rule tables' `wire` builders (this
+ * module and world.ts are the only domain modules that load zod; index.ts re-exports neither).
+ * They describe, for the OpenAPI document (src/server/openapi.ts) and `examctl schema`; the
+ * validators are the one validator, and the document takes all they accept (test/domain/schemas.test.ts).
  */
 import { z } from 'zod';
 import { tableWire, wireOf, type FieldRule } from './field-rules.js';

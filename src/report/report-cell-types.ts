@@ -1,12 +1,7 @@
 /**
- * The cells of a run report workbook typed by the field their column was read as (`--report
- * x.xlsx`): a whole-number field's number a number, a yes/no field's value a boolean, a date of
- * birth a date, a schedule's start and end a date-time in the run's zone. Only a value that
- * reads back as the same value is typed: `00456`, `+7` or `12.50` stay the text typed, and so
- * does every value of a failed cell, so that the report fed back (`--only-failed`, `--file`)
- * gives the records it reported (docs/input-formats.md, "The .xlsx run report"). A date-time is typed
- * only in a zone the run names (`--timezone`): an Excel date keeps no zone, and one that the
- * zone's clocks show twice (the hour the clocks go back) stays text. Also where a dry run's
+ * The cells of a run report workbook typed by the field their column was read as, where a value
+ * reads back as the same value (docs/input-formats.md, "The .xlsx run report": which fields, and
+ * why a failed cell or a date-time without the run's zone stays text); and where a dry run's
  * offending cell is: the column of the field an error names.
  */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';

@@ -175,11 +175,9 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
 }
 
 /**
- * The table's rows as CSV lines (RFC 4180, CRLF; `--delimiter` `;` or tab for Excel in other
- * locales), without the header (a session's share of a longer table); text cells a spreadsheet
- * would run as a formula are neutralised by the shared cell writer. A value the service typed as
- * a number is written as the number (a Score of -5 is `-5`, not `'-5`, so a spreadsheet sums
- * it); a number sent as text stays text, guarded.
+ * The table's rows as CSV lines (RFC 4180, CRLF; `--delimiter` `;` or tab), without the header;
+ * text a spreadsheet would run as a formula is neutralised by the shared cell writer. A number
+ * the service typed is written as the number (`-5`, summed); one sent as text stays text, guarded.
  */
 export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
   return textRows(table, options)

@@ -1,17 +1,9 @@
 /**
  * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
- * results) as one: the same columns as the CSV report (the input's columns, Password blank, PIN withheld,
- * then status, error_codes, error_messages, warnings). Input cells are typed by their field where
- * the value reads back the same (report-cell-types.ts: numbers, yes/no, dates, date-times in the
- * run's zone); every other cell is a text cell in a text-formatted column, so that Excel or
- * LibreOffice keeps `00456`, long numbers and dates as typed, also in cells edited or added
- * later. Header frozen with a filter; failed rows filled red, partial and skipped ones amber; a
- * dry run's invalid row has the cell of each error it names in a strong red (the codes and
- * messages are the row's error columns). Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each
- * row goes through the deflater to the file, and a row waits (its promise) while the file is behind.
- *
- * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
- * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
+ * results) as one. What a report workbook holds, and how it reads back as input, is
+ * docs/input-formats.md, "The .xlsx run report": the CSV report's rows (report-writers.ts), typed
+ * by report-cell-types.ts, written by xlsx-workbook.ts as they come; a row waits (its promise)
+ * while the file is behind.
  */
 import { Writable } from 'node:stream';
 import type { DateFormat } from '../domain/local-time.js';
