@@ -13,7 +13,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
-import type { WrittenTime } from '../domain/local-time.js';
+import { unknownTimeZoneMessage, type WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import {
@@ -27,7 +27,7 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead, openForReading } from './text-source.js';
+import { cannotRead } from './text-source.js';
 import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
@@ -43,7 +43,7 @@ import {
   type CellFormats,
 } from './workbook-parts.js';
 import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
-import { ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
+import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
@@ -93,36 +93,19 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
-async function checkIsWorkbook(path: string, file: string): Promise<void> {
-  const handle = await openForReading(path, file);
-  let head = Buffer.alloc(8);
-  try {
-    const { bytesRead } = await handle.read(head, 0, 8, 0);
-    head = head.subarray(0, bytesRead);
-  } catch (error) {
-    throw cannotRead(file, error);
-  } finally {
-    await handle.close().catch(() => undefined);
+/** A file without a zip directory, refused by what its first bytes say it is instead. */
+function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError {
+  const signature = error.head.length === 4 ? error.head.readUInt32LE(0) : undefined;
+  if (signature === ZIP_SIGNATURE) return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
+  if (signature === OLE2_SIGNATURE) {
+    return new InputFileError(file, undefined, 'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password');
   }
-  if (head.length >= 4 && head.readUInt32LE(0) === ZIP_SIGNATURE) return;
-  if (head.length >= 4 && head.readUInt32LE(0) === OLE2_SIGNATURE) {
-    throw new InputFileError(
-      file,
-      undefined,
-      'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password',
-    );
-  }
-  throw new InputFileError(
-    file,
-    undefined,
-    head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
-  );
+  return new InputFileError(file, undefined, error.head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv');
 }
 
 export function checkTimeZone(timeZone: string | undefined): void {
   if (timeZone !== undefined && !isKnownTimeZone(timeZone)) {
-    throw new InputFileError('--timezone', undefined, `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`);
+    throw new InputFileError('--timezone', undefined, unknownTimeZoneMessage(timeZone));
   }
 }
 
@@ -318,6 +301,7 @@ async function openWorkbook(path: string, file: string, limits: XlsxLimits): Pro
   try {
     zip = await ZipEntries.open(path);
   } catch (error) {
+    if (error instanceof NoZipDirectoryError) throw notAWorkbook(file, error);
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
@@ -355,7 +339,6 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
   checkTimeZone(options.timeZone);
-  await checkIsWorkbook(path, display);
   const workbook = await openWorkbook(path, display, limits);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
@@ -392,7 +375,6 @@ export interface SheetCellReading {
  */
 export async function readSheetCells(path: string, options: Pick<XlsxReadOptions, 'sheet' | 'displayName'> = {}): Promise<{ sheet: string; cells: SheetCellReading[] }> {
   const display = options.displayName ?? path;
-  await checkIsWorkbook(path, display);
   const workbook = await openWorkbook(path, display, XLSX_LIMITS);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   const part = sheet.part as string;
