@@ -13,6 +13,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
+import { isOkStatus } from '../formats/report-csv-contract.js';
 import { unknownTimeZoneMessage, type WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -221,23 +222,6 @@ function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): b
   return sheet.name === TEMPLATE_DESCRIPTION_SHEET.name && names.size === TEMPLATE_DESCRIPTION_NAMES.length && TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name));
 }
 
-/** One sheet row as the reader passes it on. */
-interface SheetRow {
-  cells: string[];
-  line: number;
-  problems: Problem[];
-  warnings: FieldWarning[];
-  /** Date-time cells placed in --timezone, as the sheet shows them: messages quote them so. */
-  written: WrittenTime[];
-  /** Fields whose cell was a number read as its own digits (InputRecord.bareNumbers). */
-  bareNumbers: string[];
-}
-
-interface RowSink {
-  header(cells: string[], line: number, file: string): HeaderMapping;
-  row(row: SheetRow, file: string): void;
-}
-
 /** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
 function cellText(reading: CellReading): string {
   return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
@@ -332,10 +316,10 @@ async function openWorkbook(path: string, file: string, limits: XlsxLimits): Pro
 }
 
 /**
- * Reads the chosen worksheet and hands each non-blank row to `sink`; yields (nothing) after each
- * batch of rows so the caller can pass on what the sink collected.
+ * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
+ * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink): AsyncGenerator<void> {
+async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
   checkTimeZone(options.timeZone);
@@ -354,7 +338,7 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   }
   const rows = sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats);
   try {
-    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
+    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, add);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
     throw partFailure(error.cause, file, part, error.line === 0 ? undefined : error.line, `the worksheet ${part}`);
@@ -397,9 +381,10 @@ async function* sheetRows(
   file: string,
   options: XlsxReadOptions,
   { date1904, merges }: { date1904: boolean; merges: readonly VerticalMerge[] },
-  sink: RowSink,
+  add: (record: InputRecord) => void,
 ): AsyncGenerator<void> {
   let mapping: HeaderMapping | undefined;
+  let header: string[] = [];
   let merged: MergedColumns | undefined;
   let width = 0;
   let headerLine = 0;
@@ -425,7 +410,8 @@ async function* sheetRows(
         width = cells.length;
         headerLine = line;
         headerKeys = cells.map(normalizeColumnName);
-        mapping = sink.header(cells, line, file);
+        mapping = mapHeader(cells, options, file, line);
+        header = cells;
         merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
@@ -466,7 +452,18 @@ async function* sheetRows(
         if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
         continue;
       }
-      sink.row({ cells, line, problems, warnings, written, bareNumbers }, file);
+      const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
+      if (problems.length > 0) {
+        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
+        // A field whose cell could not be read is left unset; its problem says why.
+        for (const problem of problems) delete record.fields[problem.field];
+        record.problems = problems;
+      }
+      warnings.push(...(listCellWarnings(cells, mapping) ?? []));
+      if (warnings.length > 0) record.warnings = warnings;
+      if (written.length > 0) record.written = written;
+      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
+      add(record);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
@@ -490,32 +487,7 @@ async function* sheetRows(
 
 async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): AsyncGenerator<readonly InputRecord[]> {
   let pending: InputRecord[] = [];
-  let header: readonly string[] = [];
-  let mapping: HeaderMapping | undefined;
-  let index = 0;
-  const sink: RowSink = {
-    header(cells, line, file) {
-      mapping = mapHeader(cells, options, file, line);
-      header = cells;
-      return mapping;
-    },
-    row({ cells, line, problems, warnings, written, bareNumbers }, file) {
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
-      if (problems.length > 0) {
-        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
-        // A field whose cell could not be read is left unset; its problem says why.
-        for (const problem of problems) delete record.fields[problem.field];
-        record.problems = problems;
-      }
-      const listWarnings = listCellWarnings(cells, mapping as HeaderMapping);
-      if (listWarnings !== undefined) warnings.push(...listWarnings);
-      if (warnings.length > 0) record.warnings = warnings;
-      if (written.length > 0) record.written = written;
-      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
-      pending.push(record);
-    },
-  };
-  yield* collectedBatches(xlsxRows(path, options, sink), () => {
+  yield* collectedBatches(xlsxRows(path, options, (record) => pending.push(record)), () => {
     const batch = pending;
     pending = [];
     return batch;
@@ -535,7 +507,7 @@ export function readXlsxRecords(path: string, options: XlsxReadOptions): Batched
       let count = 0;
       for await (const batch of xlsxRecordBatches(path, options)) {
         if (!notOkOnly) count += batch.length;
-        else for (const record of batch) if (reportStatusOf(record)?.trim().toLowerCase() !== 'ok') count += 1;
+        else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
       }
       return count;
     },
