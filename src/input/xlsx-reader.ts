@@ -117,7 +117,8 @@ interface SheetEntry {
   part: string | undefined;
 }
 
-function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
+/** The worksheet `wanted` names (the first visible one when none), refused by name when there is none. */
+export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
   const worksheets = sheets.filter((sheet) => sheet.part !== undefined);
   const list = (): string => worksheets.map((sheet) => `"${sheet.name}"`).join(', ');
   if (worksheets.length === 0) throw new InputFileError(file, undefined, 'not an .xlsx workbook: it has no worksheet');
@@ -280,7 +281,7 @@ async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: s
 }
 
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -343,37 +344,6 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: I
     if (!(error instanceof SheetPartError)) throw error;
     throw partFailure(error.cause, file, part, error.line === 0 ? undefined : error.line, `the worksheet ${part}`);
   }
-}
-
-/** One cell of a sheet as examctl reads it where no field is known: its text, or why it cannot be used. */
-export interface SheetCellReading {
-  /** A1-style reference. */
-  ref: string;
-  text?: string;
-  problem?: string;
-}
-
-/**
- * Every non-empty cell of the chosen sheet as the reader reads it before any header is applied
- * (the real-producers corpus compares these with an established reader, test/xlsx/corpus).
- */
-export async function readSheetCells(path: string, options: Pick<XlsxReadOptions, 'sheet' | 'displayName'> = {}): Promise<{ sheet: string; cells: SheetCellReading[] }> {
-  const display = options.displayName ?? path;
-  const workbook = await openWorkbook(path, display, XLSX_LIMITS);
-  const sheet = chooseSheet(workbook.sheets, options.sheet, display);
-  const part = sheet.part as string;
-  const cells: SheetCellReading[] = [];
-  for await (const batch of sheetRowBatches(workbook.zip.chunks(part, XLSX_LIMITS.sheetBytes), workbook.strings, workbook.formats)) {
-    for (const row of batch) {
-      for (const cell of row.cells) {
-        const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
-        const ref = `${columnLetters(cell.column)}${row.line}`;
-        if ('problem' in reading) cells.push({ ref, problem: reading.problem });
-        else if (reading.text !== '') cells.push({ ref, text: reading.text });
-      }
-    }
-  }
-  return { sheet: sheet.name, cells };
 }
 
 async function* sheetRows(
