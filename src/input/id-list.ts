@@ -25,11 +25,9 @@ export type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hid
   idColumn?: string;
 };
 
-/** Header names (normalised) that mark the id column, in order of preference. */
-const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invigilatorexternalid', 'externalid', 'extid', 'id'];
-
-/** The column names an id list CSV may use, as written in messages and docs. */
-export const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'ExternalId', 'ExtId', 'Id'];
+/** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
+const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'InvigilatorExternalId', 'ExternalId', 'ExtId', 'Id'];
+const ID_COLUMN_KEYS = ID_COLUMN_NAMES.map(normalizeColumnName);
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
