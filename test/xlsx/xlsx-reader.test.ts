@@ -8,6 +8,7 @@ import { withReaderProblems } from '../../src/domain/spreadsheet-warnings.js';
 import { reportStatusOf } from '../../src/input/csv-reader.js';
 import { readRecords } from '../../src/input/format.js';
 import { readXlsxRecords } from '../../src/input/xlsx-reader.js';
+import { recordShaping } from '../../src/input/field-map.js';
 import { expectInputFileError } from '../input/helpers.js';
 import { inTempDir, readAll, writeWorkbook, xlsxFixture } from './helpers.js';
 
@@ -120,11 +121,10 @@ describe('xlsx written by openpyxl', () => {
     expect(schedule.ok && schedule.value.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
   });
 
-  it('an unknown --timezone is refused before reading', async () => {
-    await expectInputFileError(readAll(xlsxFixture('sittings-openpyxl.xlsx'), { columns: SITTING_COLUMNS, timeZone: 'Europe/Pariss' }), {
-      line: undefined,
-      reason: /unknown time zone "Europe\/Pariss"/,
-    });
+  it('an unknown --timezone is refused by the input flags\' check, before a reader is given it', () => {
+    expect(() => recordShaping({ map: [], set: [], timezone: { text: 'Europe/Pariss', origin: '--timezone' } }, SITTING_COLUMNS, 'schedule push')).toThrow(
+      /^--timezone: unknown time zone "Europe\/Pariss"/,
+    );
   });
 
   it('the first visible tab in tab order, whatever part it is stored in; --sheet by position or name in any case', async () => {
