@@ -7,12 +7,11 @@
  */
 import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
-import { dirname, join, resolve } from 'node:path';
-import { hash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
-import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
 import type { SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
@@ -65,8 +64,6 @@ export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Where a memory a service would not take is kept for `synced import` (beside the runs directory). */
-  runsDir: string | undefined;
   /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
   onNote?: (message: string) => void;
 }
@@ -133,7 +130,6 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    private readonly options: Pick<PlaceOptions, 'runsDir' | 'env'>,
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
@@ -244,7 +240,7 @@ export class ServiceCopy {
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
       const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, options, pushed, stored);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, pushed, stored);
       copy.foldedRun = folded?.run;
       return copy;
     } catch (error) {
@@ -257,7 +253,7 @@ export class ServiceCopy {
 
   /**
    * Ends the run's use of the service: with `store`, the copy stored when the run changed it
-   * (exit 3 when that fails, saying what the next night does and where the memory was kept); then
+   * (exit 3 when that fails, saying what the next night does); then
    * the lock released (exit 3 when that fails: the next run would be refused) and the copy removed.
    */
   async finish(store: boolean): Promise<void> {
@@ -266,7 +262,7 @@ export class ServiceCopy {
       if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
       else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
-      failure = await this.unsaved(error);
+      failure = this.unsaved(error);
     }
     try {
       if (this.lockInfo !== undefined) await this.service.unlock(this.lockInfo);
@@ -295,13 +291,8 @@ export class ServiceCopy {
     const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
     if (bytes === 0 && !rewritten) return;
     if (this.stored !== undefined && !rewritten && this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
-      try {
-        await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
-        return;
-      } catch (error) {
-        this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
-        throw error;
-      }
+      await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
+      return;
     }
     await this.storeWhole(at);
   }
@@ -309,12 +300,11 @@ export class ServiceCopy {
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     await this.assertCopy();
-    this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
-    await this.service.write(this.pending, this.lockInfo?.ID);
+    const text = documentText(this.target, await this.readCopy(), this.serial + 1);
+    await this.service.write(text, this.lockInfo?.ID);
     this.serial += 1;
     const had = this.stored?.deltas ?? 0;
-    this.stored = { base: documentSum(this.pending), bytes: this.pending.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
-    this.pending = undefined;
+    this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
     if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
   }
 
@@ -333,38 +323,19 @@ export class ServiceCopy {
     return { lines, at, rewritten };
   }
 
-  /** The document a failed store was to write. */
-  private pending: string | undefined;
-
-  /** A store that failed: the document kept beside the runs directory for `synced import`, and the words saying what it costs. */
-  private async unsaved(error: unknown): Promise<TargetError> {
+  /** A store that failed: the words saying what it costs. */
+  private unsaved(error: unknown): TargetError {
     const why = error instanceof Error ? error.message : String(error);
-    let kept = '';
-    if (this.pending !== undefined) {
-      const file = join(dirname(resolveRunsDir(this.options.runsDir, this.options.env as NodeJS.ProcessEnv)), `sync-memory-unsaved-${digestOf(targetIdentity(this.target)).slice(0, 12)}-${Date.now()}.json`);
-      try {
-        await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-        await writeFile(file, this.pending, { mode: 0o600, flag: 'wx' });
-        kept = ` This run's memory is kept in ${file}: examctl synced import ${file} --sync-dir ${this.service.address} stores it as this run left it (before the next night).`;
-      } catch {
-        // Nowhere to keep it: the words say what the next night does without it.
-      }
-    }
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
     const cost = this.startedAhead
       ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'
       : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
-    const message = `the sync memory was not saved to ${this.service.address} (${why}): ${cost}${kept}`;
-    return new TargetError(message);
+    return new TargetError(`the sync memory was not saved to ${this.service.address} (${why}): ${cost}`);
   }
 }
 
 /** A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder again, never this). */
 const COPY_MARK = 'copy-of-the-service';
-
-function digestOf(text: string | Buffer): string {
-  return hash('sha256', text, 'hex');
-}
 
 /**
  * The whole lines of a memory file past `from` (what was last stored or written ahead), and where

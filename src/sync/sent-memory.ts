@@ -125,7 +125,6 @@ export class SentMemory<P> {
       },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
-      runsDir: this.flags.runsDir,
       onNote: (message) => say(`note: ${message}`),
     });
     this.memory = this.placed.memory;
