@@ -13,10 +13,10 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
-import type { SyncKind } from './memory-lines.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import { intentsAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
@@ -36,15 +36,10 @@ export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | und
   return { kind: 'dir', syncDir: syncDirOf(syncDir, runsDir, deps) };
 }
 
-/** The memory of `kind` as a message names it: its file, or the service's address and the kind. */
-export function placeName(place: MemoryPlace, target: ReportTarget, kind: SyncKind): string {
-  return place.kind === 'dir' ? memoryFile(place.syncDir, target, kind) : `${place.address} (${kind})`;
-}
-
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
 export interface PlacedMemory {
   memory: SyncMemory;
-  /** What messages call it (placeName). */
+  /** What messages call it: its file, or the service's address and the kind. */
   name: string;
   /**
    * What run `run` put on record in `memory` so far (its population's start, its intents: durable
@@ -84,7 +79,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
   }
   return {
     memory,
-    name: placeName(place, target, kind),
+    name: `${place.address} (${kind})`,
     ...(copy.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
     writeAhead: (run) => copy.writeAhead(run),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
@@ -102,17 +97,17 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
  * The memories of a target at `place`, read (no lock): for `synced show`, `export`, `doctor` and
  * the stale-resume check. A service's document is checked and its target must be `target`'s.
  */
-export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents>; document?: MemoryDocument }> {
+export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
   if (place.kind === 'dir') {
     const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) memories.set(kind, await readMemory(memoryFile(place.syncDir, target, kind), kind, target));
+    for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(place.syncDir, target, kind), kind, target));
     return { name: memoryDir(place.syncDir, target), memories };
   }
   const service = StateService.at(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) assertDocumentTarget(document, place.address, target);
-    return { name: place.address, memories: document?.memories ?? new Map(), document };
+    return { name: place.address, memories: document?.memories ?? new Map() };
   } finally {
     await service.close();
   }
@@ -203,7 +198,7 @@ export class ServiceCopy {
   /** The copy's memories as its files hold them now (each read once). */
   private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
     const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       const file = memoryFile(this.syncDir, this.target, kind);
       const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
       if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
@@ -231,7 +226,7 @@ export class ServiceCopy {
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
       const folded = held.folded;
       if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
-      for (const kind of DOCUMENT_KINDS) {
+      for (const kind of SYNC_KINDS) {
         const memoryText = document?.texts.get(kind);
         const text = (memoryText ?? '') + (folded?.lines[kind] ?? '');
         if (text === '') continue;
@@ -313,7 +308,7 @@ export class ServiceCopy {
     const lines: Partial<Record<SyncKind, string>> = {};
     const at = new Map<SyncKind, { ino: number; size: number }>();
     let rewritten = false;
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), from.get(kind));
       rewritten ||= tail === undefined ? from.has(kind) : tail.rewritten;
       if (tail === undefined) continue;

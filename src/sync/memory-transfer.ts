@@ -10,23 +10,13 @@ import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
-import type { SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
+import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
+import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
-
-/** The newest run of a target's memories (every kind), or undefined when none holds one. */
-export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
-  let newest: string | undefined;
-  for (const contents of memories.values()) {
-    const run = newestRunOf(populationsOf(contents));
-    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
-  }
-  return newest;
-}
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
 export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
@@ -97,14 +87,14 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
   const lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
   try {
     const present = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       // A damaged memory is what an import replaces: only one that can be read has a newest run to compare.
       const contents = await readMemory(memoryFile(place.syncDir, target, kind), kind, target).catch(() => undefined);
       if (contents !== undefined) present.set(kind, contents);
     }
     const replaced = newestRunOfMemories(present);
     refuseStale(replaced, present);
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
       if (memoryText === undefined) await removeMemoryFiles([file]);

@@ -73,11 +73,6 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
-/** --max-disable's limit (docs/sync.md). */
-export function disableLimit(maxDisable: string | undefined, remembered: number): { limit: number; why: string } {
-  return thresholdOf('--max-disable', maxDisable, remembered);
-}
-
 /** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
 function recordMemberships(record: InputRecord): { id: string | null; hierarchies: unknown; given: boolean; table: boolean } {
   const id = idOf(record.fields, 'ExternalId');
@@ -261,7 +256,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
       );
     }
-    const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
+    const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
       throw new UsageError(
