@@ -5,7 +5,7 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
 import { join, resolve } from 'node:path';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
@@ -14,7 +14,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
+import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
@@ -98,11 +98,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
  * the stale-resume check. A service's document is checked and its target must be `target`'s.
  */
 export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
-  if (place.kind === 'dir') {
-    const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(place.syncDir, target, kind), kind, target));
-    return { name: memoryDir(place.syncDir, target), memories };
-  }
+  if (place.kind === 'dir') return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = StateService.at(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
@@ -111,6 +107,13 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
   } finally {
     await service.close();
   }
+}
+
+/** Every kind's memory of `target` in the sync directory `syncDir` (a service's copy too), read without a lock; a missing one empty. */
+async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<SyncKind, MemoryContents>> {
+  const memories = new Map<SyncKind, MemoryContents>();
+  for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(syncDir, target, kind), kind, target));
+  return memories;
 }
 
 /**
@@ -193,17 +196,6 @@ export class ServiceCopy {
    */
   private async assertCopy(): Promise<void> {
     if (!(await stat(join(this.syncDir, COPY_MARK)).then(() => true, () => false))) throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
-  }
-
-  /** The copy's memories as its files hold them now (each read once). */
-  private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
-    const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of SYNC_KINDS) {
-      const file = memoryFile(this.syncDir, this.target, kind);
-      const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
-    }
-    return memories;
   }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
@@ -295,7 +287,7 @@ export class ServiceCopy {
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     await this.assertCopy();
-    const text = documentText(this.target, await this.readCopy(), this.serial + 1);
+    const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
     await this.service.write(text, this.lockInfo?.ID);
     this.serial += 1;
     const had = this.stored?.deltas ?? 0;
