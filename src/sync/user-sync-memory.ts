@@ -47,11 +47,6 @@ export function populationOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** The words naming a population in a message. */
-function populationWords(population: string | undefined): string {
-  return population === undefined ? 'synced without --population' : `of --population ${population}`;
-}
-
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
 
@@ -253,7 +248,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
       await this.deps.stderr.write(
-        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
+        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`)}\n`,
       );
     }
     const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
