@@ -219,18 +219,31 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
 /**
  * Remote targets with a memory of `kind` under the sync directory that could be `target` under
  * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
- * short name for a full one). A sync directory that cannot be read gives none: this is a hint for
- * a run that found no memory, never a decision.
+ * short name for a full one). Anything unreadable is passed over: this is a hint for a run that
+ * found no memory, never a decision.
  */
 export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
-  if (target.kind !== 'remote' || !URL.canParse(target.baseUrl)) return [];
+  if (target.kind !== 'remote') return [];
   const key = (url: URL): string => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
-  const wanted = new URL(target.baseUrl);
+  let wanted: URL;
+  let dirs: string[];
+  try {
+    wanted = new URL(target.baseUrl);
+    dirs = await readdir(syncDir);
+  } catch {
+    return [];
+  }
   const found: ReportTarget[] = [];
-  for (const { kind: held, target: other } of await listMemories(syncDir).catch(() => [])) {
-    if (held !== kind || other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target) || !URL.canParse(other.baseUrl)) continue;
-    const url = new URL(other.baseUrl);
-    if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
+  for (const dir of dirs.sort()) {
+    if (!/^[0-9a-f]{16}$/.test(dir)) continue;
+    const other = (await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined))?.target;
+    if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
+    try {
+      const url = new URL(other.baseUrl);
+      if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
+    } catch {
+      // Not a URL: not this server.
+    }
   }
   return found;
 }
