@@ -203,25 +203,22 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     // bytes are valid UTF-8 with letters beyond ASCII is UTF-8: read so, every such letter would
     // become two or three others (`Jürgen` as `JÃ¼rgen`), silently. Watched as it streams; said at
     // its end, before any record of it is sent (the structure pass, or a dry run's one read).
-    let legacy: { valid: boolean; carry: Buffer | undefined; first?: { line: number; utf8: string; read: string } } | undefined;
+    let legacy: { utf8: TextDecoder; first?: { line: number; utf8: string; read: string } } | undefined;
     const watchLegacy = (chunk: Buffer, last: boolean): void => {
-      if (legacy === undefined || !legacy.valid) return;
-      const body = legacy.carry === undefined ? chunk : Buffer.concat([legacy.carry, chunk]);
-      const cut = last ? body.length : completeLength(body);
-      const whole = body.subarray(0, cut);
-      if (!isUtf8(whole)) {
-        legacy.valid = false;
+      if (legacy === undefined) return;
+      try {
+        // Its own decoder: a character cut by the chunk's end is checked whole with the next chunk.
+        legacy.utf8.decode(chunk, { stream: !last });
+      } catch {
+        legacy = undefined;
         return;
       }
-      if (legacy.first === undefined) {
-        const at = whole.findIndex((byte) => byte >= 0x80);
-        if (at !== -1) {
-          const word = whole.subarray(at, at + completeLength(whole.subarray(at, at + 12)));
-          // One byte a character: a line feed of the file is one of its text.
-          legacy.first = { line: 1 + lineFeeds + lineFeedsIn(whole, at), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
-        }
+      const at = legacy.first === undefined ? chunk.findIndex((byte) => byte >= 0x80) : -1;
+      if (at !== -1) {
+        const word = chunk.subarray(at, at + completeLength(chunk.subarray(at, at + 12)));
+        // One byte a character: a line feed of the file is one of its text.
+        legacy.first = { line: 1 + lineFeeds + lineFeedsIn(chunk, at), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
       }
-      legacy.carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       if (last && legacy.first !== undefined) {
         throw new InputFileError(
           file,
@@ -239,7 +236,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       encoding = bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
       const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
-      if (isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+      if (isSingleByte(encoding)) legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
       return rest;
     };
 
