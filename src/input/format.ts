@@ -41,7 +41,7 @@ export async function detectFormat(path: string, displayName: string = path): Pr
 /** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
 export type ReadRecordsOptions = Pick<
   XlsxReadOptions,
-  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'
+  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'notice'
 > & {
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;

@@ -127,6 +127,8 @@ async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...op
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
     idName ??= names.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
+    // An id cell that cannot be read (a formula never calculated, an error value): its problem refuses the file.
+    if (record.problems !== undefined) throw new InputFileError(record.source.file, record.source.line, record.problems.map((problem) => problem.message).join('; '));
     const id = record.fields[idName];
     if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };

@@ -51,13 +51,6 @@ export interface XlsxReadOptions extends CsvReadOptions {
   sheet?: string;
   /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping). */
   timeZone?: string;
-  /**
-   * What a cell that cannot be read does. `record`: its record carries the problem and fails
-   * (for a pipeline that merges `record.problems`, withReaderProblems). `refuse`, the default:
-   * the file is refused at that cell, so a caller unaware of `problems` never sends a record
-   * whose unreadable field was left out.
-   */
-  cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
   /**
@@ -417,7 +410,6 @@ async function* sheetRows(
       }
       const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
       if (problems.length > 0) {
-        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
         // A field whose cell could not be read is left unset; its problem says why.
         for (const problem of problems) delete record.fields[problem.field];
         record.problems = problems;
