@@ -219,8 +219,8 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
     expect(punct.text(`x ${named} y`)).toBe('x [redacted] y');
     expect(punct.text('x a&NUM;b&Percnt;c&LOWBAR;d&dash;e y')).toBe('x [redacted] y');
     expect(gate.text(`cut: ${leaked.partial.slice(0, 17)}…`)).toBe('cut: [redacted]…');
-    // A text over 1 MiB holding it behind references is withheld whole (no per-unit map of it).
-    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial}`)).toBe('[redacted]');
+    // A text over 1 MiB holding it behind references loses only the references that spell it, escaped twice too.
+    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial} ${leaked.doubled}.`)).toBe(`${'&amp;'.repeat(220_000)} [redacted] [redacted].`);
     // Ordinary escaped text stays as it is, and an answer without a reference is not walked for one.
     expect(gate.text('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;')).toBe('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;');
     expect(gate.mayHold('{"Success":true,"m":"a & b"}')).toBe(false);
