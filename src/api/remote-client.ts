@@ -32,8 +32,6 @@ export interface RemoteClientOptions {
   concurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
   rate?: number;
-  /** TCP/TLS connect timeout (ms). Default 10 000. */
-  connectTimeoutMs?: number;
   /** The whole attempt, headers and body, however slowly they come (ms). Default 60 000. */
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
@@ -47,16 +45,12 @@ export interface RemoteClientOptions {
   interruptGraceMs?: number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
   env?: ProxyEnv;
-  /** Told of every retry and its cause (for the run's summary). */
-  onRetry?: (note: RetryNote) => void;
   /** Attempts per call, the first included. Default 5. */
   maxAttempts?: number;
   /** No retry is started once this much time has passed since the call began (ms). Default 120 000. */
   maxRetryTimeMs?: number;
-  /** First backoff ceiling (ms), doubled per attempt, full jitter. Default 500. */
+  /** First backoff ceiling (ms), doubled per attempt up to 30 s, full jitter. Default 500. */
   backoffBaseMs?: number;
-  /** Backoff ceiling (ms). Default 30 000. */
-  backoffMaxMs?: number;
   /** Longest Retry-After honoured (ms); longer waits are cut to this. Default 60 000. */
   retryAfterCapMs?: number;
   /** Permit plain http:// to a host other than loopback. */
@@ -135,7 +129,7 @@ export function describeNetworkError(error: Error): string {
 }
 
 /** How a call is retried: attempts, time, backoff, Retry-After's cap, and the test seams. */
-export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
+export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
 
 /** The limits every request is retried within (docs/remote.md, "Limits, timeouts, retries"), each one overridable. */
 export function retryLimits(options: RetryOptions): RetryLimits {
@@ -143,7 +137,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
     maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
     maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
     backoffBaseMs: options.backoffBaseMs ?? 500,
-    backoffMaxMs: options.backoffMaxMs ?? 30_000,
+    backoffMaxMs: 30_000,
     retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
@@ -181,7 +175,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
     connections: concurrency,
-    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    connectTimeout: 10_000,
     headersTimeout: undiciTimeoutMs,
     bodyTimeout: undiciTimeoutMs,
     pipelining: 1,
@@ -313,7 +307,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     onRetry(note: RetryNote): void {
       retries.total += 1;
       retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
-      options.onRetry?.(note);
     }
   }
 
