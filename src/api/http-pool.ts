@@ -19,7 +19,6 @@ export interface DispatcherOptions {
   connectTimeout: number;
   headersTimeout: number;
   bodyTimeout: number;
-  pipelining?: number;
   /** The proxy to go through (`proxyFor`), credentials in its URL; undefined: direct. */
   proxy?: string | undefined;
 }

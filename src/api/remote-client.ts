@@ -178,7 +178,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     connectTimeout: 10_000,
     headersTimeout: undiciTimeoutMs,
     bodyTimeout: undiciTimeoutMs,
-    pipelining: 1,
     proxy,
   });
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
