@@ -386,18 +386,13 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
 export class HeldText implements HttpAnswer {
   readonly kind = 'response';
   constructor(
-    readonly statusCode: number,
+    readonly status: number,
     readonly headers: ResponseHeaders,
     readonly text: string,
     readonly bytes: number,
     private budget: ByteBudget | undefined,
     private held: number,
   ) {}
-
-  /** The HttpAnswer's name for the status (retry-loop.ts): the answer is handed on as it is, not copied. */
-  get status(): number {
-    return this.statusCode;
-  }
 
   release(): void {
     this.budget?.give(this.held);

@@ -264,7 +264,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           attemptLimits,
         );
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
-        if (statusPolicy(response.statusCode) === 'retry') response.release();
+        if (statusPolicy(response.status) === 'retry') response.release();
         return response;
       } catch (error) {
         const unread = unreadAnswer(error, method);
