@@ -10,7 +10,6 @@ import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 import type { ResponseHeaders } from './envelope-reader.js';
-import type { HttpAnswer } from './retry-loop.js';
 
 export const undiciErrors = errors;
 
@@ -383,7 +382,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
  * the bytes received (before any padding was dropped). One object per answer, its `release` on the
  * prototype, giving the text's bytes back to the budget once the text is read (parsed), not before.
  */
-export class HeldText implements HttpAnswer {
+export class HeldText {
   readonly kind = 'response';
   constructor(
     readonly status: number,
