@@ -44,6 +44,12 @@ describe('the redaction gate', () => {
     expect(recordGate.text("Password 'Hunter2-horse' too weak; PIN 4711; token tok-ABCDEFGHIJ")).toBe("Password '[redacted]' too weak; PIN [redacted]; token [redacted]");
   });
 
+  it('finds every sitting\'s PIN of a schedule of 6,000 sittings, not only those of its first 10,000 objects', () => {
+    const payload = { ExternalId: 'S-1', Sittings: Array.from({ length: 6000 }, (_, i) => ({ ExternalId: `x-${i}`, Settings: { PIN: String(100_000 + i) } })) };
+    expect(secretsOfPayload(payload)).toHaveLength(6000);
+    expect(withRecordSecrets(gate, payload, JSON.stringify(payload)).text('PIN 105999 and 100000 refused')).toBe('PIN [redacted] and [redacted] refused');
+  });
+
   it('mayHold: an answer without a backslash and without any secret\'s head needs no walk', () => {
     const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse' });
     expect(recordGate.mayHold('{"Success":true,"Content":{"User":{}}}')).toBe(false);
