@@ -89,7 +89,7 @@ export function capProblems(problems: Problem[]): Problem[] {
   return kept;
 }
 
-/** JSON of a member for a message (an answer is at most 256 levels deep, envelope-reader.ts: JSON.stringify writes it). */
+/** JSON of a member for a message (no answer is parsed deeper than JSON.stringify writes). */
 function jsonOf(value: object): string {
   const text = JSON.stringify(value);
   return text.length > ERROR_LIMITS.messageChars ? text.slice(0, ERROR_LIMITS.messageChars) : text;

@@ -3,18 +3,8 @@
  * every library message about a request, passes `Redactor.text` (or `Redactor.deep` for a parsed
  * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
  *
- * What it removes: each secret in use (the token, a proxy's password, the record's own Password
- * or PIN) wherever it occurs, and every run of 8 or more characters that is a piece of one, in
- * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
- * over two messages, or upper-cased still shows nothing a guess could start from). A secret
- * shorter than 8 (a PIN) is removed whole only; one shorter than 4 (a password "ab") only where it
- * stands as a whole token, between characters that are no letters or digits (a quoted value, a
- * JSON string equal to it), so that the password "a" leaves every other "a" alone. Redaction
- * always comes before any truncation.
- * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
- * `addEncodedForms`) count as secrets too; a short one's base64 and %XX forms whole only.
- * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
- * escaped, escaped twice): `markDecoded`, only for a text holding `&#` or `&` and a letter.
+ * What it removes, and behind which encodings (`addEncodedForms`; HTML character references:
+ * `markDecoded`): docs/security.md, "One redaction gate". Redaction comes before any truncation.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -49,7 +39,7 @@ const SECRET_FIELD = /^(password|pin)$/i;
  */
 const SECRET_KEY_IN_JSON = /"(?:password|pin)":/i;
 
-/** The secret field values of a request payload, every one at any depth (walked without recursion; JSON.stringify wrote it, so it has no cycle). */
+/** Every secret field value of a request payload, at any depth, without recursion. */
 export function secretsOfPayload(payload: unknown): string[] {
   const secrets: string[] = [];
   const stack: unknown[] = [payload];

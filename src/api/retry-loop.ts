@@ -9,7 +9,7 @@ import { describeStatus, mayHaveReachedService, statusPolicy } from './http-stat
 import type { HeldText } from './http-pool.js';
 import { formatMilliseconds } from '../formats/number-format.js';
 
-/** An answer as `requestText` read it (http-pool.ts): its status, headers, text and bytes, and `release`, giving its bytes back to the run's budget. */
+/** An answer as `requestText` read it (http-pool.ts). */
 export type HttpAnswer = HeldText;
 
 export interface NetworkFailure {

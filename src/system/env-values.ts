@@ -19,8 +19,8 @@ export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | u
 }
 
 /**
- * EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole body
- * (docs/remote.md, "Limits, timeouts, retries"); outside 0.1 s to 1 hour a UsageError (0 or an hour-long wait is a mistake, never a setting).
+ * EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole
+ * body (docs/remote.md, "Limits, timeouts, retries"); 0 or an hour-long wait is a mistake, refused.
  */
 export function requestTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
   const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS');
