@@ -86,12 +86,6 @@ function isCertificateFailure(code: string | undefined): boolean {
   return code !== undefined && (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.startsWith('UNABLE_TO_'));
 }
 
-/** The failure's code (undici wraps a system error in `cause`). */
-function codeOf(error: unknown): string | undefined {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return 'UND_ERR_CONNECT_TIMEOUT';
-  return systemErrorCode(error);
-}
-
 /**
  * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
@@ -113,7 +107,7 @@ export function unreadAnswer(error: unknown, method: Method = 'POST'): string | 
 /** What ended a 2xx answer early, in words: the request timeout, or the connection's end (its code). */
 function describeCut(reason: Error): string {
   if (reason instanceof AttemptDeadlineError) return reason.message;
-  const code = codeOf(reason);
+  const code = systemErrorCode(reason);
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
 }
 
@@ -122,7 +116,7 @@ export function describeNetworkError(error: Error): string {
   if (error instanceof AttemptDeadlineError || error instanceof ProxyTunnelError) return error.message;
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
-  const code = codeOf(error);
+  const code = systemErrorCode(error);
   const words = code === undefined ? undefined : systemErrorWords(code);
   if (words !== undefined) return `${words} (${code})`;
   return code !== undefined && !code.startsWith('UND_ERR') ? describeSystemError(error) : error.message;
@@ -153,7 +147,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   if (err instanceof ProxyTunnelError) return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
-  const code = codeOf(err);
+  const code = systemErrorCode(err);
   const certificate = isCertificateFailure(code);
   return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
 }
