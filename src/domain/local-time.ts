@@ -1,9 +1,7 @@
 /**
- * Dates and times as an admin's export writes them: a `--date-format` (tokens YYYY MM DD HH mm ss,
- * any separators) and a `--timezone` (an IANA zone, through Intl: Node's ICU, no library) for
- * date-times without an offset. Nothing is guessed: a text that is neither ISO nor the given
- * format is refused with the format it looks like; a local time the clocks skip or pass twice is
- * refused. Pure (Intl only). docs/input-formats.md, "Dates, times and time zones".
+ * Dates and times as an admin's export writes them, read by `--date-format` and `--timezone`
+ * (docs/input-formats.md, "Dates, times and time zones": nothing is guessed). Pure: Intl (Node's
+ * ICU) places a local time in its zone, no library (docs/architecture.md, "Written here, and why").
  */
 import { quotedValue } from './problem.js';
 import { isCalendarDate, parseDateTime } from './date-time.js';

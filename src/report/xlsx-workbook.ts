@@ -1,18 +1,9 @@
 /**
- * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets, each
- * written row by row into a streamed zip entry (zip-writer.ts), so a sheet of a million rows is
- * never in memory and the writer waits whenever the output does. What it writes is what every
- * workbook of examctl needs and no more: one styles part shared by every sheet (text number
- * format `@`, General, a date and a date-time format; a bold header; solid red and amber row
- * fills and a strong red for a marked cell), per sheet the column widths with each column's
- * format as its style (a cell typed in later in a text column is text too), the first row
- * frozen, an auto-filter over the written range, and cells typed: a text an inline string
- * (`t="inlineStr"`, with Excel's escapes for what XML cannot hold, xstring.ts), a number a
- * number, a boolean a boolean (`t="b"`), a date Excel's serial day number under a date format.
- * No shared strings: they would have to be held until the end. Never past Excel's limits: a
- * text longer than a cell holds is cut with a visible marker (counted, for the caller's warning),
- * a row past the last one or a column past XFD is refused. Read back by src/input/xlsx-reader.ts, openpyxl,
- * LibreOffice, Excel (scripts/test-interop.mjs, test/xlsx/typed-workbooks.test.ts).
+ * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets, each written
+ * row by row into a streamed zip entry (zip-writer.ts), waiting whenever the output does. What it
+ * writes and the limits of Excel it keeps are docs/input-formats.md, "The .xlsx run report"; each
+ * column's format is its style, so a cell typed in later in a text column is text too. Read back
+ * by src/input/xlsx-reader.ts, openpyxl, LibreOffice, Excel (scripts/test-interop.mjs).
  */
 import type { Writable } from 'node:stream';
 import { columnLetters as columnName } from '../input/sheet-rows.js';
