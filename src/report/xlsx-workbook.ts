@@ -248,10 +248,6 @@ export class SheetWriter {
     readonly name: string,
   ) {}
 
-  get rowCount(): number {
-    return this.rows;
-  }
-
   /**
    * The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row
    * (bold, frozen, with the filter).
