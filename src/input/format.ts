@@ -1,7 +1,8 @@
 import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
 import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
-import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
+import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
+import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
@@ -83,12 +84,13 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     async function* () {
       for await (const batch of recordBatches(await open())) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
-    // A CSV structure pass builds no records; JSON has no report status, so every record counts.
+    // A CSV structure pass builds no records; an xlsx one reads them all, counting a report's rows
+    // not ok (JSON has no report status, so every record counts).
     async (notOkOnly) => {
       const records = await open();
       if ('countRecords' in records && records.countRecords !== undefined) return records.countRecords(notOkOnly);
       let count = 0;
-      for await (const batch of recordBatches(records)) count += batch.length;
+      for await (const batch of recordBatches(records)) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
       return count;
     },
     () => (reader as Partial<BatchedRecords> | undefined)?.header?.(),

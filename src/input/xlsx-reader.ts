@@ -13,7 +13,6 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
-import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -22,7 +21,6 @@ import {
   listCellWarnings,
   mapHeader,
   normalizeColumnName,
-  reportStatusOf,
   rowFields,
   type CsvReadOptions,
   type HeaderMapping,
@@ -456,15 +454,5 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
  * sheet: `users.xlsx[Sheet1]:7: reason`.
  */
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
-  return batchedRecords(
-    () => xlsxRecordBatches(path, options),
-    async (notOkOnly) => {
-      let count = 0;
-      for await (const batch of xlsxRecordBatches(path, options)) {
-        if (!notOkOnly) count += batch.length;
-        else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
-      }
-      return count;
-    },
-  );
+  return batchedRecords(() => xlsxRecordBatches(path, options));
 }
