@@ -13,6 +13,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
+import { SECRET_FIELDS } from '../domain/text-rules.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -78,9 +79,6 @@ function rowNumbers(lines: readonly number[], count: number): string {
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
 const BATCH_ROWS = 512;
-
-/** Fields whose cells are secrets: no message may show what the cell holds. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
