@@ -32,10 +32,11 @@ export function formatFromExtension(path: string): InputFormat | undefined {
  * The input format: by extension (.csv, .json, .ndjson, .jsonl, .xlsx, .xlsm, any case); otherwise by the
  * first non-blank character of the text (`{` or `[`: JSON, anything else: CSV).
  */
-export async function detectFormat(path: string, displayName: string = path): Promise<InputFormat> {
+export async function detectFormat(path: string, displayName: string = path, encoding?: string): Promise<InputFormat> {
   const known = formatFromExtension(path);
   if (known !== undefined) return known;
-  const head = (await readTextHead(path, displayName)).trimStart();
+  // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
+  const head = (await readTextHead(path, displayName, 4096, encoding === undefined ? {} : { encoding })).trimStart();
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 
@@ -70,7 +71,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   let reader: BatchedRecords | AsyncIterable<InputRecord> | undefined;
   const open = async (): Promise<BatchedRecords | AsyncIterable<InputRecord>> => {
     if (reader !== undefined) return reader;
-    const format = options.format ?? (await detectFormat(path, file));
+    const format = options.format ?? (await detectFormat(path, file, options.encoding));
     json = format === 'json';
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
     if (format === 'csv') return (reader = readCsvRecords(path, readOptions));

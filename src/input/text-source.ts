@@ -291,10 +291,10 @@ export function decodeTextDocument(bytes: Buffer, file: string): string {
 }
 
 /** The first bytes of the file's text (after BOM handling), for format sniffing; all of it with `bytes` infinite. */
-export async function readTextHead(path: string, file: string = path, bytes = 4096): Promise<string> {
+export async function readTextHead(path: string, file: string = path, bytes = 4096, options: TextOptions = {}): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;
-  for await (const chunk of readUtf8Chunks(path, file)) {
+  for await (const chunk of readUtf8Chunks(path, file, options)) {
     parts.push(chunk);
     length += chunk.length;
     if (length >= bytes) break;
