@@ -8,7 +8,7 @@ import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
-import { shapeRecord, type RecordShaping } from './field-map.js';
+import { requestParts, shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
@@ -119,16 +119,7 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     }
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
   };
-  let out: Record<string, unknown>;
-  if (isScheduleRequest(fields)) {
-    const schedule = isPlainObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
-    const given = fields.Candidates;
-    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isPlainObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
-    const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
-    out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
-  } else {
-    out = checked(fields, '');
-  }
+  const out = isScheduleRequest(fields) ? requestParts(fields, checked) : checked(fields, '');
   if (out === fields) return record;
   return { ...record, fields: out, ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}) };
 }
