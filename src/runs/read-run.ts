@@ -1,4 +1,4 @@
-import { readdir, stat, type FileHandle } from 'node:fs/promises';
+import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
@@ -18,8 +18,8 @@ import {
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import { chosenId, isRunId } from './run-id.js';
 import { openRegularFile } from '../system/regular-file.js';
-import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
-import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
+import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
+import { RM_RETRY } from '../system/busy-retry.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
@@ -584,10 +584,12 @@ export interface PruneResult {
 
 /**
  * Removes runs past the policy; returns what was removed, the unfinished runs kept, and the
- * entries left alone because they are not plainly the user's (prune-ownership.ts: another user's
- * run, a symbolic link, a run directory holding something else), which are never read.
- * A run is removed under its own lock, so a resume starting meanwhile is never pulled from
- * under it (and a running run, whose lock is held, is never removed).
+ * entries left alone because run-trust.ts refuses them (another user's run, a symbolic link, a
+ * journal that is not a regular file), which are never read. Only in a runs directory that
+ * passes the trust rule, as for `runs list|show|resume`: no other user can write there, so
+ * nothing can be planted in it or swapped between the check and the removal. A run is removed
+ * under its own lock, so a resume starting meanwhile is never pulled from under it (and a
+ * running run, whose lock is held, is never removed).
  */
 export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];
@@ -596,12 +598,12 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
   const cutoff = now.getTime() - policy.maxAgeDays * 24 * 60 * 60 * 1000;
   let finishedSeen = 0;
   let unfinishedSeen = 0;
-  const unsafe = await runsDirPruneRefusal(runsDir, trust);
-  if (unsafe !== undefined) throw new RunJournalError(unsafe);
+  const unsafe = await runsDirProblem(runsDir, trust);
+  if (unsafe !== undefined) throw new RunJournalError(`${unsafe}; nothing pruned`);
   for (const id of await runIds(runsDir)) {
-    const refusal = await runDirRefusal(runDir(runsDir, id), trust);
+    const refusal = await runProblem(runsDir, id, trust);
     if (refusal !== undefined) {
-      if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
+      leftAlone.push({ id, reason: refusal });
       continue;
     }
     const state = await stateOf(runsDir, id);
@@ -621,9 +623,13 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue; // taken by a resume meanwhile, or no longer a directory to lock in
     }
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
-    const changed = await removeOwnedRun(runDir(runsDir, id), trust, () => lock.release());
-    if (changed === undefined) removed.push(id);
-    else leftAlone.push({ id, reason: changed });
+    try {
+      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
+      removed.push(id);
+    } catch (error) {
+      await lock.release().catch(() => undefined);
+      leftAlone.push({ id, reason: `cannot remove it: ${describeSystemError(error)}` });
+    }
   }
   return { removed, keptUnfinished, leftAlone };
 }
