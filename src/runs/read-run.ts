@@ -437,7 +437,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
     }
     try {
       // A finished run: its summary and header line; else (interrupted, or older) its journal streamed for the counts, never held whole.
-      const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
+      const quick = await quickRun(journalPath(runsDir, id));
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
       const endedAt = quick?.endedAt ?? record?.end?.at;
@@ -513,7 +513,7 @@ export async function laterFeedingRuns(
   const found: { id: string; startedAt: string }[] = [];
   for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
-    const finished = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
+    const finished = await quickRun(journalPath(runsDir, id)).catch(() => undefined);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
@@ -529,7 +529,7 @@ export async function laterFeedingRuns(
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) return undefined;
-  return (await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
+  return (await quickRun(journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
 }
 
 /**
@@ -538,7 +538,7 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
  * the run is left, never an internal error.
  */
 async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged'> {
-  if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
+  if ((await quickRun(journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch(() => undefined);
   return record === undefined ? 'damaged' : runState(runsDir, record).catch(() => 'running' as const);
 }

@@ -7,12 +7,11 @@ import { StoreLockedError } from '../system/errors.js';
 import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { finishesRun, journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
+import { journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { writeRunSummary } from './run-summary.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
@@ -256,13 +255,9 @@ export class RunJournal {
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
-    const at = new Date().toISOString();
     try {
-      await this.append({ t: 'end', at, reason, summary }, true);
-      // After the end line is durable, under the run's lock: a summary never describes a journal
-      // without its end. Best effort: without it (a full disk now) `runs list` reads the journal,
-      // as it does for an interrupted run or one of an older examctl (src/runs/run-summary.ts).
-      if (finishesRun(reason)) await writeRunSummary(dirname(this.file), this.position, at, reason, summary).catch(() => undefined);
+      // The last line of a finished run: `runs list` reads it and the header, not the journal (run-summary.ts).
+      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
     } finally {
       await this.close();
     }
