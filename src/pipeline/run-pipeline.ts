@@ -8,12 +8,12 @@ import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefuse
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
-import { createRunProgress, progressColor, progressEnabled } from '../terminal/progress.js';
+import { createRunProgress, progressColor, progressEnabled, type Progress } from '../terminal/progress.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
-import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
+import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { checkReportColumns, checkReportRows } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
@@ -91,14 +91,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // One file, one id: the whole input read before the units, so both records of an id fail
   // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
   await job.readIds?.(input.records());
-  const observers = progressObservers(job, unitTotal, options, deps);
+  const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const scheduler = new InOrderScheduler<ReportEntry>({
     window,
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
     emit(entry) {
-      for (const observer of observers) observer.reported(entry);
+      progress.tick(entry.item.status);
       return report.builder.add(entry);
     },
   });
@@ -131,7 +131,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
     await units.close().catch(() => undefined);
-    for (const observer of observers) observer.ended();
+    progress.stop();
     await scheduler.abandon();
     await api?.close();
     await report.discard();
@@ -139,7 +139,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.close();
     throw error;
   }
-  for (const observer of observers) observer.ended();
+  progress.stop();
   await api?.close();
   const retries = api?.retryCounts?.();
   if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
@@ -456,8 +456,8 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
  * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
  * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
  */
-function progressObservers(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
-  const progress = createRunProgress({
+function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): Progress {
+  return createRunProgress({
     terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
     write: (line) => void deps.stderr.write(line),
@@ -465,5 +465,4 @@ function progressObservers(job: RecordJob<unknown, unknown>, units: number | und
     label: job.command,
     color: progressColor(deps.env),
   });
-  return [{ reported: (entry) => progress.tick(entry.item.status), ended: () => progress.stop() }];
 }
