@@ -89,7 +89,7 @@ export async function startJournaling(
   deps: CommandDeps,
   { lostAttemptDid, choosesIds }: JournaledTraits = {},
 ): Promise<RunJournaling> {
-  const { RunJournal, chosenIdOf, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
+  const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
   const resumed = deps.resume;
   if (resumed !== undefined) {
@@ -98,13 +98,8 @@ export async function startJournaling(
     return journaling(journal, {
       kept(n, unit) {
         const decision = plan.decide(refOf(n, unit));
-        if (decision.action === 'keep') {
-          const { status, errors, action, note, removed } = decision.outcome;
-          // An item created by an earlier attempt with an id examctl chose: that id (docs/runs.md).
-          const base = { source: unit.source, id: unit.id ?? chosenIdOf(record, n, status), status, errors, ...(removed === undefined ? {} : { removed }) };
-          const item = note === undefined ? base : { ...base, note };
-          return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
-        }
+        // As `runs show` reports it (an item created by an earlier attempt with an id examctl chose: that id).
+        if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
         if (decision.maybeApplied) decisions.set(n, decision);
         return undefined;
       },

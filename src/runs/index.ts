@@ -8,7 +8,6 @@ export { recordedOptions, redactUrl } from './recorded-options.js';
 export type { EndReason, ItemRef } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
-  chosenIdOf,
   scanRun,
   runState,
   summarize,

@@ -364,7 +364,7 @@ export function summarize(run: CountedRun): ReportSummary {
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
 /** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
-export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
+function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
   return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
-import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import type { ReportItem } from '../report/run-report.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
 import { RunJournal, type GroupCommit } from './run-journal.js';
-import { assertRunHere, scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
+import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -40,8 +41,8 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
 
 /** What a resume does with one item. */
 export type ResumeDecision =
-  /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those). */
-  | { action: 'keep'; outcome: OutcomeLine }
+  /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those), as `runs show` reports it. */
+  | { action: 'keep'; item: ReportItem }
   /**
    * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
    * request for it went out and no definite answer came back (lost, or a network failure, 429 or
@@ -73,7 +74,7 @@ export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'i
  * resume` plans from the streamed index (9 bytes an item, each item's deciding line read back
  * as the dispatcher reaches it).
  */
-export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' | 'resumeCounts' | 'historyAt'>, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
+export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'resumeCounts' | 'historyAt'>, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
   const id = record.id;
   if (state === 'finished') {
     return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)` };
@@ -99,18 +100,14 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' 
     keptBelow: (total) => countsBelow(total).keep,
     decide(ref) {
       const history = record.historyAt(ref.n);
-      if (history === undefined) {
-        const since = record.unchanged.since(ref.n);
-        if (since === undefined) return { action: 'send', maybeApplied: false };
-        return { action: 'keep', outcome: { t: 'outcome', n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since), transient: false } };
-      }
+      if (history === undefined) return record.unchanged.since(ref.n) === undefined ? { action: 'send', maybeApplied: false } : { action: 'keep', item: unlinedItem(record, ref) };
       if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
       const outcome = history.outcome;
       // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
-      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
+      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', item: reportItemOf(record, history) };
     },
   };
 }

@@ -103,12 +103,12 @@ describe('scanRun (runs show, runs resume) against readRun (the whole journal)',
         expect(fromIndex.keptBelow(ITEMS + 5)).toBe(decisions.filter((decision) => decision.action === 'keep').length);
         expect(fromIndex.counts.keep).toBe(fromIndex.keptBelow(ITEMS + 5));
         // Every kind of decision is in these journals: kept, resent as possibly applied, resent fresh.
-        expect(decisions.some((decision) => decision.action === 'keep' && decision.outcome.errors.some((error) => error.message === bigMessage))).toBe(true);
+        expect(decisions.some((decision) => decision.action === 'keep' && decision.item.errors.some((error) => error.message === bigMessage))).toBe(true);
         expect(decisions.some((decision) => decision.action === 'send' && decision.maybeApplied)).toBe(true);
         expect(decisions.some((decision) => decision.action === 'send' && !decision.maybeApplied)).toBe(true);
         expect(fromIndex.counts.transient).toBeGreaterThan(0);
         expect(fromIndex.counts.inFlight).toBeGreaterThan(0);
-        expect(decisions.some((decision) => decision.action === 'keep' && decision.outcome.action === 'unchanged')).toBe(true);
+        expect(decisions.some((decision) => decision.action === 'keep' && decision.item.action === 'unchanged')).toBe(true);
       } finally {
         await index.close();
       }

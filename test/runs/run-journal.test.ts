@@ -133,7 +133,7 @@ describe('writing and reading a journal', () => {
     const plan = planResume(record, 'interrupted', null);
     if ('refused' in plan) throw new Error(plan.message);
     expect([0, 1, 2, 3].map((n) => plan.decide(ref(n)))).toEqual([
-      { action: 'keep', outcome: expect.objectContaining({ status: 'ok' }) },
+      { action: 'keep', item: expect.objectContaining({ status: 'ok' }) },
       { action: 'send', maybeApplied: true },
       { action: 'send', maybeApplied: true },
       { action: 'send', maybeApplied: false },

@@ -75,7 +75,7 @@ describe('a journal with unchanged units', () => {
     if (isRefusal(plan)) throw new Error(plan.message);
     expect(plan.counts.keep).toBe(5);
     const kept = plan.decide(ref(4));
-    expect(kept).toMatchObject({ action: 'keep', outcome: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
+    expect(kept).toMatchObject({ action: 'keep', item: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
     expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
   });
 
@@ -106,7 +106,7 @@ describe('a journal with unchanged units', () => {
     expect(summarize(record)).toEqual({ total: 2, ok: 1, partial: 0, failed: 0, skipped: 1 });
     const plan = planResume(record, 'interrupted', null);
     if (isRefusal(plan)) throw new Error(plan.message);
-    expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', outcome: { action: 'unchanged', note: note('OLD') } });
+    expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', item: { action: 'unchanged', note: note('OLD') } });
   });
 });
 
