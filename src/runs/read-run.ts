@@ -162,9 +162,6 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
   }
 }
 
-/** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
-export type ResumeCounts = Record<'keep' | 'inFlight' | 'transient', number>;
-
 /**
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
  * the offset of its deciding line (item-index.ts); an item's line is read again when it is
@@ -188,10 +185,6 @@ export class RunIndex {
   /** Items with a line in the journal. */
   get journaled(): number {
     return this.states.size;
-  }
-
-  has(n: number): boolean {
-    return this.states.flags(n) !== 0;
   }
 
   /** How many journaled items are numbered `from` or above. */
@@ -248,16 +241,14 @@ export class RunIndex {
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
   }
 
-  /** What a resume would do with the journaled items numbered below `below`, from the state bytes alone. */
-  resumeCounts(below = Infinity): ResumeCounts {
-    const counts = { keep: 0, inFlight: 0, transient: 0 };
+  /** Journaled items numbered below `below` whose outcome a resume keeps (definite, not sent again since), from the state bytes alone. */
+  keptBelow(below: number): number {
+    let kept = 0;
     for (const n of this.states.numbers()) {
       if (n >= below) break;
-      const flags = this.states.flags(n);
-      if ((flags & IN_FLIGHT) !== 0) counts.inFlight += 1;
-      else if ((flags & HAS_OUTCOME) !== 0) counts[(flags & TRANSIENT) !== 0 ? 'transient' : 'keep'] += 1;
+      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME) kept += 1;
     }
-    return counts;
+    return kept;
   }
 
   /** The journaled items numbered `from` or above, in input order, as report items. */

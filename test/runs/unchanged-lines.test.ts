@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { readRun, rebuildReport } from './whole-record.js';
-import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
@@ -71,9 +70,8 @@ describe('a journal with unchanged units', () => {
     // Without the input: counted, not listed.
     expect(rebuildReport(record).summary).toEqual({ total: 6, ok: 5, partial: 0, failed: 0, skipped: 1 });
 
-    const plan = planResume(record, 'interrupted', null);
-    if (isRefusal(plan)) throw new Error(plan.message);
-    expect(plan.counts.keep).toBe(5);
+    const plan = planResume(record, null);
+    expect(plan.keptBelow(Infinity)).toBe(5);
     const kept = plan.decide(ref(4));
     expect(kept).toMatchObject({ action: 'keep', item: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
     expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
@@ -104,8 +102,7 @@ describe('a journal with unchanged units', () => {
     const record = await readRun(runsDir, journal.id);
     expect(record.unchanged.count).toBe(0);
     expect(summarize(record)).toEqual({ total: 2, ok: 1, partial: 0, failed: 0, skipped: 1 });
-    const plan = planResume(record, 'interrupted', null);
-    if (isRefusal(plan)) throw new Error(plan.message);
+    const plan = planResume(record, null);
     expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', item: { action: 'unchanged', note: note('OLD') } });
   });
 });

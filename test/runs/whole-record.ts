@@ -4,7 +4,7 @@
  * direct view of the journal for tests. examctl itself reads journals only through scanRun.
  */
 import type { ItemRef, OutcomeLine } from '../../src/runs/journal-lines.js';
-import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeCounts, type ResumeView } from '../../src/runs/read-run.js';
+import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeView } from '../../src/runs/read-run.js';
 import type { ItemStatus, ReportItem, ReportSummary, RunReport } from '../../src/report/run-report.js';
 
 /** What the journal says about one item, over every attempt of the run. */
@@ -20,7 +20,7 @@ export interface RunRecord extends JournalHead {
   items: Map<number, ItemHistory>;
   readonly journaled: number;
   statuses(): Generator<ItemStatus>;
-  resumeCounts(below?: number): ResumeCounts;
+  keptBelow(below: number): number;
   historyAt(n: number): ResumeView | undefined;
 }
 
@@ -79,15 +79,10 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
     *statuses() {
       for (const history of items.values()) yield statusOf(history);
     },
-    resumeCounts(below = Infinity) {
-      const counts = { keep: 0, inFlight: 0, transient: 0 };
-      for (const history of items.values()) {
-        if (history.ref.n >= below) continue;
-        if (history.inFlight) counts.inFlight += 1;
-        else if (history.outcome?.transient === true) counts.transient += 1;
-        else if (history.outcome !== undefined) counts.keep += 1;
-      }
-      return counts;
+    keptBelow(below) {
+      let kept = 0;
+      for (const history of items.values()) if (history.ref.n < below && !history.inFlight && history.outcome !== undefined && !history.outcome.transient) kept += 1;
+      return kept;
     },
     historyAt: (n) => items.get(n),
   };
