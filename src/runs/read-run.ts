@@ -139,14 +139,14 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
           break;
         case 'unchanged':
           if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
-          unchanged.addLine(line);
+          if (!unchanged.addLine(line)) throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
           break;
         case 'unsent':
           fold.unsent(line, raw.start);
           break;
         default:
-          // A position's later line takes it over from an `unchanged` line before it.
-          unchanged.remove(line.n);
+          // A position settled unchanged is kept by a resume: no line of its own follows.
+          if (unchanged.since(line.n) !== undefined) throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
           if (line.t === 'sent') fold.sent(line, raw.start);
           else fold.outcome(line, raw.start);
       }

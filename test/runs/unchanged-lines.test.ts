@@ -22,20 +22,28 @@ afterEach(() => cleanup());
 const note = (run: string) => `unchanged since run ${run}: not sent (--changed-only)`;
 
 describe('UnchangedPositions', () => {
-  it('joins runs, finds a position, and gives a position up to a later line of its own (split)', () => {
+  it('joins runs, finds a position, counts below a total; a line covering a position in a run already is refused', () => {
     const positions = new UnchangedPositions();
-    positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] });
+    expect(positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] })).toBe(true);
     expect(positions.count).toBe(9);
     expect([0, 2, 3, 4, 5, 6, 7, 10, 11].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'B', 'B', '-', '-', 'A', 'A', '-']);
-    positions.remove(8);
-    expect(positions.count).toBe(8);
-    expect([7, 8, 9, 10].map((n) => positions.since(n) ?? '-')).toEqual(['A', '-', 'A', 'A']);
-    expect(positions.countBelow(9)).toBe(6);
-    // A later line for covered positions takes them over with its own run.
-    positions.addLine({ t: 'unchanged', r: [1, 4, 0], since: ['C'] });
-    expect(positions.count).toBe(8);
-    expect([0, 1, 4, 5].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'C', 'C', '-']);
-    expect([...positions.positions()].map(({ n }) => n)).toEqual([0, 1, 2, 3, 4, 7, 9, 10]);
+    expect(positions.countBelow(9)).toBe(7);
+    expect(positions.addLine({ t: 'unchanged', r: [5, 2, 0], since: ['C'] })).toBe(true);
+    expect([4, 5, 6, 7].map((n) => positions.since(n) ?? '-')).toEqual(['B', 'C', 'C', 'A']);
+    expect(positions.addLine({ t: 'unchanged', r: [10, 3, 0], since: ['C'] })).toBe(false);
+    expect([...positions.positions()].map(({ n }) => n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('a journal line for a position an unchanged line settled, or a second unchanged line over it, is refused as damage (no resume writes one)', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 2 }));
+    journal.unchanged(0, 'OLD');
+    await journal.flush();
+    await journal.close();
+    const lines = readFileSync(journal.file, 'utf8');
+    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...ref(0), status: 'ok', errors: [], transient: false }))}`);
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: a line for item 0, settled unchanged before/);
+    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'unchanged', r: [0, 1, 0], since: ['NEW'] }))}`);
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: unchanged positions an earlier line settled/);
   });
 });
 
