@@ -10,7 +10,6 @@ import {
   type EndLine,
   type ItemRef,
   type OutcomeLine,
-  type ResumeLine,
   type RunHeaderLine,
   type UnsentLine,
   unchangedNote,
@@ -52,13 +51,10 @@ export interface JournalHead {
   id: string;
   file: string;
   header: RunHeaderLine;
-  resumes: ResumeLine[];
   /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
   end?: EndLine;
   /** Bytes up to the end of the last whole line: where a resume appends. */
   validLength: number;
-  /** The last line was cut short (a write that never finished) and was ignored. */
-  tornTail: boolean;
   /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
   unchanged: UnchangedPositions;
 }
@@ -107,20 +103,15 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
     throw code === 'ENOENT' ? noRun(id, runsDir) : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
   }
   let header: RunHeaderLine | undefined;
-  const resumes: ResumeLine[] = [];
   let end: EndLine | undefined;
   let validLength = 0;
-  let tornTail = false;
   let done = false;
   const unchanged = new UnchangedPositions();
   try {
     await streamLines(handle, (raw) => {
-      if (!raw.terminated) {
-        // A write a kill cut short (the newline is its last byte): never acknowledged, so a
-        // sent line in it went out with no request, and an outcome in it is resent. Ignored.
-        tornTail = true;
-        return;
-      }
+      // A write a kill cut short (the newline is its last byte): never acknowledged, so a sent
+      // line in it went out with no request, and an outcome in it is resent. Ignored.
+      if (!raw.terminated) return;
       const decoded = decodeChecksummedLine(raw.bytes);
       if (!decoded.ok) throw damagedAt(file, raw.lineNo, decoded.reason);
       const line = checkJournalLine(decoded.body, raw.lineNo === 1);
@@ -131,7 +122,6 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
           header = line;
           break;
         case 'resume':
-          resumes.push(line);
           end = undefined;
           break;
         case 'end':
@@ -156,7 +146,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
       throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
     }
     done = keepOpen;
-    return { head: { id, file, header, resumes, ...(end !== undefined ? { end } : {}), validLength, tornTail, unchanged }, handle };
+    return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
   } finally {
     if (!done) await handle.close().catch(() => undefined);
   }
