@@ -417,7 +417,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       continue;
     }
     try {
-      // A finished run: its summary and header line; else (interrupted, or older) its journal streamed for the counts, never held whole.
+      // A finished run: its header and end lines; else (interrupted, resumed since) its journal streamed for the counts, never held whole.
       const quick = await quickRun(journalPath(runsDir, id));
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
@@ -504,7 +504,7 @@ export async function laterFeedingRuns(
 }
 
 /**
- * When run `id` of this runs directory finished (its summary, written after its end line): its
+ * When run `id` of this runs directory finished (its end line last in its journal): its
  * start. Undefined when it is not a run id, is not there, did not finish, or `trust` refuses it.
  */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
@@ -514,7 +514,7 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
 }
 
 /**
- * A run's state for choosing or pruning it: finished from its summary alone, else from its journal
+ * A run's state for choosing or pruning it: finished from its end line alone, else from its journal
  * (damaged: it cannot be read). A lock that cannot be read (changed under us) counts as running:
  * the run is left, never an internal error.
  */

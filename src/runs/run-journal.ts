@@ -214,7 +214,7 @@ export class RunJournal {
   }
 
   /** Unchanged units (--changed-only) since the last group: one `unchanged` line when it is written. */
-  private same: { r: number[]; since: string[]; index: Map<string, number> } | undefined;
+  private same: { r: number[]; since: string[] } | undefined;
 
   /**
    * Queues a unit judged unchanged (not sent) against the memory entry of run `since`: a
@@ -224,13 +224,10 @@ export class RunJournal {
   unchanged(n: number, since: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
-    const same = (this.same ??= { r: [] as number[], since: [] as string[], index: new Map<string, number>() });
-    let s = same.index.get(since);
-    if (s === undefined) {
-      s = same.since.length;
-      same.since.push(since);
-      same.index.set(since, s);
-    }
+    const same = (this.same ??= { r: [] as number[], since: [] as string[] });
+    // The runs a group's units matched: one or two, searched, not indexed.
+    let s = same.since.indexOf(since);
+    if (s === -1) s = same.since.push(since) - 1;
     const r = same.r;
     const last = r.length - 3;
     if (last >= 0 && r[last]! + r[last + 1]! === n && r[last + 2] === s) r[last + 1]! += 1;
