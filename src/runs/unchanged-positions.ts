@@ -52,13 +52,6 @@ export class UnchangedPositions {
     return below;
   }
 
-  /** Every position, in order, with its run. */
-  *positions(): Iterable<{ n: number; since: string }> {
-    for (let k = 0; k < this.starts.length; k++) {
-      for (let n = this.starts[k]!; n < this.starts[k]! + this.counts[k]!; n++) yield { n, since: this.sinces[k]! };
-    }
-  }
-
   /** Index of the first run whose last position is at or after `n`. */
   private firstEndingAfter(n: number): number {
     let low = 0;

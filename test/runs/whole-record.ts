@@ -121,7 +121,7 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
       add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
-    for (const { n } of record.unchanged.positions()) if (!seen.has(n)) countUnlisted(summary, 1);
+    countUnlisted(summary, record.unchanged.count - [...seen].filter((n) => record.unchanged.since(n) !== undefined).length);
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
     countUnlisted(summary, record.unchanged.count);
