@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import type { ReportEntry } from '../report/run-report.js';
 import type { ReportSummary, ReportTarget } from '../report/run-report.js';
-import { currentTrust, laterRunsOnTarget, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
+import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
@@ -245,7 +245,8 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * (docs/runs.md, "runs resume").
  */
 export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
-  const later = await laterRunsOnTarget(runsDir, header, currentTrust());
+  const later: string[] = [];
+  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, currentTrust())) later.push(id);
   if (later.length === 0) return;
   const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
   throw new RunJournalError(

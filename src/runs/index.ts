@@ -16,7 +16,7 @@ export {
   unjournaledCount,
   unitsOf,
   listRuns,
-  laterRunsOnTarget,
+  laterRunsOf,
   laterFeedingRuns,
   resolveRunId,
   pruneRuns,

@@ -459,24 +459,13 @@ export async function runIds(runsDir: string): Promise<string[]> {
  * exports, two populations"), so it is passed over. Only header lines are read; runs `trust`
  * refuses are passed over.
  */
-async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
+export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
     if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
     if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
   }
-}
-
-/**
- * Runs of the same command, target and population that started after `header`'s run, newest
- * first (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
- * what they sent.
- */
-export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'options'>, trust?: RunTrust): Promise<string[]> {
-  const later: string[] = [];
-  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, trust)) later.push(id);
-  return later;
 }
 
 /**
