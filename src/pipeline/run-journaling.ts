@@ -98,7 +98,7 @@ export async function startJournaling(
     return journaling(journal, {
       kept(n, unit) {
         const decision = plan.decide(refOf(n, unit));
-        // As `runs show` reports it (an item created by an earlier attempt with an id examctl chose: that id).
+        // As `runs show` gives it (with the id examctl chose, if it did).
         if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
         if (decision.maybeApplied) decisions.set(n, decision);
         return undefined;

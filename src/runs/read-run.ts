@@ -231,7 +231,7 @@ export class RunIndex {
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
   }
 
-  /** Journaled items numbered below `below` whose outcome a resume keeps (definite, not sent again since), from the state bytes alone. */
+  /** Journaled items below `below` whose outcome a resume keeps, from the state bytes alone. */
   keptBelow(below: number): number {
     let kept = 0;
     for (const n of this.states.numbers()) {
@@ -417,7 +417,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       continue;
     }
     try {
-      // A finished run: its header and end lines; else (interrupted, resumed since) its journal streamed for the counts, never held whole.
+      // Finished: its header and end lines; else its journal streamed for the counts.
       const quick = await quickRun(journalPath(runsDir, id));
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
@@ -554,12 +554,8 @@ export interface PruneResult {
 
 /**
  * Removes runs past the policy; returns what was removed, the unfinished runs kept, and the
- * entries left alone because run-trust.ts refuses them (another user's run, a symbolic link, a
- * journal that is not a regular file), which are never read. Only in a runs directory that
- * passes the trust rule, as for `runs list|show|resume`: no other user can write there, so
- * nothing can be planted in it or swapped between the check and the removal. A run is removed
- * under its own lock, so a resume starting meanwhile is never pulled from under it (and a
- * running run, whose lock is held, is never removed).
+ * runs run-trust.ts refuses (left, never read). Only in a trusted runs directory: no other user
+ * can plant or swap anything there. A run is removed under its own lock: never a running one.
  */
 export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];

@@ -41,7 +41,7 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
 
 /** What a resume does with one item. */
 export type ResumeDecision =
-  /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those), as `runs show` reports it. */
+  /** Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it. */
   | { action: 'keep'; item: ReportItem }
   /**
    * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
@@ -65,10 +65,8 @@ export const CHANGED_INPUT_ADVICE =
   'put the original back and resume, or run the command again on the file as it is now (a job that can run twice loses nothing: user sync, --upsert, --missing-ok, --existing ok; docs/ci.md, "A job that runs twice")';
 
 /**
- * How a run is resumed; throws (exit 2) for an input file that is missing or changed (size or
- * SHA-256): the items are keyed by their position in the input, so a different file would be
- * matched to the wrong outcomes. `runs resume` plans from the streamed index (9 bytes an item,
- * each item's deciding line read back as the dispatcher reaches it).
+ * How a run is resumed; throws (exit 2) for an input file missing or changed (size or SHA-256):
+ * items are keyed by their position in it, so another file would get the wrong outcomes.
  */
 export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'keptBelow' | 'historyAt'>, input: InputFingerprint | 'missing' | null): ResumePlan {
   const id = record.id;

@@ -253,7 +253,7 @@ export class RunJournal {
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
     try {
-      // The last line of a finished run: `runs list` reads it and the header, not the journal (run-summary.ts).
+      // A finished run's last line: `runs list` reads it (run-summary.ts).
       await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
     } finally {
       await this.close();

@@ -5,10 +5,8 @@ import { checkJournalLine, finishesRun, isCount, type RunHeaderLine } from './jo
 import { LineReader } from './line-buffers.js';
 
 /*
- * A finished run read from its journal's first and last lines (docs/runs.md, "Run summaries"):
- * what `runs list` shows, so listing costs two small reads per run, not a parse of every journal
- * line. Believed only when the last line is an end line that finished the run: a resume that
- * appended since, a torn tail or an interrupted run is rebuilt from the whole journal.
+ * A finished run from its journal's first and last lines (docs/runs.md, "Run summaries"): only
+ * when the last line is an end line that finished the run; else the journal is read whole.
  */
 /** Far above any header line (the recorded options and the input's path). */
 const MAX_HEADER_BYTES = 4 * 1024 * 1024;
@@ -38,7 +36,7 @@ export async function journalHeader(journalFile: string): Promise<RunHeaderLine 
   return (await firstAndLastLines(journalFile, false))?.header;
 }
 
-/** The header line, checked, and (with `last`) the bytes of the last whole line when the journal ends with one. */
+/** The header line, checked, and (with `last`) the journal's last whole line. */
 async function firstAndLastLines(journalFile: string, last = true): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
   const handle = await openRegularFile(journalFile).catch(() => undefined);
   if (handle === undefined) return undefined;

@@ -3,10 +3,8 @@ import type { UnchangedLine } from './journal-lines.js';
 /**
  * The units a `--changed-only` run judged unchanged and did not send, as its journal's
  * `unchanged` lines record them (docs/runs.md, "The journal"): runs of consecutive positions,
- * each with the run whose acknowledged request they matched in the sync memory. A later
- * `unchanged` line takes over a position from its earlier lines (read-run.ts, `forget`); a
- * position settled so gets no line after it (a resume keeps it). Memory and lookups cost per run
- * of positions, not per unit.
+ * each with the run they matched in the sync memory; a settled position gets no later line.
+ * Memory and lookups cost per run of positions, not per unit.
  */
 export class UnchangedPositions {
   /** Sorted, disjoint: first position, count, the run it matched. */
@@ -16,7 +14,7 @@ export class UnchangedPositions {
   /** Units in all runs. */
   count = 0;
 
-  /** Adds the runs of one journal line; false when one of its positions is in a run already (no journal examctl writes). */
+  /** Adds the runs of one journal line; false when a position of it is in a run already. */
   addLine(line: UnchangedLine): boolean {
     const { r, since } = line;
     for (let k = 0; k + 2 < r.length; k += 3) {
