@@ -15,7 +15,7 @@ import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
-import { checkReportColumns, checkReportRows } from './report-fits.js';
+import { checkReportFits } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
 import { failingWarned, warningsFail } from './strict-warnings.js';
 
@@ -59,12 +59,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const dryRun = options.dryRun ?? false;
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();
-  await checkReportColumns(() => input.records(), options);
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
-  if (total !== undefined) await checkReportRows(total, options);
+  await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
     // A resume sends only what the journal did not settle: said, so the count is what remains.
