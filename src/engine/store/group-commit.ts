@@ -3,8 +3,7 @@
  * then opens the gate: from then on every transaction is decided the moment it is submitted,
  * into the batch being collected, while the previous batch's journal write is on its way to the
  * disk. When that write returns, the collected batch's write starts at once and only then are the
- * finished batch's callers answered, so the disk and the CPU work side by side (on a slow disk the
- * callers are answered first and the next line waits briefly for them: GatherTiming). A write starts
+ * finished batch's callers answered, so the disk and the CPU work side by side. A write starts
  * only after the one before it is durable (a journal line never lands after one that may not),
  * and a caller is answered only once its batch, and with it everything decided before it, is.
  *
@@ -38,31 +37,7 @@ export interface CommitSteps {
   afterCommit(): Promise<void>;
 }
 
-/**
- * Holding a line back for callers about to join it. With closed-loop callers (a client with N
- * requests in flight) a line written the moment the previous one is durable carries only those
- * that arrived during that write: the callers split into two halves taking turns, half of them
- * per line. Once a write takes longer than the callers need to come back with their next
- * transaction, holding the next line for them (at most one write's time) puts all of them on
- * one line: twice the transactions per write on a slow disk. On a fast disk (a write under
- * `gatherFromWriteMs`) lines go at once.
- *
- * The time measured is until the event loop sees the write's completion, so a busy server on a
- * fast disk measures more than the disk takes: `local serve` under 8 closed-loop clients saw
- * ~1.2 ms per write where an idle O_DSYNC append takes 0.1-0.25 ms, and holding its lines cost
- * it ~10 % of its throughput. Hence 5 ms: a rotating or network disk, not a busy loop.
- */
-export interface GatherTiming {
-  gatherFromWriteMs: number;
-  maxGatherMs: number;
-}
-
-export const DEFAULT_GATHER: GatherTiming = { gatherFromWriteMs: 5, maxGatherMs: 10 };
-
 const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Weight of the newest write in the moving average of write times. */
-const WRITE_TIME_WEIGHT = 0.2;
 
 interface Pending {
   decide: Decide;
@@ -118,15 +93,8 @@ export class GroupCommit {
   /** Its journal line on its way to the disk. */
   private writing: Batch | undefined;
   private serial: Promise<unknown> = Promise.resolve();
-  /** Recent journal write time (ms, moving average); undefined before the first. */
-  private writeMs: number | undefined;
-  /** Holding the next line until this many transactions are collected (see gatherMs). */
-  private gathering: { expected: number; done: () => void } | undefined;
 
-  constructor(
-    private readonly steps: CommitSteps,
-    private readonly timing: GatherTiming = DEFAULT_GATHER,
-  ) {}
+  constructor(private readonly steps: CommitSteps) {}
 
   /** Runs journal-touching work one at a time within this process. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -162,14 +130,10 @@ export class GroupCommit {
       const done = this.steps.decide(pending.decide);
       if (done.serialized.length > 0) batch.serialized.push(done.serialized);
       batch.outcomes.push({ pending, ok: true, result: done.result });
-      if (this.gathering !== undefined && batch.size >= this.gathering.expected) this.gathering.done();
     } catch (error) {
       batch.outcomes.push({ pending, ok: false, error });
       // An observer that threw may have left memory off the disk: decide nothing more on it.
-      if (this.steps.drainDue()) {
-        this.open = false;
-        this.gathering?.done();
-      }
+      if (this.steps.drainDue()) this.open = false;
     }
   }
 
@@ -247,32 +211,18 @@ export class GroupCommit {
   private async writeUntilDrained(): Promise<boolean> {
     const { steps } = this;
     let finished: Batch | undefined;
-    for (;;) {
-      const gatherMs = finished ? this.gatherMs() : 0;
-      if (finished && gatherMs > 0) {
-        // A slow disk: answer first, then give the callers just answered (a client sending its
-        // next request, a pipeline dispatching more) up to one write's time to join the next line.
-        const expected = this.collecting.size + finished.size;
-        finished.commit();
-        finished = undefined;
-        await this.gather(expected, gatherMs);
-      }
-      if (this.collecting.size === 0) break;
+    while (this.collecting.size > 0) {
       const batch = this.collecting;
       this.collecting = new Batch();
       if (this.open && steps.drainDue()) this.open = false;
       this.writing = batch;
       // The write is handed to the disk before the previous batch's callers are answered: their
       // answers (serialising, socket writes) overlap it.
-      const started = performance.now();
       const written = batch.serialized.length > 0 ? steps.append(batch.serialized) : undefined;
       finished?.commit();
       finished = undefined;
       try {
-        if (written) {
-          await written;
-          this.recordWrite(performance.now() - started);
-        }
+        if (written) await written;
       } catch (error) {
         this.writing = undefined;
         this.open = false;
@@ -290,30 +240,5 @@ export class GroupCommit {
     this.open = false;
     finished?.commit();
     return false;
-  }
-
-  private recordWrite(ms: number): void {
-    this.writeMs = this.writeMs === undefined ? ms : this.writeMs + WRITE_TIME_WEIGHT * (ms - this.writeMs);
-  }
-
-  /** How long to hold the next line for callers about to join (0: write at once). */
-  private gatherMs(): number {
-    const { writeMs } = this;
-    if (!this.open || writeMs === undefined || writeMs < this.timing.gatherFromWriteMs) return 0;
-    return Math.min(Math.max(1, Math.ceil(writeMs)), this.timing.maxGatherMs);
-  }
-
-  /** Resolves once `expected` transactions are collected, the gate closed, or `ms` passed. */
-  private gather(expected: number, ms: number): Promise<void> {
-    if (!this.open || this.collecting.size >= expected) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(), ms);
-      const done = (): void => {
-        clearTimeout(timer);
-        this.gathering = undefined;
-        resolve();
-      };
-      this.gathering = { expected, done };
-    });
   }
 }
