@@ -18,8 +18,9 @@ import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
 import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
-import { DSYNC_FLAG, appendDurablySync } from '../../system/durable-write.js';
+import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
+import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
@@ -42,6 +43,8 @@ const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 export interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
   compactAtBytes?: number;
+  /** When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for tests. */
+  journalWriteTiming?: JournalWriteTiming;
 }
 
 class FileStore implements Store {
@@ -62,6 +65,8 @@ class FileStore implements Store {
   });
   private readonly commits: GroupCommit;
   private closed = false;
+  /** Synchronous appends while the disk is fast, thread-pool ones when it is not. */
+  private readonly writeMode: JournalWriteMode;
   /** Set when memory may be ahead of the disk (a failed append): the next batch reloads. */
   private stale = false;
   private readonly lease: LockLease | undefined;
@@ -75,6 +80,7 @@ class FileStore implements Store {
     private readonly options: FileStoreOptions,
   ) {
     this.location = dir;
+    this.writeMode = new JournalWriteMode(options.journalWriteTiming);
     this.lease = options.readOnly ? undefined : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir);
     const lease = this.lease;
     this.commits = new GroupCommit({
@@ -244,15 +250,18 @@ class FileStore implements Store {
     this.memoryCaughtUp = true;
   }
 
-  /**
-   * On the event loop: a synchronous O_DSYNC append costs about 50 us of CPU where a thread-pool
-   * round trip cost 110 (bench/README.md, "serve"), and every transaction decided in this turn
-   * is on the line. On a slow disk each flush stalls the loop: the store is meant for a local disk.
-   */
   private async append(line: string): Promise<void> {
+    const journal = this.journal!;
     const buffer = Buffer.from(line, 'utf8');
+    const at = this.journalPosition.offset;
     try {
-      appendDurablySync(this.journal!.fd, buffer, this.journalPosition.offset);
+      if (this.writeMode.syncNext()) {
+        const started = performance.now();
+        appendDurablySync(journal.fd, buffer, at);
+        this.writeMode.recordSync(performance.now() - started);
+      } else {
+        await appendDurably(journal, buffer, at);
+      }
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, { cause: error });
     }
