@@ -11,7 +11,7 @@ import { readSnapshot } from '../../src/engine/store/snapshot.js';
 import type { LoadedSnapshot } from '../../src/engine/store/snapshot.js';
 import { hashString } from '../../src/domain/hash-slots.js';
 import { ENGINE_INDEXER } from '../../src/engine/view.js';
-import { noop, put } from '../support/store.js';
+import { put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
@@ -138,7 +138,7 @@ describe('snapshot table: many keys', () => {
 
     // And the hint lookup over the same table.
     const writer = await openStore(dir);
-    writer.observe({ ...noop, indexer: ENGINE_INDEXER });
+    writer.useIndexer(ENGINE_INDEXER);
     for (const key of [keys[0]!, keys[19_999]!, 'USER-000100', 'User-000100', ...COLLIDING_ASCII, ...COLLIDING_MIXED]) {
       expect(writer.keyByHint('users', `n${names.get(key)!.toLowerCase()}`), key).toBe(key);
     }
@@ -283,7 +283,7 @@ describe('snapshot table: unusual keys and hints', () => {
     expect(text).toContain('"k":"","h":["n"]');
 
     let store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     check(store, model, rootKey, 'fresh', true);
 
     // Journal: new special keys, a rename to a special name, a deletion of the empty key.
@@ -299,7 +299,7 @@ describe('snapshot table: unusual keys and hints', () => {
     await store.close();
 
     store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     check(store, model, rootKey, 'after journal replay', false);
     await store.compact();
     check(store, model, rootKey, 'after compaction', false);
@@ -307,7 +307,7 @@ describe('snapshot table: unusual keys and hints', () => {
 
     store = await openStore(dir);
     expect(store.currentGeneration).toBe(2);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     check(store, model, rootKey, 'compacted snapshot', true);
     expect(store.keyByHint('users', 'n名前')).toBeUndefined();
     expect(store.keyByHint('users', 'n')).toBeUndefined();
@@ -315,7 +315,7 @@ describe('snapshot table: unusual keys and hints', () => {
     await store.compact();
     await store.close();
     store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     check(store, model, rootKey, 'second compaction', true);
     await store.close();
   });
@@ -626,7 +626,7 @@ describe('snapshot damage', () => {
     await rm(dir, { recursive: true });
     await handWrittenStore(['{"c":"users","k":"h-\\u0041\\"","h":["nx\\u0041"],"v":{"ExternalId":"h-first"}}'], { hints: 'hand' });
     const store = await openStore(dir);
-    store.observe({ ...noop, indexer: { version: 'hand', hints: () => [] } });
+    store.useIndexer({ version: 'hand', hints: () => [] });
     expect([...store.state.get('users')!.keys()]).toEqual(['h-A"']);
     expect(store.state.get('users')!.get('h-A"')).toEqual({ ExternalId: 'h-first' });
     expect([...store.hintsOf('users')]).toEqual([['h-A"', ['nxA']]]);

@@ -55,13 +55,6 @@ export interface StoreIndexer {
   hints(collection: CollectionName, key: string, value: unknown): readonly string[] | undefined;
 }
 
-export interface StoreObserver {
-  change(change: Change, previous: unknown | undefined): void;
-  reset(): void;
-  /** Optional: the hints to persist with each entity (see `Store.keyByHint`). One indexer per store. */
-  indexer?: StoreIndexer;
-}
-
 export interface StoreOpenOptions {
   /** Read-only: never takes the lock, never writes; `transact` applies changes to memory only (dry-run plans). */
   readOnly?: boolean;
@@ -85,24 +78,19 @@ export interface Store {
    * Rejects with StoreLockedError (exit 3) after the lock wait bound.
    */
   transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
+  /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */
+  useIndexer(indexer: StoreIndexer): void;
   /**
-   * Lets the engine keep secondary indexes (UserName, lower-cased ExternalId, SynchronizationKey...)
-   * true across every way the state moves: its own transactions, other processes' changes caught
-   * up on, and whole reloads (after another process compacted). `change` runs after the change is
-   * applied to memory, with the value it replaced (undefined if none); `reset` runs after the
-   * state was replaced wholesale.
+   * The key of the entity of `collection` whose hints (from the indexer) include `hint`, in the
+   * state as it is now, through every way the state moves (this process's transactions, other
+   * processes' changes caught up on, reloads). Hints are meant to be unique (the engine's rules
+   * and the world file check keep them so); if several entities share one, any of them may
+   * answer. The engine's secondary lookups (UserName, lower-cased ExternalId, SynchronizationKey,
+   * the root hierarchy) are answered from the hints persisted beside each entity, without an
+   * index of the whole store built at start-up: at 100k users that index was most of what a
+   * command spent before its first record.
    */
-  observe(observer: StoreObserver): void;
-  /**
-   * Optional (additive): the key of the entity of `collection` whose hints (from the registered
-   * indexer) include `hint`, in the state as it is now. Hints are meant to be unique (the engine's
-   * rules and the world file check keep them so); if several entities share one, any of them may
-   * answer. Lets the engine answer its secondary lookups from the hints the store persisted beside
-   * each entity, without building an index of the whole store at start-up: at 100k users that
-   * index was most of what a command spent before its first record. Stores without it leave the
-   * engine to keep its own index through `observe`.
-   */
-  keyByHint?(collection: CollectionName, hint: string): string | undefined;
+  keyByHint(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */
   refresh(): Promise<void>;
   /**

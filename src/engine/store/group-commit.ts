@@ -132,7 +132,7 @@ export class GroupCommit {
       batch.outcomes.push({ pending, ok: true, result: done.result });
     } catch (error) {
       batch.outcomes.push({ pending, ok: false, error });
-      // An observer that threw may have left memory off the disk: decide nothing more on it.
+      // A change whose hints threw halfway may have left memory off the disk: decide nothing more on it.
       if (this.steps.drainDue()) this.open = false;
     }
   }
