@@ -72,8 +72,7 @@ export interface Store {
    * appended, then calls `decide(state)` (synchronous, so no other work interleaves), applies the
    * returned changes to memory and appends them durably (fsync) before resolving.
    * Concurrent calls in one process are group-committed: one lock, one catch-up and one fsync
-   * serve a batch, each `decide` seeing the changes of the ones before it; while one batch is
-   * written, the next is decided (and applied to memory), and resolves after the first is durable.
+   * serve the calls of one event-loop turn, each `decide` seeing the changes of the ones before it.
    * If `decide` throws, that call rejects and its changes are not applied.
    * Rejects with StoreLockedError (exit 3) after the lock wait bound.
    */
@@ -95,9 +94,9 @@ export interface Store {
   refresh(): Promise<void>;
   /**
    * Resolves once every change this process has applied to `state` so far is durable (rejects if
-   * its write failed). Memory runs ahead of the disk while a write is in flight (group commit
-   * decides the next batch meanwhile): a read answered from `state` waits for this before it is
-   * told, so no caller learns of a change a crash could still take back.
+   * its write failed). Memory runs ahead of the disk while a write is in flight: a read answered
+   * from `state` waits for this before it is told, so no caller learns of a change a crash could
+   * still take back.
    */
   whenDurable(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */

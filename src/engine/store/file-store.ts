@@ -96,7 +96,7 @@ class FileStore implements Store {
       markStale: () => {
         this.stale = true;
       },
-      drainDue: () => this.stale || this.journalPosition.offset >= this.compactThreshold() || lease!.holdExpired(),
+      stale: () => this.stale,
       afterCommit: async () => {
         if (this.journalPosition.offset >= this.compactThreshold()) await this.compactUnderLock();
       },
