@@ -4,11 +4,11 @@ import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/system/errors.js';
 import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
-import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
+import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
 import { writeFormatOneStore } from './format-one.js';
-import { hintsFromValues, put } from '../support/store.js';
+import { exportEntities, hintsFromValues, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
