@@ -104,32 +104,23 @@ export class StoreView implements EngineView {
     return (this.state.get(collection)?.values() ?? []) as Iterable<T>;
   }
 
+  // The store's keyByHint follows every change, reload and catch-up (test/store/hint-lookup.test.ts
+  // compares it with an index built from the values at every step): its answers need no second check.
   userKeyByUserName(userName: string): string | undefined {
-    return this.verified(this.indexes.keyByUserName(userName.toLowerCase()), (u) => u.UserName?.toLowerCase() === userName.toLowerCase());
+    return this.indexes.keyByUserName(userName.toLowerCase());
   }
 
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
-    return this.verified(this.indexes.keyByLowerExternalId(lower), () => true) ?? this.verified(lower, () => true);
+    return this.indexes.keyByLowerExternalId(lower) ?? (this.get('users', lower) !== undefined ? lower : undefined);
   }
 
   userKeyBySynchronizationKey(key: string): string | undefined {
-    const wanted = normaliseGuid(key);
-    return this.verified(this.indexes.keyBySyncKey(wanted), (u) =>
-      typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false,
-    );
+    return this.indexes.keyBySyncKey(normaliseGuid(key));
   }
 
   rootHierarchyKey(): string | undefined {
-    const key = this.indexes.rootKey;
-    return key !== undefined && this.get('hierarchies', key) !== undefined ? key : undefined;
-  }
-
-  /** An index entry is trusted only if the entity still says so (cheap insurance against a stale index). */
-  private verified(key: string | undefined, holds: (user: WorldUser) => boolean): string | undefined {
-    if (key === undefined) return undefined;
-    const user = this.get<WorldUser>('users', key);
-    return user !== undefined && holds(user) ? key : undefined;
+    return this.indexes.rootKey;
   }
 }
 
