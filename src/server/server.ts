@@ -70,15 +70,15 @@ export interface RunningServer {
 type Handler = (api: IntegrationApi, params: string[], body: unknown, call: CallOptions) => Promise<ApiResult<unknown>>;
 
 interface Route {
-  /** The exact path of a route without parameters (found by a map lookup), or the pattern whose groups are its parameters. */
-  path: string | RegExp;
+  /** The pattern of its path, whose groups are its parameters. */
+  path: RegExp;
   methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
 }
 
 /** The spec's five routes, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
-    path: '/schedule',
+    path: /^\/schedule$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.createSchedule(body as never, call) } },
   },
   {
@@ -86,11 +86,11 @@ const ROUTES: Route[] = [
     methods: { GET: { hasBody: false, handler: (api, [id], _b, call) => api.getReviewSession(id!, call) } },
   },
   {
-    path: '/collections',
+    path: /^\/collections$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.addCollection(body as never, call) } },
   },
   {
-    path: '/user',
+    path: /^\/user$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
   },
   {
@@ -106,15 +106,10 @@ const ROUTES: Route[] = [
   },
 ];
 
-const EXACT_ROUTES = new Map(ROUTES.flatMap((route) => (typeof route.path === 'string' ? [[route.path, route] as const] : [])));
-const PATTERN_ROUTES = ROUTES.flatMap((route) => (typeof route.path === 'string' ? [] : [{ route, pattern: route.path }]));
-
 /** The route of a path relative to API_PREFIX, with its decoded parameters; undefined: none. */
 function findRoute(relative: string): { route: Route; params: string[] } | undefined {
-  const exact = EXACT_ROUTES.get(relative);
-  if (exact !== undefined) return { route: exact, params: [] };
-  for (const { route, pattern } of PATTERN_ROUTES) {
-    const match = pattern.exec(relative);
+  for (const route of ROUTES) {
+    const match = route.path.exec(relative);
     if (match) return { route, params: match.slice(1).map(decodeSegment) };
   }
   return undefined;
