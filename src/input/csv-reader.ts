@@ -14,6 +14,7 @@ import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells,
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
+import type { ComputedFields } from './computed-fields.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -26,7 +27,7 @@ export interface CsvReadOptions {
   /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
   map?: ReadonlyMap<string, string>;
   /** The columns the map file's computed fields read: known columns, though no field is read from them. */
-  computed?: HeaderSources;
+  computed?: ComputedFields;
 }
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
@@ -37,14 +38,6 @@ export interface CsvRowSink {
 }
 
 export { normalizeColumnName };
-
-/** Columns the map file's computed fields read (input/computed-fields.ts), and what a header must have for them. */
-export interface HeaderSources {
-  /** Normalized column names. */
-  sources: ReadonlySet<string>;
-  /** Problems of a header (its normalized names, and the fields its columns are read as). */
-  headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[];
-}
 
 /**
  * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is

@@ -214,7 +214,6 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
       if (level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.key)} (computed)` });
       continue;
     }
-    if (entry.flags !== undefined && spec.name !== 'Hierarchies') throw new UsageError(`${where}: "flags" add permissions to memberships: only a Hierarchies entry takes them`);
     let overridden = false;
     for (const [key, mapped] of chosen) {
       if (mapped.field !== spec.name) continue;

@@ -59,41 +59,38 @@ export function refuseSheetFlags(file: string, kind: string, options: { sheet?: 
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
-  // Batches (one array per chunk read) let the CLI process many records per await.
-  const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
+  const file = options.displayName ?? path;
   const shaping = options.shaping;
   const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
   let json = false;
-  // One CSV reader for every read: the rows its structure pass kept are replayed by the reads after it.
-  let csv: BatchedRecords | undefined;
-  const csvReader = (): BatchedRecords => (csv ??= readCsvRecords(path, readOptions));
-  async function* read(): AsyncGenerator<readonly InputRecord[]> {
-    const format = await formatOf();
+  // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
+  // JSON readers load only for such a file: a CSV run does without their modules.
+  let reader: BatchedRecords | AsyncIterable<InputRecord> | undefined;
+  const open = async (): Promise<BatchedRecords | AsyncIterable<InputRecord>> => {
+    if (reader !== undefined) return reader;
+    const format = options.format ?? (await detectFormat(path, file));
     json = format === 'json';
-    if (format !== 'xlsx') refuseSheetFlags(options.displayName ?? path, format === 'csv' ? 'CSV' : 'JSON', options);
-    // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
-    if (format === 'csv') yield* csvReader().batches();
-    else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();
-    else yield* recordBatches((await import('./json-reader.js')).readJsonRecords(path, { displayName: options.displayName ?? path }));
-  }
+    if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
+    if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
+    if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions));
+    return (reader = (await import('./json-reader.js')).readJsonRecords(path, { displayName: file }));
+  };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));
   const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
     async function* () {
-      for await (const batch of read()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+      for await (const batch of recordBatches(await open())) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
-      const format = await formatOf();
-      if (format === 'csv') return (csvReader().countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      if (format === 'xlsx') return ((await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      const { readJsonRecords } = await import('./json-reader.js');
+      const records = await open();
+      if ('countRecords' in records && records.countRecords !== undefined) return records.countRecords(notOkOnly);
       let count = 0;
-      for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
+      for await (const batch of recordBatches(records)) count += batch.length;
       return count;
     },
-    () => csv?.header?.(),
+    () => (reader as Partial<BatchedRecords> | undefined)?.header?.(),
   );
 }
 

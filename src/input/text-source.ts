@@ -36,24 +36,6 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-/** The file opened to be read, refused as `file: cannot read: ...` when it cannot be, or is a directory. */
-export async function openForReading(path: string, file: string): Promise<FileHandle> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-  try {
-    const stat = await handle.stat();
-    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw cannotRead(file, error);
-  }
-  return handle;
-}
-
 async function* rawChunks(handle: FileHandle, file: string): AsyncGenerator<Buffer> {
   // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
   // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
@@ -188,7 +170,10 @@ class BadContent extends Error {
 }
 
 async function* utf8Chunks(path: string, file: string, options: ChunkOptions): AsyncGenerator<Buffer> {
-  const handle = await openForReading(path, file);
+  // A directory opens where the system allows it: its first read is refused (EISDIR), as `is a directory`.
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    throw cannotRead(file, error);
+  });
   try {
     let encoding: Encoding | undefined;
     let decoder: TextDecoder | undefined;
@@ -252,8 +237,10 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
 
     /** The encoding the head's BOM (or --encoding) says, its decoder and the legacy watch set up; the bytes after the BOM. */
     const begin = (first: Buffer): Buffer => {
-      let rest: Buffer;
-      ({ encoding, chunk: rest } = sniffInputEncoding(first, options));
+      const bom = bomOf(first);
+      options.onBom?.(bom !== undefined);
+      encoding = bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
+      const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
       if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
       return rest;
@@ -301,20 +288,6 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
   }
 }
 
-/** The encoding a BOM announces (UTF-8 without one) and the bytes after the BOM. */
-export function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
-  const found = bomOf(chunk);
-  return found === undefined ? { encoding: 'utf-8', chunk } : { encoding: found.encoding, chunk: chunk.subarray(found.length) };
-}
-
-/** As sniffEncoding, with --encoding for text without a BOM, and the BOM's presence told to the caller. */
-function sniffInputEncoding(chunk: Buffer, options: TextOptions): { encoding: Encoding; chunk: Buffer } {
-  const hasBom = bomOf(chunk) !== undefined;
-  options.onBom?.(hasBom);
-  if (hasBom || options.encoding === undefined) return sniffEncoding(chunk);
-  return { encoding: new TextDecoder(options.encoding).encoding, chunk };
-}
-
 function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
   if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
   if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
@@ -325,18 +298,20 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
 /**
  * The text of a small file read whole, by its BOM: UTF-8 with or without one (read leniently, as
  * Buffer.toString does), UTF-16 LE or BE with one (what Windows PowerShell 5.1's `>` and
- * `Out-File` write, and Notepad's "Unicode"). `fatalUtf16` throws on bytes that are not valid
- * UTF-16. For the config and token files, a world/seed file and a `--schedule` request.
+ * `Out-File` write, and Notepad's "Unicode"). For the config and token files, a map file.
  */
-export function decodeByBom(bytes: Buffer, fatalUtf16 = false): string {
-  const { encoding, chunk } = sniffEncoding(bytes);
-  return encoding === 'utf-8' ? chunk.toString('utf8') : new TextDecoder(encoding, { fatal: fatalUtf16, ignoreBOM: true }).decode(chunk);
+export function decodeByBom(bytes: Buffer): string {
+  const bom = bomOf(bytes);
+  const body = bytes.subarray(bom?.length ?? 0);
+  return bom === undefined || bom.encoding === 'utf-8' ? body.toString('utf8') : new TextDecoder(bom.encoding, { ignoreBOM: true }).decode(body);
 }
 
-/** decodeByBom for an input document: a UTF-16 file that is not valid UTF-16 is refused, naming the file. */
+/** decodeByBom for an input document (a world file, a `--schedule` request): UTF-16 that is not valid UTF-16 is refused, naming the file. */
 export function decodeTextDocument(bytes: Buffer, file: string): string {
+  const bom = bomOf(bytes);
+  if (bom === undefined || bom.encoding === 'utf-8') return decodeByBom(bytes);
   try {
-    return decodeByBom(bytes, true);
+    return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {
     throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
   }
