@@ -8,20 +8,7 @@
  */
 
 /** Entity collections of the engine's state. `settings` holds a single entity under key "settings". */
-export type CollectionName =
-  | 'settings'
-  | 'roles'
-  | 'users'
-  | 'hierarchies'
-  | 'assessments'
-  | 'proctoringTemplates'
-  | 'taxonomies'
-  | 'loRepositories'
-  | 'schedules'
-  | 'reviewSessions'
-  | 'collections';
-
-export const COLLECTION_NAMES: readonly CollectionName[] = [
+export const COLLECTION_NAMES = [
   'settings',
   'roles',
   'users',
@@ -33,7 +20,9 @@ export const COLLECTION_NAMES: readonly CollectionName[] = [
   'schedules',
   'reviewSessions',
   'collections',
-];
+] as const;
+
+export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
 /** One entity-level change. `value: null` deletes the entity. */
 export interface Change {
