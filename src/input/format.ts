@@ -5,6 +5,7 @@ import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
+import { isPlainObject } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
@@ -40,7 +41,7 @@ export async function detectFormat(path: string, displayName: string = path): Pr
 /** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
 export type ReadRecordsOptions = Pick<
   XlsxReadOptions,
-  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'
+  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'notice'
 > & {
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;
@@ -94,10 +95,6 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   );
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * A JSON record's keys that are no field of the command (after --map): dropped with
  * --ignore-unknown-columns, as a CSV's unknown columns are; otherwise each object with such keys
@@ -108,7 +105,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
   const fields = record.fields as unknown;
   // Not an object at all (`[1, "x"]`): the validator's message says so.
-  if (!isObject(fields)) return record;
+  if (!isPlainObject(fields)) return record;
   const problems: Problem[] = [];
   const checked = (object: Record<string, unknown>, prefix: string): Record<string, unknown> => {
     const unknown = Object.keys(object).filter((key) => !known.has(key));
@@ -121,9 +118,9 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
   };
   let out: Record<string, unknown>;
   if (isScheduleRequest(fields)) {
-    const schedule = isObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
+    const schedule = isPlainObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
     const given = fields.Candidates;
-    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
+    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isPlainObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
     const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
     out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
   } else {

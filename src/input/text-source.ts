@@ -126,11 +126,6 @@ function firstInvalidUtf16(bytes: Buffer, littleEndian: boolean): number {
   return units * 2;
 }
 
-interface ChunkOptions extends TextOptions {
-  /** Refuse NUL bytes and invalid UTF-8 (off only when re-reading to locate a line). */
-  validate: boolean;
-}
-
 /** How a text file is read beyond what its bytes say. */
 export interface TextOptions {
   /**
@@ -159,17 +154,19 @@ export function isKnownEncoding(label: string): boolean {
   }
 }
 
-/** Thrown inside the validated stream; converted to an InputFileError with the line. */
-class BadContent extends Error {
-  constructor(
-    readonly offset: number,
-    readonly detail: string,
-  ) {
-    super(detail);
-  }
+/** Line feeds in `bytes` before `end`. */
+function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
 }
 
-async function* utf8Chunks(path: string, file: string, options: ChunkOptions): AsyncGenerator<Buffer> {
+/**
+ * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
+ * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
+ * `file:line: not a text file (binary content)`. Each call re-reads the file.
+ */
+export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
   // A directory opens where the system allows it: its first read is refused (EISDIR), as `is a directory`.
   const handle = await open(path, 'r').catch((error: unknown) => {
     throw cannotRead(file, error);
@@ -178,15 +175,15 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     let encoding: Encoding | undefined;
     let decoder: TextDecoder | undefined;
     let head: Buffer = Buffer.alloc(0);
-    // Offset in the UTF-8 stream this generator yields (the BOM is not part of it).
-    let emitted = 0;
+    // Line feeds in what was yielded: a refusal names its line, at `end` of the `bytes` that follow.
+    let lineFeeds = 0;
+    const refused = (bytes: Buffer, end: number, reason: string): InputFileError => new InputFileError(file, 1 + lineFeeds + lineFeedsIn(bytes, end), reason);
     let carry: Buffer | undefined;
 
     const check = (chunk: Buffer, last: boolean): Buffer => {
-      if (!options.validate) return chunk;
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw new BadContent(emitted + nul, BINARY);
+      if (nul !== -1) throw refused(chunk, nul, BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;
@@ -194,9 +191,9 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       const cut = last ? body.length : completeLength(body);
       const whole = body.subarray(0, cut);
       if (!isUtf8(whole)) {
-        const at = (carry === undefined ? emitted : emitted - carry.length) + firstInvalidOffset(whole);
+        // A carried tail is a cut sequence's bytes, never a line feed.
         const flag = options.encodingFlag === true ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
-        throw new BadContent(at, `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
+        throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       return chunk;
@@ -206,29 +203,26 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     // bytes are valid UTF-8 with letters beyond ASCII is UTF-8: read so, every such letter would
     // become two or three others (`Jürgen` as `JÃ¼rgen`), silently. Watched as it streams; said at
     // its end, before any record of it is sent (the structure pass, or a dry run's one read).
-    let legacy: { valid: boolean; carry: Buffer | undefined; first?: { offset: number; utf8: string; read: string } } | undefined;
+    let legacy: { utf8: TextDecoder; first?: { line: number; utf8: string; read: string } } | undefined;
     const watchLegacy = (chunk: Buffer, last: boolean): void => {
-      if (legacy === undefined || !legacy.valid) return;
-      const body = legacy.carry === undefined ? chunk : Buffer.concat([legacy.carry, chunk]);
-      const cut = last ? body.length : completeLength(body);
-      const whole = body.subarray(0, cut);
-      if (!isUtf8(whole)) {
-        legacy.valid = false;
+      if (legacy === undefined) return;
+      try {
+        // Its own decoder: a character cut by the chunk's end is checked whole with the next chunk.
+        legacy.utf8.decode(chunk, { stream: !last });
+      } catch {
+        legacy = undefined;
         return;
       }
-      if (legacy.first === undefined) {
-        const at = whole.findIndex((byte) => byte >= 0x80);
-        if (at !== -1) {
-          const word = whole.subarray(at, at + completeLength(whole.subarray(at, at + 12)));
-          const skipped = (legacy.carry?.length ?? 0);
-          const before = new TextDecoder(encoding as string).decode(whole.subarray(0, at));
-          legacy.first = { offset: emitted - skipped + Buffer.byteLength(before, 'utf8'), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
-        }
+      const at = legacy.first === undefined ? chunk.findIndex((byte) => byte >= 0x80) : -1;
+      if (at !== -1) {
+        const word = chunk.subarray(at, at + completeLength(chunk.subarray(at, at + 12)));
+        // One byte a character: a line feed of the file is one of its text.
+        legacy.first = { line: 1 + lineFeeds + lineFeedsIn(chunk, at), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
       }
-      legacy.carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       if (last && legacy.first !== undefined) {
-        throw new BadContent(
-          legacy.first.offset,
+        throw new InputFileError(
+          file,
+          legacy.first.line,
           `the file is UTF-8 text (these bytes read as UTF-8 are "${legacy.first.utf8}"), but it is read as ${encoding} (--encoding, or the profile's encoding), ` +
             `which makes "${legacy.first.read}" of them: give --encoding utf-8 for this file`,
         );
@@ -241,8 +235,8 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       options.onBom?.(bom !== undefined);
       encoding = bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
       const rest = first.subarray(bom?.length ?? 0);
-      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
-      if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      if (isSingleByte(encoding)) legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
       return rest;
     };
 
@@ -257,7 +251,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         const bad = label.startsWith('utf-16') ? firstInvalidUtf16(chunk, label === 'utf-16le') : 0;
         const before = new TextDecoder(label, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
         const what = label.startsWith('utf-16') ? 'invalid UTF-16 (a lone surrogate)' : `bytes that are not ${label}`;
-        throw new BadContent(emitted + Buffer.byteLength(before, 'utf8'), `${BINARY}: ${what}; save the file as UTF-8 text`);
+        throw refused(Buffer.from(before, 'utf8'), Number.POSITIVE_INFINITY, `${BINARY}: ${what}; save the file as UTF-8 text`);
       }
     };
 
@@ -271,7 +265,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       const out = check(decode(chunk, false), false);
       if (out.length > 0) {
         yield out;
-        emitted += out.length;
+        lineFeeds += lineFeedsIn(out);
       }
     }
     if (encoding === undefined) {
@@ -314,35 +308,6 @@ export function decodeTextDocument(bytes: Buffer, file: string): string {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {
     throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
-  }
-}
-
-/** 1-based line of a byte offset in the decoded stream; only used to name the line of a refusal. */
-async function lineAtOffset(path: string, file: string, offset: number, encoding: string | undefined): Promise<number> {
-  let line = 1;
-  let seen = 0;
-  for await (const chunk of utf8Chunks(path, file, { validate: false, ...(encoding === undefined ? {} : { encoding }) })) {
-    const end = Math.min(chunk.length, offset - seen);
-    for (let i = chunk.indexOf(10); i !== -1 && i < end; i = chunk.indexOf(10, i + 1)) line++;
-    seen += chunk.length;
-    if (seen >= offset) break;
-  }
-  return line;
-}
-
-/**
- * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
- * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
- * `file:line: not a text file (binary content)`. Each call re-reads the file.
- */
-export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
-  try {
-    yield* utf8Chunks(path, file, { ...options, validate: true });
-  } catch (error) {
-    if (error instanceof BadContent) {
-      throw new InputFileError(file, await lineAtOffset(path, file, error.offset, options.encoding), error.detail);
-    }
-    throw error;
   }
 }
 

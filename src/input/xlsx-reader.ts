@@ -14,7 +14,7 @@ import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
 import { isOkStatus } from '../formats/report-csv-contract.js';
-import { unknownTimeZoneMessage, type WrittenTime } from '../domain/local-time.js';
+import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import {
@@ -29,7 +29,7 @@ import {
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
-import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
+import { plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
@@ -49,15 +49,8 @@ import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
   sheet?: string;
-  /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`). */
+  /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping). */
   timeZone?: string;
-  /**
-   * What a cell that cannot be read does. `record`: its record carries the problem and fails
-   * (for a pipeline that merges `record.problems`, withReaderProblems). `refuse`, the default:
-   * the file is refused at that cell, so a caller unaware of `problems` never sends a record
-   * whose unreadable field was left out.
-   */
-  cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
   /**
@@ -102,12 +95,6 @@ function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError 
     return new InputFileError(file, undefined, 'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password');
   }
   return new InputFileError(file, undefined, error.head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv');
-}
-
-export function checkTimeZone(timeZone: string | undefined): void {
-  if (timeZone !== undefined && !isKnownTimeZone(timeZone)) {
-    throw new InputFileError('--timezone', undefined, unknownTimeZoneMessage(timeZone));
-  }
 }
 
 interface SheetEntry {
@@ -323,7 +310,6 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
 async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
-  checkTimeZone(options.timeZone);
   const workbook = await openWorkbook(path, display, limits);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
@@ -424,7 +410,6 @@ async function* sheetRows(
       }
       const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
       if (problems.length > 0) {
-        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
         // A field whose cell could not be read is left unset; its problem says why.
         for (const problem of problems) delete record.fields[problem.field];
         record.problems = problems;

@@ -58,10 +58,10 @@ export async function inTempDir<T>(run: (dir: string) => Promise<T>): Promise<T>
   }
 }
 
-/** Every record; unreadable cells fail their record (`cellProblems: 'record'`) unless the test says otherwise. */
+/** Every record; unreadable cells fail their record (its `problems`). */
 export async function readAll(path: string, options: XlsxReadOptions): Promise<InputRecord[]> {
   const records: InputRecord[] = [];
-  for await (const record of readXlsxRecords(path, { cellProblems: 'record', ...options })) records.push(record);
+  for await (const record of readXlsxRecords(path, options)) records.push(record);
   return records;
 }
 
