@@ -38,8 +38,6 @@ export interface RemoteTarget {
   warnings: string[];
 }
 
-export type RemoteTargetWithToken = RemoteTarget & { token: string; tokenSource: TokenSource };
-
 export const NO_TOKEN_MESSAGE = 'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
 
 export const NO_BASE_URL_MESSAGE =
@@ -58,8 +56,8 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
  * The remote target of resolved settings: their base URL, and the token from --token-file,
  * EXAMCTL_TOKEN, else the profile's (tokenFile, else token). Undefined when no base URL is
  * configured anywhere (the caller that needs one throws NO_BASE_URL_MESSAGE). A missing token is
- * not an error here (a dry run sends nothing and needs none): use `requireRemoteTarget` where one
- * is needed. Throws UsageError for an unreadable, empty or multi-line token file.
+ * not an error here (a dry run sends nothing and needs none): sending without one is (target.ts).
+ * Throws UsageError for an unreadable, empty or multi-line token file.
  */
 export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>): Promise<RemoteTarget | undefined> {
   const { env } = input;
@@ -107,19 +105,6 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
     );
   }
   return target;
-}
-
-/** As resolveRemoteTarget, but a missing base URL or token is a UsageError naming the flags and variables. */
-export async function requireRemoteTarget(input: RemoteTargetInput): Promise<RemoteTargetWithToken> {
-  const target = await resolveRemoteTarget(input);
-  if (target === undefined) throw new UsageError(NO_BASE_URL_MESSAGE);
-  if (target.token === undefined || target.tokenSource === undefined) {
-    throw new UsageError(
-      NO_TOKEN_MESSAGE +
-        (target.profile !== undefined ? ` (profile ${target.profile} has none)` : ''),
-    );
-  }
-  return target as RemoteTargetWithToken;
 }
 
 const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
