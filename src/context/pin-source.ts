@@ -58,7 +58,7 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
 }
 
 /** Asks for the PIN (masked) when a person can be asked; undefined otherwise (the caller refuses as before). */
-export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps & { askSecret?: (message: string, signal?: AbortSignal) => Promise<string> }): Promise<string | undefined> {
+export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
   if (!promptsAllowed(options, deps)) return undefined;
   const ask = deps.askSecret ?? (async (message: string, signal?: AbortSignal) => (await import('../terminal/prompts.js')).inquirerSecret(message, signal, 'PIN'));
   const pin = (await ask(`${why}: PIN`, deps.signal)).trim();

@@ -7,17 +7,6 @@ import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js'
 import { nonEmpty } from '../../system/env-values.js';
 
 import type { LoginOptions } from './login.options.js';
-import type { Sleep } from '../../api/flow-control.js';
-
-/** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
-export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
-
-export interface LoginDeps extends CommandDeps {
-  /** Test seam; defaults to @inquirer/prompts `password` (masked) on stderr. */
-  askSecret?: AskSecret;
-  /** Test seam: the wait between two attempts of the token check (default: a timer Ctrl-C ends). */
-  sleep?: Sleep;
-}
 
 /**
  * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
@@ -27,7 +16,7 @@ export interface LoginDeps extends CommandDeps {
  * rotated or revoked by replacing or deleting one file.
  * Only on a terminal: scripts give the token with --token-file or EXAMCTL_TOKEN instead.
  */
-export async function run(options: LoginOptions, deps: LoginDeps): Promise<number> {
+export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
   const config = await loadConfig(env);
   const name = options.profile ?? nonEmpty(env.EXAMCTL_PROFILE) ?? config.defaultProfile;
@@ -110,7 +99,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
  * 502-504 or a dropped connection, within the same limits. Refused: exit 3 and nothing stored.
  * No answer: exit 3 too, naming --no-verify, since a token stored unchecked is the next run's surprise.
  */
-async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: LoginDeps): Promise<void> {
+async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
     import('../../api/remote-probe.js'),
     import('./doctor.js'),
@@ -123,7 +112,7 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       token,
       allowInsecureHttp: options.allowInsecureHttp ?? false,
       env: deps.env,
-      retries: deps.sleep === undefined ? {} : { sleep: deps.sleep },
+      retries: deps.retrySleep === undefined ? {} : { sleep: deps.retrySleep },
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
     `/external/review-sessions/${probeId()}`,
