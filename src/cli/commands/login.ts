@@ -2,7 +2,7 @@ import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 
@@ -33,12 +33,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         `(or examctl config set-profile ${name} --token-file <path>), pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  let baseUrl: string | undefined;
-  if (options.baseUrl !== undefined) {
-    const { parseBaseUrl } = await import('../../api/url-policy.js');
-    parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-    baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
-  }
+  const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
 
   const target = baseUrl ?? existing?.baseUrl;
   const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
