@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { fileIdentity, openOutputFile, type OutputFile } from '../system/output-file.js';
@@ -67,10 +68,7 @@ export async function withOutFile(
     code = await produce(fileDeps);
     // A workbook's last chunks may still wait in `bytes` when the producer is done: all of them
     // reach the file before it is renamed into place (else a cut-short zip, exit 0).
-    await new Promise<void>((resolveEnd, reject) => {
-      bytes.once('error', reject);
-      bytes.end(() => resolveEnd());
-    });
+    await finished(bytes.end());
   } catch (error) {
     await file.discard();
     throw error;
