@@ -82,8 +82,8 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
     const listed = await readIdList(inputPathOf(options.file, deps), {
       displayName: displayNameOf(options.file),
       idColumn: 'ExternalId',
-      ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
-      ...(options.hiddenRows === undefined ? {} : { hiddenRows: options.hiddenRows }),
+      sheet: options.sheet,
+      hiddenRows: options.hiddenRows,
       notice: (text) => sayOnce(deps, text),
     });
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
