@@ -93,5 +93,5 @@ export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boole
 
 /** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
 export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; signal?: AbortSignal } {
-  return { ...deps.promptIo, ...(deps.signal === undefined ? {} : { signal: deps.signal }) };
+  return { ...deps.promptIo, signal: deps.signal };
 }

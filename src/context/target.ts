@@ -126,9 +126,9 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   return {
     kind: 'remote',
     baseUrl,
-    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
-    ...(settings.tokenSource === undefined ? {} : { tokenSource: settings.tokenSource }),
-    ...(settings.tokenFile === undefined ? {} : { tokenFile: settings.tokenFile }),
+    profile: settings.profile,
+    tokenSource: settings.tokenSource,
+    tokenFile: settings.tokenFile,
     report: { kind: 'remote', baseUrl },
     remote: {
       baseUrl,
@@ -160,7 +160,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
-        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
+        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, token, signal: deps.signal }, path);
       },
     },
   };

@@ -80,8 +80,7 @@ async function ask<Config, T>(
 
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
-  const io = signal === undefined ? {} : { signal };
-  return ask(io, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
+  return ask({ signal }, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */

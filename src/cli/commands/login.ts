@@ -107,7 +107,7 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       token,
       allowInsecureHttp: options.allowInsecureHttp ?? false,
       env: deps.env,
-      retries: deps.retrySleep === undefined ? {} : { sleep: deps.retrySleep },
+      retries: { sleep: deps.retrySleep },
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
     `/external/review-sessions/${probeId()}`,

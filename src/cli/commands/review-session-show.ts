@@ -233,7 +233,7 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
   const timesFrom = timesFromOf(settings);
   const timesLine = settings.times.timezone === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, ...(width === undefined ? {} : { width }) });
+  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, width });
 }
 
 /**

@@ -47,7 +47,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
     const { colorEnabled } = await import('../../terminal/table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(await linksTable(links, { color, ...(width === undefined ? {} : { width }) }));
+    await deps.stdout.write(await linksTable(links, { color, width }));
   }
   const count = links.Candidates.length;
   // The id and the title come from the store or the service: gated like every such text.
