@@ -62,7 +62,7 @@ async function outputSettings(
     times: { timezone: settingText(values.timezone, 'timezone'), dateFormat: settingText(values.dateFormat, 'dateFormat') },
     delimiter: values.delimiter?.value,
     decimalSeparator: values.decimalSeparator?.value,
-    ...(profile === undefined ? {} : { profile: profile.name }),
+    profile: profile?.name,
   };
 }
 
