@@ -31,7 +31,7 @@ export interface ProgressOptions {
   delayMs?: number;
   /** Injected clock (ms) so the text can be tested without waiting. */
   now?: () => number;
-  /** False: the spinner is drawn without colour (NO_COLOR). Default true. */
+  /** False: the spinner is drawn without colour (table-format.ts, colorEnabled: NO_COLOR, FORCE_COLOR=0). Default true. */
   color?: boolean;
 }
 
@@ -48,12 +48,6 @@ export function progressEnabled(options: {
   // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
   return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
 }
-
-/** NO_COLOR (any non-empty value, no-color.org): the spinner is drawn without colour. */
-export function progressColor(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env.NO_COLOR === undefined || env.NO_COLOR === '';
-}
-
 
 export type ProgressCounts = Record<ItemStatus, number> & { done: number };
 

@@ -2,12 +2,12 @@ import { describe, it, expect, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { isCiEnvironment } from '../../src/terminal/prompt-state.js';
+import { colorEnabled } from '../../src/terminal/table-format.js';
 import {
   createProgress,
   createRunProgress,
   plainProgressLine,
   PlainProgressTicker,
-  progressColor,
   progressEnabled,
   progressText,
   type IntervalTimers,
@@ -117,10 +117,12 @@ describe('createProgress', () => {
     for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
   });
 
-  it('reads NO_COLOR as no-color.org says: any non-empty value', () => {
-    expect(progressColor({ NO_COLOR: '1' })).toBe(false);
-    expect(progressColor({ NO_COLOR: '' })).toBe(true);
-    expect(progressColor({})).toBe(true);
+  it("is coloured by the tables' rule on its terminal: NO_COLOR as no-color.org says (any non-empty value), FORCE_COLOR=0 off", () => {
+    const spinner = (env: Record<string, string>) => colorEnabled({ isTTY: true, env });
+    expect(spinner({ NO_COLOR: '1' })).toBe(false);
+    expect(spinner({ NO_COLOR: '' })).toBe(true);
+    expect(spinner({})).toBe(true);
+    expect(spinner({ FORCE_COLOR: '0' })).toBe(false);
   });
 
   it('writes nothing for a run that ends before the delay', async () => {
