@@ -15,8 +15,6 @@ import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../do
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../system/errors.js';
 
-export { canPrompt } from './prompt-state.js';
-
 /** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
 export interface PromptIo {
   input?: NodeJS.ReadableStream;

@@ -4,8 +4,7 @@ import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
 import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/report/review-session-csv.js';
 import { parseDateFormat } from '../../src/domain/local-time.js';
-import { resultStatistics } from '../../src/terminal/review-session-statistics.js';
-import { renderReviewSession } from '../../src/terminal/review-session-view.js';
+import { renderReviewSession, resultStatistics } from '../../src/terminal/review-session-view.js';
 import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
 import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 
