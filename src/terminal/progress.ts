@@ -184,16 +184,11 @@ export interface PlainProgressOptions {
   label?: string | undefined;
   /** Milliseconds since an arbitrary origin; default Date.now. */
   now?: () => number;
-  /** Quiet for this long (default 10 s). */
-  firstAfterMs?: number;
-  /** Then a line at most this often (default 10 s). */
-  everyMs?: number;
   timers?: IntervalTimers;
 }
 
-/** How often the ticker looks at the clock: the lines come within a second of their due time. */
-const POLL_MS = 1000;
-const DEFAULT_EVERY_MS = 10_000;
+/** How often the plain line is written, the first time after as long: a short run stays quiet. */
+const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 const REAL_TIMERS: IntervalTimers = {
   setInterval(callback, ms) {
@@ -208,7 +203,7 @@ const REAL_TIMERS: IntervalTimers = {
 };
 
 /**
- * Counts outcomes and writes the plain line when due. Driven by a timer rather than by ticks, so
+ * Counts outcomes and writes the plain line every 10 s. Driven by a timer rather than by ticks, so
  * a run stalled on a slow server still shows it is alive (the rate then falls and the ETA grows).
  */
 export class PlainProgressTicker implements Progress {
@@ -217,14 +212,13 @@ export class PlainProgressTicker implements Progress {
   private readonly startedAt: number;
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
-  private lastWrittenAt: number | undefined;
   private stopped = false;
 
   constructor(private readonly options: PlainProgressOptions) {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     this.timers = options.timers ?? REAL_TIMERS;
-    this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
+    this.handle = this.timers.setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
   }
 
   tick(outcome: ItemStatus): void {
@@ -232,21 +226,16 @@ export class PlainProgressTicker implements Progress {
     this.counts[outcome] += 1;
   }
 
-  /** Writes the line if one is due; returns whether it did. */
-  poll(): boolean {
-    if (this.stopped) return false;
-    const at = this.now();
-    if (at - this.startedAt < (this.options.firstAfterMs ?? DEFAULT_EVERY_MS)) return false;
-    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < (this.options.everyMs ?? DEFAULT_EVERY_MS)) return false;
-    this.lastWrittenAt = at;
-    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: at - this.startedAt });
+  /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */
+  write(): void {
+    if (this.stopped) return;
+    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);
     } catch {
       // ignored on purpose (see above)
     }
-    return true;
   }
 
   stop(): void {
