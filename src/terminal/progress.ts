@@ -1,13 +1,6 @@
 /**
- * A run's progress on stderr: done/total, ok/failed, rate and ETA, in one of two forms.
- * - On a terminal, a spinner line (ora) that appears only after a delay (short runs never
- *   flicker) and redraws at most 10 times a second. When disabled it writes nothing at all and
- *   never loads ora.
- * - Elsewhere (CI, a pipe, a log) there is no line to redraw: a plain line now and then, e.g.
- *   `user sync: 12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s`. Nothing for the first
- *   ~10 s (short runs stay quiet), then one line every ~10 s.
- * `createRunProgress` picks the form. Numbers and durations are written by
- * src/formats/number-format.ts, as the run summary writes them.
+ * A run's progress on stderr in its two forms, a spinner line (ora, never loaded when disabled)
+ * and a plain line elsewhere (docs/human.md, "Progress"); `createRunProgress` picks the form.
  */
 import { isCiEnvironment } from './prompt-state.js';
 import type { Ora } from 'ora';
