@@ -3,14 +3,7 @@ import { nonEmpty } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
 
-/*
- * Every setting of a run with where it came from (docs/remote.md, "Where each setting comes
- * from"): a flag, then the environment, then a profile named (--profile, EXAMCTL_PROFILE), then the
- * default profile, then examctl's own. A flag or variable naming a target (--target, --store,
- * --base-url, EXAMCTL_TARGET, EXAMCTL_STORE, EXAMCTL_BASE_URL) is never overridden by a profile;
- * the default profile applies only to its own target (its base URL; the local engine when it has
- * none), a named one wherever it is named.
- */
+/* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
 export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
