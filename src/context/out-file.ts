@@ -17,14 +17,9 @@ function writeFailure(out: string, error: unknown): TargetError {
 
 /**
  * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
- * undefined; diagnostics stay on stderr. Through the output gate (system/output-file.ts): a file
- * is written beside its name and renamed into place only once the command succeeded, so a
- * failed command leaves the old file; a FIFO, device or descriptor (`/dev/stdout`) is written in
- * place; anything else, or an unwritable location, is exit 2 before any work; a write that fails
- * (`/dev/full`, a full disk) or a final replace that fails (on Windows: the file is open in
- * Excel, the finished file kept beside it) is exit 3. What is written from the store or the
- * service is created 0600 whatever the umask (docs/security.md, "Other local users"); a
- * template or schema, which holds nothing of the user's, keeps the umask.
+ * undefined; diagnostics stay on stderr. Through the output gate (docs/security.md, "Outputs"):
+ * a failed command leaves the old file; a write or a final replace that fails (on Windows: the
+ * file is open in Excel, the finished file kept beside it) is exit 3.
  */
 export async function withOutFile(
   out: string | undefined,
