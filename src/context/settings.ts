@@ -68,7 +68,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
   const record = chosen === undefined ? undefined : profiles[chosen.name];
 
-  const target = targetOf(flags, env, named === undefined ? undefined : { name: named.name, baseUrl: profiles[named.name]?.baseUrl }, fallback === undefined ? undefined : { name: fallback, baseUrl: profiles[fallback]?.baseUrl });
+  const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
   const baseUrl: Setting<string> | undefined =
     target.value !== 'remote'
       ? undefined
@@ -109,8 +109,8 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   };
 }
 
-/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the named profile's, the default profile's, else local. */
-function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl: string | undefined } | undefined, fallback: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
+/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen profile's (named, else the default one), else local. */
+function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
   const kind = (text: string, via: string): 'local' | 'remote' => {
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
@@ -122,7 +122,6 @@ function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl:
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
-  const profile = named ?? fallback;
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
   return { value: 'local', from: 'built-in' };
 }
