@@ -8,7 +8,8 @@ import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefuse
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
-import { createRunProgress, progressColor, progressEnabled, type Progress } from '../terminal/progress.js';
+import { createRunProgress, progressEnabled, type Progress } from '../terminal/progress.js';
+import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
@@ -462,6 +463,7 @@ function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined
     write: (line) => void deps.stderr.write(line),
     total: units,
     label: job.command,
-    color: progressColor(deps.env),
+    // The spinner's colour as every table's, on the terminal it is drawn on.
+    color: colorEnabled({ isTTY: true, env: deps.env }),
   });
 }
