@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
-import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
+import { batchedRecords, type BatchedRecords } from './batches.js';
 import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
 import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
@@ -68,8 +68,8 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   let json = false;
   // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
   // JSON readers load only for such a file: a CSV run does without their modules.
-  let reader: BatchedRecords | AsyncIterable<InputRecord> | undefined;
-  const open = async (): Promise<BatchedRecords | AsyncIterable<InputRecord>> => {
+  let reader: BatchedRecords | undefined;
+  const open = async (): Promise<BatchedRecords> => {
     if (reader !== undefined) return reader;
     const format = options.format ?? (await detectFormat(path, file, options.encoding));
     json = format === 'json';
@@ -83,18 +83,18 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
     async function* () {
-      for await (const batch of recordBatches(await open())) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+      for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
     // A CSV structure pass builds no records; an xlsx one reads them all, counting a report's rows
     // not ok (JSON has no report status, so every record counts).
     async (notOkOnly) => {
       const records = await open();
-      if ('countRecords' in records && records.countRecords !== undefined) return records.countRecords(notOkOnly);
+      if (records.countRecords !== undefined) return records.countRecords(notOkOnly);
       let count = 0;
-      for await (const batch of recordBatches(records)) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
+      for await (const batch of records.batches()) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
       return count;
     },
-    () => (reader as Partial<BatchedRecords> | undefined)?.header?.(),
+    () => reader?.header?.(),
   );
 }
 

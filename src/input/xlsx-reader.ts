@@ -436,15 +436,6 @@ async function* sheetRows(
   yield;
 }
 
-async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): AsyncGenerator<readonly InputRecord[]> {
-  let pending: InputRecord[] = [];
-  yield* collectedBatches(xlsxRows(path, options, (record) => pending.push(record)), () => {
-    const batch = pending;
-    pending = [];
-    return batch;
-  });
-}
-
 /**
  * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file.
  * Records carry `problems` (cells that cannot be used: the record fails with them) and
@@ -452,5 +443,5 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
  * sheet: `users.xlsx[Sheet1]:7: reason`.
  */
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
-  return batchedRecords(() => xlsxRecordBatches(path, options));
+  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, options, add)));
 }
