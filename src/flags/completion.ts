@@ -58,24 +58,16 @@ export function commandTree(program: Command): CommandNode {
     options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }],
   });
   const root = walk(program, []);
-  // `help <command...>` completes the command tree below it, plus the `environment` topic.
-  const helpAt = root.children.findIndex((child) => child.path[0] === 'help');
-  const helpCommand = helpAt === -1 ? undefined : root.children.splice(helpAt, 1)[0];
-  {
-    const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
-      path,
-      description: node.description,
-      children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
-      options: [],
-    });
-    const topics: CommandNode[] = helpCommand === undefined ? [] : [{ path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] }];
-    root.children.push({
-      path: ['help'],
-      description: helpCommand?.description ?? 'display help for a command',
-      children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), ...topics],
-      options: [],
-    });
-  }
+  // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.
+  const [help] = root.children.splice(root.children.findIndex((child) => child.path[0] === 'help'), 1);
+  const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
+    path,
+    description: node.description,
+    children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
+    options: [],
+  });
+  const environment: CommandNode = { path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] };
+  root.children.push({ ...help!, children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), environment], options: [] });
   return root;
 }
 
