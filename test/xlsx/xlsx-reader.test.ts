@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../../src/domain/columns.js';
 import { coerceAndValidateUser } from '../../src/domain/coercion.js';
-import { validateSchedule } from '../../src/domain/schedule.js';
+import { validateScheduleRequest } from '../../src/domain/schedule.js';
 import { withReaderProblems } from '../../src/domain/spreadsheet-warnings.js';
 import { reportStatusOf } from '../../src/input/csv-reader.js';
 import { readRecords } from '../../src/input/format.js';
@@ -121,8 +121,8 @@ describe('xlsx written by openpyxl', () => {
     expect(records[1]?.fields['StartDateTime']).toBe('2026-07-15T09:00:00+02:00');
     expect(records[2]?.problems?.[0]?.message).toMatch(/2026-03-29T02:30:00 does not exist in Europe\/Paris/);
     expect(records[3]?.problems?.[0]?.message).toMatch(/2026-10-25T02:30:00 happens twice in Europe\/Paris/);
-    const schedule = validateSchedule({ AssessmentExtId: 'A-1', GroupExtId: 'G-1', GroupName: 'G', StartDateTime: records[1]?.fields['StartDateTime'] });
-    expect(schedule.ok && schedule.value.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
+    const request = validateScheduleRequest({ Schedule: { AssessmentExtId: 'A-1', GroupExtId: 'G-1', GroupName: 'G', StartDateTime: records[1]?.fields['StartDateTime'] }, Candidates: [] });
+    expect(request.ok && request.value.Schedule.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
   });
 
   it('an unknown --timezone is refused by the input flags\' check, before a reader is given it', () => {
