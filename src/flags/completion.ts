@@ -11,8 +11,10 @@
  */
 import type { Command, Option } from 'commander';
 
-export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
+/** Each shell's script, in the order `examctl completion` lists them. */
+const SCRIPTS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion, powershell: powershellCompletion } as const;
+export type Shell = keyof typeof SCRIPTS;
+export const SHELLS = Object.keys(SCRIPTS) as Shell[];
 
 interface OptionNode {
   names: string[];
@@ -291,8 +293,5 @@ ${choices.map((line) => `  ${line}`).join('\n')}
 }
 
 export function completionScript(shell: Shell, program: Command): string {
-  if (shell === 'bash') return bashCompletion(program);
-  if (shell === 'zsh') return zshCompletion(program);
-  if (shell === 'powershell') return powershellCompletion(program);
-  return fishCompletion(program);
+  return SCRIPTS[shell](program);
 }
