@@ -20,7 +20,7 @@ import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
-import { withProblem } from '../domain/one-id-per-file.js';
+import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -117,6 +117,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
    */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  /** The ids of the file's records as this read met them (one id per file, record-job.ts, need not read them again). */
+  fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
 
@@ -180,9 +182,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
+    const ids = new IdsOfOneInput(USER_ID_RULE);
+    let alike = true;
     for await (const record of this.fileRecords()) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
+      ids.repeated(read.id, record.source);
+      // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
+      alike &&= !read.id.includes('\uFEFF');
       zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
@@ -195,6 +202,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
+    if (alike) this.fileIds = ids;
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
