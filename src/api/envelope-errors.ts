@@ -89,14 +89,10 @@ export function capProblems(problems: Problem[]): Problem[] {
   return kept;
 }
 
-/** JSON of a member for a message; a value JSON cannot write (too deep) is named, not thrown. */
-function jsonOf(value: unknown): string {
-  try {
-    const text = JSON.stringify(value);
-    return text.length > ERROR_LIMITS.messageChars ? text.slice(0, ERROR_LIMITS.messageChars) : text;
-  } catch {
-    return '(an error entry too deeply nested to show)';
-  }
+/** JSON of a member for a message (no answer is parsed deeper than JSON.stringify writes). */
+function jsonOf(value: object): string {
+  const text = JSON.stringify(value);
+  return text.length > ERROR_LIMITS.messageChars ? text.slice(0, ERROR_LIMITS.messageChars) : text;
 }
 
 const CODE_KEYS = ['Code', 'code', 'ErrorCode', 'errorCode'] as const;

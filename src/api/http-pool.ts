@@ -10,7 +10,6 @@ import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 import type { ResponseHeaders } from './envelope-reader.js';
-import type { HttpAnswer } from './retry-loop.js';
 
 export const undiciErrors = errors;
 
@@ -19,7 +18,6 @@ export interface DispatcherOptions {
   connectTimeout: number;
   headersTimeout: number;
   bodyTimeout: number;
-  pipelining?: number;
   /** The proxy to go through (`proxyFor`), credentials in its URL; undefined: direct. */
   proxy?: string | undefined;
 }
@@ -384,21 +382,16 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
  * the bytes received (before any padding was dropped). One object per answer, its `release` on the
  * prototype, giving the text's bytes back to the budget once the text is read (parsed), not before.
  */
-export class HeldText implements HttpAnswer {
+export class HeldText {
   readonly kind = 'response';
   constructor(
-    readonly statusCode: number,
+    readonly status: number,
     readonly headers: ResponseHeaders,
     readonly text: string,
     readonly bytes: number,
     private budget: ByteBudget | undefined,
     private held: number,
   ) {}
-
-  /** The HttpAnswer's name for the status (retry-loop.ts): the answer is handed on as it is, not copied. */
-  get status(): number {
-    return this.statusCode;
-  }
 
   release(): void {
     this.budget?.give(this.held);

@@ -1,14 +1,8 @@
 /**
- * The one place where an HTTP status of the integration API is given a meaning for the
- * remote client. Everything else asks `statusPolicy`.
- *
- * - `result`: the answer is about the record; the envelope is returned to the caller
- *   (2xx, 400, other 4xx that are not about the target).
- * - `refused`: the token is not accepted; the run must stop (exit 3) and no further call is made.
- * - `retry`: the service is overloaded or a gateway failed; retried with backoff, then a
- *   TargetError.
- * - `target`: the target itself is unusable (server error, wrong base URL or API version);
- *   a TargetError at once, never retried.
+ * The one place where an HTTP status of the integration API is given a meaning for the remote
+ * client (docs/remote.md, "What each answer means" and "Limits, timeouts, retries"): the answer is
+ * the record's `result`, the token is `refused` (exit 3, nothing more is sent), a `retry` with
+ * backoff, or the `target` itself unusable (exit 3 at once). Everything else asks `statusPolicy`.
  */
 export type StatusPolicy = 'result' | 'refused' | 'retry' | 'target';
 

@@ -1,9 +1,7 @@
 /**
- * Which proxy a request to a URL goes through, read from the environment the way curl reads it:
- * `https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy`/`HTTP_PROXY` for http URLs (the
- * lower-case form wins), and `no_proxy`/`NO_PROXY` (comma- or space-separated host names, each
- * matching itself and its subdomains, a leading dot allowed, `host:port`, or `*` for all).
- * A loopback base URL is never proxied (a proxy's loopback is not this machine's).
+ * Which proxy a request to a URL goes through, read from the environment the way curl reads it
+ * (docs/remote.md, "Proxies, redirects, connection failures"): never for a loopback base URL (a
+ * proxy's loopback is not this machine's).
  * Pure but for the loopback test: the environment is passed in.
  */
 

@@ -3,18 +3,8 @@
  * every library message about a request, passes `Redactor.text` (or `Redactor.deep` for a parsed
  * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
  *
- * What it removes: each secret in use (the token, a proxy's password, the record's own Password
- * or PIN) wherever it occurs, and every run of 8 or more characters that is a piece of one, in
- * any letter case: its head, its tail or its middle (a server that echoes a token cut short, split
- * over two messages, or upper-cased still shows nothing a guess could start from). A secret
- * shorter than 8 (a PIN) is removed whole only; one shorter than 4 (a password "ab") only where it
- * stands as a whole token, between characters that are no letters or digits (a quoted value, a
- * JSON string equal to it), so that the password "a" leaves every other "a" alone. Redaction
- * always comes before any truncation.
- * A secret's encoded forms (base64, percent-encoding, every byte as %XX, hex, JSON escapes:
- * `addEncodedForms`) count as secrets too; a short one's base64 and %XX forms whole only.
- * Each is also found behind HTML character references (`&#43;`, `&#x2b;`, `&plus;`, partly
- * escaped, escaped twice): `markDecoded`, only for a text holding `&#` or `&` and a letter.
+ * What it removes, and behind which encodings (`addEncodedForms`; HTML character references:
+ * `markDecoded`): docs/security.md, "One redaction gate". Redaction comes before any truncation.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
@@ -49,14 +39,12 @@ const SECRET_FIELD = /^(password|pin)$/i;
  */
 const SECRET_KEY_IN_JSON = /"(?:password|pin)":/i;
 
-/** The secret field values of a request payload (any depth, without recursion, bounded). */
+/** Every secret field value of a request payload, at any depth, without recursion. */
 export function secretsOfPayload(payload: unknown): string[] {
   const secrets: string[] = [];
   const stack: unknown[] = [payload];
-  let visited = 0;
-  while (stack.length > 0 && visited < 10_000) {
+  while (stack.length > 0) {
     const value = stack.pop();
-    visited += 1;
     if (value === null || typeof value !== 'object') continue;
     if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
@@ -361,93 +349,61 @@ function referenceChar(hex: string | undefined, decimal: string | undefined, nam
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
 }
 
-/**
- * A text with its references decoded, and, when asked for, for each UTF-16 unit of it the span
- * `[from, to)` of the source it came from (a reference is 2 or more characters and decodes to 1 or
- * 2 units: the decoded text is never longer than its source).
- */
-interface Decoded {
-  text: string;
-  from?: Int32Array;
-  to?: Int32Array;
+/** One round of decoding: each reference as its character; undefined when nothing decoded. */
+function decodeReferences(text: string): string | undefined {
+  let decodedAny = false;
+  const out = text.replace(REFERENCE, (reference: string, hex?: string, decimal?: string, name?: string) => {
+    const char = referenceChar(hex, decimal, name);
+    if (char === undefined) return reference;
+    decodedAny = true;
+    return char;
+  });
+  return decodedAny ? out : undefined;
 }
 
-/** One round of decoding; undefined when nothing decoded. */
-function decodeReferences(text: string, withSpans: boolean): Decoded | undefined {
-  let out = '';
-  const from = withSpans ? new Int32Array(text.length) : undefined;
-  const to = withSpans ? new Int32Array(text.length) : undefined;
+/**
+ * The marks of `text`'s decoding carried back to `text`: a character kept is marked as it was, a
+ * reference whole when any unit it decoded to is (so `Tk&#43;S3cr3t&#47;zz` goes whole).
+ */
+function marksBefore(text: string, decodedMarks: Uint8Array): Uint8Array {
+  const marks = new Uint8Array(text.length);
   let at = 0;
-  /** The spans of the last `length` units of `out`: kept characters one by one, or all from one reference. */
-  const span = (start: number, end: number, length: number, kept: boolean): void => {
-    if (from === undefined || to === undefined) return;
-    const unit = out.length - length;
-    for (let k = 0; k < length; k += 1) {
-      from[unit + k] = kept ? start + k : start;
-      to[unit + k] = kept ? start + k + 1 : end;
-    }
+  let to = 0;
+  const keep = (end: number): void => {
+    for (; at < end; at += 1, to += 1) marks[at] = decodedMarks[to]!;
   };
-  let decodedAny = false;
   for (const match of text.matchAll(REFERENCE)) {
     const char = referenceChar(match[1], match[2], match[3]);
     if (char === undefined) continue;
-    out += text.slice(at, match.index);
-    span(at, match.index, match.index - at, true);
+    keep(match.index);
     at = match.index + match[0].length;
-    out += char;
-    span(match.index, at, char.length, false);
-    decodedAny = true;
+    if (decodedMarks.subarray(to, (to += char.length)).some((mark) => mark !== 0)) marks.fill(MARK, match.index, at);
   }
-  if (!decodedAny) return undefined;
-  out += text.slice(at);
-  span(at, text.length, text.length - at, true);
-  return { text: out, from, to };
+  keep(text.length);
+  return marks;
 }
 
 /** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice. */
 const DECODING_ROUNDS = 4;
-/** A text longer than this holding a secret behind references is withheld whole, not mapped back unit by unit. */
-const MAPPED_MAX = 1 << 20;
-
-/** The rounds of decoding of `value` (at most DECODING_ROUNDS), each handed to `visit` until it returns true. */
-function eachDecoding(value: string, withSpans: boolean, visit: (decoded: Decoded) => boolean): void {
-  let decoded = decodeReferences(value, withSpans);
-  for (let round = 1; decoded !== undefined; round += 1) {
-    if (visit(decoded) || round >= DECODING_ROUNDS || !MAY_HOLD_REFERENCE.test(decoded.text)) return;
-    const next = decodeReferences(decoded.text, withSpans);
-    if (next?.from !== undefined && next.to !== undefined && decoded.from !== undefined && decoded.to !== undefined) {
-      // Spans of the source, not of the previous round's text.
-      for (let i = 0; i < next.text.length; i += 1) {
-        next.to[i] = decoded.to[next.to[i]! - 1]!;
-        next.from[i] = decoded.from[next.from[i]!]!;
-      }
-    }
-    decoded = next;
-  }
-}
 
 /**
- * `marks` (allocated at the first hit) with every source span marked whose decoded text holds a
- * secret or one of its forms: each decoded character found maps back to the reference (or the
- * character) it came from, so `Tk&#43;S3cr3t&#47;zz` goes whole and the text around it stays.
- * One pass over the rounds; past MAPPED_MAX no spans are made and the whole text goes.
+ * `marks` (allocated at the first hit) with every reference or character marked whose decoding,
+ * in any of the rounds, holds a secret or one of its forms; the text around them stays.
  */
 function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
-  const mapped = value.length <= MAPPED_MAX;
   let out = marks;
-  eachDecoding(value, mapped, (decoded) => {
+  const rounds = [value];
+  for (let decoded = decodeReferences(value); decoded !== undefined; decoded = rounds.length <= DECODING_ROUNDS && MAY_HOLD_REFERENCE.test(decoded) ? decodeReferences(decoded) : undefined) {
     let found: Uint8Array | undefined;
-    for (const matcher of matchers) found = matcher.mark(decoded.text, found);
-    if (found === undefined) return false;
-    const all = (out ??= new Uint8Array(value.length));
-    if (!mapped) {
-      all.fill(MARK);
-      return true;
+    for (const matcher of matchers) found = matcher.mark(decoded, found);
+    if (found !== undefined) {
+      widenBase64(decoded, found);
+      for (let round = rounds.length - 1; round >= 0; round -= 1) found = marksBefore(rounds[round]!, found);
+      out ??= new Uint8Array(value.length);
+      for (let i = 0; i < value.length; i += 1) out[i]! |= found[i]!;
     }
-    widenBase64(decoded.text, found);
-    for (let i = 0; i < found.length; i += 1) if (found[i] !== 0) all.fill(MARK, decoded.from![i], decoded.to![i]);
-    return false;
-  });
+    rounds.push(decoded);
+  }
   return out;
 }
 

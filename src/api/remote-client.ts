@@ -32,8 +32,6 @@ export interface RemoteClientOptions {
   concurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
   rate?: number;
-  /** TCP/TLS connect timeout (ms). Default 10 000. */
-  connectTimeoutMs?: number;
   /** The whole attempt, headers and body, however slowly they come (ms). Default 60 000. */
   requestTimeoutMs?: number;
   /** A response body larger than this fails the attempt (bytes). Default 64 MiB. */
@@ -47,16 +45,12 @@ export interface RemoteClientOptions {
   interruptGraceMs?: number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
   env?: ProxyEnv;
-  /** Told of every retry and its cause (for the run's summary). */
-  onRetry?: (note: RetryNote) => void;
   /** Attempts per call, the first included. Default 5. */
   maxAttempts?: number;
   /** No retry is started once this much time has passed since the call began (ms). Default 120 000. */
   maxRetryTimeMs?: number;
-  /** First backoff ceiling (ms), doubled per attempt, full jitter. Default 500. */
+  /** First backoff ceiling (ms), doubled per attempt up to 30 s, full jitter. Default 500. */
   backoffBaseMs?: number;
-  /** Backoff ceiling (ms). Default 30 000. */
-  backoffMaxMs?: number;
   /** Longest Retry-After honoured (ms); longer waits are cut to this. Default 60 000. */
   retryAfterCapMs?: number;
   /** Permit plain http:// to a host other than loopback. */
@@ -92,12 +86,6 @@ function isCertificateFailure(code: string | undefined): boolean {
   return code !== undefined && (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.startsWith('UNABLE_TO_'));
 }
 
-/** The failure's code (undici wraps a system error in `cause`). */
-function codeOf(error: unknown): string | undefined {
-  if (error instanceof undiciErrors.ConnectTimeoutError) return 'UND_ERR_CONNECT_TIMEOUT';
-  return systemErrorCode(error);
-}
-
 /**
  * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
  * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
@@ -119,7 +107,7 @@ export function unreadAnswer(error: unknown, method: Method = 'POST'): string | 
 /** What ended a 2xx answer early, in words: the request timeout, or the connection's end (its code). */
 function describeCut(reason: Error): string {
   if (reason instanceof AttemptDeadlineError) return reason.message;
-  const code = codeOf(reason);
+  const code = systemErrorCode(reason);
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
 }
 
@@ -128,14 +116,14 @@ export function describeNetworkError(error: Error): string {
   if (error instanceof AttemptDeadlineError || error instanceof ProxyTunnelError) return error.message;
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
-  const code = codeOf(error);
+  const code = systemErrorCode(error);
   const words = code === undefined ? undefined : systemErrorWords(code);
   if (words !== undefined) return `${words} (${code})`;
   return code !== undefined && !code.startsWith('UND_ERR') ? describeSystemError(error) : error.message;
 }
 
 /** How a call is retried: attempts, time, backoff, Retry-After's cap, and the test seams. */
-export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
+export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
 
 /** The limits every request is retried within (docs/remote.md, "Limits, timeouts, retries"), each one overridable. */
 export function retryLimits(options: RetryOptions): RetryLimits {
@@ -143,7 +131,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
     maxAttempts: Math.max(1, Math.floor(options.maxAttempts ?? 5)),
     maxRetryTimeMs: options.maxRetryTimeMs ?? 120_000,
     backoffBaseMs: options.backoffBaseMs ?? 500,
-    backoffMaxMs: options.backoffMaxMs ?? 30_000,
+    backoffMaxMs: 30_000,
     retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
     sleep: options.sleep ?? abortableSleep,
     random: options.random ?? Math.random,
@@ -159,7 +147,7 @@ export function retryLimits(options: RetryOptions): RetryLimits {
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   if (err instanceof ProxyTunnelError) return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
-  const code = codeOf(err);
+  const code = systemErrorCode(err);
   const certificate = isCertificateFailure(code);
   return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
 }
@@ -181,10 +169,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
     connections: concurrency,
-    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    connectTimeout: 10_000,
     headersTimeout: undiciTimeoutMs,
     bodyTimeout: undiciTimeoutMs,
-    pipelining: 1,
     proxy,
   });
   const budget = new ByteBudget(options.responseBudgetBytes ?? DEFAULT_RESPONSE_BUDGET_BYTES);
@@ -271,7 +258,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           attemptLimits,
         );
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
-        if (statusPolicy(response.statusCode) === 'retry') response.release();
+        if (statusPolicy(response.status) === 'retry') response.release();
         return response;
       } catch (error) {
         const unread = unreadAnswer(error, method);
@@ -313,7 +300,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     onRetry(note: RetryNote): void {
       retries.total += 1;
       retries.byCause[note.cause] = (retries.byCause[note.cause] ?? 0) + 1;
-      options.onRetry?.(note);
     }
   }
 

@@ -36,8 +36,6 @@ export interface ProbeOptions {
   /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
   token?: string;
   allowInsecureHttp?: boolean;
-  /** Connect, headers and body timeout (ms). Default 10 000. */
-  timeoutMs?: number;
   signal?: AbortSignal;
   now?: () => number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
@@ -53,7 +51,7 @@ export interface ProbeOptions {
  */
 export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
   const { origin, pathPrefix } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-  const timeout = options.timeoutMs ?? 10_000;
+  const timeout = 10_000; // connect, headers and body
   const now = options.now ?? Date.now;
   const { token } = options;
   const fullPath = `${pathPrefix}${path}`;

@@ -6,19 +6,11 @@
 import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTargetError } from '../system/errors.js';
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
-import type { ResponseHeaders } from './envelope-reader.js';
+import type { HeldText } from './http-pool.js';
 import { formatMilliseconds } from '../formats/number-format.js';
 
-export interface HttpAnswer {
-  kind: 'response';
-  status: number;
-  headers: ResponseHeaders;
-  text: string;
-  /** Bytes of body received, when known. */
-  bytes?: number;
-  /** Gives the text's bytes back to the run's answer budget once it is read (http-pool.ts `release`). */
-  release?: () => void;
-}
+/** An answer as `requestText` read it (http-pool.ts). */
+export type HttpAnswer = HeldText;
 
 export interface NetworkFailure {
   kind: 'network';

@@ -1,5 +1,5 @@
 import { quotedValue } from '../domain/problem.js';
-import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,7 +108,7 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
     text = decodeByBom(
-      await readRegularFileBytes(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }),
+      (await readRegularFileWithStat(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) })).bytes,
     );
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;

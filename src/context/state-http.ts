@@ -135,7 +135,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
     const text = answer.text;
     answer.release();
     const location = answer.headers.location;
-    return { status: answer.statusCode, text: shown.text(text), location: typeof location === 'string' ? shown.text(location) : undefined };
+    return { status: answer.status, text: shown.text(text), location: typeof location === 'string' ? shown.text(location) : undefined };
   };
 
   return {

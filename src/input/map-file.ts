@@ -15,7 +15,7 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, readRegularFileBytes, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
+import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeByBom } from './text-source.js';
@@ -108,7 +108,7 @@ export async function readMapFile(path: string, origin: string, check?: RegularR
   let text: string;
   try {
     // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
-    text = decodeByBom(await readRegularFileBytes(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) }));
+    text = decodeByBom((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) })).bytes);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof FileTooLargeError) {

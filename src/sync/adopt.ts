@@ -111,7 +111,6 @@ export async function adoptFile<P>(
     onOtherInstance: say,
     operation: `examctl synced adopt${input.population === undefined ? '' : ` --population ${input.population}`}`,
     env: deps.env,
-    runsDir: where.runsDir,
   });
   let adoption: Adoption;
   try {

@@ -37,22 +37,17 @@ export function fieldDifferences(then: Readonly<Record<string, string>>, now: Re
 }
 
 export class CollectionMemory extends SentMemory<CollectionRequest> {
-  /** What the memory held for each request before it went (its intent is written then). */
-  private readonly before = new WeakMap<CollectionRequest, MemoryEntry | null>();
-
   override acknowledged(unit: Unit<CollectionRequest>, payload: CollectionRequest, run: string, kept: boolean): void {
     super.acknowledged(unit, payload, run, kept, { fields: collectionFields(payload) });
   }
 
   /**
-   * Before a collection's request goes: what the memory holds for it, kept for its answer; and,
-   * for one it holds nothing of, the fields it sends (digest cleared: not acknowledged), so a
-   * retry after a lost answer can tell the collection this request made (docs/sync.md, "A request
-   * cut short"). An entry the memory holds is never replaced by an intent: a collection cannot be
-   * updated, so what was acknowledged is what the target has.
+   * Before a collection's request goes, for one the memory holds nothing of: the fields it sends
+   * (digest cleared: not acknowledged), so a retry after a lost answer can tell the collection this
+   * request made (docs/sync.md, "A request cut short"). An entry the memory holds is never replaced
+   * by an intent: a collection cannot be updated, so what was acknowledged is what the target has.
    */
   protected override intentOf(payload: CollectionRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
-    this.before.set(payload, entry ?? null);
     return entry === undefined ? { digest: '', run, fields: collectionFields(payload) } : undefined;
   }
 
@@ -64,8 +59,8 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
   existing(payload: CollectionRequest, outcome: Outcome, existing: ExistingCollection): Outcome {
     if (existing !== 'ok' || outcome.status !== 'failed' || !outcome.errors.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken)) return outcome;
     const id = payload.ExternalId ?? '';
-    // A dry run writes no intent: what the memory holds now.
-    const entry = this.before.has(payload) ? (this.before.get(payload) ?? undefined) : this.memory?.get(id);
+    // What the memory held before the request went (`intend`); a dry run writes no intent: what it holds now.
+    const entry = this.entriesBefore.has(payload) ? (this.entriesBefore.get(payload) ?? undefined) : this.memory?.get(id);
     const target = this.memory === undefined ? 'this target' : describeTarget(this.memory.target);
     const api = 'the API cannot update a collection (POST /collections only creates one, and nothing reads one back)';
     if (entry?.fields === undefined) {

@@ -47,11 +47,6 @@ async function liveFeeders(dir: string): Promise<(LockInfo | 'unreadable')[]> {
   return live;
 }
 
-/** Whether a live decider holds the memory's LOCK (a stale or long-unreadable one does not count). */
-function liveDecider(dir: string): Promise<LockInfo | 'unreadable' | undefined> {
-  return liveHolder(join(dir, LOCK_FILE), false);
-}
-
 /** Backoff between two looks: short at first (a run that just ends), at most 50 ms. */
 async function pause(attempt: number, deadline: number): Promise<void> {
   const delay = Math.min(2 * 1.5 ** attempt, 50);
@@ -90,7 +85,7 @@ export class FeedingMarker {
       const token = `${process.pid}-${randomBytes(8).toString('hex')}`;
       const path = join(dir, `${FEEDING_PREFIX}${token}`);
       await createMarker(dir, path, `${JSON.stringify(ownLockInfo(token))}\n`);
-      const decider = await liveDecider(dir);
+      const decider = await liveHolder(join(dir, LOCK_FILE), false);
       if (decider === undefined) return new FeedingMarker(path);
       await unlink(path).catch(() => undefined);
       if (Date.now() >= deadline) {
@@ -122,7 +117,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
     waited = true;
   };
   for (let attempt = 0; ; attempt++) {
-    const decider = await liveDecider(dir);
+    const decider = await liveHolder(join(dir, LOCK_FILE), false);
     if (decider !== undefined) wait(`waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`);
     const lock = new StoreLock(dir, Math.max(0, deadline - Date.now()));
     try {

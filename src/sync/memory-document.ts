@@ -17,8 +17,6 @@ import { hash } from 'node:crypto';
 export const DOCUMENT_FORMAT = 'examctl-sync-memory';
 /** This document's own format; a reader refuses a newer one. */
 export const DOCUMENT_VERSION = 1;
-/** The kinds a document carries, in its order: every kind of memory (users, schedules, collections). */
-export const DOCUMENT_KINDS: readonly SyncKind[] = SYNC_KINDS;
 
 /** A population as the document lists it, for a person reading the file. */
 export interface DocumentPopulation {
@@ -56,6 +54,16 @@ export interface MemoryDocument {
   sha256: string;
 }
 
+/** The newest run of a target's memories (every kind), or undefined when none holds one. */
+export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
+  let newest: string | undefined;
+  for (const contents of memories.values()) {
+    const run = newestRunOf(populationsOf(contents));
+    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
+  }
+  return newest;
+}
+
 /** The document of a target's memories (kinds without one are left out), its text. */
 export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number): string {
   const body: DocumentBody = {
@@ -69,20 +77,17 @@ export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKin
     populations: {},
     memories: {},
   };
-  let newest: string | undefined;
-  for (const kind of DOCUMENT_KINDS) {
+  for (const kind of SYNC_KINDS) {
     const contents = memories.get(kind);
     if (contents === undefined || contents.lines === 0) continue;
     const populations = populationsOf(contents);
     if (contents.instance !== undefined) body.instance = contents.instance;
-    const run = newestRunOf(populations);
-    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
     body.populations[kind] = [...populations]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
     body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
   }
-  body.newestRun = newest ?? null;
+  body.newestRun = newestRunOfMemories(memories) ?? null;
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
 }
 
@@ -124,7 +129,7 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   }
   const memories = new Map<SyncKind, MemoryContents>();
   const texts = new Map<SyncKind, string>();
-  for (const kind of DOCUMENT_KINDS) {
+  for (const kind of SYNC_KINDS) {
     const memoryText = body.memories[kind];
     if (memoryText === undefined) continue;
     if (typeof memoryText !== 'string') throw refuse(`its ${kind} memory is not text`);

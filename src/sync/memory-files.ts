@@ -198,10 +198,10 @@ export function* compactedLines(contents: MemoryContents, target: ReportTarget, 
  * Compacts a memory if no run feeds or decides from it now (best effort: else a later run does):
  * read again under the lock, since other runs may have appended since this one read it.
  */
-export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget, lockTimeoutMs: number): Promise<void> {
+export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget): Promise<void> {
   let lock: StoreLock;
   try {
-    lock = await lockForDeciding(dirname(file), Math.min(lockTimeoutMs, 0));
+    lock = await lockForDeciding(dirname(file), 0);
   } catch {
     return;
   }

@@ -5,19 +5,18 @@
  * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
  * after sending and a signal too) and unlocks; a dry run only reads it.
  */
-import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
-import { dirname, join, resolve } from 'node:path';
-import { hash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
-import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
-import type { SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, memoryOfText, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
+import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentSum, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import { intentsAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
@@ -37,15 +36,10 @@ export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | und
   return { kind: 'dir', syncDir: syncDirOf(syncDir, runsDir, deps) };
 }
 
-/** The memory of `kind` as a message names it: its file, or the service's address and the kind. */
-export function placeName(place: MemoryPlace, target: ReportTarget, kind: SyncKind): string {
-  return place.kind === 'dir' ? memoryFile(place.syncDir, target, kind) : `${place.address} (${kind})`;
-}
-
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
 export interface PlacedMemory {
   memory: SyncMemory;
-  /** What messages call it (placeName). */
+  /** What messages call it: its file, or the service's address and the kind. */
   name: string;
   /**
    * What run `run` put on record in `memory` so far (its population's start, its intents: durable
@@ -65,8 +59,6 @@ export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Where a memory a service would not take is kept for `synced import` (beside the runs directory). */
-  runsDir: string | undefined;
   /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
   onNote?: (message: string) => void;
 }
@@ -87,7 +79,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
   }
   return {
     memory,
-    name: placeName(place, target, kind),
+    name: `${place.address} (${kind})`,
     ...(copy.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
     writeAhead: (run) => copy.writeAhead(run),
     readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
@@ -105,20 +97,23 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
  * The memories of a target at `place`, read (no lock): for `synced show`, `export`, `doctor` and
  * the stale-resume check. A service's document is checked and its target must be `target`'s.
  */
-export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents>; document?: MemoryDocument }> {
-  if (place.kind === 'dir') {
-    const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) memories.set(kind, await readMemory(memoryFile(place.syncDir, target, kind), kind, target));
-    return { name: memoryDir(place.syncDir, target), memories };
-  }
+export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
+  if (place.kind === 'dir') return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = StateService.at(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
     if (document !== undefined) assertDocumentTarget(document, place.address, target);
-    return { name: place.address, memories: document?.memories ?? new Map(), document };
+    return { name: place.address, memories: document?.memories ?? new Map() };
   } finally {
     await service.close();
   }
+}
+
+/** Every kind's memory of `target` in the sync directory `syncDir` (a service's copy too), read without a lock; a missing one empty. */
+async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<SyncKind, MemoryContents>> {
+  const memories = new Map<SyncKind, MemoryContents>();
+  for (const kind of SYNC_KINDS) memories.set(kind, await readMemory(memoryFile(syncDir, target, kind), kind, target));
+  return memories;
 }
 
 /**
@@ -133,7 +128,6 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    private readonly options: Pick<PlaceOptions, 'runsDir' | 'env'>,
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
@@ -204,17 +198,6 @@ export class ServiceCopy {
     if (!(await stat(join(this.syncDir, COPY_MARK)).then(() => true, () => false))) throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
   }
 
-  /** The copy's memories as its files hold them now (each read once). */
-  private async readCopy(): Promise<Map<SyncKind, MemoryContents>> {
-    const memories = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) {
-      const file = memoryFile(this.syncDir, this.target, kind);
-      const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-      if (bytes !== undefined) memories.set(kind, memoryOfText(bytes, file, kind, this.target));
-    }
-    return memories;
-  }
-
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
   static async open(address: string, target: ReportTarget, options: PlaceOptions): Promise<ServiceCopy> {
     const service = StateService.at(address, options.env);
@@ -235,7 +218,7 @@ export class ServiceCopy {
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
       const folded = held.folded;
       if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
-      for (const kind of DOCUMENT_KINDS) {
+      for (const kind of SYNC_KINDS) {
         const memoryText = document?.texts.get(kind);
         const text = (memoryText ?? '') + (folded?.lines[kind] ?? '');
         if (text === '') continue;
@@ -244,7 +227,7 @@ export class ServiceCopy {
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
       const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
-      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, options, pushed, stored);
+      const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, pushed, stored);
       copy.foldedRun = folded?.run;
       return copy;
     } catch (error) {
@@ -257,7 +240,7 @@ export class ServiceCopy {
 
   /**
    * Ends the run's use of the service: with `store`, the copy stored when the run changed it
-   * (exit 3 when that fails, saying what the next night does and where the memory was kept); then
+   * (exit 3 when that fails, saying what the next night does); then
    * the lock released (exit 3 when that fails: the next run would be refused) and the copy removed.
    */
   async finish(store: boolean): Promise<void> {
@@ -266,7 +249,7 @@ export class ServiceCopy {
       if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
       else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
-      failure = await this.unsaved(error);
+      failure = this.unsaved(error);
     }
     try {
       if (this.lockInfo !== undefined) await this.service.unlock(this.lockInfo);
@@ -295,13 +278,8 @@ export class ServiceCopy {
     const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
     if (bytes === 0 && !rewritten) return;
     if (this.stored !== undefined && !rewritten && this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
-      try {
-        await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
-        return;
-      } catch (error) {
-        this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
-        throw error;
-      }
+      await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
+      return;
     }
     await this.storeWhole(at);
   }
@@ -309,12 +287,11 @@ export class ServiceCopy {
   /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     await this.assertCopy();
-    this.pending = documentText(this.target, await this.readCopy(), this.serial + 1);
-    await this.service.write(this.pending, this.lockInfo?.ID);
+    const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
+    await this.service.write(text, this.lockInfo?.ID);
     this.serial += 1;
     const had = this.stored?.deltas ?? 0;
-    this.stored = { base: documentSum(this.pending), bytes: this.pending.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
-    this.pending = undefined;
+    this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
     if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
   }
 
@@ -323,7 +300,7 @@ export class ServiceCopy {
     const lines: Partial<Record<SyncKind, string>> = {};
     const at = new Map<SyncKind, { ino: number; size: number }>();
     let rewritten = false;
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), from.get(kind));
       rewritten ||= tail === undefined ? from.has(kind) : tail.rewritten;
       if (tail === undefined) continue;
@@ -333,38 +310,19 @@ export class ServiceCopy {
     return { lines, at, rewritten };
   }
 
-  /** The document a failed store was to write. */
-  private pending: string | undefined;
-
-  /** A store that failed: the document kept beside the runs directory for `synced import`, and the words saying what it costs. */
-  private async unsaved(error: unknown): Promise<TargetError> {
+  /** A store that failed: the words saying what it costs. */
+  private unsaved(error: unknown): TargetError {
     const why = error instanceof Error ? error.message : String(error);
-    let kept = '';
-    if (this.pending !== undefined) {
-      const file = join(dirname(resolveRunsDir(this.options.runsDir, this.options.env as NodeJS.ProcessEnv)), `sync-memory-unsaved-${digestOf(targetIdentity(this.target)).slice(0, 12)}-${Date.now()}.json`);
-      try {
-        await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-        await writeFile(file, this.pending, { mode: 0o600, flag: 'wx' });
-        kept = ` This run's memory is kept in ${file}: examctl synced import ${file} --sync-dir ${this.service.address} stores it as this run left it (before the next night).`;
-      } catch {
-        // Nowhere to keep it: the words say what the next night does without it.
-      }
-    }
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
     const cost = this.startedAhead
       ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'
       : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
-    const message = `the sync memory was not saved to ${this.service.address} (${why}): ${cost}${kept}`;
-    return new TargetError(message);
+    return new TargetError(`the sync memory was not saved to ${this.service.address} (${why}): ${cost}`);
   }
 }
 
 /** A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder again, never this). */
 const COPY_MARK = 'copy-of-the-service';
-
-function digestOf(text: string | Buffer): string {
-  return hash('sha256', text, 'hex');
-}
 
 /**
  * The whole lines of a memory file past `from` (what was last stored or written ahead), and where

@@ -10,23 +10,13 @@ import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
-import type { SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, newestRunOf, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
-import { assertDocumentTarget, DOCUMENT_KINDS, documentText, readDocument, type MemoryDocument } from './memory-document.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
+import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
+import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
 import { StateService } from './state-service.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
-
-/** The newest run of a target's memories (every kind), or undefined when none holds one. */
-export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
-  let newest: string | undefined;
-  for (const contents of memories.values()) {
-    const run = newestRunOf(populationsOf(contents));
-    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
-  }
-  return newest;
-}
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
 export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
@@ -62,17 +52,18 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
     );
   }
   const newest = newestRunOfMemories(document.memories);
-  const refuseOlder = (present: string | undefined): void => {
-    if (options.force || present === undefined || (newest !== undefined && newest >= present)) return;
-    throw new UsageError(
-      `${source}: its newest run is ${newest ?? '(none)'}, older than the memory already there (newest run ${present}): importing it would forget what the runs since sent; ` +
-        'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
-    );
-  };
-  // A copy taken while a run still wrote lacks that run's end: over a memory that holds it, it
-  // would forget what the run did last (docs/sync.md, "Format").
-  const refuseUnended = (present: ReadonlyMap<SyncKind, MemoryContents>): void => {
-    if (options.force) return;
+  // A copy older than the memory there would forget what the runs since sent; one taken while a
+  // run still wrote lacks that run's end, which the memory there may hold (docs/sync.md, "Format").
+  // Returns the newest run of the memory it replaces (a damaged one has none: an import replaces it).
+  const refuseStale = (present: ReadonlyMap<SyncKind, MemoryContents> = new Map()): string | undefined => {
+    const replaced = newestRunOfMemories(present);
+    if (options.force) return replaced;
+    if (replaced !== undefined && (newest === undefined || newest < replaced)) {
+      throw new UsageError(
+        `${source}: its newest run is ${newest ?? '(none)'}, older than the memory already there (newest run ${replaced}): importing it would forget what the runs since sent; ` +
+          'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
+      );
+    }
     for (const [kind, contents] of document.memories) {
       const here = present.get(kind);
       if (here === undefined) continue;
@@ -85,26 +76,29 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
         );
       }
     }
+    return replaced;
   };
-  const refuseStale = (replaced: string | undefined, present: ReadonlyMap<SyncKind, MemoryContents> | undefined): void => {
-    refuseOlder(replaced);
-    if (present !== undefined) refuseUnended(present);
-  };
-  if (place.kind === 'service') return { document, replaced: await importToService(place.address, target, document, refuseStale, options) };
+  if (place.kind === 'service') {
+    const replaced = await underServiceLock(place.address, target, 'examctl synced import', options, async (service, lockId, present, text) => {
+      const replaced = refuseStale(present?.memories);
+      await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
+      return replaced;
+    });
+    return { document, replaced };
+  }
   const dir = memoryDir(place.syncDir, target);
   await makeTrustedMemoryDir(place.syncDir, dir);
   // Like a deciding run: never while another run feeds or decides from it.
   const lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
   try {
     const present = new Map<SyncKind, MemoryContents>();
-    for (const kind of DOCUMENT_KINDS) {
+    for (const kind of SYNC_KINDS) {
       // A damaged memory is what an import replaces: only one that can be read has a newest run to compare.
       const contents = await readMemory(memoryFile(place.syncDir, target, kind), kind, target).catch(() => undefined);
       if (contents !== undefined) present.set(kind, contents);
     }
-    const replaced = newestRunOfMemories(present);
-    refuseStale(replaced, present);
-    for (const kind of DOCUMENT_KINDS) {
+    const replaced = refuseStale(present);
+    for (const kind of SYNC_KINDS) {
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
       if (memoryText === undefined) await removeMemoryFiles([file]);
@@ -114,21 +108,6 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
   } finally {
     await lock.release();
   }
-}
-
-async function importToService(
-  address: string,
-  target: ReportTarget,
-  document: MemoryDocument,
-  refuseStale: (present: string | undefined, memories: ReadonlyMap<SyncKind, MemoryContents> | undefined) => void,
-  options: ImportOptions,
-): Promise<string | undefined> {
-  return underServiceLock(address, target, 'examctl synced import', options, async (service, lockId, present, text) => {
-    const replaced = present === undefined ? undefined : newestRunOfMemories(present.memories);
-    refuseStale(replaced, present?.memories);
-    await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
-    return replaced;
-  });
 }
 
 /**

@@ -89,7 +89,7 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
   private known: KnownIds | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
-  private readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
+  protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -125,7 +125,6 @@ export class SentMemory<P> {
       },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
-      runsDir: this.flags.runsDir,
       onNote: (message) => say(`note: ${message}`),
     });
     this.memory = this.placed.memory;

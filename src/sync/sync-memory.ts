@@ -60,7 +60,6 @@ export class SyncMemory {
     private readonly marker: FeedingMarker | undefined,
     /** Lines in the file: those read on open, then those this run appended. */
     private lines: number,
-    private readonly lockTimeoutMs: number,
     private readonly instance: string | undefined,
     /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
     private populationRecords: Map<string, PopulationRecord> | undefined,
@@ -102,7 +101,7 @@ export class SyncMemory {
         handle = opened?.handle;
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.lockTimeoutMs, options.instance, contents.populations);
+      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
       if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
       return memory;
     } catch (error) {
@@ -263,7 +262,7 @@ export class SyncMemory {
     if (this.failure !== undefined) throw this.failure;
     // A run that only fed the memory (a full run appends every id) compacts it once it grew by half,
     // so full nights keep it at one line per id: when no other run feeds or decides (never waits).
-    if (this.marker !== undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) await compactIdle(this.file, this.kind, this.target, this.lockTimeoutMs);
+    if (this.marker !== undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) await compactIdle(this.file, this.kind, this.target);
   }
 
   private cannotWrite(error: unknown): RunJournalWriteError {

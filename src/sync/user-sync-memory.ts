@@ -47,11 +47,6 @@ export function populationOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** The words naming a population in a message. */
-function populationWords(population: string | undefined): string {
-  return population === undefined ? 'synced without --population' : `of --population ${population}`;
-}
-
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
 
@@ -71,11 +66,6 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
   if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
-}
-
-/** --max-disable's limit (docs/sync.md). */
-export function disableLimit(maxDisable: string | undefined, remembered: number): { limit: number; why: string } {
-  return thresholdOf('--max-disable', maxDisable, remembered);
 }
 
 /** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
@@ -266,10 +256,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
       await this.deps.stderr.write(
-        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${populationWords(population)} (docs/sync.md, "Two exports, two populations")`)}\n`,
+        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`)}\n`,
       );
     }
-    const { limit, why } = disableLimit(this.userFlags.maxDisable, remembered);
+    const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
       const n = formatCount;
       throw new UsageError(

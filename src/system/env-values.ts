@@ -19,18 +19,13 @@ export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | u
 }
 
 /**
- * A whole number of ms within [min, max]: a value outside is a UsageError naming the variable and
- * the range (0 or an hour-long wait is a mistake, never a setting).
+ * EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole
+ * body (docs/remote.md, "Limits, timeouts, retries"); 0 or an hour-long wait is a mistake, refused.
  */
-export function millisecondsInRangeFromEnv(env: Readonly<Record<string, string | undefined>>, name: string, min: number, max: number, range: string): number | undefined {
-  const ms = wholeMillisecondsFromEnv(env, name);
-  if (ms === undefined || (ms >= min && ms <= max)) return ms;
-  throw new UsageError(`${name} must be from ${min} to ${max} milliseconds (${range}), got ${ms}`);
-}
-
-/** EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole body (docs/remote.md, "Limits, timeouts, retries"). */
 export function requestTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
-  return millisecondsInRangeFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS', 100, 3_600_000, '0.1 s to 1 hour');
+  const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS');
+  if (ms === undefined || (ms >= 100 && ms <= 3_600_000)) return ms;
+  throw new UsageError(`EXAMCTL_REQUEST_TIMEOUT_MS must be from 100 to 3600000 milliseconds (0.1 s to 1 hour), got ${ms}`);
 }
 
 /** A setting given as empty or blank text (`EXAMCTL_PROFILE=`) counts as not given. */

@@ -387,17 +387,14 @@ export interface DuplicateKey {
  */
 export function keyLines(text: string, limits: JsonLimits, mayRepeat: (key: string) => boolean = () => false): { lines: Map<string, number>; duplicate?: DuplicateKey } {
   const lines = new Map<string, number>();
-  const siblings = new Map<string, Set<string>>();
   let duplicate: DuplicateKey | undefined;
   scanJson(text, limits, {
     onKey: (key, path, line) => {
+      // A key's path names its object and itself: a path seen before is a key given twice in one object.
       const at = path.join('\u0000');
-      const parent = path.slice(0, -1).join('\u0000');
-      let seen = siblings.get(parent);
-      if (seen === undefined) siblings.set(parent, (seen = new Set()));
-      if (seen.has(key) && !mayRepeat(key)) duplicate ??= { path: [...path], line, first: lines.get(at) ?? line };
-      seen.add(key);
-      if (!lines.has(at)) lines.set(at, line);
+      const first = lines.get(at);
+      if (first === undefined) lines.set(at, line);
+      else if (!mayRepeat(key)) duplicate ??= { path: [...path], line, first };
     },
   });
   return duplicate === undefined ? { lines } : { lines, duplicate };

@@ -181,14 +181,9 @@ export async function unreadableAge(path: string): Promise<{ id: string; ageMs: 
 }
 
 /**
- * The store's writer lock: a file created exclusively (open 'wx', then its content written and
- * fsynced), so it works where hard links do not (a store on a USB stick or a network share).
- * A reader that meets it before its content is written sees it unreadable and waits; one left
- * unreadable for UNREADABLE_LOCK_STALE_MS (its writer died in between) is stale. A lock whose
- * holder died on this host is broken under a second lock (LOCK.break), re-checking under it that
- * LOCK still is the stale one, so two processes that both find the same stale lock cannot remove
- * a fresh lock taken in between. While it waits, a writer announces itself with a file of its
- * own (`.lock-<pid>-...`), which the holder's lease looks for to hand over.
+ * The store's writer lock, `LOCK` (docs/store.md, "The lock": how it is taken, waited for and
+ * broken). While it waits, a writer announces itself with a file of its own (`.lock-<token>`),
+ * which the holder's lease looks for to hand over.
  */
 export class StoreLock {
   private readonly lockPath: string;

@@ -1,16 +1,8 @@
 /**
  * The one gate for every file examctl writes under a name the user gave (`--out`, `--report`,
  * `synced export --out`): what is at the name decides how it is written (docs/security.md,
- * "Outputs").
- *
- * - A regular file, or nothing yet: replaced atomically (atomic-file.ts: a temp file beside it,
- *   fsynced, renamed over it). A link the user made is followed: its target is replaced, the
- *   link stays.
- * - A FIFO, a character device (`/dev/null`, `/dev/full`, a terminal) or a descriptor
- *   (`/dev/stdout`, `/proc/self/fd/1`, `/dev/fd/N`, a link to one): written in place, never
- *   replaced. A rename over one would put a regular file where the device or pipe was (as root,
- *   `/dev/stdout` of the whole system) and the reader would get nothing.
- * - Anything else (a directory, a socket, a block device, another process's descriptor): refused.
+ * "Outputs"): a regular file (or nothing yet) is replaced atomically (atomic-file.ts), a FIFO,
+ * character device or descriptor written in place, never replaced; anything else is refused.
  */
 import { closeSync, constants, createWriteStream, fstatSync, open as openFd, realpathSync, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';

@@ -6,13 +6,9 @@ import { processAlive } from './process-liveness.js';
 import { userRunsDir } from './user-dirs.js';
 
 /**
- * Every temporary file examctl makes (the `--file -` copy, a state service's memory copy, a
- * spooled document) lives in one private folder of the user's (0700): `tmp` beside the runs
- * directory's default (`~/.local/state/examctl/tmp` on Linux), or `examctl-<uid>` in the system's
- * temp folder where that cannot be made (a read-only home). Never a shared /tmp name another user
- * could plant or read. Each use gets a folder of its own named by the pid and host (`<pid>@<host>@<purpose>-...`);
- * the first use in a process removes the folders of runs that no longer live (a kill -9 left
- * private copies of names and links there), never a live run's.
+ * Every temporary file examctl makes lives in one private folder of the user's (docs/security.md,
+ * "Temporary files": where, and which leftovers the first use in a process removes); each use gets
+ * a folder of its own named by the pid and host (`<pid>@<host>@<purpose>-...`).
  */
 let root: Promise<string> | undefined;
 

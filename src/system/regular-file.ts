@@ -87,12 +87,7 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
 
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
 export async function readRegularFile(path: string, options: RegularReadOptions = {}): Promise<string> {
-  return (await readRegularFileBytes(path, options)).toString('utf8');
-}
-
-/** The bytes of a regular file (see openRegularFile), for a caller that decodes them itself (a BOM). */
-export async function readRegularFileBytes(path: string, options: RegularReadOptions = {}): Promise<Buffer> {
-  return (await readRegularFileWithStat(path, options)).bytes;
+  return (await readRegularFileWithStat(path, options)).bytes.toString('utf8');
 }
 
 export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {

@@ -32,8 +32,6 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ENOTFOUND: "the host name could not be resolved (check the base URL's spelling, the DNS or the network)",
   EAI_AGAIN: 'the host name could not be resolved just now (a temporary DNS failure)',
   ETIMEDOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
-  UND_ERR_HEADERS_TIMEOUT: 'the service accepted the connection but sent no answer in time',
-  UND_ERR_BODY_TIMEOUT: 'the service stopped sending its answer midway',
   ECONNRESET: 'the connection was closed by the other side (the service, a proxy or a load balancer dropped it)',
   EHOSTUNREACH: 'there is no route to the host (network down, VPN off, or a firewall)',
   ENETUNREACH: 'the network is unreachable (no connection, or VPN off)',

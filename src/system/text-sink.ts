@@ -11,17 +11,6 @@ export interface TextSink {
   write(text: string): void | Promise<void>;
 }
 
-/** Collects everything written; used by tests and by commands that render into a string first. */
-export class StringSink implements TextSink {
-  private readonly parts: string[] = [];
-  write(text: string): void {
-    this.parts.push(text);
-  }
-  get text(): string {
-    return this.parts.join('');
-  }
-}
-
 /**
  * Gathers small writes into chunks of about `chunkSize` characters: a report of 500k items
  * then costs a few hundred write calls instead of 500k. `flush` must be called at the end.

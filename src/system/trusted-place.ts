@@ -6,15 +6,11 @@ import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
 
 /*
- * The one rule for every place examctl takes trust from (docs/security.md, "Other local users"):
- * the config, a token file, the runs directory, the sync memory, the store (named or found).
- * The entry itself and every directory above it, up to the user's home directory or the first
- * sticky directory root owns (/tmp), must be owned by the user (or root) and writable by neither
- * group nor others. Whoever can write one of them can swap what examctl reads: a planted config
- * sends the token elsewhere; a renamed sync memory makes a night send nothing. The entry is judged
- * on the handle examctl reads it through (fstat, opened with O_NOFOLLOW where examctl owns the
- * name), never by a path checked and then opened; its directories are judged both as the path
- * names them and as the opened handle really lies (/proc/self/fd on Linux, else realpath).
+ * The one rule for every place examctl takes trust from: docs/security.md, "Other local users"
+ * (who may own and write the entry and each directory above it). The entry is judged on the
+ * handle examctl reads it through (fstat, opened with O_NOFOLLOW where examctl owns the name),
+ * never by a path checked and then opened; its directories are judged both as the path names them
+ * and as the opened handle really lies (/proc/self/fd on Linux, else realpath).
  *
  * Windows has no uid or mode bits that say this: nothing is checked there (docs/security.md,
  * "On Windows"); neither is anything where process.getuid is missing.

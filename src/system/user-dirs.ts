@@ -4,16 +4,6 @@ import { posix, win32 } from 'node:path';
  * The per-user directories, one rule per platform (docs/windows.md, "Where examctl keeps its
  * files"). `EXAMCTL_CONFIG_DIR` / `EXAMCTL_RUNS_DIR` (and `--runs-dir`) override them; an
  * absolute `XDG_CONFIG_HOME` is honoured on every platform (whoever sets it wants it), `XDG_STATE_HOME` on Linux.
- *
- * | platform | config (config.json, tokens)          | run journals                              |
- * |----------|---------------------------------------|-------------------------------------------|
- * | Linux    | ~/.config/examctl                     | ~/.local/state/examctl/runs               |
- * | (other Unixes as Linux)                                                                      |
- * | macOS    | ~/Library/Application Support/examctl | ~/Library/Application Support/examctl/runs |
- * | Windows  | %APPDATA%\examctl                     | %LOCALAPPDATA%\examctl\runs               |
- *
- * Windows: the config roams with the user's profile (APPDATA), the journals stay on the machine
- * (LOCALAPPDATA).
  */
 export interface UserDirsContext {
   env: Readonly<Record<string, string | undefined>>;

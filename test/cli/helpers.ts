@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 
 export interface TestIo {
   deps: CommandDeps;

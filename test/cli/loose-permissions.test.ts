@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 
 /**
  * Issue 22 (7): loose permissions are said once on stderr (a config holding a token that others

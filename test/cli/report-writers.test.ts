@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { csvCell, csvLine, neutraliseCell } from '../../src/formats/csv-cell.js';
 import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
 import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { clockFromEnv } from '../../src/engine/index.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 import { runScenario, SCENARIO_NOW, writeScenarioFiles, type CliRunner, type StepResult } from './scenario.js';
 

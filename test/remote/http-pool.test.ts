@@ -105,7 +105,7 @@ describe('requestText', () => {
       const expected = await pool.request({ method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
       const expectedText = await expected.body.text();
       const got = await requestText(pool, { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
-      expect(got.statusCode).toBe(expected.statusCode);
+      expect(got.status).toBe(expected.statusCode);
       expect(got.text).toBe(expectedText);
       const { date: _date, ...expectedHeaders } = expected.headers;
       const { date: _gotDate, ...gotHeaders } = got.headers;
@@ -227,7 +227,7 @@ describe('padding and the shared budget (QA D7)', () => {
     const budget = new ByteBudget(1024 * 1024);
     try {
       const got = await requestText(pool, { method: 'GET', path: '/padded' }, { budget, maxBytes: 64 * 1024 * 1024 });
-      expect(got.statusCode).toBe(200);
+      expect(got.status).toBe(200);
       expect(got.text).toBe('{"Success":true,"Name":"a   b"}');
       expect(budget.held).toBe(got.text.length);
       got.release();
@@ -255,7 +255,7 @@ describe('padding and the shared budget (QA D7)', () => {
     const budget = new ByteBudget(2 * 1024 * 1024);
     try {
       const got = await requestText(pool, { method: 'GET', path: '/big-503' }, { budget, maxBytes: 64 * 1024 * 1024 });
-      expect(got.statusCode).toBe(503);
+      expect(got.status).toBe(503);
       expect(got.text.startsWith('<p>busy</p>xxx')).toBe(true);
       expect(got.text.length).toBe(1024 * 1024);
       got.release();

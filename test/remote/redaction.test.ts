@@ -44,6 +44,12 @@ describe('the redaction gate', () => {
     expect(recordGate.text("Password 'Hunter2-horse' too weak; PIN 4711; token tok-ABCDEFGHIJ")).toBe("Password '[redacted]' too weak; PIN [redacted]; token [redacted]");
   });
 
+  it('finds every sitting\'s PIN of a schedule of 6,000 sittings, not only those of its first 10,000 objects', () => {
+    const payload = { ExternalId: 'S-1', Sittings: Array.from({ length: 6000 }, (_, i) => ({ ExternalId: `x-${i}`, Settings: { PIN: String(100_000 + i) } })) };
+    expect(secretsOfPayload(payload)).toHaveLength(6000);
+    expect(withRecordSecrets(gate, payload, JSON.stringify(payload)).text('PIN 105999 and 100000 refused')).toBe('PIN [redacted] and [redacted] refused');
+  });
+
   it('mayHold: an answer without a backslash and without any secret\'s head needs no walk', () => {
     const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse' });
     expect(recordGate.mayHold('{"Success":true,"Content":{"User":{}}}')).toBe(false);
@@ -219,8 +225,8 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
     expect(punct.text(`x ${named} y`)).toBe('x [redacted] y');
     expect(punct.text('x a&NUM;b&Percnt;c&LOWBAR;d&dash;e y')).toBe('x [redacted] y');
     expect(gate.text(`cut: ${leaked.partial.slice(0, 17)}…`)).toBe('cut: [redacted]…');
-    // A text over 1 MiB holding it behind references is withheld whole (no per-unit map of it).
-    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial}`)).toBe('[redacted]');
+    // A text over 1 MiB holding it behind references loses only the references that spell it, escaped twice too.
+    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial} ${leaked.doubled}.`)).toBe(`${'&amp;'.repeat(220_000)} [redacted] [redacted].`);
     // Ordinary escaped text stays as it is, and an answer without a reference is not walked for one.
     expect(gate.text('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;')).toBe('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;');
     expect(gate.mayHold('{"Success":true,"m":"a & b"}')).toBe(false);

@@ -8,7 +8,7 @@ import { JunitReportWriter, xmlAttribute, xmlText } from '../../src/report/junit
 import { RunReportBuilder } from '../../src/report/report-writers.js';
 import { type ReportHeader } from '../../src/report/run-report.js';
 import type { ReportItem } from '../../src/report/run-report.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 import { InputFileError, InterruptedError, StoreLockedError, TargetError, UsageError } from '../../src/system/errors.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/store' }, dryRun: false };

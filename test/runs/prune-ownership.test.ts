@@ -2,7 +2,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 import { pruneRuns, RunJournal, type RunTrust } from '../../src/runs/index.js';
 import { pruneRefusal, type EntryStat } from '../../src/runs/prune-ownership.js';
 import { header, tempRunsDir } from './helpers.js';

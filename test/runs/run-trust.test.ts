@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from '../support/string-sink.js';
 import { fingerprintInput, RunJournal, type RunTrust } from '../../src/runs/index.js';
 import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
 import { examctl as examctlIn, serveWithFaults } from '../support/faulty-serve.js';

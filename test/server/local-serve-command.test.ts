@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
-import type { StringSink } from '../../src/system/text-sink.js';
+import type { StringSink } from '../support/string-sink.js';
 
 /**
  * Waits (without a deadline of its own: vitest's test timeout bounds it) until stderr says

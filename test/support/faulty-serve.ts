@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { abortableSleep } from '../../src/api/flow-control.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from './string-sink.js';
 import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
 
 export interface CliResult {

@@ -1,5 +1,5 @@
 import { runCli } from '../../src/cli/run-cli.js';
-import { StringSink } from '../../src/system/text-sink.js';
+import { StringSink } from './string-sink.js';
 import { childEnv } from './child-env.js';
 import { PINNED_NOW, examctl, type Finished } from './cli.js';
 

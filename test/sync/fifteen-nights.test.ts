@@ -104,15 +104,12 @@ it('fifteen nights, a fault on each of its nights: every night ends as the contr
         }
       }
       if (n === 7 && population === 'staff') {
-        // The service answers 200 to the end store and keeps the start one: exit 3, not stored; the message's command stores it.
+        // The service answers 200 to the end store and keeps the start one: exit 3, not stored; the next night takes in what it wrote ahead.
         state.fail('POST -delta-', 200, 1, '');
         const dropped = await step(faulty, n, population, runner);
         expect(dropped.code, say).toBe(3);
         expect(dropped.stderr).toMatch(/but still holds (no|another) document: the memory was not stored/);
-        const kept = /examctl synced import (\S+) --sync-dir (\S+) stores it/.exec(dropped.stderr);
-        expect(kept, dropped.stderr).not.toBeNull();
-        const imported = await cli(['synced', 'import', kept![1]!, '--sync-dir', kept![2]!, '--target', 'remote', '--base-url', faulty.server!.url, '--allow-insecure-http'], {});
-        expect(imported.code, imported.stderr).toBe(0);
+        expect(dropped.stderr).toContain('plus what this run wrote ahead, which the next night takes in');
         continue;
       }
       if (n === 8 && population === 'staff') {

@@ -5,7 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/system/errors.js';
-import { disableLimit } from '../../src/sync/user-sync-memory.js';
+import { thresholdOf } from '../../src/sync/user-sync-memory.js';
 import { canonicalJson, memoryFile, requestDigest, resolveSyncDir, SyncMemory } from '../../src/sync/sync-memory.js';
 
 let dir: string;
@@ -74,21 +74,21 @@ describe('the canonical text, built faster, is the text memories were written wi
 
 describe('the --max-disable threshold', () => {
   it('defaults to 10 % of the remembered users, or up to 100 but never over 25 %; takes N or P% (rounded up)', () => {
-    expect(disableLimit(undefined, 500).limit).toBe(100);
-    expect(disableLimit(undefined, 400).limit).toBe(100);
-    expect(disableLimit(undefined, 20_000).limit).toBe(2_000);
+    expect(thresholdOf('--max-disable', undefined, 500).limit).toBe(100);
+    expect(thresholdOf('--max-disable', undefined, 400).limit).toBe(100);
+    expect(thresholdOf('--max-disable', undefined, 20_000).limit).toBe(2_000);
     // A small population: an empty export (all 40 missing) is refused, a quarter is not.
-    expect(disableLimit(undefined, 40).limit).toBe(10);
-    expect(disableLimit(undefined, 3).limit).toBe(1);
-    expect(disableLimit(undefined, 0).limit).toBe(0);
-    expect(disableLimit('7', 20_000).limit).toBe(7);
-    expect(disableLimit('2%', 20_000).limit).toBe(400);
+    expect(thresholdOf('--max-disable', undefined, 40).limit).toBe(10);
+    expect(thresholdOf('--max-disable', undefined, 3).limit).toBe(1);
+    expect(thresholdOf('--max-disable', undefined, 0).limit).toBe(0);
+    expect(thresholdOf('--max-disable', '7', 20_000).limit).toBe(7);
+    expect(thresholdOf('--max-disable', '2%', 20_000).limit).toBe(400);
     // docs/ci.md's 2 % in a population of 41 lets one leaver go (0.82, rounded up), not none.
-    expect(disableLimit('2%', 41).limit).toBe(1);
-    expect(disableLimit('0%', 41).limit).toBe(0);
-    expect(disableLimit('10%', 50).limit).toBe(5);
-    expect(() => disableLimit('lots', 10)).toThrow(UsageError);
-    expect(() => disableLimit('150%', 10)).toThrow(UsageError);
+    expect(thresholdOf('--max-disable', '2%', 41).limit).toBe(1);
+    expect(thresholdOf('--max-disable', '0%', 41).limit).toBe(0);
+    expect(thresholdOf('--max-disable', '10%', 50).limit).toBe(5);
+    expect(() => thresholdOf('--max-disable', 'lots', 10)).toThrow(UsageError);
+    expect(() => thresholdOf('--max-disable', '150%', 10)).toThrow(UsageError);
   });
 });
 
