@@ -16,6 +16,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
+import { recordBatches } from '../input/batches.js';
 import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
@@ -174,7 +175,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let notStated = 0;
     const ids = new IdsOfOneInput(USER_ID_RULE);
     let alike = true;
-    for await (const record of this.fileRecords()) {
+    // In batches (one per chunk read), not a promise per record.
+    for await (const batch of recordBatches(this.fileRecords())) for (const record of batch) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
       ids.repeated(read.id, record.source);
