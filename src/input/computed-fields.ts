@@ -12,7 +12,6 @@ import type { FieldRule } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { quotedValue } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
-import type { HeaderSources } from './csv-reader.js';
 import { countOf, listWithCount } from './name-hints.js';
 import type { ComputedEntry, HierarchyFlag, TemplatePart, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
@@ -105,7 +104,7 @@ function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
  * The map file's computations for one command: the columns they read (known to the readers,
  * not fields themselves), the header's checks, and each record's shaping.
  */
-export class ComputedFields implements HeaderSources {
+export class ComputedFields {
   readonly sources: ReadonlySet<string>;
   private readonly plans = new WeakMap<readonly string[], { plan: HeaderPlan; index: ReadonlyMap<string, number> }>();
 

@@ -14,6 +14,7 @@ import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells,
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
+import type { ComputedFields } from './computed-fields.js';
 
 export interface CsvReadOptions {
   columns: readonly ColumnSpec[];
@@ -26,7 +27,7 @@ export interface CsvReadOptions {
   /** `--map`: a header (by normalizeColumnName) read as this API field, before the API names. */
   map?: ReadonlyMap<string, string>;
   /** The columns the map file's computed fields read: known columns, though no field is read from them. */
-  computed?: HeaderSources;
+  computed?: ComputedFields;
 }
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
@@ -37,14 +38,6 @@ export interface CsvRowSink {
 }
 
 export { normalizeColumnName };
-
-/** Columns the map file's computed fields read (input/computed-fields.ts), and what a header must have for them. */
-export interface HeaderSources {
-  /** Normalized column names. */
-  sources: ReadonlySet<string>;
-  /** Problems of a header (its normalized names, and the fields its columns are read as). */
-  headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[];
-}
 
 /**
  * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
@@ -428,25 +421,20 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   if (duplicates.length > 0) {
     problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
   }
-  // A header of one long word that names no field, nor anything like one, is no table's: most
-  // likely a secret given as the file (a token file for --file), so it is not quoted; the "no
-  // known column" problem below says what is expected.
+  // The one name of a header of one named column, when it is unknown and like no field's name.
   const fieldNames = options.columns.map((spec) => spec.name);
-  const oneUnknownCell =
-    cells.length === 1 &&
-    unknown.length === 1 &&
-    /^\S{16,}$/.test(cells[0]!) &&
-    likelyField(cells[0]!, new Set(fieldNames)) === undefined &&
-    closestName(cells[0]!, fieldNames, normalizeColumnName) === undefined;
+  const alone = named - unnamed.length === 1 && unknown.length === 1 && likelyField(unknown[0]!, new Set(fieldNames)) === undefined && closestName(unknown[0]!, fieldNames, normalizeColumnName) === undefined ? unknown[0] : undefined;
+  // A header of one long word alone is no table's: most likely a secret given as the file (a token
+  // file for --file), so it is not quoted; the "no known column" problem below says what is expected.
+  const oneUnknownCell = alone !== undefined && cells.length === 1 && /^\S{16,}$/.test(alone);
   // A header of one unknown cell of words is most likely no header at all: PowerShell 5.1's type
   // line (Export-Csv without -NoTypeInformation) or a title row above the header. `--map` would not help.
   const expected = options.columns
     .slice(0, 6)
     .map((spec) => spec.name)
     .join(', ');
-  const lone = named - unnamed.length === 1 && unknown.length === 1 && !oneUnknownCell ? unknown[0]! : undefined;
-  if (lone !== undefined && /\p{L}/u.test(lone) && likelyField(lone, new Set(fieldNames)) === undefined && closestName(lone, fieldNames, normalizeColumnName) === undefined) {
-    throw new InputFileError(file, line, `${oneCellHeaderProblem(lone)} (expected columns such as ${expected})`);
+  if (alone !== undefined && !oneUnknownCell && /\p{L}/u.test(alone)) {
+    throw new InputFileError(file, line, `${oneCellHeaderProblem(alone)} (expected columns such as ${expected})`);
   }
   if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
   const computed = options.computed;

@@ -13,6 +13,7 @@ import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS }
 import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
+import { isPlainObject } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { isKnownEncoding } from './text-source.js';
@@ -214,7 +215,6 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
       if (level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.key)} (computed)` });
       continue;
     }
-    if (entry.flags !== undefined && spec.name !== 'Hierarchies') throw new UsageError(`${where}: "flags" add permissions to memberships: only a Hierarchies entry takes them`);
     let overridden = false;
     for (const [key, mapped] of chosen) {
       if (mapped.field !== spec.name) continue;
@@ -284,10 +284,6 @@ function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string,
   return out ?? fields;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
 
 /**
@@ -301,11 +297,11 @@ export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputR
   let fields = record.fields;
   if (record.raw === undefined && isScheduleRequest(fields)) {
     const given = fields.Schedule;
-    const schedule = isObject(given) ? withConstants(renamed(given, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field)) : given;
+    const schedule = isPlainObject(given) ? withConstants(renamed(given, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field)) : given;
     const list = fields.Candidates;
     const candidates = Array.isArray(list)
       ? list.map((candidate: unknown, i) =>
-          isObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
+          isPlainObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
         )
       : list;
     if (schedule !== given || (Array.isArray(list) && (candidates as unknown[]).some((candidate, i) => candidate !== list[i]))) fields = { ...fields, Schedule: schedule, Candidates: candidates };

@@ -5,6 +5,7 @@ import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
+import { isPlainObject } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
 import { shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
@@ -40,7 +41,7 @@ export async function detectFormat(path: string, displayName: string = path): Pr
 /** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
 export type ReadRecordsOptions = Pick<
   XlsxReadOptions,
-  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'cellProblems' | 'notice'
+  'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'notice'
 > & {
   /** Skip detection (e.g. a `--format` flag). */
   format?: InputFormat;
@@ -59,46 +60,39 @@ export function refuseSheetFlags(file: string, kind: string, options: { sheet?: 
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
-  // Batches (one array per chunk read) let the CLI process many records per await.
-  const formatOf = async () => options.format ?? (await detectFormat(path, options.displayName ?? path));
+  const file = options.displayName ?? path;
   const shaping = options.shaping;
   const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
   let json = false;
-  // One CSV reader for every read: the rows its structure pass kept are replayed by the reads after it.
-  let csv: BatchedRecords | undefined;
-  const csvReader = (): BatchedRecords => (csv ??= readCsvRecords(path, readOptions));
-  async function* read(): AsyncGenerator<readonly InputRecord[]> {
-    const format = await formatOf();
+  // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
+  // JSON readers load only for such a file: a CSV run does without their modules.
+  let reader: BatchedRecords | AsyncIterable<InputRecord> | undefined;
+  const open = async (): Promise<BatchedRecords | AsyncIterable<InputRecord>> => {
+    if (reader !== undefined) return reader;
+    const format = options.format ?? (await detectFormat(path, file));
     json = format === 'json';
-    if (format !== 'xlsx') refuseSheetFlags(options.displayName ?? path, format === 'csv' ? 'CSV' : 'JSON', options);
-    // The xlsx and JSON readers load only for such a file: a CSV run does without their modules.
-    if (format === 'csv') yield* csvReader().batches();
-    else if (format === 'xlsx') yield* (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).batches();
-    else yield* recordBatches((await import('./json-reader.js')).readJsonRecords(path, { displayName: options.displayName ?? path }));
-  }
+    if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
+    if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
+    if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions));
+    return (reader = (await import('./json-reader.js')).readJsonRecords(path, { displayName: file }));
+  };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));
   const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
     async function* () {
-      for await (const batch of read()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+      for await (const batch of recordBatches(await open())) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
     // A CSV structure pass builds no records; JSON has no report status, so every record counts.
     async (notOkOnly) => {
-      const format = await formatOf();
-      if (format === 'csv') return (csvReader().countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      if (format === 'xlsx') return ((await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions).countRecords as (notOkOnly: boolean) => Promise<number>)(notOkOnly);
-      const { readJsonRecords } = await import('./json-reader.js');
+      const records = await open();
+      if ('countRecords' in records && records.countRecords !== undefined) return records.countRecords(notOkOnly);
       let count = 0;
-      for await (const batch of recordBatches(readJsonRecords(path, { displayName: options.displayName ?? path }))) count += batch.length;
+      for await (const batch of recordBatches(records)) count += batch.length;
       return count;
     },
-    () => csv?.header?.(),
+    () => (reader as Partial<BatchedRecords> | undefined)?.header?.(),
   );
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -111,7 +105,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
   const fields = record.fields as unknown;
   // Not an object at all (`[1, "x"]`): the validator's message says so.
-  if (!isObject(fields)) return record;
+  if (!isPlainObject(fields)) return record;
   const problems: Problem[] = [];
   const checked = (object: Record<string, unknown>, prefix: string): Record<string, unknown> => {
     const unknown = Object.keys(object).filter((key) => !known.has(key));
@@ -124,9 +118,9 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
   };
   let out: Record<string, unknown>;
   if (isScheduleRequest(fields)) {
-    const schedule = isObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
+    const schedule = isPlainObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
     const given = fields.Candidates;
-    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
+    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isPlainObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
     const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
     out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
   } else {

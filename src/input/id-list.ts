@@ -25,11 +25,9 @@ export type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hid
   idColumn?: string;
 };
 
-/** Header names (normalised) that mark the id column, in order of preference. */
-const ID_COLUMN_KEYS = ['userextid', 'userexternalid', 'invigilatorextid', 'invigilatorexternalid', 'externalid', 'extid', 'id'];
-
-/** The column names an id list CSV may use, as written in messages and docs. */
-export const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'ExternalId', 'ExtId', 'Id'];
+/** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
+const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'InvigilatorExternalId', 'ExternalId', 'ExtId', 'Id'];
+const ID_COLUMN_KEYS = ID_COLUMN_NAMES.map(normalizeColumnName);
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
@@ -129,6 +127,8 @@ async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...op
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
     idName ??= names.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
+    // An id cell that cannot be read (a formula never calculated, an error value): its problem refuses the file.
+    if (record.problems !== undefined) throw new InputFileError(record.source.file, record.source.line, record.problems.map((problem) => problem.message).join('; '));
     const id = record.fields[idName];
     if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };

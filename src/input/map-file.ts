@@ -119,9 +119,8 @@ export async function readMapFile(path: string, origin: string, check?: RegularR
   return parseMapFile(text, origin);
 }
 
-/** A map file's text, checked (see readMapFile). */
-export async function parseMapFile(text: string, origin: string): Promise<MapFileEntries> {
-  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+/** A map file's text (its byte order mark dropped by decodeByBom), checked (see readMapFile). */
+async function parseMapFile(source: string, origin: string): Promise<MapFileEntries> {
   const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;
   let lines: KeyLines;
@@ -172,7 +171,6 @@ export async function parseMapFile(text: string, origin: string): Promise<MapFil
       // The tables as written, not as zod copied them: its copy drops a key named __proto__.
       const entry = { ...(checked.data as { field: string; default?: string }), values: object.values as Record<string, string> | undefined };
       const values = valueTable(entry, fail);
-      if (values === undefined && entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
       columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
       continue;
     }
@@ -188,7 +186,6 @@ export async function parseMapFile(text: string, origin: string): Promise<MapFil
     const fallback = entry.fallback === undefined ? [] : typeof entry.fallback === 'string' ? [entry.fallback] : entry.fallback;
     for (const column of fallback) sources.push({ column });
     const values = valueTable(entry, fail);
-    if (values === undefined && entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
     let flags: { column: string; flag: HierarchyFlag }[] | undefined;
     if (entry.flags !== undefined) {
       if (normalizeColumnName(key) !== 'hierarchies') fail('"flags" add permissions to memberships: only a Hierarchies entry takes them', ['flags']);
@@ -208,9 +205,12 @@ function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
   return fail(`unknown flag ${quotedValue(name)}: one of ${FLAG_NAMES.join(', ')}`);
 }
 
-/** The entry's value table; two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
+/** The entry's value table (a "default" needs one); two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
 function valueTable(entry: { values?: Record<string, string>; default?: string }, fail: (message: string, path?: readonly string[]) => never): ValueTable | undefined {
-  if (entry.values === undefined) return undefined;
+  if (entry.values === undefined) {
+    if (entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
+    return undefined;
+  }
   const seen = new Map<string, [string, string]>();
   for (const [word, value] of Object.entries(entry.values)) {
     if (value.trim() === '') fail('no value: a word stands for a value of the platform (to leave a word out, leave out its entry)', ['values', word]);

@@ -60,7 +60,7 @@ export function columnOf(source: string, from: number, to: number): number {
   return i === from ? 0 : column;
 }
 
-/** The number written in `source` between the indexes (a style index), or -1 when it is not one. */
+/** The number written in `source` between the indexes (at most nine digits: a style, row or string index), or -1 when it is not one. */
 function digitsAt(source: string, from: number, to: number): number {
   if (to === from || to - from > 9) return -1;
   let value = 0;
@@ -70,11 +70,6 @@ function digitsAt(source: string, from: number, to: number): number {
     value = value * 10 + digit;
   }
   return value;
-}
-
-function positiveInteger(text: string | undefined): number | undefined {
-  if (text === undefined || !/^[0-9]{1,9}$/.test(text)) return undefined;
-  return Number(text);
 }
 
 class SheetHandler implements XmlHandler {
@@ -121,8 +116,8 @@ class SheetHandler implements XmlHandler {
     if (name === 'c') this.openCell(attributes);
     else if (name === 'row') {
       const r = attributes.raw('r');
-      const line = r === undefined ? this.line + 1 : positiveInteger(r);
-      if (line === undefined || line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
+      const line = r === undefined ? this.line + 1 : digitsAt(r, 0, r.length);
+      if (line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
       this.line = line;
       const hidden = attributes.raw('hidden');
       // A row dragged to no height (`ht="0"` with `customHeight`) is hidden to whoever looks at the sheet too.
@@ -231,8 +226,8 @@ class SheetHandler implements XmlHandler {
       if (stored === undefined) return this.hasFormula ? { formula: this.formula } : null;
       // An empty value (`<v/>`) points to no string: other readers show an empty cell.
       if (stored.trim() === '') return this.hasFormula ? { formula: this.formula, result: '' } : null;
-      const index = positiveInteger(stored.trim());
-      const text = index === undefined ? undefined : this.strings[index];
+      const index = stored.trim();
+      const text = this.strings[digitsAt(index, 0, index.length)];
       if (text === undefined) {
         throw new XmlSyntaxError(`cell ${this.reference()} points to shared string ${JSON.stringify(stored)}, but the table holds ${this.strings.length} (the file is damaged)`);
       }

@@ -36,24 +36,6 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-/** The file opened to be read, refused as `file: cannot read: ...` when it cannot be, or is a directory. */
-export async function openForReading(path: string, file: string): Promise<FileHandle> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    throw cannotRead(file, error);
-  }
-  try {
-    const stat = await handle.stat();
-    if (stat.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    throw cannotRead(file, error);
-  }
-  return handle;
-}
-
 async function* rawChunks(handle: FileHandle, file: string): AsyncGenerator<Buffer> {
   // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
   // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
@@ -144,11 +126,6 @@ function firstInvalidUtf16(bytes: Buffer, littleEndian: boolean): number {
   return units * 2;
 }
 
-interface ChunkOptions extends TextOptions {
-  /** Refuse NUL bytes and invalid UTF-8 (off only when re-reading to locate a line). */
-  validate: boolean;
-}
-
 /** How a text file is read beyond what its bytes say. */
 export interface TextOptions {
   /**
@@ -177,31 +154,36 @@ export function isKnownEncoding(label: string): boolean {
   }
 }
 
-/** Thrown inside the validated stream; converted to an InputFileError with the line. */
-class BadContent extends Error {
-  constructor(
-    readonly offset: number,
-    readonly detail: string,
-  ) {
-    super(detail);
-  }
+/** Line feeds in `bytes` before `end`. */
+function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
 }
 
-async function* utf8Chunks(path: string, file: string, options: ChunkOptions): AsyncGenerator<Buffer> {
-  const handle = await openForReading(path, file);
+/**
+ * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
+ * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
+ * `file:line: not a text file (binary content)`. Each call re-reads the file.
+ */
+export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
+  // A directory opens where the system allows it: its first read is refused (EISDIR), as `is a directory`.
+  const handle = await open(path, 'r').catch((error: unknown) => {
+    throw cannotRead(file, error);
+  });
   try {
     let encoding: Encoding | undefined;
     let decoder: TextDecoder | undefined;
     let head: Buffer = Buffer.alloc(0);
-    // Offset in the UTF-8 stream this generator yields (the BOM is not part of it).
-    let emitted = 0;
+    // Line feeds in what was yielded: a refusal names its line, at `end` of the `bytes` that follow.
+    let lineFeeds = 0;
+    const refused = (bytes: Buffer, end: number, reason: string): InputFileError => new InputFileError(file, 1 + lineFeeds + lineFeedsIn(bytes, end), reason);
     let carry: Buffer | undefined;
 
     const check = (chunk: Buffer, last: boolean): Buffer => {
-      if (!options.validate) return chunk;
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw new BadContent(emitted + nul, BINARY);
+      if (nul !== -1) throw refused(chunk, nul, BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;
@@ -209,9 +191,9 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       const cut = last ? body.length : completeLength(body);
       const whole = body.subarray(0, cut);
       if (!isUtf8(whole)) {
-        const at = (carry === undefined ? emitted : emitted - carry.length) + firstInvalidOffset(whole);
+        // A carried tail is a cut sequence's bytes, never a line feed.
         const flag = options.encodingFlag === true ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
-        throw new BadContent(at, `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
+        throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       return chunk;
@@ -221,29 +203,26 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
     // bytes are valid UTF-8 with letters beyond ASCII is UTF-8: read so, every such letter would
     // become two or three others (`Jürgen` as `JÃ¼rgen`), silently. Watched as it streams; said at
     // its end, before any record of it is sent (the structure pass, or a dry run's one read).
-    let legacy: { valid: boolean; carry: Buffer | undefined; first?: { offset: number; utf8: string; read: string } } | undefined;
+    let legacy: { utf8: TextDecoder; first?: { line: number; utf8: string; read: string } } | undefined;
     const watchLegacy = (chunk: Buffer, last: boolean): void => {
-      if (legacy === undefined || !legacy.valid) return;
-      const body = legacy.carry === undefined ? chunk : Buffer.concat([legacy.carry, chunk]);
-      const cut = last ? body.length : completeLength(body);
-      const whole = body.subarray(0, cut);
-      if (!isUtf8(whole)) {
-        legacy.valid = false;
+      if (legacy === undefined) return;
+      try {
+        // Its own decoder: a character cut by the chunk's end is checked whole with the next chunk.
+        legacy.utf8.decode(chunk, { stream: !last });
+      } catch {
+        legacy = undefined;
         return;
       }
-      if (legacy.first === undefined) {
-        const at = whole.findIndex((byte) => byte >= 0x80);
-        if (at !== -1) {
-          const word = whole.subarray(at, at + completeLength(whole.subarray(at, at + 12)));
-          const skipped = (legacy.carry?.length ?? 0);
-          const before = new TextDecoder(encoding as string).decode(whole.subarray(0, at));
-          legacy.first = { offset: emitted - skipped + Buffer.byteLength(before, 'utf8'), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
-        }
+      const at = legacy.first === undefined ? chunk.findIndex((byte) => byte >= 0x80) : -1;
+      if (at !== -1) {
+        const word = chunk.subarray(at, at + completeLength(chunk.subarray(at, at + 12)));
+        // One byte a character: a line feed of the file is one of its text.
+        legacy.first = { line: 1 + lineFeeds + lineFeedsIn(chunk, at), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
       }
-      legacy.carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
       if (last && legacy.first !== undefined) {
-        throw new BadContent(
-          legacy.first.offset,
+        throw new InputFileError(
+          file,
+          legacy.first.line,
           `the file is UTF-8 text (these bytes read as UTF-8 are "${legacy.first.utf8}"), but it is read as ${encoding} (--encoding, or the profile's encoding), ` +
             `which makes "${legacy.first.read}" of them: give --encoding utf-8 for this file`,
         );
@@ -252,10 +231,12 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
 
     /** The encoding the head's BOM (or --encoding) says, its decoder and the legacy watch set up; the bytes after the BOM. */
     const begin = (first: Buffer): Buffer => {
-      let rest: Buffer;
-      ({ encoding, chunk: rest } = sniffInputEncoding(first, options));
-      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: options.validate, ignoreBOM: true });
-      if (options.validate && isSingleByte(encoding)) legacy = { valid: true, carry: undefined };
+      const bom = bomOf(first);
+      options.onBom?.(bom !== undefined);
+      encoding = bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
+      const rest = first.subarray(bom?.length ?? 0);
+      if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+      if (isSingleByte(encoding)) legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
       return rest;
     };
 
@@ -270,7 +251,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
         const bad = label.startsWith('utf-16') ? firstInvalidUtf16(chunk, label === 'utf-16le') : 0;
         const before = new TextDecoder(label, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
         const what = label.startsWith('utf-16') ? 'invalid UTF-16 (a lone surrogate)' : `bytes that are not ${label}`;
-        throw new BadContent(emitted + Buffer.byteLength(before, 'utf8'), `${BINARY}: ${what}; save the file as UTF-8 text`);
+        throw refused(Buffer.from(before, 'utf8'), Number.POSITIVE_INFINITY, `${BINARY}: ${what}; save the file as UTF-8 text`);
       }
     };
 
@@ -284,7 +265,7 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
       const out = check(decode(chunk, false), false);
       if (out.length > 0) {
         yield out;
-        emitted += out.length;
+        lineFeeds += lineFeedsIn(out);
       }
     }
     if (encoding === undefined) {
@@ -301,20 +282,6 @@ async function* utf8Chunks(path: string, file: string, options: ChunkOptions): A
   }
 }
 
-/** The encoding a BOM announces (UTF-8 without one) and the bytes after the BOM. */
-export function sniffEncoding(chunk: Buffer): { encoding: Encoding; chunk: Buffer } {
-  const found = bomOf(chunk);
-  return found === undefined ? { encoding: 'utf-8', chunk } : { encoding: found.encoding, chunk: chunk.subarray(found.length) };
-}
-
-/** As sniffEncoding, with --encoding for text without a BOM, and the BOM's presence told to the caller. */
-function sniffInputEncoding(chunk: Buffer, options: TextOptions): { encoding: Encoding; chunk: Buffer } {
-  const hasBom = bomOf(chunk) !== undefined;
-  options.onBom?.(hasBom);
-  if (hasBom || options.encoding === undefined) return sniffEncoding(chunk);
-  return { encoding: new TextDecoder(options.encoding).encoding, chunk };
-}
-
 function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
   if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
   if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
@@ -325,49 +292,22 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
 /**
  * The text of a small file read whole, by its BOM: UTF-8 with or without one (read leniently, as
  * Buffer.toString does), UTF-16 LE or BE with one (what Windows PowerShell 5.1's `>` and
- * `Out-File` write, and Notepad's "Unicode"). `fatalUtf16` throws on bytes that are not valid
- * UTF-16. For the config and token files, a world/seed file and a `--schedule` request.
+ * `Out-File` write, and Notepad's "Unicode"). For the config and token files, a map file.
  */
-export function decodeByBom(bytes: Buffer, fatalUtf16 = false): string {
-  const { encoding, chunk } = sniffEncoding(bytes);
-  return encoding === 'utf-8' ? chunk.toString('utf8') : new TextDecoder(encoding, { fatal: fatalUtf16, ignoreBOM: true }).decode(chunk);
+export function decodeByBom(bytes: Buffer): string {
+  const bom = bomOf(bytes);
+  const body = bytes.subarray(bom?.length ?? 0);
+  return bom === undefined || bom.encoding === 'utf-8' ? body.toString('utf8') : new TextDecoder(bom.encoding, { ignoreBOM: true }).decode(body);
 }
 
-/** decodeByBom for an input document: a UTF-16 file that is not valid UTF-16 is refused, naming the file. */
+/** decodeByBom for an input document (a world file, a `--schedule` request): UTF-16 that is not valid UTF-16 is refused, naming the file. */
 export function decodeTextDocument(bytes: Buffer, file: string): string {
+  const bom = bomOf(bytes);
+  if (bom === undefined || bom.encoding === 'utf-8') return decodeByBom(bytes);
   try {
-    return decodeByBom(bytes, true);
+    return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {
     throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
-  }
-}
-
-/** 1-based line of a byte offset in the decoded stream; only used to name the line of a refusal. */
-async function lineAtOffset(path: string, file: string, offset: number, encoding: string | undefined): Promise<number> {
-  let line = 1;
-  let seen = 0;
-  for await (const chunk of utf8Chunks(path, file, { validate: false, ...(encoding === undefined ? {} : { encoding }) })) {
-    const end = Math.min(chunk.length, offset - seen);
-    for (let i = chunk.indexOf(10); i !== -1 && i < end; i = chunk.indexOf(10, i + 1)) line++;
-    seen += chunk.length;
-    if (seen >= offset) break;
-  }
-  return line;
-}
-
-/**
- * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
- * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
- * `file:line: not a text file (binary content)`. Each call re-reads the file.
- */
-export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
-  try {
-    yield* utf8Chunks(path, file, { ...options, validate: true });
-  } catch (error) {
-    if (error instanceof BadContent) {
-      throw new InputFileError(file, await lineAtOffset(path, file, error.offset, options.encoding), error.detail);
-    }
-    throw error;
   }
 }
 

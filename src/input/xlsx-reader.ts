@@ -13,6 +13,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
+import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -27,8 +28,8 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead, openForReading } from './text-source.js';
-import { isKnownTimeZone, plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
+import { cannotRead } from './text-source.js';
+import { plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
@@ -43,20 +44,13 @@ import {
   type CellFormats,
 } from './workbook-parts.js';
 import { XmlLimitError, XmlSyntaxError } from './workbook-xml.js';
-import { ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
+import { NoZipDirectoryError, ZipEntries, ZipEntryTooLargeError, ZipFormatError } from './zip-entries.js';
 
 export interface XlsxReadOptions extends CsvReadOptions {
   /** The worksheet: its name, or its 1-based position among the tabs. Default: the first visible one. */
   sheet?: string;
-  /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`). */
+  /** IANA zone in which date-time cells of StartDateTime/EndDateTime are read (`--timezone`, checked by recordShaping). */
   timeZone?: string;
-  /**
-   * What a cell that cannot be read does. `record`: its record carries the problem and fails
-   * (for a pipeline that merges `record.problems`, withReaderProblems). `refuse`, the default:
-   * the file is refused at that cell, so a caller unaware of `problems` never sends a record
-   * whose unreadable field was left out.
-   */
-  cellProblems?: 'record' | 'refuse';
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
   /**
@@ -93,37 +87,14 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
 
-/** Refuses, by name, a file that is not an .xlsx (zip) workbook, before its zip directory is looked for. */
-async function checkIsWorkbook(path: string, file: string): Promise<void> {
-  const handle = await openForReading(path, file);
-  let head = Buffer.alloc(8);
-  try {
-    const { bytesRead } = await handle.read(head, 0, 8, 0);
-    head = head.subarray(0, bytesRead);
-  } catch (error) {
-    throw cannotRead(file, error);
-  } finally {
-    await handle.close().catch(() => undefined);
+/** A file without a zip directory, refused by what its first bytes say it is instead. */
+function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError {
+  const signature = error.head.length === 4 ? error.head.readUInt32LE(0) : undefined;
+  if (signature === ZIP_SIGNATURE) return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
+  if (signature === OLE2_SIGNATURE) {
+    return new InputFileError(file, undefined, 'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password');
   }
-  if (head.length >= 4 && head.readUInt32LE(0) === ZIP_SIGNATURE) return;
-  if (head.length >= 4 && head.readUInt32LE(0) === OLE2_SIGNATURE) {
-    throw new InputFileError(
-      file,
-      undefined,
-      'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password',
-    );
-  }
-  throw new InputFileError(
-    file,
-    undefined,
-    head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
-  );
-}
-
-export function checkTimeZone(timeZone: string | undefined): void {
-  if (timeZone !== undefined && !isKnownTimeZone(timeZone)) {
-    throw new InputFileError('--timezone', undefined, `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`);
-  }
+  return new InputFileError(file, undefined, error.head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv');
 }
 
 interface SheetEntry {
@@ -133,7 +104,8 @@ interface SheetEntry {
   part: string | undefined;
 }
 
-function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
+/** The worksheet `wanted` names (the first visible one when none), refused by name when there is none. */
+export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | undefined, file: string): SheetEntry {
   const worksheets = sheets.filter((sheet) => sheet.part !== undefined);
   const list = (): string => worksheets.map((sheet) => `"${sheet.name}"`).join(', ');
   if (worksheets.length === 0) throw new InputFileError(file, undefined, 'not an .xlsx workbook: it has no worksheet');
@@ -238,23 +210,6 @@ function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): b
   return sheet.name === TEMPLATE_DESCRIPTION_SHEET.name && names.size === TEMPLATE_DESCRIPTION_NAMES.length && TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name));
 }
 
-/** One sheet row as the reader passes it on. */
-interface SheetRow {
-  cells: string[];
-  line: number;
-  problems: Problem[];
-  warnings: FieldWarning[];
-  /** Date-time cells placed in --timezone, as the sheet shows them: messages quote them so. */
-  written: WrittenTime[];
-  /** Fields whose cell was a number read as its own digits (InputRecord.bareNumbers). */
-  bareNumbers: string[];
-}
-
-interface RowSink {
-  header(cells: string[], line: number, file: string): HeaderMapping;
-  row(row: SheetRow, file: string): void;
-}
-
 /** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
 function cellText(reading: CellReading): string {
   return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
@@ -313,11 +268,12 @@ async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: s
 }
 
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
   } catch (error) {
+    if (error instanceof NoZipDirectoryError) throw notAWorkbook(file, error);
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
@@ -348,14 +304,12 @@ async function openWorkbook(path: string, file: string, limits: XlsxLimits): Pro
 }
 
 /**
- * Reads the chosen worksheet and hands each non-blank row to `sink`; yields (nothing) after each
- * batch of rows so the caller can pass on what the sink collected.
+ * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
+ * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink): AsyncGenerator<void> {
+async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
-  checkTimeZone(options.timeZone);
-  await checkIsWorkbook(path, display);
   const workbook = await openWorkbook(path, display, limits);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
@@ -371,43 +325,11 @@ async function* xlsxRows(path: string, options: XlsxReadOptions, sink: RowSink):
   }
   const rows = sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats);
   try {
-    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, sink);
+    yield* sheetRows(rows, file, options, { date1904: workbook.date1904, merges }, add);
   } catch (error) {
     if (!(error instanceof SheetPartError)) throw error;
     throw partFailure(error.cause, file, part, error.line === 0 ? undefined : error.line, `the worksheet ${part}`);
   }
-}
-
-/** One cell of a sheet as examctl reads it where no field is known: its text, or why it cannot be used. */
-export interface SheetCellReading {
-  /** A1-style reference. */
-  ref: string;
-  text?: string;
-  problem?: string;
-}
-
-/**
- * Every non-empty cell of the chosen sheet as the reader reads it before any header is applied
- * (the real-producers corpus compares these with an established reader, test/xlsx/corpus).
- */
-export async function readSheetCells(path: string, options: Pick<XlsxReadOptions, 'sheet' | 'displayName'> = {}): Promise<{ sheet: string; cells: SheetCellReading[] }> {
-  const display = options.displayName ?? path;
-  await checkIsWorkbook(path, display);
-  const workbook = await openWorkbook(path, display, XLSX_LIMITS);
-  const sheet = chooseSheet(workbook.sheets, options.sheet, display);
-  const part = sheet.part as string;
-  const cells: SheetCellReading[] = [];
-  for await (const batch of sheetRowBatches(workbook.zip.chunks(part, XLSX_LIMITS.sheetBytes), workbook.strings, workbook.formats)) {
-    for (const row of batch) {
-      for (const cell of row.cells) {
-        const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
-        const ref = `${columnLetters(cell.column)}${row.line}`;
-        if ('problem' in reading) cells.push({ ref, problem: reading.problem });
-        else if (reading.text !== '') cells.push({ ref, text: reading.text });
-      }
-    }
-  }
-  return { sheet: sheet.name, cells };
 }
 
 async function* sheetRows(
@@ -415,9 +337,10 @@ async function* sheetRows(
   file: string,
   options: XlsxReadOptions,
   { date1904, merges }: { date1904: boolean; merges: readonly VerticalMerge[] },
-  sink: RowSink,
+  add: (record: InputRecord) => void,
 ): AsyncGenerator<void> {
   let mapping: HeaderMapping | undefined;
+  let header: string[] = [];
   let merged: MergedColumns | undefined;
   let width = 0;
   let headerLine = 0;
@@ -443,7 +366,8 @@ async function* sheetRows(
         width = cells.length;
         headerLine = line;
         headerKeys = cells.map(normalizeColumnName);
-        mapping = sink.header(cells, line, file);
+        mapping = mapHeader(cells, options, file, line);
+        header = cells;
         merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
@@ -484,7 +408,17 @@ async function* sheetRows(
         if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
         continue;
       }
-      sink.row({ cells, line, problems, warnings, written, bareNumbers }, file);
+      const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
+      if (problems.length > 0) {
+        // A field whose cell could not be read is left unset; its problem says why.
+        for (const problem of problems) delete record.fields[problem.field];
+        record.problems = problems;
+      }
+      warnings.push(...(listCellWarnings(cells, mapping) ?? []));
+      if (warnings.length > 0) record.warnings = warnings;
+      if (written.length > 0) record.written = written;
+      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
+      add(record);
       if (++rows % BATCH_ROWS === 0) yield;
     }
   }
@@ -508,32 +442,7 @@ async function* sheetRows(
 
 async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): AsyncGenerator<readonly InputRecord[]> {
   let pending: InputRecord[] = [];
-  let header: readonly string[] = [];
-  let mapping: HeaderMapping | undefined;
-  let index = 0;
-  const sink: RowSink = {
-    header(cells, line, file) {
-      mapping = mapHeader(cells, options, file, line);
-      header = cells;
-      return mapping;
-    },
-    row({ cells, line, problems, warnings, written, bareNumbers }, file) {
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, names: (mapping as HeaderMapping).names } };
-      if (problems.length > 0) {
-        if (options.cellProblems !== 'record') throw new InputFileError(file, line, problems.map((p) => p.message).join('; '));
-        // A field whose cell could not be read is left unset; its problem says why.
-        for (const problem of problems) delete record.fields[problem.field];
-        record.problems = problems;
-      }
-      const listWarnings = listCellWarnings(cells, mapping as HeaderMapping);
-      if (listWarnings !== undefined) warnings.push(...listWarnings);
-      if (warnings.length > 0) record.warnings = warnings;
-      if (written.length > 0) record.written = written;
-      if (bareNumbers.length > 0) record.bareNumbers = bareNumbers;
-      pending.push(record);
-    },
-  };
-  yield* collectedBatches(xlsxRows(path, options, sink), () => {
+  yield* collectedBatches(xlsxRows(path, options, (record) => pending.push(record)), () => {
     const batch = pending;
     pending = [];
     return batch;
@@ -553,7 +462,7 @@ export function readXlsxRecords(path: string, options: XlsxReadOptions): Batched
       let count = 0;
       for await (const batch of xlsxRecordBatches(path, options)) {
         if (!notOkOnly) count += batch.length;
-        else for (const record of batch) if (reportStatusOf(record)?.trim().toLowerCase() !== 'ok') count += 1;
+        else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
       }
       return count;
     },

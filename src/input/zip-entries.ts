@@ -38,6 +38,13 @@ export interface ZipEntry {
 /** Why a file cannot be read as a zip archive, or an entry of it (the caller names the file). */
 export class ZipFormatError extends Error {}
 
+/** No zip directory was found; `head`, the file's first bytes (at most four), say what it is instead. */
+export class NoZipDirectoryError extends ZipFormatError {
+  constructor(readonly head: Buffer) {
+    super('no zip directory (the file is cut short or not a zip archive)');
+  }
+}
+
 /** An entry inflates to more than it may (declared size or the caller's limit). */
 export class ZipEntryTooLargeError extends ZipFormatError {}
 
@@ -75,7 +82,11 @@ export class ZipEntries {
           break;
         }
       }
-      if (end === -1) throw new ZipFormatError('no zip directory (the file is cut short or not a zip archive)');
+      if (end === -1) {
+        const head = Buffer.alloc(4);
+        const { bytesRead } = await handle.read(head, 0, 4, 0);
+        throw new NoZipDirectoryError(head.subarray(0, bytesRead));
+      }
       let count = tail.readUInt16LE(end + 10);
       let directorySize = tail.readUInt32LE(end + 12);
       let directoryOffset = tail.readUInt32LE(end + 16);

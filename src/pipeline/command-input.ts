@@ -154,7 +154,6 @@ export function readInput(
       columns,
       ignoreUnknownColumns: ignoreUnknown,
       displayName: displayNameOf(file),
-      cellProblems: 'record',
       shaping,
       notice: (text) => sayOnce(deps, text),
       ...(sheet !== undefined ? { sheet } : {}),

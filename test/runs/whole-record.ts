@@ -5,7 +5,13 @@
  */
 import type { ItemRef, OutcomeLine } from '../../src/runs/journal-lines.js';
 import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeCounts, type ResumeView } from '../../src/runs/read-run.js';
-import type { ItemStatus, ReportItem, ReportSummary, RunReport } from '../../src/report/run-report.js';
+import type { ItemStatus, ReportHeader, ReportItem, ReportSummary } from '../../src/report/run-report.js';
+
+/** A whole run's report as the JSON document carries it. */
+interface RunReport extends Pick<ReportHeader, 'command' | 'target' | 'dryRun'> {
+  summary: ReportSummary;
+  items: ReportItem[];
+}
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory extends ResumeView {

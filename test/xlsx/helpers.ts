@@ -58,10 +58,10 @@ export async function inTempDir<T>(run: (dir: string) => Promise<T>): Promise<T>
   }
 }
 
-/** Every record; unreadable cells fail their record (`cellProblems: 'record'`) unless the test says otherwise. */
+/** Every record; unreadable cells fail their record (its `problems`). */
 export async function readAll(path: string, options: XlsxReadOptions): Promise<InputRecord[]> {
   const records: InputRecord[] = [];
-  for await (const record of readXlsxRecords(path, { cellProblems: 'record', ...options })) records.push(record);
+  for await (const record of readXlsxRecords(path, options)) records.push(record);
   return records;
 }
 
@@ -76,7 +76,8 @@ export interface OracleSheet {
   name: string;
   rows: string[][];
   typed: ([string, string] | null)[][];
-  notes: Record<string, { text: string; fill: string | null }>;
+  /** The cells in the marked fill (a dry run's offending cells). */
+  marked: string[];
   types: string[];
 }
 

@@ -6,8 +6,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readSheetCells, type SheetCellReading } from '../../src/input/xlsx-reader.js';
-import { serialDate } from '../../src/input/xlsx-cells.js';
+import { chooseSheet, openWorkbook, XLSX_LIMITS } from '../../src/input/xlsx-reader.js';
+import { readCell, serialDate } from '../../src/input/xlsx-cells.js';
+import { columnLetters, sheetRowBatches } from '../../src/input/sheet-rows.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/xlsx/producers/', import.meta.url));
 
@@ -18,6 +19,32 @@ interface OracleFile {
   date1904?: boolean;
   cells?: Record<string, OracleCell>;
 }
+/** One cell of a sheet as examctl reads it where no field is known: its text, or why it cannot be used. */
+interface SheetCellReading {
+  /** A1-style reference. */
+  ref: string;
+  text?: string;
+  problem?: string;
+}
+
+/** Every non-empty cell of the first visible sheet as the reader reads it before any header is applied. */
+async function readSheetCells(path: string): Promise<{ sheet: string; cells: SheetCellReading[] }> {
+  const workbook = await openWorkbook(path, path, XLSX_LIMITS);
+  const sheet = chooseSheet(workbook.sheets, undefined, path);
+  const cells: SheetCellReading[] = [];
+  for await (const batch of sheetRowBatches(workbook.zip.chunks(sheet.part as string, XLSX_LIMITS.sheetBytes), workbook.strings, workbook.formats)) {
+    for (const row of batch) {
+      for (const cell of row.cells) {
+        const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904: workbook.date1904 });
+        const ref = `${columnLetters(cell.column)}${row.line}`;
+        if ('problem' in reading) cells.push({ ref, problem: reading.problem });
+        else if (reading.text !== '') cells.push({ ref, text: reading.text });
+      }
+    }
+  }
+  return { sheet: sheet.name, cells };
+}
+
 const oracle = JSON.parse(readFileSync(join(DIR, 'openpyxl-values.json'), 'utf8')) as { files: Record<string, OracleFile> };
 
 /** The text examctl gives a date serial where no field reads it (xlsx-cells.ts dateCell). */

@@ -14,7 +14,7 @@ async function readWorkbook(parts: WorkbookParts | Buffer, options: Partial<Xlsx
   return inTempDir(async (dir) => {
     const path = join(dir, 'q.xlsx');
     await writeFile(path, Buffer.isBuffer(parts) ? parts : workbookBytes(parts));
-    return readAll(path, { columns: USER_COLUMNS, displayName: 'q.xlsx', cellProblems: 'record', ...options });
+    return readAll(path, { columns: USER_COLUMNS, displayName: 'q.xlsx', ...options });
   });
 }
 

@@ -3,11 +3,14 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../../src/domain/columns.js';
 import { coerceAndValidateUser } from '../../src/domain/coercion.js';
-import { validateSchedule } from '../../src/domain/schedule.js';
+import { validateScheduleRequest } from '../../src/domain/schedule.js';
 import { withReaderProblems } from '../../src/domain/spreadsheet-warnings.js';
 import { reportStatusOf } from '../../src/input/csv-reader.js';
 import { readRecords } from '../../src/input/format.js';
+import { readIdList } from '../../src/input/id-list.js';
+import type { InputRecord } from '../../src/input/record.js';
 import { readXlsxRecords } from '../../src/input/xlsx-reader.js';
+import { recordShaping } from '../../src/input/field-map.js';
 import { expectInputFileError } from '../input/helpers.js';
 import { inTempDir, readAll, writeWorkbook, xlsxFixture } from './helpers.js';
 
@@ -79,16 +82,18 @@ describe('xlsx written by openpyxl', () => {
     expect(fourth?.problems).toEqual([{ field: 'DateOfBirth', code: null, message: 'cell I6: DateOfBirth is a date cell with a time of day (1985-07-01T13:30:00); give the date only' }]);
   });
 
-  it('by default an unreadable cell refuses the file at its row, in the first pass too, so a caller unaware of problems sends nothing', async () => {
-    const path = xlsxFixture('users-openpyxl.xlsx');
-    await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'users.xlsx', cellProblems: 'refuse' }), {
-      file: 'users.xlsx[Users]',
-      line: 3,
-      reason: /^cell F3: PhoneNumber is a number cell too large/,
-    });
-    await expectInputFileError(readRecords(path, { columns: USER_COLUMNS, displayName: 'users.xlsx' }).countRecords?.(false) ?? Promise.resolve(), {
-      line: 3,
-      reason: /^cell F3:/,
+  it('an unreadable cell fails its record only, in the first pass too; an id list refuses its unreadable id cell at its row', async () => {
+    const records = readRecords(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
+    const all: InputRecord[] = [];
+    for await (const record of records) all.push(record);
+    expect(await records.countRecords?.(false)).toBe(all.length);
+    const third = all.find((record) => record.source.line === 3);
+    expect(third?.problems?.[0]?.message).toMatch(/^cell F3: PhoneNumber is a number cell too large/);
+    expect(third?.fields['PhoneNumber']).toBeUndefined();
+    await inTempDir(async (dir) => {
+      const ids = join(dir, 'ids.xlsx');
+      await writeWorkbook(ids, [{ name: 'Ids', rows: [['UserExtId'], ['inv-1'], [{ formula: 'UPPER("inv-2")' }]] }]);
+      await expectInputFileError(readIdList(ids, { displayName: 'ids.xlsx' }), { file: 'ids.xlsx[Ids]', line: 3, reason: /^cell A3: the cell is a formula with no saved result/ });
     });
   });
 
@@ -116,15 +121,14 @@ describe('xlsx written by openpyxl', () => {
     expect(records[1]?.fields['StartDateTime']).toBe('2026-07-15T09:00:00+02:00');
     expect(records[2]?.problems?.[0]?.message).toMatch(/2026-03-29T02:30:00 does not exist in Europe\/Paris/);
     expect(records[3]?.problems?.[0]?.message).toMatch(/2026-10-25T02:30:00 happens twice in Europe\/Paris/);
-    const schedule = validateSchedule({ AssessmentExtId: 'A-1', GroupExtId: 'G-1', GroupName: 'G', StartDateTime: records[1]?.fields['StartDateTime'] });
-    expect(schedule.ok && schedule.value.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
+    const request = validateScheduleRequest({ Schedule: { AssessmentExtId: 'A-1', GroupExtId: 'G-1', GroupName: 'G', StartDateTime: records[1]?.fields['StartDateTime'] }, Candidates: [] });
+    expect(request.ok && request.value.Schedule.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
   });
 
-  it('an unknown --timezone is refused before reading', async () => {
-    await expectInputFileError(readAll(xlsxFixture('sittings-openpyxl.xlsx'), { columns: SITTING_COLUMNS, timeZone: 'Europe/Pariss' }), {
-      line: undefined,
-      reason: /unknown time zone "Europe\/Pariss"/,
-    });
+  it('an unknown --timezone is refused by the input flags\' check, before a reader is given it', () => {
+    expect(() => recordShaping({ map: [], set: [], timezone: { text: 'Europe/Pariss', origin: '--timezone' } }, SITTING_COLUMNS, 'schedule push')).toThrow(
+      /^--timezone: unknown time zone "Europe\/Pariss"/,
+    );
   });
 
   it('the first visible tab in tab order, whatever part it is stored in; --sheet by position or name in any case', async () => {

@@ -191,7 +191,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
       if (only !== undefined) await written(only);
       await spool.commit();
     };
-    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, timesFromOf(settings), ids, deps), deps);
+    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps), deps);
     else if (json) {
       // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
       let first = true;
@@ -244,7 +244,7 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
 /**
  * The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the
  * `--date-format` when given. Excel's dates keep no zone: the workbook names it in its custom
- * document property TimeZone and in a note on each time column's header, its columns as in CSV.
+ * document property TimeZone (and stderr says it), its columns as in CSV.
  * The rows go into the sheet a session at a time (`eachTable`).
  */
 async function writeXlsx(
@@ -252,11 +252,10 @@ async function writeXlsx(
   rowCount: number,
   eachTable: (write: (table: ResultsTable) => void | Promise<void>) => Promise<void>,
   times: OutputTimes,
-  timesFrom: string,
   ids: readonly string[],
   deps: CommandDeps,
 ): Promise<TablesWritten> {
-  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
+  const { sheetFormats, sheetRows, TIME_ZONE_COLUMN } = cells;
   const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
@@ -267,7 +266,7 @@ async function writeXlsx(
   await writeWorkbookToStdout(deps, redirect, async (stream) => {
     const workbook = new TablesWorkbook(stream, excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
     const table = { header, rows: [] };
-    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table), headerNotes: timeZoneNotes(table, times.zone, timesFrom) }, rowCount);
+    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table) }, rowCount);
     await eachTable(async (rows) => {
       for (const row of sheetRows(rows, times.zone)) await sheet.row(row);
     });

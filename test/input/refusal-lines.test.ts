@@ -1,0 +1,50 @@
+// A text input that is not text (a NUL, bytes of another encoding, UTF-8 read as windows-1252)
+// is refused at its line, counted as the file is read: far past the first chunks, in each encoding.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { readUtf8Chunks } from '../../src/input/text-source.js';
+import { collect, expectInputFileError } from './helpers.js';
+
+/** Lines before the fault: far more than one 64 KiB chunk of them. */
+const LINES = 5000;
+const body = 'ExternalId,FirstName\n' + Array.from({ length: LINES - 1 }, (_, i) => `u-${i},Zoë\n`).join('');
+
+describe('a refusal of the text names the line of the fault', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'examctl-lines-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const file = async (name: string, bytes: Buffer): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    return path;
+  };
+
+  it('a NUL byte, on its line', async () => {
+    const path = await file('nul.csv', Buffer.concat([Buffer.from(body), Buffer.from('u-x,A\u0000n\n')]));
+    await expectInputFileError(collect(readUtf8Chunks(path)), { line: LINES + 1, reason: /binary content/ });
+  });
+
+  it('invalid UTF-8 in a file of letters beyond ASCII (cut by chunk ends and carried), on its line', async () => {
+    const path = await file('utf8.csv', Buffer.concat([Buffer.from(body), Buffer.from('u-x,\xff\n', 'latin1')]));
+    await expectInputFileError(collect(readUtf8Chunks(path)), { line: LINES + 1, reason: /invalid UTF-8/ });
+  });
+
+  it('UTF-8 read as windows-1252, at the line of its first letter beyond ASCII', async () => {
+    const ascii = 'ExternalId,FirstName\n' + Array.from({ length: LINES - 1 }, (_, i) => `u-${i},Ann\n`).join('');
+    const path = await file('legacy.csv', Buffer.from(`${ascii}u-x,Jürgen\nu-y,Zoë\n`));
+    await expectInputFileError(collect(readUtf8Chunks(path, path, { encoding: 'windows-1252' })), { line: LINES + 1, reason: /is UTF-8 text \(these bytes read as UTF-8 are "ürgen/ });
+  });
+
+  it('a lone surrogate in UTF-16, on its line', async () => {
+    const text = Buffer.from(`\ufeff${body}u-x,`, 'utf16le');
+    const path = await file('utf16.csv', Buffer.concat([text, Buffer.from([0x00, 0xdc]), Buffer.from('\n', 'utf16le')]));
+    await expectInputFileError(collect(readUtf8Chunks(path)), { line: LINES + 1, reason: /invalid UTF-16/ });
+  });
+});
