@@ -173,15 +173,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
-    const ids = new IdsOfOneInput(USER_ID_RULE);
-    let alike = true;
+    this.fileIds = new IdsOfOneInput(USER_ID_RULE);
     // In batches (one per chunk read), not a promise per record.
     for await (const batch of recordBatches(this.fileRecords())) for (const record of batch) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
-      ids.repeated(read.id, record.source);
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
-      alike &&= !read.id.includes('\uFEFF');
+      if (read.id.includes('\uFEFF')) this.fileIds = undefined;
+      this.fileIds?.repeated(read.id, record.source);
       zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
@@ -194,7 +193,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
     }
-    if (alike) this.fileIds = ids;
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
@@ -292,7 +290,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
     const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
-    const entry = full ?? this.memory?.peek(unit.id);
+    const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
