@@ -108,7 +108,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
    */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
-  /** The ids of the file's records as this read met them (one id per file, record-job.ts, need not read them again). */
+  /** The ids of the file's records as this read met them: one id per file (record-job.ts) takes them where it reads these same records (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();

@@ -94,7 +94,6 @@ async function syncFile(
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
-  // The ids as the memory's read of the file met them, where the pipeline reads those same records (not --only-failed's).
   const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE, () => (input.onlyFailed ? undefined : memory.fileIds));
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
