@@ -9,7 +9,7 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PeekedEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
+import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
 import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
@@ -175,11 +175,6 @@ export class SyncMemory {
 
   get(id: string): MemoryEntry | undefined {
     return this.entries.get(id);
-  }
-
-  /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
-  peek(id: string): PeekedEntry | undefined {
-    return this.entries.peek(id);
   }
 
   /**
