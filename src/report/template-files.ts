@@ -16,9 +16,10 @@ import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Validation } from '../domain/problem.js';
 import { InternalError } from '../system/errors.js';
 import { CANDIDATE_FIELDS } from '../domain/schedule.js';
-import { TEMPLATE_DESCRIPTION_SHEET, templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
+import { templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
 import { mapHeader, rowFields } from '../input/csv-reader.js';
 import { csvLine } from '../formats/csv-cell.js';
+import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
 
 const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
