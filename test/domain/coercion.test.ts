@@ -7,7 +7,6 @@ import {
   coerceScheduleFields,
   coerceScheduleRequestFields,
   coerceUserFields,
-  mergeProblems,
   parseBooleanSpelling,
 } from '../../src/domain/coercion.js';
 import { validateUser } from '../../src/domain/user.js';
@@ -146,15 +145,21 @@ describe('schedule and request coercion', () => {
   });
 });
 
-describe('mergeProblems', () => {
-  it('drops the validation echo of a coercion problem but keeps other codes on the field', () => {
+describe('coercion problems before validation (withReaderProblems)', () => {
+  it('drops the validation echo of a coercion problem and keeps the other fields\' problems', () => {
     const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'maybe', ReasonableAdjustmentPercentage: 'abc', Email: 'x' });
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       ['SpecialNeeds:null', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
     );
   });
   it('keeps everything when coercion found nothing', () => {
-    const v = [{ field: 'Email', code: 209 as const, message: 'm' }];
-    expect(mergeProblems([], v)).toEqual(v);
+    const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'yes', Email: 'x' });
+    expect(r).toEqual(validateUser({ ...user, SpecialNeeds: true, Email: 'x' }));
+    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['Email:209']);
+  });
+  it('a Hierarchies entry coercion could not read is said once, not again inside the entry', () => {
+    const r = coerceAndValidateUser({ ...user, Hierarchies: 'H-1:bogus|H-2' });
+    expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['Hierarchies[0]']);
+    expect(r.ok ? '' : r.problems[0]?.message).toMatch(/unknown flag "bogus"/);
   });
 });
