@@ -212,19 +212,21 @@ export function withReaderProblems<T>(readerProblems: readonly Problem[] | undef
   // The reader left the field out, or coercion left it unconverted: "is required" or "must be" for
   // it would only repeat that problem, also where validation names it inside a request
   // (`Schedule.StartDateTime` of a sittings row) or inside the field (`Hierarchies[0].ExternalId`).
-  const unreadAt = (field: string, line: number | undefined): boolean =>
+  // A numbered earlier problem (a whole-number cell's 249) speaks only for its code: 250 on the same value still applies.
+  const unreadAt = (field: string, { line, code }: Problem): boolean =>
     readerProblems.some(
       (unread) =>
-        field === unread.field ||
+        !(unread.code !== null && code !== null && code !== unread.code) &&
+        (field === unread.field ||
         field.startsWith(`${unread.field}[`) ||
         field.startsWith(`${unread.field}.`) ||
-        (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line)),
+        (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line))),
     );
   // A SpecialNeeds the reader could not read is not "false": 250 (an adjustment without it) would
   // blame the adjustment for the unread cell (docs/domain-rules.md: 250 is not said when SpecialNeeds is invalid).
   const repeats = (problem: Problem): boolean =>
-    unreadAt(problem.field, problem.line) ||
-    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem.line));
+    unreadAt(problem.field, problem) ||
+    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem));
   const rest = validation.ok ? [] : validation.problems.filter((p) => !repeats(p));
   return { ok: false, problems: [...readerProblems, ...rest] };
 }

@@ -157,6 +157,10 @@ describe('coercion problems before validation (withReaderProblems)', () => {
     expect(r).toEqual(validateUser({ ...user, SpecialNeeds: true, Email: 'x' }));
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['Email:209']);
   });
+  it('a whole-number cell refused (249) leaves the rule across fields (250) on the same value', () => {
+    const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'no', ReasonableAdjustmentPercentage: 'abc' });
+    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['ReasonableAdjustmentPercentage:249', 'ReasonableAdjustmentPercentage:250']);
+  });
   it('a Hierarchies entry coercion could not read is said once, not again inside the entry', () => {
     const r = coerceAndValidateUser({ ...user, Hierarchies: 'H-1:bogus|H-2' });
     expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['Hierarchies[0]']);
