@@ -90,24 +90,7 @@ export class XlsxReportWriter implements ReportSink {
     this.inputHeader ??= header;
   }
 
-  /**
-   * The write still under way when `item` gave a promise: a caller that did not wait for it
-   * (the builder does; a test may not) gets its rows after it, never in a sheet opened twice.
-   */
-  private pending: Promise<void> | undefined;
-
   item(entry: ReportEntry): void | Promise<void> {
-    const pending = this.pending === undefined ? this.write(entry) : this.pending.then(() => this.write(entry));
-    if (pending === undefined) return;
-    this.pending = pending;
-    const settled = (): void => {
-      if (this.pending === pending) this.pending = undefined;
-    };
-    pending.then(settled, settled);
-    return pending;
-  }
-
-  private write(entry: ReportEntry): void | Promise<void> {
     const { item, rows } = entry;
     if (this.onlyNotOk && item.status === 'ok') {
       if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
@@ -148,7 +131,6 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   async finish(): Promise<void> {
-    await this.pending;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
     if (this.sheet === undefined) await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
     await this.workbook.finish();
