@@ -5,8 +5,7 @@ import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.
 import { csvRows, RESULT_COLUMNS, resultsTable, type PinColumn, type TextCellOptions } from '../../src/report/review-session-csv.js';
 import { csvLine } from '../../src/formats/csv-cell.js';
 import { parseDateFormat } from '../../src/domain/local-time.js';
-import { resultStatistics } from '../../src/terminal/review-session-statistics.js';
-import { renderReviewSession } from '../../src/terminal/review-session-view.js';
+import { renderReviewSession, resultStatistics } from '../../src/terminal/review-session-view.js';
 import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
 import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 
