@@ -76,10 +76,6 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
   return `rebuild it before the next night: ${adopt} ${files} (docs/sync.md, "When the memory is lost")`;
 }
 
-export function emptySummary(): ReportSummary {
-  return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-}
-
 export function describeTarget(target: ReportTarget): string {
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
 }
@@ -500,7 +496,7 @@ function retriedLine(summary: ReportSummary): string[] {
 
 /** Counts the items, fans them out to every sink, and says how the run ends. */
 export class RunReportBuilder {
-  readonly summary: ReportSummary = emptySummary();
+  readonly summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
 
   constructor(
     private readonly sinks: readonly ReportSink[],
