@@ -14,7 +14,7 @@ import type {
 } from '../port/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import type { CollectionName } from './store/contract.js';
-import { keyOf, type EngineView } from './view.js';
+import { keyOf, OverlayView, StoreView, type EngineView } from './view.js';
 
 /** What the directory reads: a part of EngineView a world file can offer too. */
 export type DirectoryView = Pick<EngineView, 'get' | 'values' | 'userKeyByExternalIdIgnoringCase'>;
@@ -46,32 +46,20 @@ export function directoryOver(view: () => DirectoryView): LocalDirectory {
   };
 }
 
-/** The same directory over a world file: the store a first real run would create from it. */
+/**
+ * The same directory over a world file: the store a first real run would create from it, as
+ * a dry run's overlay of its entities over an empty store.
+ */
 export function worldDirectory(world: World): LocalDirectory {
-  const lists: Partial<Record<CollectionName, readonly object[]>> = {
-    roles: world.Roles,
-    users: world.Users,
-    hierarchies: world.Hierarchies,
-    assessments: world.Assessments,
-    schedules: world.Schedules,
-  };
-  const maps = new Map<CollectionName, Map<string, unknown>>();
-  const mapOf = (collection: CollectionName): Map<string, unknown> => {
-    let map = maps.get(collection);
-    if (map === undefined) {
-      map = new Map((lists[collection] ?? []).map((value) => [keyOf(collection, value as Record<string, unknown>), value]));
-      maps.set(collection, map);
-    }
-    return map;
-  };
-  const view: DirectoryView = {
-    get: <T>(collection: CollectionName, key: string) => mapOf(collection).get(key) as T | undefined,
-    values: <T>(collection: CollectionName) => (lists[collection] ?? []) as Iterable<T>,
-    userKeyByExternalIdIgnoringCase: (externalId) => {
-      const lower = externalId.toLowerCase();
-      return world.Users.find((user) => user.ExternalId.toLowerCase() === lower)?.ExternalId;
-    },
-  };
+  const lists: [CollectionName, readonly object[]][] = [
+    ['roles', world.Roles],
+    ['users', world.Users],
+    ['hierarchies', world.Hierarchies],
+    ['assessments', world.Assessments],
+    ['schedules', world.Schedules],
+  ];
+  const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
+  view.apply(lists.flatMap(([collection, list]) => list.map((value) => ({ collection, key: keyOf(collection, value as Record<string, unknown>), value }))));
   return directoryOver(() => view);
 }
 
