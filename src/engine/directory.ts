@@ -16,11 +16,8 @@ import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, 
 import type { CollectionName } from './store/contract.js';
 import { keyOf, OverlayView, StoreView, type EngineView } from './view.js';
 
-/** What the directory reads: a part of EngineView a world file can offer too. */
-export type DirectoryView = Pick<EngineView, 'get' | 'values' | 'userKeyByExternalIdIgnoringCase'>;
-
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
-export function directoryOver(view: () => DirectoryView): LocalDirectory {
+export function directoryOver(view: () => EngineView): LocalDirectory {
   return {
     roleTitles: () => participateFirst([...view().values<WorldRole>('roles')]),
     invigilatorsOf: (scheduleExtId) => {
