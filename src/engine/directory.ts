@@ -13,8 +13,7 @@ import type {
   ScheduleLinks,
 } from '../port/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
-import type { CollectionName } from './store/contract.js';
-import { keyOf, OverlayView, StoreView, type EngineView } from './view.js';
+import { OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
 export function directoryOver(view: () => EngineView): LocalDirectory {
@@ -48,15 +47,8 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
  * a dry run's overlay of its entities over an empty store.
  */
 export function worldDirectory(world: World): LocalDirectory {
-  const lists: [CollectionName, readonly object[]][] = [
-    ['roles', world.Roles],
-    ['users', world.Users],
-    ['hierarchies', world.Hierarchies],
-    ['assessments', world.Assessments],
-    ['schedules', world.Schedules],
-  ];
   const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
-  view.apply(lists.flatMap(([collection, list]) => list.map((value) => ({ collection, key: keyOf(collection, value as Record<string, unknown>), value }))));
+  view.apply(worldEntityChanges(world));
   return directoryOver(() => view);
 }
 

@@ -1,5 +1,5 @@
 import type { Change, CollectionName, StoreIndexer, StoreState } from './store/contract.js';
-import type { WorldHierarchy, WorldUser } from '../domain/world.js';
+import type { World, WorldHierarchy, WorldUser } from '../domain/world.js';
 import { normaliseGuid } from '../domain/text-rules.js';
 
 /**
@@ -7,6 +7,25 @@ import { normaliseGuid } from '../domain/text-rules.js';
  * name it without loading world-io (and, through it, zod and the world schemas) on every run.
  */
 export const SETTINGS_KEY = 'settings';
+
+/** World file list name <-> store collection. Settings is a single entity under key "settings". */
+export const WORLD_LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
+  ['Roles', 'roles'],
+  ['Users', 'users'],
+  ['Hierarchies', 'hierarchies'],
+  ['Assessments', 'assessments'],
+  ['ProctoringTemplates', 'proctoringTemplates'],
+  ['Taxonomies', 'taxonomies'],
+  ['LoRepositories', 'loRepositories'],
+  ['Schedules', 'schedules'],
+  ['ReviewSessions', 'reviewSessions'],
+  ['Collections', 'collections'],
+];
+
+/** The changes that put a world's listed entities (all but its Settings) in a store. */
+export function worldEntityChanges(world: World): Change[] {
+  return WORLD_LISTS.flatMap(([list, collection]) => (world[list] as unknown as Record<string, unknown>[]).map((value) => ({ collection, key: keyOf(collection, value), value })));
+}
 
 /**
  * What the rules read: entities by key plus the secondary lookups the API's uniqueness rules
