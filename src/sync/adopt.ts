@@ -134,7 +134,7 @@ export function recordAdoption(memory: SyncMemory, adoption: Adoption, populatio
 
 /**
  * `user sync`'s units for an adoption, each row's raw digest made before it is built (as a full
- * run makes it), and the entry of a valid one: what `rememberUser` records for the file's own
+ * run makes it), and the entry of a valid one: what `keptBeside` records for the file's own
  * request acknowledged (no link pruned: adopting decides nothing), keeping what examctl knows that
  * the file cannot say (a leaver it disabled: the next night sends the user DisableLogin false).
  * `tentative` (a file whose outcome is not known, docs/sync.md, "When the memory is lost"): each

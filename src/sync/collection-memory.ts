@@ -37,8 +37,8 @@ export function fieldDifferences(then: Readonly<Record<string, string>>, now: Re
 }
 
 export class CollectionMemory extends SentMemory<CollectionRequest> {
-  override acknowledged(unit: Unit<CollectionRequest>, payload: CollectionRequest, run: string, kept: boolean): void {
-    super.acknowledged(unit, payload, run, kept, { fields: collectionFields(payload) });
+  protected override keptBeside(_id: string, payload: CollectionRequest): Omit<MemoryEntry, 'digest' | 'run'> {
+    return { fields: collectionFields(payload) };
   }
 
   /**

@@ -46,13 +46,8 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     return super.unit(unit);
   }
 
-  /**
-   * A schedule examctl named (no ScheduleExtId in the file: the id it was sent with, the answer's
-   * `id`) is remembered under that name too: its candidates count for the leading-zeros guard.
-   */
-  acknowledgedSchedule(unit: Unit<PreparedSchedule>, payload: PreparedSchedule, outcome: Pick<Outcome, 'id'>, run: string, kept: boolean): void {
-    const named = unit.id === null && outcome.id !== undefined ? { ...unit, id: outcome.id } : unit;
-    this.acknowledged(named, payload, run, kept, acknowledgedSchedule(payload));
+  protected override keptBeside(_id: string, payload: PreparedSchedule): { candidates: string[] } {
+    return acknowledgedSchedule(payload);
   }
 
   /**

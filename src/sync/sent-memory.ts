@@ -16,7 +16,7 @@ import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Outcome, Unit } from '../pipeline/record-job.js';
+import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unchangedNote } from '../runs/journal-lines.js';
 import { targetInstance } from '../context/target.js';
@@ -27,16 +27,6 @@ import { type TargetOf } from '../context/resolved-target.js';
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
 export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note), words: () => 'unchanged (not sent)' };
-
-/**
- * Whether an acknowledged outcome feeds the memory: not an item a resume keeps as unchanged (not
- * sent by this run). Its entry was in the memory when it was judged; if the memory lost it since
- * (`synced forget`, a store replaced), putting it back would claim a request this target may
- * never have had (docs/sync.md, "The sync memory").
- */
-export function feedsMemory(outcome: { action?: string }, kept: boolean): boolean {
-  return !(kept && outcome.action === 'unchanged');
-}
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
@@ -286,13 +276,44 @@ export class SentMemory<P> {
     return unsent;
   }
 
-  /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
-  acknowledged(unit: Unit<P>, payload: P, run: string, kept: boolean, more: Omit<MemoryEntry, 'digest' | 'run'> = {}): void {
+  /**
+   * The record job's hooks that feed the memory: acknowledged outcomes, intents written ahead,
+   * refusals and unsettled requests; where runs put their population on record (not collections:
+   * only an adoption does), the run's start and end, and the report's note of what was found.
+   */
+  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
+    const fed: Pick<RecordJob<P>, 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> = {
+      acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
+      unsettled: (unit) => this.unsettled(unit),
+      refused: (unit, taken) => this.refused(unit, taken),
+      intend: (unit, run) => this.intend(unit, run),
+      intentsDurable: () => this.intentsDurable(),
+    };
+    if (this.kind === 'collections') return fed;
+    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
+    return { ...fed, syncMemory: () => this.note(), started: (run) => this.started(run), ending: () => this.close() };
+  }
+
+  /**
+   * Remembers what the target acknowledged, and what its kind keeps besides (`keptBeside`). Not
+   * an item a resume keeps as unchanged (not sent by this run): its entry was in the memory when
+   * it was judged; if the memory lost it since (`synced forget`, a store replaced), putting it back
+   * would claim a request this target may never have had (docs/sync.md, "The sync memory"). Any
+   * other kept outcome only when the memory lost it. A schedule examctl named (no ScheduleExtId in
+   * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
+   */
+  private acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
     const memory = this.memory;
-    if (memory === undefined || unit.id === null) return;
+    const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
+    if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
-    if (kept && memory.get(unit.id)?.digest === digest) return;
-    memory.record(unit.id, { digest, run, ...more });
+    if (kept && memory.get(id)?.digest === digest) return;
+    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
+  }
+
+  /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
+  protected keptBeside(_id: string, _payload: P, _run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+    return {};
   }
 
   /**

@@ -487,13 +487,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * Users: also what a disable request needs without the file, whether this was one, and the
    * links and flags examctl manages after this request (what --prune-memberships may remove).
    */
-  rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
-    const entry = unit.id === null ? undefined : this.memory?.get(unit.id);
-    const links = unit.id === null ? undefined : linksAfter(entry?.links, payload.Hierarchies);
+  protected override keptBeside(id: string, payload: UserRequest, run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+    const entry = this.memory?.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
+    return { ...acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) };
   }
 
   /**
@@ -528,7 +527,7 @@ export async function populationFingerprint(build: (record: InputRecord) => Unit
 
 /**
  * What the memory keeps of a user whose request the target acknowledged, besides its digest and
- * run (rememberUser; `synced adopt` records a file's rows so): the names a disable needs, a
+ * run (UserSyncMemory.keptBeside; `synced adopt` records a file's rows so): the names a disable needs, a
  * leaver's mark, the links managed after `sent` (`links`), the population, and the row's raw digest
  * only where the next night's verdict needs nothing else (--prune-memberships would add nothing
  * to this same request against those links).
