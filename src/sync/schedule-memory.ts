@@ -66,7 +66,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       {
         what: 'schedule id',
         made: 'schedule',
-        memory: memory.entries.size === 0 ? undefined : memory,
+        memory: memory.entries.size === 0 ? undefined : memory.entries,
         idsOf: (record) => [idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId')],
         pairsRefuseRun: true,
       },
@@ -78,7 +78,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
   private noteWithdrawn(id: string, payload: PreparedSchedule): void {
-    const registered = this.memory?.get(id)?.candidates;
+    const registered = this.memory?.entries.get(id)?.candidates;
     if (registered === undefined || registered.length === 0 || this.withdrawn.seen.has(id)) return;
     const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));

@@ -255,7 +255,7 @@ export class SentMemory<P> {
    * With --changed-only, a unit whose request this target acknowledged last time is not sent.
    * `entry`: what the memory holds for the unit's id, when the caller peeked already.
    */
-  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined): Unit<P> {
+  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.entries.peek(unit.id) : undefined): Unit<P> {
     if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {
@@ -307,7 +307,7 @@ export class SentMemory<P> {
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
-    if (kept && memory.get(id)?.digest === digest) return;
+    if (kept && memory.entries.get(id)?.digest === digest) return;
     memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
   }
 
@@ -326,7 +326,7 @@ export class SentMemory<P> {
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
-    const entry = memory.get(unit.id);
+    const entry = memory.entries.get(unit.id);
     this.entriesBefore.set(unit.prepared.value as object, entry ?? null);
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
@@ -363,7 +363,7 @@ export class SentMemory<P> {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before.
-    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.get(id), this.heldAny);
+    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.entries.get(id), this.heldAny);
     return { ...outcome, action: action ?? 'sent' };
   }
 
@@ -393,7 +393,7 @@ export class SentMemory<P> {
   unsettled(unit: Unit<P>): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null) return;
-    const entry = memory.get(unit.id);
+    const entry = memory.entries.get(unit.id);
     if (entry === undefined || entry.digest === '') return;
     const { raw: _raw, ...rest } = entry;
     memory.record(unit.id, { ...rest, digest: '' });

@@ -8,7 +8,7 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PeekedEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
+import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
 import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
@@ -139,15 +139,6 @@ export class SyncMemory {
     }
   }
 
-  get(id: string): MemoryEntry | undefined {
-    return this.entries.get(id);
-  }
-
-  /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
-  peek(id: string): PeekedEntry | undefined {
-    return this.entries.peek(id);
-  }
-
   /**
    * The populations real runs synced to this target (docs/sync.md, "When the memory is lost"), by
    * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
@@ -178,13 +169,6 @@ export class SyncMemory {
     }
     this.populationRecords!.set(key, record);
     this.append(populationBody(key, { ...record, files: added }));
-  }
-
-  /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
-  get remembered(): number {
-    let count = 0;
-    for (const entry of this.entries.values()) if (entry.disabled !== true) count += 1;
-    return count;
   }
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */

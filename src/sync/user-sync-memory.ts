@@ -180,7 +180,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
-      const links = memory.get(read.id)?.links;
+      const links = memory.entries.get(read.id)?.links;
       if (links === undefined) continue;
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
@@ -281,8 +281,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
-    const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
-    const entry = full ?? this.memory?.peek(unit.id);
+    const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
+    const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
@@ -314,7 +314,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * and need not: an entry is remembered with a raw digest only when its links are the request's.
    */
   private noteKeptLinks(id: string, request: UserRequest): void {
-    const prune = pruneOf(this.memory?.get(id)?.links, request, true);
+    const prune = pruneOf(this.memory?.entries.get(id)?.links, request, true);
     const kept = this.keptLinks;
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
@@ -431,7 +431,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * digest is cleared so the request is sent whatever the file says next.
    */
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
-    const entry = this.memory?.get(payload.ExternalId);
+    const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;
     const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
@@ -488,7 +488,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * links and flags examctl manages after this request (what --prune-memberships may remove).
    */
   protected override keptBeside(id: string, payload: UserRequest, run: string): Omit<MemoryEntry, 'digest' | 'run'> {
-    const entry = this.memory?.get(id);
+    const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
