@@ -9,7 +9,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
+import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -144,11 +144,8 @@ export class SyncMemory {
    * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
    */
   populations(): Map<string, PopulationRecord> {
-    return this.populationRecords ?? (this.inferred ??= this.entries.populationsOfEntries());
+    return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
-
-  /** A file of format 1: the populations of its entries, once asked. */
-  private inferred: Map<string, PopulationRecord> | undefined;
 
   /**
    * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at

@@ -347,19 +347,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * (unitPerRecord): a row with a finding never takes this path.
    */
   recordUnit(record: InputRecord): Unit<UserRequest> {
-    const fingerprint = this.fingerprint;
-    let raw: string | undefined;
-    if (fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined) {
-      // Made before the unit is built (coercion works in the record's own fields), and only where
-      // it is used: every row of a full run, and on a night a row whose entry has one (compared)
-      // or none at all (a joiner): not a row whose entry was written without one (an older
-      // memory), so such a night costs what it did; it gains one from the next full run.
-      const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-      const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
-      if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
-      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
-    }
+    // Made before the unit is built (coercion works in the record's own fields), and only where
+    // it is used: every row of a full run, and on a night a row whose entry has one (compared)
+    // or none at all (a joiner): not a row whose entry was written without one (an older
+    // memory), so such a night costs what it did; it gains one from the next full run.
+    const id = this.flags.changedOnly && this.fingerprint !== undefined && record.raw !== undefined ? idOf(record.fields, 'ExternalId') : null;
+    const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
+    const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
+    const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
+    if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
